@@ -1,0 +1,382 @@
+/* HCL: a portable multi-vendor compute layer.
+ *
+ * One vendor-neutral C API for devices, queues, buffers, events, modules and kernel launches. Each call is
+ * routed to a backend driver chosen at run time (cuda, hip, levelzero, opencl, or the built-in host driver).
+ *
+ * Conventions that hold for every call in this header:
+ *  - Every call returns an hcl_status. HCL_SUCCESS is 0; every error is negative.
+ *  - A failing call leaves a thread-local message with the detail (the values involved, and the vendor's own
+ *    error name when a vendor call failed): hcl_last_message(). A successful call does not clear it.
+ *  - Handles are opaque. The creator owns a handle and releases it with the matching *_release call. A NULL
+ *    or already released handle gives HCL_ERROR_INVALID_HANDLE, never a crash. Releasing a device releases
+ *    nothing else: release its queues, buffers, events, modules and kernels first (the device stays alive
+ *    internally until they are all released).
+ *  - Objects used together must come from the same opened device; otherwise HCL_ERROR_DEVICE_MISMATCH.
+ *  - Out-parameters are named out_* and come last; they are written only on success.
+ *  - Nothing in the library aborts or exits the process.
+ *  - The library is thread-safe for distinct objects; a queue must not be used from two threads at once.
+ */
+#ifndef HCL_HCL_H
+#define HCL_HCL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(HCL_BUILDING_LIBRARY)
+#define HCL_API __attribute__((visibility("default")))
+#else
+#define HCL_API
+#endif
+
+#define HCL_VERSION_MAJOR 0
+#define HCL_VERSION_MINOR 1
+#define HCL_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Status codes: one X-macro list, X(NAME, value, "text").
+ * ------------------------------------------------------------------------------------------------------- */
+#define HCL_STATUS_MAP(X)                                                                                   \
+    X(SUCCESS, 0, "success")                                                                                \
+    X(ERROR_INVALID_ARGUMENT, -1, "invalid argument")                                                       \
+    X(ERROR_INVALID_HANDLE, -2, "NULL, released or wrong-type handle")                                      \
+    X(ERROR_OUT_OF_RANGE, -3, "offset or size outside the buffer")                                          \
+    X(ERROR_OUT_OF_MEMORY, -4, "out of host or device memory")                                              \
+    X(ERROR_DEVICE_MISMATCH, -5, "objects belong to different devices")                                    \
+    X(ERROR_UNKNOWN_BACKEND, -6, "unknown backend name")                                                    \
+    X(ERROR_BACKEND_UNAVAILABLE, -7, "backend is not available on this machine")                           \
+    X(ERROR_DEVICE_NOT_FOUND, -8, "no such device")                                                        \
+    X(ERROR_DRIVER_LOAD, -9, "driver module could not be loaded")                                           \
+    X(ERROR_DRIVER_VERSION, -10, "driver module has an incompatible ABI version")                          \
+    X(ERROR_VENDOR, -11, "vendor runtime call failed")                                                      \
+    X(ERROR_BUILD, -12, "kernel source or binary failed to build")                                          \
+    X(ERROR_NOT_FOUND, -13, "kernel name not found in module")                                              \
+    X(ERROR_UNSUPPORTED, -14, "operation or source kind not supported by this backend")                    \
+    X(ERROR_INTERNAL, -15, "internal error")
+
+typedef enum hcl_status {
+#define HCL__STATUS_ENUM(name, value, text) HCL_##name = value,
+    HCL_STATUS_MAP(HCL__STATUS_ENUM)
+#undef HCL__STATUS_ENUM
+} hcl_status;
+
+/* The enum name of a status ("HCL_ERROR_OUT_OF_RANGE"); "HCL_STATUS_UNKNOWN" for a value not in the list.
+ * The string is static. */
+HCL_API const char *hcl_status_name(hcl_status status);
+/* A one-line description of a status ("offset or size outside the buffer"). The string is static. */
+HCL_API const char *hcl_status_text(hcl_status status);
+/* The detail message of the last failing call on this thread ("" if none yet). The string belongs to the
+ * library and stays valid until the next HCL call on this thread. */
+HCL_API const char *hcl_last_message(void);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Handles
+ * ------------------------------------------------------------------------------------------------------- */
+typedef struct hcl_device_s *hcl_device;
+typedef struct hcl_queue_s *hcl_queue;
+typedef struct hcl_buffer_s *hcl_buffer;
+typedef struct hcl_event_s *hcl_event;
+typedef struct hcl_module_s *hcl_module;
+typedef struct hcl_kernel_s *hcl_kernel;
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Backends and devices
+ *
+ * Backends are known by name: "cuda", "hip", "levelzero", "opencl", "host" (plus any out-of-tree driver
+ * named in HCL_EXTRA_DRIVERS). Driver modules are loaded on the first call that needs them.
+ * ------------------------------------------------------------------------------------------------------- */
+#define HCL_NAME_MAX 256
+#define HCL_REASON_MAX 2048
+
+typedef struct hcl_backend_info {
+    char name[32];               /* "cuda", "opencl", ... */
+    int available;               /* 1: the driver loaded and its runtime initialised */
+    uint32_t device_count;       /* devices it offers (0 when unavailable) */
+    char module_path[HCL_NAME_MAX]; /* the driver module that was loaded ("(built in)" for host) */
+    char version[HCL_NAME_MAX];  /* driver/runtime version text when available */
+    char reason[HCL_REASON_MAX]; /* why it is unavailable: dlerror or vendor error text and the paths tried */
+} hcl_backend_info;
+
+typedef enum hcl_device_type {
+    HCL_DEVICE_TYPE_CPU = 1,
+    HCL_DEVICE_TYPE_GPU = 2,
+    HCL_DEVICE_TYPE_ACCELERATOR = 3,
+    HCL_DEVICE_TYPE_OTHER = 4
+} hcl_device_type;
+
+typedef struct hcl_device_info {
+    char backend[32];             /* backend name */
+    uint32_t index;               /* index among this backend's devices ("opencl:1" has index 1) */
+    char name[HCL_NAME_MAX];
+    char vendor[HCL_NAME_MAX];
+    char driver_version[HCL_NAME_MAX];
+    hcl_device_type type;
+    uint32_t compute_units;       /* SMs, CUs, EUs, or CPU cores */
+    uint64_t global_mem_bytes;
+    uint64_t max_alloc_bytes;     /* largest single buffer */
+    uint64_t max_work_group_size; /* threads per block / work-items per work-group */
+    uint64_t local_mem_bytes;     /* shared / local memory per work-group */
+    uint32_t clock_mhz;           /* 0 when unknown */
+    int has_uuid;                 /* 1: uuid holds the runtime's device UUID */
+    uint8_t uuid[16];
+    char identity[80];            /* stable identity: "uuid:<32 hex>" where the runtime gives one, else
+                                     "<backend>:<vendor>:<name>:<index>" */
+} hcl_device_info;
+
+/* Number of backends known (built-in and named in HCL_EXTRA_DRIVERS). Loads every driver module on first
+ * use. Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (out_count NULL). */
+HCL_API hcl_status hcl_backend_count(uint32_t *out_count);
+/* Describe backend `index` (0 <= index < hcl_backend_count): available or not, with the reason.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (out_info NULL), HCL_ERROR_DEVICE_NOT_FOUND (index out of
+ * range). */
+HCL_API hcl_status hcl_backend_get_info(uint32_t index, hcl_backend_info *out_info);
+
+/* Number of devices over every available backend, in backend order cuda, hip, levelzero, opencl, host.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT. */
+HCL_API hcl_status hcl_device_count(uint32_t *out_count);
+/* Properties of device `index` in the global list of hcl_device_count, without opening it.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT, HCL_ERROR_DEVICE_NOT_FOUND. */
+HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info *out_info);
+
+/* Open a device by selector and return an owned handle (release with hcl_device_release).
+ * selector: NULL or "" means the environment: HCL_BACKEND (a name or a comma-separated preference list) and
+ * HCL_DEVICE (an index within that backend); with neither set, the first GPU of cuda, hip, levelzero,
+ * opencl, else the host device. Otherwise "backend", "backend:N" or a comma list of those ("cuda,opencl:1").
+ * An explicitly named backend that is unavailable fails with its reason: there is no silent fallback to a
+ * backend that was not named.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (malformed selector, out_device NULL),
+ * HCL_ERROR_UNKNOWN_BACKEND (message lists the known names), HCL_ERROR_BACKEND_UNAVAILABLE (message gives
+ * the reason), HCL_ERROR_DEVICE_NOT_FOUND, HCL_ERROR_VENDOR, HCL_ERROR_OUT_OF_MEMORY. */
+HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device);
+/* Release a device handle. Objects created from it must be released first; those still alive keep the
+ * underlying device context until they go. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE. */
+HCL_API hcl_status hcl_device_release(hcl_device device);
+/* Properties of an opened device. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT. */
+HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Queues: in order. Commands run in the order they were submitted.
+ * ------------------------------------------------------------------------------------------------------- */
+/* Create an in-order queue on a device (owned by the caller). Returns HCL_SUCCESS,
+ * HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT, HCL_ERROR_OUT_OF_MEMORY, HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue);
+/* Wait for every submitted command to finish, then release the queue. Returns HCL_SUCCESS,
+ * HCL_ERROR_INVALID_HANDLE, HCL_ERROR_VENDOR (the queue is released even then). */
+HCL_API hcl_status hcl_queue_release(hcl_queue queue);
+/* Block until every command submitted to the queue has finished. Returns HCL_SUCCESS,
+ * HCL_ERROR_INVALID_HANDLE, HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_queue_finish(hcl_queue queue);
+/* Submit a marker: an event that completes when everything submitted before it has completed; its start
+ * and end time are the same instant. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE,
+ * HCL_ERROR_INVALID_ARGUMENT, HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Events
+ * ------------------------------------------------------------------------------------------------------- */
+/* Block until the command behind the event has finished. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE,
+ * HCL_ERROR_VENDOR (the command failed on the device). */
+HCL_API hcl_status hcl_event_wait(hcl_event event);
+/* Release an event (after waiting for it if it is still pending). Returns HCL_SUCCESS,
+ * HCL_ERROR_INVALID_HANDLE. */
+HCL_API hcl_status hcl_event_release(hcl_event event);
+/* Device-side time in seconds from the start of the command behind `start` to the end of the command
+ * behind `end` (the same event for the duration of one command). Waits for both.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT, HCL_ERROR_DEVICE_MISMATCH,
+ * HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_event_elapsed(hcl_event start, hcl_event end, double *out_seconds);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Buffers: device memory of a fixed size. Every offset and size is checked against the buffer.
+ *
+ * The *_async forms take a wait list (events that must complete first, possibly from other queues of the
+ * same device) and may return an event (out_event may be NULL). Host memory passed to an async form must
+ * stay valid and unchanged until the command completes. The blocking forms return when the command is done.
+ * A transfer of size 0 is valid and does nothing (its event, if asked for, completes at once).
+ * ------------------------------------------------------------------------------------------------------- */
+/* Create a buffer of `size` bytes (> 0) on a device; contents undefined. flags must be 0 (reserved).
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (size 0, unknown flags,
+ * out_buffer NULL), HCL_ERROR_OUT_OF_MEMORY (size above the device's max_alloc_bytes or the allocation
+ * failed), HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer);
+/* Release a buffer. The caller must not release a buffer that pending commands still use.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE. */
+HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer);
+/* The size in bytes of a buffer. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT. */
+HCL_API hcl_status hcl_buffer_size(hcl_buffer buffer, size_t *out_size);
+
+/* Copy `size` bytes from host memory `src` to the buffer at `offset`; blocks until done.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (src NULL with size > 0),
+ * HCL_ERROR_OUT_OF_RANGE (offset + size beyond the buffer), HCL_ERROR_DEVICE_MISMATCH, HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_buffer_write(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size, const void *src);
+/* Copy `size` bytes of the buffer from `offset` to host memory `dst`; blocks until done. Statuses as
+ * hcl_buffer_write. */
+HCL_API hcl_status hcl_buffer_read(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst);
+/* Copy `size` bytes between buffers of the same device; blocks until done. Overlapping ranges of one buffer
+ * give HCL_ERROR_INVALID_ARGUMENT. Statuses as hcl_buffer_write. */
+HCL_API hcl_status hcl_buffer_copy(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
+                                   size_t src_offset, size_t size);
+/* Fill `size` bytes from `offset` with a repeated pattern of pattern_size bytes (1, 2, 4, 8, 16, 32, 64 or
+ * 128); offset and size must be multiples of pattern_size. Blocks until done. Statuses as hcl_buffer_write. */
+HCL_API hcl_status hcl_buffer_fill(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
+                                   const void *pattern, size_t pattern_size);
+
+/* Asynchronous forms: same checks and statuses as the blocking forms, plus HCL_ERROR_INVALID_ARGUMENT for a
+ * wait list that is NULL with num_wait > 0, and HCL_ERROR_INVALID_HANDLE / HCL_ERROR_DEVICE_MISMATCH for a
+ * bad event in it. */
+HCL_API hcl_status hcl_buffer_write_async(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size,
+                                          const void *src, uint32_t num_wait, const hcl_event *wait_list,
+                                          hcl_event *out_event);
+HCL_API hcl_status hcl_buffer_read_async(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst,
+                                         uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event);
+HCL_API hcl_status hcl_buffer_copy_async(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
+                                         size_t src_offset, size_t size, uint32_t num_wait,
+                                         const hcl_event *wait_list, hcl_event *out_event);
+HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
+                                         const void *pattern, size_t pattern_size, uint32_t num_wait,
+                                         const hcl_event *wait_list, hcl_event *out_event);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Modules and kernels
+ *
+ * A module is created from one or more sources; the driver takes the first form it can run, in the order
+ * given, and fails with HCL_ERROR_UNSUPPORTED (listing the kinds given and the kinds it takes) if none fits.
+ * ------------------------------------------------------------------------------------------------------- */
+typedef enum hcl_source_kind {
+    HCL_SOURCE_OPENCL_C = 1,  /* OpenCL C text (opencl) */
+    HCL_SOURCE_CUDA_C = 2,    /* CUDA C++ text, compiled with NVRTC (cuda) */
+    HCL_SOURCE_HIP_C = 3,     /* HIP C++ text, compiled with hiprtc (hip) */
+    HCL_SOURCE_SPIRV = 4,     /* SPIR-V binary (levelzero) */
+    HCL_SOURCE_CUDA_BINARY = 5, /* fatbin, cubin or PTX (cuda) */
+    HCL_SOURCE_HIP_BINARY = 6,  /* HIP code object or bundle (hip) */
+    HCL_SOURCE_HOST_TABLE = 7   /* a table of C functions (host): data points to an hcl_host_function array */
+} hcl_source_kind;
+
+typedef struct hcl_module_source {
+    hcl_source_kind kind;
+    const void *data;    /* text, binary, or hcl_host_function[] */
+    size_t size;         /* bytes of text/binary (a text may omit its NUL); entries for HCL_SOURCE_HOST_TABLE */
+    const char *options; /* build options passed to the compiler (may be NULL) */
+} hcl_module_source;
+
+typedef struct hcl_dim3 {
+    uint32_t x, y, z;
+} hcl_dim3;
+
+/* Host kernels. A host kernel is called once per work-group (possibly from several threads at once for
+ * different groups) and loops over the work-items of its group itself. */
+typedef struct hcl_host_launch {
+    hcl_dim3 group_id;    /* this work-group's index in the grid */
+    hcl_dim3 grid;        /* work-groups in the grid */
+    hcl_dim3 block;       /* work-items per work-group */
+    void *shared;         /* dynamic local memory of this group (NULL when 0 bytes were asked for) */
+    size_t shared_size;
+} hcl_host_launch;
+/* args[i] points to the i-th launch argument: for a buffer argument, to a `void *` holding the buffer's
+ * data address (with its offset applied); for a value argument, to the value's bytes. */
+typedef void (*hcl_host_kernel_fn)(const hcl_host_launch *launch, void *const *args);
+typedef struct hcl_host_function {
+    const char *name;
+    hcl_host_kernel_fn fn;
+} hcl_host_function;
+
+/* Build a module on a device from `count` candidate sources (owned by the caller; copied as needed, so they
+ * may be freed after the call). Compilation results are cached on disk ($HCL_CACHE_DIR, default
+ * ~/.cache/hcl). Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (count 0, NULL
+ * data, bad kind), HCL_ERROR_UNSUPPORTED, HCL_ERROR_BUILD (the message holds the build log),
+ * HCL_ERROR_OUT_OF_MEMORY, HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source *sources, uint32_t count,
+                                     hcl_module *out_module);
+/* Release a module. Its kernels must be released first (they keep it alive until then).
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE. */
+HCL_API hcl_status hcl_module_release(hcl_module module);
+/* Look up a kernel by name. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT,
+ * HCL_ERROR_NOT_FOUND, HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_kernel *out_kernel);
+/* Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE. */
+HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel);
+
+typedef enum hcl_arg_kind {
+    HCL_ARG_BUFFER = 1, /* a buffer; the kernel sees a pointer to its first byte plus offset */
+    HCL_ARG_VALUE = 2   /* `size` bytes copied from `value` (a scalar or a plain struct) */
+} hcl_arg_kind;
+
+typedef struct hcl_arg {
+    hcl_arg_kind kind;
+    hcl_buffer buffer;  /* HCL_ARG_BUFFER */
+    size_t offset;      /* HCL_ARG_BUFFER: byte offset into the buffer (must be < its size) */
+    const void *value;  /* HCL_ARG_VALUE */
+    size_t size;        /* HCL_ARG_VALUE: bytes (1..256) */
+} hcl_arg;
+
+/* Convenience constructors for hcl_arg. */
+static inline hcl_arg hcl_arg_buffer(hcl_buffer b) {
+    hcl_arg a = {HCL_ARG_BUFFER, b, 0, NULL, 0};
+    return a;
+}
+static inline hcl_arg hcl_arg_value(const void *v, size_t size) {
+    hcl_arg a = {HCL_ARG_VALUE, NULL, 0, v, size};
+    return a;
+}
+
+/* Launch a kernel: `grid` work-groups of `block` work-items each (CUDA's grid/block; OpenCL's global size is
+ * grid*block), with `shared_bytes` of dynamic local memory per group. On OpenCL the dynamic local memory is
+ * passed as one extra `__local` pointer argument after the given ones; on CUDA/HIP it is the kernel's
+ * `extern __shared__` array; on host it is hcl_host_launch.shared.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (a zero or oversized dimension,
+ * block above max_work_group_size, shared_bytes above local_mem_bytes, bad argument kind or size, NULL
+ * args with num_args > 0), HCL_ERROR_OUT_OF_RANGE (a buffer argument's offset), HCL_ERROR_DEVICE_MISMATCH,
+ * HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
+                                     size_t shared_bytes, uint32_t num_args, const hcl_arg *args,
+                                     uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Built-in kernels. Each is submitted to the queue and runs the current backend's own source of the kernel;
+ * out_event (may be NULL) returns an event for timing. Buffers hold float32 elements from byte offset 0 and
+ * must be large enough for the shape (else HCL_ERROR_OUT_OF_RANGE). Common statuses: HCL_SUCCESS,
+ * HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT, HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_DEVICE_MISMATCH,
+ * HCL_ERROR_VENDOR, HCL_ERROR_BUILD (the backend's kernel source failed to build on first use).
+ * ------------------------------------------------------------------------------------------------------- */
+/* c[i] = a[i] + b[i] for i < n. n = 0 does nothing. c may be a or b. */
+HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
+                                  hcl_event *out_event);
+
+typedef enum hcl_transpose {
+    HCL_NO_TRANS = 0,
+    HCL_TRANS = 1
+} hcl_transpose;
+
+/* SGEMM with BLAS meaning on row-major matrices: C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k,
+ * op(B) is k x n and C is m x n. A is m x k (lda >= k) when trans_a is HCL_NO_TRANS, else k x m (lda >= m);
+ * likewise B; ldc >= n. As in BLAS, when beta is 0 C is not read (NaN in C does not propagate), and when k is
+ * 0 or alpha is 0, C = beta * C. m = 0 or n = 0 does nothing. C must not overlap A or B.
+ * Statuses: the common ones (bad transpose value or leading dimension: HCL_ERROR_INVALID_ARGUMENT). */
+HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m,
+                                size_t n, size_t k, float alpha, hcl_buffer a, size_t lda, hcl_buffer b,
+                                size_t ldb, float beta, hcl_buffer c, size_t ldc, hcl_event *out_event);
+
+/* Row-wise softmax of a rows x cols row-major matrix: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...).
+ * Numerically stable: large magnitudes do not overflow, -inf entries give 0, a row of all -inf gives NaN
+ * (0/0, as in PyTorch). out may be in (in place). rows = 0 or cols = 0 does nothing. */
+HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
+                                   hcl_event *out_event);
+
+typedef enum hcl_reduce_op {
+    HCL_REDUCE_SUM = 0,
+    HCL_REDUCE_MAX = 1,
+    HCL_REDUCE_MIN = 2
+} hcl_reduce_op;
+
+/* out[0] = sum, max or min of in[0..n). n = 0 gives the identity (0, -inf, +inf). The result is
+ * deterministic: the same inputs on the same device give the same bits. out must not be in. */
+HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, hcl_buffer in, hcl_buffer out,
+                                  hcl_event *out_event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HCL_HCL_H */

@@ -1,0 +1,133 @@
+/* HCL driver ABI: what a backend driver module implements and what the core offers it.
+ *
+ * A driver module (libhcl-<name>.so) exports one C function, HCL_DRIVER_ENTRY_NAME, that returns a pointer to
+ * a static hcl_driver_table. The table starts with its size and ABI version and only ever grows at the end;
+ * the core refuses a module whose abi_major differs from HCL_DRIVER_ABI_MAJOR, or whose size is smaller than
+ * the core needs.
+ *
+ * The core validates everything before it calls a driver: handles, devices, offsets and sizes, wait lists
+ * and argument kinds. A driver sees only its own native objects (void *) and may trust its inputs.
+ * A driver reports failures by returning a status and calling host->set_message with the detail
+ * (for vendor failures: the vendor call, its error name and code). Drivers must not exit or abort.
+ */
+#ifndef HCL_HCL_DRIVER_H
+#define HCL_HCL_DRIVER_H
+
+#include "hcl/hcl.h"
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HCL_DRIVER_ABI_MAJOR 1
+#define HCL_DRIVER_ABI_MINOR 0
+#define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
+
+/* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
+typedef enum hcl_log_level {
+    HCL_LOG_ERROR = 0,
+    HCL_LOG_WARN = 1,
+    HCL_LOG_INFO = 2,
+    HCL_LOG_DEBUG = 3
+} hcl_log_level;
+
+/* Services the core gives a driver at init. Valid for the life of the process. */
+typedef struct hcl_driver_host {
+    uint32_t size;
+    /* Set this thread's hcl_last_message (printf format). Returns `status` so a driver can write
+     * `return host->set_message(HCL_ERROR_VENDOR, "clFoo: %s (%d)", name, err);` */
+    hcl_status (*set_message)(hcl_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+    /* Log a line when HCL_LOG is at `level` or more verbose (the core prefixes "hcl[<driver>]"). */
+    void (*log)(hcl_log_level level, const char *driver, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+    /* The on-disk cache. key_text is hashed together with the HCL version; the core locates the file under
+     * $HCL_CACHE_DIR (default ~/.cache/hcl). cache_load returns a malloc'd copy (free with free()) or NULL on a
+     * miss. cache_store writes to a temporary name and renames it into place; failures are logged, not
+     * fatal. */
+    void *(*cache_load)(const char *driver, const void *key, size_t key_size, size_t *out_size);
+    void (*cache_store)(const char *driver, const void *key, size_t key_size, const void *data, size_t size);
+} hcl_driver_host;
+
+/* A kernel argument as the driver sees it: buffers already resolved to the driver's native memory object. */
+typedef struct hcl_driver_arg {
+    hcl_arg_kind kind;
+    void *mem;         /* HCL_ARG_BUFFER: native memory object */
+    size_t offset;     /* HCL_ARG_BUFFER */
+    const void *value; /* HCL_ARG_VALUE */
+    size_t size;       /* HCL_ARG_VALUE */
+} hcl_driver_arg;
+
+/* The shape of a GEMM call, already validated (see hcl_gemm_f32). */
+typedef struct hcl_gemm_args {
+    hcl_transpose trans_a, trans_b;
+    size_t m, n, k;
+    float alpha, beta;
+    void *a, *b, *c; /* native memory objects */
+    size_t lda, ldb, ldc;
+} hcl_gemm_args;
+
+/* Every native object is a void *. `wait`/`num_wait` are the driver's own events. `out_event` may be NULL: then
+ * the driver creates no event. Blocking calls (blocking != 0) return after the command completed. */
+typedef struct hcl_driver_table {
+    uint32_t size;      /* sizeof(hcl_driver_table) as the driver was built */
+    uint32_t abi_major; /* HCL_DRIVER_ABI_MAJOR */
+    uint32_t abi_minor; /* HCL_DRIVER_ABI_MINOR */
+    const char *name;   /* backend name, e.g. "opencl" */
+
+    /* Open the vendor runtime. On failure return a status and write why (dlerror text and paths tried, or the
+     * vendor's error name) into `reason`. `version` receives the runtime's version text if known. */
+    hcl_status (*init)(const hcl_driver_host *host, char *reason, size_t reason_size, char *version,
+                       size_t version_size);
+    void (*shutdown)(void);
+
+    hcl_status (*device_count)(uint32_t *out_count);
+    hcl_status (*device_info)(uint32_t index, hcl_device_info *out_info); /* backend/index/identity filled */
+    hcl_status (*device_open)(uint32_t index, void **out_device);
+    void (*device_close)(void *device);
+
+    hcl_status (*queue_create)(void *device, void **out_queue);
+    void (*queue_destroy)(void *queue); /* the core calls queue_finish first */
+    hcl_status (*queue_finish)(void *queue);
+    hcl_status (*queue_marker)(void *queue, uint32_t num_wait, void *const *wait, void **out_event);
+
+    hcl_status (*buffer_alloc)(void *device, size_t size, void **out_mem);
+    void (*buffer_free)(void *device, void *mem);
+    hcl_status (*buffer_write)(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
+                               uint32_t num_wait, void *const *wait, void **out_event);
+    hcl_status (*buffer_read)(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
+                              uint32_t num_wait, void *const *wait, void **out_event);
+    hcl_status (*buffer_copy)(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
+                              int blocking, uint32_t num_wait, void *const *wait, void **out_event);
+    hcl_status (*buffer_fill)(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
+                              size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
+                              void **out_event);
+
+    hcl_status (*event_wait)(void *event);
+    void (*event_release)(void *event);
+    /* Seconds from the start of `start`'s command to the end of `end`'s command; waits for both. */
+    hcl_status (*event_elapsed)(void *start, void *end, double *out_seconds);
+
+    hcl_status (*module_create)(void *device, const hcl_module_source *sources, uint32_t count, void **out_module);
+    void (*module_destroy)(void *module);
+    hcl_status (*kernel_create)(void *module, const char *name, void **out_kernel);
+    void (*kernel_destroy)(void *kernel);
+    hcl_status (*kernel_launch)(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
+                                uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
+                                void **out_event);
+
+    /* Built-in kernels: shapes validated, n/m/n/rows/cols > 0 (the core handles the empty cases). */
+    hcl_status (*vecadd_f32)(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
+    hcl_status (*gemm_f32)(void *queue, const hcl_gemm_args *args, void **out_event);
+    hcl_status (*softmax_f32)(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
+    hcl_status (*reduce_f32)(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
+} hcl_driver_table;
+
+/* The entry point a driver module exports (visibility default, C linkage). */
+typedef const hcl_driver_table *(*hcl_driver_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HCL_HCL_DRIVER_H */
