@@ -117,7 +117,8 @@ typedef struct hcl_driver_table {
                                 uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
                                 void **out_event);
 
-    /* Built-in kernels: shapes validated, n/m/n/rows/cols > 0 (the core handles the empty cases). */
+    /* Built-in kernels: shapes validated; n, m, n, rows, cols > 0 (the core handles the empty cases). For GEMM, k may
+     * be 0 (then C = beta * C, and C is not read when beta is 0). */
     hcl_status (*vecadd_f32)(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
     hcl_status (*gemm_f32)(void *queue, const hcl_gemm_args *args, void **out_event);
     hcl_status (*softmax_f32)(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);

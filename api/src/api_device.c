@@ -1,0 +1,218 @@
+/* Backends, devices and queues: the public calls, validated here before any driver is called. */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void load_all(void) {
+    for (uint32_t i = 0; i < hcl__backend_total(); i++)
+        hcl__backend_load(hcl__backend_at(i));
+}
+
+HCL_API hcl_status hcl_backend_count(uint32_t *out_count) {
+    if (!out_count)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_backend_count: out_count is NULL");
+    load_all();
+    *out_count = hcl__backend_total();
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_backend_get_info(uint32_t index, hcl_backend_info *out_info) {
+    if (!out_info)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_backend_get_info: out_info is NULL");
+    hcl__backend *b = hcl__backend_at(index);
+    if (!b)
+        return hcl__set_message(HCL_ERROR_DEVICE_NOT_FOUND, "hcl_backend_get_info: index %u >= backend count %u",
+                                index, hcl__backend_total());
+    hcl__backend_load(b);
+    memset(out_info, 0, sizeof *out_info);
+    snprintf(out_info->name, sizeof out_info->name, "%s", b->name);
+    out_info->available = b->available;
+    out_info->device_count = b->available ? b->device_count : 0;
+    snprintf(out_info->module_path, sizeof out_info->module_path, "%s", b->module_path);
+    snprintf(out_info->version, sizeof out_info->version, "%s", b->version);
+    snprintf(out_info->reason, sizeof out_info->reason, "%s", b->available ? "" : b->reason);
+    return HCL_SUCCESS;
+}
+
+/* Fill in the fields the core owns, whatever the driver wrote. */
+static hcl_status device_info(hcl__backend *b, uint32_t index, hcl_device_info *out) {
+    hcl_device_info info;
+    memset(&info, 0, sizeof info);
+    hcl_status st = b->drv->device_info(index, &info);
+    if (st != HCL_SUCCESS)
+        return st;
+    snprintf(info.backend, sizeof info.backend, "%s", b->name);
+    info.index = index;
+    if (info.has_uuid) {
+        char *p = info.identity;
+        p += sprintf(p, "uuid:");
+        for (int i = 0; i < 16; i++)
+            p += sprintf(p, "%02x", info.uuid[i]);
+    } else if (!info.identity[0]) {
+        snprintf(info.identity, sizeof info.identity, "%.12s:%.20s:%.30s:%u", b->name, info.vendor, info.name, index);
+    }
+    *out = info;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_device_count(uint32_t *out_count) {
+    if (!out_count)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_count: out_count is NULL");
+    load_all();
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < hcl__backend_total(); i++)
+        if (hcl__backend_at(i)->available)
+            total += hcl__backend_at(i)->device_count;
+    *out_count = total;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info *out_info) {
+    if (!out_info)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_get_info_by_index: out_info is NULL");
+    load_all();
+    uint32_t base = 0;
+    for (uint32_t i = 0; i < hcl__backend_total(); i++) {
+        hcl__backend *b = hcl__backend_at(i);
+        if (!b->available)
+            continue;
+        if (index < base + b->device_count) {
+            hcl_status st = device_info(b, index - base, out_info);
+            return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_device_get_info_by_index");
+        }
+        base += b->device_count;
+    }
+    return hcl__set_message(HCL_ERROR_DEVICE_NOT_FOUND, "hcl_device_get_info_by_index: index %u >= device count %u",
+                            index, base);
+}
+
+void hcl__device_ref(hcl__device *dev) { atomic_fetch_add(&dev->refs, 1); }
+
+void hcl__device_unref(hcl__device *dev) {
+    if (atomic_fetch_sub(&dev->refs, 1) == 1) {
+        dev->drv->device_close(dev->native);
+        free(dev);
+    }
+}
+
+HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device) {
+    if (!out_device)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: out_device is NULL");
+    hcl__backend *b;
+    uint32_t index;
+    hcl_status st = hcl__select(selector, &b, &index);
+    if (st != HCL_SUCCESS)
+        return st;
+    hcl__device *dev = calloc(1, sizeof *dev);
+    if (!dev)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_device_open: out of host memory");
+    dev->backend = b;
+    dev->drv = b->drv;
+    dev->index = index;
+    if ((st = device_info(b, index, &dev->info)) != HCL_SUCCESS) {
+        free(dev);
+        return hcl__prefix_message(st, "hcl_device_open");
+    }
+    if ((st = b->drv->device_open(index, &dev->native)) != HCL_SUCCESS) {
+        free(dev);
+        return hcl__prefix_message(st, "hcl_device_open");
+    }
+    atomic_init(&dev->refs, 1);
+    void *h = hcl__handle_add(HCL__H_DEVICE, dev);
+    if (!h) {
+        hcl__device_unref(dev);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_device_open: handle table full");
+    }
+    hcl__log(HCL_LOG_INFO, "core", "opened %s:%u (%s)", b->name, index, dev->info.name);
+    *out_device = h;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_device_release(hcl_device device) {
+    hcl__device *dev = hcl__handle_remove(device, HCL__H_DEVICE);
+    if (!dev) {
+        void *unused;
+        return hcl__lookup(device, HCL__H_DEVICE, &unused, "hcl_device_release", "device");
+    }
+    hcl__device_unref(dev);
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info) {
+    hcl__device *dev;
+    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_device_get_info", "device");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_info)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_get_info: out_info is NULL");
+    *out_info = dev->info;
+    return HCL_SUCCESS;
+}
+
+/* ---- queues ---- */
+
+HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
+    hcl__device *dev;
+    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_queue_create", "device");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_queue)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_create: out_queue is NULL");
+    hcl__queue *q = calloc(1, sizeof *q);
+    if (!q)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: out of host memory");
+    if ((st = dev->drv->queue_create(dev->native, &q->native)) != HCL_SUCCESS) {
+        free(q);
+        return hcl__prefix_message(st, "hcl_queue_create");
+    }
+    q->dev = dev;
+    hcl__device_ref(dev);
+    void *h = hcl__handle_add(HCL__H_QUEUE, q);
+    if (!h) {
+        dev->drv->queue_destroy(q->native);
+        hcl__device_unref(dev);
+        free(q);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: handle table full");
+    }
+    *out_queue = h;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
+    hcl__queue *q = hcl__handle_remove(queue, HCL__H_QUEUE);
+    if (!q) {
+        void *unused;
+        return hcl__lookup(queue, HCL__H_QUEUE, &unused, "hcl_queue_release", "queue");
+    }
+    hcl_status st = q->dev->drv->queue_finish(q->native);
+    if (st != HCL_SUCCESS)
+        hcl__prefix_message(st, "hcl_queue_release");
+    q->dev->drv->queue_destroy(q->native);
+    hcl__device_unref(q->dev);
+    free(q);
+    return st;
+}
+
+HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
+    hcl__queue *q;
+    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_finish", "queue");
+    if (st != HCL_SUCCESS)
+        return st;
+    st = q->dev->drv->queue_finish(q->native);
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_queue_finish");
+}
+
+HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event) {
+    hcl__queue *q;
+    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_marker", "queue");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_event)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_marker: out_event is NULL");
+    void *native = NULL;
+    if ((st = q->dev->drv->queue_marker(q->native, 0, NULL, &native)) != HCL_SUCCESS)
+        return hcl__prefix_message(st, "hcl_queue_marker");
+    return hcl__wrap_event("hcl_queue_marker", q->dev, native, out_event);
+}

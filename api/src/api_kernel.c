@@ -1,0 +1,193 @@
+/* Modules, kernels and launches. */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 64
+#define MAX_VALUE_SIZE 256
+
+HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source *sources, uint32_t count,
+                                     hcl_module *out_module) {
+    static const char fn[] = "hcl_module_create";
+    hcl__device *dev;
+    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_module)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_module is NULL", fn);
+    if (count == 0 || !sources)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: no sources given (count %u)", fn, count);
+    for (uint32_t i = 0; i < count; i++) {
+        if (sources[i].kind < HCL_SOURCE_OPENCL_C || sources[i].kind > HCL_SOURCE_HOST_TABLE)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: sources[%u].kind %d is not an hcl_source_kind", fn,
+                                    i, (int)sources[i].kind);
+        if (!sources[i].data || sources[i].size == 0)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: sources[%u] has %s", fn, i,
+                                    sources[i].data ? "size 0" : "NULL data");
+    }
+    hcl__module *m = calloc(1, sizeof *m);
+    if (!m)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if ((st = dev->drv->module_create(dev->native, sources, count, &m->native)) != HCL_SUCCESS) {
+        free(m);
+        return hcl__prefix_message(st, fn);
+    }
+    m->dev = dev;
+    atomic_init(&m->refs, 1);
+    hcl__device_ref(dev);
+    void *h = hcl__handle_add(HCL__H_MODULE, m);
+    if (!h) {
+        dev->drv->module_destroy(m->native);
+        hcl__device_unref(dev);
+        free(m);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full", fn);
+    }
+    *out_module = h;
+    return HCL_SUCCESS;
+}
+
+static void module_unref(hcl__module *m) {
+    if (atomic_fetch_sub(&m->refs, 1) == 1) {
+        m->dev->drv->module_destroy(m->native);
+        hcl__device_unref(m->dev);
+        free(m);
+    }
+}
+
+HCL_API hcl_status hcl_module_release(hcl_module module) {
+    hcl__module *m = hcl__handle_remove(module, HCL__H_MODULE);
+    if (!m) {
+        void *unused;
+        return hcl__lookup(module, HCL__H_MODULE, &unused, "hcl_module_release", "module");
+    }
+    module_unref(m);
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_kernel *out_kernel) {
+    static const char fn[] = "hcl_kernel_create";
+    hcl__module *m;
+    hcl_status st = hcl__lookup(module, HCL__H_MODULE, (void **)&m, fn, "module");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!name || !*name)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: name is %s", fn, name ? "empty" : "NULL");
+    if (!out_kernel)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_kernel is NULL", fn);
+    hcl__kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if ((st = m->dev->drv->kernel_create(m->native, name, &k->native)) != HCL_SUCCESS) {
+        free(k);
+        return hcl__prefix_message(st, fn);
+    }
+    k->module = m;
+    pthread_mutex_init(&k->lock, NULL);
+    atomic_fetch_add(&m->refs, 1);
+    void *h = hcl__handle_add(HCL__H_KERNEL, k);
+    if (!h) {
+        m->dev->drv->kernel_destroy(k->native);
+        module_unref(m);
+        pthread_mutex_destroy(&k->lock);
+        free(k);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full", fn);
+    }
+    *out_kernel = h;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel) {
+    hcl__kernel *k = hcl__handle_remove(kernel, HCL__H_KERNEL);
+    if (!k) {
+        void *unused;
+        return hcl__lookup(kernel, HCL__H_KERNEL, &unused, "hcl_kernel_release", "kernel");
+    }
+    hcl__module *m = k->module;
+    m->dev->drv->kernel_destroy(k->native);
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+    module_unref(m);
+    return HCL_SUCCESS;
+}
+
+static hcl_status check_dims(const char *fn, const char *what, hcl_dim3 d) {
+    if (d.x == 0 || d.y == 0 || d.z == 0)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: %s (%u, %u, %u) has a zero dimension", fn, what, d.x,
+                                d.y, d.z);
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
+                                     size_t shared_bytes, uint32_t num_args, const hcl_arg *args,
+                                     uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
+    static const char fn[] = "hcl_kernel_launch";
+    hcl__queue *q;
+    hcl__kernel *k;
+    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
+    if (st == HCL_SUCCESS)
+        st = hcl__lookup(kernel, HCL__H_KERNEL, (void **)&k, fn, "kernel");
+    if (st != HCL_SUCCESS)
+        return st;
+    hcl__device *dev = q->dev;
+    if (k->module->dev != dev)
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the kernel was built for another device than the queue's",
+                                fn);
+    if ((st = check_dims(fn, "grid", grid)) != HCL_SUCCESS || (st = check_dims(fn, "block", block)) != HCL_SUCCESS)
+        return st;
+    uint64_t threads = (uint64_t)block.x * block.y * block.z;
+    if (threads > dev->info.max_work_group_size)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: block (%u, %u, %u) has %llu work-items, above the device's max_work_group_size %llu",
+                                fn, block.x, block.y, block.z, (unsigned long long)threads,
+                                (unsigned long long)dev->info.max_work_group_size);
+    if (shared_bytes > dev->info.local_mem_bytes)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: shared_bytes %zu is above the device's local_mem_bytes %llu",
+                                fn, shared_bytes, (unsigned long long)dev->info.local_mem_bytes);
+    if (num_args > 0 && !args)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: args is NULL with num_args %u", fn, num_args);
+    if (num_args > MAX_ARGS)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: num_args %u is above %d", fn, num_args, MAX_ARGS);
+    hcl_driver_arg dargs[MAX_ARGS];
+    for (uint32_t i = 0; i < num_args; i++) {
+        memset(&dargs[i], 0, sizeof dargs[i]);
+        dargs[i].kind = args[i].kind;
+        if (args[i].kind == HCL_ARG_BUFFER) {
+            hcl__buffer *b;
+            char what[32];
+            snprintf(what, sizeof what, "args[%u].buffer", i);
+            if ((st = hcl__lookup(args[i].buffer, HCL__H_BUFFER, (void **)&b, fn, what)) != HCL_SUCCESS)
+                return st;
+            if (b->dev != dev)
+                return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: args[%u] is a buffer of another device", fn, i);
+            if (args[i].offset >= b->size)
+                return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: args[%u].offset %zu is not below the buffer size %zu",
+                                        fn, i, args[i].offset, b->size);
+            dargs[i].mem = b->native;
+            dargs[i].offset = args[i].offset;
+        } else if (args[i].kind == HCL_ARG_VALUE) {
+            if (!args[i].value || args[i].size == 0 || args[i].size > MAX_VALUE_SIZE)
+                return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                        "%s: args[%u] value %s with size %zu (must be 1..%d bytes)", fn, i,
+                                        args[i].value ? "set" : "NULL", args[i].size, MAX_VALUE_SIZE);
+            dargs[i].value = args[i].value;
+            dargs[i].size = args[i].size;
+        } else {
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: args[%u].kind %d is not an hcl_arg_kind", fn, i,
+                                    (int)args[i].kind);
+        }
+    }
+    void **wait = NULL;
+    if ((st = hcl__resolve_wait(fn, dev, num_wait, wait_list, &wait)) != HCL_SUCCESS)
+        return st;
+    void *native = NULL;
+    pthread_mutex_lock(&k->lock);
+    st = dev->drv->kernel_launch(q->native, k->native, grid, block, shared_bytes, num_args, dargs, num_wait, wait,
+                                 out_event ? &native : NULL);
+    pthread_mutex_unlock(&k->lock);
+    free(wait);
+    if (st != HCL_SUCCESS)
+        return hcl__prefix_message(st, fn);
+    return hcl__wrap_event(fn, dev, native, out_event);
+}

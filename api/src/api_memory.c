@@ -1,0 +1,330 @@
+/* Buffers and events: every offset and size is checked here, against the buffer, before a driver sees it. */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size) {
+    if (offset > buf_size || size > buf_size - offset)
+        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s offset %zu + size %zu exceeds buffer size %zu", fn,
+                                what, offset, size, buf_size);
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait, const hcl_event *wait_list,
+                             void ***out_native) {
+    *out_native = NULL;
+    if (num_wait == 0)
+        return HCL_SUCCESS;
+    if (!wait_list)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: wait_list is NULL with num_wait %u", fn, num_wait);
+    void **native = malloc(num_wait * sizeof *native);
+    if (!native)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    for (uint32_t i = 0; i < num_wait; i++) {
+        hcl__event *ev;
+        char what[48];
+        snprintf(what, sizeof what, "wait_list[%u]", i);
+        hcl_status st = hcl__lookup(wait_list[i], HCL__H_EVENT, (void **)&ev, fn, what);
+        if (st != HCL_SUCCESS) {
+            free(native);
+            return st;
+        }
+        if (ev->dev != dev) {
+            free(native);
+            return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: wait_list[%u] is an event of another device (%s:%u)",
+                                    fn, i, ev->dev->backend->name, ev->dev->index);
+        }
+        native[i] = ev->native;
+    }
+    *out_native = native;
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_event *out_event) {
+    if (!out_event) {
+        if (native)
+            dev->drv->event_release(native);
+        return HCL_SUCCESS;
+    }
+    hcl__event *ev = malloc(sizeof *ev);
+    void *h = ev ? hcl__handle_add(HCL__H_EVENT, ev) : NULL;
+    if (!h) {
+        free(ev);
+        dev->drv->event_wait(native);
+        dev->drv->event_release(native);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", fn);
+    }
+    ev->dev = dev;
+    ev->native = native;
+    hcl__device_ref(dev);
+    *out_event = h;
+    return HCL_SUCCESS;
+}
+
+/* ---- buffers ---- */
+
+HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer) {
+    static const char fn[] = "hcl_buffer_create";
+    hcl__device *dev;
+    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_buffer)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_buffer is NULL", fn);
+    if (size == 0)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
+    if (flags != 0)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (must be 0)", fn, flags);
+    if (dev->info.max_alloc_bytes && size > dev->info.max_alloc_bytes)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: size %zu exceeds the device's max_alloc_bytes %llu", fn,
+                                size, (unsigned long long)dev->info.max_alloc_bytes);
+    hcl__buffer *buf = calloc(1, sizeof *buf);
+    if (!buf)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if ((st = dev->drv->buffer_alloc(dev->native, size, &buf->native)) != HCL_SUCCESS) {
+        free(buf);
+        return hcl__prefix_message(st, fn);
+    }
+    buf->dev = dev;
+    buf->size = size;
+    hcl__device_ref(dev);
+    void *h = hcl__handle_add(HCL__H_BUFFER, buf);
+    if (!h) {
+        dev->drv->buffer_free(dev->native, buf->native);
+        hcl__device_unref(dev);
+        free(buf);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full", fn);
+    }
+    *out_buffer = h;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer) {
+    hcl__buffer *buf = hcl__handle_remove(buffer, HCL__H_BUFFER);
+    if (!buf) {
+        void *unused;
+        return hcl__lookup(buffer, HCL__H_BUFFER, &unused, "hcl_buffer_release", "buffer");
+    }
+    buf->dev->drv->buffer_free(buf->dev->native, buf->native);
+    hcl__device_unref(buf->dev);
+    free(buf);
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_buffer_size(hcl_buffer buffer, size_t *out_size) {
+    hcl__buffer *buf;
+    hcl_status st = hcl__lookup(buffer, HCL__H_BUFFER, (void **)&buf, "hcl_buffer_size", "buffer");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_size)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_buffer_size: out_size is NULL");
+    *out_size = buf->size;
+    return HCL_SUCCESS;
+}
+
+typedef enum xfer_kind { XFER_WRITE, XFER_READ, XFER_COPY, XFER_FILL } xfer_kind;
+
+typedef struct xfer {
+    xfer_kind kind;
+    const char *fn;
+    hcl_queue queue;
+    hcl_buffer dst, src; /* dst: the buffer written (write, copy, fill); src: read and copy */
+    size_t dst_offset, src_offset, size;
+    const void *host_src; /* write; fill pattern */
+    void *host_dst;       /* read */
+    size_t pattern_size;
+    int blocking;
+    uint32_t num_wait;
+    const hcl_event *wait_list;
+    hcl_event *out_event;
+} xfer;
+
+static int is_pattern_size(size_t s) {
+    return s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 32 || s == 64 || s == 128;
+}
+
+static hcl_status run_xfer(const xfer *x) {
+    const char *fn = x->fn;
+    hcl__queue *q;
+    hcl__buffer *dst = NULL, *src = NULL;
+    hcl_status st = hcl__lookup(x->queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (x->kind != XFER_READ && (st = hcl__lookup(x->dst, HCL__H_BUFFER, (void **)&dst, fn,
+                                                  x->kind == XFER_FILL ? "buffer" : "dst")) != HCL_SUCCESS)
+        return st;
+    if ((x->kind == XFER_READ || x->kind == XFER_COPY) &&
+        (st = hcl__lookup(x->src, HCL__H_BUFFER, (void **)&src, fn, "src")) != HCL_SUCCESS)
+        return st;
+    if ((dst && dst->dev != q->dev) || (src && src->dev != q->dev))
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the buffer belongs to another device than the queue",
+                                fn);
+    if (!x->blocking && x->num_wait > 0 && !x->wait_list)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: wait_list is NULL with num_wait %u", fn, x->num_wait);
+    switch (x->kind) {
+    case XFER_WRITE:
+        if (!x->host_src && x->size)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: src is NULL with size %zu", fn, x->size);
+        st = hcl__check_range(fn, "dst", x->dst_offset, x->size, dst->size);
+        break;
+    case XFER_READ:
+        if (!x->host_dst && x->size)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: dst is NULL with size %zu", fn, x->size);
+        st = hcl__check_range(fn, "src", x->src_offset, x->size, src->size);
+        break;
+    case XFER_COPY:
+        if ((st = hcl__check_range(fn, "dst", x->dst_offset, x->size, dst->size)) != HCL_SUCCESS)
+            return st;
+        if ((st = hcl__check_range(fn, "src", x->src_offset, x->size, src->size)) != HCL_SUCCESS)
+            return st;
+        if (dst == src && x->size && x->dst_offset < x->src_offset + x->size && x->src_offset < x->dst_offset + x->size)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                    "%s: ranges [%zu, +%zu) and [%zu, +%zu) of one buffer overlap", fn, x->src_offset,
+                                    x->size, x->dst_offset, x->size);
+        break;
+    case XFER_FILL:
+        if (!x->host_src)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: pattern is NULL", fn);
+        if (!is_pattern_size(x->pattern_size))
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                    "%s: pattern_size %zu is not one of 1, 2, 4, 8, 16, 32, 64, 128", fn, x->pattern_size);
+        if (x->dst_offset % x->pattern_size || x->size % x->pattern_size)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                    "%s: offset %zu and size %zu must be multiples of pattern_size %zu", fn,
+                                    x->dst_offset, x->size, x->pattern_size);
+        st = hcl__check_range(fn, "buffer", x->dst_offset, x->size, dst->size);
+        break;
+    }
+    if (st != HCL_SUCCESS)
+        return st;
+    void **wait = NULL;
+    if ((st = hcl__resolve_wait(fn, q->dev, x->blocking ? 0 : x->num_wait, x->wait_list, &wait)) != HCL_SUCCESS)
+        return st;
+    const hcl_driver_table *d = q->dev->drv;
+    void *native = NULL, **evp = x->out_event ? &native : NULL;
+    uint32_t nw = x->blocking ? 0 : x->num_wait;
+    if (x->size == 0) /* nothing to move: honour the wait list and the event with a marker */
+        st = (evp || nw) ? d->queue_marker(q->native, nw, wait, evp ? evp : &native) : HCL_SUCCESS;
+    else if (x->kind == XFER_WRITE)
+        st = d->buffer_write(q->native, dst->native, x->dst_offset, x->size, x->host_src, x->blocking, nw, wait, evp);
+    else if (x->kind == XFER_READ)
+        st = d->buffer_read(q->native, src->native, x->src_offset, x->size, x->host_dst, x->blocking, nw, wait, evp);
+    else if (x->kind == XFER_COPY)
+        st = d->buffer_copy(q->native, dst->native, x->dst_offset, src->native, x->src_offset, x->size, x->blocking,
+                            nw, wait, evp);
+    else
+        st = d->buffer_fill(q->native, dst->native, x->dst_offset, x->size, x->host_src, x->pattern_size,
+                            x->blocking, nw, wait, evp);
+    free(wait);
+    if (st != HCL_SUCCESS)
+        return hcl__prefix_message(st, fn);
+    if (!x->out_event) {
+        if (native) /* a marker made only to honour the wait list */
+            d->event_release(native);
+        return HCL_SUCCESS;
+    }
+    return hcl__wrap_event(fn, q->dev, native, x->out_event);
+}
+
+HCL_API hcl_status hcl_buffer_write(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size, const void *src) {
+    xfer x = {.kind = XFER_WRITE, .fn = "hcl_buffer_write", .queue = queue, .dst = dst, .dst_offset = offset,
+              .size = size, .host_src = src, .blocking = 1};
+    return run_xfer(&x);
+}
+
+HCL_API hcl_status hcl_buffer_read(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst) {
+    xfer x = {.kind = XFER_READ, .fn = "hcl_buffer_read", .queue = queue, .src = src, .src_offset = offset,
+              .size = size, .host_dst = dst, .blocking = 1};
+    return run_xfer(&x);
+}
+
+HCL_API hcl_status hcl_buffer_copy(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
+                                   size_t src_offset, size_t size) {
+    xfer x = {.kind = XFER_COPY, .fn = "hcl_buffer_copy", .queue = queue, .dst = dst, .src = src,
+              .dst_offset = dst_offset, .src_offset = src_offset, .size = size, .blocking = 1};
+    return run_xfer(&x);
+}
+
+HCL_API hcl_status hcl_buffer_fill(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
+                                   const void *pattern, size_t pattern_size) {
+    xfer x = {.kind = XFER_FILL, .fn = "hcl_buffer_fill", .queue = queue, .dst = buffer, .dst_offset = offset,
+              .size = size, .host_src = pattern, .pattern_size = pattern_size, .blocking = 1};
+    return run_xfer(&x);
+}
+
+HCL_API hcl_status hcl_buffer_write_async(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size,
+                                          const void *src, uint32_t num_wait, const hcl_event *wait_list,
+                                          hcl_event *out_event) {
+    xfer x = {.kind = XFER_WRITE, .fn = "hcl_buffer_write_async", .queue = queue, .dst = dst, .dst_offset = offset,
+              .size = size, .host_src = src, .num_wait = num_wait, .wait_list = wait_list, .out_event = out_event};
+    return run_xfer(&x);
+}
+
+HCL_API hcl_status hcl_buffer_read_async(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst,
+                                         uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
+    xfer x = {.kind = XFER_READ, .fn = "hcl_buffer_read_async", .queue = queue, .src = src, .src_offset = offset,
+              .size = size, .host_dst = dst, .num_wait = num_wait, .wait_list = wait_list, .out_event = out_event};
+    return run_xfer(&x);
+}
+
+HCL_API hcl_status hcl_buffer_copy_async(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
+                                         size_t src_offset, size_t size, uint32_t num_wait,
+                                         const hcl_event *wait_list, hcl_event *out_event) {
+    xfer x = {.kind = XFER_COPY, .fn = "hcl_buffer_copy_async", .queue = queue, .dst = dst, .src = src,
+              .dst_offset = dst_offset, .src_offset = src_offset, .size = size, .num_wait = num_wait,
+              .wait_list = wait_list, .out_event = out_event};
+    return run_xfer(&x);
+}
+
+HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
+                                         const void *pattern, size_t pattern_size, uint32_t num_wait,
+                                         const hcl_event *wait_list, hcl_event *out_event) {
+    xfer x = {.kind = XFER_FILL, .fn = "hcl_buffer_fill_async", .queue = queue, .dst = buffer, .dst_offset = offset,
+              .size = size, .host_src = pattern, .pattern_size = pattern_size, .num_wait = num_wait,
+              .wait_list = wait_list, .out_event = out_event};
+    return run_xfer(&x);
+}
+
+/* ---- events ---- */
+
+HCL_API hcl_status hcl_event_wait(hcl_event event) {
+    hcl__event *ev;
+    hcl_status st = hcl__lookup(event, HCL__H_EVENT, (void **)&ev, "hcl_event_wait", "event");
+    if (st != HCL_SUCCESS)
+        return st;
+    st = ev->dev->drv->event_wait(ev->native);
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_event_wait");
+}
+
+HCL_API hcl_status hcl_event_release(hcl_event event) {
+    hcl__event *ev = hcl__handle_remove(event, HCL__H_EVENT);
+    if (!ev) {
+        void *unused;
+        return hcl__lookup(event, HCL__H_EVENT, &unused, "hcl_event_release", "event");
+    }
+    ev->dev->drv->event_release(ev->native);
+    hcl__device_unref(ev->dev);
+    free(ev);
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_event_elapsed(hcl_event start, hcl_event end, double *out_seconds) {
+    static const char fn[] = "hcl_event_elapsed";
+    hcl__event *a, *b;
+    hcl_status st = hcl__lookup(start, HCL__H_EVENT, (void **)&a, fn, "start");
+    if (st == HCL_SUCCESS)
+        st = hcl__lookup(end, HCL__H_EVENT, (void **)&b, fn, "end");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_seconds)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_seconds is NULL", fn);
+    if (a->dev != b->dev)
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: start and end belong to different devices", fn);
+    double s = 0;
+    if ((st = a->dev->drv->event_elapsed(a->native, b->native, &s)) != HCL_SUCCESS)
+        return hcl__prefix_message(st, fn);
+    *out_seconds = s;
+    return HCL_SUCCESS;
+}

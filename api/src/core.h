@@ -1,0 +1,123 @@
+/* Library-internal declarations shared by the core's files. Never included by drivers or users. */
+#ifndef HCL_CORE_H
+#define HCL_CORE_H
+
+#include "hcl/hcl.h"
+#include "hcl/hcl_driver.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define HCL__HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- messages and logging (status.c, log.c) ---- */
+HCL__HIDDEN hcl_status hcl__set_message(hcl_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prefix the current thread message with "<fn>: " (used after a driver failure). Returns status. */
+HCL__HIDDEN hcl_status hcl__prefix_message(hcl_status status, const char *fn);
+HCL__HIDDEN void hcl__log(hcl_log_level level, const char *component, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+HCL__HIDDEN void hcl__vlog(hcl_log_level level, const char *component, const char *fmt, va_list ap);
+
+/* ---- the on-disk cache (cache.c) ---- */
+HCL__HIDDEN void *hcl__cache_load(const char *driver, const void *key, size_t key_size, size_t *out_size);
+HCL__HIDDEN void hcl__cache_store(const char *driver, const void *key, size_t key_size, const void *data,
+                                  size_t size);
+
+/* ---- backends and the loader (loader.c) ---- */
+typedef struct hcl__backend {
+    char name[32];
+    int loaded;    /* load was attempted */
+    int available; /* driver initialised */
+    const hcl_driver_table *drv;
+    void *dl; /* dlopen handle of the module (NULL for host) */
+    uint32_t device_count;
+    char module_path[HCL_NAME_MAX];
+    char version[HCL_NAME_MAX];
+    char reason[HCL_REASON_MAX];
+} hcl__backend;
+
+/* The backend list, built once: cuda, hip, levelzero, opencl, host, then HCL_EXTRA_DRIVERS names. */
+HCL__HIDDEN uint32_t hcl__backend_total(void);
+HCL__HIDDEN hcl__backend *hcl__backend_at(uint32_t index);
+HCL__HIDDEN hcl__backend *hcl__backend_find(const char *name, size_t name_len);
+/* Load (once) and return the backend; check ->available. */
+HCL__HIDDEN hcl__backend *hcl__backend_load(hcl__backend *backend);
+/* "cuda, hip, levelzero, opencl, host" plus extras, into buf. */
+HCL__HIDDEN void hcl__backend_names(char *buf, size_t size);
+HCL__HIDDEN const hcl_driver_host *hcl__driver_host(void);
+/* Resolve a selector (NULL/"": the environment) to a backend and device index (select.c). */
+HCL__HIDDEN hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_t *out_index);
+/* Implemented by drivers/host, compiled into libhcl. */
+const hcl_driver_table *hcl__host_driver_table(void);
+
+/* ---- handles (handles.c) ---- */
+typedef enum hcl__htype {
+    HCL__H_DEVICE = 1,
+    HCL__H_QUEUE = 2,
+    HCL__H_BUFFER = 3,
+    HCL__H_EVENT = 4,
+    HCL__H_MODULE = 5,
+    HCL__H_KERNEL = 6
+} hcl__htype;
+
+typedef struct hcl__device {
+    hcl__backend *backend;
+    const hcl_driver_table *drv;
+    uint32_t index;
+    void *native;
+    hcl_device_info info;
+    atomic_int refs; /* the handle + every live child object */
+} hcl__device;
+
+typedef struct hcl__queue {
+    hcl__device *dev;
+    void *native;
+} hcl__queue;
+
+typedef struct hcl__buffer {
+    hcl__device *dev;
+    void *native;
+    size_t size;
+} hcl__buffer;
+
+typedef struct hcl__event {
+    hcl__device *dev;
+    void *native;
+} hcl__event;
+
+typedef struct hcl__module {
+    hcl__device *dev;
+    void *native;
+    atomic_int refs; /* the handle + every live kernel */
+} hcl__module;
+
+typedef struct hcl__kernel {
+    hcl__module *module;
+    void *native;
+    pthread_mutex_t lock;
+} hcl__kernel;
+
+/* Register an object; returns its handle value or NULL if the table cannot grow. */
+HCL__HIDDEN void *hcl__handle_add(hcl__htype type, void *object);
+/* The object behind a handle of that type, or NULL (NULL, released, or wrong type). */
+HCL__HIDDEN void *hcl__handle_get(const void *handle, hcl__htype type);
+/* Remove a handle; returns the object or NULL if the handle was not valid. */
+HCL__HIDDEN void *hcl__handle_remove(const void *handle, hcl__htype type);
+
+/* Look up a handle or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid ...". */
+HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
+
+HCL__HIDDEN void hcl__device_ref(hcl__device *dev);
+HCL__HIDDEN void hcl__device_unref(hcl__device *dev);
+
+/* ---- shared validation helpers (api_memory.c) ---- */
+/* Check [offset, offset+size) inside a buffer of buf_size bytes. */
+HCL__HIDDEN hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size);
+/* Resolve a wait list to native events of `dev`; *out_native is a malloc'd array (or NULL when num_wait is 0). */
+HCL__HIDDEN hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait,
+                                        const hcl_event *wait_list, void ***out_native);
+/* Wrap a native event into an event handle stored in *out_event (if out_event is not NULL). On failure the
+ * native event is released. */
+HCL__HIDDEN hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_event *out_event);
+
+#endif /* HCL_CORE_H */

@@ -1,0 +1,275 @@
+/* The driver registry and loader. Backends are known by name; each vendor backend is a module
+ * libhcl-<name>.so found in HCL_DRIVER_PATH (colon list), then next to libhcl itself, then the install libdir.
+ * A module exports hcl_driver_entry, which returns a versioned table; a module of another ABI major version is
+ * refused. Every path tried and every reason for failure is kept for hcl-info and logged at HCL_LOG=debug. */
+#define _GNU_SOURCE
+#include "core.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef HCL_INSTALL_LIBDIR
+#define HCL_INSTALL_LIBDIR "/usr/local/lib"
+#endif
+
+#define MAX_BACKENDS 16
+/* The table size of ABI 1.0: a module must provide at least these entries. */
+#define TABLE_MIN_SIZE (offsetof(hcl_driver_table, reduce_f32) + sizeof(void *))
+
+static const char *const builtin_names[] = {"cuda", "hip", "levelzero", "opencl", "host"};
+
+static pthread_once_t list_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static hcl__backend backends[MAX_BACKENDS];
+static uint32_t backend_count;
+
+static void host_log(hcl_log_level level, const char *driver, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    hcl__vlog(level, driver, fmt, ap);
+    va_end(ap);
+}
+
+static hcl_status host_set_message(hcl_status status, const char *fmt, ...) {
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return hcl__set_message(status, "%s", buf);
+}
+
+static const hcl_driver_host driver_host = {
+    sizeof(hcl_driver_host), host_set_message, host_log, hcl__cache_load, hcl__cache_store,
+};
+
+const hcl_driver_host *hcl__driver_host(void) { return &driver_host; }
+
+static void add_backend(const char *name, size_t len) {
+    if (backend_count >= MAX_BACKENDS || len == 0 || len >= sizeof backends[0].name)
+        return;
+    for (uint32_t i = 0; i < backend_count; i++)
+        if (strlen(backends[i].name) == len && strncmp(backends[i].name, name, len) == 0)
+            return;
+    for (size_t i = 0; i < len; i++) /* module names are [a-z0-9_-] only: no paths */
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_' ||
+              name[i] == '-')) {
+            hcl__log(HCL_LOG_WARN, "loader", "HCL_EXTRA_DRIVERS: ignoring invalid name '%.*s'", (int)len, name);
+            return;
+        }
+    memcpy(backends[backend_count].name, name, len);
+    backends[backend_count].name[len] = '\0';
+    backend_count++;
+}
+
+static void build_list(void) {
+    for (size_t i = 0; i < sizeof builtin_names / sizeof builtin_names[0]; i++)
+        add_backend(builtin_names[i], strlen(builtin_names[i]));
+    const char *extra = getenv("HCL_EXTRA_DRIVERS");
+    while (extra && *extra) {
+        const char *end = strchr(extra, ',');
+        size_t len = end ? (size_t)(end - extra) : strlen(extra);
+        while (len && (*extra == ' ')) {
+            extra++;
+            len--;
+        }
+        while (len && extra[len - 1] == ' ')
+            len--;
+        add_backend(extra, len);
+        extra = end ? end + 1 : NULL;
+    }
+}
+
+uint32_t hcl__backend_total(void) {
+    pthread_once(&list_once, build_list);
+    return backend_count;
+}
+
+hcl__backend *hcl__backend_at(uint32_t index) { return index < hcl__backend_total() ? &backends[index] : NULL; }
+
+hcl__backend *hcl__backend_find(const char *name, size_t len) {
+    for (uint32_t i = 0; i < hcl__backend_total(); i++)
+        if (strlen(backends[i].name) == len && strncmp(backends[i].name, name, len) == 0)
+            return &backends[i];
+    return NULL;
+}
+
+void hcl__backend_names(char *buf, size_t size) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < hcl__backend_total() && used < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", backends[i].name);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* Append printf text to a bounded string. */
+static void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t size, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+/* The folder holding libhcl itself, found from the address of one of its functions. */
+static int own_dir(char *dir, size_t size) {
+    Dl_info info;
+    if (!dladdr((void *)&hcl__backend_load, &info) || !info.dli_fname)
+        return -1;
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (!slash)
+        return -1;
+    size_t len = (size_t)(slash - info.dli_fname);
+    if (len + 1 > size)
+        return -1;
+    memcpy(dir, info.dli_fname, len);
+    dir[len] = '\0';
+    return 0;
+}
+
+/* Try one candidate path. Returns the dlopen handle or NULL, appending why to `tried`. */
+static void *try_path(hcl__backend *b, const char *dir, const char *file, char *tried, size_t tried_size) {
+    char path[HCL_NAME_MAX * 2];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        hcl__log(HCL_LOG_DEBUG, "loader", "%s: %s: not found", b->name, path);
+        appendf(tried, tried_size, "%s%s (not found)", tried[0] ? "; " : "", path);
+        return NULL;
+    }
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        const char *err = dlerror();
+        hcl__log(HCL_LOG_DEBUG, "loader", "%s: dlopen %s failed: %s", b->name, path, err ? err : "?");
+        appendf(tried, tried_size, "%s%s (dlopen: %s)", tried[0] ? "; " : "", path, err ? err : "?");
+        return NULL;
+    }
+    hcl__log(HCL_LOG_DEBUG, "loader", "%s: loaded %s", b->name, path);
+    size_t len = strlen(path) < sizeof b->module_path ? strlen(path) : sizeof b->module_path - 1;
+    memcpy(b->module_path, path, len);
+    b->module_path[len] = '\0';
+    return dl;
+}
+
+static void *find_module(hcl__backend *b) {
+    char file[64], tried[HCL_REASON_MAX - 128] = "";
+    snprintf(file, sizeof file, "libhcl-%s.so", b->name);
+    void *dl = NULL;
+    const char *env = getenv("HCL_DRIVER_PATH");
+    while (!dl && env && *env) {
+        const char *end = strchr(env, ':');
+        size_t len = end ? (size_t)(end - env) : strlen(env);
+        if (len > 0 && len < HCL_NAME_MAX) {
+            char dir[HCL_NAME_MAX];
+            memcpy(dir, env, len);
+            dir[len] = '\0';
+            dl = try_path(b, dir, file, tried, sizeof tried);
+        }
+        env = end ? end + 1 : NULL;
+    }
+    char dir[HCL_NAME_MAX];
+    if (!dl && own_dir(dir, sizeof dir) == 0)
+        dl = try_path(b, dir, file, tried, sizeof tried);
+    if (!dl)
+        dl = try_path(b, HCL_INSTALL_LIBDIR, file, tried, sizeof tried);
+    if (!dl)
+        snprintf(b->reason, sizeof b->reason, "driver module %s not loaded; tried: %s", file, tried);
+    return dl;
+}
+
+/* Check the table and initialise the driver. Returns 1 when the backend is usable. */
+static int init_driver(hcl__backend *b, const hcl_driver_table *t) {
+    if (!t) {
+        snprintf(b->reason, sizeof b->reason, "%s: %s() returned NULL", b->module_path, HCL_DRIVER_ENTRY_NAME);
+        return 0;
+    }
+    if (t->abi_major != HCL_DRIVER_ABI_MAJOR) {
+        snprintf(b->reason, sizeof b->reason,
+                 "%s: driver ABI version %u.%u is not compatible with this HCL (ABI %u.%u): rebuild the driver",
+                 b->module_path, t->abi_major, t->abi_minor, HCL_DRIVER_ABI_MAJOR, HCL_DRIVER_ABI_MINOR);
+        return 0;
+    }
+    if (t->size < TABLE_MIN_SIZE) {
+        snprintf(b->reason, sizeof b->reason, "%s: driver table is %u bytes, ABI %u.0 needs at least %zu",
+                 b->module_path, t->size, HCL_DRIVER_ABI_MAJOR, (size_t)TABLE_MIN_SIZE);
+        return 0;
+    }
+    /* Every entry of ABI 1.0 must be present: the core calls them without checking. */
+    const void *const *fns = (const void *const *)((const char *)t + offsetof(hcl_driver_table, init));
+    size_t nfns = (TABLE_MIN_SIZE - offsetof(hcl_driver_table, init)) / sizeof(void *);
+    for (size_t i = 0; i < nfns; i++)
+        if (!fns[i]) {
+            snprintf(b->reason, sizeof b->reason, "%s: driver table entry %zu is NULL", b->module_path, i);
+            return 0;
+        }
+    char reason[HCL_REASON_MAX] = "";
+    hcl_status st = t->init(&driver_host, reason, sizeof reason, b->version, sizeof b->version);
+    if (st != HCL_SUCCESS) {
+        snprintf(b->reason, sizeof b->reason, "%s", reason[0] ? reason : hcl_status_text(st));
+        hcl__log(HCL_LOG_DEBUG, "loader", "%s: init failed: %s: %s", b->name, hcl_status_name(st), b->reason);
+        return 0;
+    }
+    uint32_t count = 0;
+    st = t->device_count(&count);
+    if (st != HCL_SUCCESS) {
+        snprintf(b->reason, sizeof b->reason, "device enumeration failed: %s", hcl_last_message());
+        t->shutdown();
+        return 0;
+    }
+    b->device_count = count;
+    return 1;
+}
+
+hcl__backend *hcl__backend_load(hcl__backend *b) {
+    pthread_mutex_lock(&load_lock);
+    if (b->loaded)
+        goto out;
+    b->loaded = 1;
+    hcl__log(HCL_LOG_DEBUG, "loader", "loading backend %s", b->name);
+    const hcl_driver_table *t = NULL;
+    if (strcmp(b->name, "host") == 0) {
+        snprintf(b->module_path, sizeof b->module_path, "(built in)");
+        t = hcl__host_driver_table();
+    } else {
+        b->dl = find_module(b);
+        if (!b->dl)
+            goto report;
+        dlerror();
+        void *sym = dlsym(b->dl, HCL_DRIVER_ENTRY_NAME);
+        if (!sym) {
+            const char *err = dlerror();
+            snprintf(b->reason, sizeof b->reason, "%s: no entry point: %s", b->module_path,
+                     err ? err : HCL_DRIVER_ENTRY_NAME " not found");
+            goto report;
+        }
+        hcl_driver_entry_fn entry;
+        *(void **)&entry = sym;
+        t = entry();
+    }
+    if (init_driver(b, t)) {
+        b->drv = t;
+        b->available = 1;
+        hcl__log(HCL_LOG_DEBUG, "loader", "%s: available, %u device(s), %s", b->name, b->device_count, b->version);
+        goto out;
+    }
+report:
+    hcl__log(HCL_LOG_DEBUG, "loader", "%s: unavailable: %s", b->name, b->reason);
+    if (b->dl) {
+        dlclose(b->dl);
+        b->dl = NULL;
+    }
+out:
+    pthread_mutex_unlock(&load_lock);
+    return b;
+}

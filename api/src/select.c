@@ -1,0 +1,157 @@
+/* Device selection: selector strings ("cuda", "opencl:1", "cuda,opencl:1") and the environment
+ * (HCL_BACKEND, HCL_DEVICE). A comma list is a preference order: the first named backend that is available and
+ * has the device wins. Unknown names and malformed selectors are errors; an explicitly named backend is never
+ * silently replaced by one that was not named. */
+#include "core.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CHOICES 16
+
+typedef struct choice {
+    hcl__backend *backend;
+    int has_index;
+    uint32_t index;
+} choice;
+
+static int parse_index(const char *s, size_t len, uint32_t *out) {
+    if (len == 0 || len > 9)
+        return -1;
+    uint32_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return -1;
+        v = v * 10 + (uint32_t)(s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parse "a[:N],b[:N]" into choices. `origin` names where the text came from, for messages. */
+static hcl_status parse(const char *text, const char *origin, choice *out, uint32_t *out_count) {
+    char known[512];
+    uint32_t count = 0;
+    const char *p = text;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && isspace((unsigned char)*p)) {
+            p++;
+            len--;
+        }
+        while (len && isspace((unsigned char)p[len - 1]))
+            len--;
+        if (len == 0)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: %s \"%s\" has an empty entry",
+                                    origin, text);
+        if (count == MAX_CHOICES)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: %s \"%s\" has over %d entries",
+                                    origin, text, MAX_CHOICES);
+        const char *colon = memchr(p, ':', len);
+        size_t name_len = colon ? (size_t)(colon - p) : len;
+        choice c = {0};
+        if (colon) {
+            if (parse_index(colon + 1, len - name_len - 1, &c.index) != 0)
+                return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                        "hcl_device_open: %s \"%s\": \"%.*s\" is not backend:N with N a device index",
+                                        origin, text, (int)len, p);
+            c.has_index = 1;
+        }
+        if (name_len == 0)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: %s \"%s\": \"%.*s\" names no backend",
+                                    origin, text, (int)len, p);
+        c.backend = hcl__backend_find(p, name_len);
+        if (!c.backend) {
+            hcl__backend_names(known, sizeof known);
+            return hcl__set_message(HCL_ERROR_UNKNOWN_BACKEND,
+                                    "hcl_device_open: unknown backend \"%.*s\" in %s \"%s\"; known backends: %s",
+                                    (int)name_len, p, origin, text, known);
+        }
+        out[count++] = c;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    *out_count = count;
+    return HCL_SUCCESS;
+}
+
+/* Without HCL_BACKEND: the first GPU of cuda, hip, levelzero, opencl, else host. */
+static hcl_status default_choice(choice *out) {
+    static const char *const order[] = {"cuda", "hip", "levelzero", "opencl"};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        hcl__backend *b = hcl__backend_load(hcl__backend_find(order[i], strlen(order[i])));
+        if (!b->available)
+            continue;
+        for (uint32_t d = 0; d < b->device_count; d++) {
+            hcl_device_info info;
+            memset(&info, 0, sizeof info);
+            if (b->drv->device_info(d, &info) == HCL_SUCCESS && info.type == HCL_DEVICE_TYPE_GPU) {
+                out->backend = b;
+                out->has_index = 1;
+                out->index = d;
+                hcl__log(HCL_LOG_DEBUG, "select", "default: first GPU is %s:%u (%s)", b->name, d, info.name);
+                return HCL_SUCCESS;
+            }
+        }
+    }
+    out->backend = hcl__backend_find("host", 4);
+    out->has_index = 0;
+    hcl__log(HCL_LOG_DEBUG, "select", "default: no GPU backend has a GPU, using host");
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_t *out_index) {
+    choice choices[MAX_CHOICES];
+    uint32_t count = 0;
+    int env_index_set = 0;
+    uint32_t env_index = 0;
+    hcl_status st;
+    if (selector && *selector) {
+        if ((st = parse(selector, "selector", choices, &count)) != HCL_SUCCESS)
+            return st;
+    } else {
+        const char *dev = getenv("HCL_DEVICE");
+        if (dev && *dev) {
+            if (parse_index(dev, strlen(dev), &env_index) != 0)
+                return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                        "hcl_device_open: HCL_DEVICE=\"%s\" is not a device index", dev);
+            env_index_set = 1;
+        }
+        const char *env = getenv("HCL_BACKEND");
+        if (env && *env) {
+            if ((st = parse(env, "HCL_BACKEND", choices, &count)) != HCL_SUCCESS)
+                return st;
+        } else {
+            default_choice(&choices[0]);
+            count = 1;
+        }
+    }
+    char why[HCL_REASON_MAX * 2] = "";
+    int all_unavailable = 1;
+    for (uint32_t i = 0; i < count; i++) {
+        hcl__backend *b = hcl__backend_load(choices[i].backend);
+        uint32_t index = choices[i].has_index ? choices[i].index : (env_index_set ? env_index : 0);
+        size_t used = strlen(why);
+        if (!b->available) {
+            snprintf(why + used, sizeof why - used, "%s%s is unavailable: %.*s", used ? "; " : "", b->name,
+                     (int)(sizeof why - used > 64 ? sizeof why - used - 64 : 0), b->reason);
+            continue;
+        }
+        all_unavailable = 0;
+        if (index >= b->device_count) {
+            snprintf(why + used, sizeof why - used, "%s%s has %u device(s), no device %u", used ? "; " : "", b->name,
+                     b->device_count, index);
+            continue;
+        }
+        hcl__log(HCL_LOG_DEBUG, "select", "selected %s:%u", b->name, index);
+        *out_backend = b;
+        *out_index = index;
+        return HCL_SUCCESS;
+    }
+    return hcl__set_message(all_unavailable ? HCL_ERROR_BACKEND_UNAVAILABLE : HCL_ERROR_DEVICE_NOT_FOUND,
+                            "hcl_device_open: %s", why);
+}
