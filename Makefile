@@ -1,0 +1,99 @@
+# HCL: the two commands for a fresh Debian 12 / Ubuntu 24.04 machine are `make bench` and `make test`.
+#
+#   make deps    install the missing Debian/Ubuntu packages (as root; says what to run otherwise)
+#   make build   configure build/ (Ninja, RelWithDebInfo, warnings as errors) once, then build it
+#   make test    deps + build + every ctest test, then the same suite built with ASan+UBSan in build-asan/
+#   make bench   deps + build + ./build/bin/bench (BENCH_ARGS="--help" for its options)
+#   make info    build + ./build/bin/hcl-info
+#   make clean   remove build/ and build-asan/
+#
+# Variables: BUILD_DIR, ASAN_DIR, JOBS, CMAKE_ARGS (extra -D options for both configurations), BENCH_ARGS.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+# The recipes run in order (deps before build before test); the parallelism is inside ninja and ctest.
+.NOTPARALLEL:
+
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+BENCH_ARGS ?=
+
+# libc6-dev is listed because gcc only recommends it (apt-get runs with --no-install-recommends).
+DEB_PACKAGES := cmake ninja-build gcc libc6-dev pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
+                clinfo libclblast-dev libopenblas-dev libcriterion-dev
+
+# Sanitizer settings of the ASan run. Reports go to files under $(ASAN_DIR)/sanitizer-logs as well as failing
+# the process, so a report from a child process (Criterion forks each test) cannot go unnoticed.
+SAN_LOG_DIR := $(CURDIR)/$(ASAN_DIR)/sanitizer-logs
+LSAN_SUPP := $(wildcard $(CURDIR)/conformance/lsan.supp)
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:log_path=$(SAN_LOG_DIR)/asan \
+           LSAN_OPTIONS=print_suppressions=0:log_path=$(SAN_LOG_DIR)/lsan$(if $(LSAN_SUPP),:suppressions=$(LSAN_SUPP)) \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG_DIR)/ubsan
+
+.PHONY: all deps build test test-asan bench info clean help
+
+all: build
+
+help:
+	@sed -n '1,12p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+
+deps:
+	@set -e; \
+	if ! command -v dpkg-query >/dev/null 2>&1; then \
+	  echo "make deps: dpkg-query not found (not Debian/Ubuntu): install the equivalents of: $(DEB_PACKAGES)"; \
+	  exit 0; \
+	fi; \
+	missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${db:Status-Abbrev}' "$$p" 2>/dev/null | grep -q '^ii' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "make deps: all required packages are installed"; exit 0; fi; \
+	echo "make deps: missing packages:$$missing"; \
+	if [ "$$(id -u)" -ne 0 ]; then \
+	  echo "make deps: not root; install them with:"; \
+	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends$$missing"; \
+	  exit 1; \
+	fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update; \
+	apt-get install -y --no-install-recommends $$missing
+
+build:
+	@if [ ! -f $(BUILD_DIR)/CMakeCache.txt ]; then \
+	  echo "cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCL_WERROR=ON $(CMAKE_ARGS)"; \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCL_WERROR=ON $(CMAKE_ARGS); \
+	fi
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: deps build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory test-asan
+
+# The whole ctest suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer).
+# Fails when a test fails or when any sanitizer report appears.
+test-asan:
+	@if [ ! -f $(ASAN_DIR)/CMakeCache.txt ]; then \
+	  echo "cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCL_SANITIZE=ON -DHCL_BUILD_TOOLS=ON -DHCL_BUILD_TESTS=ON -DHCL_WERROR=ON $(CMAKE_ARGS)"; \
+	  cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCL_SANITIZE=ON -DHCL_BUILD_TOOLS=ON \
+	    -DHCL_BUILD_TESTS=ON -DHCL_WERROR=ON $(CMAKE_ARGS); \
+	fi
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	@rm -rf $(SAN_LOG_DIR) && mkdir -p $(SAN_LOG_DIR)
+	@echo "$(SAN_ENV) ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)"
+	@rc=0; $(SAN_ENV) ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS) || rc=$$?; \
+	reports=$$(grep -lE 'ERROR: [A-Za-z]*Sanitizer|runtime error|SUMMARY: [A-Za-z]*Sanitizer' $(SAN_LOG_DIR)/* 2>/dev/null || true); \
+	for f in $$reports; do echo "==== sanitizer report $$f"; cat "$$f"; done; \
+	if [ -n "$$reports" ]; then echo "make test-asan: FAILED: sanitizer reports above"; exit 1; fi; \
+	if [ $$rc -ne 0 ]; then echo "make test-asan: FAILED: ctest exit status $$rc"; exit $$rc; fi; \
+	echo "make test-asan: passed, no sanitizer reports"
+
+bench: deps build
+	./$(BUILD_DIR)/bin/bench $(BENCH_ARGS)
+
+info: build
+	./$(BUILD_DIR)/bin/hcl-info
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)
