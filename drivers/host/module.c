@@ -1,0 +1,232 @@
+/* Host modules (tables of C functions), kernels and launches.
+ *
+ * A launch calls the kernel's function once per work-group over the whole grid, the groups spread over the
+ * cores (OpenMP), each thread with its own 64-byte aligned scratch as the group's dynamic local memory. The
+ * function loops over the work-items of its group itself (hcl.h, hcl_host_launch).
+ */
+#include "host.h"
+
+#include "hcl_host_kernels.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static const char *hcl_host_kind_name(hcl_source_kind kind) {
+    switch (kind) {
+    case HCL_SOURCE_OPENCL_C: return "HCL_SOURCE_OPENCL_C";
+    case HCL_SOURCE_CUDA_C: return "HCL_SOURCE_CUDA_C";
+    case HCL_SOURCE_HIP_C: return "HCL_SOURCE_HIP_C";
+    case HCL_SOURCE_SPIRV: return "HCL_SOURCE_SPIRV";
+    case HCL_SOURCE_CUDA_BINARY: return "HCL_SOURCE_CUDA_BINARY";
+    case HCL_SOURCE_HIP_BINARY: return "HCL_SOURCE_HIP_BINARY";
+    case HCL_SOURCE_HOST_TABLE: return "HCL_SOURCE_HOST_TABLE";
+    }
+    return "unknown kind";
+}
+
+static char *hcl_host_strdup(const char *s) {
+    const size_t len = strlen(s) + 1;
+    char *copy = malloc(len);
+    if (copy != NULL)
+        memcpy(copy, s, len);
+    return copy;
+}
+
+void hcl__host_module_destroy(void *module) {
+    hcl_host_module *m = module;
+    if (m == NULL)
+        return;
+    for (uint32_t i = 0; i < m->count; ++i) free((char *)m->functions[i].name);
+    free(m->functions);
+    free(m);
+}
+
+static hcl_status hcl_host_module_from_table(const hcl_host_function *table, size_t count, void **out_module) {
+    if (count > UINT32_MAX)
+        return HCL_HOST_FAIL(HCL_ERROR_INVALID_ARGUMENT, "host module_create: %zu functions in a host table (at most %u)",
+                             count, UINT32_MAX);
+    for (size_t i = 0; i < count; ++i) {
+        if (table[i].name == NULL || table[i].fn == NULL)
+            return HCL_HOST_FAIL(HCL_ERROR_INVALID_ARGUMENT, "host module_create: host table entry %zu has a NULL %s", i,
+                                 table[i].name == NULL ? "name" : "function");
+    }
+    hcl_host_module *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host module_create: out of host memory");
+    if (count > 0) {
+        m->functions = calloc(count, sizeof *m->functions);
+        if (m->functions == NULL) {
+            free(m);
+            return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host module_create: out of host memory for %zu functions",
+                                 count);
+        }
+    }
+    for (size_t i = 0; i < count; ++i) {
+        char *name = hcl_host_strdup(table[i].name);
+        if (name == NULL) {
+            hcl__host_module_destroy(m);
+            return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host module_create: out of host memory");
+        }
+        m->functions[i].name = name;
+        m->functions[i].fn = table[i].fn;
+        m->count = (uint32_t)(i + 1);
+    }
+    *out_module = m;
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__host_module_create(void *device, const hcl_module_source *sources, uint32_t count,
+                                   void **out_module) {
+    (void)device;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (sources[i].kind == HCL_SOURCE_HOST_TABLE)
+            return hcl_host_module_from_table(sources[i].data, sources[i].size, out_module);
+    }
+    char given[512] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < count && used < sizeof given; ++i) {
+        const char *name = hcl_host_kind_name(sources[i].kind);
+        const size_t len = strlen(name), sep = i > 0 ? 2 : 0;
+        if (used + sep + len + 1 > sizeof given)
+            break;
+        if (sep)
+            memcpy(given + used, ", ", sep);
+        memcpy(given + used + sep, name, len + 1);
+        used += sep + len;
+    }
+    return HCL_HOST_FAIL(HCL_ERROR_UNSUPPORTED,
+                         "host module_create: no source the host driver can run among the %u given (%s); the host "
+                         "driver takes HCL_SOURCE_HOST_TABLE (an array of hcl_host_function)",
+                         count, given);
+}
+
+hcl_status hcl__host_kernel_create(void *module, const char *name, void **out_kernel) {
+    const hcl_host_module *m = module;
+    for (uint32_t i = 0; i < m->count; ++i) {
+        if (strcmp(m->functions[i].name, name) != 0)
+            continue;
+        hcl_host_kernel *k = malloc(sizeof *k);
+        char *copy = hcl_host_strdup(name);
+        if (k == NULL || copy == NULL) {
+            free(k);
+            free(copy);
+            return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host kernel_create: out of host memory");
+        }
+        k->fn = m->functions[i].fn;
+        k->name = copy;
+        *out_kernel = k;
+        return HCL_SUCCESS;
+    }
+    return HCL_HOST_FAIL(HCL_ERROR_NOT_FOUND, "host kernel_create: no function named \"%s\" in the module (%u functions)",
+                         name, m->count);
+}
+
+void hcl__host_kernel_destroy(void *kernel) {
+    hcl_host_kernel *k = kernel;
+    if (k == NULL)
+        return;
+    free(k->name);
+    free(k);
+}
+
+/* Value arguments are copied at this alignment, enough for any scalar or plain struct. */
+#define HCL_HOST_ARG_ALIGN 16
+
+hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
+                                   uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
+                                   void *const *wait, void **out_event) {
+    (void)queue, (void)num_wait, (void)wait;
+    const hcl_host_kernel *k = kernel;
+    const uint64_t groups_xy = (uint64_t)grid.x * grid.y;
+    if (grid.z != 0 && groups_xy > (uint64_t)LLONG_MAX / grid.z)
+        return HCL_HOST_FAIL(HCL_ERROR_INVALID_ARGUMENT, "host kernel_launch %s: grid %u x %u x %u has too many groups",
+                             k->name, grid.x, grid.y, grid.z);
+    const uint64_t groups = groups_xy * grid.z;
+
+    /* One block: the argument pointers, a slot per buffer argument holding its address, then the copied
+     * values. */
+    size_t bytes = (size_t)num_args * 2 * sizeof(void *);
+    for (uint32_t i = 0; i < num_args; ++i)
+        if (args[i].kind == HCL_ARG_VALUE)
+            bytes += hcl__host_round_up(args[i].size, HCL_HOST_ARG_ALIGN);
+    void **argv = NULL;
+    if (bytes > 0) {
+        argv = aligned_alloc(HCL_HOST_ALIGN, hcl__host_round_up(bytes, HCL_HOST_ALIGN));
+        if (argv == NULL)
+            return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host kernel_launch %s: out of host memory for %u arguments",
+                                 k->name, num_args);
+        void **slots = argv + num_args;
+        unsigned char *values = (unsigned char *)(slots + num_args);
+        for (uint32_t i = 0; i < num_args; ++i) {
+            if (args[i].kind == HCL_ARG_BUFFER) {
+                slots[i] = (char *)args[i].mem + args[i].offset;
+                argv[i] = &slots[i];
+            } else {
+                memcpy(values, args[i].value, args[i].size);
+                argv[i] = values;
+                values += hcl__host_round_up(args[i].size, HCL_HOST_ARG_ALIGN);
+            }
+        }
+    }
+
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+    if (threads < 1)
+        threads = 1;
+    if ((uint64_t)threads > groups)
+        threads = (int)groups;
+#endif
+    const size_t stride = hcl__host_round_up(shared_bytes, HCL_HOST_ALIGN);
+    unsigned char *scratch = NULL;
+    if (shared_bytes > 0) {
+        scratch = aligned_alloc(HCL_HOST_ALIGN, stride * (size_t)threads);
+        if (scratch == NULL) {
+            free(argv);
+            return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY,
+                                 "host kernel_launch %s: out of host memory for %d x %zu bytes of local memory",
+                                 k->name, threads, shared_bytes);
+        }
+    }
+
+    hcl_host_event *event;
+    const hcl_status status = hcl__host_event_begin("host kernel_launch", out_event, &event);
+    if (status != HCL_SUCCESS) {
+        free(scratch);
+        free(argv);
+        return status;
+    }
+    const long long total = (long long)groups;
+    long long chunk = total / ((long long)threads * 16);
+    if (chunk < 1)
+        chunk = 1;
+    HCL__OMP(omp parallel num_threads(threads) if (threads > 1))
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        hcl_host_launch launch;
+        launch.grid = grid;
+        launch.block = block;
+        launch.shared = scratch != NULL ? scratch + (size_t)tid * stride : NULL;
+        launch.shared_size = shared_bytes;
+        HCL__OMP(omp for schedule(dynamic, chunk))
+        for (long long g = 0; g < total; ++g) {
+            const uint64_t flat = (uint64_t)g;
+            launch.group_id.x = (uint32_t)(flat % grid.x);
+            launch.group_id.y = (uint32_t)(flat / grid.x % grid.y);
+            launch.group_id.z = (uint32_t)(flat / groups_xy);
+            k->fn(&launch, argv);
+        }
+    }
+    hcl__host_event_end(event, out_event);
+    free(scratch);
+    free(argv);
+    return HCL_SUCCESS;
+}

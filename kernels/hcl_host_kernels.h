@@ -1,0 +1,69 @@
+/* The host (C11) sources of the built-in kernels.
+ *
+ * Plain C functions over plain pointers and sizes: they know nothing of the HCL API. The host driver calls
+ * them on its own buffers. Each runs to completion before it returns and spreads its work over the cores
+ * with OpenMP when the build has it (serially otherwise). None of them exits, aborts or prints.
+ */
+#ifndef HCL_HOST_KERNELS_H
+#define HCL_HOST_KERNELS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* OpenMP pragmas that vanish (without an unknown-pragma warning) when the build has no OpenMP. */
+#ifdef _OPENMP
+#define HCL__OMP(...) _Pragma(#__VA_ARGS__)
+#else
+#define HCL__OMP(...)
+#endif
+
+/* c[i] = a[i] + b[i] for i < n. c may be the same array as a or b (or both); otherwise the arrays must not
+ * overlap. */
+void hcl__host_vecadd_f32(size_t n, const float *a, const float *b, float *c);
+
+/* SGEMM with BLAS meaning on row-major matrices: C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B)
+ * k x n, C m x n. trans_a/trans_b: 0 = as stored, 1 = transposed. A is m x k (lda >= k) when not transposed,
+ * else k x m (lda >= m); likewise B (ldb >= n, or >= k transposed); ldc >= n. When beta is 0, C is not read
+ * (NaN in C does not propagate); when k is 0 or alpha is 0, A and B are not read and C = beta * C.
+ * m = 0 or n = 0 does nothing. C must not overlap A or B. Accumulates in float (fused multiply-add where the
+ * CPU has it), in blocks of k.
+ * Returns 0, or -1 when its packing buffers (a few MiB) could not be allocated; C is then unchanged. */
+int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a,
+                       size_t lda, const float *b, size_t ldb, float beta, float *c, size_t ldc);
+
+/* The instruction set the GEMM micro-kernel uses on this CPU: "avx512", "avx2" or "generic". */
+const char *hcl__host_gemm_isa(void);
+
+/* Force the GEMM micro-kernel ("avx512", "avx2", "generic"; NULL or "" = choose by CPU again), for tests.
+ * Returns 0, or -1 when the name is unknown or this CPU cannot run it (the choice is then unchanged).
+ * Not to be called while a GEMM runs. */
+int hcl__host_gemm_force_isa(const char *isa);
+
+/* Row-wise softmax of a rows x cols row-major matrix: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...).
+ * Numerically stable (the row maximum is subtracted first); -inf entries give 0; a row of all -inf, or one
+ * that holds a NaN or +inf, gives NaN in every entry (as PyTorch). out may be in (in place); otherwise the
+ * two must not overlap. exp is computed by an own vectorisable routine (relative error below 2e-7). */
+void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out);
+
+enum {
+    HCL__HOST_REDUCE_SUM = 0,
+    HCL__HOST_REDUCE_MAX = 1,
+    HCL__HOST_REDUCE_MIN = 2
+};
+
+/* out[0] = sum, max or min of in[0..n), n > 0 (op as the HCL__HOST_REDUCE_* values; any other op gives -1).
+ * Deterministic: in[] is cut into chunks whose size depends on n only (not on the thread count); each
+ * chunk is summed with several independent accumulators, and the chunk results are combined in chunk order,
+ * so the same input gives the same bits on any schedule. Sums accumulate in double inside each chunk and
+ * across chunks, then round once to float.
+ * max/min ignore NaN inputs, as fmaxf/fminf do: the result is NaN only when every input is NaN.
+ * Returns 0, or -1 for an unknown op. */
+int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HCL_HOST_KERNELS_H */

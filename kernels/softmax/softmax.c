@@ -1,0 +1,121 @@
+/* Host softmax, row by row: max, then exp(x - max) and its sum, then a scale by 1 / sum.
+ *
+ * libm's expf is a scalar call that stops gcc from vectorising the loop, so exp has its own plain-C routine
+ * (Cephes' expf: round to n = x / ln2, a degree-6 polynomial on the remainder, times 2^n built in the
+ * exponent bits) written with selects only, which gcc vectorises. Sums and maxima use several independent
+ * lanes so that the loops vectorise without reassociating floating-point arithmetic (no -ffast-math), which
+ * also keeps the result independent of the vector width the compiler picked.
+ */
+#include "hcl_host_kernels.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define HCL_SOFTMAX_LANES 16
+/* Below this many elements one core is faster than waking the others. */
+#define HCL_SOFTMAX_PARALLEL_MIN 32768
+
+/* exp(x) for x <= 0 (softmax only ever asks for x - max(row)), -inf (gives 0) and NaN (gives NaN). Results
+ * below about 2^-126 flush to 0. */
+static inline float hcl_softmax_exp(float x) {
+    float xs = x == x ? x : 0.0f; /* keeps the float-to-int conversion below defined for NaN */
+    xs = xs < -88.0f ? -88.0f : xs;
+    xs = xs > 0.0f ? 0.0f : xs;
+    /* n = round(xs / ln2) by the 1.5 * 2^23 trick (valid without -ffast-math, which this file never has). */
+    float n = xs * 1.44269504088896341f + 12582912.0f;
+    n -= 12582912.0f;
+    /* r = xs - n * ln2 in two steps (Cody-Waite), so r is exact enough for the polynomial. */
+    float r = xs - n * 0.693359375f;
+    r = r + n * 2.12194440e-4f;
+    const float z = r * r;
+    float y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * z + r + 1.0f;
+    /* 2^n with n in [-127, 0]: n = -127 gives the bit pattern of 0, which is how -inf and very negative
+     * inputs become 0. */
+    const int32_t bits = ((int32_t)n + 127) * (1 << 23);
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    const float e = y * scale;
+    return x == x ? e : x;
+}
+
+static float hcl_softmax_row_max(const float *restrict x, size_t n) {
+    float lane[HCL_SOFTMAX_LANES];
+    for (int l = 0; l < HCL_SOFTMAX_LANES; ++l) lane[l] = -INFINITY;
+    size_t j = 0;
+    for (; j + HCL_SOFTMAX_LANES <= n; j += HCL_SOFTMAX_LANES) {
+        HCL__OMP(omp simd)
+        for (int l = 0; l < HCL_SOFTMAX_LANES; ++l) lane[l] = x[j + l] > lane[l] ? x[j + l] : lane[l];
+    }
+    /* NaN entries never win a comparison: they are skipped here and turn the whole row into NaN through
+     * exp(NaN - max) in the sum. */
+    float m = -INFINITY;
+    for (; j < n; ++j) m = x[j] > m ? x[j] : m;
+    for (int l = 0; l < HCL_SOFTMAX_LANES; ++l) m = lane[l] > m ? lane[l] : m;
+    return m;
+}
+
+/* Pairwise sum of the lanes, in a fixed order. */
+static float hcl_softmax_lane_sum(float *lane) {
+    for (int width = HCL_SOFTMAX_LANES / 2; width > 0; width /= 2)
+        for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
+    return lane[0];
+}
+
+/* out[j] = exp(in[j] - m), returns the sum. Inlined into a restrict wrapper for each aliasing case so the
+ * loop vectorises without an overlap check (which in-place would fail). */
+static inline __attribute__((always_inline)) float hcl_softmax_exp_body(const float *in, float *out, size_t n,
+                                                                        float m) {
+    float lane[HCL_SOFTMAX_LANES];
+    for (int l = 0; l < HCL_SOFTMAX_LANES; ++l) lane[l] = 0.0f;
+    size_t j = 0;
+    for (; j + HCL_SOFTMAX_LANES <= n; j += HCL_SOFTMAX_LANES) {
+        HCL__OMP(omp simd)
+        for (int l = 0; l < HCL_SOFTMAX_LANES; ++l) {
+            const float e = hcl_softmax_exp(in[j + l] - m);
+            out[j + l] = e;
+            lane[l] += e;
+        }
+    }
+    float tail = 0.0f;
+    for (; j < n; ++j) {
+        const float e = hcl_softmax_exp(in[j] - m);
+        out[j] = e;
+        tail += e;
+    }
+    return hcl_softmax_lane_sum(lane) + tail;
+}
+
+static float hcl_softmax_exp_distinct(const float *restrict in, float *restrict out, size_t n, float m) {
+    return hcl_softmax_exp_body(in, out, n, m);
+}
+
+static float hcl_softmax_exp_inplace(float *restrict io, size_t n, float m) {
+    return hcl_softmax_exp_body(io, io, n, m);
+}
+
+static void hcl_softmax_scale(float *restrict x, size_t n, float s) {
+    for (size_t j = 0; j < n; ++j) x[j] *= s;
+}
+
+void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out) {
+    if (rows == 0 || cols == 0)
+        return;
+    const long long count = (long long)rows;
+    HCL__OMP(omp parallel for schedule(static) if (rows > 1 && (double)rows * (double)cols >= HCL_SOFTMAX_PARALLEL_MIN))
+    for (long long r = 0; r < count; ++r) {
+        const float *x = in + (size_t)r * cols;
+        float *y = out + (size_t)r * cols;
+        const float m = hcl_softmax_row_max(x, cols);
+        /* A row of all -inf has m = -inf, and exp(-inf - -inf) = exp(NaN) = NaN: the row becomes NaN
+         * (0/0), as in PyTorch. */
+        const float sum = x == y ? hcl_softmax_exp_inplace(y, cols, m) : hcl_softmax_exp_distinct(x, y, cols, m);
+        hcl_softmax_scale(y, cols, 1.0f / sum);
+    }
+}
