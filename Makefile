@@ -37,7 +37,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:log_path=$(SAN_LOG_DIR)/asan \
 all: build
 
 help:
-	@sed -n '1,12p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '/^#/!q;p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@set -e; \
@@ -72,7 +72,14 @@ test: deps build
 	$(MAKE) --no-print-directory test-asan
 
 # The whole ctest suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer).
-# Fails when a test fails or when any sanitizer report appears.
+# Fails when a test fails or when any sanitizer report appears anywhere: ASan/LSan reports are also written to
+# files under $(ASAN_DIR)/sanitizer-logs, and every test's full output (passed tests included) is kept in
+# $(ASAN_DIR)/sanitizer-junit.xml and searched, so a report from a process whose exit status is lost (a forked
+# Criterion test, a helper process) still fails the run.
+SAN_PATTERN := ERROR: [A-Za-z]*Sanitizer|: runtime error: |SUMMARY: [A-Za-z]*Sanitizer
+SAN_CTEST := ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS) --output-junit sanitizer-junit.xml \
+             --test-output-size-passed 100000000 --test-output-size-failed 100000000
+
 test-asan:
 	@if [ ! -f $(ASAN_DIR)/CMakeCache.txt ]; then \
 	  echo "cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCL_SANITIZE=ON -DHCL_BUILD_TOOLS=ON -DHCL_BUILD_TESTS=ON -DHCL_WERROR=ON $(CMAKE_ARGS)"; \
@@ -80,12 +87,19 @@ test-asan:
 	    -DHCL_BUILD_TESTS=ON -DHCL_WERROR=ON $(CMAKE_ARGS); \
 	fi
 	cmake --build $(ASAN_DIR) -j $(JOBS)
-	@rm -rf $(SAN_LOG_DIR) && mkdir -p $(SAN_LOG_DIR)
-	@echo "$(SAN_ENV) ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)"
-	@rc=0; $(SAN_ENV) ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS) || rc=$$?; \
-	reports=$$(grep -lE 'ERROR: [A-Za-z]*Sanitizer|runtime error|SUMMARY: [A-Za-z]*Sanitizer' $(SAN_LOG_DIR)/* 2>/dev/null || true); \
-	for f in $$reports; do echo "==== sanitizer report $$f"; cat "$$f"; done; \
-	if [ -n "$$reports" ]; then echo "make test-asan: FAILED: sanitizer reports above"; exit 1; fi; \
+	@rm -rf $(SAN_LOG_DIR) $(ASAN_DIR)/sanitizer-junit.xml && mkdir -p $(SAN_LOG_DIR)
+	@echo "$(SAN_ENV) $(SAN_CTEST)"
+	@rc=0; $(SAN_ENV) $(SAN_CTEST) || rc=$$?; \
+	found=0; \
+	for f in $(SAN_LOG_DIR)/*; do \
+	  [ -e "$$f" ] || continue; \
+	  if grep -qE '$(SAN_PATTERN)' "$$f"; then found=1; echo "==== sanitizer report $$f"; cat "$$f"; fi; \
+	done; \
+	if grep -qE '$(SAN_PATTERN)' $(ASAN_DIR)/sanitizer-junit.xml 2>/dev/null; then \
+	  found=1; echo "==== sanitizer reports in the test output ($(ASAN_DIR)/sanitizer-junit.xml):"; \
+	  grep -nE -B2 -A12 '$(SAN_PATTERN)' $(ASAN_DIR)/sanitizer-junit.xml | head -n 300; \
+	fi; \
+	if [ $$found -ne 0 ]; then echo "make test-asan: FAILED: sanitizer reports above"; exit 1; fi; \
 	if [ $$rc -ne 0 ]; then echo "make test-asan: FAILED: ctest exit status $$rc"; exit $$rc; fi; \
 	echo "make test-asan: passed, no sanitizer reports"
 

@@ -23,9 +23,9 @@ static void usage(FILE *f) {
             "  HCL_BACKEND=name[,name...]  backend(s) to prefer for the default device (cuda, hip, levelzero,\n"
             "                              opencl, host)\n"
             "  HCL_DEVICE=N                device index within that backend\n"
-            "  HCL_LOG=error|warn|info|debug  log what the library does (debug shows every loader step)\n"
-            "  HCL_DRIVER_PATH=dir[:dir]   where to look for driver modules first\n"
-            "  HCL_EXTRA_DRIVERS=path[:path]  extra (out-of-tree) driver modules to load\n"
+            "  HCL_LOG=error|warn|info|debug  log to stderr (debug shows every loader step)\n"
+            "  HCL_DRIVER_PATH=dir[:dir]   folders searched first for driver modules libhcl-<name>.so\n"
+            "  HCL_EXTRA_DRIVERS=name[,name]  extra (out-of-tree) backends, loaded as libhcl-<name>.so\n"
             "\n"
             "Exit status: 0 (also when backends are unavailable), 1 if the library call itself failed,\n"
             "2 on a usage error.\n");
