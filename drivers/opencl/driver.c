@@ -1,0 +1,499 @@
+/* The OpenCL driver: entry point, loading libOpenCL, error names, device discovery and opening. */
+#define _GNU_SOURCE 1 /* RTLD_* and strnlen under -std=c11 */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CL_DEVICE_UUID_KHR
+#define CL_DEVICE_UUID_KHR 0x106A
+#endif
+
+hcl__ocl_symbols hcl__cl;
+const hcl_driver_host *hcl__ocl_host;
+
+static void *g_library;                  /* the dlopen handle of libOpenCL; kept open until the process ends */
+static hcl__ocl_device_entry *g_devices; /* every device of every platform, in platform order */
+static uint32_t g_device_count;
+static int g_initialised;
+static char g_version[HCL_NAME_MAX]; /* first platform's version and name */
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Error names
+ * ------------------------------------------------------------------------------------------------------- */
+static const struct {
+    cl_int code;
+    const char *name;
+} g_errors[] = {
+    {0, "CL_SUCCESS"},
+    {-1, "CL_DEVICE_NOT_FOUND"},
+    {-2, "CL_DEVICE_NOT_AVAILABLE"},
+    {-3, "CL_COMPILER_NOT_AVAILABLE"},
+    {-4, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+    {-5, "CL_OUT_OF_RESOURCES"},
+    {-6, "CL_OUT_OF_HOST_MEMORY"},
+    {-7, "CL_PROFILING_INFO_NOT_AVAILABLE"},
+    {-8, "CL_MEM_COPY_OVERLAP"},
+    {-9, "CL_IMAGE_FORMAT_MISMATCH"},
+    {-10, "CL_IMAGE_FORMAT_NOT_SUPPORTED"},
+    {-11, "CL_BUILD_PROGRAM_FAILURE"},
+    {-12, "CL_MAP_FAILURE"},
+    {-13, "CL_MISALIGNED_SUB_BUFFER_OFFSET"},
+    {-14, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"},
+    {-15, "CL_COMPILE_PROGRAM_FAILURE"},
+    {-16, "CL_LINKER_NOT_AVAILABLE"},
+    {-17, "CL_LINK_PROGRAM_FAILURE"},
+    {-18, "CL_DEVICE_PARTITION_FAILED"},
+    {-19, "CL_KERNEL_ARG_INFO_NOT_AVAILABLE"},
+    {-30, "CL_INVALID_VALUE"},
+    {-31, "CL_INVALID_DEVICE_TYPE"},
+    {-32, "CL_INVALID_PLATFORM"},
+    {-33, "CL_INVALID_DEVICE"},
+    {-34, "CL_INVALID_CONTEXT"},
+    {-35, "CL_INVALID_QUEUE_PROPERTIES"},
+    {-36, "CL_INVALID_COMMAND_QUEUE"},
+    {-37, "CL_INVALID_HOST_PTR"},
+    {-38, "CL_INVALID_MEM_OBJECT"},
+    {-39, "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR"},
+    {-40, "CL_INVALID_IMAGE_SIZE"},
+    {-41, "CL_INVALID_SAMPLER"},
+    {-42, "CL_INVALID_BINARY"},
+    {-43, "CL_INVALID_BUILD_OPTIONS"},
+    {-44, "CL_INVALID_PROGRAM"},
+    {-45, "CL_INVALID_PROGRAM_EXECUTABLE"},
+    {-46, "CL_INVALID_KERNEL_NAME"},
+    {-47, "CL_INVALID_KERNEL_DEFINITION"},
+    {-48, "CL_INVALID_KERNEL"},
+    {-49, "CL_INVALID_ARG_INDEX"},
+    {-50, "CL_INVALID_ARG_VALUE"},
+    {-51, "CL_INVALID_ARG_SIZE"},
+    {-52, "CL_INVALID_KERNEL_ARGS"},
+    {-53, "CL_INVALID_WORK_DIMENSION"},
+    {-54, "CL_INVALID_WORK_GROUP_SIZE"},
+    {-55, "CL_INVALID_WORK_ITEM_SIZE"},
+    {-56, "CL_INVALID_GLOBAL_OFFSET"},
+    {-57, "CL_INVALID_EVENT_WAIT_LIST"},
+    {-58, "CL_INVALID_EVENT"},
+    {-59, "CL_INVALID_OPERATION"},
+    {-60, "CL_INVALID_GL_OBJECT"},
+    {-61, "CL_INVALID_BUFFER_SIZE"},
+    {-62, "CL_INVALID_MIP_LEVEL"},
+    {-63, "CL_INVALID_GLOBAL_WORK_SIZE"},
+    {-64, "CL_INVALID_PROPERTY"},
+    {-65, "CL_INVALID_IMAGE_DESCRIPTOR"},
+    {-66, "CL_INVALID_COMPILER_OPTIONS"},
+    {-67, "CL_INVALID_LINKER_OPTIONS"},
+    {-68, "CL_INVALID_DEVICE_PARTITION_COUNT"},
+    /* OpenCL 2.x and 3.0: a newer runtime may return them to a 1.2 caller */
+    {-69, "CL_INVALID_PIPE_SIZE"},
+    {-70, "CL_INVALID_DEVICE_QUEUE"},
+    {-71, "CL_INVALID_SPEC_ID"},
+    {-72, "CL_MAX_SIZE_RESTRICTION_EXCEEDED"},
+    /* extensions */
+    {-1000, "CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR"},
+    {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
+    {-1002, "CL_INVALID_D3D10_DEVICE_KHR"},
+    {-1003, "CL_INVALID_D3D10_RESOURCE_KHR"},
+    {-1004, "CL_D3D10_RESOURCE_ALREADY_ACQUIRED_KHR"},
+    {-1005, "CL_D3D10_RESOURCE_NOT_ACQUIRED_KHR"},
+    {-1006, "CL_INVALID_D3D11_DEVICE_KHR"},
+    {-1007, "CL_INVALID_D3D11_RESOURCE_KHR"},
+    {-1008, "CL_D3D11_RESOURCE_ALREADY_ACQUIRED_KHR"},
+    {-1009, "CL_D3D11_RESOURCE_NOT_ACQUIRED_KHR"},
+    {-1010, "CL_INVALID_DX9_MEDIA_ADAPTER_KHR"},
+    {-1011, "CL_INVALID_DX9_MEDIA_SURFACE_KHR"},
+    {-1012, "CL_DX9_MEDIA_SURFACE_ALREADY_ACQUIRED_KHR"},
+    {-1013, "CL_DX9_MEDIA_SURFACE_NOT_ACQUIRED_KHR"},
+    {-1057, "CL_DEVICE_PARTITION_FAILED_EXT"},
+    {-1058, "CL_INVALID_PARTITION_COUNT_EXT"},
+    {-1059, "CL_INVALID_PARTITION_NAME_EXT"},
+    {-1092, "CL_EGL_RESOURCE_NOT_ACQUIRED_KHR"},
+    {-1093, "CL_INVALID_EGL_OBJECT_KHR"},
+    {-1094, "CL_INVALID_ACCELERATOR_INTEL"},
+    {-1095, "CL_INVALID_ACCELERATOR_TYPE_INTEL"},
+    {-1096, "CL_INVALID_ACCELERATOR_DESCRIPTOR_INTEL"},
+    {-1097, "CL_ACCELERATOR_TYPE_NOT_SUPPORTED_INTEL"},
+    {-1098, "CL_INVALID_VA_API_MEDIA_ADAPTER_INTEL"},
+    {-1099, "CL_INVALID_VA_API_MEDIA_SURFACE_INTEL"},
+    {-1100, "CL_VA_API_MEDIA_SURFACE_ALREADY_ACQUIRED_INTEL"},
+    {-1101, "CL_VA_API_MEDIA_SURFACE_NOT_ACQUIRED_INTEL"},
+    {-1108, "CL_COMMAND_TERMINATED_ITSELF_WITH_FAILURE_ARM"},
+    {-1121, "CL_CONTEXT_TERMINATED_KHR"},
+    {-1138, "CL_INVALID_COMMAND_BUFFER_KHR"},
+    {-1139, "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR"},
+    {-1140, "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR"},
+    {-1141, "CL_INVALID_MUTABLE_COMMAND_KHR"},
+    {-1142, "CL_INVALID_SEMAPHORE_KHR"},
+    /* NVIDIA's runtime returns -9999 (it has no name) for a kernel that faulted, e.g. an out-of-bounds access */
+    {-9999, "NVIDIA_KERNEL_FAULT"},
+};
+
+const char *hcl__ocl_error_name(cl_int err) {
+    for (size_t i = 0; i < sizeof g_errors / sizeof g_errors[0]; i++)
+        if (g_errors[i].code == err) return g_errors[i].name;
+    return "CL_UNKNOWN_ERROR";
+}
+
+hcl_status hcl__ocl_fail(cl_int err, int mode, const char *fn, const char *fmt, ...) {
+    char detail[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    hcl_status status = HCL_ERROR_VENDOR;
+    if (err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+        (mode == HCL_OCL_ALLOC && err == CL_OUT_OF_RESOURCES))
+        status = HCL_ERROR_OUT_OF_MEMORY;
+    return hcl__ocl_host->set_message(status, "%s: %s (%d); %s", fn, hcl__ocl_error_name(err), (int)err, detail);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Loading
+ * ------------------------------------------------------------------------------------------------------- */
+static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...) {
+    if (!buf || size == 0) return;
+    size_t used = strnlen(buf, size);
+    if (used + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+/* dlopen libOpenCL: HCL_OPENCL_LIBRARY alone when it is set, else libOpenCL.so.1 then libOpenCL.so. */
+static hcl_status open_library(char *reason, size_t reason_size) {
+    const char *override = getenv("HCL_OPENCL_LIBRARY");
+    const char *defaults[] = {"libOpenCL.so.1", "libOpenCL.so"};
+    const char *const *paths = defaults;
+    size_t count = 2;
+    if (override && override[0]) {
+        paths = &override;
+        count = 1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            HCL_OCL_LOG("dlopen %s: loaded", paths[i]);
+            g_library = h;
+            return HCL_SUCCESS;
+        }
+        const char *e = dlerror();
+        HCL_OCL_LOG("dlopen %s: %s", paths[i], e ? e : "failed");
+        append(reason, reason_size, "%s%s", i ? "; " : "", e ? e : paths[i]);
+    }
+    append(reason, reason_size, " (tried: ");
+    for (size_t i = 0; i < count; i++) append(reason, reason_size, "%s%s", i ? ", " : "", paths[i]);
+    append(reason, reason_size, "%s)", override && override[0] ? ", from HCL_OPENCL_LIBRARY" : "");
+    return HCL_ERROR_BACKEND_UNAVAILABLE;
+}
+
+static hcl_status resolve_symbols(char *reason, size_t reason_size) {
+    hcl__ocl_symbols syms;
+    memset(&syms, 0, sizeof syms);
+#define HCL__OCL_SYM_RESOLVE(name)                                                                          \
+    {                                                                                                       \
+        void *p = dlsym(g_library, #name);                                                                  \
+        if (!p) {                                                                                           \
+            snprintf(reason, reason_size, "the OpenCL library lacks %s (an OpenCL 1.2 loader is needed)",   \
+                     #name);                                                                                \
+            return HCL_ERROR_BACKEND_UNAVAILABLE;                                                           \
+        }                                                                                                   \
+        memcpy(&syms.name, &p, sizeof p);                                                                   \
+    }
+    HCL_OCL_SYMBOLS(HCL__OCL_SYM_RESOLVE)
+#undef HCL__OCL_SYM_RESOLVE
+    hcl__cl = syms;
+    HCL_OCL_LOG("resolved %zu OpenCL entry points", sizeof syms / sizeof(void (*)(void)));
+    return HCL_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Devices
+ * ------------------------------------------------------------------------------------------------------- */
+static void device_string(cl_device_id id, cl_device_info what, char *out, size_t size) {
+    out[0] = '\0';
+    size_t got = 0;
+    if (hcl__cl.clGetDeviceInfo(id, what, size - 1, out, &got) != CL_SUCCESS) {
+        out[0] = '\0';
+        return;
+    }
+    out[size - 1] = '\0';
+    /* some runtimes pad names with trailing blanks */
+    size_t n = strlen(out);
+    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\n')) out[--n] = '\0';
+}
+
+static uint64_t device_u64(cl_device_id id, cl_device_info what, size_t width) {
+    uint64_t v64 = 0;
+    uint32_t v32 = 0;
+    size_t v_size = 0;
+    if (width == 8) {
+        if (hcl__cl.clGetDeviceInfo(id, what, sizeof v64, &v64, NULL) != CL_SUCCESS) return 0;
+        return v64;
+    }
+    if (width == sizeof(size_t)) {
+        if (hcl__cl.clGetDeviceInfo(id, what, sizeof v_size, &v_size, NULL) != CL_SUCCESS) return 0;
+        return v_size;
+    }
+    if (hcl__cl.clGetDeviceInfo(id, what, sizeof v32, &v32, NULL) != CL_SUCCESS) return 0;
+    return v32;
+}
+
+static void describe_device(hcl__ocl_device_entry *e, uint32_t index) {
+    hcl_device_info *info = &e->info;
+    memset(info, 0, sizeof *info);
+    snprintf(info->backend, sizeof info->backend, "%s", HCL_OCL_NAME);
+    info->index = index;
+    device_string(e->id, CL_DEVICE_NAME, info->name, sizeof info->name);
+    device_string(e->id, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+    device_string(e->id, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
+    device_string(e->id, CL_DEVICE_VERSION, e->device_version, sizeof e->device_version);
+    cl_device_type type = 0;
+    if (hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) type = 0;
+    info->type = (type & CL_DEVICE_TYPE_GPU)           ? HCL_DEVICE_TYPE_GPU
+                 : (type & CL_DEVICE_TYPE_CPU)         ? HCL_DEVICE_TYPE_CPU
+                 : (type & CL_DEVICE_TYPE_ACCELERATOR) ? HCL_DEVICE_TYPE_ACCELERATOR
+                                                       : HCL_DEVICE_TYPE_OTHER;
+    info->compute_units = (uint32_t)device_u64(e->id, CL_DEVICE_MAX_COMPUTE_UNITS, 4);
+    info->global_mem_bytes = device_u64(e->id, CL_DEVICE_GLOBAL_MEM_SIZE, 8);
+    info->max_alloc_bytes = device_u64(e->id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8);
+    info->max_work_group_size = device_u64(e->id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t));
+    info->local_mem_bytes = device_u64(e->id, CL_DEVICE_LOCAL_MEM_SIZE, 8);
+    info->clock_mhz = (uint32_t)device_u64(e->id, CL_DEVICE_MAX_CLOCK_FREQUENCY, 4);
+    uint32_t align_bits = (uint32_t)device_u64(e->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 4);
+    e->base_align_bytes = align_bits >= 8 ? align_bits / 8 : 1;
+
+    /* The UUID lets one GPU seen through CUDA and OpenCL be recognised as one. */
+    size_t ext_size = 0;
+    char *ext = NULL;
+    if (hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size) == CL_SUCCESS && ext_size > 0 &&
+        (ext = calloc(1, ext_size + 1)) != NULL &&
+        hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL) == CL_SUCCESS &&
+        strstr(ext, "cl_khr_device_uuid") != NULL &&
+        hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_UUID_KHR, sizeof info->uuid, info->uuid, NULL) == CL_SUCCESS) {
+        info->has_uuid = 1;
+        char *p = info->identity;
+        p += snprintf(p, sizeof info->identity, "uuid:");
+        for (int i = 0; i < 16; i++) p += snprintf(p, 3, "%02x", info->uuid[i]);
+    } else {
+        memset(info->uuid, 0, sizeof info->uuid);
+        snprintf(info->identity, sizeof info->identity, "%s:%.24s:%.32s:%u", HCL_OCL_NAME, info->vendor,
+                 info->name, index);
+    }
+    free(ext);
+}
+
+static void platform_string(cl_platform_id p, cl_platform_info what, char *out, size_t size) {
+    out[0] = '\0';
+    if (hcl__cl.clGetPlatformInfo(p, what, size - 1, out, NULL) != CL_SUCCESS) out[0] = '\0';
+    out[size - 1] = '\0';
+}
+
+static hcl_status discover(char *reason, size_t reason_size, char *version, size_t version_size) {
+    hcl_status status = HCL_SUCCESS;
+    cl_platform_id *platforms = NULL;
+    cl_uint num_platforms = 0;
+    cl_int err = hcl__cl.clGetPlatformIDs(0, NULL, &num_platforms);
+    if (err != CL_SUCCESS || num_platforms == 0) {
+        if (err != CL_SUCCESS)
+            snprintf(reason, reason_size, "clGetPlatformIDs: %s (%d): no OpenCL platform (no ICD registered?)",
+                     hcl__ocl_error_name(err), (int)err);
+        else
+            snprintf(reason, reason_size, "clGetPlatformIDs: no OpenCL platform found (0 platforms)");
+        HCL_OCL_LOG("%s", reason);
+        return HCL_ERROR_BACKEND_UNAVAILABLE;
+    }
+    platforms = calloc(num_platforms, sizeof *platforms);
+    if (!platforms) {
+        snprintf(reason, reason_size, "out of host memory listing %u platforms", num_platforms);
+        return HCL_ERROR_OUT_OF_MEMORY;
+    }
+    err = hcl__cl.clGetPlatformIDs(num_platforms, platforms, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(reason, reason_size, "clGetPlatformIDs: %s (%d)", hcl__ocl_error_name(err), (int)err);
+        status = HCL_ERROR_BACKEND_UNAVAILABLE;
+        goto cleanup;
+    }
+    HCL_OCL_LOG("clGetPlatformIDs: %u platform(s)", num_platforms);
+
+    for (cl_uint p = 0; p < num_platforms; p++) {
+        char pname[128], pversion[128];
+        platform_string(platforms[p], CL_PLATFORM_NAME, pname, sizeof pname);
+        platform_string(platforms[p], CL_PLATFORM_VERSION, pversion, sizeof pversion);
+        if (p == 0 && version && version_size) snprintf(version, version_size, "%s (%s)", pversion, pname);
+        cl_uint n = 0;
+        err = hcl__cl.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+        if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && n == 0)) {
+            HCL_OCL_LOG("platform %u '%s' (%s): no devices", p, pname, pversion);
+            continue;
+        }
+        if (err != CL_SUCCESS) {
+            HCL_OCL_LOG("platform %u '%s': clGetDeviceIDs: %s (%d); platform skipped", p, pname,
+                        hcl__ocl_error_name(err), (int)err);
+            continue;
+        }
+        cl_device_id *ids = calloc(n, sizeof *ids);
+        hcl__ocl_device_entry *grown = realloc(g_devices, (g_device_count + n) * sizeof *grown);
+        if (!ids || !grown) {
+            free(ids);
+            if (grown) g_devices = grown;
+            snprintf(reason, reason_size, "out of host memory listing devices");
+            status = HCL_ERROR_OUT_OF_MEMORY;
+            goto cleanup;
+        }
+        g_devices = grown;
+        err = hcl__cl.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids, NULL);
+        if (err != CL_SUCCESS) {
+            HCL_OCL_LOG("platform %u '%s': clGetDeviceIDs: %s (%d); platform skipped", p, pname,
+                        hcl__ocl_error_name(err), (int)err);
+            free(ids);
+            continue;
+        }
+        HCL_OCL_LOG("platform %u '%s' (%s): %u device(s)", p, pname, pversion, n);
+        for (cl_uint d = 0; d < n; d++) {
+            hcl__ocl_device_entry *e = &g_devices[g_device_count];
+            memset(e, 0, sizeof *e);
+            e->platform = platforms[p];
+            e->id = ids[d];
+            snprintf(e->platform_version, sizeof e->platform_version, "%s", pversion);
+            describe_device(e, g_device_count);
+            HCL_OCL_LOG("device %u: %s (%s), %u compute units, %s", g_device_count, e->info.name,
+                        e->info.vendor, e->info.compute_units, e->info.identity);
+            g_device_count++;
+        }
+        free(ids);
+    }
+cleanup:
+    free(platforms);
+    return status;
+}
+
+static void forget_devices(void) {
+    free(g_devices);
+    g_devices = NULL;
+    g_device_count = 0;
+}
+
+static hcl_status ocl_init(const hcl_driver_host *host, char *reason, size_t reason_size, char *version,
+                           size_t version_size) {
+    hcl__ocl_host = host;
+    if (reason && reason_size) reason[0] = '\0';
+    if (version && version_size) version[0] = '\0';
+    if (g_initialised) {
+        if (version && version_size) snprintf(version, version_size, "%s", g_version);
+        return HCL_SUCCESS;
+    }
+    hcl_status status = HCL_SUCCESS;
+    if (!g_library) {
+        status = open_library(reason, reason_size);
+        if (status != HCL_SUCCESS) return status;
+    }
+    status = resolve_symbols(reason, reason_size);
+    if (status != HCL_SUCCESS) return status;
+    status = discover(reason, reason_size, g_version, sizeof g_version);
+    if (status != HCL_SUCCESS) {
+        forget_devices();
+        return status;
+    }
+    if (version && version_size) snprintf(version, version_size, "%s", g_version);
+    HCL_OCL_LOG("ready: %u device(s), %s", g_device_count, g_version);
+    g_initialised = 1;
+    return HCL_SUCCESS;
+}
+
+/* The library stays loaded: vendor runtimes keep threads and exit handlers that must not outlive their code. */
+static void ocl_shutdown(void) {
+    forget_devices();
+    g_initialised = 0;
+}
+
+const hcl__ocl_device_entry *hcl__ocl_device_entry_get(uint32_t index) {
+    return index < g_device_count ? &g_devices[index] : NULL;
+}
+
+static hcl_status ocl_device_count(uint32_t *out_count) {
+    *out_count = g_device_count;
+    return HCL_SUCCESS;
+}
+
+static hcl_status ocl_device_info(uint32_t index, hcl_device_info *out_info) {
+    if (index >= g_device_count)
+        return hcl__ocl_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "opencl: device %u of %u", index,
+                                          g_device_count);
+    *out_info = g_devices[index].info;
+    return HCL_SUCCESS;
+}
+
+/* The context is made here, never at init: a process that forks after init (Criterion) must not inherit one. */
+static hcl_status ocl_device_open(uint32_t index, void **out_device) {
+    hcl_status status = HCL_SUCCESS;
+    if (index >= g_device_count)
+        return hcl__ocl_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "opencl: device %u of %u", index,
+                                          g_device_count);
+    const hcl__ocl_device_entry *e = &g_devices[index];
+    hcl__ocl_device *dev = calloc(1, sizeof *dev);
+    if (!dev) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    dev->entry = e;
+    dev->id = e->id;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)e->platform, 0};
+    cl_int err = CL_SUCCESS;
+    dev->context = hcl__cl.clCreateContext(props, 1, &dev->id, NULL, NULL, &err);
+    HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateContext", "device %u '%s'", index, e->info.name);
+    hcl__ocl_builtins_init(dev);
+    HCL_OCL_LOG("device %u '%s': context created", index, e->info.name);
+    *out_device = dev;
+    return HCL_SUCCESS;
+cleanup:
+    free(dev);
+    return status;
+}
+
+static void ocl_device_close(void *device) {
+    hcl__ocl_device *dev = device;
+    if (!dev) return;
+    hcl__ocl_builtins_release(dev);
+    if (dev->context) hcl__cl.clReleaseContext(dev->context);
+    free(dev);
+}
+
+static const hcl_driver_table g_table = {
+    .size = sizeof(hcl_driver_table),
+    .abi_major = HCL_DRIVER_ABI_MAJOR,
+    .abi_minor = HCL_DRIVER_ABI_MINOR,
+    .name = HCL_OCL_NAME,
+    .init = ocl_init,
+    .shutdown = ocl_shutdown,
+    .device_count = ocl_device_count,
+    .device_info = ocl_device_info,
+    .device_open = ocl_device_open,
+    .device_close = ocl_device_close,
+    .queue_create = hcl__ocl_queue_create,
+    .queue_destroy = hcl__ocl_queue_destroy,
+    .queue_finish = hcl__ocl_queue_finish,
+    .queue_marker = hcl__ocl_queue_marker,
+    .buffer_alloc = hcl__ocl_buffer_alloc,
+    .buffer_free = hcl__ocl_buffer_free,
+    .buffer_write = hcl__ocl_buffer_write,
+    .buffer_read = hcl__ocl_buffer_read,
+    .buffer_copy = hcl__ocl_buffer_copy,
+    .buffer_fill = hcl__ocl_buffer_fill,
+    .event_wait = hcl__ocl_event_wait,
+    .event_release = hcl__ocl_event_release,
+    .event_elapsed = hcl__ocl_event_elapsed,
+    .module_create = hcl__ocl_module_create,
+    .module_destroy = hcl__ocl_module_destroy,
+    .kernel_create = hcl__ocl_kernel_create,
+    .kernel_destroy = hcl__ocl_kernel_destroy,
+    .kernel_launch = hcl__ocl_kernel_launch,
+    .vecadd_f32 = hcl__ocl_vecadd_f32,
+    .gemm_f32 = hcl__ocl_gemm_f32,
+    .softmax_f32 = hcl__ocl_softmax_f32,
+    .reduce_f32 = hcl__ocl_reduce_f32,
+};
+
+__attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);
+__attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void) { return &g_table; }

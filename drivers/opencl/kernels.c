@@ -1,0 +1,307 @@
+/* Built-in kernels: the OpenCL C sources of kernels/<name>/<name>.cl, embedded as text, built on first use per
+ * device (through the program cache) and launched with work-group sizes chosen within the device's limits. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const unsigned char hcl_kernel_vecadd_cl[];
+extern const size_t hcl_kernel_vecadd_cl_size;
+extern const unsigned char hcl_kernel_gemm_cl[];
+extern const size_t hcl_kernel_gemm_cl_size;
+extern const unsigned char hcl_kernel_softmax_cl[];
+extern const size_t hcl_kernel_softmax_cl_size;
+extern const unsigned char hcl_kernel_reduce_cl[];
+extern const size_t hcl_kernel_reduce_cl_size;
+
+/* -cl-fast-relaxed-math is deliberately absent: it lets the compiler assume there is no infinity, and softmax
+ * and reduce rely on -inf. */
+#define HCL_OCL_BUILTIN_OPTIONS "-cl-std=CL1.2"
+
+static const struct {
+    const char *name;
+    const unsigned char *source;
+    const size_t *size;
+    const char *kernels[HCL_OCL_BUILTIN_MAX_KERNELS];
+} g_builtins[HCL_OCL_BUILTIN_COUNT] = {
+    [HCL_OCL_BUILTIN_VECADD] = {"vecadd", hcl_kernel_vecadd_cl, &hcl_kernel_vecadd_cl_size, {"hcl_vecadd_f32"}},
+    [HCL_OCL_BUILTIN_GEMM] = {"gemm", hcl_kernel_gemm_cl, &hcl_kernel_gemm_cl_size,
+                              {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"}},
+    [HCL_OCL_BUILTIN_SOFTMAX] = {"softmax", hcl_kernel_softmax_cl, &hcl_kernel_softmax_cl_size,
+                                 {"hcl_softmax_f32"}},
+    [HCL_OCL_BUILTIN_REDUCE] = {"reduce", hcl_kernel_reduce_cl, &hcl_kernel_reduce_cl_size,
+                                {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"}},
+};
+
+/* The gemm kernels' fixed shape (kernels/gemm/gemm.cl): a 16 x 16 work-group computes a 64 x 64 tile of C. */
+#define HCL_OCL_GEMM_TILE 64
+#define HCL_OCL_GEMM_WG 16
+
+void hcl__ocl_builtins_init(hcl__ocl_device *dev) {
+    for (int i = 0; i < HCL_OCL_BUILTIN_COUNT; i++) {
+        memset(&dev->builtins[i], 0, sizeof dev->builtins[i]);
+        pthread_mutex_init(&dev->builtins[i].lock, NULL);
+    }
+}
+
+static void release_builtin(hcl__ocl_builtin *b) {
+    for (int k = 0; k < HCL_OCL_BUILTIN_MAX_KERNELS; k++) {
+        if (b->kernels[k]) hcl__cl.clReleaseKernel(b->kernels[k]);
+        b->kernels[k] = NULL;
+    }
+    if (b->program) hcl__cl.clReleaseProgram(b->program);
+    b->program = NULL;
+}
+
+void hcl__ocl_builtins_release(hcl__ocl_device *dev) {
+    for (int i = 0; i < HCL_OCL_BUILTIN_COUNT; i++) {
+        release_builtin(&dev->builtins[i]);
+        pthread_mutex_destroy(&dev->builtins[i].lock);
+    }
+}
+
+/* Lock built-in `which` of the device, building it first if this is its first use. On success the lock is
+ * held and the caller unlocks after it has set the arguments and enqueued. */
+static hcl_status acquire(hcl__ocl_device *dev, int which, hcl__ocl_builtin **out_builtin) {
+    hcl__ocl_builtin *b = &dev->builtins[which];
+    hcl_status status = HCL_SUCCESS;
+    pthread_mutex_lock(&b->lock);
+    if (b->program) {
+        *out_builtin = b;
+        return HCL_SUCCESS;
+    }
+    status = hcl__ocl_program_build(dev, (const char *)g_builtins[which].source, *g_builtins[which].size,
+                                    HCL_OCL_BUILTIN_OPTIONS, &b->program);
+    if (status != HCL_SUCCESS) goto cleanup;
+    for (int k = 0; k < HCL_OCL_BUILTIN_MAX_KERNELS && g_builtins[which].kernels[k]; k++) {
+        const char *name = g_builtins[which].kernels[k];
+        cl_int err = CL_SUCCESS;
+        b->kernels[k] = hcl__cl.clCreateKernel(b->program, name, &err);
+        HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateKernel", "built-in kernel '%s'", name);
+        HCL_OCL_CHECK(hcl__cl.clGetKernelWorkGroupInfo(b->kernels[k], dev->id, CL_KERNEL_WORK_GROUP_SIZE,
+                                                       sizeof b->kernel_wg_max[k], &b->kernel_wg_max[k], NULL),
+                      HCL_OCL_CALL, "clGetKernelWorkGroupInfo", "CL_KERNEL_WORK_GROUP_SIZE of '%s'", name);
+        HCL_OCL_LOG("built-in '%s' on '%s': up to %zu work-items per group", name, dev->entry->info.name,
+                    b->kernel_wg_max[k]);
+    }
+    *out_builtin = b;
+    return HCL_SUCCESS;
+cleanup:
+    release_builtin(b);
+    pthread_mutex_unlock(&b->lock);
+    return status;
+}
+
+static size_t pow2_floor(size_t v) {
+    size_t p = 1;
+    while (p * 2 <= v) p *= 2;
+    return p;
+}
+
+static size_t pow2_ceil(size_t v) {
+    size_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* A CPU device runs a work-group's work-items as a loop: it wants few work-items with contiguous runs, where a
+ * GPU wants many work-items reading neighbouring addresses. */
+static int is_cpu(const hcl__ocl_device *dev) { return dev->entry->info.type == HCL_DEVICE_TYPE_CPU; }
+
+/* Set consecutive kernel arguments: (size, pointer) pairs. */
+typedef struct {
+    size_t size;
+    const void *value;
+} hcl__ocl_karg;
+
+static hcl_status set_args(cl_kernel kernel, const char *name, const hcl__ocl_karg *args, cl_uint count) {
+    hcl_status status = HCL_SUCCESS;
+    for (cl_uint i = 0; i < count; i++)
+        HCL_OCL_CHECK(hcl__cl.clSetKernelArg(kernel, i, args[i].size, args[i].value), HCL_OCL_CALL,
+                      "clSetKernelArg", "built-in '%s' argument %u (%zu bytes)", name, i, args[i].size);
+cleanup:
+    return status;
+}
+
+/* The built-ins have no wait list: the queue is in order. */
+static hcl_status launch(hcl__ocl_queue *q, cl_kernel kernel, const char *name, cl_uint dims, const size_t *global,
+                         const size_t *local, cl_event *out_ev) {
+    return hcl__ocl_enqueue(q, kernel, name, dims, global, local, 0, NULL, out_ev);
+}
+
+static hcl_status wrap_single(cl_event ev, void **out_event) {
+    if (!out_event) return HCL_SUCCESS;
+    return hcl__ocl_event_wrap(ev, ev, 0, out_event);
+}
+
+hcl_status hcl__ocl_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, void **out_event) {
+    hcl__ocl_queue *q = queue;
+    hcl__ocl_device *dev = q->device;
+    if (n == 0) return out_event ? hcl__ocl_queue_marker(q, 0, NULL, out_event) : HCL_SUCCESS;
+    hcl__ocl_builtin *bi = NULL;
+    hcl_status status = acquire(dev, HCL_OCL_BUILTIN_VECADD, &bi);
+    if (status != HCL_SUCCESS) return status;
+    cl_mem ma = a, mb = b, mc = c;
+    cl_ulong n64 = n;
+    const hcl__ocl_karg args[] = {{sizeof ma, &ma}, {sizeof mb, &mb}, {sizeof mc, &mc}, {sizeof n64, &n64}};
+    size_t wg = pow2_floor(min_size(256, bi->kernel_wg_max[0]));
+    size_t items = n / 4 > 0 ? n / 4 : 1;
+    size_t groups = (items + wg - 1) / wg;
+    groups = min_size(groups, (size_t)1 << 18); /* past that, work-items stride over the rest */
+    size_t global = groups * wg;
+    cl_event ev = NULL;
+    status = set_args(bi->kernels[0], "hcl_vecadd_f32", args, 4);
+    if (status == HCL_SUCCESS)
+        status = launch(q, bi->kernels[0], "hcl_vecadd_f32", 1, &global, &wg, out_event ? &ev : NULL);
+    pthread_mutex_unlock(&bi->lock);
+    if (status != HCL_SUCCESS) return status;
+    return wrap_single(ev, out_event);
+}
+
+hcl_status hcl__ocl_gemm_f32(void *queue, const hcl_gemm_args *g, void **out_event) {
+    hcl__ocl_queue *q = queue;
+    hcl__ocl_device *dev = q->device;
+    if (g->m == 0 || g->n == 0) return out_event ? hcl__ocl_queue_marker(q, 0, NULL, out_event) : HCL_SUCCESS;
+    hcl__ocl_builtin *bi = NULL;
+    hcl_status status = acquire(dev, HCL_OCL_BUILTIN_GEMM, &bi);
+    if (status != HCL_SUCCESS) return status;
+    const int which = (g->trans_a == HCL_TRANS ? 2 : 0) + (g->trans_b == HCL_TRANS ? 1 : 0);
+    const char *name = g_builtins[HCL_OCL_BUILTIN_GEMM].kernels[which];
+    cl_event ev = NULL;
+    if (bi->kernel_wg_max[which] < HCL_OCL_GEMM_WG * HCL_OCL_GEMM_WG) {
+        status = hcl__ocl_host->set_message(HCL_ERROR_UNSUPPORTED,
+                                            "opencl: built-in '%s' needs work-groups of %d work-items; '%s' allows "
+                                            "%zu for it",
+                                            name, HCL_OCL_GEMM_WG * HCL_OCL_GEMM_WG, dev->entry->info.name,
+                                            bi->kernel_wg_max[which]);
+        goto cleanup;
+    }
+    /* BLAS: with k or alpha 0, A and B are not read and C = beta * C */
+    const int no_product = g->k == 0 || g->alpha == 0.0f;
+    cl_ulong m = g->m, n = g->n, k = no_product ? 0 : g->k, lda = g->lda, ldb = g->ldb, ldc = g->ldc;
+    float alpha = no_product ? 0.0f : g->alpha, beta = g->beta;
+    cl_mem a = g->a, b = g->b, c = g->c;
+    const hcl__ocl_karg args[] = {{sizeof m, &m},         {sizeof n, &n},         {sizeof k, &k},
+                                  {sizeof alpha, &alpha}, {sizeof a, &a},         {sizeof lda, &lda},
+                                  {sizeof b, &b},         {sizeof ldb, &ldb},     {sizeof beta, &beta},
+                                  {sizeof c, &c},         {sizeof ldc, &ldc}};
+    size_t local[2] = {HCL_OCL_GEMM_WG, HCL_OCL_GEMM_WG};
+    size_t global[2] = {(g->n + HCL_OCL_GEMM_TILE - 1) / HCL_OCL_GEMM_TILE * HCL_OCL_GEMM_WG,
+                        (g->m + HCL_OCL_GEMM_TILE - 1) / HCL_OCL_GEMM_TILE * HCL_OCL_GEMM_WG};
+    status = set_args(bi->kernels[which], name, args, 11);
+    if (status == HCL_SUCCESS) status = launch(q, bi->kernels[which], name, 2, global, local, out_event ? &ev : NULL);
+cleanup:
+    pthread_mutex_unlock(&bi->lock);
+    if (status != HCL_SUCCESS) return status;
+    return wrap_single(ev, out_event);
+}
+
+hcl_status hcl__ocl_softmax_f32(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event) {
+    hcl__ocl_queue *q = queue;
+    hcl__ocl_device *dev = q->device;
+    if (rows == 0 || cols == 0) return out_event ? hcl__ocl_queue_marker(q, 0, NULL, out_event) : HCL_SUCCESS;
+    hcl__ocl_builtin *bi = NULL;
+    hcl_status status = acquire(dev, HCL_OCL_BUILTIN_SOFTMAX, &bi);
+    if (status != HCL_SUCCESS) return status;
+    /* GPU: a power-of-two group with about four elements per work-item, reading coalesced (chunk 1); the tree
+     * needs a float of local memory per work-item. CPU: one work-item per row over the whole row (a CPU device
+     * runs a group on one core, looping over its work-items: wider groups and their trees only cost; measured
+     * on PoCL 3.1, 1 work-item per row was fastest). */
+    size_t wg = 1, chunk = cols;
+    if (!is_cpu(dev)) {
+        size_t max_wg =
+            pow2_floor(min_size(min_size(1024, bi->kernel_wg_max[0]), dev->entry->info.max_work_group_size));
+        while (max_wg > 1 && max_wg * sizeof(float) > dev->entry->info.local_mem_bytes) max_wg /= 2;
+        wg = pow2_ceil((cols + 3) / 4);
+        if (wg < 32) wg = 32;
+        if (wg > max_wg) wg = max_wg;
+        chunk = 1;
+    }
+    size_t groups = min_size(rows, (size_t)1 << 16); /* the kernel strides over the rest of the rows */
+    size_t global = groups * wg;
+    cl_mem mi = in, mo = out;
+    cl_ulong r64 = rows, c64 = cols, chunk64 = chunk;
+    const hcl__ocl_karg args[] = {{sizeof mi, &mi},   {sizeof mo, &mo},         {sizeof r64, &r64},
+                                  {sizeof c64, &c64}, {sizeof chunk64, &chunk64}, {wg * sizeof(float), NULL}};
+    cl_event ev = NULL;
+    status = set_args(bi->kernels[0], "hcl_softmax_f32", args, 6);
+    if (status == HCL_SUCCESS)
+        status = launch(q, bi->kernels[0], "hcl_softmax_f32", 1, &global, &wg, out_event ? &ev : NULL);
+    pthread_mutex_unlock(&bi->lock);
+    if (status != HCL_SUCCESS) return status;
+    return wrap_single(ev, out_event);
+}
+
+/* The first pass's group count depends only on n and the device, so a reduction's order is always the same. */
+static size_t reduce_max_groups(const hcl__ocl_device *dev) {
+    size_t g = (size_t)dev->entry->info.compute_units * 8;
+    if (g < 1) g = 1;
+    return g > 1024 ? 1024 : g;
+}
+
+hcl_status hcl__ocl_reduce_f32(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event) {
+    hcl__ocl_queue *q = queue;
+    hcl__ocl_device *dev = q->device;
+    hcl_status status = HCL_SUCCESS;
+    cl_event first = NULL, last = NULL;
+    const int which = op == HCL_REDUCE_MAX ? 1 : op == HCL_REDUCE_MIN ? 2 : 0;
+    const char *name = g_builtins[HCL_OCL_BUILTIN_REDUCE].kernels[which];
+    if (n == 0) {
+        const float identity = which == 0 ? 0.0f : which == 1 ? -INFINITY : INFINITY;
+        return hcl__ocl_buffer_fill(q, out, 0, sizeof identity, &identity, sizeof identity, 0, 0, NULL, out_event);
+    }
+    const size_t max_groups = reduce_max_groups(dev);
+    if (!q->reduce_partials) {
+        cl_int err = CL_SUCCESS;
+        q->reduce_partials = hcl__cl.clCreateBuffer(dev->context, CL_MEM_READ_WRITE, max_groups * sizeof(float), NULL,
+                                                    &err);
+        if (err != CL_SUCCESS) {
+            q->reduce_partials = NULL;
+            return hcl__ocl_fail(err, HCL_OCL_ALLOC, "clCreateBuffer", "%zu partial sums for reduce",
+                                 max_groups);
+        }
+    }
+    hcl__ocl_builtin *bi = NULL;
+    status = acquire(dev, HCL_OCL_BUILTIN_REDUCE, &bi);
+    if (status != HCL_SUCCESS) return status;
+    cl_kernel kernel = bi->kernels[which];
+    size_t wg = pow2_floor(min_size(min_size(is_cpu(dev) ? 16 : 256, bi->kernel_wg_max[which]),
+                                    dev->entry->info.max_work_group_size));
+    while (wg > 1 && wg * sizeof(float) > dev->entry->info.local_mem_bytes) wg /= 2;
+    size_t groups = min_size((n + wg - 1) / wg, max_groups);
+    /* GPU: coalesced, chunk 1; CPU: one contiguous run per work-item */
+    size_t chunk1 = is_cpu(dev) ? (n + groups * wg - 1) / (groups * wg) : 1;
+    size_t chunk2 = is_cpu(dev) ? (groups + wg - 1) / wg : 1;
+    cl_mem min_ = in, mout = out, mpart = q->reduce_partials;
+    cl_ulong n64 = n, g64 = groups, c1 = chunk1, c2 = chunk2;
+
+    /* one pass when one group covers it; else partials, then one group over them */
+    const hcl__ocl_karg pass1[] = {{sizeof min_, &min_},
+                                   {sizeof(cl_mem), groups == 1 ? &mout : &mpart},
+                                   {sizeof n64, &n64},
+                                   {sizeof c1, &c1},
+                                   {wg * sizeof(float), NULL}};
+    size_t global = groups * wg;
+    status = set_args(kernel, name, pass1, 5);
+    if (status == HCL_SUCCESS) status = launch(q, kernel, name, 1, &global, &wg, out_event ? &first : NULL);
+    if (status == HCL_SUCCESS && groups > 1) {
+        const hcl__ocl_karg pass2[] = {{sizeof mpart, &mpart},
+                                       {sizeof mout, &mout},
+                                       {sizeof g64, &g64},
+                                       {sizeof c2, &c2},
+                                       {wg * sizeof(float), NULL}};
+        status = set_args(kernel, name, pass2, 5);
+        if (status == HCL_SUCCESS) status = launch(q, kernel, name, 1, &wg, &wg, out_event ? &last : NULL);
+    }
+    pthread_mutex_unlock(&bi->lock);
+    if (status != HCL_SUCCESS) {
+        if (first) hcl__cl.clReleaseEvent(first);
+        if (last) hcl__cl.clReleaseEvent(last);
+        return status;
+    }
+    if (!out_event) return HCL_SUCCESS;
+    return hcl__ocl_event_wrap(first, last ? last : first, 0, out_event);
+}

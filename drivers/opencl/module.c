@@ -1,0 +1,343 @@
+/* Programs (built from OpenCL C through the on-disk binary cache), kernels and launches. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hcl__ocl_module {
+    hcl__ocl_device *device;
+    cl_program program;
+} hcl__ocl_module;
+
+typedef struct hcl__ocl_kernel {
+    hcl__ocl_module *module;
+    cl_kernel kernel;
+    cl_uint num_args;     /* parameters the kernel declares (CL_KERNEL_NUM_ARGS) */
+    pthread_mutex_t lock; /* clSetKernelArg mutates the kernel: one launch at a time sets and enqueues */
+    char name[128];
+} hcl__ocl_kernel;
+
+/* The build log goes into the error message; keep its head, which names the first error. */
+#define HCL_OCL_LOG_MAX 1200
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Building through the cache
+ * ------------------------------------------------------------------------------------------------------- */
+/* The cache key: every input that changes the binary. The core hashes it with the HCL version. */
+static char *cache_key(const hcl__ocl_device *dev, const char *source, size_t length, const char *options,
+                       size_t *out_size) {
+    const hcl__ocl_device_entry *e = dev->entry;
+    const char *fmt = "hcl-opencl-program-1\ndevice=%s\nvendor=%s\ndevice_version=%s\ndriver_version=%s\n"
+                      "platform_version=%s\noptions=%s\nsource=";
+    int head = snprintf(NULL, 0, fmt, e->info.name, e->info.vendor, e->device_version, e->info.driver_version,
+                        e->platform_version, options);
+    if (head < 0) return NULL;
+    char *key = malloc((size_t)head + length + 1);
+    if (!key) return NULL;
+    snprintf(key, (size_t)head + 1, fmt, e->info.name, e->info.vendor, e->device_version, e->info.driver_version,
+             e->platform_version, options);
+    memcpy(key + head, source, length);
+    key[(size_t)head + length] = '\0';
+    *out_size = (size_t)head + length;
+    return key;
+}
+
+static char *build_log(cl_program program, cl_device_id device) {
+    size_t size = 0;
+    if (hcl__cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS)
+        return NULL;
+    char *log = calloc(1, size + 1);
+    if (!log) return NULL;
+    if (hcl__cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL) != CL_SUCCESS) {
+        free(log);
+        return NULL;
+    }
+    return log;
+}
+
+/* Store the program's binary for next time; a failure here only costs a rebuild later. */
+static void cache_store(const hcl__ocl_device *dev, cl_program program, const char *key, size_t key_size) {
+    size_t bin_size = 0;
+    unsigned char *bin = NULL;
+    if (!hcl__ocl_host->cache_store) return;
+    cl_int err = hcl__cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof bin_size, &bin_size, NULL);
+    if (err != CL_SUCCESS || bin_size == 0) {
+        HCL_OCL_LOG("no program binary to cache (%s)", hcl__ocl_error_name(err));
+        return;
+    }
+    bin = malloc(bin_size);
+    if (!bin) return;
+    err = hcl__cl.clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+    if (err == CL_SUCCESS) {
+        hcl__ocl_host->cache_store(HCL_OCL_NAME, key, key_size, bin, bin_size);
+        HCL_OCL_LOG("cached a program binary of %zu bytes for '%s'", bin_size, dev->entry->info.name);
+    } else {
+        HCL_OCL_LOG("clGetProgramInfo(CL_PROGRAM_BINARIES): %s (%d); not cached", hcl__ocl_error_name(err),
+                    (int)err);
+    }
+    free(bin);
+}
+
+/* Try a cached binary; NULL when there is none or it no longer builds (then the source is built instead). */
+static cl_program from_cache(const hcl__ocl_device *dev, const char *key, size_t key_size, const char *options) {
+    if (!hcl__ocl_host->cache_load) return NULL;
+    size_t size = 0;
+    unsigned char *bin = hcl__ocl_host->cache_load(HCL_OCL_NAME, key, key_size, &size);
+    if (!bin) return NULL;
+    cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
+    const unsigned char *bins[1] = {bin};
+    cl_program program = hcl__cl.clCreateProgramWithBinary(dev->context, 1, &dev->id, &size, bins, &bin_status,
+                                                           &err);
+    free(bin);
+    if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
+        HCL_OCL_LOG("cached binary refused: clCreateProgramWithBinary: %s (%d); building from source",
+                    hcl__ocl_error_name(err != CL_SUCCESS ? err : bin_status),
+                    (int)(err != CL_SUCCESS ? err : bin_status));
+        if (program) hcl__cl.clReleaseProgram(program);
+        return NULL;
+    }
+    err = hcl__cl.clBuildProgram(program, 1, &dev->id, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        HCL_OCL_LOG("cached binary refused: clBuildProgram: %s (%d); building from source", hcl__ocl_error_name(err),
+                    (int)err);
+        hcl__cl.clReleaseProgram(program);
+        return NULL;
+    }
+    HCL_OCL_LOG("program binary of %zu bytes loaded from the cache", size);
+    return program;
+}
+
+hcl_status hcl__ocl_program_build(hcl__ocl_device *dev, const char *source, size_t length, const char *options,
+                                  cl_program *out_program) {
+    hcl_status status = HCL_SUCCESS;
+    cl_program program = NULL;
+    char *log = NULL;
+    size_t key_size = 0;
+    if (!options) options = "";
+    char *key = cache_key(dev, source, length, options, &key_size);
+    if (!key) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+
+    program = from_cache(dev, key, key_size, options);
+    if (program) goto done;
+
+    cl_int err = CL_SUCCESS;
+    program = hcl__cl.clCreateProgramWithSource(dev->context, 1, &source, &length, &err);
+    HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateProgramWithSource", "%zu bytes of OpenCL C", length);
+    err = hcl__cl.clBuildProgram(program, 1, &dev->id, options, NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS || err == CL_COMPILE_PROGRAM_FAILURE) {
+        log = build_log(program, dev->id);
+        size_t log_len = log ? strlen(log) : 0;
+        status = hcl__ocl_host->set_message(
+            HCL_ERROR_BUILD, "clBuildProgram: %s (%d) on '%s' with options '%s'; build log%s:\n%.*s%s",
+            hcl__ocl_error_name(err), (int)err, dev->entry->info.name, options,
+            log_len > HCL_OCL_LOG_MAX ? " (truncated)" : "", (int)(log_len > HCL_OCL_LOG_MAX ? HCL_OCL_LOG_MAX : log_len),
+            log ? log : "", log_len > HCL_OCL_LOG_MAX ? "\n..." : "");
+        goto cleanup;
+    }
+    HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clBuildProgram", "on '%s' with options '%s'", dev->entry->info.name, options);
+    HCL_OCL_LOG("built a program of %zu bytes of source for '%s' (options '%s')", length, dev->entry->info.name,
+                options);
+    cache_store(dev, program, key, key_size);
+done:
+    *out_program = program;
+    program = NULL;
+cleanup:
+    if (program) hcl__cl.clReleaseProgram(program);
+    free(log);
+    free(key);
+    return status;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Modules and kernels
+ * ------------------------------------------------------------------------------------------------------- */
+static const char *kind_name(hcl_source_kind kind) {
+    switch (kind) {
+    case HCL_SOURCE_OPENCL_C: return "OPENCL_C";
+    case HCL_SOURCE_CUDA_C: return "CUDA_C";
+    case HCL_SOURCE_HIP_C: return "HIP_C";
+    case HCL_SOURCE_SPIRV: return "SPIRV";
+    case HCL_SOURCE_CUDA_BINARY: return "CUDA_BINARY";
+    case HCL_SOURCE_HIP_BINARY: return "HIP_BINARY";
+    case HCL_SOURCE_HOST_TABLE: return "HOST_TABLE";
+    }
+    return "unknown";
+}
+
+hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources, uint32_t count,
+                                  void **out_module) {
+    hcl__ocl_device *dev = device;
+    const hcl_module_source *src = NULL;
+    for (uint32_t i = 0; i < count && !src; i++)
+        if (sources[i].kind == HCL_SOURCE_OPENCL_C) src = &sources[i];
+    if (!src) {
+        char given[256] = "";
+        size_t used = 0;
+        for (uint32_t i = 0; i < count && used + 1 < sizeof given; i++) {
+            int w = snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", kind_name(sources[i].kind));
+            if (w < 0) break;
+            used += (size_t)w;
+        }
+        return hcl__ocl_host->set_message(HCL_ERROR_UNSUPPORTED,
+                                          "opencl takes HCL_SOURCE_OPENCL_C; the sources given were: %s", given);
+    }
+    /* a text may carry its NUL; the compiler must not see it */
+    const char *text = src->data;
+    size_t length = src->size;
+    while (length > 0 && text[length - 1] == '\0') length--;
+    if (length == 0)
+        return hcl__ocl_host->set_message(HCL_ERROR_INVALID_ARGUMENT, "opencl: the OpenCL C source is empty");
+
+    hcl__ocl_module *m = calloc(1, sizeof *m);
+    if (!m) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    m->device = dev;
+    hcl_status status = hcl__ocl_program_build(dev, text, length, src->options, &m->program);
+    if (status != HCL_SUCCESS) {
+        free(m);
+        return status;
+    }
+    *out_module = m;
+    return HCL_SUCCESS;
+}
+
+void hcl__ocl_module_destroy(void *module) {
+    hcl__ocl_module *m = module;
+    if (!m) return;
+    if (m->program) hcl__cl.clReleaseProgram(m->program);
+    free(m);
+}
+
+hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_kernel) {
+    hcl__ocl_module *m = module;
+    hcl_status status = HCL_SUCCESS;
+    hcl__ocl_kernel *k = calloc(1, sizeof *k);
+    if (!k) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    k->module = m;
+    snprintf(k->name, sizeof k->name, "%s", name);
+    cl_int err = CL_SUCCESS;
+    k->kernel = hcl__cl.clCreateKernel(m->program, name, &err);
+    if (err == CL_INVALID_KERNEL_NAME) {
+        status = hcl__ocl_host->set_message(HCL_ERROR_NOT_FOUND, "clCreateKernel: %s (%d); no kernel '%s' in the module",
+                                            hcl__ocl_error_name(err), (int)err, name);
+        goto cleanup;
+    }
+    HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateKernel", "kernel '%s'", name);
+    HCL_OCL_CHECK(hcl__cl.clGetKernelInfo(k->kernel, CL_KERNEL_NUM_ARGS, sizeof k->num_args, &k->num_args, NULL),
+                  HCL_OCL_CALL, "clGetKernelInfo", "CL_KERNEL_NUM_ARGS of kernel '%s'", name);
+    if (pthread_mutex_init(&k->lock, NULL) != 0) {
+        status = hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: pthread_mutex_init failed");
+        goto cleanup;
+    }
+    *out_kernel = k;
+    return HCL_SUCCESS;
+cleanup:
+    if (k->kernel) hcl__cl.clReleaseKernel(k->kernel);
+    free(k);
+    return status;
+}
+
+void hcl__ocl_kernel_destroy(void *kernel) {
+    hcl__ocl_kernel *k = kernel;
+    if (!k) return;
+    pthread_mutex_destroy(&k->lock);
+    if (k->kernel) hcl__cl.clReleaseKernel(k->kernel);
+    free(k);
+}
+
+hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *what, cl_uint dims,
+                            const size_t *global, const size_t *local, uint32_t num_wait, void *const *wait,
+                            cl_event *out_event) {
+    hcl_status status = HCL_SUCCESS;
+    cl_event stack[8], *list = NULL, *heap = NULL;
+    status = hcl__ocl_wait_list(num_wait, wait, stack, 8, &list, &heap);
+    if (status != HCL_SUCCESS) return status;
+    HCL_OCL_CHECK(hcl__cl.clEnqueueNDRangeKernel(q->queue, kernel, dims, NULL, global, local, num_wait, list,
+                                                 out_event),
+                  HCL_OCL_CALL, "clEnqueueNDRangeKernel", "kernel '%s', global %zu x %zu x %zu, local %zu x %zu x %zu",
+                  what, global[0], dims > 1 ? global[1] : 1, dims > 2 ? global[2] : 1, local[0],
+                  dims > 1 ? local[1] : 1, dims > 2 ? local[2] : 1);
+cleanup:
+    free(heap);
+    return status;
+}
+
+hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
+                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
+                                  void *const *wait, void **out_event) {
+    hcl__ocl_queue *q = queue;
+    hcl__ocl_kernel *k = kernel;
+    const hcl__ocl_device_entry *e = q->device->entry;
+    hcl_status status = HCL_SUCCESS;
+    cl_mem *subs = NULL;
+    cl_event ev = NULL;
+    int locked = 0;
+
+    uint32_t expected = num_args + (shared_bytes > 0 ? 1 : 0);
+    if (expected != k->num_args) {
+        return hcl__ocl_host->set_message(
+            HCL_ERROR_INVALID_ARGUMENT,
+            "opencl: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
+            (unsigned)k->num_args, num_args,
+            shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
+    }
+    /* An offset into a buffer needs a sub-buffer, and OpenCL only makes those at aligned offsets. */
+    for (uint32_t i = 0; i < num_args; i++) {
+        if (args[i].kind == HCL_ARG_BUFFER && args[i].offset % e->base_align_bytes != 0)
+            return hcl__ocl_host->set_message(
+                HCL_ERROR_UNSUPPORTED,
+                "opencl: argument %u: buffer offset %zu is not a multiple of %u bytes, the sub-buffer alignment of "
+                "'%s' (CL_DEVICE_MEM_BASE_ADDR_ALIGN); pass offset 0 and the element offset as a value argument",
+                i, args[i].offset, e->base_align_bytes, e->info.name);
+    }
+    if (num_args > 0) {
+        subs = calloc(num_args, sizeof *subs);
+        if (!subs) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    }
+    for (uint32_t i = 0; i < num_args; i++) {
+        if (args[i].kind != HCL_ARG_BUFFER || args[i].offset == 0) continue;
+        cl_mem mem = (cl_mem)args[i].mem;
+        size_t size = 0;
+        HCL_OCL_CHECK(hcl__cl.clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL), HCL_OCL_CALL,
+                      "clGetMemObjectInfo", "CL_MEM_SIZE of argument %u", i);
+        cl_buffer_region region = {args[i].offset, size - args[i].offset};
+        cl_int err = CL_SUCCESS;
+        subs[i] = hcl__cl.clCreateSubBuffer(mem, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+        HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateSubBuffer", "argument %u: offset %zu, size %zu of a %zu-byte buffer",
+                      i, region.origin, region.size, size);
+    }
+
+    pthread_mutex_lock(&k->lock);
+    locked = 1;
+    for (uint32_t i = 0; i < num_args; i++) {
+        if (args[i].kind == HCL_ARG_BUFFER) {
+            cl_mem mem = subs[i] ? subs[i] : (cl_mem)args[i].mem;
+            HCL_OCL_CHECK(hcl__cl.clSetKernelArg(k->kernel, i, sizeof mem, &mem), HCL_OCL_CALL, "clSetKernelArg",
+                          "kernel '%s' argument %u: a buffer", k->name, i);
+        } else {
+            HCL_OCL_CHECK(hcl__cl.clSetKernelArg(k->kernel, i, args[i].size, args[i].value), HCL_OCL_CALL,
+                          "clSetKernelArg", "kernel '%s' argument %u: a value of %zu bytes", k->name, i, args[i].size);
+        }
+    }
+    if (shared_bytes > 0)
+        HCL_OCL_CHECK(hcl__cl.clSetKernelArg(k->kernel, num_args, shared_bytes, NULL), HCL_OCL_CALL, "clSetKernelArg",
+                      "kernel '%s' argument %u: %zu bytes of dynamic local memory", k->name, num_args, shared_bytes);
+    cl_uint dims = block.z > 1 || grid.z > 1 ? 3 : block.y > 1 || grid.y > 1 ? 2 : 1;
+    size_t global[3] = {(size_t)grid.x * block.x, (size_t)grid.y * block.y, (size_t)grid.z * block.z};
+    size_t local[3] = {block.x, block.y, block.z};
+    status = hcl__ocl_enqueue(q, k->kernel, k->name, dims, global, local, num_wait, wait, out_event ? &ev : NULL);
+    pthread_mutex_unlock(&k->lock);
+    locked = 0;
+    if (status != HCL_SUCCESS) goto cleanup;
+    if (out_event) {
+        status = hcl__ocl_event_wrap(ev, ev, 0, out_event);
+        ev = NULL;
+    }
+cleanup:
+    if (locked) pthread_mutex_unlock(&k->lock);
+    /* OpenCL keeps a sub-buffer alive until the commands that use it have finished */
+    for (uint32_t i = 0; subs && i < num_args; i++)
+        if (subs[i]) hcl__cl.clReleaseMemObject(subs[i]);
+    free(subs);
+    return status;
+}

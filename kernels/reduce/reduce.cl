@@ -1,0 +1,45 @@
+/* reduce (OpenCL C 1.2): sum, max or min of in[0..n), deterministic.
+ *
+ * One kernel per operation, used for both passes of a fixed-shape reduction: the first pass runs a fixed
+ * number of work-groups (chosen from n and the device only) and writes one partial per group; the second pass
+ * is the same kernel with one work-group over the partials. No atomics, no order that depends on timing: the
+ * same input on the same device gives the same bits.
+ *
+ * Each work-item takes runs of `chunk` consecutive elements, the runs of all work-items interleaved:
+ * chunk = 1 is the coalesced grid-stride order a GPU wants; a CPU gets long contiguous runs. Within a run,
+ * elements are combined in blocks of HCL_REDUCE_BLOCK before joining the work-item's total, and the work-items'
+ * totals meet in a tree in local memory (`scratch`: one float per work-item; the work-group size is a power of
+ * two): no long chain of float additions, so large sums stay accurate.
+ * Padding uses the identity (0, -INFINITY, INFINITY); max and min skip NaN as fmax and fmin do. */
+
+#define HCL_REDUCE_ADD(a, b) ((a) + (b))
+#define HCL_REDUCE_BLOCK 256
+
+#define HCL_REDUCE_KERNEL(NAME, IDENTITY, COMBINE)                                                         \
+    __kernel void hcl_reduce_##NAME##_f32(__global const float *in, __global float *out, ulong n,          \
+                                          ulong chunk, __local float *scratch) {                           \
+        const size_t lid = get_local_id(0);                                                                \
+        const size_t len = (size_t)n, run = (size_t)chunk;                                                 \
+        const size_t step = get_global_size(0) * run;                                                      \
+        float acc = IDENTITY;                                                                              \
+        for (size_t base = get_global_id(0) * run; base < len; base += step) {                             \
+            const size_t end = min(base + run, len);                                                       \
+            for (size_t b0 = base; b0 < end; b0 += HCL_REDUCE_BLOCK) {                                     \
+                const size_t e = min(b0 + HCL_REDUCE_BLOCK, end);                                          \
+                float part = IDENTITY;                                                                     \
+                for (size_t i = b0; i < e; i++) part = COMBINE(part, in[i]);                               \
+                acc = COMBINE(acc, part);                                                                  \
+            }                                                                                              \
+        }                                                                                                  \
+        scratch[lid] = acc;                                                                                \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                      \
+        for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {                                           \
+            if (lid < s) scratch[lid] = COMBINE(scratch[lid], scratch[lid + s]);                           \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+        }                                                                                                  \
+        if (lid == 0) out[get_group_id(0)] = scratch[0];                                                   \
+    }
+
+HCL_REDUCE_KERNEL(sum, 0.0f, HCL_REDUCE_ADD)
+HCL_REDUCE_KERNEL(max, -INFINITY, fmax)
+HCL_REDUCE_KERNEL(min, INFINITY, fmin)
