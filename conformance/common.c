@@ -1,0 +1,417 @@
+/* The conformance suite's shared machinery (see common.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+#include <criterion/event.h>
+#include <criterion/logging.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------------------------------- */
+/* Backends                                                                                                */
+/* ------------------------------------------------------------------------------------------------------- */
+static conf_backend backends[CONF_NUM_BACKENDS] = {{"cuda"}, {"hip"}, {"levelzero"}, {"opencl"}, {"host"}};
+
+struct criterion_test_params conf_backend_params(void) {
+    return cr_make_param_array(conf_backend, backends, CONF_NUM_BACKENDS);
+}
+
+static bool glob_match(const char *pattern, const char *name) {
+    size_t n = strlen(pattern);
+    if (n > 0 && pattern[n - 1] == '*') return strncmp(pattern, name, n - 1) == 0;
+    return strcmp(pattern, name) == 0;
+}
+
+const conf_expectation *conf_find_expectation(const char *backend, const char *suite, const char *test) {
+    for (size_t i = 0; i < conf_num_expectations; i++) {
+        const conf_expectation *e = &conf_expectations[i];
+        if (strcmp(e->backend, backend) == 0 && strcmp(e->suite, suite) == 0 && glob_match(e->test, test))
+            return e;
+    }
+    return NULL;
+}
+
+conf_xfail_verdict conf_xfail_judge(const conf_expectation *e, unsigned failures, const char *first_failure) {
+    if (failures == 0) return CONF_XFAIL_PASSED;
+    if (e->match && e->match[0] && (!first_failure || !strstr(first_failure, e->match))) return CONF_XFAIL_OTHER;
+    return CONF_XFAIL_CONFIRMED;
+}
+
+/* Whether HCL_BACKEND names this backend (a comma list of "name" or "name:N"). */
+static bool selected_by_env(const char *backend) {
+    const char *env = getenv("HCL_BACKEND");
+    if (!env || !env[0]) return true;
+    size_t len = strlen(backend);
+    const char *p = env;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *end = p + strcspn(p, ",");
+        size_t name_len = strcspn(p, ":,");
+        while (name_len > 0 && p[name_len - 1] == ' ') name_len--;
+        if (name_len == len && strncmp(p, backend, len) == 0) return true;
+        p = *end ? end + 1 : end;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------------------------------------- */
+/* State of the running test                                                                               */
+/* ------------------------------------------------------------------------------------------------------- */
+hcl_device conf_dev;
+hcl_queue conf_queue;
+hcl_device_info conf_info;
+char conf_selector[32];
+const char *conf_backend_name = "-";
+uint64_t conf_seed;
+
+static const conf_expectation *cur_xfail;
+static unsigned xfail_failures;
+static char xfail_first[1600];
+static const char *cur_suite = "", *cur_test = "";
+static uint64_t rng_state;
+static char primed_message[HCL_REASON_MAX + 256];
+
+enum track_kind { TR_DEVICE, TR_QUEUE, TR_BUFFER, TR_EVENT, TR_MODULE, TR_KERNEL, TR_MEMORY };
+typedef struct tracked {
+    enum track_kind kind;
+    void *p;
+} tracked;
+static tracked *track;
+static size_t track_len, track_cap;
+
+static void track_add(enum track_kind kind, void *p) {
+    if (!p) return;
+    if (track_len == track_cap) {
+        size_t cap = track_cap ? track_cap * 2 : 64;
+        tracked *t = realloc(track, cap * sizeof *t);
+        cr_assert(t != NULL, "out of host memory");
+        track = t;
+        track_cap = cap;
+    }
+    track[track_len].kind = kind;
+    track[track_len].p = p;
+    track_len++;
+}
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void seed_rng(const char *suite, const char *name) {
+    const char *env = getenv("HCL_SEED");
+    if (env && env[0]) {
+        conf_seed = strtoull(env, NULL, 0);
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+        conf_seed = splitmix64(&s) & 0xffffffffffffull; /* short enough to type back in */
+    }
+    /* Each test draws its own stream from the seed and its name, so one seed replays any single test. */
+    uint64_t h = conf_seed ^ 0x6a09e667f3bcc909ull;
+    for (const char *p = suite; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    rng_state = h;
+}
+
+static void begin_common(const char *backend, const char *suite, const char *name) {
+    conf_backend_name = backend;
+    cur_suite = suite;
+    cur_test = name;
+    conf_dev = NULL;
+    conf_queue = NULL;
+    cur_xfail = NULL;
+    xfail_failures = 0;
+    xfail_first[0] = 0;
+    seed_rng(suite, name);
+}
+
+bool conf_begin(const char *backend, const char *suite, const char *name) {
+    begin_common(backend, suite, name);
+    if (!selected_by_env(backend)) cr_skip_test("%s: not selected by HCL_BACKEND=%s", backend, getenv("HCL_BACKEND"));
+    const conf_expectation *e = conf_find_expectation(backend, suite, name);
+    if (e && e->kind == CONF_UNSUPPORTED) cr_skip_test("%s: unsupported: %s", backend, e->reason);
+    if (e && e->kind == CONF_XFAIL) cur_xfail = e;
+
+    uint32_t count = 0;
+    hcl_status st = hcl_backend_count(&count);
+    cr_assert(st == HCL_SUCCESS, "%s: hcl_backend_count: %s: %s", backend, hcl_status_name(st), hcl_last_message());
+    hcl_backend_info bi;
+    bool found = false;
+    for (uint32_t i = 0; i < count && !found; i++) {
+        st = hcl_backend_get_info(i, &bi);
+        cr_assert(st == HCL_SUCCESS, "hcl_backend_get_info(%u): %s: %s", i, hcl_status_name(st), hcl_last_message());
+        found = strcmp(bi.name, backend) == 0;
+    }
+    cr_assert(found, "backend %s is not in the list of known backends", backend);
+    if (!bi.available) cr_skip_test("%s: backend unavailable: %s", backend, bi.reason);
+    if (bi.device_count == 0) cr_skip_test("%s: backend available but it offers no device", backend);
+
+    const char *dev_env = getenv("HCL_DEVICE");
+    if (dev_env && dev_env[0])
+        snprintf(conf_selector, sizeof conf_selector, "%s:%s", backend, dev_env);
+    else
+        snprintf(conf_selector, sizeof conf_selector, "%s", backend);
+    st = hcl_device_open(conf_selector, &conf_dev);
+    cr_assert(st == HCL_SUCCESS, "%s: hcl_device_open(\"%s\"): %s: %s", backend, conf_selector, hcl_status_name(st),
+              hcl_last_message());
+    track_add(TR_DEVICE, conf_dev);
+    st = hcl_device_get_info(conf_dev, &conf_info);
+    cr_assert(st == HCL_SUCCESS, "%s: hcl_device_get_info: %s: %s", backend, hcl_status_name(st), hcl_last_message());
+    st = hcl_queue_create(conf_dev, &conf_queue);
+    cr_assert(st == HCL_SUCCESS, "%s: hcl_queue_create: %s: %s", backend, hcl_status_name(st), hcl_last_message());
+    track_add(TR_QUEUE, conf_queue);
+    cr_log_info("%s/%s on %s: device %s:%u \"%s\" (%s), seed HCL_SEED=%llu%s", suite, name, backend, conf_info.backend,
+                conf_info.index, conf_info.name, conf_info.vendor, (unsigned long long)conf_seed,
+                cur_xfail ? " (declared as an expected failure)" : "");
+    return true;
+}
+
+void conf_begin_global(const char *suite, const char *name) {
+    begin_common("-", suite, name);
+    cr_log_info("%s/%s: seed HCL_SEED=%llu", suite, name, (unsigned long long)conf_seed);
+}
+
+void conf_end(void) {
+    for (size_t i = track_len; i-- > 0;) {
+        hcl_status st = HCL_SUCCESS;
+        const char *what = "";
+        switch (track[i].kind) {
+        case TR_DEVICE: st = hcl_device_release(track[i].p); what = "hcl_device_release"; break;
+        case TR_QUEUE: st = hcl_queue_release(track[i].p); what = "hcl_queue_release"; break;
+        case TR_BUFFER: st = hcl_buffer_release(track[i].p); what = "hcl_buffer_release"; break;
+        case TR_EVENT: st = hcl_event_release(track[i].p); what = "hcl_event_release"; break;
+        case TR_MODULE: st = hcl_module_release(track[i].p); what = "hcl_module_release"; break;
+        case TR_KERNEL: st = hcl_kernel_release(track[i].p); what = "hcl_kernel_release"; break;
+        case TR_MEMORY: free(track[i].p); break;
+        }
+        CHECK(st == HCL_SUCCESS, "cleanup: %s: %s: %s", what, hcl_status_name(st), hcl_last_message());
+    }
+    free(track);
+    track = NULL;
+    track_len = track_cap = 0;
+    conf_dev = NULL;
+    conf_queue = NULL;
+
+    if (cur_xfail) {
+        const conf_expectation *e = cur_xfail;
+        cur_xfail = NULL; /* from here on, checks report normally */
+        switch (conf_xfail_judge(e, xfail_failures, xfail_first)) {
+        case CONF_XFAIL_CONFIRMED:
+            cr_skip_test("%s: expected failure (declared: %s); observed %u failure(s), first: %s", conf_backend_name,
+                         e->reason, xfail_failures, xfail_first);
+        case CONF_XFAIL_PASSED:
+            CHECK(false, "declared as an expected failure on %s (%s) but it passed: remove it from the table",
+                  conf_backend_name, e->reason);
+            break;
+        case CONF_XFAIL_OTHER:
+            CHECK(false, "declared as an expected failure on %s for \"%s\" but it failed otherwise: %s",
+                  conf_backend_name, e->match, xfail_first);
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------- */
+/* Checks                                                                                                  */
+/* ------------------------------------------------------------------------------------------------------- */
+static bool report(const char *file, int line, const char *msg) {
+    char full[2048];
+    snprintf(full, sizeof full, "[%s seed=%llu] %s", conf_backend_name, (unsigned long long)conf_seed, msg);
+    if (cur_xfail) {
+        if (xfail_failures++ == 0) snprintf(xfail_first, sizeof xfail_first, "%s", msg);
+        cr_log_info("(expected failure) %s:%d: %s", file, line, full);
+        return false;
+    }
+    struct criterion_assert_stats stat;
+    memset(&stat, 0, sizeof stat);
+    stat.passed = false;
+    stat.file = file;
+    stat.line = (unsigned)line;
+    stat.message = full;
+    criterion_send_assert(&stat);
+    return false;
+}
+
+bool conf_check_at(bool ok, const char *file, int line, const char *fmt, ...) {
+    if (ok) return true;
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return report(file, line, msg);
+}
+
+void conf_prime_message(void) {
+    hcl_backend_info bi;
+    (void)hcl_backend_get_info(UINT32_MAX, &bi);
+    snprintf(primed_message, sizeof primed_message, "%s", hcl_last_message());
+}
+
+static bool status_check(hcl_status got, bool ok, const char *want_text, const char *expr, const char *file,
+                         int line) {
+    const char *msg = hcl_last_message();
+    if (!ok)
+        return conf_check_at(false, file, line, "%s\n  returned %s, expected %s\n  message: \"%s\"", expr,
+                             hcl_status_name(got), want_text, got != HCL_SUCCESS ? msg : "");
+    if (got == HCL_SUCCESS) return true;
+    if (!msg || !msg[0])
+        return conf_check_at(false, file, line, "%s\n  returned %s as expected but hcl_last_message() is empty", expr,
+                             hcl_status_name(got));
+    if (primed_message[0] && strcmp(msg, primed_message) == 0)
+        return conf_check_at(false, file, line,
+                             "%s\n  returned %s as expected but left no message of its own (still: \"%s\")", expr,
+                             hcl_status_name(got), msg);
+    return true;
+}
+
+bool conf_status_at(hcl_status got, hcl_status want, const char *expr, const char *file, int line) {
+    return status_check(got, got == want, hcl_status_name(want), expr, file, line);
+}
+
+bool conf_status_any_at(hcl_status got, hcl_status want1, hcl_status want2, const char *expr, const char *file,
+                        int line) {
+    char want[96];
+    snprintf(want, sizeof want, "%s or %s", hcl_status_name(want1), hcl_status_name(want2));
+    return status_check(got, got == want1 || got == want2, want, expr, file, line);
+}
+
+bool conf_message_has_at(const char *needle, const char *file, int line) {
+    const char *msg = hcl_last_message();
+    return conf_check_at(msg && strstr(msg, needle) != NULL, file, line,
+                         "hcl_last_message() should mention \"%s\"; it is \"%s\"", needle, msg ? msg : "(null)");
+}
+
+/* ------------------------------------------------------------------------------------------------------- */
+/* Tracked objects                                                                                         */
+/* ------------------------------------------------------------------------------------------------------- */
+hcl_buffer conf_buffer_on(hcl_device dev, size_t bytes) {
+    hcl_buffer b = NULL;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_buffer_create(dev, bytes, 0, &b))) return NULL;
+    track_add(TR_BUFFER, b);
+    return b;
+}
+
+hcl_buffer conf_buffer(size_t bytes) { return conf_buffer_on(conf_dev, bytes); }
+
+hcl_queue conf_queue_on(hcl_device dev) {
+    hcl_queue q = NULL;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_queue_create(dev, &q))) return NULL;
+    track_add(TR_QUEUE, q);
+    return q;
+}
+
+hcl_device conf_open_again(void) {
+    hcl_device d = NULL;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_device_open(conf_selector, &d))) return NULL;
+    track_add(TR_DEVICE, d);
+    CHECK(d != conf_dev, "two opens of \"%s\" gave the same handle", conf_selector);
+    return d;
+}
+
+bool conf_release_buffer(hcl_buffer b) {
+    for (size_t i = track_len; i-- > 0;) {
+        if (track[i].kind == TR_BUFFER && track[i].p == (void *)b) {
+            memmove(&track[i], &track[i + 1], (track_len - i - 1) * sizeof *track);
+            track_len--;
+            return CHECK_ST(HCL_SUCCESS, hcl_buffer_release(b));
+        }
+    }
+    return CHECK(false, "conf_release_buffer: buffer %p is not tracked", (void *)b);
+}
+
+void conf_track_event(hcl_event e) { track_add(TR_EVENT, e); }
+void conf_track_module(hcl_module m) { track_add(TR_MODULE, m); }
+void conf_track_kernel(hcl_kernel k) { track_add(TR_KERNEL, k); }
+
+void *conf_malloc(size_t bytes) {
+    void *p = calloc(bytes ? bytes : 1, 1);
+    cr_assert(p != NULL, "out of host memory (%zu bytes)", bytes);
+    track_add(TR_MEMORY, p);
+    return p;
+}
+float *conf_floats(size_t n) { return conf_malloc(n * sizeof(float)); }
+double *conf_doubles(size_t n) { return conf_malloc(n * sizeof(double)); }
+
+/* ------------------------------------------------------------------------------------------------------- */
+/* Random inputs, poison, transfers, comparison                                                            */
+/* ------------------------------------------------------------------------------------------------------- */
+uint64_t conf_rand_u64(void) { return splitmix64(&rng_state); }
+double conf_rand_unit(void) { return (double)(conf_rand_u64() >> 11) * 0x1.0p-53; }
+float conf_rand_float(float lo, float hi) {
+    float x = (float)(lo + (hi - lo) * conf_rand_unit());
+    return x < hi ? x : lo;
+}
+int conf_rand_int(int lo, int hi) { return lo + (int)(conf_rand_u64() % (uint64_t)(hi - lo + 1)); }
+void conf_fill_uniform(float *x, size_t n, float lo, float hi) {
+    for (size_t i = 0; i < n; i++) x[i] = conf_rand_float(lo, hi);
+}
+
+uint32_t conf_f32_bits(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+float conf_poison_value(void) {
+    uint32_t u = CONF_POISON_BITS;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+bool conf_is_poison(float x) { return conf_f32_bits(x) == CONF_POISON_BITS; }
+
+bool conf_poison_buffer(hcl_buffer b, size_t offset, size_t bytes) {
+    uint32_t u = CONF_POISON_BITS;
+    return CHECK_ST(HCL_SUCCESS, hcl_buffer_fill(conf_queue, b, offset, bytes, &u, sizeof u));
+}
+
+bool conf_write(hcl_buffer b, size_t offset, const void *src, size_t bytes) {
+    return CHECK_ST(HCL_SUCCESS, hcl_buffer_write(conf_queue, b, offset, bytes, src));
+}
+bool conf_read(hcl_buffer b, size_t offset, void *dst, size_t bytes) {
+    return CHECK_ST(HCL_SUCCESS, hcl_buffer_read(conf_queue, b, offset, bytes, dst));
+}
+
+bool conf_compare(const char *what, const float *got, const double *ref, const double *tol, size_t n) {
+    size_t bad = 0;
+    char first[5][240];
+    for (size_t i = 0; i < n; i++) {
+        float g = got[i];
+        double r = ref[i];
+        bool ok;
+        if (isnan(r))
+            ok = isnan(g) && !conf_is_poison(g);
+        else if (isnan(g) || isinf(r))
+            ok = !conf_is_poison(g) && (double)g == r;
+        else
+            ok = fabs((double)g - r) <= (tol ? tol[i] : 0.0);
+        if (!ok) {
+            if (bad < 5)
+                snprintf(first[bad], sizeof first[bad], "\n    [%zu] got %.9g (0x%08x%s), expected %.9g within %.3g", i,
+                         (double)g, conf_f32_bits(g), conf_is_poison(g) ? ", poison: never written" : "", r,
+                         tol ? tol[i] : 0.0);
+            bad++;
+        }
+    }
+    if (bad == 0) return true;
+    return CHECK(false, "%s: %zu of %zu elements wrong:%s%s%s%s%s", what, bad, n, first[0], bad > 1 ? first[1] : "",
+                 bad > 2 ? first[2] : "", bad > 3 ? first[3] : "", bad > 4 ? first[4] : "");
+}
+
+bool conf_check_untouched(const char *what, const float *got, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!conf_is_poison(got[i]))
+            return CHECK(false, "%s: element %zu was written (0x%08x) but must be left alone", what, i,
+                         conf_f32_bits(got[i]));
+    return true;
+}

@@ -1,0 +1,152 @@
+/* The conformance suite's shared machinery: backend parameters, the per-backend table of unsupported cases and
+ * expected failures, checks that record their own location, tracked objects, random inputs and poisoning.
+ *
+ * Every backend test is a Criterion parameterized test over the five built-in backends (plain static data:
+ * the backend name). The device is opened inside the test, since Criterion runs each test in its own
+ * process. A test for a backend that is unavailable, not selected by HCL_BACKEND, or declared unsupported in
+ * the table is skipped with the reason, never passed.
+ */
+#ifndef HCL_CONFORMANCE_COMMON_H
+#define HCL_CONFORMANCE_COMMON_H
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <hcl/hcl.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONF_NUM_BACKENDS 5
+#define CONF_TIMEOUT_S 300
+
+/* The parameter of every backend test: plain data, no pointers (Criterion copies it into the test process). */
+typedef struct conf_backend {
+    char name[16];
+} conf_backend;
+
+struct criterion_test_params conf_backend_params(void);
+
+/* Per-backend declarations: a case the backend does not support (skipped with the reason), or one expected to
+ * fail (it must fail, and its first failure must contain `match`; a pass is reported as a failure so that a
+ * fix is noticed). `test` may end in '*' to match a prefix. */
+typedef enum conf_expect_kind { CONF_UNSUPPORTED = 1, CONF_XFAIL = 2 } conf_expect_kind;
+typedef struct conf_expectation {
+    const char *backend;
+    const char *suite;
+    const char *test;
+    conf_expect_kind kind;
+    const char *reason;
+    const char *match; /* CONF_XFAIL: a substring the first failure message must contain */
+} conf_expectation;
+
+extern const conf_expectation conf_expectations[];
+extern const size_t conf_num_expectations;
+const conf_expectation *conf_find_expectation(const char *backend, const char *suite, const char *test);
+
+/* What an expected failure turned into: the decision, apart from Criterion so that it can be tested. */
+typedef enum conf_xfail_verdict {
+    CONF_XFAIL_CONFIRMED = 0, /* failed, for the reason given */
+    CONF_XFAIL_PASSED = 1,    /* did not fail: the table entry is stale */
+    CONF_XFAIL_OTHER = 2      /* failed for another reason */
+} conf_xfail_verdict;
+conf_xfail_verdict conf_xfail_judge(const conf_expectation *e, unsigned failures, const char *first_failure);
+
+/* A backend test. The body runs with an opened device and queue (conf_dev, conf_queue) and may return early;
+ * conf_end releases tracked objects and settles expected failures. */
+#define CONF_TEST(Suite, Case)                                                                              \
+    ParameterizedTestParameters(Suite, Case) { return conf_backend_params(); }                            \
+    static void conf_body_##Suite##_##Case(void);                                                          \
+    ParameterizedTest(conf_backend *param, Suite, Case, .timeout = CONF_TIMEOUT_S) {                         \
+        if (conf_begin(param->name, #Suite, #Case)) conf_body_##Suite##_##Case();                          \
+        conf_end();                                                                                        \
+    }                                                                                                      \
+    static void conf_body_##Suite##_##Case(void)
+
+/* A test that needs no device (loader, status names); conf_begin_global prints the seed. */
+#define CONF_GLOBAL_TEST(Suite, Case)                                                                       \
+    static void conf_body_##Suite##_##Case(void);                                                          \
+    Test(Suite, Case, .timeout = CONF_TIMEOUT_S) {                                                          \
+        conf_begin_global(#Suite, #Case);                                                                  \
+        conf_body_##Suite##_##Case();                                                                      \
+        conf_end();                                                                                        \
+    }                                                                                                      \
+    static void conf_body_##Suite##_##Case(void)
+
+bool conf_begin(const char *backend, const char *suite, const char *name);
+void conf_begin_global(const char *suite, const char *name);
+void conf_end(void);
+
+/* The state of the running test (one test per process). */
+extern hcl_device conf_dev;
+extern hcl_queue conf_queue;
+extern hcl_device_info conf_info;
+extern char conf_selector[32];
+extern const char *conf_backend_name;
+
+/* Checks. Each records file and line, the backend and the seed. They return whether the check held. */
+bool conf_check_at(bool ok, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+bool conf_status_at(hcl_status got, hcl_status want, const char *expr, const char *file, int line);
+bool conf_status_any_at(hcl_status got, hcl_status want1, hcl_status want2, const char *expr, const char *file,
+                        int line);
+#define CHECK(cond, ...) conf_check_at((cond), __FILE__, __LINE__, __VA_ARGS__)
+#define REQUIRE(cond, ...)                                                                                  \
+    do {                                                                                                   \
+        if (!conf_check_at((cond), __FILE__, __LINE__, __VA_ARGS__)) return;                                \
+    } while (0)
+/* The call must return `want`; for an error, it must also leave a fresh non-empty hcl_last_message(). */
+#define CHECK_ST(want, call) (conf_prime_message(), conf_status_at((call), (want), #call, __FILE__, __LINE__))
+#define CHECK_ST2(want1, want2, call)                                                                       \
+    (conf_prime_message(), conf_status_any_at((call), (want1), (want2), #call, __FILE__, __LINE__))
+#define REQUIRE_OK(call)                                                                                    \
+    do {                                                                                                   \
+        if (!CHECK_ST(HCL_SUCCESS, call)) return;                                                          \
+    } while (0)
+/* Makes the library set a known message, so that a later check can tell a fresh message from a stale one. */
+void conf_prime_message(void);
+/* Whether the message of the last failing call contains `needle` (reported as a check). */
+bool conf_message_has_at(const char *needle, const char *file, int line);
+#define CHECK_MSG_HAS(needle) conf_message_has_at((needle), __FILE__, __LINE__)
+
+/* Tracked objects: released in reverse order by conf_end (so early returns leak nothing). */
+hcl_buffer conf_buffer(size_t bytes);
+hcl_queue conf_queue_on(hcl_device dev);
+hcl_device conf_open_again(void); /* a second, distinct open of the test's device */
+hcl_buffer conf_buffer_on(hcl_device dev, size_t bytes);
+void conf_track_event(hcl_event e);
+/* Release a tracked buffer now (to keep the footprint of a long test small); reported as a check. */
+bool conf_release_buffer(hcl_buffer b);
+void conf_track_module(hcl_module m);
+void conf_track_kernel(hcl_kernel k);
+void *conf_malloc(size_t bytes); /* zeroed, freed by conf_end; never NULL (a failed allocation aborts) */
+float *conf_floats(size_t n);
+double *conf_doubles(size_t n);
+
+/* Random inputs: seeded from HCL_SEED (decimal or 0x hex), else from the clock; printed by conf_begin. */
+extern uint64_t conf_seed;
+uint64_t conf_rand_u64(void);
+double conf_rand_unit(void);                        /* [0, 1) */
+float conf_rand_float(float lo, float hi);          /* uniform in [lo, hi) */
+int conf_rand_int(int lo, int hi);                  /* uniform in [lo, hi] */
+void conf_fill_uniform(float *x, size_t n, float lo, float hi);
+
+/* Poison: a quiet NaN with a payload no arithmetic produces; outputs are poisoned before every run. */
+#define CONF_POISON_BITS 0x7fc0deadu
+float conf_poison_value(void);
+bool conf_is_poison(float x);
+bool conf_poison_buffer(hcl_buffer b, size_t offset, size_t bytes);
+
+/* Transfers through conf_queue, reported as checks. */
+bool conf_write(hcl_buffer b, size_t offset, const void *src, size_t bytes);
+bool conf_read(hcl_buffer b, size_t offset, void *dst, size_t bytes);
+
+/* Compare got[i] with ref[i] within tol[i] (tol NULL: exact). A NaN ref needs a NaN that is not the poison;
+ * poison anywhere fails. Reports the number of mismatches and the first few. */
+bool conf_compare(const char *what, const float *got, const double *ref, const double *tol, size_t n);
+/* Check that got[0..n) are still the poison (nothing was written there). */
+bool conf_check_untouched(const char *what, const float *got, size_t n);
+
+uint32_t conf_f32_bits(float x);
+
+#endif /* HCL_CONFORMANCE_COMMON_H */

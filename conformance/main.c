@@ -1,0 +1,38 @@
+/* hcl-conformance: Criterion's runner, plus an exit status that tells "nothing ran" apart from "passed".
+ *
+ * Exit status: 0 when at least one test ran and none failed; 1 when a test failed or crashed; 77 when no test
+ * ran at all (every one was skipped or filtered out: the backend asked for is absent), which CTest reports as
+ * skipped (SKIP_RETURN_CODE 77). Criterion's own output, with --verbose, gives each skip with its reason.
+ */
+#include <criterion/criterion.h>
+#include <criterion/hooks.h>
+
+#include <stdio.h>
+
+#define CONF_EXIT_NOTHING_RAN 77
+
+static struct criterion_global_stats final_stats;
+static int have_stats;
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
+    final_stats = *stats;
+    have_stats = 1;
+}
+
+int main(int argc, char *argv[]) {
+    struct criterion_test_set *tests = criterion_initialize();
+    int result = 0;
+    if (criterion_handle_args(argc, argv, true)) result = !criterion_run_all_tests(tests);
+    criterion_finalize(tests);
+    if (have_stats) {
+        size_t ran = final_stats.tests_passed + final_stats.tests_failed + final_stats.tests_crashed;
+        fprintf(stderr, "hcl-conformance: %zu ran: %zu passed, %zu failed, %zu crashed; %zu skipped or filtered out\n",
+                ran, final_stats.tests_passed, final_stats.tests_failed, final_stats.tests_crashed,
+                final_stats.tests_skipped);
+        if (result == 0 && ran == 0) {
+            fprintf(stderr, "hcl-conformance: no test ran (see the skip reasons above)\n");
+            return CONF_EXIT_NOTHING_RAN;
+        }
+    }
+    return result;
+}

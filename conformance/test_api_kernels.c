@@ -1,0 +1,392 @@
+/* API conformance: modules, kernels and launches, on every backend.
+ *
+ * The suite carries one user module in every source form it can (OpenCL C, CUDA C, HIP C and a host C
+ * function table); each backend takes the form it runs. Its kernels:
+ *   scale_rev(out, in, float alpha, uint n, dynamic local tmp[block]): out[g] = alpha * in[mirror(g)] + group,
+ *     where mirror reverses the order of the elements within their work-group, through local memory, and
+ *     elements past n read as 0. alpha = 2 keeps the arithmetic exact.
+ *   index3d(uint *out): every work-item of a 3-D launch writes its global x | y << 10 | z << 20.
+ */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SENTINEL(type) ((type)(uintptr_t)0x5e5e5e50u)
+
+static const char opencl_src[] =
+    "__kernel void scale_rev(__global float *out, __global const float *in, float alpha, uint n,\n"
+    "                        __local float *tmp) {\n"
+    "    uint l = get_local_id(0), bs = get_local_size(0), grp = get_group_id(0), g = grp * bs + l;\n"
+    "    tmp[l] = g < n ? in[g] : 0.0f;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (g < n) out[g] = alpha * tmp[bs - 1 - l] + (float)grp;\n"
+    "}\n"
+    "__kernel void index3d(__global uint *out) {\n"
+    "    uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);\n"
+    "    uint gx = get_global_size(0), gy = get_global_size(1);\n"
+    "    out[(z * gy + y) * gx + x] = x | (y << 10) | (z << 20);\n"
+    "}\n";
+
+/* CUDA C++ for NVRTC; the same text is HIP C++ for hiprtc. */
+static const char cuda_src[] =
+    "extern \"C\" __global__ void scale_rev(float *out, const float *in, float alpha, unsigned int n) {\n"
+    "    extern __shared__ float tmp[];\n"
+    "    unsigned int l = threadIdx.x, bs = blockDim.x, grp = blockIdx.x, g = grp * bs + l;\n"
+    "    tmp[l] = g < n ? in[g] : 0.0f;\n"
+    "    __syncthreads();\n"
+    "    if (g < n) out[g] = alpha * tmp[bs - 1 - l] + (float)grp;\n"
+    "}\n"
+    "extern \"C\" __global__ void index3d(unsigned int *out) {\n"
+    "    unsigned int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    unsigned int z = blockIdx.z * blockDim.z + threadIdx.z;\n"
+    "    unsigned int gx = gridDim.x * blockDim.x, gy = gridDim.y * blockDim.y;\n"
+    "    out[(z * gy + y) * gx + x] = x | (y << 10) | (z << 20);\n"
+    "}\n";
+
+static void host_scale_rev(const hcl_host_launch *L, void *const *args) {
+    float *out = *(float *const *)args[0];
+    const float *in = *(const float *const *)args[1];
+    float alpha = *(const float *)args[2];
+    uint32_t n = *(const uint32_t *)args[3];
+    float *tmp = L->shared;
+    uint32_t bs = L->block.x, grp = L->group_id.x;
+    if (!tmp || L->shared_size < bs * sizeof(float)) return; /* the output stays poisoned: the test fails */
+    for (uint32_t l = 0; l < bs; l++) {
+        uint32_t g = grp * bs + l;
+        tmp[l] = g < n ? in[g] : 0.0f;
+    }
+    for (uint32_t l = 0; l < bs; l++) {
+        uint32_t g = grp * bs + l;
+        if (g < n) out[g] = alpha * tmp[bs - 1 - l] + (float)grp;
+    }
+}
+
+static void host_index3d(const hcl_host_launch *L, void *const *args) {
+    uint32_t *out = *(uint32_t *const *)args[0];
+    uint32_t gx = L->grid.x * L->block.x, gy = L->grid.y * L->block.y;
+    for (uint32_t lz = 0; lz < L->block.z; lz++)
+        for (uint32_t ly = 0; ly < L->block.y; ly++)
+            for (uint32_t lx = 0; lx < L->block.x; lx++) {
+                uint32_t x = L->group_id.x * L->block.x + lx, y = L->group_id.y * L->block.y + ly;
+                uint32_t z = L->group_id.z * L->block.z + lz;
+                out[(z * gy + y) * gx + x] = x | (y << 10) | (z << 20);
+            }
+}
+
+static const hcl_host_function host_table[] = {{"scale_rev", host_scale_rev}, {"index3d", host_index3d}};
+
+static hcl_module user_module_on(hcl_device dev) {
+    hcl_module_source src[4] = {
+        {HCL_SOURCE_OPENCL_C, opencl_src, sizeof opencl_src - 1, NULL},
+        {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
+        {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
+        {HCL_SOURCE_HOST_TABLE, host_table, sizeof host_table / sizeof host_table[0], NULL},
+    };
+    hcl_module m = NULL;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_module_create(dev, src, 4, &m))) return NULL;
+    conf_track_module(m);
+    return m;
+}
+
+static hcl_kernel kernel_of(hcl_module m, const char *name) {
+    hcl_kernel k = NULL;
+    if (!m || !CHECK_ST(HCL_SUCCESS, hcl_kernel_create(m, name, &k))) return NULL;
+    conf_track_kernel(k);
+    return k;
+}
+
+static uint32_t block_size(void) {
+    return conf_info.max_work_group_size >= 64 ? 64 : (uint32_t)conf_info.max_work_group_size;
+}
+
+static float scale_rev_ref(const float *in, uint32_t n, uint32_t bs, uint32_t g) {
+    uint32_t grp = g / bs, l = g % bs, j = grp * bs + (bs - 1 - l);
+    float v = j < n ? in[j] : 0.0f;
+    return (float)(2.0 * (double)v + (double)grp);
+}
+
+/* Launch scale_rev over n elements with the given byte offsets of its buffer arguments, and check. */
+static void run_scale_rev(hcl_kernel k, uint32_t n, size_t out_off, size_t in_off) {
+    uint32_t bs = block_size();
+    size_t out_len = out_off / 4 + n + 8, in_len = in_off / 4 + n + 1;
+    float *in = conf_floats(in_len), *out = conf_floats(out_len);
+    conf_fill_uniform(in, in_len, -1.0f, 1.0f);
+    hcl_buffer bin = conf_buffer(in_len * 4), bout = conf_buffer(out_len * 4);
+    if (!bin || !bout || !conf_write(bin, 0, in, in_len * 4) || !conf_poison_buffer(bout, 0, out_len * 4)) return;
+    float alpha = 2.0f;
+    hcl_arg args[4] = {hcl_arg_buffer(bout), hcl_arg_buffer(bin), hcl_arg_value(&alpha, sizeof alpha),
+                       hcl_arg_value(&n, sizeof n)};
+    args[0].offset = out_off;
+    args[1].offset = in_off;
+    hcl_dim3 grid = {(n + bs - 1) / bs, 1, 1}, block = {bs, 1, 1};
+    hcl_event ev = NULL;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_kernel_launch(conf_queue, k, grid, block, bs * sizeof(float), 4, args, 0, NULL, &ev)))
+        return;
+    if (!CHECK(ev != NULL, "hcl_kernel_launch returned no event")) return;
+    conf_track_event(ev);
+    CHECK_ST(HCL_SUCCESS, hcl_event_wait(ev));
+    double s = -1;
+    if (CHECK_ST(HCL_SUCCESS, hcl_event_elapsed(ev, ev, &s))) CHECK(s >= 0 && isfinite(s), "kernel elapsed %g s", s);
+    if (!conf_read(bout, 0, out, out_len * 4)) return;
+
+    const float *src = in + in_off / 4;
+    double *ref = conf_doubles(n ? n : 1);
+    for (uint32_t g = 0; g < n; g++) ref[g] = scale_rev_ref(src, n, bs, g);
+    char what[128];
+    snprintf(what, sizeof what, "scale_rev n=%u block=%u out offset %zu in offset %zu", n, bs, out_off, in_off);
+    conf_compare(what, out + out_off / 4, ref, NULL, n);
+    conf_check_untouched("scale_rev: output before its offset", out, out_off / 4);
+    conf_check_untouched("scale_rev: output after n", out + out_off / 4 + n, 8);
+}
+
+CONF_TEST(api, kernel_user) {
+    hcl_module m = user_module_on(conf_dev);
+    hcl_kernel k = kernel_of(m, "scale_rev");
+    REQUIRE(k != NULL, "kernel");
+    run_scale_rev(k, 1000, 0, 0);
+    run_scale_rev(k, 1, 0, 0);
+    run_scale_rev(k, 64, 0, 0);
+    run_scale_rev(k, 777, 0, 0);
+    /* A second kernel handle of the same function works alike. */
+    hcl_kernel k2 = kernel_of(m, "scale_rev");
+    REQUIRE(k2 != NULL, "second kernel");
+    CHECK(k2 != k, "two hcl_kernel_create calls gave the same handle");
+    run_scale_rev(k2, 4099, 0, 0);
+}
+
+/* Buffer arguments with an offset: the kernel sees the buffer's address plus the offset. */
+CONF_TEST(api, kernel_arg_offsets) {
+    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
+    REQUIRE(k != NULL, "kernel");
+    run_scale_rev(k, 500, 256, 128);
+    run_scale_rev(k, 333, 1024, 0);
+    run_scale_rev(k, 100, 4, 8);
+}
+
+CONF_TEST(api, kernel_grid3d) {
+    hcl_kernel k = kernel_of(user_module_on(conf_dev), "index3d");
+    REQUIRE(k != NULL, "kernel");
+    static const hcl_dim3 shapes[][2] = {{{3, 2, 2}, {4, 3, 2}}, {{1, 1, 1}, {1, 1, 1}}, {{5, 1, 1}, {7, 1, 1}},
+                                         {{1, 7, 1}, {1, 1, 3}}, {{2, 3, 4}, {1, 2, 1}}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        hcl_dim3 grid = shapes[s][0], block = shapes[s][1];
+        uint32_t gx = grid.x * block.x, gy = grid.y * block.y, gz = grid.z * block.z;
+        size_t n = (size_t)gx * gy * gz, bytes = (n + 4) * 4;
+        uint32_t *got = conf_malloc(bytes);
+        hcl_buffer b = conf_buffer(bytes);
+        if (!b || !conf_poison_buffer(b, 0, bytes)) continue;
+        hcl_arg arg = hcl_arg_buffer(b);
+        if (!CHECK_ST(HCL_SUCCESS, hcl_kernel_launch(conf_queue, k, grid, block, 0, 1, &arg, 0, NULL, NULL))) continue;
+        if (!conf_read(b, 0, got, bytes)) continue;
+        size_t bad = 0, first = 0;
+        for (uint32_t z = 0; z < gz; z++)
+            for (uint32_t y = 0; y < gy; y++)
+                for (uint32_t x = 0; x < gx; x++) {
+                    size_t i = ((size_t)z * gy + y) * gx + x;
+                    if (got[i] != (x | (y << 10) | (z << 20)) && bad++ == 0) first = i;
+                }
+        for (size_t i = n; i < n + 4; i++)
+            if (got[i] != CONF_POISON_BITS && bad++ == 0) first = i;
+        CHECK(bad == 0, "index3d grid {%u,%u,%u} block {%u,%u,%u}: %zu wrong elements, first [%zu] = 0x%08x", grid.x,
+              grid.y, grid.z, block.x, block.y, block.z, bad, first, got[first]);
+    }
+}
+
+CONF_TEST(api, kernel_launch_errors) {
+    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
+    REQUIRE(k != NULL, "kernel");
+    uint32_t n = 256, bs = block_size();
+    hcl_buffer out = conf_buffer(n * 4), in = conf_buffer(n * 4);
+    REQUIRE(out && in && conf_poison_buffer(out, 0, n * 4) && conf_poison_buffer(in, 0, n * 4), "buffers");
+    float alpha = 2.0f;
+    hcl_arg ok[4] = {hcl_arg_buffer(out), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4)};
+    hcl_arg a[4];
+    hcl_dim3 grid = {n / bs, 1, 1}, block = {bs, 1, 1};
+    size_t sh = bs * sizeof(float);
+    hcl_queue q = conf_queue;
+    hcl_event e = SENTINEL(hcl_event);
+#define LAUNCH(want, g, b, shared, args) \
+    CHECK_ST(want, hcl_kernel_launch(q, k, g, b, shared, 4, args, 0, NULL, &e))
+
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){0, 1, 1}), block, sh, ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){1, 0, 1}), block, sh, ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){1, 1, 0}), block, sh, ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){0, 1, 1}), sh, ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){bs, 1, 0}), sh, ok);
+    uint64_t max = conf_info.max_work_group_size;
+    if (max < UINT32_MAX) {
+        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){(uint32_t)max + 1, 1, 1}), 0, ok);
+        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){(uint32_t)max, 2, 1}), 0, ok);
+        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){1, (uint32_t)max, 2}), 0, ok);
+    }
+    /* A product of the three that overflows 64 bits is above any limit. */
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){UINT32_MAX, UINT32_MAX, 2}), 0, ok);
+    if (conf_info.local_mem_bytes < SIZE_MAX) LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, conf_info.local_mem_bytes + 1, ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, SIZE_MAX, ok);
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_launch(q, k, grid, block, sh, 4, NULL, 0, NULL, &e));
+
+    memcpy(a, ok, sizeof a);
+    a[2].kind = (hcl_arg_kind)7;
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
+    a[2].kind = (hcl_arg_kind)0;
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
+    memcpy(a, ok, sizeof a);
+    a[3].size = 0;
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
+    a[3].size = 257;
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
+    memcpy(a, ok, sizeof a);
+    a[3].value = NULL;
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
+    memcpy(a, ok, sizeof a);
+    a[0].buffer = NULL;
+    LAUNCH(HCL_ERROR_INVALID_HANDLE, grid, block, sh, a);
+    memcpy(a, ok, sizeof a);
+    a[1].offset = n * 4; /* must be below the size */
+    LAUNCH(HCL_ERROR_OUT_OF_RANGE, grid, block, sh, a);
+    a[1].offset = SIZE_MAX;
+    LAUNCH(HCL_ERROR_OUT_OF_RANGE, grid, block, sh, a);
+
+    hcl_buffer dead = NULL;
+    REQUIRE_OK(hcl_buffer_create(conf_dev, 64, 0, &dead));
+    REQUIRE_OK(hcl_buffer_release(dead));
+    memcpy(a, ok, sizeof a);
+    a[1].buffer = dead;
+    LAUNCH(HCL_ERROR_INVALID_HANDLE, grid, block, sh, a);
+
+    hcl_event dead_ev = NULL;
+    REQUIRE_OK(hcl_queue_marker(q, &dead_ev));
+    REQUIRE_OK(hcl_event_release(dead_ev));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_launch(q, k, grid, block, sh, 4, ok, 1, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(q, k, grid, block, sh, 4, ok, 1, &dead_ev, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(NULL, k, grid, block, sh, 4, ok, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(q, NULL, grid, block, sh, 4, ok, 0, NULL, &e));
+    CHECK(e == SENTINEL(hcl_event), "a failing hcl_kernel_launch wrote its out_event");
+#undef LAUNCH
+
+    /* Nothing ran. */
+    CHECK_ST(HCL_SUCCESS, hcl_queue_finish(q));
+    float *got = conf_floats(n);
+    REQUIRE(conf_read(out, 0, got, n * 4), "read");
+    conf_check_untouched("scale_rev output after failing launches", got, n);
+}
+
+CONF_TEST(api, kernel_handles) {
+    hcl_module m = user_module_on(conf_dev);
+    REQUIRE(m != NULL, "module");
+    hcl_kernel k = SENTINEL(hcl_kernel);
+    CHECK_ST(HCL_ERROR_NOT_FOUND, hcl_kernel_create(m, "no_such_kernel", &k));
+    CHECK_ST(HCL_ERROR_NOT_FOUND, hcl_kernel_create(m, "", &k));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_create(m, NULL, &k));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_create(m, "scale_rev", NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_create(NULL, "scale_rev", &k));
+    CHECK(k == SENTINEL(hcl_kernel), "a failing hcl_kernel_create wrote its out-parameter");
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_release(NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_module_release(NULL));
+
+    /* A released kernel; a module released before its kernel (the kernel keeps it alive). */
+    hcl_module m2 = NULL;
+    hcl_kernel dead = NULL, live = NULL;
+    hcl_module_source src = {HCL_SOURCE_OPENCL_C, opencl_src, sizeof opencl_src - 1, NULL};
+    hcl_module_source srcs[4] = {src, {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
+                                 {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
+                                 {HCL_SOURCE_HOST_TABLE, host_table, 2, NULL}};
+    REQUIRE_OK(hcl_module_create(conf_dev, srcs, 4, &m2));
+    REQUIRE_OK(hcl_kernel_create(m2, "index3d", &dead));
+    REQUIRE_OK(hcl_kernel_create(m2, "scale_rev", &live));
+    conf_track_kernel(live);
+    REQUIRE_OK(hcl_kernel_release(dead));
+    REQUIRE_OK(hcl_module_release(m2));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_module_release(m2));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_create(m2, "scale_rev", &k));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_release(dead));
+    hcl_buffer b = conf_buffer(64);
+    REQUIRE(b != NULL, "buffer");
+    hcl_arg arg = hcl_arg_buffer(b);
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE,
+             hcl_kernel_launch(conf_queue, dead, (hcl_dim3){1, 1, 1}, (hcl_dim3){1, 1, 1}, 0, 1, &arg, 0, NULL, NULL));
+    run_scale_rev(live, 300, 0, 0); /* its module was released first */
+
+    /* Objects of another open of the same device. */
+    hcl_device d2 = conf_open_again();
+    REQUIRE(d2 != NULL, "second device");
+    hcl_kernel k2 = kernel_of(user_module_on(d2), "index3d");
+    hcl_buffer b2 = conf_buffer_on(d2, 64);
+    hcl_queue q2 = conf_queue_on(d2);
+    hcl_kernel k1 = kernel_of(m, "index3d");
+    REQUIRE(k2 && b2 && q2 && k1, "objects on the second device");
+    hcl_event e2 = NULL;
+    REQUIRE_OK(hcl_queue_marker(q2, &e2));
+    conf_track_event(e2);
+    hcl_dim3 one = {1, 1, 1}, four = {4, 1, 1};
+    hcl_arg arg2 = hcl_arg_buffer(b2);
+    CHECK_ST(HCL_ERROR_DEVICE_MISMATCH, hcl_kernel_launch(conf_queue, k2, four, one, 0, 1, &arg, 0, NULL, NULL));
+    CHECK_ST(HCL_ERROR_DEVICE_MISMATCH, hcl_kernel_launch(conf_queue, k1, four, one, 0, 1, &arg2, 0, NULL, NULL));
+    CHECK_ST(HCL_ERROR_DEVICE_MISMATCH, hcl_kernel_launch(conf_queue, k1, four, one, 0, 1, &arg, 1, &e2, NULL));
+    CHECK_ST(HCL_ERROR_DEVICE_MISMATCH, hcl_kernel_launch(q2, k1, four, one, 0, 1, &arg2, 0, NULL, NULL));
+    /* The right combination works on each. */
+    CHECK_ST(HCL_SUCCESS, hcl_kernel_launch(q2, k2, four, one, 0, 1, &arg2, 1, &e2, NULL));
+    CHECK_ST(HCL_SUCCESS, hcl_kernel_launch(conf_queue, k1, four, one, 0, 1, &arg, 0, NULL, NULL));
+    CHECK_ST(HCL_SUCCESS, hcl_queue_finish(q2));
+    CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue));
+}
+
+/* Module creation errors (all backends, including those without a user kernel form). */
+CONF_TEST(api, module_errors) {
+    hcl_module m = SENTINEL(hcl_module);
+    hcl_module_source good = {HCL_SOURCE_OPENCL_C, opencl_src, sizeof opencl_src - 1, NULL};
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_module_create(conf_dev, &good, 0, &m));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_module_create(conf_dev, NULL, 1, &m));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_module_create(conf_dev, &good, 1, NULL));
+    hcl_module_source bad = good;
+    bad.data = NULL;
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_module_create(conf_dev, &bad, 1, &m));
+    bad = good;
+    bad.kind = (hcl_source_kind)99;
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_module_create(conf_dev, &bad, 1, &m));
+    bad.kind = (hcl_source_kind)0;
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_module_create(conf_dev, &bad, 1, &m));
+    /* Only a form this backend does not take. */
+    hcl_module_source other;
+    if (strcmp(conf_backend_name, "host") == 0)
+        other = good;
+    else
+        other = (hcl_module_source){HCL_SOURCE_HOST_TABLE, host_table, 2, NULL};
+    CHECK_ST(HCL_ERROR_UNSUPPORTED, hcl_module_create(conf_dev, &other, 1, &m));
+    CHECK(m == SENTINEL(hcl_module), "a failing hcl_module_create wrote its out-parameter");
+}
+
+/* A source with an error: HCL_ERROR_BUILD, and the compiler's log in the message. */
+CONF_TEST(api, module_build_error) {
+    static const char ocl_bad[] = "__kernel void broken(__global float *x) { x[0] = undeclared_identifier_xyz; }\n";
+    static const char cu_bad[] = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_identifier_xyz; }\n";
+    hcl_module_source src;
+    if (strcmp(conf_backend_name, "opencl") == 0)
+        src = (hcl_module_source){HCL_SOURCE_OPENCL_C, ocl_bad, sizeof ocl_bad - 1, NULL};
+    else if (strcmp(conf_backend_name, "cuda") == 0)
+        src = (hcl_module_source){HCL_SOURCE_CUDA_C, cu_bad, sizeof cu_bad - 1, NULL};
+    else if (strcmp(conf_backend_name, "hip") == 0)
+        src = (hcl_module_source){HCL_SOURCE_HIP_C, cu_bad, sizeof cu_bad - 1, NULL};
+    else {
+        conf_end(); /* release the device before leaving the test */
+        cr_skip_test("%s: no source form to break (declare it unsupported in expectations.c)", conf_backend_name);
+    }
+    hcl_module m = SENTINEL(hcl_module);
+    if (CHECK_ST(HCL_ERROR_BUILD, hcl_module_create(conf_dev, &src, 1, &m))) CHECK_MSG_HAS("undeclared_identifier_xyz");
+    CHECK(m == SENTINEL(hcl_module), "a failing hcl_module_create wrote its out-parameter");
+    /* A bad build option is a build failure too, not a crash. */
+    hcl_module_source good = src;
+    good.data = strcmp(conf_backend_name, "opencl") == 0 ? (const void *)opencl_src : (const void *)cuda_src;
+    good.size = strcmp(conf_backend_name, "opencl") == 0 ? sizeof opencl_src - 1 : sizeof cuda_src - 1;
+    good.options = "-no-such-option-xyz";
+    hcl_status st = hcl_module_create(conf_dev, &good, 1, &m);
+    if (st == HCL_SUCCESS) {
+        conf_track_module(m);
+        cr_log_info("%s accepted an unknown build option", conf_backend_name);
+    } else {
+        CHECK(st == HCL_ERROR_BUILD || st == HCL_ERROR_INVALID_ARGUMENT,
+              "an unknown build option gave %s: %s", hcl_status_name(st), hcl_last_message());
+    }
+}

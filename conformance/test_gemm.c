@@ -1,0 +1,222 @@
+/* hcl_gemm_f32 conformance.
+ *
+ * Reference: float64 dot products computed here. Tolerance, per element of C:
+ *     |c - ref| <= (k + 3) * FLT_EPSILON * (|alpha| * sum_p |a_ip| |b_pj| + |beta| |c0_ij|) + FLT_MIN
+ * which is the classical forward error bound of a float32 dot product of length k (gamma_k, any summation
+ * order, with or without FMA) plus the roundings of alpha*, beta* and the final sum, doubled for slack. An
+ * element of A or B read from the wrong place errs by about |a||b|, far above it.
+ *
+ * Padding: the lda/ldb padding columns of A and B hold NaN, so a kernel that reads them poisons its result;
+ * the ldc padding of C and a guard after C hold the poison and must come back unchanged.
+ */
+#include "common.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+#define GUARD 8
+
+enum c_init { C_RANDOM, C_NAN };
+
+typedef struct gcase {
+    size_t m, n, k;
+    hcl_transpose ta, tb;
+    size_t pad_a, pad_b, pad_c; /* lda = minimal + pad_a, ... */
+    float alpha, beta;
+    enum c_init c_init;
+    bool ab_nan; /* A and B hold only NaN (valid when alpha == 0 or k == 0: they must not be read) */
+} gcase;
+
+static const char *tname(hcl_transpose t) { return t == HCL_NO_TRANS ? "N" : "T"; }
+
+static void run_gemm(const gcase *g) {
+    size_t m = g->m, n = g->n, k = g->k;
+    size_t rows_a = g->ta == HCL_NO_TRANS ? m : k, cols_a = g->ta == HCL_NO_TRANS ? k : m;
+    size_t rows_b = g->tb == HCL_NO_TRANS ? k : n, cols_b = g->tb == HCL_NO_TRANS ? n : k;
+    size_t lda = (cols_a ? cols_a : 1) + g->pad_a, ldb = (cols_b ? cols_b : 1) + g->pad_b;
+    size_t ldc = (n ? n : 1) + g->pad_c;
+    size_t len_a = rows_a * lda + 1, len_b = rows_b * ldb + 1, len_c = m * ldc + GUARD;
+    char what[160];
+    snprintf(what, sizeof what, "gemm %s%s m=%zu n=%zu k=%zu lda=%zu ldb=%zu ldc=%zu alpha=%g beta=%g%s%s",
+             tname(g->ta), tname(g->tb), m, n, k, lda, ldb, ldc, (double)g->alpha, (double)g->beta,
+             g->c_init == C_NAN ? " (C holds NaN)" : "", g->ab_nan ? " (A, B hold NaN)" : "");
+
+    float nan = nanf("");
+    float *a = conf_floats(len_a), *b = conf_floats(len_b), *c0 = conf_floats(len_c), *c = conf_floats(len_c);
+    for (size_t i = 0; i < len_a; i++) a[i] = nan;
+    for (size_t i = 0; i < len_b; i++) b[i] = nan;
+    if (!g->ab_nan) {
+        for (size_t r = 0; r < rows_a; r++) conf_fill_uniform(a + r * lda, cols_a, -1.0f, 1.0f);
+        for (size_t r = 0; r < rows_b; r++) conf_fill_uniform(b + r * ldb, cols_b, -1.0f, 1.0f);
+    }
+    for (size_t i = 0; i < len_c; i++) c0[i] = conf_poison_value();
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) c0[i * ldc + j] = g->c_init == C_NAN ? nan : conf_rand_float(-1.0f, 1.0f);
+
+    hcl_buffer ba = conf_buffer(len_a * sizeof(float)), bb = conf_buffer(len_b * sizeof(float));
+    hcl_buffer bc = conf_buffer(len_c * sizeof(float));
+    if (!ba || !bb || !bc) return;
+    if (!conf_write(ba, 0, a, len_a * sizeof(float)) || !conf_write(bb, 0, b, len_b * sizeof(float)) ||
+        !conf_write(bc, 0, c0, len_c * sizeof(float)))
+        return;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_gemm_f32(conf_queue, g->ta, g->tb, m, n, k, g->alpha, ba, lda, bb, ldb, g->beta,
+                                            bc, ldc, NULL)))
+        return;
+    if (!conf_read(bc, 0, c, len_c * sizeof(float))) return;
+
+    size_t mn = m * n;
+    double *ref = conf_doubles(mn ? mn : 1), *tol = conf_doubles(mn ? mn : 1);
+    float *got = conf_floats(mn ? mn : 1);
+    double alpha = g->alpha, beta = g->beta;
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < n; j++) {
+            double sum = 0.0, bound = 0.0;
+            if (alpha != 0.0) {
+                for (size_t p = 0; p < k; p++) {
+                    double av = g->ta == HCL_NO_TRANS ? a[i * lda + p] : a[p * lda + i];
+                    double bv = g->tb == HCL_NO_TRANS ? b[p * ldb + j] : b[j * ldb + p];
+                    sum += av * bv;
+                    bound += fabs(av * bv);
+                }
+            }
+            double cterm = beta != 0.0 ? beta * (double)c0[i * ldc + j] : 0.0;
+            ref[i * n + j] = alpha * sum + cterm;
+            tol[i * n + j] = (double)(k + 3) * FLT_EPSILON * (fabs(alpha) * bound + fabs(cterm)) + FLT_MIN;
+            got[i * n + j] = c[i * ldc + j];
+        }
+    }
+    conf_compare(what, got, ref, tol, mn);
+
+    /* ldc padding and the guard after C. */
+    size_t touched = 0, first = 0;
+    for (size_t i = 0; i < len_c; i++) {
+        bool inside = i < m * ldc && (i % ldc) < n;
+        if (!inside && !conf_is_poison(c[i]) && touched++ == 0) first = i;
+    }
+    CHECK(touched == 0, "%s: %zu element(s) of C outside the m x n result were written, first at %zu (row %zu col %zu)",
+          what, touched, first, first / ldc, first % ldc);
+}
+
+/* Every shape with NN, minimal leading dimensions, alpha 1, beta 0 over a C full of NaN. */
+CONF_TEST(gemm, shapes) {
+    static const size_t s[][3] = {
+        {1, 1, 1},     {1, 1, 7},      {2, 3, 4},     {3, 2, 1},     {7, 11, 13},    {13, 7, 11},   {15, 16, 17},
+        {16, 16, 16},  {17, 17, 17},   {16, 17, 15},  {31, 32, 33},  {32, 32, 32},   {33, 31, 32},  {63, 64, 65},
+        {64, 64, 64},  {65, 63, 64},   {127, 128, 129}, {128, 128, 128}, {129, 127, 1}, {1, 129, 128}, {128, 1, 127},
+        {255, 1, 257}, {1, 256, 257},  {257, 255, 3}, {3, 257, 256}, {1023, 3, 5},   {5, 1024, 3},  {4, 3, 1025},
+        {1025, 2, 17}, {2, 1025, 33},  {101, 103, 107}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        gcase g = {s[i][0], s[i][1], s[i][2], HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+        run_gemm(&g);
+    }
+}
+
+CONF_TEST(gemm, large) {
+    gcase g1 = {300, 333, 417, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+    run_gemm(&g1);
+    gcase g2 = {384, 256, 448, HCL_TRANS, HCL_NO_TRANS, 5, 0, 3, 0.5f, -1.0f, C_RANDOM, false};
+    run_gemm(&g2);
+    gcase g3 = {257, 511, 129, HCL_NO_TRANS, HCL_TRANS, 0, 9, 0, -1.25f, 0.75f, C_RANDOM, false};
+    run_gemm(&g3);
+}
+
+/* All four transpose combinations, minimal and padded leading dimensions. */
+CONF_TEST(gemm, transposes) {
+    static const size_t s[][3] = {{1, 1, 1}, {7, 11, 13}, {33, 17, 65}, {64, 65, 63}, {16, 16, 16}, {129, 31, 257}};
+    static const size_t pads[][3] = {{0, 0, 0}, {3, 5, 7}, {16, 1, 0}};
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++)
+            for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+                for (size_t p = 0; p < sizeof pads / sizeof pads[0]; p++) {
+                    gcase g = {s[i][0], s[i][1], s[i][2], (hcl_transpose)ta, (hcl_transpose)tb,
+                               pads[p][0], pads[p][1], pads[p][2], 1.5f, 0.5f, C_RANDOM, false};
+                    run_gemm(&g);
+                }
+}
+
+CONF_TEST(gemm, alpha_beta) {
+    static const float alphas[] = {1.0f, -0.75f, 2.0f, 0.0f};
+    static const float betas[] = {0.0f, 1.0f, -2.5f, 0.25f};
+    for (size_t ai = 0; ai < sizeof alphas / sizeof alphas[0]; ai++)
+        for (size_t bi = 0; bi < sizeof betas / sizeof betas[0]; bi++)
+            for (int t = 0; t < 2; t++) {
+                hcl_transpose tr = t ? HCL_TRANS : HCL_NO_TRANS;
+                float beta = betas[bi];
+                /* beta = 0: C is not read, so NaN in C must not come through. */
+                gcase g = {37, 41, 43, tr, tr, 2, 0, 1, alphas[ai], beta, beta == 0.0f ? C_NAN : C_RANDOM, false};
+                run_gemm(&g);
+            }
+    /* alpha = 0: A and B are not read (C = beta * C even when they hold NaN). */
+    for (size_t bi = 0; bi < sizeof betas / sizeof betas[0]; bi++) {
+        float beta = betas[bi];
+        gcase g = {19, 23, 29, HCL_NO_TRANS, HCL_TRANS, 0, 0, 3, 0.0f, beta, beta == 0.0f ? C_NAN : C_RANDOM, true};
+        run_gemm(&g);
+    }
+}
+
+/* k = 0: C = beta * C; m = 0 or n = 0: nothing happens. */
+CONF_TEST(gemm, degenerate) {
+    static const float betas[] = {0.0f, 1.0f, 0.5f, -3.0f};
+    for (size_t bi = 0; bi < sizeof betas / sizeof betas[0]; bi++)
+        for (int t = 0; t < 4; t++) {
+            float beta = betas[bi];
+            gcase g = {33, 65, 0, (hcl_transpose)(t & 1), (hcl_transpose)(t >> 1), 0, 0, 2, 1.0f, beta,
+                       beta == 0.0f ? C_NAN : C_RANDOM, true};
+            run_gemm(&g);
+            gcase g1 = {1, 1, 0, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 2.0f, beta, beta == 0.0f ? C_NAN : C_RANDOM, true};
+            run_gemm(&g1);
+        }
+    gcase e1 = {0, 7, 5, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+    gcase e2 = {7, 0, 5, HCL_NO_TRANS, HCL_TRANS, 0, 0, 0, 1.0f, 1.0f, C_RANDOM, false};
+    gcase e3 = {0, 0, 0, HCL_TRANS, HCL_TRANS, 0, 0, 0, 1.0f, 1.0f, C_RANDOM, false};
+    run_gemm(&e1);
+    run_gemm(&e2);
+    run_gemm(&e3);
+}
+
+CONF_TEST(gemm, bad_args) {
+    size_t m = 8, n = 6, k = 5, bytes = 64 * sizeof(float);
+    hcl_buffer a = conf_buffer(bytes), b = conf_buffer(bytes), c = conf_buffer(bytes);
+    REQUIRE(a && b && c, "buffers");
+    REQUIRE(conf_poison_buffer(c, 0, bytes), "poison");
+    hcl_queue q = conf_queue;
+    hcl_transpose N = HCL_NO_TRANS, T = HCL_TRANS;
+
+    CHECK_ST(HCL_SUCCESS, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    REQUIRE(conf_poison_buffer(c, 0, bytes), "poison");
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, (hcl_transpose)7, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, N, (hcl_transpose)7, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, (hcl_transpose)-1, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    /* Leading dimensions below the minimum. */
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k - 1, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, T, N, m, n, k, 1.0f, a, m - 1, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k, b, n - 1, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, N, T, m, n, k, 1.0f, a, k, b, k - 1, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n - 1, NULL));
+    /* Buffers too small for the shape: 8 x 9 floats of C do not fit in 64. */
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_gemm_f32(q, N, N, m, 9, k, 1.0f, a, k, b, 9, 0.0f, c, 9, NULL));
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_gemm_f32(q, N, N, 13, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_gemm_f32(q, N, N, m, n, 11, 1.0f, a, 11, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, 40, b, n, 0.0f, c, n, NULL));
+    /* Shapes whose byte counts overflow size_t: never a success. */
+    CHECK_ST2(HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_INVALID_ARGUMENT,
+              hcl_gemm_f32(q, N, N, SIZE_MAX / 2, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST2(HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_INVALID_ARGUMENT,
+              hcl_gemm_f32(q, N, N, 2, 2, 2, 1.0f, a, SIZE_MAX / 2, b, 2, 0.0f, c, 2, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_gemm_f32(NULL, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, NULL, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k, NULL, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, NULL, n, NULL));
+
+    hcl_device d2 = conf_open_again();
+    REQUIRE(d2 != NULL, "second device");
+    hcl_buffer other = conf_buffer_on(d2, bytes);
+    REQUIRE(other != NULL, "buffer on the second device");
+    CHECK_ST(HCL_ERROR_DEVICE_MISMATCH, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, other, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_DEVICE_MISMATCH, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, other, n, NULL));
+
+    float *got = conf_floats(64);
+    REQUIRE(conf_read(c, 0, got, bytes), "read");
+    conf_check_untouched("gemm: C after failing calls", got, 64);
+}

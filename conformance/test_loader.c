@@ -1,0 +1,263 @@
+/* Loader and selection conformance: driver modules that are missing, of the wrong ABI, without an entry point,
+ * failing their init, or fine but without devices (the test modules of testdriver.c, in their own folder
+ * HCL_CONF_TESTDRIVER_DIR); and the selector syntax, in the API and in the environment.
+ * Each test sets its environment before its first HCL call: initialisation happens once per process, and
+ * Criterion runs every test in a process of its own.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+#include "testdriver.h"
+
+#include <hcl/hcl_driver.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef HCL_CONF_TESTDRIVER_DIR
+#error "HCL_CONF_TESTDRIVER_DIR must name the folder of the test driver modules"
+#endif
+
+#define KNOWN_LIST "cuda, hip, levelzero, opencl, host"
+#define SENTINEL_DEVICE ((hcl_device)(uintptr_t)0x5e5e5e50u)
+
+static void environment(const char *driver_path, const char *extras, const char *backend, const char *device) {
+    if (driver_path) setenv("HCL_DRIVER_PATH", driver_path, 1); else unsetenv("HCL_DRIVER_PATH");
+    if (extras) setenv("HCL_EXTRA_DRIVERS", extras, 1); else unsetenv("HCL_EXTRA_DRIVERS");
+    if (backend) setenv("HCL_BACKEND", backend, 1); else unsetenv("HCL_BACKEND");
+    if (device) setenv("HCL_DEVICE", device, 1); else unsetenv("HCL_DEVICE");
+}
+
+static bool backend_named(const char *name, hcl_backend_info *out, uint32_t *out_index) {
+    uint32_t count = 0;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_backend_count(&count))) return false;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!CHECK_ST(HCL_SUCCESS, hcl_backend_get_info(i, out))) return false;
+        if (strcmp(out->name, name) == 0) {
+            if (out_index) *out_index = i;
+            return true;
+        }
+    }
+    return CHECK(false, "backend \"%s\" is not in the list of %u backends", name, count);
+}
+
+/* Open `selector`, expect `want`; on success, check the device's backend and index and release it. */
+static void open_expect(const char *selector, hcl_status want, const char *backend, uint32_t index) {
+    hcl_device d = NULL;
+    conf_prime_message();
+    hcl_status st = hcl_device_open(selector, &d);
+    char expr[128];
+    snprintf(expr, sizeof expr, "hcl_device_open(%s%s%s)", selector ? "\"" : "", selector ? selector : "NULL",
+             selector ? "\"" : "");
+    if (!conf_status_at(st, want, expr, __FILE__, __LINE__) || st != HCL_SUCCESS) return;
+    hcl_device_info info;
+    if (CHECK_ST(HCL_SUCCESS, hcl_device_get_info(d, &info)))
+        CHECK(strcmp(info.backend, backend) == 0 && info.index == index, "%s opened %s:%u, expected %s:%u", expr,
+              info.backend, info.index, backend, index);
+    CHECK_ST(HCL_SUCCESS, hcl_device_release(d));
+}
+
+/* The backend and index that an unset selector must pick: the first GPU of cuda, hip, levelzero, opencl,
+ * else the host device. */
+static void default_device(char *backend, size_t size, uint32_t *index) {
+    snprintf(backend, size, "host");
+    *index = 0;
+    uint32_t n = 0;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_device_count(&n))) return;
+    for (uint32_t i = 0; i < n; i++) {
+        hcl_device_info di;
+        if (!CHECK_ST(HCL_SUCCESS, hcl_device_get_info_by_index(i, &di))) return;
+        if (di.type == HCL_DEVICE_TYPE_GPU && strcmp(di.backend, "host") != 0) {
+            snprintf(backend, size, "%s", di.backend);
+            *index = di.index;
+            return;
+        }
+    }
+}
+
+CONF_GLOBAL_TEST(loader, unknown_backend) {
+    environment(NULL, NULL, NULL, NULL);
+    static const char *sel[] = {"nosuch", "nosuch:0", "cud", "hosts"};
+    for (size_t i = 0; i < sizeof sel / sizeof sel[0]; i++) {
+        hcl_device d = SENTINEL_DEVICE;
+        if (CHECK_ST(HCL_ERROR_UNKNOWN_BACKEND, hcl_device_open(sel[i], &d))) CHECK_MSG_HAS(KNOWN_LIST);
+        CHECK(d == SENTINEL_DEVICE, "a failing hcl_device_open wrote its out-parameter");
+    }
+    if (CHECK_ST(HCL_ERROR_UNKNOWN_BACKEND, hcl_device_open("nosuch", &(hcl_device){NULL}))) CHECK_MSG_HAS("nosuch");
+}
+
+CONF_GLOBAL_TEST(loader, missing_module) {
+    char dir[] = "/tmp/hcl-conformance-empty-XXXXXX";
+    REQUIRE(mkdtemp(dir) != NULL, "mkdtemp");
+    environment(dir, "testmissing", NULL, NULL);
+    hcl_backend_info bi;
+    uint32_t index = 0, count = 0;
+    if (CHECK_ST(HCL_SUCCESS, hcl_backend_count(&count)))
+        CHECK(count == CONF_NUM_BACKENDS + 1, "%u backends with one extra driver named", count);
+    if (backend_named("testmissing", &bi, &index)) {
+        CHECK(index == CONF_NUM_BACKENDS, "the extra backend is at %u, after the built-in ones", index);
+        CHECK(!bi.available && bi.device_count == 0, "a missing module is available (%u devices)", bi.device_count);
+        CHECK(strstr(bi.reason, "libhcl-testmissing.so") != NULL, "the reason should name the module: \"%s\"", bi.reason);
+        CHECK(strstr(bi.reason, dir) != NULL, "the reason should list the paths tried (%s): \"%s\"", dir, bi.reason);
+    }
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("testmissing", &(hcl_device){NULL})))
+        CHECK_MSG_HAS("libhcl-testmissing.so");
+    /* The rest still works. */
+    open_expect("host", HCL_SUCCESS, "host", 0);
+    rmdir(dir);
+}
+
+static void check_refused(const char *name, const char *const *needles, size_t n_needles) {
+    environment(HCL_CONF_TESTDRIVER_DIR, name, NULL, NULL);
+    hcl_backend_info bi;
+    if (backend_named(name, &bi, NULL)) {
+        CHECK(!bi.available && bi.device_count == 0, "module %s was accepted", name);
+        CHECK(bi.reason[0] != 0, "module %s refused without a reason", name);
+        for (size_t i = 0; i < n_needles; i++)
+            CHECK(strstr(bi.reason, needles[i]) != NULL, "the reason should mention \"%s\": \"%s\"", needles[i],
+                  bi.reason);
+        cr_log_info("%s: %s", name, bi.reason);
+    }
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open(name, &(hcl_device){NULL})))
+        for (size_t i = 0; i < n_needles; i++) CHECK_MSG_HAS(needles[i]);
+    open_expect("host", HCL_SUCCESS, "host", 0);
+}
+
+CONF_GLOBAL_TEST(loader, bad_abi) {
+    char have[16], want[16];
+    snprintf(have, sizeof have, "%d", HCL_DRIVER_ABI_MAJOR + 1);
+    snprintf(want, sizeof want, "%d", HCL_DRIVER_ABI_MAJOR);
+    const char *needles[] = {"ABI", have, want};
+    check_refused("testbadabi", needles, 3);
+}
+
+CONF_GLOBAL_TEST(loader, no_entry_point) {
+    const char *needles[] = {HCL_DRIVER_ENTRY_NAME};
+    check_refused("testnoentry", needles, 1);
+}
+
+CONF_GLOBAL_TEST(loader, init_failure) {
+    const char *needles[] = {TESTDRV_INITFAIL_REASON};
+    check_refused("testinitfail", needles, 1);
+}
+
+CONF_GLOBAL_TEST(loader, small_table) { check_refused("testsmalltable", NULL, 0); }
+
+CONF_GLOBAL_TEST(loader, driver_without_devices) {
+    environment(HCL_CONF_TESTDRIVER_DIR, "testok", NULL, NULL);
+    hcl_backend_info bi;
+    if (backend_named("testok", &bi, NULL)) {
+        CHECK(bi.available, "testok is unavailable: %s", bi.reason);
+        CHECK(bi.device_count == 0, "testok offers %u devices", bi.device_count);
+        CHECK(strstr(bi.module_path, HCL_CONF_TESTDRIVER_DIR) && strstr(bi.module_path, "libhcl-testok.so"),
+              "module_path \"%s\"", bi.module_path);
+        CHECK(strstr(bi.version, TESTDRV_OK_VERSION) != NULL, "version \"%s\"", bi.version);
+    }
+    open_expect("testok", HCL_ERROR_DEVICE_NOT_FOUND, NULL, 0);
+    open_expect("testok:0", HCL_ERROR_DEVICE_NOT_FOUND, NULL, 0);
+    open_expect("host", HCL_SUCCESS, "host", 0);
+}
+
+CONF_GLOBAL_TEST(loader, extra_drivers_in_order) {
+    static const char *names[] = {"testok", "testinitfail", "testbadabi", "testnoentry"};
+    static const int avail[] = {1, 0, 0, 0};
+    /* The path is a list: a folder that does not exist comes first. */
+    environment("/nonexistent/hcl-conformance:" HCL_CONF_TESTDRIVER_DIR, "testok,testinitfail,testbadabi,testnoentry",
+                NULL, NULL);
+    uint32_t count = 0;
+    REQUIRE_OK(hcl_backend_count(&count));
+    REQUIRE(count == CONF_NUM_BACKENDS + 4, "%u backends with four extra drivers named", count);
+    for (uint32_t i = 0; i < 4; i++) {
+        hcl_backend_info bi;
+        if (!CHECK_ST(HCL_SUCCESS, hcl_backend_get_info(CONF_NUM_BACKENDS + i, &bi))) continue;
+        CHECK(strcmp(bi.name, names[i]) == 0, "backend %u is \"%s\", expected \"%s\"", CONF_NUM_BACKENDS + i, bi.name,
+              names[i]);
+        CHECK(bi.available == avail[i], "%s: available = %d (%s)", bi.name, bi.available, bi.reason);
+    }
+}
+
+CONF_GLOBAL_TEST(loader, selector_syntax) {
+    environment(NULL, NULL, NULL, NULL);
+    hcl_backend_info host;
+    REQUIRE(backend_named("host", &host, NULL), "host backend");
+    open_expect("host", HCL_SUCCESS, "host", 0);
+    open_expect("host:0", HCL_SUCCESS, "host", 0);
+    char sel[32];
+    snprintf(sel, sizeof sel, "host:%u", host.device_count);
+    open_expect(sel, HCL_ERROR_DEVICE_NOT_FOUND, NULL, 0);
+    open_expect("host:5", HCL_ERROR_DEVICE_NOT_FOUND, NULL, 0);
+    static const char *malformed[] = {"host:x", "host:", ":", ":0", "host:1x", "host:0:0", ",", "host,", ",host",
+                                      "host:-"};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++)
+        open_expect(malformed[i], HCL_ERROR_INVALID_ARGUMENT, NULL, 0);
+    /* An index too large for any integer type is no device (or malformed), never device 0 or a crash. */
+    hcl_device d = NULL;
+    CHECK_ST2(HCL_ERROR_DEVICE_NOT_FOUND, HCL_ERROR_INVALID_ARGUMENT,
+              hcl_device_open("host:99999999999999999999999", &d));
+    CHECK_ST2(HCL_ERROR_DEVICE_NOT_FOUND, HCL_ERROR_INVALID_ARGUMENT, hcl_device_open("host:4294967296", &d));
+}
+
+CONF_GLOBAL_TEST(loader, selector_lists) {
+    environment(HCL_CONF_TESTDRIVER_DIR, "testinitfail,testbadabi,testok", NULL, NULL);
+    if (CHECK_ST(HCL_ERROR_UNKNOWN_BACKEND, hcl_device_open("nosuch,host", &(hcl_device){NULL}))) CHECK_MSG_HAS(KNOWN_LIST);
+    /* The first available named backend that has the device wins. */
+    hcl_backend_info cuda;
+    if (backend_named("cuda", &cuda, NULL)) {
+        bool cuda_ok = cuda.available && cuda.device_count > 0;
+        open_expect("cuda,host", HCL_SUCCESS, cuda_ok ? "cuda" : "host", 0);
+    }
+    open_expect("testinitfail,host", HCL_SUCCESS, "host", 0);
+    open_expect("testok,host", HCL_SUCCESS, "host", 0);
+    open_expect("host:5,host:0", HCL_SUCCESS, "host", 0);
+    /* None available: every reason. */
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("testinitfail,testbadabi", &(hcl_device){NULL}))) {
+        CHECK_MSG_HAS(TESTDRV_INITFAIL_REASON);
+        CHECK_MSG_HAS("ABI");
+    }
+}
+
+/* HCL_BACKEND and HCL_DEVICE apply to a NULL or "" selector only. One test per environment. */
+CONF_GLOBAL_TEST(loader, env_backend) {
+    environment(NULL, NULL, "host", NULL);
+    open_expect(NULL, HCL_SUCCESS, "host", 0);
+    open_expect("", HCL_SUCCESS, "host", 0);
+}
+
+CONF_GLOBAL_TEST(loader, env_device) {
+    environment(NULL, NULL, "host", "0");
+    open_expect(NULL, HCL_SUCCESS, "host", 0);
+}
+
+CONF_GLOBAL_TEST(loader, env_device_missing) {
+    environment(NULL, NULL, "host", "99");
+    open_expect(NULL, HCL_ERROR_DEVICE_NOT_FOUND, NULL, 0);
+    open_expect("host", HCL_SUCCESS, "host", 0); /* an explicit selector ignores the environment */
+}
+
+CONF_GLOBAL_TEST(loader, env_unknown) {
+    environment(NULL, NULL, "nosuch", NULL);
+    if (CHECK_ST(HCL_ERROR_UNKNOWN_BACKEND, hcl_device_open(NULL, &(hcl_device){NULL}))) CHECK_MSG_HAS(KNOWN_LIST);
+    open_expect("host", HCL_SUCCESS, "host", 0);
+}
+
+CONF_GLOBAL_TEST(loader, env_unavailable) {
+    environment(HCL_CONF_TESTDRIVER_DIR, "testinitfail", "testinitfail", NULL);
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open(NULL, &(hcl_device){NULL})))
+        CHECK_MSG_HAS(TESTDRV_INITFAIL_REASON);
+}
+
+CONF_GLOBAL_TEST(loader, env_list) {
+    environment(HCL_CONF_TESTDRIVER_DIR, "testinitfail", "testinitfail,host", NULL);
+    open_expect(NULL, HCL_SUCCESS, "host", 0);
+}
+
+CONF_GLOBAL_TEST(loader, env_unset_default) {
+    environment(NULL, NULL, NULL, NULL);
+    char backend[32];
+    uint32_t index;
+    default_device(backend, sizeof backend, &index);
+    cr_log_info("the default device here is %s:%u", backend, index);
+    open_expect(NULL, HCL_SUCCESS, backend, index);
+    open_expect("", HCL_SUCCESS, backend, index);
+}

@@ -1,0 +1,190 @@
+/* hcl_softmax_f32 conformance.
+ *
+ * Reference: float64, max-subtracted, computed here. Tolerance, per element:
+ *     |out - ref| <= rtol * |ref| + 4 * FLT_MIN,   rtol = 1e-5 * max(1, sqrt(cols / 256))
+ * 1e-5 covers a few ulp of exp and the division; the sum of `cols` float32 terms adds a relative error that
+ * grows like sqrt(cols) for sequential summation of random data (log2(cols) for a tree), hence the scaling
+ * above 256 columns (1.25e-4 at 40000). The absolute term allows results below FLT_MIN to be flushed to zero.
+ * An input of -inf gives exactly 0; a row of only -inf gives NaN (not the poison).
+ */
+#include "common.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GUARD 5
+
+enum gen { GEN_UNIFORM, GEN_LARGE, GEN_NEGINF };
+static const char *gen_name[] = {"uniform [-10, 10]", "large magnitudes", "with -inf"};
+
+static void generate(float *x, size_t rows, size_t cols, enum gen gen) {
+    for (size_t r = 0; r < rows; r++) {
+        float *row = x + r * cols;
+        conf_fill_uniform(row, cols, -10.0f, 10.0f);
+        if (gen == GEN_LARGE) {
+            switch (r % 4) {
+            case 0: /* large offsets: softmax is shift invariant, but exp(x) alone overflows */
+                for (size_t j = 0; j < cols; j++) row[j] += 1e4f;
+                break;
+            case 1:
+                for (size_t j = 0; j < cols; j++) row[j] -= 1e4f;
+                break;
+            case 2: { /* a mix of everything, including +-FLT_MAX-sized values */
+                static const float pick[] = {3e38f, -3e38f, FLT_MAX, -FLT_MAX, 1e4f, -1e4f, 0.0f, 1.0f};
+                for (size_t j = 0; j < cols; j++) row[j] = pick[conf_rand_u64() % 8];
+                break;
+            }
+            default: /* x - max overflows to -inf for the -3e38 entries: they must give 0 */
+                for (size_t j = 0; j < cols; j++) row[j] = (conf_rand_u64() & 1) ? 3e38f : -3e38f;
+                row[conf_rand_u64() % cols] = 3e38f;
+                break;
+            }
+        } else if (gen == GEN_NEGINF) {
+            if (r % 5 == 4) { /* a row of only -inf: 0/0 */
+                for (size_t j = 0; j < cols; j++) row[j] = -INFINITY;
+            } else {
+                for (size_t j = 0; j < cols; j++)
+                    if (conf_rand_u64() % 4 == 0) row[j] = -INFINITY;
+                if (r % 5 == 3) row[conf_rand_u64() % cols] = -INFINITY; /* at least one */
+                if (r % 5 == 2) {                                        /* all but one */
+                    size_t keep = conf_rand_u64() % cols;
+                    for (size_t j = 0; j < cols; j++)
+                        if (j != keep) row[j] = -INFINITY;
+                }
+            }
+        }
+    }
+}
+
+static void reference(const float *x, size_t rows, size_t cols, double *ref, double *tol) {
+    double rtol = 1e-5 * fmax(1.0, sqrt((double)cols / 256.0));
+    for (size_t r = 0; r < rows; r++) {
+        const float *row = x + r * cols;
+        double mx = -INFINITY, sum = 0.0;
+        for (size_t j = 0; j < cols; j++) mx = fmax(mx, (double)row[j]);
+        for (size_t j = 0; j < cols; j++) sum += exp((double)row[j] - mx);
+        for (size_t j = 0; j < cols; j++) {
+            size_t i = r * cols + j;
+            if (mx == -INFINITY) {
+                ref[i] = NAN;
+                tol[i] = 0.0;
+            } else {
+                ref[i] = exp((double)row[j] - mx) / sum;
+                tol[i] = row[j] == -INFINITY ? 0.0 : rtol * ref[i] + 4.0 * FLT_MIN;
+            }
+        }
+    }
+}
+
+static void run_softmax(size_t rows, size_t cols, enum gen gen, bool in_place) {
+    size_t n = rows * cols, len = n + GUARD, bytes = len * sizeof(float);
+    float *x = conf_floats(len), *y = conf_floats(len);
+    double *ref = conf_doubles(n ? n : 1), *tol = conf_doubles(n ? n : 1);
+    generate(x, rows, cols, gen);
+    for (size_t i = n; i < len; i++) x[i] = conf_poison_value();
+    reference(x, rows, cols, ref, tol);
+
+    hcl_buffer bin = conf_buffer(bytes), bout = bin;
+    if (!bin || !conf_write(bin, 0, x, bytes)) return;
+    if (!in_place) {
+        bout = conf_buffer(bytes);
+        if (!bout || !conf_poison_buffer(bout, 0, bytes)) return;
+    }
+    if (!CHECK_ST(HCL_SUCCESS, hcl_softmax_f32(conf_queue, rows, cols, bin, bout, NULL))) return;
+    if (!conf_read(bout, 0, y, bytes)) return;
+
+    char what[128];
+    snprintf(what, sizeof what, "softmax rows=%zu cols=%zu, %s%s", rows, cols, gen_name[gen],
+             in_place ? ", in place" : "");
+    if (n > 0 && in_place) {
+        conf_compare(what, y, ref, tol, n);
+    } else if (n > 0) {
+        conf_compare(what, y, ref, tol, n);
+        /* The input is left as it was. */
+        float *x2 = conf_floats(len);
+        if (conf_read(bin, 0, x2, bytes))
+            CHECK(memcmp(x, x2, bytes) == 0, "%s: the input buffer was changed", what);
+    }
+    if (n == 0 && in_place) {
+        CHECK(memcmp(x, y, bytes) == 0, "%s: an empty softmax changed its buffer", what);
+    } else {
+        char g[160];
+        snprintf(g, sizeof g, "%s: %s", what, n == 0 ? "output of an empty softmax" : "guard after the output");
+        conf_check_untouched(g, y + n, n == 0 ? len : GUARD);
+    }
+}
+
+static const size_t boundary_cols[] = {1,   2,   3,   5,   7,   15,   16,   17,   31,   32,   33,   63,   64,  65,
+                                       127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048,
+                                       2049, 4095, 4096, 4097};
+
+CONF_TEST(softmax, shapes) {
+    for (size_t i = 0; i < sizeof boundary_cols / sizeof boundary_cols[0]; i++) run_softmax(3, boundary_cols[i], GEN_UNIFORM, false);
+    static const size_t s[][2] = {{1, 1}, {7, 1}, {1, 2}, {2, 3}, {5, 7}, {13, 11}, {1000, 33}, {2049, 17}, {17, 2049}, {3, 10007}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, false);
+    run_softmax(0, 5, GEN_UNIFORM, false);
+    run_softmax(5, 0, GEN_UNIFORM, false);
+    run_softmax(0, 0, GEN_UNIFORM, false);
+}
+
+CONF_TEST(softmax, wide_rows) {
+    run_softmax(1, 40000, GEN_UNIFORM, false);
+    run_softmax(3, 39999, GEN_UNIFORM, false);
+    run_softmax(2, 32768, GEN_LARGE, false);
+    run_softmax(2, 32769, GEN_NEGINF, false);
+}
+
+CONF_TEST(softmax, large_magnitudes) {
+    static const size_t cols[] = {1, 2, 3, 16, 17, 255, 256, 257, 1025, 4097};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) run_softmax(8, cols[i], GEN_LARGE, false);
+}
+
+CONF_TEST(softmax, neg_infinity) {
+    static const size_t cols[] = {1, 2, 3, 16, 17, 64, 129, 1024, 1025, 4097};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) run_softmax(10, cols[i], GEN_NEGINF, false);
+}
+
+CONF_TEST(softmax, in_place) {
+    static const size_t s[][2] = {{1, 1}, {3, 17}, {4, 256}, {2, 1025}, {33, 129}, {2, 40000}, {0, 4}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, true);
+    run_softmax(10, 33, GEN_NEGINF, true);
+    run_softmax(8, 65, GEN_LARGE, true);
+}
+
+CONF_TEST(softmax, bad_args) {
+    size_t bytes = 64 * sizeof(float);
+    hcl_buffer in = conf_buffer(bytes), out = conf_buffer(bytes);
+    REQUIRE(in && out, "buffers");
+    REQUIRE(conf_poison_buffer(out, 0, bytes), "poison");
+    float ones[64];
+    for (int i = 0; i < 64; i++) ones[i] = 1.0f;
+    REQUIRE(conf_write(in, 0, ones, bytes), "input");
+
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_softmax_f32(NULL, 8, 8, in, out, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_softmax_f32(conf_queue, 8, 8, NULL, out, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_softmax_f32(conf_queue, 8, 8, in, NULL, NULL));
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_softmax_f32(conf_queue, 8, 9, in, out, NULL));
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_softmax_f32(conf_queue, 65, 1, in, out, NULL));
+    CHECK_ST2(HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_INVALID_ARGUMENT,
+              hcl_softmax_f32(conf_queue, SIZE_MAX / 2, 4, in, out, NULL));
+    CHECK_ST2(HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_INVALID_ARGUMENT,
+              hcl_softmax_f32(conf_queue, (SIZE_MAX / 16) + 1, 4, in, out, NULL));
+
+    hcl_buffer dead = NULL;
+    REQUIRE_OK(hcl_buffer_create(conf_dev, bytes, 0, &dead));
+    REQUIRE_OK(hcl_buffer_release(dead));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_softmax_f32(conf_queue, 8, 8, dead, out, NULL));
+
+    hcl_device d2 = conf_open_again();
+    REQUIRE(d2 != NULL, "second device");
+    hcl_buffer other = conf_buffer_on(d2, bytes);
+    REQUIRE(other != NULL, "buffer on the second device");
+    CHECK_ST(HCL_ERROR_DEVICE_MISMATCH, hcl_softmax_f32(conf_queue, 8, 8, other, out, NULL));
+    CHECK_ST(HCL_ERROR_DEVICE_MISMATCH, hcl_softmax_f32(conf_queue, 8, 8, in, other, NULL));
+
+    float got[64];
+    REQUIRE(conf_read(out, 0, got, bytes), "read");
+    conf_check_untouched("softmax: output after failing calls", got, 64);
+}

@@ -1,0 +1,8 @@
+/* What the test driver modules (testdriver.c) say, shared with the loader tests that check it. */
+#ifndef HCL_CONFORMANCE_TESTDRIVER_H
+#define HCL_CONFORMANCE_TESTDRIVER_H
+
+#define TESTDRV_INITFAIL_REASON "testinitfail: simulated vendor runtime failure VENDOR_ERROR_42 (-42)"
+#define TESTDRV_OK_VERSION "testok 1.0 (conformance test driver)"
+
+#endif /* HCL_CONFORMANCE_TESTDRIVER_H */
