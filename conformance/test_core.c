@@ -44,10 +44,12 @@ CONF_GLOBAL_TEST(core, status_names) {
 
 static void *other_thread(void *arg) {
     char *out = arg;
-    const char *before = hcl_last_message();
+    char before[256];
+    const char *m = hcl_last_message();
+    snprintf(before, sizeof before, "%s", m ? m : "(null)"); /* valid only until the next call */
     hcl_backend_info bi;
     hcl_status st = hcl_backend_get_info(987654, &bi);
-    snprintf(out, 512, "%s|%d|%s", before ? before : "(null)", (int)st, hcl_last_message());
+    snprintf(out, 512, "%s|%d|%s", before, (int)st, hcl_last_message());
     return NULL;
 }
 
@@ -56,11 +58,15 @@ CONF_GLOBAL_TEST(core, last_message) {
     const char *m = hcl_last_message();
     REQUIRE(m != NULL, "hcl_last_message() is NULL");
     CHECK(m[0] == 0, "hcl_last_message() before any failing call is \"%s\"", m);
-    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_backend_count(NULL));
+    /* Raw calls here: CHECK_ST would set a message of its own first. */
+    hcl_status st = hcl_backend_count(NULL);
+    CHECK(st == HCL_ERROR_INVALID_ARGUMENT, "hcl_backend_count(NULL) returned %s", hcl_status_name(st));
     char saved[HCL_REASON_MAX + 256];
     snprintf(saved, sizeof saved, "%s", hcl_last_message());
+    CHECK(saved[0] != 0, "hcl_backend_count(NULL) left no message");
     uint32_t count = 0;
-    CHECK_ST(HCL_SUCCESS, hcl_backend_count(&count));
+    st = hcl_backend_count(&count);
+    CHECK(st == HCL_SUCCESS, "hcl_backend_count returned %s", hcl_status_name(st));
     CHECK(strcmp(hcl_last_message(), saved) == 0, "a successful call changed the message from \"%s\" to \"%s\"", saved,
           hcl_last_message());
 
