@@ -1,0 +1,301 @@
+/* Built-in kernels: the embedded fatbin (SASS for sm_75..sm_90 + PTX for newer GPUs), or, when the build had no
+ * nvcc, when the fatbin does not load on this GPU, or when HCL_CUDA_BUILTINS=nvrtc, the embedded .cu sources
+ * compiled by NVRTC for the device (cached on disk). Loaded per device on first use. Then the launch shapes. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HCL_CUDA_HAVE_FATBIN
+extern const unsigned char hcl_cuda_builtins_fatbin[];
+extern const size_t hcl_cuda_builtins_fatbin_size;
+#endif
+extern const unsigned char hcl_cuda_src_builtins[], hcl_cuda_src_vecadd[], hcl_cuda_src_gemm[],
+    hcl_cuda_src_softmax[], hcl_cuda_src_reduce[], hcl_cuda_src_fill[];
+extern const size_t hcl_cuda_src_builtins_size;
+
+static const char *const g_fn_names[HCL_CU_FN_COUNT] = {
+    [HCL_CU_FN_VECADD] = "hcl_vecadd_f32",
+    [HCL_CU_FN_GEMM_128_NN] = "hcl_gemm_f32_128_nn",
+    [HCL_CU_FN_GEMM_128_NT] = "hcl_gemm_f32_128_nt",
+    [HCL_CU_FN_GEMM_128_TN] = "hcl_gemm_f32_128_tn",
+    [HCL_CU_FN_GEMM_128_TT] = "hcl_gemm_f32_128_tt",
+    [HCL_CU_FN_GEMM_64_NN] = "hcl_gemm_f32_64_nn",
+    [HCL_CU_FN_GEMM_64_NT] = "hcl_gemm_f32_64_nt",
+    [HCL_CU_FN_GEMM_64_TN] = "hcl_gemm_f32_64_tn",
+    [HCL_CU_FN_GEMM_64_TT] = "hcl_gemm_f32_64_tt",
+    [HCL_CU_FN_GEMM_SCALE] = "hcl_gemm_scale_f32",
+    [HCL_CU_FN_SOFTMAX_WARP1] = "hcl_softmax_warp1_f32",
+    [HCL_CU_FN_SOFTMAX_WARP2] = "hcl_softmax_warp2_f32",
+    [HCL_CU_FN_SOFTMAX_WARP4] = "hcl_softmax_warp4_f32",
+    [HCL_CU_FN_SOFTMAX_WARP8] = "hcl_softmax_warp8_f32",
+    [HCL_CU_FN_SOFTMAX_WARP16] = "hcl_softmax_warp16_f32",
+    [HCL_CU_FN_SOFTMAX_WARP32] = "hcl_softmax_warp32_f32",
+    [HCL_CU_FN_SOFTMAX_BLOCK_STAGED] = "hcl_softmax_block_staged_f32",
+    [HCL_CU_FN_SOFTMAX_BLOCK] = "hcl_softmax_block_f32",
+    [HCL_CU_FN_REDUCE_SUM] = "hcl_reduce_sum_f32",
+    [HCL_CU_FN_REDUCE_MAX] = "hcl_reduce_max_f32",
+    [HCL_CU_FN_REDUCE_MIN] = "hcl_reduce_min_f32",
+    [HCL_CU_FN_FILL] = "hcl_fill_u64",
+};
+
+/* Shapes the kernels were written for (kernels/<name>/<name>.cu). */
+#define REDUCE_THREADS 256
+#define REDUCE_MAX_BLOCKS 1024
+#define REDUCE_SCRATCH_BYTES (REDUCE_MAX_BLOCKS * sizeof(float) + 256) /* partials, then the ticket */
+#define GEMM_THREADS 256
+#define SOFTMAX_WARP_THREADS 256 /* 8 rows per block */
+#define SOFTMAX_MAX_COLS 0x7fffffffu
+
+static hcl_status compile_builtins(hcl__cu_device *d, CUmodule *out_module) {
+    const char *headers[] = {(const char *)hcl_cuda_src_vecadd, (const char *)hcl_cuda_src_gemm,
+                             (const char *)hcl_cuda_src_softmax, (const char *)hcl_cuda_src_reduce,
+                             (const char *)hcl_cuda_src_fill};
+    const char *names[] = {"vecadd/vecadd.cu", "gemm/gemm.cu", "softmax/softmax.cu", "reduce/reduce.cu", "fill.cu"};
+    hcl__cu_nvrtc_job job = {
+        .source = (const char *)hcl_cuda_src_builtins,
+        .source_size = hcl_cuda_src_builtins_size,
+        .name = "hcl_builtins.cu",
+        .num_headers = (int)(sizeof headers / sizeof headers[0]),
+        .headers = headers,
+        .include_names = names,
+        .options = NULL,
+        .arch = d->cc_major * 10 + d->cc_minor,
+        .driver_version = hcl__cu_driver_version,
+    };
+    void *image = NULL;
+    size_t size = 0;
+    int is_cubin = 0;
+    hcl_status st = hcl__cu_nvrtc_compile(&job, &image, &size, &is_cubin);
+    if (st != HCL_SUCCESS) return st;
+    st = hcl__cu_module_load(image, is_cubin ? "the built-ins' CUBIN from NVRTC" : "the built-ins' PTX from NVRTC",
+                             out_module);
+    free(image);
+    return st;
+}
+
+static hcl_status load_locked(hcl__cu_device *d) {
+    const char *force = getenv("HCL_CUDA_BUILTINS");
+    int want_nvrtc = force && strcmp(force, "nvrtc") == 0;
+    hcl_status st = HCL_ERROR_INTERNAL;
+    CUmodule mod = NULL;
+    const char *from = "nvrtc";
+    hcl_status fatbin_status = HCL_SUCCESS;
+    char fatbin_failure[1024] = "";
+    (void)fatbin_status;
+#ifdef HCL_CUDA_HAVE_FATBIN
+    if (!want_nvrtc) {
+        /* the fatbin header wants 8-byte alignment; the x86-64 ABI gives large arrays 16, but do not rely on it */
+        void *copy = NULL;
+        const void *image = hcl_cuda_builtins_fatbin;
+        if ((uintptr_t)image % 8 != 0) {
+            if (!(copy = malloc(hcl_cuda_builtins_fatbin_size))) return hcl__cu_oom("fatbin copy");
+            memcpy(copy, hcl_cuda_builtins_fatbin, hcl_cuda_builtins_fatbin_size);
+            image = copy;
+        }
+        st = hcl__cu_module_load(image, "the built-in kernels' fatbin", &mod);
+        free(copy);
+        if (st == HCL_SUCCESS) {
+            from = "fatbin";
+        } else {
+            fatbin_status = st;
+            snprintf(fatbin_failure, sizeof fatbin_failure, "%s", hcl__cu_last_failure());
+            HCL_CU_LOG("device %u (sm_%d%d): the built-in fatbin did not load (%s); compiling the sources with NVRTC",
+                       d->index, d->cc_major, d->cc_minor, fatbin_failure);
+        }
+    }
+#else
+    (void)want_nvrtc;
+#endif
+    if (!mod && (st = compile_builtins(d, &mod)) != HCL_SUCCESS) {
+        /* NVRTC absent: the fatbin's failure is the cause worth reporting */
+        if (st == HCL_ERROR_UNSUPPORTED && fatbin_status != HCL_SUCCESS)
+            return hcl__cu_host->set_message(fatbin_status, "%s; and NVRTC, to compile the built-ins instead: %s",
+                                             fatbin_failure, hcl__cu_nvrtc_reason());
+        return st;
+    }
+    for (int i = 0; i < HCL_CU_FN_COUNT; i++) {
+        st = HCL_CU(cuModuleGetFunction, (&d->fn[i], mod, g_fn_names[i]), "built-in kernel '%s' (from %s)",
+                    g_fn_names[i], from);
+        if (st != HCL_SUCCESS) {
+            hcl__cu.cuModuleUnload(mod);
+            memset(d->fn, 0, sizeof d->fn);
+            return st;
+        }
+    }
+    d->builtins = mod;
+    d->builtins_from = from;
+    HCL_CU_LOG("device %u: built-in kernels loaded from %s", d->index, from);
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__cu_builtins_get(hcl__cu_device *d) {
+    pthread_mutex_lock(&d->lock);
+    hcl_status st = d->builtins ? HCL_SUCCESS : load_locked(d);
+    pthread_mutex_unlock(&d->lock);
+    return st;
+}
+
+void hcl__cu_builtins_release(hcl__cu_device *d) {
+    pthread_mutex_lock(&d->lock);
+    if (d->builtins) hcl__cu.cuModuleUnload(d->builtins);
+    d->builtins = NULL;
+    memset(d->fn, 0, sizeof d->fn);
+    pthread_mutex_unlock(&d->lock);
+}
+
+static unsigned int min_u(unsigned long long a, unsigned long long b) { return (unsigned int)(a < b ? a : b); }
+static unsigned long long ceil_div(unsigned long long a, unsigned long long b) { return (a + b - 1) / b; }
+
+/* Blocks for a grid-stride loop over `items` with `threads` per block: enough to fill the GPU several times. */
+static unsigned int stride_blocks(const hcl__cu_device *d, unsigned long long items, unsigned int threads) {
+    unsigned long long want = ceil_div(items, threads);
+    unsigned long long cap = (unsigned long long)(d->sm_count > 0 ? d->sm_count : 1) * 32;
+    unsigned int b = min_u(want, cap);
+    return b ? b : 1;
+}
+
+static hcl_status launch(hcl__cu_queue *q, int fn, unsigned int gx, unsigned int gy, unsigned int threads,
+                         unsigned int smem, void **params, const char *detail) {
+    return HCL_CU(cuLaunchKernel, (q->dev->fn[fn], gx, gy, 1, threads, 1, 1, smem, q->stream, params, NULL),
+                  "built-in '%s' grid (%u, %u) block %u shared %u: %s", g_fn_names[fn], gx, gy, threads, smem, detail);
+}
+
+/* Begin a built-in command: context, built-ins loaded, begin event. */
+static hcl_status builtin_begin(hcl__cu_cmd *cmd, void *queue, void **out_event) {
+    hcl_status st = hcl__cu_cmd_begin(cmd, queue, 0, NULL, out_event);
+    if (st != HCL_SUCCESS) return st;
+    st = hcl__cu_builtins_get(cmd->q->dev);
+    if (st != HCL_SUCCESS) return hcl__cu_cmd_end(cmd, st, 0, "a built-in kernel", NULL);
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__cu_fill_kernel(hcl__cu_queue *q, CUdeviceptr dst, size_t size, const void *pattern,
+                               size_t pattern_size) {
+    hcl_status st = hcl__cu_builtins_get(q->dev);
+    if (st != HCL_SUCCESS) return st;
+    struct {
+        unsigned long long w[16];
+    } pat;
+    memset(&pat, 0, sizeof pat);
+    memcpy(pat.w, pattern, pattern_size); /* 8..128 bytes, a power of two */
+    unsigned long long count = size / 8;
+    unsigned int words = (unsigned int)(pattern_size / 8);
+    void *params[] = {&dst, &count, &pat, &words};
+    char detail[96];
+    snprintf(detail, sizeof detail, "size=%zu pattern_size=%zu", size, pattern_size);
+    return launch(q, HCL_CU_FN_FILL, stride_blocks(q->dev, count, 256), 1, 256, 0, params, detail);
+}
+
+hcl_status hcl__cu_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, void **out_event) {
+    hcl__cu_cmd cmd;
+    hcl_status st = builtin_begin(&cmd, queue, out_event);
+    if (st != HCL_SUCCESS) return st;
+    CUdeviceptr pa = hcl__cu_ptr(a), pb = hcl__cu_ptr(b), pc = hcl__cu_ptr(c);
+    unsigned long long nn = n;
+    void *params[] = {&pa, &pb, &pc, &nn};
+    char detail[64];
+    snprintf(detail, sizeof detail, "n=%zu", n);
+    st = launch(cmd.q, HCL_CU_FN_VECADD, stride_blocks(cmd.q->dev, ceil_div(nn, 4), 256), 1, 256, 0, params, detail);
+    return hcl__cu_cmd_end(&cmd, st, 0, "vecadd", out_event);
+}
+
+hcl_status hcl__cu_gemm_f32(void *queue, const hcl_gemm_args *g, void **out_event) {
+    hcl__cu_cmd cmd;
+    hcl_status st = builtin_begin(&cmd, queue, out_event);
+    if (st != HCL_SUCCESS) return st;
+    const hcl__cu_device *d = cmd.q->dev;
+    unsigned long long m = g->m, n = g->n, k = g->k, lda = g->lda, ldb = g->ldb, ldc = g->ldc;
+    float alpha = g->alpha, beta = g->beta;
+    CUdeviceptr pa = hcl__cu_ptr(g->a), pb = hcl__cu_ptr(g->b), pc = hcl__cu_ptr(g->c);
+    char detail[160];
+    snprintf(detail, sizeof detail, "m=%zu n=%zu k=%zu trans_a=%d trans_b=%d lda=%zu ldb=%zu ldc=%zu", g->m, g->n,
+             g->k, (int)g->trans_a, (int)g->trans_b, g->lda, g->ldb, g->ldc);
+    if (k == 0 || alpha == 0.0f) {
+        /* C = beta * C without reading A or B (BLAS: NaN or Inf in them must not reach C) */
+        void *params[] = {&m, &n, &beta, &pc, &ldc};
+        st = launch(cmd.q, HCL_CU_FN_GEMM_SCALE, stride_blocks(d, m * n, 256), 1, 256, 0, params, detail);
+    } else {
+        unsigned long long tiles128 = ceil_div(m, 128) * ceil_div(n, 128);
+        int big = tiles128 >= 2ull * (unsigned long long)(d->sm_count > 0 ? d->sm_count : 1);
+        unsigned int tile = big ? 128 : 64;
+        int fn = (big ? HCL_CU_FN_GEMM_128_NN : HCL_CU_FN_GEMM_64_NN) + (g->trans_a == HCL_TRANS) * 2 +
+                 (g->trans_b == HCL_TRANS);
+        /* the kernel strides over tiles, so the grid may be capped at the device limits */
+        unsigned int gx = min_u(ceil_div(n, tile), d->max_grid[0] > 0 ? (unsigned)d->max_grid[0] : 65535u);
+        unsigned int gy = min_u(ceil_div(m, tile), d->max_grid[1] > 0 ? (unsigned)d->max_grid[1] : 65535u);
+        void *params[] = {&m, &n, &k, &alpha, &pa, &lda, &pb, &ldb, &beta, &pc, &ldc};
+        st = launch(cmd.q, fn, gx, gy, GEMM_THREADS, 0, params, detail);
+    }
+    return hcl__cu_cmd_end(&cmd, st, 0, "gemm", out_event);
+}
+
+/* Threads per row for the block softmax: about 8 to 32 elements each. */
+static unsigned int softmax_block_threads(size_t cols) {
+    unsigned int t = 128;
+    while (t < 1024 && (size_t)t * 8 < cols) t *= 2;
+    return t;
+}
+
+hcl_status hcl__cu_softmax_f32(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event) {
+    if (cols > SOFTMAX_MAX_COLS)
+        return hcl__cu_host->set_message(HCL_ERROR_UNSUPPORTED, "cuda: softmax rows of %zu columns (above %u)", cols,
+                                         SOFTMAX_MAX_COLS);
+    hcl__cu_cmd cmd;
+    hcl_status st = builtin_begin(&cmd, queue, out_event);
+    if (st != HCL_SUCCESS) return st;
+    const hcl__cu_device *d = cmd.q->dev;
+    CUdeviceptr pi = hcl__cu_ptr(in), po = hcl__cu_ptr(out);
+    unsigned long long r = rows;
+    unsigned int c = (unsigned int)cols;
+    void *params[] = {&pi, &po, &r, &c};
+    char detail[96];
+    snprintf(detail, sizeof detail, "rows=%zu cols=%zu", rows, cols);
+    unsigned int max_gx = d->max_grid[0] > 0 ? (unsigned)d->max_grid[0] : 65535u;
+    if (cols <= 1024) {
+        int fn = HCL_CU_FN_SOFTMAX_WARP1;
+        for (size_t v = 1; v * 32 < cols; v *= 2) fn++;
+        unsigned int gx = min_u(ceil_div(rows, SOFTMAX_WARP_THREADS / 32), max_gx);
+        st = launch(cmd.q, fn, gx, 1, SOFTMAX_WARP_THREADS, 0, params, detail);
+    } else {
+        /* stage the row in shared memory only when it fits the default 48 KiB with room for the kernel's own */
+        int staged = cols * sizeof(float) + 1024 <= (size_t)d->smem_default;
+        unsigned int gx = min_u(rows, max_gx);
+        st = launch(cmd.q, staged ? HCL_CU_FN_SOFTMAX_BLOCK_STAGED : HCL_CU_FN_SOFTMAX_BLOCK, gx, 1,
+                    softmax_block_threads(cols), staged ? (unsigned int)(cols * sizeof(float)) : 0, params, detail);
+    }
+    return hcl__cu_cmd_end(&cmd, st, 0, "softmax", out_event);
+}
+
+hcl_status hcl__cu_reduce_f32(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event) {
+    hcl__cu_cmd cmd;
+    hcl_status st = builtin_begin(&cmd, queue, out_event);
+    if (st != HCL_SUCCESS) return st;
+    hcl__cu_queue *q = cmd.q;
+    if (!q->scratch) {
+        st = HCL_CU(cuMemAlloc_v2, (&q->scratch, REDUCE_SCRATCH_BYTES), "reduce scratch, size=%zu",
+                    (size_t)REDUCE_SCRATCH_BYTES);
+        if (st == HCL_SUCCESS)
+            st = HCL_CU(cuMemsetD32Async, (q->scratch + REDUCE_MAX_BLOCKS * sizeof(float), 0, 1, q->stream),
+                        "clearing the reduce ticket");
+        if (st != HCL_SUCCESS && q->scratch) {
+            hcl__cu.cuMemFree_v2(q->scratch);
+            q->scratch = 0;
+        }
+    }
+    if (st == HCL_SUCCESS) {
+        CUdeviceptr pi = hcl__cu_ptr(in), po = hcl__cu_ptr(out);
+        CUdeviceptr partials = q->scratch, ticket = q->scratch + REDUCE_MAX_BLOCKS * sizeof(float);
+        unsigned long long nn = n;
+        void *params[] = {&pi, &nn, &partials, &ticket, &po};
+        /* the grid depends on n alone, so the folding order, and with it the result's bits, do too */
+        unsigned int blocks = min_u(ceil_div(nn, REDUCE_THREADS * 8ull), REDUCE_MAX_BLOCKS);
+        int fn = op == HCL_REDUCE_MAX ? HCL_CU_FN_REDUCE_MAX : op == HCL_REDUCE_MIN ? HCL_CU_FN_REDUCE_MIN
+                                                                                 : HCL_CU_FN_REDUCE_SUM;
+        char detail[64];
+        snprintf(detail, sizeof detail, "n=%zu op=%d", n, (int)op);
+        st = launch(q, fn, blocks ? blocks : 1, 1, REDUCE_THREADS, 0, params, detail);
+    }
+    return hcl__cu_cmd_end(&cmd, st, 0, "reduce", out_event);
+}

@@ -1,0 +1,241 @@
+/* CI test of the CUDA driver's NVRTC path, on a machine without a GPU (ctest: cuda-nvrtc-compile).
+ *
+ * Links the driver's own nvrtc.c and the embedded kernel sources, then:
+ *  1. compiles each built-in kernel source alone to PTX (compute_75) and checks its entry points are there;
+ *  2. compiles the built-ins program the way the driver does when the fatbin cannot be used (builtins.cu with the
+ *     kernels as headers) for sm_90 (CUBIN) and for an architecture NVRTC does not know (PTX fallback);
+ *  3. compiles a user kernel to PTX, then again through the driver's disk-cache hook (must hit);
+ *  4. checks that a broken kernel gives HCL_ERROR_BUILD with NVRTC's log in the message.
+ * Prints the time of each compile; exits non-zero on any failure. */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- what the driver gets from the core, faked ---- */
+hcl__cu_symbols hcl__cu;
+int hcl__cu_driver_version;
+const hcl_driver_host *hcl__cu_host;
+
+static char g_message[65536];
+static int g_debug;
+static void *g_cache_key, *g_cache_data;
+static size_t g_cache_key_size, g_cache_data_size;
+static int g_cache_hits, g_cache_stores;
+
+static hcl_status fake_set_message(hcl_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_message, sizeof g_message, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static void fake_log(hcl_log_level level, const char *driver, const char *fmt, ...) {
+    if (!g_debug && level > HCL_LOG_WARN) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "hcl[%s] ", driver);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* A one-entry in-memory cache: enough to check the key is stable and the payload round-trips. */
+static void *fake_cache_load(const char *driver, const void *key, size_t key_size, size_t *out_size) {
+    (void)driver;
+    if (!g_cache_key || key_size != g_cache_key_size || memcmp(key, g_cache_key, key_size) != 0) return NULL;
+    void *copy = malloc(g_cache_data_size);
+    if (!copy) return NULL;
+    memcpy(copy, g_cache_data, g_cache_data_size);
+    *out_size = g_cache_data_size;
+    g_cache_hits++;
+    return copy;
+}
+
+static void fake_cache_store(const char *driver, const void *key, size_t key_size, const void *data, size_t size) {
+    (void)driver;
+    free(g_cache_key);
+    free(g_cache_data);
+    g_cache_key = malloc(key_size);
+    g_cache_data = malloc(size);
+    if (!g_cache_key || !g_cache_data) {
+        free(g_cache_key);
+        free(g_cache_data);
+        g_cache_key = g_cache_data = NULL;
+        return;
+    }
+    memcpy(g_cache_key, key, key_size);
+    memcpy(g_cache_data, data, size);
+    g_cache_key_size = key_size;
+    g_cache_data_size = size;
+    g_cache_stores++;
+}
+
+static const hcl_driver_host g_host = {
+    .size = sizeof(hcl_driver_host),
+    .set_message = fake_set_message,
+    .log = fake_log,
+    .cache_load = fake_cache_load,
+    .cache_store = fake_cache_store,
+};
+
+/* ---- the embedded sources (drivers/cuda/CMakeLists.txt) ---- */
+extern const unsigned char hcl_cuda_src_builtins[], hcl_cuda_src_vecadd[], hcl_cuda_src_gemm[],
+    hcl_cuda_src_softmax[], hcl_cuda_src_reduce[], hcl_cuda_src_fill[];
+extern const size_t hcl_cuda_src_builtins_size, hcl_cuda_src_vecadd_size, hcl_cuda_src_gemm_size,
+    hcl_cuda_src_softmax_size, hcl_cuda_src_reduce_size, hcl_cuda_src_fill_size;
+
+static int g_failures;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Compile; check the image kind and, for PTX, that each expected entry point is in it. */
+static int compile(const char *label, const hcl__cu_nvrtc_job *job, int want_cubin, const char *const *entries) {
+    void *image = NULL;
+    size_t size = 0;
+    int is_cubin = -1;
+    g_message[0] = '\0';
+    double t0 = now_ms();
+    hcl_status st = hcl__cu_nvrtc_compile(job, &image, &size, &is_cubin);
+    double ms = now_ms() - t0;
+    int ok = st == HCL_SUCCESS;
+    if (!ok) {
+        printf("FAIL %-44s status %d: %s\n", label, (int)st, g_message);
+        g_failures++;
+        return 0;
+    }
+    if (want_cubin >= 0 && is_cubin != want_cubin) {
+        printf("FAIL %-44s got %s, wanted %s\n", label, is_cubin ? "CUBIN" : "PTX", want_cubin ? "CUBIN" : "PTX");
+        ok = 0;
+    }
+    if (is_cubin && (size < 4 || memcmp(image, "\177ELF", 4) != 0)) {
+        printf("FAIL %-44s CUBIN is not an ELF image\n", label);
+        ok = 0;
+    }
+    for (int i = 0; ok && !is_cubin && entries && entries[i]; i++) {
+        char needle[128];
+        snprintf(needle, sizeof needle, ".entry %s(", entries[i]);
+        if (!strstr(image, needle)) {
+            printf("FAIL %-44s PTX lacks entry %s\n", label, entries[i]);
+            ok = 0;
+        }
+    }
+    if (ok) printf("ok   %-44s %8.1f ms  %7zu-byte %s\n", label, ms, size, is_cubin ? "CUBIN" : "PTX");
+    else g_failures++;
+    free(image);
+    return ok;
+}
+
+int main(void) {
+    hcl__cu_host = &g_host;
+    g_debug = getenv("HCL_LOG") && strcmp(getenv("HCL_LOG"), "debug") == 0;
+    if (hcl__cu_nvrtc_open() != HCL_SUCCESS) {
+        printf("FAIL NVRTC did not load: %s\n", g_message);
+        return 1;
+    }
+
+    static const char *const vecadd_entries[] = {"hcl_vecadd_f32", NULL};
+    static const char *const gemm_entries[] = {"hcl_gemm_f32_128_nn", "hcl_gemm_f32_128_nt", "hcl_gemm_f32_128_tn",
+                                               "hcl_gemm_f32_128_tt", "hcl_gemm_f32_64_nn",  "hcl_gemm_f32_64_nt",
+                                               "hcl_gemm_f32_64_tn",  "hcl_gemm_f32_64_tt",  "hcl_gemm_scale_f32",
+                                               NULL};
+    static const char *const softmax_entries[] = {"hcl_softmax_warp1_f32", "hcl_softmax_warp2_f32",
+                                                  "hcl_softmax_warp4_f32", "hcl_softmax_warp8_f32",
+                                                  "hcl_softmax_warp16_f32", "hcl_softmax_warp32_f32",
+                                                  "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32", NULL};
+    static const char *const reduce_entries[] = {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32",
+                                                 NULL};
+    static const char *const fill_entries[] = {"hcl_fill_u64", NULL};
+    const struct {
+        const char *name;
+        const unsigned char *src;
+        size_t size;
+        const char *const *entries;
+    } kernels[] = {
+        {"vecadd.cu", hcl_cuda_src_vecadd, hcl_cuda_src_vecadd_size, vecadd_entries},
+        {"gemm.cu", hcl_cuda_src_gemm, hcl_cuda_src_gemm_size, gemm_entries},
+        {"softmax.cu", hcl_cuda_src_softmax, hcl_cuda_src_softmax_size, softmax_entries},
+        {"reduce.cu", hcl_cuda_src_reduce, hcl_cuda_src_reduce_size, reduce_entries},
+        {"fill.cu", hcl_cuda_src_fill, hcl_cuda_src_fill_size, fill_entries},
+    };
+
+    /* 1. each kernel alone, to PTX */
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        hcl__cu_nvrtc_job job = {.source = (const char *)kernels[i].src, .source_size = kernels[i].size,
+                                 .name = kernels[i].name, .options = "-arch=compute_75", .arch = 75};
+        char label[96];
+        snprintf(label, sizeof label, "%s -> PTX compute_75", kernels[i].name);
+        compile(label, &job, 0, kernels[i].entries);
+    }
+
+    /* 2. the built-ins program as the driver builds it without a usable fatbin */
+    const char *headers[] = {(const char *)hcl_cuda_src_vecadd, (const char *)hcl_cuda_src_gemm,
+                             (const char *)hcl_cuda_src_softmax, (const char *)hcl_cuda_src_reduce,
+                             (const char *)hcl_cuda_src_fill};
+    const char *names[] = {"vecadd/vecadd.cu", "gemm/gemm.cu", "softmax/softmax.cu", "reduce/reduce.cu", "fill.cu"};
+    hcl__cu_nvrtc_job all = {.source = (const char *)hcl_cuda_src_builtins,
+                             .source_size = hcl_cuda_src_builtins_size,
+                             .name = "hcl_builtins.cu",
+                             .num_headers = 5,
+                             .headers = headers,
+                             .include_names = names,
+                             .arch = 90,
+                             .driver_version = 13000};
+    compile("builtins.cu -> sm_90 (H100)", &all, 1, NULL);
+    all.arch = 95; /* not a real architecture: the newest virtual one below it, as PTX */
+    static const char *const some_entries[] = {"hcl_vecadd_f32", "hcl_gemm_f32_128_nn", "hcl_softmax_block_f32",
+                                               "hcl_reduce_sum_f32", "hcl_fill_u64", NULL};
+    compile("builtins.cu -> sm_95 (unknown: PTX fallback)", &all, 0, some_entries);
+
+    /* 3. a user kernel, to PTX, then the same again from the cache */
+    static const char user[] =
+        "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, unsigned long long n) {\n"
+        "    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = a * x[i] + y[i];\n"
+        "}\n";
+    static const char *const user_entries[] = {"saxpy", NULL};
+    hcl__cu_nvrtc_job uj = {.source = user, .source_size = sizeof user - 1, .name = "user.cu",
+                            .options = "--gpu-architecture=compute_80 -DUNUSED=1", .arch = 80, .driver_version = 13000};
+    int stores = g_cache_stores;
+    compile("user saxpy -> PTX compute_80", &uj, 0, user_entries);
+    int hits = g_cache_hits;
+    compile("user saxpy again (disk cache)", &uj, 0, user_entries);
+    if (g_cache_stores != stores + 1 || g_cache_hits != hits + 1) {
+        printf("FAIL cache: %d store(s), %d hit(s); wanted 1 and 1\n", g_cache_stores - stores, g_cache_hits - hits);
+        g_failures++;
+    } else {
+        printf("ok   %-44s stored once, hit once\n", "compile cache");
+    }
+
+    /* 4. a build error */
+    static const char broken[] = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_thing; }\n";
+    hcl__cu_nvrtc_job bj = {.source = broken, .source_size = sizeof broken - 1, .name = "broken.cu", .arch = 90};
+    void *image = NULL;
+    size_t size = 0;
+    int is_cubin = 0;
+    g_message[0] = '\0';
+    hcl_status st = hcl__cu_nvrtc_compile(&bj, &image, &size, &is_cubin);
+    if (st == HCL_ERROR_BUILD && strstr(g_message, "undeclared_thing") && strstr(g_message, "NVRTC_ERROR_COMPILATION")) {
+        printf("ok   %-44s HCL_ERROR_BUILD, message starts: %.*s\n", "broken kernel -> build error",
+               (int)strcspn(g_message, "\n"), g_message);
+    } else {
+        printf("FAIL broken kernel: status %d, message: %s\n", (int)st, g_message);
+        free(image);
+        g_failures++;
+    }
+
+    hcl__cu_nvrtc_close();
+    free(g_cache_key);
+    free(g_cache_data);
+    printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
+    return g_failures ? 1 : 0;
+}

@@ -1,0 +1,238 @@
+/* gemm (CUDA): row-major SGEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C.
+ *
+ * op(A) is m x k: A is m x k (lda >= k) or, transposed, k x m (lda >= m); op(B) is k x n likewise; C is m x n.
+ * When beta is 0, C is not read (NaN in C does not propagate). k == 0 or alpha == 0 go to hcl_gemm_scale_f32,
+ * which never reads A or B.
+ *
+ * Tiled kernel: a block of 256 threads computes a BM x BN tile of C, walking k in steps of BK through two
+ * shared-memory buffers (the next tile is fetched into registers while the current one is multiplied, so one
+ * barrier per step suffices). Each thread owns a TM x TN register block, split into 4 x 4 pieces 64 rows /
+ * columns apart so that its shared-memory reads are float4 and conflict-free. Shared tiles are stored k-major
+ * (As[k][m], Bs[k][n]); global loads are float4 along whichever dimension is contiguous in memory when the
+ * leading dimension and the base allow it, scalar and zero-padded at the edges, so any m, n, k work.
+ *   128 x 128 x 8, 8 x 8 per thread: large problems.   64 x 64 x 16, 4 x 4 per thread: small ones.
+ * The grid is 2-D (x over column tiles, y over row tiles) and strides over tiles, so any size fits.
+ * Self-contained (no includes) so NVRTC can build it alone. */
+
+#define HCL_GEMM_THREADS 256
+
+template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB>
+__device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long long k, float alpha,
+                                              const float *__restrict__ A, long long lda,
+                                              const float *__restrict__ B, long long ldb, float beta,
+                                              float *__restrict__ C, long long ldc)
+{
+    /* thread layout checks, at compile time */
+    static_assert((BM / TM) * (BN / TN) == HCL_GEMM_THREADS, "one thread per TM x TN block");
+    static_assert(BM * BK == 4 * HCL_GEMM_THREADS && BN * BK == 4 * HCL_GEMM_THREADS, "one float4 per thread");
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "4 x 4 pieces");
+    constexpr int GM = TM / 4;       /* row pieces per thread */
+    constexpr int GN = TN / 4;       /* column pieces per thread */
+    constexpr int SM_ = BM / GM;     /* rows between a thread's pieces (64) */
+    constexpr int SN_ = BN / GN;     /* columns between a thread's pieces (64) */
+    constexpr int PAD = 4;           /* keeps the transposing stores conflict-free and float4 reads aligned */
+
+    __shared__ __align__(16) float As[2][BK][BM + PAD];
+    __shared__ __align__(16) float Bs[2][BK][BN + PAD];
+
+    const int t = threadIdx.x;
+    const int tx = t % (BN / TN);
+    const int ty = t / (BN / TN);
+
+    /* Where this thread's float4 of each tile comes from (element coordinates inside the tile). */
+    /* A: non-transposed rows of k (contiguous in k); transposed rows of m (contiguous in m). */
+    const int a_r = TA ? (t % (BM / 4)) * 4 : t / (BK / 4); /* m offset in the tile */
+    const int a_k = TA ? t / (BM / 4) : (t % (BK / 4)) * 4; /* k offset in the tile */
+    /* B: non-transposed rows of n (contiguous in n); transposed rows of k (contiguous in k). */
+    const int b_c = TB ? t / (BK / 4) : (t % (BN / 4)) * 4; /* n offset in the tile */
+    const int b_k = TB ? (t % (BK / 4)) * 4 : t / (BN / 4); /* k offset in the tile */
+
+    const bool a_vec = (lda % 4 == 0) && (((unsigned long long)A & 15ull) == 0);
+    const bool b_vec = (ldb % 4 == 0) && (((unsigned long long)B & 15ull) == 0);
+    const bool c_vec = (ldc % 4 == 0) && (((unsigned long long)C & 15ull) == 0);
+
+    const long long tiles_m = (m + BM - 1) / BM;
+    const long long tiles_n = (n + BN - 1) / BN;
+    const long long steps = (k + BK - 1) / BK;
+
+    for (long long tm = blockIdx.y; tm < tiles_m; tm += gridDim.y) {
+        for (long long tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
+            const long long row0 = tm * BM;
+            const long long col0 = tn * BN;
+            float acc[TM][TN];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++)
+                    acc[i][j] = 0.0f;
+
+            float ra[4], rb[4];
+            /* Fetch the float4 of A and B for the k-step starting at k0 into ra / rb (zero outside). */
+            auto fetch = [&](long long k0) {
+                if (!TA) {
+                    const long long r = row0 + a_r, kk = k0 + a_k;
+                    const float *p = A + r * lda + kk;
+                    if (r < m && a_vec && kk + 3 < k) {
+                        const float4 v = *(const float4 *)p;
+                        ra[0] = v.x; ra[1] = v.y; ra[2] = v.z; ra[3] = v.w;
+                    } else {
+#pragma unroll
+                        for (int q = 0; q < 4; q++)
+                            ra[q] = (r < m && kk + q < k) ? p[q] : 0.0f;
+                    }
+                } else {
+                    const long long r = row0 + a_r, kk = k0 + a_k;
+                    const float *p = A + kk * lda + r;
+                    if (kk < k && a_vec && r + 3 < m) {
+                        const float4 v = *(const float4 *)p;
+                        ra[0] = v.x; ra[1] = v.y; ra[2] = v.z; ra[3] = v.w;
+                    } else {
+#pragma unroll
+                        for (int q = 0; q < 4; q++)
+                            ra[q] = (kk < k && r + q < m) ? p[q] : 0.0f;
+                    }
+                }
+                if (!TB) {
+                    const long long c = col0 + b_c, kk = k0 + b_k;
+                    const float *p = B + kk * ldb + c;
+                    if (kk < k && b_vec && c + 3 < n) {
+                        const float4 v = *(const float4 *)p;
+                        rb[0] = v.x; rb[1] = v.y; rb[2] = v.z; rb[3] = v.w;
+                    } else {
+#pragma unroll
+                        for (int q = 0; q < 4; q++)
+                            rb[q] = (kk < k && c + q < n) ? p[q] : 0.0f;
+                    }
+                } else {
+                    const long long c = col0 + b_c, kk = k0 + b_k;
+                    const float *p = B + c * ldb + kk;
+                    if (c < n && b_vec && kk + 3 < k) {
+                        const float4 v = *(const float4 *)p;
+                        rb[0] = v.x; rb[1] = v.y; rb[2] = v.z; rb[3] = v.w;
+                    } else {
+#pragma unroll
+                        for (int q = 0; q < 4; q++)
+                            rb[q] = (c < n && kk + q < k) ? p[q] : 0.0f;
+                    }
+                }
+            };
+            /* Store ra / rb into shared buffer `buf`, k-major. */
+            auto stash = [&](int buf) {
+                if (!TA) {
+#pragma unroll
+                    for (int q = 0; q < 4; q++)
+                        As[buf][a_k + q][a_r] = ra[q];
+                } else {
+                    *(float4 *)&As[buf][a_k][a_r] = make_float4(ra[0], ra[1], ra[2], ra[3]);
+                }
+                if (!TB) {
+                    *(float4 *)&Bs[buf][b_k][b_c] = make_float4(rb[0], rb[1], rb[2], rb[3]);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; q++)
+                        Bs[buf][b_k + q][b_c] = rb[q];
+                }
+            };
+
+            if (steps > 0) {
+                fetch(0);
+                stash(0);
+            }
+            __syncthreads();
+            for (long long s = 0; s < steps; s++) {
+                const int cur = (int)(s & 1);
+                if (s + 1 < steps)
+                    fetch((s + 1) * BK);
+#pragma unroll
+                for (int kk = 0; kk < BK; kk++) {
+                    float a[TM], b[TN];
+#pragma unroll
+                    for (int g = 0; g < GM; g++) {
+                        const float4 v = *(const float4 *)&As[cur][kk][g * SM_ + ty * 4];
+                        a[g * 4 + 0] = v.x; a[g * 4 + 1] = v.y; a[g * 4 + 2] = v.z; a[g * 4 + 3] = v.w;
+                    }
+#pragma unroll
+                    for (int g = 0; g < GN; g++) {
+                        const float4 v = *(const float4 *)&Bs[cur][kk][g * SN_ + tx * 4];
+                        b[g * 4 + 0] = v.x; b[g * 4 + 1] = v.y; b[g * 4 + 2] = v.z; b[g * 4 + 3] = v.w;
+                    }
+#pragma unroll
+                    for (int i = 0; i < TM; i++)
+#pragma unroll
+                        for (int j = 0; j < TN; j++)
+                            acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+                }
+                if (s + 1 < steps)
+                    stash(cur ^ 1);
+                __syncthreads();
+            }
+
+            /* Epilogue: C = alpha * acc + beta * C, C untouched by reads when beta == 0. */
+#pragma unroll
+            for (int gi = 0; gi < GM; gi++) {
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const long long r = row0 + gi * SM_ + ty * 4 + i;
+                    if (r >= m)
+                        continue;
+#pragma unroll
+                    for (int gj = 0; gj < GN; gj++) {
+                        const long long c = col0 + gj * SN_ + tx * 4;
+                        float *p = C + r * ldc + c;
+                        const float *v = &acc[gi * 4 + i][gj * 4];
+                        if (c_vec && c + 3 < n) {
+                            float4 o = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+                            if (beta != 0.0f) {
+                                const float4 old = *(const float4 *)p;
+                                o.x = fmaf(beta, old.x, o.x);
+                                o.y = fmaf(beta, old.y, o.y);
+                                o.z = fmaf(beta, old.z, o.z);
+                                o.w = fmaf(beta, old.w, o.w);
+                            }
+                            *(float4 *)p = o;
+                        } else {
+#pragma unroll
+                            for (int q = 0; q < 4; q++) {
+                                if (c + q < n)
+                                    p[q] = beta != 0.0f ? fmaf(beta, p[q], alpha * v[q]) : alpha * v[q];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* MINB: blocks per SM to keep resident (caps registers: 2 x 256 threads -> at most 128 per thread). */
+#define HCL_GEMM_KERNEL(NAME, BM, BN, BK, TM, TN, TA, TB, MINB)                                              \
+    extern "C" __global__ void __launch_bounds__(HCL_GEMM_THREADS, MINB)                                    \
+    NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const float *A,      \
+         unsigned long long lda, const float *B, unsigned long long ldb, float beta, float *C,               \
+         unsigned long long ldc)                                                                            \
+    {                                                                                                       \
+        hcl_gemm_impl<BM, BN, BK, TM, TN, TA, TB>((long long)m, (long long)n, (long long)k, alpha, A,         \
+                                                  (long long)lda, B, (long long)ldb, beta, C, (long long)ldc); \
+    }
+
+HCL_GEMM_KERNEL(hcl_gemm_f32_128_nn, 128, 128, 8, 8, 8, false, false, 2)
+HCL_GEMM_KERNEL(hcl_gemm_f32_128_nt, 128, 128, 8, 8, 8, false, true, 2)
+HCL_GEMM_KERNEL(hcl_gemm_f32_128_tn, 128, 128, 8, 8, 8, true, false, 2)
+HCL_GEMM_KERNEL(hcl_gemm_f32_128_tt, 128, 128, 8, 8, 8, true, true, 2)
+HCL_GEMM_KERNEL(hcl_gemm_f32_64_nn, 64, 64, 16, 4, 4, false, false, 3)
+HCL_GEMM_KERNEL(hcl_gemm_f32_64_nt, 64, 64, 16, 4, 4, false, true, 3)
+HCL_GEMM_KERNEL(hcl_gemm_f32_64_tn, 64, 64, 16, 4, 4, true, false, 3)
+HCL_GEMM_KERNEL(hcl_gemm_f32_64_tt, 64, 64, 16, 4, 4, true, true, 3)
+
+/* C = beta * C over an m x n window (k == 0 or alpha == 0); beta == 0 writes zeros without reading C. */
+extern "C" __global__ void hcl_gemm_scale_f32(unsigned long long m, unsigned long long n, float beta, float *C,
+                                              unsigned long long ldc)
+{
+    const unsigned long long total = m * n;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+        const unsigned long long r = i / n, c = i % n;
+        float *p = C + r * ldc + c;
+        *p = beta != 0.0f ? beta * *p : 0.0f;
+    }
+}

@@ -1,0 +1,112 @@
+/* reduce (CUDA): out[0] = sum, max or min of in[0..n).
+ *
+ * One launch of a fixed-shape grid (the host picks gridDim.x <= HCL_REDUCE_MAX_BLOCKS from n alone and
+ * blockDim.x = HCL_REDUCE_THREADS): each block folds a grid-stride slice (float4 loads when aligned) with warp
+ * shuffles and writes one partial; the last block to finish (an atomic ticket after a fence) folds the partials
+ * in index order. Every fold happens in an order fixed by n, so the same input gives the same bits on every run.
+ * max/min ignore NaN as fmaxf/fminf do. The ticket counter must be 0 before the first launch; the last block
+ * puts it back to 0, so launches on one stream can reuse it.
+ * Self-contained (no includes) so NVRTC can build it alone. */
+
+#define HCL_REDUCE_THREADS 256
+#define HCL_REDUCE_MAX_BLOCKS 1024
+
+template <int OP> struct hcl_reduce_op_t;
+template <> struct hcl_reduce_op_t<0> {
+    static __device__ __forceinline__ float identity() { return 0.0f; }
+    static __device__ __forceinline__ float apply(float x, float y) { return x + y; }
+};
+template <> struct hcl_reduce_op_t<1> {
+    static __device__ __forceinline__ float identity() { return -__int_as_float(0x7f800000); }
+    static __device__ __forceinline__ float apply(float x, float y) { return fmaxf(x, y); }
+};
+template <> struct hcl_reduce_op_t<2> {
+    static __device__ __forceinline__ float identity() { return __int_as_float(0x7f800000); }
+    static __device__ __forceinline__ float apply(float x, float y) { return fminf(x, y); }
+};
+
+/* Fold v over the block; the result is valid in thread 0. `scratch` holds one float per warp. Every thread of
+ * the block must call it (it synchronises). */
+template <int OP> __device__ __forceinline__ float hcl_reduce_block(float v, float *scratch)
+{
+    typedef hcl_reduce_op_t<OP> op;
+    const unsigned lane = threadIdx.x % warpSize;
+    const unsigned warp = threadIdx.x / warpSize;
+    const unsigned warps = (blockDim.x + warpSize - 1) / warpSize;
+    for (int off = warpSize / 2; off > 0; off /= 2)
+        v = op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
+    if (lane == 0)
+        scratch[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < warps ? scratch[lane] : op::identity();
+        for (int off = warpSize / 2; off > 0; off /= 2)
+            v = op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
+    }
+    __syncthreads(); /* scratch may be reused by the caller */
+    return v;
+}
+
+template <int OP>
+__device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long long n, float *partials,
+                                                unsigned int *ticket, float *out)
+{
+    typedef hcl_reduce_op_t<OP> op;
+    __shared__ float scratch[32];
+    __shared__ bool is_last;
+
+    const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    float acc = op::identity();
+    unsigned long long done = 0;
+    if (((unsigned long long)in & 15ull) == 0) {
+        const float4 *in4 = (const float4 *)in;
+        const unsigned long long n4 = n / 4;
+        for (unsigned long long i = tid; i < n4; i += stride) {
+            const float4 x = in4[i];
+            acc = op::apply(acc, op::apply(op::apply(x.x, x.y), op::apply(x.z, x.w)));
+        }
+        done = n4 * 4;
+    }
+    for (unsigned long long i = done + tid; i < n; i += stride)
+        acc = op::apply(acc, in[i]);
+
+    acc = hcl_reduce_block<OP>(acc, scratch);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence(); /* the partial is visible to every block before the ticket is taken */
+        is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last)
+        return;
+    __threadfence();
+    /* volatile: read from L2, never from a stale L1 line */
+    const volatile float *vp = partials;
+    float v = op::identity();
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x)
+        v = op::apply(v, vp[i]);
+    v = hcl_reduce_block<OP>(v, scratch);
+    if (threadIdx.x == 0) {
+        out[0] = v;
+        *ticket = 0;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(HCL_REDUCE_THREADS)
+hcl_reduce_sum_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
+{
+    hcl_reduce_impl<0>(in, n, partials, ticket, out);
+}
+
+extern "C" __global__ void __launch_bounds__(HCL_REDUCE_THREADS)
+hcl_reduce_max_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
+{
+    hcl_reduce_impl<1>(in, n, partials, ticket, out);
+}
+
+extern "C" __global__ void __launch_bounds__(HCL_REDUCE_THREADS)
+hcl_reduce_min_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
+{
+    hcl_reduce_impl<2>(in, n, partials, ticket, out);
+}

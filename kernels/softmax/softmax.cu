@@ -1,0 +1,267 @@
+/* softmax (CUDA): row-wise softmax of a rows x cols row-major matrix, out[r][j] = exp(in[r][j] - max_r) / sum.
+ *
+ * Three shapes, picked by the host from cols:
+ *  - hcl_softmax_warp<V>_f32, cols <= V * 32: one warp per row, the row held in registers (V values per lane),
+ *    one read and one write of global memory.
+ *  - hcl_softmax_block_staged_f32, cols * 4 bytes fit the dynamic shared memory the host gives it: one block per
+ *    row, the row staged in shared memory, one read and one write.
+ *  - hcl_softmax_block_f32, any cols: one block per row, an online max/sum pass (rescaling the running sum when
+ *    the max grows) and a write pass that reads the row again (mostly from L2). Nothing is staged, so any row
+ *    length works.
+ * -inf entries give 0; a row of all -inf gives NaN (0/0) as in PyTorch; NaN entries make the row NaN. Each
+ * element is read before it is written by the same thread, so out may be in (no __restrict__).
+ * Self-contained (no includes) so NVRTC can build it alone. */
+
+#define HCL_SOFTMAX_WARP_ROWS_PER_BLOCK 8 /* the warp kernels run 8 warps (256 threads) per block */
+
+__device__ __forceinline__ float hcl_softmax_neg_inf() { return -__int_as_float(0x7f800000); }
+
+/* exp(x - m) with exp(-inf - anything) = 0, also when m is -inf (an all -inf row). */
+__device__ __forceinline__ float hcl_softmax_exp(float x, float m)
+{
+    return x == hcl_softmax_neg_inf() ? 0.0f : expf(x - m);
+}
+
+__device__ __forceinline__ float hcl_softmax_warp_max(float v)
+{
+    for (int off = warpSize / 2; off > 0; off /= 2)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+    return v;
+}
+
+__device__ __forceinline__ float hcl_softmax_warp_sum(float v)
+{
+    for (int off = warpSize / 2; off > 0; off /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* Merge running (max, sum) pairs: sums are rescaled to the larger max. A side whose max is -inf holds no mass
+ * (and its expf(-inf - -inf) would be NaN). A NaN sum stays NaN, so a row with a NaN comes out NaN. */
+__device__ __forceinline__ void hcl_softmax_merge(float &m, float &s, float m2, float s2)
+{
+    const float mm = fmaxf(m, m2);
+    const float a = m == hcl_softmax_neg_inf() ? 0.0f : s * expf(m - mm);
+    const float b = m2 == hcl_softmax_neg_inf() ? 0.0f : s2 * expf(m2 - mm);
+    m = mm;
+    s = a + b;
+}
+
+/* Fold one value into a running (max, sum). */
+__device__ __forceinline__ void hcl_softmax_online(float &m, float &s, float x)
+{
+    if (x > m) {
+        s = s * expf(m - x) + 1.0f; /* m = -inf: s is 0 and expf(-inf) is 0 */
+        m = x;
+    } else if (x != hcl_softmax_neg_inf()) {
+        s += expf(x - m); /* a NaN x falls here and makes s NaN */
+    }
+}
+
+/* Block-wide max (or sum when SUM): result broadcast to every thread. scratch: one float per warp + 1. */
+template <bool SUM> __device__ __forceinline__ float hcl_softmax_block_fold(float v, float *scratch)
+{
+    const unsigned lane = threadIdx.x % warpSize;
+    const unsigned warp = threadIdx.x / warpSize;
+    const unsigned warps = (blockDim.x + warpSize - 1) / warpSize;
+    v = SUM ? hcl_softmax_warp_sum(v) : hcl_softmax_warp_max(v);
+    if (lane == 0)
+        scratch[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        float w = lane < warps ? scratch[lane] : (SUM ? 0.0f : hcl_softmax_neg_inf());
+        w = SUM ? hcl_softmax_warp_sum(w) : hcl_softmax_warp_max(w);
+        if (lane == 0)
+            scratch[32] = w;
+    }
+    __syncthreads();
+    const float r = scratch[32];
+    __syncthreads(); /* scratch may be reused right away */
+    return r;
+}
+
+/* ---- one warp per row, row in registers ---- */
+template <int V>
+__device__ __forceinline__ void hcl_softmax_warp_impl(const float *in, float *out, unsigned long long rows,
+                                                      unsigned int cols)
+{
+    const unsigned lanes = warpSize;
+    const unsigned lane = threadIdx.x % lanes;
+    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
+    const unsigned long long warps = ((unsigned long long)gridDim.x * blockDim.x) / lanes;
+    /* rows are uniform per warp, so whole warps stay in or leave the loop together (the shuffles need that) */
+    for (unsigned long long row = first; row < rows; row += warps) {
+        const float *x = in + row * cols;
+        float *y = out + row * cols;
+        float v[V];
+        float m = hcl_softmax_neg_inf();
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            const unsigned c = lane + (unsigned)i * lanes;
+            v[i] = c < cols ? x[c] : hcl_softmax_neg_inf();
+            m = fmaxf(m, v[i]);
+        }
+        m = hcl_softmax_warp_max(m);
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            v[i] = hcl_softmax_exp(v[i], m);
+            s += v[i];
+        }
+        s = hcl_softmax_warp_sum(s);
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            const unsigned c = lane + (unsigned)i * lanes;
+            if (c < cols)
+                y[c] = v[i] / s;
+        }
+    }
+}
+
+#define HCL_SOFTMAX_WARP_KERNEL(V)                                                                           \
+    extern "C" __global__ void __launch_bounds__(256)                                                       \
+    hcl_softmax_warp##V##_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)       \
+    {                                                                                                       \
+        hcl_softmax_warp_impl<V>(in, out, rows, cols);                                                      \
+    }
+HCL_SOFTMAX_WARP_KERNEL(1)
+HCL_SOFTMAX_WARP_KERNEL(2)
+HCL_SOFTMAX_WARP_KERNEL(4)
+HCL_SOFTMAX_WARP_KERNEL(8)
+HCL_SOFTMAX_WARP_KERNEL(16)
+HCL_SOFTMAX_WARP_KERNEL(32)
+
+/* ---- one block per row, row staged in dynamic shared memory (cols floats) ---- */
+extern "C" __global__ void __launch_bounds__(1024)
+hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)
+{
+    extern __shared__ float hcl_softmax_row[];
+    __shared__ float scratch[33];
+    for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const float *x = in + row * cols;
+        float *y = out + row * cols;
+        const bool vec = (cols % 4 == 0) && ((((unsigned long long)x | (unsigned long long)y) & 15ull) == 0);
+        float m = hcl_softmax_neg_inf();
+        if (vec) {
+            const float4 *x4 = (const float4 *)x;
+            float4 *r4 = (float4 *)hcl_softmax_row;
+            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
+                const float4 t = x4[j];
+                r4[j] = t;
+                m = fmaxf(m, fmaxf(fmaxf(t.x, t.y), fmaxf(t.z, t.w)));
+            }
+        } else {
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) {
+                const float t = x[j];
+                hcl_softmax_row[j] = t;
+                m = fmaxf(m, t);
+            }
+        }
+        m = hcl_softmax_block_fold<false>(m, scratch);
+        float s = 0.0f;
+        /* each thread revisits only the elements it staged itself: no barrier needed before this loop */
+        if (vec) {
+            float4 *r4 = (float4 *)hcl_softmax_row;
+            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
+                float4 t = r4[j];
+                t.x = hcl_softmax_exp(t.x, m);
+                t.y = hcl_softmax_exp(t.y, m);
+                t.z = hcl_softmax_exp(t.z, m);
+                t.w = hcl_softmax_exp(t.w, m);
+                r4[j] = t;
+                s += (t.x + t.y) + (t.z + t.w);
+            }
+        } else {
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) {
+                const float e = hcl_softmax_exp(hcl_softmax_row[j], m);
+                hcl_softmax_row[j] = e;
+                s += e;
+            }
+        }
+        s = hcl_softmax_block_fold<true>(s, scratch);
+        if (vec) {
+            const float4 *r4 = (const float4 *)hcl_softmax_row;
+            float4 *y4 = (float4 *)y;
+            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
+                const float4 t = r4[j];
+                y4[j] = make_float4(t.x / s, t.y / s, t.z / s, t.w / s);
+            }
+        } else {
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x)
+                y[j] = hcl_softmax_row[j] / s;
+        }
+        __syncthreads(); /* the next row overwrites the stage */
+    }
+}
+
+/* ---- one block per row, online max/sum then a second read; no staging, any cols ---- */
+extern "C" __global__ void __launch_bounds__(1024)
+hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)
+{
+    __shared__ float scratch_m[32];
+    __shared__ float scratch_s[32];
+    __shared__ float result[2];
+    const unsigned lane = threadIdx.x % warpSize;
+    const unsigned warp = threadIdx.x / warpSize;
+    const unsigned warps = (blockDim.x + warpSize - 1) / warpSize;
+    for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const float *x = in + row * cols;
+        float *y = out + row * cols;
+        const bool vec = (cols % 4 == 0) && ((((unsigned long long)x | (unsigned long long)y) & 15ull) == 0);
+        float m = hcl_softmax_neg_inf();
+        float s = 0.0f;
+        if (vec) {
+            const float4 *x4 = (const float4 *)x;
+            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
+                const float4 t = x4[j];
+                hcl_softmax_online(m, s, t.x);
+                hcl_softmax_online(m, s, t.y);
+                hcl_softmax_online(m, s, t.z);
+                hcl_softmax_online(m, s, t.w);
+            }
+        } else {
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x)
+                hcl_softmax_online(m, s, x[j]);
+        }
+        /* merge (m, s) across the warp, then across warps */
+        for (int off = warpSize / 2; off > 0; off /= 2) {
+            const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
+            const float s2 = __shfl_xor_sync(0xffffffffu, s, off);
+            hcl_softmax_merge(m, s, m2, s2);
+        }
+        if (lane == 0) {
+            scratch_m[warp] = m;
+            scratch_s[warp] = s;
+        }
+        __syncthreads();
+        if (warp == 0) {
+            m = lane < warps ? scratch_m[lane] : hcl_softmax_neg_inf();
+            s = lane < warps ? scratch_s[lane] : 0.0f;
+            for (int off = warpSize / 2; off > 0; off /= 2) {
+                const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
+                const float s2 = __shfl_xor_sync(0xffffffffu, s, off);
+                hcl_softmax_merge(m, s, m2, s2);
+            }
+            if (lane == 0) {
+                result[0] = m;
+                result[1] = s;
+            }
+        }
+        __syncthreads();
+        m = result[0];
+        s = result[1];
+        if (vec) {
+            const float4 *x4 = (const float4 *)x;
+            float4 *y4 = (float4 *)y;
+            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
+                const float4 t = x4[j];
+                y4[j] = make_float4(hcl_softmax_exp(t.x, m) / s, hcl_softmax_exp(t.y, m) / s,
+                                    hcl_softmax_exp(t.z, m) / s, hcl_softmax_exp(t.w, m) / s);
+            }
+        } else {
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x)
+                y[j] = hcl_softmax_exp(x[j], m) / s;
+        }
+        __syncthreads(); /* result[] is rewritten for the next row */
+    }
+}
