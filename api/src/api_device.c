@@ -45,6 +45,8 @@ static hcl_status device_info(hcl__backend *b, uint32_t index, hcl_device_info *
         return st;
     snprintf(info.backend, sizeof info.backend, "%s", b->name);
     info.index = index;
+    if (info.arg_offset_alignment == 0)
+        info.arg_offset_alignment = 1;
     if (info.has_uuid) {
         char *p = info.identity;
         p += sprintf(p, "uuid:");

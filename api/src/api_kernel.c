@@ -164,6 +164,12 @@ HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim
             if (args[i].offset >= b->size)
                 return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: args[%u].offset %zu is not below the buffer size %zu",
                                         fn, i, args[i].offset, b->size);
+            if (args[i].offset % dev->info.arg_offset_alignment)
+                return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                        "%s: args[%u].offset %zu is not a multiple of %llu bytes, the device's "
+                                        "arg_offset_alignment (%s); pass offset 0 and an element index instead",
+                                        fn, i, args[i].offset, (unsigned long long)dev->info.arg_offset_alignment,
+                                        dev->backend->name);
             dargs[i].mem = b->native;
             dargs[i].offset = args[i].offset;
         } else if (args[i].kind == HCL_ARG_VALUE) {

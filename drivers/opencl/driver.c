@@ -266,6 +266,7 @@ static void describe_device(hcl__ocl_device_entry *e, uint32_t index) {
     info->clock_mhz = (uint32_t)device_u64(e->id, CL_DEVICE_MAX_CLOCK_FREQUENCY, 4);
     uint32_t align_bits = (uint32_t)device_u64(e->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 4);
     e->base_align_bytes = align_bits >= 8 ? align_bits / 8 : 1;
+    info->arg_offset_alignment = e->base_align_bytes;
 
     /* The UUID lets one GPU seen through CUDA and OpenCL be recognised as one. */
     size_t ext_size = 0;

@@ -124,6 +124,8 @@ typedef struct hcl_device_info {
     uint8_t uuid[16];
     char identity[80];            /* stable identity: "uuid:<32 hex>" where the runtime gives one, else
                                      "<backend>:<vendor>:<name>:<index>" */
+    uint64_t arg_offset_alignment; /* a buffer kernel argument's offset must be a multiple of this many bytes
+                                      (1: any offset; OpenCL needs CL_DEVICE_MEM_BASE_ADDR_ALIGN for sub-buffers) */
 } hcl_device_info;
 
 /* Number of backends known (built-in and named in HCL_EXTRA_DRIVERS). Loads every driver module on first
@@ -307,7 +309,8 @@ typedef enum hcl_arg_kind {
 typedef struct hcl_arg {
     hcl_arg_kind kind;
     hcl_buffer buffer;  /* HCL_ARG_BUFFER */
-    size_t offset;      /* HCL_ARG_BUFFER: byte offset into the buffer (must be < its size) */
+    size_t offset;      /* HCL_ARG_BUFFER: byte offset into the buffer (< its size, and a multiple of the
+                           device's arg_offset_alignment) */
     const void *value;  /* HCL_ARG_VALUE */
     size_t size;        /* HCL_ARG_VALUE: bytes (1..256) */
 } hcl_arg;
@@ -328,8 +331,9 @@ static inline hcl_arg hcl_arg_value(const void *v, size_t size) {
  * `extern __shared__` array; on host it is hcl_host_launch.shared.
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (a zero or oversized dimension,
  * block above max_work_group_size, shared_bytes above local_mem_bytes, bad argument kind or size, NULL
- * args with num_args > 0), HCL_ERROR_OUT_OF_RANGE (a buffer argument's offset), HCL_ERROR_DEVICE_MISMATCH,
- * HCL_ERROR_VENDOR. */
+ * args with num_args > 0, a buffer argument's offset that is not a multiple of the device's
+ * arg_offset_alignment), HCL_ERROR_OUT_OF_RANGE (a buffer argument's offset at or past its size),
+ * HCL_ERROR_DEVICE_MISMATCH, HCL_ERROR_VENDOR. */
 HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
                                      size_t shared_bytes, uint32_t num_args, const hcl_arg *args,
                                      uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event);
