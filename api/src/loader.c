@@ -127,13 +127,16 @@ static int own_dir(char *dir, size_t size) {
     Dl_info info;
     if (!dladdr((void *)&hcl__backend_load, &info) || !info.dli_fname)
         return -1;
-    const char *slash = strrchr(info.dli_fname, '/');
-    if (!slash)
+    char *real = realpath(info.dli_fname, NULL); /* "bin/../lib/libhcl.so" reads better as "lib" */
+    const char *name = real ? real : info.dli_fname;
+    const char *slash = strrchr(name, '/');
+    size_t len = slash ? (size_t)(slash - name) : 0;
+    if (!slash || len + 1 > size) {
+        free(real);
         return -1;
-    size_t len = (size_t)(slash - info.dli_fname);
-    if (len + 1 > size)
-        return -1;
-    memcpy(dir, info.dli_fname, len);
+    }
+    memcpy(dir, name, len);
+    free(real);
     dir[len] = '\0';
     return 0;
 }
