@@ -125,6 +125,8 @@ static void print_device(uint32_t global_index, const hcl_device_info *d) {
         printf("        uuid:                (not given by the runtime)\n");
     }
     printf("        identity:            %s\n", d->identity);
+    printf("        offset alignment:    %" PRIu64 " byte%s (of buffer kernel arguments)\n",
+           d->arg_offset_alignment, d->arg_offset_alignment == 1 ? "" : "s");
 }
 
 static int print_devices(void) {
