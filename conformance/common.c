@@ -13,6 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define CONF_LEAK_CHECK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CONF_LEAK_CHECK 1
+#endif
+#endif
+#ifdef CONF_LEAK_CHECK
+#include <sanitizer/lsan_interface.h>
+#endif
+
 /* ------------------------------------------------------------------------------------------------------- */
 /* Backends                                                                                                */
 /* ------------------------------------------------------------------------------------------------------- */
@@ -201,6 +212,11 @@ void conf_end(void) {
     track_len = track_cap = 0;
     conf_dev = NULL;
     conf_queue = NULL;
+#ifdef CONF_LEAK_CHECK
+    /* Criterion does not fail a test whose process leaks at exit: look now, with everything released. */
+    CHECK(__lsan_do_recoverable_leak_check() == 0,
+          "LeakSanitizer found memory leaked by this test (the report is above)");
+#endif
 
     if (cur_xfail) {
         const conf_expectation *e = cur_xfail;

@@ -13,6 +13,8 @@ const conf_expectation conf_expectations[] = {
      "host modules are tables of C functions: nothing is compiled, so nothing can fail to build", NULL},
     {"levelzero", "api", "module_build_error", CONF_UNSUPPORTED,
      "levelzero takes SPIR-V binaries only; the suite carries no SPIR-V with a build error", NULL},
+    {"host", "api", "kernel_build_options", CONF_UNSUPPORTED,
+     "host modules are tables of C functions: there is no compiler to pass build options to", NULL},
     {"levelzero", "api", "kernel_*", CONF_UNSUPPORTED,
      "the suite carries no SPIR-V build of its user kernel (it has OpenCL C, CUDA C, HIP C and host C)", NULL},
 };

@@ -399,3 +399,41 @@ CONF_TEST(api, module_build_error) {
               "an unknown build option gave %s: %s", hcl_status_name(st), hcl_last_message());
     }
 }
+
+/* Build options reach the compiler, and the compile cache keys on them (the same source with two options must
+ * not give one binary); a text may carry its terminating NUL in its size or not. One value is fresh per run so
+ * that at least one build is not a cache hit. */
+CONF_TEST(api, kernel_build_options) {
+    static const char ocl[] = "__kernel void put(__global float *out) { out[get_global_id(0)] = VALUE; }\n";
+    static const char cu[] =
+        "extern \"C\" __global__ void put(float *out) { out[blockIdx.x * blockDim.x + threadIdx.x] = VALUE; }\n";
+    hcl_source_kind kind = strcmp(conf_backend_name, "opencl") == 0 ? HCL_SOURCE_OPENCL_C
+                           : strcmp(conf_backend_name, "cuda") == 0 ? HCL_SOURCE_CUDA_C
+                                                                    : HCL_SOURCE_HIP_C;
+    const char *text = kind == HCL_SOURCE_OPENCL_C ? ocl : cu;
+    size_t len = strlen(text);
+    float fresh = (float)conf_rand_int(1, 1 << 20) + 0.25f;
+    float values[4] = {1.5f, 2.5f, fresh, 3.5f};
+    hcl_buffer out = conf_buffer(16 * sizeof(float));
+    REQUIRE(out != NULL, "buffer");
+    for (int v = 0; v < 4; v++) {
+        char opt[64];
+        snprintf(opt, sizeof opt, "-DVALUE=%.2ff", (double)values[v]);
+        hcl_module_source src = {kind, text, v == 3 ? len + 1 : len, opt};
+        hcl_module m = NULL;
+        if (!CHECK_ST(HCL_SUCCESS, hcl_module_create(conf_dev, &src, 1, &m))) continue;
+        conf_track_module(m);
+        hcl_kernel k = kernel_of(m, "put");
+        if (!k || !conf_poison_buffer(out, 0, 16 * sizeof(float))) continue;
+        hcl_arg arg = hcl_arg_buffer(out);
+        if (!CHECK_ST(HCL_SUCCESS, hcl_kernel_launch(conf_queue, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){4, 1, 1}, 0, 1,
+                                                     &arg, 0, NULL, NULL)))
+            continue;
+        float got[16];
+        double want[16];
+        for (int i = 0; i < 16; i++) want[i] = values[v];
+        char what[160];
+        snprintf(what, sizeof what, "kernel built with \"%s\"%s", opt, v == 3 ? " (size counts the NUL)" : "");
+        if (conf_read(out, 0, got, sizeof got)) conf_compare(what, got, want, NULL, 16);
+    }
+}

@@ -1,9 +1,11 @@
 /* API conformance: devices, queues, buffers, transfers and events, on every backend.
  * Each call's documented statuses (hcl.h), and that failing calls write no out-parameter and change no data.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +244,13 @@ CONF_TEST(api, transfer_ranges) {
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_read(NULL, b, 0, 4, tmp));
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_write(q, NULL, 0, 4, tmp));
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_read(q, NULL, 0, 4, tmp));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_write_async(NULL, b, 0, 4, tmp, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_read_async(NULL, b, 0, 4, tmp, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_write_async(q, NULL, 0, 4, tmp, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_read_async(q, NULL, 0, 4, tmp, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_copy_async(NULL, b, 0, b, 50, 4, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_fill_async(NULL, b, 0, 4, tmp, 4, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_release(NULL));
     CHECK(e == SENTINEL(hcl_event), "a failing async transfer wrote its out_event");
     CHECK(buffer_holds(b, orig, SZ, "buffer after failing transfers"), "contents");
 }
@@ -517,4 +526,111 @@ CONF_TEST(api, device_mismatch) {
     /* Both devices still work on their own objects. */
     CHECK_ST(HCL_SUCCESS, hcl_buffer_write(conf_queue, b1, 0, 4, data));
     CHECK_ST(HCL_SUCCESS, hcl_buffer_write(q2, b2, 0, 4, data));
+}
+
+/* Releasing a queue waits for what was submitted to it; releasing a pending event is allowed. */
+CONF_TEST(api, release_waits) {
+    enum { SZ = 8 << 20 };
+    uint8_t *src = conf_malloc(SZ), *back = conf_malloc(SZ);
+    fill_bytes(src, SZ);
+    hcl_buffer b = conf_buffer(SZ), c = conf_buffer(SZ);
+    REQUIRE(b && c, "buffers");
+    hcl_queue q = NULL;
+    REQUIRE_OK(hcl_queue_create(conf_dev, &q));
+    hcl_event e = NULL;
+    CHECK_ST(HCL_SUCCESS, hcl_buffer_write_async(q, b, 0, SZ, src, 0, NULL, &e));
+    CHECK_ST(HCL_SUCCESS, hcl_buffer_copy_async(q, c, 0, b, 0, SZ, 0, NULL, NULL));
+    if (e) CHECK_ST(HCL_SUCCESS, hcl_event_release(e));
+    CHECK_ST(HCL_SUCCESS, hcl_queue_release(q));
+    if (conf_read(c, 0, back, SZ)) CHECK(memcmp(src, back, SZ) == 0, "data written before hcl_queue_release is incomplete");
+}
+
+/* Many objects at once: the handle table grows, and every handle stays distinct and valid until released. */
+CONF_TEST(api, many_handles) {
+    enum { NB = 1500, NE = 3000 };
+    hcl_buffer *bufs = conf_malloc(NB * sizeof *bufs);
+    hcl_event *evs = conf_malloc(NE * sizeof *evs);
+    size_t made_b = 0, made_e = 0, s = 0;
+    for (; made_b < NB; made_b++)
+        if (!CHECK_ST(HCL_SUCCESS, hcl_buffer_create(conf_dev, 1 + made_b % 61, 0, &bufs[made_b]))) break;
+    for (; made_e < NE; made_e++)
+        if (!CHECK_ST(HCL_SUCCESS, hcl_queue_marker(conf_queue, &evs[made_e]))) break;
+    size_t wrong = 0;
+    for (size_t i = 0; i < made_b; i++)
+        if (hcl_buffer_size(bufs[i], &s) != HCL_SUCCESS || s != 1 + i % 61) wrong++;
+    CHECK(wrong == 0, "%zu of %zu live buffers report a wrong size or no size", wrong, made_b);
+    for (size_t i = 0; i < made_b; i += 2) CHECK_ST(HCL_SUCCESS, hcl_buffer_release(bufs[i]));
+    for (size_t i = 0; i < made_e; i++) CHECK_ST(HCL_SUCCESS, hcl_event_release(evs[i]));
+    for (size_t i = 0; i < made_b; i++) {
+        hcl_status want = i % 2 ? HCL_SUCCESS : HCL_ERROR_INVALID_HANDLE;
+        hcl_status got = hcl_buffer_size(bufs[i], &s);
+        if (!CHECK(got == want, "buffer %zu: hcl_buffer_size gave %s, expected %s", i, hcl_status_name(got),
+                   hcl_status_name(want)))
+            break;
+    }
+    for (size_t i = 1; i < made_b; i += 2) CHECK_ST(HCL_SUCCESS, hcl_buffer_release(bufs[i]));
+    for (size_t i = 0; i < made_e; i += 97) CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_event_wait(evs[i]));
+}
+
+/* Distinct objects from several threads at once (hcl.h: thread-safe for distinct objects). Threads record
+ * what went wrong; the test thread reports it. */
+typedef struct thread_job {
+    hcl_device dev;
+    uint64_t seed;
+    int failures;
+    char first[256];
+} thread_job;
+
+static void *thread_body(void *arg) {
+    thread_job *job = arg;
+    enum { N = 4099 };
+    float a[N], b[N], c[N];
+    uint64_t s = job->seed;
+    for (int rep = 0; rep < 20 && job->failures == 0; rep++) {
+        hcl_queue q = NULL;
+        hcl_buffer ba = NULL, bb = NULL, bc = NULL;
+        for (int i = 0; i < N; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            a[i] = (float)(s >> 40) / 65536.0f;
+            b[i] = (float)((s >> 20) & 0xfffff) / 4096.0f;
+        }
+        hcl_status st = hcl_queue_create(job->dev, &q);
+        if (st == HCL_SUCCESS) st = hcl_buffer_create(job->dev, sizeof a, 0, &ba);
+        if (st == HCL_SUCCESS) st = hcl_buffer_create(job->dev, sizeof b, 0, &bb);
+        if (st == HCL_SUCCESS) st = hcl_buffer_create(job->dev, sizeof c, 0, &bc);
+        if (st == HCL_SUCCESS) st = hcl_buffer_write(q, ba, 0, sizeof a, a);
+        if (st == HCL_SUCCESS) st = hcl_buffer_write(q, bb, 0, sizeof b, b);
+        if (st == HCL_SUCCESS) st = hcl_vecadd_f32(q, N, ba, bb, bc, NULL);
+        if (st == HCL_SUCCESS) st = hcl_buffer_read(q, bc, 0, sizeof c, c);
+        if (st != HCL_SUCCESS) {
+            job->failures++;
+            snprintf(job->first, sizeof job->first, "%s: %s", hcl_status_name(st), hcl_last_message());
+        } else {
+            for (int i = 0; i < N; i++)
+                if (c[i] != a[i] + b[i] && job->failures++ == 0)
+                    snprintf(job->first, sizeof job->first, "rep %d: c[%d] = %g, expected %g", rep, i, (double)c[i],
+                             (double)(a[i] + b[i]));
+        }
+        if (bc) hcl_buffer_release(bc);
+        if (bb) hcl_buffer_release(bb);
+        if (ba) hcl_buffer_release(ba);
+        if (q) hcl_queue_release(q);
+    }
+    return NULL;
+}
+
+CONF_TEST(api, threads) {
+    enum { T = 4 };
+    pthread_t tid[T];
+    thread_job jobs[T];
+    int started = 0;
+    for (int i = 0; i < T; i++) {
+        jobs[i] = (thread_job){conf_dev, conf_rand_u64(), 0, ""};
+        if (CHECK(pthread_create(&tid[i], NULL, thread_body, &jobs[i]) == 0, "pthread_create")) started++;
+        else break;
+    }
+    for (int i = 0; i < started; i++) {
+        pthread_join(tid[i], NULL);
+        CHECK(jobs[i].failures == 0, "thread %d: %d failure(s), first: %s", i, jobs[i].failures, jobs[i].first);
+    }
 }
