@@ -154,6 +154,26 @@ CONF_TEST(api, kernel_user) {
     REQUIRE(k2 != NULL, "second kernel");
     CHECK(k2 != k, "two hcl_kernel_create calls gave the same handle");
     run_scale_rev(k2, 4099, 0, 0);
+    run_scale_rev(k2, (1u << 20) + 3, 0, 0); /* 16385 work-groups */
+}
+
+/* A work-group of the device's max_work_group_size (capped at 4096) is valid. */
+CONF_TEST(api, kernel_max_block) {
+    hcl_kernel k = kernel_of(user_module_on(conf_dev), "index3d");
+    REQUIRE(k != NULL, "kernel");
+    uint32_t bs = conf_info.max_work_group_size < 4096 ? (uint32_t)conf_info.max_work_group_size : 4096;
+    size_t n = 2 * (size_t)bs, bytes = n * 4;
+    /* In a 1-D launch y = z = 0, so index3d writes x itself. */
+    uint32_t *got = conf_malloc(bytes);
+    hcl_buffer b = conf_buffer(bytes);
+    REQUIRE(b && conf_poison_buffer(b, 0, bytes), "buffer");
+    hcl_arg arg = hcl_arg_buffer(b);
+    REQUIRE_OK(hcl_kernel_launch(conf_queue, k, (hcl_dim3){2, 1, 1}, (hcl_dim3){bs, 1, 1}, 0, 1, &arg, 0, NULL, NULL));
+    REQUIRE(conf_read(b, 0, got, bytes), "read");
+    size_t bad = 0, first = 0;
+    for (uint32_t x = 0; x < n; x++)
+        if (got[x] != x && bad++ == 0) first = x;
+    CHECK(bad == 0, "index3d with block %u: %zu wrong elements, first [%zu] = 0x%08x", bs, bad, first, got[first]);
 }
 
 /* Buffer arguments with an offset: the kernel sees the buffer's address plus the offset. */

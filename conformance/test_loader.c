@@ -252,6 +252,35 @@ CONF_GLOBAL_TEST(loader, env_list) {
     open_expect(NULL, HCL_SUCCESS, "host", 0);
 }
 
+CONF_GLOBAL_TEST(loader, env_device_malformed) {
+    environment(NULL, NULL, "host", "x");
+    open_expect(NULL, HCL_ERROR_INVALID_ARGUMENT, NULL, 0);
+}
+
+/* An empty HCL_BACKEND is no choice: the default rule applies. */
+CONF_GLOBAL_TEST(loader, env_empty) {
+    environment(NULL, NULL, "", NULL);
+    char backend[32];
+    uint32_t index;
+    default_device(backend, sizeof backend, &index);
+    open_expect(NULL, HCL_SUCCESS, backend, index);
+}
+
+/* HCL_DRIVER_PATH is searched before the folder of libhcl: a module there named like a built-in backend wins
+ * (it is the test driver that fails its init). */
+CONF_GLOBAL_TEST(loader, driver_path_first) {
+    environment(HCL_CONF_TESTDRIVER_DIR "/override", NULL, NULL, NULL);
+    hcl_backend_info bi;
+    if (backend_named("opencl", &bi, NULL)) {
+        CHECK(!bi.available, "opencl was loaded from %s, not from HCL_DRIVER_PATH", bi.module_path);
+        CHECK(strstr(bi.reason, TESTDRV_INITFAIL_REASON) != NULL,
+              "the reason should be the override module's init failure: \"%s\"", bi.reason);
+    }
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("opencl", &(hcl_device){NULL})))
+        CHECK_MSG_HAS(TESTDRV_INITFAIL_REASON);
+    open_expect("host", HCL_SUCCESS, "host", 0);
+}
+
 CONF_GLOBAL_TEST(loader, env_unset_default) {
     environment(NULL, NULL, NULL, NULL);
     char backend[32];

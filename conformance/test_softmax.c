@@ -122,7 +122,7 @@ static const size_t boundary_cols[] = {1,   2,   3,   5,   7,   15,   16,   17, 
 
 CONF_TEST(softmax, shapes) {
     for (size_t i = 0; i < sizeof boundary_cols / sizeof boundary_cols[0]; i++) run_softmax(3, boundary_cols[i], GEN_UNIFORM, false);
-    static const size_t s[][2] = {{1, 1}, {7, 1}, {1, 2}, {2, 3}, {5, 7}, {13, 11}, {1000, 33}, {2049, 17}, {17, 2049}, {3, 10007}};
+    static const size_t s[][2] = {{1, 1}, {7, 1}, {1, 2}, {2, 3}, {5, 7}, {13, 11}, {1000, 33}, {2049, 17}, {17, 2049}, {3, 10007}, {65537, 3}, {100003, 1}};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, false);
     run_softmax(0, 5, GEN_UNIFORM, false);
     run_softmax(5, 0, GEN_UNIFORM, false);
