@@ -701,8 +701,10 @@ int main(int argc, char **argv) {
         printf("selected:  HCL_BACKEND=%s HCL_DEVICE=%s\n", env_be ? env_be : "(unset)",
                env_dev ? env_dev : "(unset)");
     printf("seed:      %" PRIu64 " (--seed to repeat)\n", o.seed);
-    printf("runs:      %d warm-up (discarded) + %d timed per kernel; times from device events, ms\n\n", o.warmup,
-           o.repeats);
+    printf("runs:      %d warm-up (discarded) + %d timed per kernel, output filled with NaN before each run\n",
+           o.warmup, o.repeats);
+    printf("columns:   first = wall time of the first call, any kernel build included; median/min/max = device\n"
+           "           time of the timed runs (event of each call); rate at the median; all times in ms\n\n");
     printf("%-8s %-16s %10s %10s %10s %10s %16s  %s\n", "kernel", "shape", "first", "median", "min", "max",
            "rate (median)", "check");
     fflush(stdout);
