@@ -215,7 +215,7 @@ void conf_end(void) {
 #ifdef CONF_LEAK_CHECK
     /* Criterion does not fail a test whose process leaks at exit: look now, with everything released. */
     CHECK(__lsan_do_recoverable_leak_check() == 0,
-          "LeakSanitizer found memory leaked by this test (the report is above)");
+          "LeakSanitizer found memory leaked by this test (its report is on stderr, or under LSAN_OPTIONS log_path)");
 #endif
 
     if (cur_xfail) {
