@@ -1,6 +1,6 @@
 /* Loader and selection conformance: driver modules that are missing, of the wrong ABI, without an entry point,
  * failing their init, or fine but without devices (the test modules of testdriver.c, in their own folder
- * HCL_CONF_TESTDRIVER_DIR); and the selector syntax, in the API and in the environment.
+ * build/conformance/testdrivers); and the selector syntax, in the API and in the environment.
  * Each test sets its environment before its first HCL call: initialisation happens once per process, and
  * Criterion runs every test in a process of its own.
  */
@@ -15,9 +15,31 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef HCL_CONF_TESTDRIVER_DIR
-#error "HCL_CONF_TESTDRIVER_DIR must name the folder of the test driver modules"
+#ifndef HCL_CONF_TESTDRIVER_RELDIR
+#error "HCL_CONF_TESTDRIVER_RELDIR must name the folder of the test driver modules, relative to the program's"
 #endif
+
+/* The test driver folder, found from the program's own location so that a build folder can be moved (it is
+ * sent to other machines to run). `suffix` is appended ("" or "/override"). */
+static const char *testdriver_dir(const char *prefix, const char *suffix) {
+    static char path[4096 + 256];
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        CHECK(false, "readlink(/proc/self/exe) failed");
+        return "/nonexistent";
+    }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    if (strlen(prefix) + strlen(exe) + strlen(HCL_CONF_TESTDRIVER_RELDIR) + strlen(suffix) + 2 > sizeof path) {
+        CHECK(false, "the program's path is too long");
+        return "/nonexistent";
+    }
+    snprintf(path, sizeof path, "%.64s%.4095s/%s%.16s", prefix, exe, HCL_CONF_TESTDRIVER_RELDIR, suffix);
+    return path;
+}
+#define TESTDRIVER_DIR testdriver_dir("", "")
 
 #define KNOWN_LIST "cuda, hip, levelzero, opencl, host"
 #define SENTINEL_DEVICE ((hcl_device)(uintptr_t)0x5e5e5e50u)
@@ -109,7 +131,7 @@ CONF_GLOBAL_TEST(loader, missing_module) {
 }
 
 static void check_refused(const char *name, const char *const *needles, size_t n_needles) {
-    environment(HCL_CONF_TESTDRIVER_DIR, name, NULL, NULL);
+    environment(TESTDRIVER_DIR, name, NULL, NULL);
     hcl_backend_info bi;
     if (backend_named(name, &bi, NULL)) {
         CHECK(!bi.available && bi.device_count == 0, "module %s was accepted", name);
@@ -145,12 +167,12 @@ CONF_GLOBAL_TEST(loader, init_failure) {
 CONF_GLOBAL_TEST(loader, small_table) { check_refused("testsmalltable", NULL, 0); }
 
 CONF_GLOBAL_TEST(loader, driver_without_devices) {
-    environment(HCL_CONF_TESTDRIVER_DIR, "testok", NULL, NULL);
+    environment(TESTDRIVER_DIR, "testok", NULL, NULL);
     hcl_backend_info bi;
     if (backend_named("testok", &bi, NULL)) {
         CHECK(bi.available, "testok is unavailable: %s", bi.reason);
         CHECK(bi.device_count == 0, "testok offers %u devices", bi.device_count);
-        CHECK(strstr(bi.module_path, HCL_CONF_TESTDRIVER_DIR) && strstr(bi.module_path, "libhcl-testok.so"),
+        CHECK(strstr(bi.module_path, "testdrivers/") && strstr(bi.module_path, "libhcl-testok.so"),
               "module_path \"%s\"", bi.module_path);
         CHECK(strstr(bi.version, TESTDRV_OK_VERSION) != NULL, "version \"%s\"", bi.version);
     }
@@ -163,7 +185,7 @@ CONF_GLOBAL_TEST(loader, extra_drivers_in_order) {
     static const char *names[] = {"testok", "testinitfail", "testbadabi", "testnoentry"};
     static const int avail[] = {1, 0, 0, 0};
     /* The path is a list: a folder that does not exist comes first. */
-    environment("/nonexistent/hcl-conformance:" HCL_CONF_TESTDRIVER_DIR, "testok,testinitfail,testbadabi,testnoentry",
+    environment(testdriver_dir("/nonexistent/hcl-conformance:", ""), "testok,testinitfail,testbadabi,testnoentry",
                 NULL, NULL);
     uint32_t count = 0;
     REQUIRE_OK(hcl_backend_count(&count));
@@ -199,7 +221,7 @@ CONF_GLOBAL_TEST(loader, selector_syntax) {
 }
 
 CONF_GLOBAL_TEST(loader, selector_lists) {
-    environment(HCL_CONF_TESTDRIVER_DIR, "testinitfail,testbadabi,testok", NULL, NULL);
+    environment(TESTDRIVER_DIR, "testinitfail,testbadabi,testok", NULL, NULL);
     if (CHECK_ST(HCL_ERROR_UNKNOWN_BACKEND, hcl_device_open("nosuch,host", &(hcl_device){NULL}))) CHECK_MSG_HAS(KNOWN_LIST);
     /* The first available named backend that has the device wins. */
     hcl_backend_info cuda;
@@ -242,13 +264,13 @@ CONF_GLOBAL_TEST(loader, env_unknown) {
 }
 
 CONF_GLOBAL_TEST(loader, env_unavailable) {
-    environment(HCL_CONF_TESTDRIVER_DIR, "testinitfail", "testinitfail", NULL);
+    environment(TESTDRIVER_DIR, "testinitfail", "testinitfail", NULL);
     if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open(NULL, &(hcl_device){NULL})))
         CHECK_MSG_HAS(TESTDRV_INITFAIL_REASON);
 }
 
 CONF_GLOBAL_TEST(loader, env_list) {
-    environment(HCL_CONF_TESTDRIVER_DIR, "testinitfail", "testinitfail,host", NULL);
+    environment(TESTDRIVER_DIR, "testinitfail", "testinitfail,host", NULL);
     open_expect(NULL, HCL_SUCCESS, "host", 0);
 }
 
@@ -269,7 +291,7 @@ CONF_GLOBAL_TEST(loader, env_empty) {
 /* HCL_DRIVER_PATH is searched before the folder of libhcl: a module there named like a built-in backend wins
  * (it is the test driver that fails its init). */
 CONF_GLOBAL_TEST(loader, driver_path_first) {
-    environment(HCL_CONF_TESTDRIVER_DIR "/override", NULL, NULL, NULL);
+    environment(testdriver_dir("", "/override"), NULL, NULL, NULL);
     hcl_backend_info bi;
     if (backend_named("opencl", &bi, NULL)) {
         CHECK(!bi.available, "opencl was loaded from %s, not from HCL_DRIVER_PATH", bi.module_path);
