@@ -176,21 +176,58 @@ CONF_TEST(api, kernel_max_block) {
     CHECK(bad == 0, "index3d with block %u: %zu wrong elements, first [%zu] = 0x%08x", bs, bad, first, got[first]);
 }
 
-/* Buffer arguments with an offset: the kernel sees the buffer's address plus the offset. */
+/* Buffer arguments with an offset: the kernel sees the buffer's address plus the offset. Offsets here are
+ * multiples of the device's arg_offset_alignment (and of 4, the element size). */
+static size_t offset_unit(void) {
+    uint64_t a = conf_info.arg_offset_alignment;
+    return a > 4 ? (size_t)a : 4;
+}
+
 CONF_TEST(api, kernel_arg_offsets) {
     hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
     REQUIRE(k != NULL, "kernel");
-    run_scale_rev(k, 500, 256, 128);
-    run_scale_rev(k, 333, 1024, 0);
+    size_t u = offset_unit();
+    run_scale_rev(k, 500, 2 * u, u);
+    run_scale_rev(k, 333, 8 * u, 0);
+    run_scale_rev(k, 64, 0, 3 * u);
 }
 
-/* hcl.h asks only that a buffer argument's offset be below the buffer's size: offsets that are a multiple of
- * the element size but of no larger alignment must work too. */
-CONF_TEST(api, kernel_arg_offsets_unaligned) {
+/* hcl.h: a buffer argument's offset must be a multiple of arg_offset_alignment (1: any offset); one that is
+ * not gives HCL_ERROR_INVALID_ARGUMENT, and a launch with every offset a multiple of it works. */
+CONF_TEST(api, kernel_arg_offset_alignment) {
+    uint64_t align = conf_info.arg_offset_alignment;
+    REQUIRE(align >= 1 && (align & (align - 1)) == 0, "arg_offset_alignment %llu is not a power of two",
+            (unsigned long long)align);
+    cr_log_info("%s: arg_offset_alignment %llu", conf_backend_name, (unsigned long long)align);
     hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
     REQUIRE(k != NULL, "kernel");
-    run_scale_rev(k, 100, 4, 8);
-    run_scale_rev(k, 257, 12, 0);
+    size_t big = align > 4096 ? 0 : (size_t)align; /* offsets beyond 4 KiB are not tried */
+    const size_t offsets[] = {4, 8, 12, 20, big, big + 4, big / 2};
+    uint32_t n = 100;
+    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+        size_t off = offsets[i];
+        if (off == 0 || off % 4 != 0) continue;
+        if (off % align == 0) {
+            run_scale_rev(k, n, off, off); /* must work */
+            continue;
+        }
+        size_t bytes = off + n * 4 + 64;
+        hcl_buffer b = conf_buffer(bytes), in = conf_buffer(bytes);
+        if (!b || !in || !conf_poison_buffer(b, 0, bytes) || !conf_poison_buffer(in, 0, bytes)) continue;
+        float alpha = 2.0f;
+        hcl_arg args[4] = {hcl_arg_buffer(b), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4)};
+        hcl_dim3 grid = {(n + 3) / 4, 1, 1}, block = {4, 1, 1};
+        hcl_event e = (hcl_event)(uintptr_t)0x5e5e5e50u;
+        args[0].offset = off;
+        CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_launch(conf_queue, k, grid, block, 16, 4, args, 0, NULL, &e));
+        args[0].offset = 0;
+        args[1].offset = off;
+        CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_launch(conf_queue, k, grid, block, 16, 4, args, 0, NULL, &e));
+        CHECK(e == (hcl_event)(uintptr_t)0x5e5e5e50u, "a failing launch wrote its out_event");
+        float *got = conf_floats(bytes / 4);
+        if (CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue)) && conf_read(b, 0, got, bytes))
+            conf_check_untouched("output after refused launches", got, bytes / 4);
+    }
 }
 
 CONF_TEST(api, kernel_grid3d) {

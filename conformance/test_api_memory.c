@@ -40,6 +40,8 @@ CONF_TEST(api, device_info) {
           "max_alloc_bytes %llu with global_mem_bytes %llu", (unsigned long long)i->max_alloc_bytes,
           (unsigned long long)i->global_mem_bytes);
     CHECK(i->max_work_group_size >= 1, "max_work_group_size 0");
+    CHECK(i->arg_offset_alignment >= 1 && (i->arg_offset_alignment & (i->arg_offset_alignment - 1)) == 0,
+          "arg_offset_alignment %llu is not a power of two", (unsigned long long)i->arg_offset_alignment);
     CHECK(i->identity[0] != 0, "identity is empty");
     if (i->has_uuid) {
         char want[40] = "uuid:";
