@@ -71,6 +71,7 @@ typedef struct hcl__ocl_builtin {
     cl_program program;   /* NULL until first use */
     cl_kernel kernels[HCL_OCL_BUILTIN_MAX_KERNELS];
     size_t kernel_wg_max[HCL_OCL_BUILTIN_MAX_KERNELS]; /* CL_KERNEL_WORK_GROUP_SIZE */
+    int gemm_wg; /* gemm only: the work-group edge it was built for (-DHCL_GEMM_WG) */
 } hcl__ocl_builtin;
 
 /* An opened device: one context for one device, created in device_open. */
@@ -86,6 +87,7 @@ typedef struct hcl__ocl_queue {
     cl_command_queue queue;
     cl_mem reduce_partials; /* scratch of the two-pass reduce, made on first use; the queue is in order, so
                                successive reductions on it never race for it */
+    cl_mem marker_mem;      /* 4 bytes that markers fill (see hcl__ocl_queue_marker) */
 } hcl__ocl_queue;
 
 /* An event: the first and the last OpenCL command of one HCL command (they differ for the two-pass reduce),

@@ -28,6 +28,7 @@ void hcl__ocl_queue_destroy(void *queue) {
         hcl__cl.clReleaseCommandQueue(q->queue);
     }
     if (q->reduce_partials) hcl__cl.clReleaseMemObject(q->reduce_partials);
+    if (q->marker_mem) hcl__cl.clReleaseMemObject(q->marker_mem);
     free(q);
 }
 
@@ -88,14 +89,27 @@ hcl_status hcl__ocl_event_wrap(cl_event first, cl_event last, int marker, void *
     return HCL_SUCCESS;
 }
 
+/* A marker is a 4-byte fill of a scratch buffer of the queue, not clEnqueueMarkerWithWaitList: NVIDIA's OpenCL
+ * (580.159, H100) gives a marker that waited on events an end timestamp of 0, and a fill is an ordinary command
+ * with real timestamps everywhere. In an in-order queue it still completes after everything before it. */
 hcl_status hcl__ocl_queue_marker(void *queue, uint32_t num_wait, void *const *wait, void **out_event) {
     hcl__ocl_queue *q = queue;
     hcl_status status = HCL_SUCCESS;
     cl_event stack[8], *list = NULL, *heap = NULL, ev = NULL;
+    if (!q->marker_mem) {
+        cl_int err = CL_SUCCESS;
+        q->marker_mem = hcl__cl.clCreateBuffer(q->device->context, CL_MEM_READ_WRITE, 4, NULL, &err);
+        if (err != CL_SUCCESS) {
+            q->marker_mem = NULL;
+            return hcl__ocl_fail(err, HCL_OCL_ALLOC, "clCreateBuffer", "4-byte scratch buffer for markers");
+        }
+    }
     status = hcl__ocl_wait_list(num_wait, wait, stack, 8, &list, &heap);
     if (status != HCL_SUCCESS) return status;
-    HCL_OCL_CHECK(hcl__cl.clEnqueueMarkerWithWaitList(q->queue, num_wait, list, &ev), HCL_OCL_CALL,
-                  "clEnqueueMarkerWithWaitList", "%u events to wait for", num_wait);
+    const cl_uint zero = 0;
+    HCL_OCL_CHECK(hcl__cl.clEnqueueFillBuffer(q->queue, q->marker_mem, &zero, sizeof zero, 0, sizeof zero, num_wait,
+                                              list, &ev),
+                  HCL_OCL_CALL, "clEnqueueFillBuffer", "marker after %u events", num_wait);
     status = hcl__ocl_event_wrap(ev, ev, 1, out_event);
 cleanup:
     free(heap);
@@ -129,6 +143,13 @@ hcl_status hcl__ocl_event_elapsed(void *start, void *end, double *out_seconds) {
                   s->marker ? "CL_PROFILING_COMMAND_END" : "CL_PROFILING_COMMAND_START");
     HCL_OCL_CHECK(hcl__cl.clGetEventProfilingInfo(e->last, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL),
                   HCL_OCL_CALL, "clGetEventProfilingInfo", "CL_PROFILING_COMMAND_END of the end event");
+    if (t0 == 0 || t1 == 0) {
+        status = hcl__ocl_host->set_message(HCL_ERROR_VENDOR,
+                                            "clGetEventProfilingInfo: the runtime gave a timestamp of 0 (start %llu, "
+                                            "end %llu ns): no device time for these events",
+                                            (unsigned long long)t0, (unsigned long long)t1);
+        goto cleanup;
+    }
     *out_seconds = (double)(int64_t)(t1 - t0) * 1e-9;
 cleanup:
     return status;

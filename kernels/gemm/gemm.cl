@@ -1,94 +1,116 @@
 /* gemm (OpenCL C 1.2): row-major SGEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C.
  *
- * Tiling: a work-group of 16 x 16 work-items computes a 64 x 64 tile of C; each work-item holds a 4 x 4 block
- * of accumulators in registers, at rows ty + 16*i and columns tx + 16*j (i, j < 4), so that reads of the local
- * tiles are conflict-free and writes of C are coalesced. The K dimension goes in steps of 16: each step loads a
- * 64 x 16 tile of op(A) and a 16 x 64 tile of op(B) into local memory, stored k-major (As[k][row], Bs[k][col]);
- * the transposes are resolved while loading, with the read pattern chosen so that consecutive work-items read
- * consecutive addresses of the matrix in memory. A pad column keeps the transposing stores conflict-free.
+ * Tiling: a work-group of WG x WG work-items computes a TILE x TILE tile of C, TILE = 8 * WG (default WG 16:
+ * a 128 x 128 tile). Each work-item keeps an 8 x 8 block of accumulators in registers: rows 4*ty .. 4*ty+3
+ * and TILE/2 + 4*ty .. +3, columns likewise with tx, so it reads each step's operands from local memory as four
+ * float4s (the two halves keep the reads of a warp spread over the banks). K goes in steps of TK = 16: the
+ * work-group stages a TILE x 16 tile of op(A) and a 16 x TILE tile of op(B) in local memory, k-major
+ * (as[k][row], bs[k][col], rows padded by 4 floats: 16-byte aligned, and transposing stores conflict less).
+ * The transposes are resolved while loading, choosing the element order so that consecutive work-items read
+ * consecutive addresses of the matrix. With HCL_GEMM_PREFETCH (default 1) the next step's elements are read
+ * from global memory into registers while the current step computes.
  * Edges: elements outside the matrices load as 0 and writes are bounds-checked, so any m, n, k works.
  * BLAS rules: beta == 0 writes alpha * AB without reading C (NaN in C does not propagate); the host passes
  * k = 0 and alpha = 0 when k or alpha is 0, so A and B are not read and C = beta * C. */
 
-#define HCL_GEMM_TILE 64 /* rows and columns of C per work-group */
-#define HCL_GEMM_TK 16   /* K per step */
-#define HCL_GEMM_WG 16   /* work-group is HCL_GEMM_WG x HCL_GEMM_WG */
-#define HCL_GEMM_WPT 4   /* rows and columns per work-item: HCL_GEMM_TILE / HCL_GEMM_WG */
-#define HCL_GEMM_LD (HCL_GEMM_TILE + 1)
+#ifndef HCL_GEMM_WG
+#define HCL_GEMM_WG 16 /* the work-group is WG x WG (a power of two, at least 4) */
+#endif
+#ifndef HCL_GEMM_PREFETCH
+#define HCL_GEMM_PREFETCH 1
+#endif
+#define HCL_GEMM_TK 16
+#define HCL_GEMM_TILE (8 * HCL_GEMM_WG)
+#define HCL_GEMM_HALF (4 * HCL_GEMM_WG)
+#define HCL_GEMM_THREADS (HCL_GEMM_WG * HCL_GEMM_WG)
+#define HCL_GEMM_LOADS (HCL_GEMM_TILE * HCL_GEMM_TK / HCL_GEMM_THREADS) /* elements per work-item per step */
+#define HCL_GEMM_LD (HCL_GEMM_TILE + 4)
+
+/* Read this work-item's share of the step at k0 from global memory into registers (0 outside the matrices).
+ * Element e of a tile: k-major where k is contiguous in memory (A as m x k, B as n x k), else row-major. */
+static void hcl_gemm_fetch(const int ta, const int tb, const int t, const size_t k0, const size_t row0,
+                           const size_t col0, const size_t m, const size_t n, const size_t k,
+                           __global const float *a, const size_t lda, __global const float *b, const size_t ldb,
+                           float *ra, float *rb) {
+#pragma unroll
+    for (int l = 0; l < HCL_GEMM_LOADS; l++) {
+        const int e = t + HCL_GEMM_THREADS * l;
+        if (!ta) { /* A is m x k */
+            const size_t gr = row0 + e / HCL_GEMM_TK, gk = k0 + e % HCL_GEMM_TK;
+            ra[l] = (gr < m && gk < k) ? a[gr * lda + gk] : 0.0f;
+        } else { /* A is k x m */
+            const size_t gr = row0 + e % HCL_GEMM_TILE, gk = k0 + e / HCL_GEMM_TILE;
+            ra[l] = (gr < m && gk < k) ? a[gk * lda + gr] : 0.0f;
+        }
+        if (!tb) { /* B is k x n */
+            const size_t gc = col0 + e % HCL_GEMM_TILE, gk = k0 + e / HCL_GEMM_TILE;
+            rb[l] = (gc < n && gk < k) ? b[gk * ldb + gc] : 0.0f;
+        } else { /* B is n x k */
+            const size_t gc = col0 + e / HCL_GEMM_TK, gk = k0 + e % HCL_GEMM_TK;
+            rb[l] = (gc < n && gk < k) ? b[gc * ldb + gk] : 0.0f;
+        }
+    }
+}
+
+/* Write the registers of hcl_gemm_fetch into the k-major local tiles. */
+static void hcl_gemm_stage(const int ta, const int tb, const int t, const float *ra, const float *rb,
+                           __local float *as, __local float *bs) {
+#pragma unroll
+    for (int l = 0; l < HCL_GEMM_LOADS; l++) {
+        const int e = t + HCL_GEMM_THREADS * l;
+        if (!ta) as[(e % HCL_GEMM_TK) * HCL_GEMM_LD + e / HCL_GEMM_TK] = ra[l];
+        else as[(e / HCL_GEMM_TILE) * HCL_GEMM_LD + e % HCL_GEMM_TILE] = ra[l];
+        if (!tb) bs[(e / HCL_GEMM_TILE) * HCL_GEMM_LD + e % HCL_GEMM_TILE] = rb[l];
+        else bs[(e % HCL_GEMM_TK) * HCL_GEMM_LD + e / HCL_GEMM_TK] = rb[l];
+    }
+}
 
 static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size_t n, const size_t k,
                           const float alpha, __global const float *a, const size_t lda, __global const float *b,
                           const size_t ldb, const float beta, __global float *c, const size_t ldc,
-                          __local float (*as)[HCL_GEMM_LD], __local float (*bs)[HCL_GEMM_LD]) {
-    const int tx = (int)get_local_id(0);
-    const int ty = (int)get_local_id(1);
+                          __local float *as, __local float *bs) {
+    const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
     const int t = ty * HCL_GEMM_WG + tx;
-    const size_t col0 = get_group_id(0) * HCL_GEMM_TILE;
-    const size_t row0 = get_group_id(1) * HCL_GEMM_TILE;
+    const size_t col0 = get_group_id(0) * HCL_GEMM_TILE, row0 = get_group_id(1) * HCL_GEMM_TILE;
 
-    float acc[HCL_GEMM_WPT][HCL_GEMM_WPT];
-    for (int i = 0; i < HCL_GEMM_WPT; i++)
-        for (int j = 0; j < HCL_GEMM_WPT; j++) acc[i][j] = 0.0f;
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
 
+    float ra[HCL_GEMM_LOADS], rb[HCL_GEMM_LOADS];
+    if (k > 0) hcl_gemm_fetch(ta, tb, t, 0, row0, col0, m, n, k, a, lda, b, ldb, ra, rb);
     for (size_t k0 = 0; k0 < k; k0 += HCL_GEMM_TK) {
-        /* op(A) tile: 64 rows x 16 k. */
-        if (!ta) { /* A is m x k: k is contiguous */
-            const int kk = t % HCL_GEMM_TK;
-            const size_t gk = k0 + kk;
-            for (int l = 0; l < HCL_GEMM_WPT; l++) {
-                const int r = t / HCL_GEMM_TK + 16 * l;
-                const size_t gr = row0 + r;
-                as[kk][r] = (gr < m && gk < k) ? a[gr * lda + gk] : 0.0f;
-            }
-        } else { /* A is k x m: m is contiguous */
-            const int r = t % HCL_GEMM_TILE;
-            const size_t gr = row0 + r;
-            for (int l = 0; l < HCL_GEMM_WPT; l++) {
-                const int kk = t / HCL_GEMM_TILE + 4 * l;
-                const size_t gk = k0 + kk;
-                as[kk][r] = (gr < m && gk < k) ? a[gk * lda + gr] : 0.0f;
-            }
-        }
-        /* op(B) tile: 16 k x 64 columns. */
-        if (!tb) { /* B is k x n: n is contiguous */
-            const int cc = t % HCL_GEMM_TILE;
-            const size_t gc = col0 + cc;
-            for (int l = 0; l < HCL_GEMM_WPT; l++) {
-                const int kk = t / HCL_GEMM_TILE + 4 * l;
-                const size_t gk = k0 + kk;
-                bs[kk][cc] = (gc < n && gk < k) ? b[gk * ldb + gc] : 0.0f;
-            }
-        } else { /* B is n x k: k is contiguous */
-            const int kk = t % HCL_GEMM_TK;
-            const size_t gk = k0 + kk;
-            for (int l = 0; l < HCL_GEMM_WPT; l++) {
-                const int cc = t / HCL_GEMM_TK + 16 * l;
-                const size_t gc = col0 + cc;
-                bs[kk][cc] = (gc < n && gk < k) ? b[gc * ldb + gk] : 0.0f;
-            }
-        }
+        hcl_gemm_stage(ta, tb, t, ra, rb, as, bs);
         barrier(CLK_LOCAL_MEM_FENCE);
-
+        if (HCL_GEMM_PREFETCH && k0 + HCL_GEMM_TK < k)
+            hcl_gemm_fetch(ta, tb, t, k0 + HCL_GEMM_TK, row0, col0, m, n, k, a, lda, b, ldb, ra, rb);
 #pragma unroll
         for (int kk = 0; kk < HCL_GEMM_TK; kk++) {
-            float ar[HCL_GEMM_WPT], br[HCL_GEMM_WPT];
+            __local const float4 *a4 = (__local const float4 *)(as + kk * HCL_GEMM_LD);
+            __local const float4 *b4 = (__local const float4 *)(bs + kk * HCL_GEMM_LD);
+            const float4 a0 = a4[ty], a1 = a4[HCL_GEMM_WG + ty];
+            const float4 b0 = b4[tx], b1 = b4[HCL_GEMM_WG + tx];
+            const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+            const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
-            for (int i = 0; i < HCL_GEMM_WPT; i++) ar[i] = as[kk][ty + HCL_GEMM_WG * i];
+            for (int i = 0; i < 8; i++)
 #pragma unroll
-            for (int j = 0; j < HCL_GEMM_WPT; j++) br[j] = bs[kk][tx + HCL_GEMM_WG * j];
-#pragma unroll
-            for (int i = 0; i < HCL_GEMM_WPT; i++)
-#pragma unroll
-                for (int j = 0; j < HCL_GEMM_WPT; j++) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+                for (int j = 0; j < 8; j++) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        if (!HCL_GEMM_PREFETCH && k0 + HCL_GEMM_TK < k)
+            hcl_gemm_fetch(ta, tb, t, k0 + HCL_GEMM_TK, row0, col0, m, n, k, a, lda, b, ldb, ra, rb);
     }
 
-    for (int i = 0; i < HCL_GEMM_WPT; i++) {
-        const size_t gr = row0 + ty + HCL_GEMM_WG * i;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const size_t gr = row0 + (i < 4 ? 4 * ty + i : HCL_GEMM_HALF + 4 * ty + (i - 4));
         if (gr >= m) continue;
-        for (int j = 0; j < HCL_GEMM_WPT; j++) {
-            const size_t gc = col0 + tx + HCL_GEMM_WG * j;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const size_t gc = col0 + (j < 4 ? 4 * tx + j : HCL_GEMM_HALF + 4 * tx + (j - 4));
             if (gc >= n) continue;
             __global float *p = c + gr * ldc + gc;
             float v = alpha * acc[i][j];
@@ -102,8 +124,8 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
     __kernel __attribute__((reqd_work_group_size(HCL_GEMM_WG, HCL_GEMM_WG, 1))) void NAME(                \
         ulong m, ulong n, ulong k, float alpha, __global const float *a, ulong lda, __global const float *b, \
         ulong ldb, float beta, __global float *c, ulong ldc) {                                             \
-        __local float as[HCL_GEMM_TK][HCL_GEMM_LD];                                                        \
-        __local float bs[HCL_GEMM_TK][HCL_GEMM_LD];                                                        \
+        __local float as[HCL_GEMM_TK * HCL_GEMM_LD] __attribute__((aligned(16)));                         \
+        __local float bs[HCL_GEMM_TK * HCL_GEMM_LD] __attribute__((aligned(16)));                         \
         hcl_gemm_tile(TA, TB, (size_t)m, (size_t)n, (size_t)k, alpha, a, (size_t)lda, b, (size_t)ldb, beta, c, \
                       (size_t)ldc, as, bs);                                                                \
     }

@@ -5,11 +5,11 @@
  * is the same kernel with one work-group over the partials. No atomics, no order that depends on timing: the
  * same input on the same device gives the same bits.
  *
- * Each work-item takes runs of `chunk` consecutive elements, the runs of all work-items interleaved:
- * chunk = 1 is the coalesced grid-stride order a GPU wants; a CPU gets long contiguous runs. Within a run,
- * elements are combined in blocks of HCL_REDUCE_BLOCK before joining the work-item's total, and the work-items'
- * totals meet in a tree in local memory (`scratch`: one float per work-item; the work-group size is a power of
- * two): no long chain of float additions, so large sums stay accurate.
+ * chunk = 1 (GPU): a grid-stride loop over float4s (the input buffer starts at offset 0, so 16-byte aligned),
+ * each float4 folded pairwise before it joins the work-item's total. chunk > 1 (CPU): each work-item takes runs
+ * of `chunk` consecutive elements, combined in blocks of HCL_REDUCE_BLOCK before joining its total. The
+ * work-items' totals meet in a tree in local memory (`scratch`: one float per work-item; the work-group size
+ * is a power of two): no long chain of float additions, so large sums stay accurate.
  * Padding uses the identity (0, -INFINITY, INFINITY); max and min skip NaN as fmax and fmin do. */
 
 #define HCL_REDUCE_ADD(a, b) ((a) + (b))
@@ -22,13 +22,23 @@
         const size_t len = (size_t)n, run = (size_t)chunk;                                                 \
         const size_t step = get_global_size(0) * run;                                                      \
         float acc = IDENTITY;                                                                              \
-        for (size_t base = get_global_id(0) * run; base < len; base += step) {                             \
-            const size_t end = min(base + run, len);                                                       \
-            for (size_t b0 = base; b0 < end; b0 += HCL_REDUCE_BLOCK) {                                     \
-                const size_t e = min(b0 + HCL_REDUCE_BLOCK, end);                                          \
-                float part = IDENTITY;                                                                     \
-                for (size_t i = b0; i < e; i++) part = COMBINE(part, in[i]);                               \
-                acc = COMBINE(acc, part);                                                                  \
+        if (run == 1) { /* float4 loads (buffers start 16-byte aligned), then the scalar tail */           \
+            const size_t items = get_global_size(0), n4 = len / 4;                                         \
+            __global const float4 *in4 = (__global const float4 *)in;                                      \
+            for (size_t i = get_global_id(0); i < n4; i += items) {                                        \
+                const float4 v = in4[i];                                                                   \
+                acc = COMBINE(acc, COMBINE(COMBINE(v.x, v.y), COMBINE(v.z, v.w)));                         \
+            }                                                                                              \
+            for (size_t i = n4 * 4 + get_global_id(0); i < len; i += items) acc = COMBINE(acc, in[i]);     \
+        } else {                                                                                           \
+            for (size_t base = get_global_id(0) * run; base < len; base += step) {                         \
+                const size_t end = min(base + run, len);                                                   \
+                for (size_t b0 = base; b0 < end; b0 += HCL_REDUCE_BLOCK) {                                 \
+                    const size_t e = min(b0 + HCL_REDUCE_BLOCK, end);                                      \
+                    float part = IDENTITY;                                                                 \
+                    for (size_t i = b0; i < e; i++) part = COMBINE(part, in[i]);                           \
+                    acc = COMBINE(acc, part);                                                              \
+                }                                                                                          \
             }                                                                                              \
         }                                                                                                  \
         scratch[lid] = acc;                                                                                \

@@ -1,49 +1,85 @@
 /* softmax (OpenCL C 1.2): row-wise, numerically stable: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...).
  *
- * One work-group per row (groups stride over rows when there are more rows than groups). Three passes over the
- * row: the maximum, the sum of exp(x - max), then the write; each pass combines the work-items' partial results
- * with a tree in local memory (`scratch`: one float per work-item; the work-group size is a power of two).
- * Work-item `lid` takes runs of `chunk` consecutive columns starting at lid * chunk, every
- * local_size * chunk columns: chunk = 1 is the coalesced order a GPU wants; a CPU gets long contiguous runs.
- * The sum is taken in blocks of HCL_SOFTMAX_BLOCK so a long run does not become a long chain of additions.
+ * One work-group per row, row_begin + group id (the host launches the rows in batches): the row maximum, then
+ * the sum of exp(x - max), then the write. The work-items' partial results meet in local memory
+ * (`scratch`: one float per work-item; the work-group size is a power of two) in a fixed order: the first
+ * 32 work-items each fold a strided slice, then every work-item folds those 32 (three barriers, not log2 of
+ * the group size).
+ * Two ways through a row:
+ *  - cached (chunk == 1 and cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
+ *    lid + local_size * c in registers, so the row is read once and exp is taken once per element;
+ *  - streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns starting at lid * chunk,
+ *    every local_size * chunk columns, and reads the row three times. chunk = 1 is the coalesced order a GPU
+ *    wants; a CPU gets one contiguous run. The sum is taken in blocks of HCL_SOFTMAX_BLOCK so a long run does
+ *    not become a long chain of additions.
  * -inf entries give exp(-inf) = 0. A row of all -inf has max -inf, so x - max is NaN and the row is NaN, as in
  * PyTorch. A NaN in a row makes that row NaN (fmax skips it in the max, but the sum takes it).
- * In place works: every element is read and written by the same work-item, and the last pass starts after the
- * barriers that end the second. */
+ * In place works: every element is read and written by the same work-item, and the writes start after the
+ * barriers that end the sum. */
 
 #define HCL_SOFTMAX_BLOCK 256
+#define HCL_SOFTMAX_CACHE 8
+#define HCL_SOFTMAX_FOLD 32
 
-static float hcl_softmax_tree(__local float *scratch, float v, int is_max) {
-    const size_t lid = get_local_id(0);
+static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
+    const size_t lid = get_local_id(0), lsize = get_local_size(0);
+    const size_t r = lsize < HCL_SOFTMAX_FOLD ? lsize : HCL_SOFTMAX_FOLD;
     scratch[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
-        if (lid < s) {
-            float o = scratch[lid + s];
-            scratch[lid] = is_max ? fmax(scratch[lid], o) : scratch[lid] + o;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < r) {
+        float acc = scratch[lid];
+        for (size_t i = lid + r; i < lsize; i += r) acc = is_max ? fmax(acc, scratch[i]) : acc + scratch[i];
+        scratch[lid] = acc;
     }
-    float r = scratch[0];
-    barrier(CLK_LOCAL_MEM_FENCE); /* scratch is reused by the next tree */
-    return r;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float acc = scratch[0];
+    for (size_t i = 1; i < r; i++) acc = is_max ? fmax(acc, scratch[i]) : acc + scratch[i];
+    barrier(CLK_LOCAL_MEM_FENCE); /* scratch is reused by the next fold */
+    return acc;
 }
 
-__kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulong rows, ulong cols, ulong chunk,
-                              __local float *scratch) {
+__kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulong row_begin, ulong cols,
+                              ulong chunk, __local float *scratch) {
     const size_t ncols = (size_t)cols, run = (size_t)chunk;
-    const size_t first = get_local_id(0) * run;
-    const size_t step = get_local_size(0) * run;
-    for (size_t row = get_group_id(0); row < (size_t)rows; row += get_num_groups(0)) {
-        __global const float *x = in + row * ncols;
-        __global float *y = out + row * ncols;
+    const size_t lid = get_local_id(0), lsize = get_local_size(0);
+    const int cached = run == 1 && ncols <= lsize * HCL_SOFTMAX_CACHE;
+    const size_t first = lid * run;
+    const size_t step = lsize * run;
+    const size_t row = (size_t)row_begin + get_group_id(0);
+    __global const float *x = in + row * ncols;
+    __global float *y = out + row * ncols;
 
+    if (cached) {
+        float v[HCL_SOFTMAX_CACHE];
+        float m = -INFINITY;
+#pragma unroll
+        for (int c = 0; c < HCL_SOFTMAX_CACHE; c++) {
+            const size_t j = lid + lsize * c;
+            v[c] = j < ncols ? x[j] : -INFINITY;
+            m = fmax(m, v[c]);
+        }
+        m = hcl_softmax_fold(scratch, m, 1);
+        float s = 0.0f;
+#pragma unroll
+        for (int c = 0; c < HCL_SOFTMAX_CACHE; c++) {
+            const size_t j = lid + lsize * c;
+            v[c] = j < ncols ? exp(v[c] - m) : 0.0f;
+            s += v[c];
+        }
+        s = hcl_softmax_fold(scratch, s, 0);
+        const float inv = 1.0f / s;
+#pragma unroll
+        for (int c = 0; c < HCL_SOFTMAX_CACHE; c++) {
+            const size_t j = lid + lsize * c;
+            if (j < ncols) y[j] = v[c] * inv;
+        }
+    } else {
         float m = -INFINITY;
         for (size_t base = first; base < ncols; base += step) {
             const size_t end = min(base + run, ncols);
             for (size_t j = base; j < end; j++) m = fmax(m, x[j]);
         }
-        m = hcl_softmax_tree(scratch, m, 1);
+        m = hcl_softmax_fold(scratch, m, 1);
 
         float s = 0.0f;
         for (size_t base = first; base < ncols; base += step) {
@@ -55,7 +91,7 @@ __kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulo
                 s += part;
             }
         }
-        s = hcl_softmax_tree(scratch, s, 0);
+        s = hcl_softmax_fold(scratch, s, 0);
 
         const float inv = 1.0f / s;
         for (size_t base = first; base < ncols; base += step) {
