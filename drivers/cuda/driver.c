@@ -343,9 +343,9 @@ static hcl_status cu_init(const hcl_driver_host *host, char *reason, size_t reas
     return HCL_SUCCESS;
 }
 
-/* libcuda stays loaded: it keeps threads and exit handlers that must not outlive its code. NVRTC has none. */
+/* libcuda (and NVRTC, if it was opened) stay loaded: they keep threads, exit handlers and process-lifetime
+ * allocations that must not outlive their code. */
 static void cu_shutdown(void) {
-    hcl__cu_nvrtc_close();
     free(g_devices);
     g_devices = NULL;
     g_device_count = 0;

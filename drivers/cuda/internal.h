@@ -152,15 +152,15 @@ typedef struct hcl__cu_nvrtc_job {
     int arch;
     int driver_version;
 } hcl__cu_nvrtc_job;
-/* Load NVRTC on first use (HCL_NVRTC_LIBRARY, else libnvrtc.so.13, .so.12, .so, then the CUDA install's lib64).
- * HCL_ERROR_UNSUPPORTED with the dlerror texts and the paths tried when it is absent. Thread-safe. */
+/* Load NVRTC on first use (HCL_NVRTC_LIBRARY, else libnvrtc.so.13, .so.12, .so, then the CUDA install's lib64);
+ * it stays loaded until the process ends. HCL_ERROR_UNSUPPORTED with the dlerror texts and the paths tried when
+ * it is absent (tried once). Thread-safe. */
 hcl_status hcl__cu_nvrtc_open(void);
 /* Compile through the disk cache: CUBIN for an architecture NVRTC knows, else PTX for the newest virtual
  * architecture it has that the device can run. *out_image is malloc'd (PTX NUL-terminated);
  * *out_is_cubin says which. HCL_ERROR_BUILD with the NVRTC log on a compile error. */
 hcl_status hcl__cu_nvrtc_compile(const hcl__cu_nvrtc_job *job, void **out_image, size_t *out_size,
                                  int *out_is_cubin);
-void hcl__cu_nvrtc_close(void);
 /* Why NVRTC could not be loaded ("" if it was, or was not tried yet). */
 const char *hcl__cu_nvrtc_reason(void);
 
@@ -172,6 +172,9 @@ hcl_status hcl__cu_module_load(const void *image, const char *what, CUmodule *ou
 /* ---- built-ins (kernels.c) ---- */
 hcl_status hcl__cu_builtins_get(hcl__cu_device *d); /* context current; loads the module on first use */
 void hcl__cu_builtins_release(hcl__cu_device *d);   /* context current */
+/* Load the built-ins on first use and, with need_scratch, make the queue's reduce scratch. Call it before a
+ * command's begin event, so one-time work never counts in a command's device time. */
+hcl_status hcl__cu_builtins_prepare(hcl__cu_queue *q, int need_scratch);
 /* Enqueue the fill kernel (patterns of 8..128 bytes) on the command's stream. */
 hcl_status hcl__cu_fill_kernel(hcl__cu_queue *q, CUdeviceptr dst, size_t size, const void *pattern,
                                size_t pattern_size);

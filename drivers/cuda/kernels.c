@@ -162,13 +162,33 @@ static hcl_status launch(hcl__cu_queue *q, int fn, unsigned int gx, unsigned int
                   "built-in '%s' grid (%u, %u) block %u shared %u: %s", g_fn_names[fn], gx, gy, threads, smem, detail);
 }
 
-/* Begin a built-in command: context, built-ins loaded, begin event. */
-static hcl_status builtin_begin(hcl__cu_cmd *cmd, void *queue, void **out_event) {
-    hcl_status st = hcl__cu_cmd_begin(cmd, queue, 0, NULL, out_event);
+hcl_status hcl__cu_builtins_prepare(hcl__cu_queue *q, int need_scratch) {
+    hcl__cu_scope scope;
+    hcl_status st = hcl__cu_enter(q->dev, &scope);
     if (st != HCL_SUCCESS) return st;
-    st = hcl__cu_builtins_get(cmd->q->dev);
-    if (st != HCL_SUCCESS) return hcl__cu_cmd_end(cmd, st, 0, "a built-in kernel", NULL);
-    return HCL_SUCCESS;
+    st = hcl__cu_builtins_get(q->dev);
+    if (st == HCL_SUCCESS && need_scratch && !q->scratch) {
+        st = HCL_CU(cuMemAlloc_v2, (&q->scratch, REDUCE_SCRATCH_BYTES), "reduce scratch, size=%zu",
+                    (size_t)REDUCE_SCRATCH_BYTES);
+        /* stream-ordered, so it lands before any reduction on this queue */
+        if (st == HCL_SUCCESS)
+            st = HCL_CU(cuMemsetD32Async, (q->scratch + REDUCE_MAX_BLOCKS * sizeof(float), 0, 1, q->stream),
+                        "clearing the reduce ticket");
+        if (st != HCL_SUCCESS && q->scratch) {
+            hcl__cu.cuMemFree_v2(q->scratch);
+            q->scratch = 0;
+        }
+    }
+    hcl__cu_leave(&scope);
+    return st;
+}
+
+/* Begin a built-in command. The one-time work (loading the module, the reduce scratch) comes before the begin
+ * event, so it never shows in a command's device time. */
+static hcl_status builtin_begin(hcl__cu_cmd *cmd, void *queue, int need_scratch, void **out_event) {
+    hcl_status st = hcl__cu_builtins_prepare(queue, need_scratch);
+    if (st != HCL_SUCCESS) return st;
+    return hcl__cu_cmd_begin(cmd, queue, 0, NULL, out_event);
 }
 
 hcl_status hcl__cu_fill_kernel(hcl__cu_queue *q, CUdeviceptr dst, size_t size, const void *pattern,
@@ -190,7 +210,7 @@ hcl_status hcl__cu_fill_kernel(hcl__cu_queue *q, CUdeviceptr dst, size_t size, c
 
 hcl_status hcl__cu_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, void **out_event) {
     hcl__cu_cmd cmd;
-    hcl_status st = builtin_begin(&cmd, queue, out_event);
+    hcl_status st = builtin_begin(&cmd, queue, 0, out_event);
     if (st != HCL_SUCCESS) return st;
     CUdeviceptr pa = hcl__cu_ptr(a), pb = hcl__cu_ptr(b), pc = hcl__cu_ptr(c);
     unsigned long long nn = n;
@@ -203,7 +223,7 @@ hcl_status hcl__cu_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, 
 
 hcl_status hcl__cu_gemm_f32(void *queue, const hcl_gemm_args *g, void **out_event) {
     hcl__cu_cmd cmd;
-    hcl_status st = builtin_begin(&cmd, queue, out_event);
+    hcl_status st = builtin_begin(&cmd, queue, 0, out_event);
     if (st != HCL_SUCCESS) return st;
     const hcl__cu_device *d = cmd.q->dev;
     unsigned long long m = g->m, n = g->n, k = g->k, lda = g->lda, ldb = g->ldb, ldc = g->ldc;
@@ -243,7 +263,7 @@ hcl_status hcl__cu_softmax_f32(void *queue, size_t rows, size_t cols, void *in, 
         return hcl__cu_host->set_message(HCL_ERROR_UNSUPPORTED, "cuda: softmax rows of %zu columns (above %u)", cols,
                                          SOFTMAX_MAX_COLS);
     hcl__cu_cmd cmd;
-    hcl_status st = builtin_begin(&cmd, queue, out_event);
+    hcl_status st = builtin_begin(&cmd, queue, 0, out_event);
     if (st != HCL_SUCCESS) return st;
     const hcl__cu_device *d = cmd.q->dev;
     CUdeviceptr pi = hcl__cu_ptr(in), po = hcl__cu_ptr(out);
@@ -270,21 +290,10 @@ hcl_status hcl__cu_softmax_f32(void *queue, size_t rows, size_t cols, void *in, 
 
 hcl_status hcl__cu_reduce_f32(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event) {
     hcl__cu_cmd cmd;
-    hcl_status st = builtin_begin(&cmd, queue, out_event);
+    hcl_status st = builtin_begin(&cmd, queue, 1, out_event);
     if (st != HCL_SUCCESS) return st;
     hcl__cu_queue *q = cmd.q;
-    if (!q->scratch) {
-        st = HCL_CU(cuMemAlloc_v2, (&q->scratch, REDUCE_SCRATCH_BYTES), "reduce scratch, size=%zu",
-                    (size_t)REDUCE_SCRATCH_BYTES);
-        if (st == HCL_SUCCESS)
-            st = HCL_CU(cuMemsetD32Async, (q->scratch + REDUCE_MAX_BLOCKS * sizeof(float), 0, 1, q->stream),
-                        "clearing the reduce ticket");
-        if (st != HCL_SUCCESS && q->scratch) {
-            hcl__cu.cuMemFree_v2(q->scratch);
-            q->scratch = 0;
-        }
-    }
-    if (st == HCL_SUCCESS) {
+    {
         CUdeviceptr pi = hcl__cu_ptr(in), po = hcl__cu_ptr(out);
         CUdeviceptr partials = q->scratch, ticket = q->scratch + REDUCE_MAX_BLOCKS * sizeof(float);
         unsigned long long nn = n;

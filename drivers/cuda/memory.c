@@ -69,7 +69,9 @@ hcl_status hcl__cu_buffer_fill(void *queue, void *mem, size_t offset, size_t siz
                                size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
                                void **out_event) {
     hcl__cu_cmd cmd;
-    hcl_status st = hcl__cu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
+    hcl_status st = HCL_SUCCESS;
+    if (pattern_size > 4 && size > 0 && (st = hcl__cu_builtins_prepare(queue, 0)) != HCL_SUCCESS) return st;
+    st = hcl__cu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
     if (st != HCL_SUCCESS) return st;
     CUdeviceptr p = hcl__cu_ptr(mem) + offset;
     CUstream s = cmd.q->stream;

@@ -1,5 +1,7 @@
 /* NVRTC: opened on first use only, so a machine with just the NVIDIA driver runs every built-in kernel from the
- * embedded fatbin. Compiles CUDA C++ for one device architecture through the on-disk cache.
+ * embedded fatbin. Compiles CUDA C++ for one device architecture through the on-disk cache. Once loaded it stays
+ * loaded: NVRTC carries its own C++ runtime, whose process-lifetime allocations would turn into leaks (and its
+ * exit handlers into dangling code) if it were unloaded.
  * This file calls nothing in libcuda, so the CI test (test_nvrtc.c) links it on a machine without a GPU. */
 #define _GNU_SOURCE 1 /* RTLD_*, strnlen under -std=c11 */
 #include "internal.h"
@@ -124,17 +126,6 @@ const char *hcl__cu_nvrtc_reason(void) {
     return r;
 }
 
-void hcl__cu_nvrtc_close(void) {
-    pthread_mutex_lock(&g_lock);
-    if (g_library) dlclose(g_library);
-    g_library = NULL;
-    free(g_archs);
-    g_archs = NULL;
-    g_num_archs = 0;
-    memset(&g_nv, 0, sizeof g_nv);
-    g_state = 0;
-    pthread_mutex_unlock(&g_lock);
-}
 
 /* Split options at blanks; "double quotes" group a token. Returns a malloc'd argv over a malloc'd copy. */
 static int split_options(const char *options, char **out_copy, const char ***out_argv, int *out_argc) {

@@ -233,7 +233,6 @@ int main(void) {
         g_failures++;
     }
 
-    hcl__cu_nvrtc_close();
     free(g_cache_key);
     free(g_cache_data);
     printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);

@@ -135,7 +135,7 @@ HCL_SOFTMAX_WARP_KERNEL(32)
 extern "C" __global__ void __launch_bounds__(1024)
 hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)
 {
-    extern __shared__ float hcl_softmax_row[];
+    extern __shared__ __align__(16) float hcl_softmax_row[]; /* read and written as float4 */
     __shared__ float scratch[33];
     for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
         const float *x = in + row * cols;
