@@ -3,8 +3,8 @@
  * One work-group per row, row_begin + group id (the host launches the rows in batches): the row maximum, then
  * the sum of exp(x - max), then the write. The work-items' partial results meet in local memory
  * (`scratch`: one float per work-item; the work-group size is a power of two) in a fixed order: the first
- * 32 work-items each fold a strided slice, then every work-item folds those 32 (three barriers, not log2 of
- * the group size).
+ * r ~ sqrt(local size) work-items each fold a strided slice, then every work-item folds those r (three
+ * barriers, not log2 of the group size).
  * Two ways through a row:
  *  - cached (chunk == 1 and cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
  *    lid + local_size * c in registers, so the row is read once and exp is taken once per element;
@@ -18,12 +18,14 @@
  * barriers that end the sum. */
 
 #define HCL_SOFTMAX_BLOCK 256
-#define HCL_SOFTMAX_CACHE 8
-#define HCL_SOFTMAX_FOLD 32
+#ifndef HCL_SOFTMAX_CACHE
+#define HCL_SOFTMAX_CACHE 16 /* columns per work-item held in registers */
+#endif
 
 static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
-    const size_t r = lsize < HCL_SOFTMAX_FOLD ? lsize : HCL_SOFTMAX_FOLD;
+    size_t r = 1; /* about sqrt(local size) lanes, so both stages are short */
+    while (r * r < lsize) r *= 2;
     scratch[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < r) {
