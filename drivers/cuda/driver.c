@@ -260,6 +260,7 @@ static hcl_status describe_device(uint32_t index, device_entry *e) {
     int optin = attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     info->local_mem_bytes = (uint64_t)(optin > smem ? optin : smem);
     info->clock_mhz = (uint32_t)(attr(e->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000);
+    info->arg_offset_alignment = 1; /* a buffer argument is a device address: any byte offset works */
     CUuuid uuid;
     if (hcl__cu.cuDeviceGetUuid_v2(&uuid, e->dev) == CUDA_SUCCESS) {
         memcpy(info->uuid, uuid.bytes, sizeof info->uuid);

@@ -1,0 +1,330 @@
+/* GPU test of the CUDA driver through the public API (ctest: cuda-gpu; exits 77, "skipped", without a CUDA GPU).
+ *
+ * What the conformance suite does not reach on CUDA in particular: every fill pattern size (memset and the fill
+ * kernel), event times of commands and markers, more than 48 KiB of dynamic shared memory, CUDA binaries (PTX
+ * with and without its NUL, fatbin), parameter-size checks, grid limits, source selection, build errors, softmax
+ * on each of its three kernel shapes with -inf rows, reduce determinism, and GEMM's k = 0 / alpha = 0 rules. */
+#include "hcl/hcl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const unsigned char hcl_cuda_test_src[];
+extern const size_t hcl_cuda_test_src_size;
+#ifdef HCL_CUDA_TEST_BINARIES
+extern const unsigned char hcl_cuda_test_ptx[], hcl_cuda_test_fatbin[];
+extern const size_t hcl_cuda_test_ptx_size, hcl_cuda_test_fatbin_size;
+#endif
+
+static int g_failures, g_checks;
+static hcl_queue q;
+static hcl_device dev;
+
+#define CHECK(cond, ...)                                                                                    \
+    do {                                                                                                    \
+        g_checks++;                                                                                         \
+        if (!(cond)) {                                                                                      \
+            g_failures++;                                                                                   \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
+            printf(__VA_ARGS__);                                                                            \
+            printf("\n");                                                                                   \
+        }                                                                                                   \
+    } while (0)
+
+#define OK(expr)                                                                                            \
+    do {                                                                                                    \
+        hcl_status st_ = (expr);                                                                            \
+        CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #expr, hcl_status_name(st_), hcl_last_message());           \
+    } while (0)
+
+#define EXPECT(want, expr)                                                                                  \
+    do {                                                                                                    \
+        hcl_status st_ = (expr);                                                                            \
+        CHECK(st_ == (want), "%s: got %s, wanted %s: %s", #expr, hcl_status_name(st_), hcl_status_name(want), \
+              hcl_last_message());                                                                          \
+        if (st_ == (want)) printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());            \
+    } while (0)
+
+static hcl_buffer make(size_t bytes) {
+    hcl_buffer b = NULL;
+    OK(hcl_buffer_create(dev, bytes, 0, &b));
+    return b;
+}
+
+static void test_fill(void) {
+    const size_t bytes = 4096;
+    unsigned char *host = malloc(bytes), *init = malloc(bytes);
+    hcl_buffer b = make(bytes);
+    for (size_t ps = 1; ps <= 128; ps *= 2) {
+        unsigned char pattern[128];
+        for (size_t i = 0; i < ps; i++) pattern[i] = (unsigned char)(i * 7 + ps + 1);
+        memset(init, 0xee, bytes);
+        OK(hcl_buffer_write(q, b, 0, bytes, init));
+        size_t off = ps, size = 13 * ps;
+        OK(hcl_buffer_fill(q, b, off, size, pattern, ps));
+        OK(hcl_buffer_read(q, b, 0, bytes, host));
+        size_t bad = 0;
+        for (size_t j = 0; j < bytes; j++) {
+            unsigned char want = (j >= off && j < off + size) ? pattern[(j - off) % ps] : 0xee;
+            bad += host[j] != want;
+        }
+        CHECK(bad == 0, "fill with a %zu-byte pattern: %zu wrong bytes", ps, bad);
+    }
+    printf("ok   fill patterns of 1..128 bytes\n");
+    hcl_buffer_release(b);
+    free(host);
+    free(init);
+}
+
+static void test_events(void) {
+    size_t n = 1 << 24;
+    hcl_buffer a = make(n * 4), c = make(n * 4);
+    float *h = calloc(n, 4);
+    hcl_event w = NULL, k = NULL, m = NULL;
+    OK(hcl_buffer_write_async(q, a, 0, n * 4, h, 0, NULL, &w));
+    OK(hcl_vecadd_f32(q, n, a, a, c, &k));
+    OK(hcl_queue_marker(q, &m));
+    double tw = -1, tk = -1, tm = -1, twm = -1;
+    OK(hcl_event_elapsed(w, w, &tw));
+    OK(hcl_event_elapsed(k, k, &tk));
+    OK(hcl_event_elapsed(m, m, &tm));
+    OK(hcl_event_elapsed(w, m, &twm));
+    CHECK(tw > 0 && tk > 0 && tm == 0 && twm >= tw + tk - 1e-6,
+          "times: write %g s, vecadd %g s, marker %g s, write..marker %g s", tw, tk, tm, twm);
+    printf("ok   event times: 64 MiB write %.3f ms, vecadd 2^24 %.3f ms, marker %g, write..marker %.3f ms\n",
+           tw * 1e3, tk * 1e3, tm, twm * 1e3);
+    hcl_event_release(w);
+    hcl_event_release(k);
+    hcl_event_release(m);
+    hcl_buffer_release(a);
+    hcl_buffer_release(c);
+    free(h);
+}
+
+/* reverse_shared with more than 48 KiB of dynamic shared memory, twice (the opt-in is remembered). */
+static void test_big_shared(hcl_module mod, const char *from, uint64_t local_mem) {
+    hcl_kernel k = NULL;
+    OK(hcl_kernel_create(mod, "reverse_shared", &k));
+    if (!k) return;
+    unsigned int n = (unsigned int)((local_mem < 200 * 1024 ? local_mem : 200 * 1024) / 4);
+    float *in = malloc(n * 4), *out = malloc(n * 4);
+    for (unsigned int i = 0; i < n; i++) in[i] = (float)i;
+    hcl_buffer bi = make(n * 4), bo = make(n * 4);
+    OK(hcl_buffer_write(q, bi, 0, n * 4, in));
+    for (int rep = 0; rep < 2; rep++) {
+        hcl_arg args[3] = {hcl_arg_buffer(bo), hcl_arg_buffer(bi), hcl_arg_value(&n, sizeof n)};
+        OK(hcl_kernel_launch(q, k, (hcl_dim3){1, 1, 1}, (hcl_dim3){256, 1, 1}, (size_t)n * 4, 3, args, 0, NULL,
+                             NULL));
+        memset(out, 0, n * 4);
+        OK(hcl_buffer_read(q, bo, 0, n * 4, out));
+        unsigned int bad = 0;
+        for (unsigned int i = 0; i < n; i++) bad += out[i] != (float)(n - 1 - i);
+        CHECK(bad == 0, "reverse_shared (%s) with %u bytes of shared memory: %u wrong", from, n * 4, bad);
+    }
+    printf("ok   %s: %u bytes of dynamic shared memory\n", from, n * 4);
+    hcl_buffer_release(bi);
+    hcl_buffer_release(bo);
+    hcl_kernel_release(k);
+    free(in);
+    free(out);
+}
+
+static void test_affine(hcl_module mod, const char *from) {
+    hcl_kernel k = NULL;
+    OK(hcl_kernel_create(mod, "affine", &k));
+    if (!k) return;
+    unsigned int n = 1000;
+    float a = 0.5f;
+    double b = 3.0;
+    hcl_buffer bo = make(n * 4);
+    hcl_arg args[4] = {hcl_arg_buffer(bo), hcl_arg_value(&a, 4), hcl_arg_value(&b, 8), hcl_arg_value(&n, 4)};
+    OK(hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 4, args, 0, NULL, NULL));
+    float *out = calloc(n, 4);
+    OK(hcl_buffer_read(q, bo, 0, n * 4, out));
+    unsigned int bad = 0;
+    for (unsigned int i = 0; i < n; i++) bad += out[i] != 0.5f * (float)i + 3.0f;
+    CHECK(bad == 0, "affine (%s): %u wrong", from, bad);
+    printf("ok   %s: affine ran\n", from);
+    float b4 = 3.0f;
+    hcl_arg wrong_size[4] = {args[0], args[1], hcl_arg_value(&b4, 4), args[3]};
+    EXPECT(HCL_ERROR_INVALID_ARGUMENT,
+           hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 4, wrong_size, 0, NULL, NULL));
+    EXPECT(HCL_ERROR_INVALID_ARGUMENT,
+           hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 3, args, 0, NULL, NULL));
+    EXPECT(HCL_ERROR_INVALID_ARGUMENT,
+           hcl_kernel_launch(q, k, (hcl_dim3){1, 70000, 1}, (hcl_dim3){32, 1, 1}, 0, 4, args, 0, NULL, NULL));
+    hcl_buffer_release(bo);
+    hcl_kernel_release(k);
+    free(out);
+}
+
+static void test_modules(uint64_t local_mem) {
+    hcl_module_source src = {HCL_SOURCE_CUDA_C, hcl_cuda_test_src, hcl_cuda_test_src_size, NULL};
+    hcl_module mod = NULL;
+    OK(hcl_module_create(dev, &src, 1, &mod));
+    if (mod) {
+        test_big_shared(mod, "CUDA C (NVRTC)", local_mem);
+        test_affine(mod, "CUDA C (NVRTC)");
+        hcl_kernel k = NULL;
+        EXPECT(HCL_ERROR_NOT_FOUND, hcl_kernel_create(mod, "no_such_kernel", &k));
+        hcl_module_release(mod);
+    }
+    static const char broken[] = "extern \"C\" __global__ void broken(float *x) { x[0] = not_declared; }\n";
+    hcl_module_source bad = {HCL_SOURCE_CUDA_C, broken, sizeof broken - 1, NULL};
+    mod = NULL;
+    EXPECT(HCL_ERROR_BUILD, hcl_module_create(dev, &bad, 1, &mod));
+    CHECK(strstr(hcl_last_message(), "not_declared") != NULL, "build log missing: %s", hcl_last_message());
+    static const char ocl[] = "__kernel void k(__global float *x) { x[0] = 1.0f; }";
+    hcl_module_source only_ocl = {HCL_SOURCE_OPENCL_C, ocl, sizeof ocl - 1, NULL};
+    EXPECT(HCL_ERROR_UNSUPPORTED, hcl_module_create(dev, &only_ocl, 1, &mod));
+#ifdef HCL_CUDA_TEST_BINARIES
+    /* PTX without its NUL (size = text length), PTX with it, a fatbin; an OpenCL source first is passed over */
+    const hcl_module_source bins[][2] = {
+        {only_ocl, {HCL_SOURCE_CUDA_BINARY, hcl_cuda_test_ptx, hcl_cuda_test_ptx_size, NULL}},
+        {only_ocl, {HCL_SOURCE_CUDA_BINARY, hcl_cuda_test_ptx, hcl_cuda_test_ptx_size + 1, NULL}},
+        {only_ocl, {HCL_SOURCE_CUDA_BINARY, hcl_cuda_test_fatbin, hcl_cuda_test_fatbin_size, NULL}},
+    };
+    const char *names[] = {"PTX without NUL", "PTX with NUL", "fatbin"};
+    for (int i = 0; i < 3; i++) {
+        mod = NULL;
+        OK(hcl_module_create(dev, bins[i], 2, &mod));
+        if (!mod) continue;
+        test_affine(mod, names[i]);
+        hcl_module_release(mod);
+    }
+#else
+    printf("skip CUDA binaries (built without nvcc)\n");
+#endif
+}
+
+static void test_softmax(void) {
+    const size_t widths[] = {5, 1000, 3000, 20000}; /* warp, warp, staged, online */
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        size_t cols = widths[w], rows = 3, n = rows * cols;
+        float *x = malloc(n * 4), *y = malloc(n * 4);
+        for (size_t j = 0; j < cols; j++) {
+            x[j] = (float)((j * 37) % 101) / 10.0f;
+            x[cols + j] = -INFINITY;
+            x[2 * cols + j] = (j % 2) ? -INFINITY : 1.0f;
+        }
+        hcl_buffer b = make(n * 4);
+        OK(hcl_buffer_write(q, b, 0, n * 4, x));
+        OK(hcl_softmax_f32(q, rows, cols, b, b, NULL)); /* in place */
+        OK(hcl_buffer_read(q, b, 0, n * 4, y));
+        double mx = 0, sum = 0;
+        for (size_t j = 0; j < cols; j++) mx = fmax(mx, x[j]);
+        for (size_t j = 0; j < cols; j++) sum += exp(x[j] - mx);
+        size_t bad = 0, half = (cols + 1) / 2;
+        for (size_t j = 0; j < cols; j++) {
+            double ref = exp(x[j] - mx) / sum;
+            bad += fabs(y[j] - ref) > 1e-5 * ref + 1e-30;
+            bad += !isnan(y[cols + j]);
+            bad += y[2 * cols + j] != ((j % 2) ? 0.0f : 1.0f / (float)half) &&
+                   fabs(y[2 * cols + j] - ((j % 2) ? 0.0 : 1.0 / (double)half)) > 1e-6;
+        }
+        CHECK(bad == 0, "softmax 3x%zu in place: %zu wrong", cols, bad);
+        if (!bad) printf("ok   softmax 3x%zu in place (random, all -inf -> NaN, half -inf -> 0)\n", cols);
+        hcl_buffer_release(b);
+        free(x);
+        free(y);
+    }
+}
+
+static void test_reduce(void) {
+    size_t n = 10000003;
+    float *x = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) x[i] = (float)((i * 2654435761u) % 1000003) / 1000003.0f - 0.25f;
+    x[12345] = NAN;
+    hcl_buffer b = make(n * 4), o = make(4);
+    OK(hcl_buffer_write(q, b, 0, n * 4, x));
+    float mx[3];
+    for (int i = 0; i < 3; i++) {
+        OK(hcl_reduce_f32(q, HCL_REDUCE_MAX, n, b, o, NULL));
+        OK(hcl_buffer_read(q, o, 0, 4, &mx[i]));
+    }
+    float want = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i])) want = fmaxf(want, x[i]);
+    CHECK(mx[0] == want && mx[1] == want && mx[2] == want, "max ignoring NaN: %g %g %g, wanted %g", mx[0], mx[1],
+          mx[2], want);
+    x[12345] = 0.5f;
+    OK(hcl_buffer_write(q, b, 0, n * 4, x));
+    uint32_t bits[3];
+    for (int i = 0; i < 3; i++) {
+        float s;
+        OK(hcl_reduce_f32(q, HCL_REDUCE_SUM, n, b, o, NULL));
+        OK(hcl_buffer_read(q, o, 0, 4, &s));
+        memcpy(&bits[i], &s, 4);
+    }
+    CHECK(bits[0] == bits[1] && bits[1] == bits[2], "sum not deterministic: %08x %08x %08x", bits[0], bits[1],
+          bits[2]);
+    printf("ok   reduce: max ignores NaN, sum of %zu gives the same bits 3 times\n", n);
+    hcl_buffer_release(b);
+    hcl_buffer_release(o);
+    free(x);
+}
+
+static void test_gemm_rules(void) {
+    size_t m = 37, nn = 29, k = 31;
+    float *a = malloc(m * k * 4), *b = malloc(k * nn * 4), *c = malloc(m * nn * 4), *r = malloc(m * nn * 4);
+    for (size_t i = 0; i < m * k; i++) a[i] = NAN;
+    for (size_t i = 0; i < k * nn; i++) b[i] = 1.0f;
+    for (size_t i = 0; i < m * nn; i++) c[i] = (float)i;
+    hcl_buffer ba = make(m * k * 4), bb = make(k * nn * 4), bc = make(m * nn * 4);
+    OK(hcl_buffer_write(q, ba, 0, m * k * 4, a));
+    OK(hcl_buffer_write(q, bb, 0, k * nn * 4, b));
+    OK(hcl_buffer_write(q, bc, 0, m * nn * 4, c));
+    /* alpha = 0: C = 2 C, and the NaN in A must not reach C */
+    OK(hcl_gemm_f32(q, HCL_NO_TRANS, HCL_NO_TRANS, m, nn, k, 0.0f, ba, k, bb, nn, 2.0f, bc, nn, NULL));
+    OK(hcl_buffer_read(q, bc, 0, m * nn * 4, r));
+    size_t bad = 0;
+    for (size_t i = 0; i < m * nn; i++) bad += r[i] != 2.0f * (float)i;
+    /* k = 0, beta = 0 over a NaN C: zeros */
+    for (size_t i = 0; i < m * nn; i++) c[i] = NAN;
+    OK(hcl_buffer_write(q, bc, 0, m * nn * 4, c));
+    OK(hcl_gemm_f32(q, HCL_TRANS, HCL_TRANS, m, nn, 0, 1.0f, ba, m, bb, 1, 0.0f, bc, nn, NULL));
+    OK(hcl_buffer_read(q, bc, 0, m * nn * 4, r));
+    for (size_t i = 0; i < m * nn; i++) bad += r[i] != 0.0f;
+    CHECK(bad == 0, "gemm alpha = 0 / k = 0 rules: %zu wrong", bad);
+    if (!bad) printf("ok   gemm: alpha = 0 ignores NaN in A; k = 0, beta = 0 zeroes a NaN C\n");
+    hcl_buffer_release(ba);
+    hcl_buffer_release(bb);
+    hcl_buffer_release(bc);
+    free(a);
+    free(b);
+    free(c);
+    free(r);
+}
+
+int main(void) {
+    hcl_status st = hcl_device_open("cuda", &dev);
+    if (st == HCL_ERROR_BACKEND_UNAVAILABLE || st == HCL_ERROR_DEVICE_NOT_FOUND) {
+        printf("skip: no CUDA device: %s\n", hcl_last_message());
+        return 77;
+    }
+    if (st != HCL_SUCCESS) {
+        printf("FAIL hcl_device_open(\"cuda\"): %s: %s\n", hcl_status_name(st), hcl_last_message());
+        return 1;
+    }
+    hcl_device_info info;
+    OK(hcl_device_get_info(dev, &info));
+    printf("device: %s, %s, %u SMs, local memory %llu, %s\n", info.name, info.driver_version, info.compute_units,
+           (unsigned long long)info.local_mem_bytes, info.identity);
+    CHECK(strncmp(info.identity, "uuid:", 5) == 0 && info.has_uuid, "identity %s", info.identity);
+    CHECK(info.arg_offset_alignment == 1, "arg_offset_alignment %llu", (unsigned long long)info.arg_offset_alignment);
+    OK(hcl_queue_create(dev, &q));
+
+    test_fill();
+    test_events();
+    test_modules(info.local_mem_bytes);
+    test_softmax();
+    test_reduce();
+    test_gemm_rules();
+
+    hcl_queue_release(q);
+    hcl_device_release(dev);
+    printf("%s: %d of %d checks failed\n", g_failures ? "FAIL" : "PASS", g_failures, g_checks);
+    return g_failures ? 1 : 0;
+}
