@@ -268,13 +268,14 @@ static void describe_device(hcl__ocl_device_entry *e, uint32_t index) {
     e->base_align_bytes = align_bits >= 8 ? align_bits / 8 : 1;
     info->arg_offset_alignment = e->base_align_bytes;
 
-    /* The UUID lets one GPU seen through CUDA and OpenCL be recognised as one. */
     size_t ext_size = 0;
     char *ext = NULL;
     if (hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size) == CL_SUCCESS && ext_size > 0 &&
         (ext = calloc(1, ext_size + 1)) != NULL &&
-        hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL) == CL_SUCCESS &&
-        strstr(ext, "cl_khr_device_uuid") != NULL &&
+        hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL) != CL_SUCCESS)
+        ext[0] = '\0';
+    /* The UUID lets one GPU seen through CUDA and OpenCL be recognised as one. */
+    if (ext && strstr(ext, "cl_khr_device_uuid") != NULL &&
         hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_UUID_KHR, sizeof info->uuid, info->uuid, NULL) == CL_SUCCESS) {
         info->has_uuid = 1;
         char *p = info->identity;

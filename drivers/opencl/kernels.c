@@ -33,7 +33,7 @@ static const struct {
     [HCL_OCL_BUILTIN_GEMM] = {"gemm", hcl_kernel_gemm_cl, &hcl_kernel_gemm_cl_size,
                               {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"}},
     [HCL_OCL_BUILTIN_SOFTMAX] = {"softmax", hcl_kernel_softmax_cl, &hcl_kernel_softmax_cl_size,
-                                 {"hcl_softmax_f32"}},
+                                 {"hcl_softmax_f32", "hcl_softmax_cached_f32"}},
     [HCL_OCL_BUILTIN_REDUCE] = {"reduce", hcl_kernel_reduce_cl, &hcl_kernel_reduce_cl_size,
                                 {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"}},
 };
@@ -109,13 +109,16 @@ static size_t pow2_floor(size_t v) {
     return p;
 }
 
-static size_t pow2_ceil(size_t v) {
-    size_t p = 1;
-    while (p < v) p *= 2;
-    return p;
-}
-
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* The largest work-group for a kernel: its CL_KERNEL_WORK_GROUP_SIZE, at most 1024, within the device's limit and
+ * local memory (one float per work-item), a multiple of 32 where it can be. */
+static size_t group_limit(const hcl__ocl_device *dev, size_t kernel_max) {
+    size_t g = min_size(min_size(1024, kernel_max), dev->entry->info.max_work_group_size);
+    while (g > 1 && g * sizeof(float) > dev->entry->info.local_mem_bytes) g /= 2;
+    if (g >= 32) g -= g % 32;
+    return g > 0 ? g : 1;
+}
 
 /* A CPU device runs a work-group's work-items as a loop: it wants few work-items with contiguous runs, where a
  * GPU wants many work-items reading neighbouring addresses. */
@@ -235,36 +238,47 @@ hcl_status hcl__ocl_softmax_f32(void *queue, size_t rows, size_t cols, void *in,
     hcl__ocl_builtin *bi = NULL;
     hcl_status status = acquire(dev, HCL_OCL_BUILTIN_SOFTMAX, &bi);
     if (status != HCL_SUCCESS) return status;
-    /* GPU: a power-of-two group with up to 16 elements per work-item, reading coalesced (chunk 1); the fold
-     * needs a float of local memory per work-item. Small groups with full registers measured fastest on an H100
-     * (65536 x 1024: 2.7 TB/s with 64 work-items of 16 columns, 0.2 TB/s with 1024 of 1). CPU: one work-item per row over the whole row (a CPU device
-     * runs a group on one core, looping over its work-items: wider groups and their trees only cost; measured
-     * on PoCL 3.1, 1 work-item per row was fastest). */
+    /* GPU, rows of up to 16 columns per work-item of the largest group: the cached kernel with just enough
+     * work-items (a multiple of 32) for each to hold 16 columns in registers; the per-work-item cost of the
+     * folds dominates otherwise (H100, 65536 x 1024: 2.9 TB/s with 64 work-items of 16 columns, 1.6 with 128
+     * of 8, 0.9 with 256 of 4). Wider rows: the streamed kernel, coalesced (chunk 1), the largest group.
+     * NVIDIA's runtime (580.159) reports CL_KERNEL_WORK_GROUP_SIZE 256 for both kernels, so rows above 4096
+     * columns stream there (about 0.5-0.7 TB/s), although groups of 512 and 1024 launch and hold them in
+     * registers at 1.5-2.3 TB/s: the reported limit is the contract, so it is kept.
+     * CPU: the streamed kernel with one work-item per row over the whole row (a CPU device runs a group on one
+     * core, looping over its work-items: wider groups only cost; on PoCL 3.1 this was fastest).
+     * The fold needs a float of local memory per work-item. */
+    int which = 0;
     size_t wg = 1, chunk = cols;
     if (!is_cpu(dev)) {
-        size_t max_wg =
-            pow2_floor(min_size(min_size(1024, bi->kernel_wg_max[0]), dev->entry->info.max_work_group_size));
-        while (max_wg > 1 && max_wg * sizeof(float) > dev->entry->info.local_mem_bytes) max_wg /= 2;
-        wg = pow2_ceil((cols + 15) / 16); /* up to 16 columns per work-item stay in registers (softmax.cl) */
-        if (wg < 32) wg = 32;
-        if (wg > max_wg) wg = max_wg;
+        size_t max_cached = group_limit(dev, bi->kernel_wg_max[1]);
+        size_t max_streamed = group_limit(dev, bi->kernel_wg_max[0]);
         chunk = 1;
+        if (cols <= 16 * max_cached) {
+            which = 1;
+            wg = ((cols + 15) / 16 + 31) / 32 * 32;
+            if (wg > max_cached) wg = max_cached;
+        } else {
+            wg = max_streamed;
+        }
     }
+    const char *name = g_builtins[HCL_OCL_BUILTIN_SOFTMAX].kernels[which];
+    cl_kernel kernel = bi->kernels[which];
     cl_mem mi = in, mo = out;
     cl_ulong c64 = cols, chunk64 = chunk, row_begin = 0;
     const hcl__ocl_karg args[] = {{sizeof mi, &mi},   {sizeof mo, &mo},           {sizeof row_begin, &row_begin},
                                   {sizeof c64, &c64}, {sizeof chunk64, &chunk64}, {wg * sizeof(float), NULL}};
     cl_event first = NULL, last = NULL;
-    status = set_args(bi->kernels[0], "hcl_softmax_f32", args, 6);
+    status = set_args(kernel, name, args, 6);
     /* one work-group per row, in batches that keep the global size modest */
     const size_t batch = (size_t)1 << 20;
     for (size_t r0 = 0; r0 < rows && status == HCL_SUCCESS; r0 += batch) {
         row_begin = r0;
-        status = set_args_from(bi->kernels[0], "hcl_softmax_f32", 2, &args[2], 1);
+        status = set_args_from(kernel, name, 2, &args[2], 1);
         size_t global = min_size(batch, rows - r0) * wg;
         cl_event ev = NULL;
         if (status == HCL_SUCCESS)
-            status = launch(q, bi->kernels[0], "hcl_softmax_f32", 1, &global, &wg, out_event ? &ev : NULL);
+            status = launch(q, kernel, name, 1, &global, &wg, out_event ? &ev : NULL);
         if (ev && !first) first = ev;
         else if (ev) {
             if (last) hcl__cl.clReleaseEvent(last);

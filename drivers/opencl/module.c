@@ -131,7 +131,8 @@ hcl_status hcl__ocl_program_build(hcl__ocl_device *dev, const char *source, size
         status = hcl__ocl_host->set_message(
             HCL_ERROR_BUILD, "clBuildProgram: %s (%d) on '%s' with options '%s'; build log%s:\n%.*s%s",
             hcl__ocl_error_name(err), (int)err, dev->entry->info.name, options,
-            log_len > HCL_OCL_LOG_MAX ? " (truncated)" : "", (int)(log_len > HCL_OCL_LOG_MAX ? HCL_OCL_LOG_MAX : log_len),
+            log_len > HCL_OCL_LOG_MAX ? " (truncated)" : "",
+            (int)(log_len > HCL_OCL_LOG_MAX ? HCL_OCL_LOG_MAX : log_len),
             log ? log : "", log_len > HCL_OCL_LOG_MAX ? "\n..." : "");
         goto cleanup;
     }
@@ -218,7 +219,8 @@ hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_ker
     cl_int err = CL_SUCCESS;
     k->kernel = hcl__cl.clCreateKernel(m->program, name, &err);
     if (err == CL_INVALID_KERNEL_NAME) {
-        status = hcl__ocl_host->set_message(HCL_ERROR_NOT_FOUND, "clCreateKernel: %s (%d); no kernel '%s' in the module",
+        status = hcl__ocl_host->set_message(HCL_ERROR_NOT_FOUND,
+                                            "clCreateKernel: %s (%d); no kernel '%s' in the module",
                                             hcl__ocl_error_name(err), (int)err, name);
         goto cleanup;
     }

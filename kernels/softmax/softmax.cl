@@ -2,16 +2,16 @@
  *
  * One work-group per row, row_begin + group id (the host launches the rows in batches): the row maximum, then
  * the sum of exp(x - max), then the write. The work-items' partial results meet in local memory
- * (`scratch`: one float per work-item; the work-group size is a power of two) in a fixed order: the first
+ * (`scratch`: one float per work-item; any work-group size) in a fixed order: the first
  * r ~ sqrt(local size) work-items each fold a strided slice, then every work-item folds those r (three
  * barriers, not log2 of the group size).
- * Two ways through a row:
- *  - cached (chunk == 1 and cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
+ * Two kernels, two ways through a row:
+ *  - hcl_softmax_cached_f32 (cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
  *    lid + local_size * c in registers, so the row is read once and exp is taken once per element;
- *  - streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns starting at lid * chunk,
- *    every local_size * chunk columns, and reads the row three times. chunk = 1 is the coalesced order a GPU
- *    wants; a CPU gets one contiguous run. The sum is taken in blocks of HCL_SOFTMAX_BLOCK so a long run does
- *    not become a long chain of additions.
+ *  - hcl_softmax_f32, streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns
+ *    starting at lid * chunk, every local_size * chunk columns, and reads the row three times. chunk = 1 is
+ *    the coalesced order a GPU wants; a CPU gets one contiguous run. The sum is taken in blocks of
+ *    HCL_SOFTMAX_BLOCK so a long run does not become a long chain of additions.
  * -inf entries give exp(-inf) = 0. A row of all -inf has max -inf, so x - max is NaN and the row is NaN, as in
  * PyTorch. A NaN in a row makes that row NaN (fmax skips it in the max, but the sum takes it).
  * In place works: every element is read and written by the same work-item, and the writes start after the
@@ -40,65 +40,75 @@ static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
     return acc;
 }
 
+/* Cached: each work-item holds columns lid + local_size * c (c < HCL_SOFTMAX_CACHE) in registers; needs
+ * cols <= local size * HCL_SOFTMAX_CACHE. A kernel of its own, so that its register use does not lower the
+ * work-group size the streamed kernel may use, and the other way round. `chunk` is unused (same arguments as
+ * hcl_softmax_f32). */
+__kernel void hcl_softmax_cached_f32(__global const float *in, __global float *out, ulong row_begin, ulong cols,
+                                     ulong chunk, __local float *scratch) {
+    (void)chunk;
+    const uint ncols = (uint)cols, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+    const size_t row = (size_t)row_begin + get_group_id(0);
+    __global const float *x = in + row * (size_t)ncols;
+    __global float *y = out + row * (size_t)ncols;
+    float v[HCL_SOFTMAX_CACHE];
+    float m = -INFINITY;
+#pragma unroll
+    for (uint c = 0; c < HCL_SOFTMAX_CACHE; c++) {
+        const uint j = lid + lsize * c;
+        v[c] = j < ncols ? x[j] : -INFINITY;
+        m = fmax(m, v[c]);
+    }
+    m = hcl_softmax_fold(scratch, m, 1);
+    float s = 0.0f;
+#pragma unroll
+    for (uint c = 0; c < HCL_SOFTMAX_CACHE; c++) {
+        const uint j = lid + lsize * c;
+        v[c] = j < ncols ? exp(v[c] - m) : 0.0f;
+        s += v[c];
+    }
+    s = hcl_softmax_fold(scratch, s, 0);
+    const float inv = 1.0f / s;
+#pragma unroll
+    for (uint c = 0; c < HCL_SOFTMAX_CACHE; c++) {
+        const uint j = lid + lsize * c;
+        if (j < ncols) y[j] = v[c] * inv;
+    }
+}
+
+/* Streamed: any shape; reads the row three times. */
 __kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulong row_begin, ulong cols,
                               ulong chunk, __local float *scratch) {
     const size_t ncols = (size_t)cols, run = (size_t)chunk;
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
-    const int cached = run == 1 && ncols <= lsize * HCL_SOFTMAX_CACHE;
     const size_t first = lid * run;
     const size_t step = lsize * run;
     const size_t row = (size_t)row_begin + get_group_id(0);
     __global const float *x = in + row * ncols;
     __global float *y = out + row * ncols;
 
-    if (cached) {
-        float v[HCL_SOFTMAX_CACHE];
-        float m = -INFINITY;
-#pragma unroll
-        for (int c = 0; c < HCL_SOFTMAX_CACHE; c++) {
-            const size_t j = lid + lsize * c;
-            v[c] = j < ncols ? x[j] : -INFINITY;
-            m = fmax(m, v[c]);
-        }
-        m = hcl_softmax_fold(scratch, m, 1);
-        float s = 0.0f;
-#pragma unroll
-        for (int c = 0; c < HCL_SOFTMAX_CACHE; c++) {
-            const size_t j = lid + lsize * c;
-            v[c] = j < ncols ? exp(v[c] - m) : 0.0f;
-            s += v[c];
-        }
-        s = hcl_softmax_fold(scratch, s, 0);
-        const float inv = 1.0f / s;
-#pragma unroll
-        for (int c = 0; c < HCL_SOFTMAX_CACHE; c++) {
-            const size_t j = lid + lsize * c;
-            if (j < ncols) y[j] = v[c] * inv;
-        }
-    } else {
-        float m = -INFINITY;
-        for (size_t base = first; base < ncols; base += step) {
-            const size_t end = min(base + run, ncols);
-            for (size_t j = base; j < end; j++) m = fmax(m, x[j]);
-        }
-        m = hcl_softmax_fold(scratch, m, 1);
+    float m = -INFINITY;
+    for (size_t base = first; base < ncols; base += step) {
+        const size_t end = min(base + run, ncols);
+        for (size_t j = base; j < end; j++) m = fmax(m, x[j]);
+    }
+    m = hcl_softmax_fold(scratch, m, 1);
 
-        float s = 0.0f;
-        for (size_t base = first; base < ncols; base += step) {
-            const size_t end = min(base + run, ncols);
-            for (size_t b0 = base; b0 < end; b0 += HCL_SOFTMAX_BLOCK) {
-                const size_t e = min(b0 + HCL_SOFTMAX_BLOCK, end);
-                float part = 0.0f;
-                for (size_t j = b0; j < e; j++) part += exp(x[j] - m);
-                s += part;
-            }
+    float s = 0.0f;
+    for (size_t base = first; base < ncols; base += step) {
+        const size_t end = min(base + run, ncols);
+        for (size_t b0 = base; b0 < end; b0 += HCL_SOFTMAX_BLOCK) {
+            const size_t e = min(b0 + HCL_SOFTMAX_BLOCK, end);
+            float part = 0.0f;
+            for (size_t j = b0; j < e; j++) part += exp(x[j] - m);
+            s += part;
         }
-        s = hcl_softmax_fold(scratch, s, 0);
+    }
+    s = hcl_softmax_fold(scratch, s, 0);
 
-        const float inv = 1.0f / s;
-        for (size_t base = first; base < ncols; base += step) {
-            const size_t end = min(base + run, ncols);
-            for (size_t j = base; j < end; j++) y[j] = exp(x[j] - m) * inv;
-        }
+    const float inv = 1.0f / s;
+    for (size_t base = first; base < ncols; base += step) {
+        const size_t end = min(base + run, ncols);
+        for (size_t j = base; j < end; j++) y[j] = exp(x[j] - m) * inv;
     }
 }
