@@ -95,6 +95,7 @@ void hcl__device_ref(hcl__device *dev) { atomic_fetch_add(&dev->refs, 1); }
 void hcl__device_unref(hcl__device *dev) {
     if (atomic_fetch_sub(&dev->refs, 1) == 1) {
         dev->drv->device_close(dev->native);
+        pthread_mutex_destroy(&dev->host_lock);
         free(dev);
     }
 }
@@ -122,6 +123,7 @@ HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device)
         return hcl__prefix_message(st, "hcl_device_open");
     }
     atomic_init(&dev->refs, 1);
+    pthread_mutex_init(&dev->host_lock, NULL);
     void *h = hcl__handle_add(HCL__H_DEVICE, dev);
     if (!h) {
         hcl__device_unref(dev);

@@ -66,7 +66,9 @@ typedef struct hcl__device {
     uint32_t index;
     void *native;
     hcl_device_info info;
-    atomic_int refs; /* the handle + every live child object */
+    atomic_int refs; /* the handle + every live child object (host allocations included) */
+    pthread_mutex_t host_lock;
+    struct hcl__host_block *host_blocks; /* live hcl_host_alloc blocks, to check hcl_host_free */
 } hcl__device;
 
 typedef struct hcl__queue {

@@ -468,6 +468,9 @@ static const hcl_driver_table g_table = {
     .gemm_f32 = hcl__cu_gemm_f32,
     .softmax_f32 = hcl__cu_softmax_f32,
     .reduce_f32 = hcl__cu_reduce_f32,
+    .host_alloc = hcl__cu_host_alloc,
+    .host_free = hcl__cu_host_free,
+    .get_native = hcl__cu_get_native,
 };
 
 __attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);

@@ -189,6 +189,9 @@ void hcl__cu_event_release(void *event);
 hcl_status hcl__cu_event_elapsed(void *start, void *end, double *out_seconds);
 
 hcl_status hcl__cu_buffer_alloc(void *device, size_t size, void **out_mem);
+hcl_status hcl__cu_host_alloc(void *device, size_t size, void **out_ptr);
+void hcl__cu_host_free(void *device, void *ptr);
+hcl_status hcl__cu_get_native(hcl_native_kind kind, void *object, void **out_native);
 void hcl__cu_buffer_free(void *device, void *mem);
 hcl_status hcl__cu_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
                                 uint32_t num_wait, void *const *wait, void **out_event);

@@ -1,9 +1,8 @@
 /* Buffers: device memory from cuMemAlloc; transfers and fills as stream-ordered commands.
  *
- * The API has no page-locked host allocation yet, so host memory is pageable: CUDA stages a pageable
- * host-to-device copy and returns once the source has been consumed, and a device-to-host copy into pageable
- * memory returns only when it is done. The *_async forms are therefore correct but do not overlap with host work
- * the way copies from pinned memory would. */
+ * Host memory from hcl_host_alloc is page-locked (cuMemHostAlloc), and the *_async transfers from and to it run
+ * asynchronously. Pageable host memory works too, but CUDA stages a pageable host-to-device copy and returns once
+ * the source has been consumed, and a device-to-host copy into pageable memory returns only when it is done. */
 #include "internal.h"
 
 #include <string.h>
@@ -19,6 +18,37 @@ hcl_status hcl__cu_buffer_alloc(void *device, size_t size, void **out_mem) {
     if (st != HCL_SUCCESS) return st;
     *out_mem = (void *)(uintptr_t)p;
     return HCL_SUCCESS;
+}
+
+/* Portable: usable by every context, so the block can serve several devices' queues. */
+hcl_status hcl__cu_host_alloc(void *device, size_t size, void **out_ptr) {
+    hcl__cu_device *d = device;
+    hcl__cu_scope scope;
+    hcl_status st = hcl__cu_enter(d, &scope);
+    if (st != HCL_SUCCESS) return st;
+    void *p = NULL;
+    st = HCL_CU(cuMemHostAlloc, (&p, size, CU_MEMHOSTALLOC_PORTABLE), "page-locked host memory, size=%zu", size);
+    hcl__cu_leave(&scope);
+    if (st != HCL_SUCCESS) return st;
+    *out_ptr = p;
+    return HCL_SUCCESS;
+}
+
+void hcl__cu_host_free(void *device, void *ptr) {
+    hcl__cu_device *d = device;
+    hcl__cu_scope scope;
+    if (hcl__cu_enter(d, &scope) != HCL_SUCCESS) return;
+    hcl__cu.cuMemFreeHost(ptr);
+    hcl__cu_leave(&scope);
+}
+
+hcl_status hcl__cu_get_native(hcl_native_kind kind, void *object, void **out_native) {
+    switch (kind) {
+    case HCL_NATIVE_DEVICE: *out_native = (void *)((hcl__cu_device *)object)->ctx; return HCL_SUCCESS;
+    case HCL_NATIVE_QUEUE: *out_native = (void *)((hcl__cu_queue *)object)->stream; return HCL_SUCCESS;
+    case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS; /* the CUdeviceptr value */
+    }
+    return hcl__cu_host->set_message(HCL_ERROR_INVALID_ARGUMENT, "cuda: native kind %d unknown", (int)kind);
 }
 
 void hcl__cu_buffer_free(void *device, void *mem) {

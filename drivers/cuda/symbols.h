@@ -43,6 +43,8 @@
     REQ_OR(cuEventElapsedTime_v2, "cuEventElapsedTime", (float *, CUevent, CUevent))                       \
     REQ(cuMemAlloc_v2, (CUdeviceptr *, size_t))                                                             \
     REQ(cuMemFree_v2, (CUdeviceptr))                                                                        \
+    REQ(cuMemHostAlloc, (void **, size_t, unsigned int))                                                    \
+    REQ(cuMemFreeHost, (void *))                                                                            \
     REQ(cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void *, size_t, CUstream))                                \
     REQ(cuMemcpyDtoHAsync_v2, (void *, CUdeviceptr, size_t, CUstream))                                      \
     REQ(cuMemcpyDtoDAsync_v2, (CUdeviceptr, CUdeviceptr, size_t, CUstream))                                 \

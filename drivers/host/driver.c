@@ -199,6 +199,16 @@ static void hcl_host_device_close(void *device) {
     (void)device;
 }
 
+/* Buffers are plain host memory, so a buffer's native object is its data pointer; there is no vendor device or
+ * queue behind the host driver. */
+static hcl_status hcl_host_get_native(hcl_native_kind kind, void *object, void **out_native) {
+    if (kind != HCL_NATIVE_BUFFER)
+        return HCL_HOST_FAIL(HCL_ERROR_UNSUPPORTED, "host: a %s has no native object (only buffers do: their data pointer)",
+                             kind == HCL_NATIVE_DEVICE ? "device" : "queue");
+    *out_native = object;
+    return HCL_SUCCESS;
+}
+
 static const hcl_driver_table hcl_host_table = {
     .size = sizeof(hcl_driver_table),
     .abi_major = HCL_DRIVER_ABI_MAJOR,
@@ -232,6 +242,9 @@ static const hcl_driver_table hcl_host_table = {
     .gemm_f32 = hcl__host_builtin_gemm,
     .softmax_f32 = hcl__host_builtin_softmax,
     .reduce_f32 = hcl__host_builtin_reduce,
+    .host_alloc = NULL, /* the core's aligned memory is already what the host driver would give */
+    .host_free = NULL,
+    .get_native = hcl_host_get_native,
 };
 
 const hcl_driver_table *hcl__host_driver_table(void) {

@@ -242,6 +242,35 @@ HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, siz
                                          const hcl_event *wait_list, hcl_event *out_event);
 
 /* ---------------------------------------------------------------------------------------------------------
+ * Page-locked host memory
+ * ------------------------------------------------------------------------------------------------------- */
+/* Allocate `size` bytes of host memory (64-byte aligned) for fast transfers with this device: page-locked
+ * (pinned) memory on cuda, so that the *_async transfers from and to it really run asynchronously; ordinary
+ * aligned host memory on backends that offer no portable pinning (host, opencl). The caller owns it and frees it
+ * with hcl_host_free on the same device, before releasing the device.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (size 0, out_ptr NULL),
+ * HCL_ERROR_OUT_OF_MEMORY, HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_host_alloc(hcl_device device, size_t size, void **out_ptr);
+/* Free memory from hcl_host_alloc (NULL does nothing). No pending command may still use it.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (ptr did not come from
+ * hcl_host_alloc on this device, or was freed already). */
+HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Interoperability: the vendor objects behind HCL handles, to call vendor libraries (cuBLAS, CLBlast, ...) on
+ * HCL's memory and queues. HCL keeps ownership: do not release them, and do not use them after the HCL handle
+ * is released.
+ *   cuda:   device -> CUcontext (the primary context), queue -> CUstream, buffer -> CUdeviceptr (cast)
+ *   opencl: device -> cl_context, queue -> cl_command_queue, buffer -> cl_mem
+ *   host:   buffer -> the data pointer; device and queue have none (HCL_ERROR_UNSUPPORTED)
+ * Each returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (out_native NULL),
+ * HCL_ERROR_UNSUPPORTED (the backend has no such object).
+ * ------------------------------------------------------------------------------------------------------- */
+HCL_API hcl_status hcl_device_get_native(hcl_device device, void **out_native);
+HCL_API hcl_status hcl_queue_get_native(hcl_queue queue, void **out_native);
+HCL_API hcl_status hcl_buffer_get_native(hcl_buffer buffer, void **out_native);
+
+/* ---------------------------------------------------------------------------------------------------------
  * Modules and kernels
  *
  * A module is created from one or more sources; the driver takes the first form it can run, in the order

@@ -16,13 +16,14 @@
 #include "hcl/hcl.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define HCL_DRIVER_ABI_MAJOR 1
-#define HCL_DRIVER_ABI_MINOR 0
+#define HCL_DRIVER_ABI_MINOR 1
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -49,6 +50,13 @@ typedef struct hcl_driver_host {
     void *(*cache_load)(const char *driver, const void *key, size_t key_size, size_t *out_size);
     void (*cache_store)(const char *driver, const void *key, size_t key_size, const void *data, size_t size);
 } hcl_driver_host;
+
+/* Which native object hcl_driver_table.get_native is asked for. */
+typedef enum hcl_native_kind {
+    HCL_NATIVE_DEVICE = 0, /* object: the driver's device */
+    HCL_NATIVE_QUEUE = 1,  /* object: the driver's queue */
+    HCL_NATIVE_BUFFER = 2  /* object: the driver's memory object */
+} hcl_native_kind;
 
 /* A kernel argument as the driver sees it: buffers already resolved to the driver's native memory object. */
 typedef struct hcl_driver_arg {
@@ -123,7 +131,20 @@ typedef struct hcl_driver_table {
     hcl_status (*gemm_f32)(void *queue, const hcl_gemm_args *args, void **out_event);
     hcl_status (*softmax_f32)(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
     hcl_status (*reduce_f32)(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
+
+    /* ---- ABI 1.1: the core checks `size` before using these, and each may be NULL. ---- */
+    /* Host memory for fast transfers (page-locked where the runtime can). NULL: the core hands out ordinary
+     * aligned memory. */
+    hcl_status (*host_alloc)(void *device, size_t size, void **out_ptr);
+    void (*host_free)(void *device, void *ptr);
+    /* The vendor object behind a native object (see hcl_device_get_native in hcl.h); HCL_ERROR_UNSUPPORTED with
+     * a message when there is none. NULL: the backend exposes none. */
+    hcl_status (*get_native)(hcl_native_kind kind, void *object, void **out_native);
 } hcl_driver_table;
+
+/* True when a driver table (of any minor version) has entry `field`, non-NULL. */
+#define HCL_DRIVER_HAS(table, field)                                                                        \
+    ((table)->size >= offsetof(hcl_driver_table, field) + sizeof((table)->field) && (table)->field != NULL)
 
 /* The entry point a driver module exports (visibility default, C linkage). */
 typedef const hcl_driver_table *(*hcl_driver_entry_fn)(void);

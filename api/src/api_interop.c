@@ -1,0 +1,105 @@
+/* Host memory for fast transfers, and the vendor objects behind handles (interoperability). */
+#include "core.h"
+
+#include <stdlib.h>
+
+typedef struct hcl__host_block {
+    void *ptr;
+    int from_driver; /* 1: drv->host_free; 0: the core's own aligned memory */
+    struct hcl__host_block *next;
+} hcl__host_block;
+
+HCL_API hcl_status hcl_host_alloc(hcl_device device, size_t size, void **out_ptr) {
+    static const char fn[] = "hcl_host_alloc";
+    hcl__device *dev;
+    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_ptr)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_ptr is NULL", fn);
+    if (size == 0)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
+    if (size > SIZE_MAX - 63)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: size %zu cannot be allocated", fn, size);
+    hcl__host_block *blk = malloc(sizeof *blk);
+    if (!blk)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    blk->from_driver = HCL_DRIVER_HAS(dev->drv, host_alloc) && HCL_DRIVER_HAS(dev->drv, host_free);
+    if (blk->from_driver) {
+        if ((st = dev->drv->host_alloc(dev->native, size, &blk->ptr)) != HCL_SUCCESS) {
+            free(blk);
+            return hcl__prefix_message(st, fn);
+        }
+    } else if (!(blk->ptr = aligned_alloc(64, (size + 63) & ~(size_t)63))) {
+        free(blk);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of host memory", fn, size);
+    }
+    hcl__device_ref(dev);
+    pthread_mutex_lock(&dev->host_lock);
+    blk->next = dev->host_blocks;
+    dev->host_blocks = blk;
+    pthread_mutex_unlock(&dev->host_lock);
+    *out_ptr = blk->ptr;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr) {
+    static const char fn[] = "hcl_host_free";
+    hcl__device *dev;
+    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
+    if (st != HCL_SUCCESS || !ptr)
+        return st;
+    hcl__host_block *blk = NULL;
+    pthread_mutex_lock(&dev->host_lock);
+    for (hcl__host_block **p = &dev->host_blocks; *p; p = &(*p)->next)
+        if ((*p)->ptr == ptr) {
+            blk = *p;
+            *p = blk->next;
+            break;
+        }
+    pthread_mutex_unlock(&dev->host_lock);
+    if (!blk)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: %p was not allocated by hcl_host_alloc on this device (or was freed already)", fn,
+                                ptr);
+    if (blk->from_driver)
+        dev->drv->host_free(dev->native, blk->ptr);
+    else
+        free(blk->ptr);
+    free(blk);
+    hcl__device_unref(dev);
+    return HCL_SUCCESS;
+}
+
+static hcl_status get_native(hcl__device *dev, hcl_native_kind kind, void *object, void **out_native, const char *fn) {
+    if (!out_native)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_native is NULL", fn);
+    if (!HCL_DRIVER_HAS(dev->drv, get_native))
+        return hcl__set_message(HCL_ERROR_UNSUPPORTED, "%s: the %s driver exposes no native objects", fn,
+                                dev->backend->name);
+    void *native = NULL;
+    hcl_status st = dev->drv->get_native(kind, object, &native);
+    if (st != HCL_SUCCESS)
+        return hcl__prefix_message(st, fn);
+    *out_native = native;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_device_get_native(hcl_device device, void **out_native) {
+    hcl__device *dev;
+    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_device_get_native", "device");
+    return st != HCL_SUCCESS ? st : get_native(dev, HCL_NATIVE_DEVICE, dev->native, out_native, "hcl_device_get_native");
+}
+
+HCL_API hcl_status hcl_queue_get_native(hcl_queue queue, void **out_native) {
+    hcl__queue *q;
+    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_get_native", "queue");
+    return st != HCL_SUCCESS ? st : get_native(q->dev, HCL_NATIVE_QUEUE, q->native, out_native, "hcl_queue_get_native");
+}
+
+HCL_API hcl_status hcl_buffer_get_native(hcl_buffer buffer, void **out_native) {
+    hcl__buffer *b;
+    hcl_status st = hcl__lookup(buffer, HCL__H_BUFFER, (void **)&b, "hcl_buffer_get_native", "buffer");
+    return st != HCL_SUCCESS ? st
+                             : get_native(b->dev, HCL_NATIVE_BUFFER, b->native, out_native, "hcl_buffer_get_native");
+}
