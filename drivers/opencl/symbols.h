@@ -15,7 +15,6 @@
     X(clReleaseCommandQueue)        \
     X(clFlush)                      \
     X(clFinish)                     \
-    X(clEnqueueMarkerWithWaitList)  \
     X(clCreateBuffer)               \
     X(clCreateSubBuffer)            \
     X(clReleaseMemObject)           \
