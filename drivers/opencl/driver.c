@@ -462,6 +462,16 @@ static void ocl_device_close(void *device) {
     free(dev);
 }
 
+/* Interop: device -> cl_context, queue -> cl_command_queue, buffer -> cl_mem (HCL keeps ownership). */
+static hcl_status ocl_get_native(hcl_native_kind kind, void *object, void **out_native) {
+    switch (kind) {
+    case HCL_NATIVE_DEVICE: *out_native = ((hcl__ocl_device *)object)->context; return HCL_SUCCESS;
+    case HCL_NATIVE_QUEUE: *out_native = ((hcl__ocl_queue *)object)->queue; return HCL_SUCCESS;
+    case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS;
+    }
+    return hcl__ocl_host->set_message(HCL_ERROR_UNSUPPORTED, "opencl: no native object of kind %d", (int)kind);
+}
+
 static const hcl_driver_table g_table = {
     .size = sizeof(hcl_driver_table),
     .abi_major = HCL_DRIVER_ABI_MAJOR,
@@ -495,6 +505,9 @@ static const hcl_driver_table g_table = {
     .gemm_f32 = hcl__ocl_gemm_f32,
     .softmax_f32 = hcl__ocl_softmax_f32,
     .reduce_f32 = hcl__ocl_reduce_f32,
+    .host_alloc = NULL, /* no portable page-locking in OpenCL 1.2: the core hands out aligned host memory */
+    .host_free = NULL,
+    .get_native = ocl_get_native,
 };
 
 __attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);
