@@ -164,6 +164,13 @@ bool conf_begin(const char *backend, const char *suite, const char *name) {
         found = strcmp(bi.name, backend) == 0;
     }
     cr_assert(found, "backend %s is not in the list of known backends", backend);
+    /* HCL_CONFORMANCE_REQUIRE=1 (vendor CI): a selected backend that cannot run fails instead of skipping. */
+    const char *req = getenv("HCL_CONFORMANCE_REQUIRE");
+    if (req && strcmp(req, "1") == 0) {
+        cr_assert(bi.available, "%s: backend unavailable (HCL_CONFORMANCE_REQUIRE=1 turns this skip into a failure): %s",
+                  backend, bi.reason);
+        cr_assert(bi.device_count > 0, "%s: backend offers no device (HCL_CONFORMANCE_REQUIRE=1)", backend);
+    }
     if (!bi.available) cr_skip_test("%s: backend unavailable: %s", backend, bi.reason);
     if (bi.device_count == 0) cr_skip_test("%s: backend available but it offers no device", backend);
 

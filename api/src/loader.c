@@ -182,9 +182,10 @@ static void *find_module(hcl__backend *b) {
         env = end ? end + 1 : NULL;
     }
     char dir[HCL_NAME_MAX];
-    if (!dl && own_dir(dir, sizeof dir) == 0)
+    int have_own = own_dir(dir, sizeof dir) == 0;
+    if (!dl && have_own)
         dl = try_path(b, dir, file, tried, sizeof tried);
-    if (!dl)
+    if (!dl && !(have_own && strcmp(dir, HCL_INSTALL_LIBDIR) == 0)) /* not the same folder twice */
         dl = try_path(b, HCL_INSTALL_LIBDIR, file, tried, sizeof tried);
     if (!dl)
         snprintf(b->reason, sizeof b->reason, "driver module %s not loaded; tried: %s", file, tried);
