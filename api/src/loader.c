@@ -28,6 +28,18 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static hcl__backend backends[MAX_BACKENDS];
 static uint32_t backend_count;
 
+/* Append printf text to a bounded string. */
+static void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t size, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
 static void host_log(hcl_log_level level, const char *driver, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -44,8 +56,36 @@ static hcl_status host_set_message(hcl_status status, const char *fmt, ...) {
     return hcl__set_message(status, "%s", buf);
 }
 
+static void *host_open_library(const char *driver, const char *env_override, const char *const *names, size_t count,
+                               char *reason, size_t reason_size) {
+    const char *override = env_override ? getenv(env_override) : NULL;
+    if (override && override[0]) {
+        names = &override;
+        count = 1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            hcl__log(HCL_LOG_DEBUG, driver, "dlopen %s: loaded", names[i]);
+            return h;
+        }
+        const char *e = dlerror();
+        hcl__log(HCL_LOG_DEBUG, driver, "dlopen %s: %s", names[i], e ? e : "failed");
+        if (reason)
+            appendf(reason, reason_size, "%s%s", i ? "; " : "", e ? e : names[i]);
+    }
+    if (reason) {
+        appendf(reason, reason_size, " (tried: ");
+        for (size_t i = 0; i < count; i++)
+            appendf(reason, reason_size, "%s%s", i ? ", " : "", names[i]);
+        appendf(reason, reason_size, "%s%s)", override && override[0] ? ", from " : "",
+                override && override[0] ? env_override : "");
+    }
+    return NULL;
+}
+
 static const hcl_driver_host driver_host = {
-    sizeof(hcl_driver_host), host_set_message, host_log, hcl__cache_load, hcl__cache_store,
+    sizeof(hcl_driver_host), host_set_message, host_log, hcl__cache_load, hcl__cache_store, host_open_library,
 };
 
 const hcl_driver_host *hcl__driver_host(void) { return &driver_host; }
@@ -108,18 +148,6 @@ void hcl__backend_names(char *buf, size_t size) {
             break;
         used += (size_t)n;
     }
-}
-
-/* Append printf text to a bounded string. */
-static void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t size, const char *fmt, ...) {
-    size_t used = strlen(buf);
-    if (used + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
 }
 
 /* The folder holding libhcl itself, found from the address of one of its functions. */

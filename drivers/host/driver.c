@@ -35,7 +35,7 @@ static void hcl_host_no_log(hcl_log_level level, const char *driver, const char 
     (void)fmt;
 }
 static const hcl_driver_host hcl_host_fallback_services = {
-    sizeof(hcl_driver_host), hcl_host_no_message, hcl_host_no_log, NULL, NULL,
+    .size = sizeof(hcl_driver_host), .set_message = hcl_host_no_message, .log = hcl_host_no_log,
 };
 const hcl_driver_host *hcl__host_services = &hcl_host_fallback_services;
 

@@ -153,44 +153,6 @@ hcl_status hcl__ocl_fail(cl_int err, int mode, const char *fn, const char *fmt, 
 /* ---------------------------------------------------------------------------------------------------------
  * Loading
  * ------------------------------------------------------------------------------------------------------- */
-static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t size, const char *fmt, ...) {
-    if (!buf || size == 0) return;
-    size_t used = strnlen(buf, size);
-    if (used + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
-/* dlopen libOpenCL: HCL_OPENCL_LIBRARY alone when it is set, else libOpenCL.so.1 then libOpenCL.so. */
-static hcl_status open_library(char *reason, size_t reason_size) {
-    const char *override = getenv("HCL_OPENCL_LIBRARY");
-    const char *defaults[] = {"libOpenCL.so.1", "libOpenCL.so"};
-    const char *const *paths = defaults;
-    size_t count = 2;
-    if (override && override[0]) {
-        paths = &override;
-        count = 1;
-    }
-    for (size_t i = 0; i < count; i++) {
-        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            HCL_OCL_LOG("dlopen %s: loaded", paths[i]);
-            g_library = h;
-            return HCL_SUCCESS;
-        }
-        const char *e = dlerror();
-        HCL_OCL_LOG("dlopen %s: %s", paths[i], e ? e : "failed");
-        append(reason, reason_size, "%s%s", i ? "; " : "", e ? e : paths[i]);
-    }
-    append(reason, reason_size, " (tried: ");
-    for (size_t i = 0; i < count; i++) append(reason, reason_size, "%s%s", i ? ", " : "", paths[i]);
-    append(reason, reason_size, "%s)", override && override[0] ? ", from HCL_OPENCL_LIBRARY" : "");
-    return HCL_ERROR_BACKEND_UNAVAILABLE;
-}
-
 static hcl_status resolve_symbols(char *reason, size_t reason_size) {
     hcl__ocl_symbols syms;
     memset(&syms, 0, sizeof syms);
@@ -391,8 +353,14 @@ static hcl_status ocl_init(const hcl_driver_host *host, char *reason, size_t rea
     }
     hcl_status status = HCL_SUCCESS;
     if (!g_library) {
-        status = open_library(reason, reason_size);
-        if (status != HCL_SUCCESS) return status;
+        if (!HCL_DRIVER_HOST_HAS(host, open_library)) {
+            snprintf(reason, reason_size, "the HCL core is older than this driver (it offers no open_library)");
+            return HCL_ERROR_DRIVER_VERSION;
+        }
+        /* HCL_OPENCL_LIBRARY alone when it is set, else the ICD loader's soname, then the development name. */
+        static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
+        g_library = host->open_library(HCL_OCL_NAME, "HCL_OPENCL_LIBRARY", names, 2, reason, reason_size);
+        if (!g_library) return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
     status = resolve_symbols(reason, reason_size);
     if (status != HCL_SUCCESS) return status;

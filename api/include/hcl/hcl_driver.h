@@ -49,7 +49,18 @@ typedef struct hcl_driver_host {
      * fatal. */
     void *(*cache_load)(const char *driver, const void *key, size_t key_size, size_t *out_size);
     void (*cache_store)(const char *driver, const void *key, size_t key_size, const void *data, size_t size);
+    /* ---- since ABI 1.1 (check `size` before use) ---- */
+    /* dlopen (RTLD_NOW | RTLD_LOCAL) the first library that loads: only the one named by the environment
+     * variable `env_override` when that is set and not empty, else names[0..count) in order. Each attempt is
+     * logged for `driver`. On failure returns NULL and appends to `reason` every dlerror text and the list of
+     * names tried ("... (tried: libOpenCL.so.1, libOpenCL.so)"). */
+    void *(*open_library)(const char *driver, const char *env_override, const char *const *names, size_t count,
+                          char *reason, size_t reason_size);
 } hcl_driver_host;
+
+/* True when the core's services (of any minor version) include `field`. */
+#define HCL_DRIVER_HOST_HAS(host, field)                                                                    \
+    ((host)->size >= offsetof(hcl_driver_host, field) + sizeof((host)->field) && (host)->field != NULL)
 
 /* Which native object hcl_driver_table.get_native is asked for. */
 typedef enum hcl_native_kind {
