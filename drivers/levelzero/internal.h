@@ -1,0 +1,211 @@
+/* Shared declarations of the Level Zero driver: the symbol table, the native objects behind the core's handles,
+ * the one error macro used at every Level Zero call site, and the entry points by file. */
+#ifndef HCL_LEVELZERO_INTERNAL_H
+#define HCL_LEVELZERO_INTERNAL_H
+
+#include "hcl/hcl_driver.h"
+#include "plan.h"
+#include "symbols.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ze_api.h>
+
+#define HCL_ZE_NAME "levelzero"
+
+/* ---- the symbol table (filled by driver.c from libze_loader through dlsym) ---- */
+typedef struct hcl__ze_symbols {
+#define HCL__ZE_SYM_FIELD(name) __typeof__(name) *name;
+    HCL_ZE_SYMBOLS(HCL__ZE_SYM_FIELD)
+#undef HCL__ZE_SYM_FIELD
+} hcl__ze_symbols;
+
+extern hcl__ze_symbols hcl__ze;
+extern const hcl_driver_host *hcl__ze_host;
+
+#define HCL_ZE_LOG(...) hcl__ze_host->log(HCL_LOG_DEBUG, HCL_ZE_NAME, __VA_ARGS__)
+
+/* ---- errors ---- */
+/* "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY" for 0x70000003; "ZE_RESULT_UNKNOWN_CODE" for a code not in the table. */
+const char *hcl__ze_result_name(ze_result_t r);
+/* Set the thread's message to "<fn>: <ZE name> (0x<code>); <detail>" and return the mapped status: out of
+ * memory -> HCL_ERROR_OUT_OF_MEMORY, module build/link and invalid native binary -> HCL_ERROR_BUILD, invalid
+ * kernel name -> HCL_ERROR_NOT_FOUND, anything else -> HCL_ERROR_VENDOR. */
+hcl_status hcl__ze_fail(ze_result_t r, const char *fn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Call a Level Zero entry point through the table; on failure set `status` with the message and jump to
+ * `cleanup`. Every Level Zero call site that can fail goes through this macro, so messages read the same:
+ *   HCL_ZE_CHECK(zeMemAllocDevice, (ctx, &desc, size, 128, dev, &ptr), "size %zu bytes", size); */
+#define HCL_ZE_CHECK(fn, args, ...)                                                                         \
+    do {                                                                                                    \
+        ze_result_t hcl_ze_r_ = hcl__ze.fn args;                                                            \
+        if (hcl_ze_r_ != ZE_RESULT_SUCCESS) {                                                               \
+            status = hcl__ze_fail(hcl_ze_r_, #fn, __VA_ARGS__);                                             \
+            goto cleanup;                                                                                   \
+        }                                                                                                   \
+    } while (0)
+
+hcl_status hcl__ze_oom(const char *what); /* "levelzero: out of host memory (<what>)" */
+/* The text of this thread's last hcl__ze_fail (for log lines about failures that are not returned). */
+const char *hcl__ze_last_failure(void);
+
+/* ---- devices (driver.c) ---- */
+typedef struct hcl__ze_device_entry {
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    hcl_device_info info;
+    hcl__ze_limits limits;
+    uint32_t api_version;         /* zeDriverGetApiVersion */
+    uint32_t driver_version;      /* ze_driver_properties_t.driverVersion */
+    uint32_t vendor_id, device_id;
+    uint32_t compute_ordinal;     /* the command queue group with compute */
+    size_t max_fill_pattern;      /* of that group: larger patterns take the fill kernel */
+    double ns_per_tick;           /* kernel timestamps: timerResolution (ns, from ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES) */
+    uint64_t timestamp_mask;      /* kernelTimestampValidBits */
+} hcl__ze_device_entry;
+
+const hcl__ze_device_entry *hcl__ze_device_entry_get(uint32_t index);
+
+/* Events come from pools of this many, made as needed, recycled after zeEventHostReset. */
+#define HCL_ZE_EVENTS_PER_POOL 64
+
+typedef struct hcl__ze_builtin {
+    pthread_mutex_t lock; /* guards the lazy build and each launch (zeKernelSetArgumentValue mutates a kernel) */
+    ze_module_handle_t module; /* NULL until first use */
+    ze_kernel_handle_t kernels[HCL_ZE_MOD_MAX_KERNELS];
+    hcl__ze_kernel_limits limits;
+} hcl__ze_builtin;
+
+/* An opened device: one context for one device, created in device_open. */
+typedef struct hcl__ze_device {
+    const hcl__ze_device_entry *entry;
+    ze_device_handle_t device;
+    ze_context_handle_t context;
+    atomic_long live; /* Level Zero objects of this device not yet destroyed (checked at close) */
+
+    pthread_mutex_t event_lock; /* the event pools */
+    ze_event_pool_handle_t *pools;
+    uint32_t pool_count;
+    uint32_t pool_used;         /* events made from the last pool */
+    ze_event_handle_t *free_events;
+    uint32_t free_count, free_capacity;
+
+    hcl__ze_builtin builtins[HCL_ZE_MOD_COUNT];
+} hcl__ze_device;
+
+/* Count a Level Zero object made (+1) or destroyed (-1) for the device. */
+static inline void hcl__ze_live(hcl__ze_device *dev, long delta) { atomic_fetch_add(&dev->live, delta); }
+
+/* ---- queues, events and commands (queue.c) ---- */
+#define HCL_ZE_STAGING_BYTES ((size_t)1 << 20)
+
+typedef struct hcl__ze_queue {
+    hcl__ze_device *dev;
+    ze_command_list_handle_t list; /* immediate, asynchronous, on the compute group */
+    ze_event_handle_t sync_event;  /* signalled by the barrier that queue_finish appends */
+    int pending;                   /* commands appended since the last finish: the next one needs a barrier */
+    void *scratch;                 /* reduce partials, device memory made on first use (in order: never raced) */
+    size_t scratch_size;
+    void *marker_mem;              /* 4 bytes of device memory that markers fill */
+    void *staging;                 /* HCL_ZE_STAGING_BYTES of host memory for small blocking transfers */
+} hcl__ze_queue;
+
+/* An event: the first and the last Level Zero event of one HCL command (they differ when a command is several
+ * launches: the two-pass reduce, softmax in row batches), so elapsed time covers all of it. A marker is one
+ * instant: its end stands for its start. */
+typedef struct hcl__ze_event {
+    hcl__ze_device *dev;
+    ze_event_handle_t first;
+    ze_event_handle_t last; /* == first for a command of one part */
+    int first_submitted;    /* a command that signals it was appended */
+    int last_submitted;
+    int marker;
+} hcl__ze_event;
+
+/* One HCL command on a queue, appended in `parts` parts (launches or copies) that run one after another.
+ * hcl__ze_cmd_begin takes the event (if one is wanted); before each part, hcl__ze_cmd_part appends the barrier
+ * that keeps the queue in order (with the wait list, before the first part) and gives the event that part
+ * signals (or NULL); hcl__ze_cmd_end waits when blocking, hands the event out on success, and recycles it on
+ * failure. Always call hcl__ze_cmd_end after a successful hcl__ze_cmd_begin. */
+typedef struct hcl__ze_cmd {
+    hcl__ze_queue *q;
+    hcl__ze_event *ev;
+    uint32_t num_wait;
+    void *const *wait;
+    size_t parts;
+    size_t next; /* the part about to be appended */
+} hcl__ze_cmd;
+hcl_status hcl__ze_cmd_begin(hcl__ze_cmd *cmd, hcl__ze_queue *q, size_t parts, uint32_t num_wait, void *const *wait,
+                             int want_event);
+hcl_status hcl__ze_cmd_part(hcl__ze_cmd *cmd, ze_event_handle_t *out_signal);
+/* Record that the part just appended (with the signal from hcl__ze_cmd_part) was accepted. */
+void hcl__ze_cmd_appended(hcl__ze_cmd *cmd);
+hcl_status hcl__ze_cmd_end(hcl__ze_cmd *cmd, hcl_status status, int blocking, const char *what, void **out_event);
+
+/* Device memory for the driver's own use (scratch, markers): counted like buffers. hcl__ze_device_free also
+ * frees host allocations (zeMemFree takes both). */
+hcl_status hcl__ze_device_alloc(hcl__ze_device *dev, size_t size, const char *what, void **out_ptr);
+void hcl__ze_device_free(hcl__ze_device *dev, void *ptr);
+
+void hcl__ze_events_init(hcl__ze_device *dev);
+void hcl__ze_events_release(hcl__ze_device *dev);
+
+/* ---- modules (module.c) ---- */
+/* Build a module from SPIR-V for the device, through the on-disk cache of native binaries. HCL_ERROR_BUILD with
+ * the build log in the message when the module does not build. `what` names it in messages. */
+hcl_status hcl__ze_module_build(hcl__ze_device *dev, const void *spirv, size_t size, const char *options,
+                                const char *what, ze_module_handle_t *out_module);
+/* Set one launch's group size and arguments on `kernel` and append it (the caller holds the kernel's lock). */
+hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, const char *name,
+                                 const hcl__ze_launch *launch, void *const *slots);
+
+/* ---- built-ins (kernels.c) ---- */
+void hcl__ze_builtins_init(hcl__ze_device *dev);
+void hcl__ze_builtins_release(hcl__ze_device *dev);
+/* Append a built-in plan as one command (used by fills and markers too). */
+hcl_status hcl__ze_run_plan(hcl__ze_queue *q, const hcl__ze_plan *plan, void *const *slots, uint32_t num_wait,
+                            void *const *wait, int blocking, const char *what, void **out_event);
+/* Fill with the fill kernel (for patterns the runtime's fill does not take). */
+hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_t size, const void *pattern,
+                               size_t pattern_size, uint32_t num_wait, void *const *wait, int blocking, int marker,
+                               void **out_event);
+
+/* ---- driver entry points, by file ---- */
+hcl_status hcl__ze_queue_create(void *device, void **out_queue);
+void hcl__ze_queue_destroy(void *queue);
+hcl_status hcl__ze_queue_finish(void *queue);
+hcl_status hcl__ze_queue_marker(void *queue, uint32_t num_wait, void *const *wait, void **out_event);
+hcl_status hcl__ze_event_wait(void *event);
+void hcl__ze_event_release(void *event);
+hcl_status hcl__ze_event_elapsed(void *start, void *end, double *out_seconds);
+
+hcl_status hcl__ze_host_alloc(void *device, size_t size, void **out_ptr);
+void hcl__ze_host_free(void *device, void *ptr);
+hcl_status hcl__ze_buffer_alloc(void *device, size_t size, void **out_mem);
+void hcl__ze_buffer_free(void *device, void *mem);
+hcl_status hcl__ze_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
+                                uint32_t num_wait, void *const *wait, void **out_event);
+hcl_status hcl__ze_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
+                               uint32_t num_wait, void *const *wait, void **out_event);
+hcl_status hcl__ze_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
+                               int blocking, uint32_t num_wait, void *const *wait, void **out_event);
+hcl_status hcl__ze_buffer_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
+                               size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
+                               void **out_event);
+
+hcl_status hcl__ze_module_create(void *device, const hcl_module_source *sources, uint32_t count, void **out_module);
+void hcl__ze_module_destroy(void *module);
+hcl_status hcl__ze_kernel_create(void *module, const char *name, void **out_kernel);
+void hcl__ze_kernel_destroy(void *kernel);
+hcl_status hcl__ze_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
+                                 uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
+                                 void **out_event);
+
+hcl_status hcl__ze_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
+hcl_status hcl__ze_gemm_f32(void *queue, const hcl_gemm_args *args, void **out_event);
+hcl_status hcl__ze_softmax_f32(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
+hcl_status hcl__ze_reduce_f32(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
+
+#endif /* HCL_LEVELZERO_INTERNAL_H */

@@ -1,0 +1,360 @@
+/* Queues (immediate command lists kept in order by barriers), events (pooled Level Zero events with kernel
+ * timestamps, a first/last pair per command) and the command bracket every enqueueing entry point goes
+ * through. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Event pools: events are made HCL_ZE_EVENTS_PER_POOL at a time and recycled (zeEventHostReset) when released,
+ * so timing every command costs no event creation.
+ * ------------------------------------------------------------------------------------------------------- */
+void hcl__ze_events_init(hcl__ze_device *dev) {
+    pthread_mutex_init(&dev->event_lock, NULL);
+    dev->pools = NULL;
+    dev->pool_count = dev->pool_used = 0;
+    dev->free_events = NULL;
+    dev->free_count = dev->free_capacity = 0;
+}
+
+void hcl__ze_events_release(hcl__ze_device *dev) {
+    for (uint32_t i = 0; i < dev->free_count; i++) {
+        if (hcl__ze.zeEventDestroy(dev->free_events[i]) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
+    }
+    for (uint32_t i = 0; i < dev->pool_count; i++) {
+        ze_result_t r = hcl__ze.zeEventPoolDestroy(dev->pools[i]);
+        if (r == ZE_RESULT_SUCCESS)
+            hcl__ze_live(dev, -1);
+        else
+            hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "zeEventPoolDestroy: %s (0x%08x)", hcl__ze_result_name(r),
+                              (unsigned)r);
+    }
+    free(dev->free_events);
+    free(dev->pools);
+    dev->free_events = NULL;
+    dev->pools = NULL;
+    dev->free_count = dev->free_capacity = dev->pool_count = dev->pool_used = 0;
+    pthread_mutex_destroy(&dev->event_lock);
+}
+
+static hcl_status event_take(hcl__ze_device *dev, ze_event_handle_t *out) {
+    hcl_status status = HCL_SUCCESS;
+    pthread_mutex_lock(&dev->event_lock);
+    if (dev->free_count > 0) {
+        *out = dev->free_events[--dev->free_count];
+        goto cleanup;
+    }
+    if (dev->pool_count == 0 || dev->pool_used == HCL_ZE_EVENTS_PER_POOL) {
+        ze_event_pool_handle_t *grown = realloc(dev->pools, (dev->pool_count + 1) * sizeof *grown);
+        if (!grown) {
+            status = hcl__ze_oom("event pool list");
+            goto cleanup;
+        }
+        dev->pools = grown;
+        ze_event_pool_desc_t desc;
+        memset(&desc, 0, sizeof desc);
+        desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
+        desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
+        desc.count = HCL_ZE_EVENTS_PER_POOL;
+        ze_device_handle_t device = dev->device;
+        HCL_ZE_CHECK(zeEventPoolCreate, (dev->context, &desc, 1, &device, &dev->pools[dev->pool_count]),
+                     "%u host-visible events with kernel timestamps", HCL_ZE_EVENTS_PER_POOL);
+        hcl__ze_live(dev, 1);
+        dev->pool_count++;
+        dev->pool_used = 0;
+    }
+    ze_event_desc_t desc;
+    memset(&desc, 0, sizeof desc);
+    desc.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
+    desc.index = dev->pool_used;
+    desc.signal = ZE_EVENT_SCOPE_FLAG_HOST; /* the host reads its state and timestamps */
+    desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
+    HCL_ZE_CHECK(zeEventCreate, (dev->pools[dev->pool_count - 1], &desc, out), "event %u of pool %u", desc.index,
+                 dev->pool_count - 1);
+    hcl__ze_live(dev, 1);
+    dev->pool_used++;
+cleanup:
+    pthread_mutex_unlock(&dev->event_lock);
+    return status;
+}
+
+/* Back to the free list. `submitted`: a command that signals it was appended, so it is waited for first (an
+ * event must not be reset while a command may still signal it). */
+static void event_give(hcl__ze_device *dev, ze_event_handle_t ev, int submitted) {
+    if (!ev) return;
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    if (submitted) r = hcl__ze.zeEventHostSynchronize(ev, UINT64_MAX);
+    if (r == ZE_RESULT_SUCCESS) r = hcl__ze.zeEventHostReset(ev);
+    if (r == ZE_RESULT_SUCCESS) {
+        pthread_mutex_lock(&dev->event_lock);
+        if (dev->free_count == dev->free_capacity) {
+            uint32_t cap = dev->free_capacity ? 2 * dev->free_capacity : HCL_ZE_EVENTS_PER_POOL;
+            ze_event_handle_t *grown = realloc(dev->free_events, cap * sizeof *grown);
+            if (grown) {
+                dev->free_events = grown;
+                dev->free_capacity = cap;
+            }
+        }
+        if (dev->free_count < dev->free_capacity) {
+            dev->free_events[dev->free_count++] = ev;
+            ev = NULL;
+        }
+        pthread_mutex_unlock(&dev->event_lock);
+        if (!ev) return;
+    } else {
+        hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "recycling an event: %s (0x%08x); destroying it",
+                          hcl__ze_result_name(r), (unsigned)r);
+    }
+    if (hcl__ze.zeEventDestroy(ev) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
+}
+
+static void event_free(hcl__ze_event *ev) {
+    if (!ev) return;
+    if (ev->last && ev->last != ev->first) event_give(ev->dev, ev->last, ev->last_submitted);
+    event_give(ev->dev, ev->first, ev->first_submitted);
+    free(ev);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Commands
+ * ------------------------------------------------------------------------------------------------------- */
+hcl_status hcl__ze_cmd_begin(hcl__ze_cmd *cmd, hcl__ze_queue *q, size_t parts, uint32_t num_wait, void *const *wait,
+                             int want_event) {
+    memset(cmd, 0, sizeof *cmd);
+    cmd->q = q;
+    cmd->parts = parts;
+    cmd->num_wait = num_wait;
+    cmd->wait = wait;
+    if (!want_event) return HCL_SUCCESS;
+    hcl__ze_event *ev = calloc(1, sizeof *ev);
+    if (!ev) return hcl__ze_oom("event");
+    ev->dev = q->dev;
+    hcl_status status = event_take(q->dev, &ev->first);
+    if (status == HCL_SUCCESS) {
+        if (parts > 1)
+            status = event_take(q->dev, &ev->last);
+        else
+            ev->last = ev->first;
+    }
+    if (status != HCL_SUCCESS) {
+        event_free(ev);
+        return status;
+    }
+    cmd->ev = ev;
+    return HCL_SUCCESS;
+}
+
+/* Level Zero runs the commands of a command list in order, but does not make one wait for the one before
+ * (kernels may overlap): a barrier before each part does, and carries the wait list. The first command after a
+ * finish needs none. */
+hcl_status hcl__ze_cmd_part(hcl__ze_cmd *cmd, ze_event_handle_t *out_signal) {
+    hcl_status status = HCL_SUCCESS;
+    hcl__ze_queue *q = cmd->q;
+    ze_event_handle_t stack[8], *list = NULL, *heap = NULL;
+    uint32_t nw = cmd->next == 0 ? cmd->num_wait : 0;
+    *out_signal = NULL;
+    if (cmd->next >= cmd->parts)
+        return hcl__ze_host->set_message(HCL_ERROR_INTERNAL, "levelzero: part %zu of a command of %zu parts",
+                                         cmd->next, cmd->parts);
+    if (nw > 0) {
+        list = stack;
+        if (nw > 8) {
+            list = heap = malloc(nw * sizeof *heap);
+            if (!heap) return hcl__ze_oom("wait list");
+        }
+        for (uint32_t i = 0; i < nw; i++) list[i] = ((const hcl__ze_event *)cmd->wait[i])->last;
+    }
+    if (cmd->next > 0 || q->pending || nw > 0)
+        HCL_ZE_CHECK(zeCommandListAppendBarrier, (q->list, NULL, nw, list),
+                     "barrier before part %zu of a command (%u events to wait for)", cmd->next, nw);
+    if (cmd->ev) {
+        if (cmd->next == 0)
+            *out_signal = cmd->ev->first;
+        else if (cmd->next + 1 == cmd->parts)
+            *out_signal = cmd->ev->last;
+    }
+cleanup:
+    free(heap);
+    return status;
+}
+
+void hcl__ze_cmd_appended(hcl__ze_cmd *cmd) {
+    if (cmd->ev) {
+        if (cmd->next == 0) cmd->ev->first_submitted = 1;
+        if (cmd->next + 1 == cmd->parts) cmd->ev->last_submitted = 1;
+    }
+    cmd->next++;
+    cmd->q->pending = 1;
+}
+
+hcl_status hcl__ze_cmd_end(hcl__ze_cmd *cmd, hcl_status status, int blocking, const char *what, void **out_event) {
+    hcl__ze_queue *q = cmd->q;
+    if (status == HCL_SUCCESS && cmd->next != cmd->parts)
+        status = hcl__ze_host->set_message(HCL_ERROR_INTERNAL, "levelzero: %s: %zu of %zu parts appended", what,
+                                           cmd->next, cmd->parts);
+    if (status == HCL_SUCCESS && blocking) {
+        if (cmd->ev) {
+            ze_result_t r = hcl__ze.zeEventHostSynchronize(cmd->ev->last, UINT64_MAX);
+            if (r != ZE_RESULT_SUCCESS) status = hcl__ze_fail(r, "zeEventHostSynchronize", "waiting for %s", what);
+        } else {
+            status = hcl__ze_queue_finish(q);
+        }
+    }
+    if (status == HCL_SUCCESS && cmd->ev && out_event) {
+        *out_event = cmd->ev;
+    } else {
+        event_free(cmd->ev);
+    }
+    cmd->ev = NULL;
+    return status;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Queues
+ * ------------------------------------------------------------------------------------------------------- */
+hcl_status hcl__ze_queue_create(void *device, void **out_queue) {
+    hcl__ze_device *dev = device;
+    hcl_status status = HCL_SUCCESS;
+    hcl__ze_queue *q = calloc(1, sizeof *q);
+    if (!q) return hcl__ze_oom("queue");
+    q->dev = dev;
+    ze_command_queue_desc_t desc;
+    memset(&desc, 0, sizeof desc);
+    desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+    desc.ordinal = dev->entry->compute_ordinal;
+    desc.index = 0;
+    desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+    desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+    HCL_ZE_CHECK(zeCommandListCreateImmediate, (dev->context, dev->device, &desc, &q->list),
+                 "asynchronous immediate command list on group %u of '%s'", desc.ordinal, dev->entry->info.name);
+    hcl__ze_live(dev, 1);
+    status = event_take(dev, &q->sync_event);
+    if (status != HCL_SUCCESS) goto cleanup;
+    *out_queue = q;
+    return HCL_SUCCESS;
+cleanup:
+    if (q->list && hcl__ze.zeCommandListDestroy(q->list) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
+    free(q);
+    return status;
+}
+
+void hcl__ze_queue_destroy(void *queue) {
+    hcl__ze_queue *q = queue;
+    if (!q) return;
+    hcl__ze_device *dev = q->dev;
+    /* the core finished the queue first; finish anyway, so nothing still uses what is freed below */
+    if (hcl__ze_queue_finish(q) != HCL_SUCCESS)
+        hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "releasing a queue: %s", hcl__ze_last_failure());
+    if (q->scratch) hcl__ze_device_free(dev, q->scratch);
+    if (q->marker_mem) hcl__ze_device_free(dev, q->marker_mem);
+    if (q->staging) {
+        if (hcl__ze.zeMemFree(dev->context, q->staging) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
+    }
+    event_give(dev, q->sync_event, 0);
+    ze_result_t r = hcl__ze.zeCommandListDestroy(q->list);
+    if (r == ZE_RESULT_SUCCESS)
+        hcl__ze_live(dev, -1);
+    else
+        hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "zeCommandListDestroy: %s (0x%08x)", hcl__ze_result_name(r),
+                          (unsigned)r);
+    free(q);
+}
+
+/* A barrier after everything, signalling the queue's own event, then wait for it on the host. */
+hcl_status hcl__ze_queue_finish(void *queue) {
+    hcl__ze_queue *q = queue;
+    hcl_status status = HCL_SUCCESS;
+    if (!q->pending) return HCL_SUCCESS;
+    HCL_ZE_CHECK(zeCommandListAppendBarrier, (q->list, q->sync_event, 0, NULL), "finishing a queue on '%s'",
+                 q->dev->entry->info.name);
+    HCL_ZE_CHECK(zeEventHostSynchronize, (q->sync_event, UINT64_MAX), "finishing a queue on '%s'",
+                 q->dev->entry->info.name);
+    HCL_ZE_CHECK(zeEventHostReset, (q->sync_event), "the queue's finish event");
+    q->pending = 0;
+cleanup:
+    return status;
+}
+
+/* A marker is a 4-byte fill of a scratch allocation of the queue: an ordinary command with kernel timestamps,
+ * which in an in-order queue completes after everything before it (as the OpenCL driver's markers). */
+hcl_status hcl__ze_queue_marker(void *queue, uint32_t num_wait, void *const *wait, void **out_event) {
+    hcl__ze_queue *q = queue;
+    hcl_status status = HCL_SUCCESS;
+    if (!q->marker_mem) {
+        status = hcl__ze_device_alloc(q->dev, 4, "4 bytes of device memory for markers", &q->marker_mem);
+        if (status != HCL_SUCCESS) return status;
+    }
+    const uint32_t zero = 0;
+    if (q->dev->entry->max_fill_pattern < sizeof zero)
+        return hcl__ze_fill_kernel(q, q->marker_mem, 0, sizeof zero, &zero, sizeof zero, num_wait, wait, 0, 1,
+                                   out_event);
+    hcl__ze_cmd cmd;
+    status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
+    if (status != HCL_SUCCESS) return status;
+    ze_event_handle_t signal = NULL;
+    status = hcl__ze_cmd_part(&cmd, &signal);
+    if (status != HCL_SUCCESS) goto cleanup;
+    HCL_ZE_CHECK(zeCommandListAppendMemoryFill, (q->list, q->marker_mem, &zero, sizeof zero, sizeof zero, signal, 0,
+                                                 NULL),
+                 "marker after %u events", num_wait);
+    hcl__ze_cmd_appended(&cmd);
+    if (cmd.ev) cmd.ev->marker = 1;
+cleanup:
+    return hcl__ze_cmd_end(&cmd, status, 0, "marker", out_event);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Events
+ * ------------------------------------------------------------------------------------------------------- */
+hcl_status hcl__ze_event_wait(void *event) {
+    hcl__ze_event *e = event;
+    hcl_status status = HCL_SUCCESS;
+    HCL_ZE_CHECK(zeEventHostSynchronize, (e->last, UINT64_MAX), "waiting for an event");
+cleanup:
+    return status;
+}
+
+void hcl__ze_event_release(void *event) { event_free(event); }
+
+/* Ticks from a to b, signed, on a counter of `mask` valid bits (it wraps). */
+static double tick_delta(uint64_t a, uint64_t b, uint64_t mask) {
+    if (mask == UINT64_MAX) return (double)(int64_t)(b - a);
+    uint64_t d = (b - a) & mask;
+    if (d > (mask >> 1)) return -(double)((mask - d) + 1);
+    return (double)d;
+}
+
+static hcl_status timestamp(ze_event_handle_t ev, const char *which, ze_kernel_timestamp_result_t *out) {
+    hcl_status status = HCL_SUCCESS;
+    memset(out, 0, sizeof *out);
+    HCL_ZE_CHECK(zeEventQueryKernelTimestamp, (ev, out), "%s", which);
+    /* a runtime that leaves the result untouched (the loader's null driver does) gives no device time */
+    if (out->global.kernelStart == 0 && out->global.kernelEnd == 0)
+        status = hcl__ze_host->set_message(HCL_ERROR_VENDOR,
+                                           "zeEventQueryKernelTimestamp: the runtime gave no timestamp for the %s "
+                                           "(start and end 0): no device time for these events", which);
+cleanup:
+    return status;
+}
+
+hcl_status hcl__ze_event_elapsed(void *start, void *end, double *out_seconds) {
+    const hcl__ze_event *s = start, *e = end;
+    const hcl__ze_device_entry *entry = s->dev->entry;
+    /* an event's last part completes after its first (the queue is in order) */
+    hcl_status status = hcl__ze_event_wait(start);
+    if (status == HCL_SUCCESS) status = hcl__ze_event_wait(end);
+    if (status != HCL_SUCCESS) return status;
+    ze_kernel_timestamp_result_t t0, t1;
+    if ((status = timestamp(s->first, "start event", &t0)) != HCL_SUCCESS ||
+        (status = timestamp(e->last, "end event", &t1)) != HCL_SUCCESS)
+        return status;
+    if (entry->ns_per_tick <= 0.0)
+        return hcl__ze_host->set_message(HCL_ERROR_VENDOR,
+                                         "levelzero: device '%s' reports a timer resolution of 0 ns: its kernel "
+                                         "timestamps cannot be converted to time", entry->info.name);
+    /* A marker is one instant (the moment everything before it completed): its end stands for its start. */
+    uint64_t from = s->marker ? t0.global.kernelEnd : t0.global.kernelStart;
+    *out_seconds = tick_delta(from, t1.global.kernelEnd, entry->timestamp_mask) * entry->ns_per_tick * 1e-9;
+    return HCL_SUCCESS;
+}

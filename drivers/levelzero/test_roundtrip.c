@@ -1,0 +1,655 @@
+/* ctest levelzero-spirv-roundtrip: the SPIR-V modules embedded in the Level Zero driver, executed.
+ *
+ * No Level Zero GPU runs here, so each module the driver would hand to zeModuleCreate (the very bytes embedded in
+ * libhcl-levelzero.so: this program links the same objects) is translated back to LLVM bitcode with
+ * `llvm-spirv -r`, loaded on PoCL (CPU) through clCreateProgramWithBinary, and run with the driver's own launch
+ * plans (plan.c: the same kernels, work-group sizes, group counts and arguments that kernels.c appends to a Level
+ * Zero command list) for several device profiles: PoCL's own limits (a CPU: the driver's CPU choices), a large
+ * GPU, a GPU with a tiny group count limit (softmax in row batches, capped grids), and a small GPU (gemm's 8 x 8
+ * variant, small groups). Every result is checked against a float64 reference computed here with the
+ * conformance suite's tolerances (conformance/test_gemm.c, test_softmax.c, test_reduce.c); outputs are poisoned
+ * first, so an unwritten element fails.
+ *
+ * What this proves: the SPIR-V computes the right thing with the driver's arguments, through a translation round
+ * trip. What it does not: that a Level Zero runtime compiles and runs it the same way (no such runtime here).
+ *
+ * Usage: hcl-levelzero-test-roundtrip LLVM_SPIRV WORK_DIR. Exits 77 (skipped) without a PoCL device.
+ * HCL_SEED sets the random seed (printed). */
+#define _POSIX_C_SOURCE 200809L
+#include "plan.h"
+
+#include <CL/cl.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define POISON_BITS 0x7fc0deadu
+
+static cl_context g_ctx;
+static cl_command_queue g_q;
+static cl_device_id g_dev;
+static cl_program g_programs[HCL_ZE_MOD_COUNT];
+static cl_kernel g_kernels[HCL_ZE_MOD_COUNT][HCL_ZE_MOD_MAX_KERNELS];
+static hcl__ze_kernel_limits g_klimits[HCL_ZE_MOD_COUNT];
+static size_t g_align = 128; /* sub-buffer offsets must be multiples of this (CL_DEVICE_MEM_BASE_ADDR_ALIGN) */
+static int g_failures, g_checks;
+static uint64_t g_rng;
+
+/* per kernel: runs, worst error as a fraction of its tolerance, largest absolute error */
+static struct {
+    long runs;
+    double worst_ratio;
+    double max_abs;
+} g_stats[HCL_ZE_MOD_COUNT][HCL_ZE_MOD_MAX_KERNELS];
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------------------------------------- */
+static float poison(void) {
+    uint32_t b = POISON_BITS;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static int is_poison(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b == POISON_BITS;
+}
+
+static double rnd(void) { /* xorshift64*, uniform in [0, 1) */
+    g_rng ^= g_rng >> 12;
+    g_rng ^= g_rng << 25;
+    g_rng ^= g_rng >> 27;
+    return (double)((g_rng * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+}
+
+static float rnd_float(float lo, float hi) { return lo + (hi - lo) * (float)rnd(); }
+
+static void *xmalloc(size_t n) {
+    void *p = calloc(1, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory (%zu bytes)\n", n);
+        exit(1);
+    }
+    return p;
+}
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    g_failures++;
+}
+
+static cl_mem buffer(size_t bytes) {
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(g_ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+    if (err != CL_SUCCESS) {
+        fail("clCreateBuffer(%zu): %d", bytes, (int)err);
+        return NULL;
+    }
+    return m;
+}
+
+static int write_buf(cl_mem m, const void *src, size_t bytes) {
+    cl_int err = clEnqueueWriteBuffer(g_q, m, CL_TRUE, 0, bytes, src, 0, NULL, NULL);
+    if (err != CL_SUCCESS) fail("clEnqueueWriteBuffer: %d", (int)err);
+    return err == CL_SUCCESS;
+}
+
+static int read_buf(cl_mem m, void *dst, size_t bytes) {
+    cl_int err = clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
+    if (err != CL_SUCCESS) fail("clEnqueueReadBuffer: %d", (int)err);
+    return err == CL_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * The plan executor: what kernels.c does with Level Zero, done with OpenCL
+ * ------------------------------------------------------------------------------------------------------- */
+static int run_plan(const hcl__ze_plan *p, cl_mem const slots[HCL_ZE_SLOT_COUNT], const char *what) {
+    int ok = 1;
+    for (size_t li = 0; li < p->count && ok; li++) {
+        const hcl__ze_launch *l = &p->launch[li];
+        cl_kernel k = g_kernels[l->module][l->kernel];
+        cl_mem subs[HCL_ZE_LAUNCH_MAX_ARGS] = {NULL};
+        for (uint32_t i = 0; i < l->num_args && ok; i++) {
+            const hcl__ze_parg *a = &l->args[i];
+            cl_int err = CL_SUCCESS;
+            if (a->kind == HCL_ZE_PARG_MEM) {
+                cl_mem m = slots[a->slot];
+                if (!m) {
+                    fail("%s: launch %zu argument %u uses slot %d, which this call has not", what, li, i, a->slot);
+                    ok = 0;
+                    break;
+                }
+                if (a->offset) { /* Level Zero adds the offset to the pointer; OpenCL needs a sub-buffer */
+                    size_t size = 0;
+                    clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
+                    cl_buffer_region r = {a->offset, size - a->offset};
+                    subs[i] = clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+                    m = subs[i];
+                }
+                if (err == CL_SUCCESS) err = clSetKernelArg(k, i, sizeof m, &m);
+            } else if (a->kind == HCL_ZE_PARG_VALUE) {
+                err = clSetKernelArg(k, i, a->size, a->value);
+            } else {
+                err = clSetKernelArg(k, i, a->size, NULL);
+            }
+            if (err != CL_SUCCESS) {
+                fail("%s: launch %zu of '%s': argument %u (kind %d, %zu bytes): OpenCL error %d", what, li,
+                     hcl__ze_modules[l->module].kernels[l->kernel], i, (int)a->kind, a->size, (int)err);
+                ok = 0;
+            }
+        }
+        if (ok) {
+            size_t global[3], local[3];
+            for (int d = 0; d < 3; d++) {
+                global[d] = (size_t)l->groups[d] * l->group_size[d];
+                local[d] = l->group_size[d];
+            }
+            cl_int err = clEnqueueNDRangeKernel(g_q, k, 3, NULL, global, local, 0, NULL, NULL);
+            if (err == CL_SUCCESS) err = clFinish(g_q);
+            if (err != CL_SUCCESS) {
+                fail("%s: launch %zu of '%s' (%u x %u x %u groups of %u x %u x %u): OpenCL error %d", what, li,
+                     hcl__ze_modules[l->module].kernels[l->kernel], l->groups[0], l->groups[1], l->groups[2],
+                     l->group_size[0], l->group_size[1], l->group_size[2], (int)err);
+                ok = 0;
+            }
+        }
+        for (uint32_t i = 0; i < HCL_ZE_LAUNCH_MAX_ARGS; i++)
+            if (subs[i]) clReleaseMemObject(subs[i]);
+    }
+    return ok;
+}
+
+/* Compare n results with references within tolerances (tol 0: exact; a NaN reference needs a NaN that is not
+ * the poison); account them to every kernel of the plan. */
+static void compare(const char *what, const hcl__ze_plan *p, const float *got, const double *ref, const double *tol,
+                    size_t n) {
+    size_t bad = 0;
+    double worst = 0.0, max_abs = 0.0;
+    g_checks++;
+    for (size_t i = 0; i < n; i++) {
+        double g = got[i], r = ref[i], t = tol ? tol[i] : 0.0;
+        int ok;
+        if (is_poison(got[i]))
+            ok = 0;
+        else if (isnan(r))
+            ok = isnan(g);
+        else if (isinf(r))
+            ok = g == r;
+        else {
+            double e = fabs(g - r);
+            ok = e <= t;
+            if (e > max_abs) max_abs = e;
+            if (t > 0 && e / t > worst) worst = e / t;
+        }
+        if (!ok && bad++ < 3)
+            printf("     %s: [%zu] got %.9g%s, expected %.9g (tolerance %.3g)\n", what, i, g,
+                   is_poison(got[i]) ? " (poison: never written)" : "", r, t);
+    }
+    if (bad) fail("%s: %zu of %zu results wrong", what, bad, n);
+    for (size_t li = 0; li < p->count; li++) {
+        const hcl__ze_launch *l = &p->launch[li];
+        g_stats[l->module][l->kernel].runs++;
+        if (worst > g_stats[l->module][l->kernel].worst_ratio) g_stats[l->module][l->kernel].worst_ratio = worst;
+        if (max_abs > g_stats[l->module][l->kernel].max_abs) g_stats[l->module][l->kernel].max_abs = max_abs;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Profiles: device limits the plans are made for
+ * ------------------------------------------------------------------------------------------------------- */
+typedef struct {
+    const char *name;
+    hcl__ze_limits lim;
+} profile;
+
+static profile g_profiles[4];
+static int g_nprofiles;
+
+/* the kernels' work-group limits as PoCL gives them (CL_KERNEL_WORK_GROUP_SIZE); the plans cap them further by the
+ * profile's device limits */
+static hcl__ze_kernel_limits klimits(int module) { return g_klimits[module]; }
+
+/* ---------------------------------------------------------------------------------------------------------
+ * vecadd
+ * ------------------------------------------------------------------------------------------------------- */
+static void check_vecadd(const profile *pr, size_t n, int alias) {
+    char what[160], why[512];
+    snprintf(what, sizeof what, "[%s] vecadd n=%zu%s", pr->name, n, alias ? " (c = a)" : "");
+    hcl__ze_kernel_limits kl = klimits(HCL_ZE_MOD_VECADD);
+    hcl__ze_plan plan = {0};
+    if (hcl__ze_plan_vecadd(&pr->lim, &kl, n, &plan, why, sizeof why) != HCL_SUCCESS) {
+        fail("%s: no plan: %s", what, why);
+        return;
+    }
+    float *a = xmalloc(n * 4), *b = xmalloc(n * 4), *c = xmalloc(n * 4);
+    double *ref = xmalloc(n * 8);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = rnd_float(-100, 100), b[i] = rnd_float(-100, 100), c[i] = poison();
+        ref[i] = (double)(a[i] + b[i]); /* the float sum, exactly */
+    }
+    cl_mem ma = buffer(n * 4), mb = buffer(n * 4), mc = alias ? ma : buffer(n * 4);
+    if (ma && mb && mc && write_buf(ma, a, n * 4) && write_buf(mb, b, n * 4) && (alias || write_buf(mc, c, n * 4))) {
+        cl_mem slots[HCL_ZE_SLOT_COUNT] = {ma, mb, mc, NULL};
+        if (run_plan(&plan, slots, what) && read_buf(mc, c, n * 4)) compare(what, &plan, c, ref, NULL, n);
+    }
+    if (ma) clReleaseMemObject(ma);
+    if (mb) clReleaseMemObject(mb);
+    if (mc && !alias) clReleaseMemObject(mc);
+    free(a), free(b), free(c), free(ref);
+    hcl__ze_plan_free(&plan);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * gemm (conformance/test_gemm.c's reference and tolerance)
+ * ------------------------------------------------------------------------------------------------------- */
+enum c_init { C_RANDOM, C_NAN };
+
+static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, size_t k, float alpha, float beta,
+                       enum c_init cinit, size_t pad) {
+    char what[200], why[512];
+    snprintf(what, sizeof what, "[%s] gemm %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g%s pad=%zu", pr->name,
+             ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, beta, cinit == C_NAN ? " C=NaN" : "", pad);
+    int module = 0;
+    if (hcl__ze_gemm_module(&pr->lim, &module, why, sizeof why) != HCL_SUCCESS) {
+        fail("%s: no module: %s", what, why);
+        return;
+    }
+    size_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
+    if (lda == 0) lda = 1;
+    if (ldb == 0) ldb = 1;
+    hcl_gemm_args g = {ta ? HCL_TRANS : HCL_NO_TRANS, tb ? HCL_TRANS : HCL_NO_TRANS, m, n, k, alpha, beta, NULL, NULL,
+                       NULL, lda, ldb, ldc};
+    hcl__ze_kernel_limits kl = klimits(module);
+    hcl__ze_plan plan = {0};
+    hcl_status st = hcl__ze_plan_gemm(&pr->lim, &kl, module, &g, &plan, why, sizeof why);
+    if (st == HCL_ERROR_UNSUPPORTED && pr->lim.max_group_count[0]) {
+        printf("     %s: not planned on this profile (as it should not be): %s\n", what, why);
+        return;
+    }
+    if (st != HCL_SUCCESS) {
+        fail("%s: no plan: %s", what, why);
+        return;
+    }
+    size_t rows_a = ta ? k : m, rows_b = tb ? n : k;
+    size_t len_a = rows_a * lda, len_b = rows_b * ldb, len_c = m * ldc;
+    float *a = xmalloc(len_a * 4), *b = xmalloc(len_b * 4), *c0 = xmalloc(len_c * 4), *c = xmalloc(len_c * 4);
+    float *got = xmalloc(m * n * 4);
+    double *ref = xmalloc(m * n * 8), *tol = xmalloc(m * n * 8);
+    for (size_t i = 0; i < len_a; i++) a[i] = rnd_float(-1, 1);
+    for (size_t i = 0; i < len_b; i++) b[i] = rnd_float(-1, 1);
+    for (size_t i = 0; i < len_c; i++) c0[i] = poison();
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) c0[i * ldc + j] = cinit == C_NAN ? NAN : rnd_float(-1, 1);
+    cl_mem ma = buffer(len_a * 4), mb = buffer(len_b * 4), mc = buffer(len_c * 4);
+    if (ma && mb && mc && write_buf(ma, a, len_a * 4) && write_buf(mb, b, len_b * 4) && write_buf(mc, c0, len_c * 4)) {
+        cl_mem slots[HCL_ZE_SLOT_COUNT] = {ma, mb, mc, NULL};
+        if (run_plan(&plan, slots, what) && read_buf(mc, c, len_c * 4)) {
+            for (size_t i = 0; i < m; i++)
+                for (size_t j = 0; j < n; j++) {
+                    double sum = 0.0, bound = 0.0;
+                    if (alpha != 0.0f)
+                        for (size_t p = 0; p < k; p++) {
+                            double av = ta ? a[p * lda + i] : a[i * lda + p];
+                            double bv = tb ? b[j * ldb + p] : b[p * ldb + j];
+                            sum += av * bv;
+                            bound += fabs(av * bv);
+                        }
+                    double cterm = beta != 0.0f ? (double)beta * c0[i * ldc + j] : 0.0;
+                    ref[i * n + j] = (double)alpha * sum + cterm;
+                    tol[i * n + j] = (double)(k + 3) * FLT_EPSILON * (fabs(alpha) * bound + fabs(cterm)) + FLT_MIN;
+                    got[i * n + j] = c[i * ldc + j];
+                }
+            compare(what, &plan, got, ref, tol, m * n);
+            size_t touched = 0;
+            for (size_t i = 0; i < len_c; i++)
+                if ((i % ldc) >= n && !is_poison(c[i])) touched++;
+            if (touched) fail("%s: %zu elements of the ldc padding were written", what, touched);
+        }
+    }
+    if (ma) clReleaseMemObject(ma);
+    if (mb) clReleaseMemObject(mb);
+    if (mc) clReleaseMemObject(mc);
+    free(a), free(b), free(c0), free(c), free(got), free(ref), free(tol);
+    hcl__ze_plan_free(&plan);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * softmax (conformance/test_softmax.c's reference and tolerance)
+ * ------------------------------------------------------------------------------------------------------- */
+enum sm_gen { SM_RANDOM, SM_WITH_NEG_INF, SM_LARGE };
+
+static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_gen gen, int in_place) {
+    static const char *gen_name[] = {"uniform [-8, 8]", "-inf entries and a row of all -inf", "magnitudes to 80"};
+    char what[200], why[512];
+    snprintf(what, sizeof what, "[%s] softmax %zu x %zu, %s%s", pr->name, rows, cols, gen_name[gen],
+             in_place ? ", in place" : "");
+    hcl__ze_kernel_limits kl = klimits(HCL_ZE_MOD_SOFTMAX);
+    hcl__ze_plan plan = {0};
+    if (hcl__ze_plan_softmax(&pr->lim, &kl, rows, cols, &plan, why, sizeof why) != HCL_SUCCESS) {
+        fail("%s: no plan: %s", what, why);
+        return;
+    }
+    size_t n = rows * cols;
+    float *x = xmalloc(n * 4), *y = xmalloc(n * 4);
+    double *ref = xmalloc(n * 8), *tol = xmalloc(n * 8);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = gen == SM_LARGE ? rnd_float(-80, 80) : rnd_float(-8, 8);
+        if (gen == SM_WITH_NEG_INF && rnd() < 0.25) x[i] = -INFINITY;
+        y[i] = poison();
+    }
+    if (gen == SM_WITH_NEG_INF && rows > 1)
+        for (size_t j = 0; j < cols; j++) x[(rows / 2) * cols + j] = -INFINITY; /* a row of all -inf: NaN */
+    double rtol = 1e-5 * fmax(1.0, sqrt((double)cols / 256.0));
+    for (size_t r = 0; r < rows; r++) {
+        const float *row = x + r * cols;
+        double mx = -INFINITY, sum = 0.0;
+        for (size_t j = 0; j < cols; j++) mx = fmax(mx, (double)row[j]);
+        for (size_t j = 0; j < cols; j++) sum += exp((double)row[j] - mx);
+        for (size_t j = 0; j < cols; j++) {
+            size_t i = r * cols + j;
+            if (mx == -INFINITY) {
+                ref[i] = NAN;
+                tol[i] = 0.0;
+            } else {
+                ref[i] = exp((double)row[j] - mx) / sum;
+                tol[i] = row[j] == -INFINITY ? 0.0 : rtol * ref[i] + 4.0 * FLT_MIN;
+            }
+        }
+    }
+    cl_mem mi = buffer(n * 4), mo = in_place ? mi : buffer(n * 4);
+    if (mi && mo && write_buf(mi, x, n * 4) && (in_place || write_buf(mo, y, n * 4))) {
+        cl_mem slots[HCL_ZE_SLOT_COUNT] = {mi, NULL, mo, NULL};
+        if (run_plan(&plan, slots, what) && read_buf(mo, y, n * 4)) compare(what, &plan, y, ref, tol, n);
+    }
+    if (mi) clReleaseMemObject(mi);
+    if (mo && !in_place) clReleaseMemObject(mo);
+    free(x), free(y), free(ref), free(tol);
+    hcl__ze_plan_free(&plan);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * reduce (conformance/test_reduce.c's reference and tolerance)
+ * ------------------------------------------------------------------------------------------------------- */
+static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
+    static const char *op_name[] = {"sum", "max", "min"};
+    char what[160], why[512];
+    snprintf(what, sizeof what, "[%s] reduce %s n=%zu", pr->name, op_name[op], n);
+    hcl__ze_kernel_limits kl = klimits(HCL_ZE_MOD_REDUCE);
+    hcl__ze_plan plan = {0};
+    if (hcl__ze_plan_reduce(&pr->lim, &kl, op, n, &plan, why, sizeof why) != HCL_SUCCESS) {
+        fail("%s: no plan: %s", what, why);
+        return;
+    }
+    float *x = xmalloc(n * 4), got = poison();
+    for (size_t i = 0; i < n; i++) x[i] = rnd_float(-1, 1);
+    if (op != HCL_REDUCE_SUM && n > 2) x[n / 3] = NAN; /* max and min skip NaN, as fmax and fmin do */
+    double ref, tol = 0.0;
+    if (op == HCL_REDUCE_SUM) {
+        double s = 0.0, abs_sum = 0.0;
+        for (size_t i = 0; i < n; i++) s += x[i], abs_sum += fabs((double)x[i]);
+        ref = s;
+        if (n > 1) tol = 4.0 * (sqrt((double)n) + log2((double)n) + 1.0) * 0x1.0p-24 * abs_sum;
+    } else {
+        ref = op == HCL_REDUCE_MAX ? -INFINITY : INFINITY;
+        for (size_t i = 0; i < n; i++) ref = op == HCL_REDUCE_MAX ? fmax(ref, x[i]) : fmin(ref, x[i]);
+    }
+    cl_mem mi = buffer(n * 4), mo = buffer(4), ms = plan.scratch_bytes ? buffer(plan.scratch_bytes) : NULL;
+    if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, x, n * 4) && write_buf(mo, &got, 4)) {
+        cl_mem slots[HCL_ZE_SLOT_COUNT] = {mi, NULL, mo, ms};
+        if (run_plan(&plan, slots, what) && read_buf(mo, &got, 4)) compare(what, &plan, &got, &ref, &tol, 1);
+    }
+    if (mi) clReleaseMemObject(mi);
+    if (mo) clReleaseMemObject(mo);
+    if (ms) clReleaseMemObject(ms);
+    free(x);
+    hcl__ze_plan_free(&plan);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * fill (drivers/levelzero/fill.cl): exact bytes inside, untouched bytes outside
+ * ------------------------------------------------------------------------------------------------------- */
+static void check_fill(const profile *pr, size_t pattern_size, size_t offset, size_t size) {
+    char what[160], why[512];
+    snprintf(what, sizeof what, "[%s] fill pattern %zu B, offset %zu, size %zu", pr->name, pattern_size, offset, size);
+    unsigned char pattern[128];
+    for (size_t i = 0; i < sizeof pattern; i++) pattern[i] = (unsigned char)(rnd() * 256);
+    hcl__ze_kernel_limits kl = klimits(HCL_ZE_MOD_FILL);
+    hcl__ze_plan plan = {0};
+    if (hcl__ze_plan_fill(&pr->lim, &kl, offset, size, pattern, pattern_size, &plan, why, sizeof why) != HCL_SUCCESS) {
+        fail("%s: no plan: %s", what, why);
+        return;
+    }
+    size_t total = offset + size + 256;
+    unsigned char *buf = xmalloc(total), *want = xmalloc(total);
+    for (size_t i = 0; i < total; i++) buf[i] = want[i] = (unsigned char)(0xa5 ^ i);
+    for (size_t i = 0; i < size; i++) want[offset + i] = pattern[i % pattern_size];
+    cl_mem m = buffer(total);
+    if (m && write_buf(m, buf, total)) {
+        cl_mem slots[HCL_ZE_SLOT_COUNT] = {NULL, NULL, m, NULL};
+        if (run_plan(&plan, slots, what) && read_buf(m, buf, total)) {
+            size_t bad = 0;
+            for (size_t i = 0; i < total; i++)
+                if (buf[i] != want[i] && bad++ < 3)
+                    printf("     %s: byte %zu is 0x%02x, expected 0x%02x (%s)\n", what, i, buf[i], want[i],
+                           i >= offset && i < offset + size ? "inside" : "outside the fill");
+            g_checks++;
+            if (bad) fail("%s: %zu of %zu bytes wrong", what, bad, total);
+            const hcl__ze_launch *l = &plan.launch[0];
+            g_stats[l->module][l->kernel].runs++;
+        }
+    }
+    if (m) clReleaseMemObject(m);
+    free(buf), free(want);
+    hcl__ze_plan_free(&plan);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Setup: PoCL, and every embedded module through llvm-spirv -r
+ * ------------------------------------------------------------------------------------------------------- */
+static int find_pocl(void) {
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS || np == 0) return 0;
+    for (cl_uint p = 0; p < np && p < 16; p++) {
+        char name[256] = "";
+        clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name, name, NULL);
+        if (!strstr(name, "Portable Computing Language")) continue;
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_CPU, 1, &g_dev, &nd) != CL_SUCCESS || nd == 0) continue;
+        char dname[256] = "", version[256] = "";
+        clGetDeviceInfo(g_dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+        clGetPlatformInfo(platforms[p], CL_PLATFORM_VERSION, sizeof version, version, NULL);
+        printf("device: %s (%s, %s)\n", dname, name, version);
+        return 1;
+    }
+    return 0;
+}
+
+static unsigned char *read_file(const char *path, size_t *out_size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *data = size > 0 ? malloc((size_t)size) : NULL;
+    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    *out_size = data ? (size_t)size : 0;
+    return data;
+}
+
+static int load_module(int mi, const char *llvm_spirv, const char *dir) {
+    const hcl__ze_module_def *def = &hcl__ze_modules[mi];
+    char spv[1024], bc[1024], cmd[3200];
+    snprintf(spv, sizeof spv, "%s/%s.spv", dir, def->name);
+    snprintf(bc, sizeof bc, "%s/%s.bc", dir, def->name);
+    FILE *f = fopen(spv, "wb");
+    if (!f || fwrite(def->spirv, 1, *def->spirv_size, f) != *def->spirv_size) {
+        if (f) fclose(f);
+        fail("%s: cannot write %s", def->name, spv);
+        return 0;
+    }
+    fclose(f);
+    remove(bc);
+    snprintf(cmd, sizeof cmd, "'%s' -r '%s' -o '%s'", llvm_spirv, spv, bc);
+    int rc = system(cmd);
+    size_t bc_size = 0;
+    unsigned char *bin = rc == 0 ? read_file(bc, &bc_size) : NULL;
+    if (!bin) {
+        fail("%s: `%s` failed (status %d)", def->name, cmd, rc);
+        return 0;
+    }
+    cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
+    const unsigned char *bins[1] = {bin};
+    g_programs[mi] = clCreateProgramWithBinary(g_ctx, 1, &g_dev, &bc_size, bins, &bin_status, &err);
+    free(bin);
+    if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
+        fail("%s: clCreateProgramWithBinary of %zu bytes of bitcode: %d / %d", def->name, bc_size, (int)err,
+             (int)bin_status);
+        return 0;
+    }
+    err = clBuildProgram(g_programs[mi], 1, &g_dev, "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(g_programs[mi], g_dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        fail("%s: clBuildProgram: %d\n%s", def->name, (int)err, log);
+        return 0;
+    }
+    for (int k = 0; k < HCL_ZE_MOD_MAX_KERNELS && def->kernels[k]; k++) {
+        g_kernels[mi][k] = clCreateKernel(g_programs[mi], def->kernels[k], &err);
+        if (err != CL_SUCCESS) {
+            fail("%s: clCreateKernel('%s'): %d", def->name, def->kernels[k], (int)err);
+            return 0;
+        }
+        size_t wg = 0;
+        clGetKernelWorkGroupInfo(g_kernels[mi][k], g_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+        g_klimits[mi].max_group_size[k] = wg;
+    }
+    printf("ok   %-8s %6zu bytes of SPIR-V (%s) -> llvm-spirv -r -> %6zu bytes of bitcode -> built on PoCL\n",
+           def->name, *def->spirv_size, def->origin, bc_size);
+    return 1;
+}
+
+static void release_all(void) {
+    for (int m = 0; m < HCL_ZE_MOD_COUNT; m++) {
+        for (int k = 0; k < HCL_ZE_MOD_MAX_KERNELS; k++)
+            if (g_kernels[m][k]) clReleaseKernel(g_kernels[m][k]);
+        if (g_programs[m]) clReleaseProgram(g_programs[m]);
+    }
+    if (g_q) clReleaseCommandQueue(g_q);
+    if (g_ctx) clReleaseContext(g_ctx);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s LLVM_SPIRV WORK_DIR\n", argv[0]);
+        return 2;
+    }
+    const char *seed_env = getenv("HCL_SEED");
+    uint64_t seed = seed_env && *seed_env ? strtoull(seed_env, NULL, 0) : (uint64_t)time(NULL);
+    g_rng = seed ? seed * 0x9e3779b97f4a7c15ull : 1;
+    printf("levelzero-spirv-roundtrip: seed %" PRIu64 " (HCL_SEED repeats a run)\n", seed);
+    if (!find_pocl()) {
+        printf("SKIP: no PoCL CPU device (package pocl-opencl-icd): the SPIR-V round trip runs on it\n");
+        return 77;
+    }
+    cl_int err = CL_SUCCESS;
+    g_ctx = clCreateContext(NULL, 1, &g_dev, NULL, NULL, &err);
+    if (err == CL_SUCCESS) g_q = clCreateCommandQueue(g_ctx, g_dev, 0, &err);
+    if (err != CL_SUCCESS) {
+        printf("FAIL cannot create an OpenCL context and queue on PoCL: %d\n", (int)err);
+        release_all();
+        return 1;
+    }
+    mkdir(argv[2], 0777);
+    int loaded = 1;
+    for (int m = 0; m < HCL_ZE_MOD_COUNT; m++) loaded &= load_module(m, argv[1], argv[2]);
+    if (!loaded) {
+        release_all();
+        printf("FAIL: not every embedded module went through the round trip\n");
+        return 1;
+    }
+
+    cl_uint align_bits = 0, cus = 0;
+    size_t max_wg = 0;
+    cl_ulong local = 0;
+    clGetDeviceInfo(g_dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    clGetDeviceInfo(g_dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
+    clGetDeviceInfo(g_dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
+    clGetDeviceInfo(g_dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    if (align_bits >= 8) g_align = align_bits / 8;
+    g_profiles[g_nprofiles++] = (profile){"pocl-cpu", {1, max_wg, local, {0, 0, 0}, cus}};
+    g_profiles[g_nprofiles++] = (profile){"gpu", {0, 1024, 65536, {0, 0, 0}, 64}};
+    g_profiles[g_nprofiles++] = (profile){"gpu-grid-3", {0, 256, 65536, {3, 3, 3}, 64}};
+    g_profiles[g_nprofiles++] = (profile){"gpu-small", {0, 64, 12288, {0, 0, 0}, 4}};
+
+    static const size_t vec_n[] = {1, 2, 3, 4, 5, 7, 8, 255, 256, 1023, 1025, 4099, 65539, 1000003};
+    static const size_t red_n[] = {1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 1000, 4096, 65537, 1000003};
+    static const size_t gemm_shapes[][3] = {{1, 1, 1}, {1, 7, 3},     {7, 1, 5},     {17, 19, 23},
+                                            {64, 64, 16}, {65, 63, 17}, {128, 129, 33}, {130, 200, 70}};
+    static const size_t sm_shapes[][2] = {{1, 1},  {1, 7},    {3, 16},    {5, 17},   {4, 100},
+                                          {7, 255}, {2, 1000}, {3, 4096}, {2, 16389}};
+    for (int p = 0; p < g_nprofiles; p++) {
+        const profile *pr = &g_profiles[p];
+        int failures_before = g_failures, checks_before = g_checks;
+        for (size_t i = 0; i < sizeof vec_n / sizeof vec_n[0]; i++) check_vecadd(pr, vec_n[i], 0);
+        check_vecadd(pr, 1001, 1);
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                for (size_t i = 0; i < sizeof gemm_shapes / sizeof gemm_shapes[0]; i++)
+                    check_gemm(pr, ta, tb, gemm_shapes[i][0], gemm_shapes[i][1], gemm_shapes[i][2], 1.5f, 0.5f,
+                               C_RANDOM, i % 3);
+                check_gemm(pr, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2); /* beta 0: C not read */
+                check_gemm(pr, ta, tb, 9, 10, 0, 1.0f, 2.0f, C_RANDOM, 1);  /* k 0: C = beta C */
+                check_gemm(pr, ta, tb, 9, 10, 11, 0.0f, 0.5f, C_RANDOM, 0); /* alpha 0: C = beta C */
+            }
+        for (size_t i = 0; i < sizeof sm_shapes / sizeof sm_shapes[0]; i++) {
+            check_softmax(pr, sm_shapes[i][0], sm_shapes[i][1], SM_RANDOM, 0);
+            check_softmax(pr, sm_shapes[i][0], sm_shapes[i][1], SM_WITH_NEG_INF, 0);
+        }
+        check_softmax(pr, 13, 300, SM_LARGE, 0);
+        check_softmax(pr, 11, 77, SM_RANDOM, 1);
+        for (int op = 0; op < 3; op++)
+            for (size_t i = 0; i < sizeof red_n / sizeof red_n[0]; i++) check_reduce(pr, (hcl_reduce_op)op, red_n[i]);
+        for (size_t ps = 1; ps <= 128; ps *= 2) {
+            check_fill(pr, ps, 0, ps);
+            check_fill(pr, ps, g_align, ps * 37);
+            check_fill(pr, ps, 3 * g_align, ps * 3001);
+        }
+        printf("%s profile %-10s (group <= %llu, local %llu B, group count <= %u, %u CUs): %d checks, %d failed\n",
+               g_failures == failures_before ? "ok  " : "FAIL", pr->name, (unsigned long long)pr->lim.max_group_size,
+               (unsigned long long)pr->lim.local_mem, pr->lim.max_group_count[0], pr->lim.compute_units,
+               g_checks - checks_before, g_failures - failures_before);
+    }
+
+    printf("\nper kernel (every embedded module, run from its SPIR-V on PoCL): runs, largest error as a fraction of "
+           "the tolerance, largest absolute error\n");
+    for (int m = 0; m < HCL_ZE_MOD_COUNT; m++)
+        for (int k = 0; k < HCL_ZE_MOD_MAX_KERNELS && hcl__ze_modules[m].kernels[k]; k++) {
+            printf("  %-8s %-24s %5ld runs   err/tol %.3f   max |err| %.3g\n", hcl__ze_modules[m].name,
+                   hcl__ze_modules[m].kernels[k], g_stats[m][k].runs, g_stats[m][k].worst_ratio, g_stats[m][k].max_abs);
+            if (g_stats[m][k].runs == 0) fail("kernel '%s' of %s was never run", hcl__ze_modules[m].kernels[k],
+                                              hcl__ze_modules[m].name);
+        }
+    release_all();
+    printf("%s: %d checks, %d failures\n", g_failures ? "FAIL" : "PASS", g_checks, g_failures);
+    return g_failures ? 1 : 0;
+}
