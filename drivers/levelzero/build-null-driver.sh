@@ -69,9 +69,11 @@ apt_opts=(-o "Dir::Etc::SourceList=$work/etc/sources.list" -o "Dir::Etc::SourceP
           -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o "Debug::NoLocking=1"
           -o "APT::Sandbox::User=$(id -un)" -o "Acquire::Retries=2")
 log "fetching level-zero $version sources ($src_line)"
-if ! apt-get "${apt_opts[@]}" -q update >"$work/apt-update.log" 2>&1; then
+# apt-get update exits 0 even when it could fetch nothing: look for the Sources index it should have written.
+if ! apt-get "${apt_opts[@]}" -q update >"$work/apt-update.log" 2>&1 ||
+        ! ls "$work"/lists/*Sources* >/dev/null 2>&1; then
     tail -n 5 "$work/apt-update.log" >&2
-    skip "apt-get update of '$src_line' failed (no network?)"
+    skip "apt-get update could not fetch the Sources index of '$src_line' (no network?)"
 fi
 if ! (cd "$work/src" && apt-get "${apt_opts[@]}" -q source --download-only "level-zero=$version") \
         >"$work/apt-source.log" 2>&1; then

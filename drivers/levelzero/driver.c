@@ -162,7 +162,10 @@ static hcl_status describe_device(hcl__ze_device_entry *e, uint32_t index) {
 
     ze_device_properties_t p;
     memset(&p, 0, sizeof p);
-    p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES; /* timerResolution in nanoseconds (not the 1.2 cycles/s) */
+    /* timerResolution: cycles per second with the 1.2 structure type (exact: Intel's 12 MHz timer is 83.33 ns a
+     * tick, which the older type rounds to 83), nanoseconds with the 1.0 type, for drivers older than 1.2 */
+    const int hz = e->api_version >= ZE_API_VERSION_1_2;
+    p.stype = hz ? ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 : ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
     HCL_ZE_CHECK(zeDeviceGetProperties, (e->device, &p), "device %u", index);
     ze_device_compute_properties_t c;
     memset(&c, 0, sizeof c);
@@ -243,7 +246,7 @@ static hcl_status describe_device(hcl__ze_device_entry *e, uint32_t index) {
     e->limits.max_group_count[1] = c.maxGroupCountY;
     e->limits.max_group_count[2] = c.maxGroupCountZ;
     e->limits.compute_units = info->compute_units;
-    e->ns_per_tick = (double)p.timerResolution;
+    e->ns_per_tick = !hz ? (double)p.timerResolution : p.timerResolution ? 1e9 / (double)p.timerResolution : 0.0;
     e->timestamp_mask = p.kernelTimestampValidBits == 0 || p.kernelTimestampValidBits >= 64
                             ? UINT64_MAX
                             : (((uint64_t)1 << p.kernelTimestampValidBits) - 1);

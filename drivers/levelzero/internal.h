@@ -62,14 +62,24 @@ typedef struct hcl__ze_device_entry {
     uint32_t vendor_id, device_id;
     uint32_t compute_ordinal;     /* the command queue group with compute */
     size_t max_fill_pattern;      /* of that group: larger patterns take the fill kernel */
-    double ns_per_tick;           /* kernel timestamps: timerResolution (ns, from ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES) */
+    double ns_per_tick;           /* kernel timestamps: from timerResolution (0: the runtime did not say) */
     uint64_t timestamp_mask;      /* kernelTimestampValidBits */
 } hcl__ze_device_entry;
 
 const hcl__ze_device_entry *hcl__ze_device_entry_get(uint32_t index);
 
-/* Events come from pools of this many, made as needed, recycled after zeEventHostReset. */
+/* Events come from pools of this many, made as needed, recycled after zeEventHostReset. Two kinds: the events of
+ * commands, with kernel timestamps, and plain ones for the driver's own synchronisation (finish, waits). */
 #define HCL_ZE_EVENTS_PER_POOL 64
+enum { HCL_ZE_EVENTS_TIMED, HCL_ZE_EVENTS_PLAIN, HCL_ZE_EVENT_KINDS };
+
+typedef struct hcl__ze_event_pools {
+    ze_event_pool_handle_t *pools;
+    uint32_t pool_count;
+    uint32_t pool_used; /* events made from the last pool */
+    ze_event_handle_t *free_events;
+    uint32_t free_count, free_capacity;
+} hcl__ze_event_pools;
 
 typedef struct hcl__ze_builtin {
     pthread_mutex_t lock; /* guards the lazy build and each launch (zeKernelSetArgumentValue mutates a kernel) */
@@ -85,12 +95,8 @@ typedef struct hcl__ze_device {
     ze_context_handle_t context;
     atomic_long live; /* Level Zero objects of this device not yet destroyed (checked at close) */
 
-    pthread_mutex_t event_lock; /* the event pools */
-    ze_event_pool_handle_t *pools;
-    uint32_t pool_count;
-    uint32_t pool_used;         /* events made from the last pool */
-    ze_event_handle_t *free_events;
-    uint32_t free_count, free_capacity;
+    pthread_mutex_t event_lock; /* the event pools, and the waiter lists of events */
+    hcl__ze_event_pools events[HCL_ZE_EVENT_KINDS];
 
     hcl__ze_builtin builtins[HCL_ZE_MOD_COUNT];
 } hcl__ze_device;
@@ -112,6 +118,15 @@ typedef struct hcl__ze_queue {
     void *staging;                 /* HCL_ZE_STAGING_BYTES of host memory for small blocking transfers */
 } hcl__ze_queue;
 
+/* A barrier that waits for events (of other queues, or of this one) signals a plain event of its own, a waiter:
+ * an event in a wait list must not be reset and reused until every barrier waiting for it has passed, since a
+ * Level Zero wait reads the event when the barrier runs, not when it is appended. Shared by the events the barrier
+ * waits for; freed by the last of them. */
+typedef struct hcl__ze_waiter {
+    ze_event_handle_t ev;
+    uint32_t refs;
+} hcl__ze_waiter;
+
 /* An event: the first and the last Level Zero event of one HCL command (they differ when a command is several
  * launches: the two-pass reduce, softmax in row batches), so elapsed time covers all of it. A marker is one
  * instant: its end stands for its start. */
@@ -122,6 +137,8 @@ typedef struct hcl__ze_event {
     int first_submitted;    /* a command that signals it was appended */
     int last_submitted;
     int marker;
+    hcl__ze_waiter **waiters; /* barriers appended that wait for `last` (under the device's event_lock) */
+    uint32_t waiter_count, waiter_capacity;
 } hcl__ze_event;
 
 /* One HCL command on a queue, appended in `parts` parts (launches or copies) that run one after another.

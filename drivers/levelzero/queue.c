@@ -12,68 +12,68 @@
  * ------------------------------------------------------------------------------------------------------- */
 void hcl__ze_events_init(hcl__ze_device *dev) {
     pthread_mutex_init(&dev->event_lock, NULL);
-    dev->pools = NULL;
-    dev->pool_count = dev->pool_used = 0;
-    dev->free_events = NULL;
-    dev->free_count = dev->free_capacity = 0;
+    memset(dev->events, 0, sizeof dev->events);
 }
 
 void hcl__ze_events_release(hcl__ze_device *dev) {
-    for (uint32_t i = 0; i < dev->free_count; i++) {
-        if (hcl__ze.zeEventDestroy(dev->free_events[i]) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
+    for (int kind = 0; kind < HCL_ZE_EVENT_KINDS; kind++) {
+        hcl__ze_event_pools *ps = &dev->events[kind];
+        for (uint32_t i = 0; i < ps->free_count; i++)
+            if (hcl__ze.zeEventDestroy(ps->free_events[i]) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
+        for (uint32_t i = 0; i < ps->pool_count; i++) {
+            ze_result_t r = hcl__ze.zeEventPoolDestroy(ps->pools[i]);
+            if (r == ZE_RESULT_SUCCESS)
+                hcl__ze_live(dev, -1);
+            else
+                hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "zeEventPoolDestroy: %s (0x%08x)", hcl__ze_result_name(r),
+                                  (unsigned)r);
+        }
+        free(ps->free_events);
+        free(ps->pools);
     }
-    for (uint32_t i = 0; i < dev->pool_count; i++) {
-        ze_result_t r = hcl__ze.zeEventPoolDestroy(dev->pools[i]);
-        if (r == ZE_RESULT_SUCCESS)
-            hcl__ze_live(dev, -1);
-        else
-            hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "zeEventPoolDestroy: %s (0x%08x)", hcl__ze_result_name(r),
-                              (unsigned)r);
-    }
-    free(dev->free_events);
-    free(dev->pools);
-    dev->free_events = NULL;
-    dev->pools = NULL;
-    dev->free_count = dev->free_capacity = dev->pool_count = dev->pool_used = 0;
+    memset(dev->events, 0, sizeof dev->events);
     pthread_mutex_destroy(&dev->event_lock);
 }
 
-static hcl_status event_take(hcl__ze_device *dev, ze_event_handle_t *out) {
+static hcl_status event_take(hcl__ze_device *dev, int kind, ze_event_handle_t *out) {
     hcl_status status = HCL_SUCCESS;
+    hcl__ze_event_pools *ps = &dev->events[kind];
     pthread_mutex_lock(&dev->event_lock);
-    if (dev->free_count > 0) {
-        *out = dev->free_events[--dev->free_count];
+    if (ps->free_count > 0) {
+        *out = ps->free_events[--ps->free_count];
         goto cleanup;
     }
-    if (dev->pool_count == 0 || dev->pool_used == HCL_ZE_EVENTS_PER_POOL) {
-        ze_event_pool_handle_t *grown = realloc(dev->pools, (dev->pool_count + 1) * sizeof *grown);
+    if (ps->pool_count == 0 || ps->pool_used == HCL_ZE_EVENTS_PER_POOL) {
+        ze_event_pool_handle_t *grown = realloc(ps->pools, (ps->pool_count + 1) * sizeof *grown);
         if (!grown) {
             status = hcl__ze_oom("event pool list");
             goto cleanup;
         }
-        dev->pools = grown;
+        ps->pools = grown;
         ze_event_pool_desc_t desc;
         memset(&desc, 0, sizeof desc);
         desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
-        desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
+        desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+        if (kind == HCL_ZE_EVENTS_TIMED) desc.flags |= ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
         desc.count = HCL_ZE_EVENTS_PER_POOL;
         ze_device_handle_t device = dev->device;
-        HCL_ZE_CHECK(zeEventPoolCreate, (dev->context, &desc, 1, &device, &dev->pools[dev->pool_count]),
-                     "%u host-visible events with kernel timestamps", HCL_ZE_EVENTS_PER_POOL);
+        HCL_ZE_CHECK(zeEventPoolCreate, (dev->context, &desc, 1, &device, &ps->pools[ps->pool_count]),
+                     "%u host-visible events%s", HCL_ZE_EVENTS_PER_POOL,
+                     kind == HCL_ZE_EVENTS_TIMED ? " with kernel timestamps" : "");
         hcl__ze_live(dev, 1);
-        dev->pool_count++;
-        dev->pool_used = 0;
+        ps->pool_count++;
+        ps->pool_used = 0;
     }
     ze_event_desc_t desc;
     memset(&desc, 0, sizeof desc);
     desc.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
-    desc.index = dev->pool_used;
+    desc.index = ps->pool_used;
     desc.signal = ZE_EVENT_SCOPE_FLAG_HOST; /* the host reads its state and timestamps */
     desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
-    HCL_ZE_CHECK(zeEventCreate, (dev->pools[dev->pool_count - 1], &desc, out), "event %u of pool %u", desc.index,
-                 dev->pool_count - 1);
+    HCL_ZE_CHECK(zeEventCreate, (ps->pools[ps->pool_count - 1], &desc, out), "event %u of pool %u", desc.index,
+                 ps->pool_count - 1);
     hcl__ze_live(dev, 1);
-    dev->pool_used++;
+    ps->pool_used++;
 cleanup:
     pthread_mutex_unlock(&dev->event_lock);
     return status;
@@ -81,23 +81,24 @@ cleanup:
 
 /* Back to the free list. `submitted`: a command that signals it was appended, so it is waited for first (an
  * event must not be reset while a command may still signal it). */
-static void event_give(hcl__ze_device *dev, ze_event_handle_t ev, int submitted) {
+static void event_give(hcl__ze_device *dev, int kind, ze_event_handle_t ev, int submitted) {
     if (!ev) return;
+    hcl__ze_event_pools *ps = &dev->events[kind];
     ze_result_t r = ZE_RESULT_SUCCESS;
     if (submitted) r = hcl__ze.zeEventHostSynchronize(ev, UINT64_MAX);
     if (r == ZE_RESULT_SUCCESS) r = hcl__ze.zeEventHostReset(ev);
     if (r == ZE_RESULT_SUCCESS) {
         pthread_mutex_lock(&dev->event_lock);
-        if (dev->free_count == dev->free_capacity) {
-            uint32_t cap = dev->free_capacity ? 2 * dev->free_capacity : HCL_ZE_EVENTS_PER_POOL;
-            ze_event_handle_t *grown = realloc(dev->free_events, cap * sizeof *grown);
+        if (ps->free_count == ps->free_capacity) {
+            uint32_t cap = ps->free_capacity ? 2 * ps->free_capacity : HCL_ZE_EVENTS_PER_POOL;
+            ze_event_handle_t *grown = realloc(ps->free_events, cap * sizeof *grown);
             if (grown) {
-                dev->free_events = grown;
-                dev->free_capacity = cap;
+                ps->free_events = grown;
+                ps->free_capacity = cap;
             }
         }
-        if (dev->free_count < dev->free_capacity) {
-            dev->free_events[dev->free_count++] = ev;
+        if (ps->free_count < ps->free_capacity) {
+            ps->free_events[ps->free_count++] = ev;
             ev = NULL;
         }
         pthread_mutex_unlock(&dev->event_lock);
@@ -109,11 +110,51 @@ static void event_give(hcl__ze_device *dev, ze_event_handle_t ev, int submitted)
     if (hcl__ze.zeEventDestroy(ev) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
 }
 
+/* Drop one reference to a waiter (its barrier was appended: it will be signalled); the last one waits for it and
+ * recycles its event. */
+static void waiter_release(hcl__ze_device *dev, hcl__ze_waiter *w) {
+    pthread_mutex_lock(&dev->event_lock);
+    int last = --w->refs == 0;
+    pthread_mutex_unlock(&dev->event_lock);
+    if (!last) return;
+    event_give(dev, HCL_ZE_EVENTS_PLAIN, w->ev, 1);
+    free(w);
+}
+
 static void event_free(hcl__ze_event *ev) {
     if (!ev) return;
-    if (ev->last && ev->last != ev->first) event_give(ev->dev, ev->last, ev->last_submitted);
-    event_give(ev->dev, ev->first, ev->first_submitted);
+    /* every barrier that waits for this event must have passed before it may be reset */
+    for (uint32_t i = 0; i < ev->waiter_count; i++) waiter_release(ev->dev, ev->waiters[i]);
+    free(ev->waiters);
+    if (ev->last && ev->last != ev->first) event_give(ev->dev, HCL_ZE_EVENTS_TIMED, ev->last, ev->last_submitted);
+    event_give(ev->dev, HCL_ZE_EVENTS_TIMED, ev->first, ev->first_submitted);
     free(ev);
+}
+
+/* Register a waiter with the events of a wait list; on a failure to grow a list, wait for the barrier at once
+ * (correct, only slower). */
+static void waiter_attach(hcl__ze_device *dev, hcl__ze_waiter *w, uint32_t num_wait, void *const *wait) {
+    int sync_now = 0;
+    pthread_mutex_lock(&dev->event_lock);
+    w->refs = 1; /* held here until every event has it */
+    for (uint32_t i = 0; i < num_wait; i++) {
+        hcl__ze_event *e = wait[i];
+        if (e->waiter_count == e->waiter_capacity) {
+            uint32_t cap = e->waiter_capacity ? 2 * e->waiter_capacity : 4;
+            hcl__ze_waiter **grown = realloc(e->waiters, cap * sizeof *grown);
+            if (!grown) {
+                sync_now = 1;
+                continue;
+            }
+            e->waiters = grown;
+            e->waiter_capacity = cap;
+        }
+        e->waiters[e->waiter_count++] = w;
+        w->refs++;
+    }
+    pthread_mutex_unlock(&dev->event_lock);
+    if (sync_now) hcl__ze.zeEventHostSynchronize(w->ev, UINT64_MAX);
+    waiter_release(dev, w);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -130,10 +171,10 @@ hcl_status hcl__ze_cmd_begin(hcl__ze_cmd *cmd, hcl__ze_queue *q, size_t parts, u
     hcl__ze_event *ev = calloc(1, sizeof *ev);
     if (!ev) return hcl__ze_oom("event");
     ev->dev = q->dev;
-    hcl_status status = event_take(q->dev, &ev->first);
+    hcl_status status = event_take(q->dev, HCL_ZE_EVENTS_TIMED, &ev->first);
     if (status == HCL_SUCCESS) {
         if (parts > 1)
-            status = event_take(q->dev, &ev->last);
+            status = event_take(q->dev, HCL_ZE_EVENTS_TIMED, &ev->last);
         else
             ev->last = ev->first;
     }
@@ -165,9 +206,29 @@ hcl_status hcl__ze_cmd_part(hcl__ze_cmd *cmd, ze_event_handle_t *out_signal) {
         }
         for (uint32_t i = 0; i < nw; i++) list[i] = ((const hcl__ze_event *)cmd->wait[i])->last;
     }
-    if (cmd->next > 0 || q->pending || nw > 0)
-        HCL_ZE_CHECK(zeCommandListAppendBarrier, (q->list, NULL, nw, list),
-                     "barrier before part %zu of a command (%u events to wait for)", cmd->next, nw);
+    if (nw > 0) {
+        hcl__ze_waiter *w = calloc(1, sizeof *w);
+        if (!w) {
+            status = hcl__ze_oom("waiter");
+            goto cleanup;
+        }
+        status = event_take(q->dev, HCL_ZE_EVENTS_PLAIN, &w->ev);
+        if (status != HCL_SUCCESS) {
+            free(w);
+            goto cleanup;
+        }
+        ze_result_t r = hcl__ze.zeCommandListAppendBarrier(q->list, w->ev, nw, list);
+        if (r != ZE_RESULT_SUCCESS) {
+            event_give(q->dev, HCL_ZE_EVENTS_PLAIN, w->ev, 0);
+            free(w);
+            status = hcl__ze_fail(r, "zeCommandListAppendBarrier", "barrier waiting for %u events", nw);
+            goto cleanup;
+        }
+        waiter_attach(q->dev, w, nw, cmd->wait);
+    } else if (cmd->next > 0 || q->pending) {
+        HCL_ZE_CHECK(zeCommandListAppendBarrier, (q->list, NULL, 0, NULL), "barrier before part %zu of a command",
+                     cmd->next);
+    }
     if (cmd->ev) {
         if (cmd->next == 0)
             *out_signal = cmd->ev->first;
@@ -229,7 +290,7 @@ hcl_status hcl__ze_queue_create(void *device, void **out_queue) {
     HCL_ZE_CHECK(zeCommandListCreateImmediate, (dev->context, dev->device, &desc, &q->list),
                  "asynchronous immediate command list on group %u of '%s'", desc.ordinal, dev->entry->info.name);
     hcl__ze_live(dev, 1);
-    status = event_take(dev, &q->sync_event);
+    status = event_take(dev, HCL_ZE_EVENTS_PLAIN, &q->sync_event);
     if (status != HCL_SUCCESS) goto cleanup;
     *out_queue = q;
     return HCL_SUCCESS;
@@ -251,7 +312,7 @@ void hcl__ze_queue_destroy(void *queue) {
     if (q->staging) {
         if (hcl__ze.zeMemFree(dev->context, q->staging) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
     }
-    event_give(dev, q->sync_event, 0);
+    event_give(dev, HCL_ZE_EVENTS_PLAIN, q->sync_event, 0);
     ze_result_t r = hcl__ze.zeCommandListDestroy(q->list);
     if (r == ZE_RESULT_SUCCESS)
         hcl__ze_live(dev, -1);
