@@ -1,475 +1,169 @@
-/* bench: run HCL's four built-in kernels on one device and report time, rate and whether the result is right.
+/* bench: HCL's four built-in kernels (vecadd, gemm, softmax, reduce) on one device or on every device (--all), each
+ * result checked against a float64 reference, each row beside a vendor baseline run in the same process on the
+ * same buffers (cuBLAS / CUB / cuMemcpyDtoDAsync, CLBlast / clEnqueueCopyBuffer, OpenBLAS / memcpy), plus the
+ * launch cost of an empty kernel (HCL and the raw vendor call), a user kernel built from source, and the time from
+ * process start to the first finished kernel. Output: a table on stdout, and --json, --csv, --plot (SVG) files;
+ * --compare OLD.json prints the ratios against a saved run.
  *
- * The device comes from the environment (HCL_BACKEND, HCL_DEVICE) through hcl_device_open(NULL), or from
- * --device. Each kernel gets fresh random inputs (the seed is printed), its output is poisoned with NaN before
- * every run, warm-up runs are discarded, and the timed runs are measured with the device events the calls
- * return. The last run's output is checked against a float64 reference computed here on the host.
- *
- * Rates count bytes as BabelStream does (vecadd: 3 arrays, softmax: read + write, reduce: the input read once)
- * and GEMM as 2*m*n*k floating-point operations.
- */
+ * This file: main, the options, the device loop and the progress line. See bench.h for the others. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <hcl/hcl.h>
+#include "bench.h"
 
 #include <errno.h>
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_REPEATS 1000
-
-enum { K_VECADD = 1, K_GEMM = 2, K_SOFTMAX = 4, K_REDUCE = 8, K_ALL = 15 };
-
-typedef struct options {
-    const char *selector; /* NULL: the environment */
-    uint64_t seed;
-    int repeats, warmup, verify;
-    unsigned kernels;
-    double scale;
-    size_t vec_n, gemm_m, gemm_n, gemm_k, sm_rows, sm_cols, red_n; /* 0: the default for the device type */
-} options;
-
-/* One row of the table. */
-typedef struct result {
-    char shape[64];
-    double first_s;             /* wall time of the first call, event wait included (any kernel build too) */
-    double med_s, min_s, max_s; /* device time of the timed runs */
-    double work;                /* bytes (GB/s) or flops (GFLOP/s) per run */
-    int is_flops;
-    int ran;           /* timed runs completed */
-    int checked;       /* 1 when the output was compared with the reference */
-    int failed;        /* 1 when it was and it did not match, or an HCL call failed */
-    double err, tol;   /* largest error seen and the tolerance, in the kernel's own measure */
-    char check[96];    /* what was checked: "full", "16 rows + 16 cols", ... */
-} result;
-
-typedef struct bench {
-    hcl_device device;
-    hcl_queue queue;
-    const options *opt;
-    uint64_t rng;
-} bench;
-
-/* ----------------------------------------------------------------------------------------------------- */
-
-static double now_s(void) {
+double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static uint64_t splitmix64(uint64_t *s) {
+uint64_t splitmix64(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
 
-/* Uniform floats in [lo, hi), 24 random bits each. */
-static void fill_random(uint64_t *rng, float *x, size_t n, float lo, float hi) {
-    for (size_t i = 0; i < n; i++) {
-        float u = (float)(splitmix64(rng) >> 40) * (1.0f / 16777216.0f);
-        x[i] = lo + (hi - lo) * u;
-    }
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Report a failed HCL call and mark the row failed. Returns 1 so callers can write `return call_failed(...)`. */
-static int call_failed(result *r, const char *what, hcl_status st) {
-    printf("  error: %s: %s: %s\n", what, hcl_status_name(st), hcl_last_message());
-    r->failed = 1;
-    return 1;
-}
-
-static void *xmalloc(size_t n, result *r) {
-    void *p = malloc(n ? n : 1);
+void *xcalloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) {
-        printf("  error: out of host memory (%zu bytes)\n", n);
-        r->failed = 1;
+        fprintf(stderr, "bench: out of host memory\n");
+        exit(1);
     }
     return p;
 }
 
-static int make_buffer(bench *b, size_t bytes, const float *init, hcl_buffer *out, result *r) {
-    hcl_status st = hcl_buffer_create(b->device, bytes, 0, out);
-    if (st != HCL_SUCCESS) {
-        *out = NULL;
-        return call_failed(r, "hcl_buffer_create", st);
-    }
-    if (init) {
-        st = hcl_buffer_write(b->queue, *out, 0, bytes, init);
-        if (st != HCL_SUCCESS)
-            return call_failed(r, "hcl_buffer_write", st);
-    }
-    return 0;
+void copy_text(char *dst, size_t size, const char *src) {
+    if (!size)
+        return;
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
 }
 
-static void release_buffers(hcl_buffer *bufs, int n) {
-    for (int i = 0; i < n; i++)
-        if (bufs[i])
-            hcl_buffer_release(bufs[i]);
-}
+/* ---------------------------------------------------------------------------------------------------------
+ * The progress line on stderr: rewritten in place on a terminal (at most 10 times a second), otherwise one line
+ * every 10 s, so a CI log shows that a long run is alive without drowning in it.
+ * ------------------------------------------------------------------------------------------------------- */
+static struct {
+    int enabled, tty, shown;
+    double last;
+    char prefix[64];
+} prog;
 
-/* The submit half of one kernel: enqueue one run and return its event. */
-typedef hcl_status (*submit_fn)(bench *b, void *arg, hcl_event *out_event);
-
-/* Poison `poison` with NaN, then run warm-up + timed runs of `submit`; record times in r. */
-static int run_timed(bench *b, submit_fn submit, void *arg, hcl_buffer poison, size_t poison_bytes, result *r) {
-    const float nan_pattern = NAN;
-    double times[MAX_REPEATS];
-    int total = b->opt->warmup + b->opt->repeats;
-    r->ran = 0;
-    for (int it = 0; it < total; it++) {
-        hcl_status st = hcl_buffer_fill(b->queue, poison, 0, poison_bytes, &nan_pattern, sizeof nan_pattern);
-        if (st != HCL_SUCCESS)
-            return call_failed(r, "hcl_buffer_fill (poison)", st);
-        hcl_event ev = NULL;
-        double t0 = now_s();
-        st = submit(b, arg, &ev);
-        if (st != HCL_SUCCESS)
-            return call_failed(r, "kernel call", st);
-        if (!ev) {
-            printf("  error: the kernel call returned no event\n");
-            r->failed = 1;
-            return 1;
-        }
-        st = hcl_event_wait(ev);
-        double t1 = now_s();
-        double s = 0.0;
-        if (st == HCL_SUCCESS)
-            st = hcl_event_elapsed(ev, ev, &s);
-        hcl_event_release(ev);
-        if (st != HCL_SUCCESS)
-            return call_failed(r, "hcl_event_wait/hcl_event_elapsed", st);
-        if (it == 0)
-            r->first_s = t1 - t0;
-        if (it >= b->opt->warmup)
-            times[r->ran++] = s;
-    }
-    qsort(times, (size_t)r->ran, sizeof times[0], cmp_double);
-    r->min_s = times[0];
-    r->max_s = times[r->ran - 1];
-    r->med_s = r->ran % 2 ? times[r->ran / 2] : 0.5 * (times[r->ran / 2 - 1] + times[r->ran / 2]);
-    return 0;
-}
-
-/* Track the largest error; NaN (an unwritten, still poisoned element) counts as infinite. */
-static void note_error(result *r, double err) {
-    if (isnan(err))
-        err = INFINITY;
-    if (err > r->err)
-        r->err = err;
-}
-
-/* ----------------------------------------------------------------------------------------------------- */
-/* vecadd: c = a + b. Error: |c - ref| / |ref| (one rounding: at most 2^-24). */
-
-typedef struct vecadd_arg {
-    size_t n;
-    hcl_buffer a, b, c;
-} vecadd_arg;
-
-static hcl_status vecadd_submit(bench *b, void *p, hcl_event *ev) {
-    vecadd_arg *v = p;
-    return hcl_vecadd_f32(b->queue, v->n, v->a, v->b, v->c, ev);
-}
-
-static void bench_vecadd(bench *b, size_t n, result *r) {
-    snprintf(r->shape, sizeof r->shape, "n=%zu", n);
-    r->work = 3.0 * 4.0 * (double)n;
-    size_t bytes = n * sizeof(float);
-    float *a = xmalloc(bytes, r), *bb = xmalloc(bytes, r), *c = xmalloc(bytes, r);
-    hcl_buffer bufs[3] = {NULL, NULL, NULL};
-    vecadd_arg arg = {n, NULL, NULL, NULL};
-    if (!a || !bb || !c)
-        goto cleanup;
-    fill_random(&b->rng, a, n, -1.0f, 1.0f);
-    fill_random(&b->rng, bb, n, -1.0f, 1.0f);
-    if (make_buffer(b, bytes, a, &bufs[0], r) || make_buffer(b, bytes, bb, &bufs[1], r) ||
-        make_buffer(b, bytes, NULL, &bufs[2], r))
-        goto cleanup;
-    arg.a = bufs[0], arg.b = bufs[1], arg.c = bufs[2];
-    if (run_timed(b, vecadd_submit, &arg, bufs[2], bytes, r))
-        goto cleanup;
-    if (!b->opt->verify)
-        goto cleanup;
-    hcl_status st = hcl_buffer_read(b->queue, bufs[2], 0, bytes, c);
-    if (st != HCL_SUCCESS) {
-        call_failed(r, "hcl_buffer_read", st);
-        goto cleanup;
-    }
-    r->tol = ldexp(1.0, -23);
-    for (size_t i = 0; i < n; i++) {
-        double ref = (double)a[i] + (double)bb[i];
-        note_error(r, fabs((double)c[i] - ref) / fmax(fabs(ref), (double)FLT_MIN));
-    }
-    r->checked = 1;
-    snprintf(r->check, sizeof r->check, "all %zu, rel.", n);
-cleanup:
-    release_buffers(bufs, 3);
-    free(a), free(bb), free(c);
-}
-
-/* ----------------------------------------------------------------------------------------------------- */
-/* gemm: C = A * B (row-major, no transpose, alpha 1, beta 0). Error of C[i][j]: |C - ref| / sum_p |A[i][p] B[p][j]|.
- * Any float32 summation order keeps it below (k+1) * 2^-23 (the classic dot-product bound, with a factor 2 to
- * spare), and with these random inputs it stays near 2^-24 at any k, since rounding errors add up like a random
- * walk while sum|a*b| grows with k. So the tolerance is that bound, capped at 64 * 2^-23 (7.6e-6): well above what
- * float32 gives, and below the ~2^-11/sqrt(k) that TF32 or fp16 inputs give up to k of about 10^4, so a GEMM
- * that quietly drops to TF32 fails instead of being reported as float32. */
-
-typedef struct gemm_arg {
-    size_t m, n, k;
-    hcl_buffer a, b, c;
-} gemm_arg;
-
-static hcl_status gemm_submit(bench *b, void *p, hcl_event *ev) {
-    gemm_arg *g = p;
-    return hcl_gemm_f32(b->queue, HCL_NO_TRANS, HCL_NO_TRANS, g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n, 0.0f,
-                        g->c, g->n, ev);
-}
-
-static void gemm_check_row(result *r, const float *A, const float *B, const float *C, size_t n, size_t k, size_t i,
-                           double *acc, double *abs_acc) {
-    for (size_t j = 0; j < n; j++)
-        acc[j] = abs_acc[j] = 0.0;
-    for (size_t p = 0; p < k; p++) {
-        double aip = A[i * k + p];
-        const float *brow = B + p * n;
-        for (size_t j = 0; j < n; j++) {
-            double t = aip * (double)brow[j];
-            acc[j] += t;
-            abs_acc[j] += fabs(t);
-        }
-    }
-    for (size_t j = 0; j < n; j++)
-        note_error(r, fabs((double)C[i * n + j] - acc[j]) / fmax(abs_acc[j], (double)FLT_MIN));
-}
-
-static void gemm_check_col(result *r, const float *A, const float *B, const float *C, size_t m, size_t n, size_t k,
-                           size_t j) {
-    for (size_t i = 0; i < m; i++) {
-        double acc = 0.0, abs_acc = 0.0;
-        for (size_t p = 0; p < k; p++) {
-            double t = (double)A[i * k + p] * (double)B[p * n + j];
-            acc += t;
-            abs_acc += fabs(t);
-        }
-        note_error(r, fabs((double)C[i * n + j] - acc) / fmax(abs_acc, (double)FLT_MIN));
-    }
-}
-
-static void bench_gemm(bench *b, size_t m, size_t n, size_t k, result *r) {
-    snprintf(r->shape, sizeof r->shape, "%zux%zux%zu", m, n, k);
-    r->work = 2.0 * (double)m * (double)n * (double)k;
-    r->is_flops = 1;
-    float *A = xmalloc(m * k * sizeof(float), r), *B = xmalloc(k * n * sizeof(float), r),
-          *C = xmalloc(m * n * sizeof(float), r);
-    double *acc = xmalloc(2 * n * sizeof(double), r);
-    hcl_buffer bufs[3] = {NULL, NULL, NULL};
-    gemm_arg arg = {m, n, k, NULL, NULL, NULL};
-    if (!A || !B || !C || !acc)
-        goto cleanup;
-    fill_random(&b->rng, A, m * k, -1.0f, 1.0f);
-    fill_random(&b->rng, B, k * n, -1.0f, 1.0f);
-    if (make_buffer(b, m * k * sizeof(float), A, &bufs[0], r) || make_buffer(b, k * n * sizeof(float), B, &bufs[1], r) ||
-        make_buffer(b, m * n * sizeof(float), NULL, &bufs[2], r))
-        goto cleanup;
-    arg.a = bufs[0], arg.b = bufs[1], arg.c = bufs[2];
-    if (run_timed(b, gemm_submit, &arg, bufs[2], m * n * sizeof(float), r))
-        goto cleanup;
-    if (!b->opt->verify)
-        goto cleanup;
-    hcl_status st = hcl_buffer_read(b->queue, bufs[2], 0, m * n * sizeof(float), C);
-    if (st != HCL_SUCCESS) {
-        call_failed(r, "hcl_buffer_read", st);
-        goto cleanup;
-    }
-    r->tol = (double)(k + 1 < 64 ? k + 1 : 64) * ldexp(1.0, -23);
-    if ((double)m * (double)n * (double)k <= 268435456.0) { /* 2^28 multiply-adds: a fraction of a second */
-        for (size_t i = 0; i < m; i++)
-            gemm_check_row(r, A, B, C, n, k, i, acc, acc + n);
-        snprintf(r->check, sizeof r->check, "all %zux%zu", m, n);
+void progress(const char *fmt, ...) {
+    if (!prog.enabled)
+        return;
+    double t = now_s();
+    if (t - prog.last < (prog.tty ? 0.1 : 10.0))
+        return;
+    prog.last = t;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (prog.tty) {
+        fprintf(stderr, "\r\033[K%s%s%s", prog.prefix, prog.prefix[0] ? " " : "", line);
+        prog.shown = 1;
     } else {
-        /* 16 whole rows and 16 whole columns: the first, the last and random ones, so every tile position in
-         * both directions is covered. */
-        const size_t samples = 16;
-        size_t rows = m < samples ? m : samples, cols = n < samples ? n : samples;
-        for (size_t s = 0; s < rows; s++) {
-            size_t i = s == 0 ? 0 : s == 1 ? m - 1 : (size_t)(splitmix64(&b->rng) % m);
-            gemm_check_row(r, A, B, C, n, k, i, acc, acc + n);
-        }
-        for (size_t s = 0; s < cols; s++) {
-            size_t j = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(splitmix64(&b->rng) % n);
-            gemm_check_col(r, A, B, C, m, n, k, j);
-        }
-        snprintf(r->check, sizeof r->check, "%zu rows + %zu cols", rows, cols);
+        fprintf(stderr, "bench: %s%s%s ...\n", prog.prefix, prog.prefix[0] ? " " : "", line);
     }
-    r->checked = 1;
-cleanup:
-    release_buffers(bufs, 3);
-    free(A), free(B), free(C), free(acc);
+    fflush(stderr);
 }
 
-/* ----------------------------------------------------------------------------------------------------- */
-/* softmax: inputs in [-8, 8) so no output underflows. Error: |out - ref| / ref (ref > 0). The float32 sum of a
- * row of `cols` terms is good to about cols * 2^-24; exp adds a few ulp. */
-
-typedef struct softmax_arg {
-    size_t rows, cols;
-    hcl_buffer in, out;
-} softmax_arg;
-
-static hcl_status softmax_submit(bench *b, void *p, hcl_event *ev) {
-    softmax_arg *s = p;
-    return hcl_softmax_f32(b->queue, s->rows, s->cols, s->in, s->out, ev);
+void progress_done(void) {
+    if (prog.tty && prog.shown) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+        prog.shown = 0;
+        prog.last = 0.0;
+    }
 }
 
-static void bench_softmax(bench *b, size_t rows, size_t cols, result *r) {
-    snprintf(r->shape, sizeof r->shape, "%zux%zu", rows, cols);
-    r->work = 2.0 * 4.0 * (double)rows * (double)cols;
-    size_t bytes = rows * cols * sizeof(float);
-    float *in = xmalloc(bytes, r), *out = xmalloc(bytes, r);
-    hcl_buffer bufs[2] = {NULL, NULL};
-    softmax_arg arg = {rows, cols, NULL, NULL};
-    if (!in || !out)
-        goto cleanup;
-    fill_random(&b->rng, in, rows * cols, -8.0f, 8.0f);
-    if (make_buffer(b, bytes, in, &bufs[0], r) || make_buffer(b, bytes, NULL, &bufs[1], r))
-        goto cleanup;
-    arg.in = bufs[0], arg.out = bufs[1];
-    if (run_timed(b, softmax_submit, &arg, bufs[1], bytes, r))
-        goto cleanup;
-    if (!b->opt->verify)
-        goto cleanup;
-    hcl_status st = hcl_buffer_read(b->queue, bufs[1], 0, bytes, out);
-    if (st != HCL_SUCCESS) {
-        call_failed(r, "hcl_buffer_read", st);
-        goto cleanup;
-    }
-    r->tol = (double)(cols + 32) * ldexp(1.0, -24);
-    for (size_t i = 0; i < rows; i++) {
-        const float *x = in + i * cols;
-        double mx = -INFINITY, sum = 0.0;
-        for (size_t j = 0; j < cols; j++)
-            mx = fmax(mx, (double)x[j]);
-        for (size_t j = 0; j < cols; j++)
-            sum += exp((double)x[j] - mx);
-        for (size_t j = 0; j < cols; j++) {
-            double ref = exp((double)x[j] - mx) / sum;
-            note_error(r, fabs((double)out[i * cols + j] - ref) / ref);
-        }
-    }
-    r->checked = 1;
-    snprintf(r->check, sizeof r->check, "all %zux%zu, rel.", rows, cols);
-cleanup:
-    release_buffers(bufs, 2);
-    free(in), free(out);
-}
-
-/* ----------------------------------------------------------------------------------------------------- */
-/* reduce (sum): inputs in [-1, 1). Error: |sum - ref| / sum |x|. The worst-case bound for an arbitrary summation
- * order ((n-1) * 2^-24) is useless at large n, so the tolerance is a fixed 1e-6, far above what a sequential,
- * blocked or tree sum of random data gives and far below a lost block of elements. */
-
-typedef struct reduce_arg {
-    size_t n;
-    hcl_buffer in, out;
-} reduce_arg;
-
-static hcl_status reduce_submit(bench *b, void *p, hcl_event *ev) {
-    reduce_arg *s = p;
-    return hcl_reduce_f32(b->queue, HCL_REDUCE_SUM, s->n, s->in, s->out, ev);
-}
-
-static void bench_reduce(bench *b, size_t n, result *r) {
-    snprintf(r->shape, sizeof r->shape, "sum n=%zu", n);
-    r->work = 4.0 * (double)n;
-    size_t bytes = n * sizeof(float);
-    float *in = xmalloc(bytes, r), out = 0.0f;
-    hcl_buffer bufs[2] = {NULL, NULL};
-    reduce_arg arg = {n, NULL, NULL};
-    if (!in)
-        goto cleanup;
-    fill_random(&b->rng, in, n, -1.0f, 1.0f);
-    if (make_buffer(b, bytes, in, &bufs[0], r) || make_buffer(b, sizeof(float), NULL, &bufs[1], r))
-        goto cleanup;
-    arg.in = bufs[0], arg.out = bufs[1];
-    if (run_timed(b, reduce_submit, &arg, bufs[1], sizeof(float), r))
-        goto cleanup;
-    if (!b->opt->verify)
-        goto cleanup;
-    hcl_status st = hcl_buffer_read(b->queue, bufs[1], 0, sizeof(float), &out);
-    if (st != HCL_SUCCESS) {
-        call_failed(r, "hcl_buffer_read", st);
-        goto cleanup;
-    }
-    double ref = 0.0, abs_sum = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        ref += (double)in[i];
-        abs_sum += fabs((double)in[i]);
-    }
-    r->tol = 1e-6;
-    note_error(r, fabs((double)out - ref) / fmax(abs_sum, (double)FLT_MIN));
-    r->checked = 1;
-    snprintf(r->check, sizeof r->check, "rel. to sum|x|");
-cleanup:
-    release_buffers(bufs, 2);
-    free(in);
-}
-
-/* ----------------------------------------------------------------------------------------------------- */
-
+/* ---------------------------------------------------------------------------------------------------------
+ * Options
+ * ------------------------------------------------------------------------------------------------------- */
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: bench [options]\n"
-            "\n"
-            "Runs HCL's built-in kernels (vecadd, gemm, softmax, reduce sum) on one device and prints, per kernel,\n"
-            "the device time of the timed runs (median, min, max, from the events the calls return), the rate\n"
-            "at the median, and whether the output matched a float64 reference computed on the host.\n"
-            "\n"
-            "Device selection:\n"
-            "  --device SEL        open SEL (\"host\", \"opencl:1\", \"cuda,opencl\"; see hcl_device_open)\n"
-            "                      instead of the environment. Default: HCL_BACKEND / HCL_DEVICE, else the\n"
-            "                      library's default (the first GPU of cuda, hip, levelzero, opencl, else host).\n"
-            "\n"
-            "What to run:\n"
-            "  --kernels LIST      comma list of vecadd, gemm, softmax, reduce (default: all)\n"
-            "  --repeats N         timed runs per kernel (default 7, at most %d)\n"
-            "  --warmup N          untimed runs first (default 2; the first one includes any kernel build)\n"
-            "  --seed N            seed of the random inputs (default: HCL_SEED, else from the clock;\n"
-            "                      always printed)\n"
-            "  --no-verify         skip the host reference check (the table then says \"not checked\")\n"
-            "\n"
-            "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24):\n"
-            "  --scale F           multiply the default element counts by F (gemm: each dimension by F^(1/3))\n"
-            "  --vecadd-n N        vecadd length      (default CPU 2^24, GPU 2^26)\n"
-            "  --gemm N|MxNxK      gemm shape         (default CPU 1024x1024x1024, GPU 4096x4096x4096)\n"
-            "  --softmax RxC       softmax rows x cols (default CPU 4096x1024, GPU 16384x1024)\n"
-            "  --reduce-n N        reduce length      (default CPU 2^24, GPU 2^26)\n"
-            "\n"
-            "Rates: vecadd 3*4*n bytes, softmax 2*4*rows*cols bytes, reduce 4*n bytes (BabelStream counting),\n"
-            "gemm 2*m*n*k flops. Every run's output is first filled with NaN, so unwritten elements fail the check.\n"
-            "Tolerances: vecadd |c-ref|/|ref| <= 2^-23; gemm |c-ref|/sum|a*b| <= min(k+1, 64)*2^-23 (tight enough\n"
-            "that TF32 fails; a full check up to 2^28 multiply-adds, else 16 whole rows and 16 whole columns);\n"
-            "softmax |y-ref|/ref <= (cols+32)*2^-24; reduce |s-ref|/sum|x| <= 1e-6.\n"
-            "\n"
-            "Exit status: 0 when every kernel ran and every check passed, 1 when the device could not be opened,\n"
-            "a call failed or a check FAILED, 2 on a usage error.\n",
-            MAX_REPEATS);
+"usage: bench [options]\n"
+"\n"
+"Runs HCL's built-in kernels (vecadd, gemm, softmax, reduce sum) on a device and prints, per kernel and size, the\n"
+"device time of the timed runs (median, min, max, from the events the calls return), the rate at the median,\n"
+"the same figure for a vendor baseline run in the same process on the same buffers, their ratio, and whether\n"
+"each output matched a float64 reference computed on the host. Then the launch cost of an empty kernel (HCL and\n"
+"the raw vendor call), a user kernel compiled from source (build time, disk-cache hit or miss, result checked),\n"
+"and the time from process start to the first finished kernel.\n"
+"\n"
+"Devices:\n"
+"  --device SEL        open SEL (\"host\", \"opencl:1\", \"cuda,opencl\"; see hcl_device_open). Default: the\n"
+"                      environment (HCL_BACKEND, HCL_DEVICE), else the first GPU of cuda, hip, levelzero,\n"
+"                      opencl, else host\n"
+"  --all               every device of every available backend, one after the other, then one table of\n"
+"                      kernels x devices with the speedup over the host driver and the largest error of each;\n"
+"                      unavailable backends are listed with the reason\n"
+"  --list              list the devices (name and identity, as hcl-info shows them) and exit\n"
+"\n"
+"What to run:\n"
+"  --kernels LIST      comma list of vecadd, gemm, softmax, reduce (default: all)\n"
+"  --quick             small odd shapes, 3 timed runs after 1 warm-up: about 30 s on PoCL (for CI)\n"
+"  --repeats N         timed runs per measurement (default 7, at most %d; without it a slow case stops after\n"
+"                      about 3 s of timed runs, at least 3)\n"
+"  --warmup N          untimed runs first (default 2; they absorb kernel builds, CLBlast's first-call compile\n"
+"                      and cuBLAS/CUB initialisation)\n"
+"  --seed N            seed of the random inputs (default: HCL_SEED, else from the clock; always printed)\n"
+"  --no-verify         skip the reference checks (rows then say \"not checked\")\n"
+"  --no-baselines      skip the vendor baselines (and the raw vendor launch)\n"
+"  --require-baselines exit 1 when a baseline that belongs to the backend is missing (default: reported only)\n"
+"  --no-launch         skip the launch-cost measurement\n"
+"  --no-user-kernel    skip the user kernel built from source\n"
+"  --no-progress       no progress line on stderr\n"
+"\n"
+"Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^24 and 2^28\n"
+"elements, gemm 1024, 2048, 4096, 8192 (square), softmax 2^27 elements as rows x 256, 1024, 4096, 16384, 32768\n"
+"columns; on a CPU device: vectors 2^25, gemm 256 to 2048, softmax 2^23 elements over the same columns.\n"
+"Defaults are halved until they fit 45%% of the device's memory and 35%% of the host's (the table says so).\n"
+"  --scale F           multiply the default element counts by F (gemm: each dimension by F^(1/3))\n"
+"  --vecadd-n N        one vecadd length instead of the defaults\n"
+"  --gemm N|MxNxK      one gemm shape\n"
+"  --softmax RxC       one softmax shape (rows x cols)\n"
+"  --reduce-n N        one reduce length\n"
+"\n"
+"Output:\n"
+"  --json FILE         everything as JSON (schema hcl-bench/1: devices, baselines, results with hcl and baseline\n"
+"                      figures and \"verified\", launch, user_kernel, startup, summary)\n"
+"  --csv FILE          one line per (device, kernel, shape) and per launch measurement\n"
+"  --compare OLD.json  print this run's rates against a saved --json run (now/then per matching row)\n"
+"  --plot FILE.svg     bar chart per kernel: HCL and baseline per device (and the --compare run as ticks)\n"
+"\n"
+"Rates: vecadd 3*4*n bytes, softmax 2*4*rows*cols, reduce 4*n (BabelStream counting), a copy baseline read +\n"
+"write, gemm 2*m*n*k flops. Every run's output is first filled with NaN, so unwritten elements fail the check.\n"
+"Tolerances: vecadd |c-ref|/|ref| <= 2^-23; gemm |c-ref|/sum|a*b| <= min(k+1, 64)*2^-23 (tight enough that\n"
+"TF32 fails; every element up to 2^27 multiply-adds, else 16 whole rows and 16 whole columns); softmax\n"
+"|y-ref|/ref <= (cols+32)*2^-24 (every row up to 2^23 elements, else 64 rows); reduce |s-ref|/sum|x| <= 1e-6;\n"
+"copies bit-exact. Baselines are checked against the same reference.\n"
+"\n"
+"Baselines (opened with dlopen; a missing one is reported with the reason, never replaced):\n"
+"  cuda    cuBLAS SGEMM (libcublas.so.13/.12, HCL_CUBLAS_LIBRARY; default math mode, no TF32),\n"
+"          cuMemcpyDtoDAsync, CUB DeviceReduce::Sum (libhcl-bench-cub.so, HCL_BENCH_CUB_LIBRARY)\n"
+"  opencl  CLBlast SGEMM (libclblast.so.1, HCL_CLBLAST_LIBRARY), clEnqueueCopyBuffer\n"
+"  host    OpenBLAS cblas_sgemm (libopenblas.so.0, HCL_OPENBLAS_LIBRARY), memcpy\n"
+"\n"
+"Exit status: 0 when everything ran and every check passed; 1 when a device could not be opened, a call failed,\n"
+"a check FAILED (HCL's or a baseline's), or --require-baselines found one missing; 2 on a usage error.\n",
+            BENCH_MAX_REPEATS);
 }
 
-/* "1000", "16M", "4K", "1G", "2^24" -> value. */
 static int parse_size(const char *s, size_t *out) {
     char *end = NULL;
     errno = 0;
@@ -498,7 +192,6 @@ static int parse_size(const char *s, size_t *out) {
     return 0;
 }
 
-/* "AxB" or "AxBxC" (count 2 or 3); for count 3 a single "N" means NxNxN. */
 static int parse_dims(const char *s, size_t *d, int count) {
     char buf[128];
     if (strlen(s) >= sizeof buf)
@@ -536,17 +229,13 @@ static int parse_kernels(const char *s, unsigned *out) {
     unsigned mask = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(tok, "vecadd"))
-            mask |= K_VECADD;
-        else if (!strcmp(tok, "gemm"))
-            mask |= K_GEMM;
-        else if (!strcmp(tok, "softmax"))
-            mask |= K_SOFTMAX;
-        else if (!strcmp(tok, "reduce"))
-            mask |= K_REDUCE;
-        else if (!strcmp(tok, "all"))
-            mask |= K_ALL;
-        else
+        int found = 0;
+        for (int k = 0; k < K_COUNT; k++)
+            if (!strcmp(tok, kernel_names[k]))
+                mask |= 1u << k, found = 1;
+        if (!strcmp(tok, "all"))
+            mask |= (1u << K_COUNT) - 1, found = 1;
+        if (!found)
             return -1;
     }
     if (!mask)
@@ -556,17 +245,36 @@ static int parse_kernels(const char *s, unsigned *out) {
 }
 
 static int parse_args(int argc, char **argv, options *o) {
-    int seed_set = 0;
+    int seed_set = 0, warmup_set = 0;
+    static const struct {
+        const char *name;
+        size_t off;
+        int value;
+    } flags[] = {
+        {"--all", offsetof(options, all), 1},
+        {"--quick", offsetof(options, quick), 1},
+        {"--list", offsetof(options, list), 1},
+        {"--no-verify", offsetof(options, verify), 0},
+        {"--no-baselines", offsetof(options, baselines), 0},
+        {"--require-baselines", offsetof(options, require_baselines), 1},
+        {"--no-launch", offsetof(options, launch), 0},
+        {"--no-user-kernel", offsetof(options, user_kernel), 0},
+        {"--no-progress", offsetof(options, progress), 0},
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
         }
-        if (!strcmp(a, "--no-verify")) {
-            o->verify = 0;
+        int is_flag = 0;
+        for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
+            if (!strcmp(a, flags[f].name)) {
+                *(int *)((char *)o + flags[f].off) = flags[f].value;
+                is_flag = 1;
+            }
+        if (is_flag)
             continue;
-        }
         if (i + 1 >= argc) {
             fprintf(stderr, "bench: unknown option or missing value: '%s'\n", a);
             return -1;
@@ -578,9 +286,11 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--kernels") || !strcmp(a, "--only")) {
             bad = parse_kernels(v, &o->kernels);
         } else if (!strcmp(a, "--repeats")) {
-            bad = parse_int(v, 1, MAX_REPEATS, &o->repeats);
+            bad = parse_int(v, 1, BENCH_MAX_REPEATS, &o->repeats);
+            o->repeats_set = 1;
         } else if (!strcmp(a, "--warmup")) {
             bad = parse_int(v, 0, 100, &o->warmup);
+            warmup_set = 1;
         } else if (!strcmp(a, "--seed")) {
             char *end = NULL;
             errno = 0;
@@ -605,6 +315,14 @@ static int parse_args(int argc, char **argv, options *o) {
             bad = parse_dims(v, d, 2) || !d[0] || !d[1];
             if (!bad)
                 o->sm_rows = d[0], o->sm_cols = d[1];
+        } else if (!strcmp(a, "--json")) {
+            o->json = v;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv = v;
+        } else if (!strcmp(a, "--plot")) {
+            o->plot = v;
+        } else if (!strcmp(a, "--compare")) {
+            o->compare = v;
         } else {
             fprintf(stderr, "bench: unknown option '%s'\n", a);
             return -1;
@@ -613,6 +331,16 @@ static int parse_args(int argc, char **argv, options *o) {
             fprintf(stderr, "bench: bad value for %s: '%s'\n", a, v);
             return -1;
         }
+    }
+    if (o->all && o->selector) {
+        fprintf(stderr, "bench: --all and --device exclude each other\n");
+        return -1;
+    }
+    if (o->quick) {
+        if (!o->repeats_set)
+            o->repeats = 3;
+        if (!warmup_set)
+            o->warmup = 1;
     }
     if (!seed_set) {
         const char *env = getenv("HCL_SEED");
@@ -629,135 +357,253 @@ static int parse_args(int argc, char **argv, options *o) {
     return 0;
 }
 
-static size_t scaled(size_t base, double f) {
-    double v = (double)base * f;
-    return v < 1.0 ? 1 : (size_t)(v + 0.5);
+/* ---------------------------------------------------------------------------------------------------------
+ * --list: the devices as hcl-info names them, from the opened device (so a test can hold both to one answer)
+ * ------------------------------------------------------------------------------------------------------- */
+static int list_devices(void) {
+    uint32_t count = 0;
+    hcl_status st = hcl_device_count(&count);
+    if (st != HCL_SUCCESS) {
+        fprintf(stderr, "bench: hcl_device_count: %s: %s\n", hcl_status_name(st), hcl_last_message());
+        return 1;
+    }
+    printf("Devices (%" PRIu32 "):\n", count);
+    for (uint32_t i = 0; i < count; i++) {
+        hcl_device_info by_index, opened;
+        if ((st = hcl_device_get_info_by_index(i, &by_index)) != HCL_SUCCESS) {
+            printf("  [%" PRIu32 "] hcl_device_get_info_by_index failed: %s: %s\n", i, hcl_status_name(st),
+                   hcl_last_message());
+            continue;
+        }
+        char sel[64];
+        snprintf(sel, sizeof sel, "%s:%u", by_index.backend, by_index.index);
+        hcl_device dev = NULL;
+        const hcl_device_info *show = &by_index;
+        const char *note = " (from hcl_device_get_info_by_index: the device could not be opened)";
+        if (hcl_device_open(sel, &dev) == HCL_SUCCESS && hcl_device_get_info(dev, &opened) == HCL_SUCCESS) {
+            show = &opened;
+            note = "";
+        }
+        if (dev)
+            hcl_device_release(dev);
+        printf("  [%" PRIu32 "] %s:%" PRIu32 "  %s\n", i, show->backend, show->index, show->name);
+        printf("        identity:            %s%s\n", show->identity, note);
+    }
+    return 0;
 }
 
-static void print_row(const char *name, const result *r) {
-    char rate[32] = "-", times[64] = "", check[160];
-    if (r->ran > 0) {
-        snprintf(rate, sizeof rate, "%.2f %s", r->work / r->med_s / 1e9, r->is_flops ? "GFLOP/s" : "GB/s");
-        snprintf(times, sizeof times, "%10.3f %10.3f %10.3f %10.3f", 1e3 * r->first_s, 1e3 * r->med_s,
-                 1e3 * r->min_s, 1e3 * r->max_s);
-    } else {
-        snprintf(times, sizeof times, "%10s %10s %10s %10s", "-", "-", "-", "-");
+/* ---------------------------------------------------------------------------------------------------------
+ * One device
+ * ------------------------------------------------------------------------------------------------------- */
+static int count_failures(const options *o, const device_run *dr) {
+    int bad = 0;
+    for (int i = 0; i < dr->nresults; i++) {
+        const result *r = &dr->results[i];
+        bad += !measure_ok(&r->hcl) || (o->verify && !r->hcl.checked);
+        bad += r->base.present && (!measure_ok(&r->base) || (o->verify && !r->base.checked));
     }
-    if (r->checked && !(r->err <= r->tol))
-        snprintf(check, sizeof check, "FAILED: max err %.3g > tol %.3g (%s)", r->err, r->tol, r->check);
-    else if (r->checked)
-        snprintf(check, sizeof check, "verified: max err %.3g <= tol %.3g (%s)", r->err, r->tol, r->check);
-    else if (r->failed)
-        snprintf(check, sizeof check, "ERROR (see above)");
+    bad += o->launch && !dr->launch.ran;
+    bad += o->user_kernel && (dr->uk.failed || (!dr->uk.ran && dr->uk.error[0] && strcmp(dr->uk.kind, "none")));
+    if (o->require_baselines && o->baselines) {
+        for (int k = 0; k < BASE_COUNT; k++)
+            if (dr->bases[k].applicable && !dr->bases[k].available) {
+                printf("bench: --require-baselines: %s is missing: %s\n", dr->bases[k].name, dr->bases[k].reason);
+                bad++;
+            }
+        if (o->launch && dr->launch.vendor_name[0] && !dr->launch.vendor_ran) {
+            printf("bench: --require-baselines: raw %s not measured: %s\n", dr->launch.vendor_name,
+                   dr->launch.vendor_reason);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static void run_device(const options *o, device_run *dr, int index, int total) {
+    double t0 = now_s();
+    bdev b;
+    memset(&b, 0, sizeof b);
+    b.opt = o;
+    b.run = dr;
+    b.rng = o->seed;
+    hcl_status st = hcl_device_open(dr->selector[0] ? dr->selector : NULL, &b.device);
+    if (st == HCL_SUCCESS)
+        st = hcl_device_get_info(b.device, &b.info);
+    if (st == HCL_SUCCESS)
+        st = hcl_queue_create(b.device, &b.queue);
+    if (st != HCL_SUCCESS) {
+        snprintf(dr->error, sizeof dr->error, "%s: %s", hcl_status_name(st), hcl_last_message());
+        printf("bench: cannot run device %s: %s\n\n", dr->selector[0] ? dr->selector : "(from the environment)",
+               dr->error);
+        if (b.device)
+            hcl_device_release(b.device);
+        return;
+    }
+    dr->opened = 1;
+    dr->info = b.info;
+    b.cpu = b.info.type == HCL_DEVICE_TYPE_CPU;
+    snprintf(dr->selector, sizeof dr->selector, "%s:%u", b.info.backend, b.info.index);
+    bcase cases[BENCH_MAX_CASES];
+    int ncases = plan_cases(o, &b.info, cases, BENCH_MAX_CASES, dr->plan_note, sizeof dr->plan_note);
+    progress("%s: opening the baselines", dr->selector);
+    baselines_open(&b);
+    settle_cpu(&b); /* opening OpenBLAS starts its threads */
+    progress_done();
+    print_header(&b, dr);
+    print_table_header();
+    for (int i = 0; i < ncases; i++) {
+        snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d, case %d/%d]", index + 1, total, i + 1, ncases);
+        run_case(&b, &cases[i], &dr->results[dr->nresults]);
+        progress_done();
+        print_row(&dr->results[dr->nresults]);
+        dr->nresults++;
+    }
+    snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d]", index + 1, total);
+    if (o->launch)
+        measure_launch(&b, &dr->launch);
+    if (o->user_kernel)
+        measure_user_kernel(&b, &dr->uk);
+    progress_done();
+    print_device_extras(dr);
+    baselines_close(&b);
+    st = hcl_queue_release(b.queue);
+    if (st == HCL_SUCCESS)
+        st = hcl_device_release(b.device);
     else
-        snprintf(check, sizeof check, "not checked");
-    printf("%-8s %-16s %s %16s  %s\n", name, r->shape, times, rate, check);
-    fflush(stdout);
+        hcl_device_release(b.device);
+    if (st != HCL_SUCCESS)
+        printf("error: releasing %s: %s: %s\n", dr->selector, hcl_status_name(st), hcl_last_message());
+    dr->wall_s = now_s() - t0;
+    printf("\n%s: %.1f s\n\n", dr->selector, dr->wall_s);
+}
+
+/* --all: every device of every available backend, and each unavailable backend with its reason. */
+static int all_devices(device_run *runs, int max) {
+    int n = 0;
+    uint32_t count = 0;
+    if (hcl_backend_count(&count) != HCL_SUCCESS)
+        return 0;
+    for (uint32_t i = 0; i < count && n < max; i++) {
+        hcl_backend_info bi;
+        if (hcl_backend_get_info(i, &bi) != HCL_SUCCESS)
+            continue;
+        if (!bi.available || bi.device_count == 0) {
+            device_run *dr = &runs[n++];
+            snprintf(dr->selector, sizeof dr->selector, "%s", bi.name);
+            dr->unavailable = 1;
+            copy_text(dr->error, sizeof dr->error, bi.available ? "no device" : bi.reason);
+            continue;
+        }
+        for (uint32_t d = 0; d < bi.device_count && n < max; d++)
+            snprintf(runs[n++].selector, sizeof runs[0].selector, "%s:%u", bi.name, d);
+    }
+    return n;
 }
 
 int main(int argc, char **argv) {
-    options o = {.selector = NULL, .repeats = 7, .warmup = 2, .verify = 1, .kernels = K_ALL, .scale = 1.0};
+    double t_main = now_s();
+    options o = {.repeats = 7, .warmup = 2, .verify = 1, .kernels = (1u << K_COUNT) - 1, .scale = 1.0,
+                 .baselines = 1, .launch = 1, .user_kernel = 1, .progress = 1};
     if (parse_args(argc, argv, &o)) {
         fprintf(stderr, "run 'bench --help' for the options\n");
         return 2;
     }
+    if (o.list)
+        return list_devices();
+    prog.enabled = o.progress;
+    prog.tty = isatty(STDERR_FILENO);
 
-    bench b = {NULL, NULL, &o, o.seed};
-    hcl_status st = hcl_device_open(o.selector, &b.device);
-    if (st != HCL_SUCCESS) {
-        fprintf(stderr, "bench: cannot open device %s: %s: %s\n",
-                o.selector ? o.selector : "(from the environment)", hcl_status_name(st), hcl_last_message());
+    /* the time to the first kernel comes first, before anything else has loaded a driver */
+    startup su;
+    measure_startup(o.all ? NULL : o.selector, t_main, &su);
+    if (!su.ran && !o.all) {
+        fprintf(stderr, "bench: cannot open device %s: %s\n", o.selector ? o.selector : "(from the environment)",
+                su.error);
         return 1;
     }
-    hcl_device_info info;
-    st = hcl_device_get_info(b.device, &info);
-    if (st != HCL_SUCCESS) {
-        fprintf(stderr, "bench: hcl_device_get_info: %s: %s\n", hcl_status_name(st), hcl_last_message());
-        hcl_device_release(b.device);
-        return 1;
-    }
-    st = hcl_queue_create(b.device, &b.queue);
-    if (st != HCL_SUCCESS) {
-        fprintf(stderr, "bench: hcl_queue_create: %s: %s\n", hcl_status_name(st), hcl_last_message());
-        hcl_device_release(b.device);
-        return 1;
-    }
-
-    int cpu = info.type == HCL_DEVICE_TYPE_CPU;
-    double cube = cbrt(o.scale);
-    size_t vec_n = o.vec_n ? o.vec_n : scaled(cpu ? (size_t)1 << 24 : (size_t)1 << 26, o.scale);
-    size_t red_n = o.red_n ? o.red_n : scaled(cpu ? (size_t)1 << 24 : (size_t)1 << 26, o.scale);
-    size_t gm = o.gemm_m ? o.gemm_m : scaled(cpu ? 1024 : 4096, cube);
-    size_t gn = o.gemm_m ? o.gemm_n : gm, gk = o.gemm_m ? o.gemm_k : gm;
-    size_t sr = o.sm_rows ? o.sm_rows : scaled(cpu ? 4096 : 16384, o.scale);
-    size_t sc = o.sm_rows ? o.sm_cols : 1024;
 
     const char *env_be = getenv("HCL_BACKEND"), *env_dev = getenv("HCL_DEVICE");
     printf("hcl bench: HCL %d.%d.%d\n", HCL_VERSION_MAJOR, HCL_VERSION_MINOR, HCL_VERSION_PATCH);
-    printf("device:    %s:%" PRIu32 " %s (%s, %s, %" PRIu32 " compute units, %.1f GiB)\n", info.backend,
-           info.index, info.name, info.vendor,
-           cpu ? "CPU" : info.type == HCL_DEVICE_TYPE_GPU ? "GPU" : "other", info.compute_units,
-           (double)info.global_mem_bytes / 1073741824.0);
-    printf("driver:    %s\n", info.driver_version);
-    if (o.selector)
+    if (o.all)
+        printf("selected:  --all (every device of every available backend)\n");
+    else if (o.selector)
         printf("selected:  --device %s\n", o.selector);
     else
-        printf("selected:  HCL_BACKEND=%s HCL_DEVICE=%s\n", env_be ? env_be : "(unset)",
-               env_dev ? env_dev : "(unset)");
+        printf("selected:  HCL_BACKEND=%s HCL_DEVICE=%s\n", env_be ? env_be : "(unset)", env_dev ? env_dev : "(unset)");
     printf("seed:      %" PRIu64 " (--seed to repeat)\n", o.seed);
-    printf("runs:      %d warm-up (discarded) + %d timed per kernel, output filled with NaN before each run\n",
-           o.warmup, o.repeats);
-    printf("columns:   first = wall time of the first call, any kernel build included; median/min/max = device\n"
-           "           time of the timed runs (event of each call); rate at the median; all times in ms\n\n");
-    printf("%-8s %-16s %10s %10s %10s %10s %16s  %s\n", "kernel", "shape", "first", "median", "min", "max",
-           "rate (median)", "check");
+    printf("runs:      %d warm-up (discarded) + %d timed per measurement%s; output filled with NaN before each run\n",
+           o.warmup, o.repeats, o.repeats_set ? "" : " (fewer, at least 3, past about 3 s)");
+    printf("columns:   first = wall time of the first call (builds and first-use work included); median/min/max = "
+           "device time of the\n           timed runs (HCL's events; the baseline's own vendor events); rates at "
+           "the median; HCL/base = ratio of rates\n");
+    print_startup(&su);
+    printf("\n");
     fflush(stdout);
 
-    int bad = 0, unchecked = 0;
-    if (o.kernels & K_VECADD) {
-        result r = {0};
-        bench_vecadd(&b, vec_n, &r);
-        print_row("vecadd", &r);
-        bad |= r.failed || (r.checked && !(r.err <= r.tol));
-        unchecked += !r.checked;
+    static device_run runs[BENCH_MAX_DEVICES];
+    int nruns = 1;
+    if (o.all)
+        nruns = all_devices(runs, BENCH_MAX_DEVICES);
+    else if (o.selector)
+        snprintf(runs[0].selector, sizeof runs[0].selector, "%s", o.selector);
+    int runnable = 0;
+    for (int d = 0; d < nruns; d++)
+        runnable += !runs[d].unavailable;
+    int failures = 0, done = 0;
+    for (int d = 0; d < nruns; d++) {
+        if (runs[d].unavailable) {
+            printf("==== %s: unavailable: %s\n\n", runs[d].selector, runs[d].error);
+            continue;
+        }
+        if (o.all)
+            printf("==== %s\n", runs[d].selector);
+        run_device(&o, &runs[d], done++, runnable);
+        if (!runs[d].opened)
+            failures++;
+        else
+            failures += count_failures(&o, &runs[d]);
     }
-    if (o.kernels & K_GEMM) {
-        result r = {0};
-        bench_gemm(&b, gm, gn, gk, &r);
-        print_row("gemm", &r);
-        bad |= r.failed || (r.checked && !(r.err <= r.tol));
-        unchecked += !r.checked;
-    }
-    if (o.kernels & K_SOFTMAX) {
-        result r = {0};
-        bench_softmax(&b, sr, sc, &r);
-        print_row("softmax", &r);
-        bad |= r.failed || (r.checked && !(r.err <= r.tol));
-        unchecked += !r.checked;
-    }
-    if (o.kernels & K_REDUCE) {
-        result r = {0};
-        bench_reduce(&b, red_n, &r);
-        print_row("reduce", &r);
-        bad |= r.failed || (r.checked && !(r.err <= r.tol));
-        unchecked += !r.checked;
-    }
+    progress_done();
+    if (o.all)
+        print_matrix(runs, nruns);
+    if (su.error[0] || (su.ran && !su.verified))
+        failures++;
 
-    st = hcl_queue_release(b.queue);
-    if (st != HCL_SUCCESS) {
-        printf("error: hcl_queue_release: %s: %s\n", hcl_status_name(st), hcl_last_message());
-        bad = 1;
+    flat_row *rows = NULL, *old_rows = NULL;
+    int nrows = 0, nold = 0;
+    flatten_runs(runs, nruns, &rows, &nrows);
+    if (o.compare) {
+        char err[512];
+        if (load_json_rows(o.compare, &old_rows, &nold, err, sizeof err)) {
+            printf("bench: --compare: %s\n", err);
+            failures++;
+        } else {
+            print_compare(o.compare, old_rows, nold, rows, nrows);
+        }
     }
-    st = hcl_device_release(b.device);
-    if (st != HCL_SUCCESS) {
-        printf("error: hcl_device_release: %s: %s\n", hcl_status_name(st), hcl_last_message());
-        bad = 1;
+    double total = now_s() - t_main;
+    int out_bad = 0;
+    if (o.json)
+        out_bad |= write_json(o.json, &o, &su, runs, nruns, total, failures);
+    if (o.csv)
+        out_bad |= write_csv(o.csv, runs, nruns);
+    if (o.plot) {
+        char title[160];
+        snprintf(title, sizeof title, "hcl bench %d.%d.%d%s%s", HCL_VERSION_MAJOR, HCL_VERSION_MINOR,
+                 HCL_VERSION_PATCH, o.compare ? " vs " : "", o.compare ? o.compare : "");
+        out_bad |= write_svg(o.plot, rows, nrows, old_rows, nold, title);
     }
-    if (bad)
-        printf("\nbench: FAILED (see above)\n");
-    else if (unchecked)
-        printf("\nbench: all kernels ran; %d not checked (--no-verify)\n", unchecked);
+    free(rows);
+    free(old_rows);
+    if (out_bad) {
+        printf("bench: an output file could not be written\n");
+        failures++;
+    }
+    if (failures)
+        printf("\nbench: FAILED (%d problem%s, see above) in %.1f s\n", failures, failures == 1 ? "" : "s", total);
+    else if (!o.verify)
+        printf("\nbench: everything ran (results not checked: --no-verify) in %.1f s\n", total);
     else
-        printf("\nbench: all kernels ran and every result was verified\n");
-    return bad ? 1 : 0;
+        printf("\nbench: everything ran and every result was verified in %.1f s\n", total);
+    return failures ? 1 : 0;
 }

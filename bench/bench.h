@@ -1,0 +1,232 @@
+/* bench: shared types of the benchmark's files.
+ *
+ *   bench.c      main, options, device loop, start-up time, progress line
+ *   kernels.c    size plans, the timed-run loop, the four kernels, references and checks
+ *   baselines.c  vendor baselines opened with dlopen (cuBLAS, CUB, cuMemcpyDtoDAsync; CLBlast,
+ *                clEnqueueCopyBuffer; OpenBLAS, memcpy)
+ *   launch.c     launch cost of an empty kernel (HCL and the raw vendor call); a user kernel built from source
+ *   report.c     the table, JSON and CSV
+ *   plot.c       the SVG plot
+ *   json.c       a small JSON reader and --compare
+ */
+#ifndef HCL_BENCH_H
+#define HCL_BENCH_H
+
+#include <hcl/hcl.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_MAX_REPEATS 1000
+#define BENCH_MAX_CASES 32
+#define BENCH_MAX_DEVICES 32
+
+enum { K_VECADD = 0, K_GEMM, K_SOFTMAX, K_REDUCE, K_COUNT };
+extern const char *const kernel_names[K_COUNT];
+
+typedef struct options {
+    const char *selector; /* --device; NULL: the environment */
+    int all;              /* --all: every available backend and device */
+    int quick;            /* --quick: small sizes, few runs (CI) */
+    int list;             /* --list: print the devices and exit */
+    uint64_t seed;
+    int repeats, warmup, repeats_set, verify;
+    unsigned kernels; /* bit mask of 1 << K_* */
+    double scale;
+    size_t vec_n, gemm_m, gemm_n, gemm_k, sm_rows, sm_cols, red_n; /* 0: the plan's default */
+    int baselines;         /* 0: --no-baselines */
+    int require_baselines; /* --require-baselines: a missing baseline is an error */
+    int launch;            /* 0: --no-launch */
+    int user_kernel;       /* 0: --no-user-kernel */
+    int progress;          /* 0: --no-progress */
+    const char *json, *csv, *plot, *compare;
+} options;
+
+/* One timed thing: HCL's call or a baseline's. */
+typedef struct measure {
+    char name[64];  /* "HCL", "cuBLAS SGEMM", ... */
+    int present;    /* 1: it was run (a baseline that is missing stays 0) */
+    int ran;        /* timed runs completed */
+    double first_s; /* wall time of the first (warm-up) run: builds, JIT and first-use work included */
+    double med_s, min_s, max_s;
+    int checked; /* the output was compared with the reference */
+    int failed;  /* a call failed or the check did not pass */
+    double err, tol;
+    char check[96];  /* what was checked: "all 1000x1000", "16 rows + 16 cols", ... */
+    char error[320]; /* a failed call, with the vendor's error */
+} measure;
+
+/* One (kernel, shape) row. */
+typedef struct result {
+    int kernel;
+    size_t dims[3];
+    char shape[64];
+    double work;      /* bytes or flops per run of HCL's kernel */
+    double base_work; /* the same for the baseline (a copy moves other bytes than the kernel) */
+    int is_flops;
+    measure hcl, base;
+    int base_kind; /* which baseline this row compares with (BASE_*), -1: none */
+} result;
+
+/* Baselines. */
+enum { BASE_GEMM = 0, BASE_COPY, BASE_REDUCE, BASE_COUNT };
+typedef struct base_info {
+    char name[64];      /* "cuBLAS SGEMM" */
+    int applicable;     /* the backend has such a baseline at all */
+    int available;      /* it loaded and initialised */
+    char library[256];  /* what was opened */
+    char version[128];
+    char note[512];     /* how it is called (layout, math mode, timing) */
+    char reason[1024];  /* why it is not available */
+} base_info;
+
+typedef struct launch_cost {
+    int ran;
+    char error[320];
+    int n_submit, n_sync;
+    double hcl_submit_us, hcl_sync_us, hcl_module_s;
+    char vendor_name[64]; /* "cuLaunchKernel", "clEnqueueNDRangeKernel"; "" on host */
+    int vendor_ran;
+    double vendor_submit_us, vendor_sync_us, vendor_module_s;
+    char vendor_reason[320];
+} launch_cost;
+
+typedef struct user_kernel {
+    int ran;
+    char kind[64];        /* "CUDA C (NVRTC)", "OpenCL C", "host C function table" */
+    char cache_dir[512];  /* the folder watched for new cache entries */
+    double create_s[2];   /* hcl_module_create, first and second time in this process */
+    char cache[2][96];    /* "miss (a new cache entry was stored)", "hit", "no compilation", "unknown ..." */
+    int checked, failed;
+    double err;
+    char error[320];
+} user_kernel;
+
+typedef struct startup {
+    int ran;
+    char device[HCL_NAME_MAX + 48]; /* "cuda:0 NVIDIA H100 80GB HBM3" */
+    double from_main_s;  /* main() entry (CLOCK_MONOTONIC) to the first kernel's completion */
+    double from_exec_s;  /* process start (/proc/self/stat starttime, clock-tick resolution) to the same point */
+    int exec_known;
+    double open_s, setup_s, first_kernel_s; /* hcl_device_open; queue + buffers + writes; call to completion */
+    int verified;
+    char error[320];
+} startup;
+
+/* One device of the run (or one unavailable backend, for the report). */
+typedef struct device_run {
+    char selector[48];
+    int opened;        /* 1: it was opened and benchmarked */
+    int unavailable;   /* a backend that is not available: error holds the reason */
+    char error[HCL_REASON_MAX + 64];
+    hcl_device_info info;
+    base_info bases[BASE_COUNT];
+    result results[BENCH_MAX_CASES];
+    int nresults;
+    char plan_note[256]; /* "scaled down to fit ...", "CPU sizes", ... */
+    launch_cost launch;
+    user_kernel uk;
+    double wall_s;
+} device_run;
+
+/* What a device is being run with (kernels.c, baselines.c, launch.c). */
+struct baselines;
+typedef struct bdev {
+    hcl_device device;
+    hcl_queue queue;
+    hcl_device_info info;
+    const options *opt;
+    uint64_t rng;
+    int cpu;
+    struct baselines *bl;
+    device_run *run;
+} bdev;
+
+/* A planned case. */
+typedef struct bcase {
+    int kernel;
+    size_t d[3];
+} bcase;
+
+/* bench.c */
+double now_s(void);
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_done(void);
+void *xcalloc(size_t count, size_t size);
+/* Copy text, cut to fit (always NUL-terminated). */
+void copy_text(char *dst, size_t size, const char *src);
+uint64_t splitmix64(uint64_t *state);
+
+/* kernels.c */
+int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int max, char *note, size_t note_size);
+void format_shape(const bcase *c, char *out, size_t size);
+/* Run one case: HCL, then the baseline, both checked against one reference. */
+void run_case(bdev *b, const bcase *c, result *r);
+int measure_ok(const measure *m);
+/* On a CPU device: a pause that lets spinning worker threads (OpenMP, OpenBLAS, PoCL) go to sleep. */
+void settle_cpu(const bdev *b);
+
+/* baselines.c: open what this backend's baselines need; fills b->run->bases. */
+void baselines_open(bdev *b);
+void baselines_close(bdev *b);
+/* One run each, timed by the vendor's own events (device time), or the wall clock on host. Return 0 on success;
+ * on failure, fill m->error. */
+int base_gemm_run(bdev *b, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C, double *out_s,
+                  measure *ms);
+int base_copy_run(bdev *b, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, measure *ms);
+int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, measure *ms);
+/* Raw vendor launch cost of the same empty kernel (launch.c calls it; baselines.c owns the vendor symbols). */
+void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_cost *lc);
+
+/* launch.c */
+extern const char bench_empty_ptx[];  /* the empty kernel, hcl_bench_empty, as PTX (sm_75 and newer) */
+extern const char bench_empty_cl[];   /* ... and as OpenCL C */
+/* One launch of the empty kernel; with sync, wait for it too. Returns 0 on success. */
+typedef int (*launch_fn)(void *ctx, int sync, char *err, size_t err_size);
+/* Microseconds per launch: n_submit launches then one wait, and n_sync launches each waited for; the median of 5
+ * such rounds. Returns 0 on success. */
+int time_launches(launch_fn fn, void *ctx, int n_submit, int n_sync, double *submit_us, double *sync_us, char *err,
+                  size_t err_size);
+void measure_launch(bdev *b, launch_cost *lc);
+void measure_user_kernel(bdev *b, user_kernel *uk);
+void measure_startup(const char *selector, double t_main, startup *su);
+
+/* report.c */
+const char *unit_of(const result *r);
+double rate_of(const result *r, const measure *m);
+void print_header(const bdev *b, const device_run *dr);
+void print_table_header(void);
+void print_row(const result *r);
+void print_device_extras(const device_run *dr);
+void print_startup(const startup *su);
+void print_matrix(const device_run *runs, int nruns);
+int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns,
+               double total_s, int failures);
+int write_csv(const char *path, const device_run *runs, int nruns);
+
+/* A flattened result row, as loaded from an old JSON (json.c) or made from this run; --compare and --plot use
+ * these. */
+typedef struct flat_row {
+    char backend[32];
+    char device[HCL_NAME_MAX];
+    char identity[80];
+    char kernel[16];
+    char shape[64];
+    char unit[16];
+    double rate;      /* HCL at the median; 0: did not run */
+    double base_rate; /* 0: none */
+    char base_name[64];
+    int verified;
+} flat_row;
+int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count);
+int load_json_rows(const char *path, flat_row **out, int *count, char *err, size_t err_size);
+/* Print ratios new/old; returns the number of rows matched. */
+int print_compare(const char *old_path, const flat_row *old_rows, int nold, const flat_row *rows, int nrows);
+const flat_row *find_old(const flat_row *old_rows, int nold, const flat_row *r);
+
+/* plot.c */
+int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row *old_rows, int nold,
+              const char *title);
+
+#endif /* HCL_BENCH_H */

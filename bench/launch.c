@@ -1,0 +1,366 @@
+/* Launch cost, a user kernel built from source, and the time from process start to the first finished kernel.
+ *
+ * Launch cost: one empty kernel, the same code for both paths: on cuda a hand-written PTX module (loaded through
+ * hcl_module_create(HCL_SOURCE_CUDA_BINARY) for HCL and cuModuleLoadData for the raw call), on opencl one OpenCL C
+ * source (built through HCL and through clCreateProgramWithSource on HCL's own context), on host a C function
+ * (HCL only: there is no vendor call). Microseconds per launch, "submit" (N launches, then one wait, divided by N)
+ * and "launch+sync" (every launch waited for). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char bench_empty_ptx[] = ".version 7.0\n"
+                               ".target sm_75\n"
+                               ".address_size 64\n"
+                               "\n"
+                               ".visible .entry hcl_bench_empty()\n"
+                               "{\n"
+                               "\tret;\n"
+                               "}\n";
+
+const char bench_empty_cl[] = "__kernel void hcl_bench_empty(void) { }\n";
+
+static void host_empty(const hcl_host_launch *launch, void *const *args) {
+    (void)launch, (void)args;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int time_launches(launch_fn fn, void *ctx, int n_submit, int n_sync, double *submit_us, double *sync_us, char *err,
+                  size_t err_size) {
+    enum { ROUNDS = 5 };
+    double sub[ROUNDS], syn[ROUNDS];
+    for (int i = 0; i < 50; i++) /* warm-up: first-launch work, lazy loading, clocks */
+        if (fn(ctx, 1, err, err_size))
+            return 1;
+    for (int r = 0; r < ROUNDS; r++) {
+        double t0 = now_s();
+        for (int i = 0; i < n_submit; i++)
+            if (fn(ctx, i == n_submit - 1, err, err_size))
+                return 1;
+        double t1 = now_s();
+        for (int i = 0; i < n_sync; i++)
+            if (fn(ctx, 1, err, err_size))
+                return 1;
+        double t2 = now_s();
+        sub[r] = (t1 - t0) / n_submit * 1e6;
+        syn[r] = (t2 - t1) / n_sync * 1e6;
+    }
+    qsort(sub, ROUNDS, sizeof sub[0], cmp_double);
+    qsort(syn, ROUNDS, sizeof syn[0], cmp_double);
+    *submit_us = sub[ROUNDS / 2];
+    *sync_us = syn[ROUNDS / 2];
+    return 0;
+}
+
+typedef struct hcl_launch_ctx {
+    hcl_queue queue;
+    hcl_kernel kernel;
+} hcl_launch_ctx;
+
+static int hcl_launch_one(void *ctx, int sync, char *err, size_t err_size) {
+    hcl_launch_ctx *c = ctx;
+    const hcl_dim3 one = {1, 1, 1};
+    hcl_status st = hcl_kernel_launch(c->queue, c->kernel, one, one, 0, 0, NULL, 0, NULL, NULL);
+    if (st == HCL_SUCCESS && sync)
+        st = hcl_queue_finish(c->queue);
+    if (st != HCL_SUCCESS) {
+        snprintf(err, err_size, "%s: %s: %s", sync ? "hcl_kernel_launch/hcl_queue_finish" : "hcl_kernel_launch",
+                 hcl_status_name(st), hcl_last_message());
+        return 1;
+    }
+    return 0;
+}
+
+void measure_launch(bdev *b, launch_cost *lc) {
+    memset(lc, 0, sizeof *lc);
+    int gpu = !b->cpu;
+    lc->n_submit = b->opt->quick ? 200 : gpu ? 1000 : 500;
+    lc->n_sync = b->opt->quick ? 50 : gpu ? 500 : 200;
+    progress("%s:%u launch cost (HCL)", b->info.backend, b->info.index);
+    static const hcl_host_function host_fn[] = {{"hcl_bench_empty", host_empty}};
+    const hcl_module_source srcs[] = {
+        {HCL_SOURCE_CUDA_BINARY, bench_empty_ptx, sizeof bench_empty_ptx, NULL},
+        {HCL_SOURCE_OPENCL_C, bench_empty_cl, strlen(bench_empty_cl), NULL},
+        {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
+    };
+    hcl_module mod = NULL;
+    hcl_kernel k = NULL;
+    double t0 = now_s();
+    hcl_status st = hcl_module_create(b->device, srcs, 3, &mod);
+    if (st == HCL_SUCCESS)
+        st = hcl_kernel_create(mod, "hcl_bench_empty", &k);
+    lc->hcl_module_s = now_s() - t0;
+    if (st != HCL_SUCCESS) {
+        snprintf(lc->error, sizeof lc->error, "the empty kernel: %s: %s", hcl_status_name(st), hcl_last_message());
+    } else {
+        hcl_launch_ctx c = {b->queue, k};
+        if (!time_launches(hcl_launch_one, &c, lc->n_submit, lc->n_sync, &lc->hcl_submit_us, &lc->hcl_sync_us,
+                           lc->error, sizeof lc->error))
+            lc->ran = 1;
+    }
+    if (k)
+        hcl_kernel_release(k);
+    if (mod)
+        hcl_module_release(mod);
+    if (b->opt->baselines) {
+        progress("%s:%u launch cost (vendor)", b->info.backend, b->info.index);
+        vendor_launch_cost(b, lc->n_submit, lc->n_sync, lc);
+    } else {
+        snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "--no-baselines");
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * A user kernel from source: y = a*x + y, as CUDA C (NVRTC), OpenCL C, or a host C function. Whether a build hit
+ * HCL's disk cache is seen from the cache folder: a miss stores a new entry there.
+ * ------------------------------------------------------------------------------------------------------- */
+static const char axpy_cuda[] = "extern \"C\" __global__ void hcl_bench_axpy(float *y, const float *x, float a, "
+                                "unsigned int n) {\n"
+                                "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                "    if (i < n) y[i] = a * x[i] + y[i];\n"
+                                "}\n";
+static const char axpy_cl[] = "__kernel void hcl_bench_axpy(__global float *y, __global const float *x, float a, "
+                              "uint n) {\n"
+                              "    uint i = get_global_id(0);\n"
+                              "    if (i < n) y[i] = a * x[i] + y[i];\n"
+                              "}\n";
+
+static void host_axpy(const hcl_host_launch *l, void *const *args) {
+    float *y = *(float *const *)args[0];
+    const float *x = *(const float *const *)args[1];
+    float a = *(const float *)args[2];
+    uint32_t n = *(const uint32_t *)args[3];
+    size_t base = (size_t)l->group_id.x * l->block.x;
+    for (size_t i = base; i < base + l->block.x && i < n; i++)
+        y[i] = a * x[i] + y[i];
+}
+
+static void cache_folder(const char *backend, char *out, size_t size) {
+    const char *env = getenv("HCL_CACHE_DIR");
+    if (env && *env)
+        snprintf(out, size, "%s/%s", env, backend);
+    else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+        snprintf(out, size, "%s/hcl/%s", env, backend);
+    else if ((env = getenv("HOME")) && *env)
+        snprintf(out, size, "%s/.cache/hcl/%s", env, backend);
+    else
+        out[0] = '\0';
+}
+
+/* Entries in the cache folder (not counting dot files); -1 when it does not exist. */
+static long cache_entries(const char *dir) {
+    DIR *d = dir[0] ? opendir(dir) : NULL;
+    if (!d)
+        return -1;
+    long n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+void measure_user_kernel(bdev *b, user_kernel *uk) {
+    memset(uk, 0, sizeof *uk);
+    int host = !strcmp(b->info.backend, "host");
+    snprintf(uk->kind, sizeof uk->kind, "%s",
+             !strcmp(b->info.backend, "cuda") ? "CUDA C (NVRTC)"
+             : !strcmp(b->info.backend, "opencl") ? "OpenCL C"
+             : host ? "host C function table" : "none");
+    if (!strcmp(uk->kind, "none")) {
+        snprintf(uk->error, sizeof uk->error, "no user-kernel source in bench for backend %s", b->info.backend);
+        return;
+    }
+    cache_folder(b->info.backend, uk->cache_dir, sizeof uk->cache_dir);
+    static const hcl_host_function host_fn[] = {{"hcl_bench_axpy", host_axpy}};
+    const hcl_module_source srcs[] = {
+        {HCL_SOURCE_CUDA_C, axpy_cuda, strlen(axpy_cuda), NULL},
+        {HCL_SOURCE_OPENCL_C, axpy_cl, strlen(axpy_cl), NULL},
+        {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
+    };
+    const uint32_t n = 1000003;
+    const float a = 0.75f;
+    float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
+    hcl_buffer bx = NULL, by = NULL;
+    hcl_module mod[2] = {NULL, NULL};
+    hcl_kernel k = NULL;
+    hcl_status st = HCL_SUCCESS;
+    if (!x || !y || !got) {
+        snprintf(uk->error, sizeof uk->error, "out of host memory");
+        goto cleanup;
+    }
+    for (int i = 0; i < 2; i++) {
+        progress("%s:%u user kernel (build %d of 2)", b->info.backend, b->info.index, i + 1);
+        long before = cache_entries(uk->cache_dir);
+        double t0 = now_s();
+        st = hcl_module_create(b->device, srcs, 3, &mod[i]);
+        uk->create_s[i] = now_s() - t0;
+        long after = cache_entries(uk->cache_dir);
+        if (st != HCL_SUCCESS) {
+            snprintf(uk->error, sizeof uk->error, "hcl_module_create: %s: %s", hcl_status_name(st),
+                     hcl_last_message());
+            goto cleanup;
+        }
+        if (host)
+            snprintf(uk->cache[i], sizeof uk->cache[i], "no compilation (C functions)");
+        else if (after < 0)
+            snprintf(uk->cache[i], sizeof uk->cache[i], "unknown (no cache folder)");
+        else if (after > before)
+            snprintf(uk->cache[i], sizeof uk->cache[i], "miss (compiled; a new cache entry was stored)");
+        else
+            snprintf(uk->cache[i], sizeof uk->cache[i], "hit (no new cache entry)");
+    }
+    uk->ran = 1;
+    /* check the second module's kernel: y = a*x + y */
+    uint64_t rng = b->opt->seed ^ 0xA5A5A5A5ull;
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = (float)(splitmix64(&rng) >> 40) * (1.0f / 16777216.0f) - 0.5f;
+        y[i] = (float)(splitmix64(&rng) >> 40) * (1.0f / 16777216.0f) - 0.5f;
+    }
+    uint32_t block = b->info.max_work_group_size >= 256 ? 256 : (uint32_t)b->info.max_work_group_size;
+    if (block == 0)
+        block = 1;
+    hcl_arg args[4];
+    if ((st = hcl_buffer_create(b->device, n * sizeof(float), 0, &bx)) != HCL_SUCCESS ||
+        (st = hcl_buffer_create(b->device, n * sizeof(float), 0, &by)) != HCL_SUCCESS ||
+        (st = hcl_buffer_write(b->queue, bx, 0, n * sizeof(float), x)) != HCL_SUCCESS ||
+        (st = hcl_buffer_write(b->queue, by, 0, n * sizeof(float), y)) != HCL_SUCCESS ||
+        (st = hcl_kernel_create(mod[1], "hcl_bench_axpy", &k)) != HCL_SUCCESS)
+        goto failed;
+    args[0] = hcl_arg_buffer(by);
+    args[1] = hcl_arg_buffer(bx);
+    args[2] = hcl_arg_value(&a, sizeof a);
+    args[3] = hcl_arg_value(&n, sizeof n);
+    hcl_dim3 grid = {(n + block - 1) / block, 1, 1}, blk = {block, 1, 1};
+    if ((st = hcl_kernel_launch(b->queue, k, grid, blk, 0, 4, args, 0, NULL, NULL)) != HCL_SUCCESS ||
+        (st = hcl_buffer_read(b->queue, by, 0, n * sizeof(float), got)) != HCL_SUCCESS)
+        goto failed;
+    /* a*x + y with one or two roundings (an FMA is allowed): relative to |a*x| + |y| */
+    for (uint32_t i = 0; i < n; i++) {
+        double ref = (double)a * x[i] + y[i], scale = fabs((double)a * x[i]) + fabs((double)y[i]);
+        double e = fabs((double)got[i] - ref) / (scale > 0 ? scale : 1.0);
+        if (isnan(e) || e > uk->err)
+            uk->err = isnan(e) ? INFINITY : e;
+    }
+    uk->checked = 1;
+    uk->failed = !(uk->err <= ldexp(1.0, -22));
+    goto cleanup;
+failed:
+    uk->failed = 1;
+    snprintf(uk->error, sizeof uk->error, "running the user kernel: %s: %s", hcl_status_name(st), hcl_last_message());
+cleanup:
+    if (k) hcl_kernel_release(k);
+    for (int i = 0; i < 2; i++)
+        if (mod[i]) hcl_module_release(mod[i]);
+    if (bx) hcl_buffer_release(bx);
+    if (by) hcl_buffer_release(by);
+    free(x), free(y), free(got);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Start-up: open the device, make a queue and buffers, run one small vecadd and wait for it. Measured from
+ * main() (CLOCK_MONOTONIC) and from the process start the kernel records (/proc/self/stat field 22, in clock
+ * ticks since boot, compared with CLOCK_BOOTTIME: about 10 ms resolution).
+ * ------------------------------------------------------------------------------------------------------- */
+static int since_exec(double *out_s) {
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f)
+        return -1;
+    char buf[2048];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    if (!p)
+        return -1;
+    p++;
+    unsigned long long start = 0;
+    /* after ")": field 3 (state) ... field 22 (starttime) */
+    for (int field = 3; field <= 22; field++) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return -1;
+        if (field == 22)
+            start = strtoull(p, NULL, 10);
+        while (*p && *p != ' ')
+            p++;
+    }
+    long hz = sysconf(_SC_CLK_TCK);
+    struct timespec ts;
+    if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts))
+        return -1;
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    *out_s = now - (double)start / (double)hz;
+    return 0;
+}
+
+void measure_startup(const char *selector, double t_main, startup *su) {
+    memset(su, 0, sizeof *su);
+    enum { N = 4096 };
+    float a[N], bb[N], c[N];
+    for (int i = 0; i < N; i++)
+        a[i] = (float)i * 0.5f, bb[i] = (float)(N - i) * 0.25f;
+    hcl_device dev = NULL;
+    hcl_queue q = NULL;
+    hcl_buffer bufs[3] = {NULL, NULL, NULL};
+    hcl_event ev = NULL;
+    hcl_device_info info;
+    double t0 = now_s();
+    hcl_status st = hcl_device_open(selector, &dev);
+    double t1 = now_s();
+    const char *what = "hcl_device_open";
+    if (st != HCL_SUCCESS)
+        goto failed;
+    what = "queue and buffers";
+    if ((st = hcl_device_get_info(dev, &info)) != HCL_SUCCESS || (st = hcl_queue_create(dev, &q)) != HCL_SUCCESS)
+        goto failed;
+    snprintf(su->device, sizeof su->device, "%s:%u %s", info.backend, info.index, info.name);
+    for (int i = 0; i < 3; i++)
+        if ((st = hcl_buffer_create(dev, sizeof a, 0, &bufs[i])) != HCL_SUCCESS)
+            goto failed;
+    if ((st = hcl_buffer_write(q, bufs[0], 0, sizeof a, a)) != HCL_SUCCESS ||
+        (st = hcl_buffer_write(q, bufs[1], 0, sizeof bb, bb)) != HCL_SUCCESS)
+        goto failed;
+    double t2 = now_s();
+    what = "the first hcl_vecadd_f32";
+    if ((st = hcl_vecadd_f32(q, N, bufs[0], bufs[1], bufs[2], &ev)) != HCL_SUCCESS ||
+        (st = hcl_event_wait(ev)) != HCL_SUCCESS)
+        goto failed;
+    double t3 = now_s();
+    su->from_main_s = t3 - t_main;
+    su->exec_known = since_exec(&su->from_exec_s) == 0;
+    su->open_s = t1 - t0;
+    su->setup_s = t2 - t1;
+    su->first_kernel_s = t3 - t2;
+    su->ran = 1;
+    what = "reading the result";
+    if ((st = hcl_buffer_read(q, bufs[2], 0, sizeof c, c)) != HCL_SUCCESS)
+        goto failed;
+    su->verified = 1;
+    for (int i = 0; i < N; i++)
+        if (c[i] != a[i] + bb[i])
+            su->verified = 0;
+    if (!su->verified)
+        snprintf(su->error, sizeof su->error, "the first vecadd gave a wrong result");
+    goto cleanup;
+failed:
+    snprintf(su->error, sizeof su->error, "%s: %s: %s", what, hcl_status_name(st), hcl_last_message());
+cleanup:
+    if (ev) hcl_event_release(ev);
+    for (int i = 0; i < 3; i++)
+        if (bufs[i]) hcl_buffer_release(bufs[i]);
+    if (q) hcl_queue_release(q);
+    if (dev) hcl_device_release(dev);
+}

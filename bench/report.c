@@ -1,0 +1,617 @@
+/* What bench prints and writes: the per-device table, the --all summary of kernels x devices, JSON and CSV. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *unit_of(const result *r) {
+    return r->is_flops ? "GFLOP/s" : "GB/s";
+}
+
+/* Rate at the median: GB/s or GFLOP/s; 0 when it did not run. */
+double rate_of(const result *r, const measure *m) {
+    double work = m == &r->base ? r->base_work : r->work;
+    return m->ran > 0 && m->med_s > 0 ? work / m->med_s / 1e9 : 0.0;
+}
+
+static const char *type_name(hcl_device_type t) {
+    return t == HCL_DEVICE_TYPE_CPU ? "CPU" : t == HCL_DEVICE_TYPE_GPU ? "GPU"
+         : t == HCL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "other";
+}
+
+/* "verified: max err 1e-07 <= tol 2e-07 (all 100)", "FAILED: ...", "ERROR", "not checked" */
+static void check_text(const measure *m, char *out, size_t size) {
+    if (m->checked && !(m->err <= m->tol))
+        snprintf(out, size, "FAILED: max err %.3g > tol %.3g (%s)", m->err, m->tol, m->check);
+    else if (m->failed)
+        snprintf(out, size, "ERROR (see below)");
+    else if (m->checked)
+        snprintf(out, size, "verified: max err %.3g <= tol %.3g (%s)", m->err, m->tol, m->check);
+    else
+        snprintf(out, size, "not checked");
+}
+
+void print_header(const bdev *b, const device_run *dr) {
+    const hcl_device_info *i = &b->info;
+    printf("device:    %s:%" PRIu32 " %s (%s, %s, %" PRIu32 " compute units, %.1f GiB)\n", i->backend, i->index,
+           i->name, i->vendor, type_name(i->type), i->compute_units, (double)i->global_mem_bytes / 1073741824.0);
+    printf("identity:  %s\n", i->identity);
+    printf("driver:    %s\n", i->driver_version);
+    printf("sizes:     %s\n", dr->plan_note);
+    printf("baselines:\n");
+    static const char *const what[BASE_COUNT] = {"gemm", "copy", "reduce"};
+    for (int k = 0; k < BASE_COUNT; k++) {
+        const base_info *bi = &dr->bases[k];
+        if (!bi->applicable)
+            continue;
+        if (bi->available)
+            printf("  %-7s %s: %s%s%s\n          %s\n", what[k], bi->name, bi->library, bi->version[0] ? ", " : "",
+                   bi->version, bi->note);
+        else
+            printf("  %-7s %s: not available: %s\n", what[k], bi->name, bi->reason);
+    }
+    if (!dr->bases[BASE_GEMM].applicable && !dr->bases[BASE_COPY].applicable)
+        printf("  none for backend %s\n", i->backend);
+    printf("\n");
+}
+
+void print_table_header(void) {
+    printf("%-8s %-20s %9s %9s %9s %9s %18s  %-22s %18s %8s  %s\n", "kernel", "shape", "first ms", "median ms",
+           "min ms", "max ms", "HCL (median)", "baseline", "baseline (median)", "HCL/base", "check: HCL; baseline");
+    fflush(stdout);
+}
+
+void print_row(const result *r) {
+    char rate[32] = "-", brate[32] = "-", ratio[16] = "-", times[64], check[200], bcheck[240] = "";
+    const measure *h = &r->hcl, *bm = &r->base;
+    if (h->ran > 0) {
+        snprintf(rate, sizeof rate, "%.4g %s", rate_of(r, h), unit_of(r));
+        snprintf(times, sizeof times, "%9.3f %9.3f %9.3f %9.3f", 1e3 * h->first_s, 1e3 * h->med_s, 1e3 * h->min_s,
+                 1e3 * h->max_s);
+    } else {
+        snprintf(times, sizeof times, "%9s %9s %9s %9s", "-", "-", "-", "-");
+    }
+    if (bm->ran > 0) {
+        snprintf(brate, sizeof brate, "%.4g %s", rate_of(r, bm), unit_of(r));
+        if (h->ran > 0)
+            snprintf(ratio, sizeof ratio, "%.2f", rate_of(r, h) / rate_of(r, bm));
+    }
+    check_text(h, check, sizeof check);
+    if (bm->present) {
+        char t[200];
+        check_text(bm, t, sizeof t);
+        snprintf(bcheck, sizeof bcheck, "; %s, first call %.4g ms", t, 1e3 * bm->first_s);
+    }
+    printf("%-8s %-20s %s %18s  %-22s %18s %8s  %s%s\n", kernel_names[r->kernel], r->shape, times, rate,
+           bm->present ? bm->name : "(none)", brate, ratio, check, bcheck);
+    if (h->error[0])
+        printf("         error (HCL): %s\n", h->error);
+    if (bm->error[0])
+        printf("         error (%s): %s\n", bm->name, bm->error);
+    fflush(stdout);
+}
+
+void print_device_extras(const device_run *dr) {
+    const launch_cost *lc = &dr->launch;
+    if (lc->ran || lc->error[0]) {
+        printf("\nlaunch cost of an empty kernel, microseconds per launch (submit: %d launches then one wait; "
+               "launch+sync: each of %d waited for; median of 5 rounds):\n", lc->n_submit, lc->n_sync);
+        if (lc->ran)
+            printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)\n", "HCL hcl_kernel_launch",
+                   lc->hcl_submit_us, lc->hcl_sync_us, 1e3 * lc->hcl_module_s);
+        else
+            printf("  HCL: error: %s\n", lc->error);
+        if (lc->vendor_ran)
+            printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)   HCL/raw: %.2f submit, %.2f "
+                   "launch+sync\n", lc->vendor_name, lc->vendor_submit_us, lc->vendor_sync_us,
+                   1e3 * lc->vendor_module_s, lc->ran ? lc->hcl_submit_us / lc->vendor_submit_us : NAN,
+                   lc->ran ? lc->hcl_sync_us / lc->vendor_sync_us : NAN);
+        else
+            printf("  %-24s not measured: %s\n", lc->vendor_name[0] ? lc->vendor_name : "raw vendor call",
+                   lc->vendor_reason);
+    }
+    const user_kernel *uk = &dr->uk;
+    if (uk->ran || uk->error[0]) {
+        printf("\nuser kernel from source (%s, y = a*x + y, n = 1000003; cache folder %s):\n", uk->kind,
+               uk->cache_dir[0] ? uk->cache_dir : "(none)");
+        if (uk->ran) {
+            printf("  hcl_module_create: %.2f ms, %s; again in this process: %.2f ms, %s\n", 1e3 * uk->create_s[0],
+                   uk->cache[0], 1e3 * uk->create_s[1], uk->cache[1]);
+        }
+        if (uk->checked)
+            printf("  result %s (max err %.3g relative to |a*x|+|y|, tol %.3g)\n",
+                   uk->failed ? "FAILED" : "verified", uk->err, ldexp(1.0, -22));
+        if (uk->error[0])
+            printf("  error: %s\n", uk->error);
+    }
+    fflush(stdout);
+}
+
+void print_startup(const startup *su) {
+    if (!su->ran && !su->error[0])
+        return;
+    if (su->ran) {
+        printf("start-up:  %s: first kernel done %.1f ms after main()", su->device, 1e3 * su->from_main_s);
+        if (su->exec_known)
+            printf(", %.0f ms after the process started (/proc/self/stat, 10 ms ticks)", 1e3 * su->from_exec_s);
+        printf(";\n           hcl_device_open %.1f ms, queue + buffers %.1f ms, first vecadd call to completion "
+               "%.1f ms (module load or build included); result %s\n", 1e3 * su->open_s, 1e3 * su->setup_s,
+               1e3 * su->first_kernel_s, su->verified ? "verified" : "WRONG");
+    }
+    if (su->error[0])
+        printf("start-up:  error: %s\n", su->error);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * --all: one table of kernels x devices
+ * ------------------------------------------------------------------------------------------------------- */
+static const result *find_result(const device_run *dr, int kernel, const char *shape) {
+    for (int i = 0; i < dr->nresults; i++)
+        if (dr->results[i].kernel == kernel && !strcmp(dr->results[i].shape, shape))
+            return &dr->results[i];
+    return NULL;
+}
+
+void print_matrix(const device_run *runs, int nruns) {
+    const device_run *host = NULL, *cols[BENCH_MAX_DEVICES];
+    int ncols = 0;
+    for (int d = 0; d < nruns; d++) {
+        if (!runs[d].opened)
+            continue;
+        cols[ncols++] = &runs[d];
+        if (!host && !strcmp(runs[d].info.backend, "host"))
+            host = &runs[d];
+    }
+    printf("\n==== summary: HCL's rate at the median per device; (xN) = speedup over the host driver at the same "
+           "shape; [r] = HCL / the device's baseline\n\n");
+    printf("%-8s %-20s %-8s", "kernel", "shape", "unit");
+    for (int c = 0; c < ncols; c++) {
+        char h[64];
+        snprintf(h, sizeof h, "%s:%u (%s)", cols[c]->info.backend, cols[c]->info.index, type_name(cols[c]->info.type));
+        printf("  %-28s", h);
+    }
+    printf("\n");
+    for (int k = 0; k < K_COUNT; k++) {
+        /* every shape any device ran for this kernel, in the order first seen */
+        char shapes[BENCH_MAX_CASES * 4][64];
+        int nshapes = 0;
+        for (int c = 0; c < ncols; c++)
+            for (int i = 0; i < cols[c]->nresults; i++) {
+                const result *r = &cols[c]->results[i];
+                int seen = 0;
+                for (int s = 0; s < nshapes; s++)
+                    seen |= r->kernel == k && !strcmp(shapes[s], r->shape);
+                if (r->kernel == k && !seen && nshapes < BENCH_MAX_CASES * 4)
+                    snprintf(shapes[nshapes++], sizeof shapes[0], "%s", r->shape);
+            }
+        for (int s = 0; s < nshapes; s++) {
+            printf("%-8s %-20s %-8s", kernel_names[k], shapes[s], k == K_GEMM ? "GFLOP/s" : "GB/s");
+            const result *hr = host ? find_result(host, k, shapes[s]) : NULL;
+            for (int c = 0; c < ncols; c++) {
+                const result *r = find_result(cols[c], k, shapes[s]);
+                char cell[96] = "-";
+                if (r && r->hcl.ran > 0) {
+                    double rate = rate_of(r, &r->hcl);
+                    int n = snprintf(cell, sizeof cell, "%.4g%s", rate, measure_ok(&r->hcl) ? "" : " FAILED");
+                    if (hr && hr->hcl.ran > 0 && cols[c] != host)
+                        n += snprintf(cell + n, sizeof cell - (size_t)n, " (x%.3g)", rate / rate_of(hr, &hr->hcl));
+                    if (r->base.ran > 0)
+                        snprintf(cell + n, sizeof cell - (size_t)n, " [%.2f]", rate / rate_of(r, &r->base));
+                } else if (r) {
+                    snprintf(cell, sizeof cell, "ERROR");
+                }
+                printf("  %-28s", cell);
+            }
+            printf("\n");
+        }
+        if (!nshapes)
+            continue;
+        /* per kernel: the largest error, and the best rate's speedup over the host's best */
+        double host_best = 0.0;
+        for (int i = 0; host && i < host->nresults; i++)
+            if (host->results[i].kernel == k)
+                host_best = fmax(host_best, rate_of(&host->results[i], &host->results[i].hcl));
+        printf("%-8s %-29s", "", "largest error (best xN)");
+        for (int c = 0; c < ncols; c++) {
+            double err = 0.0, best = 0.0;
+            int any = 0, ok = 1;
+            for (int i = 0; i < cols[c]->nresults; i++) {
+                const result *r = &cols[c]->results[i];
+                if (r->kernel != k)
+                    continue;
+                any = 1;
+                ok &= measure_ok(&r->hcl) && r->hcl.checked;
+                err = fmax(err, r->hcl.err);
+                best = fmax(best, rate_of(r, &r->hcl));
+            }
+            char cell[96] = "-";
+            if (any) {
+                int n = snprintf(cell, sizeof cell, "%.2g%s", err, ok ? "" : " (not all verified)");
+                if (host_best > 0 && cols[c] != host)
+                    snprintf(cell + n, sizeof cell - (size_t)n, " (x%.3g)", best / host_best);
+            }
+            printf("  %-28s", cell);
+        }
+        printf("\n");
+    }
+    printf("\ndevices:\n");
+    for (int d = 0; d < nruns; d++) {
+        const device_run *dr = &runs[d];
+        if (dr->opened) {
+            printf("  %-10s %s, %s, identity %s", dr->selector, dr->info.name, dr->info.vendor, dr->info.identity);
+            for (int e = 0; e < d; e++)
+                if (runs[e].opened && !strcmp(runs[e].info.identity, dr->info.identity)) {
+                    printf(" (the same device as %s)", runs[e].selector);
+                    break;
+                }
+            printf("\n");
+        } else {
+            printf("  %-10s %s: %s\n", dr->selector, dr->unavailable ? "unavailable" : "not run", dr->error);
+        }
+    }
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * JSON
+ * ------------------------------------------------------------------------------------------------------- */
+static void jstr(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void jnum(FILE *f, double v) {
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f); /* JSON has no NaN or infinity */
+}
+
+static void jmeasure(FILE *f, const result *r, const measure *m, int is_base) {
+    fputs("{", f);
+    if (is_base) {
+        fputs("\"name\": ", f);
+        jstr(f, m->name);
+        fputs(", ", f);
+    }
+    fprintf(f, "\"runs\": %d, \"first_ms\": ", m->ran);
+    jnum(f, 1e3 * m->first_s);
+    fputs(", \"median_ms\": ", f);
+    jnum(f, 1e3 * m->med_s);
+    fputs(", \"min_ms\": ", f);
+    jnum(f, 1e3 * m->min_s);
+    fputs(", \"max_ms\": ", f);
+    jnum(f, 1e3 * m->max_s);
+    fputs(", \"work\": ", f);
+    jnum(f, is_base ? r->base_work : r->work);
+    fputs(", \"rate\": ", f);
+    jnum(f, rate_of(r, m));
+    fprintf(f, ", \"checked\": %s, \"verified\": %s, \"max_error\": ", m->checked ? "true" : "false",
+            m->checked && measure_ok(m) ? "true" : "false");
+    jnum(f, m->err);
+    fputs(", \"tolerance\": ", f);
+    jnum(f, m->tol);
+    fputs(", \"check\": ", f);
+    jstr(f, m->check);
+    fputs(", \"error\": ", f);
+    jstr(f, m->error);
+    fputs("}", f);
+}
+
+int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns,
+               double total_s, int failures) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "bench: cannot write %s\n", path);
+        return 1;
+    }
+    char host[256] = "", date[64] = "";
+    gethostname(host, sizeof host - 1);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(f, "{\n  \"schema\": \"hcl-bench/1\",\n  \"hcl_version\": \"%d.%d.%d\",\n  \"date\": \"%s\",\n",
+            HCL_VERSION_MAJOR, HCL_VERSION_MINOR, HCL_VERSION_PATCH, date);
+    fputs("  \"host\": {\"hostname\": ", f);
+    jstr(f, host);
+    fprintf(f, ", \"online_cpus\": %ld},\n", sysconf(_SC_NPROCESSORS_ONLN));
+    fprintf(f, "  \"options\": {\"all\": %s, \"quick\": %s, \"seed\": %" PRIu64 ", \"repeats\": %d, \"warmup\": %d, "
+               "\"verify\": %s, \"baselines\": %s, \"scale\": ",
+            o->all ? "true" : "false", o->quick ? "true" : "false", o->seed, o->repeats, o->warmup,
+            o->verify ? "true" : "false", o->baselines ? "true" : "false");
+    jnum(f, o->scale);
+    fputs("},\n  \"units\": {\"rate\": \"GB/s (BabelStream bytes: vecadd 3, softmax 2, reduce 1 element per element; "
+          "copy baselines read + write) or GFLOP/s (gemm: 2mnk)\", \"times\": \"ms, device time of each run\"},\n",
+          f);
+    fputs("  \"startup\": ", f);
+    if (su->ran || su->error[0]) {
+        fputs("{\"device\": ", f);
+        jstr(f, su->device);
+        fputs(", \"from_main_ms\": ", f);
+        jnum(f, su->ran ? 1e3 * su->from_main_s : NAN);
+        fputs(", \"from_process_start_ms\": ", f);
+        jnum(f, su->ran && su->exec_known ? 1e3 * su->from_exec_s : NAN);
+        fputs(", \"process_start_source\": \"/proc/self/stat starttime (clock ticks)\", \"device_open_ms\": ", f);
+        jnum(f, 1e3 * su->open_s);
+        fputs(", \"setup_ms\": ", f);
+        jnum(f, 1e3 * su->setup_s);
+        fputs(", \"first_kernel_ms\": ", f);
+        jnum(f, 1e3 * su->first_kernel_s);
+        fprintf(f, ", \"verified\": %s, \"error\": ", su->verified ? "true" : "false");
+        jstr(f, su->error);
+        fputs("},\n", f);
+    } else {
+        fputs("null,\n", f);
+    }
+    fputs("  \"devices\": [", f);
+    for (int d = 0; d < nruns; d++) {
+        const device_run *dr = &runs[d];
+        const hcl_device_info *i = &dr->info;
+        fprintf(f, "%s\n    {\"selector\": ", d ? "," : "");
+        jstr(f, dr->selector);
+        fprintf(f, ", \"status\": \"%s\", \"error\": ", dr->opened ? "ran" : dr->unavailable ? "unavailable" : "error");
+        jstr(f, dr->error);
+        if (!dr->opened) {
+            fputs("}", f);
+            continue;
+        }
+        fputs(",\n     \"backend\": ", f);
+        jstr(f, i->backend);
+        fprintf(f, ", \"index\": %u, \"name\": ", i->index);
+        jstr(f, i->name);
+        fputs(", \"vendor\": ", f);
+        jstr(f, i->vendor);
+        fputs(", \"identity\": ", f);
+        jstr(f, i->identity);
+        fputs(", \"driver_version\": ", f);
+        jstr(f, i->driver_version);
+        fprintf(f, ", \"type\": \"%s\", \"compute_units\": %u, \"global_mem_bytes\": %" PRIu64 ", \"sizes\": ",
+                type_name(i->type), i->compute_units, i->global_mem_bytes);
+        jstr(f, dr->plan_note);
+        fputs(", \"wall_s\": ", f);
+        jnum(f, dr->wall_s);
+        fputs(",\n     \"baselines\": [", f);
+        int first = 1;
+        for (int k = 0; k < BASE_COUNT; k++) {
+            const base_info *bi = &dr->bases[k];
+            if (!bi->applicable)
+                continue;
+            fprintf(f, "%s\n       {\"name\": ", first ? "" : ",");
+            first = 0;
+            jstr(f, bi->name);
+            fprintf(f, ", \"available\": %s, \"library\": ", bi->available ? "true" : "false");
+            jstr(f, bi->library);
+            fputs(", \"version\": ", f);
+            jstr(f, bi->version);
+            fputs(", \"note\": ", f);
+            jstr(f, bi->note);
+            fputs(", \"reason\": ", f);
+            jstr(f, bi->available ? "" : bi->reason);
+            fputs("}", f);
+        }
+        fputs("],\n     \"results\": [", f);
+        for (int k = 0; k < dr->nresults; k++) {
+            const result *r = &dr->results[k];
+            fprintf(f, "%s\n       {\"kernel\": \"%s\", \"shape\": ", k ? "," : "", kernel_names[r->kernel]);
+            jstr(f, r->shape);
+            fprintf(f, ", \"dims\": [%zu, %zu, %zu], \"unit\": \"%s\",\n        \"hcl\": ", r->dims[0], r->dims[1],
+                    r->dims[2], unit_of(r));
+            jmeasure(f, r, &r->hcl, 0);
+            fputs(",\n        \"baseline\": ", f);
+            if (r->base.present)
+                jmeasure(f, r, &r->base, 1);
+            else
+                fputs("null", f);
+            fputs(", \"ratio\": ", f);
+            jnum(f, r->base.ran > 0 && r->hcl.ran > 0 ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
+            fputs("}", f);
+        }
+        const launch_cost *lc = &dr->launch;
+        fputs("],\n     \"launch\": ", f);
+        if (lc->ran || lc->error[0] || lc->vendor_reason[0]) {
+            fprintf(f, "{\"unit\": \"us per launch\", \"n_submit\": %d, \"n_sync\": %d, \"hcl\": ", lc->n_submit,
+                    lc->n_sync);
+            if (lc->ran) {
+                fputs("{\"submit_us\": ", f);
+                jnum(f, lc->hcl_submit_us);
+                fputs(", \"sync_us\": ", f);
+                jnum(f, lc->hcl_sync_us);
+                fputs(", \"module_ms\": ", f);
+                jnum(f, 1e3 * lc->hcl_module_s);
+                fputs("}", f);
+            } else {
+                fputs("null", f);
+            }
+            fputs(", \"vendor\": ", f);
+            if (lc->vendor_ran) {
+                fputs("{\"name\": ", f);
+                jstr(f, lc->vendor_name);
+                fputs(", \"submit_us\": ", f);
+                jnum(f, lc->vendor_submit_us);
+                fputs(", \"sync_us\": ", f);
+                jnum(f, lc->vendor_sync_us);
+                fputs(", \"module_ms\": ", f);
+                jnum(f, 1e3 * lc->vendor_module_s);
+                fputs("}", f);
+            } else {
+                fputs("null", f);
+            }
+            fputs(", \"error\": ", f);
+            jstr(f, lc->error);
+            fputs(", \"vendor_reason\": ", f);
+            jstr(f, lc->vendor_ran ? "" : lc->vendor_reason);
+            fputs("}", f);
+        } else {
+            fputs("null", f);
+        }
+        const user_kernel *uk = &dr->uk;
+        fputs(",\n     \"user_kernel\": ", f);
+        if (uk->ran || uk->error[0]) {
+            fputs("{\"kind\": ", f);
+            jstr(f, uk->kind);
+            fputs(", \"cache_dir\": ", f);
+            jstr(f, uk->cache_dir);
+            fputs(", \"create_ms\": [", f);
+            jnum(f, 1e3 * uk->create_s[0]);
+            fputs(", ", f);
+            jnum(f, 1e3 * uk->create_s[1]);
+            fputs("], \"cache\": [", f);
+            jstr(f, uk->cache[0]);
+            fputs(", ", f);
+            jstr(f, uk->cache[1]);
+            fprintf(f, "], \"verified\": %s, \"max_error\": ", uk->checked && !uk->failed ? "true" : "false");
+            jnum(f, uk->err);
+            fputs(", \"error\": ", f);
+            jstr(f, uk->error);
+            fputs("}", f);
+        } else {
+            fputs("null", f);
+        }
+        fputs("}", f);
+    }
+    fputs("\n  ],\n  \"summary\": {\"wall_s\": ", f);
+    jnum(f, total_s);
+    fprintf(f, ", \"failures\": %d, \"all_verified\": %s}\n}\n", failures, failures ? "false" : "true");
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad)
+        fprintf(stderr, "bench: error writing %s\n", path);
+    return bad;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * CSV: one line per (device, kernel, shape), and two per device for the launch cost.
+ * ------------------------------------------------------------------------------------------------------- */
+static void cstr(FILE *f, const char *s) {
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+static void cnum(FILE *f, double v) {
+    if (isfinite(v))
+        fprintf(f, ",%.6g", v);
+    else
+        fputs(",", f);
+}
+
+int write_csv(const char *path, const device_run *runs, int nruns) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "bench: cannot write %s\n", path);
+        return 1;
+    }
+    fputs("backend,index,device,identity,kernel,shape,unit,hcl_median_ms,hcl_min_ms,hcl_max_ms,hcl_runs,hcl_rate,"
+          "hcl_verified,hcl_max_error,hcl_tolerance,baseline,baseline_median_ms,baseline_rate,baseline_verified,"
+          "ratio\n", f);
+    for (int d = 0; d < nruns; d++) {
+        const device_run *dr = &runs[d];
+        if (!dr->opened)
+            continue;
+        for (int k = 0; k < dr->nresults; k++) {
+            const result *r = &dr->results[k];
+            fprintf(f, "%s,%u,", dr->info.backend, dr->info.index);
+            cstr(f, dr->info.name);
+            fputc(',', f);
+            cstr(f, dr->info.identity);
+            fprintf(f, ",%s,%s,%s", kernel_names[r->kernel], r->shape, unit_of(r));
+            cnum(f, 1e3 * r->hcl.med_s);
+            cnum(f, 1e3 * r->hcl.min_s);
+            cnum(f, 1e3 * r->hcl.max_s);
+            fprintf(f, ",%d", r->hcl.ran);
+            cnum(f, rate_of(r, &r->hcl));
+            fprintf(f, ",%s", r->hcl.checked && measure_ok(&r->hcl) ? "true" : "false");
+            cnum(f, r->hcl.err);
+            cnum(f, r->hcl.tol);
+            fputc(',', f);
+            cstr(f, r->base.present ? r->base.name : "");
+            cnum(f, r->base.ran ? 1e3 * r->base.med_s : NAN);
+            cnum(f, r->base.ran ? rate_of(r, &r->base) : NAN);
+            fprintf(f, ",%s", !r->base.present ? "" : r->base.checked && measure_ok(&r->base) ? "true" : "false");
+            cnum(f, r->base.ran && r->hcl.ran ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
+            fputc('\n', f);
+        }
+        const launch_cost *lc = &dr->launch;
+        for (int s = 0; s < 2 && lc->ran; s++) {
+            fprintf(f, "%s,%u,", dr->info.backend, dr->info.index);
+            cstr(f, dr->info.name);
+            fputc(',', f);
+            cstr(f, dr->info.identity);
+            fprintf(f, ",launch,%s,us", s ? "launch+sync" : "submit");
+            fputs(",,,,", f);
+            fprintf(f, "%d", s ? lc->n_sync : lc->n_submit);
+            cnum(f, s ? lc->hcl_sync_us : lc->hcl_submit_us);
+            fputs(",,,,", f);
+            cstr(f, lc->vendor_ran ? lc->vendor_name : "");
+            fputs(",", f);
+            cnum(f, lc->vendor_ran ? (s ? lc->vendor_sync_us : lc->vendor_submit_us) : NAN);
+            fputs(",", f);
+            cnum(f, lc->vendor_ran ? (s ? lc->hcl_sync_us / lc->vendor_sync_us : lc->hcl_submit_us / lc->vendor_submit_us)
+                                   : NAN);
+            fputc('\n', f);
+        }
+    }
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    return bad;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Flat rows of this run, for --compare and --plot.
+ * ------------------------------------------------------------------------------------------------------- */
+int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count) {
+    int n = 0;
+    for (int d = 0; d < nruns; d++)
+        n += runs[d].opened ? runs[d].nresults : 0;
+    flat_row *rows = xcalloc((size_t)(n ? n : 1), sizeof *rows);
+    n = 0;
+    for (int d = 0; d < nruns; d++) {
+        const device_run *dr = &runs[d];
+        if (!dr->opened)
+            continue;
+        for (int k = 0; k < dr->nresults; k++) {
+            const result *r = &dr->results[k];
+            flat_row *f = &rows[n++];
+            snprintf(f->backend, sizeof f->backend, "%s", dr->info.backend);
+            snprintf(f->device, sizeof f->device, "%s", dr->info.name);
+            snprintf(f->identity, sizeof f->identity, "%s", dr->info.identity);
+            snprintf(f->kernel, sizeof f->kernel, "%s", kernel_names[r->kernel]);
+            snprintf(f->shape, sizeof f->shape, "%s", r->shape);
+            snprintf(f->unit, sizeof f->unit, "%s", unit_of(r));
+            f->rate = rate_of(r, &r->hcl);
+            f->base_rate = r->base.ran ? rate_of(r, &r->base) : 0.0;
+            snprintf(f->base_name, sizeof f->base_name, "%s", r->base.present ? r->base.name : "");
+            f->verified = r->hcl.checked && measure_ok(&r->hcl);
+        }
+    }
+    *out = rows;
+    *count = n;
+    return 0;
+}

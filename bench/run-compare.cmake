@@ -1,0 +1,43 @@
+# ctest tools-bench-compare-plot: a small host run saved as JSON, then a second run with --compare, --csv and --plot;
+# the comparison must match rows, the CSV must have a header and rows, and the SVG must be well-formed XML
+# (checked with xmllint when it is installed, else for its opening and closing tags).
+# Usage: cmake -DBENCH=path/to/bench -DDIR=work-folder -P run-compare.cmake
+file(REMOVE_RECURSE "${DIR}")
+file(MAKE_DIRECTORY "${DIR}")
+set(_args --device host --no-progress --vecadd-n 100003 --gemm 65x33x17 --softmax 9x1001 --reduce-n 100003
+    --repeats 2 --warmup 1 --no-launch --no-user-kernel)
+execute_process(COMMAND "${BENCH}" ${_args} --json "${DIR}/old.json" RESULT_VARIABLE _rc OUTPUT_VARIABLE _out)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "first run failed (${_rc}):\n${_out}")
+endif()
+execute_process(COMMAND "${BENCH}" ${_args} --compare "${DIR}/old.json" --csv "${DIR}/new.csv"
+                        --plot "${DIR}/new.svg" --json "${DIR}/new.json"
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _out)
+message("${_out}")
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "second run failed (${_rc})")
+endif()
+if(NOT _out MATCHES "rows matched; geometric mean now/then")
+  message(FATAL_ERROR "--compare matched no row")
+endif()
+file(STRINGS "${DIR}/new.csv" _csv)
+list(LENGTH _csv _lines)
+list(GET _csv 0 _head)
+if(_lines LESS 5 OR NOT _head MATCHES "^backend,index,device,identity,kernel,shape,unit,")
+  message(FATAL_ERROR "CSV: ${_lines} lines, header '${_head}'")
+endif()
+find_program(_xmllint xmllint)
+if(_xmllint)
+  execute_process(COMMAND ${_xmllint} --noout "${DIR}/new.svg" RESULT_VARIABLE _rc ERROR_VARIABLE _e)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "xmllint: the SVG is not well-formed:\n${_e}")
+  endif()
+  message(STATUS "xmllint: ${DIR}/new.svg is well-formed")
+else()
+  file(READ "${DIR}/new.svg" _svg)
+  if(NOT _svg MATCHES "^<\\?xml" OR NOT _svg MATCHES "</svg>\n$")
+    message(FATAL_ERROR "the SVG lacks its XML declaration or closing tag")
+  endif()
+endif()
+set(JSON "${DIR}/new.json")
+include(${CMAKE_CURRENT_LIST_DIR}/check-json.cmake)
