@@ -27,7 +27,7 @@ version=$(dpkg-query -W -f='${Version}' libze1 2>/dev/null) || version=""
 upstream=${version#*:}
 upstream=${upstream%-*}
 
-cache_root=${HCL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hcl}
+cache_root=${HCL_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-${TMPDIR:-/tmp}}/.cache}/hcl}
 dest=${HCL_ZE_NULL_DIR:-$cache_root/ze-null-$version}
 if [ -e "$dest/lib/libze_null.so.1" ] && [ -e "$dest/stamp" ]; then
     log "cached: $dest/lib ($(cat "$dest/stamp"))"
