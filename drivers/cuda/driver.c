@@ -1,6 +1,8 @@
-/* The CUDA driver: entry point, loading libcuda, error names and messages, devices and their contexts. */
+/* The CUDA driver: entry point, loading libcuda, CUDA's error names, devices and their contexts. Queues, memory,
+ * modules, launches, the built-ins and NVRTC are the host code shared with the HIP driver (drivers/cudahip, built
+ * here with HCL_GPU_CUDA=1). */
 #define _GNU_SOURCE 1 /* RTLD_*, strnlen under -std=c11 */
-#include "internal.h"
+#include "gpu.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -9,18 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-hcl__cu_symbols hcl__cu;
-const hcl_driver_host *hcl__cu_host;
-int hcl__cu_driver_version;
-
-/* Every signature in symbols.h must be the one cuda.h declares for that exported name. */
-#define HCL__CU_CHECK_SIG(name, params)                                                                      \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), CUresult (*) params),                     \
-                   #name ": signature differs from cuda.h");
-#define HCL__CU_CHECK_SIG_OR(name, old, params) HCL__CU_CHECK_SIG(name, params)
-HCL_CU_SYMBOLS(HCL__CU_CHECK_SIG, HCL__CU_CHECK_SIG, HCL__CU_CHECK_SIG_OR)
-#undef HCL__CU_CHECK_SIG
-#undef HCL__CU_CHECK_SIG_OR
+const hcl_driver_host *hcl__gpu_host;
+int hcl__gpu_driver_version;
+int hcl__gpu_init_pid; /* CUDA does not survive fork(): messages in a forked child say so (runtime.c) */
 
 typedef struct device_entry {
     CUdevice dev;
@@ -30,11 +23,9 @@ typedef struct device_entry {
 
 static void *g_library;          /* libcuda; stays loaded once cuInit ran (it leaves threads and handlers) */
 static int g_initialised;
-static pid_t g_init_pid;         /* CUDA does not survive fork(): messages in a forked child say so */
 static device_entry *g_devices;
 static uint32_t g_device_count;
 static char g_version[HCL_NAME_MAX];
-static _Thread_local char g_last_failure[12288]; /* the last hcl__cu_fail text, for init's reason */
 
 /* ---------------------------------------------------------------------------------------------------------
  * Errors
@@ -68,15 +59,15 @@ static const struct {
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN"},
 };
 
-const char *hcl__cu_error_name(CUresult r) {
+const char *hcl__gpu_error_name(CUresult r) {
     const char *name = NULL;
-    if (hcl__cu.cuGetErrorName && hcl__cu.cuGetErrorName(r, &name) == CUDA_SUCCESS && name) return name;
+    if (hcl__gpu.cuGetErrorName && hcl__gpu.cuGetErrorName(r, &name) == CUDA_SUCCESS && name) return name;
     for (size_t i = 0; i < sizeof g_fallback_names / sizeof g_fallback_names[0]; i++)
         if (g_fallback_names[i].code == r) return g_fallback_names[i].name;
     return "CUDA_ERROR_(unnamed)";
 }
 
-hcl_status hcl__cu_status(CUresult r) {
+hcl_status hcl__gpu_status(CUresult r) {
     switch (r) {
     case CUDA_SUCCESS:
         return HCL_SUCCESS;
@@ -97,37 +88,6 @@ hcl_status hcl__cu_status(CUresult r) {
     default:
         return HCL_ERROR_VENDOR;
     }
-}
-
-hcl_status hcl__cu_fail(CUresult r, const char *call, const char *fmt, ...) {
-    char detail[9216]; /* room for a JIT log (module.c) */
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
-    va_end(ap);
-    /* "cuMemAlloc_v2" -> "cuMemAlloc": users know the calls by the names cuda.h documents */
-    int call_len = (int)strlen(call);
-    const char *v = strrchr(call, '_');
-    if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9') call_len = (int)(v - call);
-    const char *fork_note = "";
-    char fork_text[160];
-    if (g_init_pid && getpid() != g_init_pid) {
-        snprintf(fork_text, sizeof fork_text,
-                 "; note: CUDA was initialised in process %d before it forked this one (%d), and CUDA does not "
-                 "survive fork()",
-                 (int)g_init_pid, (int)getpid());
-        fork_note = fork_text;
-    }
-    snprintf(g_last_failure, sizeof g_last_failure, "%.*s: %s (%d) %s%s", call_len, call, hcl__cu_error_name(r),
-             (int)r, detail, fork_note);
-    return hcl__cu_host->set_message(hcl__cu_status(r), "%s", g_last_failure);
-}
-
-const char *hcl__cu_last_failure(void) { return g_last_failure; }
-
-hcl_status hcl__cu_oom(const char *what) {
-    snprintf(g_last_failure, sizeof g_last_failure, "cuda: out of host memory (%s)", what);
-    return hcl__cu_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "cuda: out of host memory (%s)", what);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -158,12 +118,12 @@ static hcl_status open_library(char *reason, size_t reason_size) {
     for (size_t i = 0; i < count; i++) {
         void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
         if (h) {
-            HCL_CU_LOG("dlopen %s: loaded", paths[i]);
+            HCL_GPU_LOG("dlopen %s: loaded", paths[i]);
             g_library = h;
             return HCL_SUCCESS;
         }
         const char *e = dlerror();
-        HCL_CU_LOG("dlopen %s: %s", paths[i], e ? e : "failed");
+        HCL_GPU_LOG("dlopen %s: %s", paths[i], e ? e : "failed");
         append(reason, reason_size, "%s%s", i ? "; " : "", e ? e : paths[i]);
     }
     append(reason, reason_size, " (tried: ");
@@ -172,62 +132,12 @@ static hcl_status open_library(char *reason, size_t reason_size) {
     return HCL_ERROR_BACKEND_UNAVAILABLE;
 }
 
-static hcl_status resolve_symbols(char *reason, size_t reason_size) {
-    hcl__cu_symbols syms;
-    memset(&syms, 0, sizeof syms);
-    size_t found = 0, optional_missing = 0;
-#define HCL__CU_RESOLVE_REQ(name, params)                                                                    \
-    {                                                                                                       \
-        void *p = dlsym(g_library, #name);                                                                  \
-        if (!p) {                                                                                           \
-            snprintf(reason, reason_size, "libcuda lacks %s (the NVIDIA driver is too old for this build)", \
-                     #name);                                                                                \
-            return HCL_ERROR_BACKEND_UNAVAILABLE;                                                           \
-        }                                                                                                   \
-        memcpy(&syms.name, &p, sizeof p);                                                                   \
-        found++;                                                                                            \
-    }
-#define HCL__CU_RESOLVE_OPT(name, params)                                                                    \
-    {                                                                                                       \
-        void *p = dlsym(g_library, #name);                                                                  \
-        if (p) {                                                                                            \
-            memcpy(&syms.name, &p, sizeof p);                                                               \
-            found++;                                                                                        \
-        } else {                                                                                            \
-            HCL_CU_LOG("libcuda lacks optional %s", #name);                                                 \
-            optional_missing++;                                                                             \
-        }                                                                                                   \
-    }
-#define HCL__CU_RESOLVE_REQ_OR(name, old, params)                                                            \
-    {                                                                                                       \
-        void *p = dlsym(g_library, #name);                                                                  \
-        if (!p) {                                                                                           \
-            p = dlsym(g_library, old);                                                                      \
-            if (p) HCL_CU_LOG("libcuda lacks %s: using %s", #name, old);                                    \
-        }                                                                                                   \
-        if (!p) {                                                                                           \
-            snprintf(reason, reason_size, "libcuda lacks both %s and %s (the NVIDIA driver is too old)",    \
-                     #name, old);                                                                           \
-            return HCL_ERROR_BACKEND_UNAVAILABLE;                                                           \
-        }                                                                                                   \
-        memcpy(&syms.name, &p, sizeof p);                                                                   \
-        found++;                                                                                            \
-    }
-    HCL_CU_SYMBOLS(HCL__CU_RESOLVE_REQ, HCL__CU_RESOLVE_OPT, HCL__CU_RESOLVE_REQ_OR)
-#undef HCL__CU_RESOLVE_REQ
-#undef HCL__CU_RESOLVE_OPT
-#undef HCL__CU_RESOLVE_REQ_OR
-    hcl__cu = syms;
-    HCL_CU_LOG("resolved %zu CUDA entry points (%zu optional ones missing)", found, optional_missing);
-    return HCL_SUCCESS;
-}
-
 /* ---------------------------------------------------------------------------------------------------------
  * Devices
  * ------------------------------------------------------------------------------------------------------- */
 static int attr(CUdevice dev, CUdevice_attribute a) {
     int v = 0;
-    if (hcl__cu.cuDeviceGetAttribute(&v, a, dev) != CUDA_SUCCESS) return 0;
+    if (hcl__gpu.cuDeviceGetAttribute(&v, a, dev) != CUDA_SUCCESS) return 0;
     return v;
 }
 
@@ -235,10 +145,10 @@ static hcl_status describe_device(uint32_t index, device_entry *e) {
     hcl_status st;
     hcl_device_info *info = &e->info;
     memset(info, 0, sizeof *info);
-    if ((st = HCL_CU(cuDeviceGet, (&e->dev, (int)index), "ordinal %u", index)) != HCL_SUCCESS) return st;
-    snprintf(info->backend, sizeof info->backend, "%s", HCL_CU_NAME);
+    if ((st = HCL_GPU_CALL(cuDeviceGet, (&e->dev, (int)index), "ordinal %u", index)) != HCL_SUCCESS) return st;
+    snprintf(info->backend, sizeof info->backend, "%s", HCL_GPU_NAME);
     info->index = index;
-    if ((st = HCL_CU(cuDeviceGetName, (info->name, (int)sizeof info->name, e->dev), "device %u", index)) !=
+    if ((st = HCL_GPU_CALL(cuDeviceGetName, (info->name, (int)sizeof info->name, e->dev), "device %u", index)) !=
         HCL_SUCCESS)
         return st;
     info->name[sizeof info->name - 1] = '\0';
@@ -246,11 +156,11 @@ static hcl_status describe_device(uint32_t index, device_entry *e) {
     e->cc_major = attr(e->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     e->cc_minor = attr(e->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     snprintf(info->driver_version, sizeof info->driver_version, "CUDA %d.%d, sm_%d%d",
-             hcl__cu_driver_version / 1000, (hcl__cu_driver_version % 1000) / 10, e->cc_major, e->cc_minor);
+             hcl__gpu_driver_version / 1000, (hcl__gpu_driver_version % 1000) / 10, e->cc_major, e->cc_minor);
     info->type = HCL_DEVICE_TYPE_GPU;
     info->compute_units = (uint32_t)attr(e->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     size_t total = 0;
-    if ((st = HCL_CU(cuDeviceTotalMem_v2, (&total, e->dev), "device %u", index)) != HCL_SUCCESS) return st;
+    if ((st = HCL_GPU_CALL(cuDeviceTotalMem_v2, (&total, e->dev), "device %u", index)) != HCL_SUCCESS) return st;
     info->global_mem_bytes = total;
     info->max_alloc_bytes = total; /* CUDA has no per-allocation limit below the memory size */
     info->max_work_group_size = (uint64_t)attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
@@ -262,7 +172,7 @@ static hcl_status describe_device(uint32_t index, device_entry *e) {
     info->clock_mhz = (uint32_t)(attr(e->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000);
     info->arg_offset_alignment = 1; /* a buffer argument is a device address: any byte offset works */
     CUuuid uuid;
-    if (hcl__cu.cuDeviceGetUuid_v2(&uuid, e->dev) == CUDA_SUCCESS) {
+    if (hcl__gpu.cuDeviceGetUuid_v2(&uuid, e->dev) == CUDA_SUCCESS) {
         memcpy(info->uuid, uuid.bytes, sizeof info->uuid);
         info->has_uuid = 1;
         /* the core writes the same; written here too so the driver's own logs and tests agree */
@@ -270,7 +180,7 @@ static hcl_status describe_device(uint32_t index, device_entry *e) {
         p += snprintf(p, sizeof info->identity, "uuid:");
         for (int i = 0; i < 16; i++) p += snprintf(p, 3, "%02x", info->uuid[i]);
     } else {
-        snprintf(info->identity, sizeof info->identity, "%s:%.24s:%.32s:%u", HCL_CU_NAME, info->vendor,
+        snprintf(info->identity, sizeof info->identity, "%s:%.24s:%.32s:%u", HCL_GPU_NAME, info->vendor,
                  info->name, index);
     }
     return HCL_SUCCESS;
@@ -279,10 +189,10 @@ static hcl_status describe_device(uint32_t index, device_entry *e) {
 static hcl_status discover(void) {
     hcl_status st;
     int count = 0;
-    if ((st = HCL_CU(cuDeviceGetCount, (&count), "after cuInit")) != HCL_SUCCESS) return st;
+    if ((st = HCL_GPU_CALL(cuDeviceGetCount, (&count), "after cuInit")) != HCL_SUCCESS) return st;
     if (count <= 0) return HCL_SUCCESS;
     g_devices = calloc((size_t)count, sizeof *g_devices);
-    if (!g_devices) return hcl__cu_oom("device list");
+    if (!g_devices) return hcl__gpu_oom("device list");
     for (int i = 0; i < count; i++) {
         if ((st = describe_device((uint32_t)i, &g_devices[i])) != HCL_SUCCESS) {
             free(g_devices);
@@ -290,7 +200,7 @@ static hcl_status discover(void) {
             return st;
         }
         const hcl_device_info *info = &g_devices[i].info;
-        HCL_CU_LOG("device %d: %s, %s, %u SMs, %llu MiB, %s", i, info->name, info->driver_version,
+        HCL_GPU_LOG("device %d: %s, %s, %u SMs, %llu MiB, %s", i, info->name, info->driver_version,
                    info->compute_units, (unsigned long long)(info->global_mem_bytes >> 20), info->identity);
     }
     g_device_count = (uint32_t)count;
@@ -299,7 +209,7 @@ static hcl_status discover(void) {
 
 static hcl_status cu_init(const hcl_driver_host *host, char *reason, size_t reason_size, char *version,
                           size_t version_size) {
-    hcl__cu_host = host;
+    hcl__gpu_host = host;
     if (reason && reason_size) reason[0] = '\0';
     if (version && version_size) version[0] = '\0';
     if (g_initialised) {
@@ -312,34 +222,33 @@ static hcl_status cu_init(const hcl_driver_host *host, char *reason, size_t reas
         if ((st = open_library(reason, reason_size)) != HCL_SUCCESS) return st;
         loaded_here = 1;
     }
-    if ((st = resolve_symbols(reason, reason_size)) != HCL_SUCCESS) {
+    if ((st = hcl__gpu_resolve(g_library, reason, reason_size)) != HCL_SUCCESS) {
         if (loaded_here) { /* no CUDA code ran yet: unloading is safe */
             dlclose(g_library);
             g_library = NULL;
         }
         return st;
     }
-    CUresult r = hcl__cu.cuInit(0);
+    CUresult r = hcl__gpu.cuInit(0);
     if (r != CUDA_SUCCESS) {
         const char *text = NULL;
-        if (hcl__cu.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
-        snprintf(reason, reason_size, "cuInit: %s (%d)%s%s", hcl__cu_error_name(r), (int)r, text ? ": " : "",
+        if (hcl__gpu.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+        snprintf(reason, reason_size, "cuInit: %s (%d)%s%s", hcl__gpu_error_name(r), (int)r, text ? ": " : "",
                  text ? text : "");
-        HCL_CU_LOG("%s", reason);
+        HCL_GPU_LOG("%s", reason);
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
-    g_init_pid = getpid();
+    hcl__gpu_init_pid = (int)getpid();
     int v = 0;
-    if (hcl__cu.cuDriverGetVersion(&v) != CUDA_SUCCESS) v = 0;
-    hcl__cu_driver_version = v;
+    if (hcl__gpu.cuDriverGetVersion(&v) != CUDA_SUCCESS) v = 0;
+    hcl__gpu_driver_version = v;
     snprintf(g_version, sizeof g_version, "CUDA driver %d.%d (%d)", v / 1000, (v % 1000) / 10, v);
-    g_last_failure[0] = '\0';
     if ((st = discover()) != HCL_SUCCESS) {
-        snprintf(reason, reason_size, "device discovery failed: %s", g_last_failure);
+        snprintf(reason, reason_size, "device discovery failed: %s", hcl__gpu_last_failure());
         return st;
     }
     if (version && version_size) snprintf(version, version_size, "%s", g_version);
-    HCL_CU_LOG("ready: %s, %u device(s)", g_version, g_device_count);
+    HCL_GPU_LOG("ready: %s, %u device(s)", g_version, g_device_count);
     g_initialised = 1;
     return HCL_SUCCESS;
 }
@@ -360,41 +269,42 @@ static hcl_status cu_device_count(uint32_t *out_count) {
 
 static hcl_status cu_device_info(uint32_t index, hcl_device_info *out_info) {
     if (index >= g_device_count)
-        return hcl__cu_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "cuda: device %u of %u", index,
+        return hcl__gpu_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "cuda: device %u of %u", index,
                                          g_device_count);
     *out_info = g_devices[index].info;
     return HCL_SUCCESS;
 }
 
-hcl_status hcl__cu_enter(const hcl__cu_device *d, hcl__cu_scope *scope) {
+hcl_status hcl__gpu_enter(const hcl__gpu_device *d, hcl__gpu_scope *scope) {
     scope->pushed = 0;
     CUcontext cur = NULL;
-    if (hcl__cu.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == d->ctx) return HCL_SUCCESS;
-    hcl_status st = HCL_CU(cuCtxPushCurrent_v2, (d->ctx), "primary context of device %u '%s'", d->index, d->name);
+    if (hcl__gpu.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == d->ctx) return HCL_SUCCESS;
+    hcl_status st = HCL_GPU_CALL(cuCtxPushCurrent_v2, (d->ctx), "primary context of device %u '%s'", d->index, d->name);
     if (st == HCL_SUCCESS) scope->pushed = 1;
     return st;
 }
 
-void hcl__cu_leave(hcl__cu_scope *scope) {
+void hcl__gpu_leave(hcl__gpu_scope *scope) {
     if (!scope->pushed) return;
     CUcontext popped = NULL;
-    hcl__cu.cuCtxPopCurrent_v2(&popped);
+    hcl__gpu.cuCtxPopCurrent_v2(&popped);
     scope->pushed = 0;
 }
 
 /* The primary context is shared with the CUDA runtime and other libraries in the process, as they expect. */
 static hcl_status cu_device_open(uint32_t index, void **out_device) {
     if (index >= g_device_count)
-        return hcl__cu_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "cuda: device %u of %u", index,
+        return hcl__gpu_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "cuda: device %u of %u", index,
                                          g_device_count);
     const device_entry *e = &g_devices[index];
-    hcl__cu_device *d = calloc(1, sizeof *d);
-    if (!d) return hcl__cu_oom("device");
+    hcl__gpu_device *d = calloc(1, sizeof *d);
+    if (!d) return hcl__gpu_oom("device");
     d->index = index;
     d->dev = e->dev;
     snprintf(d->name, sizeof d->name, "%s", e->info.name);
     d->cc_major = e->cc_major;
     d->cc_minor = e->cc_minor;
+    d->wave = 32; /* every NVIDIA GPU: a warp is 32 threads (the softmax warp kernels take their shape from it) */
     d->sm_count = (int)e->info.compute_units;
     d->max_grid[0] = attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
     d->max_grid[1] = attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
@@ -407,31 +317,31 @@ static hcl_status cu_device_open(uint32_t index, void **out_device) {
     if (d->smem_optin < d->smem_default) d->smem_optin = d->smem_default;
     if (pthread_mutex_init(&d->lock, NULL) != 0) {
         free(d);
-        return hcl__cu_host->set_message(HCL_ERROR_INTERNAL, "cuda: pthread_mutex_init failed");
+        return hcl__gpu_host->set_message(HCL_ERROR_INTERNAL, "cuda: pthread_mutex_init failed");
     }
-    hcl_status st = HCL_CU(cuDevicePrimaryCtxRetain, (&d->ctx, d->dev), "device %u '%s'", index, d->name);
+    hcl_status st = HCL_GPU_CALL(cuDevicePrimaryCtxRetain, (&d->ctx, d->dev), "device %u '%s'", index, d->name);
     if (st != HCL_SUCCESS) {
         pthread_mutex_destroy(&d->lock);
         free(d);
         return st;
     }
-    HCL_CU_LOG("device %u '%s' (sm_%d%d): primary context retained", index, d->name, d->cc_major, d->cc_minor);
+    HCL_GPU_LOG("device %u '%s' (sm_%d%d): primary context retained", index, d->name, d->cc_major, d->cc_minor);
     *out_device = d;
     return HCL_SUCCESS;
 }
 
 static void cu_device_close(void *device) {
-    hcl__cu_device *d = device;
+    hcl__gpu_device *d = device;
     if (!d) return;
-    hcl__cu_scope scope;
-    if (hcl__cu_enter(d, &scope) == HCL_SUCCESS) {
-        hcl__cu_builtins_release(d);
-        hcl__cu_event_pool_drain(d);
-        hcl__cu_leave(&scope);
+    hcl__gpu_scope scope;
+    if (hcl__gpu_enter(d, &scope) == HCL_SUCCESS) {
+        hcl__gpu_builtins_release(d);
+        hcl__gpu_event_pool_drain(d);
+        hcl__gpu_leave(&scope);
     }
-    hcl__cu.cuDevicePrimaryCtxRelease_v2(d->dev);
+    hcl__gpu.cuDevicePrimaryCtxRelease_v2(d->dev);
     pthread_mutex_destroy(&d->lock);
-    HCL_CU_LOG("device %u '%s': primary context released", d->index, d->name);
+    HCL_GPU_LOG("device %u '%s': primary context released", d->index, d->name);
     free(d);
 }
 
@@ -439,38 +349,38 @@ static const hcl_driver_table g_table = {
     .size = sizeof(hcl_driver_table),
     .abi_major = HCL_DRIVER_ABI_MAJOR,
     .abi_minor = HCL_DRIVER_ABI_MINOR,
-    .name = HCL_CU_NAME,
+    .name = HCL_GPU_NAME,
     .init = cu_init,
     .shutdown = cu_shutdown,
     .device_count = cu_device_count,
     .device_info = cu_device_info,
     .device_open = cu_device_open,
     .device_close = cu_device_close,
-    .queue_create = hcl__cu_queue_create,
-    .queue_destroy = hcl__cu_queue_destroy,
-    .queue_finish = hcl__cu_queue_finish,
-    .queue_marker = hcl__cu_queue_marker,
-    .buffer_alloc = hcl__cu_buffer_alloc,
-    .buffer_free = hcl__cu_buffer_free,
-    .buffer_write = hcl__cu_buffer_write,
-    .buffer_read = hcl__cu_buffer_read,
-    .buffer_copy = hcl__cu_buffer_copy,
-    .buffer_fill = hcl__cu_buffer_fill,
-    .event_wait = hcl__cu_event_wait,
-    .event_release = hcl__cu_event_release,
-    .event_elapsed = hcl__cu_event_elapsed,
-    .module_create = hcl__cu_module_create,
-    .module_destroy = hcl__cu_module_destroy,
-    .kernel_create = hcl__cu_kernel_create,
-    .kernel_destroy = hcl__cu_kernel_destroy,
-    .kernel_launch = hcl__cu_kernel_launch,
-    .vecadd_f32 = hcl__cu_vecadd_f32,
-    .gemm_f32 = hcl__cu_gemm_f32,
-    .softmax_f32 = hcl__cu_softmax_f32,
-    .reduce_f32 = hcl__cu_reduce_f32,
-    .host_alloc = hcl__cu_host_alloc,
-    .host_free = hcl__cu_host_free,
-    .get_native = hcl__cu_get_native,
+    .queue_create = hcl__gpu_queue_create,
+    .queue_destroy = hcl__gpu_queue_destroy,
+    .queue_finish = hcl__gpu_queue_finish,
+    .queue_marker = hcl__gpu_queue_marker,
+    .buffer_alloc = hcl__gpu_buffer_alloc,
+    .buffer_free = hcl__gpu_buffer_free,
+    .buffer_write = hcl__gpu_buffer_write,
+    .buffer_read = hcl__gpu_buffer_read,
+    .buffer_copy = hcl__gpu_buffer_copy,
+    .buffer_fill = hcl__gpu_buffer_fill,
+    .event_wait = hcl__gpu_event_wait,
+    .event_release = hcl__gpu_event_release,
+    .event_elapsed = hcl__gpu_event_elapsed,
+    .module_create = hcl__gpu_module_create,
+    .module_destroy = hcl__gpu_module_destroy,
+    .kernel_create = hcl__gpu_kernel_create,
+    .kernel_destroy = hcl__gpu_kernel_destroy,
+    .kernel_launch = hcl__gpu_kernel_launch,
+    .vecadd_f32 = hcl__gpu_vecadd_f32,
+    .gemm_f32 = hcl__gpu_gemm_f32,
+    .softmax_f32 = hcl__gpu_softmax_f32,
+    .reduce_f32 = hcl__gpu_reduce_f32,
+    .host_alloc = hcl__gpu_host_alloc,
+    .host_free = hcl__gpu_host_free,
+    .get_native = hcl__gpu_get_native,
 };
 
 __attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);

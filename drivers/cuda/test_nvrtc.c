@@ -1,14 +1,17 @@
 /* CI test of the CUDA driver's NVRTC path, on a machine without a GPU (ctest: cuda-nvrtc-compile).
  *
- * Links the driver's own nvrtc.c and the embedded kernel sources, then:
- *  1. compiles each built-in kernel source alone to PTX (compute_75) and checks its entry points are there;
+ * Links the driver's own run-time compiler code (drivers/cudahip/rtc.c and sources.c, built with HCL_GPU_CUDA) and
+ * the embedded kernel sources, then:
+ *  1. compiles each built-in kernel source alone (with the CUDA/HIP name map, hcl_gpu_compat.h, as its one header)
+ *     to PTX (compute_75) and checks its entry points are there;
  *  2. compiles the built-ins program the way the driver does when the fatbin cannot be used (builtins.cu with the
- *     kernels as headers) for sm_90 (CUBIN) and for an architecture NVRTC does not know (PTX fallback);
+ *     kernels as headers, hcl__gpu_builtins_job) for sm_90 (CUBIN) and for an architecture NVRTC does not know
+ *     (PTX fallback);
  *  3. compiles a user kernel to PTX, then again through the driver's disk-cache hook (must hit);
  *  4. checks that a broken kernel gives HCL_ERROR_BUILD with NVRTC's log in the message.
  * Prints the time of each compile; exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
-#include "internal.h"
+#include "gpu.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,9 +20,7 @@
 #include <time.h>
 
 /* ---- what the driver gets from the core, faked ---- */
-hcl__cu_symbols hcl__cu;
-int hcl__cu_driver_version;
-const hcl_driver_host *hcl__cu_host;
+const hcl_driver_host *hcl__gpu_host;
 
 static char g_message[65536];
 static int g_debug;
@@ -85,10 +86,10 @@ static const hcl_driver_host g_host = {
 };
 
 /* ---- the embedded sources (drivers/cuda/CMakeLists.txt) ---- */
-extern const unsigned char hcl_cuda_src_builtins[], hcl_cuda_src_vecadd[], hcl_cuda_src_gemm[],
-    hcl_cuda_src_softmax[], hcl_cuda_src_reduce[], hcl_cuda_src_fill[];
-extern const size_t hcl_cuda_src_builtins_size, hcl_cuda_src_vecadd_size, hcl_cuda_src_gemm_size,
-    hcl_cuda_src_softmax_size, hcl_cuda_src_reduce_size, hcl_cuda_src_fill_size;
+extern const unsigned char hcl_gpu_src_compat[], hcl_gpu_src_vecadd[], hcl_gpu_src_gemm[], hcl_gpu_src_softmax[],
+    hcl_gpu_src_reduce[], hcl_gpu_src_fill[];
+extern const size_t hcl_gpu_src_vecadd_size, hcl_gpu_src_gemm_size, hcl_gpu_src_softmax_size,
+    hcl_gpu_src_reduce_size, hcl_gpu_src_fill_size;
 
 static int g_failures;
 
@@ -99,13 +100,13 @@ static double now_ms(void) {
 }
 
 /* Compile; check the image kind and, for PTX, that each expected entry point is in it. */
-static int compile(const char *label, const hcl__cu_nvrtc_job *job, int want_cubin, const char *const *entries) {
+static int compile(const char *label, const hcl__gpu_rtc_job *job, int want_cubin, const char *const *entries) {
     void *image = NULL;
     size_t size = 0;
     int is_cubin = -1;
     g_message[0] = '\0';
     double t0 = now_ms();
-    hcl_status st = hcl__cu_nvrtc_compile(job, &image, &size, &is_cubin);
+    hcl_status st = hcl__gpu_rtc_compile(job, &image, &size, &is_cubin);
     double ms = now_ms() - t0;
     int ok = st == HCL_SUCCESS;
     if (!ok) {
@@ -136,9 +137,9 @@ static int compile(const char *label, const hcl__cu_nvrtc_job *job, int want_cub
 }
 
 int main(void) {
-    hcl__cu_host = &g_host;
+    hcl__gpu_host = &g_host;
     g_debug = getenv("HCL_LOG") && strcmp(getenv("HCL_LOG"), "debug") == 0;
-    if (hcl__cu_nvrtc_open() != HCL_SUCCESS) {
+    if (hcl__gpu_rtc_open() != HCL_SUCCESS) {
         printf("FAIL NVRTC did not load: %s\n", g_message);
         return 1;
     }
@@ -161,35 +162,30 @@ int main(void) {
         size_t size;
         const char *const *entries;
     } kernels[] = {
-        {"vecadd.cu", hcl_cuda_src_vecadd, hcl_cuda_src_vecadd_size, vecadd_entries},
-        {"gemm.cu", hcl_cuda_src_gemm, hcl_cuda_src_gemm_size, gemm_entries},
-        {"softmax.cu", hcl_cuda_src_softmax, hcl_cuda_src_softmax_size, softmax_entries},
-        {"reduce.cu", hcl_cuda_src_reduce, hcl_cuda_src_reduce_size, reduce_entries},
-        {"fill.cu", hcl_cuda_src_fill, hcl_cuda_src_fill_size, fill_entries},
+        {"vecadd.cu", hcl_gpu_src_vecadd, hcl_gpu_src_vecadd_size, vecadd_entries},
+        {"gemm.cu", hcl_gpu_src_gemm, hcl_gpu_src_gemm_size, gemm_entries},
+        {"softmax.cu", hcl_gpu_src_softmax, hcl_gpu_src_softmax_size, softmax_entries},
+        {"reduce.cu", hcl_gpu_src_reduce, hcl_gpu_src_reduce_size, reduce_entries},
+        {"fill.cu", hcl_gpu_src_fill, hcl_gpu_src_fill_size, fill_entries},
     };
 
-    /* 1. each kernel alone, to PTX */
+    /* 1. each kernel alone, to PTX, with the name map as its one header */
+    const char *compat[] = {(const char *)hcl_gpu_src_compat};
+    const char *compat_name[] = {"hcl_gpu_compat.h"};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        hcl__cu_nvrtc_job job = {.source = (const char *)kernels[i].src, .source_size = kernels[i].size,
-                                 .name = kernels[i].name, .options = "-arch=compute_75", .arch = 75};
+        hcl__gpu_rtc_job job = {.source = (const char *)kernels[i].src, .source_size = kernels[i].size,
+                                .name = kernels[i].name, .num_headers = 1, .headers = compat,
+                                .include_names = compat_name, .options = "-arch=compute_75", .arch = 75};
         char label[96];
         snprintf(label, sizeof label, "%s -> PTX compute_75", kernels[i].name);
         compile(label, &job, 0, kernels[i].entries);
     }
 
     /* 2. the built-ins program as the driver builds it without a usable fatbin */
-    const char *headers[] = {(const char *)hcl_cuda_src_vecadd, (const char *)hcl_cuda_src_gemm,
-                             (const char *)hcl_cuda_src_softmax, (const char *)hcl_cuda_src_reduce,
-                             (const char *)hcl_cuda_src_fill};
-    const char *names[] = {"vecadd/vecadd.cu", "gemm/gemm.cu", "softmax/softmax.cu", "reduce/reduce.cu", "fill.cu"};
-    hcl__cu_nvrtc_job all = {.source = (const char *)hcl_cuda_src_builtins,
-                             .source_size = hcl_cuda_src_builtins_size,
-                             .name = "hcl_builtins.cu",
-                             .num_headers = 5,
-                             .headers = headers,
-                             .include_names = names,
-                             .arch = 90,
-                             .driver_version = 13000};
+    hcl__gpu_rtc_job all;
+    hcl__gpu_builtins_job(&all);
+    all.arch = 90;
+    all.driver_version = 13000;
     compile("builtins.cu -> sm_90 (H100)", &all, 1, NULL);
     all.arch = 95; /* not a real architecture: the newest virtual one below it, as PTX */
     static const char *const some_entries[] = {"hcl_vecadd_f32", "hcl_gemm_f32_128_nn", "hcl_softmax_block_f32",
@@ -203,7 +199,7 @@ int main(void) {
         "    if (i < n) y[i] = a * x[i] + y[i];\n"
         "}\n";
     static const char *const user_entries[] = {"saxpy", NULL};
-    hcl__cu_nvrtc_job uj = {.source = user, .source_size = sizeof user - 1, .name = "user.cu",
+    hcl__gpu_rtc_job uj = {.source = user, .source_size = sizeof user - 1, .name = "user.cu",
                             .options = "--gpu-architecture=compute_80 -DUNUSED=1", .arch = 80, .driver_version = 13000};
     int stores = g_cache_stores;
     compile("user saxpy -> PTX compute_80", &uj, 0, user_entries);
@@ -218,12 +214,12 @@ int main(void) {
 
     /* 4. a build error */
     static const char broken[] = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_thing; }\n";
-    hcl__cu_nvrtc_job bj = {.source = broken, .source_size = sizeof broken - 1, .name = "broken.cu", .arch = 90};
+    hcl__gpu_rtc_job bj = {.source = broken, .source_size = sizeof broken - 1, .name = "broken.cu", .arch = 90};
     void *image = NULL;
     size_t size = 0;
     int is_cubin = 0;
     g_message[0] = '\0';
-    hcl_status st = hcl__cu_nvrtc_compile(&bj, &image, &size, &is_cubin);
+    hcl_status st = hcl__gpu_rtc_compile(&bj, &image, &size, &is_cubin);
     if (st == HCL_ERROR_BUILD && strstr(g_message, "undeclared_thing") && strstr(g_message, "NVRTC_ERROR_COMPILATION")) {
         printf("ok   %-44s HCL_ERROR_BUILD, message starts: %.*s\n", "broken kernel -> build error",
                (int)strcspn(g_message, "\n"), g_message);

@@ -1,4 +1,4 @@
-/* gemm (CUDA): row-major SGEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C.
+/* gemm (CUDA and HIP): row-major SGEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C.
  *
  * op(A) is m x k: A is m x k (lda >= k) or, transposed, k x m (lda >= m); op(B) is k x n likewise; C is m x n.
  * When beta is 0, C is not read (NaN in C does not propagate). k == 0 or alpha == 0 go to hcl_gemm_scale_f32,
@@ -12,7 +12,10 @@
  * leading dimension and the base allow it, scalar and zero-padded at the edges, so any m, n, k work.
  *   128 x 128 x 8, 8 x 8 per thread: large problems.   64 x 64 x 16, 4 x 4 per thread: small ones.
  * The grid is 2-D (x over column tiles, y over row tiles) and strides over tiles, so any size fits.
- * Self-contained (no includes) so NVRTC can build it alone. */
+ * Also the HIP kernel (gemm.hip): nothing here depends on the warp width (the layout is per thread of a 256-thread
+ * block). Includes only hcl_gpu_compat.h, so NVRTC and hiprtc can build it alone. */
+
+#include "hcl_gpu_compat.h"
 
 #define HCL_GEMM_THREADS 256
 
@@ -204,14 +207,15 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
     }
 }
 
-/* MINB: blocks per SM to keep resident (caps registers: 2 x 256 threads -> at most 128 per thread). */
-#define HCL_GEMM_KERNEL(NAME, BM, BN, BK, TM, TN, TA, TB, MINB)                                              \
-    extern "C" __global__ void __launch_bounds__(HCL_GEMM_THREADS, MINB)                                    \
-    NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const float *A,      \
-         unsigned long long lda, const float *B, unsigned long long ldb, float beta, float *C,               \
+/* MINB: blocks per SM to keep resident (caps registers: 2 x 256 threads -> at most 128 per thread). A CUDA hint
+ * only: HIP builds keep just the 256-thread bound (hcl_gpu_compat.h). */
+#define HCL_GEMM_KERNEL(NAME, BM, BN, BK, TM, TN, TA, TB, MINB)                                             \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_THREADS, MINB)                         \
+    NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const float *A,     \
+         unsigned long long lda, const float *B, unsigned long long ldb, float beta, float *C,              \
          unsigned long long ldc)                                                                            \
     {                                                                                                       \
-        hcl_gemm_impl<BM, BN, BK, TM, TN, TA, TB>((long long)m, (long long)n, (long long)k, alpha, A,         \
+        hcl_gemm_impl<BM, BN, BK, TM, TN, TA, TB>((long long)m, (long long)n, (long long)k, alpha, A,       \
                                                   (long long)lda, B, (long long)ldb, beta, C, (long long)ldc); \
     }
 

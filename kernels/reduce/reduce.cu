@@ -1,4 +1,4 @@
-/* reduce (CUDA): out[0] = sum, max or min of in[0..n).
+/* reduce (CUDA and HIP): out[0] = sum, max or min of in[0..n).
  *
  * One launch of a fixed-shape grid (the host picks gridDim.x <= HCL_REDUCE_MAX_BLOCKS from n alone and
  * blockDim.x = HCL_REDUCE_THREADS): each block folds a grid-stride slice (float4 loads when aligned) with warp
@@ -6,7 +6,11 @@
  * in index order. Every fold happens in an order fixed by n, so the same input gives the same bits on every run.
  * max/min ignore NaN as fmaxf/fminf do. The ticket counter must be 0 before the first launch; the last block
  * puts it back to 0, so launches on one stream can reuse it.
- * Self-contained (no includes) so NVRTC can build it alone. */
+ * Also the HIP kernel (reduce.hip): the folds run over warpSize lanes (32 on NVIDIA, 64 or 32 on AMD) and the
+ * per-warp scratch holds 32 entries, enough for 1024 threads at either width. Includes only hcl_gpu_compat.h,
+ * so NVRTC and hiprtc can build it alone. */
+
+#include "hcl_gpu_compat.h"
 
 #define HCL_REDUCE_THREADS 256
 #define HCL_REDUCE_MAX_BLOCKS 1024
@@ -34,14 +38,14 @@ template <int OP> __device__ __forceinline__ float hcl_reduce_block(float v, flo
     const unsigned warp = threadIdx.x / warpSize;
     const unsigned warps = (blockDim.x + warpSize - 1) / warpSize;
     for (int off = warpSize / 2; off > 0; off /= 2)
-        v = op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
+        v = op::apply(v, HCL_SHFL_DOWN(v, off));
     if (lane == 0)
         scratch[warp] = v;
     __syncthreads();
     if (warp == 0) {
         v = lane < warps ? scratch[lane] : op::identity();
         for (int off = warpSize / 2; off > 0; off /= 2)
-            v = op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
+            v = op::apply(v, HCL_SHFL_DOWN(v, off));
     }
     __syncthreads(); /* scratch may be reused by the caller */
     return v;
@@ -93,19 +97,19 @@ __device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long l
     }
 }
 
-extern "C" __global__ void __launch_bounds__(HCL_REDUCE_THREADS)
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
 hcl_reduce_sum_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
 {
     hcl_reduce_impl<0>(in, n, partials, ticket, out);
 }
 
-extern "C" __global__ void __launch_bounds__(HCL_REDUCE_THREADS)
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
 hcl_reduce_max_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
 {
     hcl_reduce_impl<1>(in, n, partials, ticket, out);
 }
 
-extern "C" __global__ void __launch_bounds__(HCL_REDUCE_THREADS)
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
 hcl_reduce_min_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
 {
     hcl_reduce_impl<2>(in, n, partials, ticket, out);

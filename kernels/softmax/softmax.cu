@@ -1,7 +1,7 @@
-/* softmax (CUDA): row-wise softmax of a rows x cols row-major matrix, out[r][j] = exp(in[r][j] - max_r) / sum.
+/* softmax (CUDA and HIP): row-wise softmax of a rows x cols row-major matrix, out[r][j] = exp(in[r][j] - max_r) / sum.
  *
  * Three shapes, picked by the host from cols:
- *  - hcl_softmax_warp<V>_f32, cols <= V * 32: one warp per row, the row held in registers (V values per lane),
+ *  - hcl_softmax_warp<V>_f32, cols <= V * warpSize: one warp per row, the row held in registers (V values per lane),
  *    one read and one write of global memory.
  *  - hcl_softmax_block_staged_f32, cols * 4 bytes fit the dynamic shared memory the host gives it: one block per
  *    row, the row staged in shared memory, one read and one write.
@@ -10,9 +10,13 @@
  *    length works.
  * -inf entries give 0; a row of all -inf gives NaN (0/0) as in PyTorch; NaN entries make the row NaN. Each
  * element is read before it is written by the same thread, so out may be in (no __restrict__).
- * Self-contained (no includes) so NVRTC can build it alone. */
+ * Also the HIP kernel (softmax.hip): a "warp" is warpSize lanes (32 on NVIDIA, 64 or 32 on AMD), so the warp
+ * kernels hold V * warpSize columns and run blockDim.x / warpSize rows per block; the host picks V and the grid
+ * from the device's width. Includes only hcl_gpu_compat.h, so NVRTC and hiprtc can build it alone. */
 
-#define HCL_SOFTMAX_WARP_ROWS_PER_BLOCK 8 /* the warp kernels run 8 warps (256 threads) per block */
+#include "hcl_gpu_compat.h"
+
+/* The warp kernels run 256 threads per block: 8 rows at 32 lanes, 4 rows on a 64-lane wavefront. */
 
 __device__ __forceinline__ float hcl_softmax_neg_inf() { return -__int_as_float(0x7f800000); }
 
@@ -25,14 +29,14 @@ __device__ __forceinline__ float hcl_softmax_exp(float x, float m)
 __device__ __forceinline__ float hcl_softmax_warp_max(float v)
 {
     for (int off = warpSize / 2; off > 0; off /= 2)
-        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+        v = fmaxf(v, HCL_SHFL_XOR(v, off));
     return v;
 }
 
 __device__ __forceinline__ float hcl_softmax_warp_sum(float v)
 {
     for (int off = warpSize / 2; off > 0; off /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, off);
+        v += HCL_SHFL_XOR(v, off);
     return v;
 }
 
@@ -119,7 +123,7 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const float *in, float *ou
 }
 
 #define HCL_SOFTMAX_WARP_KERNEL(V)                                                                           \
-    extern "C" __global__ void __launch_bounds__(256)                                                       \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)                                                       \
     hcl_softmax_warp##V##_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)       \
     {                                                                                                       \
         hcl_softmax_warp_impl<V>(in, out, rows, cols);                                                      \
@@ -132,7 +136,7 @@ HCL_SOFTMAX_WARP_KERNEL(16)
 HCL_SOFTMAX_WARP_KERNEL(32)
 
 /* ---- one block per row, row staged in dynamic shared memory (cols floats) ---- */
-extern "C" __global__ void __launch_bounds__(1024)
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
 hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)
 {
     extern __shared__ __align__(16) float hcl_softmax_row[]; /* read and written as float4 */
@@ -195,7 +199,7 @@ hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long row
 }
 
 /* ---- one block per row, online max/sum then a second read; no staging, any cols ---- */
-extern "C" __global__ void __launch_bounds__(1024)
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
 hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)
 {
     __shared__ float scratch_m[32];
@@ -225,8 +229,8 @@ hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsi
         }
         /* merge (m, s) across the warp, then across warps */
         for (int off = warpSize / 2; off > 0; off /= 2) {
-            const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
-            const float s2 = __shfl_xor_sync(0xffffffffu, s, off);
+            const float m2 = HCL_SHFL_XOR(m, off);
+            const float s2 = HCL_SHFL_XOR(s, off);
             hcl_softmax_merge(m, s, m2, s2);
         }
         if (lane == 0) {
@@ -238,8 +242,8 @@ hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsi
             m = lane < warps ? scratch_m[lane] : hcl_softmax_neg_inf();
             s = lane < warps ? scratch_s[lane] : 0.0f;
             for (int off = warpSize / 2; off > 0; off /= 2) {
-                const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
-                const float s2 = __shfl_xor_sync(0xffffffffu, s, off);
+                const float m2 = HCL_SHFL_XOR(m, off);
+                const float s2 = HCL_SHFL_XOR(s, off);
                 hcl_softmax_merge(m, s, m2, s2);
             }
             if (lane == 0) {

@@ -1,8 +1,11 @@
-/* vecadd (CUDA): c[i] = a[i] + b[i] for i < n.
+/* vecadd (CUDA and HIP): c[i] = a[i] + b[i] for i < n.
  *
  * Grid-stride over float4 when all three pointers are 16-byte aligned (always so for whole buffers), then a
  * scalar tail; a scalar loop otherwise. c may be a or b: every element is read and written by the same thread,
- * so the pointers are deliberately not __restrict__. Self-contained (no includes) so NVRTC can build it alone. */
+ * so the pointers are deliberately not __restrict__. Also the HIP kernel (vecadd.hip): nothing here depends on the
+ * warp width. Includes only hcl_gpu_compat.h, so NVRTC and hiprtc can build it alone. */
+
+#include "hcl_gpu_compat.h"
 
 extern "C" __global__ void hcl_vecadd_f32(const float *a, const float *b, float *c, unsigned long long n)
 {

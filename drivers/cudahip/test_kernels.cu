@@ -1,5 +1,7 @@
-/* Kernels of the CUDA driver's GPU test (test_gpu.c), built by nvcc into PTX and a fatbin that the test loads as
- * HCL_SOURCE_CUDA_BINARY. */
+/* Kernels of the GPU test (test_gpu.c), one source for both drivers: compiled at run time (NVRTC / hiprtc) from
+ * the embedded text, and offline into the binaries the test loads as HCL_SOURCE_CUDA_BINARY (nvcc: PTX and a
+ * fatbin) or HCL_SOURCE_HIP_BINARY (hipcc --genco, with -include hip/hip_runtime.h: a code-object bundle). No
+ * includes, so the run-time compilers take it as it is. */
 
 /* out[i] = stage[n - 1 - i] through dynamic shared memory of n floats (the test asks for more than 48 KiB). */
 extern "C" __global__ void reverse_shared(float *out, const float *in, unsigned int n)

@@ -1,9 +1,12 @@
-/* GPU test of the CUDA driver through the public API (ctest: cuda-gpu; exits 77, "skipped", without a CUDA GPU).
+/* GPU test of the CUDA and HIP drivers through the public API, one source built twice (ctest: cuda-gpu with
+ * HCL_GPU_TEST_CUDA, hip-gpu with HCL_GPU_TEST_HIP; exits 77, "skipped", without a device of that backend).
  *
- * What the conformance suite does not reach on CUDA in particular: every fill pattern size (memset and the fill
- * kernel), event times of commands and markers, more than 48 KiB of dynamic shared memory, CUDA binaries (PTX
- * with and without its NUL, fatbin), parameter-size checks, grid limits, source selection, build errors, softmax
- * on each of its three kernel shapes with -inf rows, reduce determinism, and GEMM's k = 0 / alpha = 0 rules. */
+ * What the conformance suite does not reach on these backends in particular: every fill pattern size (memset and
+ * the fill kernel), event times of commands and markers, dynamic shared memory above CUDA's default 48 KiB (or the
+ * whole 64 KiB of an AMD GPU), binaries (CUDA: PTX with and without its NUL, fatbin; HIP: a code-object bundle),
+ * parameter-size checks and grid limits (CUDA; HIP cannot list a kernel's parameters), source selection, build
+ * errors, softmax on each of its three kernel shapes with -inf rows (the warp shape at the device's warp width),
+ * reduce determinism, and GEMM's k = 0 / alpha = 0 rules. */
 #include "hcl/hcl.h"
 
 #include <math.h>
@@ -11,11 +14,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const unsigned char hcl_cuda_test_src[];
-extern const size_t hcl_cuda_test_src_size;
-#ifdef HCL_CUDA_TEST_BINARIES
-extern const unsigned char hcl_cuda_test_ptx[], hcl_cuda_test_fatbin[];
-extern const size_t hcl_cuda_test_ptx_size, hcl_cuda_test_fatbin_size;
+#if defined(HCL_GPU_TEST_CUDA)
+#define BACKEND "cuda"
+#define SOURCE_C HCL_SOURCE_CUDA_C
+#define SOURCE_BINARY HCL_SOURCE_CUDA_BINARY
+#define SOURCE_C_LABEL "CUDA C (NVRTC)"
+#elif defined(HCL_GPU_TEST_HIP)
+#define BACKEND "hip"
+#define SOURCE_C HCL_SOURCE_HIP_C
+#define SOURCE_BINARY HCL_SOURCE_HIP_BINARY
+#define SOURCE_C_LABEL "HIP C (hiprtc)"
+#else
+#error "build with HCL_GPU_TEST_CUDA or HCL_GPU_TEST_HIP"
+#endif
+
+extern const unsigned char hcl_gpu_test_src[]; /* test_kernels.cu */
+extern const size_t hcl_gpu_test_src_size;
+#ifdef HCL_GPU_TEST_BINARIES
+extern const unsigned char hcl_gpu_test_binary[]; /* CUDA: a fatbin; HIP: a code-object bundle */
+extern const size_t hcl_gpu_test_binary_size;
+#if defined(HCL_GPU_TEST_CUDA)
+extern const unsigned char hcl_gpu_test_ptx[];
+extern const size_t hcl_gpu_test_ptx_size;
+#endif
 #endif
 
 static int g_failures, g_checks;
@@ -44,7 +65,7 @@ static hcl_device dev;
         hcl_status st_ = (expr);                                                                            \
         CHECK(st_ == (want), "%s: got %s, wanted %s: %s", #expr, hcl_status_name(st_), hcl_status_name(want), \
               hcl_last_message());                                                                          \
-        if (st_ == (want)) printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());            \
+        if (st_ == (want)) printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());             \
     } while (0)
 
 static hcl_buffer make(size_t bytes) {
@@ -103,7 +124,8 @@ static void test_events(void) {
     free(h);
 }
 
-/* reverse_shared with more than 48 KiB of dynamic shared memory, twice (the opt-in is remembered). */
+/* reverse_shared with all the dynamic shared memory the device offers up to 200 KiB (CUDA: above the default
+ * 48 KiB, so the kernel opts in; AMD: 64 KiB), twice (the opt-in is remembered). */
 static void test_big_shared(hcl_module mod, const char *from, uint64_t local_mem) {
     hcl_kernel k = NULL;
     OK(hcl_kernel_create(mod, "reverse_shared", &k));
@@ -147,6 +169,9 @@ static void test_affine(hcl_module mod, const char *from) {
     for (unsigned int i = 0; i < n; i++) bad += out[i] != 0.5f * (float)i + 3.0f;
     CHECK(bad == 0, "affine (%s): %u wrong", from, bad);
     printf("ok   %s: affine ran\n", from);
+#if defined(HCL_GPU_TEST_CUDA)
+    /* CUDA lists a kernel's parameters (cuFuncGetParamInfo) and limits grid.y to 65535; HIP does neither, so
+     * there a wrong argument is not caught (and is not launched here) */
     float b4 = 3.0f;
     hcl_arg wrong_size[4] = {args[0], args[1], hcl_arg_value(&b4, 4), args[3]};
     EXPECT(HCL_ERROR_INVALID_ARGUMENT,
@@ -155,39 +180,47 @@ static void test_affine(hcl_module mod, const char *from) {
            hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 3, args, 0, NULL, NULL));
     EXPECT(HCL_ERROR_INVALID_ARGUMENT,
            hcl_kernel_launch(q, k, (hcl_dim3){1, 70000, 1}, (hcl_dim3){32, 1, 1}, 0, 4, args, 0, NULL, NULL));
+#endif
     hcl_buffer_release(bo);
     hcl_kernel_release(k);
     free(out);
 }
 
 static void test_modules(uint64_t local_mem) {
-    hcl_module_source src = {HCL_SOURCE_CUDA_C, hcl_cuda_test_src, hcl_cuda_test_src_size, NULL};
+    hcl_module_source src = {SOURCE_C, hcl_gpu_test_src, hcl_gpu_test_src_size, NULL};
     hcl_module mod = NULL;
     OK(hcl_module_create(dev, &src, 1, &mod));
     if (mod) {
-        test_big_shared(mod, "CUDA C (NVRTC)", local_mem);
-        test_affine(mod, "CUDA C (NVRTC)");
+        test_big_shared(mod, SOURCE_C_LABEL, local_mem);
+        test_affine(mod, SOURCE_C_LABEL);
         hcl_kernel k = NULL;
         EXPECT(HCL_ERROR_NOT_FOUND, hcl_kernel_create(mod, "no_such_kernel", &k));
         hcl_module_release(mod);
     }
     static const char broken[] = "extern \"C\" __global__ void broken(float *x) { x[0] = not_declared; }\n";
-    hcl_module_source bad = {HCL_SOURCE_CUDA_C, broken, sizeof broken - 1, NULL};
+    hcl_module_source bad = {SOURCE_C, broken, sizeof broken - 1, NULL};
     mod = NULL;
     EXPECT(HCL_ERROR_BUILD, hcl_module_create(dev, &bad, 1, &mod));
     CHECK(strstr(hcl_last_message(), "not_declared") != NULL, "build log missing: %s", hcl_last_message());
     static const char ocl[] = "__kernel void k(__global float *x) { x[0] = 1.0f; }";
     hcl_module_source only_ocl = {HCL_SOURCE_OPENCL_C, ocl, sizeof ocl - 1, NULL};
     EXPECT(HCL_ERROR_UNSUPPORTED, hcl_module_create(dev, &only_ocl, 1, &mod));
-#ifdef HCL_CUDA_TEST_BINARIES
-    /* PTX without its NUL (size = text length), PTX with it, a fatbin; an OpenCL source first is passed over */
+#ifdef HCL_GPU_TEST_BINARIES
+    /* an OpenCL source first is passed over. CUDA: PTX without its NUL (size = text length), PTX with it, a
+     * fatbin. HIP: a code-object bundle. */
     const hcl_module_source bins[][2] = {
-        {only_ocl, {HCL_SOURCE_CUDA_BINARY, hcl_cuda_test_ptx, hcl_cuda_test_ptx_size, NULL}},
-        {only_ocl, {HCL_SOURCE_CUDA_BINARY, hcl_cuda_test_ptx, hcl_cuda_test_ptx_size + 1, NULL}},
-        {only_ocl, {HCL_SOURCE_CUDA_BINARY, hcl_cuda_test_fatbin, hcl_cuda_test_fatbin_size, NULL}},
+#if defined(HCL_GPU_TEST_CUDA)
+        {only_ocl, {SOURCE_BINARY, hcl_gpu_test_ptx, hcl_gpu_test_ptx_size, NULL}},
+        {only_ocl, {SOURCE_BINARY, hcl_gpu_test_ptx, hcl_gpu_test_ptx_size + 1, NULL}},
+#endif
+        {only_ocl, {SOURCE_BINARY, hcl_gpu_test_binary, hcl_gpu_test_binary_size, NULL}},
     };
+#if defined(HCL_GPU_TEST_CUDA)
     const char *names[] = {"PTX without NUL", "PTX with NUL", "fatbin"};
-    for (int i = 0; i < 3; i++) {
+#else
+    const char *names[] = {"code-object bundle"};
+#endif
+    for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++) {
         mod = NULL;
         OK(hcl_module_create(dev, bins[i], 2, &mod));
         if (!mod) continue;
@@ -195,12 +228,14 @@ static void test_modules(uint64_t local_mem) {
         hcl_module_release(mod);
     }
 #else
-    printf("skip CUDA binaries (built without nvcc)\n");
+    printf("skip %s binaries (built without the offline compiler)\n", BACKEND);
 #endif
 }
 
 static void test_softmax(void) {
-    const size_t widths[] = {5, 1000, 3000, 20000}; /* warp, warp, staged, online */
+    /* warp, warp, staged, online: a warp kernel takes up to 32 x the warp width (1024 at 32 lanes, 2048 at 64);
+     * staging up to the default shared memory (CUDA 48 KiB, AMD 64 KiB) */
+    const size_t widths[] = {5, 1000, 3000, 20000};
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
         size_t cols = widths[w], rows = 3, n = rows * cols;
         float *x = malloc(n * 4), *y = malloc(n * 4);
@@ -299,20 +334,24 @@ static void test_gemm_rules(void) {
 }
 
 int main(void) {
-    hcl_status st = hcl_device_open("cuda", &dev);
+    hcl_status st = hcl_device_open(BACKEND, &dev);
     if (st == HCL_ERROR_BACKEND_UNAVAILABLE || st == HCL_ERROR_DEVICE_NOT_FOUND) {
-        printf("skip: no CUDA device: %s\n", hcl_last_message());
+        printf("skip: no %s device: %s\n", BACKEND, hcl_last_message());
         return 77;
     }
     if (st != HCL_SUCCESS) {
-        printf("FAIL hcl_device_open(\"cuda\"): %s: %s\n", hcl_status_name(st), hcl_last_message());
+        printf("FAIL hcl_device_open(\"%s\"): %s: %s\n", BACKEND, hcl_status_name(st), hcl_last_message());
         return 1;
     }
     hcl_device_info info;
     OK(hcl_device_get_info(dev, &info));
     printf("device: %s, %s, %u SMs, local memory %llu, %s\n", info.name, info.driver_version, info.compute_units,
            (unsigned long long)info.local_mem_bytes, info.identity);
+#if defined(HCL_GPU_TEST_CUDA)
     CHECK(strncmp(info.identity, "uuid:", 5) == 0 && info.has_uuid, "identity %s", info.identity);
+#else
+    CHECK(info.identity[0] != '\0', "identity empty");
+#endif
     CHECK(info.arg_offset_alignment == 1, "arg_offset_alignment %llu", (unsigned long long)info.arg_offset_alignment);
     OK(hcl_queue_create(dev, &q));
 

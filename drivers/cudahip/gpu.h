@@ -1,0 +1,269 @@
+/* The host code the CUDA and HIP drivers share: one source, compiled twice.
+ *
+ * drivers/cuda and drivers/hip each build the .c files of this folder together with their own driver.c:
+ * -DHCL_GPU_CUDA=1 makes libhcl-cuda.so (the CUDA driver API and NVRTC), -DHCL_GPU_HIP=1 makes libhcl-hip.so (the
+ * HIP module API and hiprtc). The two APIs mirror each other call for call (cuMemAlloc_v2 / hipMalloc,
+ * cuLaunchKernel / hipModuleLaunchKernel, ...), so queues, events, memory, modules, launches, the built-in kernel
+ * shapes and the run-time compiler are written once, against neutral names that gpu_map_cuda.h or gpu_map_hip.h
+ * turn into the vendor's (as llama.cpp builds ggml-cuda as HIP through a name-mapping header). The path the CUDA
+ * build proves on an NVIDIA GPU is then the path the HIP build runs.
+ *
+ * What really differs is not hidden in the maps but written out, under #if HCL_GPU_CUDA / #if HCL_GPU_HIP:
+ *  - the warp width: 32 on NVIDIA; a wavefront of 64 (gfx9) or 32 (gfx10+) on AMD (hcl__gpu_device.wave);
+ *  - how a device becomes current: CUDA pushes its primary context, HIP sets the thread's device (driver.c);
+ *  - what a binary is and how it loads (fatbin/cubin/PTX with a JIT log; code object or offload bundle);
+ *  - what the run-time compiler targets and returns (sm_XY or compute_XY, CUBIN or PTX; gfx target, code object);
+ *  - dynamic shared memory above the default: CUDA opts in per kernel, AMD has one limit (64 KiB);
+ *  - kernel parameter sizes: CUDA can list them (cuFuncGetParamInfo), HIP cannot;
+ *  - error names and statuses, device properties, library names, environment variables (driver.c, maps). */
+#ifndef HCL_CUDAHIP_GPU_H
+#define HCL_CUDAHIP_GPU_H
+
+#include "hcl/hcl_driver.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(HCL_GPU_CUDA) && HCL_GPU_CUDA && !defined(HCL_GPU_HIP)
+#define HCL_GPU_HIP 0
+#include "gpu_map_cuda.h"
+#elif defined(HCL_GPU_HIP) && HCL_GPU_HIP && !defined(HCL_GPU_CUDA)
+#define HCL_GPU_CUDA 0
+#include "gpu_map_hip.h"
+#else
+#error "build drivers/cudahip with exactly one of -DHCL_GPU_CUDA=1 or -DHCL_GPU_HIP=1"
+#endif
+
+/* ---- the runtime's entry points ---- */
+/* One struct of function pointers from the map's X-macro list, filled by hcl__gpu_resolve (runtime.c). */
+typedef struct hcl__gpu_symbols {
+#define HCL__GPU_FIELD(ret, name, params) ret (*name) params;
+#define HCL__GPU_FIELD_OR(ret, name, old, params) ret (*name) params;
+    HCL_GPU_SYMBOLS(HCL__GPU_FIELD, HCL__GPU_FIELD, HCL__GPU_FIELD_OR, HCL__GPU_FIELD, HCL__GPU_FIELD)
+#undef HCL__GPU_FIELD
+#undef HCL__GPU_FIELD_OR
+} hcl__gpu_symbols;
+
+/* The run-time compiler's (NVRTC, hiprtc), opened on first use only (rtc.c). */
+typedef struct hcl__gpu_rtc_symbols {
+#define HCL__GPU_RTC_FIELD(ret, name, params) ret (*name) params;
+    HCL_GPU_RTC_SYMBOLS(HCL__GPU_RTC_FIELD)
+#undef HCL__GPU_RTC_FIELD
+} hcl__gpu_rtc_symbols;
+
+extern hcl__gpu_symbols hcl__gpu;        /* filled at init; valid while the driver is initialised */
+extern const hcl_driver_host *hcl__gpu_host;
+extern int hcl__gpu_driver_version;      /* the runtime's version number; part of the compile-cache key */
+extern int hcl__gpu_init_pid;            /* the process that initialised the runtime (0: none yet) */
+
+#define HCL_GPU_LOG(...) hcl__gpu_host->log(HCL_LOG_DEBUG, HCL_GPU_NAME, __VA_ARGS__)
+
+/* Resolve HCL_GPU_SYMBOLS from an opened runtime library (runtime.c). On failure `reason` says which entry point
+ * is missing. */
+hcl_status hcl__gpu_resolve(void *library, char *reason, size_t reason_size);
+
+/* ---- errors ---- */
+/* The runtime's own name of an error ("CUDA_ERROR_OUT_OF_MEMORY", "hipErrorOutOfMemory"), driver.c. */
+const char *hcl__gpu_error_name(hcl_gpu_result r);
+/* Map a failed call to a status: out of memory -> HCL_ERROR_OUT_OF_MEMORY, image/JIT/no-binary failures ->
+ * HCL_ERROR_BUILD, not found -> HCL_ERROR_NOT_FOUND, anything else -> HCL_ERROR_VENDOR (driver.c). */
+hcl_status hcl__gpu_status(hcl_gpu_result r);
+/* Set the thread's message to "<call>: <error name> (<code>) <detail>" and return the mapped status. `call` is
+ * the exported name; a _vN suffix is dropped ("cuMemAlloc_v2" reads "cuMemAlloc"). runtime.c. */
+hcl_status hcl__gpu_fail(hcl_gpu_result r, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The text of this thread's last hcl__gpu_fail (for messages that combine two failures). */
+const char *hcl__gpu_last_failure(void);
+hcl_status hcl__gpu_oom(const char *what); /* "<backend>: out of host memory (<what>)" */
+
+/* The one error macro: call the runtime's `op` (a neutral name the map turns into the exported symbol:
+ * MemAlloc is cuMemAlloc_v2 on CUDA and hipMalloc on HIP) with `args`; on failure set the message (the detail is
+ * a printf format and its values) and evaluate to the mapped status, else to HCL_SUCCESS.
+ *   if ((st = HCL_GPU(MemAlloc, (&ptr, size), "size=%zu", size)) != HCL_SUCCESS) goto cleanup;
+ * HCL_GPU_CALL does the same for a symbol named directly (vendor-specific code in driver.c). */
+#define HCL_GPU(op, args, ...) HCL_GPU_CALL(HCL_GPU_SYM_##op, args, __VA_ARGS__)
+#define HCL_GPU_CALL(sym, args, ...) HCL__GPU_CALL(sym, args, __VA_ARGS__)
+#define HCL__GPU_CALL(sym, args, ...)                                                                       \
+    __extension__({                                                                                         \
+        hcl_gpu_result hcl_gpu_r_ = hcl__gpu.sym args;                                                      \
+        hcl_gpu_r_ == HCL_GPU_SUCCESS ? HCL_SUCCESS : hcl__gpu_fail(hcl_gpu_r_, #sym, __VA_ARGS__);         \
+    })
+
+/* ---- devices (driver.c) ---- */
+enum {
+    HCL_GPU_FN_VECADD,
+    HCL_GPU_FN_GEMM_128_NN, HCL_GPU_FN_GEMM_128_NT, HCL_GPU_FN_GEMM_128_TN, HCL_GPU_FN_GEMM_128_TT,
+    HCL_GPU_FN_GEMM_64_NN, HCL_GPU_FN_GEMM_64_NT, HCL_GPU_FN_GEMM_64_TN, HCL_GPU_FN_GEMM_64_TT,
+    HCL_GPU_FN_GEMM_SCALE,
+    HCL_GPU_FN_SOFTMAX_WARP1, HCL_GPU_FN_SOFTMAX_WARP2, HCL_GPU_FN_SOFTMAX_WARP4, HCL_GPU_FN_SOFTMAX_WARP8,
+    HCL_GPU_FN_SOFTMAX_WARP16, HCL_GPU_FN_SOFTMAX_WARP32,
+    HCL_GPU_FN_SOFTMAX_BLOCK_STAGED, HCL_GPU_FN_SOFTMAX_BLOCK,
+    HCL_GPU_FN_REDUCE_SUM, HCL_GPU_FN_REDUCE_MAX, HCL_GPU_FN_REDUCE_MIN,
+    HCL_GPU_FN_FILL,
+    HCL_GPU_FN_COUNT
+};
+
+#define HCL_GPU_EVENT_POOL 64
+
+/* An opened device and what the built-ins need. */
+typedef struct hcl__gpu_device {
+    uint32_t index;
+    hcl_gpu_device dev;
+#if HCL_GPU_CUDA
+    CUcontext ctx;               /* the primary context, retained in device_open */
+    int cc_major, cc_minor;      /* compute capability */
+#else
+    char arch[256];              /* the target ID, "gfx90a:sramecc+:xnack-" (gcnArchName); "" if unknown */
+#endif
+    char name[HCL_NAME_MAX];
+    unsigned int wave;           /* threads per warp (NVIDIA: 32) or wavefront (AMD: 64 on gfx9, 32 on gfx10+) */
+    int sm_count;                /* SMs / compute units */
+    int max_grid[3], max_block[3];
+    int smem_default;            /* shared memory per block without opting in (CUDA: 48 KiB; AMD: 64 KiB) */
+    int smem_optin;              /* the most a kernel may opt in to (H100: 227 KiB; AMD: smem_default) */
+    pthread_mutex_t lock;        /* guards the lazy built-in module and the event pool */
+    hcl_gpu_module builtins;     /* NULL until the first built-in call */
+    const char *builtins_from;   /* "fatbin" / "code objects", or the run-time compiler's name */
+    hcl_gpu_function fn[HCL_GPU_FN_COUNT];
+    hcl_gpu_event pool[HCL_GPU_EVENT_POOL];
+    uint32_t pool_count;
+} hcl__gpu_device;
+
+/* Make the device current on this thread for the span of one entry point (driver.c). Threads may differ from
+ * call to call, so every entry that calls the runtime enters a scope; hcl__gpu_leave restores what the caller
+ * had current (CUDA: pops the context it pushed; HIP: sets the caller's device back). hcl__gpu_scope is the
+ * map's: each runtime keeps different state. */
+hcl_status hcl__gpu_enter(const hcl__gpu_device *d, hcl__gpu_scope *scope);
+void hcl__gpu_leave(hcl__gpu_scope *scope);
+
+/* ---- queues, events and commands (queue.c) ---- */
+typedef struct hcl__gpu_queue {
+    hcl__gpu_device *dev;
+    hcl_gpu_stream stream; /* non-blocking: never serialises with the legacy default (null) stream */
+    hcl_gpu_dptr scratch;  /* reduce partials + ticket, made on first use; the stream is in order, so reductions
+                              on one queue never race for it */
+} hcl__gpu_queue;
+
+/* begin == end for a marker. Elapsed time is end.end - start.begin. */
+typedef struct hcl__gpu_event {
+    hcl__gpu_device *dev;
+    hcl_gpu_event begin;
+    hcl_gpu_event end;
+} hcl__gpu_event;
+
+/* One HCL command on a queue: hcl__gpu_cmd_begin enters the device, makes the stream wait for the wait list and
+ * records the begin event if an event is wanted; the caller enqueues its work (status in `st`); hcl__gpu_cmd_end
+ * records the end event, synchronises when blocking, hands the event out on success (frees it on failure) and
+ * leaves the device. Always call hcl__gpu_cmd_end after a successful hcl__gpu_cmd_begin. */
+typedef struct hcl__gpu_cmd {
+    hcl__gpu_queue *q;
+    hcl__gpu_scope scope;
+    hcl__gpu_event *ev;
+} hcl__gpu_cmd;
+hcl_status hcl__gpu_cmd_begin(hcl__gpu_cmd *cmd, hcl__gpu_queue *q, uint32_t num_wait, void *const *wait,
+                              void **out_event);
+hcl_status hcl__gpu_cmd_end(hcl__gpu_cmd *cmd, hcl_status st, int blocking, const char *what, void **out_event);
+
+void hcl__gpu_event_pool_drain(hcl__gpu_device *d); /* device current */
+
+/* ---- the run-time compiler (rtc.c): no runtime call in that file, so the CI tests link it alone ---- */
+/* What to compile. headers/include_names: sources offered to #include (may be 0). driver_version: for the cache
+ * key (0 if none). */
+typedef struct hcl__gpu_rtc_job {
+    const char *source;
+    size_t source_size;
+    const char *name;    /* program name shown in the log */
+    int num_headers;
+    const char *const *headers;
+    const char *const *include_names;
+    const char *options; /* whitespace-separated user options, may be NULL */
+#if HCL_GPU_CUDA
+    int arch;            /* compute capability as major*10+minor */
+#else
+    const char *arch;    /* the target ID ("gfx90a:sramecc+:xnack-"); NULL or "": the user's --offload-arch */
+#endif
+    int driver_version;
+} hcl__gpu_rtc_job;
+/* Load the compiler on first use (gpu_map_*.h: HCL_GPU_RTC_ENV, then the library names it lists); it stays
+ * loaded until the process ends. HCL_ERROR_UNSUPPORTED with the dlerror texts and the paths tried when it is
+ * absent (tried once). Thread-safe. */
+hcl_status hcl__gpu_rtc_open(void);
+/* Compile through the disk cache. CUDA: CUBIN for an architecture NVRTC knows, else PTX for the newest virtual
+ * architecture it has that the device can run (*out_is_binary 0, NUL-terminated). HIP: a code object for
+ * job->arch (*out_is_binary 1). *out_image is malloc'd. HCL_ERROR_BUILD with the compiler's log on an error. */
+hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, size_t *out_size,
+                                int *out_is_binary);
+/* Why the compiler could not be loaded ("" if it was, or was not tried yet). */
+const char *hcl__gpu_rtc_reason(void);
+/* "NVRTC 13.0" / "hiprtc 9.0" once loaded, else "" */
+const char *hcl__gpu_rtc_version(void);
+
+/* ---- modules (module.c) ---- */
+/* Load a binary image into the current device. CUDA: fatbin, cubin or NUL-terminated PTX, a JIT failure gives
+ * HCL_ERROR_BUILD with the JIT log. HIP: a code object or an offload bundle holding one for the device. */
+hcl_status hcl__gpu_module_load(const void *image, const char *what, hcl_gpu_module *out_module);
+/* The run-time compiler's job for this device's architecture. */
+void hcl__gpu_rtc_job_target(const hcl__gpu_device *d, hcl__gpu_rtc_job *job);
+
+/* ---- built-ins (kernels.c, sources.c) ---- */
+/* The built-ins as one program for the run-time compiler: the embedded builtins.cu / builtins.hip and the kernel
+ * sources it includes as headers (sources.c). Fills source, name and headers; the caller sets the rest. */
+void hcl__gpu_builtins_job(hcl__gpu_rtc_job *job);
+hcl_status hcl__gpu_builtins_get(hcl__gpu_device *d); /* device current; loads the module on first use */
+void hcl__gpu_builtins_release(hcl__gpu_device *d);   /* device current */
+/* Load the built-ins on first use and, with need_scratch, make the queue's reduce scratch. Call it before a
+ * command's begin event, so one-time work never counts in a command's device time. */
+hcl_status hcl__gpu_builtins_prepare(hcl__gpu_queue *q, int need_scratch);
+/* Enqueue the fill kernel (patterns of 8..128 bytes) on the command's stream. */
+hcl_status hcl__gpu_fill_kernel(hcl__gpu_queue *q, hcl_gpu_dptr dst, size_t size, const void *pattern,
+                                size_t pattern_size);
+
+/* ---- driver entry points, by file ---- */
+hcl_status hcl__gpu_queue_create(void *device, void **out_queue);
+void hcl__gpu_queue_destroy(void *queue);
+hcl_status hcl__gpu_queue_finish(void *queue);
+hcl_status hcl__gpu_queue_marker(void *queue, uint32_t num_wait, void *const *wait, void **out_event);
+hcl_status hcl__gpu_event_wait(void *event);
+void hcl__gpu_event_release(void *event);
+hcl_status hcl__gpu_event_elapsed(void *start, void *end, double *out_seconds);
+
+hcl_status hcl__gpu_buffer_alloc(void *device, size_t size, void **out_mem);
+hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr);
+void hcl__gpu_host_free(void *device, void *ptr);
+hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_native);
+void hcl__gpu_buffer_free(void *device, void *mem);
+hcl_status hcl__gpu_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
+                                 uint32_t num_wait, void *const *wait, void **out_event);
+hcl_status hcl__gpu_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
+                                uint32_t num_wait, void *const *wait, void **out_event);
+hcl_status hcl__gpu_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset,
+                                size_t size, int blocking, uint32_t num_wait, void *const *wait, void **out_event);
+hcl_status hcl__gpu_buffer_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
+                                size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
+                                void **out_event);
+
+hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources, uint32_t count,
+                                  void **out_module);
+void hcl__gpu_module_destroy(void *module);
+hcl_status hcl__gpu_kernel_create(void *module, const char *name, void **out_kernel);
+void hcl__gpu_kernel_destroy(void *kernel);
+hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
+                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
+                                  void *const *wait, void **out_event);
+
+hcl_status hcl__gpu_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
+hcl_status hcl__gpu_gemm_f32(void *queue, const hcl_gemm_args *args, void **out_event);
+hcl_status hcl__gpu_softmax_f32(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
+hcl_status hcl__gpu_reduce_f32(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
+
+/* ---- device addresses ---- */
+/* A buffer's native object is its device address: CUdeviceptr (an integer) or hipDeviceptr_t (a pointer). The
+ * arithmetic is done on integers either way (HCL_GPU_DPTR_ADD). */
+static inline hcl_gpu_dptr hcl__gpu_ptr(const void *mem) { return HCL_GPU_DPTR(mem); }
+static inline hcl_gpu_dptr hcl__gpu_ptr_at(const void *mem, size_t offset) {
+    return HCL_GPU_DPTR_ADD(HCL_GPU_DPTR(mem), offset);
+}
+
+#endif /* HCL_CUDAHIP_GPU_H */

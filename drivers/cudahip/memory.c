@@ -1,0 +1,137 @@
+/* Buffers: device memory from cuMemAlloc / hipMalloc; transfers and fills as stream-ordered commands. Shared by
+ * the CUDA and HIP drivers (gpu.h).
+ *
+ * Host memory from hcl_host_alloc is page-locked (cuMemHostAlloc / hipHostMalloc), and the *_async transfers from
+ * and to it run asynchronously. Pageable host memory works too, but the runtime stages a pageable host-to-device
+ * copy and returns once the source has been consumed, and a device-to-host copy into pageable memory returns only
+ * when it is done. */
+#include "gpu.h"
+
+#include <string.h>
+
+hcl_status hcl__gpu_buffer_alloc(void *device, size_t size, void **out_mem) {
+    hcl__gpu_device *d = device;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(d, &scope);
+    if (st != HCL_SUCCESS) return st;
+    hcl_gpu_dptr p = 0;
+    st = HCL_GPU(MemAlloc, (&p, size), "size=%zu on device %u '%s'", size, d->index, d->name);
+    hcl__gpu_leave(&scope);
+    if (st != HCL_SUCCESS) return st;
+    *out_mem = (void *)(uintptr_t)p;
+    return HCL_SUCCESS;
+}
+
+/* Portable: usable by every context / device, so the block can serve several devices' queues. */
+hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr) {
+    hcl__gpu_device *d = device;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(d, &scope);
+    if (st != HCL_SUCCESS) return st;
+    void *p = NULL;
+    st = HCL_GPU(MemHostAlloc, (&p, size, HCL_GPU_HOST_ALLOC_PORTABLE), "page-locked host memory, size=%zu", size);
+    hcl__gpu_leave(&scope);
+    if (st != HCL_SUCCESS) return st;
+    *out_ptr = p;
+    return HCL_SUCCESS;
+}
+
+void hcl__gpu_host_free(void *device, void *ptr) {
+    hcl__gpu_device *d = device;
+    hcl__gpu_scope scope;
+    if (hcl__gpu_enter(d, &scope) != HCL_SUCCESS) return;
+    hcl__gpu.HCL_GPU_SYM_MemFreeHost(ptr);
+    hcl__gpu_leave(&scope);
+}
+
+/* CUDA: device -> CUcontext (the primary context), queue -> CUstream, buffer -> CUdeviceptr (cast).
+ * HIP has no context object: device -> a pointer to its hipDevice_t (the ordinal, an int, for hipSetDevice),
+ * queue -> hipStream_t, buffer -> hipDeviceptr_t. */
+hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_native) {
+    switch (kind) {
+#if HCL_GPU_CUDA
+    case HCL_NATIVE_DEVICE: *out_native = (void *)((hcl__gpu_device *)object)->ctx; return HCL_SUCCESS;
+#else
+    case HCL_NATIVE_DEVICE: *out_native = &((hcl__gpu_device *)object)->dev; return HCL_SUCCESS;
+#endif
+    case HCL_NATIVE_QUEUE: *out_native = (void *)((hcl__gpu_queue *)object)->stream; return HCL_SUCCESS;
+    case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS; /* the device address */
+    }
+    return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: native kind %d unknown", HCL_GPU_NAME,
+                                      (int)kind);
+}
+
+void hcl__gpu_buffer_free(void *device, void *mem) {
+    hcl__gpu_device *d = device;
+    hcl__gpu_scope scope;
+    if (hcl__gpu_enter(d, &scope) != HCL_SUCCESS) return;
+    hcl__gpu.HCL_GPU_SYM_MemFree(hcl__gpu_ptr(mem));
+    hcl__gpu_leave(&scope);
+}
+
+hcl_status hcl__gpu_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
+                                uint32_t num_wait, void *const *wait, void **out_event) {
+    hcl__gpu_cmd cmd;
+    hcl_status st = hcl__gpu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
+    if (st != HCL_SUCCESS) return st;
+    if (size > 0)
+        st = HCL_GPU(MemcpyHtoDAsync, (hcl__gpu_ptr_at(mem, offset), src, size, cmd.q->stream),
+                    "host to device, offset=%zu size=%zu", offset, size);
+    return hcl__gpu_cmd_end(&cmd, st, blocking, "a buffer write", out_event);
+}
+
+hcl_status hcl__gpu_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
+                               uint32_t num_wait, void *const *wait, void **out_event) {
+    hcl__gpu_cmd cmd;
+    hcl_status st = hcl__gpu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
+    if (st != HCL_SUCCESS) return st;
+    if (size > 0)
+        st = HCL_GPU(MemcpyDtoHAsync, (dst, hcl__gpu_ptr_at(mem, offset), size, cmd.q->stream),
+                    "device to host, offset=%zu size=%zu", offset, size);
+    return hcl__gpu_cmd_end(&cmd, st, blocking, "a buffer read", out_event);
+}
+
+hcl_status hcl__gpu_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
+                               int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
+    hcl__gpu_cmd cmd;
+    hcl_status st = hcl__gpu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
+    if (st != HCL_SUCCESS) return st;
+    if (size > 0)
+        st = HCL_GPU(MemcpyDtoDAsync,
+                    (hcl__gpu_ptr_at(dst, dst_offset), hcl__gpu_ptr_at(src, src_offset), size, cmd.q->stream),
+                    "device to device, dst_offset=%zu src_offset=%zu size=%zu", dst_offset, src_offset, size);
+    return hcl__gpu_cmd_end(&cmd, st, blocking, "a buffer copy", out_event);
+}
+
+/* Patterns of 1, 2 and 4 bytes go to the runtime's MemsetD8/D16/D32Async (offset and size are multiples of the
+ * pattern, and allocations are 256-byte aligned, so the D16/D32 alignment rules hold); 8..128 bytes to the fill
+ * kernel. */
+hcl_status hcl__gpu_buffer_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
+                               size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
+                               void **out_event) {
+    hcl__gpu_cmd cmd;
+    hcl_status st = HCL_SUCCESS;
+    if (pattern_size > 4 && size > 0 && (st = hcl__gpu_builtins_prepare(queue, 0)) != HCL_SUCCESS) return st;
+    st = hcl__gpu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
+    if (st != HCL_SUCCESS) return st;
+    hcl_gpu_dptr p = hcl__gpu_ptr_at(mem, offset);
+    hcl_gpu_stream s = cmd.q->stream;
+    if (size == 0) {
+        /* nothing to write */
+    } else if (pattern_size == 1) {
+        unsigned char v;
+        memcpy(&v, pattern, 1);
+        st = HCL_GPU(MemsetD8Async, (p, v, size, s), "offset=%zu size=%zu", offset, size);
+    } else if (pattern_size == 2) {
+        unsigned short v;
+        memcpy(&v, pattern, 2);
+        st = HCL_GPU(MemsetD16Async, (p, v, size / 2, s), "offset=%zu size=%zu", offset, size);
+    } else if (pattern_size == 4) {
+        hcl_gpu_memset32_value v; /* unsigned int on CUDA, int on HIP: the same four bytes */
+        memcpy(&v, pattern, 4);
+        st = HCL_GPU(MemsetD32Async, (p, v, size / 4, s), "offset=%zu size=%zu", offset, size);
+    } else {
+        st = hcl__gpu_fill_kernel(cmd.q, p, size, pattern, pattern_size);
+    }
+    return hcl__gpu_cmd_end(&cmd, st, blocking, "a buffer fill", out_event);
+}

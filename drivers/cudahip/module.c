@@ -1,0 +1,320 @@
+/* Modules and kernels: user source through the run-time compiler (NVRTC / hiprtc, cached on disk), binaries loaded
+ * directly (CUDA: fatbin, cubin, PTX; HIP: code object or offload bundle), launches with cuLaunchKernel /
+ * hipModuleLaunchKernel. Shared by the CUDA and HIP drivers (gpu.h). */
+#include "gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hcl__gpu_module {
+    hcl__gpu_device *dev;
+    hcl_gpu_module module;
+} hcl__gpu_module;
+
+#define HCL_GPU_UNKNOWN_PARAMS UINT32_MAX
+
+typedef struct hcl__gpu_kernel {
+    hcl__gpu_module *mod;
+    hcl_gpu_function fn;
+    atomic_int dyn_smem_set;   /* dynamic shared memory this kernel has opted in to so far (CUDA) */
+    uint32_t num_params;       /* from cuFuncGetParamInfo; HCL_GPU_UNKNOWN_PARAMS when the runtime cannot say */
+    uint32_t *param_sizes;
+    char name[];
+} hcl__gpu_kernel;
+
+#if HCL_GPU_CUDA
+hcl_status hcl__gpu_module_load(const void *image, const char *what, hcl_gpu_module *out_module) {
+    char log[8192];
+    log[0] = '\0';
+    CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[2] = {log, (void *)(uintptr_t)sizeof log};
+    CUresult r = hcl__gpu.cuModuleLoadDataEx(out_module, image, 2, opts, vals);
+    if (r == CUDA_SUCCESS) return HCL_SUCCESS;
+    log[sizeof log - 1] = '\0';
+    return hcl__gpu_fail(r, "cuModuleLoadDataEx", "loading %s%s%s", what, log[0] ? "; JIT log:\n" : "", log);
+}
+
+void hcl__gpu_rtc_job_target(const hcl__gpu_device *d, hcl__gpu_rtc_job *job) {
+    job->arch = d->cc_major * 10 + d->cc_minor;
+}
+#else
+/* A code object is machine code: there is no JIT and no log. A bundle without a code object for this device's
+ * target is refused with hipErrorNoBinaryForGpu (or hipErrorSharedObjectInitFailed on some ROCm versions). */
+hcl_status hcl__gpu_module_load(const void *image, const char *what, hcl_gpu_module *out_module) {
+    return HCL_GPU_CALL(hipModuleLoadData, (out_module, image), "loading %s", what);
+}
+
+void hcl__gpu_rtc_job_target(const hcl__gpu_device *d, hcl__gpu_rtc_job *job) { job->arch = d->arch; }
+#endif
+
+static const char *kind_name(hcl_source_kind k) {
+    switch (k) {
+    case HCL_SOURCE_OPENCL_C: return "OPENCL_C";
+    case HCL_SOURCE_CUDA_C: return "CUDA_C";
+    case HCL_SOURCE_HIP_C: return "HIP_C";
+    case HCL_SOURCE_SPIRV: return "SPIRV";
+    case HCL_SOURCE_CUDA_BINARY: return "CUDA_BINARY";
+    case HCL_SOURCE_HIP_BINARY: return "HIP_BINARY";
+    case HCL_SOURCE_HOST_TABLE: return "HOST_TABLE";
+    }
+    return "unknown";
+}
+
+#if HCL_GPU_CUDA
+/* A PTX text handed in without its NUL must get one; fatbins and cubins are ELF/fatbin images CUDA sizes
+ * itself. */
+static hcl_status load_binary(const hcl_module_source *src, hcl_gpu_module *out_module) {
+    const unsigned char *data = src->data;
+    int is_text = src->size >= 1 && !(src->size >= 4 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' &&
+                                      data[3] == 'F') &&
+                  !(src->size >= 4 && data[0] == 0x50 && data[1] == 0xed && data[2] == 0x55 && data[3] == 0xba) &&
+                  data[src->size - 1] != '\0';
+    if (!is_text) return hcl__gpu_module_load(src->data, "a CUDA binary", out_module);
+    char *copy = malloc(src->size + 1);
+    if (!copy) return hcl__gpu_oom("PTX copy");
+    memcpy(copy, src->data, src->size);
+    copy[src->size] = '\0';
+    hcl_status st = hcl__gpu_module_load(copy, "PTX text", out_module);
+    free(copy);
+    return st;
+}
+#else
+/* A code object (ELF) or an offload bundle; the runtime finds the code object for the device in a bundle. */
+static hcl_status load_binary(const hcl_module_source *src, hcl_gpu_module *out_module) {
+    return hcl__gpu_module_load(src->data, "a HIP code object", out_module);
+}
+#endif
+
+static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src, hcl_gpu_module *out_module) {
+    hcl__gpu_rtc_job job = {
+        .source = src->data,
+        .source_size = src->size,
+        .name = HCL_GPU_CUDA ? "user.cu" : "user.hip",
+        .options = src->options,
+        .driver_version = hcl__gpu_driver_version,
+    };
+    hcl__gpu_rtc_job_target(d, &job);
+    void *image = NULL;
+    size_t size = 0;
+    int is_binary = 0;
+    hcl_status st = hcl__gpu_rtc_compile(&job, &image, &size, &is_binary);
+    if (st != HCL_SUCCESS) return st;
+#if HCL_GPU_CUDA
+    st = hcl__gpu_module_load(image, is_binary ? "NVRTC's CUBIN" : "NVRTC's PTX", out_module);
+#else
+    st = hcl__gpu_module_load(image, "hiprtc's code object", out_module);
+#endif
+    free(image);
+    return st;
+}
+
+/* The first source this driver takes decides: a binary always, source when the run-time compiler loads. A source
+ * that is taken and fails to build is an error; there is no fall-through to later sources after that. */
+hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources, uint32_t count,
+                                  void **out_module) {
+    hcl__gpu_device *d = device;
+    char given[512] = "";
+    const hcl_module_source *pick = NULL;
+    int rtc_missing = 0;
+    for (uint32_t i = 0; i < count && !pick; i++) {
+        size_t used = strlen(given);
+        snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", kind_name(sources[i].kind));
+        if (sources[i].kind == HCL_GPU_SOURCE_BINARY) {
+            pick = &sources[i];
+        } else if (sources[i].kind == HCL_GPU_SOURCE_C) {
+            if (hcl__gpu_rtc_open() == HCL_SUCCESS)
+                pick = &sources[i];
+            else
+                rtc_missing = 1; /* a later binary may still do */
+        }
+    }
+    if (!pick)
+        return hcl__gpu_host->set_message(HCL_ERROR_UNSUPPORTED,
+                                          "%s: no source it can take among [%s]; it takes %s (through %s%s%s) and %s "
+                                          "(%s)",
+                                          HCL_GPU_NAME, given, HCL_GPU_SOURCE_C_NAME, HCL_GPU_RTC_NAME,
+                                          rtc_missing ? ", which is not available: " : "",
+                                          rtc_missing ? hcl__gpu_rtc_reason() : "", HCL_GPU_SOURCE_BINARY_NAME,
+                                          HCL_GPU_BINARY_FORMS);
+    hcl__gpu_module *m = calloc(1, sizeof *m);
+    if (!m) return hcl__gpu_oom("module");
+    m->dev = d;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(d, &scope);
+    if (st == HCL_SUCCESS) {
+        st = pick->kind == HCL_GPU_SOURCE_BINARY ? load_binary(pick, &m->module)
+                                                 : build_source(d, pick, &m->module);
+        hcl__gpu_leave(&scope);
+    }
+    if (st != HCL_SUCCESS) {
+        free(m);
+        return st;
+    }
+    *out_module = m;
+    return HCL_SUCCESS;
+}
+
+void hcl__gpu_module_destroy(void *module) {
+    hcl__gpu_module *m = module;
+    if (!m) return;
+    hcl__gpu_scope scope;
+    if (hcl__gpu_enter(m->dev, &scope) == HCL_SUCCESS) {
+        hcl__gpu.HCL_GPU_SYM_ModuleUnload(m->module);
+        hcl__gpu_leave(&scope);
+    }
+    free(m);
+}
+
+/* Parameter sizes let launches refuse an argument of the wrong size instead of having the kernel read past it.
+ * CUDA lists them (cuFuncGetParamInfo, driver 12.4+); HIP has no such call, so HIP launches are not checked. */
+static void query_params(hcl__gpu_kernel *k) {
+    k->num_params = HCL_GPU_UNKNOWN_PARAMS;
+#if HCL_GPU_CUDA
+    if (!hcl__gpu.cuFuncGetParamInfo) return;
+    uint32_t cap = 8, n = 0;
+    uint32_t *sizes = malloc(cap * sizeof *sizes);
+    if (!sizes) return;
+    for (;;) {
+        size_t off = 0, size = 0;
+        CUresult r = hcl__gpu.cuFuncGetParamInfo(k->fn, n, &off, &size);
+        if (r == CUDA_ERROR_INVALID_VALUE) break; /* past the last parameter */
+        if (r != CUDA_SUCCESS || n >= 4096) {     /* the driver cannot say: no checking */
+            free(sizes);
+            return;
+        }
+        if (n == cap) {
+            uint32_t *grown = realloc(sizes, 2 * cap * sizeof *sizes);
+            if (!grown) {
+                free(sizes);
+                return;
+            }
+            sizes = grown;
+            cap *= 2;
+        }
+        sizes[n++] = (uint32_t)size;
+    }
+    k->param_sizes = sizes;
+    k->num_params = n;
+#endif
+}
+
+hcl_status hcl__gpu_kernel_create(void *module, const char *name, void **out_kernel) {
+    hcl__gpu_module *m = module;
+    size_t len = strlen(name);
+    hcl__gpu_kernel *k = calloc(1, sizeof *k + len + 1);
+    if (!k) return hcl__gpu_oom("kernel");
+    memcpy(k->name, name, len + 1);
+    k->mod = m;
+    atomic_init(&k->dyn_smem_set, 0);
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(m->dev, &scope);
+    if (st == HCL_SUCCESS) {
+        st = HCL_GPU(ModuleGetFunction, (&k->fn, m->module, name),
+                     "kernel '%s' (a %s C++ kernel needs extern \"C\" to be found by its plain name)", name,
+                     HCL_GPU_API);
+        if (st == HCL_SUCCESS) query_params(k);
+        hcl__gpu_leave(&scope);
+    }
+    if (st != HCL_SUCCESS) {
+        free(k);
+        return st;
+    }
+    *out_kernel = k;
+    return HCL_SUCCESS;
+}
+
+void hcl__gpu_kernel_destroy(void *kernel) {
+    hcl__gpu_kernel *k = kernel;
+    if (!k) return;
+    free(k->param_sizes);
+    free(k);
+}
+
+static hcl_status check_launch(const hcl__gpu_device *d, const hcl__gpu_kernel *k, hcl_dim3 grid, hcl_dim3 block,
+                               uint32_t num_args, const hcl_driver_arg *args) {
+    const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+    for (int i = 0; i < 3; i++) {
+        if (d->max_grid[i] > 0 && g[i] > (uint32_t)d->max_grid[i])
+            return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                              "%s: grid.%c = %u is above the device's limit %d", HCL_GPU_NAME,
+                                              "xyz"[i], g[i], d->max_grid[i]);
+        if (d->max_block[i] > 0 && b[i] > (uint32_t)d->max_block[i])
+            return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                              "%s: block.%c = %u is above the device's limit %d", HCL_GPU_NAME,
+                                              "xyz"[i], b[i], d->max_block[i]);
+    }
+    if (k->num_params == HCL_GPU_UNKNOWN_PARAMS) return HCL_SUCCESS;
+    if (num_args != k->num_params)
+        return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' takes %u parameters, %u given",
+                                          HCL_GPU_NAME, k->name, k->num_params, num_args);
+    for (uint32_t i = 0; i < num_args; i++) {
+        size_t given = args[i].kind == HCL_ARG_BUFFER ? sizeof(hcl_gpu_dptr) : args[i].size;
+        if (given != k->param_sizes[i])
+            return hcl__gpu_host->set_message(
+                HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' parameter %u is %u bytes, the %s argument is %zu bytes",
+                HCL_GPU_NAME, k->name, i, k->param_sizes[i],
+                args[i].kind == HCL_ARG_BUFFER ? "buffer (pointer)" : "value", given);
+    }
+    return HCL_SUCCESS;
+}
+
+#define HCL_GPU_STACK_ARGS 32
+
+hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
+                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
+                                  void *const *wait, void **out_event) {
+    hcl__gpu_queue *q = queue;
+    hcl__gpu_kernel *k = kernel;
+    hcl_status st = check_launch(q->dev, k, grid, block, num_args, args);
+    if (st != HCL_SUCCESS) return st;
+
+    void *stack_params[HCL_GPU_STACK_ARGS];
+    hcl_gpu_dptr stack_ptrs[HCL_GPU_STACK_ARGS];
+    void **params = stack_params;
+    hcl_gpu_dptr *ptrs = stack_ptrs;
+    if (num_args > HCL_GPU_STACK_ARGS) {
+        params = malloc(num_args * sizeof *params);
+        ptrs = malloc(num_args * sizeof *ptrs);
+        if (!params || !ptrs) {
+            if (params != stack_params) free(params);
+            if (ptrs != stack_ptrs) free(ptrs);
+            return hcl__gpu_oom("launch arguments");
+        }
+    }
+    /* kernelParams holds a pointer to each argument's bytes: the device address for a buffer (kept in ptrs[]
+     * until the launch has copied it), the caller's bytes for a value */
+    for (uint32_t i = 0; i < num_args; i++) {
+        if (args[i].kind == HCL_ARG_BUFFER) {
+            ptrs[i] = hcl__gpu_ptr_at(args[i].mem, args[i].offset);
+            params[i] = &ptrs[i];
+        } else {
+            params[i] = (void *)args[i].value;
+        }
+    }
+
+    hcl__gpu_cmd cmd;
+    st = hcl__gpu_cmd_begin(&cmd, q, num_wait, wait, out_event);
+    if (st == HCL_SUCCESS) {
+#if HCL_GPU_CUDA
+        /* above the default 48 KiB a kernel must opt in to its dynamic shared memory (AMD has one limit, which
+         * the core already checked against local_mem_bytes) */
+        if (shared_bytes > (size_t)q->dev->smem_default && (int)shared_bytes > atomic_load(&k->dyn_smem_set)) {
+            st = HCL_GPU_CALL(cuFuncSetAttribute,
+                              (k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes),
+                              "kernel '%s': opting in to %zu bytes of dynamic shared memory", k->name, shared_bytes);
+            if (st == HCL_SUCCESS) atomic_store(&k->dyn_smem_set, (int)shared_bytes);
+        }
+#endif
+        if (st == HCL_SUCCESS)
+            st = HCL_GPU(LaunchKernel,
+                         (k->fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned int)shared_bytes,
+                          q->stream, params, NULL),
+                         "kernel '%s' grid (%u, %u, %u) block (%u, %u, %u) shared_bytes=%zu", k->name, grid.x,
+                         grid.y, grid.z, block.x, block.y, block.z, shared_bytes);
+        st = hcl__gpu_cmd_end(&cmd, st, 0, "a kernel launch", out_event);
+    }
+    if (params != stack_params) free(params);
+    if (ptrs != stack_ptrs) free(ptrs);
+    return st;
+}

@@ -1,0 +1,220 @@
+/* Queues (non-blocking streams), events (a begin/end pair of timing events per command) and the command bracket
+ * every enqueueing entry point goes through. Shared by the CUDA and HIP drivers (gpu.h). */
+#include "gpu.h"
+
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Event pool: runtime events are recycled per device, so timing every command does not cost an event creation.
+ * ------------------------------------------------------------------------------------------------------- */
+static hcl_status event_take(hcl__gpu_device *d, hcl_gpu_event *out) {
+    pthread_mutex_lock(&d->lock);
+    if (d->pool_count > 0) {
+        *out = d->pool[--d->pool_count];
+        pthread_mutex_unlock(&d->lock);
+        return HCL_SUCCESS;
+    }
+    pthread_mutex_unlock(&d->lock);
+    /* default flags: timing enabled, as elapsed time needs */
+    return HCL_GPU(EventCreate, (out, HCL_GPU_EVENT_TIMING), "timing event on device %u", d->index);
+}
+
+/* Return an event to the pool. Recording it again later is fine even if it is still pending now: nothing else
+ * refers to it once released. */
+static void event_give(hcl__gpu_device *d, hcl_gpu_event e) {
+    if (!e) return;
+    pthread_mutex_lock(&d->lock);
+    if (d->pool_count < HCL_GPU_EVENT_POOL) {
+        d->pool[d->pool_count++] = e;
+        e = NULL;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (e) hcl__gpu.HCL_GPU_SYM_EventDestroy(e);
+}
+
+void hcl__gpu_event_pool_drain(hcl__gpu_device *d) {
+    pthread_mutex_lock(&d->lock);
+    for (uint32_t i = 0; i < d->pool_count; i++) hcl__gpu.HCL_GPU_SYM_EventDestroy(d->pool[i]);
+    d->pool_count = 0;
+    pthread_mutex_unlock(&d->lock);
+}
+
+static void event_free(hcl__gpu_event *ev) {
+    if (!ev) return;
+    if (ev->end && ev->end != ev->begin) event_give(ev->dev, ev->end);
+    event_give(ev->dev, ev->begin);
+    free(ev);
+}
+
+/* Make an event of one or two runtime events (one for a marker). */
+static hcl_status event_new(hcl__gpu_device *d, int pair, hcl__gpu_event **out) {
+    hcl__gpu_event *ev = calloc(1, sizeof *ev);
+    if (!ev) return hcl__gpu_oom("event");
+    ev->dev = d;
+    hcl_status st = event_take(d, &ev->begin);
+    if (st == HCL_SUCCESS) {
+        if (pair)
+            st = event_take(d, &ev->end);
+        else
+            ev->end = ev->begin;
+    }
+    if (st != HCL_SUCCESS) {
+        event_free(ev);
+        return st;
+    }
+    *out = ev;
+    return HCL_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Queues
+ * ------------------------------------------------------------------------------------------------------- */
+hcl_status hcl__gpu_queue_create(void *device, void **out_queue) {
+    hcl__gpu_device *d = device;
+    hcl__gpu_queue *q = calloc(1, sizeof *q);
+    if (!q) return hcl__gpu_oom("queue");
+    q->dev = d;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(d, &scope);
+    if (st == HCL_SUCCESS) {
+        st = HCL_GPU(StreamCreate, (&q->stream, HCL_GPU_STREAM_NON_BLOCKING), "non-blocking stream on device %u '%s'",
+                    d->index, d->name);
+        hcl__gpu_leave(&scope);
+    }
+    if (st != HCL_SUCCESS) {
+        free(q);
+        return st;
+    }
+    *out_queue = q;
+    return HCL_SUCCESS;
+}
+
+void hcl__gpu_queue_destroy(void *queue) {
+    hcl__gpu_queue *q = queue;
+    if (!q) return;
+    hcl__gpu_scope scope;
+    if (hcl__gpu_enter(q->dev, &scope) == HCL_SUCCESS) {
+        /* the core finished the queue first; synchronise anyway so the scratch is idle before it is freed */
+        hcl__gpu.HCL_GPU_SYM_StreamSynchronize(q->stream);
+        hcl__gpu.HCL_GPU_SYM_StreamDestroy(q->stream);
+        if (q->scratch) hcl__gpu.HCL_GPU_SYM_MemFree(q->scratch);
+        hcl__gpu_leave(&scope);
+    }
+    free(q);
+}
+
+hcl_status hcl__gpu_queue_finish(void *queue) {
+    hcl__gpu_queue *q = queue;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(q->dev, &scope);
+    if (st != HCL_SUCCESS) return st;
+    st = HCL_GPU(StreamSynchronize, (q->stream), "finishing a queue on device %u '%s'", q->dev->index,
+                q->dev->name);
+    hcl__gpu_leave(&scope);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Commands
+ * ------------------------------------------------------------------------------------------------------- */
+hcl_status hcl__gpu_cmd_begin(hcl__gpu_cmd *cmd, hcl__gpu_queue *q, uint32_t num_wait, void *const *wait,
+                             void **out_event) {
+    cmd->q = q;
+    cmd->ev = NULL;
+    hcl_status st = hcl__gpu_enter(q->dev, &cmd->scope);
+    if (st != HCL_SUCCESS) return st;
+    for (uint32_t i = 0; i < num_wait; i++) {
+        const hcl__gpu_event *w = wait[i];
+        if ((st = HCL_GPU(StreamWaitEvent, (q->stream, w->end, 0), "wait list entry %u", i)) != HCL_SUCCESS)
+            goto fail;
+    }
+    if (out_event) {
+        if ((st = event_new(q->dev, 1, &cmd->ev)) != HCL_SUCCESS) goto fail;
+        if ((st = HCL_GPU(EventRecord, (cmd->ev->begin, q->stream), "start of a command")) != HCL_SUCCESS)
+            goto fail;
+    }
+    return HCL_SUCCESS;
+fail:
+    event_free(cmd->ev);
+    cmd->ev = NULL;
+    hcl__gpu_leave(&cmd->scope);
+    return st;
+}
+
+hcl_status hcl__gpu_cmd_end(hcl__gpu_cmd *cmd, hcl_status st, int blocking, const char *what, void **out_event) {
+    hcl__gpu_queue *q = cmd->q;
+    if (st == HCL_SUCCESS && cmd->ev)
+        st = HCL_GPU(EventRecord, (cmd->ev->end, q->stream), "end of %s", what);
+    if (st == HCL_SUCCESS && blocking)
+        st = HCL_GPU(StreamSynchronize, (q->stream), "waiting for %s on device %u '%s'", what, q->dev->index,
+                    q->dev->name);
+    if (st == HCL_SUCCESS && cmd->ev && out_event) {
+        *out_event = cmd->ev;
+    } else {
+        /* a begin event already recorded is harmless: nothing waits for it and the pool may reuse it */
+        event_free(cmd->ev);
+    }
+    cmd->ev = NULL;
+    hcl__gpu_leave(&cmd->scope);
+    return st;
+}
+
+hcl_status hcl__gpu_queue_marker(void *queue, uint32_t num_wait, void *const *wait, void **out_event) {
+    hcl__gpu_queue *q = queue;
+    hcl__gpu_cmd cmd;
+    /* a marker is one instant: one hcl_gpu_event serves as both begin and end */
+    hcl_status st = hcl__gpu_cmd_begin(&cmd, q, num_wait, wait, NULL);
+    if (st != HCL_SUCCESS) return st;
+    if (out_event) {
+        st = event_new(q->dev, 0, &cmd.ev);
+        if (st == HCL_SUCCESS)
+            st = HCL_GPU(EventRecord, (cmd.ev->begin, q->stream), "marker on device %u", q->dev->index);
+    }
+    /* cmd_end records nothing more for a marker: begin == end was recorded above */
+    hcl__gpu_event *ev = cmd.ev;
+    cmd.ev = NULL;
+    st = hcl__gpu_cmd_end(&cmd, st, 0, "marker", NULL);
+    if (st != HCL_SUCCESS) {
+        event_free(ev);
+        return st;
+    }
+    if (out_event) *out_event = ev;
+    return HCL_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Events
+ * ------------------------------------------------------------------------------------------------------- */
+hcl_status hcl__gpu_event_wait(void *event) {
+    hcl__gpu_event *ev = event;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(ev->dev, &scope);
+    if (st != HCL_SUCCESS) return st;
+    st = HCL_GPU(EventSynchronize, (ev->end), "waiting for an event on device %u", ev->dev->index);
+    hcl__gpu_leave(&scope);
+    return st;
+}
+
+void hcl__gpu_event_release(void *event) {
+    hcl__gpu_event *ev = event;
+    if (!ev) return;
+    hcl__gpu_scope scope;
+    int entered = hcl__gpu_enter(ev->dev, &scope) == HCL_SUCCESS;
+    event_free(ev);
+    if (entered) hcl__gpu_leave(&scope);
+}
+
+hcl_status hcl__gpu_event_elapsed(void *start, void *end, double *out_seconds) {
+    hcl__gpu_event *s = start, *e = end;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(s->dev, &scope);
+    if (st != HCL_SUCCESS) return st;
+    float ms = 0.0f;
+    if ((st = HCL_GPU(EventSynchronize, (s->begin), "start event")) == HCL_SUCCESS &&
+        (st = HCL_GPU(EventSynchronize, (e->end), "end event")) == HCL_SUCCESS &&
+        (st = HCL_GPU(EventElapsedTime, (&ms, s->begin, e->end), "start and end events on device %u",
+                     s->dev->index)) == HCL_SUCCESS)
+        *out_seconds = (double)ms / 1e3;
+    hcl__gpu_leave(&scope);
+    return st;
+}
