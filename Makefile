@@ -21,8 +21,9 @@ CMAKE_ARGS ?=
 BENCH_ARGS ?=
 
 # libc6-dev is listed because gcc only recommends it (apt-get runs with --no-install-recommends).
-DEB_PACKAGES := cmake ninja-build gcc libc6-dev pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-                clinfo libclblast-dev libopenblas-dev libcriterion-dev
+DEB_PACKAGES := cmake ninja-build gcc g++ libc6-dev pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
+                clinfo libclblast-dev libopenblas-dev libcriterion-dev \
+                libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools dpkg-dev
 
 # Sanitizer settings of the ASan run. Reports go to files under $(ASAN_DIR)/sanitizer-logs as well as failing
 # the process, so a report from a child process (Criterion forks each test) cannot go unnoticed.
