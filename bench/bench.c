@@ -113,6 +113,7 @@ static void usage(FILE *f) {
 "                      kernels x devices with the speedup over the host driver and the largest error of each;\n"
 "                      unavailable backends are listed with the reason\n"
 "  --list              list the devices (name and identity, as hcl-info shows them) and exit\n"
+"  --libs              list the baselines' vendor libraries: which load, from where, or why not; and exit\n"
 "\n"
 "What to run:\n"
 "  --kernels LIST      comma list of vecadd, gemm, softmax, reduce (default: all)\n"
@@ -254,6 +255,7 @@ static int parse_args(int argc, char **argv, options *o) {
         {"--all", offsetof(options, all), 1},
         {"--quick", offsetof(options, quick), 1},
         {"--list", offsetof(options, list), 1},
+        {"--libs", offsetof(options, libs), 1},
         {"--no-verify", offsetof(options, verify), 0},
         {"--no-baselines", offsetof(options, baselines), 0},
         {"--require-baselines", offsetof(options, require_baselines), 1},
@@ -510,6 +512,10 @@ int main(int argc, char **argv) {
     }
     if (o.list)
         return list_devices();
+    if (o.libs) {
+        baselines_print_libs();
+        return 0;
+    }
     prog.enabled = o.progress;
     prog.tty = isatty(STDERR_FILENO);
 

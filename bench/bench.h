@@ -2,8 +2,8 @@
  *
  *   bench.c      main, options, device loop, start-up time, progress line
  *   kernels.c    size plans, the timed-run loop, the four kernels, references and checks
- *   baselines.c  vendor baselines opened with dlopen (cuBLAS, CUB, cuMemcpyDtoDAsync; CLBlast,
- *                clEnqueueCopyBuffer; OpenBLAS, memcpy)
+ *   baselines.c  vendor baselines opened with dlopen: library loading, host (OpenBLAS, memcpy), dispatch
+ *   baselines_cuda.c, baselines_opencl.c   cuBLAS, CUB, cuMemcpyDtoDAsync; CLBlast, clEnqueueCopyBuffer
  *   launch.c     launch cost of an empty kernel (HCL and the raw vendor call); a user kernel built from source
  *   report.c     the table, JSON and CSV
  *   plot.c       the SVG plot
@@ -30,6 +30,7 @@ typedef struct options {
     int all;              /* --all: every available backend and device */
     int quick;            /* --quick: small sizes, few runs (CI) */
     int list;             /* --list: print the devices and exit */
+    int libs;             /* --libs: print the baselines' vendor libraries and exit */
     uint64_t seed;
     int repeats, warmup, repeats_set, verify;
     unsigned kernels; /* bit mask of 1 << K_* */
@@ -170,6 +171,8 @@ void settle_cpu(const bdev *b);
 /* baselines.c: open what this backend's baselines need; fills b->run->bases. */
 void baselines_open(bdev *b);
 void baselines_close(bdev *b);
+/* --libs: which vendor libraries load (and why not), without a device. */
+void baselines_print_libs(void);
 /* One run each, timed by the vendor's own events (device time), or the wall clock on host. Return 0 on success;
  * on failure, fill m->error. */
 int base_gemm_run(bdev *b, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C, double *out_s,

@@ -715,4 +715,12 @@ void run_case(bdev *b, const bcase *c, result *r) {
     /* a measurement that was never started stays absent; one that started is reported whatever happened */
     if (r->hcl.failed)
         r->hcl.present = 1;
+    /* name the baseline this row would have had, when it is missing */
+    if (!r->base.present && b->opt->baselines) {
+        const base_info *bases = b->run->bases;
+        int kind = c->kernel == K_GEMM ? BASE_GEMM
+                 : c->kernel == K_REDUCE && bases[BASE_REDUCE].applicable ? BASE_REDUCE : BASE_COPY;
+        if (bases[kind].applicable && !bases[kind].available)
+            snprintf(r->base.name, sizeof r->base.name, "%.40s: missing", bases[kind].name);
+    }
 }

@@ -89,7 +89,7 @@ void print_row(const result *r) {
         snprintf(bcheck, sizeof bcheck, "; %s, first call %.4g ms", t, 1e3 * bm->first_s);
     }
     printf("%-8s %-20s %s %18s  %-22s %18s %8s  %s%s\n", kernel_names[r->kernel], r->shape, times, rate,
-           bm->present ? bm->name : "(none)", brate, ratio, check, bcheck);
+           bm->name[0] ? bm->name : "(none)", brate, ratio, check, bcheck);
     if (h->error[0])
         printf("         error (HCL): %s\n", h->error);
     if (bm->error[0])
@@ -573,8 +573,8 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
             fputs(",", f);
             cnum(f, lc->vendor_ran ? (s ? lc->vendor_sync_us : lc->vendor_submit_us) : NAN);
             fputs(",", f);
-            cnum(f, lc->vendor_ran ? (s ? lc->hcl_sync_us / lc->vendor_sync_us : lc->hcl_submit_us / lc->vendor_submit_us)
-                                   : NAN);
+            double ratio = s ? lc->hcl_sync_us / lc->vendor_sync_us : lc->hcl_submit_us / lc->vendor_submit_us;
+            cnum(f, lc->vendor_ran ? ratio : NAN);
             fputc('\n', f);
         }
     }

@@ -1,0 +1,262 @@
+/* OpenCL baselines: CLBlast SGEMM and clEnqueueCopyBuffer on HCL's cl_command_queue and cl_mem, timed with
+ * OpenCL profiling events (HCL's queues have profiling on); and the raw clEnqueueNDRangeKernel of the empty kernel,
+ * built with clCreateProgramWithSource on HCL's own context. libOpenCL.so.1 and libclblast.so.1 are opened with
+ * dlopen; prototypes come from CL/cl.h and clblast_c.h through __typeof__. Compiled only with BENCH_HAVE_OPENCL. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "vendor.h"
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#if defined(BENCH_HAVE_CLBLAST)
+#include <clblast_c.h>
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+/* =========================================================================================================
+ * OpenCL: libOpenCL.so.1 (copies, profiling, launches) and CLBlast
+ * ======================================================================================================= */
+#define BENCH_CL_SYMS(X)                                                                                          \
+    X(clGetCommandQueueInfo) X(clGetDeviceInfo) X(clEnqueueCopyBuffer) X(clEnqueueFillBuffer)                    \
+    X(clGetEventProfilingInfo) X(clWaitForEvents) X(clReleaseEvent) X(clCreateProgramWithSource)                \
+    X(clBuildProgram) X(clGetProgramBuildInfo) X(clCreateKernel) X(clEnqueueNDRangeKernel) X(clFinish)           \
+    X(clReleaseKernel) X(clReleaseProgram)
+#define DECLARE(name) __typeof__(name) *name;
+static struct {
+    BENCH_CL_SYMS(DECLARE)
+    int ok;
+    char reason[1200];
+} ocl;
+#if defined(BENCH_HAVE_CLBLAST)
+static struct {
+    __typeof__(CLBlastSgemm) *CLBlastSgemm;
+    __typeof__(CLBlastClearCache) *CLBlastClearCache; /* optional */
+    int ok;
+    char reason[1200];
+} clb;
+static lib lib_clblast;
+#endif
+#undef DECLARE
+static lib lib_ocl;
+
+static void opencl_load(void) {
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    char missing[512] = "";
+    static const char *const cands[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
+    lib_open(&lib_ocl, "HCL_OPENCL_LIBRARY", cands);
+    if (!lib_ocl.handle) {
+        snprintf(ocl.reason, sizeof ocl.reason, "libOpenCL could not be opened: %s", lib_ocl.reason);
+    } else {
+#define RESOLVE(name) ocl.name = (__typeof__(ocl.name))lib_sym(&lib_ocl, #name, missing, sizeof missing);
+        BENCH_CL_SYMS(RESOLVE)
+#undef RESOLVE
+        if (missing[0])
+            snprintf(ocl.reason, sizeof ocl.reason, "%s lacks %s", lib_ocl.path, missing);
+        else
+            ocl.ok = 1;
+    }
+#if defined(BENCH_HAVE_CLBLAST)
+    static const char *const clb_cands[] = {"libclblast.so.1", "libclblast.so", NULL};
+    lib_open(&lib_clblast, "HCL_CLBLAST_LIBRARY", clb_cands);
+    missing[0] = '\0';
+    if (!lib_clblast.handle) {
+        snprintf(clb.reason, sizeof clb.reason, "CLBlast could not be opened: %s", lib_clblast.reason);
+    } else {
+        clb.CLBlastSgemm = (__typeof__(clb.CLBlastSgemm))lib_sym(&lib_clblast, "CLBlastSgemm", missing, sizeof missing);
+        clb.CLBlastClearCache = (__typeof__(clb.CLBlastClearCache))lib_sym(&lib_clblast, "CLBlastClearCache", NULL, 0);
+        if (missing[0])
+            snprintf(clb.reason, sizeof clb.reason, "%s lacks %s", lib_clblast.path, missing);
+        else
+            clb.ok = 1;
+    }
+#endif
+}
+
+#define CL_TRY(call, what)                                                                                        \
+    do {                                                                                                          \
+        cl_int e_ = (call);                                                                                       \
+        if (e_ != CL_SUCCESS) {                                                                                   \
+            snprintf(err, err_size, "%s: OpenCL error %d", what, (int)e_);                                        \
+            goto fail;                                                                                            \
+        }                                                                                                         \
+    } while (0)
+
+void opencl_open(bdev *b, struct baselines *bl) {
+    base_info *g = &b->run->bases[BASE_GEMM], *c = &b->run->bases[BASE_COPY];
+    set_base(g, "CLBlast SGEMM", "CLBlastSgemm (CLBlastLayoutRowMajor) on HCL's cl_command_queue and cl_mem; its "
+             "first call compiles its kernels (about 11 s on PoCL), which the warm-up runs absorb; timed from the end "
+             "of a 4-byte fill enqueued just before to the end of CLBlast's event (in-order queue)");
+    set_base(c, "clEnqueueCopyBuffer", "buffer copy of the same bytes on HCL's cl_command_queue, counted read + write "
+             "as BabelStream's copy; timed by its profiling event");
+    opencl_load();
+    if (!ocl.ok) {
+        copy_text(c->reason, sizeof c->reason, ocl.reason);
+        copy_text(g->reason, sizeof g->reason, ocl.reason);
+        return;
+    }
+    hcl_status st = hcl_device_get_native(b->device, &bl->ctx);
+    if (st == HCL_SUCCESS)
+        st = hcl_queue_get_native(b->queue, &bl->queue);
+    if (st == HCL_SUCCESS)
+        st = hcl_buffer_create(b->device, 4, 0, &bl->cl_scratch);
+    if (st != HCL_SUCCESS) {
+        snprintf(c->reason, sizeof c->reason, "HCL interop: %s: %s", hcl_status_name(st), hcl_last_message());
+        copy_text(g->reason, sizeof g->reason, c->reason);
+        return;
+    }
+    c->available = 1;
+    copy_text(c->library, sizeof c->library, lib_ocl.path);
+#if defined(BENCH_HAVE_CLBLAST)
+    if (!clb.ok) {
+        copy_text(g->reason, sizeof g->reason, clb.reason);
+    } else {
+        g->available = 1;
+        copy_text(g->library, sizeof g->library, lib_clblast.path);
+        snprintf(g->version, sizeof g->version, "(CLBlast has no version query)");
+    }
+#else
+    NOT_BUILT(g, "clblast_c.h");
+#endif
+}
+
+void opencl_close(struct baselines *bl) {
+    if (bl->queue && ocl.ok)
+        ocl.clFinish((cl_command_queue)bl->queue);
+#if defined(BENCH_HAVE_CLBLAST)
+    /* CLBlast keeps programs of this context in a process-wide cache: drop them while the context is alive */
+    if (clb.ok && clb.CLBlastClearCache)
+        clb.CLBlastClearCache();
+#endif
+    if (bl->cl_scratch)
+        hcl_buffer_release(bl->cl_scratch);
+}
+
+static cl_mem cl_buf(hcl_buffer buf) {
+    void *p = NULL;
+    hcl_buffer_get_native(buf, &p);
+    return (cl_mem)p;
+}
+
+static int cl_times(cl_event from, cl_profiling_info from_what, cl_event to, double *out_s, char *err,
+                    size_t err_size) {
+    cl_ulong t0 = 0, t1 = 0;
+    CL_TRY(ocl.clWaitForEvents(1, &to), "clWaitForEvents");
+    CL_TRY(ocl.clGetEventProfilingInfo(from, from_what, sizeof t0, &t0, NULL), "clGetEventProfilingInfo");
+    CL_TRY(ocl.clGetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL),
+           "clGetEventProfilingInfo");
+    *out_s = t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
+    return 0;
+fail:
+    return 1;
+}
+
+int opencl_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
+                size_t err_size) {
+    cl_event ev = NULL;
+    CL_TRY(ocl.clEnqueueCopyBuffer((cl_command_queue)bl->queue, cl_buf(src), cl_buf(dst), 0, 0, bytes, 0, NULL, &ev),
+           "clEnqueueCopyBuffer");
+    if (cl_times(ev, CL_PROFILING_COMMAND_START, ev, out_s, err, err_size))
+        goto fail;
+    ocl.clReleaseEvent(ev);
+    return 0;
+fail:
+    if (ev)
+        ocl.clReleaseEvent(ev);
+    ocl.clFinish((cl_command_queue)bl->queue);
+    return 1;
+}
+
+#if defined(BENCH_HAVE_CLBLAST)
+int opencl_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+                double *out_s, char *err, size_t err_size) {
+    cl_command_queue q = (cl_command_queue)bl->queue;
+    cl_event e0 = NULL, e1 = NULL;
+    const cl_uint zero = 0;
+    CL_TRY(ocl.clEnqueueFillBuffer(q, cl_buf(bl->cl_scratch), &zero, sizeof zero, 0, sizeof zero, 0, NULL, &e0),
+           "clEnqueueFillBuffer (start of the CLBlast bracket)");
+    CLBlastStatusCode s = clb.CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f,
+                                           cl_buf(A), 0, k, cl_buf(B), 0, n, 0.0f, cl_buf(C), 0, n, &q, &e1);
+    if (s != CLBlastSuccess) {
+        snprintf(err, err_size, "CLBlastSgemm: status %d", (int)s);
+        goto fail;
+    }
+    if (cl_times(e0, CL_PROFILING_COMMAND_END, e1, out_s, err, err_size))
+        goto fail;
+    ocl.clReleaseEvent(e0);
+    ocl.clReleaseEvent(e1);
+    return 0;
+fail:
+    if (e0)
+        ocl.clReleaseEvent(e0);
+    if (e1)
+        ocl.clReleaseEvent(e1);
+    ocl.clFinish(q);
+    return 1;
+}
+#endif
+
+typedef struct cl_launch_ctx {
+    cl_command_queue queue;
+    cl_kernel kernel;
+} cl_launch_ctx;
+
+static int cl_launch_one(void *ctx, int sync, char *err, size_t err_size) {
+    cl_launch_ctx *c = ctx;
+    const size_t global = 1, local = 1;
+    CL_TRY(ocl.clEnqueueNDRangeKernel(c->queue, c->kernel, 1, NULL, &global, &local, 0, NULL, NULL),
+           "clEnqueueNDRangeKernel");
+    if (sync)
+        CL_TRY(ocl.clFinish(c->queue), "clFinish");
+    return 0;
+fail:
+    return 1;
+}
+
+void opencl_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
+    struct baselines *bl = b->bl;
+    char *err = lc->vendor_reason;
+    size_t err_size = sizeof lc->vendor_reason;
+    snprintf(lc->vendor_name, sizeof lc->vendor_name, "clEnqueueNDRangeKernel");
+    if (!ocl.ok || !bl->queue) {
+        copy_text(err, err_size, ocl.ok ? "no native queue" : ocl.reason);
+        return;
+    }
+    cl_launch_ctx c = {(cl_command_queue)bl->queue, NULL};
+    cl_program prog = NULL;
+    cl_device_id dev = NULL;
+    cl_int e = CL_SUCCESS;
+    double t0 = now_s();
+    CL_TRY(ocl.clGetCommandQueueInfo(c.queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL), "clGetCommandQueueInfo");
+    const char *src = bench_empty_cl;
+    size_t len = strlen(src);
+    prog = ocl.clCreateProgramWithSource((cl_context)bl->ctx, 1, &src, &len, &e);
+    CL_TRY(e, "clCreateProgramWithSource");
+    CL_TRY(ocl.clBuildProgram(prog, 1, &dev, "", NULL, NULL), "clBuildProgram (the empty kernel)");
+    c.kernel = ocl.clCreateKernel(prog, "hcl_bench_empty", &e);
+    CL_TRY(e, "clCreateKernel");
+    lc->vendor_module_s = now_s() - t0;
+    if (!time_launches(cl_launch_one, &c, n_submit, n_sync, &lc->vendor_submit_us, &lc->vendor_sync_us, err, err_size))
+        lc->vendor_ran = 1;
+fail:
+    if (c.kernel)
+        ocl.clReleaseKernel(c.kernel);
+    if (prog)
+        ocl.clReleaseProgram(prog);
+}
+
+void opencl_print_libs(void) {
+    opencl_load();
+    print_lib("libOpenCL", &lib_ocl, ocl.ok, ocl.reason, "");
+#if defined(BENCH_HAVE_CLBLAST)
+    print_lib("CLBlast", &lib_clblast, clb.ok, clb.reason, "");
+#else
+    printf("  %-22s not built: clblast_c.h was not found when bench was built\n", "CLBlast");
+#endif
+}

@@ -1,0 +1,67 @@
+/* Internal to the baseline files (baselines.c, baselines_cuda.c, baselines_opencl.c): opening vendor libraries
+ * and the per-device baseline state. No vendor header here: each vendor's file includes its own. */
+#ifndef HCL_BENCH_VENDOR_H
+#define HCL_BENCH_VENDOR_H
+
+#include "bench.h"
+
+/* A library opened with dlopen: the first candidate that loads wins; every failure is kept for the reason. */
+typedef struct lib {
+    int tried;
+    void *handle;
+    char path[256];
+    char reason[1024];
+} lib;
+
+/* candidates: NULL-terminated; the environment variable `env`, when set, names the only candidate. */
+void lib_open(lib *l, const char *env, const char *const *candidates);
+/* dlsym; a missing name is appended to `missing` (when not NULL). */
+void *lib_sym(lib *l, const char *name, char *missing, size_t size);
+/* The folder of this executable (for libraries built next to it). */
+void exe_dir(char *out, size_t size);
+void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Name a baseline that belongs to this backend, with how it is called. */
+void set_base(base_info *bi, const char *name, const char *note);
+/* One line per vendor library: what loaded, or why not. */
+void print_lib(const char *what, const lib *l, int ok, const char *reason, const char *extra);
+
+#define NOT_BUILT(bi, what)                                                                                       \
+    snprintf((bi)->reason, sizeof(bi)->reason, "not built: %s was not found when bench was built", what)
+
+enum { BK_OTHER = 0, BK_HOST, BK_OPENCL, BK_CUDA };
+
+/* Per-device state. Vendor handles are kept as void * (CUevent, cublasHandle_t, ... are pointer types). */
+struct baselines {
+    int backend;
+    void *ctx, *queue; /* native device and queue objects */
+    int cu_ready;
+    void *ev0, *ev1; /* CUevent */
+    void *blas;      /* cublasHandle_t */
+    hcl_buffer cub_temp;
+    size_t cub_temp_size;
+    hcl_buffer cl_scratch; /* 4 bytes: the fill that opens a CLBlast bracket */
+};
+
+/* baselines_cuda.c (only with BENCH_HAVE_CUDA) */
+void cuda_open(bdev *b, struct baselines *bl);
+void cuda_close(struct baselines *bl);
+int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+              double *out_s, char *err, size_t err_size);
+int cuda_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
+              size_t err_size);
+int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, char *err,
+                size_t err_size);
+void cuda_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc);
+void cuda_print_libs(void);
+
+/* baselines_opencl.c (only with BENCH_HAVE_OPENCL) */
+void opencl_open(bdev *b, struct baselines *bl);
+void opencl_close(struct baselines *bl);
+int opencl_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+                double *out_s, char *err, size_t err_size);
+int opencl_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
+                size_t err_size);
+void opencl_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc);
+void opencl_print_libs(void);
+
+#endif
