@@ -570,6 +570,10 @@ int main(int argc, char **argv) {
             failures += count_failures(&o, &runs[d]);
     }
     progress_done();
+    if (!done) {
+        printf("bench: no device to run\n");
+        failures++;
+    }
     if (o.all)
         print_matrix(runs, nruns);
     if (su.error[0] || (su.ran && !su.verified))
