@@ -53,7 +53,7 @@ static const char *arch_label(const hcl__gpu_device *d, char *buf, size_t size) 
 #if HCL_GPU_CUDA
     snprintf(buf, size, "sm_%d%d", d->cc_major, d->cc_minor);
 #else
-    snprintf(buf, size, "%s", d->arch[0] ? d->arch : "unknown gfx target");
+    snprintf(buf, size, "%.80s", d->arch[0] ? d->arch : "unknown gfx target");
 #endif
     return buf;
 }

@@ -1,0 +1,175 @@
+/* CI check of the HIP built-in kernels without a GPU (ctest: hip-kernels-compile).
+ *
+ * Reads the code-object bundle embedded in libhcl-hip.so (the same bytes, linked in here) and checks, for every
+ * target of HCL_HIP_TARGETS (the first argument, comma-separated):
+ *  - the bundle holds a code object for it (a clang offload bundle entry "hipv4-amdgcn-amd-amdhsa--<target>");
+ *  - it is an AMDGPU ELF holding a kernel descriptor (<name>.kd) for every built-in kernel the driver looks up;
+ *  - every kernel was compiled for the wavefront width the driver expects of that target (64 on gfx9, 32 on
+ *    gfx10+), read from the code object's metadata (.wavefront_size);
+ * and prints each target's most vector registers and any register spills (reported, not failed: a spill costs
+ * speed, not correctness). Exits non-zero on any failure. */
+#define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const unsigned char hcl_gpu_builtins_binary[];
+extern const size_t hcl_gpu_builtins_binary_size;
+
+static const char *const g_kernels[] = {
+    "hcl_vecadd_f32",         "hcl_gemm_f32_128_nn",    "hcl_gemm_f32_128_nt",          "hcl_gemm_f32_128_tn",
+    "hcl_gemm_f32_128_tt",    "hcl_gemm_f32_64_nn",     "hcl_gemm_f32_64_nt",           "hcl_gemm_f32_64_tn",
+    "hcl_gemm_f32_64_tt",     "hcl_gemm_scale_f32",     "hcl_softmax_warp1_f32",        "hcl_softmax_warp2_f32",
+    "hcl_softmax_warp4_f32",  "hcl_softmax_warp8_f32",  "hcl_softmax_warp16_f32",       "hcl_softmax_warp32_f32",
+    "hcl_softmax_block_f32",  "hcl_softmax_block_staged_f32", "hcl_reduce_sum_f32",    "hcl_reduce_max_f32",
+    "hcl_reduce_min_f32",     "hcl_fill_u64",
+};
+#define NUM_KERNELS (sizeof g_kernels / sizeof g_kernels[0])
+
+static uint64_t rd64(const unsigned char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v; /* the bundle format is little-endian, as is every host this builds on */
+}
+
+static const unsigned char *find(const unsigned char *hay, size_t hay_size, const void *needle, size_t size) {
+    if (size == 0 || size > hay_size) return NULL;
+    for (size_t i = 0; i + size <= hay_size; i++)
+        if (hay[i] == *(const unsigned char *)needle && memcmp(hay + i, needle, size) == 0) return hay + i;
+    return NULL;
+}
+
+/* The unsigned value after each occurrence of a msgpack string key (fixstr, up to 31 bytes) in the metadata note:
+ * calls back with every value found. Keys of the AMDGPU metadata are unique enough to be found by their bytes. */
+static void each_value(const unsigned char *obj, size_t size, const char *key, void (*fn)(uint64_t, void *),
+                       void *ctx) {
+    unsigned char pat[40];
+    size_t klen = strlen(key);
+    pat[0] = (unsigned char)(0xa0 | klen);
+    memcpy(pat + 1, key, klen);
+    size_t plen = klen + 1, off = 0;
+    const unsigned char *hit;
+    while ((hit = find(obj + off, size - off, pat, plen)) != NULL) {
+        const unsigned char *v = hit + plen;
+        size_t left = size - (size_t)(v - obj);
+        uint64_t value = UINT64_MAX;
+        if (left >= 1 && v[0] < 0x80) value = v[0];                                  /* positive fixint */
+        else if (left >= 2 && v[0] == 0xcc) value = v[1];                            /* uint8 */
+        else if (left >= 3 && v[0] == 0xcd) value = (uint64_t)v[1] << 8 | v[2];      /* uint16, big-endian */
+        else if (left >= 5 && v[0] == 0xce)
+            value = (uint64_t)v[1] << 24 | (uint64_t)v[2] << 16 | (uint64_t)v[3] << 8 | v[4];
+        fn(value, ctx);
+        off = (size_t)(v - obj);
+    }
+}
+
+typedef struct stats {
+    unsigned count;
+    uint64_t min, max, sum;
+} stats;
+static void add(uint64_t v, void *ctx) {
+    stats *s = ctx;
+    if (s->count == 0 || v < s->min) s->min = v;
+    if (s->count == 0 || v > s->max) s->max = v;
+    s->sum += v;
+    s->count++;
+}
+
+static int check_target(const char *target, const unsigned char *obj, size_t size) {
+    int failures = 0;
+    if (size < 64 || memcmp(obj, "\177ELF", 4) != 0) {
+        printf("FAIL %-8s the bundle entry is not an ELF code object\n", target);
+        return 1;
+    }
+    uint16_t machine;
+    memcpy(&machine, obj + 18, 2);
+    if (machine != 224) { /* EM_AMDGPU */
+        printf("FAIL %-8s e_machine %u is not EM_AMDGPU (224)\n", target, (unsigned)machine);
+        failures++;
+    }
+    unsigned missing = 0;
+    for (size_t i = 0; i < NUM_KERNELS; i++) {
+        char sym[96];
+        int n = snprintf(sym, sizeof sym, "%s.kd", g_kernels[i]);
+        if (!find(obj, size, sym, (size_t)n + 1)) { /* with its NUL: the whole symbol name */
+            printf("FAIL %-8s no kernel descriptor %s\n", target, sym);
+            missing++;
+        }
+    }
+    failures += missing != 0;
+    /* gfx9 (GCN, CDNA) runs 64-lane wavefronts only; gfx10+ (RDNA) compiles wave32 unless told otherwise, and its
+     * runtime reports a warp size of 32, which is what the driver sizes the softmax warp kernels by */
+    unsigned want_wave = strncmp(target, "gfx1", 4) == 0 ? 32 : 64;
+    stats wave = {0}, vgpr = {0}, vspill = {0}, sspill = {0};
+    each_value(obj, size, ".wavefront_size", add, &wave);
+    each_value(obj, size, ".vgpr_count", add, &vgpr);
+    each_value(obj, size, ".vgpr_spill_count", add, &vspill);
+    each_value(obj, size, ".sgpr_spill_count", add, &sspill);
+    if (wave.count < NUM_KERNELS || wave.min != want_wave || wave.max != want_wave) {
+        printf("FAIL %-8s wavefront sizes: %u kernels, %llu..%llu; expected %u on every one of %zu\n", target,
+               wave.count, (unsigned long long)wave.min, (unsigned long long)wave.max, want_wave, NUM_KERNELS);
+        failures++;
+    }
+    if (!failures)
+        printf("ok   %-8s %zu kernels, wave%u, up to %llu VGPRs, spills: %llu VGPR, %llu SGPR%s\n", target, NUM_KERNELS,
+               want_wave, (unsigned long long)vgpr.max, (unsigned long long)vspill.sum,
+               (unsigned long long)sspill.sum, vspill.sum || sspill.sum ? " (slower, still correct)" : "");
+    return failures;
+}
+
+int main(int argc, char **argv) {
+    const unsigned char *b = hcl_gpu_builtins_binary;
+    size_t size = hcl_gpu_builtins_binary_size;
+    static const char magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+    if (size < 32 || memcmp(b, magic, sizeof magic - 1) != 0) {
+        printf("FAIL the embedded built-in binary (%zu bytes) is not a clang offload bundle\n", size);
+        return 1;
+    }
+    uint64_t entries = rd64(b + 24);
+    printf("bundle: %zu bytes, %llu entries\n", size, (unsigned long long)entries);
+    const char *want = argc > 1 ? argv[1] : "";
+    char *list = strdup(want);
+    if (!list) return 1;
+    int failures = 0, targets = 0;
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        targets++;
+        size_t pos = 32;
+        const unsigned char *obj = NULL;
+        size_t obj_size = 0;
+        for (uint64_t e = 0; e < entries && pos + 24 <= size; e++) {
+            uint64_t off = rd64(b + pos), len = rd64(b + pos + 8), tlen = rd64(b + pos + 16);
+            if (pos + 24 + tlen > size || off > size || len > size - off) {
+                printf("FAIL bundle entry %llu runs past the end\n", (unsigned long long)e);
+                free(list);
+                return 1;
+            }
+            const char *triple = (const char *)b + pos + 24;
+            /* "hipv4-amdgcn-amd-amdhsa--gfx90a", possibly with target features after a ':' */
+            const char *dash = NULL;
+            for (size_t i = 0; i + 1 < tlen; i++)
+                if (triple[i] == '-' && triple[i + 1] == '-') dash = triple + i + 2;
+            size_t tl = strlen(t);
+            if (dash && (size_t)(triple + tlen - dash) >= tl && strncmp(dash, t, tl) == 0 &&
+                ((size_t)(triple + tlen - dash) == tl || dash[tl] == ':')) {
+                obj = b + off;
+                obj_size = (size_t)len;
+            }
+            pos += 24 + (size_t)tlen;
+        }
+        if (!obj) {
+            printf("FAIL %-8s no code object in the bundle\n", t);
+            failures++;
+            continue;
+        }
+        failures += check_target(t, obj, obj_size);
+    }
+    free(list);
+    if (targets == 0) {
+        printf("FAIL no targets given (usage: hcl-hip-test-bundle gfx906,gfx90a,...)\n");
+        return 1;
+    }
+    printf("%s: %d failure(s) over %d target(s)\n", failures ? "FAIL" : "PASS", failures, targets);
+    return failures ? 1 : 0;
+}
