@@ -193,8 +193,11 @@ void cuda_open(bdev *b, struct baselines *bl) {
         copy_text(r->reason, sizeof r->reason, err);
         return;
     }
-    CU_TRY(cu.cuEventCreate((CUevent *)&bl->ev0, CU_EVENT_DEFAULT), "cuEventCreate");
-    CU_TRY(cu.cuEventCreate((CUevent *)&bl->ev1, CU_EVENT_DEFAULT), "cuEventCreate");
+    CUevent e0 = NULL, e1 = NULL;
+    CU_TRY(cu.cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate");
+    bl->ev0 = e0;
+    CU_TRY(cu.cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate");
+    bl->ev1 = e1;
     bl->cu_ready = 1;
     int drv = 0;
     cu.cuDriverGetVersion(&drv);
@@ -205,15 +208,18 @@ void cuda_open(bdev *b, struct baselines *bl) {
     if (!cb.ok) {
         copy_text(g->reason, sizeof g->reason, cb.reason);
     } else {
-        cublasStatus_t s = cb.cublasCreate_v2((cublasHandle_t *)&bl->blas);
+        cublasHandle_t h = NULL;
+        cublasStatus_t s = cb.cublasCreate_v2(&h);
         if (s == CUBLAS_STATUS_SUCCESS)
-            s = cb.cublasSetStream_v2((cublasHandle_t)bl->blas, (cudaStream_t)bl->queue);
+            bl->blas = h;
+        if (s == CUBLAS_STATUS_SUCCESS)
+            s = cb.cublasSetStream_v2(h, (cudaStream_t)bl->queue);
         cublasMath_t mode = CUBLAS_DEFAULT_MATH;
         if (s == CUBLAS_STATUS_SUCCESS)
-            s = cb.cublasGetMathMode((cublasHandle_t)bl->blas, &mode);
+            s = cb.cublasGetMathMode(h, &mode);
         int ver = 0;
         if (s == CUBLAS_STATUS_SUCCESS)
-            s = cb.cublasGetVersion_v2((cublasHandle_t)bl->blas, &ver);
+            s = cb.cublasGetVersion_v2(h, &ver);
         if (s != CUBLAS_STATUS_SUCCESS) {
             snprintf(g->reason, sizeof g->reason, "cuBLAS handle on HCL's context and stream failed: %s (%d)",
                      cublas_err(s), (int)s);

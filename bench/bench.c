@@ -130,7 +130,7 @@ static void usage(FILE *f) {
 "  --no-user-kernel    skip the user kernel built from source\n"
 "  --no-progress       no progress line on stderr\n"
 "\n"
-"Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^24 and 2^28\n"
+"Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and 2^28\n"
 "elements, gemm 1024, 2048, 4096, 8192 (square), softmax 2^27 elements as rows x 256, 1024, 4096, 16384, 32768\n"
 "columns; on a CPU device: vectors 2^25, gemm 256 to 2048, softmax 2^23 elements over the same columns.\n"
 "Defaults are halved until they fit 45%% of the device's memory and 35%% of the host's (the table says so).\n"

@@ -129,7 +129,8 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
          * device gets sizes that keep a 2-core run of every kernel and baseline within about two minutes. */
         static const size_t sm_cols[] = {256, 1024, 4096, 16384, 32768};
         if (k == K_VECADD || k == K_REDUCE) {
-            if (!cpu) add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled((size_t)1 << 24, s), 0, 0);
+            /* 2^25 on both: the CPU's size, so --all has a shape to compare with the host driver */
+            if (!cpu) add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled((size_t)1 << 25, s), 0, 0);
             add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled((size_t)1 << (cpu ? 25 : 28), s), 0, 0);
         } else if (k == K_GEMM) {
             static const size_t gpu_n[] = {1024, 2048, 4096, 8192}, cpu_n[] = {256, 512, 1024, 2048};

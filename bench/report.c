@@ -280,7 +280,7 @@ static void jstr(FILE *f, const char *s) {
 
 static void jnum(FILE *f, double v) {
     if (isfinite(v))
-        fprintf(f, "%.9g", v);
+        fprintf(f, "%.15g", v);
     else
         fputs("null", f); /* JSON has no NaN or infinity */
 }
