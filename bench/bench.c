@@ -404,8 +404,8 @@ static int count_failures(const options *o, const device_run *dr) {
         bad += !measure_ok(&r->hcl) || (o->verify && !r->hcl.checked);
         bad += r->base.present && (!measure_ok(&r->base) || (o->verify && !r->base.checked));
     }
-    bad += o->launch && !dr->launch.ran;
-    bad += o->user_kernel && (dr->uk.failed || (!dr->uk.ran && dr->uk.error[0] && strcmp(dr->uk.kind, "none")));
+    bad += o->launch && !dr->launch.ran && !dr->launch.unsupported;
+    bad += o->user_kernel && (dr->uk.failed || (!dr->uk.ran && strcmp(dr->uk.kind, "none")));
     if (o->require_baselines && o->baselines) {
         for (int k = 0; k < BASE_COUNT; k++)
             if (dr->bases[k].applicable && !dr->bases[k].available) {

@@ -84,6 +84,7 @@ typedef struct base_info {
 
 typedef struct launch_cost {
     int ran;
+    int unsupported; /* bench has no kernel source for this backend: reported, not a failure */
     char error[320];
     int n_submit, n_sync;
     double hcl_submit_us, hcl_sync_us, hcl_module_s;

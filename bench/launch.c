@@ -27,6 +27,9 @@ const char bench_empty_ptx[] = ".version 7.0\n"
 
 const char bench_empty_cl[] = "__kernel void hcl_bench_empty(void) { }\n";
 
+/* HIP through hiprtc (no vendor call to compare with in bench) */
+static const char empty_hip[] = "extern \"C\" __global__ void hcl_bench_empty() { }\n";
+
 static void host_empty(const hcl_host_launch *launch, void *const *args) {
     (void)launch, (void)args;
 }
@@ -82,6 +85,12 @@ static int hcl_launch_one(void *ctx, int sync, char *err, size_t err_size) {
     return 0;
 }
 
+/* Backends bench has kernel sources for (cuda: PTX or CUDA C, opencl: OpenCL C, hip: HIP C, host: C functions). */
+static int has_source(const char *backend) {
+    return !strcmp(backend, "cuda") || !strcmp(backend, "opencl") || !strcmp(backend, "hip") ||
+           !strcmp(backend, "host");
+}
+
 void measure_launch(bdev *b, launch_cost *lc) {
     memset(lc, 0, sizeof *lc);
     int gpu = !b->cpu;
@@ -92,12 +101,19 @@ void measure_launch(bdev *b, launch_cost *lc) {
     const hcl_module_source srcs[] = {
         {HCL_SOURCE_CUDA_BINARY, bench_empty_ptx, sizeof bench_empty_ptx, NULL},
         {HCL_SOURCE_OPENCL_C, bench_empty_cl, strlen(bench_empty_cl), NULL},
+        {HCL_SOURCE_HIP_C, empty_hip, strlen(empty_hip), NULL},
         {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
     };
+    if (!has_source(b->info.backend)) {
+        lc->unsupported = 1;
+        snprintf(lc->error, sizeof lc->error, "not measured: bench has no empty-kernel source for backend %s",
+                 b->info.backend);
+        return;
+    }
     hcl_module mod = NULL;
     hcl_kernel k = NULL;
     double t0 = now_s();
-    hcl_status st = hcl_module_create(b->device, srcs, 3, &mod);
+    hcl_status st = hcl_module_create(b->device, srcs, 4, &mod);
     if (st == HCL_SUCCESS)
         st = hcl_kernel_create(mod, "hcl_bench_empty", &k);
     lc->hcl_module_s = now_s() - t0;
@@ -177,8 +193,9 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
     snprintf(uk->kind, sizeof uk->kind, "%s",
              !strcmp(b->info.backend, "cuda") ? "CUDA C (NVRTC)"
              : !strcmp(b->info.backend, "opencl") ? "OpenCL C"
+             : !strcmp(b->info.backend, "hip") ? "HIP C (hiprtc)"
              : host ? "host C function table" : "none");
-    if (!strcmp(uk->kind, "none")) {
+    if (!has_source(b->info.backend)) {
         snprintf(uk->error, sizeof uk->error, "no user-kernel source in bench for backend %s", b->info.backend);
         return;
     }
@@ -187,6 +204,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
     const hcl_module_source srcs[] = {
         {HCL_SOURCE_CUDA_C, axpy_cuda, strlen(axpy_cuda), NULL},
         {HCL_SOURCE_OPENCL_C, axpy_cl, strlen(axpy_cl), NULL},
+        {HCL_SOURCE_HIP_C, axpy_cuda, strlen(axpy_cuda), NULL}, /* the same text: HIP takes CUDA's syntax here */
         {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
     };
     const uint32_t n = 1000003;
@@ -204,7 +222,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
         progress("%s:%u user kernel (build %d of 2)", b->info.backend, b->info.index, i + 1);
         long before = cache_entries(uk->cache_dir);
         double t0 = now_s();
-        st = hcl_module_create(b->device, srcs, 3, &mod[i]);
+        st = hcl_module_create(b->device, srcs, 4, &mod[i]);
         uk->create_s[i] = now_s() - t0;
         long after = cache_entries(uk->cache_dir);
         if (st != HCL_SUCCESS) {

@@ -105,6 +105,8 @@ void print_device_extras(const device_run *dr) {
         if (lc->ran)
             printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)\n", "HCL hcl_kernel_launch",
                    lc->hcl_submit_us, lc->hcl_sync_us, 1e3 * lc->hcl_module_s);
+        else if (lc->unsupported)
+            printf("  %s\n", lc->error);
         else
             printf("  HCL: error: %s\n", lc->error);
         if (lc->vendor_ran)
