@@ -195,15 +195,25 @@ static void read_arch(hipDevice_t dev, char *out, size_t size) {
     }
 }
 
-/* The wavefront width: what the runtime reports (hipDeviceAttributeWarpSize), which is what the code objects for
- * the device are compiled for: 64 on gfx9 (GCN, CDNA), 32 on gfx10+ (RDNA, where wave32 is the compiler's
- * default). Should the runtime not say, the same rule from the target name. */
+/* The wavefront width the built-in kernels run at on this device. The code objects are compiled for 64 lanes on
+ * gfx9 (GCN, CDNA) and 32 on gfx10+ (RDNA, where wave32 is the compiler's default; ctest hip-kernels-compile
+ * checks the bundle), and the runtime reports the same (hipDeviceAttributeWarpSize). Only the softmax warp kernels'
+ * shape depends on it, and a width below the kernels' real one is safe there (a row then gets more lanes than it
+ * needs) while one above is not: should the runtime and the target name disagree, the smaller is taken. */
 static unsigned int wave_size(hipDevice_t dev, const char *arch) {
     int w = attr(dev, hipDeviceAttributeWarpSize);
-    if (w == 32 || w == 64) return (unsigned int)w;
-    unsigned int guess = strncmp(arch, "gfx1", 4) == 0 ? 32 : 64;
-    HCL_GPU_LOG("device %d: warp size attribute %d; taking %u from the target '%s'", (int)dev, w, guess, arch);
-    return guess;
+    unsigned int rule = !arch[0] ? 0 : strncmp(arch, "gfx1", 4) == 0 ? 32 : 64;
+    if (w != 32 && w != 64) {
+        HCL_GPU_LOG("device %d: warp size attribute %d; taking %u from the target '%s'", (int)dev, w,
+                    rule ? rule : 32, arch);
+        return rule ? rule : 32;
+    }
+    if (rule && (unsigned int)w != rule) {
+        HCL_GPU_LOG("device %d: the runtime reports wave%d, the target '%s' suggests wave%u: taking 32", (int)dev, w,
+                    arch, rule);
+        return 32;
+    }
+    return (unsigned int)w;
 }
 
 static hcl_status describe_device(uint32_t index, device_entry *e) {

@@ -1,0 +1,305 @@
+/* The HIP driver's whole host path through the public API, on libhcl-test-fakehip.so instead of libamdhip64
+ * (ctest: hip-fake-flow, and hip-fake-flow-r0000 / hip-fake-flow-hiprtc with FAKEHIP_PROPS=r0000 and
+ * HCL_HIP_BUILTINS=hiprtc). No AMD GPU is needed and none is modelled: the stand-in runs every command at once on
+ * host memory, and the built-in kernels as host code on the arguments the driver passes (test_fakehip.c says how
+ * strict it is). What this proves is the host side: init and device discovery (names, the gfx target from either
+ * hipDeviceProp_t layout, wavefront width, UUID or PCI identity), the HIP entry point behind every neutral
+ * operation with its arguments in the right order, making the right device current and restoring the caller's,
+ * the code-object bundle holding the device's target and every built-in kernel, the built-in launch shapes at
+ * wave64 and wave32 (softmax), binaries and hiprtc-compiled source as modules, and that everything the driver
+ * makes it also releases. What it cannot prove: anything the GPU does (the device code, its speed, the runtime's
+ * ordering and timing). */
+#define _GNU_SOURCE 1
+#include "hcl/hcl.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const unsigned char hcl_gpu_test_src[];
+extern const size_t hcl_gpu_test_src_size;
+extern const unsigned char hcl_gpu_test_binary[];
+extern const size_t hcl_gpu_test_binary_size;
+
+static int g_failures, g_checks;
+
+#define CHECK(cond, ...)                                                                                    \
+    do {                                                                                                    \
+        g_checks++;                                                                                         \
+        if (!(cond)) {                                                                                      \
+            g_failures++;                                                                                   \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
+            printf(__VA_ARGS__);                                                                            \
+            printf("\n");                                                                                   \
+        }                                                                                                   \
+    } while (0)
+#define OK(expr)                                                                                            \
+    do {                                                                                                    \
+        hcl_status st_ = (expr);                                                                            \
+        CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #expr, hcl_status_name(st_), hcl_last_message());           \
+    } while (0)
+
+/* the stand-in's own counters and its current device, through a handle of our own on the same library */
+static long (*fake_live)(void), (*fake_wrong_device)(void);
+static int (*fake_get_device)(int *), (*fake_set_device)(int);
+
+static hcl_device dev;
+static hcl_queue q;
+
+static hcl_buffer make(size_t bytes) {
+    hcl_buffer b = NULL;
+    OK(hcl_buffer_create(dev, bytes, 0, &b));
+    return b;
+}
+
+static void test_memory(void) {
+    const size_t n = 4096;
+    unsigned char *h = malloc(n), *r = malloc(n);
+    for (size_t i = 0; i < n; i++) h[i] = (unsigned char)(i * 13 + 7);
+    hcl_buffer a = make(n), b = make(n);
+    OK(hcl_buffer_write(q, a, 0, n, h));
+    OK(hcl_buffer_copy(q, b, 100, a, 200, 1000));
+    OK(hcl_buffer_read(q, b, 100, 1000, r));
+    CHECK(memcmp(r, h + 200, 1000) == 0, "write, copy at offsets, read: bytes differ");
+    for (size_t ps = 1; ps <= 128; ps *= 2) {
+        unsigned char pattern[128], init[4096], got[4096];
+        for (size_t i = 0; i < ps; i++) pattern[i] = (unsigned char)(i * 7 + ps + 1);
+        memset(init, 0xee, sizeof init);
+        OK(hcl_buffer_write(q, a, 0, n, init));
+        OK(hcl_buffer_fill(q, a, ps, 13 * ps, pattern, ps));
+        OK(hcl_buffer_read(q, a, 0, n, got));
+        size_t bad = 0;
+        for (size_t j = 0; j < n; j++)
+            bad += got[j] != ((j >= ps && j < 14 * ps) ? pattern[(j - ps) % ps] : 0xee);
+        CHECK(bad == 0, "fill with a %zu-byte pattern: %zu wrong bytes", ps, bad);
+    }
+    hcl_event w = NULL, m = NULL;
+    OK(hcl_buffer_write_async(q, a, 0, n, h, 0, NULL, &w));
+    OK(hcl_queue_marker(q, &m));
+    double tw = -1, tm = -1, twm = -1;
+    OK(hcl_event_elapsed(w, w, &tw));
+    OK(hcl_event_elapsed(m, m, &tm));
+    OK(hcl_event_elapsed(w, m, &twm));
+    CHECK(tw >= 0 && tm == 0 && twm >= tw, "event times %g %g %g", tw, tm, twm);
+    hcl_event_release(w);
+    hcl_event_release(m);
+    void *pinned = NULL;
+    OK(hcl_host_alloc(dev, 1 << 16, &pinned));
+    OK(hcl_host_free(dev, pinned));
+    void *native = NULL;
+    OK(hcl_buffer_get_native(a, &native));
+    CHECK(native != NULL, "buffer native");
+    OK(hcl_queue_get_native(q, &native));
+    CHECK(native != NULL, "queue native");
+    hcl_buffer_release(a);
+    hcl_buffer_release(b);
+    free(h);
+    free(r);
+}
+
+static float frand(unsigned *s) {
+    *s = *s * 1664525u + 1013904223u;
+    return (float)(*s >> 8) / 16777216.0f - 0.5f;
+}
+
+static void test_builtins(unsigned wave) {
+    unsigned seed = 12345;
+    /* vecadd */
+    size_t n = 1001;
+    float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) x[i] = frand(&seed), y[i] = frand(&seed);
+    hcl_buffer bx = make(n * 4), by = make(n * 4), bz = make(n * 4);
+    OK(hcl_buffer_write(q, bx, 0, n * 4, x));
+    OK(hcl_buffer_write(q, by, 0, n * 4, y));
+    OK(hcl_vecadd_f32(q, n, bx, by, bz, NULL));
+    OK(hcl_buffer_read(q, bz, 0, n * 4, z));
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += z[i] != x[i] + y[i];
+    CHECK(bad == 0, "vecadd: %zu wrong", bad);
+    /* reduce */
+    const hcl_reduce_op ops[3] = {HCL_REDUCE_SUM, HCL_REDUCE_MAX, HCL_REDUCE_MIN};
+    hcl_buffer bo = make(4);
+    for (int o = 0; o < 3; o++) {
+        float got = NAN, want = o == 0 ? 0.0f : o == 1 ? -INFINITY : INFINITY;
+        for (size_t i = 0; i < n; i++) want = o == 0 ? want + x[i] : o == 1 ? fmaxf(want, x[i]) : fminf(want, x[i]);
+        OK(hcl_reduce_f32(q, ops[o], n, bx, bo, NULL));
+        OK(hcl_buffer_read(q, bo, 0, 4, &got));
+        CHECK(fabsf(got - want) <= 1e-4f, "reduce op %d: %g, wanted %g", o, got, want);
+    }
+    hcl_buffer_release(bo);
+    /* gemm, every transpose, and alpha = 0 */
+    const size_t m = 7, nn = 5, k = 3;
+    float a[32], b[32], c[64], ref[64];
+    for (int i = 0; i < 32; i++) a[i] = frand(&seed), b[i] = frand(&seed);
+    hcl_buffer ba = make(sizeof a), bb = make(sizeof b), bc = make(sizeof c);
+    OK(hcl_buffer_write(q, ba, 0, sizeof a, a));
+    OK(hcl_buffer_write(q, bb, 0, sizeof b, b));
+    for (int t = 0; t < 5; t++) {
+        int ta = t & 1, tb = (t >> 1) & 1, scale_only = t == 4;
+        size_t lda = ta ? m : k, ldb = tb ? k : nn;
+        for (int i = 0; i < 64; i++) c[i] = (float)i;
+        OK(hcl_buffer_write(q, bc, 0, sizeof c, c));
+        float alpha = scale_only ? 0.0f : 1.5f, beta = 0.5f;
+        OK(hcl_gemm_f32(q, ta ? HCL_TRANS : HCL_NO_TRANS, tb ? HCL_TRANS : HCL_NO_TRANS, m, nn, k, alpha, ba, lda, bb,
+                        ldb, beta, bc, nn, NULL));
+        float got[64];
+        OK(hcl_buffer_read(q, bc, 0, sizeof got, got));
+        bad = 0;
+        for (size_t r = 0; r < m; r++)
+            for (size_t j = 0; j < nn; j++) {
+                double s = 0;
+                for (size_t p = 0; p < k; p++)
+                    s += (double)(ta ? a[p * lda + r] : a[r * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
+                ref[r * nn + j] = (float)(alpha * s + beta * c[r * nn + j]);
+                bad += fabsf(got[r * nn + j] - ref[r * nn + j]) > 1e-5f;
+            }
+        CHECK(bad == 0, "gemm ta=%d tb=%d alpha=%g: %zu wrong", ta, tb, alpha, bad);
+    }
+    hcl_buffer_release(ba);
+    hcl_buffer_release(bb);
+    hcl_buffer_release(bc);
+    /* softmax: warp shapes (up to 32 x the wavefront), staged and online; the stand-in refuses a warp kernel that
+     * gives a row fewer lanes than the device's wavefront needs */
+    const size_t widths[] = {5, 100, 1000, 1500, 2048, 3000, 20000};
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        size_t cols = widths[w], rows = 3;
+        float *in = malloc(rows * cols * 4), *out = malloc(rows * cols * 4);
+        for (size_t i = 0; i < rows * cols; i++) in[i] = 4.0f * frand(&seed);
+        hcl_buffer bi = make(rows * cols * 4);
+        OK(hcl_buffer_write(q, bi, 0, rows * cols * 4, in));
+        OK(hcl_softmax_f32(q, rows, cols, bi, bi, NULL));
+        OK(hcl_buffer_read(q, bi, 0, rows * cols * 4, out));
+        double sum = 0;
+        for (size_t j = 0; j < cols; j++) sum += out[j];
+        CHECK(fabs(sum - 1.0) < 1e-4, "softmax %zu columns (wave%u): row sums to %g", cols, wave, sum);
+        hcl_buffer_release(bi);
+        free(in);
+        free(out);
+    }
+    hcl_buffer_release(bx);
+    hcl_buffer_release(by);
+    hcl_buffer_release(bz);
+    free(x);
+    free(y);
+    free(z);
+}
+
+static void run_affine(hcl_module mod, const char *from) {
+    hcl_kernel k = NULL;
+    OK(hcl_kernel_create(mod, "affine", &k));
+    if (!k) return;
+    hcl_kernel nope = NULL;
+    hcl_status st = hcl_kernel_create(mod, "no_such_kernel", &nope);
+    CHECK(st == HCL_ERROR_NOT_FOUND, "missing kernel: %s: %s", hcl_status_name(st), hcl_last_message());
+    unsigned int n = 1000;
+    float av = 0.5f;
+    double bv = 3.0;
+    hcl_buffer bo = make(n * 4);
+    hcl_arg args[4] = {hcl_arg_buffer(bo), hcl_arg_value(&av, 4), hcl_arg_value(&bv, 8), hcl_arg_value(&n, 4)};
+    OK(hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 4, args, 0, NULL, NULL));
+    float *out = calloc(n, 4);
+    OK(hcl_buffer_read(q, bo, 0, n * 4, out));
+    unsigned bad = 0;
+    for (unsigned i = 0; i < n; i++) bad += out[i] != 0.5f * (float)i + 3.0f;
+    CHECK(bad == 0, "affine (%s): %u wrong", from, bad);
+    free(out);
+    hcl_buffer_release(bo);
+    hcl_kernel_release(k);
+}
+
+static void test_modules(void) {
+    hcl_module mod = NULL;
+    static const char ocl[] = "__kernel void k(__global float *x) { x[0] = 1.0f; }";
+    hcl_module_source bin[2] = {{HCL_SOURCE_OPENCL_C, ocl, sizeof ocl - 1, NULL},
+                                {HCL_SOURCE_HIP_BINARY, hcl_gpu_test_binary, hcl_gpu_test_binary_size, NULL}};
+    OK(hcl_module_create(dev, bin, 2, &mod));
+    if (mod) {
+        run_affine(mod, "code-object bundle");
+        hcl_module_release(mod);
+    }
+    /* HIP C through hiprtc (the machine's real one) for the device's target */
+    hcl_module_source src = {HCL_SOURCE_HIP_C, hcl_gpu_test_src, hcl_gpu_test_src_size, NULL};
+    mod = NULL;
+    hcl_status st = hcl_module_create(dev, &src, 1, &mod);
+    if (st == HCL_ERROR_UNSUPPORTED) {
+        printf("note HIP C not tried: %s\n", hcl_last_message());
+    } else {
+        CHECK(st == HCL_SUCCESS, "HIP C module: %s: %s", hcl_status_name(st), hcl_last_message());
+        if (mod) {
+            run_affine(mod, "HIP C (hiprtc)");
+            hcl_module_release(mod);
+        }
+    }
+    hcl_module_source only_ocl = bin[0];
+    mod = NULL;
+    st = hcl_module_create(dev, &only_ocl, 1, &mod);
+    CHECK(st == HCL_ERROR_UNSUPPORTED, "OpenCL C on hip: %s", hcl_status_name(st));
+}
+
+int main(void) {
+    const char *lib = getenv("HCL_HIP_LIBRARY");
+    void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!h || !(fake_live = (long (*)(void))dlsym(h, "fakehip_live_objects")) ||
+        !(fake_wrong_device = (long (*)(void))dlsym(h, "fakehip_wrong_device_uses")) ||
+        !(fake_get_device = (int (*)(int *))dlsym(h, "hipGetDevice")) ||
+        !(fake_set_device = (int (*)(int))dlsym(h, "hipSetDevice"))) {
+        printf("FAIL HCL_HIP_LIBRARY must name libhcl-test-fakehip.so (got %s)\n", lib ? lib : "nothing");
+        return 1;
+    }
+    uint32_t nb = 0;
+    OK(hcl_backend_count(&nb));
+    for (uint32_t i = 0; i < nb; i++) {
+        hcl_backend_info bi;
+        OK(hcl_backend_get_info(i, &bi));
+        if (strcmp(bi.name, "hip") != 0) continue;
+        printf("hip: %s, %u devices, %s%s\n", bi.available ? "available" : "unavailable", bi.device_count, bi.version,
+               bi.reason);
+        CHECK(bi.available && bi.device_count == 2 && strstr(bi.version, "HIP runtime 6.3.42123"), "hip backend");
+    }
+    const struct {
+        const char *selector, *arch, *identity;
+        unsigned wave;
+    } want[2] = {{"hip:0", "gfx90a:sramecc+:xnack-", "uuid:", 64}, {"hip:1", "gfx1030", "hip:AMD:", 32}};
+    for (int d = 0; d < 2; d++) {
+        /* the caller has device 1 - d current; the driver must leave it so */
+        fake_set_device(1 - d);
+        dev = NULL;
+        OK(hcl_device_open(want[d].selector, &dev));
+        if (!dev) continue;
+        hcl_device_info info;
+        OK(hcl_device_get_info(dev, &info));
+        char wave_text[16];
+        snprintf(wave_text, sizeof wave_text, "wave%u", want[d].wave);
+        printf("%s: %s, %s, local memory %llu, %s\n", want[d].selector, info.name, info.driver_version,
+               (unsigned long long)info.local_mem_bytes, info.identity);
+        CHECK(strstr(info.driver_version, want[d].arch) && strstr(info.driver_version, wave_text),
+              "driver_version '%s' should name %s and %s", info.driver_version, want[d].arch, wave_text);
+        CHECK(strncmp(info.identity, want[d].identity, strlen(want[d].identity)) == 0, "identity %s", info.identity);
+        CHECK(info.local_mem_bytes == 65536 && info.max_work_group_size == 1024 && info.compute_units > 0,
+              "limits: local %llu, work-group %llu", (unsigned long long)info.local_mem_bytes,
+              (unsigned long long)info.max_work_group_size);
+        void *native = NULL;
+        OK(hcl_device_get_native(dev, &native));
+        CHECK(native && *(int *)native == d, "device native: a pointer to the ordinal %d", d);
+        OK(hcl_queue_create(dev, &q));
+        test_memory();
+        test_builtins(want[d].wave);
+        test_modules();
+        OK(hcl_queue_release(q));
+        OK(hcl_device_release(dev));
+        int current = -1;
+        fake_get_device(&current);
+        CHECK(current == 1 - d, "the caller's current device was %d, the driver left %d", 1 - d, current);
+        printf("%s   %s: memory, fills, events, built-ins (wave%u), modules\n", g_failures ? "FAIL" : "ok  ",
+               want[d].selector, want[d].wave);
+    }
+    long live = fake_live(), wrong = fake_wrong_device();
+    CHECK(live == 0, "%ld runtime objects still alive after every handle was released", live);
+    CHECK(wrong == 0, "%ld runtime calls on an object of a device that was not current", wrong);
+    printf("%s: %d of %d checks failed; runtime objects left %ld, wrong-device uses %ld\n",
+           g_failures ? "FAIL" : "PASS", g_failures, g_checks, live, wrong);
+    dlclose(h);
+    return g_failures ? 1 : 0;
+}
