@@ -8,9 +8,10 @@
  * in the code object of the device's target, as a real runtime picks it from a bundle; a launch of a built-in
  * kernel runs a host version of it on the arguments exactly as passed, so a wrong argument order or width shows as
  * a wrong result (and a missing argument as an out-of-bounds read under ASan); the softmax warp kernels also check
- * that the driver gave a row enough lanes for the device's wavefront width. Two devices: 0 is "gfx90a:sramecc+:xnack-" (wave64, with a UUID), 1 is "gfx1030"
- * (wave32, no UUID). Its device properties come through hipGetDevicePropertiesR0600 (the ROCm 6 layout) unless
- * FAKEHIP_PROPS=r0000, when that fails and the old layout's entry points answer.
+ * that the driver gave a row enough lanes for the device's wavefront width. Two devices: 0 is
+ * "gfx90a:sramecc+:xnack-" (wave64, with a UUID), 1 is "gfx1030" (wave32, no UUID). Its device properties come
+ * through hipGetDevicePropertiesR0600 (the ROCm 6 layout) unless FAKEHIP_PROPS=r0000, when that fails and the old
+ * layout's entry points answer.
  *
  * Not a model of a GPU: commands run at once, in the calling thread; events hold the host time of recording. */
 #define _GNU_SOURCE 1
@@ -415,7 +416,8 @@ EXPORT hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const ch
     char kd[128];
     int n = snprintf(kd, sizeof kd, "%s.kd", name);
     int found = 0;
-    for (size_t i = 0; !found && i + (size_t)n + 1 <= m->size; i++) found = memcmp(m->image + i, kd, (size_t)n + 1) == 0;
+    for (size_t i = 0; !found && i + (size_t)n + 1 <= m->size; i++)
+        found = memcmp(m->image + i, kd, (size_t)n + 1) == 0;
     if (!found) return hipErrorNotFound;
     struct ihipModuleSymbol_t *fn = calloc(1, sizeof *fn);
     if (!fn) return hipErrorOutOfMemory;
@@ -446,17 +448,19 @@ static hipError_t run_kernel(const char *name, void **params, unsigned gx, unsig
         if (!words || words > 16 || (words & (words - 1))) return hipErrorInvalidValue;
         for (unsigned long long i = 0; i < count; i++) dst[i] = pattern[i % words];
     } else if (strcmp(name, "hcl_gemm_scale_f32") == 0) {
-        unsigned long long m = ARG(unsigned long long, 0), n = ARG(unsigned long long, 1), ldc = ARG(unsigned long long, 4);
+        typedef unsigned long long u64;
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), ldc = ARG(u64, 4);
         float beta = ARG(float, 2), *c = PTR(float, 3);
         for (unsigned long long r = 0; r < m; r++)
-            for (unsigned long long j = 0; j < n; j++) c[r * ldc + j] = beta != 0.0f ? beta * c[r * ldc + j] : 0.0f;
+            for (unsigned long long j = 0; j < n; j++)
+                c[r * ldc + j] = beta != 0.0f ? beta * c[r * ldc + j] : 0.0f;
     } else if (strncmp(name, "hcl_gemm_f32_", 13) == 0) {
         size_t len = strlen(name);
         int ta = name[len - 2] == 't', tb = name[len - 1] == 't';
-        unsigned long long m = ARG(unsigned long long, 0), n = ARG(unsigned long long, 1), k = ARG(unsigned long long, 2);
+        typedef unsigned long long u64;
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), lda = ARG(u64, 5), ldb = ARG(u64, 7), ldc = ARG(u64, 10);
         float alpha = ARG(float, 3), beta = ARG(float, 8);
         const float *a = PTR(float, 4), *b = PTR(float, 6);
-        unsigned long long lda = ARG(unsigned long long, 5), ldb = ARG(unsigned long long, 7), ldc = ARG(unsigned long long, 10);
         float *c = PTR(float, 9);
         for (unsigned long long r = 0; r < m; r++)
             for (unsigned long long j = 0; j < n; j++) {
