@@ -48,6 +48,7 @@ static const char *const g_fn_names[HCL_GPU_FN_COUNT] = {
 #define SOFTMAX_WARP_THREADS 256 /* 8 rows per block at 32 lanes, 4 at 64 */
 #define SOFTMAX_MAX_COLS 0x7fffffffu
 
+#ifdef HCL_GPU_HAVE_BUILTIN_BINARY
 /* "sm_90" / "gfx90a:sramecc+:xnack-", for messages */
 static const char *arch_label(const hcl__gpu_device *d, char *buf, size_t size) {
 #if HCL_GPU_CUDA
@@ -57,6 +58,7 @@ static const char *arch_label(const hcl__gpu_device *d, char *buf, size_t size) 
 #endif
     return buf;
 }
+#endif
 
 static hcl_status compile_builtins(hcl__gpu_device *d, hcl_gpu_module *out_module) {
     hcl__gpu_rtc_job job;
@@ -86,11 +88,10 @@ static hcl_status load_locked(hcl__gpu_device *d) {
     const char *from = HCL_GPU_BUILTINS_RTC;
     hcl_status binary_status = HCL_SUCCESS;
     char binary_failure[1024] = "";
-    char arch[96];
     (void)binary_status;
-    (void)arch;
 #ifdef HCL_GPU_HAVE_BUILTIN_BINARY
     if (!want_rtc) {
+        char arch[96];
         /* a fatbin header wants 8-byte alignment; the x86-64 ABI gives large arrays 16, but do not rely on it */
         void *copy = NULL;
         const void *image = hcl_gpu_builtins_binary;
