@@ -23,7 +23,8 @@ BENCH_ARGS ?=
 # libc6-dev is listed because gcc only recommends it (apt-get runs with --no-install-recommends).
 DEB_PACKAGES := cmake ninja-build gcc g++ libc6-dev pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
                 clinfo libclblast-dev libopenblas-dev libcriterion-dev \
-                libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools dpkg-dev
+                libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools dpkg-dev \
+                libamdhip64-dev hipcc rocm-device-libs
 
 # Sanitizer settings of the ASan run. Reports go to files under $(ASAN_DIR)/sanitizer-logs as well as failing
 # the process, so a report from a child process (Criterion forks each test) cannot go unnoticed.
