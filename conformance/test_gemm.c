@@ -180,6 +180,9 @@ CONF_TEST(gemm, bad_args) {
     size_t m = 8, n = 6, k = 5, bytes = 64 * sizeof(float);
     hcl_buffer a = conf_buffer(bytes), b = conf_buffer(bytes), c = conf_buffer(bytes);
     REQUIRE(a && b && c, "buffers");
+    float *init = conf_floats(64); /* A and B are read by the one valid call: give them defined values */
+    conf_fill_uniform(init, 64, -1.0f, 1.0f);
+    REQUIRE(conf_write(a, 0, init, bytes) && conf_write(b, 0, init, bytes), "inputs");
     REQUIRE(conf_poison_buffer(c, 0, bytes), "poison");
     hcl_queue q = conf_queue;
     hcl_transpose N = HCL_NO_TRANS, T = HCL_TRANS;
