@@ -245,7 +245,7 @@ HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, siz
  * Page-locked host memory
  * ------------------------------------------------------------------------------------------------------- */
 /* Allocate `size` bytes of host memory (64-byte aligned) for fast transfers with this device: page-locked
- * (pinned) memory on cuda and levelzero (zeMemAllocHost), so that the *_async transfers from and to it really
+ * (pinned) memory on cuda, hip and levelzero (zeMemAllocHost), so that the *_async transfers from and to it really
  * run asynchronously; ordinary
  * aligned host memory on backends that offer no portable pinning (host, opencl). The caller owns it and frees it
  * with hcl_host_free on the same device, before releasing the device.
@@ -263,6 +263,8 @@ HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr);
  * is released.
  *   cuda:   device -> CUcontext (the primary context), queue -> CUstream, buffer -> CUdeviceptr (cast)
  *   opencl: device -> cl_context, queue -> cl_command_queue, buffer -> cl_mem
+ *   hip:    device -> a pointer to its hipDevice_t ordinal (for hipSetDevice), queue -> hipStream_t,
+ *           buffer -> hipDeviceptr_t
  *   levelzero: device -> ze_context_handle_t, queue -> ze_command_list_handle_t (immediate), buffer -> the
  *           device pointer
  *   host:   buffer -> the data pointer; device and queue have none (HCL_ERROR_UNSUPPORTED)
