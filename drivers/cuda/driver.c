@@ -93,43 +93,16 @@ hcl_status hcl__gpu_status(CUresult r) {
 /* ---------------------------------------------------------------------------------------------------------
  * Loading
  * ------------------------------------------------------------------------------------------------------- */
-static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t size, const char *fmt, ...) {
-    if (!buf || size == 0) return;
-    size_t used = strnlen(buf, size);
-    if (used + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
-/* dlopen libcuda: HCL_CUDA_LIBRARY alone when set (e.g. the toolkit's stub, to test the resolver), else
- * libcuda.so.1 (the driver's soname) then libcuda.so. */
+/* dlopen libcuda through the core's service: HCL_CUDA_LIBRARY alone when set (e.g. the toolkit's stub, to test the
+ * resolver), else libcuda.so.1 (the driver's soname) then libcuda.so. */
 static hcl_status open_library(char *reason, size_t reason_size) {
-    const char *override = getenv("HCL_CUDA_LIBRARY");
-    const char *defaults[] = {"libcuda.so.1", "libcuda.so"};
-    const char *const *paths = defaults;
-    size_t count = sizeof defaults / sizeof defaults[0];
-    if (override && override[0]) {
-        paths = &override;
-        count = 1;
+    if (!HCL_DRIVER_HOST_HAS(hcl__gpu_host, open_library)) {
+        snprintf(reason, reason_size, "the HCL core is older than this driver (it offers no open_library)");
+        return HCL_ERROR_DRIVER_VERSION;
     }
-    for (size_t i = 0; i < count; i++) {
-        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            HCL_GPU_LOG("dlopen %s: loaded", paths[i]);
-            g_library = h;
-            return HCL_SUCCESS;
-        }
-        const char *e = dlerror();
-        HCL_GPU_LOG("dlopen %s: %s", paths[i], e ? e : "failed");
-        append(reason, reason_size, "%s%s", i ? "; " : "", e ? e : paths[i]);
-    }
-    append(reason, reason_size, " (tried: ");
-    for (size_t i = 0; i < count; i++) append(reason, reason_size, "%s%s", i ? ", " : "", paths[i]);
-    append(reason, reason_size, "%s)", override && override[0] ? ", from HCL_CUDA_LIBRARY" : "");
-    return HCL_ERROR_BACKEND_UNAVAILABLE;
+    static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
+    g_library = hcl__gpu_host->open_library(HCL_GPU_NAME, "HCL_CUDA_LIBRARY", names, 2, reason, reason_size);
+    return g_library ? HCL_SUCCESS : HCL_ERROR_BACKEND_UNAVAILABLE;
 }
 
 /* ---------------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include "gpu.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,56 +97,33 @@ hcl_status hcl__gpu_status(hipError_t r) {
 /* ---------------------------------------------------------------------------------------------------------
  * Loading
  * ------------------------------------------------------------------------------------------------------- */
-static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t size, const char *fmt, ...) {
-    if (!buf || size == 0) return;
-    size_t used = strnlen(buf, size);
-    if (used + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
-/* dlopen libamdhip64: HCL_HIP_LIBRARY alone when set, else the sonames of ROCm 7, 6 and 5, the unversioned name,
- * then under $ROCM_PATH and /opt/rocm (ROCm's own prefix, not always on the loader path). */
+/* dlopen libamdhip64 through the core's service: HCL_HIP_LIBRARY alone when set, else the sonames of ROCm 7, 6 and
+ * 5, the unversioned name, then under $ROCM_PATH and /opt/rocm (ROCm's own prefix, not always on the loader
+ * path). */
 static hcl_status open_library(char *reason, size_t reason_size) {
-    const char *override = getenv("HCL_HIP_LIBRARY");
-    const char *paths[8];
+    const char *paths[8] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
     char prefixed[2][512];
-    size_t count = 0;
-    if (override && override[0]) {
-        paths[count++] = override;
-    } else {
-        paths[count++] = "libamdhip64.so.7";
-        paths[count++] = "libamdhip64.so.6";
-        paths[count++] = "libamdhip64.so.5";
-        paths[count++] = "libamdhip64.so";
-        const char *rocm = getenv("ROCM_PATH");
-        int used = 0;
-        if (rocm && rocm[0]) {
-            snprintf(prefixed[used], sizeof prefixed[used], "%s/lib/libamdhip64.so", rocm);
-            paths[count++] = prefixed[used++];
-        }
-        snprintf(prefixed[used], sizeof prefixed[used], "/opt/rocm/lib/libamdhip64.so");
-        paths[count++] = prefixed[used];
+    size_t count = 4;
+    int used = 0;
+    const char *rocm = getenv("ROCM_PATH");
+    if (rocm && rocm[0]) {
+        snprintf(prefixed[used], sizeof prefixed[used], "%s/lib/libamdhip64.so", rocm);
+        paths[count++] = prefixed[used++];
     }
-    for (size_t i = 0; i < count; i++) {
-        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            HCL_GPU_LOG("dlopen %s: loaded", paths[i]);
-            g_library = h;
-            snprintf(g_library_name, sizeof g_library_name, "%s", paths[i]);
-            return HCL_SUCCESS;
-        }
-        const char *e = dlerror();
-        HCL_GPU_LOG("dlopen %s: %s", paths[i], e ? e : "failed");
-        append(reason, reason_size, "%s%s", i ? "; " : "", e ? e : paths[i]);
+    snprintf(prefixed[used], sizeof prefixed[used], "/opt/rocm/lib/libamdhip64.so");
+    paths[count++] = prefixed[used];
+    if (!HCL_DRIVER_HOST_HAS(hcl__gpu_host, open_library)) {
+        snprintf(reason, reason_size, "the HCL core is older than this driver (it offers no open_library)");
+        return HCL_ERROR_DRIVER_VERSION;
     }
-    append(reason, reason_size, " (tried: ");
-    for (size_t i = 0; i < count; i++) append(reason, reason_size, "%s%s", i ? ", " : "", paths[i]);
-    append(reason, reason_size, "%s)", override && override[0] ? ", from HCL_HIP_LIBRARY" : "");
-    return HCL_ERROR_BACKEND_UNAVAILABLE;
+    g_library = hcl__gpu_host->open_library(HCL_GPU_NAME, "HCL_HIP_LIBRARY", paths, count, reason, reason_size);
+    if (!g_library) return HCL_ERROR_BACKEND_UNAVAILABLE;
+    struct link_map *lm = NULL; /* which name loaded, for the version line */
+    if (dlinfo(g_library, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) {
+        const char *base = strrchr(lm->l_name, '/');
+        snprintf(g_library_name, sizeof g_library_name, "%s", base ? base + 1 : lm->l_name);
+    }
+    return HCL_SUCCESS;
 }
 
 /* "5.2.21153" from HIP_VERSION's encoding, major * 10^7 + minor * 10^5 + patch */
