@@ -69,8 +69,17 @@ build:
 	fi
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# One line per conformance run (from ctest's full log): what ran, passed and failed, and why a backend skipped.
+CONF_SUMMARY = awk '/^[0-9]+\/[0-9]+ Test: conformance-/{name=$$3} \
+  /^hcl-conformance: [0-9]+ ran/{print "   " name ": " substr($$0, 18)} \
+  /backend unavailable:/ && !seen[name]++ {s=$$0; sub(/.*backend unavailable: /,"",s); \
+  print "   " name ": skipped, backend unavailable: " substr(s, 1, 160)}'
+
 test: deps build
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	@rc=0; ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) || rc=$$?; \
+	echo "== conformance summary ($(BUILD_DIR))"; \
+	$(CONF_SUMMARY) $(BUILD_DIR)/Testing/Temporary/LastTest.log; \
+	exit $$rc
 	$(MAKE) --no-print-directory test-asan
 
 # The whole ctest suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer).
@@ -102,6 +111,8 @@ test-asan:
 	  grep -nE -B2 -A12 '$(SAN_PATTERN)' $(ASAN_DIR)/sanitizer-junit.xml | head -n 300; \
 	fi; \
 	if [ $$found -ne 0 ]; then echo "make test-asan: FAILED: sanitizer reports above"; exit 1; fi; \
+	echo "== conformance summary ($(ASAN_DIR), ASan+UBSan)"; \
+	$(CONF_SUMMARY) $(ASAN_DIR)/Testing/Temporary/LastTest.log; \
 	if [ $$rc -ne 0 ]; then echo "make test-asan: FAILED: ctest exit status $$rc"; exit $$rc; fi; \
 	echo "make test-asan: passed, no sanitizer reports"
 
