@@ -48,19 +48,6 @@ hcl_status hcl__gpu_module_load(const void *image, const char *what, hcl_gpu_mod
 void hcl__gpu_rtc_job_target(const hcl__gpu_device *d, hcl__gpu_rtc_job *job) { job->arch = d->arch; }
 #endif
 
-static const char *kind_name(hcl_source_kind k) {
-    switch (k) {
-    case HCL_SOURCE_OPENCL_C: return "OPENCL_C";
-    case HCL_SOURCE_CUDA_C: return "CUDA_C";
-    case HCL_SOURCE_HIP_C: return "HIP_C";
-    case HCL_SOURCE_SPIRV: return "SPIRV";
-    case HCL_SOURCE_CUDA_BINARY: return "CUDA_BINARY";
-    case HCL_SOURCE_HIP_BINARY: return "HIP_BINARY";
-    case HCL_SOURCE_HOST_TABLE: return "HOST_TABLE";
-    }
-    return "unknown";
-}
-
 #if HCL_GPU_CUDA
 /* A PTX text handed in without its NUL must get one; fatbins and cubins are ELF/fatbin images CUDA sizes
  * itself. */
@@ -119,7 +106,7 @@ hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources
     int rtc_missing = 0;
     for (uint32_t i = 0; i < count && !pick; i++) {
         size_t used = strlen(given);
-        snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", kind_name(sources[i].kind));
+        snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", hcl_source_kind_name(sources[i].kind));
         if (sources[i].kind == HCL_GPU_SOURCE_BINARY) {
             pick = &sources[i];
         } else if (sources[i].kind == HCL_GPU_SOURCE_C) {

@@ -16,19 +16,6 @@
 #include <omp.h>
 #endif
 
-static const char *hcl_host_kind_name(hcl_source_kind kind) {
-    switch (kind) {
-    case HCL_SOURCE_OPENCL_C: return "HCL_SOURCE_OPENCL_C";
-    case HCL_SOURCE_CUDA_C: return "HCL_SOURCE_CUDA_C";
-    case HCL_SOURCE_HIP_C: return "HCL_SOURCE_HIP_C";
-    case HCL_SOURCE_SPIRV: return "HCL_SOURCE_SPIRV";
-    case HCL_SOURCE_CUDA_BINARY: return "HCL_SOURCE_CUDA_BINARY";
-    case HCL_SOURCE_HIP_BINARY: return "HCL_SOURCE_HIP_BINARY";
-    case HCL_SOURCE_HOST_TABLE: return "HCL_SOURCE_HOST_TABLE";
-    }
-    return "unknown kind";
-}
-
 static char *hcl_host_strdup(const char *s) {
     const size_t len = strlen(s) + 1;
     char *copy = malloc(len);
@@ -90,7 +77,7 @@ hcl_status hcl__host_module_create(void *device, const hcl_module_source *source
     char given[512] = "";
     size_t used = 0;
     for (uint32_t i = 0; i < count && used < sizeof given; ++i) {
-        const char *name = hcl_host_kind_name(sources[i].kind);
+        const char *name = hcl_source_kind_name(sources[i].kind);
         const size_t len = strlen(name), sep = i > 0 ? 2 : 0;
         if (used + sep + len + 1 > sizeof given)
             break;

@@ -153,19 +153,6 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------------------
  * Modules and kernels
  * ------------------------------------------------------------------------------------------------------- */
-static const char *kind_name(hcl_source_kind kind) {
-    switch (kind) {
-    case HCL_SOURCE_OPENCL_C: return "OPENCL_C";
-    case HCL_SOURCE_CUDA_C: return "CUDA_C";
-    case HCL_SOURCE_HIP_C: return "HIP_C";
-    case HCL_SOURCE_SPIRV: return "SPIRV";
-    case HCL_SOURCE_CUDA_BINARY: return "CUDA_BINARY";
-    case HCL_SOURCE_HIP_BINARY: return "HIP_BINARY";
-    case HCL_SOURCE_HOST_TABLE: return "HOST_TABLE";
-    }
-    return "unknown";
-}
-
 hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources, uint32_t count,
                                   void **out_module) {
     hcl__ocl_device *dev = device;
@@ -176,7 +163,7 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
         char given[256] = "";
         size_t used = 0;
         for (uint32_t i = 0; i < count && used + 1 < sizeof given; i++) {
-            int w = snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", kind_name(sources[i].kind));
+            int w = snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", hcl_source_kind_name(sources[i].kind));
             if (w < 0) break;
             used += (size_t)w;
         }

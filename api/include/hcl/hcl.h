@@ -291,6 +291,21 @@ typedef enum hcl_source_kind {
     HCL_SOURCE_HOST_TABLE = 7   /* a table of C functions (host): data points to an hcl_host_function array */
 } hcl_source_kind;
 
+/* The enum name of a source kind ("HCL_SOURCE_CUDA_C"), or "HCL_SOURCE_UNKNOWN". Inline, so drivers and tools can
+ * use it without linking libhcl. */
+static inline const char *hcl_source_kind_name(hcl_source_kind kind) {
+    switch (kind) {
+    case HCL_SOURCE_OPENCL_C: return "HCL_SOURCE_OPENCL_C";
+    case HCL_SOURCE_CUDA_C: return "HCL_SOURCE_CUDA_C";
+    case HCL_SOURCE_HIP_C: return "HCL_SOURCE_HIP_C";
+    case HCL_SOURCE_SPIRV: return "HCL_SOURCE_SPIRV";
+    case HCL_SOURCE_CUDA_BINARY: return "HCL_SOURCE_CUDA_BINARY";
+    case HCL_SOURCE_HIP_BINARY: return "HCL_SOURCE_HIP_BINARY";
+    case HCL_SOURCE_HOST_TABLE: return "HCL_SOURCE_HOST_TABLE";
+    }
+    return "HCL_SOURCE_UNKNOWN";
+}
+
 typedef struct hcl_module_source {
     hcl_source_kind kind;
     const void *data;    /* text, binary, or hcl_host_function[] */
