@@ -420,7 +420,8 @@ CONF_TEST(api, module_errors) {
         other = good;
     else
         other = (hcl_module_source){HCL_SOURCE_HOST_TABLE, host_table, 2, NULL};
-    CHECK_ST(HCL_ERROR_UNSUPPORTED, hcl_module_create(conf_dev, &other, 1, &m));
+    if (CHECK_ST(HCL_ERROR_UNSUPPORTED, hcl_module_create(conf_dev, &other, 1, &m)))
+        CHECK_MSG_HAS(hcl_source_kind_name(other.kind)); /* the kinds given are listed */
     CHECK(m == SENTINEL(hcl_module), "a failing hcl_module_create wrote its out-parameter");
 }
 

@@ -32,6 +32,18 @@ HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source 
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     if ((st = dev->drv->module_create(dev->native, sources, count, &m->native)) != HCL_SUCCESS) {
         free(m);
+        if (st == HCL_ERROR_UNSUPPORTED) { /* the driver says what it takes; the core says what was given */
+            char given[512] = "";
+            size_t used = 0;
+            for (uint32_t i = 0; i < count && used < sizeof given; i++) {
+                int w = snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "",
+                                 hcl_source_kind_name(sources[i].kind));
+                used += w > 0 ? (size_t)w : 0;
+            }
+            char driver_msg[2048];
+            snprintf(driver_msg, sizeof driver_msg, "%s", hcl_last_message());
+            return hcl__set_message(st, "%s: %s; the sources given were: %s", fn, driver_msg, given);
+        }
         return hcl__prefix_message(st, fn);
     }
     m->dev = dev;

@@ -101,12 +101,9 @@ static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src,
 hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources, uint32_t count,
                                   void **out_module) {
     hcl__gpu_device *d = device;
-    char given[512] = "";
     const hcl_module_source *pick = NULL;
     int rtc_missing = 0;
     for (uint32_t i = 0; i < count && !pick; i++) {
-        size_t used = strlen(given);
-        snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", hcl_source_kind_name(sources[i].kind));
         if (sources[i].kind == HCL_GPU_SOURCE_BINARY) {
             pick = &sources[i];
         } else if (sources[i].kind == HCL_GPU_SOURCE_C) {
@@ -116,11 +113,10 @@ hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources
                 rtc_missing = 1; /* a later binary may still do */
         }
     }
-    if (!pick)
+    if (!pick) /* the core adds the list of kinds given */
         return hcl__gpu_host->set_message(HCL_ERROR_UNSUPPORTED,
-                                          "%s: no source it can take among [%s]; it takes %s (through %s%s%s) and %s "
-                                          "(%s)",
-                                          HCL_GPU_NAME, given, HCL_GPU_SOURCE_C_NAME, HCL_GPU_RTC_NAME,
+                                          "%s: no source it can take; it takes %s (through %s%s%s) and %s (%s)",
+                                          HCL_GPU_NAME, HCL_GPU_SOURCE_C_NAME, HCL_GPU_RTC_NAME,
                                           rtc_missing ? ", which is not available: " : "",
                                           rtc_missing ? hcl__gpu_rtc_reason() : "", HCL_GPU_SOURCE_BINARY_NAME,
                                           HCL_GPU_BINARY_FORMS);

@@ -74,22 +74,11 @@ hcl_status hcl__host_module_create(void *device, const hcl_module_source *source
         if (sources[i].kind == HCL_SOURCE_HOST_TABLE)
             return hcl_host_module_from_table(sources[i].data, sources[i].size, out_module);
     }
-    char given[512] = "";
-    size_t used = 0;
-    for (uint32_t i = 0; i < count && used < sizeof given; ++i) {
-        const char *name = hcl_source_kind_name(sources[i].kind);
-        const size_t len = strlen(name), sep = i > 0 ? 2 : 0;
-        if (used + sep + len + 1 > sizeof given)
-            break;
-        if (sep)
-            memcpy(given + used, ", ", sep);
-        memcpy(given + used + sep, name, len + 1);
-        used += sep + len;
-    }
+    /* the core adds the list of kinds given */
     return HCL_HOST_FAIL(HCL_ERROR_UNSUPPORTED,
-                         "host module_create: no source the host driver can run among the %u given (%s); the host "
-                         "driver takes HCL_SOURCE_HOST_TABLE (an array of hcl_host_function)",
-                         count, given);
+                         "host: no source the host driver can run among the %u given; it takes HCL_SOURCE_HOST_TABLE "
+                         "(an array of hcl_host_function)",
+                         count);
 }
 
 hcl_status hcl__host_kernel_create(void *module, const char *name, void **out_kernel) {

@@ -166,17 +166,8 @@ hcl_status hcl__ze_module_create(void *device, const hcl_module_source *sources,
     const hcl_module_source *src = NULL;
     for (uint32_t i = 0; i < count && !src; i++)
         if (sources[i].kind == HCL_SOURCE_SPIRV) src = &sources[i];
-    if (!src) {
-        char given[256] = "";
-        size_t used = 0;
-        for (uint32_t i = 0; i < count && used + 1 < sizeof given; i++) {
-            int w = snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", hcl_source_kind_name(sources[i].kind));
-            if (w < 0) break;
-            used += (size_t)w;
-        }
-        return hcl__ze_host->set_message(HCL_ERROR_UNSUPPORTED,
-                                         "levelzero takes HCL_SOURCE_SPIRV; the sources given were: %s", given);
-    }
+    if (!src) /* the core adds the list of kinds given */
+        return hcl__ze_host->set_message(HCL_ERROR_UNSUPPORTED, "levelzero takes HCL_SOURCE_SPIRV");
     /* The runtime's own checks of a SPIR-V header vary; check the magic number (either byte order) here. */
     uint32_t magic = 0;
     if (src->size >= 20 && src->size % 4 == 0) memcpy(&magic, src->data, sizeof magic);

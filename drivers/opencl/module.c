@@ -159,17 +159,8 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
     const hcl_module_source *src = NULL;
     for (uint32_t i = 0; i < count && !src; i++)
         if (sources[i].kind == HCL_SOURCE_OPENCL_C) src = &sources[i];
-    if (!src) {
-        char given[256] = "";
-        size_t used = 0;
-        for (uint32_t i = 0; i < count && used + 1 < sizeof given; i++) {
-            int w = snprintf(given + used, sizeof given - used, "%s%s", i ? ", " : "", hcl_source_kind_name(sources[i].kind));
-            if (w < 0) break;
-            used += (size_t)w;
-        }
-        return hcl__ocl_host->set_message(HCL_ERROR_UNSUPPORTED,
-                                          "opencl takes HCL_SOURCE_OPENCL_C; the sources given were: %s", given);
-    }
+    if (!src) /* the core adds the list of kinds given */
+        return hcl__ocl_host->set_message(HCL_ERROR_UNSUPPORTED, "opencl takes HCL_SOURCE_OPENCL_C");
     /* a text may carry its NUL; the compiler must not see it */
     const char *text = src->data;
     size_t length = src->size;
