@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define HCL_DRIVER_ABI_MAJOR 1
-#define HCL_DRIVER_ABI_MINOR 1
+#define HCL_DRIVER_ABI_MINOR 2
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -86,6 +86,13 @@ typedef struct hcl_gemm_args {
     void *a, *b, *c; /* native memory objects */
     size_t lda, ldb, ldc;
 } hcl_gemm_args;
+
+/* Limits of a device that launch plans need beyond hcl_device_info (ABI 1.2). 0 means unknown. */
+typedef struct hcl_driver_limits {
+    uint32_t subgroup_width;    /* warp / wavefront / sub-group lanes the device runs together (1 on a CPU) */
+    uint32_t max_groups[3];     /* work-groups per launch, per dimension */
+    uint64_t local_mem_default; /* dynamic local memory a launch may use without an opt-in (0: local_mem_bytes) */
+} hcl_driver_limits;
 
 /* Every native object is a void *. `wait`/`num_wait` are the driver's own events. `out_event` may be NULL: then
  * the driver creates no event. Blocking calls (blocking != 0) return after the command completed. */
@@ -151,6 +158,13 @@ typedef struct hcl_driver_table {
     /* The vendor object behind a native object (see hcl_device_get_native in hcl.h); HCL_ERROR_UNSUPPORTED with
      * a message when there is none. NULL: the backend exposes none. */
     hcl_status (*get_native)(hcl_native_kind kind, void *object, void **out_native);
+
+    /* ---- ABI 1.2: the core checks `size` before using these, and each may be NULL. ---- */
+    /* The device's limits for launch plans (the core zeroes *out first; leave unknown fields 0). */
+    hcl_status (*device_limits)(void *device, hcl_driver_limits *out);
+    /* The most work-items a group of this kernel may have on its device (CL_KERNEL_WORK_GROUP_SIZE,
+     * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ...); 0 when the runtime does not say. */
+    hcl_status (*kernel_max_group)(void *kernel, uint64_t *out_max);
 } hcl_driver_table;
 
 /* True when a driver table (of any minor version) has entry `field`, non-NULL. */

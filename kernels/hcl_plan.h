@@ -1,0 +1,166 @@
+/* Launch plans of the built-in kernels: the contract between kernels/ and the core.
+ *
+ * A built-in call (hcl_softmax_f32, ...) is run by the core as ordinary launches of kernels from the device's
+ * built-in programs. This header says what those programs are (the catalogue: kernels/catalogue.c) and how a
+ * call becomes launches (the plans: kernels/<op>/plan.c). Plans are plain C: no runtime call, no allocation
+ * beyond the plan itself, so the SPIR-V round-trip test runs the very launches the core makes.
+ *
+ * A device runs one family of sources, the first whose programs its driver builds (see catalogue.c):
+ *   HCL_KFAMILY_GPU   kernels/<op>/<op>.cu: CUDA fatbin or CUDA C (NVRTC), HIP bundle or HIP C (hiprtc)
+ *   HCL_KFAMILY_CL    kernels/<op>/<op>.cl: OpenCL C text, or SPIR-V built from it (Level Zero)
+ *   HCL_KFAMILY_HOST  kernels/<op>/<op>.c: a table of C functions, each launched as a single work-group
+ * A plan reads the family and the device's limits, and writes the launches: program, kernel, grid, block,
+ * dynamic local memory, arguments (buffers by role), and the scratch memory the core must provide. */
+#ifndef HCL_PLAN_H
+#define HCL_PLAN_H
+
+#include "hcl/hcl.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hcl_kfamily { HCL_KFAMILY_GPU = 0, HCL_KFAMILY_CL = 1, HCL_KFAMILY_HOST = 2, HCL_KFAMILY_COUNT } hcl_kfamily;
+
+/* The built-in programs. GPU and HOST have one program each; CL has one per op (gemm in two shapes, chosen per
+ * device, since its work-group size is a compile-time constant). */
+typedef enum hcl_kprog {
+    HCL_KPROG_GPU = 0,
+    HCL_KPROG_CL_VECADD,
+    HCL_KPROG_CL_GEMM16,
+    HCL_KPROG_CL_GEMM8,
+    HCL_KPROG_CL_SOFTMAX,
+    HCL_KPROG_CL_REDUCE,
+    HCL_KPROG_HOST,
+    HCL_KPROG_COUNT
+} hcl_kprog;
+
+#define HCL_KPROG_MAX_SOURCES 4
+#define HCL_KPROG_MAX_KERNELS 24
+
+typedef struct hcl_kprogram {
+    hcl_kfamily family;
+    const char *name;   /* "gpu", "cl-gemm16", ... for messages */
+    const char *origin; /* the source files and defines it was built from, for messages */
+    /* Candidate sources, tried one at a time in this order (binaries before the texts they were built from, so a
+     * binary that does not load on this device falls back to compiling the text). Absent ones are left out. */
+    hcl_module_source sources[HCL_KPROG_MAX_SOURCES];
+    uint32_t num_sources;
+    const char *kernels[HCL_KPROG_MAX_KERNELS]; /* kernel names; a plan refers to them by index */
+    uint32_t num_kernels;
+} hcl_kprogram;
+
+/* The catalogue (catalogue.c): every built-in program, with the sources this build embedded. */
+const hcl_kprogram *hcl_kprogram_get(hcl_kprog prog);
+/* Index of kernel `name` in program `prog`, or -1. */
+int hcl_kprogram_kernel(hcl_kprog prog, const char *name);
+
+/* What a plan knows of the device. 0 means "unknown" for every limit (a plan then does not limit by it). */
+typedef struct hcl_kdevice {
+    hcl_kfamily family;
+    int is_cpu;                 /* a CPU device runs a group's work-items as a loop */
+    uint32_t compute_units;     /* SMs, CUs, EUs or cores */
+    uint32_t subgroup_width;    /* warp / wavefront lanes (GPU family: required) */
+    uint64_t max_group_size;    /* work-items per group */
+    uint64_t local_mem;         /* bytes of local memory per group */
+    uint64_t local_mem_default; /* dynamic local memory usable without an opt-in (0: local_mem) */
+    uint32_t max_groups[3];     /* work-groups per launch, per dimension */
+    /* The most work-items a group of kernel `kernel` of program `prog` may have on this device (0: unknown).
+     * The core builds the program on first use to answer; a plan calls it only for the programs it launches. */
+    uint64_t (*kernel_max_group)(const struct hcl_kdevice *dev, hcl_kprog prog, int kernel);
+    void *ctx; /* the core's, for kernel_max_group */
+} hcl_kdevice;
+
+/* Memory a launch refers to, by role; the core maps each role to a buffer. */
+typedef enum hcl_kslot {
+    HCL_KSLOT_A = 0,   /* vecadd a, gemm A, softmax in, reduce in */
+    HCL_KSLOT_B,       /* vecadd b, gemm B */
+    HCL_KSLOT_C,       /* vecadd c, gemm C, softmax out, reduce out */
+    HCL_KSLOT_SCRATCH, /* the plan's scratch memory (hcl_kplan.scratch_bytes), owned by the core per queue */
+    HCL_KSLOT_COUNT
+} hcl_kslot;
+
+typedef enum hcl_kparg_kind {
+    HCL_KPARG_MEM = 1,  /* a buffer: slot `slot` plus `offset` bytes */
+    HCL_KPARG_VALUE = 2 /* `size` bytes of `value` */
+} hcl_kparg_kind;
+
+#define HCL_KPARG_VALUE_MAX 128
+#define HCL_KLAUNCH_MAX_ARGS 12
+
+typedef struct hcl_kparg {
+    hcl_kparg_kind kind;
+    hcl_kslot slot;
+    size_t offset;
+    size_t size;
+    _Alignas(16) unsigned char value[HCL_KPARG_VALUE_MAX];
+} hcl_kparg;
+
+typedef struct hcl_klaunch {
+    hcl_kprog prog;
+    int kernel; /* index into the program's kernels */
+    hcl_dim3 grid;
+    hcl_dim3 block;
+    size_t shared_bytes; /* dynamic local memory per group */
+    uint32_t num_args;
+    hcl_kparg args[HCL_KLAUNCH_MAX_ARGS];
+} hcl_klaunch;
+
+#define HCL_KPLAN_INLINE 2
+
+/* The launches of one built-in call, in order; each completes before the next starts (queues are in order). */
+typedef struct hcl_kplan {
+    size_t count;
+    hcl_klaunch *launch;  /* `inline_launch` or the heap (hcl_kplan_free) */
+    size_t scratch_bytes; /* bytes HCL_KSLOT_SCRATCH must hold (0: not used) */
+    int scratch_zeroed;   /* the scratch must hold zeros when first allocated (the kernels leave it so) */
+    hcl_klaunch inline_launch[HCL_KPLAN_INLINE];
+    char why[256]; /* on failure: the reason, without the call's name */
+} hcl_kplan;
+
+/* ---- the plans (kernels/<op>/plan.c) ----
+ * Shapes are those the core validated: n, rows, cols, m, n > 0; gemm k may be 0 (then C = beta * C, and A and B
+ * are not read). Each returns HCL_SUCCESS, HCL_ERROR_UNSUPPORTED (the device cannot run it: why in out->why) or
+ * HCL_ERROR_OUT_OF_MEMORY. Free a plan with hcl_kplan_free whatever the status. */
+
+/* The shape of a GEMM call (row-major storage, BLAS meaning; see hcl_gemm_f32). */
+typedef struct hcl_kgemm {
+    hcl_transpose trans_a, trans_b;
+    size_t m, n, k;
+    float alpha, beta;
+    size_t lda, ldb, ldc;
+} hcl_kgemm;
+
+hcl_status hcl_plan_vecadd(const hcl_kdevice *dev, size_t n, hcl_kplan *out);
+hcl_status hcl_plan_gemm(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out);
+hcl_status hcl_plan_softmax(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out);
+hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hcl_kplan *out);
+
+/* ---- helpers for plan.c files (plan_util.c) ---- */
+/* Start a plan of `count` launches (HCL_ERROR_OUT_OF_MEMORY when they do not fit in memory). */
+hcl_status hcl_kplan_init(hcl_kplan *plan, size_t count);
+void hcl_kplan_free(hcl_kplan *plan);
+/* Set launch `l` to kernel `kernel` of `prog` over grid x block (y, z of both 1); no arguments yet. */
+void hcl_klaunch_1d(hcl_klaunch *l, hcl_kprog prog, int kernel, size_t groups, size_t group_size);
+void hcl_klaunch_mem(hcl_klaunch *l, hcl_kslot slot, size_t offset);
+void hcl_klaunch_value(hcl_klaunch *l, const void *value, size_t size);
+void hcl_klaunch_u64(hcl_klaunch *l, uint64_t v);
+void hcl_klaunch_u32(hcl_klaunch *l, uint32_t v);
+void hcl_klaunch_f32(hcl_klaunch *l, float v);
+/* Write the reason of a failure into plan->why and return `status`. */
+hcl_status hcl_kplan_fail(hcl_kplan *plan, hcl_status status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A limit that is 0 (unknown) does not limit: v ? v : otherwise. */
+static inline uint64_t hcl_known_or(uint64_t v, uint64_t otherwise) { return v ? v : otherwise; }
+static inline size_t hcl_min_size(size_t a, size_t b) { return a < b ? a : b; }
+static inline size_t hcl_ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+size_t hcl_pow2_floor(size_t v);
+/* The most work-items a group of kernel (prog, kernel) may have: the kernel's, the device's, `cap`. */
+uint64_t hcl_kgroup_max(const hcl_kdevice *dev, hcl_kprog prog, int kernel, uint64_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HCL_PLAN_H */
