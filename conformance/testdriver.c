@@ -116,23 +116,6 @@ static hcl_status t_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 bl
     (void)num_wait, (void)wait, (void)out_event;
     return HCL_ERROR_UNSUPPORTED;
 }
-static hcl_status t_vecadd(void *queue, size_t n, void *a, void *b, void *c, void **out_event) {
-    (void)queue, (void)n, (void)a, (void)b, (void)c, (void)out_event;
-    return HCL_ERROR_UNSUPPORTED;
-}
-static hcl_status t_gemm(void *queue, const hcl_gemm_args *args, void **out_event) {
-    (void)queue, (void)args, (void)out_event;
-    return HCL_ERROR_UNSUPPORTED;
-}
-static hcl_status t_softmax(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event) {
-    (void)queue, (void)rows, (void)cols, (void)in, (void)out, (void)out_event;
-    return HCL_ERROR_UNSUPPORTED;
-}
-static hcl_status t_reduce(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event) {
-    (void)queue, (void)op, (void)n, (void)in, (void)out, (void)out_event;
-    return HCL_ERROR_UNSUPPORTED;
-}
-
 static const hcl_driver_table table = {
 #if defined(TESTDRV_SMALLTABLE)
     .size = (uint32_t)offsetof(hcl_driver_table, device_count),
@@ -170,10 +153,6 @@ static const hcl_driver_table table = {
     .kernel_create = t_kernel_create,
     .kernel_destroy = t_void,
     .kernel_launch = t_launch,
-    .vecadd_f32 = t_vecadd,
-    .gemm_f32 = t_gemm,
-    .softmax_f32 = t_softmax,
-    .reduce_f32 = t_reduce,
 };
 
 #if defined(TESTDRV_NOENTRY)

@@ -7,6 +7,8 @@
 #ifndef HCL_HOST_KERNELS_H
 #define HCL_HOST_KERNELS_H
 
+#include "hcl/hcl.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -30,9 +32,13 @@ void hcl__host_vecadd_f32(size_t n, const float *a, const float *b, float *c);
  * (NaN in C does not propagate); when k is 0 or alpha is 0, A and B are not read and C = beta * C.
  * m = 0 or n = 0 does nothing. C must not overlap A or B. Accumulates in float (fused multiply-add where the
  * CPU has it), in blocks of k.
- * Returns 0, or -1 when its packing buffers (a few MiB) could not be allocated; C is then unchanged. */
+ * `workspace`: at least hcl__host_gemm_workspace_bytes(m, n, k) bytes for the packed blocks of A and B, or NULL
+ * to have them allocated here. Returns 0, or -1 when workspace is NULL and the packing buffers (a few MiB) could
+ * not be allocated; C is then unchanged. */
 int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a,
-                       size_t lda, const float *b, size_t ldb, float beta, float *c, size_t ldc);
+                       size_t lda, const float *b, size_t ldb, float beta, float *c, size_t ldc, void *workspace);
+/* Bytes of workspace hcl__host_gemm_f32 needs for this shape with the current micro-kernel (0 when it needs none). */
+size_t hcl__host_gemm_workspace_bytes(size_t m, size_t n, size_t k);
 
 /* The instruction set the GEMM micro-kernel uses on this CPU: "avx512", "avx2" or "generic". */
 const char *hcl__host_gemm_isa(void);
@@ -64,6 +70,17 @@ enum {
  * max/min ignore NaN inputs, as fmaxf/fminf do: the result is NaN only when every input is NaN.
  * Returns 0, or -1 for an unknown op. */
 int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out);
+
+/* The built-ins as host kernels (hcl.h, hcl_host_kernel_fn), each run as one work-group over the whole call; the
+ * table the catalogue gives the host family. Arguments, in order (buffers as data pointers, values by value):
+ *   hcl_vecadd_f32:  a, b, c, uint64 n
+ *   hcl_gemm_f32:    A, B, C, workspace (hcl__host_gemm_workspace_bytes), hcl_kgemm shape (kernels/hcl_plan.h)
+ *   hcl_softmax_f32: in, out, uint64 rows, uint64 cols
+ *   hcl_reduce_f32:  in, out, uint64 n, uint32 op (HCL__HOST_REDUCE_*) */
+void hcl__host_vecadd_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_gemm_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_softmax_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_reduce_kernel(const hcl_host_launch *launch, void *const *args);
 
 #ifdef __cplusplus
 }

@@ -53,6 +53,9 @@ typedef struct hcl_kprogram {
     uint32_t num_kernels;
 } hcl_kprogram;
 
+/* The built-in operations. */
+typedef enum hcl_kop { HCL_KOP_VECADD = 0, HCL_KOP_GEMM, HCL_KOP_SOFTMAX, HCL_KOP_REDUCE, HCL_KOP_COUNT } hcl_kop;
+
 /* The catalogue (catalogue.c): every built-in program, with the sources this build embedded. */
 const hcl_kprogram *hcl_kprogram_get(hcl_kprog prog);
 /* Index of kernel `name` in program `prog`, or -1. */
@@ -133,6 +136,13 @@ typedef struct hcl_kgemm {
     float alpha, beta;
     size_t lda, ldb, ldc;
 } hcl_kgemm;
+
+/* The program a call of `op` first needs on a device of dev->family (the core builds it before it plans, and so
+ * learns which family the device runs); HCL_KPROG_COUNT when no program of the family fits the device. */
+hcl_kprog hcl_plan_program(const hcl_kdevice *dev, hcl_kop op);
+/* The gemm program of the CL family that fits the device (16 x 16 work-items on GPUs, 8 x 8 on CPUs and small
+ * GPUs), or HCL_KPROG_COUNT when neither fits (gemm/plan.c). */
+hcl_kprog hcl_plan_gemm_cl_program(const hcl_kdevice *dev);
 
 hcl_status hcl_plan_vecadd(const hcl_kdevice *dev, size_t n, hcl_kplan *out);
 hcl_status hcl_plan_gemm(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out);

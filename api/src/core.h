@@ -4,6 +4,7 @@
 
 #include "hcl/hcl.h"
 #include "hcl/hcl_driver.h"
+#include "hcl_plan.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -69,11 +70,15 @@ typedef struct hcl__device {
     atomic_int refs; /* the handle + every live child object (host allocations included) */
     pthread_mutex_t host_lock;
     struct hcl__host_block *host_blocks; /* live hcl_host_alloc blocks, to check hcl_host_free */
+    _Atomic(struct hcl__builtins *) builtins; /* built-in programs and kernels, made on first use (builtin_runner.c) */
 } hcl__device;
 
 typedef struct hcl__queue {
     hcl__device *dev;
     void *native;
+    void *scratch;       /* the built-ins' scratch memory (native), made and grown on demand */
+    size_t scratch_size;
+    int scratch_zeroed;  /* the scratch holds zeros (as the last built-in that needed zeros left it) */
 } hcl__queue;
 
 typedef struct hcl__buffer {
@@ -121,5 +126,22 @@ HCL__HIDDEN hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint3
 /* Wrap a native event into an event handle stored in *out_event (if out_event is not NULL). On failure the
  * native event is released. */
 HCL__HIDDEN hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_event *out_event);
+
+/* ---- built-in kernels (builtin_runner.c) ---- */
+/* One built-in call, validated: the op, its shape, and the native memory of each slot (A, B, C). */
+typedef struct hcl__builtin_call {
+    hcl_kop op;
+    size_t n, rows, cols;
+    hcl_reduce_op reduce_op;
+    hcl_kgemm gemm;
+    void *mem[HCL_KSLOT_COUNT];
+} hcl__builtin_call;
+/* Run a built-in call on the queue as launches of the device's built-in programs; one event spans them all. */
+HCL__HIDDEN hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_call *call,
+                                       hcl_event *out_event);
+/* Release a device's built-in programs and kernels (when the device goes). */
+HCL__HIDDEN void hcl__builtins_release(hcl__device *dev);
+/* Release a queue's built-in scratch (after the queue finished, before it is destroyed). */
+HCL__HIDDEN void hcl__builtins_queue_release(hcl__queue *q);
 
 #endif /* HCL_CORE_H */

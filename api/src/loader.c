@@ -19,7 +19,7 @@
 
 #define MAX_BACKENDS 16
 /* The table size of ABI 1.0: a module must provide at least these entries. */
-#define TABLE_MIN_SIZE (offsetof(hcl_driver_table, reduce_f32) + sizeof(void *))
+#define TABLE_MIN_SIZE (offsetof(hcl_driver_table, kernel_launch) + sizeof(void *))
 
 static const char *const builtin_names[] = {"cuda", "hip", "levelzero", "opencl", "host"};
 

@@ -94,9 +94,5 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
                                    uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
                                    void *const *wait, void **out_event);
 
-hcl_status hcl__host_builtin_vecadd(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
-hcl_status hcl__host_builtin_gemm(void *queue, const hcl_gemm_args *args, void **out_event);
-hcl_status hcl__host_builtin_softmax(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
-hcl_status hcl__host_builtin_reduce(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
 
 #endif /* HCL_DRIVERS_HOST_HOST_H */

@@ -413,7 +413,6 @@ static hcl_status ocl_device_open(uint32_t index, void **out_device) {
     cl_int err = CL_SUCCESS;
     dev->context = hcl__cl.clCreateContext(props, 1, &dev->id, NULL, NULL, &err);
     HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateContext", "device %u '%s'", index, e->info.name);
-    hcl__ocl_builtins_init(dev);
     HCL_OCL_LOG("device %u '%s': context created", index, e->info.name);
     *out_device = dev;
     return HCL_SUCCESS;
@@ -425,7 +424,6 @@ cleanup:
 static void ocl_device_close(void *device) {
     hcl__ocl_device *dev = device;
     if (!dev) return;
-    hcl__ocl_builtins_release(dev);
     if (dev->context) hcl__cl.clReleaseContext(dev->context);
     free(dev);
 }
@@ -469,10 +467,6 @@ static const hcl_driver_table g_table = {
     .kernel_create = hcl__ocl_kernel_create,
     .kernel_destroy = hcl__ocl_kernel_destroy,
     .kernel_launch = hcl__ocl_kernel_launch,
-    .vecadd_f32 = hcl__ocl_vecadd_f32,
-    .gemm_f32 = hcl__ocl_gemm_f32,
-    .softmax_f32 = hcl__ocl_softmax_f32,
-    .reduce_f32 = hcl__ocl_reduce_f32,
     .host_alloc = NULL, /* no portable page-locking in OpenCL 1.2: the core hands out aligned host memory */
     .host_free = NULL,
     .get_native = ocl_get_native,

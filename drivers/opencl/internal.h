@@ -61,32 +61,16 @@ typedef struct hcl__ocl_device_entry {
 
 const hcl__ocl_device_entry *hcl__ocl_device_entry_get(uint32_t index);
 
-/* ---- built-in kernels (kernels.c) ---- */
-enum { HCL_OCL_BUILTIN_VECADD, HCL_OCL_BUILTIN_GEMM, HCL_OCL_BUILTIN_SOFTMAX, HCL_OCL_BUILTIN_REDUCE,
-       HCL_OCL_BUILTIN_COUNT };
-#define HCL_OCL_BUILTIN_MAX_KERNELS 6
-
-typedef struct hcl__ocl_builtin {
-    pthread_mutex_t lock; /* guards the lazy build and each launch (clSetKernelArg mutates the kernel) */
-    cl_program program;   /* NULL until first use */
-    cl_kernel kernels[HCL_OCL_BUILTIN_MAX_KERNELS];
-    size_t kernel_wg_max[HCL_OCL_BUILTIN_MAX_KERNELS]; /* CL_KERNEL_WORK_GROUP_SIZE */
-    int gemm_wg; /* gemm only: the work-group edge it was built for (-DHCL_GEMM_WG) */
-} hcl__ocl_builtin;
-
 /* An opened device: one context for one device, created in device_open. */
 typedef struct hcl__ocl_device {
     const hcl__ocl_device_entry *entry;
     cl_device_id id;
     cl_context context;
-    hcl__ocl_builtin builtins[HCL_OCL_BUILTIN_COUNT];
 } hcl__ocl_device;
 
 typedef struct hcl__ocl_queue {
     hcl__ocl_device *device;
     cl_command_queue queue;
-    cl_mem reduce_partials; /* scratch of the two-pass reduce, made on first use; the queue is in order, so
-                               successive reductions on it never race for it */
     cl_mem marker_mem;      /* 4 bytes that markers fill (see hcl__ocl_queue_marker) */
 } hcl__ocl_queue;
 
@@ -149,11 +133,5 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
                                   uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
                                   void *const *wait, void **out_event);
 
-void hcl__ocl_builtins_init(hcl__ocl_device *dev);
-void hcl__ocl_builtins_release(hcl__ocl_device *dev);
-hcl_status hcl__ocl_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
-hcl_status hcl__ocl_gemm_f32(void *queue, const hcl_gemm_args *args, void **out_event);
-hcl_status hcl__ocl_softmax_f32(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
-hcl_status hcl__ocl_reduce_f32(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
 
 #endif /* HCL_OPENCL_INTERNAL_H */

@@ -27,7 +27,6 @@ void hcl__ocl_queue_destroy(void *queue) {
         hcl__cl.clFinish(q->queue);
         hcl__cl.clReleaseCommandQueue(q->queue);
     }
-    if (q->reduce_partials) hcl__cl.clReleaseMemObject(q->reduce_partials);
     if (q->marker_mem) hcl__cl.clReleaseMemObject(q->marker_mem);
     free(q);
 }

@@ -14,6 +14,7 @@
  * built on one machine stay safe on another.
  */
 #include "hcl_host_kernels.h"
+#include "hcl_plan.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -219,8 +220,24 @@ static void hcl_gemm_scale(size_t m, size_t n, float beta, float *c, size_t ldc)
     }
 }
 
+/* The packed blocks of op(A) and op(B) for this shape on the current micro-kernel, each rounded to 64 bytes. */
+static void hcl_gemm_workspace(size_t m, size_t n, size_t k, size_t *out_a_bytes, size_t *out_b_bytes) {
+    const hcl_gemm_isa *isa = hcl_gemm_current_isa();
+    const size_t kc_max = hcl_gemm_min(k, HCL_GEMM_KC);
+    *out_a_bytes = hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(m, HCL_GEMM_MB), isa->mr) * kc_max * sizeof(float), 64);
+    *out_b_bytes = hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(n, HCL_GEMM_NC), isa->nr) * kc_max * sizeof(float), 64);
+}
+
+size_t hcl__host_gemm_workspace_bytes(size_t m, size_t n, size_t k) {
+    if (m == 0 || n == 0 || k == 0)
+        return 0;
+    size_t a_bytes, b_bytes;
+    hcl_gemm_workspace(m, n, k, &a_bytes, &b_bytes);
+    return a_bytes + b_bytes + 64; /* + 64: the caller's memory need not be 64-byte aligned */
+}
+
 int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a,
-                       size_t lda, const float *b, size_t ldb, float beta, float *c, size_t ldc) {
+                       size_t lda, const float *b, size_t ldb, float beta, float *c, size_t ldc, void *workspace) {
     if (m == 0 || n == 0)
         return 0;
     if (k == 0 || alpha == 0.0f) {
@@ -234,16 +251,18 @@ int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, f
     const size_t rs_a = trans_a ? 1 : lda, cs_a = trans_a ? lda : 1;
     const size_t rs_b = trans_b ? 1 : ldb, cs_b = trans_b ? ldb : 1;
 
-    const size_t kc_max = hcl_gemm_min(k, HCL_GEMM_KC);
-    const size_t a_bytes = hcl_gemm_round_up(hcl_gemm_min(m, HCL_GEMM_MB), mr) * kc_max * sizeof(float);
-    const size_t b_bytes = hcl_gemm_round_up(hcl_gemm_min(n, HCL_GEMM_NC), nr) * kc_max * sizeof(float);
-    float *ap = aligned_alloc(64, hcl_gemm_round_up(a_bytes, 64));
-    float *bp = aligned_alloc(64, hcl_gemm_round_up(b_bytes, 64));
-    if (ap == NULL || bp == NULL) {
-        free(ap);
-        free(bp);
-        return -1;
+    size_t a_bytes, b_bytes;
+    hcl_gemm_workspace(m, n, k, &a_bytes, &b_bytes);
+    float *ap, *bp, *owned = NULL;
+    if (workspace != NULL) {
+        ap = (float *)hcl_gemm_round_up((size_t)(uintptr_t)workspace, 64);
+    } else {
+        owned = aligned_alloc(64, a_bytes + b_bytes);
+        if (owned == NULL)
+            return -1;
+        ap = owned;
     }
+    bp = ap + a_bytes / sizeof(float);
     /* Below this much work the threads cost more than they bring. */
     const int parallel = (double)m * (double)n * (double)k >= 262144.0;
     (void)parallel; /* unused without OpenMP */
@@ -297,7 +316,15 @@ int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, f
             }
         }
     }
-    free(ap);
-    free(bp);
+    free(owned);
     return 0;
+}
+
+/* The host-table form (hcl_host_kernels.h): one work-group runs the whole call; the core provides the workspace. */
+void hcl__host_gemm_kernel(const hcl_host_launch *launch, void *const *args) {
+    (void)launch;
+    const hcl_kgemm *g = args[4];
+    (void)hcl__host_gemm_f32(g->trans_a == HCL_TRANS, g->trans_b == HCL_TRANS, g->m, g->n, g->k, g->alpha,
+                             *(const float *const *)args[0], g->lda, *(const float *const *)args[1], g->ldb, g->beta,
+                             *(float *const *)args[2], g->ldc, *(void *const *)args[3]);
 }

@@ -149,3 +149,10 @@ void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out
     HCL__OMP(omp parallel for schedule(static) if (parallel))
     for (long long r = 0; r < count; ++r) row(cols, in + (size_t)r * cols, out + (size_t)r * cols);
 }
+
+/* The host-table form (hcl_host_kernels.h): one work-group runs the whole call. */
+void hcl__host_softmax_kernel(const hcl_host_launch *launch, void *const *args) {
+    (void)launch;
+    hcl__host_softmax_f32((size_t) * (const uint64_t *)args[2], (size_t) * (const uint64_t *)args[3],
+                          *(const float *const *)args[0], *(float *const *)args[1]);
+}

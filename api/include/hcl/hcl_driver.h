@@ -9,6 +9,10 @@
  * and argument kinds. A driver sees only its own native objects (void *) and may trust its inputs.
  * A driver reports failures by returning a status and calling host->set_message with the detail
  * (for vendor failures: the vendor call, its error name and code). Drivers must not exit or abort.
+ *
+ * A driver knows nothing of the built-in kernels (vecadd, gemm, softmax, reduce): the core builds their programs
+ * from kernels/ through module_create and runs them through kernel_launch like any user kernel, with launch shapes
+ * from the device's limits (device_info, device_limits, kernel_max_group). ABI 2.0 dropped the op entries of 1.x.
  */
 #ifndef HCL_HCL_DRIVER_H
 #define HCL_HCL_DRIVER_H
@@ -22,8 +26,8 @@
 extern "C" {
 #endif
 
-#define HCL_DRIVER_ABI_MAJOR 1
-#define HCL_DRIVER_ABI_MINOR 2
+#define HCL_DRIVER_ABI_MAJOR 2
+#define HCL_DRIVER_ABI_MINOR 0
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -78,16 +82,7 @@ typedef struct hcl_driver_arg {
     size_t size;       /* HCL_ARG_VALUE */
 } hcl_driver_arg;
 
-/* The shape of a GEMM call, already validated (see hcl_gemm_f32). */
-typedef struct hcl_gemm_args {
-    hcl_transpose trans_a, trans_b;
-    size_t m, n, k;
-    float alpha, beta;
-    void *a, *b, *c; /* native memory objects */
-    size_t lda, ldb, ldc;
-} hcl_gemm_args;
-
-/* Limits of a device that launch plans need beyond hcl_device_info (ABI 1.2). 0 means unknown. */
+/* Limits of a device that launch plans need beyond hcl_device_info. 0 means unknown. */
 typedef struct hcl_driver_limits {
     uint32_t subgroup_width;    /* warp / wavefront / sub-group lanes the device runs together (1 on a CPU) */
     uint32_t max_groups[3];     /* work-groups per launch, per dimension */
@@ -143,14 +138,7 @@ typedef struct hcl_driver_table {
                                 uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
                                 void **out_event);
 
-    /* Built-in kernels: shapes validated; n, m, n, rows, cols > 0 (the core handles the empty cases). For GEMM, k may
-     * be 0 (then C = beta * C, and C is not read when beta is 0). */
-    hcl_status (*vecadd_f32)(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
-    hcl_status (*gemm_f32)(void *queue, const hcl_gemm_args *args, void **out_event);
-    hcl_status (*softmax_f32)(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
-    hcl_status (*reduce_f32)(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
-
-    /* ---- ABI 1.1: the core checks `size` before using these, and each may be NULL. ---- */
+    /* ---- optional: the core checks `size` before using these, and each may be NULL. ---- */
     /* Host memory for fast transfers (page-locked where the runtime can). NULL: the core hands out ordinary
      * aligned memory. */
     hcl_status (*host_alloc)(void *device, size_t size, void **out_ptr);
@@ -159,7 +147,6 @@ typedef struct hcl_driver_table {
      * a message when there is none. NULL: the backend exposes none. */
     hcl_status (*get_native)(hcl_native_kind kind, void *object, void **out_native);
 
-    /* ---- ABI 1.2: the core checks `size` before using these, and each may be NULL. ---- */
     /* The device's limits for launch plans (the core zeroes *out first; leave unknown fields 0). */
     hcl_status (*device_limits)(void *device, hcl_driver_limits *out);
     /* The most work-items a group of this kernel may have on its device (CL_KERNEL_WORK_GROUP_SIZE,

@@ -1,5 +1,6 @@
-/* Built-in kernels: shapes validated against the buffers here, then dispatched to the backend's own kernel.
- * Empty shapes never reach a driver: they complete through a marker (or, for reduce, a write of the identity). */
+/* Built-in kernels: shapes validated against the buffers here, then run as launches of the device's built-in
+ * programs (builtin_runner.c, following kernels/<op>/plan.c). Empty shapes launch nothing: they complete through a
+ * marker (or, for reduce, a write of the identity). */
 #include "core.h"
 
 #include <math.h>
@@ -62,6 +63,14 @@ static hcl_status finish_op(const builtin_ctx *ctx, hcl_status st, void *native,
     return hcl__wrap_event(ctx->fn, ctx->q->dev, native, out_event);
 }
 
+static hcl_status run(const builtin_ctx *ctx, hcl__builtin_call *call, hcl__buffer *a, hcl__buffer *b, hcl__buffer *c,
+                      hcl_event *out_event) {
+    call->mem[HCL_KSLOT_A] = a ? a->native : NULL;
+    call->mem[HCL_KSLOT_B] = b ? b->native : NULL;
+    call->mem[HCL_KSLOT_C] = c ? c->native : NULL;
+    return hcl__builtin_run(ctx->fn, ctx->q, call, out_event);
+}
+
 HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
                                   hcl_event *out_event) {
     builtin_ctx ctx;
@@ -78,10 +87,8 @@ HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_b
         return st;
     if (n == 0)
         return empty_op(&ctx, out_event);
-    void *native = NULL;
-    st = ctx.q->dev->drv->vecadd_f32(ctx.q->native, n, ba->native, bb->native, bc->native,
-                                     out_event ? &native : NULL);
-    return finish_op(&ctx, st, native, out_event);
+    hcl__builtin_call call = {.op = HCL_KOP_VECADD, .n = n};
+    return run(&ctx, &call, ba, bb, bc, out_event);
 }
 
 HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n,
@@ -115,10 +122,8 @@ HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_tran
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: c must not be the same buffer as a or b", fn);
     if (m == 0 || n == 0)
         return empty_op(&ctx, out_event);
-    hcl_gemm_args g = {trans_a, trans_b, m, n, k, alpha, beta, ba->native, bb->native, bc->native, lda, ldb, ldc};
-    void *native = NULL;
-    st = ctx.q->dev->drv->gemm_f32(ctx.q->native, &g, out_event ? &native : NULL);
-    return finish_op(&ctx, st, native, out_event);
+    hcl__builtin_call call = {.op = HCL_KOP_GEMM, .gemm = {trans_a, trans_b, m, n, k, alpha, beta, lda, ldb, ldc}};
+    return run(&ctx, &call, ba, bb, bc, out_event);
 }
 
 HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
@@ -135,9 +140,8 @@ HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hc
         return st;
     if (rows == 0 || cols == 0)
         return empty_op(&ctx, out_event);
-    void *native = NULL;
-    st = ctx.q->dev->drv->softmax_f32(ctx.q->native, rows, cols, bi->native, bo->native, out_event ? &native : NULL);
-    return finish_op(&ctx, st, native, out_event);
+    hcl__builtin_call call = {.op = HCL_KOP_SOFTMAX, .rows = rows, .cols = cols};
+    return run(&ctx, &call, bi, NULL, bo, out_event);
 }
 
 HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, hcl_buffer in, hcl_buffer out,
@@ -154,13 +158,13 @@ HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, h
         return st;
     if (bi == bo)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out must not be the same buffer as in", ctx.fn);
-    void *native = NULL;
     if (n == 0) {
         static const float identity[3] = {0.0f, -INFINITY, INFINITY};
+        void *native = NULL;
         st = ctx.q->dev->drv->buffer_write(ctx.q->native, bo->native, 0, sizeof(float), &identity[op], 0, 0, NULL,
                                            out_event ? &native : NULL);
-    } else {
-        st = ctx.q->dev->drv->reduce_f32(ctx.q->native, op, n, bi->native, bo->native, out_event ? &native : NULL);
+        return finish_op(&ctx, st, native, out_event);
     }
-    return finish_op(&ctx, st, native, out_event);
+    hcl__builtin_call call = {.op = HCL_KOP_REDUCE, .reduce_op = op, .n = n};
+    return run(&ctx, &call, bi, NULL, bo, out_event);
 }

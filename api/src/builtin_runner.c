@@ -1,0 +1,339 @@
+/* The built-in kernels as ordinary launches. Per device: the family of sources its driver takes (learned on the
+ * first built-in call by building the programs the catalogue offers, family by family), the programs built on
+ * first use and their kernels. Per call: the op's plan (kernels/<op>/plan.c) for the device's limits, the queue's
+ * scratch memory, then the plan's launches through the driver's kernel_launch, as a user kernel would be launched.
+ * Drivers know nothing of the built-in ops. */
+#include "core.h"
+#include "hcl_plan.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hcl__builtin_kernel {
+    void *native;
+    uint64_t max_group; /* from the driver's kernel_max_group; 0: unknown */
+} hcl__builtin_kernel;
+
+struct hcl__builtins {
+    pthread_mutex_t lock;
+    int family; /* hcl_kfamily, or -1 before the first built-in call found it */
+    int have_limits;
+    hcl_driver_limits limits;
+    void *modules[HCL_KPROG_COUNT];
+    hcl__builtin_kernel kernels[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS];
+};
+
+/* What one call's planning learned that the plan's callback cannot return. */
+typedef struct runner_ctx {
+    hcl__device *dev;
+    struct hcl__builtins *b;
+    hcl_status failure; /* the first failure of a program build or kernel creation inside the plan */
+} runner_ctx;
+
+static struct hcl__builtins *builtins_of(hcl__device *dev) {
+    struct hcl__builtins *b = atomic_load(&dev->builtins);
+    if (b)
+        return b;
+    b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    pthread_mutex_init(&b->lock, NULL);
+    b->family = -1;
+    struct hcl__builtins *expected = NULL;
+    if (!atomic_compare_exchange_strong(&dev->builtins, &expected, b)) {
+        pthread_mutex_destroy(&b->lock);
+        free(b);
+        return expected;
+    }
+    return b;
+}
+
+void hcl__builtins_release(hcl__device *dev) {
+    struct hcl__builtins *b = atomic_exchange(&dev->builtins, NULL);
+    if (!b)
+        return;
+    for (int p = 0; p < HCL_KPROG_COUNT; p++) {
+        for (int k = 0; k < HCL_KPROG_MAX_KERNELS; k++)
+            if (b->kernels[p][k].native)
+                dev->drv->kernel_destroy(b->kernels[p][k].native);
+        if (b->modules[p])
+            dev->drv->module_destroy(b->modules[p]);
+    }
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+}
+
+/* HCL_<BACKEND>_BUILTINS set to anything but "" or "binary" (the documented values are HCL_CUDA_BUILTINS=nvrtc and
+ * HCL_HIP_BUILTINS=hiprtc): the built-ins are compiled from their text even where a binary was embedded. */
+static int skip_binaries(const hcl__device *dev) {
+    char name[64] = "HCL_";
+    size_t len = 4;
+    for (const char *s = dev->backend->name; *s && len < sizeof name - 10; s++)
+        name[len++] = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s) : '_';
+    snprintf(name + len, sizeof name - len, "_BUILTINS");
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "binary") != 0;
+}
+
+static int is_binary_kind(hcl_source_kind kind) {
+    return kind == HCL_SOURCE_CUDA_BINARY || kind == HCL_SOURCE_HIP_BINARY;
+}
+
+/* Build program `prog` on the device (lock held): its candidate sources one at a time, the first the driver builds
+ * wins. HCL_ERROR_UNSUPPORTED when the driver takes none of them; else the first real failure, with every
+ * attempt's message. */
+static hcl_status build_program(hcl__device *dev, struct hcl__builtins *b, hcl_kprog prog) {
+    if (b->modules[prog])
+        return HCL_SUCCESS;
+    const hcl_kprogram *p = hcl_kprogram_get(prog);
+    const int skip = skip_binaries(dev);
+    hcl_status result = HCL_ERROR_UNSUPPORTED;
+    char tried[3072] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < p->num_sources; i++) {
+        const hcl_module_source *src = &p->sources[i];
+        if (skip && is_binary_kind(src->kind))
+            continue;
+        void *module = NULL;
+        hcl_status st = dev->drv->module_create(dev->native, src, 1, &module);
+        if (st == HCL_SUCCESS) {
+            b->modules[prog] = module;
+            hcl__log(HCL_LOG_DEBUG, "core", "%s:%u: built-in program %s from %s (%s)", dev->backend->name, dev->index,
+                     p->name, hcl_source_kind_name(src->kind), p->origin);
+            return HCL_SUCCESS;
+        }
+        if (result == HCL_ERROR_UNSUPPORTED)
+            result = st;
+        if (used < sizeof tried) {
+            int n = snprintf(tried + used, sizeof tried - used, "%s%s: %s", used ? "; " : "",
+                             hcl_source_kind_name(src->kind), hcl_last_message());
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    return hcl__set_message(result, "built-in program %s (%s) on %s:%u: %s", p->name, p->origin, dev->backend->name,
+                            dev->index, used ? tried : "no source in this build");
+}
+
+/* The kernel (prog, kernel) of the device, its program built and the kernel created on first use (lock held). */
+static hcl_status get_kernel(hcl__device *dev, struct hcl__builtins *b, hcl_kprog prog, int kernel,
+                             hcl__builtin_kernel **out) {
+    const hcl_kprogram *p = hcl_kprogram_get(prog);
+    if (kernel < 0 || (uint32_t)kernel >= p->num_kernels)
+        return hcl__set_message(HCL_ERROR_INTERNAL, "built-in program %s has no kernel %d", p->name, kernel);
+    hcl__builtin_kernel *k = &b->kernels[prog][kernel];
+    if (!k->native) {
+        hcl_status st = build_program(dev, b, prog);
+        if (st != HCL_SUCCESS)
+            return st;
+        st = dev->drv->kernel_create(b->modules[prog], p->kernels[kernel], &k->native);
+        if (st != HCL_SUCCESS) {
+            k->native = NULL;
+            return hcl__set_message(st, "built-in kernel '%s' of program %s: %s", p->kernels[kernel], p->name,
+                                    hcl_last_message());
+        }
+        if (HCL_DRIVER_HAS(dev->drv, kernel_max_group) &&
+            dev->drv->kernel_max_group(k->native, &k->max_group) != HCL_SUCCESS)
+            k->max_group = 0;
+    }
+    *out = k;
+    return HCL_SUCCESS;
+}
+
+/* hcl_kdevice.kernel_max_group: builds what it must; a failure is kept for after the plan (and reads as unknown). */
+static uint64_t kernel_max_group(const hcl_kdevice *kd, hcl_kprog prog, int kernel) {
+    runner_ctx *ctx = kd->ctx;
+    hcl__builtin_kernel *k = NULL;
+    hcl_status st = get_kernel(ctx->dev, ctx->b, prog, kernel, &k);
+    if (st != HCL_SUCCESS) {
+        if (ctx->failure == HCL_SUCCESS)
+            ctx->failure = st;
+        return 0;
+    }
+    return k->max_group;
+}
+
+static void describe_device(runner_ctx *ctx, hcl_kdevice *kd) {
+    hcl__device *dev = ctx->dev;
+    struct hcl__builtins *b = ctx->b;
+    if (!b->have_limits) {
+        memset(&b->limits, 0, sizeof b->limits);
+        if (HCL_DRIVER_HAS(dev->drv, device_limits) && dev->drv->device_limits(dev->native, &b->limits) != HCL_SUCCESS)
+            memset(&b->limits, 0, sizeof b->limits);
+        b->have_limits = 1;
+    }
+    memset(kd, 0, sizeof *kd);
+    kd->family = (hcl_kfamily)(b->family < 0 ? 0 : b->family);
+    kd->is_cpu = dev->info.type == HCL_DEVICE_TYPE_CPU;
+    kd->compute_units = dev->info.compute_units;
+    kd->subgroup_width = b->limits.subgroup_width;
+    kd->max_group_size = dev->info.max_work_group_size;
+    kd->local_mem = dev->info.local_mem_bytes;
+    kd->local_mem_default = b->limits.local_mem_default;
+    memcpy(kd->max_groups, b->limits.max_groups, sizeof kd->max_groups);
+    kd->kernel_max_group = kernel_max_group;
+    kd->ctx = ctx;
+}
+
+/* The first family whose program for `op` the driver builds (lock held). */
+static hcl_status find_family(runner_ctx *ctx, hcl_kdevice *kd, hcl_kop op) {
+    if (ctx->b->family >= 0)
+        return HCL_SUCCESS;
+    char tried[2048] = "";
+    size_t used = 0;
+    int unfit = -1;
+    for (int f = 0; f < HCL_KFAMILY_COUNT; f++) {
+        kd->family = (hcl_kfamily)f;
+        hcl_kprog prog = hcl_plan_program(kd, op);
+        if (prog == HCL_KPROG_COUNT) { /* nothing of this family fits the device for this op */
+            if (unfit < 0)
+                unfit = f;
+            continue;
+        }
+        hcl_status st = build_program(ctx->dev, ctx->b, prog);
+        if (st != HCL_ERROR_UNSUPPORTED) {
+            if (st == HCL_SUCCESS)
+                ctx->b->family = f;
+            return st;
+        }
+        if (used < sizeof tried) {
+            int n = snprintf(tried + used, sizeof tried - used, "%s%s", used ? "; " : "", hcl_last_message());
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    if (unfit >= 0) { /* the family whose program did not fit: its plan says why (the family stays unknown) */
+        kd->family = (hcl_kfamily)unfit;
+        return HCL_SUCCESS;
+    }
+    return hcl__set_message(HCL_ERROR_UNSUPPORTED, "the %s driver builds none of the built-in kernels' programs: %s",
+                            ctx->dev->backend->name, tried);
+}
+
+/* The queue's scratch: at least `bytes`, zeroed first when the plan needs zeros and the memory may not hold them. */
+static hcl_status prepare_scratch(hcl__queue *q, const hcl_kplan *plan) {
+    const hcl_driver_table *drv = q->dev->drv;
+    if (plan->scratch_bytes > q->scratch_size) {
+        if (q->scratch) { /* earlier commands may still use it */
+            hcl_status st = drv->queue_finish(q->native);
+            if (st != HCL_SUCCESS)
+                return st;
+            drv->buffer_free(q->dev->native, q->scratch);
+            q->scratch = NULL;
+            q->scratch_size = 0;
+        }
+        size_t bytes = (plan->scratch_bytes + 255) / 256 * 256;
+        hcl_status st = drv->buffer_alloc(q->dev->native, bytes, &q->scratch);
+        if (st != HCL_SUCCESS) {
+            q->scratch = NULL;
+            return st;
+        }
+        q->scratch_size = bytes;
+        q->scratch_zeroed = 0;
+    }
+    if (plan->scratch_zeroed && !q->scratch_zeroed) {
+        static const uint32_t zero = 0;
+        hcl_status st = drv->buffer_fill(q->native, q->scratch, 0, q->scratch_size, &zero, sizeof zero, 0, 0, NULL, NULL);
+        if (st != HCL_SUCCESS)
+            return st;
+    }
+    /* kernels that need zeros leave zeros; any other use leaves what it leaves */
+    if (plan->scratch_bytes)
+        q->scratch_zeroed = plan->scratch_zeroed;
+    return HCL_SUCCESS;
+}
+
+static hcl_status plan_call(const hcl_kdevice *kd, const hcl__builtin_call *call, hcl_kplan *plan) {
+    switch (call->op) {
+    case HCL_KOP_VECADD: return hcl_plan_vecadd(kd, call->n, plan);
+    case HCL_KOP_GEMM: return hcl_plan_gemm(kd, &call->gemm, plan);
+    case HCL_KOP_SOFTMAX: return hcl_plan_softmax(kd, call->rows, call->cols, plan);
+    case HCL_KOP_REDUCE: return hcl_plan_reduce(kd, call->reduce_op, call->n, plan);
+    default: break;
+    }
+    return hcl_kplan_fail(plan, HCL_ERROR_INTERNAL, "unknown built-in op %d", (int)call->op);
+}
+
+/* Launch the plan's launches in order (lock held); events of the first and the last when asked for. */
+static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin_call *call, const hcl_kplan *plan,
+                              void **out_first, void **out_last) {
+    const hcl_driver_table *drv = q->dev->drv;
+    for (size_t i = 0; i < plan->count; i++) {
+        const hcl_klaunch *l = &plan->launch[i];
+        hcl__builtin_kernel *k = NULL;
+        hcl_status st = get_kernel(ctx->dev, ctx->b, l->prog, l->kernel, &k);
+        if (st != HCL_SUCCESS)
+            return st;
+        hcl_driver_arg args[HCL_KLAUNCH_MAX_ARGS];
+        for (uint32_t a = 0; a < l->num_args; a++) {
+            const hcl_kparg *pa = &l->args[a];
+            memset(&args[a], 0, sizeof args[a]);
+            if (pa->kind == HCL_KPARG_MEM) {
+                args[a].kind = HCL_ARG_BUFFER;
+                args[a].mem = pa->slot == HCL_KSLOT_SCRATCH ? q->scratch : call->mem[pa->slot];
+                args[a].offset = pa->offset;
+            } else {
+                args[a].kind = HCL_ARG_VALUE;
+                args[a].value = pa->value;
+                args[a].size = pa->size;
+            }
+        }
+        const int want = out_first && (i == 0 || i + 1 == plan->count);
+        void *event = NULL;
+        st = drv->kernel_launch(q->native, k->native, l->grid, l->block, l->shared_bytes, l->num_args, args, 0, NULL,
+                                want ? &event : NULL);
+        if (st != HCL_SUCCESS)
+            return st;
+        if (want && i == 0)
+            *out_first = event;
+        else if (want)
+            *out_last = event;
+    }
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_call *call, hcl_event *out_event) {
+    hcl__device *dev = q->dev;
+    struct hcl__builtins *b = builtins_of(dev);
+    if (!b)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the built-in kernels", fn);
+    runner_ctx ctx = {dev, b, HCL_SUCCESS};
+    hcl_kdevice kd;
+    hcl_kplan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.launch = plan.inline_launch;
+    void *first = NULL, *last = NULL;
+    pthread_mutex_lock(&b->lock);
+    describe_device(&ctx, &kd);
+    hcl_status st = find_family(&ctx, &kd, call->op);
+    if (st == HCL_SUCCESS) {
+        st = plan_call(&kd, call, &plan);
+        if (st != HCL_SUCCESS && ctx.failure == HCL_SUCCESS)
+            hcl__set_message(st, "%s:%u: %s", dev->backend->name, dev->index, plan.why);
+        if (ctx.failure != HCL_SUCCESS)
+            st = ctx.failure; /* a program that did not build: its message is the thread's */
+    }
+    if (st == HCL_SUCCESS)
+        st = prepare_scratch(q, &plan);
+    if (st == HCL_SUCCESS)
+        st = launch_plan(&ctx, q, call, &plan, out_event ? &first : NULL, &last);
+    pthread_mutex_unlock(&b->lock);
+    hcl_kplan_free(&plan);
+    if (st != HCL_SUCCESS) {
+        if (first)
+            dev->drv->event_release(first);
+        if (last)
+            dev->drv->event_release(last);
+        return hcl__prefix_message(st, fn);
+    }
+    if (!out_event)
+        return HCL_SUCCESS;
+    return last ? hcl__wrap_event_span(fn, dev, first, last, out_event) : hcl__wrap_event(fn, dev, first, out_event);
+}
+
+void hcl__builtins_queue_release(hcl__queue *q) {
+    if (q->scratch)
+        q->dev->drv->buffer_free(q->dev->native, q->scratch);
+    q->scratch = NULL;
+    q->scratch_size = 0;
+}

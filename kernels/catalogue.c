@@ -1,0 +1,132 @@
+/* The catalogue of built-in programs: for each, its candidate sources as this build embedded them (kernels/
+ * CMakeLists.txt says which: the CUDA fatbin and the HIP bundle only when nvcc / hipcc were found, the SPIR-V
+ * only when the SPIR-V tools were), and its kernel names. */
+#include "hcl_host_kernels.h"
+#include "hcl_plan.h"
+
+#include <pthread.h>
+#include <string.h>
+
+/* The texts (always embedded) and the binaries (when built), from kernels/CMakeLists.txt. A binary that was not
+ * built is declared weak, so its address is NULL. */
+#define HCL_EMBEDDED(sym)                                                                                              \
+    extern const unsigned char sym[] __attribute__((weak));                                                           \
+    extern const size_t sym##_size __attribute__((weak))
+HCL_EMBEDDED(hcl_kernels_gpu_text);     /* every kernels/<op>/<op>.cu as one self-contained CUDA/HIP C text */
+HCL_EMBEDDED(hcl_kernels_cuda_fatbin);  /* nvcc --fatbin of the same */
+HCL_EMBEDDED(hcl_kernels_hip_bundle);   /* hipcc --genco of the same */
+HCL_EMBEDDED(hcl_kernel_vecadd_cl);
+HCL_EMBEDDED(hcl_kernel_gemm_cl);
+HCL_EMBEDDED(hcl_kernel_softmax_cl);
+HCL_EMBEDDED(hcl_kernel_reduce_cl);
+HCL_EMBEDDED(hcl_kernels_spv_vecadd);
+HCL_EMBEDDED(hcl_kernels_spv_gemm16);
+HCL_EMBEDDED(hcl_kernels_spv_gemm8);
+HCL_EMBEDDED(hcl_kernels_spv_softmax);
+HCL_EMBEDDED(hcl_kernels_spv_reduce);
+
+/* -cl-fast-relaxed-math is deliberately absent: it lets the compiler assume there is no infinity, and softmax and
+ * reduce rely on -inf. */
+#define CL_OPTIONS "-cl-std=CL1.2"
+
+static const hcl_host_function g_host_table[] = {
+    {"hcl_vecadd_f32", hcl__host_vecadd_kernel},
+    {"hcl_gemm_f32", hcl__host_gemm_kernel},
+    {"hcl_softmax_f32", hcl__host_softmax_kernel},
+    {"hcl_reduce_f32", hcl__host_reduce_kernel},
+};
+
+static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
+    [HCL_KPROG_GPU] = {HCL_KFAMILY_GPU, "gpu", "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)", {{0}}, 0,
+                       {"hcl_vecadd_f32",
+                        "hcl_gemm_f32_128_nn", "hcl_gemm_f32_128_nt", "hcl_gemm_f32_128_tn", "hcl_gemm_f32_128_tt",
+                        "hcl_gemm_f32_64_nn", "hcl_gemm_f32_64_nt", "hcl_gemm_f32_64_tn", "hcl_gemm_f32_64_tt",
+                        "hcl_gemm_scale_f32",
+                        "hcl_softmax_warp1_f32", "hcl_softmax_warp2_f32", "hcl_softmax_warp4_f32",
+                        "hcl_softmax_warp8_f32", "hcl_softmax_warp16_f32", "hcl_softmax_warp32_f32",
+                        "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32",
+                        "hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"},
+                       21},
+    [HCL_KPROG_CL_VECADD] = {HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl", {{0}}, 0, {"hcl_vecadd_f32"}, 1},
+    [HCL_KPROG_CL_GEMM16] = {HCL_KFAMILY_CL, "cl-gemm16", "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1",
+                             {{0}}, 0, {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"}, 4},
+    [HCL_KPROG_CL_GEMM8] = {HCL_KFAMILY_CL, "cl-gemm8", "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0",
+                            {{0}}, 0, {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"}, 4},
+    [HCL_KPROG_CL_SOFTMAX] = {HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl", {{0}}, 0,
+                              {"hcl_softmax_f32", "hcl_softmax_cached_f32"}, 2},
+    [HCL_KPROG_CL_REDUCE] = {HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl", {{0}}, 0,
+                             {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"}, 3},
+    [HCL_KPROG_HOST] = {HCL_KFAMILY_HOST, "host", "kernels/*/*.c", {{0}}, 0,
+                        {"hcl_vecadd_f32", "hcl_gemm_f32", "hcl_softmax_f32", "hcl_reduce_f32"}, 4},
+};
+
+static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data, const size_t *size,
+                const char *options) {
+    hcl_kprogram *p = &g_programs[prog];
+    if (data && size && p->num_sources < HCL_KPROG_MAX_SOURCES)
+        p->sources[p->num_sources++] = (hcl_module_source){kind, data, *size, options};
+}
+
+/* Binaries before the texts they were built from: a binary that does not load on a device (no code for its
+ * architecture, a driver too old for it) falls back to compiling the text there. */
+static void fill_sources(void) {
+    add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_BINARY, hcl_kernels_cuda_fatbin, &hcl_kernels_cuda_fatbin_size, NULL);
+    add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_C, hcl_kernels_gpu_text, &hcl_kernels_gpu_text_size, NULL);
+    add(HCL_KPROG_GPU, HCL_SOURCE_HIP_BINARY, hcl_kernels_hip_bundle, &hcl_kernels_hip_bundle_size, NULL);
+    add(HCL_KPROG_GPU, HCL_SOURCE_HIP_C, hcl_kernels_gpu_text, &hcl_kernels_gpu_text_size, NULL);
+    static const struct {
+        hcl_kprog prog;
+        const unsigned char *text, *spirv;
+        const size_t *text_size, *spirv_size;
+        const char *options;
+    } cl[] = {
+        {HCL_KPROG_CL_VECADD, hcl_kernel_vecadd_cl, hcl_kernels_spv_vecadd, &hcl_kernel_vecadd_cl_size,
+         &hcl_kernels_spv_vecadd_size, CL_OPTIONS},
+        {HCL_KPROG_CL_GEMM16, hcl_kernel_gemm_cl, hcl_kernels_spv_gemm16, &hcl_kernel_gemm_cl_size,
+         &hcl_kernels_spv_gemm16_size, CL_OPTIONS " -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1"},
+        {HCL_KPROG_CL_GEMM8, hcl_kernel_gemm_cl, hcl_kernels_spv_gemm8, &hcl_kernel_gemm_cl_size,
+         &hcl_kernels_spv_gemm8_size, CL_OPTIONS " -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0"},
+        {HCL_KPROG_CL_SOFTMAX, hcl_kernel_softmax_cl, hcl_kernels_spv_softmax, &hcl_kernel_softmax_cl_size,
+         &hcl_kernels_spv_softmax_size, CL_OPTIONS},
+        {HCL_KPROG_CL_REDUCE, hcl_kernel_reduce_cl, hcl_kernels_spv_reduce, &hcl_kernel_reduce_cl_size,
+         &hcl_kernels_spv_reduce_size, CL_OPTIONS},
+    };
+    for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++) {
+        add(cl[i].prog, HCL_SOURCE_OPENCL_C, cl[i].text, cl[i].text_size, cl[i].options);
+        add(cl[i].prog, HCL_SOURCE_SPIRV, cl[i].spirv, cl[i].spirv_size, NULL);
+    }
+    static const size_t host_count = sizeof g_host_table / sizeof g_host_table[0];
+    add(HCL_KPROG_HOST, HCL_SOURCE_HOST_TABLE, (const unsigned char *)g_host_table, &host_count, NULL);
+}
+
+const hcl_kprogram *hcl_kprogram_get(hcl_kprog prog) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_sources);
+    return prog >= 0 && prog < HCL_KPROG_COUNT ? &g_programs[prog] : NULL;
+}
+
+int hcl_kprogram_kernel(hcl_kprog prog, const char *name) {
+    const hcl_kprogram *p = hcl_kprogram_get(prog);
+    for (uint32_t i = 0; p && i < p->num_kernels; i++)
+        if (strcmp(p->kernels[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+hcl_kprog hcl_plan_program(const hcl_kdevice *dev, hcl_kop op) {
+    switch (dev->family) {
+    case HCL_KFAMILY_GPU: return HCL_KPROG_GPU;
+    case HCL_KFAMILY_HOST: return HCL_KPROG_HOST;
+    case HCL_KFAMILY_CL:
+        switch (op) {
+        case HCL_KOP_VECADD: return HCL_KPROG_CL_VECADD;
+        case HCL_KOP_GEMM: return hcl_plan_gemm_cl_program(dev);
+        case HCL_KOP_SOFTMAX: return HCL_KPROG_CL_SOFTMAX;
+        case HCL_KOP_REDUCE: return HCL_KPROG_CL_REDUCE;
+        default: break;
+        }
+        break;
+    default: break;
+    }
+    return HCL_KPROG_COUNT;
+}

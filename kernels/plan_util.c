@@ -1,0 +1,85 @@
+/* Helpers shared by the plans of kernels/<op>/plan.c (hcl_plan.h). */
+#include "hcl_plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+hcl_status hcl_kplan_init(hcl_kplan *plan, size_t count) {
+    memset(plan, 0, sizeof *plan);
+    plan->launch = plan->inline_launch;
+    if (count > HCL_KPLAN_INLINE) {
+        plan->launch = calloc(count, sizeof *plan->launch);
+        if (!plan->launch) {
+            plan->launch = plan->inline_launch;
+            return hcl_kplan_fail(plan, HCL_ERROR_OUT_OF_MEMORY, "out of host memory for a plan of %zu launches",
+                                  count);
+        }
+    }
+    plan->count = count;
+    return HCL_SUCCESS;
+}
+
+void hcl_kplan_free(hcl_kplan *plan) {
+    if (plan->launch && plan->launch != plan->inline_launch)
+        free(plan->launch);
+    plan->launch = plan->inline_launch;
+    plan->count = 0;
+}
+
+hcl_status hcl_kplan_fail(hcl_kplan *plan, hcl_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plan->why, sizeof plan->why, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void hcl_klaunch_1d(hcl_klaunch *l, hcl_kprog prog, int kernel, size_t groups, size_t group_size) {
+    memset(l, 0, offsetof(hcl_klaunch, args));
+    l->prog = prog;
+    l->kernel = kernel;
+    l->grid = (hcl_dim3){(uint32_t)groups, 1, 1};
+    l->block = (hcl_dim3){(uint32_t)group_size, 1, 1};
+}
+
+static hcl_kparg *next_arg(hcl_klaunch *l, hcl_kparg_kind kind) {
+    hcl_kparg *a = &l->args[l->num_args++];
+    memset(a, 0, offsetof(hcl_kparg, value));
+    a->kind = kind;
+    return a;
+}
+
+void hcl_klaunch_mem(hcl_klaunch *l, hcl_kslot slot, size_t offset) {
+    hcl_kparg *a = next_arg(l, HCL_KPARG_MEM);
+    a->slot = slot;
+    a->offset = offset;
+}
+
+void hcl_klaunch_value(hcl_klaunch *l, const void *value, size_t size) {
+    hcl_kparg *a = next_arg(l, HCL_KPARG_VALUE);
+    a->size = size;
+    memcpy(a->value, value, size);
+}
+
+void hcl_klaunch_u64(hcl_klaunch *l, uint64_t v) { hcl_klaunch_value(l, &v, sizeof v); }
+void hcl_klaunch_u32(hcl_klaunch *l, uint32_t v) { hcl_klaunch_value(l, &v, sizeof v); }
+void hcl_klaunch_f32(hcl_klaunch *l, float v) { hcl_klaunch_value(l, &v, sizeof v); }
+
+size_t hcl_pow2_floor(size_t v) {
+    size_t p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+uint64_t hcl_kgroup_max(const hcl_kdevice *dev, hcl_kprog prog, int kernel, uint64_t cap) {
+    uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, kernel) : 0;
+    uint64_t g = cap;
+    if (kmax && kmax < g)
+        g = kmax;
+    if (dev->max_group_size && dev->max_group_size < g)
+        g = dev->max_group_size;
+    return g;
+}

@@ -1,0 +1,75 @@
+/* The launch plan of reduce (hcl_plan.h): the sum, max or min of n floats into one. The launch shape depends on n
+ * and the device only, so a reduction's order, and with it the result's bits, is always the same. */
+#include "hcl_plan.h"
+
+static int op_index(hcl_reduce_op op) { return op == HCL_REDUCE_MAX ? 1 : op == HCL_REDUCE_MIN ? 2 : 0; }
+
+/* ---- GPU (kernels/reduce/reduce.cu): one pass; each block writes a partial, the last block to finish (a ticket
+ * counter after the partials) folds them and resets the ticket to 0 ---- */
+#define GPU_THREADS 256
+#define GPU_MAX_BLOCKS 1024
+
+static hcl_status plan_gpu(hcl_reduce_op op, size_t n, hcl_kplan *out, hcl_klaunch *l) {
+    size_t blocks = hcl_min_size(hcl_ceil_div(n, GPU_THREADS * 8), GPU_MAX_BLOCKS);
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, hcl_kprogram_kernel(HCL_KPROG_GPU, "hcl_reduce_sum_f32") + op_index(op),
+                   blocks ? blocks : 1, GPU_THREADS);
+    out->scratch_bytes = GPU_MAX_BLOCKS * sizeof(float) + 256; /* partials, then the ticket */
+    out->scratch_zeroed = 1;
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_u64(l, n);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, GPU_MAX_BLOCKS * sizeof(float));
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    return HCL_SUCCESS;
+}
+
+/* ---- CL (kernels/reduce/reduce.cl): partials from a fixed number of groups, then one group over them ---- */
+static void cl_pass(hcl_klaunch *l, int which, size_t groups, size_t wg, hcl_kslot in, hcl_kslot out, size_t n,
+                    size_t chunk) {
+    hcl_klaunch_1d(l, HCL_KPROG_CL_REDUCE, which, groups, wg);
+    l->shared_bytes = wg * sizeof(float);
+    hcl_klaunch_mem(l, in, 0);
+    hcl_klaunch_mem(l, out, 0);
+    hcl_klaunch_u64(l, n);
+    hcl_klaunch_u64(l, chunk);
+}
+
+static hcl_status plan_cl(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hcl_kplan *out) {
+    const int which = op_index(op);
+    /* 8 groups per compute unit; 64 when the runtime does not say how many it has */
+    size_t max_groups = dev->compute_units ? (size_t)dev->compute_units * 8 : 64;
+    max_groups = hcl_min_size(hcl_min_size(max_groups, 1024), hcl_known_or(dev->max_groups[0], UINT32_MAX));
+    size_t wg = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, HCL_KPROG_CL_REDUCE, which, dev->is_cpu ? 16 : 256));
+    while (wg > 1 && dev->local_mem && wg * sizeof(float) > dev->local_mem)
+        wg /= 2;
+    size_t groups = hcl_min_size(hcl_ceil_div(n, wg), max_groups);
+    /* GPU: coalesced, chunk 1 (float4 loads); CPU: one contiguous run per work-item */
+    size_t chunk1 = dev->is_cpu ? hcl_ceil_div(n, groups * wg) : 1;
+    size_t chunk2 = dev->is_cpu ? hcl_ceil_div(groups, wg) : 1;
+    hcl_status st = hcl_kplan_init(out, groups > 1 ? 2 : 1);
+    if (st != HCL_SUCCESS)
+        return st;
+    cl_pass(&out->launch[0], which, groups, wg, HCL_KSLOT_A, groups > 1 ? HCL_KSLOT_SCRATCH : HCL_KSLOT_C, n, chunk1);
+    if (groups > 1) {
+        out->scratch_bytes = max_groups * sizeof(float);
+        cl_pass(&out->launch[1], which, 1, wg, HCL_KSLOT_SCRATCH, HCL_KSLOT_C, groups, chunk2);
+    }
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hcl_kplan *out) {
+    if (dev->family == HCL_KFAMILY_CL)
+        return plan_cl(dev, op, n, out);
+    hcl_status st = hcl_kplan_init(out, 1);
+    if (st != HCL_SUCCESS)
+        return st;
+    if (dev->family == HCL_KFAMILY_GPU)
+        return plan_gpu(op, n, out, &out->launch[0]);
+    hcl_klaunch *l = &out->launch[0]; /* host (kernels/reduce/reduce.c): the whole call in one work-group */
+    hcl_klaunch_1d(l, HCL_KPROG_HOST, 3, 1, 1);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, n);
+    hcl_klaunch_u32(l, (uint32_t)op_index(op)); /* HCL__HOST_REDUCE_SUM/MAX/MIN */
+    return HCL_SUCCESS;
+}

@@ -1,0 +1,112 @@
+/* The launch plan of softmax (hcl_plan.h): a row-wise softmax of rows x cols floats. */
+#include "hcl_plan.h"
+
+/* ---- GPU (kernels/softmax/softmax.cu) ---- */
+#define GPU_WARP_THREADS 256 /* 8 rows per block at 32 lanes, 4 at 64 */
+#define GPU_MAX_COLS 0x7fffffffu
+
+/* Threads per row for the block kernels: about 8 to 32 elements each. */
+static size_t gpu_block_threads(size_t cols) {
+    size_t t = 128;
+    while (t < 1024 && t * 8 < cols)
+        t *= 2;
+    return t;
+}
+
+static hcl_status plan_gpu(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out, hcl_klaunch *l) {
+    if (cols > GPU_MAX_COLS)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "softmax rows of %zu columns (above %u)", cols, GPU_MAX_COLS);
+    const size_t max_gx = hcl_known_or(dev->max_groups[0], 65535);
+    /* A warp kernel holds V values per lane, V * wave columns per row, wave rows per 256-thread block; `wave` is the
+     * device's warp / wavefront width (32 on NVIDIA, 64 or 32 on AMD), which the kernel sees as warpSize. */
+    const size_t wave = dev->subgroup_width ? dev->subgroup_width : 32;
+    if (cols <= 32 * wave) {
+        int kernel = hcl_kprogram_kernel(HCL_KPROG_GPU, "hcl_softmax_warp1_f32");
+        for (size_t v = 1; v * wave < cols; v *= 2)
+            kernel++;
+        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave), max_gx),
+                       GPU_WARP_THREADS);
+    } else {
+        /* stage the row in shared memory only when it fits the default limit with room for the kernel's own */
+        size_t smem_default = hcl_known_or(dev->local_mem_default, dev->local_mem);
+        int staged = cols * sizeof(float) + 1024 <= smem_default;
+        hcl_klaunch_1d(l, HCL_KPROG_GPU,
+                       hcl_kprogram_kernel(HCL_KPROG_GPU, staged ? "hcl_softmax_block_staged_f32" : "hcl_softmax_block_f32"),
+                       hcl_min_size(rows, max_gx), gpu_block_threads(cols));
+        l->shared_bytes = staged ? cols * sizeof(float) : 0;
+    }
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, rows);
+    hcl_klaunch_u32(l, (uint32_t)cols);
+    return HCL_SUCCESS;
+}
+
+/* ---- CL (kernels/softmax/softmax.cl): one work-group per row, in batches of rows ---- */
+/* The largest work-group for a kernel that needs a float of local memory per work-item: at most 1024, within the
+ * kernel's and the device's limits and local memory, a multiple of 32 where it can be. */
+static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
+    size_t g = (size_t)hcl_kgroup_max(dev, HCL_KPROG_CL_SOFTMAX, kernel, 1024);
+    while (g > 1 && dev->local_mem && g * sizeof(float) > dev->local_mem)
+        g /= 2;
+    if (g >= 32)
+        g -= g % 32;
+    return g > 0 ? g : 1;
+}
+
+/* GPU, rows of up to 16 columns per work-item of the largest group: the cached kernel with just enough work-items (a
+ * multiple of 32) for each to hold 16 columns in registers; the per-work-item cost of the folds dominates otherwise
+ * (H100, 65536 x 1024: 2.9 TB/s with 64 work-items of 16 columns, 1.6 with 128 of 8, 0.9 with 256 of 4). Wider
+ * rows: the streamed kernel, coalesced (chunk 1), the largest group. NVIDIA's runtime (580.159) reports
+ * CL_KERNEL_WORK_GROUP_SIZE 256 for both kernels, so rows above 4096 columns stream there: the reported limit is
+ * the contract. CPU: the streamed kernel with one work-item per row over the whole row (a CPU device runs a group
+ * on one core, looping over its work-items: wider groups only cost; on PoCL 3.1 this was fastest). */
+static hcl_status plan_cl(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out) {
+    int which = 0;
+    size_t wg = 1, chunk = cols;
+    if (!dev->is_cpu) {
+        size_t max_cached = cl_group_limit(dev, 1);
+        chunk = 1;
+        if (cols <= 16 * max_cached) {
+            which = 1;
+            wg = hcl_min_size((hcl_ceil_div(cols, 16) + 31) / 32 * 32, max_cached);
+        } else {
+            wg = cl_group_limit(dev, 0);
+        }
+    }
+    /* batches of rows that keep each launch's group count modest and within the device's */
+    const size_t batch = hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX));
+    const size_t count = hcl_ceil_div(rows, batch);
+    hcl_status st = hcl_kplan_init(out, count);
+    if (st != HCL_SUCCESS)
+        return st;
+    for (size_t i = 0; i < count; i++) {
+        size_t r0 = i * batch;
+        hcl_klaunch *l = &out->launch[i];
+        hcl_klaunch_1d(l, HCL_KPROG_CL_SOFTMAX, which, hcl_min_size(batch, rows - r0), wg);
+        l->shared_bytes = wg * sizeof(float);
+        hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+        hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+        hcl_klaunch_u64(l, r0);
+        hcl_klaunch_u64(l, cols);
+        hcl_klaunch_u64(l, chunk);
+    }
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl_plan_softmax(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out) {
+    if (dev->family == HCL_KFAMILY_CL)
+        return plan_cl(dev, rows, cols, out);
+    hcl_status st = hcl_kplan_init(out, 1);
+    if (st != HCL_SUCCESS)
+        return st;
+    if (dev->family == HCL_KFAMILY_GPU)
+        return plan_gpu(dev, rows, cols, out, &out->launch[0]);
+    hcl_klaunch *l = &out->launch[0]; /* host (kernels/softmax/softmax.c): the whole call in one work-group */
+    hcl_klaunch_1d(l, HCL_KPROG_HOST, 2, 1, 1);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, rows);
+    hcl_klaunch_u64(l, cols);
+    return HCL_SUCCESS;
+}
