@@ -7,23 +7,37 @@
 #include <pthread.h>
 #include <string.h>
 
-/* The texts (always embedded) and the binaries (when built), from kernels/CMakeLists.txt. A binary that was not
- * built is declared weak, so its address is NULL. */
+/* The texts (always embedded) and the binaries (when kernels/CMakeLists.txt built them: HCL_KERNELS_HAVE_*). */
 #define HCL_EMBEDDED(sym)                                                                                              \
-    extern const unsigned char sym[] __attribute__((weak));                                                           \
-    extern const size_t sym##_size __attribute__((weak))
-HCL_EMBEDDED(hcl_kernels_gpu_text);     /* every kernels/<op>/<op>.cu as one self-contained CUDA/HIP C text */
-HCL_EMBEDDED(hcl_kernels_cuda_fatbin);  /* nvcc --fatbin of the same */
-HCL_EMBEDDED(hcl_kernels_hip_bundle);   /* hipcc --genco of the same */
+    extern const unsigned char sym[];                                                                                 \
+    extern const size_t sym##_size
+HCL_EMBEDDED(hcl_kernels_gpu_text); /* every kernels/<op>/<op>.cu as one self-contained CUDA/HIP C text */
 HCL_EMBEDDED(hcl_kernel_vecadd_cl);
 HCL_EMBEDDED(hcl_kernel_gemm_cl);
 HCL_EMBEDDED(hcl_kernel_softmax_cl);
 HCL_EMBEDDED(hcl_kernel_reduce_cl);
+#ifdef HCL_KERNELS_HAVE_FATBIN
+HCL_EMBEDDED(hcl_kernels_cuda_fatbin); /* nvcc --fatbin of the text */
+#define FATBIN hcl_kernels_cuda_fatbin, &hcl_kernels_cuda_fatbin_size
+#else
+#define FATBIN NULL, NULL
+#endif
+#ifdef HCL_KERNELS_HAVE_BUNDLE
+HCL_EMBEDDED(hcl_kernels_hip_bundle); /* hipcc --genco of the text */
+#define BUNDLE hcl_kernels_hip_bundle, &hcl_kernels_hip_bundle_size
+#else
+#define BUNDLE NULL, NULL
+#endif
+#ifdef HCL_KERNELS_HAVE_SPIRV
 HCL_EMBEDDED(hcl_kernels_spv_vecadd);
 HCL_EMBEDDED(hcl_kernels_spv_gemm16);
 HCL_EMBEDDED(hcl_kernels_spv_gemm8);
 HCL_EMBEDDED(hcl_kernels_spv_softmax);
 HCL_EMBEDDED(hcl_kernels_spv_reduce);
+#define SPIRV(name) hcl_kernels_spv_##name, &hcl_kernels_spv_##name##_size
+#else
+#define SPIRV(name) NULL, NULL
+#endif
 
 /* -cl-fast-relaxed-math is deliberately absent: it lets the compiler assume there is no infinity, and softmax and
  * reduce rely on -inf. */
@@ -70,26 +84,25 @@ static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data,
 /* Binaries before the texts they were built from: a binary that does not load on a device (no code for its
  * architecture, a driver too old for it) falls back to compiling the text there. */
 static void fill_sources(void) {
-    add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_BINARY, hcl_kernels_cuda_fatbin, &hcl_kernels_cuda_fatbin_size, NULL);
+    add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_BINARY, FATBIN, NULL);
     add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_C, hcl_kernels_gpu_text, &hcl_kernels_gpu_text_size, NULL);
-    add(HCL_KPROG_GPU, HCL_SOURCE_HIP_BINARY, hcl_kernels_hip_bundle, &hcl_kernels_hip_bundle_size, NULL);
+    add(HCL_KPROG_GPU, HCL_SOURCE_HIP_BINARY, BUNDLE, NULL);
     add(HCL_KPROG_GPU, HCL_SOURCE_HIP_C, hcl_kernels_gpu_text, &hcl_kernels_gpu_text_size, NULL);
     static const struct {
         hcl_kprog prog;
-        const unsigned char *text, *spirv;
-        const size_t *text_size, *spirv_size;
+        const unsigned char *text;
+        const size_t *text_size;
+        const unsigned char *spirv;
+        const size_t *spirv_size;
         const char *options;
     } cl[] = {
-        {HCL_KPROG_CL_VECADD, hcl_kernel_vecadd_cl, hcl_kernels_spv_vecadd, &hcl_kernel_vecadd_cl_size,
-         &hcl_kernels_spv_vecadd_size, CL_OPTIONS},
-        {HCL_KPROG_CL_GEMM16, hcl_kernel_gemm_cl, hcl_kernels_spv_gemm16, &hcl_kernel_gemm_cl_size,
-         &hcl_kernels_spv_gemm16_size, CL_OPTIONS " -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1"},
-        {HCL_KPROG_CL_GEMM8, hcl_kernel_gemm_cl, hcl_kernels_spv_gemm8, &hcl_kernel_gemm_cl_size,
-         &hcl_kernels_spv_gemm8_size, CL_OPTIONS " -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0"},
-        {HCL_KPROG_CL_SOFTMAX, hcl_kernel_softmax_cl, hcl_kernels_spv_softmax, &hcl_kernel_softmax_cl_size,
-         &hcl_kernels_spv_softmax_size, CL_OPTIONS},
-        {HCL_KPROG_CL_REDUCE, hcl_kernel_reduce_cl, hcl_kernels_spv_reduce, &hcl_kernel_reduce_cl_size,
-         &hcl_kernels_spv_reduce_size, CL_OPTIONS},
+        {HCL_KPROG_CL_VECADD, hcl_kernel_vecadd_cl, &hcl_kernel_vecadd_cl_size, SPIRV(vecadd), CL_OPTIONS},
+        {HCL_KPROG_CL_GEMM16, hcl_kernel_gemm_cl, &hcl_kernel_gemm_cl_size, SPIRV(gemm16),
+         CL_OPTIONS " -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1"},
+        {HCL_KPROG_CL_GEMM8, hcl_kernel_gemm_cl, &hcl_kernel_gemm_cl_size, SPIRV(gemm8),
+         CL_OPTIONS " -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0"},
+        {HCL_KPROG_CL_SOFTMAX, hcl_kernel_softmax_cl, &hcl_kernel_softmax_cl_size, SPIRV(softmax), CL_OPTIONS},
+        {HCL_KPROG_CL_REDUCE, hcl_kernel_reduce_cl, &hcl_kernel_reduce_cl_size, SPIRV(reduce), CL_OPTIONS},
     };
     for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++) {
         add(cl[i].prog, HCL_SOURCE_OPENCL_C, cl[i].text, cl[i].text_size, cl[i].options);

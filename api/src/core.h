@@ -61,16 +61,20 @@ typedef enum hcl__htype {
     HCL__H_KERNEL = 6
 } hcl__htype;
 
+/* ---- the objects behind handles: one file each (device.c, queue.c, buffer.c, event.c, module.c) ----
+ * Their structs are here so that any core file may read an object's dev, native, size and info (a transfer
+ * passes its buffers' natives to the driver). Only the object's own file creates, changes or frees one; a field
+ * marked with a file name is touched by that file alone, and other files use the hcl__ functions below. */
 typedef struct hcl__device {
     hcl__backend *backend;
     const hcl_driver_table *drv;
     uint32_t index;
     void *native;
     hcl_device_info info;
-    atomic_int refs; /* the handle + every live child object (host allocations included) */
-    pthread_mutex_t host_lock;
-    struct hcl__host_block *host_blocks; /* live hcl_host_alloc blocks, to check hcl_host_free */
-    _Atomic(struct hcl__builtins *) builtins; /* built-in programs and kernels, made on first use (builtin_runner.c) */
+    atomic_int refs; /* device.c: the handle + every live child object (host allocations included) */
+    pthread_mutex_t host_lock; /* host_memory.c: guards host_blocks */
+    struct hcl__host_block *host_blocks; /* host_memory.c: live hcl_host_alloc blocks, to check hcl_host_free */
+    _Atomic(struct hcl__builtins *) builtins; /* builtin_runner.c: built-in programs and kernels, made on first use */
 } hcl__device;
 
 typedef struct hcl__queue {
@@ -87,45 +91,58 @@ typedef struct hcl__buffer {
     size_t size;
 } hcl__buffer;
 
+/* One API call's commands: a call the core runs as several device commands (a built-in of two launches) is one
+ * event, so it keeps both ends of its group. */
 typedef struct hcl__event {
     hcl__device *dev;
-    void *native;
+    void *native; /* the last command's native event: what a wait (or a wait list) waits on */
+    void *first;  /* NULL, or the first command's native event: where hcl_event_elapsed starts timing */
 } hcl__event;
 
 typedef struct hcl__module {
     hcl__device *dev;
     void *native;
-    atomic_int refs; /* the handle + every live kernel */
+    atomic_int refs; /* module.c: the handle + every live kernel */
 } hcl__module;
 
 typedef struct hcl__kernel {
     hcl__module *module;
     void *native;
-    pthread_mutex_t lock;
+    pthread_mutex_t lock; /* module.c: held from setting a launch's arguments until it is enqueued */
 } hcl__kernel;
 
-/* Register an object; returns its handle value or NULL if the table cannot grow. */
+/* The handle table (handles.c). Register an object; returns its handle value or NULL if the table cannot grow. */
 HCL__HIDDEN void *hcl__handle_add(hcl__htype type, void *object);
 /* The object behind a handle of that type, or NULL (NULL, released, or wrong type). */
 HCL__HIDDEN void *hcl__handle_get(const void *handle, hcl__htype type);
 /* Remove a handle; returns the object or NULL if the handle was not valid. */
 HCL__HIDDEN void *hcl__handle_remove(const void *handle, hcl__htype type);
 
-/* Look up a handle or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid ...". */
-HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
-
+/* Device references (device.c): every child object takes one; the last unref closes the device. */
 HCL__HIDDEN void hcl__device_ref(hcl__device *dev);
 HCL__HIDDEN void hcl__device_unref(hcl__device *dev);
+/* The device's list of host allocations (host_memory.c): set up when the device opens, torn down at its close. */
+HCL__HIDDEN void hcl__host_memory_init(hcl__device *dev);
+HCL__HIDDEN void hcl__host_memory_fini(hcl__device *dev);
 
-/* ---- shared validation helpers (api_memory.c) ---- */
+/* ---- shared validation helpers (validate.c) ---- */
+/* Look up a handle or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid ...". */
+HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
 /* Check [offset, offset+size) inside a buffer of buf_size bytes. */
 HCL__HIDDEN hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size);
 /* Resolve a wait list to native events of `dev`; *out_native is a malloc'd array (or NULL when num_wait is 0). */
 HCL__HIDDEN hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait,
                                         const hcl_event *wait_list, void ***out_native);
+
+/* ---- events (event.c) ---- */
 /* Wrap a native event into an event handle stored in *out_event (if out_event is not NULL). On failure the
  * native event is released. */
 HCL__HIDDEN hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_event *out_event);
+/* The same for a group of commands run as one call: `first` (NULL, or equal to `last`, for a group of one) and
+ * `last` become one event that waits on `last` and times from `first`. When out_event is NULL both natives are
+ * released and it returns HCL_SUCCESS; on failure both are released. */
+HCL__HIDDEN hcl_status hcl__wrap_event_span(const char *fn, hcl__device *dev, void *first, void *last,
+                                            hcl_event *out_event);
 
 /* ---- built-in kernels (builtin_runner.c) ---- */
 /* One built-in call, validated: the op, its shape, and the native memory of each slot (A, B, C). */

@@ -3,7 +3,6 @@
  * Layout of the 64-bit value: bits 0-31 slot index + 1, bits 32-55 generation, bits 56-63 type. */
 #include "core.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct slot {
@@ -96,21 +95,4 @@ void *hcl__handle_remove(const void *handle, hcl__htype type) {
     }
     pthread_mutex_unlock(&table_lock);
     return object;
-}
-
-static const char *type_name(hcl__htype type) {
-    static const char *const names[] = {"?", "device", "queue", "buffer", "event", "module", "kernel"};
-    return (unsigned)type < 7 ? names[type] : "?";
-}
-
-hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
-    if (!handle)
-        return hcl__set_message(HCL_ERROR_INVALID_HANDLE, "%s: %s is NULL", fn, what);
-    void *object = hcl__handle_get(handle, type);
-    if (!object)
-        return hcl__set_message(HCL_ERROR_INVALID_HANDLE,
-                                "%s: %s (%p) is not a live %s handle (released, or of another type)", fn, what,
-                                handle, type_name(type));
-    *out = object;
-    return HCL_SUCCESS;
 }

@@ -1,69 +1,8 @@
-/* Buffers and events: every offset and size is checked here, against the buffer, before a driver sees it. */
+/* Buffers: every offset and size is checked here, against the buffer, before a driver sees it. A buffer holds a
+ * reference on its device. */
 #include "core.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size) {
-    if (offset > buf_size || size > buf_size - offset)
-        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s offset %zu + size %zu exceeds buffer size %zu", fn,
-                                what, offset, size, buf_size);
-    return HCL_SUCCESS;
-}
-
-hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait, const hcl_event *wait_list,
-                             void ***out_native) {
-    *out_native = NULL;
-    if (num_wait == 0)
-        return HCL_SUCCESS;
-    if (!wait_list)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: wait_list is NULL with num_wait %u", fn, num_wait);
-    void **native = malloc(num_wait * sizeof *native);
-    if (!native)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    for (uint32_t i = 0; i < num_wait; i++) {
-        hcl__event *ev;
-        char what[48];
-        snprintf(what, sizeof what, "wait_list[%u]", i);
-        hcl_status st = hcl__lookup(wait_list[i], HCL__H_EVENT, (void **)&ev, fn, what);
-        if (st != HCL_SUCCESS) {
-            free(native);
-            return st;
-        }
-        if (ev->dev != dev) {
-            free(native);
-            return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: wait_list[%u] is an event of another device (%s:%u)",
-                                    fn, i, ev->dev->backend->name, ev->dev->index);
-        }
-        native[i] = ev->native;
-    }
-    *out_native = native;
-    return HCL_SUCCESS;
-}
-
-hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_event *out_event) {
-    if (!out_event) {
-        if (native)
-            dev->drv->event_release(native);
-        return HCL_SUCCESS;
-    }
-    hcl__event *ev = malloc(sizeof *ev);
-    void *h = ev ? hcl__handle_add(HCL__H_EVENT, ev) : NULL;
-    if (!h) {
-        free(ev);
-        dev->drv->event_wait(native);
-        dev->drv->event_release(native);
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", fn);
-    }
-    ev->dev = dev;
-    ev->native = native;
-    hcl__device_ref(dev);
-    *out_event = h;
-    return HCL_SUCCESS;
-}
-
-/* ---- buffers ---- */
 
 HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer) {
     static const char fn[] = "hcl_buffer_create";
@@ -220,11 +159,7 @@ static hcl_status run_xfer(const xfer *x) {
     free(wait);
     if (st != HCL_SUCCESS)
         return hcl__prefix_message(st, fn);
-    if (!x->out_event) {
-        if (native) /* a marker made only to honour the wait list */
-            d->event_release(native);
-        return HCL_SUCCESS;
-    }
+    /* with no out_event this releases the marker made only to honour the wait list */
     return hcl__wrap_event(fn, q->dev, native, x->out_event);
 }
 
@@ -285,46 +220,4 @@ HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, siz
               .size = size, .host_src = pattern, .pattern_size = pattern_size, .num_wait = num_wait,
               .wait_list = wait_list, .out_event = out_event};
     return run_xfer(&x);
-}
-
-/* ---- events ---- */
-
-HCL_API hcl_status hcl_event_wait(hcl_event event) {
-    hcl__event *ev;
-    hcl_status st = hcl__lookup(event, HCL__H_EVENT, (void **)&ev, "hcl_event_wait", "event");
-    if (st != HCL_SUCCESS)
-        return st;
-    st = ev->dev->drv->event_wait(ev->native);
-    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_event_wait");
-}
-
-HCL_API hcl_status hcl_event_release(hcl_event event) {
-    hcl__event *ev = hcl__handle_remove(event, HCL__H_EVENT);
-    if (!ev) {
-        void *unused;
-        return hcl__lookup(event, HCL__H_EVENT, &unused, "hcl_event_release", "event");
-    }
-    ev->dev->drv->event_release(ev->native);
-    hcl__device_unref(ev->dev);
-    free(ev);
-    return HCL_SUCCESS;
-}
-
-HCL_API hcl_status hcl_event_elapsed(hcl_event start, hcl_event end, double *out_seconds) {
-    static const char fn[] = "hcl_event_elapsed";
-    hcl__event *a, *b;
-    hcl_status st = hcl__lookup(start, HCL__H_EVENT, (void **)&a, fn, "start");
-    if (st == HCL_SUCCESS)
-        st = hcl__lookup(end, HCL__H_EVENT, (void **)&b, fn, "end");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_seconds)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_seconds is NULL", fn);
-    if (a->dev != b->dev)
-        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: start and end belong to different devices", fn);
-    double s = 0;
-    if ((st = a->dev->drv->event_elapsed(a->native, b->native, &s)) != HCL_SUCCESS)
-        return hcl__prefix_message(st, fn);
-    *out_seconds = s;
-    return HCL_SUCCESS;
 }

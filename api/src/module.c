@@ -1,4 +1,5 @@
-/* Modules, kernels and launches. */
+/* Modules, kernels and launches. A module holds a reference on its device and a kernel one on its module, so
+ * they may be released in any order. */
 #include "core.h"
 
 #include <stdio.h>

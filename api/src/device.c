@@ -1,4 +1,5 @@
-/* Backends, devices and queues: the public calls, validated here before any driver is called. */
+/* Backends and devices: the public calls, validated here before any driver is called. Devices are reference
+ * counted (hcl__device_ref/unref) so that every child object keeps its device alive until it is released. */
 #include "core.h"
 
 #include <stdio.h>
@@ -94,8 +95,9 @@ void hcl__device_ref(hcl__device *dev) { atomic_fetch_add(&dev->refs, 1); }
 
 void hcl__device_unref(hcl__device *dev) {
     if (atomic_fetch_sub(&dev->refs, 1) == 1) {
+        hcl__builtins_release(dev);
         dev->drv->device_close(dev->native);
-        pthread_mutex_destroy(&dev->host_lock);
+        hcl__host_memory_fini(dev);
         free(dev);
     }
 }
@@ -123,7 +125,7 @@ HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device)
         return hcl__prefix_message(st, "hcl_device_open");
     }
     atomic_init(&dev->refs, 1);
-    pthread_mutex_init(&dev->host_lock, NULL);
+    hcl__host_memory_init(dev);
     void *h = hcl__handle_add(HCL__H_DEVICE, dev);
     if (!h) {
         hcl__device_unref(dev);
@@ -153,70 +155,4 @@ HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_i
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_get_info: out_info is NULL");
     *out_info = dev->info;
     return HCL_SUCCESS;
-}
-
-/* ---- queues ---- */
-
-HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
-    hcl__device *dev;
-    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_queue_create", "device");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_queue)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_create: out_queue is NULL");
-    hcl__queue *q = calloc(1, sizeof *q);
-    if (!q)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: out of host memory");
-    if ((st = dev->drv->queue_create(dev->native, &q->native)) != HCL_SUCCESS) {
-        free(q);
-        return hcl__prefix_message(st, "hcl_queue_create");
-    }
-    q->dev = dev;
-    hcl__device_ref(dev);
-    void *h = hcl__handle_add(HCL__H_QUEUE, q);
-    if (!h) {
-        dev->drv->queue_destroy(q->native);
-        hcl__device_unref(dev);
-        free(q);
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: handle table full");
-    }
-    *out_queue = h;
-    return HCL_SUCCESS;
-}
-
-HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
-    hcl__queue *q = hcl__handle_remove(queue, HCL__H_QUEUE);
-    if (!q) {
-        void *unused;
-        return hcl__lookup(queue, HCL__H_QUEUE, &unused, "hcl_queue_release", "queue");
-    }
-    hcl_status st = q->dev->drv->queue_finish(q->native);
-    if (st != HCL_SUCCESS)
-        hcl__prefix_message(st, "hcl_queue_release");
-    q->dev->drv->queue_destroy(q->native);
-    hcl__device_unref(q->dev);
-    free(q);
-    return st;
-}
-
-HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
-    hcl__queue *q;
-    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_finish", "queue");
-    if (st != HCL_SUCCESS)
-        return st;
-    st = q->dev->drv->queue_finish(q->native);
-    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_queue_finish");
-}
-
-HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event) {
-    hcl__queue *q;
-    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_marker", "queue");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_event)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_marker: out_event is NULL");
-    void *native = NULL;
-    if ((st = q->dev->drv->queue_marker(q->native, 0, NULL, &native)) != HCL_SUCCESS)
-        return hcl__prefix_message(st, "hcl_queue_marker");
-    return hcl__wrap_event("hcl_queue_marker", q->dev, native, out_event);
 }

@@ -1,4 +1,6 @@
-/* Host memory for fast transfers, and the vendor objects behind handles (interoperability). */
+/* Host memory for fast transfers (page-locked where the driver can). Blocks are kept on their device's list,
+ * which this file alone reads and changes, so hcl_host_free can refuse a pointer it did not hand out rather
+ * than pass it to a driver; each block holds a reference on its device. */
 #include "core.h"
 
 #include <stdlib.h>
@@ -71,35 +73,10 @@ HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr) {
     return HCL_SUCCESS;
 }
 
-static hcl_status get_native(hcl__device *dev, hcl_native_kind kind, void *object, void **out_native, const char *fn) {
-    if (!out_native)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_native is NULL", fn);
-    if (!HCL_DRIVER_HAS(dev->drv, get_native))
-        return hcl__set_message(HCL_ERROR_UNSUPPORTED, "%s: the %s driver exposes no native objects", fn,
-                                dev->backend->name);
-    void *native = NULL;
-    hcl_status st = dev->drv->get_native(kind, object, &native);
-    if (st != HCL_SUCCESS)
-        return hcl__prefix_message(st, fn);
-    *out_native = native;
-    return HCL_SUCCESS;
+void hcl__host_memory_init(hcl__device *dev) {
+    dev->host_blocks = NULL;
+    pthread_mutex_init(&dev->host_lock, NULL);
 }
 
-HCL_API hcl_status hcl_device_get_native(hcl_device device, void **out_native) {
-    hcl__device *dev;
-    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_device_get_native", "device");
-    return st != HCL_SUCCESS ? st : get_native(dev, HCL_NATIVE_DEVICE, dev->native, out_native, "hcl_device_get_native");
-}
-
-HCL_API hcl_status hcl_queue_get_native(hcl_queue queue, void **out_native) {
-    hcl__queue *q;
-    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_get_native", "queue");
-    return st != HCL_SUCCESS ? st : get_native(q->dev, HCL_NATIVE_QUEUE, q->native, out_native, "hcl_queue_get_native");
-}
-
-HCL_API hcl_status hcl_buffer_get_native(hcl_buffer buffer, void **out_native) {
-    hcl__buffer *b;
-    hcl_status st = hcl__lookup(buffer, HCL__H_BUFFER, (void **)&b, "hcl_buffer_get_native", "buffer");
-    return st != HCL_SUCCESS ? st
-                             : get_native(b->dev, HCL_NATIVE_BUFFER, b->native, out_native, "hcl_buffer_get_native");
-}
+/* No block can be left: each holds a reference, so the device outlives them all. */
+void hcl__host_memory_fini(hcl__device *dev) { pthread_mutex_destroy(&dev->host_lock); }

@@ -1,0 +1,86 @@
+/* Events: the core's handle around the native events of one API call. Most calls are one device command; a
+ * built-in the core runs as several device commands (two launches) is still one event to the caller, so an
+ * event keeps the native event of its group's first command as well as its last: waiting needs only the last
+ * (queues are in order), timing needs both ends. */
+#include "core.h"
+
+#include <stdlib.h>
+
+static void release_natives(hcl__device *dev, void *first, void *last) {
+    if (first)
+        dev->drv->event_release(first);
+    if (last)
+        dev->drv->event_release(last);
+}
+
+hcl_status hcl__wrap_event_span(const char *fn, hcl__device *dev, void *first, void *last, hcl_event *out_event) {
+    if (first == last) /* a group of one: keep a single native so it is released once */
+        first = NULL;
+    if (!out_event) {
+        release_natives(dev, first, last);
+        return HCL_SUCCESS;
+    }
+    hcl__event *ev = calloc(1, sizeof *ev);
+    if (ev) {
+        ev->dev = dev;
+        ev->native = last;
+        ev->first = first;
+    }
+    void *h = ev ? hcl__handle_add(HCL__H_EVENT, ev) : NULL;
+    if (!h) {
+        free(ev);
+        /* The call reports failure, so its caller may free the buffers at once: the commands must be done. */
+        if (last)
+            dev->drv->event_wait(last);
+        release_natives(dev, first, last);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", fn);
+    }
+    hcl__device_ref(dev);
+    *out_event = h;
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_event *out_event) {
+    return hcl__wrap_event_span(fn, dev, NULL, native, out_event);
+}
+
+HCL_API hcl_status hcl_event_wait(hcl_event event) {
+    hcl__event *ev;
+    hcl_status st = hcl__lookup(event, HCL__H_EVENT, (void **)&ev, "hcl_event_wait", "event");
+    if (st != HCL_SUCCESS)
+        return st;
+    st = ev->dev->drv->event_wait(ev->native);
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_event_wait");
+}
+
+HCL_API hcl_status hcl_event_release(hcl_event event) {
+    hcl__event *ev = hcl__handle_remove(event, HCL__H_EVENT);
+    if (!ev) {
+        void *unused;
+        return hcl__lookup(event, HCL__H_EVENT, &unused, "hcl_event_release", "event");
+    }
+    release_natives(ev->dev, ev->first, ev->native);
+    hcl__device_unref(ev->dev);
+    free(ev);
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_event_elapsed(hcl_event start, hcl_event end, double *out_seconds) {
+    static const char fn[] = "hcl_event_elapsed";
+    hcl__event *a, *b;
+    hcl_status st = hcl__lookup(start, HCL__H_EVENT, (void **)&a, fn, "start");
+    if (st == HCL_SUCCESS)
+        st = hcl__lookup(end, HCL__H_EVENT, (void **)&b, fn, "end");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_seconds)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_seconds is NULL", fn);
+    if (a->dev != b->dev)
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: start and end belong to different devices", fn);
+    /* From the first command of start's group, so hcl_event_elapsed(e, e) times all of e's commands. */
+    double s = 0;
+    if ((st = a->dev->drv->event_elapsed(a->first ? a->first : a->native, b->native, &s)) != HCL_SUCCESS)
+        return hcl__prefix_message(st, fn);
+    *out_seconds = s;
+    return HCL_SUCCESS;
+}

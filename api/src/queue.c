@@ -1,0 +1,69 @@
+/* Queues: in-order streams of commands on one device. A queue holds a reference on its device. */
+#include "core.h"
+
+#include <stdlib.h>
+
+HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
+    hcl__device *dev;
+    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_queue_create", "device");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_queue)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_create: out_queue is NULL");
+    hcl__queue *q = calloc(1, sizeof *q);
+    if (!q)
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: out of host memory");
+    if ((st = dev->drv->queue_create(dev->native, &q->native)) != HCL_SUCCESS) {
+        free(q);
+        return hcl__prefix_message(st, "hcl_queue_create");
+    }
+    q->dev = dev;
+    hcl__device_ref(dev);
+    void *h = hcl__handle_add(HCL__H_QUEUE, q);
+    if (!h) {
+        dev->drv->queue_destroy(q->native);
+        hcl__device_unref(dev);
+        free(q);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: handle table full");
+    }
+    *out_queue = h;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
+    hcl__queue *q = hcl__handle_remove(queue, HCL__H_QUEUE);
+    if (!q) {
+        void *unused;
+        return hcl__lookup(queue, HCL__H_QUEUE, &unused, "hcl_queue_release", "queue");
+    }
+    hcl_status st = q->dev->drv->queue_finish(q->native);
+    if (st != HCL_SUCCESS)
+        hcl__prefix_message(st, "hcl_queue_release");
+    hcl__builtins_queue_release(q);
+    q->dev->drv->queue_destroy(q->native);
+    hcl__device_unref(q->dev);
+    free(q);
+    return st;
+}
+
+HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
+    hcl__queue *q;
+    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_finish", "queue");
+    if (st != HCL_SUCCESS)
+        return st;
+    st = q->dev->drv->queue_finish(q->native);
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_queue_finish");
+}
+
+HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event) {
+    hcl__queue *q;
+    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_marker", "queue");
+    if (st != HCL_SUCCESS)
+        return st;
+    if (!out_event)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_marker: out_event is NULL");
+    void *native = NULL;
+    if ((st = q->dev->drv->queue_marker(q->native, 0, NULL, &native)) != HCL_SUCCESS)
+        return hcl__prefix_message(st, "hcl_queue_marker");
+    return hcl__wrap_event("hcl_queue_marker", q->dev, native, out_event);
+}
