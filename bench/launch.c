@@ -85,12 +85,6 @@ static int hcl_launch_one(void *ctx, int sync, char *err, size_t err_size) {
     return 0;
 }
 
-/* Backends bench has kernel sources for (cuda: PTX or CUDA C, opencl: OpenCL C, hip: HIP C, host: C functions). */
-static int has_source(const char *backend) {
-    return !strcmp(backend, "cuda") || !strcmp(backend, "opencl") || !strcmp(backend, "hip") ||
-           !strcmp(backend, "host");
-}
-
 void measure_launch(bdev *b, launch_cost *lc) {
     memset(lc, 0, sizeof *lc);
     int gpu = !b->cpu;
@@ -104,12 +98,6 @@ void measure_launch(bdev *b, launch_cost *lc) {
         {HCL_SOURCE_HIP_C, empty_hip, strlen(empty_hip), NULL},
         {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
     };
-    if (!has_source(b->info.backend)) {
-        lc->unsupported = 1;
-        snprintf(lc->error, sizeof lc->error, "not measured: bench has no empty-kernel source for backend %s",
-                 b->info.backend);
-        return;
-    }
     hcl_module mod = NULL;
     hcl_kernel k = NULL;
     double t0 = now_s();
@@ -117,7 +105,11 @@ void measure_launch(bdev *b, launch_cost *lc) {
     if (st == HCL_SUCCESS)
         st = hcl_kernel_create(mod, "hcl_bench_empty", &k);
     lc->hcl_module_s = now_s() - t0;
-    if (st != HCL_SUCCESS) {
+    if (st == HCL_ERROR_UNSUPPORTED && !mod) { /* the backend takes none of the forms bench carries */
+        lc->unsupported = 1;
+        snprintf(lc->error, sizeof lc->error, "not measured: bench has no empty-kernel source backend %s takes: %s",
+                 b->info.backend, hcl_last_message());
+    } else if (st != HCL_SUCCESS) {
         snprintf(lc->error, sizeof lc->error, "the empty kernel: %s: %s", hcl_status_name(st), hcl_last_message());
     } else {
         hcl_launch_ctx c = {b->queue, k};
@@ -129,6 +121,8 @@ void measure_launch(bdev *b, launch_cost *lc) {
         hcl_kernel_release(k);
     if (mod)
         hcl_module_release(mod);
+    if (lc->unsupported)
+        return;
     if (b->opt->baselines) {
         progress("%s:%u launch cost (vendor)", b->info.backend, b->info.index);
         vendor_launch_cost(b, lc->n_submit, lc->n_sync, lc);
@@ -194,11 +188,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
              !strcmp(b->info.backend, "cuda") ? "CUDA C (NVRTC)"
              : !strcmp(b->info.backend, "opencl") ? "OpenCL C"
              : !strcmp(b->info.backend, "hip") ? "HIP C (hiprtc)"
-             : host ? "host C function table" : "none");
-    if (!has_source(b->info.backend)) {
-        snprintf(uk->error, sizeof uk->error, "no user-kernel source in bench for backend %s", b->info.backend);
-        return;
-    }
+             : host ? "host C function table" : "the form the backend takes");
     cache_folder(b->info.backend, uk->cache_dir, sizeof uk->cache_dir);
     static const hcl_host_function host_fn[] = {{"hcl_bench_axpy", host_axpy}};
     const hcl_module_source srcs[] = {
@@ -225,6 +215,11 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
         st = hcl_module_create(b->device, srcs, 4, &mod[i]);
         uk->create_s[i] = now_s() - t0;
         long after = cache_entries(uk->cache_dir);
+        if (st == HCL_ERROR_UNSUPPORTED) {
+            snprintf(uk->error, sizeof uk->error, "no user-kernel source in bench that backend %s takes: %s",
+                     b->info.backend, hcl_last_message());
+            goto cleanup;
+        }
         if (st != HCL_SUCCESS) {
             snprintf(uk->error, sizeof uk->error, "hcl_module_create: %s: %s", hcl_status_name(st),
                      hcl_last_message());

@@ -23,17 +23,39 @@ static void xml_text(FILE *f, const char *s) {
     }
 }
 
+/* A colour pair per backend by its place in the library's backend list (hcl_backend_get_info: the build's list,
+ * then HCL_EXTRA_DRIVERS), so a backend keeps its colour from plot to plot; a name the library does not list (a
+ * saved run from another build) takes the next pair in order of appearance. */
 static const char *colour(const char *backend, int light) {
     static const struct {
-        const char *name, *solid, *pale;
-    } map[] = {
-        {"cuda", "#5f9600", "#c9e39f"},   {"opencl", "#d1495b", "#f2bcc3"}, {"host", "#3e6fb0", "#b9cde8"},
-        {"hip", "#b8860b", "#ecd9a6"},    {"levelzero", "#6a4c93", "#d2c5e6"},
+        const char *solid, *pale;
+    } palette[] = {
+        {"#5f9600", "#c9e39f"}, {"#b8860b", "#ecd9a6"}, {"#6a4c93", "#d2c5e6"}, {"#d1495b", "#f2bcc3"},
+        {"#3e6fb0", "#b9cde8"}, {"#2a9d8f", "#b3e0da"}, {"#e76f51", "#f6c9bd"}, {"#8d6e63", "#d7ccc8"},
     };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(map[i].name, backend))
-            return light ? map[i].pale : map[i].solid;
-    return light ? "#dddddd" : "#777777";
+    static char names[32][32];
+    static int count = -1;
+    if (count < 0) {
+        uint32_t n = 0;
+        count = 0;
+        if (hcl_backend_count(&n) != HCL_SUCCESS)
+            n = 0;
+        for (uint32_t i = 0; i < n && count < 32; i++) {
+            hcl_backend_info bi;
+            if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS)
+                snprintf(names[count++], sizeof names[0], "%s", bi.name);
+        }
+    }
+    int k = 0;
+    while (k < count && strncmp(names[k], backend, sizeof names[0] - 1))
+        k++;
+    if (k == count) {
+        if (count == 32)
+            return light ? "#dddddd" : "#777777";
+        snprintf(names[count++], sizeof names[0], "%s", backend);
+    }
+    k %= (int)(sizeof palette / sizeof palette[0]);
+    return light ? palette[k].pale : palette[k].solid;
 }
 
 static void fmt_rate(char *out, size_t size, double v) {

@@ -27,10 +27,32 @@
 /* ------------------------------------------------------------------------------------------------------- */
 /* Backends                                                                                                */
 /* ------------------------------------------------------------------------------------------------------- */
-static conf_backend backends[CONF_NUM_BACKENDS] = {{"cuda"}, {"hip"}, {"levelzero"}, {"opencl"}, {"host"}};
+static void free_backend_params(struct criterion_test_params *params) { cr_free(params->params); }
 
+/* Runs in Criterion's runner process, once per test, before the test processes start: the list the library
+ * gives there (the build's backends, then HCL_EXTRA_DRIVERS) is the list every test process sees too, as they
+ * run with the same environment. The names travel in Criterion's shared memory (cr_calloc). */
 struct criterion_test_params conf_backend_params(void) {
-    return cr_make_param_array(conf_backend, backends, CONF_NUM_BACKENDS);
+    static uint32_t count;
+    static bool listed;
+    if (!listed) {
+        listed = true;
+        if (hcl_backend_count(&count) != HCL_SUCCESS) {
+            fprintf(stderr, "hcl-conformance: hcl_backend_count: %s\n", hcl_last_message());
+            count = 0;
+        }
+    }
+    conf_backend *params = count ? cr_calloc(count, sizeof *params) : NULL;
+    if (!params) return cr_make_param_array(conf_backend, NULL, 0, NULL);
+    for (uint32_t i = 0; i < count; i++) {
+        hcl_backend_info bi;
+        params[i].index = i;
+        if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS)
+            snprintf(params[i].name, sizeof params[i].name, "%s", bi.name);
+        else
+            snprintf(params[i].name, sizeof params[i].name, "#%u", i); /* conf_begin fails it: not in the list */
+    }
+    return cr_make_param_array(conf_backend, params, count, free_backend_params);
 }
 
 static bool glob_match(const char *pattern, const char *name) {
@@ -39,13 +61,34 @@ static bool glob_match(const char *pattern, const char *name) {
     return strcmp(pattern, name) == 0;
 }
 
-const conf_expectation *conf_find_expectation(const char *backend, const char *suite, const char *test) {
-    for (size_t i = 0; i < conf_num_expectations; i++) {
-        const conf_expectation *e = &conf_expectations[i];
+static const conf_expectation *find_in(const conf_expectation *table, size_t n, const char *backend,
+                                       const char *suite, const char *test) {
+    for (size_t i = 0; i < n; i++) {
+        const conf_expectation *e = &table[i];
         if (strcmp(e->backend, backend) == 0 && strcmp(e->suite, suite) == 0 && glob_match(e->test, test))
             return e;
     }
     return NULL;
+}
+
+static const conf_alias *find_alias(const char *backend) {
+    for (size_t i = 0; i < conf_num_aliases; i++)
+        if (strcmp(conf_aliases[i].backend, backend) == 0) return &conf_aliases[i];
+    return NULL;
+}
+
+const conf_expectation *conf_find_expectation(const char *backend, const char *suite, const char *test) {
+    const conf_expectation *e = find_in(conf_expectations, conf_num_expectations, backend, suite, test);
+    const conf_alias *a = e ? NULL : find_alias(backend);
+    if (a) e = find_in(conf_alias_expectations, conf_num_alias_expectations, backend, suite, test);
+    if (a && !e) e = find_in(conf_expectations, conf_num_expectations, a->like, suite, test);
+    return e;
+}
+
+bool conf_backend_is(const char *name) {
+    if (strcmp(conf_backend_name, name) == 0) return true;
+    const conf_alias *a = find_alias(conf_backend_name);
+    return a && strcmp(a->like, name) == 0;
 }
 
 conf_xfail_verdict conf_xfail_judge(const conf_expectation *e, unsigned failures, const char *first_failure) {

@@ -1,10 +1,11 @@
 /* The conformance suite's shared machinery: backend parameters, the per-backend table of unsupported cases and
  * expected failures, checks that record their own location, tracked objects, random inputs and poisoning.
  *
- * Every backend test is a Criterion parameterized test over the five built-in backends (plain static data:
- * the backend name). The device is opened inside the test, since Criterion runs each test in its own
- * process. A test for a backend that is unavailable, not selected by HCL_BACKEND, or declared unsupported in
- * the table is skipped with the reason, never passed.
+ * Every backend test is a Criterion parameterized test over the backends the library knows, asked of it at run
+ * time (hcl_backend_count, hcl_backend_get_info): the build's list and any driver named in HCL_EXTRA_DRIVERS.
+ * The parameter is plain data (the backend's name), the device is opened inside the test, since Criterion runs
+ * each test in its own process. A test for a backend that is unavailable, not selected by HCL_BACKEND, or
+ * declared unsupported in the table is skipped with the reason, never passed.
  */
 #ifndef HCL_CONFORMANCE_COMMON_H
 #define HCL_CONFORMANCE_COMMON_H
@@ -18,14 +19,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CONF_NUM_BACKENDS 5
+/* The build's backend list (generated from HCL_BACKENDS in the root CMakeLists.txt): HCL_BACKEND_LIST(X),
+ * HCL_BACKEND_BUILTIN_COUNT, HCL_BACKEND_BUILTIN_NAMES. The cases compare the library's list with it; the
+ * backend tests themselves run on whatever the library lists. */
+#include "hcl_backends.h"
+
+#define CONF_NUM_BACKENDS HCL_BACKEND_BUILTIN_COUNT
 #define CONF_TIMEOUT_S 300
 
 /* The parameter of every backend test: plain data, no pointers (Criterion copies it into the test process). */
 typedef struct conf_backend {
-    char name[16];
+    uint32_t index; /* in the library's list */
+    char name[32];
 } conf_backend;
 
+/* One parameter per backend of hcl_backend_count, extras included (called by Criterion's runner). */
 struct criterion_test_params conf_backend_params(void);
 
 /* Per-backend declarations: a case the backend does not support (skipped with the reason), or one expected to
@@ -43,7 +51,22 @@ typedef struct conf_expectation {
 
 extern const conf_expectation conf_expectations[];
 extern const size_t conf_num_expectations;
+/* A backend outside the build's list that the suite holds to what it expects of a built-in one (`like`): that
+ * backend's entries apply, after the alias's own entries in conf_alias_expectations. */
+typedef struct conf_alias {
+    const char *backend;
+    const char *like;
+    const char *reason;
+} conf_alias;
+extern const conf_alias conf_aliases[];
+extern const size_t conf_num_aliases;
+extern const conf_expectation conf_alias_expectations[];
+extern const size_t conf_num_alias_expectations;
+/* The entry for (backend, suite, test): the backend's own, else (for an alias) the one of the backend it is like. */
 const conf_expectation *conf_find_expectation(const char *backend, const char *suite, const char *test);
+/* Whether the running test's backend is `name`, or an alias held to what the suite expects of `name`. Cases that
+ * expect something of one backend ask this rather than compare conf_backend_name. */
+bool conf_backend_is(const char *name);
 
 /* What an expected failure turned into: the decision, apart from Criterion so that it can be tested. */
 typedef enum conf_xfail_verdict {

@@ -41,7 +41,7 @@ static const char *testdriver_dir(const char *prefix, const char *suffix) {
 }
 #define TESTDRIVER_DIR testdriver_dir("", "")
 
-#define KNOWN_LIST "cuda, hip, levelzero, opencl, host"
+#define KNOWN_LIST HCL_BACKEND_BUILTIN_NAMES /* "cuda, hip, levelzero, opencl, host": the build's list */
 #define SENTINEL_DEVICE ((hcl_device)(uintptr_t)0x5e5e5e50u)
 
 static void environment(const char *driver_path, const char *extras, const char *backend, const char *device) {
@@ -95,6 +95,37 @@ static void default_device(char *backend, size_t size, uint32_t *index) {
             *index = di.index;
             return;
         }
+    }
+}
+
+/* The library lists the build's backends (HCL_BACKENDS in the root CMakeLists.txt), in its order, each embedded
+ * one built in and available, then the HCL_EXTRA_DRIVERS names. */
+CONF_GLOBAL_TEST(loader, build_list) {
+    static const struct {
+        const char *name;
+        bool embedded;
+    } list[] = {
+#define EMBEDDED_MODULE false
+#define EMBEDDED_EMBEDDED true
+#define X(name, build, role) {#name, EMBEDDED_##build},
+        HCL_BACKEND_LIST(X)
+#undef X
+#undef EMBEDDED_MODULE
+#undef EMBEDDED_EMBEDDED
+    };
+    environment(testdriver_dir("", ""), "testok", NULL, NULL);
+    uint32_t count = 0;
+    REQUIRE_OK(hcl_backend_count(&count));
+    REQUIRE(count == CONF_NUM_BACKENDS + 1, "%u backends: the build's %d and one extra", count, CONF_NUM_BACKENDS);
+    for (uint32_t i = 0; i < count; i++) {
+        hcl_backend_info bi;
+        if (!CHECK_ST(HCL_SUCCESS, hcl_backend_get_info(i, &bi))) continue;
+        const char *want = i < CONF_NUM_BACKENDS ? list[i].name : "testok";
+        CHECK(strcmp(bi.name, want) == 0, "backend %u is \"%s\", expected \"%s\"", i, bi.name, want);
+        if (i < CONF_NUM_BACKENDS && list[i].embedded)
+            CHECK(bi.available && strcmp(bi.module_path, "(built in)") == 0,
+                  "embedded backend %s: available %d, module \"%s\" (%s)", bi.name, bi.available, bi.module_path,
+                  bi.reason);
     }
 }
 

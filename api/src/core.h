@@ -25,19 +25,29 @@ HCL__HIDDEN void hcl__cache_store(const char *driver, const void *key, size_t ke
                                   size_t size);
 
 /* ---- backends and the loader (loader.c) ---- */
+/* A backend's part in the default choice (hcl_device_open(NULL) without HCL_BACKEND), from the build's list. */
+typedef enum hcl__default_role {
+    HCL__DEFAULT_NONE = 0,    /* never the default (HCL_EXTRA_DRIVERS names) */
+    HCL__DEFAULT_GPU = 1,     /* its first GPU, tried in list order */
+    HCL__DEFAULT_FALLBACK = 2 /* the default when no GPU backend has a GPU */
+} hcl__default_role;
+
 typedef struct hcl__backend {
     char name[32];
+    hcl_driver_entry_fn embedded; /* the table of a backend compiled into libhcl; NULL: a module */
+    hcl__default_role default_role;
     int loaded;    /* load was attempted */
     int available; /* driver initialised */
     const hcl_driver_table *drv;
-    void *dl; /* dlopen handle of the module (NULL for host) */
+    void *dl; /* dlopen handle of the module (NULL when embedded) */
     uint32_t device_count;
     char module_path[HCL_NAME_MAX];
     char version[HCL_NAME_MAX];
     char reason[HCL_REASON_MAX];
 } hcl__backend;
 
-/* The backend list, built once: cuda, hip, levelzero, opencl, host, then HCL_EXTRA_DRIVERS names. */
+/* The backend list, built once: the build's list (HCL_BACKENDS in the root CMakeLists.txt, through the generated
+ * hcl_backends.h), then the HCL_EXTRA_DRIVERS names. */
 HCL__HIDDEN uint32_t hcl__backend_total(void);
 HCL__HIDDEN hcl__backend *hcl__backend_at(uint32_t index);
 HCL__HIDDEN hcl__backend *hcl__backend_find(const char *name, size_t name_len);
@@ -48,8 +58,6 @@ HCL__HIDDEN void hcl__backend_names(char *buf, size_t size);
 HCL__HIDDEN const hcl_driver_host *hcl__driver_host(void);
 /* Resolve a selector (NULL/"": the environment) to a backend and device index (select.c). */
 HCL__HIDDEN hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_t *out_index);
-/* Implemented by drivers/host, compiled into libhcl. */
-const hcl_driver_table *hcl__host_driver_table(void);
 
 /* ---- handles (handles.c) ---- */
 typedef enum hcl__htype {

@@ -1,9 +1,12 @@
-/* The driver registry and loader. Backends are known by name; each vendor backend is a module
- * libhcl-<name>.so found in HCL_DRIVER_PATH (colon list), then next to libhcl itself, then the install libdir.
- * A module exports hcl_driver_entry, which returns a versioned table; a module of another ABI major version is
- * refused. Every path tried and every reason for failure is kept for hcl-info and logged at HCL_LOG=debug. */
+/* The driver registry and loader. Backends are known by name: the build's list (HCL_BACKENDS in the root
+ * CMakeLists.txt, expanded here from the generated hcl_backends.h), then the names in HCL_EXTRA_DRIVERS. An
+ * embedded backend's table is compiled into libhcl; every other backend is a module libhcl-<name>.so found in
+ * HCL_DRIVER_PATH (colon list), then next to libhcl itself, then the install libdir. A module exports
+ * hcl_driver_entry, which returns a versioned table; a module of another ABI major version is refused. Every path
+ * tried and every reason for failure is kept for hcl-info and logged at HCL_LOG=debug. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "hcl_backends.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -21,7 +24,26 @@
 /* The table size of ABI 1.0: a module must provide at least these entries. */
 #define TABLE_MIN_SIZE (offsetof(hcl_driver_table, kernel_launch) + sizeof(void *))
 
-static const char *const builtin_names[] = {"cuda", "hip", "levelzero", "opencl", "host"};
+/* The embedded backends' tables (hcl__<name>_driver_table, compiled into libhcl). */
+#define EMBEDDED_DECL_MODULE(name)
+#define EMBEDDED_DECL_EMBEDDED(name) const hcl_driver_table *hcl__##name##_driver_table(void);
+#define X(name, build, role) EMBEDDED_DECL_##build(name)
+HCL_BACKEND_LIST(X)
+#undef X
+
+#define EMBEDDED_FN_MODULE(name) NULL
+#define EMBEDDED_FN_EMBEDDED(name) hcl__##name##_driver_table
+static const struct {
+    const char *name;
+    hcl_driver_entry_fn embedded; /* NULL: a module */
+    hcl__default_role role;
+} builtin[] = {
+#define X(name, build, role) {#name, EMBEDDED_FN_##build(name), HCL__DEFAULT_##role},
+    HCL_BACKEND_LIST(X)
+#undef X
+};
+_Static_assert(sizeof builtin / sizeof builtin[0] == HCL_BACKEND_BUILTIN_COUNT, "the generated backend list");
+_Static_assert(HCL_BACKEND_BUILTIN_COUNT < MAX_BACKENDS, "room for HCL_EXTRA_DRIVERS");
 
 static pthread_once_t list_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -90,9 +112,14 @@ static const hcl_driver_host driver_host = {
 
 const hcl_driver_host *hcl__driver_host(void) { return &driver_host; }
 
-static void add_backend(const char *name, size_t len) {
-    if (backend_count >= MAX_BACKENDS || len == 0 || len >= sizeof backends[0].name)
+static void add_backend(const char *name, size_t len, hcl_driver_entry_fn embedded, hcl__default_role role) {
+    if (len == 0)
         return;
+    if (backend_count >= MAX_BACKENDS || len >= sizeof backends[0].name) {
+        hcl__log(HCL_LOG_WARN, "loader", "HCL_EXTRA_DRIVERS: ignoring '%.*s' (%s)", (int)len, name,
+                 backend_count >= MAX_BACKENDS ? "too many backends" : "name too long");
+        return;
+    }
     for (uint32_t i = 0; i < backend_count; i++)
         if (strlen(backends[i].name) == len && strncmp(backends[i].name, name, len) == 0)
             return;
@@ -102,14 +129,16 @@ static void add_backend(const char *name, size_t len) {
             hcl__log(HCL_LOG_WARN, "loader", "HCL_EXTRA_DRIVERS: ignoring invalid name '%.*s'", (int)len, name);
             return;
         }
-    memcpy(backends[backend_count].name, name, len);
-    backends[backend_count].name[len] = '\0';
-    backend_count++;
+    hcl__backend *b = &backends[backend_count++];
+    memcpy(b->name, name, len);
+    b->name[len] = '\0';
+    b->embedded = embedded;
+    b->default_role = role;
 }
 
 static void build_list(void) {
-    for (size_t i = 0; i < sizeof builtin_names / sizeof builtin_names[0]; i++)
-        add_backend(builtin_names[i], strlen(builtin_names[i]));
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+        add_backend(builtin[i].name, strlen(builtin[i].name), builtin[i].embedded, builtin[i].role);
     const char *extra = getenv("HCL_EXTRA_DRIVERS");
     while (extra && *extra) {
         const char *end = strchr(extra, ',');
@@ -120,7 +149,7 @@ static void build_list(void) {
         }
         while (len && extra[len - 1] == ' ')
             len--;
-        add_backend(extra, len);
+        add_backend(extra, len, NULL, HCL__DEFAULT_NONE);
         extra = end ? end + 1 : NULL;
     }
 }
@@ -270,9 +299,9 @@ hcl__backend *hcl__backend_load(hcl__backend *b) {
     b->loaded = 1;
     hcl__log(HCL_LOG_DEBUG, "loader", "loading backend %s", b->name);
     const hcl_driver_table *t = NULL;
-    if (strcmp(b->name, "host") == 0) {
+    if (b->embedded) {
         snprintf(b->module_path, sizeof b->module_path, "(built in)");
-        t = hcl__host_driver_table();
+        t = b->embedded();
     } else {
         b->dl = find_module(b);
         if (!b->dl)

@@ -79,12 +79,15 @@ static hcl_status parse(const char *text, const char *origin, choice *out, uint3
     return HCL_SUCCESS;
 }
 
-/* Without HCL_BACKEND: the first GPU of cuda, hip, levelzero, opencl, else host. */
+/* Without HCL_BACKEND: the first GPU of the backends marked gpu in the build's list, in list order (cuda, hip,
+ * levelzero, opencl), else the fallback backend (host). */
 static hcl_status default_choice(choice *out) {
-    static const char *const order[] = {"cuda", "hip", "levelzero", "opencl"};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        hcl__backend *b = hcl__backend_load(hcl__backend_find(order[i], strlen(order[i])));
-        if (!b->available)
+    hcl__backend *fallback = NULL;
+    for (uint32_t i = 0; i < hcl__backend_total(); i++) {
+        hcl__backend *b = hcl__backend_at(i);
+        if (b->default_role == HCL__DEFAULT_FALLBACK && !fallback)
+            fallback = b;
+        if (b->default_role != HCL__DEFAULT_GPU || !hcl__backend_load(b)->available)
             continue;
         for (uint32_t d = 0; d < b->device_count; d++) {
             hcl_device_info info;
@@ -98,9 +101,9 @@ static hcl_status default_choice(choice *out) {
             }
         }
     }
-    out->backend = hcl__backend_find("host", 4);
+    out->backend = fallback;
     out->has_index = 0;
-    hcl__log(HCL_LOG_DEBUG, "select", "default: no GPU backend has a GPU, using host");
+    hcl__log(HCL_LOG_DEBUG, "select", "default: no GPU backend has a GPU, using %s", fallback->name);
     return HCL_SUCCESS;
 }
 

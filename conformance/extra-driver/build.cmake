@@ -1,0 +1,30 @@
+# ctest conformance-extra-driver-build: configure and build the out-of-tree driver project (this folder) the way a
+# vendor would, with the compiler and generator of HCL's build.
+#   cmake -DSRC=<this folder> -DBUILD=<its build folder> -DHCL_SOURCE_DIR=<HCL sources> -DDESC=<host description>
+#         -DGENERATOR=<generator> -DCC=<C compiler> [-DBUILD_TYPE=<config>] -P build.cmake
+foreach(v SRC BUILD HCL_SOURCE_DIR DESC GENERATOR CC)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "build.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+if(NOT BUILD_TYPE)
+  set(BUILD_TYPE RelWithDebInfo)
+endif()
+set(configure ${CMAKE_COMMAND} -S ${SRC} -B ${BUILD} -G ${GENERATOR} -DCMAKE_C_COMPILER=${CC}
+    -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DHCL_SOURCE_DIR=${HCL_SOURCE_DIR} -DHCL_HOST_DRIVER_DESC=${DESC})
+list(JOIN configure " " shown)
+message(STATUS "${shown}")
+execute_process(COMMAND ${configure} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring the extra driver failed (${rc})")
+endif()
+message(STATUS "${CMAKE_COMMAND} --build ${BUILD} --config ${BUILD_TYPE}")
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD} --config ${BUILD_TYPE} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building the extra driver failed (${rc})")
+endif()
+file(GLOB modules ${BUILD}/modules/libhcl-*.so)
+if(NOT modules)
+  message(FATAL_ERROR "no driver module under ${BUILD}/modules")
+endif()
+message(STATUS "built: ${modules}")
