@@ -1,5 +1,5 @@
 /* The CUDA driver: entry point, loading libcuda, CUDA's error names, devices and their contexts. Queues, memory,
- * modules, launches, the built-ins and NVRTC are the host code shared with the HIP driver (drivers/cudahip, built
+ * modules, launches, the helper kernel and NVRTC are the host code shared with the HIP driver (drivers/cudahip, built
  * here with HCL_GPU_CUDA=1). */
 #define _GNU_SOURCE 1 /* RTLD_*, strnlen under -std=c11 */
 #include "gpu.h"
@@ -277,7 +277,7 @@ static hcl_status cu_device_open(uint32_t index, void **out_device) {
     snprintf(d->name, sizeof d->name, "%s", e->info.name);
     d->cc_major = e->cc_major;
     d->cc_minor = e->cc_minor;
-    d->wave = 32; /* every NVIDIA GPU: a warp is 32 threads (the softmax warp kernels take their shape from it) */
+    d->wave = 32; /* every NVIDIA GPU: a warp is 32 threads */
     d->sm_count = (int)e->info.compute_units;
     d->max_grid[0] = attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
     d->max_grid[1] = attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
@@ -308,7 +308,7 @@ static void cu_device_close(void *device) {
     if (!d) return;
     hcl__gpu_scope scope;
     if (hcl__gpu_enter(d, &scope) == HCL_SUCCESS) {
-        hcl__gpu_builtins_release(d);
+        hcl__gpu_helpers_release(d);
         hcl__gpu_event_pool_drain(d);
         hcl__gpu_leave(&scope);
     }
@@ -347,10 +347,6 @@ static const hcl_driver_table g_table = {
     .kernel_create = hcl__gpu_kernel_create,
     .kernel_destroy = hcl__gpu_kernel_destroy,
     .kernel_launch = hcl__gpu_kernel_launch,
-    .vecadd_f32 = hcl__gpu_vecadd_f32,
-    .gemm_f32 = hcl__gpu_gemm_f32,
-    .softmax_f32 = hcl__gpu_softmax_f32,
-    .reduce_f32 = hcl__gpu_reduce_f32,
     .host_alloc = hcl__gpu_host_alloc,
     .host_free = hcl__gpu_host_free,
     .get_native = hcl__gpu_get_native,

@@ -1,17 +1,20 @@
 /* CI test of the CUDA driver's NVRTC path, on a machine without a GPU (ctest: cuda-nvrtc-compile).
  *
- * Links the driver's own run-time compiler code (drivers/cudahip/rtc.c and sources.c, built with HCL_GPU_CUDA) and
- * the embedded kernel sources, then:
- *  1. compiles each built-in kernel source alone (with the CUDA/HIP name map, hcl_gpu_compat.h, as its one header)
- *     to PTX (compute_75) and checks its entry points are there;
- *  2. compiles the built-ins program the way the driver does when the fatbin cannot be used (builtins.cu with the
- *     kernels as headers, hcl__gpu_builtins_job) for sm_90 (CUBIN) and for an architecture NVRTC does not know
- *     (PTX fallback);
+ * Links the driver's own run-time compiler code (drivers/cudahip/rtc.c and sources.c, built with HCL_GPU_CUDA), the
+ * embedded helper source and the core's kernel library (hcl_kernels), then:
+ *  1. compiles the driver's helper program (fill.cu with the CUDA/HIP name map, hcl__gpu_helpers_job) the way the
+ *     driver does when its fatbin cannot be used: to PTX (compute_75) checking its entry point, and for sm_90
+ *     (CUBIN);
+ *  2. compiles the core's CUDA text of the built-in kernels (hcl_kernels_gpu_text, what the core hands the driver
+ *     as HCL_SOURCE_CUDA_C when the fatbin cannot be used) to PTX (compute_75), checking that every kernel the
+ *     catalogue names for the GPU program (hcl_kprogram_get) is an entry, then for sm_90 (CUBIN) and for an
+ *     architecture NVRTC does not know (PTX fallback);
  *  3. compiles a user kernel to PTX, then again through the driver's disk-cache hook (must hit);
  *  4. checks that a broken kernel gives HCL_ERROR_BUILD with NVRTC's log in the message.
  * Prints the time of each compile; exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu.h"
+#include "hcl_plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,11 +24,9 @@
 
 #include "test_fake_host.h"
 
-/* ---- the embedded sources (drivers/cuda/CMakeLists.txt) ---- */
-extern const unsigned char hcl_gpu_src_compat[], hcl_gpu_src_vecadd[], hcl_gpu_src_gemm[], hcl_gpu_src_softmax[],
-    hcl_gpu_src_reduce[], hcl_gpu_src_fill[];
-extern const size_t hcl_gpu_src_vecadd_size, hcl_gpu_src_gemm_size, hcl_gpu_src_softmax_size,
-    hcl_gpu_src_reduce_size, hcl_gpu_src_fill_size;
+/* ---- the core's CUDA/HIP text of the built-in kernels (kernels/CMakeLists.txt) ---- */
+extern const unsigned char hcl_kernels_gpu_text[];
+extern const size_t hcl_kernels_gpu_text_size;
 
 static int g_failures;
 
@@ -80,53 +81,34 @@ int main(void) {
         return 1;
     }
 
-    static const char *const vecadd_entries[] = {"hcl_vecadd_f32", NULL};
-    static const char *const gemm_entries[] = {"hcl_gemm_f32_128_nn", "hcl_gemm_f32_128_nt", "hcl_gemm_f32_128_tn",
-                                               "hcl_gemm_f32_128_tt", "hcl_gemm_f32_64_nn",  "hcl_gemm_f32_64_nt",
-                                               "hcl_gemm_f32_64_tn",  "hcl_gemm_f32_64_tt",  "hcl_gemm_scale_f32",
-                                               NULL};
-    static const char *const softmax_entries[] = {"hcl_softmax_warp1_f32", "hcl_softmax_warp2_f32",
-                                                  "hcl_softmax_warp4_f32", "hcl_softmax_warp8_f32",
-                                                  "hcl_softmax_warp16_f32", "hcl_softmax_warp32_f32",
-                                                  "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32", NULL};
-    static const char *const reduce_entries[] = {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32",
-                                                 NULL};
-    static const char *const fill_entries[] = {"hcl_fill_u64", NULL};
-    const struct {
-        const char *name;
-        const unsigned char *src;
-        size_t size;
-        const char *const *entries;
-    } kernels[] = {
-        {"vecadd.cu", hcl_gpu_src_vecadd, hcl_gpu_src_vecadd_size, vecadd_entries},
-        {"gemm.cu", hcl_gpu_src_gemm, hcl_gpu_src_gemm_size, gemm_entries},
-        {"softmax.cu", hcl_gpu_src_softmax, hcl_gpu_src_softmax_size, softmax_entries},
-        {"reduce.cu", hcl_gpu_src_reduce, hcl_gpu_src_reduce_size, reduce_entries},
-        {"fill.cu", hcl_gpu_src_fill, hcl_gpu_src_fill_size, fill_entries},
-    };
+    /* 1. the helper program, as the driver builds it without a usable fatbin */
+    static const char *const helper_entries[] = {"hcl_fill_u64", NULL};
+    hcl__gpu_rtc_job helpers;
+    hcl__gpu_helpers_job(&helpers);
+    helpers.options = "-arch=compute_75";
+    helpers.arch = 75;
+    compile("helpers (fill.cu) -> PTX compute_75", &helpers, 0, helper_entries);
+    hcl__gpu_helpers_job(&helpers);
+    helpers.arch = 90;
+    helpers.driver_version = 13000;
+    compile("helpers (fill.cu) -> sm_90 (H100)", &helpers, 1, NULL);
 
-    /* 1. each kernel alone, to PTX, with the name map as its one header */
-    const char *compat[] = {(const char *)hcl_gpu_src_compat};
-    const char *compat_name[] = {"hcl_gpu_compat.h"};
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        hcl__gpu_rtc_job job = {.source = (const char *)kernels[i].src, .source_size = kernels[i].size,
-                                .name = kernels[i].name, .num_headers = 1, .headers = compat,
-                                .include_names = compat_name, .options = "-arch=compute_75", .arch = 75};
-        char label[96];
-        snprintf(label, sizeof label, "%s -> PTX compute_75", kernels[i].name);
-        compile(label, &job, 0, kernels[i].entries);
-    }
-
-    /* 2. the built-ins program as the driver builds it without a usable fatbin */
-    hcl__gpu_rtc_job all;
-    hcl__gpu_builtins_job(&all);
+    /* 2. the core's text of the built-in kernels, every kernel of the catalogue's GPU program an entry */
+    const hcl_kprogram *gpu = hcl_kprogram_get(HCL_KPROG_GPU);
+    const char *entries[HCL_KPROG_MAX_KERNELS + 1];
+    for (uint32_t i = 0; i < gpu->num_kernels; i++) entries[i] = gpu->kernels[i];
+    entries[gpu->num_kernels] = NULL;
+    hcl__gpu_rtc_job all = {.source = (const char *)hcl_kernels_gpu_text, .source_size = hcl_kernels_gpu_text_size,
+                            .name = "hcl_kernels_gpu.cu", .options = "-arch=compute_75", .arch = 75};
+    char label[96];
+    snprintf(label, sizeof label, "built-in text -> PTX compute_75 (%u kernels)", gpu->num_kernels);
+    compile(label, &all, 0, entries);
+    all.options = NULL;
     all.arch = 90;
     all.driver_version = 13000;
-    compile("builtins.cu -> sm_90 (H100)", &all, 1, NULL);
+    compile("built-in text -> sm_90 (H100)", &all, 1, NULL);
     all.arch = 95; /* not a real architecture: the newest virtual one below it, as PTX */
-    static const char *const some_entries[] = {"hcl_vecadd_f32", "hcl_gemm_f32_128_nn", "hcl_softmax_block_f32",
-                                               "hcl_reduce_sum_f32", "hcl_fill_u64", NULL};
-    compile("builtins.cu -> sm_95 (unknown: PTX fallback)", &all, 0, some_entries);
+    compile("built-in text -> sm_95 (unknown: PTX fallback)", &all, 0, entries);
 
     /* 3. a user kernel, to PTX, then the same again from the cache */
     static const char user[] =

@@ -5,8 +5,8 @@
  * whole in 8-byte words and word i of the fill is word (i mod words) of the pattern. With blockDim.x a multiple
  * of 16 the grid stride is too, so each thread writes the same pattern word on every iteration: it picks it once,
  * with constant indices (a variable index into a parameter would copy the pattern to local memory).
- * The same source is the HIP kernel (drivers/hip/builtins.hip): nothing here depends on the warp width. Includes
- * only hcl_gpu_compat.h, so NVRTC and hiprtc can build it alone. */
+ * The same source is the HIP kernel (built as fill.hip by drivers/hip/CMakeLists.txt): nothing here depends on the
+ * warp width. Includes only hcl_gpu_compat.h, so NVRTC and hiprtc build it alone (helpers.c, sources.c). */
 
 #include "hcl_gpu_compat.h"
 

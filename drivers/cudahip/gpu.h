@@ -3,8 +3,8 @@
  * drivers/cuda and drivers/hip each build the .c files of this folder together with their own driver.c:
  * -DHCL_GPU_CUDA=1 makes libhcl-cuda.so (the CUDA driver API and NVRTC), -DHCL_GPU_HIP=1 makes libhcl-hip.so (the
  * HIP module API and hiprtc). The two APIs mirror each other call for call (cuMemAlloc_v2 / hipMalloc,
- * cuLaunchKernel / hipModuleLaunchKernel, ...), so queues, events, memory, modules, launches, the built-in kernel
- * shapes and the run-time compiler are written once, against neutral names that gpu_map_cuda.h or gpu_map_hip.h
+ * cuLaunchKernel / hipModuleLaunchKernel, ...), so queues, events, memory, modules, launches, the helper kernels
+ * and the run-time compiler are written once, against neutral names that gpu_map_cuda.h or gpu_map_hip.h
  * turn into the vendor's (as llama.cpp builds ggml-cuda as HIP through a name-mapping header). The path the CUDA
  * build proves on an NVIDIA GPU is then the path the HIP build runs.
  *
@@ -92,22 +92,9 @@ hcl_status hcl__gpu_oom(const char *what); /* "<backend>: out of host memory (<w
     })
 
 /* ---- devices (driver.c) ---- */
-enum {
-    HCL_GPU_FN_VECADD,
-    HCL_GPU_FN_GEMM_128_NN, HCL_GPU_FN_GEMM_128_NT, HCL_GPU_FN_GEMM_128_TN, HCL_GPU_FN_GEMM_128_TT,
-    HCL_GPU_FN_GEMM_64_NN, HCL_GPU_FN_GEMM_64_NT, HCL_GPU_FN_GEMM_64_TN, HCL_GPU_FN_GEMM_64_TT,
-    HCL_GPU_FN_GEMM_SCALE,
-    HCL_GPU_FN_SOFTMAX_WARP1, HCL_GPU_FN_SOFTMAX_WARP2, HCL_GPU_FN_SOFTMAX_WARP4, HCL_GPU_FN_SOFTMAX_WARP8,
-    HCL_GPU_FN_SOFTMAX_WARP16, HCL_GPU_FN_SOFTMAX_WARP32,
-    HCL_GPU_FN_SOFTMAX_BLOCK_STAGED, HCL_GPU_FN_SOFTMAX_BLOCK,
-    HCL_GPU_FN_REDUCE_SUM, HCL_GPU_FN_REDUCE_MAX, HCL_GPU_FN_REDUCE_MIN,
-    HCL_GPU_FN_FILL,
-    HCL_GPU_FN_COUNT
-};
-
 #define HCL_GPU_EVENT_POOL 64
 
-/* An opened device and what the built-ins need. */
+/* An opened device: what launches and the helper kernels need. */
 typedef struct hcl__gpu_device {
     uint32_t index;
     hcl_gpu_device dev;
@@ -123,10 +110,10 @@ typedef struct hcl__gpu_device {
     int max_grid[3], max_block[3];
     int smem_default;            /* shared memory per block without opting in (CUDA: 48 KiB; AMD: 64 KiB) */
     int smem_optin;              /* the most a kernel may opt in to (H100: 227 KiB; AMD: smem_default) */
-    pthread_mutex_t lock;        /* guards the lazy built-in module and the event pool */
-    hcl_gpu_module builtins;     /* NULL until the first built-in call */
-    const char *builtins_from;   /* "fatbin" / "code objects", or the run-time compiler's name */
-    hcl_gpu_function fn[HCL_GPU_FN_COUNT];
+    pthread_mutex_t lock;        /* guards the lazy helper module and the event pool */
+    hcl_gpu_module helpers;      /* the helper kernels (helpers.c); NULL until first needed */
+    const char *helpers_from;    /* "fatbin" / "code-object bundle", or the run-time compiler's name */
+    hcl_gpu_function fill;       /* hcl_fill_u64 of `helpers` */
     hcl_gpu_event pool[HCL_GPU_EVENT_POOL];
     uint32_t pool_count;
 } hcl__gpu_device;
@@ -142,8 +129,6 @@ void hcl__gpu_leave(hcl__gpu_scope *scope);
 typedef struct hcl__gpu_queue {
     hcl__gpu_device *dev;
     hcl_gpu_stream stream; /* non-blocking: never serialises with the legacy default (null) stream */
-    hcl_gpu_dptr scratch;  /* reduce partials + ticket, made on first use; the stream is in order, so reductions
-                              on one queue never race for it */
 } hcl__gpu_queue;
 
 /* begin == end for a marker. Elapsed time is end.end - start.begin. */
@@ -207,15 +192,15 @@ hcl_status hcl__gpu_module_load(const void *image, const char *what, hcl_gpu_mod
 /* The run-time compiler's job for this device's architecture. */
 void hcl__gpu_rtc_job_target(const hcl__gpu_device *d, hcl__gpu_rtc_job *job);
 
-/* ---- built-ins (kernels.c, sources.c) ---- */
-/* The built-ins as one program for the run-time compiler: the embedded builtins.cu / builtins.hip and the kernel
- * sources it includes as headers (sources.c). Fills source, name and headers; the caller sets the rest. */
-void hcl__gpu_builtins_job(hcl__gpu_rtc_job *job);
-hcl_status hcl__gpu_builtins_get(hcl__gpu_device *d); /* device current; loads the module on first use */
-void hcl__gpu_builtins_release(hcl__gpu_device *d);   /* device current */
-/* Load the built-ins on first use and, with need_scratch, make the queue's reduce scratch. Call it before a
- * command's begin event, so one-time work never counts in a command's device time. */
-hcl_status hcl__gpu_builtins_prepare(hcl__gpu_queue *q, int need_scratch);
+/* ---- the driver's helper kernels (helpers.c, sources.c) ---- */
+/* fill.cu as one program for the run-time compiler, with the CUDA/HIP name map as its header (sources.c). Fills
+ * source, name and headers; the caller sets the rest. */
+void hcl__gpu_helpers_job(hcl__gpu_rtc_job *job);
+hcl_status hcl__gpu_helpers_get(hcl__gpu_device *d); /* device current; loads the module on first use */
+void hcl__gpu_helpers_release(hcl__gpu_device *d);   /* device current */
+/* Load the helpers on first use. Call it before a command's begin event, so one-time work never counts in a
+ * command's device time. */
+hcl_status hcl__gpu_helpers_prepare(hcl__gpu_queue *q);
 /* Enqueue the fill kernel (patterns of 8..128 bytes) on the command's stream. */
 hcl_status hcl__gpu_fill_kernel(hcl__gpu_queue *q, hcl_gpu_dptr dst, size_t size, const void *pattern,
                                 size_t pattern_size);
@@ -253,10 +238,6 @@ hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
                                   uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
                                   void *const *wait, void **out_event);
 
-hcl_status hcl__gpu_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
-hcl_status hcl__gpu_gemm_f32(void *queue, const hcl_gemm_args *args, void **out_event);
-hcl_status hcl__gpu_softmax_f32(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
-hcl_status hcl__gpu_reduce_f32(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
 
 /* ---- device addresses ---- */
 /* A buffer's native object is its device address: CUdeviceptr (an integer) or hipDeviceptr_t (a pointer). The

@@ -21,9 +21,8 @@
 #define HCL_GPU_API "CUDA"             /* in messages: "a CUDA C++ kernel" */
 #define HCL_GPU_RTC_NAME "NVRTC"
 #define HCL_GPU_RTC_ENV "HCL_NVRTC_LIBRARY"
-#define HCL_GPU_BUILTINS_ENV "HCL_CUDA_BUILTINS" /* "nvrtc": compile the built-ins instead of loading the fatbin */
-#define HCL_GPU_BUILTIN_BINARY_NAME "fatbin" /* what the build embeds for the built-ins */
-#define HCL_GPU_BUILTINS_RTC "nvrtc"
+#define HCL_GPU_HELPER_BINARY_NAME "fatbin" /* what the build embeds for the helper kernels */
+#define HCL_GPU_RTC_KEY "nvrtc" /* the compiler, in cache keys */
 #define HCL_GPU_SOURCE_C HCL_SOURCE_CUDA_C
 #define HCL_GPU_SOURCE_BINARY HCL_SOURCE_CUDA_BINARY
 #define HCL_GPU_SOURCE_C_NAME "CUDA_C"

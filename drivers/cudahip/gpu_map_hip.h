@@ -24,9 +24,8 @@
 #define HCL_GPU_API "HIP"              /* in messages: "a HIP C++ kernel" */
 #define HCL_GPU_RTC_NAME "hiprtc"
 #define HCL_GPU_RTC_ENV "HCL_HIPRTC_LIBRARY"
-#define HCL_GPU_BUILTINS_ENV "HCL_HIP_BUILTINS" /* "hiprtc": compile the built-ins instead of loading the bundle */
-#define HCL_GPU_BUILTIN_BINARY_NAME "code-object bundle" /* what the build embeds for the built-ins */
-#define HCL_GPU_BUILTINS_RTC "hiprtc"
+#define HCL_GPU_HELPER_BINARY_NAME "code-object bundle" /* what the build embeds for the helper kernels */
+#define HCL_GPU_RTC_KEY "hiprtc" /* the compiler, in cache keys */
 #define HCL_GPU_SOURCE_C HCL_SOURCE_HIP_C
 #define HCL_GPU_SOURCE_BINARY HCL_SOURCE_HIP_BINARY
 #define HCL_GPU_SOURCE_C_NAME "HIP_C"

@@ -111,7 +111,7 @@ hcl_status hcl__gpu_buffer_fill(void *queue, void *mem, size_t offset, size_t si
                                void **out_event) {
     hcl__gpu_cmd cmd;
     hcl_status st = HCL_SUCCESS;
-    if (pattern_size > 4 && size > 0 && (st = hcl__gpu_builtins_prepare(queue, 0)) != HCL_SUCCESS) return st;
+    if (pattern_size > 4 && size > 0 && (st = hcl__gpu_helpers_prepare(queue)) != HCL_SUCCESS) return st;
     st = hcl__gpu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
     if (st != HCL_SUCCESS) return st;
     hcl_gpu_dptr p = hcl__gpu_ptr_at(mem, offset);

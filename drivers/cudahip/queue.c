@@ -94,10 +94,9 @@ void hcl__gpu_queue_destroy(void *queue) {
     if (!q) return;
     hcl__gpu_scope scope;
     if (hcl__gpu_enter(q->dev, &scope) == HCL_SUCCESS) {
-        /* the core finished the queue first; synchronise anyway so the scratch is idle before it is freed */
+        /* the core finished the queue first; synchronise anyway, so nothing still runs on the stream destroyed */
         hcl__gpu.HCL_GPU_SYM_StreamSynchronize(q->stream);
         hcl__gpu.HCL_GPU_SYM_StreamDestroy(q->stream);
-        if (q->scratch) hcl__gpu.HCL_GPU_SYM_MemFree(q->scratch);
         hcl__gpu_leave(&scope);
     }
     free(q);

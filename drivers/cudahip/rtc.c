@@ -1,5 +1,5 @@
 /* The run-time compiler: NVRTC (CUDA) or hiprtc (HIP), opened on first use only, so a machine with just the GPU
- * driver runs every built-in kernel from the embedded binary. Compiles for one device architecture through the
+ * driver runs the helper kernels from their embedded binary. Compiles for one device architecture through the
  * on-disk cache. Once loaded it stays loaded: both carry their own C++ runtime, whose process-lifetime allocations
  * would turn into leaks (and its exit handlers into dangling code) if it were unloaded.
  * Shared by the CUDA and HIP drivers (gpu.h). What differs is written out below: the libraries to try, the target
@@ -278,7 +278,7 @@ static double now_ms(void) {
 static char *cache_key(const hcl__gpu_rtc_job *job, const char *target, size_t *out_size) {
     char head[1024];
     int n = snprintf(head, sizeof head, "%s %d.%d\ndriver %d\ntarget %s\noptions %s\nname %s\nheaders %d\n",
-                     HCL_GPU_BUILTINS_RTC, g_major, g_minor, job->driver_version, target ? target : "(user)",
+                     HCL_GPU_RTC_KEY, g_major, g_minor, job->driver_version, target ? target : "(user)",
                      job->options ? job->options : "", job->name, job->num_headers);
     if (n < 0 || (size_t)n >= sizeof head) return NULL;
     size_t size = (size_t)n + job->source_size;

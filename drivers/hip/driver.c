@@ -1,5 +1,5 @@
 /* The HIP driver: entry point, loading libamdhip64, HIP's error names, devices and making them current. Queues,
- * memory, modules, launches, the built-ins and hiprtc are the host code shared with the CUDA driver
+ * memory, modules, launches, the helper kernels and hiprtc are the host code shared with the CUDA driver
  * (drivers/cudahip, built here with HCL_GPU_HIP=1), the code the CUDA build runs on NVIDIA GPUs.
  *
  * The module is built against the HIP headers of the build machine and runs with whatever libamdhip64 the machine
@@ -173,11 +173,11 @@ static void read_arch(hipDevice_t dev, char *out, size_t size) {
     }
 }
 
-/* The wavefront width the built-in kernels run at on this device. The code objects are compiled for 64 lanes on
- * gfx9 (GCN, CDNA) and 32 on gfx10+ (RDNA, where wave32 is the compiler's default; ctest hip-kernels-compile
- * checks the bundle), and the runtime reports the same (hipDeviceAttributeWarpSize). Only the softmax warp kernels'
- * shape depends on it, and a width below the kernels' real one is safe there (a row then gets more lanes than it
- * needs) while one above is not: should the runtime and the target name disagree, the smaller is taken. */
+/* The wavefront width kernels run at on this device. Code objects are compiled for 64 lanes on gfx9 (GCN, CDNA)
+ * and 32 on gfx10+ (RDNA, where wave32 is the compiler's default; ctest hip-kernels-compile checks the built-in
+ * bundle), and the runtime reports the same (hipDeviceAttributeWarpSize). A launch shaped by it (warp-per-row
+ * kernels) takes a width below the kernels' real one as safe (a row then gets more lanes than it needs) and one
+ * above as not: should the runtime and the target name disagree, the smaller is taken. */
 static unsigned int wave_size(hipDevice_t dev, const char *arch) {
     int w = attr(dev, hipDeviceAttributeWarpSize);
     unsigned int rule = !arch[0] ? 0 : strncmp(arch, "gfx1", 4) == 0 ? 32 : 64;
@@ -395,7 +395,7 @@ static void hip_device_close(void *device) {
     if (!d) return;
     hcl__gpu_scope scope;
     if (hcl__gpu_enter(d, &scope) == HCL_SUCCESS) {
-        hcl__gpu_builtins_release(d);
+        hcl__gpu_helpers_release(d);
         hcl__gpu_event_pool_drain(d);
         hcl__gpu_leave(&scope);
     }
@@ -433,10 +433,6 @@ static const hcl_driver_table g_table = {
     .kernel_create = hcl__gpu_kernel_create,
     .kernel_destroy = hcl__gpu_kernel_destroy,
     .kernel_launch = hcl__gpu_kernel_launch,
-    .vecadd_f32 = hcl__gpu_vecadd_f32,
-    .gemm_f32 = hcl__gpu_gemm_f32,
-    .softmax_f32 = hcl__gpu_softmax_f32,
-    .reduce_f32 = hcl__gpu_reduce_f32,
     .host_alloc = hcl__gpu_host_alloc,
     .host_free = hcl__gpu_host_free,
     .get_native = hcl__gpu_get_native,

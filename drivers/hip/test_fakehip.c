@@ -5,10 +5,12 @@
  * It is strict where a real runtime would be and a mistake could hide: every stream, event, allocation and kernel
  * belongs to the device that was current when it was made, and using it while another device is current fails;
  * frees of unknown pointers fail; a kernel is found only when the loaded image holds its descriptor ("<name>.kd"),
- * in the code object of the device's target, as a real runtime picks it from a bundle; a launch of a built-in
- * kernel runs a host version of it on the arguments exactly as passed, so a wrong argument order or width shows as
- * a wrong result (and a missing argument as an out-of-bounds read under ASan); the softmax warp kernels also check
- * that the driver gave a row enough lanes for the device's wavefront width. Two devices: 0 is
+ * in the code object of the device's target, as a real runtime picks it from a bundle; a launch of the driver's
+ * fill kernel, of the test's own kernel or of a kernel of the core's built-in bundle runs a host version of it on
+ * the arguments exactly as passed, so a wrong argument order or width shows as a wrong result (and a missing
+ * argument as an out-of-bounds read under ASan). The host versions of the built-in kernels are the core's test
+ * support (kernels/test_builtin_hostgpu.c: this folder names no built-in op); they also check that a launch shaped
+ * by the device's wavefront width gives each row enough lanes. Two devices: 0 is
  * "gfx90a:sramecc+:xnack-" (wave64, with a UUID), 1 is "gfx1030" (wave32, no UUID). Its device properties come
  * through hipGetDevicePropertiesR0600 (the ROCm 6 layout) unless FAKEHIP_PROPS=r0000, when that fails and the old
  * layout's entry points answer.
@@ -18,7 +20,8 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
-#include <math.h>
+#include "test_builtins.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -430,84 +433,25 @@ EXPORT hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const ch
     return hipSuccess;
 }
 
-/* ---- launches: host versions of the built-in kernels, on the arguments as passed ---- */
+/* ---- launches: host versions of the kernels, on the arguments as passed ---- */
 #define ARG(T, i) (*(T *)params[i])
 #define PTR(T, i) ((T *)ARG(void *, i))
 
-static float fold(int op, float a, float b) { return op == 0 ? a + b : op == 1 ? fmaxf(a, b) : fminf(a, b); }
-
 static hipError_t run_kernel(const char *name, void **params, unsigned gx, unsigned bx, int dev) {
-    if (strcmp(name, "hcl_vecadd_f32") == 0) {
-        const float *a = PTR(float, 0), *b = PTR(float, 1);
-        float *c = PTR(float, 2);
-        for (unsigned long long i = 0, n = ARG(unsigned long long, 3); i < n; i++) c[i] = a[i] + b[i];
-    } else if (strcmp(name, "hcl_fill_u64") == 0) {
+    if (strcmp(name, "hcl_fill_u64") == 0) { /* drivers/cudahip/fill.cu */
         unsigned long long *dst = PTR(unsigned long long, 0), count = ARG(unsigned long long, 1);
         const unsigned long long *pattern = (const unsigned long long *)params[2];
         unsigned words = ARG(unsigned, 3);
         if (!words || words > 16 || (words & (words - 1))) return hipErrorInvalidValue;
         for (unsigned long long i = 0; i < count; i++) dst[i] = pattern[i % words];
-    } else if (strcmp(name, "hcl_gemm_scale_f32") == 0) {
-        typedef unsigned long long u64;
-        u64 m = ARG(u64, 0), n = ARG(u64, 1), ldc = ARG(u64, 4);
-        float beta = ARG(float, 2), *c = PTR(float, 3);
-        for (unsigned long long r = 0; r < m; r++)
-            for (unsigned long long j = 0; j < n; j++)
-                c[r * ldc + j] = beta != 0.0f ? beta * c[r * ldc + j] : 0.0f;
-    } else if (strncmp(name, "hcl_gemm_f32_", 13) == 0) {
-        size_t len = strlen(name);
-        int ta = name[len - 2] == 't', tb = name[len - 1] == 't';
-        typedef unsigned long long u64;
-        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), lda = ARG(u64, 5), ldb = ARG(u64, 7), ldc = ARG(u64, 10);
-        float alpha = ARG(float, 3), beta = ARG(float, 8);
-        const float *a = PTR(float, 4), *b = PTR(float, 6);
-        float *c = PTR(float, 9);
-        for (unsigned long long r = 0; r < m; r++)
-            for (unsigned long long j = 0; j < n; j++) {
-                double s = 0;
-                for (unsigned long long q = 0; q < k; q++)
-                    s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
-                float v = alpha * (float)s;
-                c[r * ldc + j] = beta != 0.0f ? v + beta * c[r * ldc + j] : v;
-            }
-    } else if (strncmp(name, "hcl_softmax_", 12) == 0) {
-        const float *in = PTR(float, 0);
-        float *out = PTR(float, 1);
-        unsigned long long rows = ARG(unsigned long long, 2);
-        unsigned cols = ARG(unsigned, 3);
-        int v = 0;
-        if (sscanf(name, "hcl_softmax_warp%d_f32", &v) == 1) {
-            /* V values per lane of a wavefront: the row must fit, at this device's width */
-            if ((unsigned long long)v * (unsigned)g_dev[dev].wave < cols || bx % (unsigned)g_dev[dev].wave) {
-                fprintf(stderr, "fakehip: %s for %u columns on a wave%d device\n", name, cols, g_dev[dev].wave);
-                return hipErrorInvalidValue;
-            }
-        }
-        for (unsigned long long r = 0; r < rows; r++) {
-            const float *x = in + r * cols;
-            float *y = out + r * cols;
-            double mx = -INFINITY, s = 0;
-            for (unsigned j = 0; j < cols; j++) mx = fmax(mx, x[j]);
-            for (unsigned j = 0; j < cols; j++) s += x[j] == -INFINITY ? 0.0 : exp((double)x[j] - mx);
-            for (unsigned j = 0; j < cols; j++) y[j] = (float)((x[j] == -INFINITY ? 0.0 : exp((double)x[j] - mx)) / s);
-        }
-    } else if (strncmp(name, "hcl_reduce_", 11) == 0) {
-        int op = strstr(name, "_sum_") ? 0 : strstr(name, "_max_") ? 1 : 2;
-        const float *in = PTR(float, 0);
-        unsigned long long n = ARG(unsigned long long, 1);
-        float *out = PTR(float, 4);
-        unsigned *ticket = PTR(unsigned, 3);
-        if (*ticket != 0) return hipErrorInvalidValue; /* the driver clears it once; the kernel leaves it 0 */
-        float acc = op == 0 ? 0.0f : op == 1 ? -INFINITY : INFINITY;
-        for (unsigned long long i = 0; i < n; i++) acc = fold(op, acc, in[i]);
-        out[0] = acc;
     } else if (strcmp(name, "affine") == 0) { /* drivers/cudahip/test_kernels.cu */
         float *out = PTR(float, 0), a = ARG(float, 1);
         double b = ARG(double, 2);
         unsigned n = ARG(unsigned, 3);
         for (unsigned i = 0; i < n && i < gx * bx; i++) out[i] = a * (float)i + (float)b;
     } else {
-        return hipErrorNotSupported;
+        int r = hcl_test_gpu_kernel_run(name, params, gx, bx, (unsigned)g_dev[dev].wave);
+        return r == 0 ? hipSuccess : r > 0 ? hipErrorInvalidValue : hipErrorNotSupported;
     }
     return hipSuccess;
 }

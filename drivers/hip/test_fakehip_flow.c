@@ -1,19 +1,20 @@
 /* The HIP driver's whole host path through the public API, on libhcl-test-fakehip.so instead of libamdhip64
  * (ctest: hip-fake-flow, and hip-fake-flow-r0000 / hip-fake-flow-hiprtc with FAKEHIP_PROPS=r0000 and
- * HCL_HIP_BUILTINS=hiprtc). No AMD GPU is needed and none is modelled: the stand-in runs every command at once on
- * host memory, and the built-in kernels as host code on the arguments the driver passes (test_fakehip.c says how
- * strict it is). What this proves is the host side: init and device discovery (names, the gfx target from either
- * hipDeviceProp_t layout, wavefront width, UUID or PCI identity), the HIP entry point behind every neutral
- * operation with its arguments in the right order, making the right device current and restoring the caller's,
- * the code-object bundle holding the device's target and every built-in kernel, the built-in launch shapes at
- * wave64 and wave32 (softmax), binaries and hiprtc-compiled source as modules, and that everything the driver
- * makes it also releases. What it cannot prove: anything the GPU does (the device code, its speed, the runtime's
- * ordering and timing). */
+ * HCL_HIP_BUILTINS=hiprtc, which makes the core compile its built-in kernels with the driver's hiprtc). No AMD GPU
+ * is needed and none is modelled: the stand-in runs every command at once on host memory, and kernels as host code
+ * on the arguments the driver passes (test_fakehip.c says how strict it is). What this proves is the host side:
+ * init and device discovery (names, the gfx target from either hipDeviceProp_t layout, wavefront width, UUID or PCI
+ * identity), the HIP entry point behind every neutral operation with its arguments in the right order, making the
+ * right device current and restoring the caller's, the driver's helper bundle holding the device's target, the
+ * core's built-in kernels run through the driver as ordinary modules and launches on wave64 and wave32 devices
+ * (every op, through kernels/test_builtin_calls.c: this folder names no built-in op), binaries and hiprtc-compiled
+ * source as modules, and that everything the driver makes it also releases. What it cannot prove: anything the GPU
+ * does (the device code, its speed, the runtime's ordering and timing). */
 #define _GNU_SOURCE 1
 #include "hcl/hcl.h"
+#include "test_builtins.h"
 
 #include <dlfcn.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,92 +100,17 @@ static void test_memory(void) {
     free(r);
 }
 
-static float frand(unsigned *s) {
-    *s = *s * 1664525u + 1013904223u;
-    return (float)(*s >> 8) / 16777216.0f - 0.5f;
+/* hcl_test_builtin_calls' steps: failures counted and printed as this test's own */
+static void report(void *ctx, int ok, const char *what) {
+    const unsigned *wave = ctx;
+    g_checks++;
+    if (!ok) {
+        g_failures++;
+        printf("FAIL built-ins (wave%u): %s\n", *wave, what);
+    }
 }
 
-static void test_builtins(unsigned wave) {
-    unsigned seed = 12345;
-    /* vecadd */
-    size_t n = 1001;
-    float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4);
-    for (size_t i = 0; i < n; i++) x[i] = frand(&seed), y[i] = frand(&seed);
-    hcl_buffer bx = make(n * 4), by = make(n * 4), bz = make(n * 4);
-    OK(hcl_buffer_write(q, bx, 0, n * 4, x));
-    OK(hcl_buffer_write(q, by, 0, n * 4, y));
-    OK(hcl_vecadd_f32(q, n, bx, by, bz, NULL));
-    OK(hcl_buffer_read(q, bz, 0, n * 4, z));
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) bad += z[i] != x[i] + y[i];
-    CHECK(bad == 0, "vecadd: %zu wrong", bad);
-    /* reduce */
-    const hcl_reduce_op ops[3] = {HCL_REDUCE_SUM, HCL_REDUCE_MAX, HCL_REDUCE_MIN};
-    hcl_buffer bo = make(4);
-    for (int o = 0; o < 3; o++) {
-        float got = NAN, want = o == 0 ? 0.0f : o == 1 ? -INFINITY : INFINITY;
-        for (size_t i = 0; i < n; i++) want = o == 0 ? want + x[i] : o == 1 ? fmaxf(want, x[i]) : fminf(want, x[i]);
-        OK(hcl_reduce_f32(q, ops[o], n, bx, bo, NULL));
-        OK(hcl_buffer_read(q, bo, 0, 4, &got));
-        CHECK(fabsf(got - want) <= 1e-4f, "reduce op %d: %g, wanted %g", o, got, want);
-    }
-    hcl_buffer_release(bo);
-    /* gemm, every transpose, and alpha = 0 */
-    const size_t m = 7, nn = 5, k = 3;
-    float a[32], b[32], c[64], ref[64];
-    for (int i = 0; i < 32; i++) a[i] = frand(&seed), b[i] = frand(&seed);
-    hcl_buffer ba = make(sizeof a), bb = make(sizeof b), bc = make(sizeof c);
-    OK(hcl_buffer_write(q, ba, 0, sizeof a, a));
-    OK(hcl_buffer_write(q, bb, 0, sizeof b, b));
-    for (int t = 0; t < 5; t++) {
-        int ta = t & 1, tb = (t >> 1) & 1, scale_only = t == 4;
-        size_t lda = ta ? m : k, ldb = tb ? k : nn;
-        for (int i = 0; i < 64; i++) c[i] = (float)i;
-        OK(hcl_buffer_write(q, bc, 0, sizeof c, c));
-        float alpha = scale_only ? 0.0f : 1.5f, beta = 0.5f;
-        OK(hcl_gemm_f32(q, ta ? HCL_TRANS : HCL_NO_TRANS, tb ? HCL_TRANS : HCL_NO_TRANS, m, nn, k, alpha, ba, lda, bb,
-                        ldb, beta, bc, nn, NULL));
-        float got[64];
-        OK(hcl_buffer_read(q, bc, 0, sizeof got, got));
-        bad = 0;
-        for (size_t r = 0; r < m; r++)
-            for (size_t j = 0; j < nn; j++) {
-                double s = 0;
-                for (size_t p = 0; p < k; p++)
-                    s += (double)(ta ? a[p * lda + r] : a[r * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
-                ref[r * nn + j] = (float)(alpha * s + beta * c[r * nn + j]);
-                bad += fabsf(got[r * nn + j] - ref[r * nn + j]) > 1e-5f;
-            }
-        CHECK(bad == 0, "gemm ta=%d tb=%d alpha=%g: %zu wrong", ta, tb, alpha, bad);
-    }
-    hcl_buffer_release(ba);
-    hcl_buffer_release(bb);
-    hcl_buffer_release(bc);
-    /* softmax: warp shapes (up to 32 x the wavefront), staged and online; the stand-in refuses a warp kernel that
-     * gives a row fewer lanes than the device's wavefront needs */
-    const size_t widths[] = {5, 100, 1000, 1500, 2048, 3000, 20000};
-    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
-        size_t cols = widths[w], rows = 3;
-        float *in = malloc(rows * cols * 4), *out = malloc(rows * cols * 4);
-        for (size_t i = 0; i < rows * cols; i++) in[i] = 4.0f * frand(&seed);
-        hcl_buffer bi = make(rows * cols * 4);
-        OK(hcl_buffer_write(q, bi, 0, rows * cols * 4, in));
-        OK(hcl_softmax_f32(q, rows, cols, bi, bi, NULL));
-        OK(hcl_buffer_read(q, bi, 0, rows * cols * 4, out));
-        double sum = 0;
-        for (size_t j = 0; j < cols; j++) sum += out[j];
-        CHECK(fabs(sum - 1.0) < 1e-4, "softmax %zu columns (wave%u): row sums to %g", cols, wave, sum);
-        hcl_buffer_release(bi);
-        free(in);
-        free(out);
-    }
-    hcl_buffer_release(bx);
-    hcl_buffer_release(by);
-    hcl_buffer_release(bz);
-    free(x);
-    free(y);
-    free(z);
-}
+static void test_builtins(unsigned wave) { hcl_test_builtin_calls(dev, q, 1, report, &wave); }
 
 static void run_affine(hcl_module mod, const char *from) {
     hcl_kernel k = NULL;

@@ -2,13 +2,16 @@
  * a compiler: it needs the HIP runtime library (ROCm 5: hiprtc lives in libamdhip64; ROCm 6+: libhiprtc) but no
  * GPU. Exits 77 (skipped) only when no hiprtc can be loaded, and says why.
  *
- * Links the driver's own run-time compiler code (drivers/cudahip/rtc.c and sources.c, built with HCL_GPU_HIP) and
- * the embedded kernel sources, then:
- *  1. compiles each built-in kernel alone (its .hip, which includes the CUDA source, with the CUDA/HIP name map)
- *     to a gfx90a code object and checks it is an AMDGPU ELF with a kernel descriptor per entry point;
- *  2. compiles the built-ins program the way the driver does when the bundle has no code object for the GPU
- *     (builtins.hip with the kernels as headers) for a full target ID as the runtime reports it
- *     ("gfx90a:sramecc+:xnack-", wave64) and for gfx1030 (wave32), checking the wavefront size in the metadata;
+ * Links the driver's own run-time compiler code (drivers/cudahip/rtc.c and sources.c, built with HCL_GPU_HIP), the
+ * embedded helper source and the core's kernel library (hcl_kernels), then:
+ *  1. compiles the driver's helper program (fill.cu with the CUDA/HIP name map, hcl__gpu_helpers_job) the way the
+ *     driver does when its bundle has no code object for the GPU, for gfx90a (wave64) and gfx1030 (wave32),
+ *     checking it is an AMDGPU ELF with a kernel descriptor for its entry point and the wavefront size in the
+ *     metadata;
+ *  2. compiles the core's HIP text of the built-in kernels (hcl_kernels_gpu_text, what the core hands the driver as
+ *     HCL_SOURCE_HIP_C when the bundle cannot be used) for a full target ID as the runtime reports it
+ *     ("gfx90a:sramecc+:xnack-", wave64) and for gfx1030 (wave32), checking a kernel descriptor for every kernel
+ *     the catalogue names for the GPU program (hcl_kprogram_get) and the wavefront size of each;
  *  3. compiles a user kernel for gfx90a, then again through the driver's disk-cache hook (must hit);
  *  4. checks that a broken kernel gives HCL_ERROR_BUILD with hiprtc's log in the message.
  * (Not asked: a target this hiprtc does not know. ROCm 5.2's crashes in libamd_comgr when given gfx942; the driver
@@ -16,6 +19,7 @@
  * Prints the time of each compile; exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu.h"
+#include "hcl_plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,12 +29,9 @@
 
 #include "test_fake_host.h"
 
-/* ---- the embedded sources (drivers/hip/CMakeLists.txt) ---- */
-extern const unsigned char hcl_gpu_src_compat[], hcl_gpu_src_vecadd[], hcl_gpu_src_gemm[], hcl_gpu_src_softmax[],
-    hcl_gpu_src_reduce[], hcl_gpu_src_fill[], hcl_gpu_src_vecadd_hip[], hcl_gpu_src_gemm_hip[],
-    hcl_gpu_src_softmax_hip[], hcl_gpu_src_reduce_hip[];
-extern const size_t hcl_gpu_src_fill_size, hcl_gpu_src_vecadd_hip_size, hcl_gpu_src_gemm_hip_size,
-    hcl_gpu_src_softmax_hip_size, hcl_gpu_src_reduce_hip_size;
+/* ---- the core's CUDA/HIP text of the built-in kernels (kernels/CMakeLists.txt) ---- */
+extern const unsigned char hcl_kernels_gpu_text[];
+extern const size_t hcl_kernels_gpu_text_size;
 
 static int g_failures;
 
@@ -116,60 +117,27 @@ int main(void) {
     }
     printf("%s\n", hcl__gpu_rtc_version());
 
-    static const char *const vecadd_entries[] = {"hcl_vecadd_f32", NULL};
-    static const char *const gemm_entries[] = {"hcl_gemm_f32_128_nn", "hcl_gemm_f32_128_nt", "hcl_gemm_f32_128_tn",
-                                               "hcl_gemm_f32_128_tt", "hcl_gemm_f32_64_nn",  "hcl_gemm_f32_64_nt",
-                                               "hcl_gemm_f32_64_tn",  "hcl_gemm_f32_64_tt",  "hcl_gemm_scale_f32",
-                                               NULL};
-    static const char *const softmax_entries[] = {"hcl_softmax_warp1_f32", "hcl_softmax_warp2_f32",
-                                                  "hcl_softmax_warp4_f32", "hcl_softmax_warp8_f32",
-                                                  "hcl_softmax_warp16_f32", "hcl_softmax_warp32_f32",
-                                                  "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32", NULL};
-    static const char *const reduce_entries[] = {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32",
-                                                 NULL};
-    static const char *const fill_entries[] = {"hcl_fill_u64", NULL};
-    const struct {
-        const char *name;
-        const unsigned char *src;
-        size_t size;
-        const unsigned char *cuda_src; /* the .cu the .hip includes (NULL for fill.cu) */
-        const char *cuda_name;
-        const char *const *entries;
-    } kernels[] = {
-        {"vecadd.hip", hcl_gpu_src_vecadd_hip, hcl_gpu_src_vecadd_hip_size, hcl_gpu_src_vecadd, "vecadd/vecadd.cu",
-         vecadd_entries},
-        {"gemm.hip", hcl_gpu_src_gemm_hip, hcl_gpu_src_gemm_hip_size, hcl_gpu_src_gemm, "gemm/gemm.cu", gemm_entries},
-        {"softmax.hip", hcl_gpu_src_softmax_hip, hcl_gpu_src_softmax_hip_size, hcl_gpu_src_softmax,
-         "softmax/softmax.cu", softmax_entries},
-        {"reduce.hip", hcl_gpu_src_reduce_hip, hcl_gpu_src_reduce_hip_size, hcl_gpu_src_reduce, "reduce/reduce.cu",
-         reduce_entries},
-        {"fill.cu", hcl_gpu_src_fill, hcl_gpu_src_fill_size, NULL, NULL, fill_entries},
-    };
+    /* 1. the helper program, as the driver builds it without a usable bundle */
+    static const char *const helper_entries[] = {"hcl_fill_u64", NULL};
+    hcl__gpu_rtc_job helpers;
+    hcl__gpu_helpers_job(&helpers);
+    helpers.driver_version = 50221153;
+    helpers.arch = "gfx90a";
+    compile("helpers (fill.cu) -> gfx90a", &helpers, helper_entries, 64);
+    helpers.arch = "gfx1030";
+    compile("helpers (fill.cu) -> gfx1030 (RDNA2, wave32)", &helpers, helper_entries, 32);
 
-    /* 1. each kernel alone, with the name map (and the CUDA source a .hip includes) as headers */
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        const char *headers[2] = {(const char *)hcl_gpu_src_compat, (const char *)kernels[i].cuda_src};
-        const char *names[2] = {"hcl_gpu_compat.h", kernels[i].cuda_name};
-        hcl__gpu_rtc_job job = {.source = (const char *)kernels[i].src, .source_size = kernels[i].size,
-                                .name = kernels[i].name, .num_headers = kernels[i].cuda_src ? 2 : 1,
-                                .headers = headers, .include_names = names, .arch = "gfx90a"};
-        char label[96];
-        snprintf(label, sizeof label, "%s -> gfx90a", kernels[i].name);
-        compile(label, &job, kernels[i].entries, 64);
-    }
-
-    /* 2. the built-ins program as the driver builds it without a usable bundle */
-    static const char *const all_entries[] = {"hcl_vecadd_f32", "hcl_gemm_f32_128_nn", "hcl_gemm_f32_64_tt",
-                                              "hcl_gemm_scale_f32", "hcl_softmax_warp32_f32",
-                                              "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32",
-                                              "hcl_reduce_sum_f32", "hcl_reduce_min_f32", "hcl_fill_u64", NULL};
-    hcl__gpu_rtc_job all;
-    hcl__gpu_builtins_job(&all);
-    all.driver_version = 50221153;
-    all.arch = "gfx90a:sramecc+:xnack-";
-    compile("builtins.hip -> gfx90a:sramecc+:xnack- (MI200)", &all, all_entries, 64);
+    /* 2. the core's text of the built-in kernels, every kernel of the catalogue's GPU program in it */
+    const hcl_kprogram *gpu = hcl_kprogram_get(HCL_KPROG_GPU);
+    const char *entries[HCL_KPROG_MAX_KERNELS + 1];
+    for (uint32_t i = 0; i < gpu->num_kernels; i++) entries[i] = gpu->kernels[i];
+    entries[gpu->num_kernels] = NULL;
+    hcl__gpu_rtc_job all = {.source = (const char *)hcl_kernels_gpu_text, .source_size = hcl_kernels_gpu_text_size,
+                            .name = "hcl_kernels_gpu.hip", .driver_version = 50221153,
+                            .arch = "gfx90a:sramecc+:xnack-"};
+    compile("built-in text -> gfx90a:sramecc+:xnack- (MI200)", &all, entries, 64);
     all.arch = "gfx1030";
-    compile("builtins.hip -> gfx1030 (RDNA2, wave32)", &all, all_entries, 32);
+    compile("built-in text -> gfx1030 (RDNA2, wave32)", &all, entries, 32);
 
     /* 3. a user kernel, then the same again from the cache */
     static const char user[] =

@@ -433,7 +433,7 @@ static hcl_status ze_device_open(uint32_t index, void **out_device) {
     desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
     HCL_ZE_CHECK(zeContextCreate, (e->driver, &desc, &dev->context), "device %u '%s'", index, e->info.name);
     hcl__ze_events_init(dev);
-    hcl__ze_builtins_init(dev);
+    hcl__ze_helpers_init(dev);
     HCL_ZE_LOG("device %u '%s': context created", index, e->info.name);
     *out_device = dev;
     return HCL_SUCCESS;
@@ -445,7 +445,7 @@ cleanup:
 static void ze_device_close(void *device) {
     hcl__ze_device *dev = device;
     if (!dev) return;
-    hcl__ze_builtins_release(dev);
+    hcl__ze_helpers_release(dev);
     hcl__ze_events_release(dev);
     long live = atomic_load(&dev->live);
     if (live != 0)
@@ -503,10 +503,6 @@ static const hcl_driver_table g_table = {
     .kernel_create = hcl__ze_kernel_create,
     .kernel_destroy = hcl__ze_kernel_destroy,
     .kernel_launch = hcl__ze_kernel_launch,
-    .vecadd_f32 = hcl__ze_vecadd_f32,
-    .gemm_f32 = hcl__ze_gemm_f32,
-    .softmax_f32 = hcl__ze_softmax_f32,
-    .reduce_f32 = hcl__ze_reduce_f32,
     .host_alloc = hcl__ze_host_alloc,
     .host_free = hcl__ze_host_free,
     .get_native = ze_get_native,

@@ -81,12 +81,12 @@ typedef struct hcl__ze_event_pools {
     uint32_t free_count, free_capacity;
 } hcl__ze_event_pools;
 
-typedef struct hcl__ze_builtin {
+typedef struct hcl__ze_helper {
     pthread_mutex_t lock; /* guards the lazy build and each launch (zeKernelSetArgumentValue mutates a kernel) */
     ze_module_handle_t module; /* NULL until first use */
-    ze_kernel_handle_t kernels[HCL_ZE_MOD_MAX_KERNELS];
+    ze_kernel_handle_t kernels[HCL_ZE_HELPER_MAX_KERNELS];
     hcl__ze_kernel_limits limits;
-} hcl__ze_builtin;
+} hcl__ze_helper;
 
 /* An opened device: one context for one device, created in device_open. */
 typedef struct hcl__ze_device {
@@ -98,7 +98,7 @@ typedef struct hcl__ze_device {
     pthread_mutex_t event_lock; /* the event pools, and the waiter lists of events */
     hcl__ze_event_pools events[HCL_ZE_EVENT_KINDS];
 
-    hcl__ze_builtin builtins[HCL_ZE_MOD_COUNT];
+    hcl__ze_helper helpers[HCL_ZE_HELPER_COUNT]; /* the driver's helper programs (helpers.c) */
 } hcl__ze_device;
 
 /* Count a Level Zero object made (+1) or destroyed (-1) for the device. */
@@ -112,8 +112,6 @@ typedef struct hcl__ze_queue {
     ze_command_list_handle_t list; /* immediate, asynchronous, on the compute group */
     ze_event_handle_t sync_event;  /* signalled by the barrier that queue_finish appends */
     int pending;                   /* commands appended since the last finish: the next one needs a barrier */
-    void *scratch;                 /* reduce partials, device memory made on first use (in order: never raced) */
-    size_t scratch_size;
     void *marker_mem;              /* 4 bytes of device memory that markers fill */
     void *staging;                 /* HCL_ZE_STAGING_BYTES of host memory for small blocking transfers */
 } hcl__ze_queue;
@@ -128,8 +126,7 @@ typedef struct hcl__ze_waiter {
 } hcl__ze_waiter;
 
 /* An event: the first and the last Level Zero event of one HCL command (they differ when a command is several
- * launches: the two-pass reduce, softmax in row batches), so elapsed time covers all of it. A marker is one
- * instant: its end stands for its start. */
+ * parts), so elapsed time covers all of it. A marker is one instant: its end stands for its start. */
 typedef struct hcl__ze_event {
     hcl__ze_device *dev;
     ze_event_handle_t first;
@@ -161,7 +158,7 @@ hcl_status hcl__ze_cmd_part(hcl__ze_cmd *cmd, ze_event_handle_t *out_signal);
 void hcl__ze_cmd_appended(hcl__ze_cmd *cmd);
 hcl_status hcl__ze_cmd_end(hcl__ze_cmd *cmd, hcl_status status, int blocking, const char *what, void **out_event);
 
-/* Device memory for the driver's own use (scratch, markers): counted like buffers. hcl__ze_device_free also
+/* Device memory for the driver's own use (markers): counted like buffers. hcl__ze_device_free also
  * frees host allocations (zeMemFree takes both). */
 hcl_status hcl__ze_device_alloc(hcl__ze_device *dev, size_t size, const char *what, void **out_ptr);
 void hcl__ze_device_free(hcl__ze_device *dev, void *ptr);
@@ -174,17 +171,15 @@ void hcl__ze_events_release(hcl__ze_device *dev);
  * the build log in the message when the module does not build. `what` names it in messages. */
 hcl_status hcl__ze_module_build(hcl__ze_device *dev, const void *spirv, size_t size, const char *options,
                                 const char *what, ze_module_handle_t *out_module);
-/* Set one launch's group size and arguments on `kernel` and append it (the caller holds the kernel's lock). */
+/* Set one helper launch's group size and arguments on `kernel` and append it (the caller holds the kernel's
+ * lock). */
 hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, const char *name,
                                  const hcl__ze_launch *launch, void *const *slots);
 
-/* ---- built-ins (kernels.c) ---- */
-void hcl__ze_builtins_init(hcl__ze_device *dev);
-void hcl__ze_builtins_release(hcl__ze_device *dev);
-/* Append a built-in plan as one command (used by fills and markers too). */
-hcl_status hcl__ze_run_plan(hcl__ze_queue *q, const hcl__ze_plan *plan, void *const *slots, uint32_t num_wait,
-                            void *const *wait, int blocking, const char *what, void **out_event);
-/* Fill with the fill kernel (for patterns the runtime's fill does not take). */
+/* ---- the driver's helper kernels (helpers.c) ---- */
+void hcl__ze_helpers_init(hcl__ze_device *dev);
+void hcl__ze_helpers_release(hcl__ze_device *dev);
+/* Fill with the fill kernel (for patterns the runtime's fill does not take, and markers). */
 hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_t size, const void *pattern,
                                size_t pattern_size, uint32_t num_wait, void *const *wait, int blocking, int marker,
                                void **out_event);
@@ -219,10 +214,5 @@ void hcl__ze_kernel_destroy(void *kernel);
 hcl_status hcl__ze_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
                                  void **out_event);
-
-hcl_status hcl__ze_vecadd_f32(void *queue, size_t n, void *a, void *b, void *c, void **out_event);
-hcl_status hcl__ze_gemm_f32(void *queue, const hcl_gemm_args *args, void **out_event);
-hcl_status hcl__ze_softmax_f32(void *queue, size_t rows, size_t cols, void *in, void *out, void **out_event);
-hcl_status hcl__ze_reduce_f32(void *queue, hcl_reduce_op op, size_t n, void *in, void *out, void **out_event);
 
 #endif /* HCL_LEVELZERO_INTERNAL_H */

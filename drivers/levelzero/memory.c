@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 128: float4 loads of the built-ins want 16, and fills of 128-byte patterns are aligned to the pattern. */
+/* 128: float4 loads of kernels want 16, and fills of 128-byte patterns are aligned to the pattern. */
 #define HCL_ZE_ALLOC_ALIGNMENT 128
 
 hcl_status hcl__ze_device_alloc(hcl__ze_device *dev, size_t size, const char *what, void **out_ptr) {

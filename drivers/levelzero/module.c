@@ -262,19 +262,16 @@ hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, co
     hcl_status status = check_grid(cmd->q->dev->entry, name, l->groups);
     if (status != HCL_SUCCESS) return status;
     HCL_ZE_CHECK(zeKernelSetGroupSize, (kernel, l->group_size[0], l->group_size[1], l->group_size[2]),
-                 "built-in '%s': %u x %u x %u work-items", name, l->group_size[0], l->group_size[1], l->group_size[2]);
+                 "helper '%s': %u x %u x %u work-items", name, l->group_size[0], l->group_size[1], l->group_size[2]);
     for (uint32_t i = 0; i < l->num_args; i++) {
         const hcl__ze_parg *a = &l->args[i];
         if (a->kind == HCL_ZE_PARG_MEM) {
             void *p = (char *)slots[a->slot] + a->offset;
-            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, sizeof p, &p), "built-in '%s' argument %u: a pointer",
+            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, sizeof p, &p), "helper '%s' argument %u: a pointer",
                          name, i);
-        } else if (a->kind == HCL_ZE_PARG_VALUE) {
-            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, a->size, a->value),
-                         "built-in '%s' argument %u: %zu bytes", name, i, a->size);
         } else {
-            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, a->size, NULL),
-                         "built-in '%s' argument %u: %zu bytes of local memory", name, i, a->size);
+            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, a->size, a->value),
+                         "helper '%s' argument %u: %zu bytes", name, i, a->size);
         }
     }
     status = append_kernel(cmd, kernel, name, l->groups);

@@ -307,7 +307,6 @@ void hcl__ze_queue_destroy(void *queue) {
     /* the core finished the queue first; finish anyway, so nothing still uses what is freed below */
     if (hcl__ze_queue_finish(q) != HCL_SUCCESS)
         hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "releasing a queue: %s", hcl__ze_last_failure());
-    if (q->scratch) hcl__ze_device_free(dev, q->scratch);
     if (q->marker_mem) hcl__ze_device_free(dev, q->marker_mem);
     if (q->staging) {
         if (hcl__ze.zeMemFree(dev->context, q->staging) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);

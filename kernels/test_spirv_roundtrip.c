@@ -1,22 +1,23 @@
-/* ctest levelzero-spirv-roundtrip: the SPIR-V modules embedded in the Level Zero driver, executed.
+/* ctest levelzero-spirv-roundtrip: the SPIR-V of the built-in kernels, executed with the core's launch plans.
  *
- * No Level Zero GPU runs here, so each module the driver would hand to zeModuleCreate (the very bytes embedded in
- * libhcl-levelzero.so: this program links the same objects) is translated back to LLVM bitcode with
- * `llvm-spirv -r`, loaded on PoCL (CPU) through clCreateProgramWithBinary, and run with the driver's own launch
- * plans (plan.c: the same kernels, work-group sizes, group counts and arguments that kernels.c appends to a Level
- * Zero command list) for several device profiles: PoCL's own limits (a CPU: the driver's CPU choices), a large
- * GPU, a GPU with a tiny group count limit (softmax in row batches, capped grids), and a small GPU (gemm's 8 x 8
- * variant, small groups). Every result is checked against a float64 reference computed here with the
- * conformance suite's tolerances (conformance/test_gemm.c, test_softmax.c, test_reduce.c); outputs are poisoned
- * first, so an unwritten element fails.
+ * No Level Zero GPU runs here, so each SPIR-V program of the catalogue's CL family (kernels/catalogue.c: the very
+ * bytes libhcl hands a Level Zero driver through module_create; this program links the same library, hcl_kernels)
+ * is translated back to LLVM bitcode with `llvm-spirv -r`, loaded on PoCL (CPU) through clCreateProgramWithBinary,
+ * and run with the core's own launch plans (kernels/<op>/plan.c, hcl_plan.h: the same kernels, work-group sizes,
+ * group counts, arguments and dynamic local memory the core launches through a driver's kernel_launch) for several
+ * device profiles: PoCL's own limits (a CPU: the plans' CPU choices), a large GPU, a GPU with a tiny group count
+ * limit (softmax in row batches, capped grids), and a small GPU (gemm's 8 x 8 program, small groups). Every result
+ * is checked against a float64 reference computed here with the conformance suite's tolerances
+ * (conformance/test_gemm.c, test_softmax.c, test_reduce.c); outputs are poisoned first, so an unwritten element
+ * fails.
  *
- * What this proves: the SPIR-V computes the right thing with the driver's arguments, through a translation round
+ * What this proves: the SPIR-V computes the right thing with the plans' arguments, through a translation round
  * trip. What it does not: that a Level Zero runtime compiles and runs it the same way (no such runtime here).
  *
- * Usage: hcl-levelzero-test-roundtrip LLVM_SPIRV WORK_DIR. Exits 77 (skipped) without a PoCL device.
+ * Usage: hcl-kernels-test-spirv-roundtrip LLVM_SPIRV WORK_DIR. Exits 77 (skipped) without a PoCL device.
  * HCL_SEED sets the random seed (printed). */
 #define _POSIX_C_SOURCE 200809L
-#include "plan.h"
+#include "hcl_plan.h"
 
 #include <CL/cl.h>
 #include <float.h>
@@ -34,10 +35,9 @@
 static cl_context g_ctx;
 static cl_command_queue g_q;
 static cl_device_id g_dev;
-static cl_program g_programs[HCL_ZE_MOD_COUNT];
-static cl_kernel g_kernels[HCL_ZE_MOD_COUNT][HCL_ZE_MOD_MAX_KERNELS];
-static hcl__ze_kernel_limits g_klimits[HCL_ZE_MOD_COUNT];
-static size_t g_align = 128; /* sub-buffer offsets must be multiples of this (CL_DEVICE_MEM_BASE_ADDR_ALIGN) */
+static cl_program g_programs[HCL_KPROG_COUNT];
+static cl_kernel g_kernels[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS];
+static uint64_t g_kmax[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS]; /* CL_KERNEL_WORK_GROUP_SIZE on PoCL */
 static int g_failures, g_checks;
 static uint64_t g_rng;
 
@@ -46,7 +46,7 @@ static struct {
     long runs;
     double worst_ratio;
     double max_abs;
-} g_stats[HCL_ZE_MOD_COUNT][HCL_ZE_MOD_MAX_KERNELS];
+} g_stats[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS];
 
 /* ---------------------------------------------------------------------------------------------------------
  * Helpers
@@ -116,25 +116,32 @@ static int read_buf(cl_mem m, void *dst, size_t bytes) {
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * The plan executor: what kernels.c does with Level Zero, done with OpenCL
+ * The plan executor: what the core's builtin runner does through a driver's kernel_launch, done with OpenCL
  * ------------------------------------------------------------------------------------------------------- */
-static int run_plan(const hcl__ze_plan *p, cl_mem const slots[HCL_ZE_SLOT_COUNT], const char *what) {
+static const char *kernel_name(const hcl_klaunch *l) { return hcl_kprogram_get(l->prog)->kernels[l->kernel]; }
+
+static int run_plan(const hcl_kplan *p, cl_mem const slots[HCL_KSLOT_COUNT], const char *what) {
     int ok = 1;
     for (size_t li = 0; li < p->count && ok; li++) {
-        const hcl__ze_launch *l = &p->launch[li];
-        cl_kernel k = g_kernels[l->module][l->kernel];
-        cl_mem subs[HCL_ZE_LAUNCH_MAX_ARGS] = {NULL};
+        const hcl_klaunch *l = &p->launch[li];
+        cl_kernel k = g_kernels[l->prog][l->kernel];
+        if (!k) {
+            fail("%s: launch %zu uses program %s, which is not of the CL family", what, li,
+                 hcl_kprogram_get(l->prog)->name);
+            return 0;
+        }
+        cl_mem subs[HCL_KLAUNCH_MAX_ARGS] = {NULL};
         for (uint32_t i = 0; i < l->num_args && ok; i++) {
-            const hcl__ze_parg *a = &l->args[i];
+            const hcl_kparg *a = &l->args[i];
             cl_int err = CL_SUCCESS;
-            if (a->kind == HCL_ZE_PARG_MEM) {
+            if (a->kind == HCL_KPARG_MEM) {
                 cl_mem m = slots[a->slot];
                 if (!m) {
-                    fail("%s: launch %zu argument %u uses slot %d, which this call has not", what, li, i, a->slot);
+                    fail("%s: launch %zu argument %u uses slot %d, which this call has not", what, li, i, (int)a->slot);
                     ok = 0;
                     break;
                 }
-                if (a->offset) { /* Level Zero adds the offset to the pointer; OpenCL needs a sub-buffer */
+                if (a->offset) { /* a driver adds the offset to the pointer; OpenCL needs a sub-buffer */
                     size_t size = 0;
                     clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
                     cl_buffer_region r = {a->offset, size - a->offset};
@@ -142,41 +149,62 @@ static int run_plan(const hcl__ze_plan *p, cl_mem const slots[HCL_ZE_SLOT_COUNT]
                     m = subs[i];
                 }
                 if (err == CL_SUCCESS) err = clSetKernelArg(k, i, sizeof m, &m);
-            } else if (a->kind == HCL_ZE_PARG_VALUE) {
-                err = clSetKernelArg(k, i, a->size, a->value);
             } else {
-                err = clSetKernelArg(k, i, a->size, NULL);
+                err = clSetKernelArg(k, i, a->size, a->value);
             }
             if (err != CL_SUCCESS) {
                 fail("%s: launch %zu of '%s': argument %u (kind %d, %zu bytes): OpenCL error %d", what, li,
-                     hcl__ze_modules[l->module].kernels[l->kernel], i, (int)a->kind, a->size, (int)err);
+                     kernel_name(l), i, (int)a->kind, a->size, (int)err);
+                ok = 0;
+            }
+        }
+        /* the dynamic local memory is the kernel's one __local parameter, after the launch's arguments (as the
+         * OpenCL and Level Zero drivers pass shared_bytes) */
+        if (ok && l->shared_bytes) {
+            cl_int err = clSetKernelArg(k, l->num_args, l->shared_bytes, NULL);
+            if (err != CL_SUCCESS) {
+                fail("%s: launch %zu of '%s': %zu bytes of local memory as argument %u: OpenCL error %d", what, li,
+                     kernel_name(l), l->shared_bytes, l->num_args, (int)err);
                 ok = 0;
             }
         }
         if (ok) {
+            const uint32_t grid[3] = {l->grid.x, l->grid.y, l->grid.z}, block[3] = {l->block.x, l->block.y, l->block.z};
             size_t global[3], local[3];
             for (int d = 0; d < 3; d++) {
-                global[d] = (size_t)l->groups[d] * l->group_size[d];
-                local[d] = l->group_size[d];
+                global[d] = (size_t)grid[d] * block[d];
+                local[d] = block[d];
             }
             cl_int err = clEnqueueNDRangeKernel(g_q, k, 3, NULL, global, local, 0, NULL, NULL);
             if (err == CL_SUCCESS) err = clFinish(g_q);
             if (err != CL_SUCCESS) {
                 fail("%s: launch %zu of '%s' (%u x %u x %u groups of %u x %u x %u): OpenCL error %d", what, li,
-                     hcl__ze_modules[l->module].kernels[l->kernel], l->groups[0], l->groups[1], l->groups[2],
-                     l->group_size[0], l->group_size[1], l->group_size[2], (int)err);
+                     kernel_name(l), grid[0], grid[1], grid[2], block[0], block[1], block[2], (int)err);
                 ok = 0;
             }
         }
-        for (uint32_t i = 0; i < HCL_ZE_LAUNCH_MAX_ARGS; i++)
+        for (uint32_t i = 0; i < HCL_KLAUNCH_MAX_ARGS; i++)
             if (subs[i]) clReleaseMemObject(subs[i]);
     }
     return ok;
 }
 
+/* The plan's scratch memory, as the core provides it per queue (zeros first when the plan says so); NULL when the
+ * plan uses none. */
+static cl_mem scratch_for(const hcl_kplan *p) {
+    if (!p->scratch_bytes) return NULL;
+    cl_mem m = buffer(p->scratch_bytes);
+    if (m && p->scratch_zeroed) {
+        unsigned char *zeros = xmalloc(p->scratch_bytes);
+        write_buf(m, zeros, p->scratch_bytes);
+        free(zeros);
+    }
+    return m;
+}
+
 /* Compare n results with references within tolerances (tol 0: exact; a NaN reference needs a NaN that is not
  * the poison); account them to every kernel of the plan. */
-static void compare(const char *what, const hcl__ze_plan *p, const float *got, const double *ref, const double *tol,
+static void compare(const char *what, const hcl_kplan *p, const float *got, const double *ref, const double *tol,
                     size_t n) {
     size_t bad = 0;
     double worst = 0.0, max_abs = 0.0;
@@ -202,10 +230,10 @@ static void compare(const char *what, const hcl__ze_plan *p, const float *got, c
     }
     if (bad) fail("%s: %zu of %zu results wrong", what, bad, n);
     for (size_t li = 0; li < p->count; li++) {
-        const hcl__ze_launch *l = &p->launch[li];
-        g_stats[l->module][l->kernel].runs++;
-        if (worst > g_stats[l->module][l->kernel].worst_ratio) g_stats[l->module][l->kernel].worst_ratio = worst;
-        if (max_abs > g_stats[l->module][l->kernel].max_abs) g_stats[l->module][l->kernel].max_abs = max_abs;
+        const hcl_klaunch *l = &p->launch[li];
+        g_stats[l->prog][l->kernel].runs++;
+        if (worst > g_stats[l->prog][l->kernel].worst_ratio) g_stats[l->prog][l->kernel].worst_ratio = worst;
+        if (max_abs > g_stats[l->prog][l->kernel].max_abs) g_stats[l->prog][l->kernel].max_abs = max_abs;
     }
 }
 
@@ -214,26 +242,45 @@ static void compare(const char *what, const hcl__ze_plan *p, const float *got, c
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct {
     const char *name;
-    hcl__ze_limits lim;
+    hcl_kdevice dev;
 } profile;
 
 static profile g_profiles[4];
 static int g_nprofiles;
 
-/* the kernels' work-group limits as PoCL gives them (CL_KERNEL_WORK_GROUP_SIZE); the plans cap them further by the
- * profile's device limits */
-static hcl__ze_kernel_limits klimits(int module) { return g_klimits[module]; }
+/* hcl_kdevice.kernel_max_group: the kernels' work-group limits as PoCL gives them (CL_KERNEL_WORK_GROUP_SIZE); the
+ * plans cap them further by the profile's device limits */
+static uint64_t kernel_max_group(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
+    (void)dev;
+    if (prog < 0 || prog >= HCL_KPROG_COUNT || kernel < 0 || kernel >= HCL_KPROG_MAX_KERNELS) return 0;
+    return g_kmax[prog][kernel];
+}
+
+static profile make_profile(const char *name, int is_cpu, uint64_t max_group, uint64_t local, uint32_t max_groups,
+                            uint32_t cus) {
+    profile p;
+    memset(&p, 0, sizeof p);
+    p.name = name;
+    p.dev.family = HCL_KFAMILY_CL;
+    p.dev.is_cpu = is_cpu;
+    p.dev.compute_units = cus;
+    p.dev.max_group_size = max_group;
+    p.dev.local_mem = local;
+    for (int d = 0; d < 3; d++) p.dev.max_groups[d] = max_groups;
+    p.dev.kernel_max_group = kernel_max_group;
+    return p;
+}
 
 /* ---------------------------------------------------------------------------------------------------------
  * vecadd
  * ------------------------------------------------------------------------------------------------------- */
 static void check_vecadd(const profile *pr, size_t n, int alias) {
-    char what[160], why[512];
+    char what[160];
     snprintf(what, sizeof what, "[%s] vecadd n=%zu%s", pr->name, n, alias ? " (c = a)" : "");
-    hcl__ze_kernel_limits kl = klimits(HCL_ZE_MOD_VECADD);
-    hcl__ze_plan plan = {0};
-    if (hcl__ze_plan_vecadd(&pr->lim, &kl, n, &plan, why, sizeof why) != HCL_SUCCESS) {
-        fail("%s: no plan: %s", what, why);
+    hcl_kplan plan;
+    if (hcl_plan_vecadd(&pr->dev, n, &plan) != HCL_SUCCESS) {
+        fail("%s: no plan: %s", what, plan.why);
+        hcl_kplan_free(&plan);
         return;
     }
     float *a = xmalloc(n * 4), *b = xmalloc(n * 4), *c = xmalloc(n * 4);
@@ -244,14 +291,14 @@ static void check_vecadd(const profile *pr, size_t n, int alias) {
     }
     cl_mem ma = buffer(n * 4), mb = buffer(n * 4), mc = alias ? ma : buffer(n * 4);
     if (ma && mb && mc && write_buf(ma, a, n * 4) && write_buf(mb, b, n * 4) && (alias || write_buf(mc, c, n * 4))) {
-        cl_mem slots[HCL_ZE_SLOT_COUNT] = {ma, mb, mc, NULL};
+        cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
         if (run_plan(&plan, slots, what) && read_buf(mc, c, n * 4)) compare(what, &plan, c, ref, NULL, n);
     }
     if (ma) clReleaseMemObject(ma);
     if (mb) clReleaseMemObject(mb);
     if (mc && !alias) clReleaseMemObject(mc);
     free(a), free(b), free(c), free(ref);
-    hcl__ze_plan_free(&plan);
+    hcl_kplan_free(&plan);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -261,28 +308,27 @@ enum c_init { C_RANDOM, C_NAN };
 
 static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, size_t k, float alpha, float beta,
                        enum c_init cinit, size_t pad) {
-    char what[200], why[512];
+    char what[200];
     snprintf(what, sizeof what, "[%s] gemm %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g%s pad=%zu", pr->name,
              ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, beta, cinit == C_NAN ? " C=NaN" : "", pad);
-    int module = 0;
-    if (hcl__ze_gemm_module(&pr->lim, &module, why, sizeof why) != HCL_SUCCESS) {
-        fail("%s: no module: %s", what, why);
+    if (hcl_plan_gemm_cl_program(&pr->dev) == HCL_KPROG_COUNT) {
+        fail("%s: no gemm program fits the profile", what);
         return;
     }
     size_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
     if (lda == 0) lda = 1;
     if (ldb == 0) ldb = 1;
-    hcl_gemm_args g = {ta ? HCL_TRANS : HCL_NO_TRANS, tb ? HCL_TRANS : HCL_NO_TRANS, m, n, k, alpha, beta, NULL, NULL,
-                       NULL, lda, ldb, ldc};
-    hcl__ze_kernel_limits kl = klimits(module);
-    hcl__ze_plan plan = {0};
-    hcl_status st = hcl__ze_plan_gemm(&pr->lim, &kl, module, &g, &plan, why, sizeof why);
-    if (st == HCL_ERROR_UNSUPPORTED && pr->lim.max_group_count[0]) {
-        printf("     %s: not planned on this profile (as it should not be): %s\n", what, why);
+    hcl_kgemm g = {ta ? HCL_TRANS : HCL_NO_TRANS, tb ? HCL_TRANS : HCL_NO_TRANS, m, n, k, alpha, beta, lda, ldb, ldc};
+    hcl_kplan plan;
+    hcl_status st = hcl_plan_gemm(&pr->dev, &g, &plan);
+    if (st == HCL_ERROR_UNSUPPORTED && pr->dev.max_groups[0]) {
+        printf("     %s: not planned on this profile (as it should not be): %s\n", what, plan.why);
+        hcl_kplan_free(&plan);
         return;
     }
     if (st != HCL_SUCCESS) {
-        fail("%s: no plan: %s", what, why);
+        fail("%s: no plan: %s", what, plan.why);
+        hcl_kplan_free(&plan);
         return;
     }
     size_t rows_a = ta ? k : m, rows_b = tb ? n : k;
@@ -297,7 +343,7 @@ static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, si
         for (size_t j = 0; j < n; j++) c0[i * ldc + j] = cinit == C_NAN ? NAN : rnd_float(-1, 1);
     cl_mem ma = buffer(len_a * 4), mb = buffer(len_b * 4), mc = buffer(len_c * 4);
     if (ma && mb && mc && write_buf(ma, a, len_a * 4) && write_buf(mb, b, len_b * 4) && write_buf(mc, c0, len_c * 4)) {
-        cl_mem slots[HCL_ZE_SLOT_COUNT] = {ma, mb, mc, NULL};
+        cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
         if (run_plan(&plan, slots, what) && read_buf(mc, c, len_c * 4)) {
             for (size_t i = 0; i < m; i++)
                 for (size_t j = 0; j < n; j++) {
@@ -325,7 +371,7 @@ static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, si
     if (mb) clReleaseMemObject(mb);
     if (mc) clReleaseMemObject(mc);
     free(a), free(b), free(c0), free(c), free(got), free(ref), free(tol);
-    hcl__ze_plan_free(&plan);
+    hcl_kplan_free(&plan);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -335,13 +381,13 @@ enum sm_gen { SM_RANDOM, SM_WITH_NEG_INF, SM_LARGE };
 
 static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_gen gen, int in_place) {
     static const char *gen_name[] = {"uniform [-8, 8]", "-inf entries and a row of all -inf", "magnitudes to 80"};
-    char what[200], why[512];
+    char what[200];
     snprintf(what, sizeof what, "[%s] softmax %zu x %zu, %s%s", pr->name, rows, cols, gen_name[gen],
              in_place ? ", in place" : "");
-    hcl__ze_kernel_limits kl = klimits(HCL_ZE_MOD_SOFTMAX);
-    hcl__ze_plan plan = {0};
-    if (hcl__ze_plan_softmax(&pr->lim, &kl, rows, cols, &plan, why, sizeof why) != HCL_SUCCESS) {
-        fail("%s: no plan: %s", what, why);
+    hcl_kplan plan;
+    if (hcl_plan_softmax(&pr->dev, rows, cols, &plan) != HCL_SUCCESS) {
+        fail("%s: no plan: %s", what, plan.why);
+        hcl_kplan_free(&plan);
         return;
     }
     size_t n = rows * cols;
@@ -373,13 +419,13 @@ static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_g
     }
     cl_mem mi = buffer(n * 4), mo = in_place ? mi : buffer(n * 4);
     if (mi && mo && write_buf(mi, x, n * 4) && (in_place || write_buf(mo, y, n * 4))) {
-        cl_mem slots[HCL_ZE_SLOT_COUNT] = {mi, NULL, mo, NULL};
+        cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, NULL};
         if (run_plan(&plan, slots, what) && read_buf(mo, y, n * 4)) compare(what, &plan, y, ref, tol, n);
     }
     if (mi) clReleaseMemObject(mi);
     if (mo && !in_place) clReleaseMemObject(mo);
     free(x), free(y), free(ref), free(tol);
-    hcl__ze_plan_free(&plan);
+    hcl_kplan_free(&plan);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -387,12 +433,12 @@ static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_g
  * ------------------------------------------------------------------------------------------------------- */
 static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
     static const char *op_name[] = {"sum", "max", "min"};
-    char what[160], why[512];
+    char what[160];
     snprintf(what, sizeof what, "[%s] reduce %s n=%zu", pr->name, op_name[op], n);
-    hcl__ze_kernel_limits kl = klimits(HCL_ZE_MOD_REDUCE);
-    hcl__ze_plan plan = {0};
-    if (hcl__ze_plan_reduce(&pr->lim, &kl, op, n, &plan, why, sizeof why) != HCL_SUCCESS) {
-        fail("%s: no plan: %s", what, why);
+    hcl_kplan plan;
+    if (hcl_plan_reduce(&pr->dev, op, n, &plan) != HCL_SUCCESS) {
+        fail("%s: no plan: %s", what, plan.why);
+        hcl_kplan_free(&plan);
         return;
     }
     float *x = xmalloc(n * 4), got = poison();
@@ -408,58 +454,20 @@ static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
         ref = op == HCL_REDUCE_MAX ? -INFINITY : INFINITY;
         for (size_t i = 0; i < n; i++) ref = op == HCL_REDUCE_MAX ? fmax(ref, x[i]) : fmin(ref, x[i]);
     }
-    cl_mem mi = buffer(n * 4), mo = buffer(4), ms = plan.scratch_bytes ? buffer(plan.scratch_bytes) : NULL;
+    cl_mem mi = buffer(n * 4), mo = buffer(4), ms = scratch_for(&plan);
     if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, x, n * 4) && write_buf(mo, &got, 4)) {
-        cl_mem slots[HCL_ZE_SLOT_COUNT] = {mi, NULL, mo, ms};
+        cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, ms};
         if (run_plan(&plan, slots, what) && read_buf(mo, &got, 4)) compare(what, &plan, &got, &ref, &tol, 1);
     }
     if (mi) clReleaseMemObject(mi);
     if (mo) clReleaseMemObject(mo);
     if (ms) clReleaseMemObject(ms);
     free(x);
-    hcl__ze_plan_free(&plan);
+    hcl_kplan_free(&plan);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * fill (drivers/levelzero/fill.cl): exact bytes inside, untouched bytes outside
- * ------------------------------------------------------------------------------------------------------- */
-static void check_fill(const profile *pr, size_t pattern_size, size_t offset, size_t size) {
-    char what[160], why[512];
-    snprintf(what, sizeof what, "[%s] fill pattern %zu B, offset %zu, size %zu", pr->name, pattern_size, offset, size);
-    unsigned char pattern[128];
-    for (size_t i = 0; i < sizeof pattern; i++) pattern[i] = (unsigned char)(rnd() * 256);
-    hcl__ze_kernel_limits kl = klimits(HCL_ZE_MOD_FILL);
-    hcl__ze_plan plan = {0};
-    if (hcl__ze_plan_fill(&pr->lim, &kl, offset, size, pattern, pattern_size, &plan, why, sizeof why) != HCL_SUCCESS) {
-        fail("%s: no plan: %s", what, why);
-        return;
-    }
-    size_t total = offset + size + 256;
-    unsigned char *buf = xmalloc(total), *want = xmalloc(total);
-    for (size_t i = 0; i < total; i++) buf[i] = want[i] = (unsigned char)(0xa5 ^ i);
-    for (size_t i = 0; i < size; i++) want[offset + i] = pattern[i % pattern_size];
-    cl_mem m = buffer(total);
-    if (m && write_buf(m, buf, total)) {
-        cl_mem slots[HCL_ZE_SLOT_COUNT] = {NULL, NULL, m, NULL};
-        if (run_plan(&plan, slots, what) && read_buf(m, buf, total)) {
-            size_t bad = 0;
-            for (size_t i = 0; i < total; i++)
-                if (buf[i] != want[i] && bad++ < 3)
-                    printf("     %s: byte %zu is 0x%02x, expected 0x%02x (%s)\n", what, i, buf[i], want[i],
-                           i >= offset && i < offset + size ? "inside" : "outside the fill");
-            g_checks++;
-            if (bad) fail("%s: %zu of %zu bytes wrong", what, bad, total);
-            const hcl__ze_launch *l = &plan.launch[0];
-            g_stats[l->module][l->kernel].runs++;
-        }
-    }
-    if (m) clReleaseMemObject(m);
-    free(buf), free(want);
-    hcl__ze_plan_free(&plan);
-}
-
-/* ---------------------------------------------------------------------------------------------------------
- * Setup: PoCL, and every embedded module through llvm-spirv -r
+ * Setup: PoCL, and every SPIR-V program of the catalogue through llvm-spirv -r
  * ------------------------------------------------------------------------------------------------------- */
 static int find_pocl(void) {
     cl_platform_id platforms[16];
@@ -496,13 +504,20 @@ static unsigned char *read_file(const char *path, size_t *out_size) {
     return data;
 }
 
-static int load_module(int mi, const char *llvm_spirv, const char *dir) {
-    const hcl__ze_module_def *def = &hcl__ze_modules[mi];
+static int load_program(hcl_kprog mi, const char *llvm_spirv, const char *dir) {
+    const hcl_kprogram *def = hcl_kprogram_get(mi);
+    const hcl_module_source *src = NULL;
+    for (uint32_t i = 0; i < def->num_sources && !src; i++)
+        if (def->sources[i].kind == HCL_SOURCE_SPIRV) src = &def->sources[i];
+    if (!src) {
+        fail("%s: this build embedded no SPIR-V of it (%s)", def->name, def->origin);
+        return 0;
+    }
     char spv[1024], bc[1024], cmd[3200];
     snprintf(spv, sizeof spv, "%s/%s.spv", dir, def->name);
     snprintf(bc, sizeof bc, "%s/%s.bc", dir, def->name);
     FILE *f = fopen(spv, "wb");
-    if (!f || fwrite(def->spirv, 1, *def->spirv_size, f) != *def->spirv_size) {
+    if (!f || fwrite(src->data, 1, src->size, f) != src->size) {
         if (f) fclose(f);
         fail("%s: cannot write %s", def->name, spv);
         return 0;
@@ -533,7 +548,7 @@ static int load_module(int mi, const char *llvm_spirv, const char *dir) {
         fail("%s: clBuildProgram: %d\n%s", def->name, (int)err, log);
         return 0;
     }
-    for (int k = 0; k < HCL_ZE_MOD_MAX_KERNELS && def->kernels[k]; k++) {
+    for (uint32_t k = 0; k < def->num_kernels; k++) {
         g_kernels[mi][k] = clCreateKernel(g_programs[mi], def->kernels[k], &err);
         if (err != CL_SUCCESS) {
             fail("%s: clCreateKernel('%s'): %d", def->name, def->kernels[k], (int)err);
@@ -541,16 +556,18 @@ static int load_module(int mi, const char *llvm_spirv, const char *dir) {
         }
         size_t wg = 0;
         clGetKernelWorkGroupInfo(g_kernels[mi][k], g_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-        g_klimits[mi].max_group_size[k] = wg;
+        g_kmax[mi][k] = wg;
     }
-    printf("ok   %-8s %6zu bytes of SPIR-V (%s) -> llvm-spirv -r -> %6zu bytes of bitcode -> built on PoCL\n",
-           def->name, *def->spirv_size, def->origin, bc_size);
+    printf("ok   %-10s %6zu bytes of SPIR-V (%s) -> llvm-spirv -r -> %6zu bytes of bitcode -> built on PoCL\n",
+           def->name, src->size, def->origin, bc_size);
     return 1;
 }
 
+static int is_cl_program(int prog) { return hcl_kprogram_get((hcl_kprog)prog)->family == HCL_KFAMILY_CL; }
+
 static void release_all(void) {
-    for (int m = 0; m < HCL_ZE_MOD_COUNT; m++) {
-        for (int k = 0; k < HCL_ZE_MOD_MAX_KERNELS; k++)
+    for (int m = 0; m < HCL_KPROG_COUNT; m++) {
+        for (int k = 0; k < HCL_KPROG_MAX_KERNELS; k++)
             if (g_kernels[m][k]) clReleaseKernel(g_kernels[m][k]);
         if (g_programs[m]) clReleaseProgram(g_programs[m]);
     }
@@ -581,25 +598,24 @@ int main(int argc, char **argv) {
     }
     mkdir(argv[2], 0777);
     int loaded = 1;
-    for (int m = 0; m < HCL_ZE_MOD_COUNT; m++) loaded &= load_module(m, argv[1], argv[2]);
+    for (int m = 0; m < HCL_KPROG_COUNT; m++)
+        if (is_cl_program(m)) loaded &= load_program((hcl_kprog)m, argv[1], argv[2]);
     if (!loaded) {
         release_all();
-        printf("FAIL: not every embedded module went through the round trip\n");
+        printf("FAIL: not every SPIR-V program went through the round trip\n");
         return 1;
     }
 
-    cl_uint align_bits = 0, cus = 0;
+    cl_uint cus = 0;
     size_t max_wg = 0;
     cl_ulong local = 0;
-    clGetDeviceInfo(g_dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
     clGetDeviceInfo(g_dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
     clGetDeviceInfo(g_dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     clGetDeviceInfo(g_dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
-    if (align_bits >= 8) g_align = align_bits / 8;
-    g_profiles[g_nprofiles++] = (profile){"pocl-cpu", {1, max_wg, local, {0, 0, 0}, cus}};
-    g_profiles[g_nprofiles++] = (profile){"gpu", {0, 1024, 65536, {0, 0, 0}, 64}};
-    g_profiles[g_nprofiles++] = (profile){"gpu-grid-3", {0, 256, 65536, {3, 3, 3}, 64}};
-    g_profiles[g_nprofiles++] = (profile){"gpu-small", {0, 64, 12288, {0, 0, 0}, 4}};
+    g_profiles[g_nprofiles++] = make_profile("pocl-cpu", 1, max_wg, local, 0, cus);
+    g_profiles[g_nprofiles++] = make_profile("gpu", 0, 1024, 65536, 0, 64);
+    g_profiles[g_nprofiles++] = make_profile("gpu-grid-3", 0, 256, 65536, 3, 64);
+    g_profiles[g_nprofiles++] = make_profile("gpu-small", 0, 64, 12288, 0, 4);
 
     static const size_t vec_n[] = {1, 2, 3, 4, 5, 7, 8, 255, 256, 1023, 1025, 4099, 65539, 1000003};
     static const size_t red_n[] = {1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 1000, 4096, 65537, 1000003};
@@ -629,26 +645,23 @@ int main(int argc, char **argv) {
         check_softmax(pr, 11, 77, SM_RANDOM, 1);
         for (int op = 0; op < 3; op++)
             for (size_t i = 0; i < sizeof red_n / sizeof red_n[0]; i++) check_reduce(pr, (hcl_reduce_op)op, red_n[i]);
-        for (size_t ps = 1; ps <= 128; ps *= 2) {
-            check_fill(pr, ps, 0, ps);
-            check_fill(pr, ps, g_align, ps * 37);
-            check_fill(pr, ps, 3 * g_align, ps * 3001);
-        }
         printf("%s profile %-10s (group <= %llu, local %llu B, group count <= %u, %u CUs): %d checks, %d failed\n",
-               g_failures == failures_before ? "ok  " : "FAIL", pr->name, (unsigned long long)pr->lim.max_group_size,
-               (unsigned long long)pr->lim.local_mem, pr->lim.max_group_count[0], pr->lim.compute_units,
+               g_failures == failures_before ? "ok  " : "FAIL", pr->name, (unsigned long long)pr->dev.max_group_size,
+               (unsigned long long)pr->dev.local_mem, pr->dev.max_groups[0], pr->dev.compute_units,
                g_checks - checks_before, g_failures - failures_before);
     }
 
-    printf("\nper kernel (every embedded module, run from its SPIR-V on PoCL): runs, largest error as a fraction of "
+    printf("\nper kernel (every SPIR-V program, run from its SPIR-V on PoCL): runs, largest error as a fraction of "
            "the tolerance, largest absolute error\n");
-    for (int m = 0; m < HCL_ZE_MOD_COUNT; m++)
-        for (int k = 0; k < HCL_ZE_MOD_MAX_KERNELS && hcl__ze_modules[m].kernels[k]; k++) {
-            printf("  %-8s %-24s %5ld runs   err/tol %.3f   max |err| %.3g\n", hcl__ze_modules[m].name,
-                   hcl__ze_modules[m].kernels[k], g_stats[m][k].runs, g_stats[m][k].worst_ratio, g_stats[m][k].max_abs);
-            if (g_stats[m][k].runs == 0) fail("kernel '%s' of %s was never run", hcl__ze_modules[m].kernels[k],
-                                              hcl__ze_modules[m].name);
+    for (int m = 0; m < HCL_KPROG_COUNT; m++) {
+        if (!is_cl_program(m)) continue;
+        const hcl_kprogram *def = hcl_kprogram_get((hcl_kprog)m);
+        for (uint32_t k = 0; k < def->num_kernels; k++) {
+            printf("  %-10s %-24s %5ld runs   err/tol %.3f   max |err| %.3g\n", def->name, def->kernels[k],
+                   g_stats[m][k].runs, g_stats[m][k].worst_ratio, g_stats[m][k].max_abs);
+            if (g_stats[m][k].runs == 0) fail("kernel '%s' of %s was never run", def->kernels[k], def->name);
         }
+    }
     release_all();
     printf("%s: %d checks, %d failures\n", g_failures ? "FAIL" : "PASS", g_checks, g_failures);
     return g_failures ? 1 : 0;

@@ -1,32 +1,31 @@
 /* CI check of the HIP built-in kernels without a GPU (ctest: hip-kernels-compile).
  *
- * Reads the code-object bundle embedded in libhcl-hip.so (the same bytes, linked in here) and checks, for every
- * target of HCL_HIP_TARGETS (the first argument, comma-separated):
+ * Reads the code-object bundle of the built-in kernels that libhcl embeds (hcl_kernels_hip_bundle, from
+ * kernels/CMakeLists.txt; the same bytes, linked in here from hcl_kernels) and checks, for every target of
+ * HCL_HIP_TARGETS (the first argument, comma-separated):
  *  - the bundle holds a code object for it (a clang offload bundle entry "hipv4-amdgcn-amd-amdhsa--<target>");
- *  - it is an AMDGPU ELF holding a kernel descriptor (<name>.kd) for every built-in kernel the driver looks up;
- *  - every kernel was compiled for the wavefront width the driver expects of that target (64 on gfx9, 32 on
- *    gfx10+), read from the code object's metadata (.wavefront_size);
+ *  - it is an AMDGPU ELF holding a kernel descriptor (<name>.kd) for every kernel the catalogue names for the GPU
+ *    program (hcl_kprogram_get(HCL_KPROG_GPU)), the kernels the core's launch plans create;
+ *  - every kernel was compiled for the wavefront width the HIP driver reports for that target (64 on gfx9, 32 on
+ *    gfx10+; device_limits), read from the code object's metadata (.wavefront_size);
  * and prints each target's most vector registers and any register spills (reported, not failed: a spill costs
  * speed, not correctness). Exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
+#include "hcl_plan.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern const unsigned char hcl_gpu_builtins_binary[];
-extern const size_t hcl_gpu_builtins_binary_size;
+extern const unsigned char hcl_kernels_hip_bundle[];
+extern const size_t hcl_kernels_hip_bundle_size;
 
-static const char *const g_kernels[] = {
-    "hcl_vecadd_f32",         "hcl_gemm_f32_128_nn",    "hcl_gemm_f32_128_nt",          "hcl_gemm_f32_128_tn",
-    "hcl_gemm_f32_128_tt",    "hcl_gemm_f32_64_nn",     "hcl_gemm_f32_64_nt",           "hcl_gemm_f32_64_tn",
-    "hcl_gemm_f32_64_tt",     "hcl_gemm_scale_f32",     "hcl_softmax_warp1_f32",        "hcl_softmax_warp2_f32",
-    "hcl_softmax_warp4_f32",  "hcl_softmax_warp8_f32",  "hcl_softmax_warp16_f32",       "hcl_softmax_warp32_f32",
-    "hcl_softmax_block_f32",  "hcl_softmax_block_staged_f32", "hcl_reduce_sum_f32",    "hcl_reduce_max_f32",
-    "hcl_reduce_min_f32",     "hcl_fill_u64",
-};
-#define NUM_KERNELS (sizeof g_kernels / sizeof g_kernels[0])
+/* the kernels of the catalogue's GPU program */
+static const char *const *g_kernels;
+static size_t g_num_kernels;
+#define NUM_KERNELS g_num_kernels
 
 static uint64_t rd64(const unsigned char *p) {
     uint64_t v;
@@ -100,7 +99,8 @@ static int check_target(const char *target, const unsigned char *obj, size_t siz
     }
     failures += missing != 0;
     /* gfx9 (GCN, CDNA) runs 64-lane wavefronts only; gfx10+ (RDNA) compiles wave32 unless told otherwise, and its
-     * runtime reports a warp size of 32, which is what the driver sizes the softmax warp kernels by */
+     * runtime reports a warp size of 32: the width the HIP driver gives the core's plans (the softmax warp kernels
+     * are shaped by it) */
     unsigned want_wave = strncmp(target, "gfx1", 4) == 0 ? 32 : 64;
     stats wave = {0}, vgpr = {0}, vspill = {0}, sspill = {0};
     each_value(obj, size, ".wavefront_size", add, &wave);
@@ -120,11 +120,14 @@ static int check_target(const char *target, const unsigned char *obj, size_t siz
 }
 
 int main(int argc, char **argv) {
-    const unsigned char *b = hcl_gpu_builtins_binary;
-    size_t size = hcl_gpu_builtins_binary_size;
+    const hcl_kprogram *gpu = hcl_kprogram_get(HCL_KPROG_GPU);
+    g_kernels = gpu->kernels;
+    g_num_kernels = gpu->num_kernels;
+    const unsigned char *b = hcl_kernels_hip_bundle;
+    size_t size = hcl_kernels_hip_bundle_size;
     static const char magic[] = "__CLANG_OFFLOAD_BUNDLE__";
     if (size < 32 || memcmp(b, magic, sizeof magic - 1) != 0) {
-        printf("FAIL the embedded built-in binary (%zu bytes) is not a clang offload bundle\n", size);
+        printf("FAIL the embedded built-in bundle (%zu bytes) is not a clang offload bundle\n", size);
         return 1;
     }
     uint64_t entries = rd64(b + 24);
@@ -167,7 +170,7 @@ int main(int argc, char **argv) {
     }
     free(list);
     if (targets == 0) {
-        printf("FAIL no targets given (usage: hcl-hip-test-bundle gfx906,gfx90a,...)\n");
+        printf("FAIL no targets given (usage: hcl-kernels-test-hip-bundle gfx906,gfx90a,...)\n");
         return 1;
     }
     printf("%s: %d failure(s) over %d target(s)\n", failures ? "FAIL" : "PASS", failures, targets);

@@ -1,0 +1,84 @@
+/* The built-in GPU kernels (kernels/<op>/<op>.cu) as host code, on the parameters of a launch exactly as a driver
+ * passes them, for the HIP runtime stand-in (drivers/hip/test_fakehip.c): a wrong argument order or width shows as
+ * a wrong result, a missing argument as an out-of-bounds read under ASan. The softmax warp kernels also check that
+ * the launch gives a row enough lanes for the device's wavefront width (a plan shaped for a wider one would leave
+ * rows unwritten on the GPU). See test_builtins.h. */
+#include "test_builtins.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ARG(T, i) (*(T *)params[i])
+#define PTR(T, i) ((T *)ARG(void *, i))
+
+typedef unsigned long long u64;
+
+static float fold(int op, float a, float b) { return op == 0 ? a + b : op == 1 ? fmaxf(a, b) : fminf(a, b); }
+
+int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, unsigned block_x, unsigned wave) {
+    (void)grid_x;
+    if (strcmp(name, "hcl_vecadd_f32") == 0) {
+        const float *a = PTR(float, 0), *b = PTR(float, 1);
+        float *c = PTR(float, 2);
+        for (u64 i = 0, n = ARG(u64, 3); i < n; i++) c[i] = a[i] + b[i];
+    } else if (strcmp(name, "hcl_gemm_scale_f32") == 0) {
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), ldc = ARG(u64, 4);
+        float beta = ARG(float, 2), *c = PTR(float, 3);
+        for (u64 r = 0; r < m; r++)
+            for (u64 j = 0; j < n; j++) c[r * ldc + j] = beta != 0.0f ? beta * c[r * ldc + j] : 0.0f;
+    } else if (strncmp(name, "hcl_gemm_f32_", 13) == 0) {
+        size_t len = strlen(name);
+        int ta = name[len - 2] == 't', tb = name[len - 1] == 't';
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), lda = ARG(u64, 5), ldb = ARG(u64, 7), ldc = ARG(u64, 10);
+        float alpha = ARG(float, 3), beta = ARG(float, 8);
+        const float *a = PTR(float, 4), *b = PTR(float, 6);
+        float *c = PTR(float, 9);
+        for (u64 r = 0; r < m; r++)
+            for (u64 j = 0; j < n; j++) {
+                double s = 0;
+                for (u64 q = 0; q < k; q++)
+                    s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
+                float v = alpha * (float)s;
+                c[r * ldc + j] = beta != 0.0f ? v + beta * c[r * ldc + j] : v;
+            }
+    } else if (strncmp(name, "hcl_softmax_", 12) == 0) {
+        const float *in = PTR(float, 0);
+        float *out = PTR(float, 1);
+        u64 rows = ARG(u64, 2);
+        unsigned cols = ARG(unsigned, 3);
+        int v = 0;
+        if (sscanf(name, "hcl_softmax_warp%d_f32", &v) == 1) {
+            /* V values per lane of a wavefront: the row must fit, at this device's width */
+            if ((u64)v * wave < cols || block_x % wave) {
+                fprintf(stderr, "test_builtin_hostgpu: %s for %u columns, blocks of %u, on a wave%u device\n", name,
+                        cols, block_x, wave);
+                return 1;
+            }
+        }
+        for (u64 r = 0; r < rows; r++) {
+            const float *x = in + r * cols;
+            float *y = out + r * cols;
+            double mx = -INFINITY, s = 0;
+            for (unsigned j = 0; j < cols; j++) mx = fmax(mx, x[j]);
+            for (unsigned j = 0; j < cols; j++) s += x[j] == -INFINITY ? 0.0 : exp((double)x[j] - mx);
+            for (unsigned j = 0; j < cols; j++) y[j] = (float)((x[j] == -INFINITY ? 0.0 : exp((double)x[j] - mx)) / s);
+        }
+    } else if (strncmp(name, "hcl_reduce_", 11) == 0) {
+        int op = strstr(name, "_sum_") ? 0 : strstr(name, "_max_") ? 1 : 2;
+        const float *in = PTR(float, 0);
+        u64 n = ARG(u64, 1);
+        float *out = PTR(float, 4);
+        unsigned *ticket = PTR(unsigned, 3);
+        if (*ticket != 0) { /* the core zeroes the scratch once; the kernel leaves the ticket 0 */
+            fprintf(stderr, "test_builtin_hostgpu: %s with a ticket of %u\n", name, *ticket);
+            return 1;
+        }
+        float acc = op == 0 ? 0.0f : op == 1 ? -INFINITY : INFINITY;
+        for (u64 i = 0; i < n; i++) acc = fold(op, acc, in[i]);
+        out[0] = acc;
+    } else {
+        return -1;
+    }
+    return 0;
+}
