@@ -8,6 +8,7 @@
  * errors, softmax on each of its three kernel shapes with -inf rows (the warp shape at the device's warp width),
  * reduce determinism, and GEMM's k = 0 / alpha = 0 rules. */
 #include "hcl/hcl.h"
+#include "hcl_testsupport.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,33 +40,18 @@ extern const size_t hcl_gpu_test_ptx_size;
 #endif
 #endif
 
-static int g_failures, g_checks;
 static hcl_queue q;
 static hcl_device dev;
 
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        g_checks++;                                                                                         \
-        if (!(cond)) {                                                                                      \
-            g_failures++;                                                                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
-            printf(__VA_ARGS__);                                                                            \
-            printf("\n");                                                                                   \
-        }                                                                                                   \
-    } while (0)
-
-#define OK(expr)                                                                                            \
-    do {                                                                                                    \
-        hcl_status st_ = (expr);                                                                            \
-        CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #expr, hcl_status_name(st_), hcl_last_message());           \
-    } while (0)
+#define CHECK HCL_TS_CHECK /* counted; printed when it fails */
+#define OK HCL_TS_OK
 
 #define EXPECT(want, expr)                                                                                  \
     do {                                                                                                    \
         hcl_status st_ = (expr);                                                                            \
-        CHECK(st_ == (want), "%s: got %s, wanted %s: %s", #expr, hcl_status_name(st_), hcl_status_name(want), \
-              hcl_last_message());                                                                          \
-        if (st_ == (want)) printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());             \
+        if (CHECK(st_ == (want), "%s: got %s, wanted %s: %s", #expr, hcl_status_name(st_),                  \
+                  hcl_status_name(want), hcl_last_message()))                                               \
+            printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());                           \
     } while (0)
 
 static hcl_buffer make(size_t bytes) {
@@ -239,6 +225,7 @@ static void test_softmax(void) {
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
         size_t cols = widths[w], rows = 3, n = rows * cols;
         float *x = malloc(n * 4), *y = malloc(n * 4);
+        double *ref = malloc(n * 8), *tol = malloc(n * 8);
         for (size_t j = 0; j < cols; j++) {
             x[j] = (float)((j * 37) % 101) / 10.0f;
             x[cols + j] = -INFINITY;
@@ -248,22 +235,21 @@ static void test_softmax(void) {
         OK(hcl_buffer_write(q, b, 0, n * 4, x));
         OK(hcl_softmax_f32(q, rows, cols, b, b, NULL)); /* in place */
         OK(hcl_buffer_read(q, b, 0, n * 4, y));
-        double mx = 0, sum = 0;
-        for (size_t j = 0; j < cols; j++) mx = fmax(mx, x[j]);
-        for (size_t j = 0; j < cols; j++) sum += exp(x[j] - mx);
-        size_t bad = 0, half = (cols + 1) / 2;
-        for (size_t j = 0; j < cols; j++) {
-            double ref = exp(x[j] - mx) / sum;
-            bad += fabs(y[j] - ref) > 1e-5 * ref + 1e-30;
-            bad += !isnan(y[cols + j]);
-            bad += y[2 * cols + j] != ((j % 2) ? 0.0f : 1.0f / (float)half) &&
-                   fabs(y[2 * cols + j] - ((j % 2) ? 0.0 : 1.0 / (double)half)) > 1e-6;
-        }
-        CHECK(bad == 0, "softmax 3x%zu in place: %zu wrong", cols, bad);
-        if (!bad) printf("ok   softmax 3x%zu in place (random, all -inf -> NaN, half -inf -> 0)\n", cols);
+        /* stricter than the conformance rule at these widths: 1e-5 relative on the random row; exactly 0 for -inf,
+         * and 1e-6 for the 1 / half of the half -inf row */
+        hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, NULL);
+        for (size_t i = 0; i < n; i++) tol[i] = x[i] == -INFINITY ? 0.0 : i < cols ? 1e-5 * ref[i] + 1e-30 : 1e-6;
+        hcl_ts_cmp cmp;
+        hcl_ts_cmp_init(&cmp);
+        bool ok = hcl_ts_compare(&cmp, y, ref, tol, 1.0, n);
+        char text[1200];
+        if (CHECK(ok, "softmax 3x%zu in place: %s", cols, hcl_ts_cmp_text(&cmp, text, sizeof text)))
+            printf("ok   softmax 3x%zu in place (random, all -inf -> NaN, half -inf -> 0)\n", cols);
         hcl_buffer_release(b);
         free(x);
         free(y);
+        free(ref);
+        free(tol);
     }
 }
 
@@ -279,9 +265,7 @@ static void test_reduce(void) {
         OK(hcl_reduce_f32(q, HCL_REDUCE_MAX, n, b, o, NULL));
         OK(hcl_buffer_read(q, o, 0, 4, &mx[i]));
     }
-    float want = -INFINITY;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(x[i])) want = fmaxf(want, x[i]);
+    double want = hcl_ts_ref_reduce(HCL_TS_CONFORMANCE, HCL_REDUCE_MAX, x, n, NULL);
     CHECK(mx[0] == want && mx[1] == want && mx[2] == want, "max ignoring NaN: %g %g %g, wanted %g", mx[0], mx[1],
           mx[2], want);
     x[12345] = 0.5f;
@@ -304,6 +288,7 @@ static void test_reduce(void) {
 static void test_gemm_rules(void) {
     size_t m = 37, nn = 29, k = 31;
     float *a = malloc(m * k * 4), *b = malloc(k * nn * 4), *c = malloc(m * nn * 4), *r = malloc(m * nn * 4);
+    double *ref = malloc(m * nn * 8);
     for (size_t i = 0; i < m * k; i++) a[i] = NAN;
     for (size_t i = 0; i < k * nn; i++) b[i] = 1.0f;
     for (size_t i = 0; i < m * nn; i++) c[i] = (float)i;
@@ -311,19 +296,24 @@ static void test_gemm_rules(void) {
     OK(hcl_buffer_write(q, ba, 0, m * k * 4, a));
     OK(hcl_buffer_write(q, bb, 0, k * nn * 4, b));
     OK(hcl_buffer_write(q, bc, 0, m * nn * 4, c));
-    /* alpha = 0: C = 2 C, and the NaN in A must not reach C */
+    /* alpha = 0: C = 2 C exactly, and the NaN in A must not reach C */
+    hcl_ts_cmp cmp;
+    hcl_ts_cmp_init(&cmp);
     OK(hcl_gemm_f32(q, HCL_NO_TRANS, HCL_NO_TRANS, m, nn, k, 0.0f, ba, k, bb, nn, 2.0f, bc, nn, NULL));
     OK(hcl_buffer_read(q, bc, 0, m * nn * 4, r));
-    size_t bad = 0;
-    for (size_t i = 0; i < m * nn; i++) bad += r[i] != 2.0f * (float)i;
+    hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, HCL_NO_TRANS, HCL_NO_TRANS, m, nn, k, 0.0f, a, k, b, nn, 2.0f, c, nn, ref,
+                    NULL);
+    hcl_ts_compare(&cmp, r, ref, NULL, 0.0, m * nn);
     /* k = 0, beta = 0 over a NaN C: zeros */
     for (size_t i = 0; i < m * nn; i++) c[i] = NAN;
     OK(hcl_buffer_write(q, bc, 0, m * nn * 4, c));
     OK(hcl_gemm_f32(q, HCL_TRANS, HCL_TRANS, m, nn, 0, 1.0f, ba, m, bb, 1, 0.0f, bc, nn, NULL));
     OK(hcl_buffer_read(q, bc, 0, m * nn * 4, r));
-    for (size_t i = 0; i < m * nn; i++) bad += r[i] != 0.0f;
-    CHECK(bad == 0, "gemm alpha = 0 / k = 0 rules: %zu wrong", bad);
-    if (!bad) printf("ok   gemm: alpha = 0 ignores NaN in A; k = 0, beta = 0 zeroes a NaN C\n");
+    hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, HCL_TRANS, HCL_TRANS, m, nn, 0, 1.0f, a, m, b, 1, 0.0f, c, nn, ref, NULL);
+    hcl_ts_compare(&cmp, r, ref, NULL, 0.0, m * nn);
+    char text[1200];
+    if (CHECK(cmp.bad == 0, "gemm alpha = 0 / k = 0 rules: %s", hcl_ts_cmp_text(&cmp, text, sizeof text)))
+        printf("ok   gemm: alpha = 0 ignores NaN in A; k = 0, beta = 0 zeroes a NaN C\n");
     hcl_buffer_release(ba);
     hcl_buffer_release(bb);
     hcl_buffer_release(bc);
@@ -331,6 +321,7 @@ static void test_gemm_rules(void) {
     free(b);
     free(c);
     free(r);
+    free(ref);
 }
 
 int main(void) {
@@ -364,6 +355,6 @@ int main(void) {
 
     hcl_queue_release(q);
     hcl_device_release(dev);
-    printf("%s: %d of %d checks failed\n", g_failures ? "FAIL" : "PASS", g_failures, g_checks);
-    return g_failures ? 1 : 0;
+    printf("%s: %d of %d checks failed\n", hcl_ts_failures() ? "FAIL" : "PASS", hcl_ts_failures(), hcl_ts_checks());
+    return hcl_ts_failures() ? 1 : 0;
 }

@@ -11,6 +11,7 @@
  * ordering and timing). */
 #define _GNU_SOURCE 1
 #include "hcl/hcl.h"
+#include "hcl_testsupport.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -23,23 +24,8 @@ extern const size_t hcl_gpu_test_src_size;
 extern const unsigned char hcl_gpu_test_binary[];
 extern const size_t hcl_gpu_test_binary_size;
 
-static int g_failures, g_checks;
-
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        g_checks++;                                                                                         \
-        if (!(cond)) {                                                                                      \
-            g_failures++;                                                                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
-            printf(__VA_ARGS__);                                                                            \
-            printf("\n");                                                                                   \
-        }                                                                                                   \
-    } while (0)
-#define OK(expr)                                                                                            \
-    do {                                                                                                    \
-        hcl_status st_ = (expr);                                                                            \
-        CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #expr, hcl_status_name(st_), hcl_last_message());           \
-    } while (0)
+#define CHECK HCL_TS_CHECK /* counted; printed when it fails */
+#define OK HCL_TS_OK
 
 /* the stand-in's own counters and its current device, through a handle of our own on the same library */
 static long (*fake_live)(void), (*fake_wrong_device)(void);
@@ -99,40 +85,50 @@ static void test_memory(void) {
     free(r);
 }
 
-static float frand(unsigned *s) {
-    *s = *s * 1664525u + 1013904223u;
-    return (float)(*s >> 8) / 16777216.0f - 0.5f;
+/* Compare with a float64 reference (hcl_testsupport); a failure lists the first wrong elements. */
+static void compare(const char *what, const float *got, const double *ref, const double *tol, double tol_scale,
+                    size_t n) {
+    hcl_ts_cmp c;
+    hcl_ts_cmp_init(&c);
+    bool ok = hcl_ts_compare(&c, got, ref, tol, tol_scale, n);
+    char text[1200];
+    CHECK(ok, "%s: %s", what, hcl_ts_cmp_text(&c, text, sizeof text));
 }
 
 static void test_builtins(unsigned wave) {
-    unsigned seed = 12345;
-    /* vecadd */
+    uint64_t rng = 12345; /* fixed: every run of this test gives the same inputs */
+    /* vecadd: exact */
     size_t n = 1001;
     float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4);
-    for (size_t i = 0; i < n; i++) x[i] = frand(&seed), y[i] = frand(&seed);
+    double *want = malloc(n * 8);
+    hcl_ts_fill_uniform(&rng, x, n, -0.5f, 0.5f);
+    hcl_ts_fill_uniform(&rng, y, n, -0.5f, 0.5f);
     hcl_buffer bx = make(n * 4), by = make(n * 4), bz = make(n * 4);
     OK(hcl_buffer_write(q, bx, 0, n * 4, x));
     OK(hcl_buffer_write(q, by, 0, n * 4, y));
     OK(hcl_vecadd_f32(q, n, bx, by, bz, NULL));
     OK(hcl_buffer_read(q, bz, 0, n * 4, z));
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) bad += z[i] != x[i] + y[i];
-    CHECK(bad == 0, "vecadd: %zu wrong", bad);
-    /* reduce */
+    hcl_ts_ref_vecadd(HCL_TS_CONFORMANCE, x, y, n, want, NULL);
+    compare("vecadd", z, want, NULL, 0.0, n);
+    /* reduce, within 1e-4 (the stand-in sums sequentially in float32) */
     const hcl_reduce_op ops[3] = {HCL_REDUCE_SUM, HCL_REDUCE_MAX, HCL_REDUCE_MIN};
     hcl_buffer bo = make(4);
     for (int o = 0; o < 3; o++) {
-        float got = NAN, want = o == 0 ? 0.0f : o == 1 ? -INFINITY : INFINITY;
-        for (size_t i = 0; i < n; i++) want = o == 0 ? want + x[i] : o == 1 ? fmaxf(want, x[i]) : fminf(want, x[i]);
+        float got = NAN;
+        double ref = hcl_ts_ref_reduce(HCL_TS_CONFORMANCE, ops[o], x, n, NULL);
         OK(hcl_reduce_f32(q, ops[o], n, bx, bo, NULL));
         OK(hcl_buffer_read(q, bo, 0, 4, &got));
-        CHECK(fabsf(got - want) <= 1e-4f, "reduce op %d: %g, wanted %g", o, got, want);
+        char what[32];
+        snprintf(what, sizeof what, "reduce op %d", o);
+        compare(what, &got, &ref, NULL, 1e-4, 1);
     }
     hcl_buffer_release(bo);
-    /* gemm, every transpose, and alpha = 0 */
+    /* gemm, every transpose, and alpha = 0: the conformance tolerance */
     const size_t m = 7, nn = 5, k = 3;
-    float a[32], b[32], c[64], ref[64];
-    for (int i = 0; i < 32; i++) a[i] = frand(&seed), b[i] = frand(&seed);
+    float a[32], b[32], c[64];
+    double ref[64], tol[64];
+    hcl_ts_fill_uniform(&rng, a, 32, -0.5f, 0.5f);
+    hcl_ts_fill_uniform(&rng, b, 32, -0.5f, 0.5f);
     hcl_buffer ba = make(sizeof a), bb = make(sizeof b), bc = make(sizeof c);
     OK(hcl_buffer_write(q, ba, 0, sizeof a, a));
     OK(hcl_buffer_write(q, bb, 0, sizeof b, b));
@@ -146,37 +142,36 @@ static void test_builtins(unsigned wave) {
                         ldb, beta, bc, nn, NULL));
         float got[64];
         OK(hcl_buffer_read(q, bc, 0, sizeof got, got));
-        bad = 0;
-        for (size_t r = 0; r < m; r++)
-            for (size_t j = 0; j < nn; j++) {
-                double s = 0;
-                for (size_t p = 0; p < k; p++)
-                    s += (double)(ta ? a[p * lda + r] : a[r * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
-                ref[r * nn + j] = (float)(alpha * s + beta * c[r * nn + j]);
-                bad += fabsf(got[r * nn + j] - ref[r * nn + j]) > 1e-5f;
-            }
-        CHECK(bad == 0, "gemm ta=%d tb=%d alpha=%g: %zu wrong", ta, tb, alpha, bad);
+        hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, ta ? HCL_TRANS : HCL_NO_TRANS, tb ? HCL_TRANS : HCL_NO_TRANS, m, nn, k,
+                        alpha, a, lda, b, ldb, beta, c, nn, ref, tol);
+        char what[64];
+        snprintf(what, sizeof what, "gemm ta=%d tb=%d alpha=%g", ta, tb, (double)alpha);
+        compare(what, got, ref, tol, 1.0, m * nn);
     }
     hcl_buffer_release(ba);
     hcl_buffer_release(bb);
     hcl_buffer_release(bc);
     /* softmax: warp shapes (up to 32 x the wavefront), staged and online; the stand-in refuses a warp kernel that
-     * gives a row fewer lanes than the device's wavefront needs */
+     * gives a row fewer lanes than the device's wavefront needs. Every element, with the conformance tolerance. */
     const size_t widths[] = {5, 100, 1000, 1500, 2048, 3000, 20000};
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
         size_t cols = widths[w], rows = 3;
         float *in = malloc(rows * cols * 4), *out = malloc(rows * cols * 4);
-        for (size_t i = 0; i < rows * cols; i++) in[i] = 4.0f * frand(&seed);
+        double *sref = malloc(rows * cols * 8), *stol = malloc(rows * cols * 8);
+        hcl_ts_fill_uniform(&rng, in, rows * cols, -2.0f, 2.0f);
         hcl_buffer bi = make(rows * cols * 4);
         OK(hcl_buffer_write(q, bi, 0, rows * cols * 4, in));
         OK(hcl_softmax_f32(q, rows, cols, bi, bi, NULL));
         OK(hcl_buffer_read(q, bi, 0, rows * cols * 4, out));
-        double sum = 0;
-        for (size_t j = 0; j < cols; j++) sum += out[j];
-        CHECK(fabs(sum - 1.0) < 1e-4, "softmax %zu columns (wave%u): row sums to %g", cols, wave, sum);
+        hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, in, rows, cols, sref, stol);
+        char what[64];
+        snprintf(what, sizeof what, "softmax 3 x %zu (wave%u)", cols, wave);
+        compare(what, out, sref, stol, 1.0, rows * cols);
         hcl_buffer_release(bi);
         free(in);
         free(out);
+        free(sref);
+        free(stol);
     }
     hcl_buffer_release(bx);
     hcl_buffer_release(by);
@@ -184,6 +179,7 @@ static void test_builtins(unsigned wave) {
     free(x);
     free(y);
     free(z);
+    free(want);
 }
 
 static void run_affine(hcl_module mod, const char *from) {
@@ -292,14 +288,14 @@ int main(void) {
         int current = -1;
         fake_get_device(&current);
         CHECK(current == 1 - d, "the caller's current device was %d, the driver left %d", 1 - d, current);
-        printf("%s   %s: memory, fills, events, built-ins (wave%u), modules\n", g_failures ? "FAIL" : "ok  ",
+        printf("%s   %s: memory, fills, events, built-ins (wave%u), modules\n", hcl_ts_failures() ? "FAIL" : "ok  ",
                want[d].selector, want[d].wave);
     }
     long live = fake_live(), wrong = fake_wrong_device();
     CHECK(live == 0, "%ld runtime objects still alive after every handle was released", live);
     CHECK(wrong == 0, "%ld runtime calls on an object of a device that was not current", wrong);
     printf("%s: %d of %d checks failed; runtime objects left %ld, wrong-device uses %ld\n",
-           g_failures ? "FAIL" : "PASS", g_failures, g_checks, live, wrong);
+           hcl_ts_failures() ? "FAIL" : "PASS", hcl_ts_failures(), hcl_ts_checks(), live, wrong);
     dlclose(h);
-    return g_failures ? 1 : 0;
+    return hcl_ts_failures() ? 1 : 0;
 }
