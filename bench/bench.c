@@ -25,13 +25,6 @@ double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-uint64_t splitmix64(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void *xcalloc(size_t count, size_t size) {
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) {
@@ -344,18 +337,8 @@ static int parse_args(int argc, char **argv, options *o) {
         if (!warmup_set)
             o->warmup = 1;
     }
-    if (!seed_set) {
-        const char *env = getenv("HCL_SEED");
-        char *end = NULL;
-        if (env && *env && (o->seed = strtoull(env, &end, 0), *end == '\0'))
-            seed_set = 1;
-    }
-    if (!seed_set) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t s = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
-        o->seed = splitmix64(&s) % 1000000000u; /* short enough to retype */
-    }
+    if (!seed_set)
+        o->seed = hcl_ts_seed(); /* HCL_SEED, else from the clock */
     return 0;
 }
 

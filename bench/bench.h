@@ -1,7 +1,8 @@
 /* bench: shared types of the benchmark's files.
  *
  *   bench.c      main, options, device loop, start-up time, progress line
- *   kernels.c    size plans, the timed-run loop, the four kernels, references and checks
+ *   kernels.c    size plans, the timed-run loop, the four kernels and their checks (references and tolerances:
+ *                testsupport/hcl_testsupport.h, rule HCL_TS_BENCH)
  *   baselines.c  vendor baselines opened with dlopen: library loading, host (OpenBLAS, memcpy), dispatch
  *   baselines_cuda.c, baselines_opencl.c   cuBLAS, CUB, cuMemcpyDtoDAsync; CLBlast, clEnqueueCopyBuffer
  *   launch.c     launch cost of an empty kernel (HCL and the raw vendor call); a user kernel built from source
@@ -13,6 +14,8 @@
 #define HCL_BENCH_H
 
 #include <hcl/hcl.h>
+
+#include "hcl_testsupport.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -139,7 +142,7 @@ typedef struct bdev {
     hcl_queue queue;
     hcl_device_info info;
     const options *opt;
-    uint64_t rng;
+    uint64_t rng; /* hcl_ts_splitmix64 state, from the seed */
     int cpu;
     struct baselines *bl;
     device_run *run;
@@ -158,7 +161,6 @@ void progress_done(void);
 void *xcalloc(size_t count, size_t size);
 /* Copy text, cut to fit (always NUL-terminated). */
 void copy_text(char *dst, size_t size, const char *src);
-uint64_t splitmix64(uint64_t *state);
 
 /* kernels.c */
 int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int max, char *note, size_t note_size);

@@ -1,6 +1,7 @@
 /* The four measured kernels: size plans, the timed-run loop, and the checks against a float64 reference computed
- * here on the host. The baseline of each row runs on the same HCL buffers and inputs right after HCL's kernel and
- * is checked against the same reference.
+ * on the host (hcl_testsupport: its references, and the tolerance rule HCL_TS_BENCH, which says why each
+ * tolerance is what it is). The baseline of each row runs on the same HCL buffers and inputs right after HCL's
+ * kernel and is checked against the same reference.
  *
  * Rates count bytes as BabelStream does (vecadd: 3 arrays, softmax: read + write, reduce: the input read once; a
  * copy baseline: read + write) and GEMM as 2*m*n*k floating-point operations. */
@@ -182,14 +183,6 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
  * Helpers
  * ------------------------------------------------------------------------------------------------------- */
 
-/* Uniform floats in [lo, hi), 24 random bits each. */
-static void fill_random(uint64_t *rng, float *x, size_t n, float lo, float hi) {
-    for (size_t i = 0; i < n; i++) {
-        float u = (float)(splitmix64(rng) >> 40) * (1.0f / 16777216.0f);
-        x[i] = lo + (hi - lo) * u;
-    }
-}
-
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -226,11 +219,13 @@ static int read_buffer(bdev *b, hcl_buffer buf, size_t bytes, void *dst, measure
     return st == HCL_SUCCESS ? 0 : call_failed(m, "hcl_buffer_read", st);
 }
 
-static void note_error(measure *m, double err) {
-    if (isnan(err))
-        err = INFINITY; /* an unwritten, still poisoned element */
-    if (err > m->err)
-        m->err = err;
+/* Fold a comparison under HCL_TS_BENCH into a measure: its largest relative error (+inf for an element that is NaN,
+ * such as one never written and still poisoned) against the kernel's relative tolerance. */
+static void note_check(measure *m, const hcl_ts_cmp *c, double rtol) {
+    if (c->max_rel > m->err)
+        m->err = c->max_rel;
+    m->tol = rtol;
+    m->checked = 1;
 }
 
 int measure_ok(const measure *m) {
@@ -238,14 +233,14 @@ int measure_ok(const measure *m) {
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * The timed-run loop: poison the output with NaN, run, take the device time of the run; warm-up runs are
- * discarded. Without --repeats, a slow case stops after about 3 s of timed runs (at least 3 runs).
+ * The timed-run loop: poison the output (HCL_TS_POISON_BITS, a NaN), run, take the device time of the run; warm-up
+ * runs are discarded. Without --repeats, a slow case stops after about 3 s of timed runs (at least 3 runs).
  * ------------------------------------------------------------------------------------------------------- */
 typedef int (*one_run_fn)(bdev *b, void *ctx, double *out_s, measure *m);
 
-static int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer poison, size_t poison_bytes,
+static int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer out, size_t out_bytes,
                      measure *m) {
-    const float nan_pattern = NAN;
+    const uint32_t poison = HCL_TS_POISON_BITS;
     double times[BENCH_MAX_REPEATS];
     int warmup = b->opt->warmup, repeats = b->opt->repeats;
     m->present = 1;
@@ -253,7 +248,7 @@ static int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_bu
     for (int it = 0; it < warmup + repeats; it++) {
         progress("%s:%u %s (%s %d/%d)", b->info.backend, b->info.index, what, it < warmup ? "warm-up" : "run",
                  it < warmup ? it + 1 : it - warmup + 1, it < warmup ? warmup : repeats);
-        hcl_status st = hcl_buffer_fill(b->queue, poison, 0, poison_bytes, &nan_pattern, sizeof nan_pattern);
+        hcl_status st = hcl_buffer_fill(b->queue, out, 0, out_bytes, &poison, sizeof poison);
         if (st != HCL_SUCCESS)
             return call_failed(m, "hcl_buffer_fill (NaN poison)", st);
         double t0 = now_s(), s = 0.0;
@@ -374,7 +369,8 @@ static int want_base(bdev *b, int kind) {
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * vecadd: c = a + b. Error |c - ref| / |ref| (one rounding: at most 2^-24). Baseline: a copy of a into c.
+ * vecadd: c = a + b. Error |c - ref| / |ref|, checked in chunks (the reference of 2^28 elements would not fit the
+ * host memory plan). Baseline: a copy of a into c.
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct vecadd_arg {
     size_t n;
@@ -394,8 +390,8 @@ static void bench_vecadd(bdev *b, result *r) {
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
     if (!a || !bb || !c)
         goto cleanup;
-    fill_random(&b->rng, a, n, -1.0f, 1.0f);
-    fill_random(&b->rng, bb, n, -1.0f, 1.0f);
+    hcl_ts_fill_uniform(&b->rng, a, n, -1.0f, 1.0f);
+    hcl_ts_fill_uniform(&b->rng, bb, n, -1.0f, 1.0f);
     if (make_buffer(b, bytes, a, &bufs[0], &r->hcl) || make_buffer(b, bytes, bb, &bufs[1], &r->hcl) ||
         make_buffer(b, bytes, NULL, &bufs[2], &r->hcl))
         goto cleanup;
@@ -403,12 +399,16 @@ static void bench_vecadd(bdev *b, result *r) {
     if (run_hcl(b, r, vecadd_submit, &arg, bufs[2], bytes, &r->hcl))
         goto cleanup;
     if (b->opt->verify && !read_buffer(b, bufs[2], bytes, c, &r->hcl)) {
-        r->hcl.tol = ldexp(1.0, -23);
-        for (size_t i = 0; i < n; i++) {
-            double ref = (double)a[i] + (double)bb[i];
-            note_error(&r->hcl, fabs((double)c[i] - ref) / fmax(fabs(ref), (double)FLT_MIN));
+        enum { CHUNK = 2048 };
+        double ref[CHUNK], scale[CHUNK], rtol = hcl_ts_bench_rtol(HCL_TS_VECADD, n);
+        hcl_ts_cmp cmp;
+        hcl_ts_cmp_init(&cmp);
+        for (size_t i = 0; i < n; i += CHUNK) {
+            size_t len = n - i < CHUNK ? n - i : CHUNK;
+            hcl_ts_ref_vecadd(HCL_TS_BENCH, a + i, bb + i, len, ref, scale);
+            hcl_ts_compare(&cmp, c + i, ref, scale, rtol, len);
         }
-        r->hcl.checked = 1;
+        note_check(&r->hcl, &cmp, rtol);
         snprintf(r->hcl.check, sizeof r->hcl.check, "all %zu, rel.", n);
     }
     if (want_base(b, BASE_COPY)) {
@@ -423,18 +423,16 @@ cleanup:
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * gemm: C = A * B (row-major, no transpose, alpha 1, beta 0). Error of C[i][j]: |C - ref| / sum_p |A[i][p] B[p][j]|.
- * Any float32 summation order keeps it below (k+1) * 2^-23, and with these random inputs it stays near 2^-24 at any
- * k. So the tolerance is that bound, capped at 64 * 2^-23 (7.6e-6): well above what float32 gives, and below the
- * ~2^-11/sqrt(k) that TF32 or fp16 inputs give up to k of about 10^4, so a GEMM that quietly drops to TF32 (a
- * baseline's math mode included) fails instead of being reported as float32. The reference is computed once (every
- * element up to 2^27 multiply-adds, else 16 whole rows and 16 whole columns) and serves HCL and the baseline.
+ * gemm: C = A * B (row-major, no transpose, alpha 1, beta 0). Error of C[i][j]: |C - ref| / sum_p |A[i][p] B[p][j]|,
+ * within min(k + 1, 64) * 2^-23, so that a GEMM that quietly drops to TF32 (a baseline's math mode included) fails
+ * instead of being reported as float32. The reference is computed once (every element up to 2^27 multiply-adds,
+ * else 16 whole rows and 16 whole columns) and serves HCL and the baseline.
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct gemm_ref {
     size_t nrows, ncols;
     size_t *rows, *cols;
-    double *row_ref, *row_abs; /* nrows x n */
-    double *col_ref, *col_abs; /* ncols x m */
+    double *row_ref, *row_scale; /* nrows x n */
+    double *col_ref, *col_scale; /* ncols x m */
     int full;
 } gemm_ref;
 
@@ -448,74 +446,51 @@ static int gemm_ref_make(bdev *b, const float *A, const float *B, size_t m, size
     g->rows = host_alloc(g->nrows * sizeof(size_t), ms);
     g->cols = host_alloc((g->ncols ? g->ncols : 1) * sizeof(size_t), ms);
     g->row_ref = host_alloc(g->nrows * n * sizeof(double), ms);
-    g->row_abs = host_alloc(g->nrows * n * sizeof(double), ms);
+    g->row_scale = host_alloc(g->nrows * n * sizeof(double), ms);
     size_t col_elems = g->ncols * m > 0 ? g->ncols * m : 1;
     g->col_ref = host_alloc(col_elems * sizeof(double), ms);
-    g->col_abs = host_alloc(col_elems * sizeof(double), ms);
+    g->col_scale = host_alloc(col_elems * sizeof(double), ms);
     float *bcol = host_alloc(k * sizeof(float), ms);
-    if (!g->rows || !g->cols || !g->row_ref || !g->row_abs || !g->col_ref || !g->col_abs || !bcol) {
+    if (!g->rows || !g->cols || !g->row_ref || !g->row_scale || !g->col_ref || !g->col_scale || !bcol) {
         free(bcol);
         return 1;
     }
     /* the first and the last row and column, and random ones: every tile position in both directions */
     for (size_t s = 0; s < g->nrows; s++)
-        g->rows[s] = g->full ? s : s == 0 ? 0 : s == 1 ? m - 1 : (size_t)(splitmix64(&b->rng) % m);
+        g->rows[s] = g->full ? s : s == 0 ? 0 : s == 1 ? m - 1 : (size_t)(hcl_ts_splitmix64(&b->rng) % m);
     for (size_t s = 0; s < g->ncols; s++)
-        g->cols[s] = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(splitmix64(&b->rng) % n);
+        g->cols[s] = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(hcl_ts_splitmix64(&b->rng) % n);
     for (size_t s = 0; s < g->nrows; s++) {
         if (s % 64 == 0)
             progress("%s:%u gemm reference (row %zu of %zu)", b->info.backend, b->info.index, s, g->nrows);
-        double *acc = g->row_ref + s * n, *abs_acc = g->row_abs + s * n;
-        for (size_t j = 0; j < n; j++)
-            acc[j] = abs_acc[j] = 0.0;
-        const float *arow = A + g->rows[s] * k;
-        for (size_t p = 0; p < k; p++) {
-            double aip = arow[p];
-            const float *brow = B + p * n;
-            for (size_t j = 0; j < n; j++) {
-                double t = aip * (double)brow[j];
-                acc[j] += t;
-                abs_acc[j] += fabs(t);
-            }
-        }
+        hcl_ts_ref_gemm(HCL_TS_BENCH, HCL_NO_TRANS, HCL_NO_TRANS, 1, n, k, 1.0f, A + g->rows[s] * k, k, B, n, 0.0f,
+                        NULL, n, g->row_ref + s * n, g->row_scale + s * n);
     }
     for (size_t s = 0; s < g->ncols; s++) {
         progress("%s:%u gemm reference (column %zu of %zu)", b->info.backend, b->info.index, s, g->ncols);
-        for (size_t p = 0; p < k; p++)
+        for (size_t p = 0; p < k; p++) /* the column, gathered: read along it m times */
             bcol[p] = B[p * n + g->cols[s]];
-        for (size_t i = 0; i < m; i++) {
-            const float *arow = A + i * k;
-            double acc = 0.0, abs_acc = 0.0;
-            for (size_t p = 0; p < k; p++) {
-                double t = (double)arow[p] * (double)bcol[p];
-                acc += t;
-                abs_acc += fabs(t);
-            }
-            g->col_ref[s * m + i] = acc;
-            g->col_abs[s * m + i] = abs_acc;
-        }
+        hcl_ts_ref_gemm(HCL_TS_BENCH, HCL_NO_TRANS, HCL_NO_TRANS, m, 1, k, 1.0f, A, k, bcol, 1, 0.0f, NULL, 1,
+                        g->col_ref + s * m, g->col_scale + s * m);
     }
     free(bcol);
     return 0;
 }
 
 static void gemm_ref_free(gemm_ref *g) {
-    free(g->rows), free(g->cols), free(g->row_ref), free(g->row_abs), free(g->col_ref), free(g->col_abs);
+    free(g->rows), free(g->cols), free(g->row_ref), free(g->row_scale), free(g->col_ref), free(g->col_scale);
 }
 
 static void gemm_check(const gemm_ref *g, const float *C, size_t m, size_t n, size_t k, measure *ms) {
-    ms->tol = (double)(k + 1 < 64 ? k + 1 : 64) * ldexp(1.0, -23);
+    double rtol = hcl_ts_bench_rtol(HCL_TS_GEMM, k);
+    hcl_ts_cmp cmp;
+    hcl_ts_cmp_init(&cmp);
     for (size_t s = 0; s < g->nrows; s++)
-        for (size_t j = 0; j < n; j++) {
-            double ref = g->row_ref[s * n + j], a = g->row_abs[s * n + j];
-            note_error(ms, fabs((double)C[g->rows[s] * n + j] - ref) / fmax(a, (double)FLT_MIN));
-        }
+        hcl_ts_compare(&cmp, C + g->rows[s] * n, g->row_ref + s * n, g->row_scale + s * n, rtol, n);
     for (size_t s = 0; s < g->ncols; s++)
-        for (size_t i = 0; i < m; i++) {
-            double ref = g->col_ref[s * m + i], a = g->col_abs[s * m + i];
-            note_error(ms, fabs((double)C[i * n + g->cols[s]] - ref) / fmax(a, (double)FLT_MIN));
-        }
-    ms->checked = 1;
+        for (size_t i = 0; i < m; i++)
+            hcl_ts_compare(&cmp, &C[i * n + g->cols[s]], &g->col_ref[s * m + i], &g->col_scale[s * m + i], rtol, 1);
+    note_check(ms, &cmp, rtol);
     if (g->full)
         snprintf(ms->check, sizeof ms->check, "all %zux%zu", m, n);
     else
@@ -544,8 +519,8 @@ static void bench_gemm(bdev *b, result *r) {
     memset(&ref, 0, sizeof ref);
     if (!A || !B || !C)
         goto cleanup;
-    fill_random(&b->rng, A, m * k, -1.0f, 1.0f);
-    fill_random(&b->rng, B, k * n, -1.0f, 1.0f);
+    hcl_ts_fill_uniform(&b->rng, A, m * k, -1.0f, 1.0f);
+    hcl_ts_fill_uniform(&b->rng, B, k * n, -1.0f, 1.0f);
     if (make_buffer(b, m * k * sizeof(float), A, &bufs[0], &r->hcl) ||
         make_buffer(b, k * n * sizeof(float), B, &bufs[1], &r->hcl) ||
         make_buffer(b, m * n * sizeof(float), NULL, &bufs[2], &r->hcl))
@@ -570,9 +545,9 @@ cleanup:
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * softmax: inputs in [-8, 8) so no output underflows. Error |out - ref| / ref (ref > 0). The float32 sum of a row
- * of `cols` terms is good to about cols * 2^-24; exp adds a few ulp. Every row up to 2^23 elements, else 64 rows
- * (the first, the last and random ones). Baseline: a copy of the input into the output.
+ * softmax: inputs in [-8, 8) so no output underflows. Error |out - ref| / ref (ref > 0), within (cols + 32) * 2^-24.
+ * Every row up to 2^23 elements, else 64 rows (the first, the last and random ones). Baseline: a copy of the input
+ * into the output.
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct softmax_arg {
     size_t rows, cols;
@@ -584,40 +559,33 @@ static hcl_status softmax_submit(bdev *b, void *p, hcl_event *ev) {
     return hcl_softmax_f32(b->queue, s->rows, s->cols, s->in, s->out, ev);
 }
 
-static void softmax_check_row(const float *x, const float *y, size_t cols, measure *m) {
-    double mx = -INFINITY, sum = 0.0;
-    for (size_t j = 0; j < cols; j++)
-        mx = fmax(mx, (double)x[j]);
-    for (size_t j = 0; j < cols; j++)
-        sum += exp((double)x[j] - mx);
-    for (size_t j = 0; j < cols; j++) {
-        double ref = exp((double)x[j] - mx) / sum;
-        note_error(m, fabs((double)y[j] - ref) / ref);
-    }
-}
-
 static void bench_softmax(bdev *b, result *r) {
     size_t rows = r->dims[0], cols = r->dims[1], bytes = rows * cols * sizeof(float);
     r->work = r->base_work = 2.0 * 4.0 * (double)rows * (double)cols;
     float *in = host_alloc(bytes, &r->hcl), *out = host_alloc(bytes, &r->hcl);
+    double *ref = NULL; /* a row's reference and its scales */
     hcl_buffer bufs[2] = {NULL, NULL};
     if (!in || !out)
         goto cleanup;
-    fill_random(&b->rng, in, rows * cols, -8.0f, 8.0f);
+    hcl_ts_fill_uniform(&b->rng, in, rows * cols, -8.0f, 8.0f);
     if (make_buffer(b, bytes, in, &bufs[0], &r->hcl) || make_buffer(b, bytes, NULL, &bufs[1], &r->hcl))
         goto cleanup;
     softmax_arg arg = {rows, cols, bufs[0], bufs[1]};
     if (run_hcl(b, r, softmax_submit, &arg, bufs[1], bytes, &r->hcl))
         goto cleanup;
-    if (b->opt->verify && !read_buffer(b, bufs[1], bytes, out, &r->hcl)) {
-        r->hcl.tol = (double)(cols + 32) * ldexp(1.0, -24);
+    if (b->opt->verify && !read_buffer(b, bufs[1], bytes, out, &r->hcl) &&
+        (ref = host_alloc(2 * cols * sizeof(double), &r->hcl))) {
+        double rtol = hcl_ts_bench_rtol(HCL_TS_SOFTMAX, cols);
         int full = (double)rows * (double)cols <= 8388608.0;
         size_t nrows = full ? rows : (rows < 64 ? rows : 64);
+        hcl_ts_cmp cmp;
+        hcl_ts_cmp_init(&cmp);
         for (size_t s = 0; s < nrows; s++) {
-            size_t i = full ? s : s == 0 ? 0 : s == 1 ? rows - 1 : (size_t)(splitmix64(&b->rng) % rows);
-            softmax_check_row(in + i * cols, out + i * cols, cols, &r->hcl);
+            size_t i = full ? s : s == 0 ? 0 : s == 1 ? rows - 1 : (size_t)(hcl_ts_splitmix64(&b->rng) % rows);
+            hcl_ts_ref_softmax(HCL_TS_BENCH, in + i * cols, 1, cols, ref, ref + cols);
+            hcl_ts_compare(&cmp, out + i * cols, ref, ref + cols, rtol, cols);
         }
-        r->hcl.checked = 1;
+        note_check(&r->hcl, &cmp, rtol);
         if (full)
             snprintf(r->hcl.check, sizeof r->hcl.check, "all %zux%zu, rel.", rows, cols);
         else
@@ -631,14 +599,13 @@ static void bench_softmax(bdev *b, result *r) {
 cleanup:
     for (int i = 0; i < 2; i++)
         if (bufs[i]) hcl_buffer_release(bufs[i]);
-    free(in), free(out);
+    free(in), free(out), free(ref);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * reduce (sum): inputs in [-1, 1). Error |sum - ref| / sum |x|. The worst-case bound of an arbitrary summation
- * order ((n-1) * 2^-24) is useless at large n, so the tolerance is a fixed 1e-6, far above what a sequential,
- * blocked or tree sum of random data gives and far below a lost block of elements. Baseline: CUB's
- * DeviceReduce::Sum where there is one (checked the same way), else a copy of the input.
+ * reduce (sum): inputs in [-1, 1). Error |sum - ref| / sum |x|, within a fixed 1e-6 (the worst-case bound of an
+ * arbitrary summation order, (n-1) * 2^-24, is useless at large n). Baseline: CUB's DeviceReduce::Sum where there
+ * is one (checked the same way), else a copy of the input.
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct reduce_arg {
     size_t n;
@@ -650,10 +617,12 @@ static hcl_status reduce_submit(bdev *b, void *p, hcl_event *ev) {
     return hcl_reduce_f32(b->queue, HCL_REDUCE_SUM, s->n, s->in, s->out, ev);
 }
 
-static void reduce_check(double ref, double abs_sum, float got, measure *m) {
-    m->tol = 1e-6;
-    note_error(m, fabs((double)got - ref) / fmax(abs_sum, (double)FLT_MIN));
-    m->checked = 1;
+static void reduce_check(double ref, double scale, float got, measure *m) {
+    double rtol = hcl_ts_bench_rtol(HCL_TS_REDUCE, 0);
+    hcl_ts_cmp cmp;
+    hcl_ts_cmp_init(&cmp);
+    hcl_ts_compare(&cmp, &got, &ref, &scale, rtol, 1);
+    note_check(m, &cmp, rtol);
     snprintf(m->check, sizeof m->check, "rel. to sum|x|");
 }
 
@@ -662,29 +631,26 @@ static void bench_reduce(bdev *b, result *r) {
     r->work = 4.0 * (double)n;
     float *in = host_alloc(bytes, &r->hcl), out = 0.0f;
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
-    double ref = 0.0, abs_sum = 0.0;
+    double ref = 0.0, scale = 0.0;
     if (!in)
         goto cleanup;
-    fill_random(&b->rng, in, n, -1.0f, 1.0f);
+    hcl_ts_fill_uniform(&b->rng, in, n, -1.0f, 1.0f);
     if (make_buffer(b, bytes, in, &bufs[0], &r->hcl) || make_buffer(b, sizeof(float), NULL, &bufs[1], &r->hcl))
         goto cleanup;
     reduce_arg arg = {n, bufs[0], bufs[1]};
     if (run_hcl(b, r, reduce_submit, &arg, bufs[1], sizeof(float), &r->hcl))
         goto cleanup;
     if (b->opt->verify) {
-        for (size_t i = 0; i < n; i++) {
-            ref += (double)in[i];
-            abs_sum += fabs((double)in[i]);
-        }
+        ref = hcl_ts_ref_reduce(HCL_TS_BENCH, HCL_REDUCE_SUM, in, n, &scale);
         if (!read_buffer(b, bufs[1], sizeof(float), &out, &r->hcl))
-            reduce_check(ref, abs_sum, out, &r->hcl);
+            reduce_check(ref, scale, out, &r->hcl);
     }
     if (want_base(b, BASE_REDUCE)) {
         r->base_work = 4.0 * (double)n;
         base_ctx x = {.kind = BASE_REDUCE, .n = n, .a = bufs[0], .c = bufs[1]};
         if (!run_base(b, r, &x, bufs[1], sizeof(float)) && b->opt->verify &&
             !read_buffer(b, bufs[1], sizeof(float), &out, &r->base))
-            reduce_check(ref, abs_sum, out, &r->base);
+            reduce_check(ref, scale, out, &r->base);
     } else if (want_base(b, BASE_COPY)) {
         r->base_work = 2.0 * 4.0 * (double)n;
         if (make_buffer(b, bytes, NULL, &bufs[2], &r->base))

@@ -237,10 +237,8 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
     uk->ran = 1;
     /* check the second module's kernel: y = a*x + y */
     uint64_t rng = b->opt->seed ^ 0xA5A5A5A5ull;
-    for (uint32_t i = 0; i < n; i++) {
-        x[i] = (float)(splitmix64(&rng) >> 40) * (1.0f / 16777216.0f) - 0.5f;
-        y[i] = (float)(splitmix64(&rng) >> 40) * (1.0f / 16777216.0f) - 0.5f;
-    }
+    hcl_ts_fill_uniform(&rng, x, n, -0.5f, 0.5f);
+    hcl_ts_fill_uniform(&rng, y, n, -0.5f, 0.5f);
     uint32_t block = b->info.max_work_group_size >= 256 ? 256 : (uint32_t)b->info.max_work_group_size;
     if (block == 0)
         block = 1;

@@ -5,13 +5,10 @@
 #include <criterion/event.h>
 #include <criterion/logging.h>
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CONF_LEAK_CHECK 1
@@ -153,23 +150,8 @@ static void track_add(enum track_kind kind, void *p) {
     track_len++;
 }
 
-static uint64_t splitmix64(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static void seed_rng(const char *suite, const char *name) {
-    const char *env = getenv("HCL_SEED");
-    if (env && env[0]) {
-        conf_seed = strtoull(env, NULL, 0);
-    } else {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
-        conf_seed = splitmix64(&s) & 0xffffffffffffull; /* short enough to type back in */
-    }
+    conf_seed = hcl_ts_seed();
     /* Each test draws its own stream from the seed and its name, so one seed replays any single test. */
     uint64_t h = conf_seed ^ 0x6a09e667f3bcc909ull;
     for (const char *p = suite; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
@@ -412,32 +394,13 @@ double *conf_doubles(size_t n) { return conf_malloc(n * sizeof(double)); }
 /* ------------------------------------------------------------------------------------------------------- */
 /* Random inputs, poison, transfers, comparison                                                            */
 /* ------------------------------------------------------------------------------------------------------- */
-uint64_t conf_rand_u64(void) { return splitmix64(&rng_state); }
-double conf_rand_unit(void) { return (double)(conf_rand_u64() >> 11) * 0x1.0p-53; }
-float conf_rand_float(float lo, float hi) {
-    float x = (float)(lo + (hi - lo) * conf_rand_unit());
-    return x < hi ? x : lo;
-}
-int conf_rand_int(int lo, int hi) { return lo + (int)(conf_rand_u64() % (uint64_t)(hi - lo + 1)); }
-void conf_fill_uniform(float *x, size_t n, float lo, float hi) {
-    for (size_t i = 0; i < n; i++) x[i] = conf_rand_float(lo, hi);
-}
-
-uint32_t conf_f32_bits(float x) {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-float conf_poison_value(void) {
-    uint32_t u = CONF_POISON_BITS;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-bool conf_is_poison(float x) { return conf_f32_bits(x) == CONF_POISON_BITS; }
+uint64_t conf_rand_u64(void) { return hcl_ts_splitmix64(&rng_state); }
+float conf_rand_float(float lo, float hi) { return hcl_ts_rand_float(&rng_state, lo, hi); }
+int conf_rand_int(int lo, int hi) { return hcl_ts_rand_int(&rng_state, lo, hi); }
+void conf_fill_uniform(float *x, size_t n, float lo, float hi) { hcl_ts_fill_uniform(&rng_state, x, n, lo, hi); }
 
 bool conf_poison_buffer(hcl_buffer b, size_t offset, size_t bytes) {
-    uint32_t u = CONF_POISON_BITS;
+    uint32_t u = HCL_TS_POISON_BITS;
     return CHECK_ST(HCL_SUCCESS, hcl_buffer_fill(conf_queue, b, offset, bytes, &u, sizeof u));
 }
 
@@ -449,35 +412,15 @@ bool conf_read(hcl_buffer b, size_t offset, void *dst, size_t bytes) {
 }
 
 bool conf_compare(const char *what, const float *got, const double *ref, const double *tol, size_t n) {
-    size_t bad = 0;
-    char first[5][240];
-    for (size_t i = 0; i < n; i++) {
-        float g = got[i];
-        double r = ref[i];
-        bool ok;
-        if (isnan(r))
-            ok = isnan(g) && !conf_is_poison(g);
-        else if (isnan(g) || isinf(r))
-            ok = !conf_is_poison(g) && (double)g == r;
-        else
-            ok = fabs((double)g - r) <= (tol ? tol[i] : 0.0);
-        if (!ok) {
-            if (bad < 5)
-                snprintf(first[bad], sizeof first[bad], "\n    [%zu] got %.9g (0x%08x%s), expected %.9g within %.3g", i,
-                         (double)g, conf_f32_bits(g), conf_is_poison(g) ? ", poison: never written" : "", r,
-                         tol ? tol[i] : 0.0);
-            bad++;
-        }
-    }
-    if (bad == 0) return true;
-    return CHECK(false, "%s: %zu of %zu elements wrong:%s%s%s%s%s", what, bad, n, first[0], bad > 1 ? first[1] : "",
-                 bad > 2 ? first[2] : "", bad > 3 ? first[3] : "", bad > 4 ? first[4] : "");
+    hcl_ts_cmp c;
+    hcl_ts_cmp_init(&c);
+    if (hcl_ts_compare(&c, got, ref, tol, tol ? 1.0 : 0.0, n)) return true;
+    char text[1200];
+    return CHECK(false, "%s: %s", what, hcl_ts_cmp_text(&c, text, sizeof text));
 }
 
 bool conf_check_untouched(const char *what, const float *got, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!conf_is_poison(got[i]))
-            return CHECK(false, "%s: element %zu was written (0x%08x) but must be left alone", what, i,
-                         conf_f32_bits(got[i]));
-    return true;
+    size_t i = hcl_ts_first_unpoisoned(got, n);
+    return CHECK(i == n, "%s: element %zu was written (0x%08x) but must be left alone", what, i,
+                 i < n ? hcl_ts_f32_bits(got[i]) : 0u);
 }

@@ -6,6 +6,8 @@
  * The parameter is plain data (the backend's name), the device is opened inside the test, since Criterion runs
  * each test in its own process. A test for a backend that is unavailable, not selected by HCL_BACKEND, or
  * declared unsupported in the table is skipped with the reason, never passed.
+ *
+ * References, tolerance rules, the poison and the comparison rule come from testsupport/hcl_testsupport.h.
  */
 #ifndef HCL_CONFORMANCE_COMMON_H
 #define HCL_CONFORMANCE_COMMON_H
@@ -14,6 +16,8 @@
 #include <criterion/parameterized.h>
 
 #include <hcl/hcl.h>
+
+#include "hcl_testsupport.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -146,30 +150,26 @@ void *conf_malloc(size_t bytes); /* zeroed, freed by conf_end; never NULL (a fai
 float *conf_floats(size_t n);
 double *conf_doubles(size_t n);
 
-/* Random inputs: seeded from HCL_SEED (decimal or 0x hex), else from the clock; printed by conf_begin. */
+/* Random inputs: the seed is hcl_ts_seed() (HCL_SEED, else the clock), printed by conf_begin; each test draws its
+ * own stream (hcl_ts_splitmix64) from the seed and its name, so that one seed replays any single test. */
 extern uint64_t conf_seed;
 uint64_t conf_rand_u64(void);
-double conf_rand_unit(void);                        /* [0, 1) */
 float conf_rand_float(float lo, float hi);          /* uniform in [lo, hi) */
 int conf_rand_int(int lo, int hi);                  /* uniform in [lo, hi] */
 void conf_fill_uniform(float *x, size_t n, float lo, float hi);
 
-/* Poison: a quiet NaN with a payload no arithmetic produces; outputs are poisoned before every run. */
-#define CONF_POISON_BITS 0x7fc0deadu
-float conf_poison_value(void);
-bool conf_is_poison(float x);
+/* Fill [offset, offset + bytes) of a buffer with the poison (HCL_TS_POISON_BITS); outputs are poisoned before
+ * every run. */
 bool conf_poison_buffer(hcl_buffer b, size_t offset, size_t bytes);
 
 /* Transfers through conf_queue, reported as checks. */
 bool conf_write(hcl_buffer b, size_t offset, const void *src, size_t bytes);
 bool conf_read(hcl_buffer b, size_t offset, void *dst, size_t bytes);
 
-/* Compare got[i] with ref[i] within tol[i] (tol NULL: exact). A NaN ref needs a NaN that is not the poison;
- * poison anywhere fails. Reports the number of mismatches and the first few. */
+/* Compare got[i] with ref[i] within tol[i] (tol NULL: exact) by hcl_ts_compare's rule. Reports the number of
+ * mismatches and the first few. */
 bool conf_compare(const char *what, const float *got, const double *ref, const double *tol, size_t n);
 /* Check that got[0..n) are still the poison (nothing was written there). */
 bool conf_check_untouched(const char *what, const float *got, size_t n);
-
-uint32_t conf_f32_bits(float x);
 
 #endif /* HCL_CONFORMANCE_COMMON_H */

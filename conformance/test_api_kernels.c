@@ -253,7 +253,7 @@ CONF_TEST(api, kernel_grid3d) {
                     if (got[i] != (x | (y << 10) | (z << 20)) && bad++ == 0) first = i;
                 }
         for (size_t i = n; i < n + 4; i++)
-            if (got[i] != CONF_POISON_BITS && bad++ == 0) first = i;
+            if (got[i] != HCL_TS_POISON_BITS && bad++ == 0) first = i;
         CHECK(bad == 0, "index3d grid {%u,%u,%u} block {%u,%u,%u}: %zu wrong elements, first [%zu] = 0x%08x", grid.x,
               grid.y, grid.z, block.x, block.y, block.z, bad, first, got[first]);
     }

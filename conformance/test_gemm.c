@@ -1,10 +1,8 @@
 /* hcl_gemm_f32 conformance.
  *
- * Reference: float64 dot products computed here. Tolerance, per element of C:
+ * Reference: float64 dot products (hcl_ts_ref_gemm). Tolerance, per element of C (hcl_testsupport.h says why):
  *     |c - ref| <= (k + 3) * FLT_EPSILON * (|alpha| * sum_p |a_ip| |b_pj| + |beta| |c0_ij|) + FLT_MIN
- * which is the classical forward error bound of a float32 dot product of length k (gamma_k, any summation
- * order, with or without FMA) plus the roundings of alpha*, beta* and the final sum, doubled for slack. An
- * element of A or B read from the wrong place errs by about |a||b|, far above it.
+ * An element of A or B read from the wrong place errs by about |a||b|, far above it.
  *
  * Padding: the lda/ldb padding columns of A and B hold NaN, so a kernel that reads them poisons its result;
  * the ldc padding of C and a guard after C hold the poison and must come back unchanged.
@@ -50,7 +48,7 @@ static void run_gemm(const gcase *g) {
         for (size_t r = 0; r < rows_a; r++) conf_fill_uniform(a + r * lda, cols_a, -1.0f, 1.0f);
         for (size_t r = 0; r < rows_b; r++) conf_fill_uniform(b + r * ldb, cols_b, -1.0f, 1.0f);
     }
-    for (size_t i = 0; i < len_c; i++) c0[i] = conf_poison_value();
+    for (size_t i = 0; i < len_c; i++) c0[i] = hcl_ts_poison();
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) c0[i * ldc + j] = g->c_init == C_NAN ? nan : conf_rand_float(-1.0f, 1.0f);
 
@@ -68,31 +66,16 @@ static void run_gemm(const gcase *g) {
     size_t mn = m * n;
     double *ref = conf_doubles(mn ? mn : 1), *tol = conf_doubles(mn ? mn : 1);
     float *got = conf_floats(mn ? mn : 1);
-    double alpha = g->alpha, beta = g->beta;
-    for (size_t i = 0; i < m; i++) {
-        for (size_t j = 0; j < n; j++) {
-            double sum = 0.0, bound = 0.0;
-            if (alpha != 0.0) {
-                for (size_t p = 0; p < k; p++) {
-                    double av = g->ta == HCL_NO_TRANS ? a[i * lda + p] : a[p * lda + i];
-                    double bv = g->tb == HCL_NO_TRANS ? b[p * ldb + j] : b[j * ldb + p];
-                    sum += av * bv;
-                    bound += fabs(av * bv);
-                }
-            }
-            double cterm = beta != 0.0 ? beta * (double)c0[i * ldc + j] : 0.0;
-            ref[i * n + j] = alpha * sum + cterm;
-            tol[i * n + j] = (double)(k + 3) * FLT_EPSILON * (fabs(alpha) * bound + fabs(cterm)) + FLT_MIN;
-            got[i * n + j] = c[i * ldc + j];
-        }
-    }
+    hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g->ta, g->tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta, c0, ldc, ref, tol);
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) got[i * n + j] = c[i * ldc + j];
     conf_compare(what, got, ref, tol, mn);
 
     /* ldc padding and the guard after C. */
     size_t touched = 0, first = 0;
     for (size_t i = 0; i < len_c; i++) {
         bool inside = i < m * ldc && (i % ldc) < n;
-        if (!inside && !conf_is_poison(c[i]) && touched++ == 0) first = i;
+        if (!inside && !hcl_ts_is_poison(c[i]) && touched++ == 0) first = i;
     }
     CHECK(touched == 0, "%s: %zu element(s) of C outside the m x n result were written, first at %zu (row %zu col %zu)",
           what, touched, first, first / ldc, first % ldc);

@@ -1,7 +1,7 @@
 /* hcl_reduce_f32 conformance.
  *
  * max and min: exact. sum of random floats: |out - ref| <= 4 * (sqrt(n) + log2(n) + 1) * 2^-24 * sum|x|,
- * with ref the float64 sum computed here. The worst-case bound of a float32 sum is (n-1) u sum|x| for
+ * with ref the float64 sum (hcl_ts_ref_reduce). The worst-case bound of a float32 sum is (n-1) u sum|x| for
  * sequential and ceil(log2 n) u sum|x| for pairwise summation; for random data the sequential error grows
  * like sqrt(n), hence the bound. Because that bound cannot see one lost element among millions, every size is
  * also summed over small integers (-2..2), whose float32 partial sums are exact in any order: that sum must
@@ -48,7 +48,7 @@ static bool reduce_on_device(hcl_reduce_op op, const float *x, size_t n, float *
     char g[160];
     snprintf(g, sizeof g, "%s: out[1..3]", what);
     conf_check_untouched(g, got + 1, OUT_LEN - 1);
-    CHECK(!conf_is_poison(got[0]), "%s: out[0] was never written", what);
+    CHECK(!hcl_ts_is_poison(got[0]), "%s: out[0] was never written", what);
     *out = got[0];
     return conf_release_buffer(bin) && conf_release_buffer(bout);
 }
@@ -61,20 +61,8 @@ static void run_reduce(hcl_reduce_op op, size_t n, enum gen gen) {
     float got;
     if (!reduce_on_device(op, x, n, &got, what)) return;
 
-    double ref, tol = 0.0;
-    if (op == HCL_REDUCE_SUM) {
-        double s = 0.0, abs_sum = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            s += x[i];
-            abs_sum += fabs((double)x[i]);
-        }
-        ref = s;
-        if (gen != GEN_INTEGER && n > 1)
-            tol = 4.0 * (sqrt((double)n) + log2((double)n) + 1.0) * 0x1.0p-24 * abs_sum;
-    } else {
-        ref = op == HCL_REDUCE_MAX ? -INFINITY : INFINITY;
-        for (size_t i = 0; i < n; i++) ref = op == HCL_REDUCE_MAX ? fmax(ref, x[i]) : fmin(ref, x[i]);
-    }
+    double tol, ref = hcl_ts_ref_reduce(HCL_TS_CONFORMANCE, op, x, n, &tol);
+    if (gen == GEN_INTEGER) tol = 0.0; /* partial sums of small integers are exact in any order */
     conf_compare(what, &got, &ref, &tol, 1);
 }
 
@@ -178,7 +166,7 @@ CONF_TEST(reduce, deterministic) {
             REQUIRE(conf_poison_buffer(bout, 0, sizeof got), "poison");
             REQUIRE_OK(hcl_reduce_f32(conf_queue, (hcl_reduce_op)op, n, bin, bout, NULL));
             REQUIRE(conf_read(bout, 0, got, sizeof got), "read");
-            bits[rep] = conf_f32_bits(got[0]);
+            bits[rep] = hcl_ts_f32_bits(got[0]);
         }
         CHECK(bits[0] == bits[1] && bits[1] == bits[2], "reduce %s n=%zu: three runs gave 0x%08x 0x%08x 0x%08x",
               op_name((hcl_reduce_op)op), n, bits[0], bits[1], bits[2]);

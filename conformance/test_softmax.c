@@ -1,6 +1,6 @@
 /* hcl_softmax_f32 conformance.
  *
- * Reference: float64, max-subtracted, computed here. Tolerance, per element:
+ * Reference: float64, max-subtracted (hcl_ts_ref_softmax). Tolerance, per element:
  *     |out - ref| <= rtol * |ref| + 4 * FLT_MIN,   rtol = 1e-5 * max(1, sqrt(cols / 256))
  * 1e-5 covers a few ulp of exp and the division; the sum of `cols` float32 terms adds a relative error that
  * grows like sqrt(cols) for sequential summation of random data (log2(cols) for a tree), hence the scaling
@@ -58,33 +58,13 @@ static void generate(float *x, size_t rows, size_t cols, enum gen gen) {
     }
 }
 
-static void reference(const float *x, size_t rows, size_t cols, double *ref, double *tol) {
-    double rtol = 1e-5 * fmax(1.0, sqrt((double)cols / 256.0));
-    for (size_t r = 0; r < rows; r++) {
-        const float *row = x + r * cols;
-        double mx = -INFINITY, sum = 0.0;
-        for (size_t j = 0; j < cols; j++) mx = fmax(mx, (double)row[j]);
-        for (size_t j = 0; j < cols; j++) sum += exp((double)row[j] - mx);
-        for (size_t j = 0; j < cols; j++) {
-            size_t i = r * cols + j;
-            if (mx == -INFINITY) {
-                ref[i] = NAN;
-                tol[i] = 0.0;
-            } else {
-                ref[i] = exp((double)row[j] - mx) / sum;
-                tol[i] = row[j] == -INFINITY ? 0.0 : rtol * ref[i] + 4.0 * FLT_MIN;
-            }
-        }
-    }
-}
-
 static void run_softmax(size_t rows, size_t cols, enum gen gen, bool in_place) {
     size_t n = rows * cols, len = n + GUARD, bytes = len * sizeof(float);
     float *x = conf_floats(len), *y = conf_floats(len);
     double *ref = conf_doubles(n ? n : 1), *tol = conf_doubles(n ? n : 1);
     generate(x, rows, cols, gen);
-    for (size_t i = n; i < len; i++) x[i] = conf_poison_value();
-    reference(x, rows, cols, ref, tol);
+    for (size_t i = n; i < len; i++) x[i] = hcl_ts_poison();
+    hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, tol);
 
     hcl_buffer bin = conf_buffer(bytes), bout = bin;
     if (!bin || !conf_write(bin, 0, x, bytes)) return;

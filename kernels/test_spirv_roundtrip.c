@@ -19,8 +19,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hcl_plan.h"
 
+#include "hcl_testsupport.h"
+
 #include <CL/cl.h>
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -28,9 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-
-#define POISON_BITS 0x7fc0deadu
 
 static cl_context g_ctx;
 static cl_command_queue g_q;
@@ -39,7 +37,7 @@ static cl_program g_programs[HCL_KPROG_COUNT];
 static cl_kernel g_kernels[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS];
 static uint64_t g_kmax[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS]; /* CL_KERNEL_WORK_GROUP_SIZE on PoCL */
 static int g_failures, g_checks;
-static uint64_t g_rng;
+static uint64_t g_rng; /* hcl_ts_splitmix64 state */
 
 /* per kernel: runs, worst error as a fraction of its tolerance, largest absolute error */
 static struct {
@@ -51,27 +49,8 @@ static struct {
 /* ---------------------------------------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------------------------------------- */
-static float poison(void) {
-    uint32_t b = POISON_BITS;
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
-static int is_poison(float f) {
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b == POISON_BITS;
-}
-
-static double rnd(void) { /* xorshift64*, uniform in [0, 1) */
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return (double)((g_rng * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
-static float rnd_float(float lo, float hi) { return lo + (hi - lo) * (float)rnd(); }
+static double rnd(void) { return hcl_ts_rand_unit(&g_rng); }
+static float rnd_float(float lo, float hi) { return hcl_ts_rand_float(&g_rng, lo, hi); }
 
 static void *xmalloc(size_t n) {
     void *p = calloc(1, n ? n : 1);
@@ -206,34 +185,17 @@ static cl_mem scratch_for(const hcl_kplan *p) {
  * the poison); account them to every kernel of the plan. */
 static void compare(const char *what, const hcl_kplan *p, const float *got, const double *ref, const double *tol,
                     size_t n) {
-    size_t bad = 0;
-    double worst = 0.0, max_abs = 0.0;
+    hcl_ts_cmp c;
+    hcl_ts_cmp_init(&c);
     g_checks++;
-    for (size_t i = 0; i < n; i++) {
-        double g = got[i], r = ref[i], t = tol ? tol[i] : 0.0;
-        int ok;
-        if (is_poison(got[i]))
-            ok = 0;
-        else if (isnan(r))
-            ok = isnan(g);
-        else if (isinf(r))
-            ok = g == r;
-        else {
-            double e = fabs(g - r);
-            ok = e <= t;
-            if (e > max_abs) max_abs = e;
-            if (t > 0 && e / t > worst) worst = e / t;
-        }
-        if (!ok && bad++ < 3)
-            printf("     %s: [%zu] got %.9g%s, expected %.9g (tolerance %.3g)\n", what, i, g,
-                   is_poison(got[i]) ? " (poison: never written)" : "", r, t);
-    }
-    if (bad) fail("%s: %zu of %zu results wrong", what, bad, n);
+    char text[1200];
+    if (!hcl_ts_compare(&c, got, ref, tol, tol ? 1.0 : 0.0, n))
+        fail("%s: %s", what, hcl_ts_cmp_text(&c, text, sizeof text));
     for (size_t li = 0; li < p->count; li++) {
         const hcl_klaunch *l = &p->launch[li];
         g_stats[l->prog][l->kernel].runs++;
-        if (worst > g_stats[l->prog][l->kernel].worst_ratio) g_stats[l->prog][l->kernel].worst_ratio = worst;
-        if (max_abs > g_stats[l->prog][l->kernel].max_abs) g_stats[l->prog][l->kernel].max_abs = max_abs;
+        g_stats[l->prog][l->kernel].worst_ratio = fmax(g_stats[l->prog][l->kernel].worst_ratio, c.max_rel);
+        g_stats[l->prog][l->kernel].max_abs = fmax(g_stats[l->prog][l->kernel].max_abs, c.max_abs);
     }
 }
 
@@ -285,10 +247,8 @@ static void check_vecadd(const profile *pr, size_t n, int alias) {
     }
     float *a = xmalloc(n * 4), *b = xmalloc(n * 4), *c = xmalloc(n * 4);
     double *ref = xmalloc(n * 8);
-    for (size_t i = 0; i < n; i++) {
-        a[i] = rnd_float(-100, 100), b[i] = rnd_float(-100, 100), c[i] = poison();
-        ref[i] = (double)(a[i] + b[i]); /* the float sum, exactly */
-    }
+    for (size_t i = 0; i < n; i++) a[i] = rnd_float(-100, 100), b[i] = rnd_float(-100, 100), c[i] = hcl_ts_poison();
+    hcl_ts_ref_vecadd(HCL_TS_CONFORMANCE, a, b, n, ref, NULL);
     cl_mem ma = buffer(n * 4), mb = buffer(n * 4), mc = alias ? ma : buffer(n * 4);
     if (ma && mb && mc && write_buf(ma, a, n * 4) && write_buf(mb, b, n * 4) && (alias || write_buf(mc, c, n * 4))) {
         cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
@@ -302,7 +262,7 @@ static void check_vecadd(const profile *pr, size_t n, int alias) {
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * gemm (conformance/test_gemm.c's reference and tolerance)
+ * gemm (the conformance suite's reference and tolerance, as every kernel here)
  * ------------------------------------------------------------------------------------------------------- */
 enum c_init { C_RANDOM, C_NAN };
 
@@ -338,32 +298,21 @@ static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, si
     double *ref = xmalloc(m * n * 8), *tol = xmalloc(m * n * 8);
     for (size_t i = 0; i < len_a; i++) a[i] = rnd_float(-1, 1);
     for (size_t i = 0; i < len_b; i++) b[i] = rnd_float(-1, 1);
-    for (size_t i = 0; i < len_c; i++) c0[i] = poison();
+    hcl_ts_poison_fill(c0, len_c);
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) c0[i * ldc + j] = cinit == C_NAN ? NAN : rnd_float(-1, 1);
     cl_mem ma = buffer(len_a * 4), mb = buffer(len_b * 4), mc = buffer(len_c * 4);
     if (ma && mb && mc && write_buf(ma, a, len_a * 4) && write_buf(mb, b, len_b * 4) && write_buf(mc, c0, len_c * 4)) {
         cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
         if (run_plan(&plan, slots, what) && read_buf(mc, c, len_c * 4)) {
+            hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g.trans_a, g.trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc,
+                            ref, tol);
             for (size_t i = 0; i < m; i++)
-                for (size_t j = 0; j < n; j++) {
-                    double sum = 0.0, bound = 0.0;
-                    if (alpha != 0.0f)
-                        for (size_t p = 0; p < k; p++) {
-                            double av = ta ? a[p * lda + i] : a[i * lda + p];
-                            double bv = tb ? b[j * ldb + p] : b[p * ldb + j];
-                            sum += av * bv;
-                            bound += fabs(av * bv);
-                        }
-                    double cterm = beta != 0.0f ? (double)beta * c0[i * ldc + j] : 0.0;
-                    ref[i * n + j] = (double)alpha * sum + cterm;
-                    tol[i * n + j] = (double)(k + 3) * FLT_EPSILON * (fabs(alpha) * bound + fabs(cterm)) + FLT_MIN;
-                    got[i * n + j] = c[i * ldc + j];
-                }
+                for (size_t j = 0; j < n; j++) got[i * n + j] = c[i * ldc + j];
             compare(what, &plan, got, ref, tol, m * n);
             size_t touched = 0;
             for (size_t i = 0; i < len_c; i++)
-                if ((i % ldc) >= n && !is_poison(c[i])) touched++;
+                if ((i % ldc) >= n && !hcl_ts_is_poison(c[i])) touched++;
             if (touched) fail("%s: %zu elements of the ldc padding were written", what, touched);
         }
     }
@@ -375,7 +324,7 @@ static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, si
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * softmax (conformance/test_softmax.c's reference and tolerance)
+ * softmax
  * ------------------------------------------------------------------------------------------------------- */
 enum sm_gen { SM_RANDOM, SM_WITH_NEG_INF, SM_LARGE };
 
@@ -396,27 +345,11 @@ static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_g
     for (size_t i = 0; i < n; i++) {
         x[i] = gen == SM_LARGE ? rnd_float(-80, 80) : rnd_float(-8, 8);
         if (gen == SM_WITH_NEG_INF && rnd() < 0.25) x[i] = -INFINITY;
-        y[i] = poison();
+        y[i] = hcl_ts_poison();
     }
     if (gen == SM_WITH_NEG_INF && rows > 1)
         for (size_t j = 0; j < cols; j++) x[(rows / 2) * cols + j] = -INFINITY; /* a row of all -inf: NaN */
-    double rtol = 1e-5 * fmax(1.0, sqrt((double)cols / 256.0));
-    for (size_t r = 0; r < rows; r++) {
-        const float *row = x + r * cols;
-        double mx = -INFINITY, sum = 0.0;
-        for (size_t j = 0; j < cols; j++) mx = fmax(mx, (double)row[j]);
-        for (size_t j = 0; j < cols; j++) sum += exp((double)row[j] - mx);
-        for (size_t j = 0; j < cols; j++) {
-            size_t i = r * cols + j;
-            if (mx == -INFINITY) {
-                ref[i] = NAN;
-                tol[i] = 0.0;
-            } else {
-                ref[i] = exp((double)row[j] - mx) / sum;
-                tol[i] = row[j] == -INFINITY ? 0.0 : rtol * ref[i] + 4.0 * FLT_MIN;
-            }
-        }
-    }
+    hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, tol);
     cl_mem mi = buffer(n * 4), mo = in_place ? mi : buffer(n * 4);
     if (mi && mo && write_buf(mi, x, n * 4) && (in_place || write_buf(mo, y, n * 4))) {
         cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, NULL};
@@ -429,7 +362,7 @@ static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_g
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * reduce (conformance/test_reduce.c's reference and tolerance)
+ * reduce
  * ------------------------------------------------------------------------------------------------------- */
 static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
     static const char *op_name[] = {"sum", "max", "min"};
@@ -441,7 +374,7 @@ static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
         hcl_kplan_free(&plan);
         return;
     }
-    float *x = xmalloc(n * 4), got = poison();
+    float *x = xmalloc(n * 4), got = hcl_ts_poison();
     for (size_t i = 0; i < n; i++) x[i] = rnd_float(-1, 1);
     if (op != HCL_REDUCE_SUM && n > 2) x[n / 3] = NAN; /* max and min skip NaN, as fmax and fmin do */
     double ref, tol = 0.0;
@@ -580,9 +513,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s LLVM_SPIRV WORK_DIR\n", argv[0]);
         return 2;
     }
-    const char *seed_env = getenv("HCL_SEED");
-    uint64_t seed = seed_env && *seed_env ? strtoull(seed_env, NULL, 0) : (uint64_t)time(NULL);
-    g_rng = seed ? seed * 0x9e3779b97f4a7c15ull : 1;
+    uint64_t seed = hcl_ts_seed();
+    g_rng = seed;
     printf("levelzero-spirv-roundtrip: seed %" PRIu64 " (HCL_SEED repeats a run)\n", seed);
     if (!find_pocl()) {
         printf("SKIP: no PoCL CPU device (package pocl-opencl-icd): the SPIR-V round trip runs on it\n");

@@ -7,6 +7,7 @@
  * bundle), parameter-size checks and grid limits (CUDA; HIP cannot list a kernel's parameters), source selection
  * and build errors. The built-in kernels are the conformance suite's, on every backend. */
 #include "hcl/hcl.h"
+#include "hcl_testsupport.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,33 +38,18 @@ extern const size_t hcl_gpu_test_ptx_size;
 #endif
 #endif
 
-static int g_failures, g_checks;
 static hcl_queue q;
 static hcl_device dev;
 
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        g_checks++;                                                                                         \
-        if (!(cond)) {                                                                                      \
-            g_failures++;                                                                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
-            printf(__VA_ARGS__);                                                                            \
-            printf("\n");                                                                                   \
-        }                                                                                                   \
-    } while (0)
-
-#define OK(expr)                                                                                            \
-    do {                                                                                                    \
-        hcl_status st_ = (expr);                                                                            \
-        CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #expr, hcl_status_name(st_), hcl_last_message());           \
-    } while (0)
+#define CHECK HCL_TS_CHECK /* counted; printed when it fails */
+#define OK HCL_TS_OK
 
 #define EXPECT(want, expr)                                                                                  \
     do {                                                                                                    \
         hcl_status st_ = (expr);                                                                            \
-        CHECK(st_ == (want), "%s: got %s, wanted %s: %s", #expr, hcl_status_name(st_), hcl_status_name(want), \
-              hcl_last_message());                                                                          \
-        if (st_ == (want)) printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());             \
+        if (CHECK(st_ == (want), "%s: got %s, wanted %s: %s", #expr, hcl_status_name(st_),                  \
+                  hcl_status_name(want), hcl_last_message()))                                               \
+            printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());                           \
     } while (0)
 
 static hcl_buffer make(size_t bytes) {
@@ -273,6 +259,6 @@ int main(void) {
 
     hcl_queue_release(q);
     hcl_device_release(dev);
-    printf("%s: %d of %d checks failed\n", g_failures ? "FAIL" : "PASS", g_failures, g_checks);
-    return g_failures ? 1 : 0;
+    printf("%s: %d of %d checks failed\n", hcl_ts_failures() ? "FAIL" : "PASS", hcl_ts_failures(), hcl_ts_checks());
+    return hcl_ts_failures() ? 1 : 0;
 }

@@ -12,6 +12,7 @@
  * does (the device code, its speed, the runtime's ordering and timing). */
 #define _GNU_SOURCE 1
 #include "hcl/hcl.h"
+#include "hcl_testsupport.h"
 #include "test_builtins.h"
 
 #include <dlfcn.h>
@@ -24,23 +25,8 @@ extern const size_t hcl_gpu_test_src_size;
 extern const unsigned char hcl_gpu_test_binary[];
 extern const size_t hcl_gpu_test_binary_size;
 
-static int g_failures, g_checks;
-
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        g_checks++;                                                                                         \
-        if (!(cond)) {                                                                                      \
-            g_failures++;                                                                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                     \
-            printf(__VA_ARGS__);                                                                            \
-            printf("\n");                                                                                   \
-        }                                                                                                   \
-    } while (0)
-#define OK(expr)                                                                                            \
-    do {                                                                                                    \
-        hcl_status st_ = (expr);                                                                            \
-        CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #expr, hcl_status_name(st_), hcl_last_message());           \
-    } while (0)
+#define CHECK HCL_TS_CHECK /* counted; printed when it fails */
+#define OK HCL_TS_OK
 
 /* the stand-in's own counters and its current device, through a handle of our own on the same library */
 static long (*fake_live)(void), (*fake_wrong_device)(void);
@@ -102,12 +88,7 @@ static void test_memory(void) {
 
 /* hcl_test_builtin_calls' steps: failures counted and printed as this test's own */
 static void report(void *ctx, int ok, const char *what) {
-    const unsigned *wave = ctx;
-    g_checks++;
-    if (!ok) {
-        g_failures++;
-        printf("FAIL built-ins (wave%u): %s\n", *wave, what);
-    }
+    CHECK(ok, "built-ins (wave%u): %s", *(const unsigned *)ctx, what);
 }
 
 static void test_builtins(unsigned wave) { hcl_test_builtin_calls(dev, q, 1, report, &wave); }
@@ -218,14 +199,14 @@ int main(void) {
         int current = -1;
         fake_get_device(&current);
         CHECK(current == 1 - d, "the caller's current device was %d, the driver left %d", 1 - d, current);
-        printf("%s   %s: memory, fills, events, built-ins (wave%u), modules\n", g_failures ? "FAIL" : "ok  ",
+        printf("%s   %s: memory, fills, events, built-ins (wave%u), modules\n", hcl_ts_failures() ? "FAIL" : "ok  ",
                want[d].selector, want[d].wave);
     }
     long live = fake_live(), wrong = fake_wrong_device();
     CHECK(live == 0, "%ld runtime objects still alive after every handle was released", live);
     CHECK(wrong == 0, "%ld runtime calls on an object of a device that was not current", wrong);
     printf("%s: %d of %d checks failed; runtime objects left %ld, wrong-device uses %ld\n",
-           g_failures ? "FAIL" : "PASS", g_failures, g_checks, live, wrong);
+           hcl_ts_failures() ? "FAIL" : "PASS", hcl_ts_failures(), hcl_ts_checks(), live, wrong);
     dlclose(h);
-    return g_failures ? 1 : 0;
+    return hcl_ts_failures() ? 1 : 0;
 }

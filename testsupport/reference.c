@@ -1,0 +1,119 @@
+/* Float64 references and the tolerance rules (hcl_testsupport.h states the rules and why). */
+#include "hcl_testsupport.h"
+
+#include <float.h>
+#include <math.h>
+
+void hcl_ts_ref_vecadd(hcl_ts_rule rule, const float *a, const float *b, size_t n, double *out_ref,
+                       double *out_tol) {
+    for (size_t i = 0; i < n; i++) {
+        double s = (double)a[i] + (double)b[i];
+        if (rule == HCL_TS_CONFORMANCE) {
+            /* float64 holds more than twice float32's precision, so rounding its sum once is the float32 sum */
+            out_ref[i] = (double)(float)s;
+            if (out_tol) out_tol[i] = 0.0;
+        } else {
+            out_ref[i] = s;
+            if (out_tol) out_tol[i] = fmax(fabs(s), (double)FLT_MIN);
+        }
+    }
+}
+
+void hcl_ts_ref_gemm(hcl_ts_rule rule, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n, size_t k,
+                     float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta, const float *c,
+                     size_t ldc, double *out_ref, double *out_tol) {
+    const double al = alpha, be = beta;
+    const int ta = trans_a != HCL_NO_TRANS, tb = trans_b != HCL_NO_TRANS;
+    for (size_t i = 0; i < m; i++) {
+        /* the row's dot products and their sums of |a b|, accumulated in order of p; with B not transposed p is the
+         * outer loop, so that B is read along its rows (bench's large GEMMs) */
+        double *sum = out_ref + i * n, *bound = out_tol ? out_tol + i * n : NULL;
+        for (size_t j = 0; j < n; j++) {
+            sum[j] = 0.0;
+            if (bound) bound[j] = 0.0;
+        }
+        if (al != 0.0 && !tb) {
+            for (size_t p = 0; p < k; p++) {
+                double av = ta ? a[p * lda + i] : a[i * lda + p];
+                const float *brow = b + p * ldb;
+                for (size_t j = 0; j < n; j++) {
+                    double t = av * (double)brow[j];
+                    sum[j] += t;
+                    if (bound) bound[j] += fabs(t);
+                }
+            }
+        } else if (al != 0.0) {
+            for (size_t j = 0; j < n; j++) {
+                const float *bcol = b + j * ldb;
+                for (size_t p = 0; p < k; p++) {
+                    double t = (ta ? a[p * lda + i] : a[i * lda + p]) * (double)bcol[p];
+                    sum[j] += t;
+                    if (bound) bound[j] += fabs(t);
+                }
+            }
+        }
+        for (size_t j = 0; j < n; j++) {
+            double cterm = be != 0.0 ? be * (double)c[i * ldc + j] : 0.0;
+            sum[j] = al * sum[j] + cterm;
+            if (!bound) continue;
+            double scale = fabs(al) * bound[j] + fabs(cterm);
+            bound[j] = rule == HCL_TS_CONFORMANCE ? (double)(k + 3) * FLT_EPSILON * scale + FLT_MIN
+                                                  : fmax(scale, (double)FLT_MIN);
+        }
+    }
+}
+
+void hcl_ts_ref_softmax(hcl_ts_rule rule, const float *x, size_t rows, size_t cols, double *out_ref,
+                        double *out_tol) {
+    double rtol = 1e-5 * fmax(1.0, sqrt((double)cols / 256.0));
+    for (size_t r = 0; r < rows; r++) {
+        const float *row = x + r * cols;
+        double mx = -INFINITY, sum = 0.0;
+        for (size_t j = 0; j < cols; j++) mx = fmax(mx, (double)row[j]);
+        for (size_t j = 0; j < cols; j++) sum += exp((double)row[j] - mx);
+        for (size_t j = 0; j < cols; j++) {
+            size_t i = r * cols + j;
+            double tol = 0.0;
+            if (mx == -INFINITY) { /* only -inf (and NaN): 0 / 0 */
+                out_ref[i] = NAN;
+            } else {
+                out_ref[i] = exp((double)row[j] - mx) / sum;
+                if (rule == HCL_TS_BENCH)
+                    tol = out_ref[i];
+                else if (row[j] != -INFINITY)
+                    tol = rtol * out_ref[i] + 4.0 * FLT_MIN;
+            }
+            if (out_tol) out_tol[i] = tol;
+        }
+    }
+}
+
+double hcl_ts_ref_reduce(hcl_ts_rule rule, hcl_reduce_op op, const float *x, size_t n, double *out_tol) {
+    double ref, tol = 0.0;
+    if (op == HCL_REDUCE_SUM) {
+        double s = 0.0, abs_sum = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            s += (double)x[i];
+            abs_sum += fabs((double)x[i]);
+        }
+        ref = s;
+        if (rule == HCL_TS_BENCH)
+            tol = fmax(abs_sum, (double)FLT_MIN);
+        else if (n > 1)
+            tol = 4.0 * (sqrt((double)n) + log2((double)n) + 1.0) * 0x1.0p-24 * abs_sum;
+    } else {
+        ref = op == HCL_REDUCE_MAX ? -INFINITY : INFINITY;
+        for (size_t i = 0; i < n; i++) ref = op == HCL_REDUCE_MAX ? fmax(ref, x[i]) : fmin(ref, x[i]);
+    }
+    if (out_tol) *out_tol = tol;
+    return ref;
+}
+
+double hcl_ts_bench_rtol(hcl_ts_kernel kernel, size_t size) {
+    switch (kernel) {
+    case HCL_TS_VECADD: return 0x1.0p-23;
+    case HCL_TS_GEMM: return (double)(size + 1 < 64 ? size + 1 : 64) * 0x1.0p-23;
+    case HCL_TS_SOFTMAX: return (double)(size + 32) * 0x1.0p-24;
+    default: return 1e-6;
+    }
+}
