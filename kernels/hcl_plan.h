@@ -69,7 +69,6 @@ typedef struct hcl_kdevice {
     uint32_t subgroup_width;    /* warp / wavefront lanes (GPU family: required) */
     uint64_t max_group_size;    /* work-items per group */
     uint64_t local_mem;         /* bytes of local memory per group */
-    uint64_t local_mem_default; /* dynamic local memory usable without an opt-in (0: local_mem) */
     uint32_t max_groups[3];     /* work-groups per launch, per dimension */
     /* The most work-items a group of kernel `kernel` of program `prog` may have on this device (0: unknown).
      * The core builds the program on first use to answer; a plan calls it only for the programs it launches. */

@@ -170,7 +170,6 @@ static void describe_device(runner_ctx *ctx, hcl_kdevice *kd) {
     kd->subgroup_width = b->limits.subgroup_width;
     kd->max_group_size = dev->info.max_work_group_size;
     kd->local_mem = dev->info.local_mem_bytes;
-    kd->local_mem_default = b->limits.local_mem_default;
     memcpy(kd->max_groups, b->limits.max_groups, sizeof kd->max_groups);
     kd->kernel_max_group = kernel_max_group;
     kd->ctx = ctx;

@@ -86,7 +86,6 @@ typedef struct hcl_driver_arg {
 typedef struct hcl_driver_limits {
     uint32_t subgroup_width;    /* warp / wavefront / sub-group lanes the device runs together (1 on a CPU) */
     uint32_t max_groups[3];     /* work-groups per launch, per dimension */
-    uint64_t local_mem_default; /* dynamic local memory a launch may use without an opt-in (0: local_mem_bytes) */
 } hcl_driver_limits;
 
 /* Every native object is a void *. `wait`/`num_wait` are the driver's own events. `out_event` may be NULL: then
