@@ -2,6 +2,21 @@
 #include "hcl_host_kernels.h"
 #include "hcl_plan.h"
 
+/* The arguments of the GPU and CL gemm kernels, in the order both take them. */
+static void gemm_args(hcl_klaunch *l, const hcl_kgemm *g, size_t k, float alpha) {
+    hcl_klaunch_u64(l, g->m);
+    hcl_klaunch_u64(l, g->n);
+    hcl_klaunch_u64(l, k);
+    hcl_klaunch_f32(l, alpha);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_u64(l, g->lda);
+    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
+    hcl_klaunch_u64(l, g->ldb);
+    hcl_klaunch_f32(l, g->beta);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, g->ldc);
+}
+
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
 static hcl_status plan_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaunch *l) {
     const int trans = (g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS);
@@ -26,17 +41,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaun
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_ceil_div(g->n, tile), hcl_known_or(dev->max_groups[0], 65535)),
                    256);
     l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, tile), hcl_known_or(dev->max_groups[1], 65535));
-    hcl_klaunch_u64(l, g->m);
-    hcl_klaunch_u64(l, g->n);
-    hcl_klaunch_u64(l, g->k);
-    hcl_klaunch_f32(l, g->alpha);
-    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
-    hcl_klaunch_u64(l, g->lda);
-    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
-    hcl_klaunch_u64(l, g->ldb);
-    hcl_klaunch_f32(l, g->beta);
-    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
-    hcl_klaunch_u64(l, g->ldc);
+    gemm_args(l, g, g->k, g->alpha);
     return HCL_SUCCESS;
 }
 
@@ -87,17 +92,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
     hcl_klaunch_1d(l, prog, which, gx, wg);
     l->grid.y = (uint32_t)gy;
     l->block.y = (uint32_t)wg;
-    hcl_klaunch_u64(l, g->m);
-    hcl_klaunch_u64(l, g->n);
-    hcl_klaunch_u64(l, no_product ? 0 : g->k);
-    hcl_klaunch_f32(l, no_product ? 0.0f : g->alpha);
-    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
-    hcl_klaunch_u64(l, g->lda);
-    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
-    hcl_klaunch_u64(l, g->ldb);
-    hcl_klaunch_f32(l, g->beta);
-    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
-    hcl_klaunch_u64(l, g->ldc);
+    gemm_args(l, g, no_product ? 0 : g->k, no_product ? 0.0f : g->alpha);
     return HCL_SUCCESS;
 }
 
