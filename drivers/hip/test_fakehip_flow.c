@@ -34,11 +34,7 @@ static int (*fake_get_device)(int *), (*fake_set_device)(int);
 static hcl_device dev;
 static hcl_queue q;
 
-static hcl_buffer make(size_t bytes) {
-    hcl_buffer b = NULL;
-    OK(hcl_buffer_create(dev, bytes, 0, &b));
-    return b;
-}
+static hcl_buffer make(size_t bytes) { return hcl_ts_buffer(dev, bytes); }
 
 static void test_memory(void) {
     const size_t n = 4096;
@@ -49,18 +45,7 @@ static void test_memory(void) {
     OK(hcl_buffer_copy(q, b, 100, a, 200, 1000));
     OK(hcl_buffer_read(q, b, 100, 1000, r));
     CHECK(memcmp(r, h + 200, 1000) == 0, "write, copy at offsets, read: bytes differ");
-    for (size_t ps = 1; ps <= 128; ps *= 2) {
-        unsigned char pattern[128], init[4096], got[4096];
-        for (size_t i = 0; i < ps; i++) pattern[i] = (unsigned char)(i * 7 + ps + 1);
-        memset(init, 0xee, sizeof init);
-        OK(hcl_buffer_write(q, a, 0, n, init));
-        OK(hcl_buffer_fill(q, a, ps, 13 * ps, pattern, ps));
-        OK(hcl_buffer_read(q, a, 0, n, got));
-        size_t bad = 0;
-        for (size_t j = 0; j < n; j++)
-            bad += got[j] != ((j >= ps && j < 14 * ps) ? pattern[(j - ps) % ps] : 0xee);
-        CHECK(bad == 0, "fill with a %zu-byte pattern: %zu wrong bytes", ps, bad);
-    }
+    hcl_ts_check_fills(q, a, n);
     hcl_event w = NULL, m = NULL;
     OK(hcl_buffer_write_async(q, a, 0, n, h, 0, NULL, &w));
     OK(hcl_queue_marker(q, &m));
