@@ -574,16 +574,11 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
  * Flat rows of this run, for --compare and --plot.
  * ------------------------------------------------------------------------------------------------------- */
 int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count) {
+    flat_row *rows = xcalloc((size_t)nruns * BENCH_MAX_CASES + 1, sizeof *rows);
     int n = 0;
-    for (int d = 0; d < nruns; d++)
-        n += runs[d].opened ? runs[d].nresults : 0;
-    flat_row *rows = xcalloc((size_t)(n ? n : 1), sizeof *rows);
-    n = 0;
     for (int d = 0; d < nruns; d++) {
         const device_run *dr = &runs[d];
-        if (!dr->opened)
-            continue;
-        for (int k = 0; k < dr->nresults; k++) {
+        for (int k = 0; dr->opened && k < dr->nresults; k++) {
             const result *r = &dr->results[k];
             flat_row *f = &rows[n++];
             snprintf(f->backend, sizeof f->backend, "%s", dr->info.backend);

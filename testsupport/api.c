@@ -30,3 +30,25 @@ cleanup:
     free(init);
     free(got);
 }
+
+bool hcl_ts_check_affine(hcl_device dev, hcl_queue q, hcl_module mod, const char *from) {
+    hcl_kernel k = NULL;
+    HCL_TS_OK(hcl_kernel_create(mod, "affine", &k));
+    if (!k) return false;
+    unsigned int n = 1000;
+    float a = 0.5f;
+    double b = 3.0;
+    hcl_buffer out = hcl_ts_buffer(dev, n * sizeof(float));
+    float *got = calloc(n, sizeof(float));
+    hcl_arg args[4] = {hcl_arg_buffer(out), hcl_arg_value(&a, sizeof a), hcl_arg_value(&b, sizeof b),
+                       hcl_arg_value(&n, sizeof n)};
+    HCL_TS_OK(hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 4, args, 0, NULL, NULL));
+    HCL_TS_OK(hcl_buffer_read(q, out, 0, n * sizeof(float), got));
+    unsigned int bad = 0;
+    for (unsigned int i = 0; i < n; i++) bad += !got || got[i] != 0.5f * (float)i + 3.0f;
+    bool ok = HCL_TS_CHECK(bad == 0, "affine (%s): %u wrong", from, bad);
+    if (out) hcl_buffer_release(out);
+    hcl_kernel_release(k);
+    free(got);
+    return ok;
+}

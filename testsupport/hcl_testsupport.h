@@ -146,5 +146,9 @@ hcl_buffer hcl_ts_buffer(hcl_device dev, size_t bytes);
 /* hcl_buffer_fill with patterns of 1, 2, 4 ... 128 bytes, each at an offset of its own size and 13 times over, into b
  * (`bytes` >= 1792) holding 0xee elsewhere; every byte is read back and checked. Blocks. */
 void hcl_ts_check_fills(hcl_queue q, hcl_buffer b, size_t bytes);
+/* Launch the test kernel affine(float *out, float a, double b, unsigned n) of drivers/cudahip/test_kernels.cu
+ * (out[i] = a * i + (float)b) from mod, with a 0.5, b 3.0, n 1000 on 4 x 256 work-items, and check every result: a
+ * float and a double passed by value, in order. `from` names the module in messages. Returns whether it held. */
+bool hcl_ts_check_affine(hcl_device dev, hcl_queue q, hcl_module mod, const char *from);
 
 #endif /* HCL_TESTSUPPORT_H */

@@ -119,25 +119,18 @@ static void test_big_shared(hcl_module mod, const char *from, uint64_t local_mem
 }
 
 static void test_affine(hcl_module mod, const char *from) {
+    if (hcl_ts_check_affine(dev, q, mod, from)) printf("ok   %s: affine ran\n", from);
+#if defined(HCL_GPU_TEST_CUDA)
+    /* CUDA lists a kernel's parameters (cuFuncGetParamInfo) and limits grid.y to 65535; HIP does neither, so
+     * there a wrong argument is not caught (and is not launched here) */
     hcl_kernel k = NULL;
     OK(hcl_kernel_create(mod, "affine", &k));
     if (!k) return;
     unsigned int n = 1000;
-    float a = 0.5f;
+    float a = 0.5f, b4 = 3.0f;
     double b = 3.0;
     hcl_buffer bo = make(n * 4);
     hcl_arg args[4] = {hcl_arg_buffer(bo), hcl_arg_value(&a, 4), hcl_arg_value(&b, 8), hcl_arg_value(&n, 4)};
-    OK(hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 4, args, 0, NULL, NULL));
-    float *out = calloc(n, 4);
-    OK(hcl_buffer_read(q, bo, 0, n * 4, out));
-    unsigned int bad = 0;
-    for (unsigned int i = 0; i < n; i++) bad += out[i] != 0.5f * (float)i + 3.0f;
-    CHECK(bad == 0, "affine (%s): %u wrong", from, bad);
-    printf("ok   %s: affine ran\n", from);
-#if defined(HCL_GPU_TEST_CUDA)
-    /* CUDA lists a kernel's parameters (cuFuncGetParamInfo) and limits grid.y to 65535; HIP does neither, so
-     * there a wrong argument is not caught (and is not launched here) */
-    float b4 = 3.0f;
     hcl_arg wrong_size[4] = {args[0], args[1], hcl_arg_value(&b4, 4), args[3]};
     EXPECT(HCL_ERROR_INVALID_ARGUMENT,
            hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 4, wrong_size, 0, NULL, NULL));
@@ -145,10 +138,9 @@ static void test_affine(hcl_module mod, const char *from) {
            hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 3, args, 0, NULL, NULL));
     EXPECT(HCL_ERROR_INVALID_ARGUMENT,
            hcl_kernel_launch(q, k, (hcl_dim3){1, 70000, 1}, (hcl_dim3){32, 1, 1}, 0, 4, args, 0, NULL, NULL));
-#endif
     hcl_buffer_release(bo);
     hcl_kernel_release(k);
-    free(out);
+#endif
 }
 
 static void test_modules(uint64_t local_mem) {

@@ -168,26 +168,10 @@ static void test_builtins(unsigned wave) {
 }
 
 static void run_affine(hcl_module mod, const char *from) {
-    hcl_kernel k = NULL;
-    OK(hcl_kernel_create(mod, "affine", &k));
-    if (!k) return;
+    hcl_ts_check_affine(dev, q, mod, from);
     hcl_kernel nope = NULL;
     hcl_status st = hcl_kernel_create(mod, "no_such_kernel", &nope);
     CHECK(st == HCL_ERROR_NOT_FOUND, "missing kernel: %s: %s", hcl_status_name(st), hcl_last_message());
-    unsigned int n = 1000;
-    float av = 0.5f;
-    double bv = 3.0;
-    hcl_buffer bo = make(n * 4);
-    hcl_arg args[4] = {hcl_arg_buffer(bo), hcl_arg_value(&av, 4), hcl_arg_value(&bv, 8), hcl_arg_value(&n, 4)};
-    OK(hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 4, args, 0, NULL, NULL));
-    float *out = calloc(n, 4);
-    OK(hcl_buffer_read(q, bo, 0, n * 4, out));
-    unsigned bad = 0;
-    for (unsigned i = 0; i < n; i++) bad += out[i] != 0.5f * (float)i + 3.0f;
-    CHECK(bad == 0, "affine (%s): %u wrong", from, bad);
-    free(out);
-    hcl_buffer_release(bo);
-    hcl_kernel_release(k);
 }
 
 static void test_modules(void) {
