@@ -9,7 +9,8 @@
  *   symbols.h  the vendor library, opened through the core's open_library, and its symbol table;
  *   devices.h  the device list and the lifecycle entry points;
  *   table.h    the driver table's common entries, declared and listed under the driver's prefix;
- *   below      which module source a driver takes, and a device's identity text. */
+ *   below      which module source a driver takes, the cache key and build-failure message of a program, and a
+ *              device's identity text. */
 #ifndef HCL_DRIVERS_COMMON_KIT_H
 #define HCL_DRIVERS_COMMON_KIT_H
 
@@ -45,6 +46,15 @@ const hcl_module_source *hcl__kit_source_pick(const hcl_module_source *sources, 
  * a printf format. The core appends the list of the kinds that were given. */
 hcl_status hcl__kit_source_unsupported(uint32_t count, const char *what_fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* ---- building programs (build.c) ---- */
+/* The key of a program in the core's on-disk cache: the printf-formatted header (every input that changes the
+ * binary: device, driver version, options, one per line), then `payload` (the source or SPIR-V) as it is. malloc'd,
+ * NUL-terminated (free() it); NULL when out of host memory. The core hashes it with the HCL version. */
+char *hcl__kit_cache_key(const void *payload, size_t payload_size, size_t *out_size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* HCL_ERROR_BUILD with "<detail>; build log[ (truncated)]:\n<the log's head>" (log may be NULL). */
+hcl_status hcl__kit_build_failed(const char *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- identity (identity.c) ---- */
 /* Give the device the runtime's UUID, unless it is all zero (which identifies nothing: the Level Zero null driver

@@ -18,29 +18,20 @@ typedef struct hcl__ze_kernel {
     char name[128];
 } hcl__ze_kernel;
 
-/* The build log goes into the error message; keep its head, which names the first error. */
-#define HCL_ZE_BUILD_LOG_MAX 1200
 #define HCL_ZE_SPIRV_MAGIC 0x07230203u
 
 /* ---------------------------------------------------------------------------------------------------------
  * Building through the cache
  * ------------------------------------------------------------------------------------------------------- */
-/* The cache key: every input that changes the native binary. The core hashes it with the HCL version. */
+/* The cache key: every input that changes the native binary. */
 static char *cache_key(const hcl__ze_device *dev, const void *spirv, size_t size, const char *options,
                        size_t *out_size) {
     const hcl__ze_device_entry *e = dev->entry;
-    const char *fmt = "hcl-levelzero-module-1\ndevice=%s\nvendor=0x%04x\ndevice_id=0x%04x\nidentity=%s\n"
-                      "driver_version=%u\napi=0x%08x\noptions=%s\nspirv=";
-    int head = snprintf(NULL, 0, fmt, e->info.name, e->vendor_id, e->device_id, e->info.identity, e->driver_version,
-                        e->api_version, options);
-    if (head < 0) return NULL;
-    char *key = malloc((size_t)head + size + 1);
-    if (!key) return NULL;
-    snprintf(key, (size_t)head + 1, fmt, e->info.name, e->vendor_id, e->device_id, e->info.identity,
-             e->driver_version, e->api_version, options);
-    memcpy(key + head, spirv, size);
-    *out_size = (size_t)head + size;
-    return key;
+    return hcl__kit_cache_key(spirv, size, out_size,
+                              "hcl-levelzero-module-1\ndevice=%s\nvendor=0x%04x\ndevice_id=0x%04x\nidentity=%s\n"
+                              "driver_version=%u\napi=0x%08x\noptions=%s\nspirv=",
+                              e->info.name, e->vendor_id, e->device_id, e->info.identity, e->driver_version,
+                              e->api_version, options);
 }
 
 static ze_result_t create_module(hcl__ze_device *dev, ze_module_format_t format, const void *data, size_t size,
@@ -131,12 +122,11 @@ hcl_status hcl__ze_module_build(hcl__ze_device *dev, const void *spirv, size_t s
     log = take_log(log_handle);
     if (r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE || r == ZE_RESULT_ERROR_MODULE_LINK_FAILURE ||
         r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY) {
-        size_t n = log ? strlen(log) : 0;
-        status = HCL_KIT_FAIL(
-            HCL_ERROR_BUILD, "zeModuleCreate: %s (0x%08x): %s (%zu bytes of SPIR-V) on '%s' with options '%s'; "
-            "build log%s:\n%.*s%s", hcl__ze_result_name(r), (unsigned)r, what, size, dev->entry->info.name, options,
-            n > HCL_ZE_BUILD_LOG_MAX ? " (truncated)" : "", (int)(n > HCL_ZE_BUILD_LOG_MAX ? HCL_ZE_BUILD_LOG_MAX : n),
-            log ? log : "", n > HCL_ZE_BUILD_LOG_MAX ? "\n..." : "");
+        status = hcl__kit_build_failed(log,
+                                       "zeModuleCreate: %s (0x%08x): %s (%zu bytes of SPIR-V) on '%s' with options "
+                                       "'%s'",
+                                       hcl__ze_result_name(r), (unsigned)r, what, size, dev->entry->info.name,
+                                       options);
         module = NULL;
         goto cleanup;
     }

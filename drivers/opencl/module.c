@@ -18,29 +18,18 @@ typedef struct hcl__ocl_kernel {
     char name[128];
 } hcl__ocl_kernel;
 
-/* The build log goes into the error message; keep its head, which names the first error. */
-#define HCL_OCL_LOG_MAX 1200
-
 /* ---------------------------------------------------------------------------------------------------------
  * Building through the cache
  * ------------------------------------------------------------------------------------------------------- */
-/* The cache key: every input that changes the binary. The core hashes it with the HCL version. */
+/* The cache key: every input that changes the binary. */
 static char *cache_key(const hcl__ocl_device *dev, const char *source, size_t length, const char *options,
                        size_t *out_size) {
     const hcl__ocl_device_entry *e = dev->entry;
-    const char *fmt = "hcl-opencl-program-1\ndevice=%s\nvendor=%s\ndevice_version=%s\ndriver_version=%s\n"
-                      "platform_version=%s\noptions=%s\nsource=";
-    int head = snprintf(NULL, 0, fmt, e->info.name, e->info.vendor, e->device_version, e->info.driver_version,
-                        e->platform_version, options);
-    if (head < 0) return NULL;
-    char *key = malloc((size_t)head + length + 1);
-    if (!key) return NULL;
-    snprintf(key, (size_t)head + 1, fmt, e->info.name, e->info.vendor, e->device_version, e->info.driver_version,
-             e->platform_version, options);
-    memcpy(key + head, source, length);
-    key[(size_t)head + length] = '\0';
-    *out_size = (size_t)head + length;
-    return key;
+    return hcl__kit_cache_key(source, length, out_size,
+                              "hcl-opencl-program-1\ndevice=%s\nvendor=%s\ndevice_version=%s\ndriver_version=%s\n"
+                              "platform_version=%s\noptions=%s\nsource=",
+                              e->info.name, e->info.vendor, e->device_version, e->info.driver_version,
+                              e->platform_version, options);
 }
 
 static char *build_log(cl_program program, cl_device_id device) {
@@ -127,13 +116,8 @@ hcl_status hcl__ocl_program_build(hcl__ocl_device *dev, const char *source, size
     err = hcl__cl.clBuildProgram(program, 1, &dev->id, options, NULL, NULL);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS || err == CL_COMPILE_PROGRAM_FAILURE) {
         log = build_log(program, dev->id);
-        size_t log_len = log ? strlen(log) : 0;
-        status = HCL_KIT_FAIL(
-            HCL_ERROR_BUILD, "clBuildProgram: %s (%d) on '%s' with options '%s'; build log%s:\n%.*s%s",
-            hcl__ocl_error_name(err), (int)err, dev->entry->info.name, options,
-            log_len > HCL_OCL_LOG_MAX ? " (truncated)" : "",
-            (int)(log_len > HCL_OCL_LOG_MAX ? HCL_OCL_LOG_MAX : log_len),
-            log ? log : "", log_len > HCL_OCL_LOG_MAX ? "\n..." : "");
+        status = hcl__kit_build_failed(log, "clBuildProgram: %s (%d) on '%s' with options '%s'",
+                                       hcl__ocl_error_name(err), (int)err, dev->entry->info.name, options);
         goto cleanup;
     }
     HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clBuildProgram", "on '%s' with options '%s'", dev->entry->info.name, options);
