@@ -67,6 +67,14 @@ void *lib_sym(lib *l, const char *name, char *missing, size_t size) {
     return p;
 }
 
+int lib_ready(const lib *l, const char *what, const char *missing, char *reason, size_t size) {
+    if (!l->handle)
+        snprintf(reason, size, "%s could not be opened: %s", what, l->reason);
+    else if (missing[0])
+        snprintf(reason, size, "%s lacks %s", l->path, missing);
+    return l->handle && !missing[0];
+}
+
 void exe_dir(char *out, size_t size) {
     char buf[4096];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -122,18 +130,11 @@ static void openblas_load(void) {
     static const char *const cands[] = {"libopenblas.so.0", "libopenblas.so", NULL};
     lib_open(&lib_openblas, "HCL_OPENBLAS_LIBRARY", cands);
     char missing[256] = "";
-    if (!lib_openblas.handle) {
-        snprintf(ob.reason, sizeof ob.reason, "OpenBLAS could not be opened: %s", lib_openblas.reason);
-        return;
-    }
     ob.cblas_sgemm = (__typeof__(ob.cblas_sgemm))lib_sym(&lib_openblas, "cblas_sgemm", missing, sizeof missing);
     ob.openblas_get_config = (__typeof__(ob.openblas_get_config))lib_sym(&lib_openblas, "openblas_get_config", NULL, 0);
     ob.openblas_get_num_threads =
         (__typeof__(ob.openblas_get_num_threads))lib_sym(&lib_openblas, "openblas_get_num_threads", NULL, 0);
-    if (missing[0])
-        snprintf(ob.reason, sizeof ob.reason, "%s lacks %s", lib_openblas.path, missing);
-    else
-        ob.ok = 1;
+    ob.ok = lib_ready(&lib_openblas, "OpenBLAS", missing, ob.reason, sizeof ob.reason);
 }
 #endif
 

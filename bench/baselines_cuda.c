@@ -63,20 +63,13 @@ static void cuda_load(void) {
     char missing[512] = "";
     static const char *const cands[] = {"libcuda.so.1", "libcuda.so", NULL};
     lib_open(&lib_cuda, "HCL_CUDA_LIBRARY", cands);
-    if (!lib_cuda.handle) {
-        snprintf(cu.reason, sizeof cu.reason, "libcuda could not be opened: %s", lib_cuda.reason);
-    } else {
 #define RESOLVE(name) cu.name = (__typeof__(cu.name))lib_sym(&lib_cuda, #name, missing, sizeof missing);
-        BENCH_CU_SYMS(RESOLVE)
+    BENCH_CU_SYMS(RESOLVE)
 #undef RESOLVE
-        cu.elapsed = (__typeof__(cu.elapsed))lib_sym(&lib_cuda, "cuEventElapsedTime_v2", NULL, 0);
-        if (!cu.elapsed)
-            cu.elapsed = (__typeof__(cu.elapsed))lib_sym(&lib_cuda, "cuEventElapsedTime", missing, sizeof missing);
-        if (missing[0])
-            snprintf(cu.reason, sizeof cu.reason, "%s lacks %s", lib_cuda.path, missing);
-        else
-            cu.ok = 1;
-    }
+    cu.elapsed = (__typeof__(cu.elapsed))lib_sym(&lib_cuda, "cuEventElapsedTime_v2", NULL, 0);
+    if (!cu.elapsed)
+        cu.elapsed = (__typeof__(cu.elapsed))lib_sym(&lib_cuda, "cuEventElapsedTime", missing, sizeof missing);
+    cu.ok = lib_ready(&lib_cuda, "libcuda", missing, cu.reason, sizeof cu.reason);
     /* cuBLAS: the loader path first, then the toolkit folders */
     static const char *const sonames[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
     const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
@@ -93,19 +86,11 @@ static void cuda_load(void) {
     list[n] = NULL;
     lib_open(&lib_cublas, "HCL_CUBLAS_LIBRARY", list);
     missing[0] = '\0';
-    if (!lib_cublas.handle) {
-        snprintf(cb.reason, sizeof cb.reason, "cuBLAS could not be opened: %s", lib_cublas.reason);
-    } else {
 #define RESOLVE(name) cb.name = (__typeof__(cb.name))lib_sym(&lib_cublas, #name, missing, sizeof missing);
-        BENCH_CUBLAS_SYMS(RESOLVE)
+    BENCH_CUBLAS_SYMS(RESOLVE)
 #undef RESOLVE
-        cb.cublasGetStatusName =
-            (__typeof__(cb.cublasGetStatusName))lib_sym(&lib_cublas, "cublasGetStatusName", NULL, 0);
-        if (missing[0])
-            snprintf(cb.reason, sizeof cb.reason, "%s lacks %s", lib_cublas.path, missing);
-        else
-            cb.ok = 1;
-    }
+    cb.cublasGetStatusName = (__typeof__(cb.cublasGetStatusName))lib_sym(&lib_cublas, "cublasGetStatusName", NULL, 0);
+    cb.ok = lib_ready(&lib_cublas, "cuBLAS", missing, cb.reason, sizeof cb.reason);
     /* CUB: built next to libhcl (build/lib) or installed with it */
     char dir[4096], p1[4200], p2[4200];
     exe_dir(dir, sizeof dir);
@@ -114,18 +99,11 @@ static void cuda_load(void) {
     const char *cub_list[] = {p1, p2, "libhcl-bench-cub.so", NULL};
     lib_open(&lib_cub, "HCL_BENCH_CUB_LIBRARY", cub_list);
     missing[0] = '\0';
-    if (!lib_cub.handle) {
-        snprintf(cub.reason, sizeof cub.reason, "libhcl-bench-cub.so could not be opened (it is built with bench when "
-                 "nvcc is found): %s", lib_cub.reason);
-    } else {
 #define RESOLVE(name) cub.name = (__typeof__(cub.name))lib_sym(&lib_cub, #name, missing, sizeof missing);
-        BENCH_CUB_SYMS(RESOLVE)
+    BENCH_CUB_SYMS(RESOLVE)
 #undef RESOLVE
-        if (missing[0])
-            snprintf(cub.reason, sizeof cub.reason, "%s lacks %s", lib_cub.path, missing);
-        else
-            cub.ok = 1;
-    }
+    cub.ok = lib_ready(&lib_cub, "libhcl-bench-cub.so (built with bench when nvcc is found)", missing, cub.reason,
+                       sizeof cub.reason);
 }
 
 static const char *cu_err(CUresult r) {

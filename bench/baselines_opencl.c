@@ -51,31 +51,17 @@ static void opencl_load(void) {
     char missing[512] = "";
     static const char *const cands[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
     lib_open(&lib_ocl, "HCL_OPENCL_LIBRARY", cands);
-    if (!lib_ocl.handle) {
-        snprintf(ocl.reason, sizeof ocl.reason, "libOpenCL could not be opened: %s", lib_ocl.reason);
-    } else {
 #define RESOLVE(name) ocl.name = (__typeof__(ocl.name))lib_sym(&lib_ocl, #name, missing, sizeof missing);
-        BENCH_CL_SYMS(RESOLVE)
+    BENCH_CL_SYMS(RESOLVE)
 #undef RESOLVE
-        if (missing[0])
-            snprintf(ocl.reason, sizeof ocl.reason, "%s lacks %s", lib_ocl.path, missing);
-        else
-            ocl.ok = 1;
-    }
+    ocl.ok = lib_ready(&lib_ocl, "libOpenCL", missing, ocl.reason, sizeof ocl.reason);
 #if defined(BENCH_HAVE_CLBLAST)
     static const char *const clb_cands[] = {"libclblast.so.1", "libclblast.so", NULL};
     lib_open(&lib_clblast, "HCL_CLBLAST_LIBRARY", clb_cands);
     missing[0] = '\0';
-    if (!lib_clblast.handle) {
-        snprintf(clb.reason, sizeof clb.reason, "CLBlast could not be opened: %s", lib_clblast.reason);
-    } else {
-        clb.CLBlastSgemm = (__typeof__(clb.CLBlastSgemm))lib_sym(&lib_clblast, "CLBlastSgemm", missing, sizeof missing);
-        clb.CLBlastClearCache = (__typeof__(clb.CLBlastClearCache))lib_sym(&lib_clblast, "CLBlastClearCache", NULL, 0);
-        if (missing[0])
-            snprintf(clb.reason, sizeof clb.reason, "%s lacks %s", lib_clblast.path, missing);
-        else
-            clb.ok = 1;
-    }
+    clb.CLBlastSgemm = (__typeof__(clb.CLBlastSgemm))lib_sym(&lib_clblast, "CLBlastSgemm", missing, sizeof missing);
+    clb.CLBlastClearCache = (__typeof__(clb.CLBlastClearCache))lib_sym(&lib_clblast, "CLBlastClearCache", NULL, 0);
+    clb.ok = lib_ready(&lib_clblast, "CLBlast", missing, clb.reason, sizeof clb.reason);
 #endif
 }
 

@@ -186,18 +186,28 @@ static int parse_size(const char *s, size_t *out) {
     return 0;
 }
 
-static int parse_dims(const char *s, size_t *d, int count) {
-    char buf[128];
-    if (strlen(s) >= sizeof buf)
+/* Split a copy of s in buf at any of seps into at most max tokens: their number, or -1 when s does not fit buf or
+ * has more tokens. */
+static int split(const char *s, const char *seps, char *buf, size_t size, char **tok, int max) {
+    if (strlen(s) >= size)
         return -1;
     strcpy(buf, s);
-    int got = 0;
+    int n = 0;
     char *save = NULL;
-    for (char *tok = strtok_r(buf, "x", &save); tok; tok = strtok_r(NULL, "x", &save)) {
-        if (got == count || parse_size(tok, &d[got]))
+    for (char *t = strtok_r(buf, seps, &save); t; t = strtok_r(NULL, seps, &save)) {
+        if (n == max)
             return -1;
-        got++;
+        tok[n++] = t;
     }
+    return n;
+}
+
+static int parse_dims(const char *s, size_t *d, int count) {
+    char buf[128], *tok[3];
+    int got = split(s, "x", buf, sizeof buf, tok, count);
+    for (int i = 0; i < got; i++)
+        if (parse_size(tok[i], &d[i]))
+            return -1;
     if (got == 1 && count == 3) {
         d[1] = d[2] = d[0];
         got = 3;
@@ -216,23 +226,20 @@ static int parse_int(const char *s, int lo, int hi, int *out) {
 }
 
 static int parse_kernels(const char *s, unsigned *out) {
-    char buf[128];
-    if (strlen(s) >= sizeof buf)
-        return -1;
-    strcpy(buf, s);
+    char buf[128], *tok[64];
+    int n = split(s, ",", buf, sizeof buf, tok, 64);
     unsigned mask = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (int i = 0; i < n; i++) {
         int found = 0;
         for (int k = 0; k < K_COUNT; k++)
-            if (!strcmp(tok, kernel_names[k]))
+            if (!strcmp(tok[i], kernel_names[k]))
                 mask |= 1u << k, found = 1;
-        if (!strcmp(tok, "all"))
+        if (!strcmp(tok[i], "all"))
             mask |= (1u << K_COUNT) - 1, found = 1;
         if (!found)
             return -1;
     }
-    if (!mask)
+    if (n < 0 || !mask)
         return -1;
     *out = mask;
     return 0;

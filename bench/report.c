@@ -287,34 +287,56 @@ static void jnum(FILE *f, double v) {
         fputs("null", f); /* JSON has no NaN or infinity */
 }
 
-static void jmeasure(FILE *f, const result *r, const measure *m, int is_base) {
+/* A field after an object's first: `, "key": value`. */
+static void jfnum(FILE *f, const char *key, double v) {
+    fprintf(f, ", \"%s\": ", key);
+    jnum(f, v);
+}
+
+static void jfstr(FILE *f, const char *key, const char *s) {
+    fprintf(f, ", \"%s\": ", key);
+    jstr(f, s);
+}
+
+/* An object's opening, with a leading "name" when there is one. */
+static void jopen(FILE *f, const char *name) {
     fputs("{", f);
-    if (is_base) {
+    if (name) {
         fputs("\"name\": ", f);
-        jstr(f, m->name);
+        jstr(f, name);
         fputs(", ", f);
     }
-    fprintf(f, "\"runs\": %d, \"first_ms\": ", m->ran);
-    jnum(f, 1e3 * m->first_s);
-    fputs(", \"median_ms\": ", f);
-    jnum(f, 1e3 * m->med_s);
-    fputs(", \"min_ms\": ", f);
-    jnum(f, 1e3 * m->min_s);
-    fputs(", \"max_ms\": ", f);
-    jnum(f, 1e3 * m->max_s);
-    fputs(", \"work\": ", f);
-    jnum(f, is_base ? r->base_work : r->work);
-    fputs(", \"rate\": ", f);
-    jnum(f, rate_of(r, m));
-    fprintf(f, ", \"checked\": %s, \"verified\": %s, \"max_error\": ", m->checked ? "true" : "false",
+}
+
+static void jmeasure(FILE *f, const result *r, const measure *m, int is_base) {
+    jopen(f, is_base ? m->name : NULL);
+    fprintf(f, "\"runs\": %d", m->ran);
+    jfnum(f, "first_ms", 1e3 * m->first_s);
+    jfnum(f, "median_ms", 1e3 * m->med_s);
+    jfnum(f, "min_ms", 1e3 * m->min_s);
+    jfnum(f, "max_ms", 1e3 * m->max_s);
+    jfnum(f, "work", is_base ? r->base_work : r->work);
+    jfnum(f, "rate", rate_of(r, m));
+    fprintf(f, ", \"checked\": %s, \"verified\": %s", m->checked ? "true" : "false",
             m->checked && measure_ok(m) ? "true" : "false");
-    jnum(f, m->err);
-    fputs(", \"tolerance\": ", f);
-    jnum(f, m->tol);
-    fputs(", \"check\": ", f);
-    jstr(f, m->check);
-    fputs(", \"error\": ", f);
-    jstr(f, m->error);
+    jfnum(f, "max_error", m->err);
+    jfnum(f, "tolerance", m->tol);
+    jfstr(f, "check", m->check);
+    jfstr(f, "error", m->error);
+    fputs("}", f);
+}
+
+/* One side of the launch cost: null when it did not run. */
+static void jlaunch(FILE *f, int ran, const char *name, double submit_us, double sync_us, double module_s) {
+    if (!ran) {
+        fputs("null", f);
+        return;
+    }
+    jopen(f, name);
+    fputs("\"submit_us\": ", f);
+    jnum(f, submit_us);
+    jfnum(f, "sync_us", sync_us);
+    jfnum(f, "module_ms", 1e3 * module_s);
     fputs("}", f);
 }
 
@@ -348,18 +370,14 @@ int write_json(const char *path, const options *o, const startup *su, const devi
     if (su->ran || su->error[0]) {
         fputs("{\"device\": ", f);
         jstr(f, su->device);
-        fputs(", \"from_main_ms\": ", f);
-        jnum(f, su->ran ? 1e3 * su->from_main_s : NAN);
-        fputs(", \"from_process_start_ms\": ", f);
-        jnum(f, su->ran && su->exec_known ? 1e3 * su->from_exec_s : NAN);
-        fputs(", \"process_start_source\": \"/proc/self/stat starttime (clock ticks)\", \"device_open_ms\": ", f);
-        jnum(f, 1e3 * su->open_s);
-        fputs(", \"setup_ms\": ", f);
-        jnum(f, 1e3 * su->setup_s);
-        fputs(", \"first_kernel_ms\": ", f);
-        jnum(f, 1e3 * su->first_kernel_s);
-        fprintf(f, ", \"verified\": %s, \"error\": ", su->verified ? "true" : "false");
-        jstr(f, su->error);
+        jfnum(f, "from_main_ms", su->ran ? 1e3 * su->from_main_s : NAN);
+        jfnum(f, "from_process_start_ms", su->ran && su->exec_known ? 1e3 * su->from_exec_s : NAN);
+        jfstr(f, "process_start_source", "/proc/self/stat starttime (clock ticks)");
+        jfnum(f, "device_open_ms", 1e3 * su->open_s);
+        jfnum(f, "setup_ms", 1e3 * su->setup_s);
+        jfnum(f, "first_kernel_ms", 1e3 * su->first_kernel_s);
+        fprintf(f, ", \"verified\": %s", su->verified ? "true" : "false");
+        jfstr(f, "error", su->error);
         fputs("},\n", f);
     } else {
         fputs("null,\n", f);
@@ -378,19 +396,15 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         }
         fputs(",\n     \"backend\": ", f);
         jstr(f, i->backend);
-        fprintf(f, ", \"index\": %u, \"name\": ", i->index);
-        jstr(f, i->name);
-        fputs(", \"vendor\": ", f);
-        jstr(f, i->vendor);
-        fputs(", \"identity\": ", f);
-        jstr(f, i->identity);
-        fputs(", \"driver_version\": ", f);
-        jstr(f, i->driver_version);
-        fprintf(f, ", \"type\": \"%s\", \"compute_units\": %u, \"global_mem_bytes\": %" PRIu64 ", \"sizes\": ",
-                type_name(i->type), i->compute_units, i->global_mem_bytes);
-        jstr(f, dr->plan_note);
-        fputs(", \"wall_s\": ", f);
-        jnum(f, dr->wall_s);
+        fprintf(f, ", \"index\": %u", i->index);
+        jfstr(f, "name", i->name);
+        jfstr(f, "vendor", i->vendor);
+        jfstr(f, "identity", i->identity);
+        jfstr(f, "driver_version", i->driver_version);
+        fprintf(f, ", \"type\": \"%s\", \"compute_units\": %u, \"global_mem_bytes\": %" PRIu64, type_name(i->type),
+                i->compute_units, i->global_mem_bytes);
+        jfstr(f, "sizes", dr->plan_note);
+        jfnum(f, "wall_s", dr->wall_s);
         fputs(",\n     \"baselines\": [", f);
         int first = 1;
         for (int k = 0; k < BASE_COUNT; k++) {
@@ -400,14 +414,11 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             fprintf(f, "%s\n       {\"name\": ", first ? "" : ",");
             first = 0;
             jstr(f, bi->name);
-            fprintf(f, ", \"available\": %s, \"library\": ", bi->available ? "true" : "false");
-            jstr(f, bi->library);
-            fputs(", \"version\": ", f);
-            jstr(f, bi->version);
-            fputs(", \"note\": ", f);
-            jstr(f, bi->note);
-            fputs(", \"reason\": ", f);
-            jstr(f, bi->available ? "" : bi->reason);
+            fprintf(f, ", \"available\": %s", bi->available ? "true" : "false");
+            jfstr(f, "library", bi->library);
+            jfstr(f, "version", bi->version);
+            jfstr(f, "note", bi->note);
+            jfstr(f, "reason", bi->available ? "" : bi->reason);
             fputs("}", f);
         }
         fputs("],\n     \"results\": [", f);
@@ -423,8 +434,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
                 jmeasure(f, r, &r->base, 1);
             else
                 fputs("null", f);
-            fputs(", \"ratio\": ", f);
-            jnum(f, r->base.ran > 0 && r->hcl.ran > 0 ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
+            jfnum(f, "ratio", r->base.ran > 0 && r->hcl.ran > 0 ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
             fputs("}", f);
         }
         const launch_cost *lc = &dr->launch;
@@ -432,35 +442,11 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         if (lc->ran || lc->error[0] || lc->vendor_reason[0]) {
             fprintf(f, "{\"unit\": \"us per launch\", \"n_submit\": %d, \"n_sync\": %d, \"hcl\": ", lc->n_submit,
                     lc->n_sync);
-            if (lc->ran) {
-                fputs("{\"submit_us\": ", f);
-                jnum(f, lc->hcl_submit_us);
-                fputs(", \"sync_us\": ", f);
-                jnum(f, lc->hcl_sync_us);
-                fputs(", \"module_ms\": ", f);
-                jnum(f, 1e3 * lc->hcl_module_s);
-                fputs("}", f);
-            } else {
-                fputs("null", f);
-            }
+            jlaunch(f, lc->ran, NULL, lc->hcl_submit_us, lc->hcl_sync_us, lc->hcl_module_s);
             fputs(", \"vendor\": ", f);
-            if (lc->vendor_ran) {
-                fputs("{\"name\": ", f);
-                jstr(f, lc->vendor_name);
-                fputs(", \"submit_us\": ", f);
-                jnum(f, lc->vendor_submit_us);
-                fputs(", \"sync_us\": ", f);
-                jnum(f, lc->vendor_sync_us);
-                fputs(", \"module_ms\": ", f);
-                jnum(f, 1e3 * lc->vendor_module_s);
-                fputs("}", f);
-            } else {
-                fputs("null", f);
-            }
-            fputs(", \"error\": ", f);
-            jstr(f, lc->error);
-            fputs(", \"vendor_reason\": ", f);
-            jstr(f, lc->vendor_ran ? "" : lc->vendor_reason);
+            jlaunch(f, lc->vendor_ran, lc->vendor_name, lc->vendor_submit_us, lc->vendor_sync_us, lc->vendor_module_s);
+            jfstr(f, "error", lc->error);
+            jfstr(f, "vendor_reason", lc->vendor_ran ? "" : lc->vendor_reason);
             fputs("}", f);
         } else {
             fputs("null", f);
@@ -470,8 +456,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         if (uk->ran || uk->error[0]) {
             fputs("{\"kind\": ", f);
             jstr(f, uk->kind);
-            fputs(", \"cache_dir\": ", f);
-            jstr(f, uk->cache_dir);
+            jfstr(f, "cache_dir", uk->cache_dir);
             fputs(", \"create_ms\": [", f);
             jnum(f, 1e3 * uk->create_s[0]);
             fputs(", ", f);
@@ -480,10 +465,9 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             jstr(f, uk->cache[0]);
             fputs(", ", f);
             jstr(f, uk->cache[1]);
-            fprintf(f, "], \"verified\": %s, \"max_error\": ", uk->checked && !uk->failed ? "true" : "false");
-            jnum(f, uk->err);
-            fputs(", \"error\": ", f);
-            jstr(f, uk->error);
+            fprintf(f, "], \"verified\": %s", uk->checked && !uk->failed ? "true" : "false");
+            jfnum(f, "max_error", uk->err);
+            jfstr(f, "error", uk->error);
             fputs("}", f);
         } else {
             fputs("null", f);
@@ -524,6 +508,15 @@ static void cnum(FILE *f, double v) {
         fputs(",", f);
 }
 
+/* A row's first columns: backend,index,device,identity,kernel,shape,unit */
+static void crow(FILE *f, const device_run *dr, const char *kernel, const char *shape, const char *unit) {
+    fprintf(f, "%s,%u,", dr->info.backend, dr->info.index);
+    cstr(f, dr->info.name);
+    fputc(',', f);
+    cstr(f, dr->info.identity);
+    fprintf(f, ",%s,%s,%s", kernel, shape, unit);
+}
+
 int write_csv(const char *path, const device_run *runs, int nruns) {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -539,11 +532,7 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
             continue;
         for (int k = 0; k < dr->nresults; k++) {
             const result *r = &dr->results[k];
-            fprintf(f, "%s,%u,", dr->info.backend, dr->info.index);
-            cstr(f, dr->info.name);
-            fputc(',', f);
-            cstr(f, dr->info.identity);
-            fprintf(f, ",%s,%s,%s", kernel_names[r->kernel], r->shape, unit_of(r));
+            crow(f, dr, kernel_names[r->kernel], r->shape, unit_of(r));
             cnum(f, 1e3 * r->hcl.med_s);
             cnum(f, 1e3 * r->hcl.min_s);
             cnum(f, 1e3 * r->hcl.max_s);
@@ -562,11 +551,7 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
         }
         const launch_cost *lc = &dr->launch;
         for (int s = 0; s < 2 && lc->ran; s++) {
-            fprintf(f, "%s,%u,", dr->info.backend, dr->info.index);
-            cstr(f, dr->info.name);
-            fputc(',', f);
-            cstr(f, dr->info.identity);
-            fprintf(f, ",launch,%s,us", s ? "launch+sync" : "submit");
+            crow(f, dr, "launch", s ? "launch+sync" : "submit", "us");
             fputs(",,,,", f);
             fprintf(f, "%d", s ? lc->n_sync : lc->n_submit);
             cnum(f, s ? lc->hcl_sync_us : lc->hcl_submit_us);
@@ -589,16 +574,11 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
  * Flat rows of this run, for --compare and --plot.
  * ------------------------------------------------------------------------------------------------------- */
 int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count) {
+    flat_row *rows = xcalloc((size_t)nruns * BENCH_MAX_CASES + 1, sizeof *rows);
     int n = 0;
-    for (int d = 0; d < nruns; d++)
-        n += runs[d].opened ? runs[d].nresults : 0;
-    flat_row *rows = xcalloc((size_t)(n ? n : 1), sizeof *rows);
-    n = 0;
     for (int d = 0; d < nruns; d++) {
         const device_run *dr = &runs[d];
-        if (!dr->opened)
-            continue;
-        for (int k = 0; k < dr->nresults; k++) {
+        for (int k = 0; dr->opened && k < dr->nresults; k++) {
             const result *r = &dr->results[k];
             flat_row *f = &rows[n++];
             snprintf(f->backend, sizeof f->backend, "%s", dr->info.backend);

@@ -17,6 +17,9 @@ typedef struct lib {
 void lib_open(lib *l, const char *env, const char *const *candidates);
 /* dlsym; a missing name is appended to `missing` (when not NULL). */
 void *lib_sym(lib *l, const char *name, char *missing, size_t size);
+/* After lib_open and lib_sym: whether the library opened with every required symbol; else `reason` says why (`what`
+ * names the library when it did not open). */
+int lib_ready(const lib *l, const char *what, const char *missing, char *reason, size_t size);
 /* The folder of this executable (for libraries built next to it). */
 void exe_dir(char *out, size_t size);
 void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

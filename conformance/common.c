@@ -367,6 +367,17 @@ hcl_device conf_open_again(void) {
     return d;
 }
 
+hcl_buffer conf_dead_buffer(size_t bytes) {
+    hcl_buffer b = NULL;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_buffer_create(conf_dev, bytes, 0, &b))) return NULL;
+    return CHECK_ST(HCL_SUCCESS, hcl_buffer_release(b)) ? b : NULL;
+}
+
+hcl_buffer conf_other_buffer(size_t bytes) {
+    hcl_device d = conf_open_again();
+    return d ? conf_buffer_on(d, bytes) : NULL;
+}
+
 bool conf_release_buffer(hcl_buffer b) {
     for (size_t i = track_len; i-- > 0;) {
         if (track[i].kind == TR_BUFFER && track[i].p == (void *)b) {
@@ -423,4 +434,9 @@ bool conf_check_untouched(const char *what, const float *got, size_t n) {
     size_t i = hcl_ts_first_unpoisoned(got, n);
     return CHECK(i == n, "%s: element %zu was written (0x%08x) but must be left alone", what, i,
                  i < n ? hcl_ts_f32_bits(got[i]) : 0u);
+}
+
+bool conf_check_buffer_untouched(const char *what, hcl_buffer b, size_t n) {
+    float *got = conf_floats(n);
+    return conf_read(b, 0, got, n * sizeof(float)) && conf_check_untouched(what, got, n);
 }

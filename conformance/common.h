@@ -140,6 +140,8 @@ bool conf_message_has_at(const char *needle, const char *file, int line);
 hcl_buffer conf_buffer(size_t bytes);
 hcl_queue conf_queue_on(hcl_device dev);
 hcl_device conf_open_again(void); /* a second, distinct open of the test's device */
+hcl_buffer conf_dead_buffer(size_t bytes); /* a buffer of the test's device, already released; NULL after a failure */
+hcl_buffer conf_other_buffer(size_t bytes); /* a buffer on a second open of the test's device; NULL after a failure */
 hcl_buffer conf_buffer_on(hcl_device dev, size_t bytes);
 void conf_track_event(hcl_event e);
 /* Release a tracked buffer now (to keep the footprint of a long test small); reported as a check. */
@@ -171,5 +173,7 @@ bool conf_read(hcl_buffer b, size_t offset, void *dst, size_t bytes);
 bool conf_compare(const char *what, const float *got, const double *ref, const double *tol, size_t n);
 /* Check that got[0..n) are still the poison (nothing was written there). */
 bool conf_check_untouched(const char *what, const float *got, size_t n);
+/* The same for the first n floats of a buffer, read through conf_queue. */
+bool conf_check_buffer_untouched(const char *what, hcl_buffer b, size_t n);
 
 #endif /* HCL_CONFORMANCE_COMMON_H */

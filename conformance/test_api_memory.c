@@ -177,9 +177,8 @@ CONF_TEST(api, released_and_wrong_handles) {
     size_t s;
     hcl_buffer live = conf_buffer(64);
     REQUIRE(live != NULL, "buffer");
-    hcl_buffer dead = NULL;
-    REQUIRE_OK(hcl_buffer_create(conf_dev, 64, 0, &dead));
-    REQUIRE_OK(hcl_buffer_release(dead));
+    hcl_buffer dead = conf_dead_buffer(64);
+    REQUIRE(dead != NULL, "a released buffer");
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_size(dead, &s));
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_write(conf_queue, dead, 0, 4, data));
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_read(conf_queue, dead, 0, 4, data));

@@ -1,7 +1,7 @@
 /* hcl_testsupport: what the conformance suite, bench and the driver tests share to judge a result: float64
  * references computed on the host by plain code (never by a driver), the tolerance rules per kernel, poisoning,
- * comparison, seeded random inputs and a small check counter for the plain-C tests. Static library, C11; the
- * references call nothing of HCL (hcl/hcl.h is included for its enums only).
+ * comparison, seeded random inputs, and for the plain-C tests a check counter and a few checks through the API.
+ * Static library, C11; only those API checks (api.c) call HCL: the references use hcl/hcl.h for its enums.
  *
  * Tolerance rules. A reference function fills out_ref and, when out_tol is not NULL, out_tol under one of two
  * rules; hcl_ts_compare then passes element i when |got - ref| <= tol_scale * out_tol[i].
@@ -138,5 +138,17 @@ bool hcl_ts_check_at(bool ok, const char *file, int line, const char *fmt, ...) 
     } while (0)
 int hcl_ts_checks(void);   /* checks counted so far */
 int hcl_ts_failures(void); /* of those, the failed ones */
+
+/* ---- checks through HCL's public API (testsupport/api.c, the one part that calls HCL) ---- */
+
+/* A buffer of `bytes` on dev; a failure is counted, and gives NULL. */
+hcl_buffer hcl_ts_buffer(hcl_device dev, size_t bytes);
+/* hcl_buffer_fill with patterns of 1, 2, 4 ... 128 bytes, each at an offset of its own size and 13 times over, into b
+ * (`bytes` >= 1792) holding 0xee elsewhere; every byte is read back and checked. Blocks. */
+void hcl_ts_check_fills(hcl_queue q, hcl_buffer b, size_t bytes);
+/* Launch the test kernel affine(float *out, float a, double b, unsigned n) of drivers/cudahip/test_kernels.cu
+ * (out[i] = a * i + (float)b) from mod, with a 0.5, b 3.0, n 1000 on 4 x 256 work-items, and check every result: a
+ * float and a double passed by value, in order. `from` names the module in messages. Returns whether it held. */
+bool hcl_ts_check_affine(hcl_device dev, hcl_queue q, hcl_module mod, const char *from);
 
 #endif /* HCL_TESTSUPPORT_H */

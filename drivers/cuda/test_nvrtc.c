@@ -16,65 +16,53 @@
 #include "gpu.h"
 #include "hcl_plan.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "test_fake_host.h"
+#include "test_rtc.h"
 
 /* ---- the core's CUDA/HIP text of the built-in kernels (kernels/CMakeLists.txt) ---- */
 extern const unsigned char hcl_kernels_gpu_text[];
 extern const size_t hcl_kernels_gpu_text_size;
 
-static int g_failures;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Compile; check the image kind and, for PTX, that each expected entry point is in it. */
 static int compile(const char *label, const hcl__gpu_rtc_job *job, int want_cubin, const char *const *entries) {
-    void *image = NULL;
     size_t size = 0;
     int is_cubin = -1;
-    g_message[0] = '\0';
-    double t0 = now_ms();
-    hcl_status st = hcl__gpu_rtc_compile(job, &image, &size, &is_cubin);
-    double ms = now_ms() - t0;
-    int ok = st == HCL_SUCCESS;
-    if (!ok) {
-        printf("FAIL %-44s status %d: %s\n", label, (int)st, g_message);
-        g_failures++;
-        return 0;
-    }
+    double ms = 0;
+    void *image = compile_timed(label, job, &size, &is_cubin, &ms);
+    if (!image) return 0;
+    int ok = 1;
     if (want_cubin >= 0 && is_cubin != want_cubin) {
-        printf("FAIL %-44s got %s, wanted %s\n", label, is_cubin ? "CUBIN" : "PTX", want_cubin ? "CUBIN" : "PTX");
+        printf("FAIL %-48s got %s, wanted %s\n", label, is_cubin ? "CUBIN" : "PTX", want_cubin ? "CUBIN" : "PTX");
         ok = 0;
     }
     if (is_cubin && (size < 4 || memcmp(image, "\177ELF", 4) != 0)) {
-        printf("FAIL %-44s CUBIN is not an ELF image\n", label);
+        printf("FAIL %-48s CUBIN is not an ELF image\n", label);
         ok = 0;
     }
     for (int i = 0; ok && !is_cubin && entries && entries[i]; i++) {
         char needle[128];
         snprintf(needle, sizeof needle, ".entry %s(", entries[i]);
         if (!strstr(image, needle)) {
-            printf("FAIL %-44s PTX lacks entry %s\n", label, entries[i]);
+            printf("FAIL %-48s PTX lacks entry %s\n", label, entries[i]);
             ok = 0;
         }
     }
-    if (ok) printf("ok   %-44s %8.1f ms  %7zu-byte %s\n", label, ms, size, is_cubin ? "CUBIN" : "PTX");
+    if (ok) printf("ok   %-48s %8.1f ms  %7zu-byte %s\n", label, ms, size, is_cubin ? "CUBIN" : "PTX");
     else g_failures++;
     free(image);
     return ok;
 }
 
+static int compile_ptx(const char *label, const hcl__gpu_rtc_job *job, const char *const *entries) {
+    return compile(label, job, 0, entries);
+}
+
 int main(void) {
-    hcl__gpu_host = &g_host;
+    hcl__kit_host = &g_host;
+    hcl__kit_name = HCL_GPU_NAME;
     g_debug = getenv("HCL_LOG") && strcmp(getenv("HCL_LOG"), "debug") == 0;
     if (hcl__gpu_rtc_open() != HCL_SUCCESS) {
         printf("FAIL NVRTC did not load: %s\n", g_message);
@@ -110,45 +98,12 @@ int main(void) {
     all.arch = 95; /* not a real architecture: the newest virtual one below it, as PTX */
     compile("built-in text -> sm_95 (unknown: PTX fallback)", &all, 0, entries);
 
-    /* 3. a user kernel, to PTX, then the same again from the cache */
-    static const char user[] =
-        "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, unsigned long long n) {\n"
-        "    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
-        "    if (i < n) y[i] = a * x[i] + y[i];\n"
-        "}\n";
-    static const char *const user_entries[] = {"saxpy", NULL};
-    hcl__gpu_rtc_job uj = {.source = user, .source_size = sizeof user - 1, .name = "user.cu",
-                            .options = "--gpu-architecture=compute_80 -DUNUSED=1", .arch = 80, .driver_version = 13000};
-    int stores = g_cache_stores;
-    compile("user saxpy -> PTX compute_80", &uj, 0, user_entries);
-    int hits = g_cache_hits;
-    compile("user saxpy again (disk cache)", &uj, 0, user_entries);
-    if (g_cache_stores != stores + 1 || g_cache_hits != hits + 1) {
-        printf("FAIL cache: %d store(s), %d hit(s); wanted 1 and 1\n", g_cache_stores - stores, g_cache_hits - hits);
-        g_failures++;
-    } else {
-        printf("ok   %-44s stored once, hit once\n", "compile cache");
-    }
+    /* 3. a user kernel, to PTX, then the same again from the cache; 4. a build error */
+    hcl__gpu_rtc_job user = {.options = "--gpu-architecture=compute_80 -DUNUSED=1", .arch = 80,
+                             .driver_version = 13000};
+    test_user_and_broken(compile_ptx, user, "cu", "PTX compute_80", "NVRTC_ERROR_COMPILATION");
 
-    /* 4. a build error */
-    static const char broken[] = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_thing; }\n";
-    hcl__gpu_rtc_job bj = {.source = broken, .source_size = sizeof broken - 1, .name = "broken.cu", .arch = 90};
-    void *image = NULL;
-    size_t size = 0;
-    int is_cubin = 0;
-    g_message[0] = '\0';
-    hcl_status st = hcl__gpu_rtc_compile(&bj, &image, &size, &is_cubin);
-    if (st == HCL_ERROR_BUILD && strstr(g_message, "undeclared_thing") && strstr(g_message, "NVRTC_ERROR_COMPILATION")) {
-        printf("ok   %-44s HCL_ERROR_BUILD, message starts: %.*s\n", "broken kernel -> build error",
-               (int)strcspn(g_message, "\n"), g_message);
-    } else {
-        printf("FAIL broken kernel: status %d, message: %s\n", (int)st, g_message);
-        free(image);
-        g_failures++;
-    }
-
-    free(g_cache_key);
-    free(g_cache_data);
+    fake_cache_free();
     printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
     return g_failures ? 1 : 0;
 }

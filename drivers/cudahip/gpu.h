@@ -15,11 +15,15 @@
  *  - what the run-time compiler targets and returns (sm_XY or compute_XY, CUBIN or PTX; gfx target, code object);
  *  - dynamic shared memory above the default: CUDA opts in per kernel, AMD has one limit (64 KiB);
  *  - kernel parameter sizes: CUDA can list them (cuFuncGetParamInfo), HIP cannot;
- *  - error names and statuses, device properties, library names, environment variables (driver.c, maps). */
+ *  - error names and statuses, device properties, library names, environment variables (driver.c, maps).
+ * The functions each driver's driver.c defines for the shared code are declared in hooks.h. Both are built on the
+ * driver kit (drivers/common/kit.h). */
 #ifndef HCL_CUDAHIP_GPU_H
 #define HCL_CUDAHIP_GPU_H
 
 #include "hcl/hcl_driver.h"
+#include "kit.h"
+#include "table.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -54,42 +58,55 @@ typedef struct hcl__gpu_rtc_symbols {
 } hcl__gpu_rtc_symbols;
 
 extern hcl__gpu_symbols hcl__gpu;        /* filled at init; valid while the driver is initialised */
-extern const hcl_driver_host *hcl__gpu_host;
 extern int hcl__gpu_driver_version;      /* the runtime's version number; part of the compile-cache key */
 extern int hcl__gpu_init_pid;            /* the process that initialised the runtime (0: none yet) */
 
-#define HCL_GPU_LOG(...) hcl__gpu_host->log(HCL_LOG_DEBUG, HCL_GPU_NAME, __VA_ARGS__)
+/* The kit's services, under the names the shared host code uses. */
+#define hcl__gpu_host hcl__kit_host
+#define hcl__gpu_oom hcl__kit_oom                   /* "<backend>: out of host memory (<what>)" */
+#define hcl__gpu_last_failure hcl__kit_last_failure /* the text of this thread's last failure */
+#define HCL_GPU_LOG(...) HCL_KIT_LOG(__VA_ARGS__)
 
-/* Resolve HCL_GPU_SYMBOLS from an opened runtime library (runtime.c). On failure `reason` says which entry point
- * is missing. */
+/* Resolve HCL_GPU_SYMBOLS from the opened runtime library (runtime.c, hcl__kit_resolve). On failure `reason` says
+ * which entry point is missing. */
 hcl_status hcl__gpu_resolve(void *library, char *reason, size_t reason_size);
 
 /* ---- errors ---- */
-/* The runtime's own name of an error ("CUDA_ERROR_OUT_OF_MEMORY", "hipErrorOutOfMemory"), driver.c. */
-const char *hcl__gpu_error_name(hcl_gpu_result r);
 /* Map a failed call to a status: out of memory -> HCL_ERROR_OUT_OF_MEMORY, image/JIT/no-binary failures ->
- * HCL_ERROR_BUILD, not found -> HCL_ERROR_NOT_FOUND, anything else -> HCL_ERROR_VENDOR (driver.c). */
+ * HCL_ERROR_BUILD, not found -> HCL_ERROR_NOT_FOUND, anything else -> HCL_ERROR_VENDOR (the map lists the codes;
+ * runtime.c). */
 hcl_status hcl__gpu_status(hcl_gpu_result r);
-/* Set the thread's message to "<call>: <error name> (<code>) <detail>" and return the mapped status. `call` is
- * the exported name; a _vN suffix is dropped ("cuMemAlloc_v2" reads "cuMemAlloc"). runtime.c. */
+/* Set the thread's message to "<call>: <error name> (<code>); <detail>" (hcl__kit_vendor_fail: a _vN suffix of
+ * `call` is dropped) and return the mapped status (hcl__gpu_error_name, hcl__gpu_status). runtime.c. */
 hcl_status hcl__gpu_fail(hcl_gpu_result r, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The text of this thread's last hcl__gpu_fail (for messages that combine two failures). */
-const char *hcl__gpu_last_failure(void);
-hcl_status hcl__gpu_oom(const char *what); /* "<backend>: out of host memory (<what>)" */
 
-/* The one error macro: call the runtime's `op` (a neutral name the map turns into the exported symbol:
- * MemAlloc is cuMemAlloc_v2 on CUDA and hipMalloc on HIP) with `args`; on failure set the message (the detail is
- * a printf format and its values) and evaluate to the mapped status, else to HCL_SUCCESS.
- *   if ((st = HCL_GPU(MemAlloc, (&ptr, size), "size=%zu", size)) != HCL_SUCCESS) goto cleanup;
- * HCL_GPU_CALL does the same for a symbol named directly (vendor-specific code in driver.c). */
+/* The kit's error check on the runtime's `op` (a neutral name the map turns into the exported symbol: MemAlloc is
+ * cuMemAlloc_v2 on CUDA and hipMalloc on HIP) called with `args`; on failure the message says the call, the
+ * runtime's error name and code, and the detail (a printf format and its values).
+ *   HCL_GPU_CHECK(MemAlloc, (&ptr, size), "size=%zu", size);          sets `status`, jumps to `cleanup`
+ *   st = HCL_GPU(MemAlloc, (&ptr, size), "size=%zu", size);           the same check as a value
+ * HCL_GPU_CALL is HCL_GPU for a symbol named directly (vendor-specific code in driver.c). */
+#define HCL_GPU_CHECK(op, args, ...) HCL__GPU_CHECK(HCL_GPU_SYM_##op, args, __VA_ARGS__)
+#define HCL__GPU_CHECK(sym, args, ...)                                                                      \
+    HCL_KIT_CHECK(hcl_gpu_result, hcl__gpu.sym args, HCL_GPU_SUCCESS, hcl__gpu_fail, #sym, __VA_ARGS__)
 #define HCL_GPU(op, args, ...) HCL_GPU_CALL(HCL_GPU_SYM_##op, args, __VA_ARGS__)
 #define HCL_GPU_CALL(sym, args, ...) HCL__GPU_CALL(sym, args, __VA_ARGS__)
 #define HCL__GPU_CALL(sym, args, ...)                                                                       \
-    __extension__({                                                                                         \
-        hcl_gpu_result hcl_gpu_r_ = hcl__gpu.sym args;                                                      \
-        hcl_gpu_r_ == HCL_GPU_SUCCESS ? HCL_SUCCESS : hcl__gpu_fail(hcl_gpu_r_, #sym, __VA_ARGS__);         \
-    })
+    HCL_KIT_STATUS(hcl_gpu_result, hcl__gpu.sym args, HCL_GPU_SUCCESS, hcl__gpu_fail, #sym, __VA_ARGS__)
+
+/* ---- devices (device.c; the vendor parts in driver.c, hooks.h) ---- */
+/* What the kit lists of a device (devices.h). */
+typedef struct hcl__gpu_device_entry {
+    hcl_gpu_device dev;
+    hcl_device_info info;
+#if HCL_GPU_CUDA
+    int cc_major, cc_minor; /* compute capability */
+#else
+    char arch[256];         /* gcnArchName, "" if unknown */
+    unsigned int wave;      /* 64 or 32 */
+#endif
+} hcl__gpu_device_entry;
 
 /* ---- devices (driver.c) ---- */
 #define HCL_GPU_EVENT_POOL 64
@@ -118,12 +135,25 @@ typedef struct hcl__gpu_device {
     uint32_t pool_count;
 } hcl__gpu_device;
 
-/* Make the device current on this thread for the span of one entry point (driver.c). Threads may differ from
- * call to call, so every entry that calls the runtime enters a scope; hcl__gpu_leave restores what the caller
- * had current (CUDA: pops the context it pushed; HIP: sets the caller's device back). hcl__gpu_scope is the
- * map's: each runtime keeps different state. */
-hcl_status hcl__gpu_enter(const hcl__gpu_device *d, hcl__gpu_scope *scope);
-void hcl__gpu_leave(hcl__gpu_scope *scope);
+#include "hooks.h"
+
+/* Evaluate `expr` (a status) with device `d` current on this thread (hcl__gpu_enter, then hcl__gpu_leave); the
+ * status of entering when that fails, and then `expr` is not evaluated. */
+#define HCL_GPU_ON(d, expr)                                                                                 \
+    __extension__({                                                                                         \
+        hcl__gpu_scope hcl_gpu_scope_;                                                                      \
+        hcl_status hcl_gpu_st_ = hcl__gpu_enter((d), &hcl_gpu_scope_);                                      \
+        if (hcl_gpu_st_ == HCL_SUCCESS) {                                                                   \
+            hcl_gpu_st_ = (expr);                                                                           \
+            hcl__gpu_leave(&hcl_gpu_scope_);                                                                \
+        }                                                                                                   \
+        hcl_gpu_st_;                                                                                        \
+    })
+
+/* The runtime's device attribute `attr` (a neutral HCL_GPU_ATTR_* name), 0 when it cannot say (device.c). */
+int hcl__gpu_attr(hcl_gpu_device dev, hcl_gpu_attribute attr);
+/* List the runtime's `count` devices with the kit (hcl__gpu_start calls it; device.c). */
+hcl_status hcl__gpu_discover(int count);
 
 /* ---- queues, events and commands (queue.c) ---- */
 typedef struct hcl__gpu_queue {
@@ -205,38 +235,13 @@ hcl_status hcl__gpu_helpers_prepare(hcl__gpu_queue *q);
 hcl_status hcl__gpu_fill_kernel(hcl__gpu_queue *q, hcl_gpu_dptr dst, size_t size, const void *pattern,
                                 size_t pattern_size);
 
-/* ---- driver entry points, by file ---- */
-hcl_status hcl__gpu_queue_create(void *device, void **out_queue);
-void hcl__gpu_queue_destroy(void *queue);
-hcl_status hcl__gpu_queue_finish(void *queue);
-hcl_status hcl__gpu_queue_marker(void *queue, uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__gpu_event_wait(void *event);
-void hcl__gpu_event_release(void *event);
-hcl_status hcl__gpu_event_elapsed(void *start, void *end, double *out_seconds);
-
-hcl_status hcl__gpu_buffer_alloc(void *device, size_t size, void **out_mem);
+/* ---- driver entry points (device.c, queue.c, memory.c, module.c) ---- */
+HCL_KIT_DECLARE_ENTRIES(hcl__gpu)
+hcl_status hcl__gpu_device_open(uint32_t index, void **out_device);
+void hcl__gpu_device_close(void *device);
 hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr);
 void hcl__gpu_host_free(void *device, void *ptr);
 hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_native);
-void hcl__gpu_buffer_free(void *device, void *mem);
-hcl_status hcl__gpu_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
-                                 uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__gpu_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
-                                uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__gpu_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset,
-                                size_t size, int blocking, uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__gpu_buffer_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
-                                size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
-                                void **out_event);
-
-hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources, uint32_t count,
-                                  void **out_module);
-void hcl__gpu_module_destroy(void *module);
-hcl_status hcl__gpu_kernel_create(void *module, const char *name, void **out_kernel);
-void hcl__gpu_kernel_destroy(void *kernel);
-hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
-                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
-                                  void *const *wait, void **out_event);
 
 
 /* ---- device addresses ---- */

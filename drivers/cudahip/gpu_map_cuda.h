@@ -31,6 +31,14 @@
 
 typedef CUresult hcl_gpu_result;
 #define HCL_GPU_SUCCESS CUDA_SUCCESS
+/* The codes that map to a status other than HCL_ERROR_VENDOR (runtime.c, hcl__gpu_status). */
+#define HCL_GPU_ERROR_OUT_OF_MEMORY CUDA_ERROR_OUT_OF_MEMORY
+#define HCL_GPU_ERROR_NOT_FOUND CUDA_ERROR_NOT_FOUND
+#define HCL_GPU_BUILD_ERRORS(X)                                                                             \
+    X(CUDA_ERROR_INVALID_IMAGE) X(CUDA_ERROR_NO_BINARY_FOR_GPU) X(CUDA_ERROR_INVALID_PTX)                  \
+    X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION) X(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)                             \
+    X(CUDA_ERROR_JIT_COMPILATION_DISABLED) X(CUDA_ERROR_INVALID_SOURCE)                                    \
+    X(CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND) X(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)
 typedef CUdevice hcl_gpu_device;
 typedef CUdeviceptr hcl_gpu_dptr; /* an integer */
 typedef CUstream hcl_gpu_stream;
@@ -51,6 +59,20 @@ typedef unsigned int hcl_gpu_memset32_value; /* the value parameter of MemsetD32
 typedef struct hcl__gpu_scope {
     int pushed;
 } hcl__gpu_scope;
+
+/* Device attributes under neutral names (hcl__gpu_attr), and the kernel attribute kernel_max_group reads. */
+typedef CUdevice_attribute hcl_gpu_attribute;
+#define HCL_GPU_ATTR_MULTIPROCESSOR_COUNT CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+#define HCL_GPU_ATTR_MAX_THREADS_PER_BLOCK CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+#define HCL_GPU_ATTR_CLOCK_RATE CU_DEVICE_ATTRIBUTE_CLOCK_RATE
+#define HCL_GPU_ATTR_MAX_GRID_DIM_X CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X
+#define HCL_GPU_ATTR_MAX_GRID_DIM_Y CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y
+#define HCL_GPU_ATTR_MAX_GRID_DIM_Z CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z
+#define HCL_GPU_ATTR_MAX_BLOCK_DIM_X CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X
+#define HCL_GPU_ATTR_MAX_BLOCK_DIM_Y CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y
+#define HCL_GPU_ATTR_MAX_BLOCK_DIM_Z CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z
+#define HCL_GPU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+#define HCL_GPU_FUNC_MAX_THREADS_PER_BLOCK CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 
 /* The neutral operations of the shared code (HCL_GPU(op, ...)) and the CUDA symbol each one is. */
 #define HCL_GPU_SYM_StreamCreate cuStreamCreate          /* (&stream, HCL_GPU_STREAM_NON_BLOCKING) */
@@ -75,6 +97,11 @@ typedef struct hcl__gpu_scope {
 #define HCL_GPU_SYM_ModuleUnload cuModuleUnload
 #define HCL_GPU_SYM_ModuleGetFunction cuModuleGetFunction
 #define HCL_GPU_SYM_LaunchKernel cuLaunchKernel
+#define HCL_GPU_SYM_DeviceGet cuDeviceGet
+#define HCL_GPU_SYM_DeviceGetName cuDeviceGetName
+#define HCL_GPU_SYM_DeviceTotalMem cuDeviceTotalMem_v2
+#define HCL_GPU_SYM_DeviceGetAttribute cuDeviceGetAttribute
+#define HCL_GPU_SYM_FuncGetAttribute cuFuncGetAttribute
 
 /* libcuda, X-macro list:
  *   REQ(ret, name, params)          init fails without it

@@ -34,6 +34,12 @@
 
 typedef hipError_t hcl_gpu_result;
 #define HCL_GPU_SUCCESS hipSuccess
+/* The codes that map to a status other than HCL_ERROR_VENDOR (runtime.c, hcl__gpu_status). */
+#define HCL_GPU_ERROR_OUT_OF_MEMORY hipErrorOutOfMemory
+#define HCL_GPU_ERROR_NOT_FOUND hipErrorNotFound
+#define HCL_GPU_BUILD_ERRORS(X)                                                                             \
+    X(hipErrorInvalidImage) X(hipErrorNoBinaryForGpu) X(hipErrorInvalidKernelFile) X(hipErrorInvalidSource) \
+    X(hipErrorSharedObjectSymbolNotFound) X(hipErrorSharedObjectInitFailed)
 typedef hipDevice_t hcl_gpu_device;
 typedef hipDeviceptr_t hcl_gpu_dptr; /* a pointer */
 typedef hipStream_t hcl_gpu_stream;
@@ -55,6 +61,20 @@ typedef struct hcl__gpu_scope {
     int restore; /* 1: `previous` must be set back */
     int previous;
 } hcl__gpu_scope;
+
+/* Device attributes under neutral names (hcl__gpu_attr), and the kernel attribute kernel_max_group reads. */
+typedef hipDeviceAttribute_t hcl_gpu_attribute;
+#define HCL_GPU_ATTR_MULTIPROCESSOR_COUNT hipDeviceAttributeMultiprocessorCount
+#define HCL_GPU_ATTR_MAX_THREADS_PER_BLOCK hipDeviceAttributeMaxThreadsPerBlock
+#define HCL_GPU_ATTR_CLOCK_RATE hipDeviceAttributeClockRate
+#define HCL_GPU_ATTR_MAX_GRID_DIM_X hipDeviceAttributeMaxGridDimX
+#define HCL_GPU_ATTR_MAX_GRID_DIM_Y hipDeviceAttributeMaxGridDimY
+#define HCL_GPU_ATTR_MAX_GRID_DIM_Z hipDeviceAttributeMaxGridDimZ
+#define HCL_GPU_ATTR_MAX_BLOCK_DIM_X hipDeviceAttributeMaxBlockDimX
+#define HCL_GPU_ATTR_MAX_BLOCK_DIM_Y hipDeviceAttributeMaxBlockDimY
+#define HCL_GPU_ATTR_MAX_BLOCK_DIM_Z hipDeviceAttributeMaxBlockDimZ
+#define HCL_GPU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK hipDeviceAttributeMaxSharedMemoryPerBlock
+#define HCL_GPU_FUNC_MAX_THREADS_PER_BLOCK HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 
 /* The neutral operations of the shared code (HCL_GPU(op, ...)) and the HIP symbol each one is. */
 #define HCL_GPU_SYM_StreamCreate hipStreamCreateWithFlags /* (&stream, HCL_GPU_STREAM_NON_BLOCKING) */
@@ -79,6 +99,11 @@ typedef struct hcl__gpu_scope {
 #define HCL_GPU_SYM_ModuleUnload hipModuleUnload
 #define HCL_GPU_SYM_ModuleGetFunction hipModuleGetFunction
 #define HCL_GPU_SYM_LaunchKernel hipModuleLaunchKernel
+#define HCL_GPU_SYM_DeviceGet hipDeviceGet
+#define HCL_GPU_SYM_DeviceGetName hipDeviceGetName
+#define HCL_GPU_SYM_DeviceTotalMem hipDeviceTotalMem
+#define HCL_GPU_SYM_DeviceGetAttribute hipDeviceGetAttribute
+#define HCL_GPU_SYM_FuncGetAttribute hipFuncGetAttribute
 
 /* libamdhip64, X-macro list (the kinds are gpu_map_cuda.h's):
  *   REQ(ret, name, params), OPT(ret, name, params), REQ_OR(ret, name, old, params): checked against the HIP
@@ -123,6 +148,7 @@ typedef struct hcl__gpu_scope {
     REQ(hipError_t, hipModuleLoadData, (hipModule_t *, const void *))                                       \
     REQ(hipError_t, hipModuleUnload, (hipModule_t))                                                         \
     REQ(hipError_t, hipModuleGetFunction, (hipFunction_t *, hipModule_t, const char *))                     \
+    REQ(hipError_t, hipFuncGetAttribute, (int *, hipFunction_attribute, hipFunction_t))                     \
     REQ(hipError_t, hipModuleLaunchKernel, (hipFunction_t, unsigned int, unsigned int, unsigned int,        \
                                            unsigned int, unsigned int, unsigned int, unsigned int,          \
                                            hipStream_t, void **, void **))

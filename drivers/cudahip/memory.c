@@ -11,37 +11,25 @@
 
 hcl_status hcl__gpu_buffer_alloc(void *device, size_t size, void **out_mem) {
     hcl__gpu_device *d = device;
-    hcl__gpu_scope scope;
-    hcl_status st = hcl__gpu_enter(d, &scope);
-    if (st != HCL_SUCCESS) return st;
     hcl_gpu_dptr p = 0;
-    st = HCL_GPU(MemAlloc, (&p, size), "size=%zu on device %u '%s'", size, d->index, d->name);
-    hcl__gpu_leave(&scope);
-    if (st != HCL_SUCCESS) return st;
-    *out_mem = (void *)(uintptr_t)p;
-    return HCL_SUCCESS;
+    hcl_status st =
+        HCL_GPU_ON(d, HCL_GPU(MemAlloc, (&p, size), "size=%zu on device %u '%s'", size, d->index, d->name));
+    if (st == HCL_SUCCESS) *out_mem = (void *)(uintptr_t)p;
+    return st;
 }
 
 /* Portable: usable by every context / device, so the block can serve several devices' queues. */
 hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr) {
-    hcl__gpu_device *d = device;
-    hcl__gpu_scope scope;
-    hcl_status st = hcl__gpu_enter(d, &scope);
-    if (st != HCL_SUCCESS) return st;
     void *p = NULL;
-    st = HCL_GPU(MemHostAlloc, (&p, size, HCL_GPU_HOST_ALLOC_PORTABLE), "page-locked host memory, size=%zu", size);
-    hcl__gpu_leave(&scope);
-    if (st != HCL_SUCCESS) return st;
-    *out_ptr = p;
-    return HCL_SUCCESS;
+    hcl_status st = HCL_GPU_ON(device, HCL_GPU(MemHostAlloc, (&p, size, HCL_GPU_HOST_ALLOC_PORTABLE),
+                                               "page-locked host memory, size=%zu", size));
+    if (st == HCL_SUCCESS) *out_ptr = p;
+    return st;
 }
 
+/* A free reports nothing (the table's entry returns nothing): the runtime's result is not a message. */
 void hcl__gpu_host_free(void *device, void *ptr) {
-    hcl__gpu_device *d = device;
-    hcl__gpu_scope scope;
-    if (hcl__gpu_enter(d, &scope) != HCL_SUCCESS) return;
-    hcl__gpu.HCL_GPU_SYM_MemFreeHost(ptr);
-    hcl__gpu_leave(&scope);
+    (void)HCL_GPU_ON((hcl__gpu_device *)device, (hcl__gpu.HCL_GPU_SYM_MemFreeHost(ptr), HCL_SUCCESS));
 }
 
 /* CUDA: device -> CUcontext (the primary context), queue -> CUstream, buffer -> CUdeviceptr (cast).
@@ -57,16 +45,11 @@ hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_na
     case HCL_NATIVE_QUEUE: *out_native = (void *)((hcl__gpu_queue *)object)->stream; return HCL_SUCCESS;
     case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS; /* the device address */
     }
-    return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: native kind %d unknown", HCL_GPU_NAME,
-                                      (int)kind);
+    return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: native kind %d unknown", HCL_GPU_NAME, (int)kind);
 }
 
 void hcl__gpu_buffer_free(void *device, void *mem) {
-    hcl__gpu_device *d = device;
-    hcl__gpu_scope scope;
-    if (hcl__gpu_enter(d, &scope) != HCL_SUCCESS) return;
-    hcl__gpu.HCL_GPU_SYM_MemFree(hcl__gpu_ptr(mem));
-    hcl__gpu_leave(&scope);
+    (void)HCL_GPU_ON((hcl__gpu_device *)device, (hcl__gpu.HCL_GPU_SYM_MemFree(hcl__gpu_ptr(mem)), HCL_SUCCESS));
 }
 
 hcl_status hcl__gpu_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,

@@ -59,7 +59,7 @@ static hcl_status load_binary(const hcl_module_source *src, hcl_gpu_module *out_
                   data[src->size - 1] != '\0';
     if (!is_text) return hcl__gpu_module_load(src->data, "a CUDA binary", out_module);
     char *copy = malloc(src->size + 1);
-    if (!copy) return hcl__gpu_oom("PTX copy");
+    if (!copy) return hcl__kit_oom("PTX copy");
     memcpy(copy, src->data, src->size);
     copy[src->size] = '\0';
     hcl_status st = hcl__gpu_module_load(copy, "PTX text", out_module);
@@ -101,51 +101,30 @@ static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src,
 hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources, uint32_t count,
                                   void **out_module) {
     hcl__gpu_device *d = device;
-    const hcl_module_source *pick = NULL;
+    const unsigned binary = HCL_KIT_KIND(HCL_GPU_SOURCE_BINARY);
+    const hcl_module_source *pick = hcl__kit_source_pick(sources, count, binary | HCL_KIT_KIND(HCL_GPU_SOURCE_C));
     int rtc_missing = 0;
-    for (uint32_t i = 0; i < count && !pick; i++) {
-        if (sources[i].kind == HCL_GPU_SOURCE_BINARY) {
-            pick = &sources[i];
-        } else if (sources[i].kind == HCL_GPU_SOURCE_C) {
-            if (hcl__gpu_rtc_open() == HCL_SUCCESS)
-                pick = &sources[i];
-            else
-                rtc_missing = 1; /* a later binary may still do */
-        }
+    if (pick && pick->kind == HCL_GPU_SOURCE_C && hcl__gpu_rtc_open() != HCL_SUCCESS) {
+        rtc_missing = 1; /* a later binary may still do */
+        pick = hcl__kit_source_pick(sources, count, binary);
     }
-    if (!pick) /* the core adds the list of kinds given */
-        return hcl__gpu_host->set_message(HCL_ERROR_UNSUPPORTED,
-                                          "%s: no source it can take; it takes %s (through %s%s%s) and %s (%s)",
-                                          HCL_GPU_NAME, HCL_GPU_SOURCE_C_NAME, HCL_GPU_RTC_NAME,
-                                          rtc_missing ? ", which is not available: " : "",
-                                          rtc_missing ? hcl__gpu_rtc_reason() : "", HCL_GPU_SOURCE_BINARY_NAME,
-                                          HCL_GPU_BINARY_FORMS);
+    if (!pick)
+        return hcl__kit_source_unsupported(count, "%s (through %s%s%s) and %s (%s)", HCL_GPU_SOURCE_C_NAME,
+                                           HCL_GPU_RTC_NAME, rtc_missing ? ", which is not available: " : "",
+                                           rtc_missing ? hcl__gpu_rtc_reason() : "", HCL_GPU_SOURCE_BINARY_NAME,
+                                           HCL_GPU_BINARY_FORMS);
     hcl__gpu_module *m = calloc(1, sizeof *m);
-    if (!m) return hcl__gpu_oom("module");
+    if (!m) return hcl__kit_oom("module");
     m->dev = d;
-    hcl__gpu_scope scope;
-    hcl_status st = hcl__gpu_enter(d, &scope);
-    if (st == HCL_SUCCESS) {
-        st = pick->kind == HCL_GPU_SOURCE_BINARY ? load_binary(pick, &m->module)
-                                                 : build_source(d, pick, &m->module);
-        hcl__gpu_leave(&scope);
-    }
-    if (st != HCL_SUCCESS) {
-        free(m);
-        return st;
-    }
-    *out_module = m;
-    return HCL_SUCCESS;
+    hcl_status st = HCL_GPU_ON(d, pick->kind == HCL_GPU_SOURCE_BINARY ? load_binary(pick, &m->module)
+                                                                       : build_source(d, pick, &m->module));
+    return hcl__kit_give(st, m, out_module);
 }
 
 void hcl__gpu_module_destroy(void *module) {
     hcl__gpu_module *m = module;
     if (!m) return;
-    hcl__gpu_scope scope;
-    if (hcl__gpu_enter(m->dev, &scope) == HCL_SUCCESS) {
-        hcl__gpu.HCL_GPU_SYM_ModuleUnload(m->module);
-        hcl__gpu_leave(&scope);
-    }
+    (void)HCL_GPU_ON(m->dev, (hcl__gpu.HCL_GPU_SYM_ModuleUnload(m->module), HCL_SUCCESS));
     free(m);
 }
 
@@ -186,7 +165,7 @@ hcl_status hcl__gpu_kernel_create(void *module, const char *name, void **out_ker
     hcl__gpu_module *m = module;
     size_t len = strlen(name);
     hcl__gpu_kernel *k = calloc(1, sizeof *k + len + 1);
-    if (!k) return hcl__gpu_oom("kernel");
+    if (!k) return hcl__kit_oom("kernel");
     memcpy(k->name, name, len + 1);
     k->mod = m;
     atomic_init(&k->dyn_smem_set, 0);
@@ -199,12 +178,19 @@ hcl_status hcl__gpu_kernel_create(void *module, const char *name, void **out_ker
         if (st == HCL_SUCCESS) query_params(k);
         hcl__gpu_leave(&scope);
     }
-    if (st != HCL_SUCCESS) {
-        free(k);
-        return st;
-    }
-    *out_kernel = k;
-    return HCL_SUCCESS;
+    return hcl__kit_give(st, k, out_kernel);
+}
+
+/* The function attribute: what the kernel's registers and static shared memory leave of the device's largest
+ * block. */
+hcl_status hcl__gpu_kernel_max_group(void *kernel, uint64_t *out_max) {
+    const hcl__gpu_kernel *k = kernel;
+    int threads = 0;
+    hcl_status st = HCL_GPU_ON(k->mod->dev, HCL_GPU(FuncGetAttribute,
+                                                    (&threads, HCL_GPU_FUNC_MAX_THREADS_PER_BLOCK, k->fn),
+                                                    "kernel '%s': its largest block", k->name));
+    if (st == HCL_SUCCESS) *out_max = threads > 0 ? (uint64_t)threads : 0;
+    return st;
 }
 
 void hcl__gpu_kernel_destroy(void *kernel) {
@@ -219,22 +205,22 @@ static hcl_status check_launch(const hcl__gpu_device *d, const hcl__gpu_kernel *
     const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
     for (int i = 0; i < 3; i++) {
         if (d->max_grid[i] > 0 && g[i] > (uint32_t)d->max_grid[i])
-            return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                              "%s: grid.%c = %u is above the device's limit %d", HCL_GPU_NAME,
-                                              "xyz"[i], g[i], d->max_grid[i]);
+            return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: grid.%c = %u is above the device's limit %d", HCL_GPU_NAME,
+                                "xyz"[i], g[i], d->max_grid[i]);
         if (d->max_block[i] > 0 && b[i] > (uint32_t)d->max_block[i])
-            return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                              "%s: block.%c = %u is above the device's limit %d", HCL_GPU_NAME,
-                                              "xyz"[i], b[i], d->max_block[i]);
+            return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: block.%c = %u is above the device's limit %d", HCL_GPU_NAME,
+                                "xyz"[i], b[i], d->max_block[i]);
     }
     if (k->num_params == HCL_GPU_UNKNOWN_PARAMS) return HCL_SUCCESS;
     if (num_args != k->num_params)
-        return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' takes %u parameters, %u given",
-                                          HCL_GPU_NAME, k->name, k->num_params, num_args);
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' takes %u parameters, %u given",
+                            HCL_GPU_NAME, k->name, k->num_params, num_args);
     for (uint32_t i = 0; i < num_args; i++) {
         size_t given = args[i].kind == HCL_ARG_BUFFER ? sizeof(hcl_gpu_dptr) : args[i].size;
         if (given != k->param_sizes[i])
-            return hcl__gpu_host->set_message(
+            return HCL_KIT_FAIL(
                 HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' parameter %u is %u bytes, the %s argument is %zu bytes",
                 HCL_GPU_NAME, k->name, i, k->param_sizes[i],
                 args[i].kind == HCL_ARG_BUFFER ? "buffer (pointer)" : "value", given);
@@ -262,7 +248,7 @@ hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
         if (!params || !ptrs) {
             if (params != stack_params) free(params);
             if (ptrs != stack_ptrs) free(ptrs);
-            return hcl__gpu_oom("launch arguments");
+            return hcl__kit_oom("launch arguments");
         }
     }
     /* kernelParams holds a pointer to each argument's bytes: the device address for a buffer (kept in ptrs[]

@@ -49,7 +49,7 @@ static void event_free(hcl__gpu_event *ev) {
 /* Make an event of one or two runtime events (one for a marker). */
 static hcl_status event_new(hcl__gpu_device *d, int pair, hcl__gpu_event **out) {
     hcl__gpu_event *ev = calloc(1, sizeof *ev);
-    if (!ev) return hcl__gpu_oom("event");
+    if (!ev) return hcl__kit_oom("event");
     ev->dev = d;
     hcl_status st = event_take(d, &ev->begin);
     if (st == HCL_SUCCESS) {
@@ -72,21 +72,11 @@ static hcl_status event_new(hcl__gpu_device *d, int pair, hcl__gpu_event **out) 
 hcl_status hcl__gpu_queue_create(void *device, void **out_queue) {
     hcl__gpu_device *d = device;
     hcl__gpu_queue *q = calloc(1, sizeof *q);
-    if (!q) return hcl__gpu_oom("queue");
+    if (!q) return hcl__kit_oom("queue");
     q->dev = d;
-    hcl__gpu_scope scope;
-    hcl_status st = hcl__gpu_enter(d, &scope);
-    if (st == HCL_SUCCESS) {
-        st = HCL_GPU(StreamCreate, (&q->stream, HCL_GPU_STREAM_NON_BLOCKING), "non-blocking stream on device %u '%s'",
-                    d->index, d->name);
-        hcl__gpu_leave(&scope);
-    }
-    if (st != HCL_SUCCESS) {
-        free(q);
-        return st;
-    }
-    *out_queue = q;
-    return HCL_SUCCESS;
+    hcl_status st = HCL_GPU_ON(d, HCL_GPU(StreamCreate, (&q->stream, HCL_GPU_STREAM_NON_BLOCKING),
+                                          "non-blocking stream on device %u '%s'", d->index, d->name));
+    return hcl__kit_give(st, q, out_queue);
 }
 
 void hcl__gpu_queue_destroy(void *queue) {
@@ -104,13 +94,8 @@ void hcl__gpu_queue_destroy(void *queue) {
 
 hcl_status hcl__gpu_queue_finish(void *queue) {
     hcl__gpu_queue *q = queue;
-    hcl__gpu_scope scope;
-    hcl_status st = hcl__gpu_enter(q->dev, &scope);
-    if (st != HCL_SUCCESS) return st;
-    st = HCL_GPU(StreamSynchronize, (q->stream), "finishing a queue on device %u '%s'", q->dev->index,
-                q->dev->name);
-    hcl__gpu_leave(&scope);
-    return st;
+    return HCL_GPU_ON(q->dev, HCL_GPU(StreamSynchronize, (q->stream), "finishing a queue on device %u '%s'",
+                                      q->dev->index, q->dev->name));
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -186,12 +171,8 @@ hcl_status hcl__gpu_queue_marker(void *queue, uint32_t num_wait, void *const *wa
  * ------------------------------------------------------------------------------------------------------- */
 hcl_status hcl__gpu_event_wait(void *event) {
     hcl__gpu_event *ev = event;
-    hcl__gpu_scope scope;
-    hcl_status st = hcl__gpu_enter(ev->dev, &scope);
-    if (st != HCL_SUCCESS) return st;
-    st = HCL_GPU(EventSynchronize, (ev->end), "waiting for an event on device %u", ev->dev->index);
-    hcl__gpu_leave(&scope);
-    return st;
+    return HCL_GPU_ON(ev->dev,
+                      HCL_GPU(EventSynchronize, (ev->end), "waiting for an event on device %u", ev->dev->index));
 }
 
 void hcl__gpu_event_release(void *event) {

@@ -89,6 +89,10 @@ static size_t candidates(const char **out, char (*paths)[512]) {
     return count;
 }
 
+#define HCL__GPU_RTC_SYMBOL(ret, name, params) HCL_KIT_SYMBOL(hcl__gpu_rtc_symbols, name)
+static const hcl_kit_symbol g_symbols[] = {HCL_GPU_RTC_SYMBOLS(HCL__GPU_RTC_SYMBOL)};
+#undef HCL__GPU_RTC_SYMBOL
+
 static hcl_status open_locked(void) {
     const char *names[MAX_CANDIDATES];
     char paths[4][512];
@@ -122,18 +126,9 @@ static hcl_status open_locked(void) {
     }
     hcl__gpu_rtc_symbols syms;
     memset(&syms, 0, sizeof syms);
-#define HCL__GPU_RTC_RESOLVE(ret, name, params)                                                             \
-    {                                                                                                       \
-        void *p = dlsym(g_library, #name);                                                                  \
-        if (!p) {                                                                                           \
-            snprintf(g_reason, sizeof g_reason, "%s lacks %s (%s)", HCL_GPU_RTC_NAME, #name,                \
-                     HCL_GPU_RTC_TOO_OLD);                                                                  \
-            goto fail;                                                                                      \
-        }                                                                                                   \
-        memcpy(&syms.name, &p, sizeof p);                                                                   \
-    }
-    HCL_GPU_RTC_SYMBOLS(HCL__GPU_RTC_RESOLVE)
-#undef HCL__GPU_RTC_RESOLVE
+    if (hcl__kit_resolve(g_library, g_symbols, sizeof g_symbols / sizeof g_symbols[0], &syms, HCL_GPU_RTC_NAME,
+                         HCL_GPU_RTC_TOO_OLD, g_reason, sizeof g_reason) != HCL_SUCCESS)
+        goto fail;
     if (syms.HCL_GPU_RTC_SYM_Version(&g_major, &g_minor) != HCL_GPU_RTC_SUCCESS) g_major = g_minor = 0;
 #if HCL_GPU_CUDA
     int n = 0;
@@ -167,8 +162,8 @@ hcl_status hcl__gpu_rtc_open(void) {
     int state = g_state;
     pthread_mutex_unlock(&g_lock);
     if (state == 1) return HCL_SUCCESS;
-    return hcl__gpu_host->set_message(HCL_ERROR_UNSUPPORTED, "%s: %s is not available: %s", HCL_GPU_NAME,
-                                      HCL_GPU_RTC_NAME, g_reason);
+    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "%s: %s is not available: %s", HCL_GPU_NAME, HCL_GPU_RTC_NAME,
+                        g_reason);
 }
 
 const char *hcl__gpu_rtc_reason(void) {
@@ -248,22 +243,22 @@ static hcl_status pick_target(const hcl__gpu_rtc_job *job, char *opt, size_t opt
         snprintf(opt, opt_size, "--gpu-architecture=compute_%d", best);
         return HCL_SUCCESS;
     }
-    return hcl__gpu_host->set_message(HCL_ERROR_BUILD,
-                                      "cuda: NVRTC %d.%d cannot target sm_%d (it knows sm_%d to sm_%d)", g_major,
-                                      g_minor, arch, g_archs[0], g_archs[g_num_archs - 1]);
+    return HCL_KIT_FAIL(HCL_ERROR_BUILD,
+                        "cuda: NVRTC %d.%d cannot target sm_%d (it knows sm_%d to sm_%d)", g_major,
+                        g_minor, arch, g_archs[0], g_archs[g_num_archs - 1]);
 }
 #else
 /* --offload-arch=<the device's target ID>: hiprtc builds a code object for exactly that target, features
  * (sramecc, xnack) included. Whether this hiprtc knows the target shows when it compiles. */
 static hcl_status pick_target(const hcl__gpu_rtc_job *job, char *opt, size_t opt_size) {
     if (!job->arch || !job->arch[0])
-        return hcl__gpu_host->set_message(HCL_ERROR_BUILD,
-                                          "hip: the device's gfx target is unknown (the runtime did not report "
-                                          "gcnArchName), so hiprtc cannot be told what to build for; pass "
-                                          "--offload-arch=gfx... in the build options");
+        return HCL_KIT_FAIL(HCL_ERROR_BUILD,
+                            "hip: the device's gfx target is unknown (the runtime did not report "
+                            "gcnArchName), so hiprtc cannot be told what to build for; pass "
+                            "--offload-arch=gfx... in the build options");
     int n = snprintf(opt, opt_size, "--offload-arch=%s", job->arch);
     if (n < 0 || (size_t)n >= opt_size)
-        return hcl__gpu_host->set_message(HCL_ERROR_BUILD, "hip: gfx target name too long: %s", job->arch);
+        return HCL_KIT_FAIL(HCL_ERROR_BUILD, "hip: gfx target name too long: %s", job->arch);
     return HCL_SUCCESS;
 }
 #endif
@@ -303,10 +298,10 @@ static char *cache_key(const hcl__gpu_rtc_job *job, const char *target, size_t *
 
 static hcl_status rtc_fail(hcl_gpu_rtc_result r, const char *call, const hcl__gpu_rtc_job *job, const char *target,
                            const char *log) {
-    return hcl__gpu_host->set_message(HCL_ERROR_BUILD, "%s: %s (%d) building '%s' for %s with %s %d.%d%s%s", call,
-                                      RTC(GetErrorString)(r), (int)r, job->name, target ? target : "(user target)",
-                                      HCL_GPU_RTC_NAME, g_major, g_minor, log && log[0] ? ":\n" : "",
-                                      log ? log : "");
+    return HCL_KIT_FAIL(HCL_ERROR_BUILD, "%s: %s (%d) building '%s' for %s with %s %d.%d%s%s", call,
+                        RTC(GetErrorString)(r), (int)r, job->name, target ? target : "(user target)",
+                        HCL_GPU_RTC_NAME, g_major, g_minor, log && log[0] ? ":\n" : "",
+                        log ? log : "");
 }
 
 /* The cache entry is 1 byte of kind, then the image: 'C' cubin, 'P' PTX (CUDA), 'O' code object (HIP). */
@@ -324,8 +319,8 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     const char *target = NULL;
 
     if (split_options(job->options, &opt_copy, &user_argv, &user_argc) != 0) {
-        st = hcl__gpu_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%s options)", HCL_GPU_NAME,
-                                       HCL_GPU_RTC_NAME);
+        st = HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%s options)", HCL_GPU_NAME,
+                          HCL_GPU_RTC_NAME);
         goto cleanup;
     }
     int user_arch = 0;
@@ -336,9 +331,9 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     }
 
     key = cache_key(job, target, &key_size);
-    if (key && hcl__gpu_host->cache_load) {
+    if (key && hcl__kit_host->cache_load) {
         size_t got = 0;
-        unsigned char *hit = hcl__gpu_host->cache_load(HCL_GPU_NAME, key, key_size, &got);
+        unsigned char *hit = hcl__kit_host->cache_load(HCL_GPU_NAME, key, key_size, &got);
         int kind_ok = hit && got > 1 && (HCL_GPU_CUDA ? (hit[0] == 'C' || hit[0] == 'P') : hit[0] == 'O');
         if (kind_ok) {
             image = malloc(got); /* PTX gets a NUL after it */
@@ -361,8 +356,8 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     source = malloc(job->source_size + 1); /* a source may come without its NUL */
     argv = malloc((size_t)(user_argc + 1) * sizeof *argv);
     if (!source || !argv) {
-        st = hcl__gpu_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%s source)", HCL_GPU_NAME,
-                                       HCL_GPU_RTC_NAME);
+        st = HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%s source)", HCL_GPU_NAME,
+                          HCL_GPU_RTC_NAME);
         goto cleanup;
     }
     memcpy(source, job->source, job->source_size);
@@ -407,16 +402,16 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     kind = 'O';
     if ((r = g_rtc.hiprtcGetCodeSize(prog, &size)) != HIPRTC_SUCCESS || size == 0) {
         st = r != HIPRTC_SUCCESS ? rtc_fail(r, "hiprtcGetCodeSize", job, target, NULL)
-                                 : hcl__gpu_host->set_message(HCL_ERROR_BUILD,
-                                                              "hiprtc returned an empty code object for '%s' (%s)",
-                                                              job->name, target ? target : "user target");
+                                 : HCL_KIT_FAIL(HCL_ERROR_BUILD,
+                                                "hiprtc returned an empty code object for '%s' (%s)",
+                                                job->name, target ? target : "user target");
         goto cleanup;
     }
 #endif
     image = malloc(size + 2); /* kind byte for the cache, and room for a NUL */
     if (!image) {
-        st = hcl__gpu_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%zu-byte image)",
-                                       HCL_GPU_NAME, size);
+        st = HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%zu-byte image)",
+                          HCL_GPU_NAME, size);
         goto cleanup;
     }
     image[0] = kind;
@@ -436,7 +431,7 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     HCL_GPU_LOG("%s compiled '%s' for %s: %zu-byte %s in %.1f ms", HCL_GPU_RTC_NAME, job->name,
                 target ? target : "(user target)", size,
                 kind == 'C' ? "CUBIN" : kind == 'P' ? "PTX" : "code object", now_ms() - t0);
-    if (key && hcl__gpu_host->cache_store) hcl__gpu_host->cache_store(HCL_GPU_NAME, key, key_size, image, size + 1);
+    if (key && hcl__kit_host->cache_store) hcl__kit_host->cache_store(HCL_GPU_NAME, key, key_size, image, size + 1);
     memmove(image, image + 1, size + 1); /* drop the kind byte; the NUL follows the image */
     *out_image = image;
     *out_size = size;

@@ -198,19 +198,27 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags) {
-    if (flags != hipStreamNonBlocking) return hipErrorInvalidValue; /* the driver asks for non-blocking streams */
-    if (!(*s = calloc(1, sizeof **s))) return hipErrorOutOfMemory;
-    (*s)->dev = g_current;
+/* A stream or an event: counted, and of the device current when it is made (`dev`, its first member). */
+static hipError_t object_new(void **out, size_t size) {
+    int *p = calloc(1, size);
+    if (!p) return hipErrorOutOfMemory;
+    *p = g_current;
     live(1);
+    *out = p;
     return hipSuccess;
 }
-EXPORT hipError_t hipStreamDestroy(hipStream_t s) {
-    if (!s) return hipErrorInvalidHandle;
-    free(s);
+static hipError_t object_free(void *p) {
+    if (!p) return hipErrorInvalidHandle;
+    free(p);
     live(-1);
     return hipSuccess;
 }
+
+EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags) {
+    if (flags != hipStreamNonBlocking) return hipErrorInvalidValue; /* the driver asks for non-blocking streams */
+    return object_new((void **)s, sizeof **s);
+}
+EXPORT hipError_t hipStreamDestroy(hipStream_t s) { return object_free(s); }
 EXPORT hipError_t hipStreamSynchronize(hipStream_t s) { return s ? on_device(s->dev) : hipErrorInvalidHandle; }
 EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags) {
     if (!s || !e || flags) return hipErrorInvalidValue;
@@ -218,17 +226,9 @@ EXPORT hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int f
 }
 EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags) {
     if (flags != hipEventDefault) return hipErrorInvalidValue; /* timing events */
-    if (!(*e = calloc(1, sizeof **e))) return hipErrorOutOfMemory;
-    (*e)->dev = g_current;
-    live(1);
-    return hipSuccess;
+    return object_new((void **)e, sizeof **e);
 }
-EXPORT hipError_t hipEventDestroy(hipEvent_t e) {
-    if (!e) return hipErrorInvalidHandle;
-    free(e);
-    live(-1);
-    return hipSuccess;
-}
+EXPORT hipError_t hipEventDestroy(hipEvent_t e) { return object_free(e); }
 EXPORT hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
     if (!e || !s) return hipErrorInvalidHandle;
     if (e->dev != s->dev) return hipErrorInvalidHandle;
@@ -430,6 +430,16 @@ EXPORT hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const ch
     m->functions = fn;
     live(1);
     *f = fn;
+    return hipSuccess;
+}
+
+/* The largest block of a kernel: every fake kernel takes the device's 1024. */
+EXPORT hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunction_t f) {
+    if (!value || !f) return hipErrorInvalidValue;
+    hipError_t r = on_device(f->mod->dev);
+    if (r != hipSuccess) return r;
+    if (attrib != HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) return hipErrorInvalidValue;
+    *value = 1024;
     return hipSuccess;
 }
 

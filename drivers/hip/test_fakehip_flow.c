@@ -35,11 +35,7 @@ static int (*fake_get_device)(int *), (*fake_set_device)(int);
 static hcl_device dev;
 static hcl_queue q;
 
-static hcl_buffer make(size_t bytes) {
-    hcl_buffer b = NULL;
-    OK(hcl_buffer_create(dev, bytes, 0, &b));
-    return b;
-}
+static hcl_buffer make(size_t bytes) { return hcl_ts_buffer(dev, bytes); }
 
 static void test_memory(void) {
     const size_t n = 4096;
@@ -50,18 +46,7 @@ static void test_memory(void) {
     OK(hcl_buffer_copy(q, b, 100, a, 200, 1000));
     OK(hcl_buffer_read(q, b, 100, 1000, r));
     CHECK(memcmp(r, h + 200, 1000) == 0, "write, copy at offsets, read: bytes differ");
-    for (size_t ps = 1; ps <= 128; ps *= 2) {
-        unsigned char pattern[128], init[4096], got[4096];
-        for (size_t i = 0; i < ps; i++) pattern[i] = (unsigned char)(i * 7 + ps + 1);
-        memset(init, 0xee, sizeof init);
-        OK(hcl_buffer_write(q, a, 0, n, init));
-        OK(hcl_buffer_fill(q, a, ps, 13 * ps, pattern, ps));
-        OK(hcl_buffer_read(q, a, 0, n, got));
-        size_t bad = 0;
-        for (size_t j = 0; j < n; j++)
-            bad += got[j] != ((j >= ps && j < 14 * ps) ? pattern[(j - ps) % ps] : 0xee);
-        CHECK(bad == 0, "fill with a %zu-byte pattern: %zu wrong bytes", ps, bad);
-    }
+    hcl_ts_check_fills(q, a, n);
     hcl_event w = NULL, m = NULL;
     OK(hcl_buffer_write_async(q, a, 0, n, h, 0, NULL, &w));
     OK(hcl_queue_marker(q, &m));
@@ -94,26 +79,10 @@ static void report(void *ctx, int ok, const char *what) {
 static void test_builtins(unsigned wave) { hcl_test_builtin_calls(dev, q, 1, report, &wave); }
 
 static void run_affine(hcl_module mod, const char *from) {
-    hcl_kernel k = NULL;
-    OK(hcl_kernel_create(mod, "affine", &k));
-    if (!k) return;
+    hcl_ts_check_affine(dev, q, mod, from);
     hcl_kernel nope = NULL;
     hcl_status st = hcl_kernel_create(mod, "no_such_kernel", &nope);
     CHECK(st == HCL_ERROR_NOT_FOUND, "missing kernel: %s: %s", hcl_status_name(st), hcl_last_message());
-    unsigned int n = 1000;
-    float av = 0.5f;
-    double bv = 3.0;
-    hcl_buffer bo = make(n * 4);
-    hcl_arg args[4] = {hcl_arg_buffer(bo), hcl_arg_value(&av, 4), hcl_arg_value(&bv, 8), hcl_arg_value(&n, 4)};
-    OK(hcl_kernel_launch(q, k, (hcl_dim3){4, 1, 1}, (hcl_dim3){256, 1, 1}, 0, 4, args, 0, NULL, NULL));
-    float *out = calloc(n, 4);
-    OK(hcl_buffer_read(q, bo, 0, n * 4, out));
-    unsigned bad = 0;
-    for (unsigned i = 0; i < n; i++) bad += out[i] != 0.5f * (float)i + 3.0f;
-    CHECK(bad == 0, "affine (%s): %u wrong", from, bad);
-    free(out);
-    hcl_buffer_release(bo);
-    hcl_kernel_release(k);
 }
 
 static void test_modules(void) {

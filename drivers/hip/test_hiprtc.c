@@ -21,25 +21,15 @@
 #include "gpu.h"
 #include "hcl_plan.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "test_fake_host.h"
+#include "test_rtc.h"
 
 /* ---- the core's CUDA/HIP text of the built-in kernels (kernels/CMakeLists.txt) ---- */
 extern const unsigned char hcl_kernels_gpu_text[];
 extern const size_t hcl_kernels_gpu_text_size;
-
-static int g_failures;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static const unsigned char *find(const unsigned char *hay, size_t hay_size, const void *needle, size_t size) {
     for (size_t i = 0; i + size <= hay_size; i++)
@@ -64,18 +54,11 @@ static int wave_sizes(const unsigned char *obj, size_t size, unsigned want) {
 /* Compile; check the result is an AMDGPU code object with a descriptor for each entry point and, when wave is not
  * 0, that every kernel has that wavefront size. */
 static int compile(const char *label, const hcl__gpu_rtc_job *job, const char *const *entries, unsigned wave) {
-    void *image = NULL;
     size_t size = 0;
     int is_binary = -1;
-    g_message[0] = '\0';
-    double t0 = now_ms();
-    hcl_status st = hcl__gpu_rtc_compile(job, &image, &size, &is_binary);
-    double ms = now_ms() - t0;
-    if (st != HCL_SUCCESS) {
-        printf("FAIL %-48s status %d: %s\n", label, (int)st, g_message);
-        g_failures++;
-        return 0;
-    }
+    double ms = 0;
+    void *image = compile_timed(label, job, &size, &is_binary, &ms);
+    if (!image) return 0;
     const unsigned char *obj = image;
     int ok = 1;
     uint16_t machine = 0;
@@ -108,8 +91,13 @@ static int compile(const char *label, const hcl__gpu_rtc_job *job, const char *c
     return ok;
 }
 
+static int compile_wave64(const char *label, const hcl__gpu_rtc_job *job, const char *const *entries) {
+    return compile(label, job, entries, 64);
+}
+
 int main(void) {
-    hcl__gpu_host = &g_host;
+    hcl__kit_host = &g_host;
+    hcl__kit_name = HCL_GPU_NAME;
     g_debug = getenv("HCL_LOG") && strcmp(getenv("HCL_LOG"), "debug") == 0;
     if (hcl__gpu_rtc_open() != HCL_SUCCESS) {
         printf("skip: hiprtc could not be loaded: %s\n", g_message);
@@ -139,47 +127,11 @@ int main(void) {
     all.arch = "gfx1030";
     compile("built-in text -> gfx1030 (RDNA2, wave32)", &all, entries, 32);
 
-    /* 3. a user kernel, then the same again from the cache */
-    static const char user[] =
-        "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, unsigned long long n) {\n"
-        "    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
-        "    if (i < n) y[i] = a * x[i] + y[i];\n"
-        "}\n";
-    static const char *const user_entries[] = {"saxpy", NULL};
-    hcl__gpu_rtc_job uj = {.source = user, .source_size = sizeof user - 1, .name = "user.hip",
-                           .options = "-DUNUSED=1", .arch = "gfx90a", .driver_version = 50221153};
-    int stores = g_cache_stores;
-    compile("user saxpy -> gfx90a", &uj, user_entries, 64);
-    int hits = g_cache_hits;
-    compile("user saxpy again (disk cache)", &uj, user_entries, 64);
-    if (g_cache_stores != stores + 1 || g_cache_hits != hits + 1) {
-        printf("FAIL cache: %d store(s), %d hit(s); wanted 1 and 1\n", g_cache_stores - stores, g_cache_hits - hits);
-        g_failures++;
-    } else {
-        printf("ok   %-48s stored once, hit once\n", "compile cache");
-    }
+    /* 3. a user kernel, then the same again from the cache; 4. a build error */
+    hcl__gpu_rtc_job user = {.options = "-DUNUSED=1", .arch = "gfx90a", .driver_version = 50221153};
+    test_user_and_broken(compile_wave64, user, "hip", "gfx90a", "HIPRTC_ERROR_COMPILATION");
 
-    /* 4. a build error */
-    static const char broken[] = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_thing; }\n";
-    hcl__gpu_rtc_job bj = {.source = broken, .source_size = sizeof broken - 1, .name = "broken.hip",
-                           .arch = "gfx90a"};
-    void *image = NULL;
-    size_t size = 0;
-    int is_binary = 0;
-    g_message[0] = '\0';
-    hcl_status st = hcl__gpu_rtc_compile(&bj, &image, &size, &is_binary);
-    if (st == HCL_ERROR_BUILD && strstr(g_message, "undeclared_thing") &&
-        strstr(g_message, "HIPRTC_ERROR_COMPILATION")) {
-        printf("ok   %-48s HCL_ERROR_BUILD, message starts: %.*s\n", "broken kernel -> build error",
-               (int)strcspn(g_message, "\n"), g_message);
-    } else {
-        printf("FAIL broken kernel: status %d, message: %s\n", (int)st, g_message);
-        g_failures++;
-    }
-    free(image);
-
-    free(g_cache_key);
-    free(g_cache_data);
+    fake_cache_free();
     printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
     return g_failures ? 1 : 0;
 }

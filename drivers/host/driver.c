@@ -24,23 +24,6 @@
 #define HCL_HOST_VERSION                                                                                        \
     HCL_HOST_STR(HCL_VERSION_MAJOR) "." HCL_HOST_STR(HCL_VERSION_MINOR) "." HCL_HOST_STR(HCL_VERSION_PATCH)
 
-/* Used only if a call arrives before init: keeps every failure path safe, the message is dropped. */
-static hcl_status hcl_host_no_message(hcl_status status, const char *fmt, ...) {
-    (void)fmt;
-    return status;
-}
-static void hcl_host_no_log(hcl_log_level level, const char *driver, const char *fmt, ...) {
-    (void)level;
-    (void)driver;
-    (void)fmt;
-}
-static const hcl_driver_host hcl_host_fallback_services = {
-    .size = sizeof(hcl_driver_host), .set_message = hcl_host_no_message, .log = hcl_host_no_log,
-};
-const hcl_driver_host *hcl__host_services = &hcl_host_fallback_services;
-
-static hcl_host_device hcl_host_the_device;
-
 uint64_t hcl__host_now_ns(void) {
     struct timespec ts;
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
@@ -113,10 +96,8 @@ static uint32_t hcl_host_clock_mhz(void) {
     return 0;
 }
 
+/* The machine's CPU: backend and index are the kit's, the identity too ("host:<vendor>:<model>:0"). */
 static void hcl_host_describe(hcl_device_info *info) {
-    memset(info, 0, sizeof *info);
-    hcl_host_copy_text(info->backend, sizeof info->backend, HCL_HOST_NAME);
-    info->index = 0;
     if (!hcl_host_cpuinfo("model name", info->name, sizeof info->name))
         hcl_host_copy_text(info->name, sizeof info->name, "host CPU");
     if (!hcl_host_cpuinfo("vendor_id", info->vendor, sizeof info->vendor))
@@ -135,21 +116,16 @@ static void hcl_host_describe(hcl_device_info *info) {
     info->max_work_group_size = HCL_HOST_MAX_WORK_GROUP;
     info->local_mem_bytes = HCL_HOST_LOCAL_MEM;
     info->clock_mhz = hcl_host_clock_mhz();
-    info->has_uuid = 0;
-
-    char identity[sizeof info->identity];
-    const int len = snprintf(identity, sizeof identity, "%s:%s:%s:%u", HCL_HOST_NAME, info->vendor, info->name,
-                             info->index);
-    if (len < 0)
-        identity[0] = '\0';
-    hcl_host_copy_text(info->identity, sizeof info->identity, identity);
 }
 
-static hcl_status hcl_host_init(const hcl_driver_host *host, char *reason, size_t reason_size, char *version,
-                                size_t version_size) {
-    if (host != NULL)
-        hcl__host_services = host;
-    hcl_host_describe(&hcl_host_the_device.info);
+/* The kit's start: one device, this machine's CPU. */
+static hcl_status hcl_host_start(char *reason, size_t reason_size, char *version, size_t version_size) {
+    (void)reason, (void)reason_size;
+    hcl_host_device *device = hcl__kit_device_add();
+    if (device == NULL)
+        return HCL_ERROR_OUT_OF_MEMORY;
+    hcl_host_describe(&device->info);
+    hcl__kit_device_keep();
     int threads = 1;
 #ifdef _OPENMP
     threads = omp_get_max_threads();
@@ -163,36 +139,16 @@ static hcl_status hcl_host_init(const hcl_driver_host *host, char *reason, size_
         if (len < 0)
             version[0] = '\0';
     }
-    if (reason != NULL && reason_size > 0)
-        reason[0] = '\0';
-    if (hcl__host_services->log != NULL)
-        hcl__host_services->log(HCL_LOG_DEBUG, HCL_HOST_NAME, "device \"%s\" (%s), %u cores, %d threads, gemm %s",
-                                hcl_host_the_device.info.name, hcl_host_the_device.info.vendor,
-                                hcl_host_the_device.info.compute_units, threads, hcl__host_gemm_isa());
+    HCL_KIT_LOG("device \"%s\" (%s), %u cores, %d threads, gemm %s", device->info.name, device->info.vendor,
+                device->info.compute_units, threads, hcl__host_gemm_isa());
     return HCL_SUCCESS;
 }
 
-static void hcl_host_shutdown(void) {
-}
+HCL_KIT_DRIVER(HCL_HOST_NAME, hcl_host_device, hcl_host_start);
 
-static hcl_status hcl_host_device_count(uint32_t *out_count) {
-    *out_count = 1;
-    return HCL_SUCCESS;
-}
-
-static hcl_status hcl_host_device_info(uint32_t index, hcl_device_info *out_info) {
-    if (index != 0)
-        return HCL_HOST_FAIL(HCL_ERROR_DEVICE_NOT_FOUND, "host: device %u does not exist (the host has 1)", index);
-    *out_info = hcl_host_the_device.info;
-    return HCL_SUCCESS;
-}
-
-/* The device is one static description: opening hands it out, closing has nothing to free. */
+/* The device is the kit's description of it: opening hands it out, closing has nothing to free. */
 static hcl_status hcl_host_device_open(uint32_t index, void **out_device) {
-    if (index != 0)
-        return HCL_HOST_FAIL(HCL_ERROR_DEVICE_NOT_FOUND, "host: device %u does not exist (the host has 1)", index);
-    *out_device = &hcl_host_the_device;
-    return HCL_SUCCESS;
+    return hcl__kit_device_find(index, out_device);
 }
 
 static void hcl_host_device_close(void *device) {
@@ -209,38 +165,21 @@ static hcl_status hcl_host_get_native(hcl_native_kind kind, void *object, void *
     return HCL_SUCCESS;
 }
 
+/* A CPU runs a work-group's work-items as a loop (a sub-group of 1); groups are counted in 32 bits. */
+hcl_status hcl__host_device_limits(void *device, hcl_driver_limits *out) {
+    (void)device;
+    out->subgroup_width = 1;
+    out->max_groups[0] = out->max_groups[1] = out->max_groups[2] = UINT32_MAX;
+    return HCL_SUCCESS;
+}
+
 static const hcl_driver_table hcl_host_table = {
-    .size = sizeof(hcl_driver_table),
-    .abi_major = HCL_DRIVER_ABI_MAJOR,
-    .abi_minor = HCL_DRIVER_ABI_MINOR,
-    .name = HCL_HOST_NAME,
-    .init = hcl_host_init,
-    .shutdown = hcl_host_shutdown,
-    .device_count = hcl_host_device_count,
-    .device_info = hcl_host_device_info,
-    .device_open = hcl_host_device_open,
-    .device_close = hcl_host_device_close,
-    .queue_create = hcl__host_queue_create,
-    .queue_destroy = hcl__host_queue_destroy,
-    .queue_finish = hcl__host_queue_finish,
-    .queue_marker = hcl__host_queue_marker,
-    .buffer_alloc = hcl__host_buffer_alloc,
-    .buffer_free = hcl__host_buffer_free,
-    .buffer_write = hcl__host_buffer_write,
-    .buffer_read = hcl__host_buffer_read,
-    .buffer_copy = hcl__host_buffer_copy,
-    .buffer_fill = hcl__host_buffer_fill,
-    .event_wait = hcl__host_event_wait,
-    .event_release = hcl__host_event_release,
-    .event_elapsed = hcl__host_event_elapsed,
-    .module_create = hcl__host_module_create,
-    .module_destroy = hcl__host_module_destroy,
-    .kernel_create = hcl__host_kernel_create,
-    .kernel_destroy = hcl__host_kernel_destroy,
-    .kernel_launch = hcl__host_kernel_launch,
-    .host_alloc = NULL, /* the core's aligned memory is already what the host driver would give */
-    .host_free = NULL,
-    .get_native = hcl_host_get_native,
+    HCL_KIT_TABLE_HEAD(HCL_HOST_NAME, hcl_host_device_open, hcl_host_device_close),
+    HCL_KIT_TABLE_ENTRIES(hcl__host)
+    /* the core's aligned memory is already what the host driver would give */
+    HCL_KIT_TABLE_NATIVE(NULL, NULL, hcl_host_get_native),
+    .device_limits = hcl__host_device_limits,
+    .kernel_max_group = hcl__host_kernel_max_group,
 };
 
 const hcl_driver_table *hcl__host_driver_table(void) {

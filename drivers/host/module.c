@@ -70,15 +70,10 @@ static hcl_status hcl_host_module_from_table(const hcl_host_function *table, siz
 hcl_status hcl__host_module_create(void *device, const hcl_module_source *sources, uint32_t count,
                                    void **out_module) {
     (void)device;
-    for (uint32_t i = 0; i < count; ++i) {
-        if (sources[i].kind == HCL_SOURCE_HOST_TABLE)
-            return hcl_host_module_from_table(sources[i].data, sources[i].size, out_module);
-    }
-    /* the core adds the list of kinds given */
-    return HCL_HOST_FAIL(HCL_ERROR_UNSUPPORTED,
-                         "host: no source the host driver can run among the %u given; it takes HCL_SOURCE_HOST_TABLE "
-                         "(an array of hcl_host_function)",
-                         count);
+    const hcl_module_source *src = hcl__kit_source_pick(sources, count, HCL_KIT_KIND(HCL_SOURCE_HOST_TABLE));
+    if (src == NULL)
+        return hcl__kit_source_unsupported(count, "HCL_SOURCE_HOST_TABLE (an array of hcl_host_function)");
+    return hcl_host_module_from_table(src->data, src->size, out_module);
 }
 
 hcl_status hcl__host_kernel_create(void *module, const char *name, void **out_kernel) {
@@ -100,6 +95,13 @@ hcl_status hcl__host_kernel_create(void *module, const char *name, void **out_ke
     }
     return HCL_HOST_FAIL(HCL_ERROR_NOT_FOUND, "host kernel_create: no function named \"%s\" in the module (%u functions)",
                          name, m->count);
+}
+
+/* A host function loops over its group's work-items itself: any group the device takes, this kernel takes. */
+hcl_status hcl__host_kernel_max_group(void *kernel, uint64_t *out_max) {
+    (void)kernel;
+    *out_max = HCL_HOST_MAX_WORK_GROUP;
+    return HCL_SUCCESS;
 }
 
 void hcl__host_kernel_destroy(void *kernel) {

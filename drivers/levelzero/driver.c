@@ -1,21 +1,13 @@
-/* The Level Zero driver: entry point, loading libze_loader, result names, driver and device discovery, opening. */
-#define _GNU_SOURCE 1 /* dlsym under -std=c11 */
+/* The Level Zero driver: entry point, loading libze_loader, result names, driver and device discovery, opening.
+ * The lifecycle, the device list and the library loading are the driver kit's (drivers/common). */
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 hcl__ze_symbols hcl__ze;
-const hcl_driver_host *hcl__ze_host;
-
-static void *g_library;                 /* the dlopen handle of the loader; kept open until the process ends */
-static hcl__ze_device_entry *g_devices; /* every root device of every driver, in driver order */
-static uint32_t g_device_count;
-static int g_initialised;
-static char g_version[HCL_NAME_MAX];
 
 /* ---------------------------------------------------------------------------------------------------------
  * Result names (ze_api.h, API 1.4; later versions' codes read as ZE_RESULT_UNKNOWN_CODE with their number)
@@ -77,16 +69,7 @@ const char *hcl__ze_result_name(ze_result_t r) {
     return "ZE_RESULT_UNKNOWN_CODE";
 }
 
-static _Thread_local char t_last_failure[2048];
-
-const char *hcl__ze_last_failure(void) { return t_last_failure; }
-
 hcl_status hcl__ze_fail(ze_result_t r, const char *fn, const char *fmt, ...) {
-    char detail[1536];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
-    va_end(ap);
     hcl_status status = HCL_ERROR_VENDOR;
     switch (r) {
     case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY:
@@ -97,36 +80,27 @@ hcl_status hcl__ze_fail(ze_result_t r, const char *fn, const char *fmt, ...) {
     case ZE_RESULT_ERROR_INVALID_KERNEL_NAME: status = HCL_ERROR_NOT_FOUND; break;
     default: break;
     }
-    snprintf(t_last_failure, sizeof t_last_failure, "%s: %s (0x%08x); %s", fn, hcl__ze_result_name(r), (unsigned)r,
-             detail);
-    return hcl__ze_host->set_message(status, "%s", t_last_failure);
-}
-
-hcl_status hcl__ze_oom(const char *what) {
-    return hcl__ze_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "levelzero: out of host memory (%s)", what);
+    va_list ap;
+    va_start(ap, fmt);
+    status = hcl__kit_vendor_fail(status, fn, hcl__ze_result_name(r), r, HCL_KIT_CODE_HEX, NULL, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 /* ---------------------------------------------------------------------------------------------------------
  * Loading
  * ------------------------------------------------------------------------------------------------------- */
-static hcl_status resolve_symbols(char *reason, size_t reason_size) {
-    hcl__ze_symbols syms;
-    memset(&syms, 0, sizeof syms);
-#define HCL__ZE_SYM_RESOLVE(name)                                                                           \
-    {                                                                                                       \
-        void *p = dlsym(g_library, #name);                                                                  \
-        if (!p) {                                                                                           \
-            snprintf(reason, reason_size, "the Level Zero loader lacks %s (a Level Zero 1.0 loader is needed)", \
-                     #name);                                                                                \
-            return HCL_ERROR_BACKEND_UNAVAILABLE;                                                           \
-        }                                                                                                   \
-        memcpy(&syms.name, &p, sizeof p);                                                                   \
-    }
-    HCL_ZE_SYMBOLS(HCL__ZE_SYM_RESOLVE)
-#undef HCL__ZE_SYM_RESOLVE
-    hcl__ze = syms;
-    HCL_ZE_LOG("resolved %zu Level Zero entry points", sizeof syms / sizeof(void (*)(void)));
-    return HCL_SUCCESS;
+#define HCL__ZE_SYMBOL(name) HCL_KIT_SYMBOL(hcl__ze_symbols, name)
+static const hcl_kit_symbol g_symbols[] = {HCL_ZE_SYMBOLS(HCL__ZE_SYMBOL)};
+
+/* HCL_LEVELZERO_LIBRARY alone when it is set, else the loader's soname, then the development name. */
+static hcl_status load(char *reason, size_t reason_size) {
+    static const char *const names[] = {"libze_loader.so.1", "libze_loader.so"};
+    void *library = NULL;
+    hcl_status status = hcl__kit_library_open("HCL_LEVELZERO_LIBRARY", names, 2, &library, reason, reason_size);
+    if (status != HCL_SUCCESS) return status;
+    return hcl__kit_resolve(library, g_symbols, sizeof g_symbols / sizeof g_symbols[0], &hcl__ze,
+                            "the Level Zero loader", "a Level Zero 1.0 loader is needed", reason, reason_size);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -151,14 +125,12 @@ static void format_driver_version(char *out, size_t size, uint32_t vendor, uint3
 }
 
 /* Fill a device entry from the device's properties; a failed query makes the device unusable (logged). */
-static hcl_status describe_device(hcl__ze_device_entry *e, uint32_t index) {
+static hcl_status describe_device(hcl__ze_device_entry *e) {
     hcl_status status = HCL_SUCCESS;
     ze_command_queue_group_properties_t *groups = NULL;
     ze_device_memory_properties_t *mems = NULL;
     hcl_device_info *info = &e->info;
-    memset(info, 0, sizeof *info);
-    snprintf(info->backend, sizeof info->backend, "%s", HCL_ZE_NAME);
-    info->index = index;
+    const uint32_t index = info->index;
 
     ze_device_properties_t p;
     memset(&p, 0, sizeof p);
@@ -177,7 +149,7 @@ static hcl_status describe_device(hcl__ze_device_entry *e, uint32_t index) {
     if (nmem > 0) {
         mems = calloc(nmem, sizeof *mems);
         if (!mems) {
-            status = hcl__ze_oom("memory properties");
+            status = hcl__kit_oom("memory properties");
             goto cleanup;
         }
         for (uint32_t i = 0; i < nmem; i++) mems[i].stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
@@ -189,7 +161,7 @@ static hcl_status describe_device(hcl__ze_device_entry *e, uint32_t index) {
     HCL_ZE_CHECK(zeDeviceGetCommandQueueGroupProperties, (e->device, &ngroups, NULL), "count of device %u", index);
     groups = ngroups ? calloc(ngroups, sizeof *groups) : NULL;
     if (ngroups && !groups) {
-        status = hcl__ze_oom("command queue group properties");
+        status = hcl__kit_oom("command queue group properties");
         goto cleanup;
     }
     for (uint32_t i = 0; i < ngroups; i++) groups[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
@@ -198,8 +170,8 @@ static hcl_status describe_device(hcl__ze_device_entry *e, uint32_t index) {
     for (uint32_t i = 0; i < ngroups && ordinal == UINT32_MAX; i++)
         if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) ordinal = i;
     if (ordinal == UINT32_MAX) {
-        status = hcl__ze_host->set_message(HCL_ERROR_UNSUPPORTED, "levelzero: device %u '%s' has no compute command "
-                                           "queue group (%u groups)", index, p.name, ngroups);
+        status = HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "levelzero: device %u '%s' has no compute command "
+                              "queue group (%u groups)", index, p.name, ngroups);
         goto cleanup;
     }
     e->compute_ordinal = ordinal;
@@ -226,18 +198,8 @@ static hcl_status describe_device(hcl__ze_device_entry *e, uint32_t index) {
     info->local_mem_bytes = c.maxSharedLocalMemory;
     info->clock_mhz = p.coreClockRate;
     info->arg_offset_alignment = 1; /* buffer arguments are pointers: any offset is the pointer plus it */
-    int any = 0;
-    for (int i = 0; i < 16; i++) any |= p.uuid.id[i];
-    if (any) { /* an all-zero UUID (the loader's null driver) identifies nothing */
-        info->has_uuid = 1;
-        memcpy(info->uuid, p.uuid.id, 16);
-        char *q = info->identity;
-        q += snprintf(q, sizeof info->identity, "uuid:");
-        for (int i = 0; i < 16; i++) q += snprintf(q, 3, "%02x", info->uuid[i]);
-    } else {
-        snprintf(info->identity, sizeof info->identity, "%s:%.24s:%.32s:%u", HCL_ZE_NAME, info->vendor, info->name,
-                 index);
-    }
+    /* an all-zero UUID (the loader's null driver) identifies nothing: the kit then writes a name identity */
+    hcl__kit_device_uuid(info, p.uuid.id);
 
     e->limits.is_cpu = info->type == HCL_DEVICE_TYPE_CPU;
     e->limits.max_group_size = c.maxTotalGroupSize;
@@ -246,6 +208,14 @@ static hcl_status describe_device(hcl__ze_device_entry *e, uint32_t index) {
     e->limits.max_group_count[1] = c.maxGroupCountY;
     e->limits.max_group_count[2] = c.maxGroupCountZ;
     e->limits.compute_units = info->compute_units;
+    /* the compiler picks one of the sub-group sizes per kernel: the smallest is the one a plan can count on */
+    uint32_t width = 0;
+    for (uint32_t i = 0; i < c.numSubGroupSizes && i < ZE_SUBGROUPSIZE_COUNT; i++)
+        if (c.subGroupSizes[i] && (!width || c.subGroupSizes[i] < width)) width = c.subGroupSizes[i];
+    e->driver_limits.subgroup_width = width;
+    e->driver_limits.max_groups[0] = c.maxGroupCountX;
+    e->driver_limits.max_groups[1] = c.maxGroupCountY;
+    e->driver_limits.max_groups[2] = c.maxGroupCountZ;
     e->ns_per_tick = !hz ? (double)p.timerResolution : p.timerResolution ? 1e9 / (double)p.timerResolution : 0.0;
     e->timestamp_mask = p.kernelTimestampValidBits == 0 || p.kernelTimestampValidBits >= 64
                             ? UINT64_MAX
@@ -257,7 +227,7 @@ cleanup:
 }
 
 /* Add the devices of one driver. A failure skips the rest of this driver (logged as a warning). */
-static hcl_status add_driver(ze_driver_handle_t driver, uint32_t d) {
+static hcl_status add_driver(ze_driver_handle_t driver, uint32_t d, char *version, size_t version_size) {
     hcl_status status = HCL_SUCCESS;
     ze_device_handle_t *devs = NULL;
     ze_api_version_t api = 0;
@@ -267,7 +237,7 @@ static hcl_status add_driver(ze_driver_handle_t driver, uint32_t d) {
     HCL_ZE_CHECK(zeDriverGetApiVersion, (driver, &api), "driver %u", d);
     HCL_ZE_CHECK(zeDriverGetProperties, (driver, &dp), "driver %u", d);
     if (d == 0)
-        snprintf(g_version, sizeof g_version, "Level Zero API %u.%u, driver version %u", ZE_MAJOR_VERSION(api),
+        snprintf(version, version_size, "Level Zero API %u.%u, driver version %u", ZE_MAJOR_VERSION(api),
                  ZE_MINOR_VERSION(api), dp.driverVersion);
     uint32_t n = 0;
     HCL_ZE_CHECK(zeDeviceGet, (driver, &n, NULL), "count of driver %u", d);
@@ -275,38 +245,41 @@ static hcl_status add_driver(ze_driver_handle_t driver, uint32_t d) {
                ZE_MINOR_VERSION(api), dp.driverVersion, n);
     if (n == 0) goto cleanup;
     devs = calloc(n, sizeof *devs);
-    hcl__ze_device_entry *grown = realloc(g_devices, (g_device_count + n) * sizeof *grown);
-    if (grown) g_devices = grown;
-    if (!devs || !grown) {
-        status = hcl__ze_oom("device list");
+    if (!devs) {
+        status = hcl__kit_oom("device list");
         goto cleanup;
     }
     HCL_ZE_CHECK(zeDeviceGet, (driver, &n, devs), "driver %u", d);
     for (uint32_t i = 0; i < n; i++) {
-        hcl__ze_device_entry *e = &g_devices[g_device_count];
-        memset(e, 0, sizeof *e);
+        hcl__ze_device_entry *e = hcl__kit_device_add();
+        if (!e) {
+            status = HCL_ERROR_OUT_OF_MEMORY;
+            goto cleanup;
+        }
         e->driver = driver;
         e->device = devs[i];
         e->api_version = api;
         e->driver_version = dp.driverVersion;
-        if (describe_device(e, g_device_count) != HCL_SUCCESS) {
-            hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "driver %u device %u skipped: %s", d, i,
-                              hcl__ze_last_failure());
+        if (describe_device(e) != HCL_SUCCESS) { /* not kept: the next add takes its place */
+            HCL_KIT_WARN("driver %u device %u skipped: %s", d, i, hcl__kit_last_failure());
             continue;
         }
-        HCL_ZE_LOG("device %u: %s (%s), %u EUs, max group %llu, local %llu bytes, %s", g_device_count, e->info.name,
-                   e->info.vendor, e->info.compute_units, (unsigned long long)e->info.max_work_group_size,
-                   (unsigned long long)e->info.local_mem_bytes, e->info.identity);
-        g_device_count++;
+        hcl__kit_device_keep();
+        HCL_ZE_LOG("device %u: %s (%s), %u EUs, max group %llu, local %llu bytes, sub-groups of %u, %s", e->info.index,
+                   e->info.name, e->info.vendor, e->info.compute_units,
+                   (unsigned long long)e->info.max_work_group_size, (unsigned long long)e->info.local_mem_bytes,
+                   e->driver_limits.subgroup_width, e->info.identity);
     }
 cleanup:
     free(devs);
     return status;
 }
 
-static hcl_status discover(char *reason, size_t reason_size) {
-    hcl_status status = HCL_SUCCESS;
+/* The kit's start: load the loader, zeInit, then list the root devices of every driver, in driver order. */
+static hcl_status start(char *reason, size_t reason_size, char *version, size_t version_size) {
     ze_driver_handle_t *drivers = NULL;
+    hcl_status status = load(reason, reason_size);
+    if (status != HCL_SUCCESS) return status;
     /* flags 0: every kind of device (GPU and VPU) */
     ze_result_t r = hcl__ze.zeInit(0);
     if (r != ZE_RESULT_SUCCESS) {
@@ -315,7 +288,6 @@ static hcl_status discover(char *reason, size_t reason_size) {
                      ? ": the Level Zero loader found no driver (a vendor's Level Zero driver, such as Intel's "
                        "compute runtime, is needed)"
                      : "");
-        HCL_ZE_LOG("%s", reason);
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
     uint32_t n = 0;
@@ -325,7 +297,6 @@ static hcl_status discover(char *reason, size_t reason_size) {
             snprintf(reason, reason_size, "zeDriverGet: %s (0x%08x)", hcl__ze_result_name(r), (unsigned)r);
         else
             snprintf(reason, reason_size, "zeDriverGet: no Level Zero driver (0 drivers)");
-        HCL_ZE_LOG("%s", reason);
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
     drivers = calloc(n, sizeof *drivers);
@@ -340,91 +311,29 @@ static hcl_status discover(char *reason, size_t reason_size) {
         goto cleanup;
     }
     for (uint32_t d = 0; d < n; d++) {
-        hcl_status st = add_driver(drivers[d], d);
+        hcl_status st = add_driver(drivers[d], d, version, version_size);
         if (st == HCL_ERROR_OUT_OF_MEMORY) {
             snprintf(reason, reason_size, "out of host memory listing the devices of driver %u", d);
             status = st;
             goto cleanup;
         }
         if (st != HCL_SUCCESS)
-            hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "driver %u skipped: %s", d, hcl__ze_last_failure());
+            HCL_KIT_WARN("driver %u skipped: %s", d, hcl__kit_last_failure());
     }
 cleanup:
     free(drivers);
     return status;
 }
 
-static void forget_devices(void) {
-    free(g_devices);
-    g_devices = NULL;
-    g_device_count = 0;
-}
-
-static hcl_status ze_init_driver(const hcl_driver_host *host, char *reason, size_t reason_size, char *version,
-                                 size_t version_size) {
-    hcl__ze_host = host;
-    if (reason && reason_size) reason[0] = '\0';
-    if (version && version_size) version[0] = '\0';
-    if (g_initialised) {
-        if (version && version_size) snprintf(version, version_size, "%s", g_version);
-        return HCL_SUCCESS;
-    }
-    hcl_status status = HCL_SUCCESS;
-    if (!g_library) {
-        if (!HCL_DRIVER_HOST_HAS(host, open_library)) {
-            snprintf(reason, reason_size, "the HCL core is older than this driver (it offers no open_library)");
-            return HCL_ERROR_DRIVER_VERSION;
-        }
-        /* HCL_LEVELZERO_LIBRARY alone when it is set, else the loader's soname, then the development name. */
-        static const char *const names[] = {"libze_loader.so.1", "libze_loader.so"};
-        g_library = host->open_library(HCL_ZE_NAME, "HCL_LEVELZERO_LIBRARY", names, 2, reason, reason_size);
-        if (!g_library) return HCL_ERROR_BACKEND_UNAVAILABLE;
-    }
-    status = resolve_symbols(reason, reason_size);
-    if (status != HCL_SUCCESS) return status;
-    status = discover(reason, reason_size);
-    if (status != HCL_SUCCESS) {
-        forget_devices();
-        return status;
-    }
-    if (version && version_size) snprintf(version, version_size, "%s", g_version);
-    HCL_ZE_LOG("ready: %u device(s), %s", g_device_count, g_version);
-    g_initialised = 1;
-    return HCL_SUCCESS;
-}
-
-/* The loader stays loaded: runtimes keep threads and exit handlers that must not outlive their code. */
-static void ze_shutdown(void) {
-    forget_devices();
-    g_initialised = 0;
-}
-
-const hcl__ze_device_entry *hcl__ze_device_entry_get(uint32_t index) {
-    return index < g_device_count ? &g_devices[index] : NULL;
-}
-
-static hcl_status ze_device_count(uint32_t *out_count) {
-    *out_count = g_device_count;
-    return HCL_SUCCESS;
-}
-
-static hcl_status ze_device_info(uint32_t index, hcl_device_info *out_info) {
-    if (index >= g_device_count)
-        return hcl__ze_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "levelzero: device %u of %u", index,
-                                         g_device_count);
-    *out_info = g_devices[index].info;
-    return HCL_SUCCESS;
-}
+HCL_KIT_DRIVER(HCL_ZE_NAME, hcl__ze_device_entry, start);
 
 /* The context is made here, never at init: a process that forks after init must not inherit one. */
 static hcl_status ze_device_open(uint32_t index, void **out_device) {
-    hcl_status status = HCL_SUCCESS;
-    if (index >= g_device_count)
-        return hcl__ze_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "levelzero: device %u of %u", index,
-                                         g_device_count);
-    const hcl__ze_device_entry *e = &g_devices[index];
+    hcl__ze_device_entry *e = NULL;
+    hcl_status status = hcl__kit_device_find(index, (void **)&e);
+    if (status != HCL_SUCCESS) return status;
     hcl__ze_device *dev = calloc(1, sizeof *dev);
-    if (!dev) return hcl__ze_oom("device");
+    if (!dev) return hcl__kit_oom("device");
     dev->entry = e;
     dev->device = e->device;
     atomic_init(&dev->live, 0);
@@ -449,16 +358,15 @@ static void ze_device_close(void *device) {
     hcl__ze_events_release(dev);
     long live = atomic_load(&dev->live);
     if (live != 0)
-        hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME,
-                          "device '%s' closed with %ld Level Zero object(s) not destroyed (a driver bug)",
-                          dev->entry->info.name, live);
+        HCL_KIT_WARN("device '%s' closed with %ld Level Zero object(s) not destroyed (a driver bug)",
+                     dev->entry->info.name, live);
     else
         HCL_ZE_LOG("device '%s' closed: every Level Zero object it made was destroyed", dev->entry->info.name);
     if (dev->context) {
         ze_result_t r = hcl__ze.zeContextDestroy(dev->context);
         if (r != ZE_RESULT_SUCCESS)
-            hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "zeContextDestroy: %s (0x%08x)", hcl__ze_result_name(r),
-                              (unsigned)r);
+            HCL_KIT_WARN("zeContextDestroy: %s (0x%08x)", hcl__ze_result_name(r),
+                         (unsigned)r);
     }
     free(dev);
 }
@@ -471,41 +379,20 @@ static hcl_status ze_get_native(hcl_native_kind kind, void *object, void **out_n
     case HCL_NATIVE_QUEUE: *out_native = ((hcl__ze_queue *)object)->list; return HCL_SUCCESS;
     case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS;
     }
-    return hcl__ze_host->set_message(HCL_ERROR_UNSUPPORTED, "levelzero: no native object of kind %d", (int)kind);
+    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "levelzero: no native object of kind %d", (int)kind);
+}
+
+hcl_status hcl__ze_device_limits(void *device, hcl_driver_limits *out) {
+    *out = ((const hcl__ze_device *)device)->entry->driver_limits;
+    return HCL_SUCCESS;
 }
 
 static const hcl_driver_table g_table = {
-    .size = sizeof(hcl_driver_table),
-    .abi_major = HCL_DRIVER_ABI_MAJOR,
-    .abi_minor = HCL_DRIVER_ABI_MINOR,
-    .name = HCL_ZE_NAME,
-    .init = ze_init_driver,
-    .shutdown = ze_shutdown,
-    .device_count = ze_device_count,
-    .device_info = ze_device_info,
-    .device_open = ze_device_open,
-    .device_close = ze_device_close,
-    .queue_create = hcl__ze_queue_create,
-    .queue_destroy = hcl__ze_queue_destroy,
-    .queue_finish = hcl__ze_queue_finish,
-    .queue_marker = hcl__ze_queue_marker,
-    .buffer_alloc = hcl__ze_buffer_alloc,
-    .buffer_free = hcl__ze_buffer_free,
-    .buffer_write = hcl__ze_buffer_write,
-    .buffer_read = hcl__ze_buffer_read,
-    .buffer_copy = hcl__ze_buffer_copy,
-    .buffer_fill = hcl__ze_buffer_fill,
-    .event_wait = hcl__ze_event_wait,
-    .event_release = hcl__ze_event_release,
-    .event_elapsed = hcl__ze_event_elapsed,
-    .module_create = hcl__ze_module_create,
-    .module_destroy = hcl__ze_module_destroy,
-    .kernel_create = hcl__ze_kernel_create,
-    .kernel_destroy = hcl__ze_kernel_destroy,
-    .kernel_launch = hcl__ze_kernel_launch,
-    .host_alloc = hcl__ze_host_alloc,
-    .host_free = hcl__ze_host_free,
-    .get_native = ze_get_native,
+    HCL_KIT_TABLE_HEAD(HCL_ZE_NAME, ze_device_open, ze_device_close),
+    HCL_KIT_TABLE_ENTRIES(hcl__ze)
+    HCL_KIT_TABLE_NATIVE(hcl__ze_host_alloc, hcl__ze_host_free, ze_get_native),
+    .device_limits = hcl__ze_device_limits,
+    .kernel_max_group = hcl__ze_kernel_max_group,
 };
 
 __attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);

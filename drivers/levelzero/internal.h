@@ -1,11 +1,14 @@
 /* Shared declarations of the Level Zero driver: the symbol table, the native objects behind the core's handles,
- * the one error macro used at every Level Zero call site, and the entry points by file. */
+ * the one error macro used at every Level Zero call site, and the entry points by file. Built on the driver kit
+ * (drivers/common/kit.h). */
 #ifndef HCL_LEVELZERO_INTERNAL_H
 #define HCL_LEVELZERO_INTERNAL_H
 
 #include "hcl/hcl_driver.h"
+#include "kit.h"
 #include "plan.h"
 #include "symbols.h"
+#include "table.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,17 +18,16 @@
 
 #define HCL_ZE_NAME "levelzero"
 
-/* ---- the symbol table (filled by driver.c from libze_loader through dlsym) ---- */
+/* ---- the symbol table (filled by driver.c from libze_loader, hcl__kit_resolve) ---- */
 typedef struct hcl__ze_symbols {
-#define HCL__ZE_SYM_FIELD(name) __typeof__(name) *name;
-    HCL_ZE_SYMBOLS(HCL__ZE_SYM_FIELD)
-#undef HCL__ZE_SYM_FIELD
+    HCL_ZE_SYMBOLS(HCL_KIT_SYMBOL_FIELD)
 } hcl__ze_symbols;
 
 extern hcl__ze_symbols hcl__ze;
-extern const hcl_driver_host *hcl__ze_host;
+/* The core's services are the kit's; the name stays for the built-in code (kernels.c). */
+#define hcl__ze_host hcl__kit_host
 
-#define HCL_ZE_LOG(...) hcl__ze_host->log(HCL_LOG_DEBUG, HCL_ZE_NAME, __VA_ARGS__)
+#define HCL_ZE_LOG(...) HCL_KIT_LOG(__VA_ARGS__)
 
 /* ---- errors ---- */
 /* "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY" for 0x70000003; "ZE_RESULT_UNKNOWN_CODE" for a code not in the table. */
@@ -35,21 +37,11 @@ const char *hcl__ze_result_name(ze_result_t r);
  * kernel name -> HCL_ERROR_NOT_FOUND, anything else -> HCL_ERROR_VENDOR. */
 hcl_status hcl__ze_fail(ze_result_t r, const char *fn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Call a Level Zero entry point through the table; on failure set `status` with the message and jump to
- * `cleanup`. Every Level Zero call site that can fail goes through this macro, so messages read the same:
+/* The kit's error check for a Level Zero entry point called through the table; on failure `status` is set and the
+ * code jumps to `cleanup`. Every Level Zero call site that can fail goes through it:
  *   HCL_ZE_CHECK(zeMemAllocDevice, (ctx, &desc, size, 128, dev, &ptr), "size %zu bytes", size); */
 #define HCL_ZE_CHECK(fn, args, ...)                                                                         \
-    do {                                                                                                    \
-        ze_result_t hcl_ze_r_ = hcl__ze.fn args;                                                            \
-        if (hcl_ze_r_ != ZE_RESULT_SUCCESS) {                                                               \
-            status = hcl__ze_fail(hcl_ze_r_, #fn, __VA_ARGS__);                                             \
-            goto cleanup;                                                                                   \
-        }                                                                                                   \
-    } while (0)
-
-hcl_status hcl__ze_oom(const char *what); /* "levelzero: out of host memory (<what>)" */
-/* The text of this thread's last hcl__ze_fail (for log lines about failures that are not returned). */
-const char *hcl__ze_last_failure(void);
+    HCL_KIT_CHECK(ze_result_t, hcl__ze.fn args, ZE_RESULT_SUCCESS, hcl__ze_fail, #fn, __VA_ARGS__)
 
 /* ---- devices (driver.c) ---- */
 typedef struct hcl__ze_device_entry {
@@ -64,9 +56,8 @@ typedef struct hcl__ze_device_entry {
     size_t max_fill_pattern;      /* of that group: larger patterns take the fill kernel */
     double ns_per_tick;           /* kernel timestamps: from timerResolution (0: the runtime did not say) */
     uint64_t timestamp_mask;      /* kernelTimestampValidBits */
+    hcl_driver_limits driver_limits; /* device_limits */
 } hcl__ze_device_entry;
-
-const hcl__ze_device_entry *hcl__ze_device_entry_get(uint32_t index);
 
 /* Events come from pools of this many, made as needed, recycled after zeEventHostReset. Two kinds: the events of
  * commands, with kernel timestamps, and plain ones for the driver's own synchronisation (finish, waits). */
@@ -184,35 +175,9 @@ hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_
                                size_t pattern_size, uint32_t num_wait, void *const *wait, int blocking, int marker,
                                void **out_event);
 
-/* ---- driver entry points, by file ---- */
-hcl_status hcl__ze_queue_create(void *device, void **out_queue);
-void hcl__ze_queue_destroy(void *queue);
-hcl_status hcl__ze_queue_finish(void *queue);
-hcl_status hcl__ze_queue_marker(void *queue, uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__ze_event_wait(void *event);
-void hcl__ze_event_release(void *event);
-hcl_status hcl__ze_event_elapsed(void *start, void *end, double *out_seconds);
-
+/* ---- driver entry points (queue.c, memory.c, module.c) ---- */
+HCL_KIT_DECLARE_ENTRIES(hcl__ze)
 hcl_status hcl__ze_host_alloc(void *device, size_t size, void **out_ptr);
 void hcl__ze_host_free(void *device, void *ptr);
-hcl_status hcl__ze_buffer_alloc(void *device, size_t size, void **out_mem);
-void hcl__ze_buffer_free(void *device, void *mem);
-hcl_status hcl__ze_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
-                                uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__ze_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
-                               uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__ze_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
-                               int blocking, uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__ze_buffer_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
-                               size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
-                               void **out_event);
-
-hcl_status hcl__ze_module_create(void *device, const hcl_module_source *sources, uint32_t count, void **out_module);
-void hcl__ze_module_destroy(void *module);
-hcl_status hcl__ze_kernel_create(void *module, const char *name, void **out_kernel);
-void hcl__ze_kernel_destroy(void *kernel);
-hcl_status hcl__ze_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
-                                 uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
-                                 void **out_event);
 
 #endif /* HCL_LEVELZERO_INTERNAL_H */

@@ -30,7 +30,7 @@ void hcl__ze_device_free(hcl__ze_device *dev, void *ptr) {
     if (r == ZE_RESULT_SUCCESS)
         hcl__ze_live(dev, -1);
     else
-        hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "zeMemFree: %s (0x%08x)", hcl__ze_result_name(r), (unsigned)r);
+        HCL_KIT_WARN("zeMemFree: %s (0x%08x)", hcl__ze_result_name(r), (unsigned)r);
 }
 
 hcl_status hcl__ze_buffer_alloc(void *device, size_t size, void **out_mem) {

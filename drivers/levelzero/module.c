@@ -14,32 +14,24 @@ typedef struct hcl__ze_kernel {
     hcl__ze_module *module;
     ze_kernel_handle_t kernel;
     uint32_t num_args; /* parameters the kernel declares; UINT32_MAX when the runtime did not say */
+    uint64_t max_group; /* the most work-items a group of it may have; 0 when the runtime did not say */
     char name[128];
 } hcl__ze_kernel;
 
-/* The build log goes into the error message; keep its head, which names the first error. */
-#define HCL_ZE_BUILD_LOG_MAX 1200
 #define HCL_ZE_SPIRV_MAGIC 0x07230203u
 
 /* ---------------------------------------------------------------------------------------------------------
  * Building through the cache
  * ------------------------------------------------------------------------------------------------------- */
-/* The cache key: every input that changes the native binary. The core hashes it with the HCL version. */
+/* The cache key: every input that changes the native binary. */
 static char *cache_key(const hcl__ze_device *dev, const void *spirv, size_t size, const char *options,
                        size_t *out_size) {
     const hcl__ze_device_entry *e = dev->entry;
-    const char *fmt = "hcl-levelzero-module-1\ndevice=%s\nvendor=0x%04x\ndevice_id=0x%04x\nidentity=%s\n"
-                      "driver_version=%u\napi=0x%08x\noptions=%s\nspirv=";
-    int head = snprintf(NULL, 0, fmt, e->info.name, e->vendor_id, e->device_id, e->info.identity, e->driver_version,
-                        e->api_version, options);
-    if (head < 0) return NULL;
-    char *key = malloc((size_t)head + size + 1);
-    if (!key) return NULL;
-    snprintf(key, (size_t)head + 1, fmt, e->info.name, e->vendor_id, e->device_id, e->info.identity,
-             e->driver_version, e->api_version, options);
-    memcpy(key + head, spirv, size);
-    *out_size = (size_t)head + size;
-    return key;
+    return hcl__kit_cache_key(spirv, size, out_size,
+                              "hcl-levelzero-module-1\ndevice=%s\nvendor=0x%04x\ndevice_id=0x%04x\nidentity=%s\n"
+                              "driver_version=%u\napi=0x%08x\noptions=%s\nspirv=",
+                              e->info.name, e->vendor_id, e->device_id, e->info.identity, e->driver_version,
+                              e->api_version, options);
 }
 
 static ze_result_t create_module(hcl__ze_device *dev, ze_module_format_t format, const void *data, size_t size,
@@ -72,9 +64,9 @@ static char *take_log(ze_module_build_log_handle_t log) {
 
 /* Try a cached native binary; NULL when there is none or the runtime refuses it (then SPIR-V is built). */
 static ze_module_handle_t from_cache(hcl__ze_device *dev, const char *key, size_t key_size, const char *options) {
-    if (!hcl__ze_host->cache_load) return NULL;
+    if (!hcl__kit_host->cache_load) return NULL;
     size_t size = 0;
-    void *bin = hcl__ze_host->cache_load(HCL_ZE_NAME, key, key_size, &size);
+    void *bin = hcl__kit_host->cache_load(HCL_ZE_NAME, key, key_size, &size);
     if (!bin) return NULL;
     ze_module_handle_t module = NULL;
     ze_module_build_log_handle_t log = NULL;
@@ -93,7 +85,7 @@ static ze_module_handle_t from_cache(hcl__ze_device *dev, const char *key, size_
 
 /* Store the module's native binary for next time; a failure here only costs a rebuild later. */
 static void cache_store(const hcl__ze_device *dev, ze_module_handle_t module, const char *key, size_t key_size) {
-    if (!hcl__ze_host->cache_store) return;
+    if (!hcl__kit_host->cache_store) return;
     size_t size = 0;
     ze_result_t r = hcl__ze.zeModuleGetNativeBinary(module, &size, NULL);
     if (r != ZE_RESULT_SUCCESS || size == 0) {
@@ -104,7 +96,7 @@ static void cache_store(const hcl__ze_device *dev, ze_module_handle_t module, co
     if (!bin) return;
     r = hcl__ze.zeModuleGetNativeBinary(module, &size, bin);
     if (r == ZE_RESULT_SUCCESS) {
-        hcl__ze_host->cache_store(HCL_ZE_NAME, key, key_size, bin, size);
+        hcl__kit_host->cache_store(HCL_ZE_NAME, key, key_size, bin, size);
         HCL_ZE_LOG("cached a native binary of %zu bytes for '%s'", size, dev->entry->info.name);
     } else {
         HCL_ZE_LOG("zeModuleGetNativeBinary: %s (0x%08x); not cached", hcl__ze_result_name(r), (unsigned)r);
@@ -120,7 +112,7 @@ hcl_status hcl__ze_module_build(hcl__ze_device *dev, const void *spirv, size_t s
     size_t key_size = 0;
     if (!options) options = "";
     char *key = cache_key(dev, spirv, size, options, &key_size);
-    if (!key) return hcl__ze_oom("module cache key");
+    if (!key) return hcl__kit_oom("module cache key");
 
     module = from_cache(dev, key, key_size, options);
     if (module) goto done;
@@ -130,12 +122,11 @@ hcl_status hcl__ze_module_build(hcl__ze_device *dev, const void *spirv, size_t s
     log = take_log(log_handle);
     if (r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE || r == ZE_RESULT_ERROR_MODULE_LINK_FAILURE ||
         r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY) {
-        size_t n = log ? strlen(log) : 0;
-        status = hcl__ze_host->set_message(
-            HCL_ERROR_BUILD, "zeModuleCreate: %s (0x%08x): %s (%zu bytes of SPIR-V) on '%s' with options '%s'; "
-            "build log%s:\n%.*s%s", hcl__ze_result_name(r), (unsigned)r, what, size, dev->entry->info.name, options,
-            n > HCL_ZE_BUILD_LOG_MAX ? " (truncated)" : "", (int)(n > HCL_ZE_BUILD_LOG_MAX ? HCL_ZE_BUILD_LOG_MAX : n),
-            log ? log : "", n > HCL_ZE_BUILD_LOG_MAX ? "\n..." : "");
+        status = hcl__kit_build_failed(log,
+                                       "zeModuleCreate: %s (0x%08x): %s (%zu bytes of SPIR-V) on '%s' with options "
+                                       "'%s'",
+                                       hcl__ze_result_name(r), (unsigned)r, what, size, dev->entry->info.name,
+                                       options);
         module = NULL;
         goto cleanup;
     }
@@ -163,29 +154,21 @@ cleanup:
 hcl_status hcl__ze_module_create(void *device, const hcl_module_source *sources, uint32_t count,
                                  void **out_module) {
     hcl__ze_device *dev = device;
-    const hcl_module_source *src = NULL;
-    for (uint32_t i = 0; i < count && !src; i++)
-        if (sources[i].kind == HCL_SOURCE_SPIRV) src = &sources[i];
-    if (!src) /* the core adds the list of kinds given */
-        return hcl__ze_host->set_message(HCL_ERROR_UNSUPPORTED, "levelzero takes HCL_SOURCE_SPIRV");
+    const hcl_module_source *src = hcl__kit_source_pick(sources, count, HCL_KIT_KIND(HCL_SOURCE_SPIRV));
+    if (!src) return hcl__kit_source_unsupported(count, "HCL_SOURCE_SPIRV");
     /* The runtime's own checks of a SPIR-V header vary; check the magic number (either byte order) here. */
     uint32_t magic = 0;
     if (src->size >= 20 && src->size % 4 == 0) memcpy(&magic, src->data, sizeof magic);
     if (magic != HCL_ZE_SPIRV_MAGIC && magic != __builtin_bswap32(HCL_ZE_SPIRV_MAGIC))
-        return hcl__ze_host->set_message(HCL_ERROR_BUILD,
-                                         "levelzero: the HCL_SOURCE_SPIRV data (%zu bytes) is not a SPIR-V module: it "
-                                         "must be a multiple of 4 bytes, at least 20, starting with the magic number "
-                                         "0x07230203 (it starts with 0x%08x)", src->size, magic);
+        return HCL_KIT_FAIL(HCL_ERROR_BUILD,
+                            "levelzero: the HCL_SOURCE_SPIRV data (%zu bytes) is not a SPIR-V module: it "
+                            "must be a multiple of 4 bytes, at least 20, starting with the magic number "
+                            "0x07230203 (it starts with 0x%08x)", src->size, magic);
     hcl__ze_module *m = calloc(1, sizeof *m);
-    if (!m) return hcl__ze_oom("module");
+    if (!m) return hcl__kit_oom("module");
     m->dev = dev;
     hcl_status status = hcl__ze_module_build(dev, src->data, src->size, src->options, "module", &m->module);
-    if (status != HCL_SUCCESS) {
-        free(m);
-        return status;
-    }
-    *out_module = m;
-    return HCL_SUCCESS;
+    return hcl__kit_give(status, m, out_module);
 }
 
 void hcl__ze_module_destroy(void *module) {
@@ -199,7 +182,7 @@ hcl_status hcl__ze_kernel_create(void *module, const char *name, void **out_kern
     hcl__ze_module *m = module;
     hcl_status status = HCL_SUCCESS;
     hcl__ze_kernel *k = calloc(1, sizeof *k);
-    if (!k) return hcl__ze_oom("kernel");
+    if (!k) return hcl__kit_oom("kernel");
     k->module = m;
     snprintf(k->name, sizeof k->name, "%s", name);
     ze_kernel_desc_t desc;
@@ -214,6 +197,7 @@ hcl_status hcl__ze_kernel_create(void *module, const char *name, void **out_kern
     props.numKernelArgs = UINT32_MAX; /* stays so when the runtime does not fill it in (the null driver) */
     HCL_ZE_CHECK(zeKernelGetProperties, (k->kernel, &props), "kernel '%s'", name);
     k->num_args = props.numKernelArgs;
+    k->max_group = (uint64_t)props.maxSubgroupSize * props.maxNumSubgroups;
     if (k->num_args == UINT32_MAX) HCL_ZE_LOG("kernel '%s': the runtime did not give its argument count", name);
     *out_kernel = k;
     return HCL_SUCCESS;
@@ -221,6 +205,12 @@ cleanup:
     if (k->kernel && hcl__ze.zeKernelDestroy(k->kernel) == ZE_RESULT_SUCCESS) hcl__ze_live(m->dev, -1);
     free(k);
     return status;
+}
+
+/* What the runtime said at kernel_create: its largest sub-group times how many of them a group may have. */
+hcl_status hcl__ze_kernel_max_group(void *kernel, uint64_t *out_max) {
+    *out_max = ((const hcl__ze_kernel *)kernel)->max_group;
+    return HCL_SUCCESS;
 }
 
 void hcl__ze_kernel_destroy(void *kernel) {
@@ -236,10 +226,10 @@ void hcl__ze_kernel_destroy(void *kernel) {
 static hcl_status check_grid(const hcl__ze_device_entry *e, const char *name, const uint32_t groups[3]) {
     for (int d = 0; d < 3; d++)
         if (e->limits.max_group_count[d] && groups[d] > e->limits.max_group_count[d])
-            return hcl__ze_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                             "levelzero: kernel '%s': %u work-groups in dimension %d; '%s' takes at "
-                                             "most %u (maxGroupCount)", name, groups[d], d, e->info.name,
-                                             e->limits.max_group_count[d]);
+            return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                                "levelzero: kernel '%s': %u work-groups in dimension %d; '%s' takes at "
+                                "most %u (maxGroupCount)", name, groups[d], d, e->info.name,
+                                e->limits.max_group_count[d]);
     return HCL_SUCCESS;
 }
 
@@ -288,7 +278,7 @@ hcl_status hcl__ze_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_d
     const uint32_t groups[3] = {grid.x, grid.y, grid.z};
     uint32_t given = num_args + (shared_bytes > 0 ? 1 : 0);
     if (k->num_args != UINT32_MAX && given != k->num_args)
-        return hcl__ze_host->set_message(
+        return HCL_KIT_FAIL(
             HCL_ERROR_INVALID_ARGUMENT,
             "levelzero: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
             (unsigned)k->num_args, num_args,

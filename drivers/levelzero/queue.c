@@ -25,8 +25,8 @@ void hcl__ze_events_release(hcl__ze_device *dev) {
             if (r == ZE_RESULT_SUCCESS)
                 hcl__ze_live(dev, -1);
             else
-                hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "zeEventPoolDestroy: %s (0x%08x)", hcl__ze_result_name(r),
-                                  (unsigned)r);
+                HCL_KIT_WARN("zeEventPoolDestroy: %s (0x%08x)", hcl__ze_result_name(r),
+                             (unsigned)r);
         }
         free(ps->free_events);
         free(ps->pools);
@@ -46,7 +46,7 @@ static hcl_status event_take(hcl__ze_device *dev, int kind, ze_event_handle_t *o
     if (ps->pool_count == 0 || ps->pool_used == HCL_ZE_EVENTS_PER_POOL) {
         ze_event_pool_handle_t *grown = realloc(ps->pools, (ps->pool_count + 1) * sizeof *grown);
         if (!grown) {
-            status = hcl__ze_oom("event pool list");
+            status = hcl__kit_oom("event pool list");
             goto cleanup;
         }
         ps->pools = grown;
@@ -104,8 +104,8 @@ static void event_give(hcl__ze_device *dev, int kind, ze_event_handle_t ev, int 
         pthread_mutex_unlock(&dev->event_lock);
         if (!ev) return;
     } else {
-        hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "recycling an event: %s (0x%08x); destroying it",
-                          hcl__ze_result_name(r), (unsigned)r);
+        HCL_KIT_WARN("recycling an event: %s (0x%08x); destroying it",
+                     hcl__ze_result_name(r), (unsigned)r);
     }
     if (hcl__ze.zeEventDestroy(ev) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
 }
@@ -169,7 +169,7 @@ hcl_status hcl__ze_cmd_begin(hcl__ze_cmd *cmd, hcl__ze_queue *q, size_t parts, u
     cmd->wait = wait;
     if (!want_event) return HCL_SUCCESS;
     hcl__ze_event *ev = calloc(1, sizeof *ev);
-    if (!ev) return hcl__ze_oom("event");
+    if (!ev) return hcl__kit_oom("event");
     ev->dev = q->dev;
     hcl_status status = event_take(q->dev, HCL_ZE_EVENTS_TIMED, &ev->first);
     if (status == HCL_SUCCESS) {
@@ -196,20 +196,20 @@ hcl_status hcl__ze_cmd_part(hcl__ze_cmd *cmd, ze_event_handle_t *out_signal) {
     uint32_t nw = cmd->next == 0 ? cmd->num_wait : 0;
     *out_signal = NULL;
     if (cmd->next >= cmd->parts)
-        return hcl__ze_host->set_message(HCL_ERROR_INTERNAL, "levelzero: part %zu of a command of %zu parts",
-                                         cmd->next, cmd->parts);
+        return HCL_KIT_FAIL(HCL_ERROR_INTERNAL, "levelzero: part %zu of a command of %zu parts",
+                            cmd->next, cmd->parts);
     if (nw > 0) {
         list = stack;
         if (nw > 8) {
             list = heap = malloc(nw * sizeof *heap);
-            if (!heap) return hcl__ze_oom("wait list");
+            if (!heap) return hcl__kit_oom("wait list");
         }
         for (uint32_t i = 0; i < nw; i++) list[i] = ((const hcl__ze_event *)cmd->wait[i])->last;
     }
     if (nw > 0) {
         hcl__ze_waiter *w = calloc(1, sizeof *w);
         if (!w) {
-            status = hcl__ze_oom("waiter");
+            status = hcl__kit_oom("waiter");
             goto cleanup;
         }
         status = event_take(q->dev, HCL_ZE_EVENTS_PLAIN, &w->ev);
@@ -252,8 +252,8 @@ void hcl__ze_cmd_appended(hcl__ze_cmd *cmd) {
 hcl_status hcl__ze_cmd_end(hcl__ze_cmd *cmd, hcl_status status, int blocking, const char *what, void **out_event) {
     hcl__ze_queue *q = cmd->q;
     if (status == HCL_SUCCESS && cmd->next != cmd->parts)
-        status = hcl__ze_host->set_message(HCL_ERROR_INTERNAL, "levelzero: %s: %zu of %zu parts appended", what,
-                                           cmd->next, cmd->parts);
+        status = HCL_KIT_FAIL(HCL_ERROR_INTERNAL, "levelzero: %s: %zu of %zu parts appended", what,
+                              cmd->next, cmd->parts);
     if (status == HCL_SUCCESS && blocking) {
         if (cmd->ev) {
             ze_result_t r = hcl__ze.zeEventHostSynchronize(cmd->ev->last, UINT64_MAX);
@@ -278,7 +278,7 @@ hcl_status hcl__ze_queue_create(void *device, void **out_queue) {
     hcl__ze_device *dev = device;
     hcl_status status = HCL_SUCCESS;
     hcl__ze_queue *q = calloc(1, sizeof *q);
-    if (!q) return hcl__ze_oom("queue");
+    if (!q) return hcl__kit_oom("queue");
     q->dev = dev;
     ze_command_queue_desc_t desc;
     memset(&desc, 0, sizeof desc);
@@ -306,7 +306,7 @@ void hcl__ze_queue_destroy(void *queue) {
     hcl__ze_device *dev = q->dev;
     /* the core finished the queue first; finish anyway, so nothing still uses what is freed below */
     if (hcl__ze_queue_finish(q) != HCL_SUCCESS)
-        hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "releasing a queue: %s", hcl__ze_last_failure());
+        HCL_KIT_WARN("releasing a queue: %s", hcl__kit_last_failure());
     if (q->marker_mem) hcl__ze_device_free(dev, q->marker_mem);
     if (q->staging) {
         if (hcl__ze.zeMemFree(dev->context, q->staging) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
@@ -316,8 +316,8 @@ void hcl__ze_queue_destroy(void *queue) {
     if (r == ZE_RESULT_SUCCESS)
         hcl__ze_live(dev, -1);
     else
-        hcl__ze_host->log(HCL_LOG_WARN, HCL_ZE_NAME, "zeCommandListDestroy: %s (0x%08x)", hcl__ze_result_name(r),
-                          (unsigned)r);
+        HCL_KIT_WARN("zeCommandListDestroy: %s (0x%08x)", hcl__ze_result_name(r),
+                     (unsigned)r);
     free(q);
 }
 
@@ -391,9 +391,9 @@ static hcl_status timestamp(ze_event_handle_t ev, const char *which, ze_kernel_t
     HCL_ZE_CHECK(zeEventQueryKernelTimestamp, (ev, out), "%s", which);
     /* a runtime that leaves the result untouched (the loader's null driver does) gives no device time */
     if (out->global.kernelStart == 0 && out->global.kernelEnd == 0)
-        status = hcl__ze_host->set_message(HCL_ERROR_VENDOR,
-                                           "zeEventQueryKernelTimestamp: the runtime gave no timestamp for the %s "
-                                           "(start and end 0): no device time for these events", which);
+        status = HCL_KIT_FAIL(HCL_ERROR_VENDOR,
+                              "zeEventQueryKernelTimestamp: the runtime gave no timestamp for the %s "
+                              "(start and end 0): no device time for these events", which);
 cleanup:
     return status;
 }
@@ -410,9 +410,9 @@ hcl_status hcl__ze_event_elapsed(void *start, void *end, double *out_seconds) {
         (status = timestamp(e->last, "end event", &t1)) != HCL_SUCCESS)
         return status;
     if (entry->ns_per_tick <= 0.0)
-        return hcl__ze_host->set_message(HCL_ERROR_VENDOR,
-                                         "levelzero: device '%s' reports a timer resolution of 0 ns: its kernel "
-                                         "timestamps cannot be converted to time", entry->info.name);
+        return HCL_KIT_FAIL(HCL_ERROR_VENDOR,
+                            "levelzero: device '%s' reports a timer resolution of 0 ns: its kernel "
+                            "timestamps cannot be converted to time", entry->info.name);
     /* A marker is one instant (the moment everything before it completed): its end stands for its start. */
     uint64_t from = s->marker ? t0.global.kernelEnd : t0.global.kernelStart;
     *out_seconds = tick_delta(from, t1.global.kernelEnd, entry->timestamp_mask) * entry->ns_per_tick * 1e-9;

@@ -28,29 +28,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_host.h" /* the core's services, faked */
+
 extern const unsigned char hcl_ze_test_spv[];
 extern const size_t hcl_ze_test_spv_size;
 
-static char g_message[4096];
 static int g_warnings;
 static int g_all_destroyed;
 static int g_failures;
 static int g_steps;
 
-static hcl_status host_set_message(hcl_status status, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g_message, sizeof g_message, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-static void host_log(hcl_log_level level, const char *driver, const char *fmt, ...) {
-    char line[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
+/* The driver's log: count its warnings and its report that every Level Zero object was destroyed. */
+static void count_log(hcl_log_level level, const char *driver, const char *line) {
     if (strstr(line, "every Level Zero object it made was destroyed")) g_all_destroyed++;
     if (level <= HCL_LOG_WARN) {
         g_warnings++;
@@ -60,64 +49,29 @@ static void host_log(hcl_log_level level, const char *driver, const char *fmt, .
     }
 }
 
-static void *host_cache_load(const char *driver, const void *key, size_t key_size, size_t *out_size) {
-    (void)driver, (void)key, (void)key_size, (void)out_size;
-    return NULL;
-}
-
-static void host_cache_store(const char *driver, const void *key, size_t key_size, const void *data, size_t size) {
-    (void)driver, (void)key, (void)key_size, (void)data, (void)size;
-}
-
-/* The core's open_library, reduced to what this test needs: the override variable, else the names in order. */
-static void *host_open_library(const char *driver, const char *env_override, const char *const *names, size_t count,
-                               char *reason, size_t reason_size) {
-    (void)driver;
-    const char *override = env_override ? getenv(env_override) : NULL;
-    if (override && *override) names = &override, count = 1;
-    for (size_t i = 0; i < count; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) return h;
-        const char *e = dlerror();
-        snprintf(reason, reason_size, "%s", e ? e : names[i]);
-    }
-    return NULL;
-}
-
-static const hcl_driver_host g_host = {sizeof(hcl_driver_host), host_set_message, host_log,         host_cache_load,
-                                       host_cache_store,        host_open_library};
-
-/* Check a driver call's status against the expected one; on a mismatch, say so with the driver's message. */
-static int expect(const char *what, hcl_status got, hcl_status want) {
+/* Check a call's status against the expected one; on a mismatch, say so with `message`, the call's message. */
+static int check_status(const char *what, hcl_status got, hcl_status want, const char *message) {
     g_steps++;
     if (got == want) {
         if (want == HCL_SUCCESS)
             printf("ok   %s\n", what);
         else
-            printf("ok   %s -> %s as expected: %s\n", what, hcl_status_name(got), g_message);
+            printf("ok   %s -> %s as expected: %s\n", what, hcl_status_name(got), message);
         return 1;
     }
-    printf("FAIL %s -> %s (expected %s): %s\n", what, hcl_status_name(got), hcl_status_name(want), g_message);
+    printf("FAIL %s -> %s (expected %s): %s\n", what, hcl_status_name(got), hcl_status_name(want), message);
     g_failures++;
     return 0;
+}
+/* A driver call (its message is the fake core's g_message); a call of the public API (hcl_last_message). The status
+ * is taken before the message is read. */
+static int expect(const char *what, hcl_status got, hcl_status want) {
+    return check_status(what, got, want, g_message);
+}
+static int api(const char *what, hcl_status got, hcl_status want) {
+    return check_status(what, got, want, hcl_last_message());
 }
 #define OK(what, call) expect(what, (call), HCL_SUCCESS)
-
-/* The same through the public API (its message is hcl_last_message). */
-static int api(const char *what, hcl_status got, hcl_status want) {
-    g_steps++;
-    if (got == want) {
-        if (want == HCL_SUCCESS)
-            printf("ok   %s\n", what);
-        else
-            printf("ok   %s -> %s as expected: %s\n", what, hcl_status_name(got), hcl_last_message());
-        return 1;
-    }
-    printf("FAIL %s -> %s (expected %s): %s\n", what, hcl_status_name(got), hcl_status_name(want),
-           hcl_last_message());
-    g_failures++;
-    return 0;
-}
 #define API_OK(what, call) api(what, (call), HCL_SUCCESS)
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -142,6 +96,7 @@ static void part_driver(const char *module_path) {
         return;
     }
     char reason[2048] = "", version[256] = "";
+    g_log_hook = count_log;
     if (!OK("init (zeInit, zeDriverGet, zeDeviceGet and the device properties)",
             t->init(&g_host, reason, sizeof reason, version, sizeof version))) {
         printf("     reason: %s\n", reason);
@@ -174,6 +129,16 @@ static void part_driver(const char *module_path) {
     static float host_a[N], host_b[N];
     float *host_big = calloc(1, (size_t)3 << 20);
     if (!OK("device_open(0) (zeContextCreate)", t->device_open(0, &dev))) goto shutdown;
+    if (HCL_DRIVER_HAS(t, device_limits)) {
+        hcl_driver_limits lim;
+        memset(&lim, 0, sizeof lim);
+        OK("device_limits (zeDeviceGetComputeProperties: sub-group sizes, maxGroupCount)", t->device_limits(dev, &lim));
+        printf("     sub-groups of %u, at most %u x %u x %u groups\n", lim.subgroup_width, lim.max_groups[0],
+               lim.max_groups[1], lim.max_groups[2]);
+    } else {
+        printf("FAIL the table has no device_limits (ABI 1.2)\n");
+        g_failures++;
+    }
     OK("queue_create (zeCommandListCreateImmediate)", t->queue_create(dev, &q));
     OK("queue_create (a second queue)", t->queue_create(dev, &q2));
     if (!q || !q2) goto close;
@@ -247,6 +212,17 @@ static void part_driver(const char *module_path) {
     OK("module_create from SPIR-V, second of two sources (zeModuleCreate)", t->module_create(dev, srcs, 2, &mod));
     if (mod) OK("kernel_create hcl_test_scale (zeKernelCreate, zeKernelGetProperties)",
                 t->kernel_create(mod, "hcl_test_scale", &kern));
+    if (kern && HCL_DRIVER_HAS(t, kernel_max_group)) {
+        uint64_t max_group = UINT64_MAX;
+        OK("kernel_max_group (maxSubgroupSize x maxNumSubgroups, 0: not given)", t->kernel_max_group(kern, &max_group));
+        if (max_group == UINT64_MAX) {
+            printf("FAIL kernel_max_group wrote nothing\n");
+            g_failures++;
+        }
+    } else if (kern) {
+        printf("FAIL the table has no kernel_max_group (ABI 1.2)\n");
+        g_failures++;
+    }
     if (kern) {
         float s = 2.0f;
         uint64_t n = 1000;
@@ -403,6 +379,7 @@ int main(int argc, char **argv) {
         printf("FAIL %d warning(s) from the driver (above)\n", g_warnings);
         g_failures++;
     }
+    fake_cache_free();
     printf("%s: %d step(s), %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_steps, g_failures);
     return g_failures ? 1 : 0;
 }

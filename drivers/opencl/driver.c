@@ -1,8 +1,7 @@
-/* The OpenCL driver: entry point, loading libOpenCL, error names, device discovery and opening. */
-#define _GNU_SOURCE 1 /* RTLD_* and strnlen under -std=c11 */
+/* The OpenCL driver: entry point, loading libOpenCL, error names, device discovery and opening. The lifecycle,
+ * the device list and the library loading are the driver kit's (drivers/common). */
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,15 +10,13 @@
 #ifndef CL_DEVICE_UUID_KHR
 #define CL_DEVICE_UUID_KHR 0x106A
 #endif
+/* Vendor extension queries of the sub-group width (cl_nv_device_attribute_query, cl_amd_device_attribute_query,
+ * cl_intel_required_subgroup_size); CL/cl_ext.h is not needed for three numbers. */
+#define HCL_CL_DEVICE_WARP_SIZE_NV 0x4003
+#define HCL_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
+#define HCL_CL_DEVICE_SUB_GROUP_SIZES_INTEL 0x4108
 
 hcl__ocl_symbols hcl__cl;
-const hcl_driver_host *hcl__ocl_host;
-
-static void *g_library;                  /* the dlopen handle of libOpenCL; kept open until the process ends */
-static hcl__ocl_device_entry *g_devices; /* every device of every platform, in platform order */
-static uint32_t g_device_count;
-static int g_initialised;
-static char g_version[HCL_NAME_MAX]; /* first platform's version and name */
 
 /* ---------------------------------------------------------------------------------------------------------
  * Error names
@@ -138,39 +135,31 @@ const char *hcl__ocl_error_name(cl_int err) {
 }
 
 hcl_status hcl__ocl_fail(cl_int err, int mode, const char *fn, const char *fmt, ...) {
-    char detail[1536];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
-    va_end(ap);
     hcl_status status = HCL_ERROR_VENDOR;
     if (err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
         (mode == HCL_OCL_ALLOC && err == CL_OUT_OF_RESOURCES))
         status = HCL_ERROR_OUT_OF_MEMORY;
-    return hcl__ocl_host->set_message(status, "%s: %s (%d); %s", fn, hcl__ocl_error_name(err), (int)err, detail);
+    va_list ap;
+    va_start(ap, fmt);
+    status = hcl__kit_vendor_fail(status, fn, hcl__ocl_error_name(err), err, HCL_KIT_CODE_DECIMAL, NULL, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 /* ---------------------------------------------------------------------------------------------------------
  * Loading
  * ------------------------------------------------------------------------------------------------------- */
-static hcl_status resolve_symbols(char *reason, size_t reason_size) {
-    hcl__ocl_symbols syms;
-    memset(&syms, 0, sizeof syms);
-#define HCL__OCL_SYM_RESOLVE(name)                                                                          \
-    {                                                                                                       \
-        void *p = dlsym(g_library, #name);                                                                  \
-        if (!p) {                                                                                           \
-            snprintf(reason, reason_size, "the OpenCL library lacks %s (an OpenCL 1.2 loader is needed)",   \
-                     #name);                                                                                \
-            return HCL_ERROR_BACKEND_UNAVAILABLE;                                                           \
-        }                                                                                                   \
-        memcpy(&syms.name, &p, sizeof p);                                                                   \
-    }
-    HCL_OCL_SYMBOLS(HCL__OCL_SYM_RESOLVE)
-#undef HCL__OCL_SYM_RESOLVE
-    hcl__cl = syms;
-    HCL_OCL_LOG("resolved %zu OpenCL entry points", sizeof syms / sizeof(void (*)(void)));
-    return HCL_SUCCESS;
+#define HCL__OCL_SYMBOL(name) HCL_KIT_SYMBOL(hcl__ocl_symbols, name)
+static const hcl_kit_symbol g_symbols[] = {HCL_OCL_SYMBOLS(HCL__OCL_SYMBOL)};
+
+/* HCL_OPENCL_LIBRARY alone when it is set, else the ICD loader's soname, then the development name. */
+static hcl_status load(char *reason, size_t reason_size) {
+    static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
+    void *library = NULL;
+    hcl_status status = hcl__kit_library_open("HCL_OPENCL_LIBRARY", names, 2, &library, reason, reason_size);
+    if (status != HCL_SUCCESS) return status;
+    return hcl__kit_resolve(library, g_symbols, sizeof g_symbols / sizeof g_symbols[0], &hcl__cl,
+                            "the OpenCL library", "an OpenCL 1.2 loader is needed", reason, reason_size);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -205,11 +194,28 @@ static uint64_t device_u64(cl_device_id id, cl_device_info what, size_t width) {
     return v32;
 }
 
-static void describe_device(hcl__ocl_device_entry *e, uint32_t index) {
+/* The width of the device's sub-groups (warps, wavefronts) from the vendor's extension query; 1 on a CPU (a
+ * work-group runs as a loop); 0 when the runtime does not say. */
+static uint32_t subgroup_width(const hcl__ocl_device_entry *e, const char *ext) {
+    cl_uint width = 0;
+    if (e->info.type == HCL_DEVICE_TYPE_CPU) return 1;
+    if (strstr(ext, "cl_nv_device_attribute_query") &&
+        hcl__cl.clGetDeviceInfo(e->id, HCL_CL_DEVICE_WARP_SIZE_NV, sizeof width, &width, NULL) == CL_SUCCESS)
+        return width;
+    if (strstr(ext, "cl_amd_device_attribute_query") &&
+        hcl__cl.clGetDeviceInfo(e->id, HCL_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof width, &width, NULL) == CL_SUCCESS)
+        return width;
+    /* Intel's compiler picks one of several per kernel: the smallest is the one a plan can count on */
+    size_t sizes[16], got = 0;
+    if (strstr(ext, "cl_intel_required_subgroup_size") &&
+        hcl__cl.clGetDeviceInfo(e->id, HCL_CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &got) == CL_SUCCESS)
+        for (size_t i = 0; i < got / sizeof sizes[0] && i < 16; i++)
+            if (sizes[i] && (!width || sizes[i] < width)) width = (cl_uint)sizes[i];
+    return width;
+}
+
+static void describe_device(hcl__ocl_device_entry *e) {
     hcl_device_info *info = &e->info;
-    memset(info, 0, sizeof *info);
-    snprintf(info->backend, sizeof info->backend, "%s", HCL_OCL_NAME);
-    info->index = index;
     device_string(e->id, CL_DEVICE_NAME, info->name, sizeof info->name);
     device_string(e->id, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
     device_string(e->id, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
@@ -236,18 +242,13 @@ static void describe_device(hcl__ocl_device_entry *e, uint32_t index) {
         (ext = calloc(1, ext_size + 1)) != NULL &&
         hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL) != CL_SUCCESS)
         ext[0] = '\0';
-    /* The UUID lets one GPU seen through CUDA and OpenCL be recognised as one. */
+    /* The UUID lets one GPU seen through CUDA and OpenCL be recognised as one (the kit writes the identity). */
+    unsigned char uuid[16];
     if (ext && strstr(ext, "cl_khr_device_uuid") != NULL &&
-        hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_UUID_KHR, sizeof info->uuid, info->uuid, NULL) == CL_SUCCESS) {
-        info->has_uuid = 1;
-        char *p = info->identity;
-        p += snprintf(p, sizeof info->identity, "uuid:");
-        for (int i = 0; i < 16; i++) p += snprintf(p, 3, "%02x", info->uuid[i]);
-    } else {
-        memset(info->uuid, 0, sizeof info->uuid);
-        snprintf(info->identity, sizeof info->identity, "%s:%.24s:%.32s:%u", HCL_OCL_NAME, info->vendor,
-                 info->name, index);
-    }
+        hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, NULL) == CL_SUCCESS)
+        hcl__kit_device_uuid(info, uuid);
+    /* OpenCL states no limit on the number of work-groups (max_groups stays 0) */
+    e->limits.subgroup_width = subgroup_width(e, ext ? ext : "");
     free(ext);
 }
 
@@ -257,8 +258,10 @@ static void platform_string(cl_platform_id p, cl_platform_info what, char *out, 
     out[size - 1] = '\0';
 }
 
-static hcl_status discover(char *reason, size_t reason_size, char *version, size_t version_size) {
-    hcl_status status = HCL_SUCCESS;
+/* The kit's start: load libOpenCL, then list every device of every platform, in platform order. */
+static hcl_status start(char *reason, size_t reason_size, char *version, size_t version_size) {
+    hcl_status status = load(reason, reason_size);
+    if (status != HCL_SUCCESS) return status;
     cl_platform_id *platforms = NULL;
     cl_uint num_platforms = 0;
     cl_int err = hcl__cl.clGetPlatformIDs(0, NULL, &num_platforms);
@@ -268,7 +271,6 @@ static hcl_status discover(char *reason, size_t reason_size, char *version, size
                      hcl__ocl_error_name(err), (int)err);
         else
             snprintf(reason, reason_size, "clGetPlatformIDs: no OpenCL platform found (0 platforms)");
-        HCL_OCL_LOG("%s", reason);
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
     platforms = calloc(num_platforms, sizeof *platforms);
@@ -301,15 +303,11 @@ static hcl_status discover(char *reason, size_t reason_size, char *version, size
             continue;
         }
         cl_device_id *ids = calloc(n, sizeof *ids);
-        hcl__ocl_device_entry *grown = realloc(g_devices, (g_device_count + n) * sizeof *grown);
-        if (!ids || !grown) {
-            free(ids);
-            if (grown) g_devices = grown;
+        if (!ids) {
             snprintf(reason, reason_size, "out of host memory listing devices");
             status = HCL_ERROR_OUT_OF_MEMORY;
             goto cleanup;
         }
-        g_devices = grown;
         err = hcl__cl.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids, NULL);
         if (err != CL_SUCCESS) {
             HCL_OCL_LOG("platform %u '%s': clGetDeviceIDs: %s (%d); platform skipped", p, pname,
@@ -319,15 +317,20 @@ static hcl_status discover(char *reason, size_t reason_size, char *version, size
         }
         HCL_OCL_LOG("platform %u '%s' (%s): %u device(s)", p, pname, pversion, n);
         for (cl_uint d = 0; d < n; d++) {
-            hcl__ocl_device_entry *e = &g_devices[g_device_count];
-            memset(e, 0, sizeof *e);
+            hcl__ocl_device_entry *e = hcl__kit_device_add();
+            if (!e) {
+                snprintf(reason, reason_size, "out of host memory listing devices");
+                status = HCL_ERROR_OUT_OF_MEMORY;
+                free(ids);
+                goto cleanup;
+            }
             e->platform = platforms[p];
             e->id = ids[d];
             snprintf(e->platform_version, sizeof e->platform_version, "%s", pversion);
-            describe_device(e, g_device_count);
-            HCL_OCL_LOG("device %u: %s (%s), %u compute units, %s", g_device_count, e->info.name,
-                        e->info.vendor, e->info.compute_units, e->info.identity);
-            g_device_count++;
+            describe_device(e);
+            hcl__kit_device_keep();
+            HCL_OCL_LOG("device %u: %s (%s), %u compute units, sub-groups of %u, %s", e->info.index, e->info.name,
+                        e->info.vendor, e->info.compute_units, e->limits.subgroup_width, e->info.identity);
         }
         free(ids);
     }
@@ -336,77 +339,15 @@ cleanup:
     return status;
 }
 
-static void forget_devices(void) {
-    free(g_devices);
-    g_devices = NULL;
-    g_device_count = 0;
-}
-
-static hcl_status ocl_init(const hcl_driver_host *host, char *reason, size_t reason_size, char *version,
-                           size_t version_size) {
-    hcl__ocl_host = host;
-    if (reason && reason_size) reason[0] = '\0';
-    if (version && version_size) version[0] = '\0';
-    if (g_initialised) {
-        if (version && version_size) snprintf(version, version_size, "%s", g_version);
-        return HCL_SUCCESS;
-    }
-    hcl_status status = HCL_SUCCESS;
-    if (!g_library) {
-        if (!HCL_DRIVER_HOST_HAS(host, open_library)) {
-            snprintf(reason, reason_size, "the HCL core is older than this driver (it offers no open_library)");
-            return HCL_ERROR_DRIVER_VERSION;
-        }
-        /* HCL_OPENCL_LIBRARY alone when it is set, else the ICD loader's soname, then the development name. */
-        static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
-        g_library = host->open_library(HCL_OCL_NAME, "HCL_OPENCL_LIBRARY", names, 2, reason, reason_size);
-        if (!g_library) return HCL_ERROR_BACKEND_UNAVAILABLE;
-    }
-    status = resolve_symbols(reason, reason_size);
-    if (status != HCL_SUCCESS) return status;
-    status = discover(reason, reason_size, g_version, sizeof g_version);
-    if (status != HCL_SUCCESS) {
-        forget_devices();
-        return status;
-    }
-    if (version && version_size) snprintf(version, version_size, "%s", g_version);
-    HCL_OCL_LOG("ready: %u device(s), %s", g_device_count, g_version);
-    g_initialised = 1;
-    return HCL_SUCCESS;
-}
-
-/* The library stays loaded: vendor runtimes keep threads and exit handlers that must not outlive their code. */
-static void ocl_shutdown(void) {
-    forget_devices();
-    g_initialised = 0;
-}
-
-const hcl__ocl_device_entry *hcl__ocl_device_entry_get(uint32_t index) {
-    return index < g_device_count ? &g_devices[index] : NULL;
-}
-
-static hcl_status ocl_device_count(uint32_t *out_count) {
-    *out_count = g_device_count;
-    return HCL_SUCCESS;
-}
-
-static hcl_status ocl_device_info(uint32_t index, hcl_device_info *out_info) {
-    if (index >= g_device_count)
-        return hcl__ocl_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "opencl: device %u of %u", index,
-                                          g_device_count);
-    *out_info = g_devices[index].info;
-    return HCL_SUCCESS;
-}
+HCL_KIT_DRIVER(HCL_OCL_NAME, hcl__ocl_device_entry, start);
 
 /* The context is made here, never at init: a process that forks after init (Criterion) must not inherit one. */
 static hcl_status ocl_device_open(uint32_t index, void **out_device) {
-    hcl_status status = HCL_SUCCESS;
-    if (index >= g_device_count)
-        return hcl__ocl_host->set_message(HCL_ERROR_DEVICE_NOT_FOUND, "opencl: device %u of %u", index,
-                                          g_device_count);
-    const hcl__ocl_device_entry *e = &g_devices[index];
+    hcl__ocl_device_entry *e = NULL;
+    hcl_status status = hcl__kit_device_find(index, (void **)&e);
+    if (status != HCL_SUCCESS) return status;
     hcl__ocl_device *dev = calloc(1, sizeof *dev);
-    if (!dev) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    if (!dev) return hcl__kit_oom("device");
     dev->entry = e;
     dev->id = e->id;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)e->platform, 0};
@@ -435,41 +376,21 @@ static hcl_status ocl_get_native(hcl_native_kind kind, void *object, void **out_
     case HCL_NATIVE_QUEUE: *out_native = ((hcl__ocl_queue *)object)->queue; return HCL_SUCCESS;
     case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS;
     }
-    return hcl__ocl_host->set_message(HCL_ERROR_UNSUPPORTED, "opencl: no native object of kind %d", (int)kind);
+    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "opencl: no native object of kind %d", (int)kind);
+}
+
+hcl_status hcl__ocl_device_limits(void *device, hcl_driver_limits *out) {
+    *out = ((const hcl__ocl_device *)device)->entry->limits;
+    return HCL_SUCCESS;
 }
 
 static const hcl_driver_table g_table = {
-    .size = sizeof(hcl_driver_table),
-    .abi_major = HCL_DRIVER_ABI_MAJOR,
-    .abi_minor = HCL_DRIVER_ABI_MINOR,
-    .name = HCL_OCL_NAME,
-    .init = ocl_init,
-    .shutdown = ocl_shutdown,
-    .device_count = ocl_device_count,
-    .device_info = ocl_device_info,
-    .device_open = ocl_device_open,
-    .device_close = ocl_device_close,
-    .queue_create = hcl__ocl_queue_create,
-    .queue_destroy = hcl__ocl_queue_destroy,
-    .queue_finish = hcl__ocl_queue_finish,
-    .queue_marker = hcl__ocl_queue_marker,
-    .buffer_alloc = hcl__ocl_buffer_alloc,
-    .buffer_free = hcl__ocl_buffer_free,
-    .buffer_write = hcl__ocl_buffer_write,
-    .buffer_read = hcl__ocl_buffer_read,
-    .buffer_copy = hcl__ocl_buffer_copy,
-    .buffer_fill = hcl__ocl_buffer_fill,
-    .event_wait = hcl__ocl_event_wait,
-    .event_release = hcl__ocl_event_release,
-    .event_elapsed = hcl__ocl_event_elapsed,
-    .module_create = hcl__ocl_module_create,
-    .module_destroy = hcl__ocl_module_destroy,
-    .kernel_create = hcl__ocl_kernel_create,
-    .kernel_destroy = hcl__ocl_kernel_destroy,
-    .kernel_launch = hcl__ocl_kernel_launch,
-    .host_alloc = NULL, /* no portable page-locking in OpenCL 1.2: the core hands out aligned host memory */
-    .host_free = NULL,
-    .get_native = ocl_get_native,
+    HCL_KIT_TABLE_HEAD(HCL_OCL_NAME, ocl_device_open, ocl_device_close),
+    HCL_KIT_TABLE_ENTRIES(hcl__ocl)
+    /* no portable page-locking in OpenCL 1.2: the core hands out aligned host memory */
+    HCL_KIT_TABLE_NATIVE(NULL, NULL, ocl_get_native),
+    .device_limits = hcl__ocl_device_limits,
+    .kernel_max_group = hcl__ocl_kernel_max_group,
 };
 
 __attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);

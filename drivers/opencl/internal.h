@@ -1,10 +1,12 @@
 /* Shared declarations of the OpenCL driver: the symbol table, the native objects behind the core's handles,
- * and the one error macro used at every OpenCL call site. */
+ * and the one error macro used at every OpenCL call site. Built on the driver kit (drivers/common/kit.h). */
 #ifndef HCL_OPENCL_INTERNAL_H
 #define HCL_OPENCL_INTERNAL_H
 
 #include "hcl/hcl_driver.h"
+#include "kit.h"
 #include "symbols.h"
+#include "table.h"
 
 #include <CL/cl.h>
 #include <pthread.h>
@@ -13,15 +15,14 @@
 
 #define HCL_OCL_NAME "opencl"
 
-/* ---- the symbol table (filled by driver.c from libOpenCL through dlsym) ---- */
+/* ---- the symbol table (filled by driver.c from libOpenCL, hcl__kit_resolve) ---- */
 typedef struct hcl__ocl_symbols {
-#define HCL__OCL_SYM_FIELD(name) __typeof__(name) *name;
-    HCL_OCL_SYMBOLS(HCL__OCL_SYM_FIELD)
-#undef HCL__OCL_SYM_FIELD
+    HCL_OCL_SYMBOLS(HCL_KIT_SYMBOL_FIELD)
 } hcl__ocl_symbols;
 
 extern hcl__ocl_symbols hcl__cl;
-extern const hcl_driver_host *hcl__ocl_host;
+/* The core's services are the kit's; the name stays for the built-in code (kernels.c). */
+#define hcl__ocl_host hcl__kit_host
 
 /* ---- errors ---- */
 /* "CL_INVALID_BUFFER_SIZE" for -61; "CL_UNKNOWN_ERROR" for a code not in the table. */
@@ -35,19 +36,12 @@ enum { HCL_OCL_CALL = 0, HCL_OCL_ALLOC = 1 };
 hcl_status hcl__ocl_fail(cl_int err, int mode, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Evaluate an OpenCL call (or an error code it returned); on failure set `status` with the message and jump to
- * `cleanup`. Every OpenCL call site goes through this macro, so messages read the same everywhere:
+/* The kit's error check for an OpenCL call (or an error code it returned); on failure `status` is set and the code
+ * jumps to `cleanup`. Every OpenCL call site goes through it:
  *   HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateBuffer", "size %zu bytes", size); */
-#define HCL_OCL_CHECK(expr, mode, fn, ...)                                                                  \
-    do {                                                                                                    \
-        cl_int hcl_ocl_err_ = (expr);                                                                       \
-        if (hcl_ocl_err_ != CL_SUCCESS) {                                                                   \
-            status = hcl__ocl_fail(hcl_ocl_err_, (mode), (fn), __VA_ARGS__);                                \
-            goto cleanup;                                                                                   \
-        }                                                                                                   \
-    } while (0)
+#define HCL_OCL_CHECK(expr, mode, fn, ...) HCL_KIT_CHECK(cl_int, expr, CL_SUCCESS, hcl__ocl_fail, mode, fn, __VA_ARGS__)
 
-#define HCL_OCL_LOG(...) hcl__ocl_host->log(HCL_LOG_DEBUG, HCL_OCL_NAME, __VA_ARGS__)
+#define HCL_OCL_LOG(...) HCL_KIT_LOG(__VA_ARGS__)
 
 /* ---- devices (driver.c) ---- */
 typedef struct hcl__ocl_device_entry {
@@ -57,6 +51,7 @@ typedef struct hcl__ocl_device_entry {
     char device_version[128]; /* CL_DEVICE_VERSION, part of the program cache key */
     char platform_version[128];
     uint32_t base_align_bytes; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8: sub-buffer offsets must be multiples */
+    hcl_driver_limits limits;  /* device_limits */
 } hcl__ocl_device_entry;
 
 const hcl__ocl_device_entry *hcl__ocl_device_entry_get(uint32_t index);
@@ -103,35 +98,8 @@ hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *wha
                             const size_t *global, const size_t *local, uint32_t num_wait, void *const *wait,
                             cl_event *out_event);
 
-/* ---- driver entry points, by file ---- */
-hcl_status hcl__ocl_queue_create(void *device, void **out_queue);
-void hcl__ocl_queue_destroy(void *queue);
-hcl_status hcl__ocl_queue_finish(void *queue);
-hcl_status hcl__ocl_queue_marker(void *queue, uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__ocl_event_wait(void *event);
-void hcl__ocl_event_release(void *event);
-hcl_status hcl__ocl_event_elapsed(void *start, void *end, double *out_seconds);
-
-hcl_status hcl__ocl_buffer_alloc(void *device, size_t size, void **out_mem);
-void hcl__ocl_buffer_free(void *device, void *mem);
-hcl_status hcl__ocl_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
-                                 uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__ocl_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
-                                uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__ocl_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset,
-                                size_t size, int blocking, uint32_t num_wait, void *const *wait, void **out_event);
-hcl_status hcl__ocl_buffer_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
-                                size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
-                                void **out_event);
-
-hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources, uint32_t count,
-                                  void **out_module);
-void hcl__ocl_module_destroy(void *module);
-hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_kernel);
-void hcl__ocl_kernel_destroy(void *kernel);
-hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
-                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
-                                  void *const *wait, void **out_event);
+/* ---- driver entry points (queue.c, memory.c, module.c) ---- */
+HCL_KIT_DECLARE_ENTRIES(hcl__ocl)
 
 
 #endif /* HCL_OPENCL_INTERNAL_H */

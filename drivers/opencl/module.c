@@ -18,29 +18,18 @@ typedef struct hcl__ocl_kernel {
     char name[128];
 } hcl__ocl_kernel;
 
-/* The build log goes into the error message; keep its head, which names the first error. */
-#define HCL_OCL_LOG_MAX 1200
-
 /* ---------------------------------------------------------------------------------------------------------
  * Building through the cache
  * ------------------------------------------------------------------------------------------------------- */
-/* The cache key: every input that changes the binary. The core hashes it with the HCL version. */
+/* The cache key: every input that changes the binary. */
 static char *cache_key(const hcl__ocl_device *dev, const char *source, size_t length, const char *options,
                        size_t *out_size) {
     const hcl__ocl_device_entry *e = dev->entry;
-    const char *fmt = "hcl-opencl-program-1\ndevice=%s\nvendor=%s\ndevice_version=%s\ndriver_version=%s\n"
-                      "platform_version=%s\noptions=%s\nsource=";
-    int head = snprintf(NULL, 0, fmt, e->info.name, e->info.vendor, e->device_version, e->info.driver_version,
-                        e->platform_version, options);
-    if (head < 0) return NULL;
-    char *key = malloc((size_t)head + length + 1);
-    if (!key) return NULL;
-    snprintf(key, (size_t)head + 1, fmt, e->info.name, e->info.vendor, e->device_version, e->info.driver_version,
-             e->platform_version, options);
-    memcpy(key + head, source, length);
-    key[(size_t)head + length] = '\0';
-    *out_size = (size_t)head + length;
-    return key;
+    return hcl__kit_cache_key(source, length, out_size,
+                              "hcl-opencl-program-1\ndevice=%s\nvendor=%s\ndevice_version=%s\ndriver_version=%s\n"
+                              "platform_version=%s\noptions=%s\nsource=",
+                              e->info.name, e->info.vendor, e->device_version, e->info.driver_version,
+                              e->platform_version, options);
 }
 
 static char *build_log(cl_program program, cl_device_id device) {
@@ -60,7 +49,7 @@ static char *build_log(cl_program program, cl_device_id device) {
 static void cache_store(const hcl__ocl_device *dev, cl_program program, const char *key, size_t key_size) {
     size_t bin_size = 0;
     unsigned char *bin = NULL;
-    if (!hcl__ocl_host->cache_store) return;
+    if (!hcl__kit_host->cache_store) return;
     cl_int err = hcl__cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof bin_size, &bin_size, NULL);
     if (err != CL_SUCCESS || bin_size == 0) {
         HCL_OCL_LOG("no program binary to cache (%s)", hcl__ocl_error_name(err));
@@ -70,7 +59,7 @@ static void cache_store(const hcl__ocl_device *dev, cl_program program, const ch
     if (!bin) return;
     err = hcl__cl.clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
     if (err == CL_SUCCESS) {
-        hcl__ocl_host->cache_store(HCL_OCL_NAME, key, key_size, bin, bin_size);
+        hcl__kit_host->cache_store(HCL_OCL_NAME, key, key_size, bin, bin_size);
         HCL_OCL_LOG("cached a program binary of %zu bytes for '%s'", bin_size, dev->entry->info.name);
     } else {
         HCL_OCL_LOG("clGetProgramInfo(CL_PROGRAM_BINARIES): %s (%d); not cached", hcl__ocl_error_name(err),
@@ -81,9 +70,9 @@ static void cache_store(const hcl__ocl_device *dev, cl_program program, const ch
 
 /* Try a cached binary; NULL when there is none or it no longer builds (then the source is built instead). */
 static cl_program from_cache(const hcl__ocl_device *dev, const char *key, size_t key_size, const char *options) {
-    if (!hcl__ocl_host->cache_load) return NULL;
+    if (!hcl__kit_host->cache_load) return NULL;
     size_t size = 0;
-    unsigned char *bin = hcl__ocl_host->cache_load(HCL_OCL_NAME, key, key_size, &size);
+    unsigned char *bin = hcl__kit_host->cache_load(HCL_OCL_NAME, key, key_size, &size);
     if (!bin) return NULL;
     cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
     const unsigned char *bins[1] = {bin};
@@ -116,7 +105,7 @@ hcl_status hcl__ocl_program_build(hcl__ocl_device *dev, const char *source, size
     size_t key_size = 0;
     if (!options) options = "";
     char *key = cache_key(dev, source, length, options, &key_size);
-    if (!key) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    if (!key) return hcl__kit_oom("program cache key");
 
     program = from_cache(dev, key, key_size, options);
     if (program) goto done;
@@ -127,13 +116,8 @@ hcl_status hcl__ocl_program_build(hcl__ocl_device *dev, const char *source, size
     err = hcl__cl.clBuildProgram(program, 1, &dev->id, options, NULL, NULL);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS || err == CL_COMPILE_PROGRAM_FAILURE) {
         log = build_log(program, dev->id);
-        size_t log_len = log ? strlen(log) : 0;
-        status = hcl__ocl_host->set_message(
-            HCL_ERROR_BUILD, "clBuildProgram: %s (%d) on '%s' with options '%s'; build log%s:\n%.*s%s",
-            hcl__ocl_error_name(err), (int)err, dev->entry->info.name, options,
-            log_len > HCL_OCL_LOG_MAX ? " (truncated)" : "",
-            (int)(log_len > HCL_OCL_LOG_MAX ? HCL_OCL_LOG_MAX : log_len),
-            log ? log : "", log_len > HCL_OCL_LOG_MAX ? "\n..." : "");
+        status = hcl__kit_build_failed(log, "clBuildProgram: %s (%d) on '%s' with options '%s'",
+                                       hcl__ocl_error_name(err), (int)err, dev->entry->info.name, options);
         goto cleanup;
     }
     HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clBuildProgram", "on '%s' with options '%s'", dev->entry->info.name, options);
@@ -156,28 +140,20 @@ cleanup:
 hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources, uint32_t count,
                                   void **out_module) {
     hcl__ocl_device *dev = device;
-    const hcl_module_source *src = NULL;
-    for (uint32_t i = 0; i < count && !src; i++)
-        if (sources[i].kind == HCL_SOURCE_OPENCL_C) src = &sources[i];
-    if (!src) /* the core adds the list of kinds given */
-        return hcl__ocl_host->set_message(HCL_ERROR_UNSUPPORTED, "opencl takes HCL_SOURCE_OPENCL_C");
+    const hcl_module_source *src = hcl__kit_source_pick(sources, count, HCL_KIT_KIND(HCL_SOURCE_OPENCL_C));
+    if (!src) return hcl__kit_source_unsupported(count, "HCL_SOURCE_OPENCL_C");
     /* a text may carry its NUL; the compiler must not see it */
     const char *text = src->data;
     size_t length = src->size;
     while (length > 0 && text[length - 1] == '\0') length--;
     if (length == 0)
-        return hcl__ocl_host->set_message(HCL_ERROR_INVALID_ARGUMENT, "opencl: the OpenCL C source is empty");
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "opencl: the OpenCL C source is empty");
 
     hcl__ocl_module *m = calloc(1, sizeof *m);
-    if (!m) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    if (!m) return hcl__kit_oom("module");
     m->device = dev;
     hcl_status status = hcl__ocl_program_build(dev, text, length, src->options, &m->program);
-    if (status != HCL_SUCCESS) {
-        free(m);
-        return status;
-    }
-    *out_module = m;
-    return HCL_SUCCESS;
+    return hcl__kit_give(status, m, out_module);
 }
 
 void hcl__ocl_module_destroy(void *module) {
@@ -191,22 +167,22 @@ hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_ker
     hcl__ocl_module *m = module;
     hcl_status status = HCL_SUCCESS;
     hcl__ocl_kernel *k = calloc(1, sizeof *k);
-    if (!k) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    if (!k) return hcl__kit_oom("kernel");
     k->module = m;
     snprintf(k->name, sizeof k->name, "%s", name);
     cl_int err = CL_SUCCESS;
     k->kernel = hcl__cl.clCreateKernel(m->program, name, &err);
     if (err == CL_INVALID_KERNEL_NAME) {
-        status = hcl__ocl_host->set_message(HCL_ERROR_NOT_FOUND,
-                                            "clCreateKernel: %s (%d); no kernel '%s' in the module",
-                                            hcl__ocl_error_name(err), (int)err, name);
+        status = HCL_KIT_FAIL(HCL_ERROR_NOT_FOUND,
+                              "clCreateKernel: %s (%d); no kernel '%s' in the module",
+                              hcl__ocl_error_name(err), (int)err, name);
         goto cleanup;
     }
     HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateKernel", "kernel '%s'", name);
     HCL_OCL_CHECK(hcl__cl.clGetKernelInfo(k->kernel, CL_KERNEL_NUM_ARGS, sizeof k->num_args, &k->num_args, NULL),
                   HCL_OCL_CALL, "clGetKernelInfo", "CL_KERNEL_NUM_ARGS of kernel '%s'", name);
     if (pthread_mutex_init(&k->lock, NULL) != 0) {
-        status = hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: pthread_mutex_init failed");
+        status = HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "opencl: pthread_mutex_init failed");
         goto cleanup;
     }
     *out_kernel = k;
@@ -214,6 +190,19 @@ hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_ker
 cleanup:
     if (k->kernel) hcl__cl.clReleaseKernel(k->kernel);
     free(k);
+    return status;
+}
+
+/* CL_KERNEL_WORK_GROUP_SIZE: what this kernel's resources leave of the device's largest work-group. */
+hcl_status hcl__ocl_kernel_max_group(void *kernel, uint64_t *out_max) {
+    const hcl__ocl_kernel *k = kernel;
+    hcl_status status = HCL_SUCCESS;
+    size_t size = 0;
+    HCL_OCL_CHECK(hcl__cl.clGetKernelWorkGroupInfo(k->kernel, k->module->device->id, CL_KERNEL_WORK_GROUP_SIZE,
+                                                   sizeof size, &size, NULL),
+                  HCL_OCL_CALL, "clGetKernelWorkGroupInfo", "CL_KERNEL_WORK_GROUP_SIZE of kernel '%s'", k->name);
+    *out_max = size;
+cleanup:
     return status;
 }
 
@@ -255,7 +244,7 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
 
     uint32_t expected = num_args + (shared_bytes > 0 ? 1 : 0);
     if (expected != k->num_args) {
-        return hcl__ocl_host->set_message(
+        return HCL_KIT_FAIL(
             HCL_ERROR_INVALID_ARGUMENT,
             "opencl: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
             (unsigned)k->num_args, num_args,
@@ -264,7 +253,7 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
     /* An offset into a buffer needs a sub-buffer, and OpenCL only makes those at aligned offsets. */
     for (uint32_t i = 0; i < num_args; i++) {
         if (args[i].kind == HCL_ARG_BUFFER && args[i].offset % e->base_align_bytes != 0)
-            return hcl__ocl_host->set_message(
+            return HCL_KIT_FAIL(
                 HCL_ERROR_UNSUPPORTED,
                 "opencl: argument %u: buffer offset %zu is not a multiple of %u bytes, the sub-buffer alignment of "
                 "'%s' (CL_DEVICE_MEM_BASE_ADDR_ALIGN); pass offset 0 and the element offset as a value argument",
@@ -272,7 +261,7 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
     }
     if (num_args > 0) {
         subs = calloc(num_args, sizeof *subs);
-        if (!subs) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+        if (!subs) return hcl__kit_oom("sub-buffer list");
     }
     for (uint32_t i = 0; i < num_args; i++) {
         if (args[i].kind != HCL_ARG_BUFFER || args[i].offset == 0) continue;

@@ -7,7 +7,7 @@ hcl_status hcl__ocl_queue_create(void *device, void **out_queue) {
     hcl__ocl_device *dev = device;
     hcl_status status = HCL_SUCCESS;
     hcl__ocl_queue *q = calloc(1, sizeof *q);
-    if (!q) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+    if (!q) return hcl__kit_oom("queue");
     q->device = dev;
     cl_int err = CL_SUCCESS;
     q->queue = hcl__cl.clCreateCommandQueue(dev->context, dev->id, CL_QUEUE_PROFILING_ENABLE, &err);
@@ -66,7 +66,7 @@ hcl_status hcl__ocl_wait_list(uint32_t num_wait, void *const *wait, cl_event *st
     cl_event *list = stack;
     if (num_wait > stack_count) {
         list = malloc(num_wait * sizeof *list);
-        if (!list) return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+        if (!list) return hcl__kit_oom("wait list");
         *out_heap = list;
     }
     for (uint32_t i = 0; i < num_wait; i++) list[i] = ((const hcl__ocl_event *)wait[i])->last;
@@ -79,7 +79,7 @@ hcl_status hcl__ocl_event_wrap(cl_event first, cl_event last, int marker, void *
     if (!e) {
         if (first) hcl__cl.clReleaseEvent(first);
         if (last && last != first) hcl__cl.clReleaseEvent(last);
-        return hcl__ocl_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "opencl: out of host memory");
+        return hcl__kit_oom("event");
     }
     e->first = first;
     e->last = last;
@@ -143,10 +143,10 @@ hcl_status hcl__ocl_event_elapsed(void *start, void *end, double *out_seconds) {
     HCL_OCL_CHECK(hcl__cl.clGetEventProfilingInfo(e->last, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL),
                   HCL_OCL_CALL, "clGetEventProfilingInfo", "CL_PROFILING_COMMAND_END of the end event");
     if (t0 == 0 || t1 == 0) {
-        status = hcl__ocl_host->set_message(HCL_ERROR_VENDOR,
-                                            "clGetEventProfilingInfo: the runtime gave a timestamp of 0 (start %llu, "
-                                            "end %llu ns): no device time for these events",
-                                            (unsigned long long)t0, (unsigned long long)t1);
+        status = HCL_KIT_FAIL(HCL_ERROR_VENDOR,
+                              "clGetEventProfilingInfo: the runtime gave a timestamp of 0 (start %llu, "
+                              "end %llu ns): no device time for these events",
+                              (unsigned long long)t0, (unsigned long long)t1);
         goto cleanup;
     }
     *out_seconds = (double)(int64_t)(t1 - t0) * 1e-9;

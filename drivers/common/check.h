@@ -1,0 +1,64 @@
+/* The driver kit's error check: the one way a driver checks a vendor call and reports its failure.
+ *
+ * A vendor failure becomes a status and this thread's message "<call>: <error name> (<code>); <detail>", with
+ * the vendor's own name and number of the error (design.md, "House style"; IREE's IREE_CUDA_RETURN_IF_ERROR is
+ * the model). A driver writes one function that names and maps its vendor's codes on top of hcl__kit_vendor_fail,
+ * and one macro on top of HCL_KIT_CHECK; every call site then reads the same:
+ *     HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateBuffer", "size %zu bytes", size);
+ * and unwinds through its `cleanup:` label with `status` set. */
+#ifndef HCL_DRIVERS_COMMON_CHECK_H
+#define HCL_DRIVERS_COMMON_CHECK_H
+
+#include "hcl/hcl_driver.h"
+
+#include <stdarg.h>
+
+/* The core's services (set by hcl__kit_init). Before init they are stand-ins that drop messages and logs, so a
+ * failure path is safe even then. */
+extern const hcl_driver_host *hcl__kit_host;
+/* The driver's backend name, for messages ("opencl"); set by hcl__kit_init. */
+extern const char *hcl__kit_name;
+
+/* Set this thread's message through the core (printf format) and evaluate to `status`. */
+#define HCL_KIT_FAIL(status, ...) hcl__kit_host->set_message((status), __VA_ARGS__)
+/* A debug log line, "hcl[<driver>] ...". */
+#define HCL_KIT_LOG(...) hcl__kit_host->log(HCL_LOG_DEBUG, hcl__kit_name, __VA_ARGS__)
+#define HCL_KIT_WARN(...) hcl__kit_host->log(HCL_LOG_WARN, hcl__kit_name, __VA_ARGS__)
+
+/* Evaluate `result` (a vendor call, or the code one returned, of type `type`); unless it equals `ok`, set `status`
+ * to fail(code, ...) and jump to `cleanup`. `fail` is the driver's function that names and maps the code
+ * (hcl__ocl_fail, hcl__ze_fail, hcl__gpu_fail); the arguments after it are its own (the call, the detail). */
+#define HCL_KIT_CHECK(type, result, ok, fail, ...)                                                           \
+    do {                                                                                                    \
+        type hcl_kit_r_ = (result);                                                                         \
+        if (hcl_kit_r_ != (ok)) {                                                                           \
+            status = fail(hcl_kit_r_, __VA_ARGS__);                                                         \
+            goto cleanup;                                                                                   \
+        }                                                                                                   \
+    } while (0)
+
+/* The same check as a value: HCL_SUCCESS, or the failure's status with the message set. For the few places that
+ * cannot jump (a condition, or shared code written as `st = ...` chains). */
+#define HCL_KIT_STATUS(type, result, ok, fail, ...)                                                          \
+    __extension__({                                                                                         \
+        type hcl_kit_r_ = (result);                                                                         \
+        hcl_kit_r_ == (ok) ? HCL_SUCCESS : fail(hcl_kit_r_, __VA_ARGS__);                                   \
+    })
+
+/* How a vendor's code is printed after its name: "(-61)" or "(0x70000003)". */
+typedef enum hcl_kit_code_format { HCL_KIT_CODE_DECIMAL = 0, HCL_KIT_CODE_HEX = 1 } hcl_kit_code_format;
+
+/* Set this thread's message to "<call>: <name> (<code>); <detail><note>" and return `status`. `call` loses a
+ * trailing _vN ("cuMemAlloc_v2" reads "cuMemAlloc", the name the headers document). `note` may be NULL. The text
+ * is kept for hcl__kit_last_failure. */
+hcl_status hcl__kit_vendor_fail(hcl_status status, const char *call, const char *name, long long code,
+                                hcl_kit_code_format format, const char *note, const char *fmt, va_list ap);
+
+/* The text of this thread's last vendor failure or hcl__kit_oom, for a log line about a failure that is not
+ * returned, or for a reason that combines two failures. "" when there was none. */
+const char *hcl__kit_last_failure(void);
+
+/* HCL_ERROR_OUT_OF_MEMORY with "<driver>: out of host memory (<what>)". */
+hcl_status hcl__kit_oom(const char *what);
+
+#endif /* HCL_DRIVERS_COMMON_CHECK_H */

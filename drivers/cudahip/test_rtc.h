@@ -1,0 +1,95 @@
+/* Test support shared by the CUDA and HIP run-time-compiler tests (test_nvrtc.c, test_hiprtc.c): the core's services
+ * faked (drivers/common/test_host.h), a clock, and the checks both tests make of
+ * a user kernel (compiled, then the same again from the cache) and of a broken one (HCL_ERROR_BUILD with the
+ * compiler's log in the message). Include it in exactly one file of a test. */
+#ifndef HCL_CUDAHIP_TEST_RTC_H
+#define HCL_CUDAHIP_TEST_RTC_H
+
+#include "gpu.h"
+#include "test_host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int g_failures;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Compile `job` and time it: the image (free() it), or NULL with the failure printed under `label` and counted. */
+static void *compile_timed(const char *label, const hcl__gpu_rtc_job *job, size_t *out_size, int *out_is_binary,
+                           double *out_ms) {
+    void *image = NULL;
+    *out_size = 0;
+    *out_is_binary = -1;
+    g_message[0] = '\0';
+    const double t0 = now_ms();
+    hcl_status st = hcl__gpu_rtc_compile(job, &image, out_size, out_is_binary);
+    *out_ms = now_ms() - t0;
+    if (st == HCL_SUCCESS) return image;
+    printf("FAIL %-48s status %d: %s\n", label, (int)st, g_message);
+    g_failures++;
+    return NULL;
+}
+
+/* A test's compile check: compile `job`, check the image has `entries`, print ok or FAIL under `label` (a failure
+ * counts in g_failures); returns whether it passed. */
+typedef int (*test_compile_fn)(const char *label, const hcl__gpu_rtc_job *job, const char *const *entries);
+
+/* A user kernel compiled for `target` (the job's arch, options and driver version), then the same again, which
+ * must come from the cache; then a broken kernel, which must give HCL_ERROR_BUILD with the compiler's own error
+ * name (`rtc_error`) and its log in the message. `ext` is the source's extension ("cu", "hip"). */
+static void test_user_and_broken(test_compile_fn compile, hcl__gpu_rtc_job target, const char *ext,
+                                 const char *target_label, const char *rtc_error) {
+    static const char user[] =
+        "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, unsigned long long n) {\n"
+        "    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = a * x[i] + y[i];\n"
+        "}\n";
+    static const char *const user_entries[] = {"saxpy", NULL};
+    char name[32], label[96];
+    hcl__gpu_rtc_job uj = target;
+    snprintf(name, sizeof name, "user.%s", ext);
+    uj.source = user;
+    uj.source_size = sizeof user - 1;
+    uj.name = name;
+    int stores = g_cache_stores;
+    snprintf(label, sizeof label, "user saxpy -> %s", target_label);
+    compile(label, &uj, user_entries);
+    int hits = g_cache_hits;
+    compile("user saxpy again (disk cache)", &uj, user_entries);
+    if (g_cache_stores != stores + 1 || g_cache_hits != hits + 1) {
+        printf("FAIL cache: %d store(s), %d hit(s); wanted 1 and 1\n", g_cache_stores - stores, g_cache_hits - hits);
+        g_failures++;
+    } else {
+        printf("ok   %-48s stored once, hit once\n", "compile cache");
+    }
+
+    static const char broken[] = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_thing; }\n";
+    hcl__gpu_rtc_job bj = target;
+    snprintf(name, sizeof name, "broken.%s", ext);
+    bj.source = broken;
+    bj.source_size = sizeof broken - 1;
+    bj.name = name;
+    bj.options = NULL;
+    void *image = NULL;
+    size_t size = 0;
+    int is_binary = 0;
+    g_message[0] = '\0';
+    hcl_status st = hcl__gpu_rtc_compile(&bj, &image, &size, &is_binary);
+    if (st == HCL_ERROR_BUILD && strstr(g_message, "undeclared_thing") && strstr(g_message, rtc_error)) {
+        printf("ok   %-48s HCL_ERROR_BUILD, message starts: %.*s\n", "broken kernel -> build error",
+               (int)strcspn(g_message, "\n"), g_message);
+    } else {
+        printf("FAIL broken kernel: status %d, message: %s\n", (int)st, g_message);
+        g_failures++;
+    }
+    free(image);
+}
+
+#endif /* HCL_CUDAHIP_TEST_RTC_H */
