@@ -56,13 +56,10 @@ static struct {
 static lib lib_cuda, lib_cublas, lib_cub;
 
 static void cuda_load(void) {
-    static int done;
-    if (done)
-        return;
-    done = 1;
-    char missing[512] = "";
     static const char *const cands[] = {"libcuda.so.1", "libcuda.so", NULL};
-    lib_open(&lib_cuda, "HCL_CUDA_LIBRARY", cands);
+    if (!lib_open(&lib_cuda, "HCL_CUDA_LIBRARY", cands))
+        return; /* loaded before (libcuda, cuBLAS and CUB together) */
+    char missing[512] = "";
 #define RESOLVE(name) cu.name = (__typeof__(cu.name))lib_sym(&lib_cuda, #name, missing, sizeof missing);
     BENCH_CU_SYMS(RESOLVE)
 #undef RESOLVE

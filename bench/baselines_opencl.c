@@ -44,13 +44,10 @@ static lib lib_clblast;
 static lib lib_ocl;
 
 static void opencl_load(void) {
-    static int done;
-    if (done)
-        return;
-    done = 1;
-    char missing[512] = "";
     static const char *const cands[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
-    lib_open(&lib_ocl, "HCL_OPENCL_LIBRARY", cands);
+    if (!lib_open(&lib_ocl, "HCL_OPENCL_LIBRARY", cands))
+        return; /* loaded before (libOpenCL and CLBlast together) */
+    char missing[512] = "";
 #define RESOLVE(name) ocl.name = (__typeof__(ocl.name))lib_sym(&lib_ocl, #name, missing, sizeof missing);
     BENCH_CL_SYMS(RESOLVE)
 #undef RESOLVE
