@@ -39,9 +39,9 @@ void appendf(char *buf, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
-void lib_open(lib *l, const char *env, const char *const *candidates) {
+int lib_open(lib *l, const char *env, const char *const *candidates) {
     if (l->tried)
-        return;
+        return 0;
     l->tried = 1;
     const char *forced = env ? getenv(env) : NULL;
     const char *one[2] = {forced, NULL};
@@ -51,13 +51,14 @@ void lib_open(lib *l, const char *env, const char *const *candidates) {
         l->handle = dlopen(list[i], RTLD_NOW | RTLD_LOCAL);
         if (l->handle) {
             copy_text(l->path, sizeof l->path, list[i]);
-            return;
+            return 1;
         }
         const char *e = dlerror();
         appendf(l->reason, sizeof l->reason, "%s%s", l->reason[0] ? "; " : "", e ? e : list[i]);
     }
     if (forced && *forced)
         appendf(l->reason, sizeof l->reason, " (from %s)", env);
+    return 1;
 }
 
 void *lib_sym(lib *l, const char *name, char *missing, size_t size) {
@@ -123,12 +124,9 @@ static struct {
 static lib lib_openblas;
 
 static void openblas_load(void) {
-    static int done;
-    if (done)
-        return;
-    done = 1;
     static const char *const cands[] = {"libopenblas.so.0", "libopenblas.so", NULL};
-    lib_open(&lib_openblas, "HCL_OPENBLAS_LIBRARY", cands);
+    if (!lib_open(&lib_openblas, "HCL_OPENBLAS_LIBRARY", cands))
+        return; /* loaded before */
     char missing[256] = "";
     ob.cblas_sgemm = (__typeof__(ob.cblas_sgemm))lib_sym(&lib_openblas, "cblas_sgemm", missing, sizeof missing);
     ob.openblas_get_config = (__typeof__(ob.openblas_get_config))lib_sym(&lib_openblas, "openblas_get_config", NULL, 0);

@@ -56,13 +56,10 @@ static struct {
 static lib lib_cuda, lib_cublas, lib_cub;
 
 static void cuda_load(void) {
-    static int done;
-    if (done)
-        return;
-    done = 1;
-    char missing[512] = "";
     static const char *const cands[] = {"libcuda.so.1", "libcuda.so", NULL};
-    lib_open(&lib_cuda, "HCL_CUDA_LIBRARY", cands);
+    if (!lib_open(&lib_cuda, "HCL_CUDA_LIBRARY", cands))
+        return; /* loaded before (libcuda, cuBLAS and CUB together) */
+    char missing[512] = "";
 #define RESOLVE(name) cu.name = (__typeof__(cu.name))lib_sym(&lib_cuda, #name, missing, sizeof missing);
     BENCH_CU_SYMS(RESOLVE)
 #undef RESOLVE
@@ -353,16 +350,11 @@ fail:
     return 1;
 }
 
-typedef struct cu_launch_ctx {
-    CUfunction fn;
-    CUstream stream;
-} cu_launch_ctx;
-
-static int cu_launch_one(void *ctx, int sync, char *err, size_t err_size) {
-    cu_launch_ctx *c = ctx;
-    CU_TRY(cu.cuLaunchKernel(c->fn, 1, 1, 1, 1, 1, 1, 0, c->stream, NULL, NULL), "cuLaunchKernel");
+static int cu_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
+    CU_TRY(cu.cuLaunchKernel((CUfunction)c->kernel, 1, 1, 1, 1, 1, 1, 0, (CUstream)c->queue, NULL, NULL),
+           "cuLaunchKernel");
     if (sync)
-        CU_TRY(cu.cuStreamSynchronize(c->stream), "cuStreamSynchronize");
+        CU_TRY(cu.cuStreamSynchronize((CUstream)c->queue), "cuStreamSynchronize");
     return 0;
 fail:
     return 1;
@@ -380,10 +372,11 @@ void cuda_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
     if (cu_push(bl, err, err_size))
         return;
     CUmodule mod = NULL;
-    cu_launch_ctx c = {NULL, (CUstream)bl->queue};
+    CUfunction fn = NULL;
     double t0 = now_s();
     CU_TRY(cu.cuModuleLoadData(&mod, bench_empty_ptx), "cuModuleLoadData (the empty kernel's PTX)");
-    CU_TRY(cu.cuModuleGetFunction(&c.fn, mod, "hcl_bench_empty"), "cuModuleGetFunction");
+    CU_TRY(cu.cuModuleGetFunction(&fn, mod, "hcl_bench_empty"), "cuModuleGetFunction");
+    launch_ctx c = {bl->queue, fn};
     lc->vendor_module_s = now_s() - t0;
     /* the launches run with HCL's context current, as an application that uses it would have it */
     if (!time_launches(cu_launch_one, &c, n_submit, n_sync, &lc->vendor_submit_us, &lc->vendor_sync_us, err, err_size))

@@ -44,13 +44,10 @@ static lib lib_clblast;
 static lib lib_ocl;
 
 static void opencl_load(void) {
-    static int done;
-    if (done)
-        return;
-    done = 1;
-    char missing[512] = "";
     static const char *const cands[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
-    lib_open(&lib_ocl, "HCL_OPENCL_LIBRARY", cands);
+    if (!lib_open(&lib_ocl, "HCL_OPENCL_LIBRARY", cands))
+        return; /* loaded before (libOpenCL and CLBlast together) */
+    char missing[512] = "";
 #define RESOLVE(name) ocl.name = (__typeof__(ocl.name))lib_sym(&lib_ocl, #name, missing, sizeof missing);
     BENCH_CL_SYMS(RESOLVE)
 #undef RESOLVE
@@ -188,18 +185,13 @@ fail:
 }
 #endif
 
-typedef struct cl_launch_ctx {
-    cl_command_queue queue;
-    cl_kernel kernel;
-} cl_launch_ctx;
-
-static int cl_launch_one(void *ctx, int sync, char *err, size_t err_size) {
-    cl_launch_ctx *c = ctx;
+static int cl_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
     const size_t global = 1, local = 1;
-    CL_TRY(ocl.clEnqueueNDRangeKernel(c->queue, c->kernel, 1, NULL, &global, &local, 0, NULL, NULL),
+    CL_TRY(ocl.clEnqueueNDRangeKernel((cl_command_queue)c->queue, (cl_kernel)c->kernel, 1, NULL, &global, &local, 0,
+                                      NULL, NULL),
            "clEnqueueNDRangeKernel");
     if (sync)
-        CL_TRY(ocl.clFinish(c->queue), "clFinish");
+        CL_TRY(ocl.clFinish((cl_command_queue)c->queue), "clFinish");
     return 0;
 fail:
     return 1;
@@ -214,12 +206,13 @@ void opencl_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
         copy_text(err, err_size, ocl.ok ? "no native queue" : ocl.reason);
         return;
     }
-    cl_launch_ctx c = {(cl_command_queue)bl->queue, NULL};
+    launch_ctx c = {bl->queue, NULL};
     cl_program prog = NULL;
     cl_device_id dev = NULL;
     cl_int e = CL_SUCCESS;
     double t0 = now_s();
-    CL_TRY(ocl.clGetCommandQueueInfo(c.queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL), "clGetCommandQueueInfo");
+    CL_TRY(ocl.clGetCommandQueueInfo((cl_command_queue)c.queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL),
+           "clGetCommandQueueInfo");
     const char *src = bench_empty_cl;
     size_t len = strlen(src);
     prog = ocl.clCreateProgramWithSource((cl_context)bl->ctx, 1, &src, &len, &e);
@@ -232,7 +225,7 @@ void opencl_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
         lc->vendor_ran = 1;
 fail:
     if (c.kernel)
-        ocl.clReleaseKernel(c.kernel);
+        ocl.clReleaseKernel((cl_kernel)c.kernel);
     if (prog)
         ocl.clReleaseProgram(prog);
 }

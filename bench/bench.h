@@ -188,12 +188,17 @@ void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_cost *lc);
 /* launch.c */
 extern const char bench_empty_ptx[];  /* the empty kernel, hcl_bench_empty, as PTX (sm_75 and newer) */
 extern const char bench_empty_cl[];   /* ... and as OpenCL C */
+/* The empty kernel of one API and where it is launched: a cl_kernel on a cl_command_queue, a CUfunction on a
+ * CUstream, an hcl_kernel on an hcl_queue. */
+typedef struct launch_ctx {
+    void *queue, *kernel;
+} launch_ctx;
 /* One launch of the empty kernel; with sync, wait for it too. Returns 0 on success. */
-typedef int (*launch_fn)(void *ctx, int sync, char *err, size_t err_size);
+typedef int (*launch_fn)(const launch_ctx *c, int sync, char *err, size_t err_size);
 /* Microseconds per launch: n_submit launches then one wait, and n_sync launches each waited for; the median of 5
  * such rounds. Returns 0 on success. */
-int time_launches(launch_fn fn, void *ctx, int n_submit, int n_sync, double *submit_us, double *sync_us, char *err,
-                  size_t err_size);
+int time_launches(launch_fn fn, const launch_ctx *c, int n_submit, int n_sync, double *submit_us, double *sync_us,
+                  char *err, size_t err_size);
 void measure_launch(bdev *b, launch_cost *lc);
 void measure_user_kernel(bdev *b, user_kernel *uk);
 void measure_startup(const char *selector, double t_main, startup *su);

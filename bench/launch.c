@@ -39,21 +39,21 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-int time_launches(launch_fn fn, void *ctx, int n_submit, int n_sync, double *submit_us, double *sync_us, char *err,
-                  size_t err_size) {
+int time_launches(launch_fn fn, const launch_ctx *c, int n_submit, int n_sync, double *submit_us, double *sync_us,
+                  char *err, size_t err_size) {
     enum { ROUNDS = 5 };
     double sub[ROUNDS], syn[ROUNDS];
     for (int i = 0; i < 50; i++) /* warm-up: first-launch work, lazy loading, clocks */
-        if (fn(ctx, 1, err, err_size))
+        if (fn(c, 1, err, err_size))
             return 1;
     for (int r = 0; r < ROUNDS; r++) {
         double t0 = now_s();
         for (int i = 0; i < n_submit; i++)
-            if (fn(ctx, i == n_submit - 1, err, err_size))
+            if (fn(c, i == n_submit - 1, err, err_size))
                 return 1;
         double t1 = now_s();
         for (int i = 0; i < n_sync; i++)
-            if (fn(ctx, 1, err, err_size))
+            if (fn(c, 1, err, err_size))
                 return 1;
         double t2 = now_s();
         sub[r] = (t1 - t0) / n_submit * 1e6;
@@ -66,13 +66,7 @@ int time_launches(launch_fn fn, void *ctx, int n_submit, int n_sync, double *sub
     return 0;
 }
 
-typedef struct hcl_launch_ctx {
-    hcl_queue queue;
-    hcl_kernel kernel;
-} hcl_launch_ctx;
-
-static int hcl_launch_one(void *ctx, int sync, char *err, size_t err_size) {
-    hcl_launch_ctx *c = ctx;
+static int hcl_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
     const hcl_dim3 one = {1, 1, 1};
     hcl_status st = hcl_kernel_launch(c->queue, c->kernel, one, one, 0, 0, NULL, 0, NULL, NULL);
     if (st == HCL_SUCCESS && sync)
@@ -112,7 +106,7 @@ void measure_launch(bdev *b, launch_cost *lc) {
     } else if (st != HCL_SUCCESS) {
         snprintf(lc->error, sizeof lc->error, "the empty kernel: %s: %s", hcl_status_name(st), hcl_last_message());
     } else {
-        hcl_launch_ctx c = {b->queue, k};
+        launch_ctx c = {b->queue, k};
         if (!time_launches(hcl_launch_one, &c, lc->n_submit, lc->n_sync, &lc->hcl_submit_us, &lc->hcl_sync_us,
                            lc->error, sizeof lc->error))
             lc->ran = 1;
@@ -321,6 +315,7 @@ void measure_startup(const char *selector, double t_main, startup *su) {
     memset(su, 0, sizeof *su);
     enum { N = 4096 };
     float a[N], bb[N], c[N];
+    double ref[N];
     for (int i = 0; i < N; i++)
         a[i] = (float)i * 0.5f, bb[i] = (float)(N - i) * 0.25f;
     hcl_device dev = NULL;
@@ -359,10 +354,10 @@ void measure_startup(const char *selector, double t_main, startup *su) {
     what = "reading the result";
     if ((st = hcl_buffer_read(q, bufs[2], 0, sizeof c, c)) != HCL_SUCCESS)
         goto failed;
-    su->verified = 1;
-    for (int i = 0; i < N; i++)
-        if (c[i] != a[i] + bb[i])
-            su->verified = 0;
+    hcl_ts_cmp cmp;
+    hcl_ts_cmp_init(&cmp);
+    hcl_ts_ref_vecadd(HCL_TS_CONFORMANCE, a, bb, N, ref, NULL);
+    su->verified = hcl_ts_compare(&cmp, c, ref, NULL, 0.0, N); /* exact */
     if (!su->verified)
         snprintf(su->error, sizeof su->error, "the first vecadd gave a wrong result");
     goto cleanup;

@@ -13,8 +13,9 @@ typedef struct lib {
     char reason[1024];
 } lib;
 
-/* candidates: NULL-terminated; the environment variable `env`, when set, names the only candidate. */
-void lib_open(lib *l, const char *env, const char *const *candidates);
+/* candidates: NULL-terminated; the environment variable `env`, when set, names the only candidate. Tries once:
+ * returns 1 the first time it is called on `l` (opened or not), 0 after. */
+int lib_open(lib *l, const char *env, const char *const *candidates);
 /* dlsym; a missing name is appended to `missing` (when not NULL). */
 void *lib_sym(lib *l, const char *name, char *missing, size_t size);
 /* After lib_open and lib_sym: whether the library opened with every required symbol; else `reason` says why (`what`

@@ -61,10 +61,7 @@ static int compile_ptx(const char *label, const hcl__gpu_rtc_job *job, const cha
 }
 
 int main(void) {
-    hcl__kit_host = &g_host;
-    hcl__kit_name = HCL_GPU_NAME;
-    g_debug = getenv("HCL_LOG") && strcmp(getenv("HCL_LOG"), "debug") == 0;
-    if (hcl__gpu_rtc_open() != HCL_SUCCESS) {
+    if (test_rtc_open() != HCL_SUCCESS) {
         printf("FAIL NVRTC did not load: %s\n", g_message);
         return 1;
     }

@@ -21,6 +21,15 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The test's start: the faked core services for the driver's code (debug lines with HCL_LOG=debug), then the
+ * compiler, opened as the driver opens it. */
+static hcl_status test_rtc_open(void) {
+    hcl__kit_host = &g_host;
+    hcl__kit_name = HCL_GPU_NAME;
+    g_debug = getenv("HCL_LOG") && strcmp(getenv("HCL_LOG"), "debug") == 0;
+    return hcl__gpu_rtc_open();
+}
+
 /* Compile `job` and time it: the image (free() it), or NULL with the failure printed under `label` and counted. */
 static void *compile_timed(const char *label, const hcl__gpu_rtc_job *job, size_t *out_size, int *out_is_binary,
                            double *out_ms) {

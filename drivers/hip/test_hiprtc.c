@@ -96,10 +96,7 @@ static int compile_wave64(const char *label, const hcl__gpu_rtc_job *job, const 
 }
 
 int main(void) {
-    hcl__kit_host = &g_host;
-    hcl__kit_name = HCL_GPU_NAME;
-    g_debug = getenv("HCL_LOG") && strcmp(getenv("HCL_LOG"), "debug") == 0;
-    if (hcl__gpu_rtc_open() != HCL_SUCCESS) {
+    if (test_rtc_open() != HCL_SUCCESS) {
         printf("skip: hiprtc could not be loaded: %s\n", g_message);
         return 77;
     }
