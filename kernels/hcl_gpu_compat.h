@@ -1,10 +1,10 @@
 /* The CUDA/HIP kernel name map: what the built-in .cu kernels need that CUDA and HIP spell differently.
  *
- * The HIP kernels (kernels/<name>/<name>.hip) are the CUDA kernels compiled as HIP, the way llama.cpp builds
+ * The HIP kernels are the CUDA kernels (kernels/<name>/<name>.cu) compiled as HIP, the way llama.cpp builds
  * ggml-cuda for ROCm: one source, and this header for the few names that differ. Everything else a kernel uses
  * (blockIdx, __syncthreads, float4, make_float4, atomicAdd, __threadfence, expf, fmaf, ...) is spelled the
  * same in both. Included by every kernel source; works under nvcc, NVRTC, hipcc and hiprtc, and needs no other
- * header (NVRTC and hiprtc get it as an in-memory header).
+ * header (kernels/CMakeLists.txt puts it first in the one text the compilers get).
  *
  * What really differs between the two is not hidden here but written out in the kernels and the host code:
  *  - the warp is 32 lanes on NVIDIA; an AMD wavefront is 64 lanes on gfx9 (GCN, CDNA) and 32 on gfx10+ (RDNA,
