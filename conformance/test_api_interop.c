@@ -76,7 +76,7 @@ CONF_TEST(api, native_objects) {
     REQUIRE(b != NULL, "buffer");
     /* Every backend has a native buffer object. */
     if (CHECK_ST(HCL_SUCCESS, hcl_buffer_get_native(b, &nat))) CHECK(nat != NULL, "native buffer is NULL");
-    bool is_host = strcmp(conf_backend_name, "host") == 0;
+    bool is_host = conf_backend_is("host");
     hcl_status want = is_host ? HCL_ERROR_UNSUPPORTED : HCL_SUCCESS;
     nat = NULL;
     if (CHECK_ST(want, hcl_device_get_native(conf_dev, &nat)) && !is_host) CHECK(nat != NULL, "native device is NULL");

@@ -413,7 +413,7 @@ CONF_TEST(api, module_errors) {
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_module_create(conf_dev, &bad, 1, &m));
     /* Only a form this backend does not take. */
     hcl_module_source other;
-    if (strcmp(conf_backend_name, "host") == 0)
+    if (conf_backend_is("host"))
         other = good;
     else
         other = (hcl_module_source){HCL_SOURCE_HOST_TABLE, host_table, 2, NULL};
@@ -427,11 +427,11 @@ CONF_TEST(api, module_build_error) {
     static const char ocl_bad[] = "__kernel void broken(__global float *x) { x[0] = undeclared_identifier_xyz; }\n";
     static const char cu_bad[] = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_identifier_xyz; }\n";
     hcl_module_source src;
-    if (strcmp(conf_backend_name, "opencl") == 0)
+    if (conf_backend_is("opencl"))
         src = (hcl_module_source){HCL_SOURCE_OPENCL_C, ocl_bad, sizeof ocl_bad - 1, NULL};
-    else if (strcmp(conf_backend_name, "cuda") == 0)
+    else if (conf_backend_is("cuda"))
         src = (hcl_module_source){HCL_SOURCE_CUDA_C, cu_bad, sizeof cu_bad - 1, NULL};
-    else if (strcmp(conf_backend_name, "hip") == 0)
+    else if (conf_backend_is("hip"))
         src = (hcl_module_source){HCL_SOURCE_HIP_C, cu_bad, sizeof cu_bad - 1, NULL};
     else {
         conf_end(); /* release the device before leaving the test */
@@ -442,8 +442,8 @@ CONF_TEST(api, module_build_error) {
     CHECK(m == SENTINEL(hcl_module), "a failing hcl_module_create wrote its out-parameter");
     /* A bad build option is a build failure too, not a crash. */
     hcl_module_source good = src;
-    good.data = strcmp(conf_backend_name, "opencl") == 0 ? (const void *)opencl_src : (const void *)cuda_src;
-    good.size = strcmp(conf_backend_name, "opencl") == 0 ? sizeof opencl_src - 1 : sizeof cuda_src - 1;
+    good.data = conf_backend_is("opencl") ? (const void *)opencl_src : (const void *)cuda_src;
+    good.size = conf_backend_is("opencl") ? sizeof opencl_src - 1 : sizeof cuda_src - 1;
     good.options = "-no-such-option-xyz";
     hcl_status st = hcl_module_create(conf_dev, &good, 1, &m);
     if (st == HCL_SUCCESS) {
@@ -462,8 +462,8 @@ CONF_TEST(api, kernel_build_options) {
     static const char ocl[] = "__kernel void put(__global float *out) { out[get_global_id(0)] = VALUE; }\n";
     static const char cu[] =
         "extern \"C\" __global__ void put(float *out) { out[blockIdx.x * blockDim.x + threadIdx.x] = VALUE; }\n";
-    hcl_source_kind kind = strcmp(conf_backend_name, "opencl") == 0 ? HCL_SOURCE_OPENCL_C
-                           : strcmp(conf_backend_name, "cuda") == 0 ? HCL_SOURCE_CUDA_C
+    hcl_source_kind kind = conf_backend_is("opencl") ? HCL_SOURCE_OPENCL_C
+                           : conf_backend_is("cuda") ? HCL_SOURCE_CUDA_C
                                                                     : HCL_SOURCE_HIP_C;
     const char *text = kind == HCL_SOURCE_OPENCL_C ? ocl : cu;
     size_t len = strlen(text);

@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *known_backends[CONF_NUM_BACKENDS] = {"cuda", "hip", "levelzero", "opencl", "host"};
+static const char *known_backends[CONF_NUM_BACKENDS] = {
+#define X(name, build, role) #name,
+    HCL_BACKEND_LIST(X)
+#undef X
+};
 
 static void builtin_only(void) {
     unsetenv("HCL_EXTRA_DRIVERS");
