@@ -5,6 +5,7 @@
 #   make test    deps + build + every ctest test, then the same suite built with ASan+UBSan in build-asan/
 #   make bench   deps + build + ./build/bin/bench (BENCH_ARGS="--help" for its options)
 #   make info    build + ./build/bin/hcl-info
+#   make format  format every C, CUDA and OpenCL source as .clang-format says (ctest `format` checks it)
 #   make clean   remove build/ and build-asan/
 #
 # Variables: BUILD_DIR, ASAN_DIR, JOBS, CMAKE_ARGS (extra -D options for both configurations), BENCH_ARGS.
@@ -23,7 +24,7 @@ BENCH_ARGS ?=
 # libc6-dev is listed because gcc only recommends it (apt-get runs with --no-install-recommends).
 DEB_PACKAGES := cmake ninja-build gcc g++ libc6-dev pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
                 clinfo libclblast-dev libopenblas-dev libcriterion-dev \
-                libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools dpkg-dev \
+                libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools dpkg-dev clang-format \
                 libamdhip64-dev hipcc rocm-device-libs
 
 # Sanitizer settings of the ASan run. Reports go to files under $(ASAN_DIR)/sanitizer-logs as well as failing
@@ -34,7 +35,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:log_path=$(SAN_LOG_DIR)/asan \
            LSAN_OPTIONS=print_suppressions=0:log_path=$(SAN_LOG_DIR)/lsan$(if $(LSAN_SUPP),:suppressions=$(LSAN_SUPP)) \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG_DIR)/ubsan
 
-.PHONY: all deps build test test-asan bench info clean help
+.PHONY: all deps build test test-asan bench info format clean help
 
 all: build
 
@@ -121,6 +122,9 @@ bench: deps build
 
 info: build
 	./$(BUILD_DIR)/bin/hcl-info
+
+format:
+	git ls-files '*.c' '*.h' '*.cu' '*.cl' | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR)
