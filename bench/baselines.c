@@ -31,8 +31,7 @@
  * ------------------------------------------------------------------------------------------------------- */
 void appendf(char *buf, size_t size, const char *fmt, ...) {
     size_t used = strlen(buf);
-    if (used + 1 >= size)
-        return;
+    if (used + 1 >= size) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf + used, size - used, fmt, ap);
@@ -40,8 +39,7 @@ void appendf(char *buf, size_t size, const char *fmt, ...) {
 }
 
 int lib_open(lib *l, const char *env, const char *const *candidates) {
-    if (l->tried)
-        return 0;
+    if (l->tried) return 0;
     l->tried = 1;
     const char *forced = env ? getenv(env) : NULL;
     const char *one[2] = {forced, NULL};
@@ -56,15 +54,13 @@ int lib_open(lib *l, const char *env, const char *const *candidates) {
         const char *e = dlerror();
         appendf(l->reason, sizeof l->reason, "%s%s", l->reason[0] ? "; " : "", e ? e : list[i]);
     }
-    if (forced && *forced)
-        appendf(l->reason, sizeof l->reason, " (from %s)", env);
+    if (forced && *forced) appendf(l->reason, sizeof l->reason, " (from %s)", env);
     return 1;
 }
 
 void *lib_sym(lib *l, const char *name, char *missing, size_t size) {
     void *p = l->handle ? dlsym(l->handle, name) : NULL;
-    if (!p && missing)
-        appendf(missing, size, "%s%s", missing[0] ? ", " : "", name);
+    if (!p && missing) appendf(missing, size, "%s%s", missing[0] ? ", " : "", name);
     return p;
 }
 
@@ -80,8 +76,7 @@ void exe_dir(char *out, size_t size) {
     char buf[4096];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     out[0] = '\0';
-    if (n <= 0)
-        return;
+    if (n <= 0) return;
     buf[n] = '\0';
     char *slash = strrchr(buf, '/');
     if (slash) {
@@ -116,7 +111,7 @@ static int which_backend(const char *name) {
 #if defined(BENCH_HAVE_CBLAS)
 static struct {
     __typeof__(cblas_sgemm) *cblas_sgemm;
-    __typeof__(openblas_get_config) *openblas_get_config;         /* optional */
+    __typeof__(openblas_get_config) *openblas_get_config;           /* optional */
     __typeof__(openblas_get_num_threads) *openblas_get_num_threads; /* optional */
     int ok;
     char reason[1200];
@@ -125,8 +120,7 @@ static lib lib_openblas;
 
 static void openblas_load(void) {
     static const char *const cands[] = {"libopenblas.so.0", "libopenblas.so", NULL};
-    if (!lib_open(&lib_openblas, "HCL_OPENBLAS_LIBRARY", cands))
-        return; /* loaded before */
+    if (!lib_open(&lib_openblas, "HCL_OPENBLAS_LIBRARY", cands)) return; /* loaded before */
     char missing[256] = "";
     ob.cblas_sgemm = (__typeof__(ob.cblas_sgemm))lib_sym(&lib_openblas, "cblas_sgemm", missing, sizeof missing);
     ob.openblas_get_config = (__typeof__(ob.openblas_get_config))lib_sym(&lib_openblas, "openblas_get_config", NULL, 0);
@@ -138,9 +132,11 @@ static void openblas_load(void) {
 
 static void host_open(bdev *b) {
     base_info *g = &b->run->bases[BASE_GEMM], *c = &b->run->bases[BASE_COPY];
-    set_base(g, "OpenBLAS SGEMM", "cblas_sgemm (CblasRowMajor) on the HCL buffers' data pointers, OpenBLAS's own "
+    set_base(g, "OpenBLAS SGEMM",
+             "cblas_sgemm (CblasRowMajor) on the HCL buffers' data pointers, OpenBLAS's own "
              "threads; timed with the wall clock");
-    set_base(c, "memcpy", "memcpy of the same bytes between the HCL buffers' data pointers, counted read + write as "
+    set_base(c, "memcpy",
+             "memcpy of the same bytes between the HCL buffers' data pointers, counted read + write as "
              "BabelStream's copy; timed with the wall clock");
     c->available = 1;
     snprintf(c->library, sizeof c->library, "libc");
@@ -152,8 +148,7 @@ static void host_open(bdev *b) {
     }
     g->available = 1;
     copy_text(g->library, sizeof g->library, lib_openblas.path);
-    if (ob.openblas_get_config)
-        copy_text(g->version, sizeof g->version, ob.openblas_get_config());
+    if (ob.openblas_get_config) copy_text(g->version, sizeof g->version, ob.openblas_get_config());
     if (ob.openblas_get_num_threads)
         appendf(g->version, sizeof g->version, "%s%d threads", g->version[0] ? ", " : "",
                 ob.openblas_get_num_threads());
@@ -178,8 +173,7 @@ void baselines_open(bdev *b) {
     memset(bases, 0, sizeof b->run->bases);
     bl->backend = which_backend(b->info.backend);
     if (!b->opt->baselines) {
-        for (int i = 0; i < BASE_COUNT; i++)
-            snprintf(bases[i].reason, sizeof bases[i].reason, "--no-baselines");
+        for (int i = 0; i < BASE_COUNT; i++) snprintf(bases[i].reason, sizeof bases[i].reason, "--no-baselines");
         return;
     }
     switch (bl->backend) {
@@ -190,8 +184,7 @@ void baselines_open(bdev *b) {
         set_base(&bases[BASE_GEMM], "cuBLAS SGEMM", "");
         set_base(&bases[BASE_COPY], "cuMemcpyDtoDAsync", "");
         set_base(&bases[BASE_REDUCE], "CUB DeviceReduce::Sum", "");
-        for (int i = 0; i < BASE_COUNT; i++)
-            NOT_BUILT(&bases[i], "cuda.h (the CUDA toolkit)");
+        for (int i = 0; i < BASE_COUNT; i++) NOT_BUILT(&bases[i], "cuda.h (the CUDA toolkit)");
 #endif
         break;
     case BK_OPENCL:
@@ -204,11 +197,8 @@ void baselines_open(bdev *b) {
         NOT_BUILT(&bases[BASE_COPY], "CL/cl.h");
 #endif
         break;
-    case BK_HOST:
-        host_open(b);
-        break;
-    default:
-        break;
+    case BK_HOST: host_open(b); break;
+    default: break;
     }
     for (int i = 0; i < BASE_COUNT; i++)
         if (!bases[i].applicable)
@@ -217,15 +207,12 @@ void baselines_open(bdev *b) {
 
 void baselines_close(bdev *b) {
     struct baselines *bl = b->bl;
-    if (!bl)
-        return;
+    if (!bl) return;
 #if defined(BENCH_HAVE_CUDA)
-    if (bl->backend == BK_CUDA)
-        cuda_close(bl);
+    if (bl->backend == BK_CUDA) cuda_close(bl);
 #endif
 #if defined(BENCH_HAVE_OPENCL)
-    if (bl->backend == BK_OPENCL)
-        opencl_close(bl);
+    if (bl->backend == BK_OPENCL) opencl_close(bl);
 #endif
     free(bl);
     b->bl = NULL;
@@ -257,9 +244,7 @@ int base_gemm_run(bdev *b, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffe
         return 0;
     }
 #endif
-    default:
-        snprintf(ms->error, sizeof ms->error, "no GEMM baseline for backend %s", b->info.backend);
-        return 1;
+    default: snprintf(ms->error, sizeof ms->error, "no GEMM baseline for backend %s", b->info.backend); return 1;
     }
 }
 
@@ -289,8 +274,7 @@ int base_copy_run(bdev *b, hcl_buffer src, hcl_buffer dst, size_t bytes, double 
 
 int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, measure *ms) {
 #if defined(BENCH_HAVE_CUDA)
-    if (b->bl->backend == BK_CUDA)
-        return cuda_reduce(b, b->bl, in, out, n, out_s, ms->error, sizeof ms->error);
+    if (b->bl->backend == BK_CUDA) return cuda_reduce(b, b->bl, in, out, n, out_s, ms->error, sizeof ms->error);
 #endif
     (void)in, (void)out, (void)n, (void)out_s;
     snprintf(ms->error, sizeof ms->error, "no reduce baseline for backend %s", b->info.backend);
@@ -316,9 +300,7 @@ void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
         snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "not built: CL/cl.h was not found when bench was built");
 #endif
         break;
-    case BK_HOST:
-        snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "no vendor launch on the host backend");
-        break;
+    case BK_HOST: snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "no vendor launch on the host backend"); break;
     default:
         snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "no raw launch path in bench for backend %s",
                  b->info.backend);
@@ -341,8 +323,7 @@ void baselines_print_libs(void) {
 #if defined(BENCH_HAVE_CBLAS)
     openblas_load();
     char v[256] = "";
-    if (ob.ok && ob.openblas_get_config)
-        copy_text(v, sizeof v, ob.openblas_get_config());
+    if (ob.ok && ob.openblas_get_config) copy_text(v, sizeof v, ob.openblas_get_config());
     print_lib("OpenBLAS", &lib_openblas, ob.ok, ob.reason, v);
 #else
     printf("  %-22s not built: OpenBLAS's cblas.h was not found when bench was built\n", "OpenBLAS");

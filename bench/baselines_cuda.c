@@ -20,19 +20,24 @@
 /* =========================================================================================================
  * CUDA: libcuda.so.1 (events, copies, launches), cuBLAS, libhcl-bench-cub.so
  * ======================================================================================================= */
-#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM) || defined(cuEventRecord) || defined(cuLaunchKernel) ||           \
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM) || defined(cuEventRecord) || defined(cuLaunchKernel) ||                \
     defined(cuStreamSynchronize) || defined(cuModuleLoadData) || defined(cuModuleGetFunction)
 #error "these names must be the exported symbols themselves, not per-thread-stream macros"
 #endif
 /* Names are the exported symbols; cuda.h maps the unversioned names of the _v2 ones to them. */
-#define BENCH_CU_SYMS(X)                                                                                          \
-    X(cuGetErrorName) X(cuDriverGetVersion) X(cuCtxPushCurrent_v2) X(cuCtxPopCurrent_v2) X(cuEventCreate)         \
-    X(cuEventDestroy_v2) X(cuEventRecord) X(cuEventSynchronize) X(cuMemcpyDtoDAsync_v2) X(cuStreamSynchronize)   \
-    X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)
-#define BENCH_CUBLAS_SYMS(X)                                                                                      \
-    X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSgemm_v2) X(cublasGetMathMode)           \
-    X(cublasGetVersion_v2)
-#define BENCH_CUB_SYMS(X)                                                                                         \
+/* clang-format off: one vendor name per list entry, as the vendor headers order them */
+// clang-format off
+#define BENCH_CU_SYMS(X)                                                                                               \
+    X(cuGetErrorName)                                                                                                  \
+    X(cuDriverGetVersion)                                                                                              \
+    X(cuCtxPushCurrent_v2) X(cuCtxPopCurrent_v2) X(cuEventCreate) X(cuEventDestroy_v2) X(cuEventRecord)                \
+        X(cuEventSynchronize) X(cuMemcpyDtoDAsync_v2) X(cuStreamSynchronize) X(cuModuleLoadData) X(cuModuleUnload)     \
+            X(cuModuleGetFunction) X(cuLaunchKernel)
+// clang-format on
+#define BENCH_CUBLAS_SYMS(X)                                                                                           \
+    X(cublasCreate_v2)                                                                                                 \
+    X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSgemm_v2) X(cublasGetMathMode) X(cublasGetVersion_v2)
+#define BENCH_CUB_SYMS(X)                                                                                              \
     X(hcl_bench_cub_sum) X(hcl_bench_cub_error_name) X(hcl_bench_cub_version) X(hcl_bench_cub_cudart_version)
 #define DECLARE(name) __typeof__(name) *name;
 static struct {
@@ -57,8 +62,7 @@ static lib lib_cuda, lib_cublas, lib_cub;
 
 static void cuda_load(void) {
     static const char *const cands[] = {"libcuda.so.1", "libcuda.so", NULL};
-    if (!lib_open(&lib_cuda, "HCL_CUDA_LIBRARY", cands))
-        return; /* loaded before (libcuda, cuBLAS and CUB together) */
+    if (!lib_open(&lib_cuda, "HCL_CUDA_LIBRARY", cands)) return; /* loaded before (libcuda, cuBLAS and CUB together) */
     char missing[512] = "";
 #define RESOLVE(name) cu.name = (__typeof__(cu.name))lib_sym(&lib_cuda, #name, missing, sizeof missing);
     BENCH_CU_SYMS(RESOLVE)
@@ -73,8 +77,7 @@ static void cuda_load(void) {
     char paths[6][512];
     const char *list[10];
     int n = 0;
-    for (int i = 0; i < 3; i++)
-        list[n++] = sonames[i];
+    for (int i = 0; i < 3; i++) list[n++] = sonames[i];
     for (int h = 0, p = 0; h < 3; h++)
         for (int v = 0; v < 2 && homes[h] && *homes[h]; v++, p++) {
             snprintf(paths[p], sizeof paths[p], "%s/lib64/%s", homes[h], sonames[v]);
@@ -105,8 +108,7 @@ static void cuda_load(void) {
 
 static const char *cu_err(CUresult r) {
     const char *name = NULL;
-    if (!cu.cuGetErrorName || cu.cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
-        return "CUDA error (unnamed)";
+    if (!cu.cuGetErrorName || cu.cuGetErrorName(r, &name) != CUDA_SUCCESS || !name) return "CUDA error (unnamed)";
     return name;
 }
 
@@ -115,13 +117,13 @@ static const char *cublas_err(cublasStatus_t s) {
     return name ? name : "cuBLAS error";
 }
 
-#define CU_TRY(call, what)                                                                                        \
-    do {                                                                                                          \
-        CUresult r_ = (call);                                                                                     \
-        if (r_ != CUDA_SUCCESS) {                                                                                 \
-            snprintf(err, err_size, "%s: %s (%d)", what, cu_err(r_), (int)r_);                                    \
-            goto fail;                                                                                            \
-        }                                                                                                         \
+#define CU_TRY(call, what)                                                                                             \
+    do {                                                                                                               \
+        CUresult r_ = (call);                                                                                          \
+        if (r_ != CUDA_SUCCESS) {                                                                                      \
+            snprintf(err, err_size, "%s: %s (%d)", what, cu_err(r_), (int)r_);                                         \
+            goto fail;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 static int cu_push(struct baselines *bl, char *err, size_t err_size) {
@@ -138,11 +140,14 @@ static void cu_pop(void) {
 
 void cuda_open(bdev *b, struct baselines *bl) {
     base_info *g = &b->run->bases[BASE_GEMM], *c = &b->run->bases[BASE_COPY], *r = &b->run->bases[BASE_REDUCE];
-    set_base(g, "cuBLAS SGEMM", "cublasSgemm_v2 on HCL's CUstream and buffers, row-major C = A*B computed as "
+    set_base(g, "cuBLAS SGEMM",
+             "cublasSgemm_v2 on HCL's CUstream and buffers, row-major C = A*B computed as "
              "C^T = B^T A^T, default math mode (CUBLAS_DEFAULT_MATH: no TF32); timed with cuEventRecord");
-    set_base(c, "cuMemcpyDtoDAsync", "device-to-device copy of the same bytes on HCL's CUstream, counted read + "
+    set_base(c, "cuMemcpyDtoDAsync",
+             "device-to-device copy of the same bytes on HCL's CUstream, counted read + "
              "write as BabelStream's copy; timed with cuEventRecord");
-    set_base(r, "CUB DeviceReduce::Sum", "cub::DeviceReduce::Sum on HCL's CUstream (libhcl-bench-cub.so, built by "
+    set_base(r, "CUB DeviceReduce::Sum",
+             "cub::DeviceReduce::Sum on HCL's CUstream (libhcl-bench-cub.so, built by "
              "nvcc); scratch from hcl_buffer_create; timed with cuEventRecord");
     cuda_load();
     char err[512] = "";
@@ -154,8 +159,7 @@ void cuda_open(bdev *b, struct baselines *bl) {
         return;
     }
     hcl_status st = hcl_device_get_native(b->device, &bl->ctx);
-    if (st == HCL_SUCCESS)
-        st = hcl_queue_get_native(b->queue, &bl->queue);
+    if (st == HCL_SUCCESS) st = hcl_queue_get_native(b->queue, &bl->queue);
     if (st != HCL_SUCCESS) {
         snprintf(c->reason, sizeof c->reason, "hcl_*_get_native: %s: %s", hcl_status_name(st), hcl_last_message());
         copy_text(g->reason, sizeof g->reason, c->reason);
@@ -185,16 +189,12 @@ void cuda_open(bdev *b, struct baselines *bl) {
     } else {
         cublasHandle_t h = NULL;
         cublasStatus_t s = cb.cublasCreate_v2(&h);
-        if (s == CUBLAS_STATUS_SUCCESS)
-            bl->blas = h;
-        if (s == CUBLAS_STATUS_SUCCESS)
-            s = cb.cublasSetStream_v2(h, (cudaStream_t)bl->queue);
+        if (s == CUBLAS_STATUS_SUCCESS) bl->blas = h;
+        if (s == CUBLAS_STATUS_SUCCESS) s = cb.cublasSetStream_v2(h, (cudaStream_t)bl->queue);
         cublasMath_t mode = CUBLAS_DEFAULT_MATH;
-        if (s == CUBLAS_STATUS_SUCCESS)
-            s = cb.cublasGetMathMode(h, &mode);
+        if (s == CUBLAS_STATUS_SUCCESS) s = cb.cublasGetMathMode(h, &mode);
         int ver = 0;
-        if (s == CUBLAS_STATUS_SUCCESS)
-            s = cb.cublasGetVersion_v2(h, &ver);
+        if (s == CUBLAS_STATUS_SUCCESS) s = cb.cublasGetVersion_v2(h, &ver);
         if (s != CUBLAS_STATUS_SUCCESS) {
             snprintf(g->reason, sizeof g->reason, "cuBLAS handle on HCL's context and stream failed: %s (%d)",
                      cublas_err(s), (int)s);
@@ -205,8 +205,7 @@ void cuda_open(bdev *b, struct baselines *bl) {
             copy_text(g->library, sizeof g->library, lib_cublas.path);
             snprintf(g->version, sizeof g->version, "cuBLAS %d.%d.%d", ver / 10000, ver / 100 % 100, ver % 100);
             const char *tf32 = getenv("NVIDIA_TF32_OVERRIDE");
-            if (tf32)
-                appendf(g->note, sizeof g->note, "; NVIDIA_TF32_OVERRIDE=%s is set", tf32);
+            if (tf32) appendf(g->note, sizeof g->note, "; NVIDIA_TF32_OVERRIDE=%s is set", tf32);
         }
     }
     /* CUB */
@@ -229,20 +228,16 @@ fail:
 }
 
 void cuda_close(struct baselines *bl) {
-    if (!bl->cu_ready)
-        return;
+    if (!bl->cu_ready) return;
     char err[256];
     size_t err_size = sizeof err;
-    if (cu_push(bl, err, err_size))
-        return;
+    if (cu_push(bl, err, err_size)) return;
     cu.cuStreamSynchronize((CUstream)bl->queue);
-    if (bl->blas)
-        cb.cublasDestroy_v2((cublasHandle_t)bl->blas);
+    if (bl->blas) cb.cublasDestroy_v2((cublasHandle_t)bl->blas);
     cu.cuEventDestroy_v2((CUevent)bl->ev0);
     cu.cuEventDestroy_v2((CUevent)bl->ev1);
     cu_pop();
-    if (bl->cub_temp)
-        hcl_buffer_release(bl->cub_temp);
+    if (bl->cub_temp) hcl_buffer_release(bl->cub_temp);
 }
 
 static CUdeviceptr cu_ptr(hcl_buffer buf) {
@@ -252,16 +247,15 @@ static CUdeviceptr cu_ptr(hcl_buffer buf) {
 }
 
 /* Record ev0, make the call, record ev1, wait: the device time between the two events. */
-#define CU_TIMED(bl, call_ok, out_s)                                                                              \
-    do {                                                                                                          \
-        float ms_ = 0.0f;                                                                                         \
-        CU_TRY(cu.cuEventRecord((CUevent)(bl)->ev0, (CUstream)(bl)->queue), "cuEventRecord");                     \
-        if (!(call_ok))                                                                                           \
-            goto fail;                                                                                            \
-        CU_TRY(cu.cuEventRecord((CUevent)(bl)->ev1, (CUstream)(bl)->queue), "cuEventRecord");                     \
-        CU_TRY(cu.cuEventSynchronize((CUevent)(bl)->ev1), "cuEventSynchronize");                                  \
-        CU_TRY(cu.elapsed(&ms_, (CUevent)(bl)->ev0, (CUevent)(bl)->ev1), "cuEventElapsedTime");                   \
-        *(out_s) = (double)ms_ * 1e-3;                                                                            \
+#define CU_TIMED(bl, call_ok, out_s)                                                                                   \
+    do {                                                                                                               \
+        float ms_ = 0.0f;                                                                                              \
+        CU_TRY(cu.cuEventRecord((CUevent)(bl)->ev0, (CUstream)(bl)->queue), "cuEventRecord");                          \
+        if (!(call_ok)) goto fail;                                                                                     \
+        CU_TRY(cu.cuEventRecord((CUevent)(bl)->ev1, (CUstream)(bl)->queue), "cuEventRecord");                          \
+        CU_TRY(cu.cuEventSynchronize((CUevent)(bl)->ev1), "cuEventSynchronize");                                       \
+        CU_TRY(cu.elapsed(&ms_, (CUevent)(bl)->ev0, (CUevent)(bl)->ev1), "cuEventElapsedTime");                        \
+        *(out_s) = (double)ms_ * 1e-3;                                                                                 \
     } while (0)
 
 int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
@@ -270,22 +264,21 @@ int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, 
         snprintf(err, err_size, "cuBLAS (32-bit API) takes dimensions up to INT_MAX");
         return 1;
     }
-    if (cu_push(bl, err, err_size))
-        return 1;
+    if (cu_push(bl, err, err_size)) return 1;
     const float one = 1.0f, zero = 0.0f;
     const float *a = (const float *)(uintptr_t)cu_ptr(A), *bb = (const float *)(uintptr_t)cu_ptr(B);
     float *c = (float *)(uintptr_t)cu_ptr(C);
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
     /* row-major C (m x n) = A (m x k) B (k x n) is column-major C^T (n x m) = B^T (n x k) A^T (k x m) */
     cublasHandle_t h = (cublasHandle_t)bl->blas;
-    CU_TIMED(bl, (s = cb.cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, bb, (int)n, a,
-                                        (int)k, &zero, c, (int)n)) == CUBLAS_STATUS_SUCCESS,
+    CU_TIMED(bl,
+             (s = cb.cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, bb, (int)n, a, (int)k,
+                                    &zero, c, (int)n)) == CUBLAS_STATUS_SUCCESS,
              out_s);
     cu_pop();
     return 0;
 fail:
-    if (s != CUBLAS_STATUS_SUCCESS)
-        snprintf(err, err_size, "cublasSgemm_v2: %s (%d)", cublas_err(s), (int)s);
+    if (s != CUBLAS_STATUS_SUCCESS) snprintf(err, err_size, "cublasSgemm_v2: %s (%d)", cublas_err(s), (int)s);
     cu.cuStreamSynchronize((CUstream)bl->queue);
     cu_pop();
     return 1;
@@ -293,16 +286,14 @@ fail:
 
 int cuda_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
               size_t err_size) {
-    if (cu_push(bl, err, err_size))
-        return 1;
+    if (cu_push(bl, err, err_size)) return 1;
     CUresult r = CUDA_SUCCESS;
     CU_TIMED(bl, (r = cu.cuMemcpyDtoDAsync_v2(cu_ptr(dst), cu_ptr(src), bytes, (CUstream)bl->queue)) == CUDA_SUCCESS,
              out_s);
     cu_pop();
     return 0;
 fail:
-    if (r != CUDA_SUCCESS)
-        snprintf(err, err_size, "cuMemcpyDtoDAsync: %s (%d)", cu_err(r), (int)r);
+    if (r != CUDA_SUCCESS) snprintf(err, err_size, "cuMemcpyDtoDAsync: %s (%d)", cu_err(r), (int)r);
     cu.cuStreamSynchronize((CUstream)bl->queue);
     cu_pop();
     return 1;
@@ -314,8 +305,7 @@ int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, si
         snprintf(err, err_size, "the CUB baseline is built for int item counts (n <= INT_MAX)");
         return 1;
     }
-    if (cu_push(bl, err, err_size))
-        return 1;
+    if (cu_push(bl, err, err_size)) return 1;
     const float *pin = (const float *)(uintptr_t)cu_ptr(in);
     float *pout = (float *)(uintptr_t)cu_ptr(out);
     size_t temp_bytes = 0;
@@ -325,8 +315,7 @@ int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, si
         goto fail;
     }
     if (temp_bytes > bl->cub_temp_size || !bl->cub_temp) {
-        if (bl->cub_temp)
-            hcl_buffer_release(bl->cub_temp);
+        if (bl->cub_temp) hcl_buffer_release(bl->cub_temp);
         bl->cub_temp = NULL;
         bl->cub_temp_size = 0;
         hcl_status st = hcl_buffer_create(b->device, temp_bytes ? temp_bytes : 4, 0, &bl->cub_temp);
@@ -343,8 +332,7 @@ int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, si
     cu_pop();
     return 0;
 fail:
-    if (e != 0)
-        snprintf(err, err_size, "cub::DeviceReduce::Sum: %s (%d)", cub.hcl_bench_cub_error_name(e), e);
+    if (e != 0) snprintf(err, err_size, "cub::DeviceReduce::Sum: %s (%d)", cub.hcl_bench_cub_error_name(e), e);
     cu.cuStreamSynchronize((CUstream)bl->queue);
     cu_pop();
     return 1;
@@ -353,8 +341,7 @@ fail:
 static int cu_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
     CU_TRY(cu.cuLaunchKernel((CUfunction)c->kernel, 1, 1, 1, 1, 1, 1, 0, (CUstream)c->queue, NULL, NULL),
            "cuLaunchKernel");
-    if (sync)
-        CU_TRY(cu.cuStreamSynchronize((CUstream)c->queue), "cuStreamSynchronize");
+    if (sync) CU_TRY(cu.cuStreamSynchronize((CUstream)c->queue), "cuStreamSynchronize");
     return 0;
 fail:
     return 1;
@@ -369,8 +356,7 @@ void cuda_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
         copy_text(err, err_size, cu.ok ? "CUDA baseline state not ready" : cu.reason);
         return;
     }
-    if (cu_push(bl, err, err_size))
-        return;
+    if (cu_push(bl, err, err_size)) return;
     CUmodule mod = NULL;
     CUfunction fn = NULL;
     double t0 = now_s();
@@ -382,8 +368,7 @@ void cuda_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
     if (!time_launches(cu_launch_one, &c, n_submit, n_sync, &lc->vendor_submit_us, &lc->vendor_sync_us, err, err_size))
         lc->vendor_ran = 1;
 fail:
-    if (mod)
-        cu.cuModuleUnload(mod);
+    if (mod) cu.cuModuleUnload(mod);
     cu_pop();
 }
 

@@ -20,11 +20,15 @@
 /* =========================================================================================================
  * OpenCL: libOpenCL.so.1 (copies, profiling, launches) and CLBlast
  * ======================================================================================================= */
-#define BENCH_CL_SYMS(X)                                                                                          \
-    X(clGetCommandQueueInfo) X(clGetDeviceInfo) X(clEnqueueCopyBuffer) X(clEnqueueFillBuffer)                    \
-    X(clGetEventProfilingInfo) X(clWaitForEvents) X(clReleaseEvent) X(clCreateProgramWithSource)                \
-    X(clBuildProgram) X(clGetProgramBuildInfo) X(clCreateKernel) X(clEnqueueNDRangeKernel) X(clFinish)           \
-    X(clReleaseKernel) X(clReleaseProgram)
+/* clang-format off: one vendor name per list entry, as the vendor headers order them */
+// clang-format off
+#define BENCH_CL_SYMS(X)                                                                                               \
+    X(clGetCommandQueueInfo)                                                                                           \
+    X(clGetDeviceInfo)                                                                                                 \
+    X(clEnqueueCopyBuffer) X(clEnqueueFillBuffer) X(clGetEventProfilingInfo) X(clWaitForEvents) X(clReleaseEvent)      \
+        X(clCreateProgramWithSource) X(clBuildProgram) X(clGetProgramBuildInfo) X(clCreateKernel)                      \
+            X(clEnqueueNDRangeKernel) X(clFinish) X(clReleaseKernel) X(clReleaseProgram)
+// clang-format on
 #define DECLARE(name) __typeof__(name) *name;
 static struct {
     BENCH_CL_SYMS(DECLARE)
@@ -45,8 +49,7 @@ static lib lib_ocl;
 
 static void opencl_load(void) {
     static const char *const cands[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
-    if (!lib_open(&lib_ocl, "HCL_OPENCL_LIBRARY", cands))
-        return; /* loaded before (libOpenCL and CLBlast together) */
+    if (!lib_open(&lib_ocl, "HCL_OPENCL_LIBRARY", cands)) return; /* loaded before (libOpenCL and CLBlast together) */
     char missing[512] = "";
 #define RESOLVE(name) ocl.name = (__typeof__(ocl.name))lib_sym(&lib_ocl, #name, missing, sizeof missing);
     BENCH_CL_SYMS(RESOLVE)
@@ -62,21 +65,23 @@ static void opencl_load(void) {
 #endif
 }
 
-#define CL_TRY(call, what)                                                                                        \
-    do {                                                                                                          \
-        cl_int e_ = (call);                                                                                       \
-        if (e_ != CL_SUCCESS) {                                                                                   \
-            snprintf(err, err_size, "%s: OpenCL error %d", what, (int)e_);                                        \
-            goto fail;                                                                                            \
-        }                                                                                                         \
+#define CL_TRY(call, what)                                                                                             \
+    do {                                                                                                               \
+        cl_int e_ = (call);                                                                                            \
+        if (e_ != CL_SUCCESS) {                                                                                        \
+            snprintf(err, err_size, "%s: OpenCL error %d", what, (int)e_);                                             \
+            goto fail;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 void opencl_open(bdev *b, struct baselines *bl) {
     base_info *g = &b->run->bases[BASE_GEMM], *c = &b->run->bases[BASE_COPY];
-    set_base(g, "CLBlast SGEMM", "CLBlastSgemm (CLBlastLayoutRowMajor) on HCL's cl_command_queue and cl_mem; its "
+    set_base(g, "CLBlast SGEMM",
+             "CLBlastSgemm (CLBlastLayoutRowMajor) on HCL's cl_command_queue and cl_mem; its "
              "first call compiles its kernels (about 11 s on PoCL), which the warm-up runs absorb; timed from the end "
              "of a 4-byte fill enqueued just before to the end of CLBlast's event (in-order queue)");
-    set_base(c, "clEnqueueCopyBuffer", "buffer copy of the same bytes on HCL's cl_command_queue, counted read + write "
+    set_base(c, "clEnqueueCopyBuffer",
+             "buffer copy of the same bytes on HCL's cl_command_queue, counted read + write "
              "as BabelStream's copy; timed by its profiling event");
     opencl_load();
     if (!ocl.ok) {
@@ -85,10 +90,8 @@ void opencl_open(bdev *b, struct baselines *bl) {
         return;
     }
     hcl_status st = hcl_device_get_native(b->device, &bl->ctx);
-    if (st == HCL_SUCCESS)
-        st = hcl_queue_get_native(b->queue, &bl->queue);
-    if (st == HCL_SUCCESS)
-        st = hcl_buffer_create(b->device, 4, 0, &bl->cl_scratch);
+    if (st == HCL_SUCCESS) st = hcl_queue_get_native(b->queue, &bl->queue);
+    if (st == HCL_SUCCESS) st = hcl_buffer_create(b->device, 4, 0, &bl->cl_scratch);
     if (st != HCL_SUCCESS) {
         snprintf(c->reason, sizeof c->reason, "HCL interop: %s: %s", hcl_status_name(st), hcl_last_message());
         copy_text(g->reason, sizeof g->reason, c->reason);
@@ -110,15 +113,12 @@ void opencl_open(bdev *b, struct baselines *bl) {
 }
 
 void opencl_close(struct baselines *bl) {
-    if (bl->queue && ocl.ok)
-        ocl.clFinish((cl_command_queue)bl->queue);
+    if (bl->queue && ocl.ok) ocl.clFinish((cl_command_queue)bl->queue);
 #if defined(BENCH_HAVE_CLBLAST)
     /* CLBlast keeps programs of this context in a process-wide cache: drop them while the context is alive */
-    if (clb.ok && clb.CLBlastClearCache)
-        clb.CLBlastClearCache();
+    if (clb.ok && clb.CLBlastClearCache) clb.CLBlastClearCache();
 #endif
-    if (bl->cl_scratch)
-        hcl_buffer_release(bl->cl_scratch);
+    if (bl->cl_scratch) hcl_buffer_release(bl->cl_scratch);
 }
 
 static cl_mem cl_buf(hcl_buffer buf) {
@@ -132,8 +132,7 @@ static int cl_times(cl_event from, cl_profiling_info from_what, cl_event to, dou
     cl_ulong t0 = 0, t1 = 0;
     CL_TRY(ocl.clWaitForEvents(1, &to), "clWaitForEvents");
     CL_TRY(ocl.clGetEventProfilingInfo(from, from_what, sizeof t0, &t0, NULL), "clGetEventProfilingInfo");
-    CL_TRY(ocl.clGetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL),
-           "clGetEventProfilingInfo");
+    CL_TRY(ocl.clGetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL), "clGetEventProfilingInfo");
     *out_s = t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
     return 0;
 fail:
@@ -145,13 +144,11 @@ int opencl_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t byt
     cl_event ev = NULL;
     CL_TRY(ocl.clEnqueueCopyBuffer((cl_command_queue)bl->queue, cl_buf(src), cl_buf(dst), 0, 0, bytes, 0, NULL, &ev),
            "clEnqueueCopyBuffer");
-    if (cl_times(ev, CL_PROFILING_COMMAND_START, ev, out_s, err, err_size))
-        goto fail;
+    if (cl_times(ev, CL_PROFILING_COMMAND_START, ev, out_s, err, err_size)) goto fail;
     ocl.clReleaseEvent(ev);
     return 0;
 fail:
-    if (ev)
-        ocl.clReleaseEvent(ev);
+    if (ev) ocl.clReleaseEvent(ev);
     ocl.clFinish((cl_command_queue)bl->queue);
     return 1;
 }
@@ -170,16 +167,13 @@ int opencl_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A
         snprintf(err, err_size, "CLBlastSgemm: status %d", (int)s);
         goto fail;
     }
-    if (cl_times(e0, CL_PROFILING_COMMAND_END, e1, out_s, err, err_size))
-        goto fail;
+    if (cl_times(e0, CL_PROFILING_COMMAND_END, e1, out_s, err, err_size)) goto fail;
     ocl.clReleaseEvent(e0);
     ocl.clReleaseEvent(e1);
     return 0;
 fail:
-    if (e0)
-        ocl.clReleaseEvent(e0);
-    if (e1)
-        ocl.clReleaseEvent(e1);
+    if (e0) ocl.clReleaseEvent(e0);
+    if (e1) ocl.clReleaseEvent(e1);
     ocl.clFinish(q);
     return 1;
 }
@@ -190,8 +184,7 @@ static int cl_launch_one(const launch_ctx *c, int sync, char *err, size_t err_si
     CL_TRY(ocl.clEnqueueNDRangeKernel((cl_command_queue)c->queue, (cl_kernel)c->kernel, 1, NULL, &global, &local, 0,
                                       NULL, NULL),
            "clEnqueueNDRangeKernel");
-    if (sync)
-        CL_TRY(ocl.clFinish((cl_command_queue)c->queue), "clFinish");
+    if (sync) CL_TRY(ocl.clFinish((cl_command_queue)c->queue), "clFinish");
     return 0;
 fail:
     return 1;
@@ -224,10 +217,8 @@ void opencl_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
     if (!time_launches(cl_launch_one, &c, n_submit, n_sync, &lc->vendor_submit_us, &lc->vendor_sync_us, err, err_size))
         lc->vendor_ran = 1;
 fail:
-    if (c.kernel)
-        ocl.clReleaseKernel((cl_kernel)c.kernel);
-    if (prog)
-        ocl.clReleaseProgram(prog);
+    if (c.kernel) ocl.clReleaseKernel((cl_kernel)c.kernel);
+    if (prog) ocl.clReleaseProgram(prog);
 }
 
 void opencl_print_libs(void) {

@@ -35,11 +35,9 @@ void *xcalloc(size_t count, size_t size) {
 }
 
 void copy_text(char *dst, size_t size, const char *src) {
-    if (!size)
-        return;
+    if (!size) return;
     size_t n = strlen(src);
-    if (n >= size)
-        n = size - 1;
+    if (n >= size) n = size - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
 }
@@ -55,11 +53,9 @@ static struct {
 } prog;
 
 void progress(const char *fmt, ...) {
-    if (!prog.enabled)
-        return;
+    if (!prog.enabled) return;
     double t = now_s();
-    if (t - prog.last < (prog.tty ? 0.1 : 10.0))
-        return;
+    if (t - prog.last < (prog.tty ? 0.1 : 10.0)) return;
     prog.last = t;
     char line[256];
     va_list ap;
@@ -88,74 +84,82 @@ void progress_done(void) {
  * Options
  * ------------------------------------------------------------------------------------------------------- */
 static void usage(FILE *f) {
-    fprintf(f,
-"usage: bench [options]\n"
-"\n"
-"Runs HCL's built-in kernels (vecadd, gemm, softmax, reduce sum) on a device and prints, per kernel and size, the\n"
-"device time of the timed runs (median, min, max, from the events the calls return), the rate at the median,\n"
-"the same figure for a vendor baseline run in the same process on the same buffers, their ratio, and whether\n"
-"each output matched a float64 reference computed on the host. Then the launch cost of an empty kernel (HCL and\n"
-"the raw vendor call), a user kernel compiled from source (build time, disk-cache hit or miss, result checked),\n"
-"and the time from process start to the first finished kernel.\n"
-"\n"
-"Devices:\n"
-"  --device SEL        open SEL (\"host\", \"opencl:1\", \"cuda,opencl\"; see hcl_device_open). Default: the\n"
-"                      environment (HCL_BACKEND, HCL_DEVICE), else the first GPU in the library's backend\n"
-"                      order (as --list and hcl-info show it), else host\n"
-"  --all               every device of every available backend, one after the other, then one table of\n"
-"                      kernels x devices with the speedup over the host driver and the largest error of each;\n"
-"                      unavailable backends are listed with the reason\n"
-"  --list              list the devices (name and identity, as hcl-info shows them) and exit\n"
-"  --libs              list the baselines' vendor libraries: which load, from where, or why not; and exit\n"
-"\n"
-"What to run:\n"
-"  --kernels LIST      comma list of vecadd, gemm, softmax, reduce (default: all)\n"
-"  --quick             small odd shapes, 3 timed runs after 1 warm-up: about 30 s on PoCL (for CI)\n"
-"  --repeats N         timed runs per measurement (default 7, at most %d; without it a slow case stops after\n"
-"                      about 3 s of timed runs, at least 3)\n"
-"  --warmup N          untimed runs first (default 2; they absorb kernel builds, CLBlast's first-call compile\n"
-"                      and cuBLAS/CUB initialisation)\n"
-"  --seed N            seed of the random inputs (default: HCL_SEED, else from the clock; always printed)\n"
-"  --no-verify         skip the reference checks (rows then say \"not checked\")\n"
-"  --no-baselines      skip the vendor baselines (and the raw vendor launch)\n"
-"  --require-baselines exit 1 when a baseline that belongs to the backend is missing (default: reported only)\n"
-"  --no-launch         skip the launch-cost measurement\n"
-"  --no-user-kernel    skip the user kernel built from source\n"
-"  --no-progress       no progress line on stderr\n"
-"\n"
-"Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and 2^28\n"
-"elements, gemm 1024, 2048, 4096, 8192 (square), softmax 2^27 elements as rows x 256, 1024, 4096, 16384, 32768\n"
-"columns; on a CPU device: vectors 2^25, gemm 256 to 2048, softmax 2^23 elements over the same columns.\n"
-"Defaults are halved until they fit 45%% of the device's memory and 35%% of the host's (the table says so).\n"
-"  --scale F           multiply the default element counts by F (gemm: each dimension by F^(1/3))\n"
-"  --vecadd-n N        one vecadd length instead of the defaults\n"
-"  --gemm N|MxNxK      one gemm shape\n"
-"  --softmax RxC       one softmax shape (rows x cols)\n"
-"  --reduce-n N        one reduce length\n"
-"\n"
-"Output:\n"
-"  --json FILE         everything as JSON (schema hcl-bench/1: devices, baselines, results with hcl and baseline\n"
-"                      figures and \"verified\", launch, user_kernel, startup, summary)\n"
-"  --csv FILE          one line per (device, kernel, shape) and per launch measurement\n"
-"  --compare OLD.json  print this run's rates against a saved --json run (now/then per matching row)\n"
-"  --plot FILE.svg     bar chart per kernel: HCL and baseline per device (and the --compare run as ticks)\n"
-"\n"
-"Rates: vecadd 3*4*n bytes, softmax 2*4*rows*cols, reduce 4*n (BabelStream counting), a copy baseline read +\n"
-"write, gemm 2*m*n*k flops. Every run's output is first filled with NaN, so unwritten elements fail the check.\n"
-"Tolerances: vecadd |c-ref|/|ref| <= 2^-23; gemm |c-ref|/sum|a*b| <= min(k+1, 64)*2^-23 (tight enough that\n"
-"TF32 fails; every element up to 2^27 multiply-adds, else 16 whole rows and 16 whole columns); softmax\n"
-"|y-ref|/ref <= (cols+32)*2^-24 (every row up to 2^23 elements, else 64 rows); reduce |s-ref|/sum|x| <= 1e-6;\n"
-"copies bit-exact. Baselines are checked against the same reference.\n"
-"\n"
-"Baselines (opened with dlopen; a missing one is reported with the reason, never replaced):\n"
-"  cuda    cuBLAS SGEMM (libcublas.so.13/.12, HCL_CUBLAS_LIBRARY; default math mode, no TF32),\n"
-"          cuMemcpyDtoDAsync, CUB DeviceReduce::Sum (libhcl-bench-cub.so, HCL_BENCH_CUB_LIBRARY)\n"
-"  opencl  CLBlast SGEMM (libclblast.so.1, HCL_CLBLAST_LIBRARY), clEnqueueCopyBuffer\n"
-"  host    OpenBLAS cblas_sgemm (libopenblas.so.0, HCL_OPENBLAS_LIBRARY), memcpy\n"
-"\n"
-"Exit status: 0 when everything ran and every check passed; 1 when a device could not be opened, a call failed,\n"
-"a check FAILED (HCL's or a baseline's), or --require-baselines found one missing; 2 on a usage error.\n",
-            BENCH_MAX_REPEATS);
+    fprintf(
+        f,
+        "usage: bench [options]\n"
+        "\n"
+        "Runs HCL's built-in kernels (vecadd, gemm, softmax, reduce sum) on a device and prints, per kernel and size, "
+        "the\n"
+        "device time of the timed runs (median, min, max, from the events the calls return), the rate at the median,\n"
+        "the same figure for a vendor baseline run in the same process on the same buffers, their ratio, and whether\n"
+        "each output matched a float64 reference computed on the host. Then the launch cost of an empty kernel (HCL "
+        "and\n"
+        "the raw vendor call), a user kernel compiled from source (build time, disk-cache hit or miss, result "
+        "checked),\n"
+        "and the time from process start to the first finished kernel.\n"
+        "\n"
+        "Devices:\n"
+        "  --device SEL        open SEL (\"host\", \"opencl:1\", \"cuda,opencl\"; see hcl_device_open). Default: the\n"
+        "                      environment (HCL_BACKEND, HCL_DEVICE), else the first GPU in the library's backend\n"
+        "                      order (as --list and hcl-info show it), else host\n"
+        "  --all               every device of every available backend, one after the other, then one table of\n"
+        "                      kernels x devices with the speedup over the host driver and the largest error of each;\n"
+        "                      unavailable backends are listed with the reason\n"
+        "  --list              list the devices (name and identity, as hcl-info shows them) and exit\n"
+        "  --libs              list the baselines' vendor libraries: which load, from where, or why not; and exit\n"
+        "\n"
+        "What to run:\n"
+        "  --kernels LIST      comma list of vecadd, gemm, softmax, reduce (default: all)\n"
+        "  --quick             small odd shapes, 3 timed runs after 1 warm-up: about 30 s on PoCL (for CI)\n"
+        "  --repeats N         timed runs per measurement (default 7, at most %d; without it a slow case stops after\n"
+        "                      about 3 s of timed runs, at least 3)\n"
+        "  --warmup N          untimed runs first (default 2; they absorb kernel builds, CLBlast's first-call compile\n"
+        "                      and cuBLAS/CUB initialisation)\n"
+        "  --seed N            seed of the random inputs (default: HCL_SEED, else from the clock; always printed)\n"
+        "  --no-verify         skip the reference checks (rows then say \"not checked\")\n"
+        "  --no-baselines      skip the vendor baselines (and the raw vendor launch)\n"
+        "  --require-baselines exit 1 when a baseline that belongs to the backend is missing (default: reported only)\n"
+        "  --no-launch         skip the launch-cost measurement\n"
+        "  --no-user-kernel    skip the user kernel built from source\n"
+        "  --no-progress       no progress line on stderr\n"
+        "\n"
+        "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and 2^28\n"
+        "elements, gemm 1024, 2048, 4096, 8192 (square), softmax 2^27 elements as rows x 256, 1024, 4096, 16384, "
+        "32768\n"
+        "columns; on a CPU device: vectors 2^25, gemm 256 to 2048, softmax 2^23 elements over the same columns.\n"
+        "Defaults are halved until they fit 45%% of the device's memory and 35%% of the host's (the table says so).\n"
+        "  --scale F           multiply the default element counts by F (gemm: each dimension by F^(1/3))\n"
+        "  --vecadd-n N        one vecadd length instead of the defaults\n"
+        "  --gemm N|MxNxK      one gemm shape\n"
+        "  --softmax RxC       one softmax shape (rows x cols)\n"
+        "  --reduce-n N        one reduce length\n"
+        "\n"
+        "Output:\n"
+        "  --json FILE         everything as JSON (schema hcl-bench/1: devices, baselines, results with hcl and "
+        "baseline\n"
+        "                      figures and \"verified\", launch, user_kernel, startup, summary)\n"
+        "  --csv FILE          one line per (device, kernel, shape) and per launch measurement\n"
+        "  --compare OLD.json  print this run's rates against a saved --json run (now/then per matching row)\n"
+        "  --plot FILE.svg     bar chart per kernel: HCL and baseline per device (and the --compare run as ticks)\n"
+        "\n"
+        "Rates: vecadd 3*4*n bytes, softmax 2*4*rows*cols, reduce 4*n (BabelStream counting), a copy baseline read +\n"
+        "write, gemm 2*m*n*k flops. Every run's output is first filled with NaN, so unwritten elements fail the "
+        "check.\n"
+        "Tolerances: vecadd |c-ref|/|ref| <= 2^-23; gemm |c-ref|/sum|a*b| <= min(k+1, 64)*2^-23 (tight enough that\n"
+        "TF32 fails; every element up to 2^27 multiply-adds, else 16 whole rows and 16 whole columns); softmax\n"
+        "|y-ref|/ref <= (cols+32)*2^-24 (every row up to 2^23 elements, else 64 rows); reduce |s-ref|/sum|x| <= 1e-6;\n"
+        "copies bit-exact. Baselines are checked against the same reference.\n"
+        "\n"
+        "Baselines (opened with dlopen; a missing one is reported with the reason, never replaced):\n"
+        "  cuda    cuBLAS SGEMM (libcublas.so.13/.12, HCL_CUBLAS_LIBRARY; default math mode, no TF32),\n"
+        "          cuMemcpyDtoDAsync, CUB DeviceReduce::Sum (libhcl-bench-cub.so, HCL_BENCH_CUB_LIBRARY)\n"
+        "  opencl  CLBlast SGEMM (libclblast.so.1, HCL_CLBLAST_LIBRARY), clEnqueueCopyBuffer\n"
+        "  host    OpenBLAS cblas_sgemm (libopenblas.so.0, HCL_OPENBLAS_LIBRARY), memcpy\n"
+        "\n"
+        "Exit status: 0 when everything ran and every check passed; 1 when a device could not be opened, a call "
+        "failed,\n"
+        "a check FAILED (HCL's or a baseline's), or --require-baselines found one missing; 2 on a usage error.\n",
+        BENCH_MAX_REPEATS);
 }
 
 static int parse_size(const char *s, size_t *out) {
@@ -163,16 +167,13 @@ static int parse_size(const char *s, size_t *out) {
     errno = 0;
     if (!strncmp(s, "2^", 2)) {
         unsigned long e = strtoul(s + 2, &end, 10);
-        if (errno || end == s + 2 || *end || e >= 63)
-            return -1;
+        if (errno || end == s + 2 || *end || e >= 63) return -1;
         *out = (size_t)1 << e;
         return 0;
     }
-    if (*s < '0' || *s > '9')
-        return -1;
+    if (*s < '0' || *s > '9') return -1;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
+    if (errno || end == s) return -1;
     int shift = 0;
     if (*end == 'K' || *end == 'k')
         shift = 10, end++;
@@ -180,8 +181,7 @@ static int parse_size(const char *s, size_t *out) {
         shift = 20, end++;
     else if (*end == 'G' || *end == 'g')
         shift = 30, end++;
-    if (*end || (shift && v > (SIZE_MAX >> shift)))
-        return -1;
+    if (*end || (shift && v > (SIZE_MAX >> shift))) return -1;
     *out = (size_t)v << shift;
     return 0;
 }
@@ -189,14 +189,12 @@ static int parse_size(const char *s, size_t *out) {
 /* Split a copy of s in buf at any of seps into at most max tokens: their number, or -1 when s does not fit buf or
  * has more tokens. */
 static int split(const char *s, const char *seps, char *buf, size_t size, char **tok, int max) {
-    if (strlen(s) >= size)
-        return -1;
+    if (strlen(s) >= size) return -1;
     strcpy(buf, s);
     int n = 0;
     char *save = NULL;
     for (char *t = strtok_r(buf, seps, &save); t; t = strtok_r(NULL, seps, &save)) {
-        if (n == max)
-            return -1;
+        if (n == max) return -1;
         tok[n++] = t;
     }
     return n;
@@ -206,8 +204,7 @@ static int parse_dims(const char *s, size_t *d, int count) {
     char buf[128], *tok[3];
     int got = split(s, "x", buf, sizeof buf, tok, count);
     for (int i = 0; i < got; i++)
-        if (parse_size(tok[i], &d[i]))
-            return -1;
+        if (parse_size(tok[i], &d[i])) return -1;
     if (got == 1 && count == 3) {
         d[1] = d[2] = d[0];
         got = 3;
@@ -219,8 +216,7 @@ static int parse_int(const char *s, int lo, int hi, int *out) {
     char *end = NULL;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return -1;
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
     *out = (int)v;
     return 0;
 }
@@ -232,15 +228,11 @@ static int parse_kernels(const char *s, unsigned *out) {
     for (int i = 0; i < n; i++) {
         int found = 0;
         for (int k = 0; k < K_COUNT; k++)
-            if (!strcmp(tok[i], kernel_names[k]))
-                mask |= 1u << k, found = 1;
-        if (!strcmp(tok[i], "all"))
-            mask |= (1u << K_COUNT) - 1, found = 1;
-        if (!found)
-            return -1;
+            if (!strcmp(tok[i], kernel_names[k])) mask |= 1u << k, found = 1;
+        if (!strcmp(tok[i], "all")) mask |= (1u << K_COUNT) - 1, found = 1;
+        if (!found) return -1;
     }
-    if (n < 0 || !mask)
-        return -1;
+    if (n < 0 || !mask) return -1;
     *out = mask;
     return 0;
 }
@@ -275,8 +267,7 @@ static int parse_args(int argc, char **argv, options *o) {
                 *(int *)((char *)o + flags[f].off) = flags[f].value;
                 is_flag = 1;
             }
-        if (is_flag)
-            continue;
+        if (is_flag) continue;
         if (i + 1 >= argc) {
             fprintf(stderr, "bench: unknown option or missing value: '%s'\n", a);
             return -1;
@@ -310,13 +301,11 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--gemm")) {
             size_t d[3];
             bad = parse_dims(v, d, 3) || !d[0] || !d[1] || !d[2];
-            if (!bad)
-                o->gemm_m = d[0], o->gemm_n = d[1], o->gemm_k = d[2];
+            if (!bad) o->gemm_m = d[0], o->gemm_n = d[1], o->gemm_k = d[2];
         } else if (!strcmp(a, "--softmax")) {
             size_t d[2];
             bad = parse_dims(v, d, 2) || !d[0] || !d[1];
-            if (!bad)
-                o->sm_rows = d[0], o->sm_cols = d[1];
+            if (!bad) o->sm_rows = d[0], o->sm_cols = d[1];
         } else if (!strcmp(a, "--json")) {
             o->json = v;
         } else if (!strcmp(a, "--csv")) {
@@ -339,13 +328,10 @@ static int parse_args(int argc, char **argv, options *o) {
         return -1;
     }
     if (o->quick) {
-        if (!o->repeats_set)
-            o->repeats = 3;
-        if (!warmup_set)
-            o->warmup = 1;
+        if (!o->repeats_set) o->repeats = 3;
+        if (!warmup_set) o->warmup = 1;
     }
-    if (!seed_set)
-        o->seed = hcl_ts_seed(); /* HCL_SEED, else from the clock */
+    if (!seed_set) o->seed = hcl_ts_seed(); /* HCL_SEED, else from the clock */
     return 0;
 }
 
@@ -376,8 +362,7 @@ static int list_devices(void) {
             show = &opened;
             note = "";
         }
-        if (dev)
-            hcl_device_release(dev);
+        if (dev) hcl_device_release(dev);
         printf("  [%" PRIu32 "] %s:%" PRIu32 "  %s\n", i, show->backend, show->index, show->name);
         printf("        identity:            %s%s\n", show->identity, note);
     }
@@ -419,16 +404,13 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     b.run = dr;
     b.rng = o->seed;
     hcl_status st = hcl_device_open(dr->selector[0] ? dr->selector : NULL, &b.device);
-    if (st == HCL_SUCCESS)
-        st = hcl_device_get_info(b.device, &b.info);
-    if (st == HCL_SUCCESS)
-        st = hcl_queue_create(b.device, &b.queue);
+    if (st == HCL_SUCCESS) st = hcl_device_get_info(b.device, &b.info);
+    if (st == HCL_SUCCESS) st = hcl_queue_create(b.device, &b.queue);
     if (st != HCL_SUCCESS) {
         snprintf(dr->error, sizeof dr->error, "%s: %s", hcl_status_name(st), hcl_last_message());
         printf("bench: cannot run device %s: %s\n\n", dr->selector[0] ? dr->selector : "(from the environment)",
                dr->error);
-        if (b.device)
-            hcl_device_release(b.device);
+        if (b.device) hcl_device_release(b.device);
         return;
     }
     dr->opened = 1;
@@ -451,10 +433,8 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
         dr->nresults++;
     }
     snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d]", index + 1, total);
-    if (o->launch)
-        measure_launch(&b, &dr->launch);
-    if (o->user_kernel)
-        measure_user_kernel(&b, &dr->uk);
+    if (o->launch) measure_launch(&b, &dr->launch);
+    if (o->user_kernel) measure_user_kernel(&b, &dr->uk);
     progress_done();
     print_device_extras(dr);
     baselines_close(&b);
@@ -473,12 +453,10 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
 static int all_devices(device_run *runs, int max) {
     int n = 0;
     uint32_t count = 0;
-    if (hcl_backend_count(&count) != HCL_SUCCESS)
-        return 0;
+    if (hcl_backend_count(&count) != HCL_SUCCESS) return 0;
     for (uint32_t i = 0; i < count && n < max; i++) {
         hcl_backend_info bi;
-        if (hcl_backend_get_info(i, &bi) != HCL_SUCCESS)
-            continue;
+        if (hcl_backend_get_info(i, &bi) != HCL_SUCCESS) continue;
         if (!bi.available || bi.device_count == 0) {
             device_run *dr = &runs[n++];
             snprintf(dr->selector, sizeof dr->selector, "%s", bi.name);
@@ -494,14 +472,20 @@ static int all_devices(device_run *runs, int max) {
 
 int main(int argc, char **argv) {
     double t_main = now_s();
-    options o = {.repeats = 7, .warmup = 2, .verify = 1, .kernels = (1u << K_COUNT) - 1, .scale = 1.0,
-                 .baselines = 1, .launch = 1, .user_kernel = 1, .progress = 1};
+    options o = {.repeats = 7,
+                 .warmup = 2,
+                 .verify = 1,
+                 .kernels = (1u << K_COUNT) - 1,
+                 .scale = 1.0,
+                 .baselines = 1,
+                 .launch = 1,
+                 .user_kernel = 1,
+                 .progress = 1};
     if (parse_args(argc, argv, &o)) {
         fprintf(stderr, "run 'bench --help' for the options\n");
         return 2;
     }
-    if (o.list)
-        return list_devices();
+    if (o.list) return list_devices();
     if (o.libs) {
         baselines_print_libs();
         return 0;
@@ -543,16 +527,14 @@ int main(int argc, char **argv) {
     else if (o.selector)
         snprintf(runs[0].selector, sizeof runs[0].selector, "%s", o.selector);
     int runnable = 0;
-    for (int d = 0; d < nruns; d++)
-        runnable += !runs[d].unavailable;
+    for (int d = 0; d < nruns; d++) runnable += !runs[d].unavailable;
     int failures = 0, done = 0;
     for (int d = 0; d < nruns; d++) {
         if (runs[d].unavailable) {
             printf("==== %s: unavailable: %s\n\n", runs[d].selector, runs[d].error);
             continue;
         }
-        if (o.all)
-            printf("==== %s\n", runs[d].selector);
+        if (o.all) printf("==== %s\n", runs[d].selector);
         run_device(&o, &runs[d], done++, runnable);
         if (!runs[d].opened)
             failures++;
@@ -564,10 +546,8 @@ int main(int argc, char **argv) {
         printf("bench: no device to run\n");
         failures++;
     }
-    if (o.all)
-        print_matrix(runs, nruns);
-    if (su.error[0] || (su.ran && !su.verified))
-        failures++;
+    if (o.all) print_matrix(runs, nruns);
+    if (su.error[0] || (su.ran && !su.verified)) failures++;
 
     flat_row *rows = NULL, *old_rows = NULL;
     int nrows = 0, nold = 0;
@@ -583,14 +563,12 @@ int main(int argc, char **argv) {
     }
     double total = now_s() - t_main;
     int out_bad = 0;
-    if (o.json)
-        out_bad |= write_json(o.json, &o, &su, runs, nruns, total, failures);
-    if (o.csv)
-        out_bad |= write_csv(o.csv, runs, nruns);
+    if (o.json) out_bad |= write_json(o.json, &o, &su, runs, nruns, total, failures);
+    if (o.csv) out_bad |= write_csv(o.csv, runs, nruns);
     if (o.plot) {
         char title[160];
-        snprintf(title, sizeof title, "hcl bench %d.%d.%d%s%s", HCL_VERSION_MAJOR, HCL_VERSION_MINOR,
-                 HCL_VERSION_PATCH, o.compare ? " vs " : "", o.compare ? o.compare : "");
+        snprintf(title, sizeof title, "hcl bench %d.%d.%d%s%s", HCL_VERSION_MAJOR, HCL_VERSION_MINOR, HCL_VERSION_PATCH,
+                 o.compare ? " vs " : "", o.compare ? o.compare : "");
         out_bad |= write_svg(o.plot, rows, nrows, old_rows, nold, title);
     }
     free(rows);

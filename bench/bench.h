@@ -39,7 +39,7 @@ typedef struct options {
     unsigned kernels; /* bit mask of 1 << K_* */
     double scale;
     size_t vec_n, gemm_m, gemm_n, gemm_k, sm_rows, sm_cols, red_n; /* 0: the plan's default */
-    int baselines;         /* 0: --no-baselines */
+    int baselines;                                                 /* 0: --no-baselines */
     int require_baselines; /* --require-baselines: a missing baseline is an error */
     int launch;            /* 0: --no-launch */
     int user_kernel;       /* 0: --no-user-kernel */
@@ -76,13 +76,13 @@ typedef struct result {
 /* Baselines. */
 enum { BASE_GEMM = 0, BASE_COPY, BASE_REDUCE, BASE_COUNT };
 typedef struct base_info {
-    char name[64];      /* "cuBLAS SGEMM" */
-    int applicable;     /* the backend has such a baseline at all */
-    int available;      /* it loaded and initialised */
-    char library[256];  /* what was opened */
+    char name[64];     /* "cuBLAS SGEMM" */
+    int applicable;    /* the backend has such a baseline at all */
+    int available;     /* it loaded and initialised */
+    char library[256]; /* what was opened */
     char version[128];
-    char note[512];     /* how it is called (layout, math mode, timing) */
-    char reason[1024];  /* why it is not available */
+    char note[512];    /* how it is called (layout, math mode, timing) */
+    char reason[1024]; /* why it is not available */
 } base_info;
 
 typedef struct launch_cost {
@@ -99,10 +99,10 @@ typedef struct launch_cost {
 
 typedef struct user_kernel {
     int ran;
-    char kind[64];        /* "CUDA C (NVRTC)", "OpenCL C", "host C function table" */
-    char cache_dir[512];  /* the folder watched for new cache entries */
-    double create_s[2];   /* hcl_module_create, first and second time in this process */
-    char cache[2][96];    /* "miss (a new cache entry was stored)", "hit", "no compilation", "unknown ..." */
+    char kind[64];       /* "CUDA C (NVRTC)", "OpenCL C", "host C function table" */
+    char cache_dir[512]; /* the folder watched for new cache entries */
+    double create_s[2];  /* hcl_module_create, first and second time in this process */
+    char cache[2][96];   /* "miss (a new cache entry was stored)", "hit", "no compilation", "unknown ..." */
     int checked, failed;
     double err;
     char error[320];
@@ -111,8 +111,8 @@ typedef struct user_kernel {
 typedef struct startup {
     int ran;
     char device[HCL_NAME_MAX + 48]; /* "cuda:0 NVIDIA H100 80GB HBM3" */
-    double from_main_s;  /* main() entry (CLOCK_MONOTONIC) to the first kernel's completion */
-    double from_exec_s;  /* process start (/proc/self/stat starttime, clock-tick resolution) to the same point */
+    double from_main_s;             /* main() entry (CLOCK_MONOTONIC) to the first kernel's completion */
+    double from_exec_s; /* process start (/proc/self/stat starttime, clock-tick resolution) to the same point */
     int exec_known;
     double open_s, setup_s, first_kernel_s; /* hcl_device_open; queue + buffers + writes; call to completion */
     int verified;
@@ -122,8 +122,8 @@ typedef struct startup {
 /* One device of the run (or one unavailable backend, for the report). */
 typedef struct device_run {
     char selector[48];
-    int opened;        /* 1: it was opened and benchmarked */
-    int unavailable;   /* a backend that is not available: error holds the reason */
+    int opened;      /* 1: it was opened and benchmarked */
+    int unavailable; /* a backend that is not available: error holds the reason */
     char error[HCL_REASON_MAX + 64];
     hcl_device_info info;
     base_info bases[BASE_COUNT];
@@ -186,8 +186,8 @@ int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *ou
 void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_cost *lc);
 
 /* launch.c */
-extern const char bench_empty_ptx[];  /* the empty kernel, hcl_bench_empty, as PTX (sm_75 and newer) */
-extern const char bench_empty_cl[];   /* ... and as OpenCL C */
+extern const char bench_empty_ptx[]; /* the empty kernel, hcl_bench_empty, as PTX (sm_75 and newer) */
+extern const char bench_empty_cl[];  /* ... and as OpenCL C */
 /* The empty kernel of one API and where it is launched: a cl_kernel on a cl_command_queue, a CUfunction on a
  * CUstream, an hcl_kernel on an hcl_queue. */
 typedef struct launch_ctx {
@@ -212,8 +212,8 @@ void print_row(const result *r);
 void print_device_extras(const device_run *dr);
 void print_startup(const startup *su);
 void print_matrix(const device_run *runs, int nruns);
-int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns,
-               double total_s, int failures);
+int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns, double total_s,
+               int failures);
 int write_csv(const char *path, const device_run *runs, int nruns);
 
 /* A flattened result row, as loaded from an old JSON (json.c) or made from this run; --compare and --plot use
@@ -237,7 +237,6 @@ int print_compare(const char *old_path, const flat_row *old_rows, int nold, cons
 const flat_row *find_old(const flat_row *old_rows, int nold, const flat_row *r);
 
 /* plot.c */
-int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row *old_rows, int nold,
-              const char *title);
+int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row *old_rows, int nold, const char *title);
 
 #endif /* HCL_BENCH_H */

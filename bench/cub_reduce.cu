@@ -9,8 +9,7 @@
 
 HCL_BENCH_CUB_API int hcl_bench_cub_sum(void *temp, size_t *temp_bytes, const float *in, float *out, int n,
                                         void *stream) {
-    return static_cast<int>(
-        cub::DeviceReduce::Sum(temp, *temp_bytes, in, out, n, static_cast<cudaStream_t>(stream)));
+    return static_cast<int>(cub::DeviceReduce::Sum(temp, *temp_bytes, in, out, n, static_cast<cudaStream_t>(stream)));
 }
 
 HCL_BENCH_CUB_API const char *hcl_bench_cub_error_name(int status) {

@@ -29,8 +29,7 @@ static void jfree(jval *v) {
     free(v->str);
     for (int i = 0; i < v->n; i++) {
         jfree(&v->items[i]);
-        if (v->keys)
-            free(v->keys[i]);
+        if (v->keys) free(v->keys[i]);
     }
     free(v->items);
     free(v->keys);
@@ -38,13 +37,11 @@ static void jfree(jval *v) {
 }
 
 static void skip_ws(jparser *ps) {
-    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
-        ps->p++;
+    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r')) ps->p++;
 }
 
 static int fail(jparser *ps, const char *what) {
-    if (!ps->err[0])
-        snprintf(ps->err, sizeof ps->err, "%s", what);
+    if (!ps->err[0]) snprintf(ps->err, sizeof ps->err, "%s", what);
     return -1;
 }
 
@@ -71,10 +68,14 @@ static int hex4(const char *p, unsigned *out) {
     for (int i = 0; i < 4; i++) {
         char c = p[i];
         v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return -1;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return -1;
     }
     *out = v;
     return 0;
@@ -85,11 +86,9 @@ static int parse_string(jparser *ps, char **out) {
     const char *start = ps->p;
     size_t cap = 0;
     for (const char *q = start; q < ps->end && *q != '"'; q++, cap++)
-        if (*q == '\\')
-            q++;
+        if (*q == '\\') q++;
     char *s = malloc(cap * 4 + 1);
-    if (!s)
-        return fail(ps, "out of memory");
+    if (!s) return fail(ps, "out of memory");
     size_t len = 0;
     while (ps->p < ps->end && *ps->p != '"') {
         unsigned char c = (unsigned char)*ps->p++;
@@ -101,8 +100,7 @@ static int parse_string(jparser *ps, char **out) {
             s[len++] = (char)c;
             continue;
         }
-        if (ps->p >= ps->end)
-            break;
+        if (ps->p >= ps->end) break;
         char e = *ps->p++;
         switch (e) {
         case '"': s[len++] = '"'; break;
@@ -130,9 +128,7 @@ static int parse_string(jparser *ps, char **out) {
             put_utf8(s, &len, cp);
             break;
         }
-        default:
-            free(s);
-            return fail(ps, "bad escape in a string");
+        default: free(s); return fail(ps, "bad escape in a string");
         }
     }
     if (ps->p >= ps->end) {
@@ -149,13 +145,11 @@ static int parse_value(jparser *ps, jval *v);
 
 static int push(jparser *ps, jval *v, jval *item, char *key) {
     jval *items = realloc(v->items, (size_t)(v->n + 1) * sizeof *items);
-    if (!items)
-        return fail(ps, "out of memory");
+    if (!items) return fail(ps, "out of memory");
     v->items = items;
     if (v->t == J_OBJ) {
         char **keys = realloc(v->keys, (size_t)(v->n + 1) * sizeof *keys);
-        if (!keys)
-            return fail(ps, "out of memory");
+        if (!keys) return fail(ps, "out of memory");
         v->keys = keys;
         v->keys[v->n] = key;
     }
@@ -175,10 +169,8 @@ static int parse_container(jparser *ps, jval *v, int obj) {
         char *key = NULL;
         skip_ws(ps);
         if (obj) {
-            if (ps->p >= ps->end || *ps->p != '"')
-                return fail(ps, "expected a key");
-            if (parse_string(ps, &key))
-                return -1;
+            if (ps->p >= ps->end || *ps->p != '"') return fail(ps, "expected a key");
+            if (parse_string(ps, &key)) return -1;
             skip_ws(ps);
             if (ps->p >= ps->end || *ps->p != ':') {
                 free(key);
@@ -208,10 +200,8 @@ static int parse_container(jparser *ps, jval *v, int obj) {
 
 static int parse_value(jparser *ps, jval *v) {
     skip_ws(ps);
-    if (ps->p >= ps->end)
-        return fail(ps, "unexpected end");
-    if (++ps->depth > 64)
-        return fail(ps, "nested too deeply");
+    if (ps->p >= ps->end) return fail(ps, "unexpected end");
+    if (++ps->depth > 64) return fail(ps, "nested too deeply");
     int rc = 0;
     char c = *ps->p;
     if (c == '{' || c == '[') {
@@ -230,8 +220,7 @@ static int parse_value(jparser *ps, jval *v) {
         char *end = NULL;
         v->t = J_NUM;
         v->num = strtod(ps->p, &end);
-        if (end == ps->p)
-            rc = fail(ps, "bad number");
+        if (end == ps->p) rc = fail(ps, "bad number");
         ps->p = end;
     } else {
         rc = fail(ps, "unexpected character");
@@ -241,11 +230,9 @@ static int parse_value(jparser *ps, jval *v) {
 }
 
 static const jval *get(const jval *o, const char *key) {
-    if (!o || o->t != J_OBJ)
-        return NULL;
+    if (!o || o->t != J_OBJ) return NULL;
     for (int i = 0; i < o->n; i++)
-        if (!strcmp(o->keys[i], key))
-            return &o->items[i];
+        if (!strcmp(o->keys[i], key)) return &o->items[i];
     return NULL;
 }
 
@@ -290,8 +277,7 @@ int load_json_rows(const char *path, flat_row **out, int *count, char *err, size
     memset(&root, 0, sizeof root);
     int rc = parse_value(&ps, &root);
     skip_ws(&ps);
-    if (!rc && ps.p != ps.end)
-        rc = fail(&ps, "text after the JSON value");
+    if (!rc && ps.p != ps.end) rc = fail(&ps, "text after the JSON value");
     if (rc) {
         snprintf(err, err_size, "%s: not valid JSON at byte %ld: %s", path, (long)(ps.p - text), ps.err);
         jfree(&root);
@@ -344,8 +330,7 @@ const flat_row *find_old(const flat_row *old_rows, int nold, const flat_row *r) 
     for (int pass = 0; pass < 3; pass++)
         for (int i = 0; i < nold; i++) {
             const flat_row *o = &old_rows[i];
-            if (strcmp(o->backend, r->backend) || strcmp(o->kernel, r->kernel) || strcmp(o->shape, r->shape))
-                continue;
+            if (strcmp(o->backend, r->backend) || strcmp(o->kernel, r->kernel) || strcmp(o->shape, r->shape)) continue;
             if ((pass == 0 && !strcmp(o->identity, r->identity)) || (pass == 1 && !strcmp(o->device, r->device)) ||
                 pass == 2)
                 return o;
@@ -355,7 +340,8 @@ const flat_row *find_old(const flat_row *old_rows, int nold, const flat_row *r) 
 
 int print_compare(const char *old_path, const flat_row *old_rows, int nold, const flat_row *rows, int nrows) {
     printf("\n==== compare with %s: HCL's rate now / then (>1: faster now); rows matched by backend, device, kernel "
-           "and shape\n\n", old_path);
+           "and shape\n\n",
+           old_path);
     printf("%-10s %-8s %-20s %-8s %12s %12s %9s\n", "backend", "kernel", "shape", "unit", "then", "now", "now/then");
     int matched = 0;
     double logsum = 0.0;

@@ -27,18 +27,14 @@ const char *const kernel_names[K_COUNT] = {"vecadd", "gemm", "softmax", "reduce"
 static void footprint(const bcase *c, double *dev, double *host, double *largest) {
     const double f = 4.0;
     switch (c->kernel) {
-    case K_VECADD:
-        *dev = 3 * f * (double)c->d[0], *host = *dev, *largest = f * (double)c->d[0];
-        break;
+    case K_VECADD: *dev = 3 * f * (double)c->d[0], *host = *dev, *largest = f * (double)c->d[0]; break;
     case K_GEMM: {
         double m = (double)c->d[0], n = (double)c->d[1], k = (double)c->d[2];
         *dev = f * (m * k + k * n + m * n), *host = *dev;
         *largest = f * fmax(m * k, fmax(k * n, m * n));
         break;
     }
-    case K_SOFTMAX:
-        *dev = 2 * f * (double)c->d[0] * (double)c->d[1], *host = *dev, *largest = *dev / 2;
-        break;
+    case K_SOFTMAX: *dev = 2 * f * (double)c->d[0] * (double)c->d[1], *host = *dev, *largest = *dev / 2; break;
     default: /* reduce: the input, and a copy (or CUB's scratch) for the baseline */
         *dev = 2 * f * (double)c->d[0], *host = *dev, *largest = f * (double)c->d[0];
         break;
@@ -52,24 +48,16 @@ static size_t scaled(size_t base, double f) {
 
 void format_shape(const bcase *c, char *out, size_t size) {
     switch (c->kernel) {
-    case K_GEMM:
-        snprintf(out, size, "%zux%zux%zu", c->d[0], c->d[1], c->d[2]);
-        break;
-    case K_SOFTMAX:
-        snprintf(out, size, "%zux%zu", c->d[0], c->d[1]);
-        break;
-    default:
-        snprintf(out, size, "n=%zu", c->d[0]);
-        break;
+    case K_GEMM: snprintf(out, size, "%zux%zux%zu", c->d[0], c->d[1], c->d[2]); break;
+    case K_SOFTMAX: snprintf(out, size, "%zux%zu", c->d[0], c->d[1]); break;
+    default: snprintf(out, size, "n=%zu", c->d[0]); break;
     }
 }
 
 static int add_case(bcase *out, int *count, int max, int kernel, size_t d0, size_t d1, size_t d2) {
     for (int i = 0; i < *count; i++) /* scaling can make two sizes equal */
-        if (out[i].kernel == kernel && out[i].d[0] == d0 && out[i].d[1] == d1 && out[i].d[2] == d2)
-            return 0;
-    if (*count >= max)
-        return -1;
+        if (out[i].kernel == kernel && out[i].d[0] == d0 && out[i].d[1] == d1 && out[i].d[2] == d2) return 0;
+    if (*count >= max) return -1;
     out[*count] = (bcase){kernel, {d0, d1, d2}};
     (*count)++;
     return 0;
@@ -81,12 +69,10 @@ static int fit(bcase *c, double dev_budget, double host_budget, double max_alloc
     for (int guard = 0; guard < 64; guard++) {
         double dev, host, largest;
         footprint(c, &dev, &host, &largest);
-        if (dev <= dev_budget && host <= host_budget && largest <= max_alloc)
-            break;
+        if (dev <= dev_budget && host <= host_budget && largest <= max_alloc) break;
         shrunk = 1;
         if (c->kernel == K_GEMM) {
-            for (int i = 0; i < 3; i++)
-                c->d[i] = c->d[i] > 1 ? c->d[i] / 2 : 1;
+            for (int i = 0; i < 3; i++) c->d[i] = c->d[i] > 1 ? c->d[i] / 2 : 1;
         } else if (c->d[0] > 1) {
             c->d[0] /= 2;
         } else {
@@ -103,8 +89,7 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
     int ntmp = 0;
     snprintf(note, note_size, "%s", o->quick ? "--quick sizes" : cpu ? "CPU sizes" : "GPU sizes");
     for (int k = 0; k < K_COUNT; k++) {
-        if (!(o->kernels & (1u << k)))
-            continue;
+        if (!(o->kernels & (1u << k))) continue;
         int explicit_size = (k == K_VECADD && o->vec_n) || (k == K_GEMM && o->gemm_m) ||
                             (k == K_SOFTMAX && o->sm_rows) || (k == K_REDUCE && o->red_n);
         if (explicit_size) {
@@ -157,13 +142,14 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
     int shrunk = 0;
     for (int i = 0; i < ntmp; i++) {
         shrunk |= fit(&tmp[i], dev_budget, host_budget, max_alloc);
-        if (add_case(out, &count, max, tmp[i].kernel, tmp[i].d[0], tmp[i].d[1], tmp[i].d[2]))
-            break;
+        if (add_case(out, &count, max, tmp[i].kernel, tmp[i].d[0], tmp[i].d[1], tmp[i].d[2])) break;
     }
     if (shrunk) {
         size_t used = strlen(note);
-        snprintf(note + used, note_size - used, ", scaled down to fit %.1f GiB of device memory and %.1f GiB of host "
-                 "memory", dev_budget / 1073741824.0, host_budget / 1073741824.0);
+        snprintf(note + used, note_size - used,
+                 ", scaled down to fit %.1f GiB of device memory and %.1f GiB of host "
+                 "memory",
+                 dev_budget / 1073741824.0, host_budget / 1073741824.0);
     }
     if (s != 1.0) {
         size_t used = strlen(note);
@@ -222,15 +208,12 @@ static int read_buffer(bdev *b, hcl_buffer buf, size_t bytes, void *dst, measure
 /* Fold a comparison under HCL_TS_BENCH into a measure: its largest relative error (+inf for an element that is NaN,
  * such as one never written and still poisoned) against the kernel's relative tolerance. */
 static void note_check(measure *m, const hcl_ts_cmp *c, double rtol) {
-    if (c->max_rel > m->err)
-        m->err = c->max_rel;
+    if (c->max_rel > m->err) m->err = c->max_rel;
     m->tol = rtol;
     m->checked = 1;
 }
 
-int measure_ok(const measure *m) {
-    return m->present && !m->failed && m->ran > 0 && (!m->checked || m->err <= m->tol);
-}
+int measure_ok(const measure *m) { return m->present && !m->failed && m->ran > 0 && (!m->checked || m->err <= m->tol); }
 
 /* ---------------------------------------------------------------------------------------------------------
  * The timed-run loop: poison the output (HCL_TS_POISON_BITS, a NaN), run, take the device time of the run; warm-up
@@ -249,15 +232,13 @@ static int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_bu
         progress("%s:%u %s (%s %d/%d)", b->info.backend, b->info.index, what, it < warmup ? "warm-up" : "run",
                  it < warmup ? it + 1 : it - warmup + 1, it < warmup ? warmup : repeats);
         hcl_status st = hcl_buffer_fill(b->queue, out, 0, out_bytes, &poison, sizeof poison);
-        if (st != HCL_SUCCESS)
-            return call_failed(m, "hcl_buffer_fill (NaN poison)", st);
+        if (st != HCL_SUCCESS) return call_failed(m, "hcl_buffer_fill (NaN poison)", st);
         double t0 = now_s(), s = 0.0;
         if (fn(b, ctx, &s, m)) {
             m->failed = 1;
             return 1;
         }
-        if (it == 0)
-            m->first_s = now_s() - t0;
+        if (it == 0) m->first_s = now_s() - t0;
         if (it >= warmup) {
             times[m->ran++] = s;
             if (m->ran == 1 && !b->opt->repeats_set && s * repeats > 3.0) {
@@ -284,15 +265,13 @@ static int hcl_one_run(bdev *b, void *ctx, double *out_s, measure *m) {
     hcl_ctx *h = ctx;
     hcl_event ev = NULL;
     hcl_status st = h->submit(b, h->arg, &ev);
-    if (st != HCL_SUCCESS)
-        return call_failed(m, "kernel call", st);
+    if (st != HCL_SUCCESS) return call_failed(m, "kernel call", st);
     if (!ev) {
         snprintf(m->error, sizeof m->error, "the kernel call returned no event");
         return 1;
     }
     st = hcl_event_wait(ev);
-    if (st == HCL_SUCCESS)
-        st = hcl_event_elapsed(ev, ev, out_s);
+    if (st == HCL_SUCCESS) st = hcl_event_elapsed(ev, ev, out_s);
     hcl_event_release(ev);
     return st == HCL_SUCCESS ? 0 : call_failed(m, "hcl_event_wait/hcl_event_elapsed", st);
 }
@@ -306,10 +285,8 @@ typedef struct base_ctx {
 
 static int base_one_run(bdev *b, void *ctx, double *out_s, measure *m) {
     base_ctx *x = ctx;
-    if (x->kind == BASE_GEMM)
-        return base_gemm_run(b, x->m, x->n, x->k, x->a, x->b, x->c, out_s, m);
-    if (x->kind == BASE_REDUCE)
-        return base_reduce_run(b, x->a, x->c, x->n, out_s, m);
+    if (x->kind == BASE_GEMM) return base_gemm_run(b, x->m, x->n, x->k, x->a, x->b, x->c, out_s, m);
+    if (x->kind == BASE_REDUCE) return base_reduce_run(b, x->a, x->c, x->n, out_s, m);
     return base_copy_run(b, x->a, x->c, x->bytes, out_s, m);
 }
 
@@ -327,8 +304,7 @@ static int run_hcl(bdev *b, const result *r, submit_fn fn, void *arg, hcl_buffer
  * lets spinning threads go to sleep. (Other processes on the machine disturb CPU timings far more: on a loaded
  * 2-core machine an OpenMP region can wait a whole scheduler tick, 4 ms, for a descheduled thread.) */
 void settle_cpu(const bdev *b) {
-    if (!b->cpu)
-        return;
+    if (!b->cpu) return;
     struct timespec ts = {0, 100 * 1000 * 1000};
     nanosleep(&ts, NULL);
 }
@@ -356,17 +332,14 @@ static void check_copy(bdev *b, result *r, hcl_buffer dst, const float *src, siz
     m->tol = 0.0;
     size_t bad = 0;
     for (size_t i = 0; i < n; i++)
-        if (memcmp(&got[i], &src[i], sizeof(float)) != 0)
-            bad++;
+        if (memcmp(&got[i], &src[i], sizeof(float)) != 0) bad++;
     m->err = bad ? INFINITY : 0.0;
     m->checked = 1;
     snprintf(m->check, sizeof m->check, bad ? "%zu of %zu elements differ" : "all %zu, bit-exact", bad ? bad : n, n);
     free(got);
 }
 
-static int want_base(bdev *b, int kind) {
-    return b->opt->baselines && b->run->bases[kind].available;
-}
+static int want_base(bdev *b, int kind) { return b->opt->baselines && b->run->bases[kind].available; }
 
 /* ---------------------------------------------------------------------------------------------------------
  * vecadd: c = a + b. Error |c - ref| / |ref|, checked in chunks (the reference of 2^28 elements would not fit the
@@ -388,16 +361,14 @@ static void bench_vecadd(bdev *b, result *r) {
     r->base_work = 2.0 * 4.0 * (double)n;
     float *a = host_alloc(bytes, &r->hcl), *bb = host_alloc(bytes, &r->hcl), *c = host_alloc(bytes, &r->hcl);
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
-    if (!a || !bb || !c)
-        goto cleanup;
+    if (!a || !bb || !c) goto cleanup;
     hcl_ts_fill_uniform(&b->rng, a, n, -1.0f, 1.0f);
     hcl_ts_fill_uniform(&b->rng, bb, n, -1.0f, 1.0f);
     if (make_buffer(b, bytes, a, &bufs[0], &r->hcl) || make_buffer(b, bytes, bb, &bufs[1], &r->hcl) ||
         make_buffer(b, bytes, NULL, &bufs[2], &r->hcl))
         goto cleanup;
     vecadd_arg arg = {n, bufs[0], bufs[1], bufs[2]};
-    if (run_hcl(b, r, vecadd_submit, &arg, bufs[2], bytes, &r->hcl))
-        goto cleanup;
+    if (run_hcl(b, r, vecadd_submit, &arg, bufs[2], bytes, &r->hcl)) goto cleanup;
     if (b->opt->verify && !read_buffer(b, bufs[2], bytes, c, &r->hcl)) {
         enum { CHUNK = 2048 };
         double ref[CHUNK], scale[CHUNK], rtol = hcl_ts_bench_rtol(HCL_TS_VECADD, n);
@@ -413,8 +384,7 @@ static void bench_vecadd(bdev *b, result *r) {
     }
     if (want_base(b, BASE_COPY)) {
         base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .n = n, .a = bufs[0], .c = bufs[2]};
-        if (!run_base(b, r, &x, bufs[2], bytes) && b->opt->verify)
-            check_copy(b, r, bufs[2], a, n);
+        if (!run_base(b, r, &x, bufs[2], bytes) && b->opt->verify) check_copy(b, r, bufs[2], a, n);
     }
 cleanup:
     for (int i = 0; i < 3; i++)
@@ -461,8 +431,7 @@ static int gemm_ref_make(bdev *b, const float *A, const float *B, size_t m, size
     for (size_t s = 0; s < g->ncols; s++)
         g->cols[s] = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(hcl_ts_splitmix64(&b->rng) % n);
     for (size_t s = 0; s < g->nrows; s++) {
-        if (s % 64 == 0)
-            progress("%s:%u gemm reference (row %zu of %zu)", b->info.backend, b->info.index, s, g->nrows);
+        if (s % 64 == 0) progress("%s:%u gemm reference (row %zu of %zu)", b->info.backend, b->info.index, s, g->nrows);
         hcl_ts_ref_gemm(HCL_TS_BENCH, HCL_NO_TRANS, HCL_NO_TRANS, 1, n, k, 1.0f, A + g->rows[s] * k, k, B, n, 0.0f,
                         NULL, n, g->row_ref + s * n, g->row_scale + s * n);
     }
@@ -517,8 +486,7 @@ static void bench_gemm(bdev *b, result *r) {
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
     gemm_ref ref;
     memset(&ref, 0, sizeof ref);
-    if (!A || !B || !C)
-        goto cleanup;
+    if (!A || !B || !C) goto cleanup;
     hcl_ts_fill_uniform(&b->rng, A, m * k, -1.0f, 1.0f);
     hcl_ts_fill_uniform(&b->rng, B, k * n, -1.0f, 1.0f);
     if (make_buffer(b, m * k * sizeof(float), A, &bufs[0], &r->hcl) ||
@@ -526,11 +494,9 @@ static void bench_gemm(bdev *b, result *r) {
         make_buffer(b, m * n * sizeof(float), NULL, &bufs[2], &r->hcl))
         goto cleanup;
     gemm_arg arg = {m, n, k, bufs[0], bufs[1], bufs[2]};
-    if (run_hcl(b, r, gemm_submit, &arg, bufs[2], m * n * sizeof(float), &r->hcl))
-        goto cleanup;
+    if (run_hcl(b, r, gemm_submit, &arg, bufs[2], m * n * sizeof(float), &r->hcl)) goto cleanup;
     int have_ref = b->opt->verify && !gemm_ref_make(b, A, B, m, n, k, &ref, &r->hcl);
-    if (have_ref && !read_buffer(b, bufs[2], m * n * sizeof(float), C, &r->hcl))
-        gemm_check(&ref, C, m, n, k, &r->hcl);
+    if (have_ref && !read_buffer(b, bufs[2], m * n * sizeof(float), C, &r->hcl)) gemm_check(&ref, C, m, n, k, &r->hcl);
     if (want_base(b, BASE_GEMM)) {
         base_ctx x = {.kind = BASE_GEMM, .m = m, .n = n, .k = k, .a = bufs[0], .b = bufs[1], .c = bufs[2]};
         if (!run_base(b, r, &x, bufs[2], m * n * sizeof(float)) && have_ref &&
@@ -565,14 +531,11 @@ static void bench_softmax(bdev *b, result *r) {
     float *in = host_alloc(bytes, &r->hcl), *out = host_alloc(bytes, &r->hcl);
     double *ref = NULL; /* a row's reference and its scales */
     hcl_buffer bufs[2] = {NULL, NULL};
-    if (!in || !out)
-        goto cleanup;
+    if (!in || !out) goto cleanup;
     hcl_ts_fill_uniform(&b->rng, in, rows * cols, -8.0f, 8.0f);
-    if (make_buffer(b, bytes, in, &bufs[0], &r->hcl) || make_buffer(b, bytes, NULL, &bufs[1], &r->hcl))
-        goto cleanup;
+    if (make_buffer(b, bytes, in, &bufs[0], &r->hcl) || make_buffer(b, bytes, NULL, &bufs[1], &r->hcl)) goto cleanup;
     softmax_arg arg = {rows, cols, bufs[0], bufs[1]};
-    if (run_hcl(b, r, softmax_submit, &arg, bufs[1], bytes, &r->hcl))
-        goto cleanup;
+    if (run_hcl(b, r, softmax_submit, &arg, bufs[1], bytes, &r->hcl)) goto cleanup;
     if (b->opt->verify && !read_buffer(b, bufs[1], bytes, out, &r->hcl) &&
         (ref = host_alloc(2 * cols * sizeof(double), &r->hcl))) {
         double rtol = hcl_ts_bench_rtol(HCL_TS_SOFTMAX, cols);
@@ -593,8 +556,7 @@ static void bench_softmax(bdev *b, result *r) {
     }
     if (want_base(b, BASE_COPY)) {
         base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .a = bufs[0], .c = bufs[1]};
-        if (!run_base(b, r, &x, bufs[1], bytes) && b->opt->verify)
-            check_copy(b, r, bufs[1], in, rows * cols);
+        if (!run_base(b, r, &x, bufs[1], bytes) && b->opt->verify) check_copy(b, r, bufs[1], in, rows * cols);
     }
 cleanup:
     for (int i = 0; i < 2; i++)
@@ -632,18 +594,15 @@ static void bench_reduce(bdev *b, result *r) {
     float *in = host_alloc(bytes, &r->hcl), out = 0.0f;
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
     double ref = 0.0, scale = 0.0;
-    if (!in)
-        goto cleanup;
+    if (!in) goto cleanup;
     hcl_ts_fill_uniform(&b->rng, in, n, -1.0f, 1.0f);
     if (make_buffer(b, bytes, in, &bufs[0], &r->hcl) || make_buffer(b, sizeof(float), NULL, &bufs[1], &r->hcl))
         goto cleanup;
     reduce_arg arg = {n, bufs[0], bufs[1]};
-    if (run_hcl(b, r, reduce_submit, &arg, bufs[1], sizeof(float), &r->hcl))
-        goto cleanup;
+    if (run_hcl(b, r, reduce_submit, &arg, bufs[1], sizeof(float), &r->hcl)) goto cleanup;
     if (b->opt->verify) {
         ref = hcl_ts_ref_reduce(HCL_TS_BENCH, HCL_REDUCE_SUM, in, n, &scale);
-        if (!read_buffer(b, bufs[1], sizeof(float), &out, &r->hcl))
-            reduce_check(ref, scale, out, &r->hcl);
+        if (!read_buffer(b, bufs[1], sizeof(float), &out, &r->hcl)) reduce_check(ref, scale, out, &r->hcl);
     }
     if (want_base(b, BASE_REDUCE)) {
         r->base_work = 4.0 * (double)n;
@@ -653,11 +612,9 @@ static void bench_reduce(bdev *b, result *r) {
             reduce_check(ref, scale, out, &r->base);
     } else if (want_base(b, BASE_COPY)) {
         r->base_work = 2.0 * 4.0 * (double)n;
-        if (make_buffer(b, bytes, NULL, &bufs[2], &r->base))
-            goto cleanup;
+        if (make_buffer(b, bytes, NULL, &bufs[2], &r->base)) goto cleanup;
         base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .a = bufs[0], .c = bufs[2]};
-        if (!run_base(b, r, &x, bufs[2], bytes) && b->opt->verify)
-            check_copy(b, r, bufs[2], in, n);
+        if (!run_base(b, r, &x, bufs[2], bytes) && b->opt->verify) check_copy(b, r, bufs[2], in, n);
     }
 cleanup:
     for (int i = 0; i < 3; i++)
@@ -680,13 +637,13 @@ void run_case(bdev *b, const bcase *c, result *r) {
     default: bench_reduce(b, r); break;
     }
     /* a measurement that was never started stays absent; one that started is reported whatever happened */
-    if (r->hcl.failed)
-        r->hcl.present = 1;
+    if (r->hcl.failed) r->hcl.present = 1;
     /* name the baseline this row would have had, when it is missing */
     if (!r->base.present && b->opt->baselines) {
         const base_info *bases = b->run->bases;
-        int kind = c->kernel == K_GEMM ? BASE_GEMM
-                 : c->kernel == K_REDUCE && bases[BASE_REDUCE].applicable ? BASE_REDUCE : BASE_COPY;
+        int kind = c->kernel == K_GEMM                                      ? BASE_GEMM
+                   : c->kernel == K_REDUCE && bases[BASE_REDUCE].applicable ? BASE_REDUCE
+                                                                            : BASE_COPY;
         if (bases[kind].applicable && !bases[kind].available)
             snprintf(r->base.name, sizeof r->base.name, "%.40s: missing", bases[kind].name);
     }

@@ -30,9 +30,7 @@ const char bench_empty_cl[] = "__kernel void hcl_bench_empty(void) { }\n";
 /* HIP through hiprtc (no vendor call to compare with in bench) */
 static const char empty_hip[] = "extern \"C\" __global__ void hcl_bench_empty() { }\n";
 
-static void host_empty(const hcl_host_launch *launch, void *const *args) {
-    (void)launch, (void)args;
-}
+static void host_empty(const hcl_host_launch *launch, void *const *args) { (void)launch, (void)args; }
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -44,17 +42,14 @@ int time_launches(launch_fn fn, const launch_ctx *c, int n_submit, int n_sync, d
     enum { ROUNDS = 5 };
     double sub[ROUNDS], syn[ROUNDS];
     for (int i = 0; i < 50; i++) /* warm-up: first-launch work, lazy loading, clocks */
-        if (fn(c, 1, err, err_size))
-            return 1;
+        if (fn(c, 1, err, err_size)) return 1;
     for (int r = 0; r < ROUNDS; r++) {
         double t0 = now_s();
         for (int i = 0; i < n_submit; i++)
-            if (fn(c, i == n_submit - 1, err, err_size))
-                return 1;
+            if (fn(c, i == n_submit - 1, err, err_size)) return 1;
         double t1 = now_s();
         for (int i = 0; i < n_sync; i++)
-            if (fn(c, 1, err, err_size))
-                return 1;
+            if (fn(c, 1, err, err_size)) return 1;
         double t2 = now_s();
         sub[r] = (t1 - t0) / n_submit * 1e6;
         syn[r] = (t2 - t1) / n_sync * 1e6;
@@ -69,8 +64,7 @@ int time_launches(launch_fn fn, const launch_ctx *c, int n_submit, int n_sync, d
 static int hcl_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
     const hcl_dim3 one = {1, 1, 1};
     hcl_status st = hcl_kernel_launch(c->queue, c->kernel, one, one, 0, 0, NULL, 0, NULL, NULL);
-    if (st == HCL_SUCCESS && sync)
-        st = hcl_queue_finish(c->queue);
+    if (st == HCL_SUCCESS && sync) st = hcl_queue_finish(c->queue);
     if (st != HCL_SUCCESS) {
         snprintf(err, err_size, "%s: %s: %s", sync ? "hcl_kernel_launch/hcl_queue_finish" : "hcl_kernel_launch",
                  hcl_status_name(st), hcl_last_message());
@@ -96,8 +90,7 @@ void measure_launch(bdev *b, launch_cost *lc) {
     hcl_kernel k = NULL;
     double t0 = now_s();
     hcl_status st = hcl_module_create(b->device, srcs, 4, &mod);
-    if (st == HCL_SUCCESS)
-        st = hcl_kernel_create(mod, "hcl_bench_empty", &k);
+    if (st == HCL_SUCCESS) st = hcl_kernel_create(mod, "hcl_bench_empty", &k);
     lc->hcl_module_s = now_s() - t0;
     if (st == HCL_ERROR_UNSUPPORTED && !mod) { /* the backend takes none of the forms bench carries */
         lc->unsupported = 1;
@@ -111,12 +104,9 @@ void measure_launch(bdev *b, launch_cost *lc) {
                            lc->error, sizeof lc->error))
             lc->ran = 1;
     }
-    if (k)
-        hcl_kernel_release(k);
-    if (mod)
-        hcl_module_release(mod);
-    if (lc->unsupported)
-        return;
+    if (k) hcl_kernel_release(k);
+    if (mod) hcl_module_release(mod);
+    if (lc->unsupported) return;
     if (b->opt->baselines) {
         progress("%s:%u launch cost (vendor)", b->info.backend, b->info.index);
         vendor_launch_cost(b, lc->n_submit, lc->n_sync, lc);
@@ -146,8 +136,7 @@ static void host_axpy(const hcl_host_launch *l, void *const *args) {
     float a = *(const float *)args[2];
     uint32_t n = *(const uint32_t *)args[3];
     size_t base = (size_t)l->group_id.x * l->block.x;
-    for (size_t i = base; i < base + l->block.x && i < n; i++)
-        y[i] = a * x[i] + y[i];
+    for (size_t i = base; i < base + l->block.x && i < n; i++) y[i] = a * x[i] + y[i];
 }
 
 static void cache_folder(const char *backend, char *out, size_t size) {
@@ -165,12 +154,10 @@ static void cache_folder(const char *backend, char *out, size_t size) {
 /* Entries in the cache folder (not counting dot files); -1 when it does not exist. */
 static long cache_entries(const char *dir) {
     DIR *d = dir[0] ? opendir(dir) : NULL;
-    if (!d)
-        return -1;
+    if (!d) return -1;
     long n = 0;
     for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.')
-            n++;
+        if (e->d_name[0] != '.') n++;
     closedir(d);
     return n;
 }
@@ -179,10 +166,11 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
     memset(uk, 0, sizeof *uk);
     int host = !strcmp(b->info.backend, "host");
     snprintf(uk->kind, sizeof uk->kind, "%s",
-             !strcmp(b->info.backend, "cuda") ? "CUDA C (NVRTC)"
+             !strcmp(b->info.backend, "cuda")     ? "CUDA C (NVRTC)"
              : !strcmp(b->info.backend, "opencl") ? "OpenCL C"
-             : !strcmp(b->info.backend, "hip") ? "HIP C (hiprtc)"
-             : host ? "host C function table" : "the form the backend takes");
+             : !strcmp(b->info.backend, "hip")    ? "HIP C (hiprtc)"
+             : host                               ? "host C function table"
+                                                  : "the form the backend takes");
     cache_folder(b->info.backend, uk->cache_dir, sizeof uk->cache_dir);
     static const hcl_host_function host_fn[] = {{"hcl_bench_axpy", host_axpy}};
     const hcl_module_source srcs[] = {
@@ -215,8 +203,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
             goto cleanup;
         }
         if (st != HCL_SUCCESS) {
-            snprintf(uk->error, sizeof uk->error, "hcl_module_create: %s: %s", hcl_status_name(st),
-                     hcl_last_message());
+            snprintf(uk->error, sizeof uk->error, "hcl_module_create: %s: %s", hcl_status_name(st), hcl_last_message());
             goto cleanup;
         }
         if (host)
@@ -234,8 +221,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
     hcl_ts_fill_uniform(&rng, x, n, -0.5f, 0.5f);
     hcl_ts_fill_uniform(&rng, y, n, -0.5f, 0.5f);
     uint32_t block = b->info.max_work_group_size >= 256 ? 256 : (uint32_t)b->info.max_work_group_size;
-    if (block == 0)
-        block = 1;
+    if (block == 0) block = 1;
     hcl_arg args[4];
     if ((st = hcl_buffer_create(b->device, n * sizeof(float), 0, &bx)) != HCL_SUCCESS ||
         (st = hcl_buffer_create(b->device, n * sizeof(float), 0, &by)) != HCL_SUCCESS ||
@@ -255,8 +241,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
     for (uint32_t i = 0; i < n; i++) {
         double ref = (double)a * x[i] + y[i], scale = fabs((double)a * x[i]) + fabs((double)y[i]);
         double e = fabs((double)got[i] - ref) / (scale > 0 ? scale : 1.0);
-        if (isnan(e) || e > uk->err)
-            uk->err = isnan(e) ? INFINITY : e;
+        if (isnan(e) || e > uk->err) uk->err = isnan(e) ? INFINITY : e;
     }
     uk->checked = 1;
     uk->failed = !(uk->err <= ldexp(1.0, -22));
@@ -280,32 +265,25 @@ cleanup:
  * ------------------------------------------------------------------------------------------------------- */
 static int since_exec(double *out_s) {
     FILE *f = fopen("/proc/self/stat", "r");
-    if (!f)
-        return -1;
+    if (!f) return -1;
     char buf[2048];
     size_t len = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[len] = '\0';
     char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
-    if (!p)
-        return -1;
+    if (!p) return -1;
     p++;
     unsigned long long start = 0;
     /* after ")": field 3 (state) ... field 22 (starttime) */
     for (int field = 3; field <= 22; field++) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            return -1;
-        if (field == 22)
-            start = strtoull(p, NULL, 10);
-        while (*p && *p != ' ')
-            p++;
+        while (*p == ' ') p++;
+        if (!*p) return -1;
+        if (field == 22) start = strtoull(p, NULL, 10);
+        while (*p && *p != ' ') p++;
     }
     long hz = sysconf(_SC_CLK_TCK);
     struct timespec ts;
-    if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts))
-        return -1;
+    if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts)) return -1;
     double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
     *out_s = now - (double)start / (double)hz;
     return 0;
@@ -316,8 +294,7 @@ void measure_startup(const char *selector, double t_main, startup *su) {
     enum { N = 4096 };
     float a[N], bb[N], c[N];
     double ref[N];
-    for (int i = 0; i < N; i++)
-        a[i] = (float)i * 0.5f, bb[i] = (float)(N - i) * 0.25f;
+    for (int i = 0; i < N; i++) a[i] = (float)i * 0.5f, bb[i] = (float)(N - i) * 0.25f;
     hcl_device dev = NULL;
     hcl_queue q = NULL;
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
@@ -327,15 +304,13 @@ void measure_startup(const char *selector, double t_main, startup *su) {
     hcl_status st = hcl_device_open(selector, &dev);
     double t1 = now_s();
     const char *what = "hcl_device_open";
-    if (st != HCL_SUCCESS)
-        goto failed;
+    if (st != HCL_SUCCESS) goto failed;
     what = "queue and buffers";
     if ((st = hcl_device_get_info(dev, &info)) != HCL_SUCCESS || (st = hcl_queue_create(dev, &q)) != HCL_SUCCESS)
         goto failed;
     snprintf(su->device, sizeof su->device, "%s:%u %s", info.backend, info.index, info.name);
     for (int i = 0; i < 3; i++)
-        if ((st = hcl_buffer_create(dev, sizeof a, 0, &bufs[i])) != HCL_SUCCESS)
-            goto failed;
+        if ((st = hcl_buffer_create(dev, sizeof a, 0, &bufs[i])) != HCL_SUCCESS) goto failed;
     if ((st = hcl_buffer_write(q, bufs[0], 0, sizeof a, a)) != HCL_SUCCESS ||
         (st = hcl_buffer_write(q, bufs[1], 0, sizeof bb, bb)) != HCL_SUCCESS)
         goto failed;
@@ -352,14 +327,12 @@ void measure_startup(const char *selector, double t_main, startup *su) {
     su->first_kernel_s = t3 - t2;
     su->ran = 1;
     what = "reading the result";
-    if ((st = hcl_buffer_read(q, bufs[2], 0, sizeof c, c)) != HCL_SUCCESS)
-        goto failed;
+    if ((st = hcl_buffer_read(q, bufs[2], 0, sizeof c, c)) != HCL_SUCCESS) goto failed;
     hcl_ts_cmp cmp;
     hcl_ts_cmp_init(&cmp);
     hcl_ts_ref_vecadd(HCL_TS_CONFORMANCE, a, bb, N, ref, NULL);
     su->verified = hcl_ts_compare(&cmp, c, ref, NULL, 0.0, N); /* exact */
-    if (!su->verified)
-        snprintf(su->error, sizeof su->error, "the first vecadd gave a wrong result");
+    if (!su->verified) snprintf(su->error, sizeof su->error, "the first vecadd gave a wrong result");
     goto cleanup;
 failed:
     snprintf(su->error, sizeof su->error, "%s: %s: %s", what, hcl_status_name(st), hcl_last_message());

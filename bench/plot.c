@@ -38,20 +38,16 @@ static const char *colour(const char *backend, int light) {
     if (count < 0) {
         uint32_t n = 0;
         count = 0;
-        if (hcl_backend_count(&n) != HCL_SUCCESS)
-            n = 0;
+        if (hcl_backend_count(&n) != HCL_SUCCESS) n = 0;
         for (uint32_t i = 0; i < n && count < 32; i++) {
             hcl_backend_info bi;
-            if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS)
-                snprintf(names[count++], sizeof names[0], "%s", bi.name);
+            if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS) snprintf(names[count++], sizeof names[0], "%s", bi.name);
         }
     }
     int k = 0;
-    while (k < count && strncmp(names[k], backend, sizeof names[0] - 1))
-        k++;
+    while (k < count && strncmp(names[k], backend, sizeof names[0] - 1)) k++;
     if (k == count) {
-        if (count == 32)
-            return light ? "#dddddd" : "#777777";
+        if (count == 32) return light ? "#dddddd" : "#777777";
         snprintf(names[count++], sizeof names[0], "%s", backend);
     }
     k %= (int)(sizeof palette / sizeof palette[0]);
@@ -74,8 +70,7 @@ static int bar_pair(FILE *f, const flat_row *r, const flat_row *old_rows, int no
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8, y + 13);
     xml_text(f, label);
     fputs("</text>\n", f);
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\" fill=\"#666\">", left - 8,
-            y + 25);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\" fill=\"#666\">", left - 8, y + 25);
     xml_text(f, r->device);
     fputs("</text>\n", f);
     double w = bar_w * r->rate / mx;
@@ -86,27 +81,25 @@ static int bar_pair(FILE *f, const flat_row *r, const flat_row *old_rows, int no
             r->verified ? "" : " (not verified)");
     if (r->base_rate > 0) {
         double bw = bar_w * r->base_rate / mx;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", left, y + hcl_h + 2,
-                bw, base_h, colour(r->backend, 1));
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", left, y + hcl_h + 2, bw,
+                base_h, colour(r->backend, 1));
         fmt_rate(v, sizeof v, r->base_rate);
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#555\">%s ", left + bw + 5,
-                y + hcl_h + 10, v);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#555\">%s ", left + bw + 5, y + hcl_h + 10, v);
         xml_text(f, r->base_name);
         fprintf(f, " (HCL/baseline %.2f)</text>\n", r->rate / r->base_rate);
     }
     const flat_row *o = nold ? find_old(old_rows, nold, r) : NULL;
     if (o && o->rate > 0) {
         double ox = left + bar_w * o->rate / mx;
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
-                ox, y - 2, ox, y + hcl_h + 2);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n", ox,
+                y - 2, ox, y + hcl_h + 2);
     }
     return y + row_h;
 }
 
 static int first_of_shape(const flat_row *rows, int i) {
     for (int j = 0; j < i; j++)
-        if (!strcmp(rows[j].kernel, rows[i].kernel) && !strcmp(rows[j].shape, rows[i].shape))
-            return 0;
+        if (!strcmp(rows[j].kernel, rows[i].kernel) && !strcmp(rows[j].shape, rows[i].shape)) return 0;
     return 1;
 }
 
@@ -117,10 +110,8 @@ int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row 
     int height = 80;
     for (int k = 0; k < 4; k++) {
         int n = 0;
-        for (int i = 0; i < nrows; i++)
-            n += !strcmp(rows[i].kernel, kernels[k]);
-        if (n)
-            height += 40 + n * row_h;
+        for (int i = 0; i < nrows; i++) n += !strcmp(rows[i].kernel, kernels[k]);
+        if (n) height += 40 + n * row_h;
     }
     height += 20;
     FILE *f = fopen(path, "w");
@@ -128,16 +119,18 @@ int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row 
         fprintf(stderr, "bench: cannot write %s\n", path);
         return 1;
     }
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n",
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n",
             width, height, width, height);
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
     fputs("<text x=\"16\" y=\"26\" font-size=\"17\" font-weight=\"bold\">", f);
     xml_text(f, title);
     fputs("</text>\n", f);
-    fprintf(f, "<text x=\"16\" y=\"50\" fill=\"#333\">solid bar: HCL's kernel (median); light bar: the vendor baseline "
-               "in the same run%s; longer is faster</text>\n",
+    fprintf(f,
+            "<text x=\"16\" y=\"50\" fill=\"#333\">solid bar: HCL's kernel (median); light bar: the vendor baseline "
+            "in the same run%s; longer is faster</text>\n",
             nold ? "; black tick: the --compare run" : "");
     int y = 80;
     for (int k = 0; k < 4; k++) {
@@ -146,32 +139,26 @@ int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row 
         const char *unit = "";
         for (int i = 0; i < nrows; i++) {
             const flat_row *r = &rows[i];
-            if (strcmp(r->kernel, kernels[k]))
-                continue;
+            if (strcmp(r->kernel, kernels[k])) continue;
             n++;
             unit = r->unit;
             mx = fmax(mx, fmax(r->rate, r->base_rate));
             const flat_row *o = nold ? find_old(old_rows, nold, r) : NULL;
-            if (o)
-                mx = fmax(mx, o->rate);
+            if (o) mx = fmax(mx, o->rate);
         }
-        if (!n)
-            continue;
-        if (!(mx > 0))
-            mx = 1.0;
-        fprintf(f, "<text x=\"16\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">%s (%s)</text>\n", y + 18,
-                kernels[k], unit);
+        if (!n) continue;
+        if (!(mx > 0)) mx = 1.0;
+        fprintf(f, "<text x=\"16\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">%s (%s)</text>\n", y + 18, kernels[k],
+                unit);
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>\n", left, y + 28, left,
                 y + 32 + n * row_h);
         y += 32;
         /* rows grouped by shape (in the order first seen), so the devices of one shape stand together */
         for (int i = 0; i < nrows; i++) {
             const flat_row *r = &rows[i];
-            if (strcmp(r->kernel, kernels[k]) || !first_of_shape(rows, i))
-                continue;
+            if (strcmp(r->kernel, kernels[k]) || !first_of_shape(rows, i)) continue;
             for (int j = i; j < nrows; j++) {
-                if (strcmp(rows[j].kernel, kernels[k]) || strcmp(rows[j].shape, r->shape))
-                    continue;
+                if (strcmp(rows[j].kernel, kernels[k]) || strcmp(rows[j].shape, r->shape)) continue;
                 y = bar_pair(f, &rows[j], old_rows, nold, mx, y);
             }
         }

@@ -10,9 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *unit_of(const result *r) {
-    return r->is_flops ? "GFLOP/s" : "GB/s";
-}
+const char *unit_of(const result *r) { return r->is_flops ? "GFLOP/s" : "GB/s"; }
 
 /* Rate at the median: GB/s or GFLOP/s; 0 when it did not run. */
 double rate_of(const result *r, const measure *m) {
@@ -21,8 +19,10 @@ double rate_of(const result *r, const measure *m) {
 }
 
 static const char *type_name(hcl_device_type t) {
-    return t == HCL_DEVICE_TYPE_CPU ? "CPU" : t == HCL_DEVICE_TYPE_GPU ? "GPU"
-         : t == HCL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "other";
+    return t == HCL_DEVICE_TYPE_CPU           ? "CPU"
+           : t == HCL_DEVICE_TYPE_GPU         ? "GPU"
+           : t == HCL_DEVICE_TYPE_ACCELERATOR ? "accelerator"
+                                              : "other";
 }
 
 /* "verified: max err 1e-07 <= tol 2e-07 (all 100)", "FAILED: ...", "ERROR", "not checked" */
@@ -48,8 +48,7 @@ void print_header(const bdev *b, const device_run *dr) {
     static const char *const what[BASE_COUNT] = {"gemm", "copy", "reduce"};
     for (int k = 0; k < BASE_COUNT; k++) {
         const base_info *bi = &dr->bases[k];
-        if (!bi->applicable)
-            continue;
+        if (!bi->applicable) continue;
         if (bi->available)
             printf("  %-7s %s: %s%s%s\n          %s\n", what[k], bi->name, bi->library, bi->version[0] ? ", " : "",
                    bi->version, bi->note);
@@ -79,8 +78,7 @@ void print_row(const result *r) {
     }
     if (bm->ran > 0) {
         snprintf(brate, sizeof brate, "%.4g %s", rate_of(r, bm), unit_of(r));
-        if (h->ran > 0)
-            snprintf(ratio, sizeof ratio, "%.2f", rate_of(r, h) / rate_of(r, bm));
+        if (h->ran > 0) snprintf(ratio, sizeof ratio, "%.2f", rate_of(r, h) / rate_of(r, bm));
     }
     check_text(h, check, sizeof check);
     if (bm->present) {
@@ -90,10 +88,8 @@ void print_row(const result *r) {
     }
     printf("%-8s %-20s %s %18s  %-22s %18s %8s  %s%s\n", kernel_names[r->kernel], r->shape, times, rate,
            bm->name[0] ? bm->name : "(none)", brate, ratio, check, bcheck);
-    if (h->error[0])
-        printf("         error (HCL): %s\n", h->error);
-    if (bm->error[0])
-        printf("         error (%s): %s\n", bm->name, bm->error);
+    if (h->error[0]) printf("         error (HCL): %s\n", h->error);
+    if (bm->error[0]) printf("         error (%s): %s\n", bm->name, bm->error);
     fflush(stdout);
 }
 
@@ -101,7 +97,8 @@ void print_device_extras(const device_run *dr) {
     const launch_cost *lc = &dr->launch;
     if (lc->ran || lc->error[0]) {
         printf("\nlaunch cost of an empty kernel, microseconds per launch (submit: %d launches then one wait; "
-               "launch+sync: each of %d waited for; median of 5 rounds):\n", lc->n_submit, lc->n_sync);
+               "launch+sync: each of %d waited for; median of 5 rounds):\n",
+               lc->n_submit, lc->n_sync);
         if (lc->ran)
             printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)\n", "HCL hcl_kernel_launch",
                    lc->hcl_submit_us, lc->hcl_sync_us, 1e3 * lc->hcl_module_s);
@@ -111,8 +108,9 @@ void print_device_extras(const device_run *dr) {
             printf("  HCL: error: %s\n", lc->error);
         if (lc->vendor_ran)
             printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)   HCL/raw: %.2f submit, %.2f "
-                   "launch+sync\n", lc->vendor_name, lc->vendor_submit_us, lc->vendor_sync_us,
-                   1e3 * lc->vendor_module_s, lc->ran ? lc->hcl_submit_us / lc->vendor_submit_us : NAN,
+                   "launch+sync\n",
+                   lc->vendor_name, lc->vendor_submit_us, lc->vendor_sync_us, 1e3 * lc->vendor_module_s,
+                   lc->ran ? lc->hcl_submit_us / lc->vendor_submit_us : NAN,
                    lc->ran ? lc->hcl_sync_us / lc->vendor_sync_us : NAN);
         else
             printf("  %-24s not measured: %s\n", lc->vendor_name[0] ? lc->vendor_name : "raw vendor call",
@@ -127,27 +125,24 @@ void print_device_extras(const device_run *dr) {
                    uk->cache[0], 1e3 * uk->create_s[1], uk->cache[1]);
         }
         if (uk->checked)
-            printf("  result %s (max err %.3g relative to |a*x|+|y|, tol %.3g)\n",
-                   uk->failed ? "FAILED" : "verified", uk->err, ldexp(1.0, -22));
-        if (uk->error[0])
-            printf("  error: %s\n", uk->error);
+            printf("  result %s (max err %.3g relative to |a*x|+|y|, tol %.3g)\n", uk->failed ? "FAILED" : "verified",
+                   uk->err, ldexp(1.0, -22));
+        if (uk->error[0]) printf("  error: %s\n", uk->error);
     }
     fflush(stdout);
 }
 
 void print_startup(const startup *su) {
-    if (!su->ran && !su->error[0])
-        return;
+    if (!su->ran && !su->error[0]) return;
     if (su->ran) {
         printf("start-up:  %s: first kernel done %.1f ms after main()", su->device, 1e3 * su->from_main_s);
         if (su->exec_known)
             printf(", %.0f ms after the process started (/proc/self/stat, 10 ms ticks)", 1e3 * su->from_exec_s);
         printf(";\n           hcl_device_open %.1f ms, queue + buffers %.1f ms, first vecadd call to completion "
-               "%.1f ms (module load or build included); result %s\n", 1e3 * su->open_s, 1e3 * su->setup_s,
-               1e3 * su->first_kernel_s, su->verified ? "verified" : "WRONG");
+               "%.1f ms (module load or build included); result %s\n",
+               1e3 * su->open_s, 1e3 * su->setup_s, 1e3 * su->first_kernel_s, su->verified ? "verified" : "WRONG");
     }
-    if (su->error[0])
-        printf("start-up:  error: %s\n", su->error);
+    if (su->error[0]) printf("start-up:  error: %s\n", su->error);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -155,8 +150,7 @@ void print_startup(const startup *su) {
  * ------------------------------------------------------------------------------------------------------- */
 static const result *find_result(const device_run *dr, int kernel, const char *shape) {
     for (int i = 0; i < dr->nresults; i++)
-        if (dr->results[i].kernel == kernel && !strcmp(dr->results[i].shape, shape))
-            return &dr->results[i];
+        if (dr->results[i].kernel == kernel && !strcmp(dr->results[i].shape, shape)) return &dr->results[i];
     return NULL;
 }
 
@@ -164,11 +158,9 @@ void print_matrix(const device_run *runs, int nruns) {
     const device_run *host = NULL, *cols[BENCH_MAX_DEVICES];
     int ncols = 0;
     for (int d = 0; d < nruns; d++) {
-        if (!runs[d].opened)
-            continue;
+        if (!runs[d].opened) continue;
         cols[ncols++] = &runs[d];
-        if (!host && !strcmp(runs[d].info.backend, "host"))
-            host = &runs[d];
+        if (!host && !strcmp(runs[d].info.backend, "host")) host = &runs[d];
     }
     printf("\n==== summary: HCL's rate at the median per device; (xN) = speedup over the host driver at the same "
            "shape; [r] = HCL / the device's baseline\n\n");
@@ -187,8 +179,7 @@ void print_matrix(const device_run *runs, int nruns) {
             for (int i = 0; i < cols[c]->nresults; i++) {
                 const result *r = &cols[c]->results[i];
                 int seen = 0;
-                for (int s = 0; s < nshapes; s++)
-                    seen |= r->kernel == k && !strcmp(shapes[s], r->shape);
+                for (int s = 0; s < nshapes; s++) seen |= r->kernel == k && !strcmp(shapes[s], r->shape);
                 if (r->kernel == k && !seen && nshapes < BENCH_MAX_CASES * 4)
                     snprintf(shapes[nshapes++], sizeof shapes[0], "%s", r->shape);
             }
@@ -212,8 +203,7 @@ void print_matrix(const device_run *runs, int nruns) {
             }
             printf("\n");
         }
-        if (!nshapes)
-            continue;
+        if (!nshapes) continue;
         /* per kernel: the largest error, and the best rate's speedup over the host's best */
         double host_best = 0.0;
         for (int i = 0; host && i < host->nresults; i++)
@@ -225,8 +215,7 @@ void print_matrix(const device_run *runs, int nruns) {
             int any = 0, ok = 1;
             for (int i = 0; i < cols[c]->nresults; i++) {
                 const result *r = &cols[c]->results[i];
-                if (r->kernel != k)
-                    continue;
+                if (r->kernel != k) continue;
                 any = 1;
                 ok &= measure_ok(&r->hcl) && r->hcl.checked;
                 err = fmax(err, r->hcl.err);
@@ -340,8 +329,8 @@ static void jlaunch(FILE *f, int ran, const char *name, double submit_us, double
     fputs("}", f);
 }
 
-int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns,
-               double total_s, int failures) {
+int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns, double total_s,
+               int failures) {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "bench: cannot write %s\n", path);
@@ -358,8 +347,9 @@ int write_json(const char *path, const options *o, const startup *su, const devi
     fputs("  \"host\": {\"hostname\": ", f);
     jstr(f, host);
     fprintf(f, ", \"online_cpus\": %ld},\n", sysconf(_SC_NPROCESSORS_ONLN));
-    fprintf(f, "  \"options\": {\"all\": %s, \"quick\": %s, \"seed\": %" PRIu64 ", \"repeats\": %d, \"warmup\": %d, "
-               "\"verify\": %s, \"baselines\": %s, \"scale\": ",
+    fprintf(f,
+            "  \"options\": {\"all\": %s, \"quick\": %s, \"seed\": %" PRIu64 ", \"repeats\": %d, \"warmup\": %d, "
+            "\"verify\": %s, \"baselines\": %s, \"scale\": ",
             o->all ? "true" : "false", o->quick ? "true" : "false", o->seed, o->repeats, o->warmup,
             o->verify ? "true" : "false", o->baselines ? "true" : "false");
     jnum(f, o->scale);
@@ -409,8 +399,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         int first = 1;
         for (int k = 0; k < BASE_COUNT; k++) {
             const base_info *bi = &dr->bases[k];
-            if (!bi->applicable)
-                continue;
+            if (!bi->applicable) continue;
             fprintf(f, "%s\n       {\"name\": ", first ? "" : ",");
             first = 0;
             jstr(f, bi->name);
@@ -479,8 +468,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
     fprintf(f, ", \"failures\": %d, \"all_verified\": %s}\n}\n", failures, failures ? "false" : "true");
     int bad = ferror(f);
     bad |= fclose(f) != 0;
-    if (bad)
-        fprintf(stderr, "bench: error writing %s\n", path);
+    if (bad) fprintf(stderr, "bench: error writing %s\n", path);
     return bad;
 }
 
@@ -494,8 +482,7 @@ static void cstr(FILE *f, const char *s) {
     }
     fputc('"', f);
     for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
+        if (*s == '"') fputc('"', f);
         fputc(*s == '\n' ? ' ' : *s, f);
     }
     fputc('"', f);
@@ -525,11 +512,11 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
     }
     fputs("backend,index,device,identity,kernel,shape,unit,hcl_median_ms,hcl_min_ms,hcl_max_ms,hcl_runs,hcl_rate,"
           "hcl_verified,hcl_max_error,hcl_tolerance,baseline,baseline_median_ms,baseline_rate,baseline_verified,"
-          "ratio\n", f);
+          "ratio\n",
+          f);
     for (int d = 0; d < nruns; d++) {
         const device_run *dr = &runs[d];
-        if (!dr->opened)
-            continue;
+        if (!dr->opened) continue;
         for (int k = 0; k < dr->nresults; k++) {
             const result *r = &dr->results[k];
             crow(f, dr, kernel_names[r->kernel], r->shape, unit_of(r));

@@ -29,7 +29,7 @@ void set_base(base_info *bi, const char *name, const char *note);
 /* One line per vendor library: what loaded, or why not. */
 void print_lib(const char *what, const lib *l, int ok, const char *reason, const char *extra);
 
-#define NOT_BUILT(bi, what)                                                                                       \
+#define NOT_BUILT(bi, what)                                                                                            \
     snprintf((bi)->reason, sizeof(bi)->reason, "not built: %s was not found when bench was built", what)
 
 enum { BK_OTHER = 0, BK_HOST, BK_OPENCL, BK_CUDA };

@@ -58,12 +58,11 @@ static bool glob_match(const char *pattern, const char *name) {
     return strcmp(pattern, name) == 0;
 }
 
-static const conf_expectation *find_in(const conf_expectation *table, size_t n, const char *backend,
-                                       const char *suite, const char *test) {
+static const conf_expectation *find_in(const conf_expectation *table, size_t n, const char *backend, const char *suite,
+                                       const char *test) {
     for (size_t i = 0; i < n; i++) {
         const conf_expectation *e = &table[i];
-        if (strcmp(e->backend, backend) == 0 && strcmp(e->suite, suite) == 0 && glob_match(e->test, test))
-            return e;
+        if (strcmp(e->backend, backend) == 0 && strcmp(e->suite, suite) == 0 && glob_match(e->test, test)) return e;
     }
     return NULL;
 }
@@ -192,8 +191,9 @@ bool conf_begin(const char *backend, const char *suite, const char *name) {
     /* HCL_CONFORMANCE_REQUIRE=1 (vendor CI): a selected backend that cannot run fails instead of skipping. */
     const char *req = getenv("HCL_CONFORMANCE_REQUIRE");
     if (req && strcmp(req, "1") == 0) {
-        cr_assert(bi.available, "%s: backend unavailable (HCL_CONFORMANCE_REQUIRE=1 turns this skip into a failure): %s",
-                  backend, bi.reason);
+        cr_assert(bi.available,
+                  "%s: backend unavailable (HCL_CONFORMANCE_REQUIRE=1 turns this skip into a failure): %s", backend,
+                  bi.reason);
         cr_assert(bi.device_count > 0, "%s: backend offers no device (HCL_CONFORMANCE_REQUIRE=1)", backend);
     }
     if (!bi.available) cr_skip_test("%s: backend unavailable: %s", backend, bi.reason);
@@ -229,12 +229,30 @@ void conf_end(void) {
         hcl_status st = HCL_SUCCESS;
         const char *what = "";
         switch (track[i].kind) {
-        case TR_DEVICE: st = hcl_device_release(track[i].p); what = "hcl_device_release"; break;
-        case TR_QUEUE: st = hcl_queue_release(track[i].p); what = "hcl_queue_release"; break;
-        case TR_BUFFER: st = hcl_buffer_release(track[i].p); what = "hcl_buffer_release"; break;
-        case TR_EVENT: st = hcl_event_release(track[i].p); what = "hcl_event_release"; break;
-        case TR_MODULE: st = hcl_module_release(track[i].p); what = "hcl_module_release"; break;
-        case TR_KERNEL: st = hcl_kernel_release(track[i].p); what = "hcl_kernel_release"; break;
+        case TR_DEVICE:
+            st = hcl_device_release(track[i].p);
+            what = "hcl_device_release";
+            break;
+        case TR_QUEUE:
+            st = hcl_queue_release(track[i].p);
+            what = "hcl_queue_release";
+            break;
+        case TR_BUFFER:
+            st = hcl_buffer_release(track[i].p);
+            what = "hcl_buffer_release";
+            break;
+        case TR_EVENT:
+            st = hcl_event_release(track[i].p);
+            what = "hcl_event_release";
+            break;
+        case TR_MODULE:
+            st = hcl_module_release(track[i].p);
+            what = "hcl_module_release";
+            break;
+        case TR_KERNEL:
+            st = hcl_kernel_release(track[i].p);
+            what = "hcl_kernel_release";
+            break;
         case TR_MEMORY: free(track[i].p); break;
         }
         CHECK(st == HCL_SUCCESS, "cleanup: %s: %s: %s", what, hcl_status_name(st), hcl_last_message());
@@ -306,8 +324,7 @@ void conf_prime_message(void) {
     snprintf(primed_message, sizeof primed_message, "%s", hcl_last_message());
 }
 
-static bool status_check(hcl_status got, bool ok, const char *want_text, const char *expr, const char *file,
-                         int line) {
+static bool status_check(hcl_status got, bool ok, const char *want_text, const char *expr, const char *file, int line) {
     const char *msg = hcl_last_message();
     if (!ok)
         return conf_check_at(false, file, line, "%s\n  returned %s, expected %s\n  message: \"%s\"", expr,

@@ -82,23 +82,23 @@ conf_xfail_verdict conf_xfail_judge(const conf_expectation *e, unsigned failures
 
 /* A backend test. The body runs with an opened device and queue (conf_dev, conf_queue) and may return early;
  * conf_end releases tracked objects and settles expected failures. */
-#define CONF_TEST(Suite, Case)                                                                              \
-    ParameterizedTestParameters(Suite, Case) { return conf_backend_params(); }                            \
-    static void conf_body_##Suite##_##Case(void);                                                          \
-    ParameterizedTest(conf_backend *param, Suite, Case, .timeout = CONF_TIMEOUT_S) {                         \
-        if (conf_begin(param->name, #Suite, #Case)) conf_body_##Suite##_##Case();                          \
-        conf_end();                                                                                        \
-    }                                                                                                      \
+#define CONF_TEST(Suite, Case)                                                                                         \
+    ParameterizedTestParameters(Suite, Case) { return conf_backend_params(); }                                         \
+    static void conf_body_##Suite##_##Case(void);                                                                      \
+    ParameterizedTest(conf_backend *param, Suite, Case, .timeout = CONF_TIMEOUT_S) {                                   \
+        if (conf_begin(param->name, #Suite, #Case)) conf_body_##Suite##_##Case();                                      \
+        conf_end();                                                                                                    \
+    }                                                                                                                  \
     static void conf_body_##Suite##_##Case(void)
 
 /* A test that needs no device (loader, status names); conf_begin_global prints the seed. */
-#define CONF_GLOBAL_TEST(Suite, Case)                                                                       \
-    static void conf_body_##Suite##_##Case(void);                                                          \
-    Test(Suite, Case, .timeout = CONF_TIMEOUT_S) {                                                          \
-        conf_begin_global(#Suite, #Case);                                                                  \
-        conf_body_##Suite##_##Case();                                                                      \
-        conf_end();                                                                                        \
-    }                                                                                                      \
+#define CONF_GLOBAL_TEST(Suite, Case)                                                                                  \
+    static void conf_body_##Suite##_##Case(void);                                                                      \
+    Test(Suite, Case, .timeout = CONF_TIMEOUT_S) {                                                                     \
+        conf_begin_global(#Suite, #Case);                                                                              \
+        conf_body_##Suite##_##Case();                                                                                  \
+        conf_end();                                                                                                    \
+    }                                                                                                                  \
     static void conf_body_##Suite##_##Case(void)
 
 bool conf_begin(const char *backend, const char *suite, const char *name);
@@ -118,17 +118,17 @@ bool conf_status_at(hcl_status got, hcl_status want, const char *expr, const cha
 bool conf_status_any_at(hcl_status got, hcl_status want1, hcl_status want2, const char *expr, const char *file,
                         int line);
 #define CHECK(cond, ...) conf_check_at((cond), __FILE__, __LINE__, __VA_ARGS__)
-#define REQUIRE(cond, ...)                                                                                  \
-    do {                                                                                                   \
-        if (!conf_check_at((cond), __FILE__, __LINE__, __VA_ARGS__)) return;                                \
+#define REQUIRE(cond, ...)                                                                                             \
+    do {                                                                                                               \
+        if (!conf_check_at((cond), __FILE__, __LINE__, __VA_ARGS__)) return;                                           \
     } while (0)
 /* The call must return `want`; for an error, it must also leave a fresh non-empty hcl_last_message(). */
 #define CHECK_ST(want, call) (conf_prime_message(), conf_status_at((call), (want), #call, __FILE__, __LINE__))
-#define CHECK_ST2(want1, want2, call)                                                                       \
+#define CHECK_ST2(want1, want2, call)                                                                                  \
     (conf_prime_message(), conf_status_any_at((call), (want1), (want2), #call, __FILE__, __LINE__))
-#define REQUIRE_OK(call)                                                                                    \
-    do {                                                                                                   \
-        if (!CHECK_ST(HCL_SUCCESS, call)) return;                                                          \
+#define REQUIRE_OK(call)                                                                                               \
+    do {                                                                                                               \
+        if (!CHECK_ST(HCL_SUCCESS, call)) return;                                                                      \
     } while (0)
 /* Makes the library set a known message, so that a later check can tell a fresh message from a stale one. */
 void conf_prime_message(void);
@@ -139,8 +139,8 @@ bool conf_message_has_at(const char *needle, const char *file, int line);
 /* Tracked objects: released in reverse order by conf_end (so early returns leak nothing). */
 hcl_buffer conf_buffer(size_t bytes);
 hcl_queue conf_queue_on(hcl_device dev);
-hcl_device conf_open_again(void); /* a second, distinct open of the test's device */
-hcl_buffer conf_dead_buffer(size_t bytes); /* a buffer of the test's device, already released; NULL after a failure */
+hcl_device conf_open_again(void);           /* a second, distinct open of the test's device */
+hcl_buffer conf_dead_buffer(size_t bytes);  /* a buffer of the test's device, already released; NULL after a failure */
 hcl_buffer conf_other_buffer(size_t bytes); /* a buffer on a second open of the test's device; NULL after a failure */
 hcl_buffer conf_buffer_on(hcl_device dev, size_t bytes);
 void conf_track_event(hcl_event e);
@@ -156,8 +156,8 @@ double *conf_doubles(size_t n);
  * own stream (hcl_ts_splitmix64) from the seed and its name, so that one seed replays any single test. */
 extern uint64_t conf_seed;
 uint64_t conf_rand_u64(void);
-float conf_rand_float(float lo, float hi);          /* uniform in [lo, hi) */
-int conf_rand_int(int lo, int hi);                  /* uniform in [lo, hi] */
+float conf_rand_float(float lo, float hi); /* uniform in [lo, hi) */
+int conf_rand_int(int lo, int hi);         /* uniform in [lo, hi] */
 void conf_fill_uniform(float *x, size_t n, float lo, float hi);
 
 /* Fill [offset, offset + bytes) of a buffer with the poison (HCL_TS_POISON_BITS); outputs are poisoned before

@@ -30,7 +30,8 @@ int main(int argc, char *argv[]) {
     criterion_finalize(tests);
     if (have_stats) {
         size_t ran = final_stats.tests_passed + final_stats.tests_failed; /* crashes count as failures too */
-        fprintf(stderr, "hcl-conformance: %zu ran: %zu passed, %zu failed (%zu of them crashed); %zu skipped or filtered out\n",
+        fprintf(stderr,
+                "hcl-conformance: %zu ran: %zu passed, %zu failed (%zu of them crashed); %zu skipped or filtered out\n",
                 ran, final_stats.tests_passed, final_stats.tests_failed, final_stats.tests_crashed,
                 final_stats.tests_skipped);
         if (result == 0 && ran == 0) {

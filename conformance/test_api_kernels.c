@@ -122,7 +122,8 @@ static void run_scale_rev(hcl_kernel k, uint32_t n, size_t out_off, size_t in_of
     args[1].offset = in_off;
     hcl_dim3 grid = {(n + bs - 1) / bs, 1, 1}, block = {bs, 1, 1};
     hcl_event ev = NULL;
-    if (!CHECK_ST(HCL_SUCCESS, hcl_kernel_launch(conf_queue, k, grid, block, bs * sizeof(float), 4, args, 0, NULL, &ev)))
+    if (!CHECK_ST(HCL_SUCCESS,
+                  hcl_kernel_launch(conf_queue, k, grid, block, bs * sizeof(float), 4, args, 0, NULL, &ev)))
         return;
     if (!CHECK(ev != NULL, "hcl_kernel_launch returned no event")) return;
     conf_track_event(ev);
@@ -233,8 +234,11 @@ CONF_TEST(api, kernel_arg_offset_alignment) {
 CONF_TEST(api, kernel_grid3d) {
     hcl_kernel k = kernel_of(user_module_on(conf_dev), "index3d");
     REQUIRE(k != NULL, "kernel");
-    static const hcl_dim3 shapes[][2] = {{{3, 2, 2}, {4, 3, 2}}, {{1, 1, 1}, {1, 1, 1}}, {{5, 1, 1}, {7, 1, 1}},
-                                         {{1, 7, 1}, {1, 1, 3}}, {{2, 3, 4}, {1, 2, 1}}};
+    static const hcl_dim3 shapes[][2] = {{{3, 2, 2}, {4, 3, 2}},
+                                         {{1, 1, 1}, {1, 1, 1}},
+                                         {{5, 1, 1}, {7, 1, 1}},
+                                         {{1, 7, 1}, {1, 1, 3}},
+                                         {{2, 3, 4}, {1, 2, 1}}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         hcl_dim3 grid = shapes[s][0], block = shapes[s][1];
         uint32_t gx = grid.x * block.x, gy = grid.y * block.y, gz = grid.z * block.z;
@@ -272,8 +276,7 @@ CONF_TEST(api, kernel_launch_errors) {
     size_t sh = bs * sizeof(float);
     hcl_queue q = conf_queue;
     hcl_event e = SENTINEL(hcl_event);
-#define LAUNCH(want, g, b, shared, args) \
-    CHECK_ST(want, hcl_kernel_launch(q, k, g, b, shared, 4, args, 0, NULL, &e))
+#define LAUNCH(want, g, b, shared, args) CHECK_ST(want, hcl_kernel_launch(q, k, g, b, shared, 4, args, 0, NULL, &e))
 
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){0, 1, 1}), block, sh, ok);
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){1, 0, 1}), block, sh, ok);
@@ -288,7 +291,8 @@ CONF_TEST(api, kernel_launch_errors) {
     }
     /* A product of the three that overflows 64 bits is above any limit. */
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){UINT32_MAX, UINT32_MAX, 2}), 0, ok);
-    if (conf_info.local_mem_bytes < SIZE_MAX) LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, conf_info.local_mem_bytes + 1, ok);
+    if (conf_info.local_mem_bytes < SIZE_MAX)
+        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, conf_info.local_mem_bytes + 1, ok);
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, SIZE_MAX, ok);
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_launch(q, k, grid, block, sh, 4, NULL, 0, NULL, &e));
 
@@ -353,7 +357,8 @@ CONF_TEST(api, kernel_handles) {
     hcl_module m2 = NULL;
     hcl_kernel dead = NULL, live = NULL;
     hcl_module_source src = {HCL_SOURCE_OPENCL_C, opencl_src, sizeof opencl_src - 1, NULL};
-    hcl_module_source srcs[4] = {src, {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
+    hcl_module_source srcs[4] = {src,
+                                 {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
                                  {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
                                  {HCL_SOURCE_HOST_TABLE, host_table, 2, NULL}};
     REQUIRE_OK(hcl_module_create(conf_dev, srcs, 4, &m2));
@@ -425,7 +430,8 @@ CONF_TEST(api, module_errors) {
 /* A source with an error: HCL_ERROR_BUILD, and the compiler's log in the message. */
 CONF_TEST(api, module_build_error) {
     static const char ocl_bad[] = "__kernel void broken(__global float *x) { x[0] = undeclared_identifier_xyz; }\n";
-    static const char cu_bad[] = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_identifier_xyz; }\n";
+    static const char cu_bad[] =
+        "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_identifier_xyz; }\n";
     hcl_module_source src;
     if (conf_backend_is("opencl"))
         src = (hcl_module_source){HCL_SOURCE_OPENCL_C, ocl_bad, sizeof ocl_bad - 1, NULL};
@@ -450,8 +456,8 @@ CONF_TEST(api, module_build_error) {
         conf_track_module(m);
         cr_log_info("%s accepted an unknown build option", conf_backend_name);
     } else {
-        CHECK(st == HCL_ERROR_BUILD || st == HCL_ERROR_INVALID_ARGUMENT,
-              "an unknown build option gave %s: %s", hcl_status_name(st), hcl_last_message());
+        CHECK(st == HCL_ERROR_BUILD || st == HCL_ERROR_INVALID_ARGUMENT, "an unknown build option gave %s: %s",
+              hcl_status_name(st), hcl_last_message());
     }
 }
 
@@ -464,7 +470,7 @@ CONF_TEST(api, kernel_build_options) {
         "extern \"C\" __global__ void put(float *out) { out[blockIdx.x * blockDim.x + threadIdx.x] = VALUE; }\n";
     hcl_source_kind kind = conf_backend_is("opencl") ? HCL_SOURCE_OPENCL_C
                            : conf_backend_is("cuda") ? HCL_SOURCE_CUDA_C
-                                                                    : HCL_SOURCE_HIP_C;
+                                                     : HCL_SOURCE_HIP_C;
     const char *text = kind == HCL_SOURCE_OPENCL_C ? ocl : cu;
     size_t len = strlen(text);
     float fresh = (float)conf_rand_int(1, 1 << 20) + 0.25f;

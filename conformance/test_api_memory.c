@@ -20,8 +20,7 @@ static bool buffer_holds(hcl_buffer b, const uint8_t *want, size_t n, const char
     uint8_t *got = conf_malloc(n);
     if (!conf_read(b, 0, got, n)) return false;
     for (size_t i = 0; i < n; i++)
-        if (got[i] != want[i])
-            return CHECK(false, "%s: byte %zu is 0x%02x, expected 0x%02x", what, i, got[i], want[i]);
+        if (got[i] != want[i]) return CHECK(false, "%s: byte %zu is 0x%02x, expected 0x%02x", what, i, got[i], want[i]);
     return true;
 }
 
@@ -227,8 +226,9 @@ CONF_TEST(api, transfer_ranges) {
 
     CHECK_ST(HCL_SUCCESS, hcl_buffer_read(q, b, 96, 4, tmp));
     CHECK(memcmp(tmp, orig + 96, 4) == 0, "read at offset 96");
-    static const size_t bad[][2] = {{96, 5}, {100, 1}, {0, 101}, {SIZE_MAX, 1}, {1, SIZE_MAX},
-                                    {SIZE_MAX, SIZE_MAX}, {SIZE_MAX - 2, 4}, {64, SIZE_MAX - 63}};
+    static const size_t bad[][2] = {{96, 5},           {100, 1},           {0, 101},
+                                    {SIZE_MAX, 1},     {1, SIZE_MAX},      {SIZE_MAX, SIZE_MAX},
+                                    {SIZE_MAX - 2, 4}, {64, SIZE_MAX - 63}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         size_t off = bad[i][0], size = bad[i][1];
         /* The host pointer is never used: the range check must come first. */
@@ -413,13 +413,15 @@ CONF_TEST(api, async_chain) {
     CHECK_ST(HCL_SUCCESS, hcl_event_wait(m));
     if (CHECK_ST(HCL_SUCCESS, hcl_event_elapsed(m, m, &s)))
         CHECK(s == 0.0, "a marker's start and end are one instant, but elapsed(m, m) = %g", s);
-    if (CHECK_ST(HCL_SUCCESS, hcl_event_elapsed(e1, m, &s))) CHECK(s >= 0 && isfinite(s), "elapsed(e1, marker) = %g", s);
+    if (CHECK_ST(HCL_SUCCESS, hcl_event_elapsed(e1, m, &s)))
+        CHECK(s >= 0 && isfinite(s), "elapsed(e1, marker) = %g", s);
 
     /* In order without events: a later blocking read sees every earlier asynchronous command. */
     uint32_t pats[4]; /* host memory of async calls stays valid until they complete */
     for (int i = 0; i < 4; i++) {
         pats[i] = 0x01010101u * (uint32_t)(i + 1);
-        CHECK_ST(HCL_SUCCESS, hcl_buffer_fill_async(conf_queue, b1, (size_t)i * 4096, 4096, &pats[i], 4, 0, NULL, NULL));
+        CHECK_ST(HCL_SUCCESS,
+                 hcl_buffer_fill_async(conf_queue, b1, (size_t)i * 4096, 4096, &pats[i], 4, 0, NULL, NULL));
         for (size_t k = 0; k < 4096; k++) want[(size_t)i * 4096 + k] = (uint8_t)(i + 1);
     }
     CHECK_ST(HCL_SUCCESS, hcl_buffer_write_async(conf_queue, b1, 16384, SZ - 16384, src + 16384, 0, NULL, NULL));
@@ -543,7 +545,8 @@ CONF_TEST(api, release_waits) {
     CHECK_ST(HCL_SUCCESS, hcl_buffer_copy_async(q, c, 0, b, 0, SZ, 0, NULL, NULL));
     if (e) CHECK_ST(HCL_SUCCESS, hcl_event_release(e));
     CHECK_ST(HCL_SUCCESS, hcl_queue_release(q));
-    if (conf_read(c, 0, back, SZ)) CHECK(memcmp(src, back, SZ) == 0, "data written before hcl_queue_release is incomplete");
+    if (conf_read(c, 0, back, SZ))
+        CHECK(memcmp(src, back, SZ) == 0, "data written before hcl_queue_release is incomplete");
 }
 
 /* Many objects at once: the handle table grows, and every handle stays distinct and valid until released. */
@@ -627,8 +630,10 @@ CONF_TEST(api, threads) {
     int started = 0;
     for (int i = 0; i < T; i++) {
         jobs[i] = (thread_job){conf_dev, conf_rand_u64(), 0, ""};
-        if (CHECK(pthread_create(&tid[i], NULL, thread_body, &jobs[i]) == 0, "pthread_create")) started++;
-        else break;
+        if (CHECK(pthread_create(&tid[i], NULL, thread_body, &jobs[i]) == 0, "pthread_create"))
+            started++;
+        else
+            break;
     }
     for (int i = 0; i < started; i++) {
         pthread_join(tid[i], NULL);

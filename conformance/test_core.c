@@ -40,8 +40,8 @@ CONF_GLOBAL_TEST(core, status_names) {
     static const int unknown[] = {1, 2, -16, -17, -100, 12345, -2147483647 - 1, 2147483647};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *name = hcl_status_name((hcl_status)unknown[i]), *text = hcl_status_text((hcl_status)unknown[i]);
-        CHECK(name && strcmp(name, "HCL_STATUS_UNKNOWN") == 0, "hcl_status_name(%d) = \"%s\", expected HCL_STATUS_UNKNOWN",
-              unknown[i], name ? name : "(null)");
+        CHECK(name && strcmp(name, "HCL_STATUS_UNKNOWN") == 0,
+              "hcl_status_name(%d) = \"%s\", expected HCL_STATUS_UNKNOWN", unknown[i], name ? name : "(null)");
         CHECK(text && text[0], "hcl_status_text(%d) is %s", unknown[i], text ? "empty" : "NULL");
     }
 }

@@ -58,8 +58,8 @@ static void run_gemm(const gcase *g) {
     if (!conf_write(ba, 0, a, len_a * sizeof(float)) || !conf_write(bb, 0, b, len_b * sizeof(float)) ||
         !conf_write(bc, 0, c0, len_c * sizeof(float)))
         return;
-    if (!CHECK_ST(HCL_SUCCESS, hcl_gemm_f32(conf_queue, g->ta, g->tb, m, n, k, g->alpha, ba, lda, bb, ldb, g->beta,
-                                            bc, ldc, NULL)))
+    if (!CHECK_ST(HCL_SUCCESS,
+                  hcl_gemm_f32(conf_queue, g->ta, g->tb, m, n, k, g->alpha, ba, lda, bb, ldb, g->beta, bc, ldc, NULL)))
         return;
     if (!conf_read(bc, 0, c, len_c * sizeof(float))) return;
 
@@ -84,12 +84,11 @@ static void run_gemm(const gcase *g) {
 /* Every shape with NN, minimal leading dimensions, alpha 1, beta 0 over a C full of NaN. */
 CONF_TEST(gemm, shapes) {
     static const size_t s[][3] = {
-        {1, 1, 1},     {1, 1, 7},      {2, 3, 4},     {3, 2, 1},     {7, 11, 13},    {13, 7, 11},   {15, 16, 17},
-        {16, 16, 16},  {17, 17, 17},   {16, 17, 15},  {31, 32, 33},  {32, 32, 32},   {33, 31, 32},  {63, 64, 65},
-        {64, 64, 64},  {65, 63, 64},   {127, 128, 129}, {128, 128, 128}, {129, 127, 1}, {1, 129, 128}, {128, 1, 127},
-        {255, 1, 257}, {1, 256, 257},  {257, 255, 3}, {3, 257, 256}, {1023, 3, 5},   {5, 1024, 3},  {4, 3, 1025},
-        {1025, 2, 17}, {2, 1025, 33},  {101, 103, 107}, {1, 1, 4097},   {2, 3, 2049},  {4097, 1, 1},
-        {1, 4097, 2}};
+        {1, 1, 1},     {1, 1, 7},     {2, 3, 4},       {3, 2, 1},       {7, 11, 13},   {13, 7, 11},   {15, 16, 17},
+        {16, 16, 16},  {17, 17, 17},  {16, 17, 15},    {31, 32, 33},    {32, 32, 32},  {33, 31, 32},  {63, 64, 65},
+        {64, 64, 64},  {65, 63, 64},  {127, 128, 129}, {128, 128, 128}, {129, 127, 1}, {1, 129, 128}, {128, 1, 127},
+        {255, 1, 257}, {1, 256, 257}, {257, 255, 3},   {3, 257, 256},   {1023, 3, 5},  {5, 1024, 3},  {4, 3, 1025},
+        {1025, 2, 17}, {2, 1025, 33}, {101, 103, 107}, {1, 1, 4097},    {2, 3, 2049},  {4097, 1, 1},  {1, 4097, 2}};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         gcase g = {s[i][0], s[i][1], s[i][2], HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
         run_gemm(&g);
@@ -113,8 +112,18 @@ CONF_TEST(gemm, transposes) {
         for (int tb = 0; tb < 2; tb++)
             for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
                 for (size_t p = 0; p < sizeof pads / sizeof pads[0]; p++) {
-                    gcase g = {s[i][0], s[i][1], s[i][2], (hcl_transpose)ta, (hcl_transpose)tb,
-                               pads[p][0], pads[p][1], pads[p][2], 1.5f, 0.5f, C_RANDOM, false};
+                    gcase g = {s[i][0],
+                               s[i][1],
+                               s[i][2],
+                               (hcl_transpose)ta,
+                               (hcl_transpose)tb,
+                               pads[p][0],
+                               pads[p][1],
+                               pads[p][2],
+                               1.5f,
+                               0.5f,
+                               C_RANDOM,
+                               false};
                     run_gemm(&g);
                 }
 }
@@ -145,10 +154,21 @@ CONF_TEST(gemm, degenerate) {
     for (size_t bi = 0; bi < sizeof betas / sizeof betas[0]; bi++)
         for (int t = 0; t < 4; t++) {
             float beta = betas[bi];
-            gcase g = {33, 65, 0, (hcl_transpose)(t & 1), (hcl_transpose)(t >> 1), 0, 0, 2, 1.0f, beta,
-                       beta == 0.0f ? C_NAN : C_RANDOM, true};
+            gcase g = {33,
+                       65,
+                       0,
+                       (hcl_transpose)(t & 1),
+                       (hcl_transpose)(t >> 1),
+                       0,
+                       0,
+                       2,
+                       1.0f,
+                       beta,
+                       beta == 0.0f ? C_NAN : C_RANDOM,
+                       true};
             run_gemm(&g);
-            gcase g1 = {1, 1, 0, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 2.0f, beta, beta == 0.0f ? C_NAN : C_RANDOM, true};
+            gcase g1 = {1,   1, 0, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 2.0f, beta, beta == 0.0f ? C_NAN : C_RANDOM,
+                        true};
             run_gemm(&g1);
         }
     gcase e1 = {0, 7, 5, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
@@ -172,9 +192,12 @@ CONF_TEST(gemm, bad_args) {
 
     CHECK_ST(HCL_SUCCESS, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
     REQUIRE(conf_poison_buffer(c, 0, bytes), "poison");
-    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, (hcl_transpose)7, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
-    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, N, (hcl_transpose)7, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
-    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, (hcl_transpose)-1, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
+             hcl_gemm_f32(q, (hcl_transpose)7, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
+             hcl_gemm_f32(q, N, (hcl_transpose)7, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
+             hcl_gemm_f32(q, (hcl_transpose)-1, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, NULL));
     /* Leading dimensions below the minimum. */
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, N, N, m, n, k, 1.0f, a, k - 1, b, n, 0.0f, c, n, NULL));
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_gemm_f32(q, T, N, m, n, k, 1.0f, a, m - 1, b, n, 0.0f, c, n, NULL));

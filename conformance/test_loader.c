@@ -45,10 +45,22 @@ static const char *testdriver_dir(const char *prefix, const char *suffix) {
 #define SENTINEL_DEVICE ((hcl_device)(uintptr_t)0x5e5e5e50u)
 
 static void environment(const char *driver_path, const char *extras, const char *backend, const char *device) {
-    if (driver_path) setenv("HCL_DRIVER_PATH", driver_path, 1); else unsetenv("HCL_DRIVER_PATH");
-    if (extras) setenv("HCL_EXTRA_DRIVERS", extras, 1); else unsetenv("HCL_EXTRA_DRIVERS");
-    if (backend) setenv("HCL_BACKEND", backend, 1); else unsetenv("HCL_BACKEND");
-    if (device) setenv("HCL_DEVICE", device, 1); else unsetenv("HCL_DEVICE");
+    if (driver_path)
+        setenv("HCL_DRIVER_PATH", driver_path, 1);
+    else
+        unsetenv("HCL_DRIVER_PATH");
+    if (extras)
+        setenv("HCL_EXTRA_DRIVERS", extras, 1);
+    else
+        unsetenv("HCL_EXTRA_DRIVERS");
+    if (backend)
+        setenv("HCL_BACKEND", backend, 1);
+    else
+        unsetenv("HCL_BACKEND");
+    if (device)
+        setenv("HCL_DEVICE", device, 1);
+    else
+        unsetenv("HCL_DEVICE");
 }
 
 static bool backend_named(const char *name, hcl_backend_info *out, uint32_t *out_index) {
@@ -151,7 +163,8 @@ CONF_GLOBAL_TEST(loader, missing_module) {
     if (backend_named("testmissing", &bi, &index)) {
         CHECK(index == CONF_NUM_BACKENDS, "the extra backend is at %u, after the built-in ones", index);
         CHECK(!bi.available && bi.device_count == 0, "a missing module is available (%u devices)", bi.device_count);
-        CHECK(strstr(bi.reason, "libhcl-testmissing.so") != NULL, "the reason should name the module: \"%s\"", bi.reason);
+        CHECK(strstr(bi.reason, "libhcl-testmissing.so") != NULL, "the reason should name the module: \"%s\"",
+              bi.reason);
         CHECK(strstr(bi.reason, dir) != NULL, "the reason should list the paths tried (%s): \"%s\"", dir, bi.reason);
     }
     if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("testmissing", &(hcl_device){NULL})))
@@ -216,8 +229,8 @@ CONF_GLOBAL_TEST(loader, extra_drivers_in_order) {
     static const char *names[] = {"testok", "testinitfail", "testbadabi", "testnoentry"};
     static const int avail[] = {1, 0, 0, 0};
     /* The path is a list: a folder that does not exist comes first. */
-    environment(testdriver_dir("/nonexistent/hcl-conformance:", ""), "testok,testinitfail,testbadabi,testnoentry",
-                NULL, NULL);
+    environment(testdriver_dir("/nonexistent/hcl-conformance:", ""), "testok,testinitfail,testbadabi,testnoentry", NULL,
+                NULL);
     uint32_t count = 0;
     REQUIRE_OK(hcl_backend_count(&count));
     REQUIRE(count == CONF_NUM_BACKENDS + 4, "%u backends with four extra drivers named", count);
@@ -240,8 +253,8 @@ CONF_GLOBAL_TEST(loader, selector_syntax) {
     snprintf(sel, sizeof sel, "host:%u", host.device_count);
     open_expect(sel, HCL_ERROR_DEVICE_NOT_FOUND, NULL, 0);
     open_expect("host:5", HCL_ERROR_DEVICE_NOT_FOUND, NULL, 0);
-    static const char *malformed[] = {"host:x", "host:", ":", ":0", "host:1x", "host:0:0", ",", "host,", ",host",
-                                      "host:-"};
+    static const char *malformed[] = {"host:x",   "host:", ":",     ":0",    "host:1x",
+                                      "host:0:0", ",",     "host,", ",host", "host:-"};
     for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++)
         open_expect(malformed[i], HCL_ERROR_INVALID_ARGUMENT, NULL, 0);
     /* An index too large for any integer type is no device (or malformed), never device 0 or a crash. */
@@ -253,7 +266,8 @@ CONF_GLOBAL_TEST(loader, selector_syntax) {
 
 CONF_GLOBAL_TEST(loader, selector_lists) {
     environment(TESTDRIVER_DIR, "testinitfail,testbadabi,testok", NULL, NULL);
-    if (CHECK_ST(HCL_ERROR_UNKNOWN_BACKEND, hcl_device_open("nosuch,host", &(hcl_device){NULL}))) CHECK_MSG_HAS(KNOWN_LIST);
+    if (CHECK_ST(HCL_ERROR_UNKNOWN_BACKEND, hcl_device_open("nosuch,host", &(hcl_device){NULL})))
+        CHECK_MSG_HAS(KNOWN_LIST);
     /* The first available named backend that has the device wins. */
     hcl_backend_info cuda;
     if (backend_named("cuda", &cuda, NULL)) {

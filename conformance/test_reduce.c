@@ -66,8 +66,8 @@ static void run_reduce(hcl_reduce_op op, size_t n, enum gen gen) {
     conf_compare(what, &got, &ref, &tol, 1);
 }
 
-static const size_t sizes[] = {1,   2,   3,    5,    7,    13,   15,   16,   17,    31,    32,    33,    63,  64,
-                               65,  127, 128,  129,  255,  256,  257,  511,  512,   513,   1023,  1024,  1025, 2047,
+static const size_t sizes[] = {1,    2,    3,    5,    7,    13,   15,   16,   17,    31,    32,    33,    63,   64,
+                               65,   127,  128,  129,  255,  256,  257,  511,  512,   513,   1023,  1024,  1025, 2047,
                                2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193, 65535, 65536, 65537, 100003};
 
 CONF_TEST(reduce, identity) {
@@ -148,7 +148,8 @@ CONF_TEST(reduce, infinities) {
         for (size_t i = 0; i < n; i++) x[i] = cases[c].fill;
         x[conf_rand_u64() % n] = cases[c].special;
         float got;
-        if (reduce_on_device(cases[c].op, x, n, &got, cases[c].what)) conf_compare(cases[c].what, &got, &cases[c].want, NULL, 1);
+        if (reduce_on_device(cases[c].op, x, n, &got, cases[c].what))
+            conf_compare(cases[c].what, &got, &cases[c].want, NULL, 1);
     }
 }
 

@@ -84,8 +84,7 @@ static void run_softmax(size_t rows, size_t cols, enum gen gen, bool in_place) {
         conf_compare(what, y, ref, tol, n);
         /* The input is left as it was. */
         float *x2 = conf_floats(len);
-        if (conf_read(bin, 0, x2, bytes))
-            CHECK(memcmp(x, x2, bytes) == 0, "%s: the input buffer was changed", what);
+        if (conf_read(bin, 0, x2, bytes)) CHECK(memcmp(x, x2, bytes) == 0, "%s: the input buffer was changed", what);
     }
     if (n == 0 && in_place) {
         CHECK(memcmp(x, y, bytes) == 0, "%s: an empty softmax changed its buffer", what);
@@ -96,13 +95,15 @@ static void run_softmax(size_t rows, size_t cols, enum gen gen, bool in_place) {
     }
 }
 
-static const size_t boundary_cols[] = {1,   2,   3,   5,   7,   15,   16,   17,   31,   32,   33,   63,   64,  65,
-                                       127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048,
-                                       2049, 4095, 4096, 4097};
+static const size_t boundary_cols[] = {1,   2,    3,    5,    7,    15,   16,   17,   31,   32,  33,
+                                       63,  64,   65,   127,  128,  129,  255,  256,  257,  511, 512,
+                                       513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097};
 
 CONF_TEST(softmax, shapes) {
-    for (size_t i = 0; i < sizeof boundary_cols / sizeof boundary_cols[0]; i++) run_softmax(3, boundary_cols[i], GEN_UNIFORM, false);
-    static const size_t s[][2] = {{1, 1}, {7, 1}, {1, 2}, {2, 3}, {5, 7}, {13, 11}, {1000, 33}, {2049, 17}, {17, 2049}, {3, 10007}, {65537, 3}, {100003, 1}};
+    for (size_t i = 0; i < sizeof boundary_cols / sizeof boundary_cols[0]; i++)
+        run_softmax(3, boundary_cols[i], GEN_UNIFORM, false);
+    static const size_t s[][2] = {{1, 1},     {7, 1},     {1, 2},     {2, 3},     {5, 7},     {13, 11},
+                                  {1000, 33}, {2049, 17}, {17, 2049}, {3, 10007}, {65537, 3}, {100003, 1}};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, false);
     run_softmax(0, 5, GEN_UNIFORM, false);
     run_softmax(5, 0, GEN_UNIFORM, false);

@@ -55,13 +55,13 @@ static void run_vecadd(size_t n, enum alias alias) {
         snprintf(what, sizeof what, "vecadd n=%zu: guard after c[n]", n);
         conf_check_untouched(what, c + n, GUARD);
     } else {
-        CHECK(memcmp(c + n, before + n, GUARD * sizeof(float)) == 0,
-              "vecadd n=%zu (%s): elements past n were changed", n, alias_name[alias]);
+        CHECK(memcmp(c + n, before + n, GUARD * sizeof(float)) == 0, "vecadd n=%zu (%s): elements past n were changed",
+              n, alias_name[alias]);
     }
 }
 
-static const size_t sizes[] = {0,   1,   2,    3,    5,    7,    13,   15,   16,   17,   31,    32,    33,   63,
-                               64,  65,  127,  128,  129,  255,  256,  257,  511,  512,  513,   1023,  1024, 1025,
+static const size_t sizes[] = {0,    1,    2,    3,    5,    7,    13,   15,    16,    17,    31,    32,    33,   63,
+                               64,   65,   127,  128,  129,  255,  256,  257,   511,   512,   513,   1023,  1024, 1025,
                                2047, 2048, 2049, 4095, 4096, 4097, 8191, 10007, 65535, 65536, 65537, 131071};
 
 CONF_TEST(vecadd, sizes) {

@@ -75,8 +75,8 @@ static hcl_status t_write(void *queue, void *mem, size_t offset, size_t size, co
     (void)out_event;
     return HCL_ERROR_UNSUPPORTED;
 }
-static hcl_status t_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
-                         uint32_t num_wait, void *const *wait, void **out_event) {
+static hcl_status t_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking, uint32_t num_wait,
+                         void *const *wait, void **out_event) {
     (void)queue, (void)mem, (void)offset, (void)size, (void)dst, (void)blocking, (void)num_wait, (void)wait;
     (void)out_event;
     return HCL_ERROR_UNSUPPORTED;
@@ -87,8 +87,8 @@ static hcl_status t_copy(void *queue, void *dst, size_t dst_offset, void *src, s
     (void)num_wait, (void)wait, (void)out_event;
     return HCL_ERROR_UNSUPPORTED;
 }
-static hcl_status t_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
-                         size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
+static hcl_status t_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern, size_t pattern_size,
+                         int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
     (void)queue, (void)mem, (void)offset, (void)size, (void)pattern, (void)pattern_size, (void)blocking;
     (void)num_wait, (void)wait, (void)out_event;
     return HCL_ERROR_UNSUPPORTED;

@@ -9,7 +9,7 @@
 
 /* The texts (always embedded) and the binaries (when kernels/CMakeLists.txt built them: HCL_KERNELS_HAVE_*). */
 #define HCL_EMBEDDED(sym)                                                                                              \
-    extern const unsigned char sym[];                                                                                 \
+    extern const unsigned char sym[];                                                                                  \
     extern const size_t sym##_size
 HCL_EMBEDDED(hcl_kernels_gpu_text); /* every kernels/<op>/<op>.cu as one self-contained CUDA/HIP C text */
 HCL_EMBEDDED(hcl_kernel_vecadd_cl);
@@ -51,27 +51,55 @@ static const hcl_host_function g_host_table[] = {
 };
 
 static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
-    [HCL_KPROG_GPU] = {HCL_KFAMILY_GPU, "gpu", "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)", {{0}}, 0,
-                       {"hcl_vecadd_f32",
-                        "hcl_gemm_f32_128_nn", "hcl_gemm_f32_128_nt", "hcl_gemm_f32_128_tn", "hcl_gemm_f32_128_tt",
-                        "hcl_gemm_f32_64_nn", "hcl_gemm_f32_64_nt", "hcl_gemm_f32_64_tn", "hcl_gemm_f32_64_tt",
-                        "hcl_gemm_scale_f32",
-                        "hcl_softmax_warp1_f32", "hcl_softmax_warp2_f32", "hcl_softmax_warp4_f32",
-                        "hcl_softmax_warp8_f32", "hcl_softmax_warp16_f32", "hcl_softmax_warp32_f32",
-                        "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32",
-                        "hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"},
+    [HCL_KPROG_GPU] = {HCL_KFAMILY_GPU,
+                       "gpu",
+                       "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)",
+                       {{0}},
+                       0,
+                       {"hcl_vecadd_f32",         "hcl_gemm_f32_128_nn",          "hcl_gemm_f32_128_nt",
+                        "hcl_gemm_f32_128_tn",    "hcl_gemm_f32_128_tt",          "hcl_gemm_f32_64_nn",
+                        "hcl_gemm_f32_64_nt",     "hcl_gemm_f32_64_tn",           "hcl_gemm_f32_64_tt",
+                        "hcl_gemm_scale_f32",     "hcl_softmax_warp1_f32",        "hcl_softmax_warp2_f32",
+                        "hcl_softmax_warp4_f32",  "hcl_softmax_warp8_f32",        "hcl_softmax_warp16_f32",
+                        "hcl_softmax_warp32_f32", "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32",
+                        "hcl_reduce_sum_f32",     "hcl_reduce_max_f32",           "hcl_reduce_min_f32"},
                        21},
     [HCL_KPROG_CL_VECADD] = {HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl", {{0}}, 0, {"hcl_vecadd_f32"}, 1},
-    [HCL_KPROG_CL_GEMM16] = {HCL_KFAMILY_CL, "cl-gemm16", "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1",
-                             {{0}}, 0, {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"}, 4},
-    [HCL_KPROG_CL_GEMM8] = {HCL_KFAMILY_CL, "cl-gemm8", "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0",
-                            {{0}}, 0, {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"}, 4},
-    [HCL_KPROG_CL_SOFTMAX] = {HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl", {{0}}, 0,
-                              {"hcl_softmax_f32", "hcl_softmax_cached_f32"}, 2},
-    [HCL_KPROG_CL_REDUCE] = {HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl", {{0}}, 0,
-                             {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"}, 3},
-    [HCL_KPROG_HOST] = {HCL_KFAMILY_HOST, "host", "kernels/*/*.c", {{0}}, 0,
-                        {"hcl_vecadd_f32", "hcl_gemm_f32", "hcl_softmax_f32", "hcl_reduce_f32"}, 4},
+    [HCL_KPROG_CL_GEMM16] = {HCL_KFAMILY_CL,
+                             "cl-gemm16",
+                             "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1",
+                             {{0}},
+                             0,
+                             {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"},
+                             4},
+    [HCL_KPROG_CL_GEMM8] = {HCL_KFAMILY_CL,
+                            "cl-gemm8",
+                            "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0",
+                            {{0}},
+                            0,
+                            {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"},
+                            4},
+    [HCL_KPROG_CL_SOFTMAX] = {HCL_KFAMILY_CL,
+                              "cl-softmax",
+                              "kernels/softmax/softmax.cl",
+                              {{0}},
+                              0,
+                              {"hcl_softmax_f32", "hcl_softmax_cached_f32"},
+                              2},
+    [HCL_KPROG_CL_REDUCE] = {HCL_KFAMILY_CL,
+                             "cl-reduce",
+                             "kernels/reduce/reduce.cl",
+                             {{0}},
+                             0,
+                             {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"},
+                             3},
+    [HCL_KPROG_HOST] = {HCL_KFAMILY_HOST,
+                        "host",
+                        "kernels/*/*.c",
+                        {{0}},
+                        0,
+                        {"hcl_vecadd_f32", "hcl_gemm_f32", "hcl_softmax_f32", "hcl_reduce_f32"},
+                        4},
 };
 
 static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data, const size_t *size,
@@ -121,8 +149,7 @@ const hcl_kprogram *hcl_kprogram_get(hcl_kprog prog) {
 int hcl_kprogram_kernel(hcl_kprog prog, const char *name) {
     const hcl_kprogram *p = hcl_kprogram_get(prog);
     for (uint32_t i = 0; p && i < p->num_kernels; i++)
-        if (strcmp(p->kernels[i], name) == 0)
-            return (int)i;
+        if (strcmp(p->kernels[i], name) == 0) return (int)i;
     return -1;
 }
 

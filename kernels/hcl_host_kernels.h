@@ -35,8 +35,8 @@ void hcl__host_vecadd_f32(size_t n, const float *a, const float *b, float *c);
  * `workspace`: at least hcl__host_gemm_workspace_bytes(m, n, k) bytes for the packed blocks of A and B, or NULL
  * to have them allocated here. Returns 0, or -1 when workspace is NULL and the packing buffers (a few MiB) could
  * not be allocated; C is then unchanged. */
-int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a,
-                       size_t lda, const float *b, size_t ldb, float beta, float *c, size_t ldc, void *workspace);
+int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                       const float *b, size_t ldb, float beta, float *c, size_t ldc, void *workspace);
 /* Bytes of workspace hcl__host_gemm_f32 needs for this shape with the current micro-kernel (0 when it needs none). */
 size_t hcl__host_gemm_workspace_bytes(size_t m, size_t n, size_t k);
 
@@ -56,11 +56,7 @@ int hcl__host_gemm_force_isa(const char *isa);
  * The loops are compiled for AVX-512, AVX2 and the baseline ISA, chosen at run time; all give the same bits. */
 void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out);
 
-enum {
-    HCL__HOST_REDUCE_SUM = 0,
-    HCL__HOST_REDUCE_MAX = 1,
-    HCL__HOST_REDUCE_MIN = 2
-};
+enum { HCL__HOST_REDUCE_SUM = 0, HCL__HOST_REDUCE_MAX = 1, HCL__HOST_REDUCE_MIN = 2 };
 
 /* out[0] = sum, max or min of in[0..n), n > 0 (op as the HCL__HOST_REDUCE_* values; any other op gives -1).
  * Deterministic: in[] is cut into chunks whose size depends on n only (not on the thread count); each

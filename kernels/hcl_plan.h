@@ -23,7 +23,12 @@
 extern "C" {
 #endif
 
-typedef enum hcl_kfamily { HCL_KFAMILY_GPU = 0, HCL_KFAMILY_CL = 1, HCL_KFAMILY_HOST = 2, HCL_KFAMILY_COUNT } hcl_kfamily;
+typedef enum hcl_kfamily {
+    HCL_KFAMILY_GPU = 0,
+    HCL_KFAMILY_CL = 1,
+    HCL_KFAMILY_HOST = 2,
+    HCL_KFAMILY_COUNT
+} hcl_kfamily;
 
 /* The built-in programs. GPU and HOST have one program each; CL has one per op (gemm in two shapes, chosen per
  * device, since its work-group size is a compile-time constant). */
@@ -64,12 +69,12 @@ int hcl_kprogram_kernel(hcl_kprog prog, const char *name);
 /* What a plan knows of the device. 0 means "unknown" for every limit (a plan then does not limit by it). */
 typedef struct hcl_kdevice {
     hcl_kfamily family;
-    int is_cpu;                 /* a CPU device runs a group's work-items as a loop */
-    uint32_t compute_units;     /* SMs, CUs, EUs or cores */
-    uint32_t subgroup_width;    /* warp / wavefront lanes (GPU family: required) */
-    uint64_t max_group_size;    /* work-items per group */
-    uint64_t local_mem;         /* bytes of local memory per group */
-    uint32_t max_groups[3];     /* work-groups per launch, per dimension */
+    int is_cpu;              /* a CPU device runs a group's work-items as a loop */
+    uint32_t compute_units;  /* SMs, CUs, EUs or cores */
+    uint32_t subgroup_width; /* warp / wavefront lanes (GPU family: required) */
+    uint64_t max_group_size; /* work-items per group */
+    uint64_t local_mem;      /* bytes of local memory per group */
+    uint32_t max_groups[3];  /* work-groups per launch, per dimension */
     /* The most work-items a group of kernel `kernel` of program `prog` may have on this device (0: unknown).
      * The core builds the program on first use to answer; a plan calls it only for the programs it launches. */
     uint64_t (*kernel_max_group)(const struct hcl_kdevice *dev, hcl_kprog prog, int kernel);
@@ -160,7 +165,8 @@ void hcl_klaunch_u64(hcl_klaunch *l, uint64_t v);
 void hcl_klaunch_u32(hcl_klaunch *l, uint32_t v);
 void hcl_klaunch_f32(hcl_klaunch *l, float v);
 /* Write the reason of a failure into plan->why and return `status`. */
-hcl_status hcl_kplan_fail(hcl_kplan *plan, hcl_status status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+hcl_status hcl_kplan_fail(hcl_kplan *plan, hcl_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* A limit that is 0 (unknown) does not limit: v ? v : otherwise. */
 static inline uint64_t hcl_known_or(uint64_t v, uint64_t otherwise) { return v ? v : otherwise; }
 static inline size_t hcl_min_size(size_t a, size_t b) { return a < b ? a : b; }

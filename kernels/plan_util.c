@@ -22,8 +22,7 @@ hcl_status hcl_kplan_init(hcl_kplan *plan, size_t count) {
 }
 
 void hcl_kplan_free(hcl_kplan *plan) {
-    if (plan->launch && plan->launch != plan->inline_launch)
-        free(plan->launch);
+    if (plan->launch && plan->launch != plan->inline_launch) free(plan->launch);
     plan->launch = plan->inline_launch;
     plan->count = 0;
 }
@@ -69,17 +68,14 @@ void hcl_klaunch_f32(hcl_klaunch *l, float v) { hcl_klaunch_value(l, &v, sizeof 
 
 size_t hcl_pow2_floor(size_t v) {
     size_t p = 1;
-    while (p * 2 <= v)
-        p *= 2;
+    while (p * 2 <= v) p *= 2;
     return p;
 }
 
 uint64_t hcl_kgroup_max(const hcl_kdevice *dev, hcl_kprog prog, int kernel, uint64_t cap) {
     uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, kernel) : 0;
     uint64_t g = cap;
-    if (kmax && kmax < g)
-        g = kmax;
-    if (dev->max_group_size && dev->max_group_size < g)
-        g = dev->max_group_size;
+    if (kmax && kmax < g) g = kmax;
+    if (dev->max_group_size && dev->max_group_size < g) g = dev->max_group_size;
     return g;
 }

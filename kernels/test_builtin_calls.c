@@ -211,8 +211,9 @@ static void reduce(run *r) {
                 double ref = ops[o] == HCL_REDUCE_SUM ? 0.0 : ops[o] == HCL_REDUCE_MAX ? -INFINITY : INFINITY;
                 double abs_sum = 0.0, tol = 0.0;
                 for (size_t i = 0; i < n; i++) {
-                    ref = ops[o] == HCL_REDUCE_SUM ? ref + x[i] : ops[o] == HCL_REDUCE_MAX ? fmax(ref, x[i])
-                                                                                         : fmin(ref, x[i]);
+                    ref = ops[o] == HCL_REDUCE_SUM   ? ref + x[i]
+                          : ops[o] == HCL_REDUCE_MAX ? fmax(ref, x[i])
+                                                     : fmin(ref, x[i]);
                     abs_sum += fabs((double)x[i]);
                 }
                 if (ops[o] == HCL_REDUCE_SUM && n > 1)

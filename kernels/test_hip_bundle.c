@@ -54,9 +54,12 @@ static void each_value(const unsigned char *obj, size_t size, const char *key, v
         const unsigned char *v = hit + plen;
         size_t left = size - (size_t)(v - obj);
         uint64_t value = UINT64_MAX;
-        if (left >= 1 && v[0] < 0x80) value = v[0];                                  /* positive fixint */
-        else if (left >= 2 && v[0] == 0xcc) value = v[1];                            /* uint8 */
-        else if (left >= 3 && v[0] == 0xcd) value = (uint64_t)v[1] << 8 | v[2];      /* uint16, big-endian */
+        if (left >= 1 && v[0] < 0x80)
+            value = v[0]; /* positive fixint */
+        else if (left >= 2 && v[0] == 0xcc)
+            value = v[1]; /* uint8 */
+        else if (left >= 3 && v[0] == 0xcd)
+            value = (uint64_t)v[1] << 8 | v[2]; /* uint16, big-endian */
         else if (left >= 5 && v[0] == 0xce)
             value = (uint64_t)v[1] << 24 | (uint64_t)v[2] << 16 | (uint64_t)v[3] << 8 | v[4];
         fn(value, ctx);
@@ -114,8 +117,8 @@ static int check_target(const char *target, const unsigned char *obj, size_t siz
     }
     if (!failures)
         printf("ok   %-8s %zu kernels, wave%u, up to %llu VGPRs, spills: %llu VGPR, %llu SGPR%s\n", target, NUM_KERNELS,
-               want_wave, (unsigned long long)vgpr.max, (unsigned long long)vspill.sum,
-               (unsigned long long)sspill.sum, vspill.sum || sspill.sum ? " (slower, still correct)" : "");
+               want_wave, (unsigned long long)vgpr.max, (unsigned long long)vspill.sum, (unsigned long long)sspill.sum,
+               vspill.sum || sspill.sum ? " (slower, still correct)" : "");
     return failures;
 }
 

@@ -269,8 +269,8 @@ enum c_init { C_RANDOM, C_NAN };
 static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, size_t k, float alpha, float beta,
                        enum c_init cinit, size_t pad) {
     char what[200];
-    snprintf(what, sizeof what, "[%s] gemm %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g%s pad=%zu", pr->name,
-             ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, beta, cinit == C_NAN ? " C=NaN" : "", pad);
+    snprintf(what, sizeof what, "[%s] gemm %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g%s pad=%zu", pr->name, ta ? 'T' : 'N',
+             tb ? 'T' : 'N', m, n, k, alpha, beta, cinit == C_NAN ? " C=NaN" : "", pad);
     if (hcl_plan_gemm_cl_program(&pr->dev) == HCL_KPROG_COUNT) {
         fail("%s: no gemm program fits the profile", what);
         return;
@@ -551,9 +551,9 @@ int main(int argc, char **argv) {
 
     static const size_t vec_n[] = {1, 2, 3, 4, 5, 7, 8, 255, 256, 1023, 1025, 4099, 65539, 1000003};
     static const size_t red_n[] = {1, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 1000, 4096, 65537, 1000003};
-    static const size_t gemm_shapes[][3] = {{1, 1, 1}, {1, 7, 3},     {7, 1, 5},     {17, 19, 23},
+    static const size_t gemm_shapes[][3] = {{1, 1, 1},    {1, 7, 3},    {7, 1, 5},      {17, 19, 23},
                                             {64, 64, 16}, {65, 63, 17}, {128, 129, 33}, {130, 200, 70}};
-    static const size_t sm_shapes[][2] = {{1, 1},  {1, 7},    {3, 16},    {5, 17},   {4, 100},
+    static const size_t sm_shapes[][2] = {{1, 1},   {1, 7},    {3, 16},   {5, 17},   {4, 100},
                                           {7, 255}, {2, 1000}, {3, 4096}, {2, 16389}};
     for (int p = 0; p < g_nprofiles; p++) {
         const profile *pr = &g_profiles[p];
@@ -565,7 +565,7 @@ int main(int argc, char **argv) {
                 for (size_t i = 0; i < sizeof gemm_shapes / sizeof gemm_shapes[0]; i++)
                     check_gemm(pr, ta, tb, gemm_shapes[i][0], gemm_shapes[i][1], gemm_shapes[i][2], 1.5f, 0.5f,
                                C_RANDOM, i % 3);
-                check_gemm(pr, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2); /* beta 0: C not read */
+                check_gemm(pr, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2);   /* beta 0: C not read */
                 check_gemm(pr, ta, tb, 9, 10, 0, 1.0f, 2.0f, C_RANDOM, 1);  /* k 0: C = beta C */
                 check_gemm(pr, ta, tb, 9, 10, 11, 0.0f, 0.5f, C_RANDOM, 0); /* alpha 0: C = beta C */
             }

@@ -22,8 +22,7 @@ void hcl_ts_check_fills(hcl_queue q, hcl_buffer b, size_t bytes) {
         HCL_TS_OK(hcl_buffer_fill(q, b, ps, 13 * ps, pattern, ps));
         HCL_TS_OK(hcl_buffer_read(q, b, 0, bytes, got));
         size_t bad = 0;
-        for (size_t j = 0; j < bytes; j++)
-            bad += got[j] != ((j >= ps && j < 14 * ps) ? pattern[(j - ps) % ps] : 0xee);
+        for (size_t j = 0; j < bytes; j++) bad += got[j] != ((j >= ps && j < 14 * ps) ? pattern[(j - ps) % ps] : 0xee);
         HCL_TS_CHECK(bad == 0, "fill with a %zu-byte pattern: %zu wrong bytes", ps, bad);
     }
 cleanup:

@@ -50,8 +50,7 @@ bool hcl_ts_close(float got, double ref, double tol) {
     return fabs(g - ref) <= tol;
 }
 
-bool hcl_ts_compare(hcl_ts_cmp *c, const float *got, const double *ref, const double *tol, double tol_scale,
-                    size_t n) {
+bool hcl_ts_compare(hcl_ts_cmp *c, const float *got, const double *ref, const double *tol, double tol_scale, size_t n) {
     size_t bad_before = c->bad;
     for (size_t i = 0; i < n; i++) {
         double unit = tol ? tol[i] : 1.0, t = tol_scale * unit, g = got[i], r = ref[i];

@@ -48,8 +48,7 @@ typedef enum hcl_ts_kernel { HCL_TS_VECADD = 0, HCL_TS_GEMM, HCL_TS_SOFTMAX, HCL
 
 /* ref[i] = a[i] + b[i] in float64; under HCL_TS_CONFORMANCE rounded once to float32 (tol 0), under HCL_TS_BENCH
  * as it is (tol |ref|). */
-void hcl_ts_ref_vecadd(hcl_ts_rule rule, const float *a, const float *b, size_t n, double *out_ref,
-                       double *out_tol);
+void hcl_ts_ref_vecadd(hcl_ts_rule rule, const float *a, const float *b, size_t n, double *out_ref, double *out_tol);
 
 /* C = alpha op(A) op(B) + beta C in float64, row-major like hcl_gemm_f32, with BLAS's meaning: beta 0 does not
  * read C (c may be NULL), alpha 0 or k 0 reads neither A nor B (they may hold NaN) and gives beta C. c is read at
@@ -60,8 +59,7 @@ void hcl_ts_ref_gemm(hcl_ts_rule rule, hcl_transpose trans_a, hcl_transpose tran
 
 /* Row-wise softmax of rows x cols floats, stable (max subtracted), with PyTorch's meaning of the special values: an
  * input of -inf gives exactly 0; a row of only -inf, or one holding NaN or +inf, gives NaN throughout. */
-void hcl_ts_ref_softmax(hcl_ts_rule rule, const float *x, size_t rows, size_t cols, double *out_ref,
-                        double *out_tol);
+void hcl_ts_ref_softmax(hcl_ts_rule rule, const float *x, size_t rows, size_t cols, double *out_ref, double *out_tol);
 
 /* The reduction of x[0..n) in float64: the sum, or max / min skipping NaN (as fmax / fmin do). n 0 gives the
  * identity (0, -inf, +inf). Returns the reference; *out_tol (may be NULL) gets the rule's tolerance. */
@@ -73,9 +71,9 @@ double hcl_ts_bench_rtol(hcl_ts_kernel kernel, size_t size);
 /* ---- poison ---- */
 
 #define HCL_TS_POISON_BITS 0x7fc0deadu
-float hcl_ts_poison(void);              /* the poison as a float */
-bool hcl_ts_is_poison(float x);         /* bit for bit the poison */
-uint32_t hcl_ts_f32_bits(float x);      /* the bits of a float */
+float hcl_ts_poison(void);         /* the poison as a float */
+bool hcl_ts_is_poison(float x);    /* bit for bit the poison */
+uint32_t hcl_ts_f32_bits(float x); /* the bits of a float */
 void hcl_ts_poison_fill(float *x, size_t n);
 /* The index of the first element of x[0..n) that is not the poison (it was written), or n when there is none. */
 size_t hcl_ts_first_unpoisoned(const float *x, size_t n);
@@ -90,9 +88,9 @@ typedef struct hcl_ts_miss {
 } hcl_ts_miss;
 
 typedef struct hcl_ts_cmp {
-    size_t count;   /* elements compared */
-    size_t bad;     /* elements that failed; first[0].index is the first of them */
-    size_t listed;  /* entries of first[] filled: the first HCL_TS_LISTED failures */
+    size_t count;  /* elements compared */
+    size_t bad;    /* elements that failed; first[0].index is the first of them */
+    size_t listed; /* entries of first[] filled: the first HCL_TS_LISTED failures */
     hcl_ts_miss first[HCL_TS_LISTED];
     double max_abs; /* largest |got - ref| where ref is finite and got is not NaN */
     double max_rel; /* largest |got - ref| / tol[i] (0 / 0 is 0); +inf for a failure that is not a distance (a NaN
@@ -107,8 +105,7 @@ bool hcl_ts_close(float got, double ref, double tol);
 
 /* Compare got[i] with ref[i] within tol_scale * tol[i] (tol NULL: within tol_scale; both 0: exact), adding to *c.
  * May be called several times on one hcl_ts_cmp (in chunks). Returns whether all n passed. */
-bool hcl_ts_compare(hcl_ts_cmp *c, const float *got, const double *ref, const double *tol, double tol_scale,
-                    size_t n);
+bool hcl_ts_compare(hcl_ts_cmp *c, const float *got, const double *ref, const double *tol, double tol_scale, size_t n);
 
 /* "N of M elements wrong:" and a line per listed failure ("[i] got G (0xBITS, poison: never written), expected R
  * within T"); "" when none failed. Returns text. */
@@ -119,10 +116,10 @@ const char *hcl_ts_cmp_text(const hcl_ts_cmp *c, char *text, size_t size);
 /* The seed of a run: HCL_SEED (decimal or 0x hex) when it is set and a number, else one from the clock and the
  * process id, below 10^9 so that it is short to type back in. The caller prints it. */
 uint64_t hcl_ts_seed(void);
-uint64_t hcl_ts_splitmix64(uint64_t *state);                      /* next 64 random bits */
-double hcl_ts_rand_unit(uint64_t *state);                         /* uniform in [0, 1), 53 bits */
-float hcl_ts_rand_float(uint64_t *state, float lo, float hi);     /* uniform in [lo, hi) */
-int hcl_ts_rand_int(uint64_t *state, int lo, int hi);             /* uniform in [lo, hi] */
+uint64_t hcl_ts_splitmix64(uint64_t *state);                  /* next 64 random bits */
+double hcl_ts_rand_unit(uint64_t *state);                     /* uniform in [0, 1), 53 bits */
+float hcl_ts_rand_float(uint64_t *state, float lo, float hi); /* uniform in [lo, hi) */
+int hcl_ts_rand_int(uint64_t *state, int lo, int hi);         /* uniform in [lo, hi] */
 void hcl_ts_fill_uniform(uint64_t *state, float *x, size_t n, float lo, float hi);
 
 /* ---- checks for the plain-C driver tests (conformance has its own, Criterion's) ---- */
@@ -131,10 +128,10 @@ void hcl_ts_fill_uniform(uint64_t *state, float *x, size_t n, float lo, float hi
 bool hcl_ts_check_at(bool ok, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 #define HCL_TS_CHECK(cond, ...) hcl_ts_check_at((cond), __FILE__, __LINE__, __VA_ARGS__)
 /* The call must return HCL_SUCCESS; a failure prints the status and hcl_last_message(). */
-#define HCL_TS_OK(call)                                                                                          \
-    do {                                                                                                         \
-        hcl_status st_ = (call);                                                                                 \
-        HCL_TS_CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #call, hcl_status_name(st_), hcl_last_message());         \
+#define HCL_TS_OK(call)                                                                                                \
+    do {                                                                                                               \
+        hcl_status st_ = (call);                                                                                       \
+        HCL_TS_CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #call, hcl_status_name(st_), hcl_last_message());               \
     } while (0)
 int hcl_ts_checks(void);   /* checks counted so far */
 int hcl_ts_failures(void); /* of those, the failed ones */

@@ -4,8 +4,7 @@
 #include <float.h>
 #include <math.h>
 
-void hcl_ts_ref_vecadd(hcl_ts_rule rule, const float *a, const float *b, size_t n, double *out_ref,
-                       double *out_tol) {
+void hcl_ts_ref_vecadd(hcl_ts_rule rule, const float *a, const float *b, size_t n, double *out_ref, double *out_tol) {
     for (size_t i = 0; i < n; i++) {
         double s = (double)a[i] + (double)b[i];
         if (rule == HCL_TS_CONFORMANCE) {
@@ -63,8 +62,7 @@ void hcl_ts_ref_gemm(hcl_ts_rule rule, hcl_transpose trans_a, hcl_transpose tran
     }
 }
 
-void hcl_ts_ref_softmax(hcl_ts_rule rule, const float *x, size_t rows, size_t cols, double *out_ref,
-                        double *out_tol) {
+void hcl_ts_ref_softmax(hcl_ts_rule rule, const float *x, size_t rows, size_t cols, double *out_ref, double *out_tol) {
     double rtol = 1e-5 * fmax(1.0, sqrt((double)cols / 256.0));
     for (size_t r = 0; r < rows; r++) {
         const float *row = x + r * cols;

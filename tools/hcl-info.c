@@ -12,35 +12,30 @@
 #include <string.h>
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: hcl-info [--help]\n"
-            "\n"
-            "Lists every HCL backend (available, with its driver module, version and device count, or\n"
-            "unavailable with the reason), every device with its properties, and the default device: the one\n"
-            "hcl_device_open(NULL) picks, honouring the environment.\n"
-            "\n"
-            "Environment:\n"
-            "  HCL_BACKEND=name[,name...]  backend(s) to prefer for the default device (the names under\n"
-            "                              \"Backends\" in hcl-info's output)\n"
-            "  HCL_DEVICE=N                device index within that backend\n"
-            "  HCL_LOG=error|warn|info|debug  log to stderr (debug shows every loader step)\n"
-            "  HCL_DRIVER_PATH=dir[:dir]   folders searched first for driver modules libhcl-<name>.so\n"
-            "  HCL_EXTRA_DRIVERS=name[,name]  extra (out-of-tree) backends, loaded as libhcl-<name>.so\n"
-            "\n"
-            "Exit status: 0 (also when backends are unavailable), 1 if the library call itself failed,\n"
-            "2 on a usage error.\n");
+    fprintf(f, "usage: hcl-info [--help]\n"
+               "\n"
+               "Lists every HCL backend (available, with its driver module, version and device count, or\n"
+               "unavailable with the reason), every device with its properties, and the default device: the one\n"
+               "hcl_device_open(NULL) picks, honouring the environment.\n"
+               "\n"
+               "Environment:\n"
+               "  HCL_BACKEND=name[,name...]  backend(s) to prefer for the default device (the names under\n"
+               "                              \"Backends\" in hcl-info's output)\n"
+               "  HCL_DEVICE=N                device index within that backend\n"
+               "  HCL_LOG=error|warn|info|debug  log to stderr (debug shows every loader step)\n"
+               "  HCL_DRIVER_PATH=dir[:dir]   folders searched first for driver modules libhcl-<name>.so\n"
+               "  HCL_EXTRA_DRIVERS=name[,name]  extra (out-of-tree) backends, loaded as libhcl-<name>.so\n"
+               "\n"
+               "Exit status: 0 (also when backends are unavailable), 1 if the library call itself failed,\n"
+               "2 on a usage error.\n");
 }
 
 static const char *type_name(hcl_device_type t) {
     switch (t) {
-    case HCL_DEVICE_TYPE_CPU:
-        return "CPU";
-    case HCL_DEVICE_TYPE_GPU:
-        return "GPU";
-    case HCL_DEVICE_TYPE_ACCELERATOR:
-        return "accelerator";
-    case HCL_DEVICE_TYPE_OTHER:
-        return "other";
+    case HCL_DEVICE_TYPE_CPU: return "CPU";
+    case HCL_DEVICE_TYPE_GPU: return "GPU";
+    case HCL_DEVICE_TYPE_ACCELERATOR: return "accelerator";
+    case HCL_DEVICE_TYPE_OTHER: return "other";
     }
     return "unknown";
 }
@@ -63,8 +58,7 @@ static void format_bytes(char *out, size_t out_size, uint64_t bytes) {
 static void print_indented(const char *text, int indent) {
     for (const char *p = text; *p; p++) {
         putchar(*p);
-        if (*p == '\n' && p[1] != '\0')
-            printf("%*s", indent, "");
+        if (*p == '\n' && p[1] != '\0') printf("%*s", indent, "");
     }
     putchar('\n');
 }
@@ -81,8 +75,7 @@ static void print_backends(void) {
         hcl_backend_info info;
         st = hcl_backend_get_info(i, &info);
         if (st != HCL_SUCCESS) {
-            printf("  [%" PRIu32 "] hcl_backend_get_info failed: %s: %s\n", i, hcl_status_name(st),
-                   hcl_last_message());
+            printf("  [%" PRIu32 "] hcl_backend_get_info failed: %s: %s\n", i, hcl_status_name(st), hcl_last_message());
             continue;
         }
         if (info.available) {
@@ -119,14 +112,13 @@ static void print_device(uint32_t global_index, const hcl_device_info *d) {
         const uint8_t *u = d->uuid;
         printf("        uuid:                %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
                "%02x%02x%02x%02x%02x%02x\n",
-               u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
-               u[15]);
+               u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
     } else {
         printf("        uuid:                (not given by the runtime)\n");
     }
     printf("        identity:            %s\n", d->identity);
-    printf("        offset alignment:    %" PRIu64 " byte%s (of buffer kernel arguments)\n",
-           d->arg_offset_alignment, d->arg_offset_alignment == 1 ? "" : "s");
+    printf("        offset alignment:    %" PRIu64 " byte%s (of buffer kernel arguments)\n", d->arg_offset_alignment,
+           d->arg_offset_alignment == 1 ? "" : "s");
 }
 
 static int print_devices(void) {
@@ -173,8 +165,7 @@ static void print_default_device(void) {
     else
         printf("default device: %s:%" PRIu32 " %s%s\n", info.backend, info.index, info.name, env);
     st = hcl_device_release(device);
-    if (st != HCL_SUCCESS)
-        printf("hcl_device_release failed: %s: %s\n", hcl_status_name(st), hcl_last_message());
+    if (st != HCL_SUCCESS) printf("hcl_device_release failed: %s: %s\n", hcl_status_name(st), hcl_last_message());
 }
 
 int main(int argc, char **argv) {

@@ -8,20 +8,16 @@ HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t fl
     static const char fn[] = "hcl_buffer_create";
     hcl__device *dev;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_buffer)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_buffer is NULL", fn);
-    if (size == 0)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
+    if (st != HCL_SUCCESS) return st;
+    if (!out_buffer) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_buffer is NULL", fn);
+    if (size == 0) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
     if (flags != 0)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (must be 0)", fn, flags);
     if (dev->info.max_alloc_bytes && size > dev->info.max_alloc_bytes)
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: size %zu exceeds the device's max_alloc_bytes %llu", fn,
                                 size, (unsigned long long)dev->info.max_alloc_bytes);
     hcl__buffer *buf = calloc(1, sizeof *buf);
-    if (!buf)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (!buf) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     if ((st = dev->drv->buffer_alloc(dev->native, size, &buf->native)) != HCL_SUCCESS) {
         free(buf);
         return hcl__prefix_message(st, fn);
@@ -55,10 +51,8 @@ HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer) {
 HCL_API hcl_status hcl_buffer_size(hcl_buffer buffer, size_t *out_size) {
     hcl__buffer *buf;
     hcl_status st = hcl__lookup(buffer, HCL__H_BUFFER, (void **)&buf, "hcl_buffer_size", "buffer");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_size)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_buffer_size: out_size is NULL");
+    if (st != HCL_SUCCESS) return st;
+    if (!out_size) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_buffer_size: out_size is NULL");
     *out_size = buf->size;
     return HCL_SUCCESS;
 }
@@ -89,8 +83,7 @@ static hcl_status run_xfer(const xfer *x) {
     hcl__queue *q;
     hcl__buffer *dst = NULL, *src = NULL;
     hcl_status st = hcl__lookup(x->queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     if (x->kind != XFER_READ && (st = hcl__lookup(x->dst, HCL__H_BUFFER, (void **)&dst, fn,
                                                   x->kind == XFER_FILL ? "buffer" : "dst")) != HCL_SUCCESS)
         return st;
@@ -114,21 +107,19 @@ static hcl_status run_xfer(const xfer *x) {
         st = hcl__check_range(fn, "src", x->src_offset, x->size, src->size);
         break;
     case XFER_COPY:
-        if ((st = hcl__check_range(fn, "dst", x->dst_offset, x->size, dst->size)) != HCL_SUCCESS)
-            return st;
-        if ((st = hcl__check_range(fn, "src", x->src_offset, x->size, src->size)) != HCL_SUCCESS)
-            return st;
+        if ((st = hcl__check_range(fn, "dst", x->dst_offset, x->size, dst->size)) != HCL_SUCCESS) return st;
+        if ((st = hcl__check_range(fn, "src", x->src_offset, x->size, src->size)) != HCL_SUCCESS) return st;
         if (dst == src && x->size && x->dst_offset < x->src_offset + x->size && x->src_offset < x->dst_offset + x->size)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                     "%s: ranges [%zu, +%zu) and [%zu, +%zu) of one buffer overlap", fn, x->src_offset,
                                     x->size, x->dst_offset, x->size);
         break;
     case XFER_FILL:
-        if (!x->host_src)
-            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: pattern is NULL", fn);
+        if (!x->host_src) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: pattern is NULL", fn);
         if (!is_pattern_size(x->pattern_size))
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                    "%s: pattern_size %zu is not one of 1, 2, 4, 8, 16, 32, 64, 128", fn, x->pattern_size);
+                                    "%s: pattern_size %zu is not one of 1, 2, 4, 8, 16, 32, 64, 128", fn,
+                                    x->pattern_size);
         if (x->dst_offset % x->pattern_size || x->size % x->pattern_size)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                     "%s: offset %zu and size %zu must be multiples of pattern_size %zu", fn,
@@ -136,8 +127,7 @@ static hcl_status run_xfer(const xfer *x) {
         st = hcl__check_range(fn, "buffer", x->dst_offset, x->size, dst->size);
         break;
     }
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     void **wait = NULL;
     if ((st = hcl__resolve_wait(fn, q->dev, x->blocking ? 0 : x->num_wait, x->wait_list, &wait)) != HCL_SUCCESS)
         return st;
@@ -151,73 +141,129 @@ static hcl_status run_xfer(const xfer *x) {
     else if (x->kind == XFER_READ)
         st = d->buffer_read(q->native, src->native, x->src_offset, x->size, x->host_dst, x->blocking, nw, wait, evp);
     else if (x->kind == XFER_COPY)
-        st = d->buffer_copy(q->native, dst->native, x->dst_offset, src->native, x->src_offset, x->size, x->blocking,
-                            nw, wait, evp);
+        st = d->buffer_copy(q->native, dst->native, x->dst_offset, src->native, x->src_offset, x->size, x->blocking, nw,
+                            wait, evp);
     else
-        st = d->buffer_fill(q->native, dst->native, x->dst_offset, x->size, x->host_src, x->pattern_size,
-                            x->blocking, nw, wait, evp);
+        st = d->buffer_fill(q->native, dst->native, x->dst_offset, x->size, x->host_src, x->pattern_size, x->blocking,
+                            nw, wait, evp);
     free(wait);
-    if (st != HCL_SUCCESS)
-        return hcl__prefix_message(st, fn);
+    if (st != HCL_SUCCESS) return hcl__prefix_message(st, fn);
     /* with no out_event this releases the marker made only to honour the wait list */
     return hcl__wrap_event(fn, q->dev, native, x->out_event);
 }
 
 HCL_API hcl_status hcl_buffer_write(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size, const void *src) {
-    xfer x = {.kind = XFER_WRITE, .fn = "hcl_buffer_write", .queue = queue, .dst = dst, .dst_offset = offset,
-              .size = size, .host_src = src, .blocking = 1};
+    xfer x = {.kind = XFER_WRITE,
+              .fn = "hcl_buffer_write",
+              .queue = queue,
+              .dst = dst,
+              .dst_offset = offset,
+              .size = size,
+              .host_src = src,
+              .blocking = 1};
     return run_xfer(&x);
 }
 
 HCL_API hcl_status hcl_buffer_read(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst) {
-    xfer x = {.kind = XFER_READ, .fn = "hcl_buffer_read", .queue = queue, .src = src, .src_offset = offset,
-              .size = size, .host_dst = dst, .blocking = 1};
+    xfer x = {.kind = XFER_READ,
+              .fn = "hcl_buffer_read",
+              .queue = queue,
+              .src = src,
+              .src_offset = offset,
+              .size = size,
+              .host_dst = dst,
+              .blocking = 1};
     return run_xfer(&x);
 }
 
 HCL_API hcl_status hcl_buffer_copy(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
                                    size_t src_offset, size_t size) {
-    xfer x = {.kind = XFER_COPY, .fn = "hcl_buffer_copy", .queue = queue, .dst = dst, .src = src,
-              .dst_offset = dst_offset, .src_offset = src_offset, .size = size, .blocking = 1};
+    xfer x = {.kind = XFER_COPY,
+              .fn = "hcl_buffer_copy",
+              .queue = queue,
+              .dst = dst,
+              .src = src,
+              .dst_offset = dst_offset,
+              .src_offset = src_offset,
+              .size = size,
+              .blocking = 1};
     return run_xfer(&x);
 }
 
-HCL_API hcl_status hcl_buffer_fill(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
-                                   const void *pattern, size_t pattern_size) {
-    xfer x = {.kind = XFER_FILL, .fn = "hcl_buffer_fill", .queue = queue, .dst = buffer, .dst_offset = offset,
-              .size = size, .host_src = pattern, .pattern_size = pattern_size, .blocking = 1};
+HCL_API hcl_status hcl_buffer_fill(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size, const void *pattern,
+                                   size_t pattern_size) {
+    xfer x = {.kind = XFER_FILL,
+              .fn = "hcl_buffer_fill",
+              .queue = queue,
+              .dst = buffer,
+              .dst_offset = offset,
+              .size = size,
+              .host_src = pattern,
+              .pattern_size = pattern_size,
+              .blocking = 1};
     return run_xfer(&x);
 }
 
-HCL_API hcl_status hcl_buffer_write_async(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size,
-                                          const void *src, uint32_t num_wait, const hcl_event *wait_list,
-                                          hcl_event *out_event) {
-    xfer x = {.kind = XFER_WRITE, .fn = "hcl_buffer_write_async", .queue = queue, .dst = dst, .dst_offset = offset,
-              .size = size, .host_src = src, .num_wait = num_wait, .wait_list = wait_list, .out_event = out_event};
+HCL_API hcl_status hcl_buffer_write_async(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size, const void *src,
+                                          uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
+    xfer x = {.kind = XFER_WRITE,
+              .fn = "hcl_buffer_write_async",
+              .queue = queue,
+              .dst = dst,
+              .dst_offset = offset,
+              .size = size,
+              .host_src = src,
+              .num_wait = num_wait,
+              .wait_list = wait_list,
+              .out_event = out_event};
     return run_xfer(&x);
 }
 
 HCL_API hcl_status hcl_buffer_read_async(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst,
                                          uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
-    xfer x = {.kind = XFER_READ, .fn = "hcl_buffer_read_async", .queue = queue, .src = src, .src_offset = offset,
-              .size = size, .host_dst = dst, .num_wait = num_wait, .wait_list = wait_list, .out_event = out_event};
+    xfer x = {.kind = XFER_READ,
+              .fn = "hcl_buffer_read_async",
+              .queue = queue,
+              .src = src,
+              .src_offset = offset,
+              .size = size,
+              .host_dst = dst,
+              .num_wait = num_wait,
+              .wait_list = wait_list,
+              .out_event = out_event};
     return run_xfer(&x);
 }
 
 HCL_API hcl_status hcl_buffer_copy_async(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
-                                         size_t src_offset, size_t size, uint32_t num_wait,
-                                         const hcl_event *wait_list, hcl_event *out_event) {
-    xfer x = {.kind = XFER_COPY, .fn = "hcl_buffer_copy_async", .queue = queue, .dst = dst, .src = src,
-              .dst_offset = dst_offset, .src_offset = src_offset, .size = size, .num_wait = num_wait,
-              .wait_list = wait_list, .out_event = out_event};
+                                         size_t src_offset, size_t size, uint32_t num_wait, const hcl_event *wait_list,
+                                         hcl_event *out_event) {
+    xfer x = {.kind = XFER_COPY,
+              .fn = "hcl_buffer_copy_async",
+              .queue = queue,
+              .dst = dst,
+              .src = src,
+              .dst_offset = dst_offset,
+              .src_offset = src_offset,
+              .size = size,
+              .num_wait = num_wait,
+              .wait_list = wait_list,
+              .out_event = out_event};
     return run_xfer(&x);
 }
 
 HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
                                          const void *pattern, size_t pattern_size, uint32_t num_wait,
                                          const hcl_event *wait_list, hcl_event *out_event) {
-    xfer x = {.kind = XFER_FILL, .fn = "hcl_buffer_fill_async", .queue = queue, .dst = buffer, .dst_offset = offset,
-              .size = size, .host_src = pattern, .pattern_size = pattern_size, .num_wait = num_wait,
-              .wait_list = wait_list, .out_event = out_event};
+    xfer x = {.kind = XFER_FILL,
+              .fn = "hcl_buffer_fill_async",
+              .queue = queue,
+              .dst = buffer,
+              .dst_offset = offset,
+              .size = size,
+              .host_src = pattern,
+              .pattern_size = pattern_size,
+              .num_wait = num_wait,
+              .wait_list = wait_list,
+              .out_event = out_event};
     return run_xfer(&x);
 }

@@ -21,13 +21,13 @@ static hcl_status get_floats(const builtin_ctx *ctx, hcl_buffer handle, const ch
                              hcl__buffer **out) {
     hcl__buffer *b;
     hcl_status st = hcl__lookup(handle, HCL__H_BUFFER, (void **)&b, ctx->fn, what);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     if (b->dev != ctx->q->dev)
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: %s belongs to another device than the queue", ctx->fn,
                                 what);
     if (!elems_ok)
-        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: the shape of %s overflows the address space", ctx->fn, what);
+        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: the shape of %s overflows the address space", ctx->fn,
+                                what);
     if (elems > b->size / sizeof(float))
         return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s needs %zu floats (%zu bytes) but holds %zu bytes",
                                 ctx->fn, what, elems, elems * sizeof(float), b->size);
@@ -48,18 +48,15 @@ static int span(size_t rows, size_t cols, size_t ld, size_t *out) {
 }
 
 static hcl_status empty_op(const builtin_ctx *ctx, hcl_event *out_event) {
-    if (!out_event)
-        return HCL_SUCCESS;
+    if (!out_event) return HCL_SUCCESS;
     void *native = NULL;
     hcl_status st = ctx->q->dev->drv->queue_marker(ctx->q->native, 0, NULL, &native);
-    if (st != HCL_SUCCESS)
-        return hcl__prefix_message(st, ctx->fn);
+    if (st != HCL_SUCCESS) return hcl__prefix_message(st, ctx->fn);
     return hcl__wrap_event(ctx->fn, ctx->q->dev, native, out_event);
 }
 
 static hcl_status finish_op(const builtin_ctx *ctx, hcl_status st, void *native, hcl_event *out_event) {
-    if (st != HCL_SUCCESS)
-        return hcl__prefix_message(st, ctx->fn);
+    if (st != HCL_SUCCESS) return hcl__prefix_message(st, ctx->fn);
     return hcl__wrap_event(ctx->fn, ctx->q->dev, native, out_event);
 }
 
@@ -77,16 +74,11 @@ HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_b
     hcl__buffer *ba, *bb, *bc;
     hcl_status st = get_queue("hcl_vecadd_f32", queue, &ctx);
     int ok = n <= SIZE_MAX / 4;
-    if (st == HCL_SUCCESS)
-        st = get_floats(&ctx, a, "a", n, ok, &ba);
-    if (st == HCL_SUCCESS)
-        st = get_floats(&ctx, b, "b", n, ok, &bb);
-    if (st == HCL_SUCCESS)
-        st = get_floats(&ctx, c, "c", n, ok, &bc);
-    if (st != HCL_SUCCESS)
-        return st;
-    if (n == 0)
-        return empty_op(&ctx, out_event);
+    if (st == HCL_SUCCESS) st = get_floats(&ctx, a, "a", n, ok, &ba);
+    if (st == HCL_SUCCESS) st = get_floats(&ctx, b, "b", n, ok, &bb);
+    if (st == HCL_SUCCESS) st = get_floats(&ctx, c, "c", n, ok, &bc);
+    if (st != HCL_SUCCESS) return st;
+    if (n == 0) return empty_op(&ctx, out_event);
     hcl__builtin_call call = {.op = HCL_KOP_VECADD, .n = n};
     return run(&ctx, &call, ba, bb, bc, out_event);
 }
@@ -96,12 +88,12 @@ HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_tran
                                 hcl_buffer c, size_t ldc, hcl_event *out_event) {
     builtin_ctx ctx;
     hcl_status st = get_queue("hcl_gemm_f32", queue, &ctx);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     const char *fn = ctx.fn;
     if ((trans_a != HCL_NO_TRANS && trans_a != HCL_TRANS) || (trans_b != HCL_NO_TRANS && trans_b != HCL_TRANS))
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: trans_a %d / trans_b %d must be HCL_NO_TRANS or HCL_TRANS",
-                                fn, (int)trans_a, (int)trans_b);
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: trans_a %d / trans_b %d must be HCL_NO_TRANS or HCL_TRANS", fn, (int)trans_a,
+                                (int)trans_b);
     /* Stored shapes (row-major): A is m x k, or k x m when transposed; likewise B. */
     size_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
     size_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
@@ -109,8 +101,7 @@ HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_tran
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                 "%s: leading dimensions lda %zu, ldb %zu, ldc %zu must be at least %zu, %zu, %zu", fn,
                                 lda, ldb, ldc, a_cols ? a_cols : 1, b_cols ? b_cols : 1, n ? n : (size_t)1);
-    if (!isfinite(alpha) && k > 0 && m > 0 && n > 0)
-        hcl__log(HCL_LOG_DEBUG, "core", "%s: alpha is not finite", fn);
+    if (!isfinite(alpha) && k > 0 && m > 0 && n > 0) hcl__log(HCL_LOG_DEBUG, "core", "%s: alpha is not finite", fn);
     size_t ea = 0, eb = 0, ec = 0;
     int oka = span(a_rows, a_cols, lda, &ea), okb = span(b_rows, b_cols, ldb, &eb), okc = span(m, n, ldc, &ec);
     hcl__buffer *ba, *bb, *bc;
@@ -120,8 +111,7 @@ HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_tran
         return st;
     if (bc == ba || bc == bb)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: c must not be the same buffer as a or b", fn);
-    if (m == 0 || n == 0)
-        return empty_op(&ctx, out_event);
+    if (m == 0 || n == 0) return empty_op(&ctx, out_event);
     hcl__builtin_call call = {.op = HCL_KOP_GEMM, .gemm = {trans_a, trans_b, m, n, k, alpha, beta, lda, ldb, ldc}};
     return run(&ctx, &call, ba, bb, bc, out_event);
 }
@@ -130,16 +120,14 @@ HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hc
                                    hcl_event *out_event) {
     builtin_ctx ctx;
     hcl_status st = get_queue("hcl_softmax_f32", queue, &ctx);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     size_t elems;
     int ok = !__builtin_mul_overflow(rows, cols, &elems) && elems <= SIZE_MAX / 4;
     hcl__buffer *bi, *bo;
     if ((st = get_floats(&ctx, in, "in", elems, ok, &bi)) != HCL_SUCCESS ||
         (st = get_floats(&ctx, out, "out", elems, ok, &bo)) != HCL_SUCCESS)
         return st;
-    if (rows == 0 || cols == 0)
-        return empty_op(&ctx, out_event);
+    if (rows == 0 || cols == 0) return empty_op(&ctx, out_event);
     hcl__builtin_call call = {.op = HCL_KOP_SOFTMAX, .rows = rows, .cols = cols};
     return run(&ctx, &call, bi, NULL, bo, out_event);
 }
@@ -148,8 +136,7 @@ HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, h
                                   hcl_event *out_event) {
     builtin_ctx ctx;
     hcl_status st = get_queue("hcl_reduce_f32", queue, &ctx);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     if (op != HCL_REDUCE_SUM && op != HCL_REDUCE_MAX && op != HCL_REDUCE_MIN)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: op %d is not an hcl_reduce_op", ctx.fn, (int)op);
     hcl__buffer *bi, *bo;

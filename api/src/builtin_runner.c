@@ -34,11 +34,9 @@ typedef struct runner_ctx {
 
 static struct hcl__builtins *builtins_of(hcl__device *dev) {
     struct hcl__builtins *b = atomic_load(&dev->builtins);
-    if (b)
-        return b;
+    if (b) return b;
     b = calloc(1, sizeof *b);
-    if (!b)
-        return NULL;
+    if (!b) return NULL;
     pthread_mutex_init(&b->lock, NULL);
     b->family = -1;
     struct hcl__builtins *expected = NULL;
@@ -52,14 +50,11 @@ static struct hcl__builtins *builtins_of(hcl__device *dev) {
 
 void hcl__builtins_release(hcl__device *dev) {
     struct hcl__builtins *b = atomic_exchange(&dev->builtins, NULL);
-    if (!b)
-        return;
+    if (!b) return;
     for (int p = 0; p < HCL_KPROG_COUNT; p++) {
         for (int k = 0; k < HCL_KPROG_MAX_KERNELS; k++)
-            if (b->kernels[p][k].native)
-                dev->drv->kernel_destroy(b->kernels[p][k].native);
-        if (b->modules[p])
-            dev->drv->module_destroy(b->modules[p]);
+            if (b->kernels[p][k].native) dev->drv->kernel_destroy(b->kernels[p][k].native);
+        if (b->modules[p]) dev->drv->module_destroy(b->modules[p]);
     }
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -85,8 +80,7 @@ static int is_binary_kind(hcl_source_kind kind) {
  * wins. HCL_ERROR_UNSUPPORTED when the driver takes none of them; else the first real failure, with every
  * attempt's message. */
 static hcl_status build_program(hcl__device *dev, struct hcl__builtins *b, hcl_kprog prog) {
-    if (b->modules[prog])
-        return HCL_SUCCESS;
+    if (b->modules[prog]) return HCL_SUCCESS;
     const hcl_kprogram *p = hcl_kprogram_get(prog);
     const int skip = skip_binaries(dev);
     hcl_status result = HCL_ERROR_UNSUPPORTED;
@@ -94,8 +88,7 @@ static hcl_status build_program(hcl__device *dev, struct hcl__builtins *b, hcl_k
     size_t used = 0;
     for (uint32_t i = 0; i < p->num_sources; i++) {
         const hcl_module_source *src = &p->sources[i];
-        if (skip && is_binary_kind(src->kind))
-            continue;
+        if (skip && is_binary_kind(src->kind)) continue;
         void *module = NULL;
         hcl_status st = dev->drv->module_create(dev->native, src, 1, &module);
         if (st == HCL_SUCCESS) {
@@ -104,8 +97,7 @@ static hcl_status build_program(hcl__device *dev, struct hcl__builtins *b, hcl_k
                      p->name, hcl_source_kind_name(src->kind), p->origin);
             return HCL_SUCCESS;
         }
-        if (result == HCL_ERROR_UNSUPPORTED)
-            result = st;
+        if (result == HCL_ERROR_UNSUPPORTED) result = st;
         if (used < sizeof tried) {
             int n = snprintf(tried + used, sizeof tried - used, "%s%s: %s", used ? "; " : "",
                              hcl_source_kind_name(src->kind), hcl_last_message());
@@ -125,8 +117,7 @@ static hcl_status get_kernel(hcl__device *dev, struct hcl__builtins *b, hcl_kpro
     hcl__builtin_kernel *k = &b->kernels[prog][kernel];
     if (!k->native) {
         hcl_status st = build_program(dev, b, prog);
-        if (st != HCL_SUCCESS)
-            return st;
+        if (st != HCL_SUCCESS) return st;
         st = dev->drv->kernel_create(b->modules[prog], p->kernels[kernel], &k->native);
         if (st != HCL_SUCCESS) {
             k->native = NULL;
@@ -147,8 +138,7 @@ static uint64_t kernel_max_group(const hcl_kdevice *kd, hcl_kprog prog, int kern
     hcl__builtin_kernel *k = NULL;
     hcl_status st = get_kernel(ctx->dev, ctx->b, prog, kernel, &k);
     if (st != HCL_SUCCESS) {
-        if (ctx->failure == HCL_SUCCESS)
-            ctx->failure = st;
+        if (ctx->failure == HCL_SUCCESS) ctx->failure = st;
         return 0;
     }
     return k->max_group;
@@ -177,8 +167,7 @@ static void describe_device(runner_ctx *ctx, hcl_kdevice *kd) {
 
 /* The first family whose program for `op` the driver builds (lock held). */
 static hcl_status find_family(runner_ctx *ctx, hcl_kdevice *kd, hcl_kop op) {
-    if (ctx->b->family >= 0)
-        return HCL_SUCCESS;
+    if (ctx->b->family >= 0) return HCL_SUCCESS;
     char tried[2048] = "";
     size_t used = 0;
     int unfit = -1;
@@ -186,14 +175,12 @@ static hcl_status find_family(runner_ctx *ctx, hcl_kdevice *kd, hcl_kop op) {
         kd->family = (hcl_kfamily)f;
         hcl_kprog prog = hcl_plan_program(kd, op);
         if (prog == HCL_KPROG_COUNT) { /* nothing of this family fits the device for this op */
-            if (unfit < 0)
-                unfit = f;
+            if (unfit < 0) unfit = f;
             continue;
         }
         hcl_status st = build_program(ctx->dev, ctx->b, prog);
         if (st != HCL_ERROR_UNSUPPORTED) {
-            if (st == HCL_SUCCESS)
-                ctx->b->family = f;
+            if (st == HCL_SUCCESS) ctx->b->family = f;
             return st;
         }
         if (used < sizeof tried) {
@@ -215,8 +202,7 @@ static hcl_status prepare_scratch(hcl__queue *q, const hcl_kplan *plan) {
     if (plan->scratch_bytes > q->scratch_size) {
         if (q->scratch) { /* earlier commands may still use it */
             hcl_status st = drv->queue_finish(q->native);
-            if (st != HCL_SUCCESS)
-                return st;
+            if (st != HCL_SUCCESS) return st;
             drv->buffer_free(q->dev->native, q->scratch);
             q->scratch = NULL;
             q->scratch_size = 0;
@@ -232,13 +218,12 @@ static hcl_status prepare_scratch(hcl__queue *q, const hcl_kplan *plan) {
     }
     if (plan->scratch_zeroed && !q->scratch_zeroed) {
         static const uint32_t zero = 0;
-        hcl_status st = drv->buffer_fill(q->native, q->scratch, 0, q->scratch_size, &zero, sizeof zero, 0, 0, NULL, NULL);
-        if (st != HCL_SUCCESS)
-            return st;
+        hcl_status st =
+            drv->buffer_fill(q->native, q->scratch, 0, q->scratch_size, &zero, sizeof zero, 0, 0, NULL, NULL);
+        if (st != HCL_SUCCESS) return st;
     }
     /* kernels that need zeros leave zeros; any other use leaves what it leaves */
-    if (plan->scratch_bytes)
-        q->scratch_zeroed = plan->scratch_zeroed;
+    if (plan->scratch_bytes) q->scratch_zeroed = plan->scratch_zeroed;
     return HCL_SUCCESS;
 }
 
@@ -261,8 +246,7 @@ static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin
         const hcl_klaunch *l = &plan->launch[i];
         hcl__builtin_kernel *k = NULL;
         hcl_status st = get_kernel(ctx->dev, ctx->b, l->prog, l->kernel, &k);
-        if (st != HCL_SUCCESS)
-            return st;
+        if (st != HCL_SUCCESS) return st;
         hcl_driver_arg args[HCL_KLAUNCH_MAX_ARGS];
         for (uint32_t a = 0; a < l->num_args; a++) {
             const hcl_kparg *pa = &l->args[a];
@@ -281,8 +265,7 @@ static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin
         void *event = NULL;
         st = drv->kernel_launch(q->native, k->native, l->grid, l->block, l->shared_bytes, l->num_args, args, 0, NULL,
                                 want ? &event : NULL);
-        if (st != HCL_SUCCESS)
-            return st;
+        if (st != HCL_SUCCESS) return st;
         if (want && i == 0)
             *out_first = event;
         else if (want)
@@ -294,8 +277,7 @@ static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin
 hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_call *call, hcl_event *out_event) {
     hcl__device *dev = q->dev;
     struct hcl__builtins *b = builtins_of(dev);
-    if (!b)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the built-in kernels", fn);
+    if (!b) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the built-in kernels", fn);
     runner_ctx ctx = {dev, b, HCL_SUCCESS};
     hcl_kdevice kd;
     hcl_kplan plan;
@@ -312,27 +294,21 @@ hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_ca
         if (ctx.failure != HCL_SUCCESS)
             st = ctx.failure; /* a program that did not build: its message is the thread's */
     }
-    if (st == HCL_SUCCESS)
-        st = prepare_scratch(q, &plan);
-    if (st == HCL_SUCCESS)
-        st = launch_plan(&ctx, q, call, &plan, out_event ? &first : NULL, &last);
+    if (st == HCL_SUCCESS) st = prepare_scratch(q, &plan);
+    if (st == HCL_SUCCESS) st = launch_plan(&ctx, q, call, &plan, out_event ? &first : NULL, &last);
     pthread_mutex_unlock(&b->lock);
     hcl_kplan_free(&plan);
     if (st != HCL_SUCCESS) {
-        if (first)
-            dev->drv->event_release(first);
-        if (last)
-            dev->drv->event_release(last);
+        if (first) dev->drv->event_release(first);
+        if (last) dev->drv->event_release(last);
         return hcl__prefix_message(st, fn);
     }
-    if (!out_event)
-        return HCL_SUCCESS;
+    if (!out_event) return HCL_SUCCESS;
     return last ? hcl__wrap_event_span(fn, dev, first, last, out_event) : hcl__wrap_event(fn, dev, first, out_event);
 }
 
 void hcl__builtins_queue_release(hcl__queue *q) {
-    if (q->scratch)
-        q->dev->drv->buffer_free(q->dev->native, q->scratch);
+    if (q->scratch) q->dev->drv->buffer_free(q->dev->native, q->scratch);
     q->scratch = NULL;
     q->scratch_size = 0;
 }

@@ -73,34 +73,29 @@ static int cache_dir(const char *driver, char *dir, size_t size) {
 
 static int mkdir_p(char *path) {
     for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
+        if (*p != '/') continue;
         *p = '\0';
         int rc = mkdir(path, 0755);
         *p = '/';
-        if (rc != 0 && errno != EEXIST)
-            return -1;
+        if (rc != 0 && errno != EEXIST) return -1;
     }
     return (mkdir(path, 0755) == 0 || errno == EEXIST) ? 0 : -1;
 }
 
 static int cache_file(const char *driver, const uint64_t hash[2], char *path, size_t size) {
     char dir[1024];
-    if (cache_dir(driver, dir, sizeof dir) != 0)
-        return -1;
-    int n = snprintf(path, size, "%s/%016llx%016llx.bin", dir, (unsigned long long)hash[0],
-                     (unsigned long long)hash[1]);
+    if (cache_dir(driver, dir, sizeof dir) != 0) return -1;
+    int n =
+        snprintf(path, size, "%s/%016llx%016llx.bin", dir, (unsigned long long)hash[0], (unsigned long long)hash[1]);
     return (n < 0 || (size_t)n >= size) ? -1 : 0;
 }
 
 void *hcl__cache_load(const char *driver, const void *key, size_t key_size, size_t *out_size) {
-    if (!driver || !key || !out_size)
-        return NULL;
+    if (!driver || !key || !out_size) return NULL;
     uint64_t hash[2];
     key_hash(driver, key, key_size, hash);
     char path[1200];
-    if (cache_file(driver, hash, path, sizeof path) != 0)
-        return NULL;
+    if (cache_file(driver, hash, path, sizeof path) != 0) return NULL;
     FILE *f = fopen(path, "rb");
     if (!f) {
         hcl__log(HCL_LOG_DEBUG, "cache", "miss %s", path);
@@ -108,8 +103,8 @@ void *hcl__cache_load(const char *driver, const void *key, size_t key_size, size
     }
     void *data = NULL;
     cache_header h;
-    if (fread(&h, sizeof h, 1, f) != 1 || h.magic != CACHE_MAGIC || h.hash[0] != hash[0] ||
-        h.hash[1] != hash[1] || h.size == 0 || h.size > ((uint64_t)1 << 32))
+    if (fread(&h, sizeof h, 1, f) != 1 || h.magic != CACHE_MAGIC || h.hash[0] != hash[0] || h.hash[1] != hash[1] ||
+        h.size == 0 || h.size > ((uint64_t)1 << 32))
         goto bad;
     data = malloc(h.size);
     if (!data || fread(data, 1, h.size, f) != h.size || fnv1a(0xcbf29ce484222325ull, data, h.size) != h.checksum)
@@ -126,13 +121,11 @@ bad:
 }
 
 void hcl__cache_store(const char *driver, const void *key, size_t key_size, const void *data, size_t size) {
-    if (!driver || !key || !data || size == 0)
-        return;
+    if (!driver || !key || !data || size == 0) return;
     uint64_t hash[2];
     key_hash(driver, key, key_size, hash);
     char dir[1024], path[1200], tmp[1300];
-    if (cache_dir(driver, dir, sizeof dir) != 0 || cache_file(driver, hash, path, sizeof path) != 0)
-        return;
+    if (cache_dir(driver, dir, sizeof dir) != 0 || cache_file(driver, hash, path, sizeof path) != 0) return;
     if (mkdir_p(dir) != 0) {
         hcl__log(HCL_LOG_WARN, "cache", "cannot create %s: %s", dir, strerror(errno));
         return;

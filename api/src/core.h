@@ -21,8 +21,7 @@ HCL__HIDDEN void hcl__vlog(hcl_log_level level, const char *component, const cha
 
 /* ---- the on-disk cache (cache.c) ---- */
 HCL__HIDDEN void *hcl__cache_load(const char *driver, const void *key, size_t key_size, size_t *out_size);
-HCL__HIDDEN void hcl__cache_store(const char *driver, const void *key, size_t key_size, const void *data,
-                                  size_t size);
+HCL__HIDDEN void hcl__cache_store(const char *driver, const void *key, size_t key_size, const void *data, size_t size);
 
 /* ---- backends and the loader (loader.c) ---- */
 /* A backend's part in the default choice (hcl_device_open(NULL) without HCL_BACKEND), from the build's list. */
@@ -79,18 +78,18 @@ typedef struct hcl__device {
     uint32_t index;
     void *native;
     hcl_device_info info;
-    atomic_int refs; /* device.c: the handle + every live child object (host allocations included) */
+    atomic_int refs;           /* device.c: the handle + every live child object (host allocations included) */
     pthread_mutex_t host_lock; /* host_memory.c: guards host_blocks */
-    struct hcl__host_block *host_blocks; /* host_memory.c: live hcl_host_alloc blocks, to check hcl_host_free */
+    struct hcl__host_block *host_blocks;      /* host_memory.c: live hcl_host_alloc blocks, to check hcl_host_free */
     _Atomic(struct hcl__builtins *) builtins; /* builtin_runner.c: built-in programs and kernels, made on first use */
 } hcl__device;
 
 typedef struct hcl__queue {
     hcl__device *dev;
     void *native;
-    void *scratch;       /* the built-ins' scratch memory (native), made and grown on demand */
+    void *scratch; /* the built-ins' scratch memory (native), made and grown on demand */
     size_t scratch_size;
-    int scratch_zeroed;  /* the scratch holds zeros (as the last built-in that needed zeros left it) */
+    int scratch_zeroed; /* the scratch holds zeros (as the last built-in that needed zeros left it) */
 } hcl__queue;
 
 typedef struct hcl__buffer {
@@ -140,7 +139,7 @@ HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **o
 HCL__HIDDEN hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size);
 /* Resolve a wait list to native events of `dev`; *out_native is a malloc'd array (or NULL when num_wait is 0). */
 HCL__HIDDEN hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait,
-                                        const hcl_event *wait_list, void ***out_native);
+                                         const hcl_event *wait_list, void ***out_native);
 
 /* ---- events (event.c) ---- */
 /* Wrap a native event into an event handle stored in *out_event (if out_event is not NULL). On failure the
@@ -163,7 +162,7 @@ typedef struct hcl__builtin_call {
 } hcl__builtin_call;
 /* Run a built-in call on the queue as launches of the device's built-in programs; one event spans them all. */
 HCL__HIDDEN hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_call *call,
-                                       hcl_event *out_event);
+                                        hcl_event *out_event);
 /* Release a device's built-in programs and kernels (when the device goes). */
 HCL__HIDDEN void hcl__builtins_release(hcl__device *dev);
 /* Release a queue's built-in scratch (after the queue finished, before it is destroyed). */

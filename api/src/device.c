@@ -7,25 +7,22 @@
 #include <string.h>
 
 static void load_all(void) {
-    for (uint32_t i = 0; i < hcl__backend_total(); i++)
-        hcl__backend_load(hcl__backend_at(i));
+    for (uint32_t i = 0; i < hcl__backend_total(); i++) hcl__backend_load(hcl__backend_at(i));
 }
 
 HCL_API hcl_status hcl_backend_count(uint32_t *out_count) {
-    if (!out_count)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_backend_count: out_count is NULL");
+    if (!out_count) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_backend_count: out_count is NULL");
     load_all();
     *out_count = hcl__backend_total();
     return HCL_SUCCESS;
 }
 
 HCL_API hcl_status hcl_backend_get_info(uint32_t index, hcl_backend_info *out_info) {
-    if (!out_info)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_backend_get_info: out_info is NULL");
+    if (!out_info) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_backend_get_info: out_info is NULL");
     hcl__backend *b = hcl__backend_at(index);
     if (!b)
-        return hcl__set_message(HCL_ERROR_DEVICE_NOT_FOUND, "hcl_backend_get_info: index %u >= backend count %u",
-                                index, hcl__backend_total());
+        return hcl__set_message(HCL_ERROR_DEVICE_NOT_FOUND, "hcl_backend_get_info: index %u >= backend count %u", index,
+                                hcl__backend_total());
     hcl__backend_load(b);
     memset(out_info, 0, sizeof *out_info);
     snprintf(out_info->name, sizeof out_info->name, "%s", b->name);
@@ -42,17 +39,14 @@ static hcl_status device_info(hcl__backend *b, uint32_t index, hcl_device_info *
     hcl_device_info info;
     memset(&info, 0, sizeof info);
     hcl_status st = b->drv->device_info(index, &info);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     snprintf(info.backend, sizeof info.backend, "%s", b->name);
     info.index = index;
-    if (info.arg_offset_alignment == 0)
-        info.arg_offset_alignment = 1;
+    if (info.arg_offset_alignment == 0) info.arg_offset_alignment = 1;
     if (info.has_uuid) {
         char *p = info.identity;
         p += sprintf(p, "uuid:");
-        for (int i = 0; i < 16; i++)
-            p += sprintf(p, "%02x", info.uuid[i]);
+        for (int i = 0; i < 16; i++) p += sprintf(p, "%02x", info.uuid[i]);
     } else if (!info.identity[0]) {
         snprintf(info.identity, sizeof info.identity, "%.12s:%.20s:%.30s:%u", b->name, info.vendor, info.name, index);
     }
@@ -61,13 +55,11 @@ static hcl_status device_info(hcl__backend *b, uint32_t index, hcl_device_info *
 }
 
 HCL_API hcl_status hcl_device_count(uint32_t *out_count) {
-    if (!out_count)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_count: out_count is NULL");
+    if (!out_count) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_count: out_count is NULL");
     load_all();
     uint32_t total = 0;
     for (uint32_t i = 0; i < hcl__backend_total(); i++)
-        if (hcl__backend_at(i)->available)
-            total += hcl__backend_at(i)->device_count;
+        if (hcl__backend_at(i)->available) total += hcl__backend_at(i)->device_count;
     *out_count = total;
     return HCL_SUCCESS;
 }
@@ -79,8 +71,7 @@ HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info 
     uint32_t base = 0;
     for (uint32_t i = 0; i < hcl__backend_total(); i++) {
         hcl__backend *b = hcl__backend_at(i);
-        if (!b->available)
-            continue;
+        if (!b->available) continue;
         if (index < base + b->device_count) {
             hcl_status st = device_info(b, index - base, out_info);
             return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_device_get_info_by_index");
@@ -103,16 +94,13 @@ void hcl__device_unref(hcl__device *dev) {
 }
 
 HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device) {
-    if (!out_device)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: out_device is NULL");
+    if (!out_device) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: out_device is NULL");
     hcl__backend *b;
     uint32_t index;
     hcl_status st = hcl__select(selector, &b, &index);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     hcl__device *dev = calloc(1, sizeof *dev);
-    if (!dev)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_device_open: out of host memory");
+    if (!dev) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_device_open: out of host memory");
     dev->backend = b;
     dev->drv = b->drv;
     dev->index = index;
@@ -149,10 +137,8 @@ HCL_API hcl_status hcl_device_release(hcl_device device) {
 HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info) {
     hcl__device *dev;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_device_get_info", "device");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_info)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_get_info: out_info is NULL");
+    if (st != HCL_SUCCESS) return st;
+    if (!out_info) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_get_info: out_info is NULL");
     *out_info = dev->info;
     return HCL_SUCCESS;
 }

@@ -7,10 +7,8 @@
 #include <stdlib.h>
 
 static void release_natives(hcl__device *dev, void *first, void *last) {
-    if (first)
-        dev->drv->event_release(first);
-    if (last)
-        dev->drv->event_release(last);
+    if (first) dev->drv->event_release(first);
+    if (last) dev->drv->event_release(last);
 }
 
 hcl_status hcl__wrap_event_span(const char *fn, hcl__device *dev, void *first, void *last, hcl_event *out_event) {
@@ -30,8 +28,7 @@ hcl_status hcl__wrap_event_span(const char *fn, hcl__device *dev, void *first, v
     if (!h) {
         free(ev);
         /* The call reports failure, so its caller may free the buffers at once: the commands must be done. */
-        if (last)
-            dev->drv->event_wait(last);
+        if (last) dev->drv->event_wait(last);
         release_natives(dev, first, last);
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", fn);
     }
@@ -47,8 +44,7 @@ hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_e
 HCL_API hcl_status hcl_event_wait(hcl_event event) {
     hcl__event *ev;
     hcl_status st = hcl__lookup(event, HCL__H_EVENT, (void **)&ev, "hcl_event_wait", "event");
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     st = ev->dev->drv->event_wait(ev->native);
     return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_event_wait");
 }
@@ -69,12 +65,9 @@ HCL_API hcl_status hcl_event_elapsed(hcl_event start, hcl_event end, double *out
     static const char fn[] = "hcl_event_elapsed";
     hcl__event *a, *b;
     hcl_status st = hcl__lookup(start, HCL__H_EVENT, (void **)&a, fn, "start");
-    if (st == HCL_SUCCESS)
-        st = hcl__lookup(end, HCL__H_EVENT, (void **)&b, fn, "end");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_seconds)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_seconds is NULL", fn);
+    if (st == HCL_SUCCESS) st = hcl__lookup(end, HCL__H_EVENT, (void **)&b, fn, "end");
+    if (st != HCL_SUCCESS) return st;
+    if (!out_seconds) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_seconds is NULL", fn);
     if (a->dev != b->dev)
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: start and end belong to different devices", fn);
     /* From the first command of start's group, so hcl_event_elapsed(e, e) times all of e's commands. */

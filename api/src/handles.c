@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 typedef struct slot {
-    void *object;    /* NULL when free */
-    uint32_t gen;    /* bumped on every removal */
+    void *object; /* NULL when free */
+    uint32_t gen; /* bumped on every removal */
     uint8_t type;
     uint32_t next_free;
 } slot;
@@ -28,13 +28,11 @@ static void *encode(uint32_t index, uint32_t gen, uint8_t type) {
 static uint32_t decode(const void *handle, hcl__htype type) {
     uint64_t v = (uint64_t)(uintptr_t)handle;
     uint32_t low = (uint32_t)v;
-    if (low == 0 || low > slot_count)
-        return UINT32_MAX;
+    if (low == 0 || low > slot_count) return UINT32_MAX;
     uint32_t index = low - 1;
     if ((uint8_t)(v >> 56) != (uint8_t)type || ((v >> 32) & 0xFFFFFFu) != (slots[index].gen & 0xFFFFFFu))
         return UINT32_MAX;
-    if (!slots[index].object || slots[index].type != (uint8_t)type)
-        return UINT32_MAX;
+    if (!slots[index].object || slots[index].type != (uint8_t)type) return UINT32_MAX;
     return index;
 }
 
@@ -48,11 +46,9 @@ void *hcl__handle_add(hcl__htype type, void *object) {
     } else {
         if (slot_count == slot_cap) {
             uint32_t cap = slot_cap ? slot_cap * 2 : 256;
-            if (cap > 0x7FFFFFFFu)
-                goto out;
+            if (cap > 0x7FFFFFFFu) goto out;
             slot *grown = realloc(slots, (size_t)cap * sizeof *grown);
-            if (!grown)
-                goto out;
+            if (!grown) goto out;
             slots = grown;
             slot_cap = cap;
         }
@@ -69,20 +65,17 @@ out:
 }
 
 void *hcl__handle_get(const void *handle, hcl__htype type) {
-    if (!handle)
-        return NULL;
+    if (!handle) return NULL;
     void *object = NULL;
     pthread_mutex_lock(&table_lock);
     uint32_t index = decode(handle, type);
-    if (index != UINT32_MAX)
-        object = slots[index].object;
+    if (index != UINT32_MAX) object = slots[index].object;
     pthread_mutex_unlock(&table_lock);
     return object;
 }
 
 void *hcl__handle_remove(const void *handle, hcl__htype type) {
-    if (!handle)
-        return NULL;
+    if (!handle) return NULL;
     void *object = NULL;
     pthread_mutex_lock(&table_lock);
     uint32_t index = decode(handle, type);

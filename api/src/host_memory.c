@@ -15,17 +15,13 @@ HCL_API hcl_status hcl_host_alloc(hcl_device device, size_t size, void **out_ptr
     static const char fn[] = "hcl_host_alloc";
     hcl__device *dev;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_ptr)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_ptr is NULL", fn);
-    if (size == 0)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
+    if (st != HCL_SUCCESS) return st;
+    if (!out_ptr) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_ptr is NULL", fn);
+    if (size == 0) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
     if (size > SIZE_MAX - 63)
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: size %zu cannot be allocated", fn, size);
     hcl__host_block *blk = malloc(sizeof *blk);
-    if (!blk)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (!blk) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     blk->from_driver = HCL_DRIVER_HAS(dev->drv, host_alloc) && HCL_DRIVER_HAS(dev->drv, host_free);
     if (blk->from_driver) {
         if ((st = dev->drv->host_alloc(dev->native, size, &blk->ptr)) != HCL_SUCCESS) {
@@ -49,8 +45,7 @@ HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr) {
     static const char fn[] = "hcl_host_free";
     hcl__device *dev;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
-    if (st != HCL_SUCCESS || !ptr)
-        return st;
+    if (st != HCL_SUCCESS || !ptr) return st;
     hcl__host_block *blk = NULL;
     pthread_mutex_lock(&dev->host_lock);
     for (hcl__host_block **p = &dev->host_blocks; *p; p = &(*p)->next)

@@ -54,8 +54,7 @@ static uint32_t backend_count;
 static void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void appendf(char *buf, size_t size, const char *fmt, ...) {
     size_t used = strlen(buf);
-    if (used + 1 >= size)
-        return;
+    if (used + 1 >= size) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf + used, size - used, fmt, ap);
@@ -93,13 +92,11 @@ static void *host_open_library(const char *driver, const char *env_override, con
         }
         const char *e = dlerror();
         hcl__log(HCL_LOG_DEBUG, driver, "dlopen %s: %s", names[i], e ? e : "failed");
-        if (reason)
-            appendf(reason, reason_size, "%s%s", i ? "; " : "", e ? e : names[i]);
+        if (reason) appendf(reason, reason_size, "%s%s", i ? "; " : "", e ? e : names[i]);
     }
     if (reason) {
         appendf(reason, reason_size, " (tried: ");
-        for (size_t i = 0; i < count; i++)
-            appendf(reason, reason_size, "%s%s", i ? ", " : "", names[i]);
+        for (size_t i = 0; i < count; i++) appendf(reason, reason_size, "%s%s", i ? ", " : "", names[i]);
         appendf(reason, reason_size, "%s%s)", override && override[0] ? ", from " : "",
                 override && override[0] ? env_override : "");
     }
@@ -113,16 +110,14 @@ static const hcl_driver_host driver_host = {
 const hcl_driver_host *hcl__driver_host(void) { return &driver_host; }
 
 static void add_backend(const char *name, size_t len, hcl_driver_entry_fn embedded, hcl__default_role role) {
-    if (len == 0)
-        return;
+    if (len == 0) return;
     if (backend_count >= MAX_BACKENDS || len >= sizeof backends[0].name) {
         hcl__log(HCL_LOG_WARN, "loader", "HCL_EXTRA_DRIVERS: ignoring '%.*s' (%s)", (int)len, name,
                  backend_count >= MAX_BACKENDS ? "too many backends" : "name too long");
         return;
     }
     for (uint32_t i = 0; i < backend_count; i++)
-        if (strlen(backends[i].name) == len && strncmp(backends[i].name, name, len) == 0)
-            return;
+        if (strlen(backends[i].name) == len && strncmp(backends[i].name, name, len) == 0) return;
     for (size_t i = 0; i < len; i++) /* module names are [a-z0-9_-] only: no paths */
         if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_' ||
               name[i] == '-')) {
@@ -147,8 +142,7 @@ static void build_list(void) {
             extra++;
             len--;
         }
-        while (len && extra[len - 1] == ' ')
-            len--;
+        while (len && extra[len - 1] == ' ') len--;
         add_backend(extra, len, NULL, HCL__DEFAULT_NONE);
         extra = end ? end + 1 : NULL;
     }
@@ -163,8 +157,7 @@ hcl__backend *hcl__backend_at(uint32_t index) { return index < hcl__backend_tota
 
 hcl__backend *hcl__backend_find(const char *name, size_t len) {
     for (uint32_t i = 0; i < hcl__backend_total(); i++)
-        if (strlen(backends[i].name) == len && strncmp(backends[i].name, name, len) == 0)
-            return &backends[i];
+        if (strlen(backends[i].name) == len && strncmp(backends[i].name, name, len) == 0) return &backends[i];
     return NULL;
 }
 
@@ -173,8 +166,7 @@ void hcl__backend_names(char *buf, size_t size) {
     buf[0] = '\0';
     for (uint32_t i = 0; i < hcl__backend_total() && used < size; i++) {
         int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", backends[i].name);
-        if (n < 0)
-            break;
+        if (n < 0) break;
         used += (size_t)n;
     }
 }
@@ -182,8 +174,7 @@ void hcl__backend_names(char *buf, size_t size) {
 /* The folder holding libhcl itself, found from the address of one of its functions. */
 static int own_dir(char *dir, size_t size) {
     Dl_info info;
-    if (!dladdr((void *)&hcl__backend_load, &info) || !info.dli_fname)
-        return -1;
+    if (!dladdr((void *)&hcl__backend_load, &info) || !info.dli_fname) return -1;
     char *real = realpath(info.dli_fname, NULL); /* "bin/../lib/libhcl.so" reads better as "lib" */
     const char *name = real ? real : info.dli_fname;
     const char *slash = strrchr(name, '/');
@@ -240,12 +231,10 @@ static void *find_module(hcl__backend *b) {
     }
     char dir[HCL_NAME_MAX];
     int have_own = own_dir(dir, sizeof dir) == 0;
-    if (!dl && have_own)
-        dl = try_path(b, dir, file, tried, sizeof tried);
+    if (!dl && have_own) dl = try_path(b, dir, file, tried, sizeof tried);
     if (!dl && !(have_own && strcmp(dir, HCL_INSTALL_LIBDIR) == 0)) /* not the same folder twice */
         dl = try_path(b, HCL_INSTALL_LIBDIR, file, tried, sizeof tried);
-    if (!dl)
-        snprintf(b->reason, sizeof b->reason, "driver module %s not loaded; tried: %s", file, tried);
+    if (!dl) snprintf(b->reason, sizeof b->reason, "driver module %s not loaded; tried: %s", file, tried);
     return dl;
 }
 
@@ -294,8 +283,7 @@ static int init_driver(hcl__backend *b, const hcl_driver_table *t) {
 
 hcl__backend *hcl__backend_load(hcl__backend *b) {
     pthread_mutex_lock(&load_lock);
-    if (b->loaded)
-        goto out;
+    if (b->loaded) goto out;
     b->loaded = 1;
     hcl__log(HCL_LOG_DEBUG, "loader", "loading backend %s", b->name);
     const hcl_driver_table *t = NULL;
@@ -304,8 +292,7 @@ hcl__backend *hcl__backend_load(hcl__backend *b) {
         t = b->embedded();
     } else {
         b->dl = find_module(b);
-        if (!b->dl)
-            goto report;
+        if (!b->dl) goto report;
         dlerror();
         void *sym = dlsym(b->dl, HCL_DRIVER_ENTRY_NAME);
         if (!sym) {

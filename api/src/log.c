@@ -12,20 +12,16 @@ static int log_level = HCL_LOG_ERROR;
 
 static void read_level(void) {
     const char *env = getenv("HCL_LOG");
-    if (!env || !*env)
-        return;
+    if (!env || !*env) return;
     static const char *const names[] = {"error", "warn", "info", "debug"};
     for (int i = 0; i < 4; i++)
-        if (strcasecmp(env, names[i]) == 0)
-            log_level = i;
-    if (strcmp(env, "1") == 0)
-        log_level = HCL_LOG_DEBUG;
+        if (strcasecmp(env, names[i]) == 0) log_level = i;
+    if (strcmp(env, "1") == 0) log_level = HCL_LOG_DEBUG;
 }
 
 void hcl__vlog(hcl_log_level level, const char *component, const char *fmt, va_list ap) {
     pthread_once(&level_once, read_level);
-    if ((int)level > log_level)
-        return;
+    if ((int)level > log_level) return;
     static const char *const tags[] = {"error", "warn", "info", "debug"};
     char line[4096];
     vsnprintf(line, sizeof line, fmt, ap);

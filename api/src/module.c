@@ -14,10 +14,8 @@ HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source 
     static const char fn[] = "hcl_module_create";
     hcl__device *dev;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_module)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_module is NULL", fn);
+    if (st != HCL_SUCCESS) return st;
+    if (!out_module) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_module is NULL", fn);
     if (count == 0 || !sources)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: no sources given (count %u)", fn, count);
     for (uint32_t i = 0; i < count; i++) {
@@ -29,8 +27,7 @@ HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source 
                                     sources[i].data ? "size 0" : "NULL data");
     }
     hcl__module *m = calloc(1, sizeof *m);
-    if (!m)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (!m) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     if ((st = dev->drv->module_create(dev->native, sources, count, &m->native)) != HCL_SUCCESS) {
         free(m);
         if (st == HCL_ERROR_UNSUPPORTED) { /* the driver says what it takes; the core says what was given */
@@ -83,15 +80,12 @@ HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_ke
     static const char fn[] = "hcl_kernel_create";
     hcl__module *m;
     hcl_status st = hcl__lookup(module, HCL__H_MODULE, (void **)&m, fn, "module");
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     if (!name || !*name)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: name is %s", fn, name ? "empty" : "NULL");
-    if (!out_kernel)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_kernel is NULL", fn);
+    if (!out_kernel) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_kernel is NULL", fn);
     hcl__kernel *k = calloc(1, sizeof *k);
-    if (!k)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (!k) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     if ((st = m->dev->drv->kernel_create(m->native, name, &k->native)) != HCL_SUCCESS) {
         free(k);
         return hcl__prefix_message(st, fn);
@@ -133,31 +127,30 @@ static hcl_status check_dims(const char *fn, const char *what, hcl_dim3 d) {
 }
 
 HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
-                                     size_t shared_bytes, uint32_t num_args, const hcl_arg *args,
-                                     uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
+                                     size_t shared_bytes, uint32_t num_args, const hcl_arg *args, uint32_t num_wait,
+                                     const hcl_event *wait_list, hcl_event *out_event) {
     static const char fn[] = "hcl_kernel_launch";
     hcl__queue *q;
     hcl__kernel *k;
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
-    if (st == HCL_SUCCESS)
-        st = hcl__lookup(kernel, HCL__H_KERNEL, (void **)&k, fn, "kernel");
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st == HCL_SUCCESS) st = hcl__lookup(kernel, HCL__H_KERNEL, (void **)&k, fn, "kernel");
+    if (st != HCL_SUCCESS) return st;
     hcl__device *dev = q->dev;
     if (k->module->dev != dev)
-        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the kernel was built for another device than the queue's",
-                                fn);
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
+                                "%s: the kernel was built for another device than the queue's", fn);
     if ((st = check_dims(fn, "grid", grid)) != HCL_SUCCESS || (st = check_dims(fn, "block", block)) != HCL_SUCCESS)
         return st;
     uint64_t threads = (uint64_t)block.x * block.y * block.z;
     if (threads > dev->info.max_work_group_size)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                "%s: block (%u, %u, %u) has %llu work-items, above the device's max_work_group_size %llu",
-                                fn, block.x, block.y, block.z, (unsigned long long)threads,
-                                (unsigned long long)dev->info.max_work_group_size);
+        return hcl__set_message(
+            HCL_ERROR_INVALID_ARGUMENT,
+            "%s: block (%u, %u, %u) has %llu work-items, above the device's max_work_group_size %llu", fn, block.x,
+            block.y, block.z, (unsigned long long)threads, (unsigned long long)dev->info.max_work_group_size);
     if (shared_bytes > dev->info.local_mem_bytes)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: shared_bytes %zu is above the device's local_mem_bytes %llu",
-                                fn, shared_bytes, (unsigned long long)dev->info.local_mem_bytes);
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: shared_bytes %zu is above the device's local_mem_bytes %llu", fn, shared_bytes,
+                                (unsigned long long)dev->info.local_mem_bytes);
     if (num_args > 0 && !args)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: args is NULL with num_args %u", fn, num_args);
     if (num_args > MAX_ARGS)
@@ -170,13 +163,13 @@ HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim
             hcl__buffer *b;
             char what[32];
             snprintf(what, sizeof what, "args[%u].buffer", i);
-            if ((st = hcl__lookup(args[i].buffer, HCL__H_BUFFER, (void **)&b, fn, what)) != HCL_SUCCESS)
-                return st;
+            if ((st = hcl__lookup(args[i].buffer, HCL__H_BUFFER, (void **)&b, fn, what)) != HCL_SUCCESS) return st;
             if (b->dev != dev)
                 return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: args[%u] is a buffer of another device", fn, i);
             if (args[i].offset >= b->size)
-                return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: args[%u].offset %zu is not below the buffer size %zu",
-                                        fn, i, args[i].offset, b->size);
+                return hcl__set_message(HCL_ERROR_OUT_OF_RANGE,
+                                        "%s: args[%u].offset %zu is not below the buffer size %zu", fn, i,
+                                        args[i].offset, b->size);
             if (args[i].offset % dev->info.arg_offset_alignment)
                 return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                         "%s: args[%u].offset %zu is not a multiple of %llu bytes, the device's "
@@ -198,15 +191,13 @@ HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim
         }
     }
     void **wait = NULL;
-    if ((st = hcl__resolve_wait(fn, dev, num_wait, wait_list, &wait)) != HCL_SUCCESS)
-        return st;
+    if ((st = hcl__resolve_wait(fn, dev, num_wait, wait_list, &wait)) != HCL_SUCCESS) return st;
     void *native = NULL;
     pthread_mutex_lock(&k->lock);
     st = dev->drv->kernel_launch(q->native, k->native, grid, block, shared_bytes, num_args, dargs, num_wait, wait,
                                  out_event ? &native : NULL);
     pthread_mutex_unlock(&k->lock);
     free(wait);
-    if (st != HCL_SUCCESS)
-        return hcl__prefix_message(st, fn);
+    if (st != HCL_SUCCESS) return hcl__prefix_message(st, fn);
     return hcl__wrap_event(fn, dev, native, out_event);
 }

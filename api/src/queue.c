@@ -6,13 +6,10 @@
 HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
     hcl__device *dev;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_queue_create", "device");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_queue)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_create: out_queue is NULL");
+    if (st != HCL_SUCCESS) return st;
+    if (!out_queue) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_create: out_queue is NULL");
     hcl__queue *q = calloc(1, sizeof *q);
-    if (!q)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: out of host memory");
+    if (!q) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: out of host memory");
     if ((st = dev->drv->queue_create(dev->native, &q->native)) != HCL_SUCCESS) {
         free(q);
         return hcl__prefix_message(st, "hcl_queue_create");
@@ -37,8 +34,7 @@ HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
         return hcl__lookup(queue, HCL__H_QUEUE, &unused, "hcl_queue_release", "queue");
     }
     hcl_status st = q->dev->drv->queue_finish(q->native);
-    if (st != HCL_SUCCESS)
-        hcl__prefix_message(st, "hcl_queue_release");
+    if (st != HCL_SUCCESS) hcl__prefix_message(st, "hcl_queue_release");
     hcl__builtins_queue_release(q);
     q->dev->drv->queue_destroy(q->native);
     hcl__device_unref(q->dev);
@@ -49,8 +45,7 @@ HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
 HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
     hcl__queue *q;
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_finish", "queue");
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     st = q->dev->drv->queue_finish(q->native);
     return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_queue_finish");
 }
@@ -58,10 +53,8 @@ HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
 HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event) {
     hcl__queue *q;
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_marker", "queue");
-    if (st != HCL_SUCCESS)
-        return st;
-    if (!out_event)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_marker: out_event is NULL");
+    if (st != HCL_SUCCESS) return st;
+    if (!out_event) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_marker: out_event is NULL");
     void *native = NULL;
     if ((st = q->dev->drv->queue_marker(q->native, 0, NULL, &native)) != HCL_SUCCESS)
         return hcl__prefix_message(st, "hcl_queue_marker");

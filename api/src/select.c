@@ -18,12 +18,10 @@ typedef struct choice {
 } choice;
 
 static int parse_index(const char *s, size_t len, uint32_t *out) {
-    if (len == 0 || len > 9)
-        return -1;
+    if (len == 0 || len > 9) return -1;
     uint32_t v = 0;
     for (size_t i = 0; i < len; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            return -1;
+        if (!isdigit((unsigned char)s[i])) return -1;
         v = v * 10 + (uint32_t)(s[i] - '0');
     }
     *out = v;
@@ -42,11 +40,10 @@ static hcl_status parse(const char *text, const char *origin, choice *out, uint3
             p++;
             len--;
         }
-        while (len && isspace((unsigned char)p[len - 1]))
-            len--;
+        while (len && isspace((unsigned char)p[len - 1])) len--;
         if (len == 0)
-            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: %s \"%s\" has an empty entry",
-                                    origin, text);
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: %s \"%s\" has an empty entry", origin,
+                                    text);
         if (count == MAX_CHOICES)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: %s \"%s\" has over %d entries",
                                     origin, text, MAX_CHOICES);
@@ -71,8 +68,7 @@ static hcl_status parse(const char *text, const char *origin, choice *out, uint3
                                     (int)name_len, p, origin, text, known);
         }
         out[count++] = c;
-        if (!end)
-            break;
+        if (!end) break;
         p = end + 1;
     }
     *out_count = count;
@@ -85,10 +81,8 @@ static hcl_status default_choice(choice *out) {
     hcl__backend *fallback = NULL;
     for (uint32_t i = 0; i < hcl__backend_total(); i++) {
         hcl__backend *b = hcl__backend_at(i);
-        if (b->default_role == HCL__DEFAULT_FALLBACK && !fallback)
-            fallback = b;
-        if (b->default_role != HCL__DEFAULT_GPU || !hcl__backend_load(b)->available)
-            continue;
+        if (b->default_role == HCL__DEFAULT_FALLBACK && !fallback) fallback = b;
+        if (b->default_role != HCL__DEFAULT_GPU || !hcl__backend_load(b)->available) continue;
         for (uint32_t d = 0; d < b->device_count; d++) {
             hcl_device_info info;
             memset(&info, 0, sizeof info);
@@ -114,8 +108,7 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
     uint32_t env_index = 0;
     hcl_status st;
     if (selector && *selector) {
-        if ((st = parse(selector, "selector", choices, &count)) != HCL_SUCCESS)
-            return st;
+        if ((st = parse(selector, "selector", choices, &count)) != HCL_SUCCESS) return st;
     } else {
         const char *dev = getenv("HCL_DEVICE");
         if (dev && *dev) {
@@ -126,8 +119,7 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
         }
         const char *env = getenv("HCL_BACKEND");
         if (env && *env) {
-            if ((st = parse(env, "HCL_BACKEND", choices, &count)) != HCL_SUCCESS)
-                return st;
+            if ((st = parse(env, "HCL_BACKEND", choices, &count)) != HCL_SUCCESS) return st;
         } else {
             default_choice(&choices[0]);
             count = 1;

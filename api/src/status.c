@@ -10,9 +10,8 @@ static _Thread_local char tls_message[HCL__MESSAGE_MAX];
 
 HCL_API const char *hcl_status_name(hcl_status status) {
     switch (status) {
-#define HCL__STATUS_NAME(name, value, text) \
-    case HCL_##name:                         \
-        return "HCL_" #name;
+#define HCL__STATUS_NAME(name, value, text)                                                                            \
+    case HCL_##name: return "HCL_" #name;
         HCL_STATUS_MAP(HCL__STATUS_NAME)
 #undef HCL__STATUS_NAME
     }
@@ -21,9 +20,8 @@ HCL_API const char *hcl_status_name(hcl_status status) {
 
 HCL_API const char *hcl_status_text(hcl_status status) {
     switch (status) {
-#define HCL__STATUS_TEXT(name, value, text) \
-    case HCL_##name:                         \
-        return text;
+#define HCL__STATUS_TEXT(name, value, text)                                                                            \
+    case HCL_##name: return text;
         HCL_STATUS_MAP(HCL__STATUS_TEXT)
 #undef HCL__STATUS_TEXT
     }

@@ -11,13 +11,12 @@ static const char *type_name(hcl__htype type) {
 }
 
 hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
-    if (!handle)
-        return hcl__set_message(HCL_ERROR_INVALID_HANDLE, "%s: %s is NULL", fn, what);
+    if (!handle) return hcl__set_message(HCL_ERROR_INVALID_HANDLE, "%s: %s is NULL", fn, what);
     void *object = hcl__handle_get(handle, type);
     if (!object)
         return hcl__set_message(HCL_ERROR_INVALID_HANDLE,
-                                "%s: %s (%p) is not a live %s handle (released, or of another type)", fn, what,
-                                handle, type_name(type));
+                                "%s: %s (%p) is not a live %s handle (released, or of another type)", fn, what, handle,
+                                type_name(type));
     *out = object;
     return HCL_SUCCESS;
 }
@@ -33,13 +32,11 @@ hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, siz
 hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait, const hcl_event *wait_list,
                              void ***out_native) {
     *out_native = NULL;
-    if (num_wait == 0)
-        return HCL_SUCCESS;
+    if (num_wait == 0) return HCL_SUCCESS;
     if (!wait_list)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: wait_list is NULL with num_wait %u", fn, num_wait);
     void **native = malloc(num_wait * sizeof *native);
-    if (!native)
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (!native) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     for (uint32_t i = 0; i < num_wait; i++) {
         hcl__event *ev;
         char what[48];
@@ -51,8 +48,9 @@ hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait
         }
         if (ev->dev != dev) {
             free(native);
-            return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: wait_list[%u] is an event of another device (%s:%u)",
-                                    fn, i, ev->dev->backend->name, ev->dev->index);
+            return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
+                                    "%s: wait_list[%u] is an event of another device (%s:%u)", fn, i,
+                                    ev->dev->backend->name, ev->dev->index);
         }
         native[i] = ev->native; /* an event's last command: queues are in order, so it completes the group */
     }

@@ -23,8 +23,7 @@ static pthread_once_t wrapped_once = PTHREAD_ONCE_INIT;
  * makes "<backend>:<vendor>:<name>:<index>" from the name this module is loaded under. */
 static hcl_status wrapped_device_info(uint32_t index, hcl_device_info *out_info) {
     hcl_status st = host_table->device_info(index, out_info);
-    if (st == HCL_SUCCESS && !out_info->has_uuid)
-        out_info->identity[0] = '\0';
+    if (st == HCL_SUCCESS && !out_info->has_uuid) out_info->identity[0] = '\0';
     return st;
 }
 

@@ -28,21 +28,21 @@ extern const char *hcl__kit_name;
 /* Evaluate `result` (a vendor call, or the code one returned, of type `type`); unless it equals `ok`, set `status`
  * to fail(code, ...) and jump to `cleanup`. `fail` is the driver's function that names and maps the code
  * (hcl__ocl_fail, hcl__ze_fail, hcl__gpu_fail); the arguments after it are its own (the call, the detail). */
-#define HCL_KIT_CHECK(type, result, ok, fail, ...)                                                           \
-    do {                                                                                                    \
-        type hcl_kit_r_ = (result);                                                                         \
-        if (hcl_kit_r_ != (ok)) {                                                                           \
-            status = fail(hcl_kit_r_, __VA_ARGS__);                                                         \
-            goto cleanup;                                                                                   \
-        }                                                                                                   \
+#define HCL_KIT_CHECK(type, result, ok, fail, ...)                                                                     \
+    do {                                                                                                               \
+        type hcl_kit_r_ = (result);                                                                                    \
+        if (hcl_kit_r_ != (ok)) {                                                                                      \
+            status = fail(hcl_kit_r_, __VA_ARGS__);                                                                    \
+            goto cleanup;                                                                                              \
+        }                                                                                                              \
     } while (0)
 
 /* The same check as a value: HCL_SUCCESS, or the failure's status with the message set. For the few places that
  * cannot jump (a condition, or shared code written as `st = ...` chains). */
-#define HCL_KIT_STATUS(type, result, ok, fail, ...)                                                          \
-    __extension__({                                                                                         \
-        type hcl_kit_r_ = (result);                                                                         \
-        hcl_kit_r_ == (ok) ? HCL_SUCCESS : fail(hcl_kit_r_, __VA_ARGS__);                                   \
+#define HCL_KIT_STATUS(type, result, ok, fail, ...)                                                                    \
+    __extension__({                                                                                                    \
+        type hcl_kit_r_ = (result);                                                                                    \
+        hcl_kit_r_ == (ok) ? HCL_SUCCESS : fail(hcl_kit_r_, __VA_ARGS__);                                              \
     })
 
 /* How a vendor's code is printed after its name: "(-61)" or "(0x70000003)". */

@@ -27,7 +27,7 @@ typedef struct hcl_kit_driver {
 
 extern const hcl_kit_driver hcl__kit_driver;
 /* Define hcl__kit_driver for an entry type whose hcl_device_info member is named `info`. */
-#define HCL_KIT_DRIVER(backend, entry_type, start_fn)                                                        \
+#define HCL_KIT_DRIVER(backend, entry_type, start_fn)                                                                  \
     const hcl_kit_driver hcl__kit_driver = {(backend), sizeof(entry_type), offsetof(entry_type, info), (start_fn)}
 
 /* ---- the table entries ---- */

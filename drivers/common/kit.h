@@ -44,8 +44,7 @@ const hcl_module_source *hcl__kit_source_pick(const hcl_module_source *sources, 
 
 /* HCL_ERROR_UNSUPPORTED with "<driver>: no source it can take among the <count> given; it takes <what>", `what`
  * a printf format. The core appends the list of the kinds that were given. */
-hcl_status hcl__kit_source_unsupported(uint32_t count, const char *what_fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+hcl_status hcl__kit_source_unsupported(uint32_t count, const char *what_fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- building programs (build.c) ---- */
 /* The key of a program in the core's on-disk cache: the printf-formatted header (every input that changes the

@@ -13,8 +13,8 @@
 static void *g_library;
 static char g_library_name[256];
 
-hcl_status hcl__kit_library_open(const char *env_override, const char *const *names, size_t count,
-                                 void **out_library, char *reason, size_t reason_size) {
+hcl_status hcl__kit_library_open(const char *env_override, const char *const *names, size_t count, void **out_library,
+                                 char *reason, size_t reason_size) {
     if (!g_library) {
         if (!HCL_DRIVER_HOST_HAS(hcl__kit_host, open_library)) {
             snprintf(reason, reason_size, "the HCL core is older than this driver (it offers no open_library)");
@@ -42,8 +42,8 @@ void hcl__kit_library_close(void) {
     g_library_name[0] = '\0';
 }
 
-hcl_status hcl__kit_resolve(void *library, const hcl_kit_symbol *symbols, size_t count, void *table,
-                            const char *label, const char *too_old, char *reason, size_t reason_size) {
+hcl_status hcl__kit_resolve(void *library, const hcl_kit_symbol *symbols, size_t count, void *table, const char *label,
+                            const char *too_old, char *reason, size_t reason_size) {
     /* resolved into a copy: a failure leaves the driver's table as it was */
     size_t size = 0;
     for (size_t i = 0; i < count; i++)

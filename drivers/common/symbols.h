@@ -33,8 +33,8 @@ typedef struct hcl_kit_symbol {
  * process ends (runtimes keep threads and exit handlers that must not outlive their code), unless
  * hcl__kit_library_close drops it before any of its code ran. On failure `reason` has the dlerror texts and the
  * names tried: HCL_ERROR_BACKEND_UNAVAILABLE, or HCL_ERROR_DRIVER_VERSION when the core offers no open_library. */
-hcl_status hcl__kit_library_open(const char *env_override, const char *const *names, size_t count,
-                                 void **out_library, char *reason, size_t reason_size);
+hcl_status hcl__kit_library_open(const char *env_override, const char *const *names, size_t count, void **out_library,
+                                 char *reason, size_t reason_size);
 /* The file name the library was opened by ("libamdhip64.so.6"), "" if not known. */
 const char *hcl__kit_library_name(void);
 /* dlclose the library: only when none of its code has run yet (a resolve that failed before the first call). */
@@ -43,7 +43,7 @@ void hcl__kit_library_close(void);
 /* Fill `table` from `library`: each of symbols[0..count) by its name, else its fallback. A required one that is
  * missing gives HCL_ERROR_BACKEND_UNAVAILABLE with "<label> lacks <name> (<too_old>)" in `reason`, and `table` is
  * left as it was. */
-hcl_status hcl__kit_resolve(void *library, const hcl_kit_symbol *symbols, size_t count, void *table,
-                            const char *label, const char *too_old, char *reason, size_t reason_size);
+hcl_status hcl__kit_resolve(void *library, const hcl_kit_symbol *symbols, size_t count, void *table, const char *label,
+                            const char *too_old, char *reason, size_t reason_size);
 
 #endif /* HCL_DRIVERS_COMMON_SYMBOLS_H */

@@ -17,57 +17,56 @@
 #include "devices.h"
 
 /* The table's size and ABI, the backend's name, the kit's lifecycle entries and the driver's device_open/close. */
-#define HCL_KIT_TABLE_HEAD(backend, device_open_fn, device_close_fn)                                         \
-    .size = sizeof(hcl_driver_table), .abi_major = HCL_DRIVER_ABI_MAJOR, .abi_minor = HCL_DRIVER_ABI_MINOR,  \
-    .name = (backend), .init = hcl__kit_init, .shutdown = hcl__kit_shutdown,                                 \
-    .device_count = hcl__kit_device_count, .device_info = hcl__kit_device_info,                              \
-    .device_open = (device_open_fn), .device_close = (device_close_fn)
+#define HCL_KIT_TABLE_HEAD(backend, device_open_fn, device_close_fn)                                                   \
+    .size = sizeof(hcl_driver_table), .abi_major = HCL_DRIVER_ABI_MAJOR, .abi_minor = HCL_DRIVER_ABI_MINOR,            \
+    .name = (backend), .init = hcl__kit_init, .shutdown = hcl__kit_shutdown, .device_count = hcl__kit_device_count,    \
+    .device_info = hcl__kit_device_info, .device_open = (device_open_fn), .device_close = (device_close_fn)
 
 /* The ABI 1.1 entries: host memory (NULL, NULL: the core's aligned memory) and native objects (may be NULL). */
-#define HCL_KIT_TABLE_NATIVE(host_alloc_fn, host_free_fn, get_native_fn)                                     \
+#define HCL_KIT_TABLE_NATIVE(host_alloc_fn, host_free_fn, get_native_fn)                                               \
     .host_alloc = (host_alloc_fn), .host_free = (host_free_fn), .get_native = (get_native_fn)
 
 /* X(prefix, entry, return type, parameters) for each entry a driver implements under its prefix. */
-#define HCL_KIT_ENTRIES(X, p)                                                                                \
-    X(p, queue_create, hcl_status, (void *device, void **out_queue))                                         \
-    X(p, queue_destroy, void, (void *queue))                                                                 \
-    X(p, queue_finish, hcl_status, (void *queue))                                                            \
-    X(p, queue_marker, hcl_status, (void *queue, uint32_t num_wait, void *const *wait, void **out_event))    \
-    X(p, event_wait, hcl_status, (void *event))                                                              \
-    X(p, event_release, void, (void *event))                                                                 \
-    X(p, event_elapsed, hcl_status, (void *start, void *end, double *out_seconds))                           \
-    X(p, buffer_alloc, hcl_status, (void *device, size_t size, void **out_mem))                              \
-    X(p, buffer_free, void, (void *device, void *mem))                                                       \
-    X(p, buffer_write, hcl_status,                                                                           \
-      (void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking, uint32_t num_wait,  \
-       void *const *wait, void **out_event))                                                                 \
-    X(p, buffer_read, hcl_status,                                                                            \
-      (void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking, uint32_t num_wait,        \
-       void *const *wait, void **out_event))                                                                 \
-    X(p, buffer_copy, hcl_status,                                                                            \
-      (void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size, int blocking,    \
-       uint32_t num_wait, void *const *wait, void **out_event))                                              \
-    X(p, buffer_fill, hcl_status,                                                                            \
-      (void *queue, void *mem, size_t offset, size_t size, const void *pattern, size_t pattern_size,          \
-       int blocking, uint32_t num_wait, void *const *wait, void **out_event))                                \
-    X(p, module_create, hcl_status,                                                                          \
-      (void *device, const hcl_module_source *sources, uint32_t count, void **out_module))                   \
-    X(p, module_destroy, void, (void *module))                                                               \
-    X(p, kernel_create, hcl_status, (void *module, const char *name, void **out_kernel))                     \
-    X(p, kernel_destroy, void, (void *kernel))                                                               \
-    X(p, kernel_launch, hcl_status,                                                                          \
-      (void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes, uint32_t num_args,      \
+#define HCL_KIT_ENTRIES(X, p)                                                                                          \
+    X(p, queue_create, hcl_status, (void *device, void **out_queue))                                                   \
+    X(p, queue_destroy, void, (void *queue))                                                                           \
+    X(p, queue_finish, hcl_status, (void *queue))                                                                      \
+    X(p, queue_marker, hcl_status, (void *queue, uint32_t num_wait, void *const *wait, void **out_event))              \
+    X(p, event_wait, hcl_status, (void *event))                                                                        \
+    X(p, event_release, void, (void *event))                                                                           \
+    X(p, event_elapsed, hcl_status, (void *start, void *end, double *out_seconds))                                     \
+    X(p, buffer_alloc, hcl_status, (void *device, size_t size, void **out_mem))                                        \
+    X(p, buffer_free, void, (void *device, void *mem))                                                                 \
+    X(p, buffer_write, hcl_status,                                                                                     \
+      (void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking, uint32_t num_wait,           \
+       void *const *wait, void **out_event))                                                                           \
+    X(p, buffer_read, hcl_status,                                                                                      \
+      (void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking, uint32_t num_wait,                 \
+       void *const *wait, void **out_event))                                                                           \
+    X(p, buffer_copy, hcl_status,                                                                                      \
+      (void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size, int blocking,             \
+       uint32_t num_wait, void *const *wait, void **out_event))                                                        \
+    X(p, buffer_fill, hcl_status,                                                                                      \
+      (void *queue, void *mem, size_t offset, size_t size, const void *pattern, size_t pattern_size, int blocking,     \
+       uint32_t num_wait, void *const *wait, void **out_event))                                                        \
+    X(p, module_create, hcl_status,                                                                                    \
+      (void *device, const hcl_module_source *sources, uint32_t count, void **out_module))                             \
+    X(p, module_destroy, void, (void *module))                                                                         \
+    X(p, kernel_create, hcl_status, (void *module, const char *name, void **out_kernel))                               \
+    X(p, kernel_destroy, void, (void *kernel))                                                                         \
+    X(p, kernel_launch, hcl_status,                                                                                    \
+      (void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes, uint32_t num_args,               \
        const hcl_driver_arg *args, uint32_t num_wait, void *const *wait, void **out_event))
 
 /* The ABI 1.2 entries, declared with the others but written at the end of the table. */
-#define HCL_KIT_ENTRIES_1_2(X, p)                                                                            \
-    X(p, device_limits, hcl_status, (void *device, hcl_driver_limits *out))                                  \
+#define HCL_KIT_ENTRIES_1_2(X, p)                                                                                      \
+    X(p, device_limits, hcl_status, (void *device, hcl_driver_limits *out))                                            \
     X(p, kernel_max_group, hcl_status, (void *kernel, uint64_t *out_max))
 
 #define HCL__KIT_DECLARE(p, entry, ret, params) ret p##_##entry params;
 #define HCL__KIT_INIT(p, entry, ret, params) .entry = p##_##entry,
 /* Declare the driver's <prefix>_<entry> functions. */
-#define HCL_KIT_DECLARE_ENTRIES(prefix)                                                                      \
+#define HCL_KIT_DECLARE_ENTRIES(prefix)                                                                                \
     HCL_KIT_ENTRIES(HCL__KIT_DECLARE, prefix) HCL_KIT_ENTRIES_1_2(HCL__KIT_DECLARE, prefix)
 /* Their part of the table initialiser. */
 #define HCL_KIT_TABLE_ENTRIES(prefix) HCL_KIT_ENTRIES(HCL__KIT_INIT, prefix)

@@ -105,8 +105,10 @@ int main(int argc, char **argv) {
     memcpy(&entry, &sym, sizeof sym);
     const hcl_driver_table *t = entry ? entry() : NULL;
     if (!t || !HCL_DRIVER_HAS(t, device_limits) || !HCL_DRIVER_HAS(t, kernel_max_group)) {
-        printf("FAIL %s: %s\n", argv[1], !lib ? dlerror() : "no driver table of ABI 1.2 with device_limits and "
-                                                             "kernel_max_group");
+        printf("FAIL %s: %s\n", argv[1],
+               !lib ? dlerror()
+                    : "no driver table of ABI 1.2 with device_limits and "
+                      "kernel_max_group");
         free(data);
         return 1;
     }

@@ -90,8 +90,8 @@ hcl_status hcl__gpu_describe(hcl__gpu_device_entry *e) {
     snprintf(info->vendor, sizeof info->vendor, "NVIDIA");
     e->cc_major = hcl__gpu_attr(e->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     e->cc_minor = hcl__gpu_attr(e->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    snprintf(info->driver_version, sizeof info->driver_version, "CUDA %d.%d, sm_%d%d",
-             hcl__gpu_driver_version / 1000, (hcl__gpu_driver_version % 1000) / 10, e->cc_major, e->cc_minor);
+    snprintf(info->driver_version, sizeof info->driver_version, "CUDA %d.%d, sm_%d%d", hcl__gpu_driver_version / 1000,
+             (hcl__gpu_driver_version % 1000) / 10, e->cc_major, e->cc_minor);
     /* Launches above the default 48 KiB opt in per kernel (module.c), so the opt-in maximum is what a kernel can
      * have. */
     int smem = hcl__gpu_attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
@@ -112,8 +112,7 @@ hcl_status hcl__gpu_device_setup(hcl__gpu_device *d, const hcl__gpu_device_entry
     if (d->smem_optin < d->smem_default) d->smem_optin = d->smem_default;
     hcl_status st = HCL_GPU_CALL(cuDevicePrimaryCtxRetain, (&d->ctx, d->dev), "device %u '%s'", d->index, d->name);
     if (st == HCL_SUCCESS)
-        HCL_GPU_LOG("device %u '%s' (sm_%d%d): primary context retained", d->index, d->name, d->cc_major,
-                    d->cc_minor);
+        HCL_GPU_LOG("device %u '%s' (sm_%d%d): primary context retained", d->index, d->name, d->cc_major, d->cc_minor);
     return st;
 }
 

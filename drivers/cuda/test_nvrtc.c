@@ -50,8 +50,10 @@ static int compile(const char *label, const hcl__gpu_rtc_job *job, int want_cubi
             ok = 0;
         }
     }
-    if (ok) printf("ok   %-48s %8.1f ms  %7zu-byte %s\n", label, ms, size, is_cubin ? "CUBIN" : "PTX");
-    else g_failures++;
+    if (ok)
+        printf("ok   %-48s %8.1f ms  %7zu-byte %s\n", label, ms, size, is_cubin ? "CUBIN" : "PTX");
+    else
+        g_failures++;
     free(image);
     return ok;
 }
@@ -83,8 +85,11 @@ int main(void) {
     const char *entries[HCL_KPROG_MAX_KERNELS + 1];
     for (uint32_t i = 0; i < gpu->num_kernels; i++) entries[i] = gpu->kernels[i];
     entries[gpu->num_kernels] = NULL;
-    hcl__gpu_rtc_job all = {.source = (const char *)hcl_kernels_gpu_text, .source_size = hcl_kernels_gpu_text_size,
-                            .name = "hcl_kernels_gpu.cu", .options = "-arch=compute_75", .arch = 75};
+    hcl__gpu_rtc_job all = {.source = (const char *)hcl_kernels_gpu_text,
+                            .source_size = hcl_kernels_gpu_text_size,
+                            .name = "hcl_kernels_gpu.cu",
+                            .options = "-arch=compute_75",
+                            .arch = 75};
     char label[96];
     snprintf(label, sizeof label, "built-in text -> PTX compute_75 (%u kernels)", gpu->num_kernels);
     compile(label, &all, 0, entries);
@@ -96,8 +101,8 @@ int main(void) {
     compile("built-in text -> sm_95 (unknown: PTX fallback)", &all, 0, entries);
 
     /* 3. a user kernel, to PTX, then the same again from the cache; 4. a build error */
-    hcl__gpu_rtc_job user = {.options = "--gpu-architecture=compute_80 -DUNUSED=1", .arch = 80,
-                             .driver_version = 13000};
+    hcl__gpu_rtc_job user = {
+        .options = "--gpu-architecture=compute_80 -DUNUSED=1", .arch = 80, .driver_version = 13000};
     test_user_and_broken(compile_ptx, user, "cu", "PTX compute_80", "NVRTC_ERROR_COMPILATION");
 
     fake_cache_free();

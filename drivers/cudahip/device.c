@@ -106,8 +106,7 @@ hcl_status hcl__gpu_device_limits(void *device, hcl_driver_limits *out) {
 /* The table, the same for both drivers: HCL_GPU_NAME and the map make it CUDA's or HIP's. */
 static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_HEAD(HCL_GPU_NAME, hcl__gpu_device_open, hcl__gpu_device_close),
-    HCL_KIT_TABLE_ENTRIES(hcl__gpu)
-    HCL_KIT_TABLE_NATIVE(hcl__gpu_host_alloc, hcl__gpu_host_free, hcl__gpu_get_native),
+    HCL_KIT_TABLE_ENTRIES(hcl__gpu) HCL_KIT_TABLE_NATIVE(hcl__gpu_host_alloc, hcl__gpu_host_free, hcl__gpu_get_native),
     .device_limits = hcl__gpu_device_limits,
     .kernel_max_group = hcl__gpu_kernel_max_group,
 };

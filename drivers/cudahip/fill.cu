@@ -15,16 +15,13 @@ struct hcl_fill_pattern_t {
 };
 
 extern "C" __global__ void hcl_fill_u64(unsigned long long *dst, unsigned long long count, hcl_fill_pattern_t pattern,
-                                        unsigned int words)
-{
+                                        unsigned int words) {
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     const unsigned long long first = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned int which = (unsigned int)first & (words - 1); /* words is a power of two <= 16 */
     unsigned long long v = 0;
 #pragma unroll
     for (unsigned int q = 0; q < 16; q++)
-        if (q == which)
-            v = pattern.w[q];
-    for (unsigned long long i = first; i < count; i += stride)
-        dst[i] = v;
+        if (q == which) v = pattern.w[q];
+    for (unsigned long long i = first; i < count; i += stride) dst[i] = v;
 }

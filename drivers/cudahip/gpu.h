@@ -43,8 +43,8 @@
 /* ---- the runtime's entry points ---- */
 /* One struct of function pointers from the map's X-macro list, filled by hcl__gpu_resolve (runtime.c). */
 typedef struct hcl__gpu_symbols {
-#define HCL__GPU_FIELD(ret, name, params) ret (*name) params;
-#define HCL__GPU_FIELD_OR(ret, name, old, params) ret (*name) params;
+#define HCL__GPU_FIELD(ret, name, params) ret(*name) params;
+#define HCL__GPU_FIELD_OR(ret, name, old, params) ret(*name) params;
     HCL_GPU_SYMBOLS(HCL__GPU_FIELD, HCL__GPU_FIELD, HCL__GPU_FIELD_OR, HCL__GPU_FIELD, HCL__GPU_FIELD)
 #undef HCL__GPU_FIELD
 #undef HCL__GPU_FIELD_OR
@@ -52,14 +52,14 @@ typedef struct hcl__gpu_symbols {
 
 /* The run-time compiler's (NVRTC, hiprtc), opened on first use only (rtc.c). */
 typedef struct hcl__gpu_rtc_symbols {
-#define HCL__GPU_RTC_FIELD(ret, name, params) ret (*name) params;
+#define HCL__GPU_RTC_FIELD(ret, name, params) ret(*name) params;
     HCL_GPU_RTC_SYMBOLS(HCL__GPU_RTC_FIELD)
 #undef HCL__GPU_RTC_FIELD
 } hcl__gpu_rtc_symbols;
 
-extern hcl__gpu_symbols hcl__gpu;        /* filled at init; valid while the driver is initialised */
-extern int hcl__gpu_driver_version;      /* the runtime's version number; part of the compile-cache key */
-extern int hcl__gpu_init_pid;            /* the process that initialised the runtime (0: none yet) */
+extern hcl__gpu_symbols hcl__gpu;   /* filled at init; valid while the driver is initialised */
+extern int hcl__gpu_driver_version; /* the runtime's version number; part of the compile-cache key */
+extern int hcl__gpu_init_pid;       /* the process that initialised the runtime (0: none yet) */
 
 /* The kit's services, under the names the shared host code uses. */
 #define hcl__gpu_host hcl__kit_host
@@ -88,11 +88,11 @@ hcl_status hcl__gpu_fail(hcl_gpu_result r, const char *call, const char *fmt, ..
  *   st = HCL_GPU(MemAlloc, (&ptr, size), "size=%zu", size);           the same check as a value
  * HCL_GPU_CALL is HCL_GPU for a symbol named directly (vendor-specific code in driver.c). */
 #define HCL_GPU_CHECK(op, args, ...) HCL__GPU_CHECK(HCL_GPU_SYM_##op, args, __VA_ARGS__)
-#define HCL__GPU_CHECK(sym, args, ...)                                                                      \
+#define HCL__GPU_CHECK(sym, args, ...)                                                                                 \
     HCL_KIT_CHECK(hcl_gpu_result, hcl__gpu.sym args, HCL_GPU_SUCCESS, hcl__gpu_fail, #sym, __VA_ARGS__)
 #define HCL_GPU(op, args, ...) HCL_GPU_CALL(HCL_GPU_SYM_##op, args, __VA_ARGS__)
 #define HCL_GPU_CALL(sym, args, ...) HCL__GPU_CALL(sym, args, __VA_ARGS__)
-#define HCL__GPU_CALL(sym, args, ...)                                                                       \
+#define HCL__GPU_CALL(sym, args, ...)                                                                                  \
     HCL_KIT_STATUS(hcl_gpu_result, hcl__gpu.sym args, HCL_GPU_SUCCESS, hcl__gpu_fail, #sym, __VA_ARGS__)
 
 /* ---- devices (device.c; the vendor parts in driver.c, hooks.h) ---- */
@@ -103,8 +103,8 @@ typedef struct hcl__gpu_device_entry {
 #if HCL_GPU_CUDA
     int cc_major, cc_minor; /* compute capability */
 #else
-    char arch[256];         /* gcnArchName, "" if unknown */
-    unsigned int wave;      /* 64 or 32 */
+    char arch[256];    /* gcnArchName, "" if unknown */
+    unsigned int wave; /* 64 or 32 */
 #endif
 } hcl__gpu_device_entry;
 
@@ -116,21 +116,21 @@ typedef struct hcl__gpu_device {
     uint32_t index;
     hcl_gpu_device dev;
 #if HCL_GPU_CUDA
-    CUcontext ctx;               /* the primary context, retained in device_open */
-    int cc_major, cc_minor;      /* compute capability */
+    CUcontext ctx;          /* the primary context, retained in device_open */
+    int cc_major, cc_minor; /* compute capability */
 #else
-    char arch[256];              /* the target ID, "gfx90a:sramecc+:xnack-" (gcnArchName); "" if unknown */
+    char arch[256];    /* the target ID, "gfx90a:sramecc+:xnack-" (gcnArchName); "" if unknown */
 #endif
     char name[HCL_NAME_MAX];
-    unsigned int wave;           /* threads per warp (NVIDIA: 32) or wavefront (AMD: 64 on gfx9, 32 on gfx10+) */
-    int sm_count;                /* SMs / compute units */
+    unsigned int wave; /* threads per warp (NVIDIA: 32) or wavefront (AMD: 64 on gfx9, 32 on gfx10+) */
+    int sm_count;      /* SMs / compute units */
     int max_grid[3], max_block[3];
-    int smem_default;            /* shared memory per block without opting in (CUDA: 48 KiB; AMD: 64 KiB) */
-    int smem_optin;              /* the most a kernel may opt in to (H100: 227 KiB; AMD: smem_default) */
-    pthread_mutex_t lock;        /* guards the lazy helper module and the event pool */
-    hcl_gpu_module helpers;      /* the helper kernels (helpers.c); NULL until first needed */
-    const char *helpers_from;    /* "fatbin" / "code-object bundle", or the run-time compiler's name */
-    hcl_gpu_function fill;       /* hcl_fill_u64 of `helpers` */
+    int smem_default;         /* shared memory per block without opting in (CUDA: 48 KiB; AMD: 64 KiB) */
+    int smem_optin;           /* the most a kernel may opt in to (H100: 227 KiB; AMD: smem_default) */
+    pthread_mutex_t lock;     /* guards the lazy helper module and the event pool */
+    hcl_gpu_module helpers;   /* the helper kernels (helpers.c); NULL until first needed */
+    const char *helpers_from; /* "fatbin" / "code-object bundle", or the run-time compiler's name */
+    hcl_gpu_function fill;    /* hcl_fill_u64 of `helpers` */
     hcl_gpu_event pool[HCL_GPU_EVENT_POOL];
     uint32_t pool_count;
 } hcl__gpu_device;
@@ -139,15 +139,15 @@ typedef struct hcl__gpu_device {
 
 /* Evaluate `expr` (a status) with device `d` current on this thread (hcl__gpu_enter, then hcl__gpu_leave); the
  * status of entering when that fails, and then `expr` is not evaluated. */
-#define HCL_GPU_ON(d, expr)                                                                                 \
-    __extension__({                                                                                         \
-        hcl__gpu_scope hcl_gpu_scope_;                                                                      \
-        hcl_status hcl_gpu_st_ = hcl__gpu_enter((d), &hcl_gpu_scope_);                                      \
-        if (hcl_gpu_st_ == HCL_SUCCESS) {                                                                   \
-            hcl_gpu_st_ = (expr);                                                                           \
-            hcl__gpu_leave(&hcl_gpu_scope_);                                                                \
-        }                                                                                                   \
-        hcl_gpu_st_;                                                                                        \
+#define HCL_GPU_ON(d, expr)                                                                                            \
+    __extension__({                                                                                                    \
+        hcl__gpu_scope hcl_gpu_scope_;                                                                                 \
+        hcl_status hcl_gpu_st_ = hcl__gpu_enter((d), &hcl_gpu_scope_);                                                 \
+        if (hcl_gpu_st_ == HCL_SUCCESS) {                                                                              \
+            hcl_gpu_st_ = (expr);                                                                                      \
+            hcl__gpu_leave(&hcl_gpu_scope_);                                                                           \
+        }                                                                                                              \
+        hcl_gpu_st_;                                                                                                   \
     })
 
 /* The runtime's device attribute `attr` (a neutral HCL_GPU_ATTR_* name), 0 when it cannot say (device.c). */
@@ -189,15 +189,15 @@ void hcl__gpu_event_pool_drain(hcl__gpu_device *d); /* device current */
 typedef struct hcl__gpu_rtc_job {
     const char *source;
     size_t source_size;
-    const char *name;    /* program name shown in the log */
+    const char *name; /* program name shown in the log */
     int num_headers;
     const char *const *headers;
     const char *const *include_names;
     const char *options; /* whitespace-separated user options, may be NULL */
 #if HCL_GPU_CUDA
-    int arch;            /* compute capability as major*10+minor */
+    int arch; /* compute capability as major*10+minor */
 #else
-    const char *arch;    /* the target ID ("gfx90a:sramecc+:xnack-"); NULL or "": the user's --offload-arch */
+    const char *arch;  /* the target ID ("gfx90a:sramecc+:xnack-"); NULL or "": the user's --offload-arch */
 #endif
     int driver_version;
 } hcl__gpu_rtc_job;
@@ -208,8 +208,7 @@ hcl_status hcl__gpu_rtc_open(void);
 /* Compile through the disk cache. CUDA: CUBIN for an architecture NVRTC knows, else PTX for the newest virtual
  * architecture it has that the device can run (*out_is_binary 0, NUL-terminated). HIP: a code object for
  * job->arch (*out_is_binary 1). *out_image is malloc'd. HCL_ERROR_BUILD with the compiler's log on an error. */
-hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, size_t *out_size,
-                                int *out_is_binary);
+hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, size_t *out_size, int *out_is_binary);
 /* Why the compiler could not be loaded ("" if it was, or was not tried yet). */
 const char *hcl__gpu_rtc_reason(void);
 /* "NVRTC 13.0" / "hiprtc 9.0" once loaded, else "" */
@@ -242,7 +241,6 @@ void hcl__gpu_device_close(void *device);
 hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr);
 void hcl__gpu_host_free(void *device, void *ptr);
 hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_native);
-
 
 /* ---- device addresses ---- */
 /* A buffer's native object is its device address: CUdeviceptr (an integer) or hipDeviceptr_t (a pointer). The

@@ -14,15 +14,16 @@
 #include <nvrtc.h>
 
 #if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
-#error "the CUDA driver resolves the legacy-default-stream entry points; do not define CUDA_API_PER_THREAD_DEFAULT_STREAM"
+#error                                                                                                                 \
+    "the CUDA driver resolves the legacy-default-stream entry points; do not define CUDA_API_PER_THREAD_DEFAULT_STREAM"
 #endif
 
-#define HCL_GPU_NAME "cuda"            /* the backend */
-#define HCL_GPU_API "CUDA"             /* in messages: "a CUDA C++ kernel" */
+#define HCL_GPU_NAME "cuda" /* the backend */
+#define HCL_GPU_API "CUDA"  /* in messages: "a CUDA C++ kernel" */
 #define HCL_GPU_RTC_NAME "NVRTC"
 #define HCL_GPU_RTC_ENV "HCL_NVRTC_LIBRARY"
 #define HCL_GPU_HELPER_BINARY_NAME "fatbin" /* what the build embeds for the helper kernels */
-#define HCL_GPU_RTC_KEY "nvrtc" /* the compiler, in cache keys */
+#define HCL_GPU_RTC_KEY "nvrtc"             /* the compiler, in cache keys */
 #define HCL_GPU_SOURCE_C HCL_SOURCE_CUDA_C
 #define HCL_GPU_SOURCE_BINARY HCL_SOURCE_CUDA_BINARY
 #define HCL_GPU_SOURCE_C_NAME "CUDA_C"
@@ -34,11 +35,15 @@ typedef CUresult hcl_gpu_result;
 /* The codes that map to a status other than HCL_ERROR_VENDOR (runtime.c, hcl__gpu_status). */
 #define HCL_GPU_ERROR_OUT_OF_MEMORY CUDA_ERROR_OUT_OF_MEMORY
 #define HCL_GPU_ERROR_NOT_FOUND CUDA_ERROR_NOT_FOUND
-#define HCL_GPU_BUILD_ERRORS(X)                                                                             \
-    X(CUDA_ERROR_INVALID_IMAGE) X(CUDA_ERROR_NO_BINARY_FOR_GPU) X(CUDA_ERROR_INVALID_PTX)                  \
-    X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION) X(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)                             \
-    X(CUDA_ERROR_JIT_COMPILATION_DISABLED) X(CUDA_ERROR_INVALID_SOURCE)                                    \
-    X(CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND) X(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)
+/* clang-format off: one vendor name per list entry, as the vendor headers order them */
+// clang-format off
+#define HCL_GPU_BUILD_ERRORS(X)                                                                                        \
+    X(CUDA_ERROR_INVALID_IMAGE)                                                                                        \
+    X(CUDA_ERROR_NO_BINARY_FOR_GPU)                                                                                    \
+    X(CUDA_ERROR_INVALID_PTX) X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION) X(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)               \
+        X(CUDA_ERROR_JIT_COMPILATION_DISABLED) X(CUDA_ERROR_INVALID_SOURCE)                                            \
+            X(CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND) X(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)
+// clang-format on
 typedef CUdevice hcl_gpu_device;
 typedef CUdeviceptr hcl_gpu_dptr; /* an integer */
 typedef CUstream hcl_gpu_stream;
@@ -75,11 +80,11 @@ typedef CUdevice_attribute hcl_gpu_attribute;
 #define HCL_GPU_FUNC_MAX_THREADS_PER_BLOCK CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 
 /* The neutral operations of the shared code (HCL_GPU(op, ...)) and the CUDA symbol each one is. */
-#define HCL_GPU_SYM_StreamCreate cuStreamCreate          /* (&stream, HCL_GPU_STREAM_NON_BLOCKING) */
+#define HCL_GPU_SYM_StreamCreate cuStreamCreate /* (&stream, HCL_GPU_STREAM_NON_BLOCKING) */
 #define HCL_GPU_SYM_StreamDestroy cuStreamDestroy_v2
 #define HCL_GPU_SYM_StreamSynchronize cuStreamSynchronize
 #define HCL_GPU_SYM_StreamWaitEvent cuStreamWaitEvent
-#define HCL_GPU_SYM_EventCreate cuEventCreate            /* (&event, HCL_GPU_EVENT_TIMING) */
+#define HCL_GPU_SYM_EventCreate cuEventCreate /* (&event, HCL_GPU_EVENT_TIMING) */
 #define HCL_GPU_SYM_EventDestroy cuEventDestroy_v2
 #define HCL_GPU_SYM_EventRecord cuEventRecord
 #define HCL_GPU_SYM_EventSynchronize cuEventSynchronize
@@ -109,49 +114,50 @@ typedef CUdevice_attribute hcl_gpu_attribute;
  *   REQ_OR(ret, name, old, params)  falls back to the older export `old` of the same signature (older drivers)
  *   REQ_U / OPT_U                   as REQ / OPT, for entries the headers cannot check (none on CUDA)
  * Every signature is checked against cuda.h at compile time (runtime.c). */
-#define HCL_GPU_SYMBOLS(REQ, OPT, REQ_OR, REQ_U, OPT_U)                                                     \
-    REQ(CUresult, cuGetErrorName, (CUresult, const char **))                                                \
-    REQ(CUresult, cuGetErrorString, (CUresult, const char **))                                              \
-    REQ(CUresult, cuInit, (unsigned int))                                                                   \
-    REQ(CUresult, cuDriverGetVersion, (int *))                                                              \
-    REQ(CUresult, cuDeviceGetCount, (int *))                                                                \
-    REQ(CUresult, cuDeviceGet, (CUdevice *, int))                                                           \
-    REQ(CUresult, cuDeviceGetName, (char *, int, CUdevice))                                                 \
-    REQ_OR(CUresult, cuDeviceGetUuid_v2, "cuDeviceGetUuid", (CUuuid *, CUdevice))                           \
-    REQ(CUresult, cuDeviceTotalMem_v2, (size_t *, CUdevice))                                                \
-    REQ(CUresult, cuDeviceGetAttribute, (int *, CUdevice_attribute, CUdevice))                              \
-    REQ(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                                        \
-    REQ(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice))                                                 \
-    REQ(CUresult, cuCtxGetCurrent, (CUcontext *))                                                           \
-    REQ(CUresult, cuCtxPushCurrent_v2, (CUcontext))                                                         \
-    REQ(CUresult, cuCtxPopCurrent_v2, (CUcontext *))                                                        \
-    REQ(CUresult, cuStreamCreate, (CUstream *, unsigned int))                                               \
-    REQ(CUresult, cuStreamDestroy_v2, (CUstream))                                                           \
-    REQ(CUresult, cuStreamSynchronize, (CUstream))                                                          \
-    REQ(CUresult, cuStreamWaitEvent, (CUstream, CUevent, unsigned int))                                     \
-    REQ(CUresult, cuEventCreate, (CUevent *, unsigned int))                                                 \
-    REQ(CUresult, cuEventDestroy_v2, (CUevent))                                                             \
-    REQ(CUresult, cuEventRecord, (CUevent, CUstream))                                                       \
-    REQ(CUresult, cuEventSynchronize, (CUevent))                                                            \
-    REQ_OR(CUresult, cuEventElapsedTime_v2, "cuEventElapsedTime", (float *, CUevent, CUevent))              \
-    REQ(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))                                                   \
-    REQ(CUresult, cuMemFree_v2, (CUdeviceptr))                                                              \
-    REQ(CUresult, cuMemHostAlloc, (void **, size_t, unsigned int))                                          \
-    REQ(CUresult, cuMemFreeHost, (void *))                                                                  \
-    REQ(CUresult, cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void *, size_t, CUstream))                      \
-    REQ(CUresult, cuMemcpyDtoHAsync_v2, (void *, CUdeviceptr, size_t, CUstream))                            \
-    REQ(CUresult, cuMemcpyDtoDAsync_v2, (CUdeviceptr, CUdeviceptr, size_t, CUstream))                       \
-    REQ(CUresult, cuMemsetD8Async, (CUdeviceptr, unsigned char, size_t, CUstream))                          \
-    REQ(CUresult, cuMemsetD16Async, (CUdeviceptr, unsigned short, size_t, CUstream))                        \
-    REQ(CUresult, cuMemsetD32Async, (CUdeviceptr, unsigned int, size_t, CUstream))                          \
-    REQ(CUresult, cuModuleLoadDataEx, (CUmodule *, const void *, unsigned int, CUjit_option *, void **))    \
-    REQ(CUresult, cuModuleUnload, (CUmodule))                                                               \
-    REQ(CUresult, cuModuleGetFunction, (CUfunction *, CUmodule, const char *))                              \
-    REQ(CUresult, cuFuncGetAttribute, (int *, CUfunction_attribute, CUfunction))                            \
-    REQ(CUresult, cuFuncSetAttribute, (CUfunction, CUfunction_attribute, int))                              \
-    OPT(CUresult, cuFuncGetParamInfo, (CUfunction, size_t, size_t *, size_t *))                             \
-    REQ(CUresult, cuLaunchKernel, (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,      \
-                                   unsigned int, unsigned int, unsigned int, CUstream, void **, void **))
+#define HCL_GPU_SYMBOLS(REQ, OPT, REQ_OR, REQ_U, OPT_U)                                                                \
+    REQ(CUresult, cuGetErrorName, (CUresult, const char **))                                                           \
+    REQ(CUresult, cuGetErrorString, (CUresult, const char **))                                                         \
+    REQ(CUresult, cuInit, (unsigned int))                                                                              \
+    REQ(CUresult, cuDriverGetVersion, (int *))                                                                         \
+    REQ(CUresult, cuDeviceGetCount, (int *))                                                                           \
+    REQ(CUresult, cuDeviceGet, (CUdevice *, int))                                                                      \
+    REQ(CUresult, cuDeviceGetName, (char *, int, CUdevice))                                                            \
+    REQ_OR(CUresult, cuDeviceGetUuid_v2, "cuDeviceGetUuid", (CUuuid *, CUdevice))                                      \
+    REQ(CUresult, cuDeviceTotalMem_v2, (size_t *, CUdevice))                                                           \
+    REQ(CUresult, cuDeviceGetAttribute, (int *, CUdevice_attribute, CUdevice))                                         \
+    REQ(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                                                   \
+    REQ(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice))                                                            \
+    REQ(CUresult, cuCtxGetCurrent, (CUcontext *))                                                                      \
+    REQ(CUresult, cuCtxPushCurrent_v2, (CUcontext))                                                                    \
+    REQ(CUresult, cuCtxPopCurrent_v2, (CUcontext *))                                                                   \
+    REQ(CUresult, cuStreamCreate, (CUstream *, unsigned int))                                                          \
+    REQ(CUresult, cuStreamDestroy_v2, (CUstream))                                                                      \
+    REQ(CUresult, cuStreamSynchronize, (CUstream))                                                                     \
+    REQ(CUresult, cuStreamWaitEvent, (CUstream, CUevent, unsigned int))                                                \
+    REQ(CUresult, cuEventCreate, (CUevent *, unsigned int))                                                            \
+    REQ(CUresult, cuEventDestroy_v2, (CUevent))                                                                        \
+    REQ(CUresult, cuEventRecord, (CUevent, CUstream))                                                                  \
+    REQ(CUresult, cuEventSynchronize, (CUevent))                                                                       \
+    REQ_OR(CUresult, cuEventElapsedTime_v2, "cuEventElapsedTime", (float *, CUevent, CUevent))                         \
+    REQ(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))                                                              \
+    REQ(CUresult, cuMemFree_v2, (CUdeviceptr))                                                                         \
+    REQ(CUresult, cuMemHostAlloc, (void **, size_t, unsigned int))                                                     \
+    REQ(CUresult, cuMemFreeHost, (void *))                                                                             \
+    REQ(CUresult, cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void *, size_t, CUstream))                                 \
+    REQ(CUresult, cuMemcpyDtoHAsync_v2, (void *, CUdeviceptr, size_t, CUstream))                                       \
+    REQ(CUresult, cuMemcpyDtoDAsync_v2, (CUdeviceptr, CUdeviceptr, size_t, CUstream))                                  \
+    REQ(CUresult, cuMemsetD8Async, (CUdeviceptr, unsigned char, size_t, CUstream))                                     \
+    REQ(CUresult, cuMemsetD16Async, (CUdeviceptr, unsigned short, size_t, CUstream))                                   \
+    REQ(CUresult, cuMemsetD32Async, (CUdeviceptr, unsigned int, size_t, CUstream))                                     \
+    REQ(CUresult, cuModuleLoadDataEx, (CUmodule *, const void *, unsigned int, CUjit_option *, void **))               \
+    REQ(CUresult, cuModuleUnload, (CUmodule))                                                                          \
+    REQ(CUresult, cuModuleGetFunction, (CUfunction *, CUmodule, const char *))                                         \
+    REQ(CUresult, cuFuncGetAttribute, (int *, CUfunction_attribute, CUfunction))                                       \
+    REQ(CUresult, cuFuncSetAttribute, (CUfunction, CUfunction_attribute, int))                                         \
+    OPT(CUresult, cuFuncGetParamInfo, (CUfunction, size_t, size_t *, size_t *))                                        \
+    REQ(CUresult, cuLaunchKernel,                                                                                      \
+        (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, \
+         CUstream, void **, void **))
 #define HCL_GPU_LIBRARY_LABEL "libcuda"
 #define HCL_GPU_RUNTIME_TOO_OLD "the NVIDIA driver is too old for this build"
 
@@ -160,20 +166,20 @@ typedef nvrtcResult hcl_gpu_rtc_result;
 typedef nvrtcProgram hcl_gpu_rtc_program;
 #define HCL_GPU_RTC_SUCCESS NVRTC_SUCCESS
 #define HCL_GPU_RTC_ERROR_COMPILATION NVRTC_ERROR_COMPILATION
-#define HCL_GPU_RTC_SYMBOLS(X)                                                                              \
-    X(const char *, nvrtcGetErrorString, (nvrtcResult))                                                     \
-    X(nvrtcResult, nvrtcVersion, (int *, int *))                                                            \
-    X(nvrtcResult, nvrtcGetNumSupportedArchs, (int *))                                                      \
-    X(nvrtcResult, nvrtcGetSupportedArchs, (int *))                                                         \
-    X(nvrtcResult, nvrtcCreateProgram,                                                                      \
-      (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *))          \
-    X(nvrtcResult, nvrtcDestroyProgram, (nvrtcProgram *))                                                   \
-    X(nvrtcResult, nvrtcCompileProgram, (nvrtcProgram, int, const char *const *))                           \
-    X(nvrtcResult, nvrtcGetProgramLogSize, (nvrtcProgram, size_t *))                                        \
-    X(nvrtcResult, nvrtcGetProgramLog, (nvrtcProgram, char *))                                              \
-    X(nvrtcResult, nvrtcGetPTXSize, (nvrtcProgram, size_t *))                                               \
-    X(nvrtcResult, nvrtcGetPTX, (nvrtcProgram, char *))                                                     \
-    X(nvrtcResult, nvrtcGetCUBINSize, (nvrtcProgram, size_t *))                                             \
+#define HCL_GPU_RTC_SYMBOLS(X)                                                                                         \
+    X(const char *, nvrtcGetErrorString, (nvrtcResult))                                                                \
+    X(nvrtcResult, nvrtcVersion, (int *, int *))                                                                       \
+    X(nvrtcResult, nvrtcGetNumSupportedArchs, (int *))                                                                 \
+    X(nvrtcResult, nvrtcGetSupportedArchs, (int *))                                                                    \
+    X(nvrtcResult, nvrtcCreateProgram,                                                                                 \
+      (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *))                     \
+    X(nvrtcResult, nvrtcDestroyProgram, (nvrtcProgram *))                                                              \
+    X(nvrtcResult, nvrtcCompileProgram, (nvrtcProgram, int, const char *const *))                                      \
+    X(nvrtcResult, nvrtcGetProgramLogSize, (nvrtcProgram, size_t *))                                                   \
+    X(nvrtcResult, nvrtcGetProgramLog, (nvrtcProgram, char *))                                                         \
+    X(nvrtcResult, nvrtcGetPTXSize, (nvrtcProgram, size_t *))                                                          \
+    X(nvrtcResult, nvrtcGetPTX, (nvrtcProgram, char *))                                                                \
+    X(nvrtcResult, nvrtcGetCUBINSize, (nvrtcProgram, size_t *))                                                        \
     X(nvrtcResult, nvrtcGetCUBIN, (nvrtcProgram, char *))
 #define HCL_GPU_RTC_SYM_GetErrorString nvrtcGetErrorString
 #define HCL_GPU_RTC_SYM_Version nvrtcVersion

@@ -20,12 +20,12 @@
 #include <hip/hip_runtime_api.h>
 #include <hip/hiprtc.h>
 
-#define HCL_GPU_NAME "hip"             /* the backend */
-#define HCL_GPU_API "HIP"              /* in messages: "a HIP C++ kernel" */
+#define HCL_GPU_NAME "hip" /* the backend */
+#define HCL_GPU_API "HIP"  /* in messages: "a HIP C++ kernel" */
 #define HCL_GPU_RTC_NAME "hiprtc"
 #define HCL_GPU_RTC_ENV "HCL_HIPRTC_LIBRARY"
 #define HCL_GPU_HELPER_BINARY_NAME "code-object bundle" /* what the build embeds for the helper kernels */
-#define HCL_GPU_RTC_KEY "hiprtc" /* the compiler, in cache keys */
+#define HCL_GPU_RTC_KEY "hiprtc"                        /* the compiler, in cache keys */
 #define HCL_GPU_SOURCE_C HCL_SOURCE_HIP_C
 #define HCL_GPU_SOURCE_BINARY HCL_SOURCE_HIP_BINARY
 #define HCL_GPU_SOURCE_C_NAME "HIP_C"
@@ -37,9 +37,14 @@ typedef hipError_t hcl_gpu_result;
 /* The codes that map to a status other than HCL_ERROR_VENDOR (runtime.c, hcl__gpu_status). */
 #define HCL_GPU_ERROR_OUT_OF_MEMORY hipErrorOutOfMemory
 #define HCL_GPU_ERROR_NOT_FOUND hipErrorNotFound
-#define HCL_GPU_BUILD_ERRORS(X)                                                                             \
-    X(hipErrorInvalidImage) X(hipErrorNoBinaryForGpu) X(hipErrorInvalidKernelFile) X(hipErrorInvalidSource) \
-    X(hipErrorSharedObjectSymbolNotFound) X(hipErrorSharedObjectInitFailed)
+/* clang-format off: one vendor name per list entry, as the vendor headers order them */
+// clang-format off
+#define HCL_GPU_BUILD_ERRORS(X)                                                                                        \
+    X(hipErrorInvalidImage)                                                                                            \
+    X(hipErrorNoBinaryForGpu)                                                                                          \
+    X(hipErrorInvalidKernelFile) X(hipErrorInvalidSource) X(hipErrorSharedObjectSymbolNotFound)                        \
+        X(hipErrorSharedObjectInitFailed)
+// clang-format on
 typedef hipDevice_t hcl_gpu_device;
 typedef hipDeviceptr_t hcl_gpu_dptr; /* a pointer */
 typedef hipStream_t hcl_gpu_stream;
@@ -81,7 +86,7 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
 #define HCL_GPU_SYM_StreamDestroy hipStreamDestroy
 #define HCL_GPU_SYM_StreamSynchronize hipStreamSynchronize
 #define HCL_GPU_SYM_StreamWaitEvent hipStreamWaitEvent
-#define HCL_GPU_SYM_EventCreate hipEventCreateWithFlags   /* (&event, HCL_GPU_EVENT_TIMING) */
+#define HCL_GPU_SYM_EventCreate hipEventCreateWithFlags /* (&event, HCL_GPU_EVENT_TIMING) */
 #define HCL_GPU_SYM_EventDestroy hipEventDestroy
 #define HCL_GPU_SYM_EventRecord hipEventRecord
 #define HCL_GPU_SYM_EventSynchronize hipEventSynchronize
@@ -95,7 +100,7 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
 #define HCL_GPU_SYM_MemcpyDtoDAsync hipMemcpyDtoDAsync
 #define HCL_GPU_SYM_MemsetD8Async hipMemsetD8Async
 #define HCL_GPU_SYM_MemsetD16Async hipMemsetD16Async
-#define HCL_GPU_SYM_MemsetD32Async hipMemsetD32Async      /* the value is an int here, unsigned int on CUDA */
+#define HCL_GPU_SYM_MemsetD32Async hipMemsetD32Async /* the value is an int here, unsigned int on CUDA */
 #define HCL_GPU_SYM_ModuleUnload hipModuleUnload
 #define HCL_GPU_SYM_ModuleGetFunction hipModuleGetFunction
 #define HCL_GPU_SYM_LaunchKernel hipModuleLaunchKernel
@@ -110,48 +115,48 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
  *     headers at compile time (runtime.c);
  *   REQ_U / OPT_U: not checked, because the headers of some ROCm version declare them differently or not at all;
  *     the signature here is the ABI every version exports. */
-#define HCL_GPU_SYMBOLS(REQ, OPT, REQ_OR, REQ_U, OPT_U)                                                     \
-    REQ(const char *, hipGetErrorName, (hipError_t))                                                        \
-    REQ(const char *, hipGetErrorString, (hipError_t))                                                      \
-    REQ(hipError_t, hipDriverGetVersion, (int *))                                                           \
-    REQ(hipError_t, hipRuntimeGetVersion, (int *))                                                          \
-    REQ(hipError_t, hipGetDeviceCount, (int *))                                                             \
-    REQ(hipError_t, hipDeviceGet, (hipDevice_t *, int))                                                     \
-    REQ(hipError_t, hipDeviceGetName, (char *, int, hipDevice_t))                                           \
-    OPT(hipError_t, hipDeviceGetUuid, (hipUUID *, hipDevice_t))                                             \
-    REQ(hipError_t, hipDeviceTotalMem, (size_t *, hipDevice_t))                                             \
-    REQ(hipError_t, hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))                              \
-    OPT_U(hipError_t, hipGetDevicePropertiesR0600, (void *, int))                                           \
-    OPT_U(hipError_t, hipGetDevicePropertiesR0000, (void *, int))                                           \
-    OPT_U(hipError_t, hipGetDeviceProperties, (void *, int))                                                \
-    REQ(hipError_t, hipGetDevice, (int *))                                                                  \
-    REQ(hipError_t, hipSetDevice, (int))                                                                    \
-    REQ(hipError_t, hipStreamCreateWithFlags, (hipStream_t *, unsigned int))                                \
-    REQ(hipError_t, hipStreamDestroy, (hipStream_t))                                                        \
-    REQ(hipError_t, hipStreamSynchronize, (hipStream_t))                                                    \
-    REQ(hipError_t, hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned int))                            \
-    REQ(hipError_t, hipEventCreateWithFlags, (hipEvent_t *, unsigned int))                                  \
-    REQ(hipError_t, hipEventDestroy, (hipEvent_t))                                                          \
-    REQ(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                                              \
-    REQ(hipError_t, hipEventSynchronize, (hipEvent_t))                                                      \
-    REQ(hipError_t, hipEventElapsedTime, (float *, hipEvent_t, hipEvent_t))                                 \
-    REQ(hipError_t, hipMalloc, (void **, size_t))                                                           \
-    REQ(hipError_t, hipFree, (void *))                                                                      \
-    REQ_OR(hipError_t, hipHostMalloc, "hipHostAlloc", (void **, size_t, unsigned int))                      \
-    REQ(hipError_t, hipHostFree, (void *))                                                                  \
-    REQ_U(hipError_t, hipMemcpyHtoDAsync, (hipDeviceptr_t, const void *, size_t, hipStream_t))              \
-    REQ(hipError_t, hipMemcpyDtoHAsync, (void *, hipDeviceptr_t, size_t, hipStream_t))                      \
-    REQ(hipError_t, hipMemcpyDtoDAsync, (hipDeviceptr_t, hipDeviceptr_t, size_t, hipStream_t))              \
-    REQ(hipError_t, hipMemsetD8Async, (hipDeviceptr_t, unsigned char, size_t, hipStream_t))                 \
-    REQ(hipError_t, hipMemsetD16Async, (hipDeviceptr_t, unsigned short, size_t, hipStream_t))               \
-    REQ(hipError_t, hipMemsetD32Async, (hipDeviceptr_t, int, size_t, hipStream_t))                          \
-    REQ(hipError_t, hipModuleLoadData, (hipModule_t *, const void *))                                       \
-    REQ(hipError_t, hipModuleUnload, (hipModule_t))                                                         \
-    REQ(hipError_t, hipModuleGetFunction, (hipFunction_t *, hipModule_t, const char *))                     \
-    REQ(hipError_t, hipFuncGetAttribute, (int *, hipFunction_attribute, hipFunction_t))                     \
-    REQ(hipError_t, hipModuleLaunchKernel, (hipFunction_t, unsigned int, unsigned int, unsigned int,        \
-                                           unsigned int, unsigned int, unsigned int, unsigned int,          \
-                                           hipStream_t, void **, void **))
+#define HCL_GPU_SYMBOLS(REQ, OPT, REQ_OR, REQ_U, OPT_U)                                                                \
+    REQ(const char *, hipGetErrorName, (hipError_t))                                                                   \
+    REQ(const char *, hipGetErrorString, (hipError_t))                                                                 \
+    REQ(hipError_t, hipDriverGetVersion, (int *))                                                                      \
+    REQ(hipError_t, hipRuntimeGetVersion, (int *))                                                                     \
+    REQ(hipError_t, hipGetDeviceCount, (int *))                                                                        \
+    REQ(hipError_t, hipDeviceGet, (hipDevice_t *, int))                                                                \
+    REQ(hipError_t, hipDeviceGetName, (char *, int, hipDevice_t))                                                      \
+    OPT(hipError_t, hipDeviceGetUuid, (hipUUID *, hipDevice_t))                                                        \
+    REQ(hipError_t, hipDeviceTotalMem, (size_t *, hipDevice_t))                                                        \
+    REQ(hipError_t, hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))                                         \
+    OPT_U(hipError_t, hipGetDevicePropertiesR0600, (void *, int))                                                      \
+    OPT_U(hipError_t, hipGetDevicePropertiesR0000, (void *, int))                                                      \
+    OPT_U(hipError_t, hipGetDeviceProperties, (void *, int))                                                           \
+    REQ(hipError_t, hipGetDevice, (int *))                                                                             \
+    REQ(hipError_t, hipSetDevice, (int))                                                                               \
+    REQ(hipError_t, hipStreamCreateWithFlags, (hipStream_t *, unsigned int))                                           \
+    REQ(hipError_t, hipStreamDestroy, (hipStream_t))                                                                   \
+    REQ(hipError_t, hipStreamSynchronize, (hipStream_t))                                                               \
+    REQ(hipError_t, hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned int))                                       \
+    REQ(hipError_t, hipEventCreateWithFlags, (hipEvent_t *, unsigned int))                                             \
+    REQ(hipError_t, hipEventDestroy, (hipEvent_t))                                                                     \
+    REQ(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                                                         \
+    REQ(hipError_t, hipEventSynchronize, (hipEvent_t))                                                                 \
+    REQ(hipError_t, hipEventElapsedTime, (float *, hipEvent_t, hipEvent_t))                                            \
+    REQ(hipError_t, hipMalloc, (void **, size_t))                                                                      \
+    REQ(hipError_t, hipFree, (void *))                                                                                 \
+    REQ_OR(hipError_t, hipHostMalloc, "hipHostAlloc", (void **, size_t, unsigned int))                                 \
+    REQ(hipError_t, hipHostFree, (void *))                                                                             \
+    REQ_U(hipError_t, hipMemcpyHtoDAsync, (hipDeviceptr_t, const void *, size_t, hipStream_t))                         \
+    REQ(hipError_t, hipMemcpyDtoHAsync, (void *, hipDeviceptr_t, size_t, hipStream_t))                                 \
+    REQ(hipError_t, hipMemcpyDtoDAsync, (hipDeviceptr_t, hipDeviceptr_t, size_t, hipStream_t))                         \
+    REQ(hipError_t, hipMemsetD8Async, (hipDeviceptr_t, unsigned char, size_t, hipStream_t))                            \
+    REQ(hipError_t, hipMemsetD16Async, (hipDeviceptr_t, unsigned short, size_t, hipStream_t))                          \
+    REQ(hipError_t, hipMemsetD32Async, (hipDeviceptr_t, int, size_t, hipStream_t))                                     \
+    REQ(hipError_t, hipModuleLoadData, (hipModule_t *, const void *))                                                  \
+    REQ(hipError_t, hipModuleUnload, (hipModule_t))                                                                    \
+    REQ(hipError_t, hipModuleGetFunction, (hipFunction_t *, hipModule_t, const char *))                                \
+    REQ(hipError_t, hipFuncGetAttribute, (int *, hipFunction_attribute, hipFunction_t))                                \
+    REQ(hipError_t, hipModuleLaunchKernel,                                                                             \
+        (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,            \
+         unsigned int, hipStream_t, void **, void **))
 #define HCL_GPU_LIBRARY_LABEL "libamdhip64"
 #define HCL_GPU_RUNTIME_TOO_OLD "the HIP runtime is too old for this build"
 
@@ -160,16 +165,16 @@ typedef hiprtcResult hcl_gpu_rtc_result;
 typedef hiprtcProgram hcl_gpu_rtc_program;
 #define HCL_GPU_RTC_SUCCESS HIPRTC_SUCCESS
 #define HCL_GPU_RTC_ERROR_COMPILATION HIPRTC_ERROR_COMPILATION
-#define HCL_GPU_RTC_SYMBOLS(X)                                                                              \
-    X(const char *, hiprtcGetErrorString, (hiprtcResult))                                                   \
-    X(hiprtcResult, hiprtcVersion, (int *, int *))                                                          \
-    X(hiprtcResult, hiprtcCreateProgram,                                                                    \
-      (hiprtcProgram *, const char *, const char *, int, const char **, const char **))                     \
-    X(hiprtcResult, hiprtcDestroyProgram, (hiprtcProgram *))                                                \
-    X(hiprtcResult, hiprtcCompileProgram, (hiprtcProgram, int, const char **))                              \
-    X(hiprtcResult, hiprtcGetProgramLogSize, (hiprtcProgram, size_t *))                                     \
-    X(hiprtcResult, hiprtcGetProgramLog, (hiprtcProgram, char *))                                           \
-    X(hiprtcResult, hiprtcGetCodeSize, (hiprtcProgram, size_t *))                                           \
+#define HCL_GPU_RTC_SYMBOLS(X)                                                                                         \
+    X(const char *, hiprtcGetErrorString, (hiprtcResult))                                                              \
+    X(hiprtcResult, hiprtcVersion, (int *, int *))                                                                     \
+    X(hiprtcResult, hiprtcCreateProgram,                                                                               \
+      (hiprtcProgram *, const char *, const char *, int, const char **, const char **))                                \
+    X(hiprtcResult, hiprtcDestroyProgram, (hiprtcProgram *))                                                           \
+    X(hiprtcResult, hiprtcCompileProgram, (hiprtcProgram, int, const char **))                                         \
+    X(hiprtcResult, hiprtcGetProgramLogSize, (hiprtcProgram, size_t *))                                                \
+    X(hiprtcResult, hiprtcGetProgramLog, (hiprtcProgram, char *))                                                      \
+    X(hiprtcResult, hiprtcGetCodeSize, (hiprtcProgram, size_t *))                                                      \
     X(hiprtcResult, hiprtcGetCode, (hiprtcProgram, char *))
 #define HCL_GPU_RTC_SYM_GetErrorString hiprtcGetErrorString
 #define HCL_GPU_RTC_SYM_Version hiprtcVersion

@@ -41,8 +41,8 @@ static hcl_status compile_helpers(hcl__gpu_device *d, hcl_gpu_module *out_module
     hcl_status st = hcl__gpu_rtc_compile(&job, &image, &size, &is_binary);
     if (st != HCL_SUCCESS) return st;
 #if HCL_GPU_CUDA
-    st = hcl__gpu_module_load(image, is_binary ? "the helper kernels' CUBIN from NVRTC"
-                                               : "the helper kernels' PTX from NVRTC", out_module);
+    st = hcl__gpu_module_load(
+        image, is_binary ? "the helper kernels' CUBIN from NVRTC" : "the helper kernels' PTX from NVRTC", out_module);
 #else
     st = hcl__gpu_module_load(image, "the helper kernels' code object from hiprtc", out_module);
 #endif
@@ -75,9 +75,8 @@ static hcl_status load_locked(hcl__gpu_device *d) {
         } else {
             binary_status = st;
             snprintf(binary_failure, sizeof binary_failure, "%s", hcl__gpu_last_failure());
-            HCL_GPU_LOG("device %u (%s): the helper kernels' %s did not load (%s); compiling fill.cu with %s",
-                        d->index, arch_label(d, arch, sizeof arch), HCL_GPU_HELPER_BINARY_NAME, binary_failure,
-                        HCL_GPU_RTC_NAME);
+            HCL_GPU_LOG("device %u (%s): the helper kernels' %s did not load (%s); compiling fill.cu with %s", d->index,
+                        arch_label(d, arch, sizeof arch), HCL_GPU_HELPER_BINARY_NAME, binary_failure, HCL_GPU_RTC_NAME);
         }
     }
 #endif

@@ -12,8 +12,7 @@
 hcl_status hcl__gpu_buffer_alloc(void *device, size_t size, void **out_mem) {
     hcl__gpu_device *d = device;
     hcl_gpu_dptr p = 0;
-    hcl_status st =
-        HCL_GPU_ON(d, HCL_GPU(MemAlloc, (&p, size), "size=%zu on device %u '%s'", size, d->index, d->name));
+    hcl_status st = HCL_GPU_ON(d, HCL_GPU(MemAlloc, (&p, size), "size=%zu on device %u '%s'", size, d->index, d->name));
     if (st == HCL_SUCCESS) *out_mem = (void *)(uintptr_t)p;
     return st;
 }
@@ -53,36 +52,36 @@ void hcl__gpu_buffer_free(void *device, void *mem) {
 }
 
 hcl_status hcl__gpu_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
-                                uint32_t num_wait, void *const *wait, void **out_event) {
+                                 uint32_t num_wait, void *const *wait, void **out_event) {
     hcl__gpu_cmd cmd;
     hcl_status st = hcl__gpu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
     if (st != HCL_SUCCESS) return st;
     if (size > 0)
         st = HCL_GPU(MemcpyHtoDAsync, (hcl__gpu_ptr_at(mem, offset), src, size, cmd.q->stream),
-                    "host to device, offset=%zu size=%zu", offset, size);
+                     "host to device, offset=%zu size=%zu", offset, size);
     return hcl__gpu_cmd_end(&cmd, st, blocking, "a buffer write", out_event);
 }
 
 hcl_status hcl__gpu_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
-                               uint32_t num_wait, void *const *wait, void **out_event) {
+                                uint32_t num_wait, void *const *wait, void **out_event) {
     hcl__gpu_cmd cmd;
     hcl_status st = hcl__gpu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
     if (st != HCL_SUCCESS) return st;
     if (size > 0)
         st = HCL_GPU(MemcpyDtoHAsync, (dst, hcl__gpu_ptr_at(mem, offset), size, cmd.q->stream),
-                    "device to host, offset=%zu size=%zu", offset, size);
+                     "device to host, offset=%zu size=%zu", offset, size);
     return hcl__gpu_cmd_end(&cmd, st, blocking, "a buffer read", out_event);
 }
 
 hcl_status hcl__gpu_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
-                               int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
+                                int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
     hcl__gpu_cmd cmd;
     hcl_status st = hcl__gpu_cmd_begin(&cmd, queue, num_wait, wait, out_event);
     if (st != HCL_SUCCESS) return st;
     if (size > 0)
         st = HCL_GPU(MemcpyDtoDAsync,
-                    (hcl__gpu_ptr_at(dst, dst_offset), hcl__gpu_ptr_at(src, src_offset), size, cmd.q->stream),
-                    "device to device, dst_offset=%zu src_offset=%zu size=%zu", dst_offset, src_offset, size);
+                     (hcl__gpu_ptr_at(dst, dst_offset), hcl__gpu_ptr_at(src, src_offset), size, cmd.q->stream),
+                     "device to device, dst_offset=%zu src_offset=%zu size=%zu", dst_offset, src_offset, size);
     return hcl__gpu_cmd_end(&cmd, st, blocking, "a buffer copy", out_event);
 }
 
@@ -90,8 +89,8 @@ hcl_status hcl__gpu_buffer_copy(void *queue, void *dst, size_t dst_offset, void 
  * pattern, and allocations are 256-byte aligned, so the D16/D32 alignment rules hold); 8..128 bytes to the fill
  * kernel. */
 hcl_status hcl__gpu_buffer_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
-                               size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
-                               void **out_event) {
+                                size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
+                                void **out_event) {
     hcl__gpu_cmd cmd;
     hcl_status st = HCL_SUCCESS;
     if (pattern_size > 4 && size > 0 && (st = hcl__gpu_helpers_prepare(queue)) != HCL_SUCCESS) return st;

@@ -17,8 +17,8 @@ typedef struct hcl__gpu_module {
 typedef struct hcl__gpu_kernel {
     hcl__gpu_module *mod;
     hcl_gpu_function fn;
-    atomic_int dyn_smem_set;   /* dynamic shared memory this kernel has opted in to so far (CUDA) */
-    uint32_t num_params;       /* from cuFuncGetParamInfo; HCL_GPU_UNKNOWN_PARAMS when the runtime cannot say */
+    atomic_int dyn_smem_set; /* dynamic shared memory this kernel has opted in to so far (CUDA) */
+    uint32_t num_params;     /* from cuFuncGetParamInfo; HCL_GPU_UNKNOWN_PARAMS when the runtime cannot say */
     uint32_t *param_sizes;
     char name[];
 } hcl__gpu_kernel;
@@ -53,8 +53,8 @@ void hcl__gpu_rtc_job_target(const hcl__gpu_device *d, hcl__gpu_rtc_job *job) { 
  * itself. */
 static hcl_status load_binary(const hcl_module_source *src, hcl_gpu_module *out_module) {
     const unsigned char *data = src->data;
-    int is_text = src->size >= 1 && !(src->size >= 4 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' &&
-                                      data[3] == 'F') &&
+    int is_text = src->size >= 1 &&
+                  !(src->size >= 4 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' && data[3] == 'F') &&
                   !(src->size >= 4 && data[0] == 0x50 && data[1] == 0xed && data[2] == 0x55 && data[3] == 0xba) &&
                   data[src->size - 1] != '\0';
     if (!is_text) return hcl__gpu_module_load(src->data, "a CUDA binary", out_module);
@@ -98,8 +98,7 @@ static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src,
 
 /* The first source this driver takes decides: a binary always, source when the run-time compiler loads. A source
  * that is taken and fails to build is an error; there is no fall-through to later sources after that. */
-hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources, uint32_t count,
-                                  void **out_module) {
+hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources, uint32_t count, void **out_module) {
     hcl__gpu_device *d = device;
     const unsigned binary = HCL_KIT_KIND(HCL_GPU_SOURCE_BINARY);
     const hcl_module_source *pick = hcl__kit_source_pick(sources, count, binary | HCL_KIT_KIND(HCL_GPU_SOURCE_C));
@@ -117,7 +116,7 @@ hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources
     if (!m) return hcl__kit_oom("module");
     m->dev = d;
     hcl_status st = HCL_GPU_ON(d, pick->kind == HCL_GPU_SOURCE_BINARY ? load_binary(pick, &m->module)
-                                                                       : build_source(d, pick, &m->module));
+                                                                      : build_source(d, pick, &m->module));
     return hcl__kit_give(st, m, out_module);
 }
 
@@ -186,9 +185,9 @@ hcl_status hcl__gpu_kernel_create(void *module, const char *name, void **out_ker
 hcl_status hcl__gpu_kernel_max_group(void *kernel, uint64_t *out_max) {
     const hcl__gpu_kernel *k = kernel;
     int threads = 0;
-    hcl_status st = HCL_GPU_ON(k->mod->dev, HCL_GPU(FuncGetAttribute,
-                                                    (&threads, HCL_GPU_FUNC_MAX_THREADS_PER_BLOCK, k->fn),
-                                                    "kernel '%s': its largest block", k->name));
+    hcl_status st =
+        HCL_GPU_ON(k->mod->dev, HCL_GPU(FuncGetAttribute, (&threads, HCL_GPU_FUNC_MAX_THREADS_PER_BLOCK, k->fn),
+                                        "kernel '%s': its largest block", k->name));
     if (st == HCL_SUCCESS) *out_max = threads > 0 ? (uint64_t)threads : 0;
     return st;
 }
@@ -205,25 +204,23 @@ static hcl_status check_launch(const hcl__gpu_device *d, const hcl__gpu_kernel *
     const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
     for (int i = 0; i < 3; i++) {
         if (d->max_grid[i] > 0 && g[i] > (uint32_t)d->max_grid[i])
-            return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
-                                "%s: grid.%c = %u is above the device's limit %d", HCL_GPU_NAME,
-                                "xyz"[i], g[i], d->max_grid[i]);
+            return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: grid.%c = %u is above the device's limit %d",
+                                HCL_GPU_NAME, "xyz"[i], g[i], d -> max_grid[i]);
         if (d->max_block[i] > 0 && b[i] > (uint32_t)d->max_block[i])
-            return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
-                                "%s: block.%c = %u is above the device's limit %d", HCL_GPU_NAME,
-                                "xyz"[i], b[i], d->max_block[i]);
+            return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: block.%c = %u is above the device's limit %d",
+                                HCL_GPU_NAME, "xyz"[i], b[i], d -> max_block[i]);
     }
     if (k->num_params == HCL_GPU_UNKNOWN_PARAMS) return HCL_SUCCESS;
     if (num_args != k->num_params)
-        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' takes %u parameters, %u given",
-                            HCL_GPU_NAME, k->name, k->num_params, num_args);
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' takes %u parameters, %u given", HCL_GPU_NAME,
+                            k->name, k->num_params, num_args);
     for (uint32_t i = 0; i < num_args; i++) {
         size_t given = args[i].kind == HCL_ARG_BUFFER ? sizeof(hcl_gpu_dptr) : args[i].size;
         if (given != k->param_sizes[i])
-            return HCL_KIT_FAIL(
-                HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' parameter %u is %u bytes, the %s argument is %zu bytes",
-                HCL_GPU_NAME, k->name, i, k->param_sizes[i],
-                args[i].kind == HCL_ARG_BUFFER ? "buffer (pointer)" : "value", given);
+            return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: kernel '%s' parameter %u is %u bytes, the %s argument is %zu bytes", HCL_GPU_NAME,
+                                k->name, i, k->param_sizes[i],
+                                args[i].kind == HCL_ARG_BUFFER ? "buffer (pointer)" : "value", given);
     }
     return HCL_SUCCESS;
 }
@@ -231,8 +228,8 @@ static hcl_status check_launch(const hcl__gpu_device *d, const hcl__gpu_kernel *
 #define HCL_GPU_STACK_ARGS 32
 
 hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
-                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
-                                  void *const *wait, void **out_event) {
+                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
+                                  void **out_event) {
     hcl__gpu_queue *q = queue;
     hcl__gpu_kernel *k = kernel;
     hcl_status st = check_launch(q->dev, k, grid, block, num_args, args);
@@ -279,8 +276,8 @@ hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
             st = HCL_GPU(LaunchKernel,
                          (k->fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned int)shared_bytes,
                           q->stream, params, NULL),
-                         "kernel '%s' grid (%u, %u, %u) block (%u, %u, %u) shared_bytes=%zu", k->name, grid.x,
-                         grid.y, grid.z, block.x, block.y, block.z, shared_bytes);
+                         "kernel '%s' grid (%u, %u, %u) block (%u, %u, %u) shared_bytes=%zu", k->name, grid.x, grid.y,
+                         grid.z, block.x, block.y, block.z, shared_bytes);
         st = hcl__gpu_cmd_end(&cmd, st, 0, "a kernel launch", out_event);
     }
     if (params != stack_params) free(params);

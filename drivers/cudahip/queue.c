@@ -102,20 +102,18 @@ hcl_status hcl__gpu_queue_finish(void *queue) {
  * Commands
  * ------------------------------------------------------------------------------------------------------- */
 hcl_status hcl__gpu_cmd_begin(hcl__gpu_cmd *cmd, hcl__gpu_queue *q, uint32_t num_wait, void *const *wait,
-                             void **out_event) {
+                              void **out_event) {
     cmd->q = q;
     cmd->ev = NULL;
     hcl_status st = hcl__gpu_enter(q->dev, &cmd->scope);
     if (st != HCL_SUCCESS) return st;
     for (uint32_t i = 0; i < num_wait; i++) {
         const hcl__gpu_event *w = wait[i];
-        if ((st = HCL_GPU(StreamWaitEvent, (q->stream, w->end, 0), "wait list entry %u", i)) != HCL_SUCCESS)
-            goto fail;
+        if ((st = HCL_GPU(StreamWaitEvent, (q->stream, w->end, 0), "wait list entry %u", i)) != HCL_SUCCESS) goto fail;
     }
     if (out_event) {
         if ((st = event_new(q->dev, 1, &cmd->ev)) != HCL_SUCCESS) goto fail;
-        if ((st = HCL_GPU(EventRecord, (cmd->ev->begin, q->stream), "start of a command")) != HCL_SUCCESS)
-            goto fail;
+        if ((st = HCL_GPU(EventRecord, (cmd->ev->begin, q->stream), "start of a command")) != HCL_SUCCESS) goto fail;
     }
     return HCL_SUCCESS;
 fail:
@@ -127,11 +125,10 @@ fail:
 
 hcl_status hcl__gpu_cmd_end(hcl__gpu_cmd *cmd, hcl_status st, int blocking, const char *what, void **out_event) {
     hcl__gpu_queue *q = cmd->q;
-    if (st == HCL_SUCCESS && cmd->ev)
-        st = HCL_GPU(EventRecord, (cmd->ev->end, q->stream), "end of %s", what);
+    if (st == HCL_SUCCESS && cmd->ev) st = HCL_GPU(EventRecord, (cmd->ev->end, q->stream), "end of %s", what);
     if (st == HCL_SUCCESS && blocking)
         st = HCL_GPU(StreamSynchronize, (q->stream), "waiting for %s on device %u '%s'", what, q->dev->index,
-                    q->dev->name);
+                     q->dev->name);
     if (st == HCL_SUCCESS && cmd->ev && out_event) {
         *out_event = cmd->ev;
     } else {
@@ -192,8 +189,8 @@ hcl_status hcl__gpu_event_elapsed(void *start, void *end, double *out_seconds) {
     float ms = 0.0f;
     if ((st = HCL_GPU(EventSynchronize, (s->begin), "start event")) == HCL_SUCCESS &&
         (st = HCL_GPU(EventSynchronize, (e->end), "end event")) == HCL_SUCCESS &&
-        (st = HCL_GPU(EventElapsedTime, (&ms, s->begin, e->end), "start and end events on device %u",
-                     s->dev->index)) == HCL_SUCCESS)
+        (st = HCL_GPU(EventElapsedTime, (&ms, s->begin, e->end), "start and end events on device %u", s->dev->index)) ==
+            HCL_SUCCESS)
         *out_seconds = (double)ms / 1e3;
     hcl__gpu_leave(&scope);
     return st;

@@ -18,8 +18,8 @@
 #include <time.h>
 
 /* Every signature in the map's list must be the one the compiler's header declares. */
-#define HCL__GPU_RTC_CHECK_SIG(ret, name, params)                                                           \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), ret(*) params),                          \
+#define HCL__GPU_RTC_CHECK_SIG(ret, name, params)                                                                      \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), ret(*) params),                                     \
                    #name ": signature differs from the compiler's header");
 HCL_GPU_RTC_SYMBOLS(HCL__GPU_RTC_CHECK_SIG)
 #undef HCL__GPU_RTC_CHECK_SIG
@@ -27,14 +27,14 @@ HCL_GPU_RTC_SYMBOLS(HCL__GPU_RTC_CHECK_SIG)
 #define RTC(op) g_rtc.HCL_GPU_RTC_SYM_##op
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_state;                 /* 0 not tried, 1 loaded, -1 failed (g_reason says why) */
+static int g_state; /* 0 not tried, 1 loaded, -1 failed (g_reason says why) */
 static void *g_library;
 static hcl__gpu_rtc_symbols g_rtc;
 static char g_reason[2048];
-static char g_version[64];          /* "NVRTC 13.0" */
-static int g_major, g_minor;        /* nvrtcVersion / hiprtcVersion */
+static char g_version[64];   /* "NVRTC 13.0" */
+static int g_major, g_minor; /* nvrtcVersion / hiprtcVersion */
 #if HCL_GPU_CUDA
-static int *g_archs;                /* real architectures NVRTC can make SASS for, ascending (75, 80, ...) */
+static int *g_archs; /* real architectures NVRTC can make SASS for, ascending (75, 80, ...) */
 static int g_num_archs;
 #endif
 
@@ -162,8 +162,7 @@ hcl_status hcl__gpu_rtc_open(void) {
     int state = g_state;
     pthread_mutex_unlock(&g_lock);
     if (state == 1) return HCL_SUCCESS;
-    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "%s: %s is not available: %s", HCL_GPU_NAME, HCL_GPU_RTC_NAME,
-                        g_reason);
+    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "%s: %s is not available: %s", HCL_GPU_NAME, HCL_GPU_RTC_NAME, g_reason);
 }
 
 const char *hcl__gpu_rtc_reason(void) {
@@ -243,8 +242,7 @@ static hcl_status pick_target(const hcl__gpu_rtc_job *job, char *opt, size_t opt
         snprintf(opt, opt_size, "--gpu-architecture=compute_%d", best);
         return HCL_SUCCESS;
     }
-    return HCL_KIT_FAIL(HCL_ERROR_BUILD,
-                        "cuda: NVRTC %d.%d cannot target sm_%d (it knows sm_%d to sm_%d)", g_major,
+    return HCL_KIT_FAIL(HCL_ERROR_BUILD, "cuda: NVRTC %d.%d cannot target sm_%d (it knows sm_%d to sm_%d)", g_major,
                         g_minor, arch, g_archs[0], g_archs[g_num_archs - 1]);
 }
 #else
@@ -252,10 +250,9 @@ static hcl_status pick_target(const hcl__gpu_rtc_job *job, char *opt, size_t opt
  * (sramecc, xnack) included. Whether this hiprtc knows the target shows when it compiles. */
 static hcl_status pick_target(const hcl__gpu_rtc_job *job, char *opt, size_t opt_size) {
     if (!job->arch || !job->arch[0])
-        return HCL_KIT_FAIL(HCL_ERROR_BUILD,
-                            "hip: the device's gfx target is unknown (the runtime did not report "
-                            "gcnArchName), so hiprtc cannot be told what to build for; pass "
-                            "--offload-arch=gfx... in the build options");
+        return HCL_KIT_FAIL(HCL_ERROR_BUILD, "hip: the device's gfx target is unknown (the runtime did not report "
+                                             "gcnArchName), so hiprtc cannot be told what to build for; pass "
+                                             "--offload-arch=gfx... in the build options");
     int n = snprintf(opt, opt_size, "--offload-arch=%s", job->arch);
     if (n < 0 || (size_t)n >= opt_size)
         return HCL_KIT_FAIL(HCL_ERROR_BUILD, "hip: gfx target name too long: %s", job->arch);
@@ -277,8 +274,7 @@ static char *cache_key(const hcl__gpu_rtc_job *job, const char *target, size_t *
                      job->options ? job->options : "", job->name, job->num_headers);
     if (n < 0 || (size_t)n >= sizeof head) return NULL;
     size_t size = (size_t)n + job->source_size;
-    for (int i = 0; i < job->num_headers; i++)
-        size += strlen(job->include_names[i]) + 1 + strlen(job->headers[i]) + 1;
+    for (int i = 0; i < job->num_headers; i++) size += strlen(job->include_names[i]) + 1 + strlen(job->headers[i]) + 1;
     char *key = malloc(size);
     if (!key) return NULL;
     char *p = key;
@@ -299,14 +295,12 @@ static char *cache_key(const hcl__gpu_rtc_job *job, const char *target, size_t *
 static hcl_status rtc_fail(hcl_gpu_rtc_result r, const char *call, const hcl__gpu_rtc_job *job, const char *target,
                            const char *log) {
     return HCL_KIT_FAIL(HCL_ERROR_BUILD, "%s: %s (%d) building '%s' for %s with %s %d.%d%s%s", call,
-                        RTC(GetErrorString)(r), (int)r, job->name, target ? target : "(user target)",
-                        HCL_GPU_RTC_NAME, g_major, g_minor, log && log[0] ? ":\n" : "",
-                        log ? log : "");
+                        RTC(GetErrorString)(r), (int)r, job->name, target ? target : "(user target)", HCL_GPU_RTC_NAME,
+                        g_major, g_minor, log && log[0] ? ":\n" : "", log ? log : "");
 }
 
 /* The cache entry is 1 byte of kind, then the image: 'C' cubin, 'P' PTX (CUDA), 'O' code object (HIP). */
-hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, size_t *out_size,
-                                int *out_is_binary) {
+hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, size_t *out_size, int *out_is_binary) {
     hcl_status st = hcl__gpu_rtc_open();
     if (st != HCL_SUCCESS) return st;
 
@@ -356,8 +350,8 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     source = malloc(job->source_size + 1); /* a source may come without its NUL */
     argv = malloc((size_t)(user_argc + 1) * sizeof *argv);
     if (!source || !argv) {
-        st = HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%s source)", HCL_GPU_NAME,
-                          HCL_GPU_RTC_NAME);
+        st =
+            HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%s source)", HCL_GPU_NAME, HCL_GPU_RTC_NAME);
         goto cleanup;
     }
     memcpy(source, job->source, job->source_size);
@@ -367,8 +361,8 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     for (int i = 0; i < user_argc; i++) argv[argc++] = user_argv[i];
 
     double t0 = now_ms();
-    hcl_gpu_rtc_result r = RTC(CreateProgram)(&prog, source, job->name, job->num_headers,
-                                              (const char **)job->headers, (const char **)job->include_names);
+    hcl_gpu_rtc_result r = RTC(CreateProgram)(&prog, source, job->name, job->num_headers, (const char **)job->headers,
+                                              (const char **)job->include_names);
     if (r != HCL_GPU_RTC_SUCCESS) {
         prog = NULL;
         st = rtc_fail(r, HCL_GPU_CUDA ? "nvrtcCreateProgram" : "hiprtcCreateProgram", job, target, NULL);
@@ -402,16 +396,14 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     kind = 'O';
     if ((r = g_rtc.hiprtcGetCodeSize(prog, &size)) != HIPRTC_SUCCESS || size == 0) {
         st = r != HIPRTC_SUCCESS ? rtc_fail(r, "hiprtcGetCodeSize", job, target, NULL)
-                                 : HCL_KIT_FAIL(HCL_ERROR_BUILD,
-                                                "hiprtc returned an empty code object for '%s' (%s)",
+                                 : HCL_KIT_FAIL(HCL_ERROR_BUILD, "hiprtc returned an empty code object for '%s' (%s)",
                                                 job->name, target ? target : "user target");
         goto cleanup;
     }
 #endif
     image = malloc(size + 2); /* kind byte for the cache, and room for a NUL */
     if (!image) {
-        st = HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%zu-byte image)",
-                          HCL_GPU_NAME, size);
+        st = HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%zu-byte image)", HCL_GPU_NAME, size);
         goto cleanup;
     }
     image[0] = kind;
@@ -430,7 +422,10 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     image[size + 1] = '\0';
     HCL_GPU_LOG("%s compiled '%s' for %s: %zu-byte %s in %.1f ms", HCL_GPU_RTC_NAME, job->name,
                 target ? target : "(user target)", size,
-                kind == 'C' ? "CUBIN" : kind == 'P' ? "PTX" : "code object", now_ms() - t0);
+                kind == 'C'   ? "CUBIN"
+                : kind == 'P' ? "PTX"
+                              : "code object",
+                now_ms() - t0);
     if (key && hcl__kit_host->cache_store) hcl__kit_host->cache_store(HCL_GPU_NAME, key, key_size, image, size + 1);
     memmove(image, image + 1, size + 1); /* drop the kind byte; the NUL follows the image */
     *out_image = image;

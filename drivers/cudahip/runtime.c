@@ -14,8 +14,8 @@ int hcl__gpu_init_pid; /* neither runtime survives fork(): messages in a forked 
  * the address of a deprecated declaration is what this check is for, not a use of it. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#define HCL__GPU_CHECK_SIG(ret, name, params)                                                               \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), ret(*) params),                          \
+#define HCL__GPU_CHECK_SIG(ret, name, params)                                                                          \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), ret(*) params),                                     \
                    #name ": signature differs from the vendor header");
 #define HCL__GPU_CHECK_SIG_OR(ret, name, old, params) HCL__GPU_CHECK_SIG(ret, name, params)
 #define HCL__GPU_NO_CHECK(ret, name, params)
@@ -47,7 +47,7 @@ hcl_status hcl__gpu_resolve(void *library, char *reason, size_t reason_size) {
 hcl_status hcl__gpu_status(hcl_gpu_result r) {
     switch (r) {
 #define HCL__GPU_CASE(code) case code:
-    HCL_GPU_BUILD_ERRORS(HCL__GPU_CASE)
+        HCL_GPU_BUILD_ERRORS(HCL__GPU_CASE)
 #undef HCL__GPU_CASE
         return HCL_ERROR_BUILD;
     case HCL_GPU_SUCCESS: return HCL_SUCCESS;

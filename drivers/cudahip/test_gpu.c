@@ -44,12 +44,12 @@ static hcl_device dev;
 #define CHECK HCL_TS_CHECK /* counted; printed when it fails */
 #define OK HCL_TS_OK
 
-#define EXPECT(want, expr)                                                                                  \
-    do {                                                                                                    \
-        hcl_status st_ = (expr);                                                                            \
-        if (CHECK(st_ == (want), "%s: got %s, wanted %s: %s", #expr, hcl_status_name(st_),                  \
-                  hcl_status_name(want), hcl_last_message()))                                               \
-            printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());                           \
+#define EXPECT(want, expr)                                                                                             \
+    do {                                                                                                               \
+        hcl_status st_ = (expr);                                                                                       \
+        if (CHECK(st_ == (want), "%s: got %s, wanted %s: %s", #expr, hcl_status_name(st_), hcl_status_name(want),      \
+                  hcl_last_message()))                                                                                 \
+            printf("ok   %-28s %s: %.160s\n", #want, #expr, hcl_last_message());                                       \
     } while (0)
 
 static hcl_buffer make(size_t bytes) { return hcl_ts_buffer(dev, bytes); }
@@ -90,8 +90,8 @@ static void test_events(void) {
     OK(hcl_event_elapsed(w, m, &twm));
     CHECK(tw > 0 && tk > 0 && tm == 0 && twm >= tw + tk - 1e-6,
           "times: write %g s, kernel %g s, marker %g s, write..marker %g s", tw, tk, tm, twm);
-    printf("ok   event times: 64 MiB write %.3f ms, affine 2^24 %.3f ms, marker %g, write..marker %.3f ms\n",
-           tw * 1e3, tk * 1e3, tm, twm * 1e3);
+    printf("ok   event times: 64 MiB write %.3f ms, affine 2^24 %.3f ms, marker %g, write..marker %.3f ms\n", tw * 1e3,
+           tk * 1e3, tm, twm * 1e3);
     hcl_event_release(w);
     hcl_event_release(k);
     hcl_event_release(m);
@@ -115,8 +115,7 @@ static void test_big_shared(hcl_module mod, const char *from, uint64_t local_mem
     OK(hcl_buffer_write(q, bi, 0, n * 4, in));
     for (int rep = 0; rep < 2; rep++) {
         hcl_arg args[3] = {hcl_arg_buffer(bo), hcl_arg_buffer(bi), hcl_arg_value(&n, sizeof n)};
-        OK(hcl_kernel_launch(q, k, (hcl_dim3){1, 1, 1}, (hcl_dim3){256, 1, 1}, (size_t)n * 4, 3, args, 0, NULL,
-                             NULL));
+        OK(hcl_kernel_launch(q, k, (hcl_dim3){1, 1, 1}, (hcl_dim3){256, 1, 1}, (size_t)n * 4, 3, args, 0, NULL, NULL));
         memset(out, 0, n * 4);
         OK(hcl_buffer_read(q, bo, 0, n * 4, out));
         unsigned int bad = 0;

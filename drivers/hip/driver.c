@@ -106,8 +106,8 @@ static unsigned int wave_size(hipDevice_t dev, const char *arch) {
     int w = hcl__gpu_attr(dev, hipDeviceAttributeWarpSize);
     unsigned int rule = !arch[0] ? 0 : strncmp(arch, "gfx1", 4) == 0 ? 32 : 64;
     if (w != 32 && w != 64) {
-        HCL_GPU_LOG("device %d: warp size attribute %d; taking %u from the target '%s'", (int)dev, w,
-                    rule ? rule : 32, arch);
+        HCL_GPU_LOG("device %d: warp size attribute %d; taking %u from the target '%s'", (int)dev, w, rule ? rule : 32,
+                    arch);
         return rule ? rule : 32;
     }
     if (rule && (unsigned int)w != rule) {

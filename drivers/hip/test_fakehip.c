@@ -107,9 +107,18 @@ EXPORT const char *hipGetErrorName(hipError_t e) {
     }
 }
 EXPORT const char *hipGetErrorString(hipError_t e) { return hipGetErrorName(e); }
-EXPORT hipError_t hipDriverGetVersion(int *v) { *v = 60342123; return hipSuccess; }
-EXPORT hipError_t hipRuntimeGetVersion(int *v) { *v = 60342123; return hipSuccess; }
-EXPORT hipError_t hipGetDeviceCount(int *n) { *n = NUM_DEVICES; return hipSuccess; }
+EXPORT hipError_t hipDriverGetVersion(int *v) {
+    *v = 60342123;
+    return hipSuccess;
+}
+EXPORT hipError_t hipRuntimeGetVersion(int *v) {
+    *v = 60342123;
+    return hipSuccess;
+}
+EXPORT hipError_t hipGetDeviceCount(int *n) {
+    *n = NUM_DEVICES;
+    return hipSuccess;
+}
 EXPORT hipError_t hipDeviceGet(hipDevice_t *d, int ordinal) {
     if (ordinal < 0 || ordinal >= NUM_DEVICES) return hipErrorInvalidDevice;
     *d = ordinal;
@@ -138,10 +147,12 @@ EXPORT hipError_t hipDeviceGetAttribute(int *v, hipDeviceAttribute_t a, int d) {
     case hipDeviceAttributeMaxThreadsPerBlock: *v = 1024; break;
     case hipDeviceAttributeMaxSharedMemoryPerBlock: *v = 65536; break;
     case hipDeviceAttributeClockRate: *v = 1700000; break;
-    case hipDeviceAttributeMaxBlockDimX: case hipDeviceAttributeMaxBlockDimY: case hipDeviceAttributeMaxBlockDimZ:
-        *v = 1024; break;
+    case hipDeviceAttributeMaxBlockDimX:
+    case hipDeviceAttributeMaxBlockDimY:
+    case hipDeviceAttributeMaxBlockDimZ: *v = 1024; break;
     case hipDeviceAttributeMaxGridDimX: *v = 2147483647; break;
-    case hipDeviceAttributeMaxGridDimY: case hipDeviceAttributeMaxGridDimZ: *v = 65536; break;
+    case hipDeviceAttributeMaxGridDimY:
+    case hipDeviceAttributeMaxGridDimZ: *v = 65536; break;
     case hipDeviceAttributePciBusId: *v = 0x63 + d; break;
     case hipDeviceAttributePciDeviceId: *v = 0; break;
     case hipDeviceAttributePciDomainID: *v = 0; break;
@@ -176,7 +187,10 @@ EXPORT hipError_t hipGetDevicePropertiesR0000(void *p, int d) { return props(p, 
 EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *p, int d) { return props(p, d, 396); }
 #endif
 
-EXPORT hipError_t hipGetDevice(int *d) { *d = g_current; return hipSuccess; }
+EXPORT hipError_t hipGetDevice(int *d) {
+    *d = g_current;
+    return hipSuccess;
+}
 EXPORT hipError_t hipSetDevice(int d) {
     if (d < 0 || d >= NUM_DEVICES) return hipErrorInvalidDevice;
     g_current = d;

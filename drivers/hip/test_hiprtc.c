@@ -117,8 +117,10 @@ int main(void) {
     const char *entries[HCL_KPROG_MAX_KERNELS + 1];
     for (uint32_t i = 0; i < gpu->num_kernels; i++) entries[i] = gpu->kernels[i];
     entries[gpu->num_kernels] = NULL;
-    hcl__gpu_rtc_job all = {.source = (const char *)hcl_kernels_gpu_text, .source_size = hcl_kernels_gpu_text_size,
-                            .name = "hcl_kernels_gpu.hip", .driver_version = 50221153,
+    hcl__gpu_rtc_job all = {.source = (const char *)hcl_kernels_gpu_text,
+                            .source_size = hcl_kernels_gpu_text_size,
+                            .name = "hcl_kernels_gpu.hip",
+                            .driver_version = 50221153,
                             .arch = "gfx90a:sramecc+:xnack-"};
     compile("built-in text -> gfx90a:sramecc+:xnack- (MI200)", &all, entries, 64);
     all.arch = "gfx1030";

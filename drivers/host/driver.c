@@ -21,26 +21,23 @@
 
 #define HCL_HOST_STR2(x) #x
 #define HCL_HOST_STR(x) HCL_HOST_STR2(x)
-#define HCL_HOST_VERSION                                                                                        \
+#define HCL_HOST_VERSION                                                                                               \
     HCL_HOST_STR(HCL_VERSION_MAJOR) "." HCL_HOST_STR(HCL_VERSION_MINOR) "." HCL_HOST_STR(HCL_VERSION_PATCH)
 
 uint64_t hcl__host_now_ns(void) {
     struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-        return 0;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 size_t hcl__host_round_up(size_t size, size_t align) {
-    if (size > SIZE_MAX - (align - 1))
-        return 0;
+    if (size > SIZE_MAX - (align - 1)) return 0;
     return (size + align - 1) & ~(align - 1);
 }
 
 static void hcl_host_copy_text(char *dst, size_t dst_size, const char *src) {
     size_t len = strlen(src);
-    if (len >= dst_size)
-        len = dst_size - 1;
+    if (len >= dst_size) len = dst_size - 1;
     memcpy(dst, src, len);
     dst[len] = '\0';
 }
@@ -48,26 +45,21 @@ static void hcl_host_copy_text(char *dst, size_t dst_size, const char *src) {
 /* The value of the first "key<spaces/tabs>: value" line of /proc/cpuinfo, trimmed; 0 if absent. */
 static int hcl_host_cpuinfo(const char *key, char *out, size_t out_size) {
     FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f == NULL)
-        return 0;
+    if (f == NULL) return 0;
     char line[1024];
     const size_t key_len = strlen(key);
     int found = 0;
     while (!found && fgets(line, sizeof line, f) != NULL) {
-        if (strncmp(line, key, key_len) != 0)
-            continue;
+        if (strncmp(line, key, key_len) != 0) continue;
         const char *p = line + key_len;
         while (*p == ' ' || *p == '\t') ++p;
-        if (*p != ':')
-            continue;
+        if (*p != ':') continue;
         ++p;
         while (*p == ' ' || *p == '\t') ++p;
         size_t len = strcspn(p, "\r\n");
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) --len;
-        if (len == 0)
-            continue;
-        if (len >= out_size)
-            len = out_size - 1;
+        if (len == 0) continue;
+        if (len >= out_size) len = out_size - 1;
         memcpy(out, p, len);
         out[len] = '\0';
         found = 1;
@@ -84,14 +76,12 @@ static uint32_t hcl_host_clock_mhz(void) {
         unsigned long khz = 0;
         const int ok = fscanf(f, "%lu", &khz) == 1;
         fclose(f);
-        if (ok && khz > 0)
-            return (uint32_t)(khz / 1000);
+        if (ok && khz > 0) return (uint32_t)(khz / 1000);
     }
     char text[64];
     if (hcl_host_cpuinfo("cpu MHz", text, sizeof text)) {
         double mhz = 0.0;
-        if (sscanf(text, "%lf", &mhz) == 1 && mhz > 0.0 && mhz < 1e6)
-            return (uint32_t)(mhz + 0.5);
+        if (sscanf(text, "%lf", &mhz) == 1 && mhz > 0.0 && mhz < 1e6) return (uint32_t)(mhz + 0.5);
     }
     return 0;
 }
@@ -122,8 +112,7 @@ static void hcl_host_describe(hcl_device_info *info) {
 static hcl_status hcl_host_start(char *reason, size_t reason_size, char *version, size_t version_size) {
     (void)reason, (void)reason_size;
     hcl_host_device *device = hcl__kit_device_add();
-    if (device == NULL)
-        return HCL_ERROR_OUT_OF_MEMORY;
+    if (device == NULL) return HCL_ERROR_OUT_OF_MEMORY;
     hcl_host_describe(&device->info);
     hcl__kit_device_keep();
     int threads = 1;
@@ -136,8 +125,7 @@ static hcl_status hcl_host_start(char *reason, size_t reason_size, char *version
     if (version != NULL && version_size > 0) {
         const int len = snprintf(version, version_size, "hcl-host %s, %s, %d threads, gemm %s", HCL_HOST_VERSION,
                                  parallel, threads, hcl__host_gemm_isa());
-        if (len < 0)
-            version[0] = '\0';
+        if (len < 0) version[0] = '\0';
     }
     HCL_KIT_LOG("device \"%s\" (%s), %u cores, %d threads, gemm %s", device->info.name, device->info.vendor,
                 device->info.compute_units, threads, hcl__host_gemm_isa());
@@ -151,15 +139,14 @@ static hcl_status hcl_host_device_open(uint32_t index, void **out_device) {
     return hcl__kit_device_find(index, out_device);
 }
 
-static void hcl_host_device_close(void *device) {
-    (void)device;
-}
+static void hcl_host_device_close(void *device) { (void)device; }
 
 /* Buffers are plain host memory, so a buffer's native object is its data pointer; there is no vendor device or
  * queue behind the host driver. */
 static hcl_status hcl_host_get_native(hcl_native_kind kind, void *object, void **out_native) {
     if (kind != HCL_NATIVE_BUFFER)
-        return HCL_HOST_FAIL(HCL_ERROR_UNSUPPORTED, "host: a %s has no native object (only buffers do: their data pointer)",
+        return HCL_HOST_FAIL(HCL_ERROR_UNSUPPORTED,
+                             "host: a %s has no native object (only buffers do: their data pointer)",
                              kind == HCL_NATIVE_DEVICE ? "device" : "queue");
     *out_native = object;
     return HCL_SUCCESS;
@@ -182,6 +169,4 @@ static const hcl_driver_table hcl_host_table = {
     .kernel_max_group = hcl__host_kernel_max_group,
 };
 
-const hcl_driver_table *hcl__host_driver_table(void) {
-    return &hcl_host_table;
-}
+const hcl_driver_table *hcl__host_driver_table(void) { return &hcl_host_table; }

@@ -66,5 +66,4 @@ void hcl__host_event_end(hcl_host_event *cmd, void **out_event);
 /* The entries of the driver table (queue.c, memory.c, module.c). */
 HCL_KIT_DECLARE_ENTRIES(hcl__host)
 
-
 #endif /* HCL_DRIVERS_HOST_HOST_H */

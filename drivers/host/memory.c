@@ -12,8 +12,7 @@
 #define HCL_HOST_COPY_PIECE ((size_t)1 << 20)
 
 static void hcl_host_copy(char *dst, const char *src, size_t size) {
-    if (size == 0)
-        return;
+    if (size == 0) return;
     if (size < HCL_HOST_COPY_PARALLEL_MIN) {
         memcpy(dst, src, size);
         return;
@@ -49,8 +48,7 @@ hcl_status hcl__host_buffer_write(void *queue, void *mem, size_t offset, size_t 
     (void)queue, (void)blocking, (void)num_wait, (void)wait;
     hcl_host_event *event;
     const hcl_status status = hcl__host_event_begin("host buffer_write", out_event, &event);
-    if (status != HCL_SUCCESS)
-        return status;
+    if (status != HCL_SUCCESS) return status;
     hcl_host_copy((char *)mem + offset, src, size);
     hcl__host_event_end(event, out_event);
     return HCL_SUCCESS;
@@ -61,21 +59,18 @@ hcl_status hcl__host_buffer_read(void *queue, void *mem, size_t offset, size_t s
     (void)queue, (void)blocking, (void)num_wait, (void)wait;
     hcl_host_event *event;
     const hcl_status status = hcl__host_event_begin("host buffer_read", out_event, &event);
-    if (status != HCL_SUCCESS)
-        return status;
+    if (status != HCL_SUCCESS) return status;
     hcl_host_copy(dst, (const char *)mem + offset, size);
     hcl__host_event_end(event, out_event);
     return HCL_SUCCESS;
 }
 
-hcl_status hcl__host_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset,
-                                 size_t size, int blocking, uint32_t num_wait, void *const *wait,
-                                 void **out_event) {
+hcl_status hcl__host_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
+                                 int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
     (void)queue, (void)blocking, (void)num_wait, (void)wait;
     hcl_host_event *event;
     const hcl_status status = hcl__host_event_begin("host buffer_copy", out_event, &event);
-    if (status != HCL_SUCCESS)
-        return status;
+    if (status != HCL_SUCCESS) return status;
     char *d = (char *)dst + dst_offset;
     const char *s = (const char *)src + src_offset;
     /* The core refuses overlapping ranges; memmove keeps even that defined. */
@@ -93,8 +88,7 @@ hcl_status hcl__host_buffer_fill(void *queue, void *mem, size_t offset, size_t s
     (void)queue, (void)blocking, (void)num_wait, (void)wait;
     hcl_host_event *event;
     const hcl_status status = hcl__host_event_begin("host buffer_fill", out_event, &event);
-    if (status != HCL_SUCCESS)
-        return status;
+    if (status != HCL_SUCCESS) return status;
     char *d = (char *)mem + offset;
     if (size > 0 && pattern_size == 1) {
         memset(d, *(const unsigned char *)pattern, size);

@@ -19,15 +19,13 @@
 static char *hcl_host_strdup(const char *s) {
     const size_t len = strlen(s) + 1;
     char *copy = malloc(len);
-    if (copy != NULL)
-        memcpy(copy, s, len);
+    if (copy != NULL) memcpy(copy, s, len);
     return copy;
 }
 
 void hcl__host_module_destroy(void *module) {
     hcl_host_module *m = module;
-    if (m == NULL)
-        return;
+    if (m == NULL) return;
     for (uint32_t i = 0; i < m->count; ++i) free((char *)m->functions[i].name);
     free(m->functions);
     free(m);
@@ -35,16 +33,15 @@ void hcl__host_module_destroy(void *module) {
 
 static hcl_status hcl_host_module_from_table(const hcl_host_function *table, size_t count, void **out_module) {
     if (count > UINT32_MAX)
-        return HCL_HOST_FAIL(HCL_ERROR_INVALID_ARGUMENT, "host module_create: %zu functions in a host table (at most %u)",
-                             count, UINT32_MAX);
+        return HCL_HOST_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                             "host module_create: %zu functions in a host table (at most %u)", count, UINT32_MAX);
     for (size_t i = 0; i < count; ++i) {
         if (table[i].name == NULL || table[i].fn == NULL)
-            return HCL_HOST_FAIL(HCL_ERROR_INVALID_ARGUMENT, "host module_create: host table entry %zu has a NULL %s", i,
-                                 table[i].name == NULL ? "name" : "function");
+            return HCL_HOST_FAIL(HCL_ERROR_INVALID_ARGUMENT, "host module_create: host table entry %zu has a NULL %s",
+                                 i, table[i].name == NULL ? "name" : "function");
     }
     hcl_host_module *m = calloc(1, sizeof *m);
-    if (m == NULL)
-        return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host module_create: out of host memory");
+    if (m == NULL) return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host module_create: out of host memory");
     if (count > 0) {
         m->functions = calloc(count, sizeof *m->functions);
         if (m->functions == NULL) {
@@ -67,20 +64,17 @@ static hcl_status hcl_host_module_from_table(const hcl_host_function *table, siz
     return HCL_SUCCESS;
 }
 
-hcl_status hcl__host_module_create(void *device, const hcl_module_source *sources, uint32_t count,
-                                   void **out_module) {
+hcl_status hcl__host_module_create(void *device, const hcl_module_source *sources, uint32_t count, void **out_module) {
     (void)device;
     const hcl_module_source *src = hcl__kit_source_pick(sources, count, HCL_KIT_KIND(HCL_SOURCE_HOST_TABLE));
-    if (src == NULL)
-        return hcl__kit_source_unsupported(count, "HCL_SOURCE_HOST_TABLE (an array of hcl_host_function)");
+    if (src == NULL) return hcl__kit_source_unsupported(count, "HCL_SOURCE_HOST_TABLE (an array of hcl_host_function)");
     return hcl_host_module_from_table(src->data, src->size, out_module);
 }
 
 hcl_status hcl__host_kernel_create(void *module, const char *name, void **out_kernel) {
     const hcl_host_module *m = module;
     for (uint32_t i = 0; i < m->count; ++i) {
-        if (strcmp(m->functions[i].name, name) != 0)
-            continue;
+        if (strcmp(m->functions[i].name, name) != 0) continue;
         hcl_host_kernel *k = malloc(sizeof *k);
         char *copy = hcl_host_strdup(name);
         if (k == NULL || copy == NULL) {
@@ -93,8 +87,8 @@ hcl_status hcl__host_kernel_create(void *module, const char *name, void **out_ke
         *out_kernel = k;
         return HCL_SUCCESS;
     }
-    return HCL_HOST_FAIL(HCL_ERROR_NOT_FOUND, "host kernel_create: no function named \"%s\" in the module (%u functions)",
-                         name, m->count);
+    return HCL_HOST_FAIL(HCL_ERROR_NOT_FOUND,
+                         "host kernel_create: no function named \"%s\" in the module (%u functions)", name, m->count);
 }
 
 /* A host function loops over its group's work-items itself: any group the device takes, this kernel takes. */
@@ -106,8 +100,7 @@ hcl_status hcl__host_kernel_max_group(void *kernel, uint64_t *out_max) {
 
 void hcl__host_kernel_destroy(void *kernel) {
     hcl_host_kernel *k = kernel;
-    if (k == NULL)
-        return;
+    if (k == NULL) return;
     free(k->name);
     free(k);
 }
@@ -116,8 +109,8 @@ void hcl__host_kernel_destroy(void *kernel) {
 #define HCL_HOST_ARG_ALIGN 16
 
 hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
-                                   uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
-                                   void *const *wait, void **out_event) {
+                                   uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
+                                   void **out_event) {
     (void)queue, (void)num_wait, (void)wait;
     const hcl_host_kernel *k = kernel;
     const uint64_t groups_xy = (uint64_t)grid.x * grid.y;
@@ -130,8 +123,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
      * values. */
     size_t bytes = (size_t)num_args * 2 * sizeof(void *);
     for (uint32_t i = 0; i < num_args; ++i)
-        if (args[i].kind == HCL_ARG_VALUE)
-            bytes += hcl__host_round_up(args[i].size, HCL_HOST_ARG_ALIGN);
+        if (args[i].kind == HCL_ARG_VALUE) bytes += hcl__host_round_up(args[i].size, HCL_HOST_ARG_ALIGN);
     void **argv = NULL;
     if (bytes > 0) {
         argv = aligned_alloc(HCL_HOST_ALIGN, hcl__host_round_up(bytes, HCL_HOST_ALIGN));
@@ -155,10 +147,8 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
     int threads = 1;
 #ifdef _OPENMP
     threads = omp_get_max_threads();
-    if (threads < 1)
-        threads = 1;
-    if ((uint64_t)threads > groups)
-        threads = (int)groups;
+    if (threads < 1) threads = 1;
+    if ((uint64_t)threads > groups) threads = (int)groups;
 #endif
     const size_t stride = hcl__host_round_up(shared_bytes, HCL_HOST_ALIGN);
     unsigned char *scratch = NULL;
@@ -181,8 +171,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
     }
     const long long total = (long long)groups;
     long long chunk = total / ((long long)threads * 16);
-    if (chunk < 1)
-        chunk = 1;
+    if (chunk < 1) chunk = 1;
     if (total == 1) {
         /* One group (the built-ins run so): called here, outside any parallel region. Inside one, even an inactive
          * one, the kernel's own OpenMP regions are nested, and libgomp starts their threads afresh each time instead
@@ -195,8 +184,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
         free(argv);
         return HCL_SUCCESS;
     }
-    HCL__OMP(omp parallel num_threads(threads) if (threads > 1))
-    {
+    HCL__OMP(omp parallel num_threads(threads) if (threads > 1)) {
         int tid = 0;
 #ifdef _OPENMP
         tid = omp_get_thread_num();

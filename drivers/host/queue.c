@@ -11,11 +11,9 @@
 
 hcl_status hcl__host_event_begin(const char *what, void **out_event, hcl_host_event **cmd) {
     *cmd = NULL;
-    if (out_event == NULL)
-        return HCL_SUCCESS;
+    if (out_event == NULL) return HCL_SUCCESS;
     hcl_host_event *event = malloc(sizeof *event);
-    if (event == NULL)
-        return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", what);
+    if (event == NULL) return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", what);
     event->start_ns = hcl__host_now_ns();
     event->end_ns = event->start_ns;
     *cmd = event;
@@ -23,24 +21,20 @@ hcl_status hcl__host_event_begin(const char *what, void **out_event, hcl_host_ev
 }
 
 void hcl__host_event_end(hcl_host_event *cmd, void **out_event) {
-    if (cmd == NULL)
-        return;
+    if (cmd == NULL) return;
     cmd->end_ns = hcl__host_now_ns();
     *out_event = cmd;
 }
 
 hcl_status hcl__host_queue_create(void *device, void **out_queue) {
     hcl_host_queue *queue = malloc(sizeof *queue);
-    if (queue == NULL)
-        return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host queue_create: out of host memory");
+    if (queue == NULL) return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host queue_create: out of host memory");
     queue->device = device;
     *out_queue = queue;
     return HCL_SUCCESS;
 }
 
-void hcl__host_queue_destroy(void *queue) {
-    free(queue);
-}
+void hcl__host_queue_destroy(void *queue) { free(queue); }
 
 hcl_status hcl__host_queue_finish(void *queue) {
     (void)queue;
@@ -51,12 +45,10 @@ hcl_status hcl__host_queue_marker(void *queue, uint32_t num_wait, void *const *w
     (void)queue;
     (void)num_wait;
     (void)wait;
-    if (out_event == NULL)
-        return HCL_SUCCESS;
+    if (out_event == NULL) return HCL_SUCCESS;
     hcl_host_event *event;
     const hcl_status status = hcl__host_event_begin("host queue_marker", out_event, &event);
-    if (status != HCL_SUCCESS)
-        return status;
+    if (status != HCL_SUCCESS) return status;
     event->end_ns = event->start_ns; /* a marker is one instant */
     *out_event = event;
     return HCL_SUCCESS;
@@ -67,9 +59,7 @@ hcl_status hcl__host_event_wait(void *event) {
     return HCL_SUCCESS;
 }
 
-void hcl__host_event_release(void *event) {
-    free(event);
-}
+void hcl__host_event_release(void *event) { free(event); }
 
 hcl_status hcl__host_event_elapsed(void *start, void *end, double *out_seconds) {
     const hcl_host_event *s = start, *e = end;

@@ -12,55 +12,55 @@ hcl__ze_symbols hcl__ze;
 /* ---------------------------------------------------------------------------------------------------------
  * Result names (ze_api.h, API 1.4; later versions' codes read as ZE_RESULT_UNKNOWN_CODE with their number)
  * ------------------------------------------------------------------------------------------------------- */
-#define HCL_ZE_RESULTS(X)                                  \
-    X(ZE_RESULT_SUCCESS)                                   \
-    X(ZE_RESULT_NOT_READY)                                 \
-    X(ZE_RESULT_ERROR_DEVICE_LOST)                         \
-    X(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)                  \
-    X(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)                \
-    X(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)                \
-    X(ZE_RESULT_ERROR_MODULE_LINK_FAILURE)                 \
-    X(ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET)               \
-    X(ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE)           \
-    X(ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX)            \
-    X(ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE)            \
-    X(ZE_RESULT_EXP_ERROR_REMOTE_DEVICE)                   \
-    X(ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS)            \
-    X(ZE_RESULT_ERROR_NOT_AVAILABLE)                       \
-    X(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE)              \
-    X(ZE_RESULT_WARNING_DROPPED_DATA)                      \
-    X(ZE_RESULT_ERROR_UNINITIALIZED)                       \
-    X(ZE_RESULT_ERROR_UNSUPPORTED_VERSION)                 \
-    X(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)                 \
-    X(ZE_RESULT_ERROR_INVALID_ARGUMENT)                    \
-    X(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)                 \
-    X(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)                \
-    X(ZE_RESULT_ERROR_INVALID_NULL_POINTER)                \
-    X(ZE_RESULT_ERROR_INVALID_SIZE)                        \
-    X(ZE_RESULT_ERROR_UNSUPPORTED_SIZE)                    \
-    X(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT)               \
-    X(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT)      \
-    X(ZE_RESULT_ERROR_INVALID_ENUMERATION)                 \
-    X(ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION)             \
-    X(ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT)            \
-    X(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY)               \
-    X(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME)                 \
-    X(ZE_RESULT_ERROR_INVALID_KERNEL_NAME)                 \
-    X(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME)               \
-    X(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION)        \
-    X(ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION)      \
-    X(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX)       \
-    X(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE)        \
-    X(ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE)      \
-    X(ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED)             \
-    X(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE)           \
-    X(ZE_RESULT_ERROR_OVERLAPPING_REGIONS)                 \
-    X(ZE_RESULT_WARNING_ACTION_REQUIRED)                   \
+#define HCL_ZE_RESULTS(X)                                                                                              \
+    X(ZE_RESULT_SUCCESS)                                                                                               \
+    X(ZE_RESULT_NOT_READY)                                                                                             \
+    X(ZE_RESULT_ERROR_DEVICE_LOST)                                                                                     \
+    X(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)                                                                              \
+    X(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)                                                                            \
+    X(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)                                                                            \
+    X(ZE_RESULT_ERROR_MODULE_LINK_FAILURE)                                                                             \
+    X(ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET)                                                                           \
+    X(ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE)                                                                       \
+    X(ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX)                                                                        \
+    X(ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE)                                                                        \
+    X(ZE_RESULT_EXP_ERROR_REMOTE_DEVICE)                                                                               \
+    X(ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS)                                                                        \
+    X(ZE_RESULT_ERROR_NOT_AVAILABLE)                                                                                   \
+    X(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE)                                                                          \
+    X(ZE_RESULT_WARNING_DROPPED_DATA)                                                                                  \
+    X(ZE_RESULT_ERROR_UNINITIALIZED)                                                                                   \
+    X(ZE_RESULT_ERROR_UNSUPPORTED_VERSION)                                                                             \
+    X(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)                                                                             \
+    X(ZE_RESULT_ERROR_INVALID_ARGUMENT)                                                                                \
+    X(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)                                                                             \
+    X(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)                                                                            \
+    X(ZE_RESULT_ERROR_INVALID_NULL_POINTER)                                                                            \
+    X(ZE_RESULT_ERROR_INVALID_SIZE)                                                                                    \
+    X(ZE_RESULT_ERROR_UNSUPPORTED_SIZE)                                                                                \
+    X(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT)                                                                           \
+    X(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT)                                                                  \
+    X(ZE_RESULT_ERROR_INVALID_ENUMERATION)                                                                             \
+    X(ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION)                                                                         \
+    X(ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT)                                                                        \
+    X(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY)                                                                           \
+    X(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME)                                                                             \
+    X(ZE_RESULT_ERROR_INVALID_KERNEL_NAME)                                                                             \
+    X(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME)                                                                           \
+    X(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION)                                                                    \
+    X(ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION)                                                                  \
+    X(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX)                                                                   \
+    X(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE)                                                                    \
+    X(ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE)                                                                  \
+    X(ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED)                                                                         \
+    X(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE)                                                                       \
+    X(ZE_RESULT_ERROR_OVERLAPPING_REGIONS)                                                                             \
+    X(ZE_RESULT_WARNING_ACTION_REQUIRED)                                                                               \
     X(ZE_RESULT_ERROR_UNKNOWN)
 
 const char *hcl__ze_result_name(ze_result_t r) {
     switch (r) {
-#define HCL__ZE_RESULT_CASE(name) \
+#define HCL__ZE_RESULT_CASE(name)                                                                                      \
     case name: return #name;
         HCL_ZE_RESULTS(HCL__ZE_RESULT_CASE)
 #undef HCL__ZE_RESULT_CASE
@@ -165,13 +165,16 @@ static hcl_status describe_device(hcl__ze_device_entry *e) {
         goto cleanup;
     }
     for (uint32_t i = 0; i < ngroups; i++) groups[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
-    if (ngroups) HCL_ZE_CHECK(zeDeviceGetCommandQueueGroupProperties, (e->device, &ngroups, groups), "device %u", index);
+    if (ngroups)
+        HCL_ZE_CHECK(zeDeviceGetCommandQueueGroupProperties, (e->device, &ngroups, groups), "device %u", index);
     uint32_t ordinal = UINT32_MAX;
     for (uint32_t i = 0; i < ngroups && ordinal == UINT32_MAX; i++)
         if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) ordinal = i;
     if (ordinal == UINT32_MAX) {
-        status = HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "levelzero: device %u '%s' has no compute command "
-                              "queue group (%u groups)", index, p.name, ngroups);
+        status = HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED,
+                              "levelzero: device %u '%s' has no compute command "
+                              "queue group (%u groups)",
+                              index, p.name, ngroups);
         goto cleanup;
     }
     e->compute_ordinal = ordinal;
@@ -266,9 +269,8 @@ static hcl_status add_driver(ze_driver_handle_t driver, uint32_t d, char *versio
         }
         hcl__kit_device_keep();
         HCL_ZE_LOG("device %u: %s (%s), %u EUs, max group %llu, local %llu bytes, sub-groups of %u, %s", e->info.index,
-                   e->info.name, e->info.vendor, e->info.compute_units,
-                   (unsigned long long)e->info.max_work_group_size, (unsigned long long)e->info.local_mem_bytes,
-                   e->driver_limits.subgroup_width, e->info.identity);
+                   e->info.name, e->info.vendor, e->info.compute_units, (unsigned long long)e->info.max_work_group_size,
+                   (unsigned long long)e->info.local_mem_bytes, e->driver_limits.subgroup_width, e->info.identity);
     }
 cleanup:
     free(devs);
@@ -317,8 +319,7 @@ static hcl_status start(char *reason, size_t reason_size, char *version, size_t 
             status = st;
             goto cleanup;
         }
-        if (st != HCL_SUCCESS)
-            HCL_KIT_WARN("driver %u skipped: %s", d, hcl__kit_last_failure());
+        if (st != HCL_SUCCESS) HCL_KIT_WARN("driver %u skipped: %s", d, hcl__kit_last_failure());
     }
 cleanup:
     free(drivers);
@@ -364,9 +365,7 @@ static void ze_device_close(void *device) {
         HCL_ZE_LOG("device '%s' closed: every Level Zero object it made was destroyed", dev->entry->info.name);
     if (dev->context) {
         ze_result_t r = hcl__ze.zeContextDestroy(dev->context);
-        if (r != ZE_RESULT_SUCCESS)
-            HCL_KIT_WARN("zeContextDestroy: %s (0x%08x)", hcl__ze_result_name(r),
-                         (unsigned)r);
+        if (r != ZE_RESULT_SUCCESS) HCL_KIT_WARN("zeContextDestroy: %s (0x%08x)", hcl__ze_result_name(r), (unsigned)r);
     }
     free(dev);
 }
@@ -389,8 +388,7 @@ hcl_status hcl__ze_device_limits(void *device, hcl_driver_limits *out) {
 
 static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_HEAD(HCL_ZE_NAME, ze_device_open, ze_device_close),
-    HCL_KIT_TABLE_ENTRIES(hcl__ze)
-    HCL_KIT_TABLE_NATIVE(hcl__ze_host_alloc, hcl__ze_host_free, ze_get_native),
+    HCL_KIT_TABLE_ENTRIES(hcl__ze) HCL_KIT_TABLE_NATIVE(hcl__ze_host_alloc, hcl__ze_host_free, ze_get_native),
     .device_limits = hcl__ze_device_limits,
     .kernel_max_group = hcl__ze_kernel_max_group,
 };

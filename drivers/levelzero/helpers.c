@@ -51,8 +51,8 @@ static hcl_status acquire(hcl__ze_device *dev, int which, hcl__ze_helper **out_h
         memset(&desc, 0, sizeof desc);
         desc.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
         desc.pKernelName = def->kernels[k];
-        HCL_ZE_CHECK(zeKernelCreate, (h->module, &desc, &h->kernels[k]), "helper kernel '%s' of %s",
-                     def->kernels[k], def->name);
+        HCL_ZE_CHECK(zeKernelCreate, (h->module, &desc, &h->kernels[k]), "helper kernel '%s' of %s", def->kernels[k],
+                     def->name);
         hcl__ze_live(dev, 1);
         ze_kernel_properties_t props;
         memset(&props, 0, sizeof props);
@@ -99,8 +99,8 @@ static hcl_status run_plan(hcl__ze_queue *q, const hcl__ze_plan *plan, void *con
         hcl__ze_helper *h = NULL;
         status = acquire(dev, l->helper, &h);
         if (status != HCL_SUCCESS) break;
-        status = hcl__ze_append_launch(&cmd, h->kernels[l->kernel], hcl__ze_helpers[l->helper].kernels[l->kernel], l,
-                                       slots);
+        status =
+            hcl__ze_append_launch(&cmd, h->kernels[l->kernel], hcl__ze_helpers[l->helper].kernels[l->kernel], l, slots);
         pthread_mutex_unlock(&h->lock);
     }
     return hcl__ze_cmd_end(&cmd, status, blocking, what, out_event);
@@ -114,14 +114,14 @@ hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_
     hcl__ze_plan plan;
     hcl_status status = helper_limits(q->dev, HCL_ZE_HELPER_FILL, &kl);
     if (status != HCL_SUCCESS) return status;
-    status = hcl__ze_plan_fill(&q->dev->entry->limits, &kl, offset, size, pattern, pattern_size, &plan, why,
-                               sizeof why);
+    status =
+        hcl__ze_plan_fill(&q->dev->entry->limits, &kl, offset, size, pattern, pattern_size, &plan, why, sizeof why);
     if (status != HCL_SUCCESS)
         return hcl__ze_host->set_message(status, "levelzero: %s: %s", marker ? "marker" : "buffer fill", why);
     void *slots[HCL_ZE_SLOT_COUNT] = {mem};
     void *ev = NULL;
-    status = run_plan(q, &plan, slots, num_wait, wait, blocking, marker ? "marker" : "buffer fill",
-                      out_event ? &ev : NULL);
+    status =
+        run_plan(q, &plan, slots, num_wait, wait, blocking, marker ? "marker" : "buffer fill", out_event ? &ev : NULL);
     hcl__ze_plan_free(&plan);
     if (status != HCL_SUCCESS) return status;
     if (out_event) {

@@ -40,7 +40,7 @@ hcl_status hcl__ze_fail(ze_result_t r, const char *fn, const char *fmt, ...) __a
 /* The kit's error check for a Level Zero entry point called through the table; on failure `status` is set and the
  * code jumps to `cleanup`. Every Level Zero call site that can fail goes through it:
  *   HCL_ZE_CHECK(zeMemAllocDevice, (ctx, &desc, size, 128, dev, &ptr), "size %zu bytes", size); */
-#define HCL_ZE_CHECK(fn, args, ...)                                                                         \
+#define HCL_ZE_CHECK(fn, args, ...)                                                                                    \
     HCL_KIT_CHECK(ze_result_t, hcl__ze.fn args, ZE_RESULT_SUCCESS, hcl__ze_fail, #fn, __VA_ARGS__)
 
 /* ---- devices (driver.c) ---- */
@@ -49,13 +49,13 @@ typedef struct hcl__ze_device_entry {
     ze_device_handle_t device;
     hcl_device_info info;
     hcl__ze_limits limits;
-    uint32_t api_version;         /* zeDriverGetApiVersion */
-    uint32_t driver_version;      /* ze_driver_properties_t.driverVersion */
+    uint32_t api_version;    /* zeDriverGetApiVersion */
+    uint32_t driver_version; /* ze_driver_properties_t.driverVersion */
     uint32_t vendor_id, device_id;
-    uint32_t compute_ordinal;     /* the command queue group with compute */
-    size_t max_fill_pattern;      /* of that group: larger patterns take the fill kernel */
-    double ns_per_tick;           /* kernel timestamps: from timerResolution (0: the runtime did not say) */
-    uint64_t timestamp_mask;      /* kernelTimestampValidBits */
+    uint32_t compute_ordinal;        /* the command queue group with compute */
+    size_t max_fill_pattern;         /* of that group: larger patterns take the fill kernel */
+    double ns_per_tick;              /* kernel timestamps: from timerResolution (0: the runtime did not say) */
+    uint64_t timestamp_mask;         /* kernelTimestampValidBits */
     hcl_driver_limits driver_limits; /* device_limits */
 } hcl__ze_device_entry;
 
@@ -73,7 +73,7 @@ typedef struct hcl__ze_event_pools {
 } hcl__ze_event_pools;
 
 typedef struct hcl__ze_helper {
-    pthread_mutex_t lock; /* guards the lazy build and each launch (zeKernelSetArgumentValue mutates a kernel) */
+    pthread_mutex_t lock;      /* guards the lazy build and each launch (zeKernelSetArgumentValue mutates a kernel) */
     ze_module_handle_t module; /* NULL until first use */
     ze_kernel_handle_t kernels[HCL_ZE_HELPER_MAX_KERNELS];
     hcl__ze_kernel_limits limits;

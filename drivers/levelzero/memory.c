@@ -71,8 +71,8 @@ static void *staging_for(hcl__ze_queue *q, size_t size, int blocking) {
         void *p = NULL;
         ze_result_t r = hcl__ze.zeMemAllocHost(q->dev->context, &desc, HCL_ZE_STAGING_BYTES, 64, &p);
         if (r != ZE_RESULT_SUCCESS || !p) {
-            HCL_ZE_LOG("zeMemAllocHost of %zu bytes for staging: %s (0x%08x); copying directly",
-                       HCL_ZE_STAGING_BYTES, hcl__ze_result_name(r), (unsigned)r);
+            HCL_ZE_LOG("zeMemAllocHost of %zu bytes for staging: %s (0x%08x); copying directly", HCL_ZE_STAGING_BYTES,
+                       hcl__ze_result_name(r), (unsigned)r);
             return NULL;
         }
         hcl__ze_live(q->dev, 1);
@@ -117,8 +117,8 @@ hcl_status hcl__ze_buffer_read(void *queue, void *mem, size_t offset, size_t siz
     hcl__ze_queue *q = queue;
     void *staging = staging_for(q, size, blocking);
     if (staging)
-        return copy_command(q, staging, (char *)mem + offset, size, blocking, num_wait, wait, out_event,
-                            "buffer read", dst);
+        return copy_command(q, staging, (char *)mem + offset, size, blocking, num_wait, wait, out_event, "buffer read",
+                            dst);
     return copy_command(q, dst, (char *)mem + offset, size, blocking, num_wait, wait, out_event, "buffer read", NULL);
 }
 
@@ -135,16 +135,15 @@ hcl_status hcl__ze_buffer_fill(void *queue, void *mem, size_t offset, size_t siz
                                void **out_event) {
     hcl__ze_queue *q = queue;
     if (pattern_size > q->dev->entry->max_fill_pattern)
-        return hcl__ze_fill_kernel(q, mem, offset, size, pattern, pattern_size, num_wait, wait, blocking, 0,
-                                   out_event);
+        return hcl__ze_fill_kernel(q, mem, offset, size, pattern, pattern_size, num_wait, wait, blocking, 0, out_event);
     hcl__ze_cmd cmd;
     hcl_status status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
     if (status != HCL_SUCCESS) return status;
     ze_event_handle_t signal = NULL;
     status = hcl__ze_cmd_part(&cmd, &signal);
     if (status != HCL_SUCCESS) goto cleanup;
-    HCL_ZE_CHECK(zeCommandListAppendMemoryFill, (q->list, (char *)mem + offset, pattern, pattern_size, size, signal,
-                                                 0, NULL),
+    HCL_ZE_CHECK(zeCommandListAppendMemoryFill,
+                 (q->list, (char *)mem + offset, pattern, pattern_size, size, signal, 0, NULL),
                  "offset %zu, size %zu bytes, pattern of %zu bytes", offset, size, pattern_size);
     hcl__ze_cmd_appended(&cmd);
 cleanup:

@@ -13,7 +13,7 @@ typedef struct hcl__ze_module {
 typedef struct hcl__ze_kernel {
     hcl__ze_module *module;
     ze_kernel_handle_t kernel;
-    uint32_t num_args; /* parameters the kernel declares; UINT32_MAX when the runtime did not say */
+    uint32_t num_args;  /* parameters the kernel declares; UINT32_MAX when the runtime did not say */
     uint64_t max_group; /* the most work-items a group of it may have; 0 when the runtime did not say */
     char name[128];
 } hcl__ze_kernel;
@@ -125,8 +125,7 @@ hcl_status hcl__ze_module_build(hcl__ze_device *dev, const void *spirv, size_t s
         status = hcl__kit_build_failed(log,
                                        "zeModuleCreate: %s (0x%08x): %s (%zu bytes of SPIR-V) on '%s' with options "
                                        "'%s'",
-                                       hcl__ze_result_name(r), (unsigned)r, what, size, dev->entry->info.name,
-                                       options);
+                                       hcl__ze_result_name(r), (unsigned)r, what, size, dev->entry->info.name, options);
         module = NULL;
         goto cleanup;
     }
@@ -136,8 +135,7 @@ hcl_status hcl__ze_module_build(hcl__ze_device *dev, const void *spirv, size_t s
         module = NULL;
         goto cleanup;
     }
-    HCL_ZE_LOG("built %s from %zu bytes of SPIR-V for '%s' (options '%s')", what, size, dev->entry->info.name,
-               options);
+    HCL_ZE_LOG("built %s from %zu bytes of SPIR-V for '%s' (options '%s')", what, size, dev->entry->info.name, options);
     cache_store(dev, module, key, key_size);
 done:
     hcl__ze_live(dev, 1);
@@ -151,8 +149,7 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------------------
  * Modules and kernels
  * ------------------------------------------------------------------------------------------------------- */
-hcl_status hcl__ze_module_create(void *device, const hcl_module_source *sources, uint32_t count,
-                                 void **out_module) {
+hcl_status hcl__ze_module_create(void *device, const hcl_module_source *sources, uint32_t count, void **out_module) {
     hcl__ze_device *dev = device;
     const hcl_module_source *src = hcl__kit_source_pick(sources, count, HCL_KIT_KIND(HCL_SOURCE_SPIRV));
     if (!src) return hcl__kit_source_unsupported(count, "HCL_SOURCE_SPIRV");
@@ -163,7 +160,8 @@ hcl_status hcl__ze_module_create(void *device, const hcl_module_source *sources,
         return HCL_KIT_FAIL(HCL_ERROR_BUILD,
                             "levelzero: the HCL_SOURCE_SPIRV data (%zu bytes) is not a SPIR-V module: it "
                             "must be a multiple of 4 bytes, at least 20, starting with the magic number "
-                            "0x07230203 (it starts with 0x%08x)", src->size, magic);
+                            "0x07230203 (it starts with 0x%08x)",
+                            src->size, magic);
     hcl__ze_module *m = calloc(1, sizeof *m);
     if (!m) return hcl__kit_oom("module");
     m->dev = dev;
@@ -228,8 +226,8 @@ static hcl_status check_grid(const hcl__ze_device_entry *e, const char *name, co
         if (e->limits.max_group_count[d] && groups[d] > e->limits.max_group_count[d])
             return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
                                 "levelzero: kernel '%s': %u work-groups in dimension %d; '%s' takes at "
-                                "most %u (maxGroupCount)", name, groups[d], d, e->info.name,
-                                e->limits.max_group_count[d]);
+                                "most %u (maxGroupCount)",
+                                name, groups[d], d, e->info.name, e->limits.max_group_count[d]);
     return HCL_SUCCESS;
 }
 
@@ -247,8 +245,8 @@ cleanup:
     return status;
 }
 
-hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, const char *name,
-                                 const hcl__ze_launch *l, void *const *slots) {
+hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, const char *name, const hcl__ze_launch *l,
+                                 void *const *slots) {
     hcl_status status = check_grid(cmd->q->dev->entry, name, l->groups);
     if (status != HCL_SUCCESS) return status;
     HCL_ZE_CHECK(zeKernelSetGroupSize, (kernel, l->group_size[0], l->group_size[1], l->group_size[2]),
@@ -260,8 +258,8 @@ hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, co
             HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, sizeof p, &p), "helper '%s' argument %u: a pointer",
                          name, i);
         } else {
-            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, a->size, a->value),
-                         "helper '%s' argument %u: %zu bytes", name, i, a->size);
+            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, a->size, a->value), "helper '%s' argument %u: %zu bytes",
+                         name, i, a->size);
         }
     }
     status = append_kernel(cmd, kernel, name, l->groups);
@@ -278,11 +276,10 @@ hcl_status hcl__ze_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_d
     const uint32_t groups[3] = {grid.x, grid.y, grid.z};
     uint32_t given = num_args + (shared_bytes > 0 ? 1 : 0);
     if (k->num_args != UINT32_MAX && given != k->num_args)
-        return HCL_KIT_FAIL(
-            HCL_ERROR_INVALID_ARGUMENT,
-            "levelzero: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
-            (unsigned)k->num_args, num_args,
-            shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                            "levelzero: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
+                            (unsigned)k->num_args, num_args,
+                            shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
     status = check_grid(q->dev->entry, k->name, groups);
     if (status != HCL_SUCCESS) return status;
     /* the core holds the kernel's lock: no other launch sets its arguments until this one is appended */

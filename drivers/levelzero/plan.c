@@ -11,8 +11,8 @@ extern const unsigned char hcl_ze_spv_fill[];
 extern const size_t hcl_ze_spv_fill_size;
 
 const hcl__ze_helper_def hcl__ze_helpers[HCL_ZE_HELPER_COUNT] = {
-    [HCL_ZE_HELPER_FILL] = {"fill", "drivers/levelzero/fill.cl", hcl_ze_spv_fill, &hcl_ze_spv_fill_size,
-                            {"hcl_fill_u32", "hcl_fill_u8"}},
+    [HCL_ZE_HELPER_FILL] =
+        {"fill", "drivers/levelzero/fill.cl", hcl_ze_spv_fill, &hcl_ze_spv_fill_size, {"hcl_fill_u32", "hcl_fill_u8"}},
 };
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -29,11 +29,11 @@ static size_t pow2_floor(size_t v) {
 /* A limit the runtime did not give (0) does not limit. */
 static uint64_t known_or(uint64_t v, uint64_t otherwise) { return v ? v : otherwise; }
 
-static uint64_t kernel_max(const hcl__ze_kernel_limits *kl, int kernel) {
-    return kl ? kl->max_group_size[kernel] : 0;
-}
+static uint64_t kernel_max(const hcl__ze_kernel_limits *kl, int kernel) { return kl ? kl->max_group_size[kernel] : 0; }
 
-static uint32_t max_groups_x(const hcl__ze_limits *lim) { return lim->max_group_count[0] ? lim->max_group_count[0] : UINT32_MAX; }
+static uint32_t max_groups_x(const hcl__ze_limits *lim) {
+    return lim->max_group_count[0] ? lim->max_group_count[0] : UINT32_MAX;
+}
 
 static hcl_status plan_init(hcl__ze_plan *p, size_t count, char *why, size_t why_size) {
     memset(p, 0, sizeof *p);
@@ -89,20 +89,22 @@ static void arg_u32(hcl__ze_launch *l, uint32_t v) { arg_value(l, &v, sizeof v);
 /* ---------------------------------------------------------------------------------------------------------
  * fill (drivers/levelzero/fill.cl): words for patterns of 4 bytes and more, bytes for 1 and 2
  * ------------------------------------------------------------------------------------------------------- */
-hcl_status hcl__ze_plan_fill(const hcl__ze_limits *lim, const hcl__ze_kernel_limits *kl, size_t offset,
-                             size_t size, const void *pattern, size_t pattern_size, hcl__ze_plan *out, char *why,
-                             size_t why_size) {
+hcl_status hcl__ze_plan_fill(const hcl__ze_limits *lim, const hcl__ze_kernel_limits *kl, size_t offset, size_t size,
+                             const void *pattern, size_t pattern_size, hcl__ze_plan *out, char *why, size_t why_size) {
     if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)) != 0 ||
         offset % pattern_size != 0 || size % pattern_size != 0) {
-        snprintf(why, why_size, "fill: pattern of %zu bytes at offset %zu, size %zu: not a power of two up to 128 "
-                 "dividing both", pattern_size, offset, size);
+        snprintf(why, why_size,
+                 "fill: pattern of %zu bytes at offset %zu, size %zu: not a power of two up to 128 "
+                 "dividing both",
+                 pattern_size, offset, size);
         return HCL_ERROR_INVALID_ARGUMENT;
     }
     const int words = pattern_size >= 4;
     const int which = words ? 0 : 1;
     size_t count = words ? size / 4 : size;
     uint32_t period = (uint32_t)(words ? pattern_size / 4 : pattern_size);
-    size_t wg = pow2_floor(min_size(min_size(256, known_or(kernel_max(kl, which), 256)), known_or(lim->max_group_size, 256)));
+    size_t wg =
+        pow2_floor(min_size(min_size(256, known_or(kernel_max(kl, which), 256)), known_or(lim->max_group_size, 256)));
     size_t groups = min_size(min_size((count + wg - 1) / wg, (size_t)1 << 16), max_groups_x(lim));
     hcl_status st = plan_init(out, 1, why, why_size);
     if (st != HCL_SUCCESS) return st;

@@ -88,9 +88,8 @@ typedef struct hcl__ze_kernel_limits {
  * two; offset and size multiples of it). Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT or
  * HCL_ERROR_OUT_OF_MEMORY, with the reason in `why`; a successful plan is freed with hcl__ze_plan_free. `kl` may be
  * NULL (limits unknown). */
-hcl_status hcl__ze_plan_fill(const hcl__ze_limits *lim, const hcl__ze_kernel_limits *kl, size_t offset,
-                             size_t size, const void *pattern, size_t pattern_size, hcl__ze_plan *out, char *why,
-                             size_t why_size);
+hcl_status hcl__ze_plan_fill(const hcl__ze_limits *lim, const hcl__ze_kernel_limits *kl, size_t offset, size_t size,
+                             const void *pattern, size_t pattern_size, hcl__ze_plan *out, char *why, size_t why_size);
 void hcl__ze_plan_free(hcl__ze_plan *plan);
 
 #endif /* HCL_LEVELZERO_PLAN_H */

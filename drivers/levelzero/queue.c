@@ -25,8 +25,7 @@ void hcl__ze_events_release(hcl__ze_device *dev) {
             if (r == ZE_RESULT_SUCCESS)
                 hcl__ze_live(dev, -1);
             else
-                HCL_KIT_WARN("zeEventPoolDestroy: %s (0x%08x)", hcl__ze_result_name(r),
-                             (unsigned)r);
+                HCL_KIT_WARN("zeEventPoolDestroy: %s (0x%08x)", hcl__ze_result_name(r), (unsigned)r);
         }
         free(ps->free_events);
         free(ps->pools);
@@ -104,8 +103,7 @@ static void event_give(hcl__ze_device *dev, int kind, ze_event_handle_t ev, int 
         pthread_mutex_unlock(&dev->event_lock);
         if (!ev) return;
     } else {
-        HCL_KIT_WARN("recycling an event: %s (0x%08x); destroying it",
-                     hcl__ze_result_name(r), (unsigned)r);
+        HCL_KIT_WARN("recycling an event: %s (0x%08x); destroying it", hcl__ze_result_name(r), (unsigned)r);
     }
     if (hcl__ze.zeEventDestroy(ev) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
 }
@@ -196,8 +194,7 @@ hcl_status hcl__ze_cmd_part(hcl__ze_cmd *cmd, ze_event_handle_t *out_signal) {
     uint32_t nw = cmd->next == 0 ? cmd->num_wait : 0;
     *out_signal = NULL;
     if (cmd->next >= cmd->parts)
-        return HCL_KIT_FAIL(HCL_ERROR_INTERNAL, "levelzero: part %zu of a command of %zu parts",
-                            cmd->next, cmd->parts);
+        return HCL_KIT_FAIL(HCL_ERROR_INTERNAL, "levelzero: part %zu of a command of %zu parts", cmd->next, cmd->parts);
     if (nw > 0) {
         list = stack;
         if (nw > 8) {
@@ -252,8 +249,8 @@ void hcl__ze_cmd_appended(hcl__ze_cmd *cmd) {
 hcl_status hcl__ze_cmd_end(hcl__ze_cmd *cmd, hcl_status status, int blocking, const char *what, void **out_event) {
     hcl__ze_queue *q = cmd->q;
     if (status == HCL_SUCCESS && cmd->next != cmd->parts)
-        status = HCL_KIT_FAIL(HCL_ERROR_INTERNAL, "levelzero: %s: %zu of %zu parts appended", what,
-                              cmd->next, cmd->parts);
+        status =
+            HCL_KIT_FAIL(HCL_ERROR_INTERNAL, "levelzero: %s: %zu of %zu parts appended", what, cmd->next, cmd->parts);
     if (status == HCL_SUCCESS && blocking) {
         if (cmd->ev) {
             ze_result_t r = hcl__ze.zeEventHostSynchronize(cmd->ev->last, UINT64_MAX);
@@ -305,8 +302,7 @@ void hcl__ze_queue_destroy(void *queue) {
     if (!q) return;
     hcl__ze_device *dev = q->dev;
     /* the core finished the queue first; finish anyway, so nothing still uses what is freed below */
-    if (hcl__ze_queue_finish(q) != HCL_SUCCESS)
-        HCL_KIT_WARN("releasing a queue: %s", hcl__kit_last_failure());
+    if (hcl__ze_queue_finish(q) != HCL_SUCCESS) HCL_KIT_WARN("releasing a queue: %s", hcl__kit_last_failure());
     if (q->marker_mem) hcl__ze_device_free(dev, q->marker_mem);
     if (q->staging) {
         if (hcl__ze.zeMemFree(dev->context, q->staging) == ZE_RESULT_SUCCESS) hcl__ze_live(dev, -1);
@@ -316,8 +312,7 @@ void hcl__ze_queue_destroy(void *queue) {
     if (r == ZE_RESULT_SUCCESS)
         hcl__ze_live(dev, -1);
     else
-        HCL_KIT_WARN("zeCommandListDestroy: %s (0x%08x)", hcl__ze_result_name(r),
-                     (unsigned)r);
+        HCL_KIT_WARN("zeCommandListDestroy: %s (0x%08x)", hcl__ze_result_name(r), (unsigned)r);
     free(q);
 }
 
@@ -355,9 +350,9 @@ hcl_status hcl__ze_queue_marker(void *queue, uint32_t num_wait, void *const *wai
     ze_event_handle_t signal = NULL;
     status = hcl__ze_cmd_part(&cmd, &signal);
     if (status != HCL_SUCCESS) goto cleanup;
-    HCL_ZE_CHECK(zeCommandListAppendMemoryFill, (q->list, q->marker_mem, &zero, sizeof zero, sizeof zero, signal, 0,
-                                                 NULL),
-                 "marker after %u events", num_wait);
+    HCL_ZE_CHECK(zeCommandListAppendMemoryFill,
+                 (q->list, q->marker_mem, &zero, sizeof zero, sizeof zero, signal, 0, NULL), "marker after %u events",
+                 num_wait);
     hcl__ze_cmd_appended(&cmd);
     if (cmd.ev) cmd.ev->marker = 1;
 cleanup:
@@ -393,7 +388,8 @@ static hcl_status timestamp(ze_event_handle_t ev, const char *which, ze_kernel_t
     if (out->global.kernelStart == 0 && out->global.kernelEnd == 0)
         status = HCL_KIT_FAIL(HCL_ERROR_VENDOR,
                               "zeEventQueryKernelTimestamp: the runtime gave no timestamp for the %s "
-                              "(start and end 0): no device time for these events", which);
+                              "(start and end 0): no device time for these events",
+                              which);
 cleanup:
     return status;
 }
@@ -412,7 +408,8 @@ hcl_status hcl__ze_event_elapsed(void *start, void *end, double *out_seconds) {
     if (entry->ns_per_tick <= 0.0)
         return HCL_KIT_FAIL(HCL_ERROR_VENDOR,
                             "levelzero: device '%s' reports a timer resolution of 0 ns: its kernel "
-                            "timestamps cannot be converted to time", entry->info.name);
+                            "timestamps cannot be converted to time",
+                            entry->info.name);
     /* A marker is one instant (the moment everything before it completed): its end stands for its start. */
     uint64_t from = s->marker ? t0.global.kernelEnd : t0.global.kernelStart;
     *out_seconds = tick_delta(from, t1.global.kernelEnd, entry->timestamp_mask) * entry->ns_per_tick * 1e-9;

@@ -210,8 +210,9 @@ static void part_driver(const char *module_path) {
     hcl_module_source srcs[2] = {{HCL_SOURCE_OPENCL_C, "x", 1, NULL},
                                  {HCL_SOURCE_SPIRV, hcl_ze_test_spv, hcl_ze_test_spv_size, NULL}};
     OK("module_create from SPIR-V, second of two sources (zeModuleCreate)", t->module_create(dev, srcs, 2, &mod));
-    if (mod) OK("kernel_create hcl_test_scale (zeKernelCreate, zeKernelGetProperties)",
-                t->kernel_create(mod, "hcl_test_scale", &kern));
+    if (mod)
+        OK("kernel_create hcl_test_scale (zeKernelCreate, zeKernelGetProperties)",
+           t->kernel_create(mod, "hcl_test_scale", &kern));
     if (kern && HCL_DRIVER_HAS(t, kernel_max_group)) {
         uint64_t max_group = UINT64_MAX;
         OK("kernel_max_group (maxSubgroupSize x maxNumSubgroups, 0: not given)", t->kernel_max_group(kern, &max_group));

@@ -44,7 +44,8 @@ int main(int argc, char **argv) {
     }
     if (info.available) {
         printf("SKIP: levelzero is available here (%u device(s), %s): this test is for a machine without a Level "
-               "Zero driver\n", info.device_count, info.version);
+               "Zero driver\n",
+               info.device_count, info.version);
         return 77;
     }
     printf("hcl_backend_get_info: levelzero unavailable: %s\n", info.reason);

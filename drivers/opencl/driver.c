@@ -158,8 +158,8 @@ static hcl_status load(char *reason, size_t reason_size) {
     void *library = NULL;
     hcl_status status = hcl__kit_library_open("HCL_OPENCL_LIBRARY", names, 2, &library, reason, reason_size);
     if (status != HCL_SUCCESS) return status;
-    return hcl__kit_resolve(library, g_symbols, sizeof g_symbols / sizeof g_symbols[0], &hcl__cl,
-                            "the OpenCL library", "an OpenCL 1.2 loader is needed", reason, reason_size);
+    return hcl__kit_resolve(library, g_symbols, sizeof g_symbols / sizeof g_symbols[0], &hcl__cl, "the OpenCL library",
+                            "an OpenCL 1.2 loader is needed", reason, reason_size);
 }
 
 /* ---------------------------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ typedef struct hcl__ocl_device {
 typedef struct hcl__ocl_queue {
     hcl__ocl_device *device;
     cl_command_queue queue;
-    cl_mem marker_mem;      /* 4 bytes that markers fill (see hcl__ocl_queue_marker) */
+    cl_mem marker_mem; /* 4 bytes that markers fill (see hcl__ocl_queue_marker) */
 } hcl__ocl_queue;
 
 /* An event: the first and the last OpenCL command of one HCL command (they differ for the two-pass reduce),
@@ -94,12 +94,10 @@ hcl_status hcl__ocl_complete(hcl__ocl_queue *q, cl_event ev);
 hcl_status hcl__ocl_program_build(hcl__ocl_device *dev, const char *source, size_t length, const char *options,
                                   cl_program *out_program);
 /* Set the arguments of `kernel` and enqueue it (the caller holds the kernel's lock). */
-hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *what, cl_uint dims,
-                            const size_t *global, const size_t *local, uint32_t num_wait, void *const *wait,
-                            cl_event *out_event);
+hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *what, cl_uint dims, const size_t *global,
+                            const size_t *local, uint32_t num_wait, void *const *wait, cl_event *out_event);
 
 /* ---- driver entry points (queue.c, memory.c, module.c) ---- */
 HCL_KIT_DECLARE_ENTRIES(hcl__ocl)
-
 
 #endif /* HCL_OPENCL_INTERNAL_H */

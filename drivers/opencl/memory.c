@@ -8,8 +8,8 @@ hcl_status hcl__ocl_buffer_alloc(void *device, size_t size, void **out_mem) {
     hcl_status status = HCL_SUCCESS;
     cl_int err = CL_SUCCESS;
     cl_mem mem = hcl__cl.clCreateBuffer(dev->context, CL_MEM_READ_WRITE, size, NULL, &err);
-    HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateBuffer", "size %zu bytes on '%s' (max single allocation %llu)",
-                  size, dev->entry->info.name, (unsigned long long)dev->entry->info.max_alloc_bytes);
+    HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateBuffer", "size %zu bytes on '%s' (max single allocation %llu)", size,
+                  dev->entry->info.name, (unsigned long long)dev->entry->info.max_alloc_bytes);
     *out_mem = mem;
 cleanup:
     return status;
@@ -48,8 +48,8 @@ hcl_status hcl__ocl_buffer_write(void *queue, void *mem, size_t offset, size_t s
     cl_event stack[8], *list = NULL, *heap = NULL, ev = NULL;
     status = hcl__ocl_wait_list(num_wait, wait, stack, 8, &list, &heap);
     if (status != HCL_SUCCESS) return status;
-    HCL_OCL_CHECK(hcl__cl.clEnqueueWriteBuffer(q->queue, (cl_mem)mem, blocking ? CL_TRUE : CL_FALSE, offset, size,
-                                               src, num_wait, list, out_event ? &ev : NULL),
+    HCL_OCL_CHECK(hcl__cl.clEnqueueWriteBuffer(q->queue, (cl_mem)mem, blocking ? CL_TRUE : CL_FALSE, offset, size, src,
+                                               num_wait, list, out_event ? &ev : NULL),
                   HCL_OCL_CALL, "clEnqueueWriteBuffer", "offset %zu, size %zu bytes", offset, size);
     status = finish_command(q, ev, 0, out_event); /* the blocking flag already waited */
 cleanup:
@@ -65,8 +65,8 @@ hcl_status hcl__ocl_buffer_read(void *queue, void *mem, size_t offset, size_t si
     cl_event stack[8], *list = NULL, *heap = NULL, ev = NULL;
     status = hcl__ocl_wait_list(num_wait, wait, stack, 8, &list, &heap);
     if (status != HCL_SUCCESS) return status;
-    HCL_OCL_CHECK(hcl__cl.clEnqueueReadBuffer(q->queue, (cl_mem)mem, blocking ? CL_TRUE : CL_FALSE, offset, size,
-                                              dst, num_wait, list, out_event ? &ev : NULL),
+    HCL_OCL_CHECK(hcl__cl.clEnqueueReadBuffer(q->queue, (cl_mem)mem, blocking ? CL_TRUE : CL_FALSE, offset, size, dst,
+                                              num_wait, list, out_event ? &ev : NULL),
                   HCL_OCL_CALL, "clEnqueueReadBuffer", "offset %zu, size %zu bytes", offset, size);
     status = finish_command(q, ev, 0, out_event);
 cleanup:
@@ -74,9 +74,8 @@ cleanup:
     return status;
 }
 
-hcl_status hcl__ocl_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset,
-                                size_t size, int blocking, uint32_t num_wait, void *const *wait,
-                                void **out_event) {
+hcl_status hcl__ocl_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
+                                int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
     hcl__ocl_queue *q = queue;
     if (size == 0) return empty_transfer(q, num_wait, wait, out_event);
     hcl_status status = HCL_SUCCESS;

@@ -34,8 +34,7 @@ static char *cache_key(const hcl__ocl_device *dev, const char *source, size_t le
 
 static char *build_log(cl_program program, cl_device_id device) {
     size_t size = 0;
-    if (hcl__cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS)
-        return NULL;
+    if (hcl__cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS) return NULL;
     char *log = calloc(1, size + 1);
     if (!log) return NULL;
     if (hcl__cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL) != CL_SUCCESS) {
@@ -62,8 +61,7 @@ static void cache_store(const hcl__ocl_device *dev, cl_program program, const ch
         hcl__kit_host->cache_store(HCL_OCL_NAME, key, key_size, bin, bin_size);
         HCL_OCL_LOG("cached a program binary of %zu bytes for '%s'", bin_size, dev->entry->info.name);
     } else {
-        HCL_OCL_LOG("clGetProgramInfo(CL_PROGRAM_BINARIES): %s (%d); not cached", hcl__ocl_error_name(err),
-                    (int)err);
+        HCL_OCL_LOG("clGetProgramInfo(CL_PROGRAM_BINARIES): %s (%d); not cached", hcl__ocl_error_name(err), (int)err);
     }
     free(bin);
 }
@@ -76,8 +74,7 @@ static cl_program from_cache(const hcl__ocl_device *dev, const char *key, size_t
     if (!bin) return NULL;
     cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
     const unsigned char *bins[1] = {bin};
-    cl_program program = hcl__cl.clCreateProgramWithBinary(dev->context, 1, &dev->id, &size, bins, &bin_status,
-                                                           &err);
+    cl_program program = hcl__cl.clCreateProgramWithBinary(dev->context, 1, &dev->id, &size, bins, &bin_status, &err);
     free(bin);
     if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
         HCL_OCL_LOG("cached binary refused: clCreateProgramWithBinary: %s (%d); building from source",
@@ -137,8 +134,7 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------------------
  * Modules and kernels
  * ------------------------------------------------------------------------------------------------------- */
-hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources, uint32_t count,
-                                  void **out_module) {
+hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources, uint32_t count, void **out_module) {
     hcl__ocl_device *dev = device;
     const hcl_module_source *src = hcl__kit_source_pick(sources, count, HCL_KIT_KIND(HCL_SOURCE_OPENCL_C));
     if (!src) return hcl__kit_source_unsupported(count, "HCL_SOURCE_OPENCL_C");
@@ -146,8 +142,7 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
     const char *text = src->data;
     size_t length = src->size;
     while (length > 0 && text[length - 1] == '\0') length--;
-    if (length == 0)
-        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "opencl: the OpenCL C source is empty");
+    if (length == 0) return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "opencl: the OpenCL C source is empty");
 
     hcl__ocl_module *m = calloc(1, sizeof *m);
     if (!m) return hcl__kit_oom("module");
@@ -173,8 +168,7 @@ hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_ker
     cl_int err = CL_SUCCESS;
     k->kernel = hcl__cl.clCreateKernel(m->program, name, &err);
     if (err == CL_INVALID_KERNEL_NAME) {
-        status = HCL_KIT_FAIL(HCL_ERROR_NOT_FOUND,
-                              "clCreateKernel: %s (%d); no kernel '%s' in the module",
+        status = HCL_KIT_FAIL(HCL_ERROR_NOT_FOUND, "clCreateKernel: %s (%d); no kernel '%s' in the module",
                               hcl__ocl_error_name(err), (int)err, name);
         goto cleanup;
     }
@@ -214,26 +208,25 @@ void hcl__ocl_kernel_destroy(void *kernel) {
     free(k);
 }
 
-hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *what, cl_uint dims,
-                            const size_t *global, const size_t *local, uint32_t num_wait, void *const *wait,
-                            cl_event *out_event) {
+hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *what, cl_uint dims, const size_t *global,
+                            const size_t *local, uint32_t num_wait, void *const *wait, cl_event *out_event) {
     hcl_status status = HCL_SUCCESS;
     cl_event stack[8], *list = NULL, *heap = NULL;
     status = hcl__ocl_wait_list(num_wait, wait, stack, 8, &list, &heap);
     if (status != HCL_SUCCESS) return status;
-    HCL_OCL_CHECK(hcl__cl.clEnqueueNDRangeKernel(q->queue, kernel, dims, NULL, global, local, num_wait, list,
-                                                 out_event),
-                  HCL_OCL_CALL, "clEnqueueNDRangeKernel", "kernel '%s', global %zu x %zu x %zu, local %zu x %zu x %zu",
-                  what, global[0], dims > 1 ? global[1] : 1, dims > 2 ? global[2] : 1, local[0],
-                  dims > 1 ? local[1] : 1, dims > 2 ? local[2] : 1);
+    HCL_OCL_CHECK(
+        hcl__cl.clEnqueueNDRangeKernel(q->queue, kernel, dims, NULL, global, local, num_wait, list, out_event),
+        HCL_OCL_CALL, "clEnqueueNDRangeKernel", "kernel '%s', global %zu x %zu x %zu, local %zu x %zu x %zu", what,
+        global[0], dims > 1 ? global[1] : 1, dims > 2 ? global[2] : 1, local[0], dims > 1 ? local[1] : 1,
+        dims > 2 ? local[2] : 1);
 cleanup:
     free(heap);
     return status;
 }
 
 hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
-                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait,
-                                  void *const *wait, void **out_event) {
+                                  uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
+                                  void **out_event) {
     hcl__ocl_queue *q = queue;
     hcl__ocl_kernel *k = kernel;
     const hcl__ocl_device_entry *e = q->device->entry;
@@ -244,11 +237,10 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
 
     uint32_t expected = num_args + (shared_bytes > 0 ? 1 : 0);
     if (expected != k->num_args) {
-        return HCL_KIT_FAIL(
-            HCL_ERROR_INVALID_ARGUMENT,
-            "opencl: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
-            (unsigned)k->num_args, num_args,
-            shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                            "opencl: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
+                            (unsigned)k->num_args, num_args,
+                            shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
     }
     /* An offset into a buffer needs a sub-buffer, and OpenCL only makes those at aligned offsets. */
     for (uint32_t i = 0; i < num_args; i++) {

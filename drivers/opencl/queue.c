@@ -34,8 +34,7 @@ void hcl__ocl_queue_destroy(void *queue) {
 hcl_status hcl__ocl_queue_finish(void *queue) {
     hcl__ocl_queue *q = queue;
     hcl_status status = HCL_SUCCESS;
-    HCL_OCL_CHECK(hcl__cl.clFinish(q->queue), HCL_OCL_CALL, "clFinish", "queue on '%s'",
-                  q->device->entry->info.name);
+    HCL_OCL_CHECK(hcl__cl.clFinish(q->queue), HCL_OCL_CALL, "clFinish", "queue on '%s'", q->device->entry->info.name);
 cleanup:
     return status;
 }
@@ -54,9 +53,7 @@ cleanup:
     return status;
 }
 
-hcl_status hcl__ocl_complete(hcl__ocl_queue *q, cl_event ev) {
-    return ev ? wait_event(ev) : hcl__ocl_queue_finish(q);
-}
+hcl_status hcl__ocl_complete(hcl__ocl_queue *q, cl_event ev) { return ev ? wait_event(ev) : hcl__ocl_queue_finish(q); }
 
 hcl_status hcl__ocl_wait_list(uint32_t num_wait, void *const *wait, cl_event *stack, uint32_t stack_count,
                               cl_event **out_list, cl_event **out_heap) {
@@ -106,9 +103,9 @@ hcl_status hcl__ocl_queue_marker(void *queue, uint32_t num_wait, void *const *wa
     status = hcl__ocl_wait_list(num_wait, wait, stack, 8, &list, &heap);
     if (status != HCL_SUCCESS) return status;
     const cl_uint zero = 0;
-    HCL_OCL_CHECK(hcl__cl.clEnqueueFillBuffer(q->queue, q->marker_mem, &zero, sizeof zero, 0, sizeof zero, num_wait,
-                                              list, &ev),
-                  HCL_OCL_CALL, "clEnqueueFillBuffer", "marker after %u events", num_wait);
+    HCL_OCL_CHECK(
+        hcl__cl.clEnqueueFillBuffer(q->queue, q->marker_mem, &zero, sizeof zero, 0, sizeof zero, num_wait, list, &ev),
+        HCL_OCL_CALL, "clEnqueueFillBuffer", "marker after %u events", num_wait);
     status = hcl__ocl_event_wrap(ev, ev, 1, out_event);
 cleanup:
     free(heap);

@@ -4,40 +4,40 @@
 #ifndef HCL_OPENCL_SYMBOLS_H
 #define HCL_OPENCL_SYMBOLS_H
 
-#define HCL_OCL_SYMBOLS(X)          \
-    X(clGetPlatformIDs)             \
-    X(clGetPlatformInfo)            \
-    X(clGetDeviceIDs)               \
-    X(clGetDeviceInfo)              \
-    X(clCreateContext)              \
-    X(clReleaseContext)             \
-    X(clCreateCommandQueue)         \
-    X(clReleaseCommandQueue)        \
-    X(clFlush)                      \
-    X(clFinish)                     \
-    X(clCreateBuffer)               \
-    X(clCreateSubBuffer)            \
-    X(clReleaseMemObject)           \
-    X(clGetMemObjectInfo)           \
-    X(clEnqueueWriteBuffer)         \
-    X(clEnqueueReadBuffer)          \
-    X(clEnqueueCopyBuffer)          \
-    X(clEnqueueFillBuffer)          \
-    X(clWaitForEvents)              \
-    X(clGetEventInfo)               \
-    X(clGetEventProfilingInfo)      \
-    X(clReleaseEvent)               \
-    X(clCreateProgramWithSource)    \
-    X(clCreateProgramWithBinary)    \
-    X(clBuildProgram)               \
-    X(clGetProgramInfo)             \
-    X(clGetProgramBuildInfo)        \
-    X(clReleaseProgram)             \
-    X(clCreateKernel)               \
-    X(clGetKernelInfo)              \
-    X(clGetKernelWorkGroupInfo)     \
-    X(clReleaseKernel)              \
-    X(clSetKernelArg)               \
+#define HCL_OCL_SYMBOLS(X)                                                                                             \
+    X(clGetPlatformIDs)                                                                                                \
+    X(clGetPlatformInfo)                                                                                               \
+    X(clGetDeviceIDs)                                                                                                  \
+    X(clGetDeviceInfo)                                                                                                 \
+    X(clCreateContext)                                                                                                 \
+    X(clReleaseContext)                                                                                                \
+    X(clCreateCommandQueue)                                                                                            \
+    X(clReleaseCommandQueue)                                                                                           \
+    X(clFlush)                                                                                                         \
+    X(clFinish)                                                                                                        \
+    X(clCreateBuffer)                                                                                                  \
+    X(clCreateSubBuffer)                                                                                               \
+    X(clReleaseMemObject)                                                                                              \
+    X(clGetMemObjectInfo)                                                                                              \
+    X(clEnqueueWriteBuffer)                                                                                            \
+    X(clEnqueueReadBuffer)                                                                                             \
+    X(clEnqueueCopyBuffer)                                                                                             \
+    X(clEnqueueFillBuffer)                                                                                             \
+    X(clWaitForEvents)                                                                                                 \
+    X(clGetEventInfo)                                                                                                  \
+    X(clGetEventProfilingInfo)                                                                                         \
+    X(clReleaseEvent)                                                                                                  \
+    X(clCreateProgramWithSource)                                                                                       \
+    X(clCreateProgramWithBinary)                                                                                       \
+    X(clBuildProgram)                                                                                                  \
+    X(clGetProgramInfo)                                                                                                \
+    X(clGetProgramBuildInfo)                                                                                           \
+    X(clReleaseProgram)                                                                                                \
+    X(clCreateKernel)                                                                                                  \
+    X(clGetKernelInfo)                                                                                                 \
+    X(clGetKernelWorkGroupInfo)                                                                                        \
+    X(clReleaseKernel)                                                                                                 \
+    X(clSetKernelArg)                                                                                                  \
     X(clEnqueueNDRangeKernel)
 
 #endif /* HCL_OPENCL_SYMBOLS_H */

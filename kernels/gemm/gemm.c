@@ -37,43 +37,40 @@
 
 /* Computes the full mr x nr tile acc = A_panel * B_panel over kc (panels as packed below) and writes it
  * row-major (nr floats per row) to acc_out. */
-typedef void (*hcl_gemm_micro_fn)(size_t kc, const float *restrict a, const float *restrict b,
-                                  float *restrict acc_out);
+typedef void (*hcl_gemm_micro_fn)(size_t kc, const float *restrict a, const float *restrict b, float *restrict acc_out);
 
 #define HCL_GEMM_MADD_PLAIN(x, y, acc) ((acc) + (x) * (y))
 #define HCL_GEMM_MADD_FUSED(x, y, acc) fmaf((x), (y), (acc))
 
 /* One micro-kernel: MR_ x NR_ accumulators that gcc keeps in vector registers (checked in the generated
  * assembly: for AVX-512 12x32 it is 24 zmm accumulators, two loads and one broadcast per row per k). */
-#define HCL_GEMM_DEFINE_MICRO(name, attr, MR_, NR_, MADD)                                                    \
-    attr static void name(size_t kc, const float *restrict a, const float *restrict b,                       \
-                          float *restrict acc_out) {                                                         \
-        float acc[MR_][NR_];                                                                                 \
-        for (int i = 0; i < MR_; ++i)                                                                        \
-            for (int j = 0; j < NR_; ++j) acc[i][j] = 0.0f;                                                  \
-        for (size_t p = 0; p < kc; ++p) {                                                                    \
-            const float *restrict ap = a + p * (MR_);                                                        \
-            const float *restrict bp = b + p * (NR_);                                                        \
-            for (int i = 0; i < MR_; ++i) {                                                                  \
-                const float ai = ap[i];                                                                      \
-                for (int j = 0; j < NR_; ++j) acc[i][j] = MADD(ai, bp[j], acc[i][j]);                        \
-            }                                                                                                \
-        }                                                                                                    \
-        memcpy(acc_out, acc, sizeof acc);                                                                    \
+#define HCL_GEMM_DEFINE_MICRO(name, attr, MR_, NR_, MADD)                                                              \
+    attr static void name(size_t kc, const float *restrict a, const float *restrict b, float *restrict acc_out) {      \
+        float acc[MR_][NR_];                                                                                           \
+        for (int i = 0; i < MR_; ++i)                                                                                  \
+            for (int j = 0; j < NR_; ++j) acc[i][j] = 0.0f;                                                            \
+        for (size_t p = 0; p < kc; ++p) {                                                                              \
+            const float *restrict ap = a + p * (MR_);                                                                  \
+            const float *restrict bp = b + p * (NR_);                                                                  \
+            for (int i = 0; i < MR_; ++i) {                                                                            \
+                const float ai = ap[i];                                                                                \
+                for (int j = 0; j < NR_; ++j) acc[i][j] = MADD(ai, bp[j], acc[i][j]);                                  \
+            }                                                                                                          \
+        }                                                                                                              \
+        memcpy(acc_out, acc, sizeof acc);                                                                              \
     }
 
 /* fmaf would be a library call without hardware FMA: the baseline kernel multiplies and adds. */
 HCL_GEMM_DEFINE_MICRO(hcl_gemm_micro_generic, , 4, 8, HCL_GEMM_MADD_PLAIN)
 #ifdef HCL_GEMM_X86
 HCL_GEMM_DEFINE_MICRO(hcl_gemm_micro_avx2, __attribute__((target("avx2,fma"))), 4, 24, HCL_GEMM_MADD_FUSED)
-HCL_GEMM_DEFINE_MICRO(hcl_gemm_micro_avx512, __attribute__((target("avx512f,fma"))), 12, 32,
-                      HCL_GEMM_MADD_FUSED)
+HCL_GEMM_DEFINE_MICRO(hcl_gemm_micro_avx512, __attribute__((target("avx512f,fma"))), 12, 32, HCL_GEMM_MADD_FUSED)
 #endif
 
 typedef struct hcl_gemm_isa {
     const char *name;
-    size_t mr, nr;          /* micro-tile */
-    size_t mc, nb;          /* block of C one thread takes at a time (multiples of mr, nr) */
+    size_t mr, nr; /* micro-tile */
+    size_t mc, nb; /* block of C one thread takes at a time (multiples of mr, nr) */
     hcl_gemm_micro_fn micro;
 } hcl_gemm_isa;
 
@@ -92,10 +89,8 @@ static int hcl_gemm_cpu_can(size_t index) {
 #ifdef HCL_GEMM_X86
     const char *name = hcl_gemm_isas[index].name;
     __builtin_cpu_init();
-    if (strcmp(name, "avx512") == 0)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-    if (strcmp(name, "avx2") == 0)
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (strcmp(name, "avx512") == 0) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    if (strcmp(name, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
     (void)index;
 #endif
@@ -118,9 +113,7 @@ static const hcl_gemm_isa *hcl_gemm_current_isa(void) {
     return &hcl_gemm_isas[index];
 }
 
-const char *hcl__host_gemm_isa(void) {
-    return hcl_gemm_current_isa()->name;
-}
+const char *hcl__host_gemm_isa(void) { return hcl_gemm_current_isa()->name; }
 
 int hcl__host_gemm_force_isa(const char *isa) {
     if (isa == NULL || isa[0] == '\0') {
@@ -129,8 +122,7 @@ int hcl__host_gemm_force_isa(const char *isa) {
     }
     for (size_t i = 0; i < HCL_GEMM_ISA_COUNT; ++i) {
         if (strcmp(hcl_gemm_isas[i].name, isa) == 0) {
-            if (!hcl_gemm_cpu_can(i))
-                return -1;
+            if (!hcl_gemm_cpu_can(i)) return -1;
             atomic_store(&hcl_gemm_isa_index, (int)i);
             return 0;
         }
@@ -138,13 +130,9 @@ int hcl__host_gemm_force_isa(const char *isa) {
     return -1;
 }
 
-static size_t hcl_gemm_min(size_t x, size_t y) {
-    return x < y ? x : y;
-}
+static size_t hcl_gemm_min(size_t x, size_t y) { return x < y ? x : y; }
 
-static size_t hcl_gemm_round_up(size_t x, size_t to) {
-    return (x + to - 1) / to * to;
-}
+static size_t hcl_gemm_round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 /* Pack `rows` (<= mr) rows of op(A) over kc, starting at `a` = &op(A)(i0, p0), where op(A)(i, p) is
  * a[i * rs + p * cs], into dst[p * mr + i], padding rows up to mr with zeros. The loop order follows the
@@ -206,8 +194,7 @@ static void hcl_gemm_store(float *restrict c, size_t ldc, const float *restrict 
 
 /* C = beta * C, without reading C when beta is 0. */
 static void hcl_gemm_scale(size_t m, size_t n, float beta, float *c, size_t ldc) {
-    if (beta == 1.0f)
-        return;
+    if (beta == 1.0f) return;
     const long long rows = (long long)m;
     HCL__OMP(omp parallel for schedule(static) if ((double)m * (double)n > 65536.0))
     for (long long i = 0; i < rows; ++i) {
@@ -224,22 +211,22 @@ static void hcl_gemm_scale(size_t m, size_t n, float beta, float *c, size_t ldc)
 static void hcl_gemm_workspace(size_t m, size_t n, size_t k, size_t *out_a_bytes, size_t *out_b_bytes) {
     const hcl_gemm_isa *isa = hcl_gemm_current_isa();
     const size_t kc_max = hcl_gemm_min(k, HCL_GEMM_KC);
-    *out_a_bytes = hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(m, HCL_GEMM_MB), isa->mr) * kc_max * sizeof(float), 64);
-    *out_b_bytes = hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(n, HCL_GEMM_NC), isa->nr) * kc_max * sizeof(float), 64);
+    *out_a_bytes =
+        hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(m, HCL_GEMM_MB), isa->mr) * kc_max * sizeof(float), 64);
+    *out_b_bytes =
+        hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(n, HCL_GEMM_NC), isa->nr) * kc_max * sizeof(float), 64);
 }
 
 size_t hcl__host_gemm_workspace_bytes(size_t m, size_t n, size_t k) {
-    if (m == 0 || n == 0 || k == 0)
-        return 0;
+    if (m == 0 || n == 0 || k == 0) return 0;
     size_t a_bytes, b_bytes;
     hcl_gemm_workspace(m, n, k, &a_bytes, &b_bytes);
     return a_bytes + b_bytes + 64; /* + 64: the caller's memory need not be 64-byte aligned */
 }
 
-int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a,
-                       size_t lda, const float *b, size_t ldb, float beta, float *c, size_t ldc, void *workspace) {
-    if (m == 0 || n == 0)
-        return 0;
+int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                       const float *b, size_t ldb, float beta, float *c, size_t ldc, void *workspace) {
+    if (m == 0 || n == 0) return 0;
     if (k == 0 || alpha == 0.0f) {
         hcl_gemm_scale(m, n, beta, c, ldc);
         return 0;
@@ -258,8 +245,7 @@ int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, f
         ap = (float *)hcl_gemm_round_up((size_t)(uintptr_t)workspace, 64);
     } else {
         owned = aligned_alloc(64, a_bytes + b_bytes);
-        if (owned == NULL)
-            return -1;
+        if (owned == NULL) return -1;
         ap = owned;
     }
     bp = ap + a_bytes / sizeof(float);
@@ -279,21 +265,20 @@ int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, f
                 const long long tiles_m = (long long)((mb + mc - 1) / mc);
                 const long long tiles_n = (long long)((ncb + nb - 1) / nb);
                 const int pack_b = ic == 0; /* the packed block of op(B) serves every block of rows */
-                HCL__OMP(omp parallel if (parallel))
-                {
+                HCL__OMP(omp parallel if (parallel)) {
                     if (pack_b) {
                         HCL__OMP(omp for schedule(static))
                         for (long long q = 0; q < b_panels; ++q) {
                             const size_t j = (size_t)q * nr;
-                            hcl_gemm_pack_b(b + pc * rs_b + (jc + j) * cs_b, rs_b, cs_b,
-                                            hcl_gemm_min(nr, ncb - j), kc, nr, bp + j * kc);
+                            hcl_gemm_pack_b(b + pc * rs_b + (jc + j) * cs_b, rs_b, cs_b, hcl_gemm_min(nr, ncb - j), kc,
+                                            nr, bp + j * kc);
                         }
                     }
                     HCL__OMP(omp for schedule(static))
                     for (long long q = 0; q < a_panels; ++q) {
                         const size_t i = (size_t)q * mr;
-                        hcl_gemm_pack_a(a + (ic + i) * rs_a + pc * cs_a, rs_a, cs_a, hcl_gemm_min(mr, mb - i),
-                                        kc, mr, ap + i * kc);
+                        hcl_gemm_pack_a(a + (ic + i) * rs_a + pc * cs_a, rs_a, cs_a, hcl_gemm_min(mr, mb - i), kc, mr,
+                                        ap + i * kc);
                     }
                     HCL__OMP(omp for schedule(dynamic, 1) collapse(2))
                     for (long long tm = 0; tm < tiles_m; ++tm) {
@@ -306,8 +291,8 @@ int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, f
                                 for (size_t ir = i_begin; ir < i_end; ir += mr) {
                                     const size_t rows = hcl_gemm_min(mr, i_end - ir);
                                     isa->micro(kc, ap + ir * kc, bp + jr * kc, acc);
-                                    hcl_gemm_store(c + (ic + ir) * ldc + jc + jr, ldc, acc, nr, rows, cols, alpha,
-                                                   beta, first);
+                                    hcl_gemm_store(c + (ic + ir) * ldc + jc + jr, ldc, acc, nr, rows, cols, alpha, beta,
+                                                   first);
                                 }
                             }
                         }

@@ -29,9 +29,8 @@
 /* Read this work-item's share of the step at k0 from global memory into registers (0 outside the matrices).
  * Element e of a tile: k-major where k is contiguous in memory (A as m x k, B as n x k), else row-major. */
 static void hcl_gemm_fetch(const int ta, const int tb, const int t, const size_t k0, const size_t row0,
-                           const size_t col0, const size_t m, const size_t n, const size_t k,
-                           __global const float *a, const size_t lda, __global const float *b, const size_t ldb,
-                           float *ra, float *rb) {
+                           const size_t col0, const size_t m, const size_t n, const size_t k, __global const float *a,
+                           const size_t lda, __global const float *b, const size_t ldb, float *ra, float *rb) {
 #pragma unroll
     for (int l = 0; l < HCL_GEMM_LOADS; l++) {
         const int e = t + HCL_GEMM_THREADS * l;
@@ -53,22 +52,25 @@ static void hcl_gemm_fetch(const int ta, const int tb, const int t, const size_t
 }
 
 /* Write the registers of hcl_gemm_fetch into the k-major local tiles. */
-static void hcl_gemm_stage(const int ta, const int tb, const int t, const float *ra, const float *rb,
-                           __local float *as, __local float *bs) {
+static void hcl_gemm_stage(const int ta, const int tb, const int t, const float *ra, const float *rb, __local float *as,
+                           __local float *bs) {
 #pragma unroll
     for (int l = 0; l < HCL_GEMM_LOADS; l++) {
         const int e = t + HCL_GEMM_THREADS * l;
-        if (!ta) as[(e % HCL_GEMM_TK) * HCL_GEMM_LD + e / HCL_GEMM_TK] = ra[l];
-        else as[(e / HCL_GEMM_TILE) * HCL_GEMM_LD + e % HCL_GEMM_TILE] = ra[l];
-        if (!tb) bs[(e / HCL_GEMM_TILE) * HCL_GEMM_LD + e % HCL_GEMM_TILE] = rb[l];
-        else bs[(e % HCL_GEMM_TK) * HCL_GEMM_LD + e / HCL_GEMM_TK] = rb[l];
+        if (!ta)
+            as[(e % HCL_GEMM_TK) * HCL_GEMM_LD + e / HCL_GEMM_TK] = ra[l];
+        else
+            as[(e / HCL_GEMM_TILE) * HCL_GEMM_LD + e % HCL_GEMM_TILE] = ra[l];
+        if (!tb)
+            bs[(e / HCL_GEMM_TILE) * HCL_GEMM_LD + e % HCL_GEMM_TILE] = rb[l];
+        else
+            bs[(e % HCL_GEMM_TK) * HCL_GEMM_LD + e / HCL_GEMM_TK] = rb[l];
     }
 }
 
-static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size_t n, const size_t k,
-                          const float alpha, __global const float *a, const size_t lda, __global const float *b,
-                          const size_t ldb, const float beta, __global float *c, const size_t ldc,
-                          __local float *as, __local float *bs) {
+static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size_t n, const size_t k, const float alpha,
+                          __global const float *a, const size_t lda, __global const float *b, const size_t ldb,
+                          const float beta, __global float *c, const size_t ldc, __local float *as, __local float *bs) {
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
     const int t = ty * HCL_GEMM_WG + tx;
     const size_t col0 = get_group_id(0) * HCL_GEMM_TILE, row0 = get_group_id(1) * HCL_GEMM_TILE;
@@ -120,14 +122,14 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
     }
 }
 
-#define HCL_GEMM_KERNEL(NAME, TA, TB)                                                                      \
-    __kernel __attribute__((reqd_work_group_size(HCL_GEMM_WG, HCL_GEMM_WG, 1))) void NAME(                \
-        ulong m, ulong n, ulong k, float alpha, __global const float *a, ulong lda, __global const float *b, \
-        ulong ldb, float beta, __global float *c, ulong ldc) {                                             \
-        __local float as[HCL_GEMM_TK * HCL_GEMM_LD] __attribute__((aligned(16)));                         \
-        __local float bs[HCL_GEMM_TK * HCL_GEMM_LD] __attribute__((aligned(16)));                         \
-        hcl_gemm_tile(TA, TB, (size_t)m, (size_t)n, (size_t)k, alpha, a, (size_t)lda, b, (size_t)ldb, beta, c, \
-                      (size_t)ldc, as, bs);                                                                \
+#define HCL_GEMM_KERNEL(NAME, TA, TB)                                                                                  \
+    __kernel __attribute__((reqd_work_group_size(HCL_GEMM_WG, HCL_GEMM_WG, 1))) void NAME(                             \
+        ulong m, ulong n, ulong k, float alpha, __global const float *a, ulong lda, __global const float *b,           \
+        ulong ldb, float beta, __global float *c, ulong ldc) {                                                         \
+        __local float as[HCL_GEMM_TK * HCL_GEMM_LD] __attribute__((aligned(16)));                                      \
+        __local float bs[HCL_GEMM_TK * HCL_GEMM_LD] __attribute__((aligned(16)));                                      \
+        hcl_gemm_tile(TA, TB, (size_t)m, (size_t)n, (size_t)k, alpha, a, (size_t)lda, b, (size_t)ldb, beta, c,         \
+                      (size_t)ldc, as, bs);                                                                            \
     }
 
 HCL_GEMM_KERNEL(hcl_gemm_nn_f32, 0, 0)

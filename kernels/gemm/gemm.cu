@@ -21,19 +21,17 @@
 
 template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB>
 __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long long k, float alpha,
-                                              const float *__restrict__ A, long long lda,
-                                              const float *__restrict__ B, long long ldb, float beta,
-                                              float *__restrict__ C, long long ldc)
-{
+                                              const float *__restrict__ A, long long lda, const float *__restrict__ B,
+                                              long long ldb, float beta, float *__restrict__ C, long long ldc) {
     /* thread layout checks, at compile time */
     static_assert((BM / TM) * (BN / TN) == HCL_GEMM_THREADS, "one thread per TM x TN block");
     static_assert(BM * BK == 4 * HCL_GEMM_THREADS && BN * BK == 4 * HCL_GEMM_THREADS, "one float4 per thread");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "4 x 4 pieces");
-    constexpr int GM = TM / 4;       /* row pieces per thread */
-    constexpr int GN = TN / 4;       /* column pieces per thread */
-    constexpr int SM_ = BM / GM;     /* rows between a thread's pieces (64) */
-    constexpr int SN_ = BN / GN;     /* columns between a thread's pieces (64) */
-    constexpr int PAD = 4;           /* keeps the transposing stores conflict-free and float4 reads aligned */
+    constexpr int GM = TM / 4;   /* row pieces per thread */
+    constexpr int GN = TN / 4;   /* column pieces per thread */
+    constexpr int SM_ = BM / GM; /* rows between a thread's pieces (64) */
+    constexpr int SN_ = BN / GN; /* columns between a thread's pieces (64) */
+    constexpr int PAD = 4;       /* keeps the transposing stores conflict-free and float4 reads aligned */
 
     __shared__ __align__(16) float As[2][BK][BM + PAD];
     __shared__ __align__(16) float Bs[2][BK][BN + PAD];
@@ -66,8 +64,7 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
 #pragma unroll
             for (int i = 0; i < TM; i++)
 #pragma unroll
-                for (int j = 0; j < TN; j++)
-                    acc[i][j] = 0.0f;
+                for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
 
             float ra[4], rb[4];
             /* Fetch the float4 of A and B for the k-step starting at k0 into ra / rb (zero outside). */
@@ -77,22 +74,26 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
                     const float *p = A + r * lda + kk;
                     if (r < m && a_vec && kk + 3 < k) {
                         const float4 v = *(const float4 *)p;
-                        ra[0] = v.x; ra[1] = v.y; ra[2] = v.z; ra[3] = v.w;
+                        ra[0] = v.x;
+                        ra[1] = v.y;
+                        ra[2] = v.z;
+                        ra[3] = v.w;
                     } else {
 #pragma unroll
-                        for (int q = 0; q < 4; q++)
-                            ra[q] = (r < m && kk + q < k) ? p[q] : 0.0f;
+                        for (int q = 0; q < 4; q++) ra[q] = (r < m && kk + q < k) ? p[q] : 0.0f;
                     }
                 } else {
                     const long long r = row0 + a_r, kk = k0 + a_k;
                     const float *p = A + kk * lda + r;
                     if (kk < k && a_vec && r + 3 < m) {
                         const float4 v = *(const float4 *)p;
-                        ra[0] = v.x; ra[1] = v.y; ra[2] = v.z; ra[3] = v.w;
+                        ra[0] = v.x;
+                        ra[1] = v.y;
+                        ra[2] = v.z;
+                        ra[3] = v.w;
                     } else {
 #pragma unroll
-                        for (int q = 0; q < 4; q++)
-                            ra[q] = (kk < k && r + q < m) ? p[q] : 0.0f;
+                        for (int q = 0; q < 4; q++) ra[q] = (kk < k && r + q < m) ? p[q] : 0.0f;
                     }
                 }
                 if (!TB) {
@@ -100,22 +101,26 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
                     const float *p = B + kk * ldb + c;
                     if (kk < k && b_vec && c + 3 < n) {
                         const float4 v = *(const float4 *)p;
-                        rb[0] = v.x; rb[1] = v.y; rb[2] = v.z; rb[3] = v.w;
+                        rb[0] = v.x;
+                        rb[1] = v.y;
+                        rb[2] = v.z;
+                        rb[3] = v.w;
                     } else {
 #pragma unroll
-                        for (int q = 0; q < 4; q++)
-                            rb[q] = (kk < k && c + q < n) ? p[q] : 0.0f;
+                        for (int q = 0; q < 4; q++) rb[q] = (kk < k && c + q < n) ? p[q] : 0.0f;
                     }
                 } else {
                     const long long c = col0 + b_c, kk = k0 + b_k;
                     const float *p = B + c * ldb + kk;
                     if (c < n && b_vec && kk + 3 < k) {
                         const float4 v = *(const float4 *)p;
-                        rb[0] = v.x; rb[1] = v.y; rb[2] = v.z; rb[3] = v.w;
+                        rb[0] = v.x;
+                        rb[1] = v.y;
+                        rb[2] = v.z;
+                        rb[3] = v.w;
                     } else {
 #pragma unroll
-                        for (int q = 0; q < 4; q++)
-                            rb[q] = (c < n && kk + q < k) ? p[q] : 0.0f;
+                        for (int q = 0; q < 4; q++) rb[q] = (c < n && kk + q < k) ? p[q] : 0.0f;
                     }
                 }
             };
@@ -123,8 +128,7 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
             auto stash = [&](int buf) {
                 if (!TA) {
 #pragma unroll
-                    for (int q = 0; q < 4; q++)
-                        As[buf][a_k + q][a_r] = ra[q];
+                    for (int q = 0; q < 4; q++) As[buf][a_k + q][a_r] = ra[q];
                 } else {
                     *(float4 *)&As[buf][a_k][a_r] = make_float4(ra[0], ra[1], ra[2], ra[3]);
                 }
@@ -132,8 +136,7 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
                     *(float4 *)&Bs[buf][b_k][b_c] = make_float4(rb[0], rb[1], rb[2], rb[3]);
                 } else {
 #pragma unroll
-                    for (int q = 0; q < 4; q++)
-                        Bs[buf][b_k + q][b_c] = rb[q];
+                    for (int q = 0; q < 4; q++) Bs[buf][b_k + q][b_c] = rb[q];
                 }
             };
 
@@ -144,29 +147,32 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
             __syncthreads();
             for (long long s = 0; s < steps; s++) {
                 const int cur = (int)(s & 1);
-                if (s + 1 < steps)
-                    fetch((s + 1) * BK);
+                if (s + 1 < steps) fetch((s + 1) * BK);
 #pragma unroll
                 for (int kk = 0; kk < BK; kk++) {
                     float a[TM], b[TN];
 #pragma unroll
                     for (int g = 0; g < GM; g++) {
                         const float4 v = *(const float4 *)&As[cur][kk][g * SM_ + ty * 4];
-                        a[g * 4 + 0] = v.x; a[g * 4 + 1] = v.y; a[g * 4 + 2] = v.z; a[g * 4 + 3] = v.w;
+                        a[g * 4 + 0] = v.x;
+                        a[g * 4 + 1] = v.y;
+                        a[g * 4 + 2] = v.z;
+                        a[g * 4 + 3] = v.w;
                     }
 #pragma unroll
                     for (int g = 0; g < GN; g++) {
                         const float4 v = *(const float4 *)&Bs[cur][kk][g * SN_ + tx * 4];
-                        b[g * 4 + 0] = v.x; b[g * 4 + 1] = v.y; b[g * 4 + 2] = v.z; b[g * 4 + 3] = v.w;
+                        b[g * 4 + 0] = v.x;
+                        b[g * 4 + 1] = v.y;
+                        b[g * 4 + 2] = v.z;
+                        b[g * 4 + 3] = v.w;
                     }
 #pragma unroll
                     for (int i = 0; i < TM; i++)
 #pragma unroll
-                        for (int j = 0; j < TN; j++)
-                            acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+                        for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
                 }
-                if (s + 1 < steps)
-                    stash(cur ^ 1);
+                if (s + 1 < steps) stash(cur ^ 1);
                 __syncthreads();
             }
 
@@ -176,8 +182,7 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
 #pragma unroll
                 for (int i = 0; i < 4; i++) {
                     const long long r = row0 + gi * SM_ + ty * 4 + i;
-                    if (r >= m)
-                        continue;
+                    if (r >= m) continue;
 #pragma unroll
                     for (int gj = 0; gj < GN; gj++) {
                         const long long c = col0 + gj * SN_ + tx * 4;
@@ -196,8 +201,7 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
                         } else {
 #pragma unroll
                             for (int q = 0; q < 4; q++) {
-                                if (c + q < n)
-                                    p[q] = beta != 0.0f ? fmaf(beta, p[q], alpha * v[q]) : alpha * v[q];
+                                if (c + q < n) p[q] = beta != 0.0f ? fmaf(beta, p[q], alpha * v[q]) : alpha * v[q];
                             }
                         }
                     }
@@ -209,14 +213,13 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
 
 /* MINB: blocks per SM to keep resident (caps registers: 2 x 256 threads -> at most 128 per thread). A CUDA hint
  * only: HIP builds keep just the 256-thread bound (hcl_gpu_compat.h). */
-#define HCL_GEMM_KERNEL(NAME, BM, BN, BK, TM, TN, TA, TB, MINB)                                             \
-    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_THREADS, MINB)                         \
-    NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const float *A,     \
-         unsigned long long lda, const float *B, unsigned long long ldb, float beta, float *C,              \
-         unsigned long long ldc)                                                                            \
-    {                                                                                                       \
-        hcl_gemm_impl<BM, BN, BK, TM, TN, TA, TB>((long long)m, (long long)n, (long long)k, alpha, A,       \
-                                                  (long long)lda, B, (long long)ldb, beta, C, (long long)ldc); \
+#define HCL_GEMM_KERNEL(NAME, BM, BN, BK, TM, TN, TA, TB, MINB)                                                        \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_THREADS, MINB)                                    \
+        NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const float *A,            \
+             unsigned long long lda, const float *B, unsigned long long ldb, float beta, float *C,                     \
+             unsigned long long ldc) {                                                                                 \
+        hcl_gemm_impl<BM, BN, BK, TM, TN, TA, TB>((long long)m, (long long)n, (long long)k, alpha, A, (long long)lda,  \
+                                                  B, (long long)ldb, beta, C, (long long)ldc);                         \
     }
 
 HCL_GEMM_KERNEL(hcl_gemm_f32_128_nn, 128, 128, 8, 8, 8, false, false, 2)
@@ -230,8 +233,7 @@ HCL_GEMM_KERNEL(hcl_gemm_f32_64_tt, 64, 64, 16, 4, 4, true, true, 3)
 
 /* C = beta * C over an m x n window (k == 0 or alpha == 0); beta == 0 writes zeros without reading C. */
 extern "C" __global__ void hcl_gemm_scale_f32(unsigned long long m, unsigned long long n, float beta, float *C,
-                                              unsigned long long ldc)
-{
+                                              unsigned long long ldc) {
     const unsigned long long total = m * n;
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {

@@ -38,8 +38,8 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaun
     int big = tiles128 >= 2 * (size_t)(dev->compute_units ? dev->compute_units : 1);
     size_t tile = big ? 128 : 64;
     int kernel = hcl_kprogram_kernel(HCL_KPROG_GPU, big ? "hcl_gemm_f32_128_nn" : "hcl_gemm_f32_64_nn") + trans;
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_ceil_div(g->n, tile), hcl_known_or(dev->max_groups[0], 65535)),
-                   256);
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
+                   hcl_min_size(hcl_ceil_div(g->n, tile), hcl_known_or(dev->max_groups[0], 65535)), 256);
     l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, tile), hcl_known_or(dev->max_groups[1], 65535));
     gemm_args(l, g, g->k, g->alpha);
     return HCL_SUCCESS;
@@ -61,8 +61,7 @@ static int cl_fits(const hcl_kdevice *dev, size_t wg) {
  * a loop, and there this was fastest (about 20 GFLOP/s at 512^3 on 2 cores, against 15 for 16 x 16). Also GPUs too
  * small for 16 x 16. */
 hcl_kprog hcl_plan_gemm_cl_program(const hcl_kdevice *dev) {
-    if (!dev->is_cpu && cl_fits(dev, 16))
-        return HCL_KPROG_CL_GEMM16;
+    if (!dev->is_cpu && cl_fits(dev, 16)) return HCL_KPROG_CL_GEMM16;
     return cl_fits(dev, 8) ? HCL_KPROG_CL_GEMM8 : HCL_KPROG_COUNT;
 }
 
@@ -113,8 +112,7 @@ static hcl_status plan_host(const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) 
 
 hcl_status hcl_plan_gemm(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     hcl_status st = hcl_kplan_init(out, 1);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     switch (dev->family) {
     case HCL_KFAMILY_GPU: return plan_gpu(dev, g, &out->launch[0]);
     case HCL_KFAMILY_CL: return plan_cl(dev, g, out, &out->launch[0]);

@@ -40,15 +40,13 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hc
     size_t max_groups = dev->compute_units ? (size_t)dev->compute_units * 8 : 64;
     max_groups = hcl_min_size(hcl_min_size(max_groups, 1024), hcl_known_or(dev->max_groups[0], UINT32_MAX));
     size_t wg = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, HCL_KPROG_CL_REDUCE, which, dev->is_cpu ? 16 : 256));
-    while (wg > 1 && dev->local_mem && wg * sizeof(float) > dev->local_mem)
-        wg /= 2;
+    while (wg > 1 && dev->local_mem && wg * sizeof(float) > dev->local_mem) wg /= 2;
     size_t groups = hcl_min_size(hcl_ceil_div(n, wg), max_groups);
     /* GPU: coalesced, chunk 1 (float4 loads); CPU: one contiguous run per work-item */
     size_t chunk1 = dev->is_cpu ? hcl_ceil_div(n, groups * wg) : 1;
     size_t chunk2 = dev->is_cpu ? hcl_ceil_div(groups, wg) : 1;
     hcl_status st = hcl_kplan_init(out, groups > 1 ? 2 : 1);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     cl_pass(&out->launch[0], which, groups, wg, HCL_KSLOT_A, groups > 1 ? HCL_KSLOT_SCRATCH : HCL_KSLOT_C, n, chunk1);
     if (groups > 1) {
         out->scratch_bytes = max_groups * sizeof(float);
@@ -58,13 +56,10 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hc
 }
 
 hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hcl_kplan *out) {
-    if (dev->family == HCL_KFAMILY_CL)
-        return plan_cl(dev, op, n, out);
+    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, op, n, out);
     hcl_status st = hcl_kplan_init(out, 1);
-    if (st != HCL_SUCCESS)
-        return st;
-    if (dev->family == HCL_KFAMILY_GPU)
-        return plan_gpu(op, n, out, &out->launch[0]);
+    if (st != HCL_SUCCESS) return st;
+    if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(op, n, out, &out->launch[0]);
     hcl_klaunch *l = &out->launch[0]; /* host (kernels/reduce/reduce.c): the whole call in one work-group */
     hcl_klaunch_1d(l, HCL_KPROG_HOST, 3, 1, 1);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);

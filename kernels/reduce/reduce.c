@@ -61,22 +61,19 @@ static float hcl_reduce_chunk_min(const float *restrict x, size_t n) {
 
 static int hcl_reduce_all_nan(const float *x, size_t n) {
     for (size_t i = 0; i < n; ++i)
-        if (x[i] == x[i])
-            return 0;
+        if (x[i] == x[i]) return 0;
     return 1;
 }
 
 int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out) {
-    if (op != HCL__HOST_REDUCE_SUM && op != HCL__HOST_REDUCE_MAX && op != HCL__HOST_REDUCE_MIN)
-        return -1;
+    if (op != HCL__HOST_REDUCE_SUM && op != HCL__HOST_REDUCE_MAX && op != HCL__HOST_REDUCE_MIN) return -1;
     if (n == 0) {
         out[0] = op == HCL__HOST_REDUCE_SUM ? 0.0f : op == HCL__HOST_REDUCE_MAX ? -INFINITY : INFINITY;
         return 0;
     }
     size_t chunk = (n + HCL_REDUCE_MAX_CHUNKS - 1) / HCL_REDUCE_MAX_CHUNKS;
     chunk = (chunk + 63) / 64 * 64;
-    if (chunk < HCL_REDUCE_CHUNK_MIN)
-        chunk = HCL_REDUCE_CHUNK_MIN;
+    if (chunk < HCL_REDUCE_CHUNK_MIN) chunk = HCL_REDUCE_CHUNK_MIN;
     const long long chunks = (long long)((n + chunk - 1) / chunk);
     double partial[HCL_REDUCE_MAX_CHUNKS];
     partial[0] = 0.0; /* chunks >= 1 always writes it; this only tells the compiler so */
@@ -103,10 +100,8 @@ int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out) {
             result = partial[q] < result ? partial[q] : result;
     }
     /* The identity survives only when every input was the identity or NaN: all NaN gives NaN (fmaxf). */
-    if (op == HCL__HOST_REDUCE_MAX && result == -INFINITY && hcl_reduce_all_nan(in, n))
-        result = NAN;
-    if (op == HCL__HOST_REDUCE_MIN && result == INFINITY && hcl_reduce_all_nan(in, n))
-        result = NAN;
+    if (op == HCL__HOST_REDUCE_MAX && result == -INFINITY && hcl_reduce_all_nan(in, n)) result = NAN;
+    if (op == HCL__HOST_REDUCE_MIN && result == INFINITY && hcl_reduce_all_nan(in, n)) result = NAN;
     out[0] = (float)result;
     return 0;
 }

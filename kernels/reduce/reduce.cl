@@ -15,39 +15,39 @@
 #define HCL_REDUCE_ADD(a, b) ((a) + (b))
 #define HCL_REDUCE_BLOCK 256
 
-#define HCL_REDUCE_KERNEL(NAME, IDENTITY, COMBINE)                                                         \
-    __kernel void hcl_reduce_##NAME##_f32(__global const float *in, __global float *out, ulong n,          \
-                                          ulong chunk, __local float *scratch) {                           \
-        const size_t lid = get_local_id(0);                                                                \
-        const size_t len = (size_t)n, run = (size_t)chunk;                                                 \
-        const size_t step = get_global_size(0) * run;                                                      \
-        float acc = IDENTITY;                                                                              \
-        if (run == 1) { /* float4 loads (buffers start 16-byte aligned), then the scalar tail */           \
-            const size_t items = get_global_size(0), n4 = len / 4;                                         \
-            __global const float4 *in4 = (__global const float4 *)in;                                      \
-            for (size_t i = get_global_id(0); i < n4; i += items) {                                        \
-                const float4 v = in4[i];                                                                   \
-                acc = COMBINE(acc, COMBINE(COMBINE(v.x, v.y), COMBINE(v.z, v.w)));                         \
-            }                                                                                              \
-            for (size_t i = n4 * 4 + get_global_id(0); i < len; i += items) acc = COMBINE(acc, in[i]);     \
-        } else {                                                                                           \
-            for (size_t base = get_global_id(0) * run; base < len; base += step) {                         \
-                const size_t end = min(base + run, len);                                                   \
-                for (size_t b0 = base; b0 < end; b0 += HCL_REDUCE_BLOCK) {                                 \
-                    const size_t e = min(b0 + HCL_REDUCE_BLOCK, end);                                      \
-                    float part = IDENTITY;                                                                 \
-                    for (size_t i = b0; i < e; i++) part = COMBINE(part, in[i]);                           \
-                    acc = COMBINE(acc, part);                                                              \
-                }                                                                                          \
-            }                                                                                              \
-        }                                                                                                  \
-        scratch[lid] = acc;                                                                                \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                                      \
-        for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {                                           \
-            if (lid < s) scratch[lid] = COMBINE(scratch[lid], scratch[lid + s]);                           \
-            barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-        }                                                                                                  \
-        if (lid == 0) out[get_group_id(0)] = scratch[0];                                                   \
+#define HCL_REDUCE_KERNEL(NAME, IDENTITY, COMBINE)                                                                     \
+    __kernel void hcl_reduce_##NAME##_f32(__global const float *in, __global float *out, ulong n, ulong chunk,         \
+                                          __local float *scratch) {                                                    \
+        const size_t lid = get_local_id(0);                                                                            \
+        const size_t len = (size_t)n, run = (size_t)chunk;                                                             \
+        const size_t step = get_global_size(0) * run;                                                                  \
+        float acc = IDENTITY;                                                                                          \
+        if (run == 1) { /* float4 loads (buffers start 16-byte aligned), then the scalar tail */                       \
+            const size_t items = get_global_size(0), n4 = len / 4;                                                     \
+            __global const float4 *in4 = (__global const float4 *)in;                                                  \
+            for (size_t i = get_global_id(0); i < n4; i += items) {                                                    \
+                const float4 v = in4[i];                                                                               \
+                acc = COMBINE(acc, COMBINE(COMBINE(v.x, v.y), COMBINE(v.z, v.w)));                                     \
+            }                                                                                                          \
+            for (size_t i = n4 * 4 + get_global_id(0); i < len; i += items) acc = COMBINE(acc, in[i]);                 \
+        } else {                                                                                                       \
+            for (size_t base = get_global_id(0) * run; base < len; base += step) {                                     \
+                const size_t end = min(base + run, len);                                                               \
+                for (size_t b0 = base; b0 < end; b0 += HCL_REDUCE_BLOCK) {                                             \
+                    const size_t e = min(b0 + HCL_REDUCE_BLOCK, end);                                                  \
+                    float part = IDENTITY;                                                                             \
+                    for (size_t i = b0; i < e; i++) part = COMBINE(part, in[i]);                                       \
+                    acc = COMBINE(acc, part);                                                                          \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+        scratch[lid] = acc;                                                                                            \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                                  \
+        for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {                                                       \
+            if (lid < s) scratch[lid] = COMBINE(scratch[lid], scratch[lid + s]);                                       \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                              \
+        }                                                                                                              \
+        if (lid == 0) out[get_group_id(0)] = scratch[0];                                                               \
     }
 
 HCL_REDUCE_KERNEL(sum, 0.0f, HCL_REDUCE_ADD)

@@ -31,21 +31,17 @@ template <> struct hcl_reduce_op_t<2> {
 
 /* Fold v over the block; the result is valid in thread 0. `scratch` holds one float per warp. Every thread of
  * the block must call it (it synchronises). */
-template <int OP> __device__ __forceinline__ float hcl_reduce_block(float v, float *scratch)
-{
+template <int OP> __device__ __forceinline__ float hcl_reduce_block(float v, float *scratch) {
     typedef hcl_reduce_op_t<OP> op;
     const unsigned lane = threadIdx.x % warpSize;
     const unsigned warp = threadIdx.x / warpSize;
     const unsigned warps = (blockDim.x + warpSize - 1) / warpSize;
-    for (int off = warpSize / 2; off > 0; off /= 2)
-        v = op::apply(v, HCL_SHFL_DOWN(v, off));
-    if (lane == 0)
-        scratch[warp] = v;
+    for (int off = warpSize / 2; off > 0; off /= 2) v = op::apply(v, HCL_SHFL_DOWN(v, off));
+    if (lane == 0) scratch[warp] = v;
     __syncthreads();
     if (warp == 0) {
         v = lane < warps ? scratch[lane] : op::identity();
-        for (int off = warpSize / 2; off > 0; off /= 2)
-            v = op::apply(v, HCL_SHFL_DOWN(v, off));
+        for (int off = warpSize / 2; off > 0; off /= 2) v = op::apply(v, HCL_SHFL_DOWN(v, off));
     }
     __syncthreads(); /* scratch may be reused by the caller */
     return v;
@@ -53,8 +49,7 @@ template <int OP> __device__ __forceinline__ float hcl_reduce_block(float v, flo
 
 template <int OP>
 __device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long long n, float *partials,
-                                                unsigned int *ticket, float *out)
-{
+                                                unsigned int *ticket, float *out) {
     typedef hcl_reduce_op_t<OP> op;
     __shared__ float scratch[32];
     __shared__ bool is_last;
@@ -72,8 +67,7 @@ __device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long l
         }
         done = n4 * 4;
     }
-    for (unsigned long long i = done + tid; i < n; i += stride)
-        acc = op::apply(acc, in[i]);
+    for (unsigned long long i = done + tid; i < n; i += stride) acc = op::apply(acc, in[i]);
 
     acc = hcl_reduce_block<OP>(acc, scratch);
     if (threadIdx.x == 0) {
@@ -82,14 +76,12 @@ __device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long l
         is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
     }
     __syncthreads();
-    if (!is_last)
-        return;
+    if (!is_last) return;
     __threadfence();
     /* volatile: read from L2, never from a stale L1 line */
     const volatile float *vp = partials;
     float v = op::identity();
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x)
-        v = op::apply(v, vp[i]);
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) v = op::apply(v, vp[i]);
     v = hcl_reduce_block<OP>(v, scratch);
     if (threadIdx.x == 0) {
         out[0] = v;
@@ -98,19 +90,16 @@ __device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long l
 }
 
 extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
-hcl_reduce_sum_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
-{
+    hcl_reduce_sum_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out) {
     hcl_reduce_impl<0>(in, n, partials, ticket, out);
 }
 
 extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
-hcl_reduce_max_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
-{
+    hcl_reduce_max_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out) {
     hcl_reduce_impl<1>(in, n, partials, ticket, out);
 }
 
 extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
-hcl_reduce_min_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out)
-{
+    hcl_reduce_min_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out) {
     hcl_reduce_impl<2>(in, n, partials, ticket, out);
 }

@@ -8,8 +8,7 @@
 /* Threads per row for the block kernels: about 8 to 32 elements each. */
 static size_t gpu_block_threads(size_t cols) {
     size_t t = 128;
-    while (t < 1024 && t * 8 < cols)
-        t *= 2;
+    while (t < 1024 && t * 8 < cols) t *= 2;
     return t;
 }
 
@@ -22,8 +21,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, size_t rows, size_t cols, hcl
     const size_t wave = dev->subgroup_width ? dev->subgroup_width : 32;
     if (cols <= 32 * wave) {
         int kernel = hcl_kprogram_kernel(HCL_KPROG_GPU, "hcl_softmax_warp1_f32");
-        for (size_t v = 1; v * wave < cols; v *= 2)
-            kernel++;
+        for (size_t v = 1; v * wave < cols; v *= 2) kernel++;
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave), max_gx),
                        GPU_WARP_THREADS);
     } else {
@@ -31,9 +29,10 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, size_t rows, size_t cols, hcl
          * (the driver opts a kernel in above CUDA's 48 KiB default; H100: 2.64 TB/s at 8192 x 16384 staged in
          * 64 KiB, 2.29 streamed; 2.03 against 1.95 at 4096 x 32768) */
         int staged = dev->local_mem && cols * sizeof(float) + 1024 <= dev->local_mem;
-        hcl_klaunch_1d(l, HCL_KPROG_GPU,
-                       hcl_kprogram_kernel(HCL_KPROG_GPU, staged ? "hcl_softmax_block_staged_f32" : "hcl_softmax_block_f32"),
-                       hcl_min_size(rows, max_gx), gpu_block_threads(cols));
+        hcl_klaunch_1d(
+            l, HCL_KPROG_GPU,
+            hcl_kprogram_kernel(HCL_KPROG_GPU, staged ? "hcl_softmax_block_staged_f32" : "hcl_softmax_block_f32"),
+            hcl_min_size(rows, max_gx), gpu_block_threads(cols));
         l->shared_bytes = staged ? cols * sizeof(float) : 0;
     }
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
@@ -48,10 +47,8 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, size_t rows, size_t cols, hcl
  * kernel's and the device's limits and local memory, a multiple of 32 where it can be. */
 static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
     size_t g = (size_t)hcl_kgroup_max(dev, HCL_KPROG_CL_SOFTMAX, kernel, 1024);
-    while (g > 1 && dev->local_mem && g * sizeof(float) > dev->local_mem)
-        g /= 2;
-    if (g >= 32)
-        g -= g % 32;
+    while (g > 1 && dev->local_mem && g * sizeof(float) > dev->local_mem) g /= 2;
+    if (g >= 32) g -= g % 32;
     return g > 0 ? g : 1;
 }
 
@@ -79,8 +76,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_
     const size_t batch = hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX));
     const size_t count = hcl_ceil_div(rows, batch);
     hcl_status st = hcl_kplan_init(out, count);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     for (size_t i = 0; i < count; i++) {
         size_t r0 = i * batch;
         hcl_klaunch *l = &out->launch[i];
@@ -96,13 +92,10 @@ static hcl_status plan_cl(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_
 }
 
 hcl_status hcl_plan_softmax(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out) {
-    if (dev->family == HCL_KFAMILY_CL)
-        return plan_cl(dev, rows, cols, out);
+    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, rows, cols, out);
     hcl_status st = hcl_kplan_init(out, 1);
-    if (st != HCL_SUCCESS)
-        return st;
-    if (dev->family == HCL_KFAMILY_GPU)
-        return plan_gpu(dev, rows, cols, out, &out->launch[0]);
+    if (st != HCL_SUCCESS) return st;
+    if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(dev, rows, cols, out, &out->launch[0]);
     hcl_klaunch *l = &out->launch[0]; /* host (kernels/softmax/softmax.c): the whole call in one work-group */
     hcl_klaunch_1d(l, HCL_KPROG_HOST, 2, 1, 1);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);

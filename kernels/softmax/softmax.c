@@ -118,10 +118,8 @@ HCL_SOFTMAX_INLINE void hcl_softmax_row(const float *x, float *y, size_t cols) {
  * the exp loop is compute-bound (AVX-512 is about 2.5x faster here). Every variant computes the same bits:
  * the arithmetic is elementwise in a fixed order, and ISO C mode (-std=c11) does not contract it into FMA. */
 typedef void (*hcl_softmax_row_fn)(size_t cols, const float *x, float *y);
-#define HCL_SOFTMAX_DEFINE_ROW(name, attr)                                                                     \
-    attr static void name(size_t cols, const float *x, float *y) {                                            \
-        hcl_softmax_row(x, y, cols);                                                                         \
-    }
+#define HCL_SOFTMAX_DEFINE_ROW(name, attr)                                                                             \
+    attr static void name(size_t cols, const float *x, float *y) { hcl_softmax_row(x, y, cols); }
 HCL_SOFTMAX_DEFINE_ROW(hcl_softmax_row_generic, )
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 HCL_SOFTMAX_DEFINE_ROW(hcl_softmax_row_avx2, __attribute__((target("avx2"))))
@@ -131,17 +129,14 @@ HCL_SOFTMAX_DEFINE_ROW(hcl_softmax_row_avx512, __attribute__((target("avx512f"))
 static hcl_softmax_row_fn hcl_softmax_pick(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-        return hcl_softmax_row_avx512;
-    if (__builtin_cpu_supports("avx2"))
-        return hcl_softmax_row_avx2;
+    if (__builtin_cpu_supports("avx512f")) return hcl_softmax_row_avx512;
+    if (__builtin_cpu_supports("avx2")) return hcl_softmax_row_avx2;
 #endif
     return hcl_softmax_row_generic;
 }
 
 void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out) {
-    if (rows == 0 || cols == 0)
-        return;
+    if (rows == 0 || cols == 0) return;
     const hcl_softmax_row_fn row = hcl_softmax_pick();
     const long long count = (long long)rows;
     const int parallel = rows > 1 && (double)rows * (double)cols >= HCL_SOFTMAX_PARALLEL_MIN;

@@ -77,8 +77,8 @@ __kernel void hcl_softmax_cached_f32(__global const float *in, __global float *o
 }
 
 /* Streamed: any shape; reads the row three times. */
-__kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulong row_begin, ulong cols,
-                              ulong chunk, __local float *scratch) {
+__kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulong row_begin, ulong cols, ulong chunk,
+                              __local float *scratch) {
     const size_t ncols = (size_t)cols, run = (size_t)chunk;
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
     const size_t first = lid * run;

@@ -21,29 +21,23 @@
 __device__ __forceinline__ float hcl_softmax_neg_inf() { return -__int_as_float(0x7f800000); }
 
 /* exp(x - m) with exp(-inf - anything) = 0, also when m is -inf (an all -inf row). */
-__device__ __forceinline__ float hcl_softmax_exp(float x, float m)
-{
+__device__ __forceinline__ float hcl_softmax_exp(float x, float m) {
     return x == hcl_softmax_neg_inf() ? 0.0f : expf(x - m);
 }
 
-__device__ __forceinline__ float hcl_softmax_warp_max(float v)
-{
-    for (int off = warpSize / 2; off > 0; off /= 2)
-        v = fmaxf(v, HCL_SHFL_XOR(v, off));
+__device__ __forceinline__ float hcl_softmax_warp_max(float v) {
+    for (int off = warpSize / 2; off > 0; off /= 2) v = fmaxf(v, HCL_SHFL_XOR(v, off));
     return v;
 }
 
-__device__ __forceinline__ float hcl_softmax_warp_sum(float v)
-{
-    for (int off = warpSize / 2; off > 0; off /= 2)
-        v += HCL_SHFL_XOR(v, off);
+__device__ __forceinline__ float hcl_softmax_warp_sum(float v) {
+    for (int off = warpSize / 2; off > 0; off /= 2) v += HCL_SHFL_XOR(v, off);
     return v;
 }
 
 /* Merge running (max, sum) pairs: sums are rescaled to the larger max. A side whose max is -inf holds no mass
  * (and its expf(-inf - -inf) would be NaN). A NaN sum stays NaN, so a row with a NaN comes out NaN. */
-__device__ __forceinline__ void hcl_softmax_merge(float &m, float &s, float m2, float s2)
-{
+__device__ __forceinline__ void hcl_softmax_merge(float &m, float &s, float m2, float s2) {
     const float mm = fmaxf(m, m2);
     const float a = m == hcl_softmax_neg_inf() ? 0.0f : s * expf(m - mm);
     const float b = m2 == hcl_softmax_neg_inf() ? 0.0f : s2 * expf(m2 - mm);
@@ -52,8 +46,7 @@ __device__ __forceinline__ void hcl_softmax_merge(float &m, float &s, float m2, 
 }
 
 /* Fold one value into a running (max, sum). */
-__device__ __forceinline__ void hcl_softmax_online(float &m, float &s, float x)
-{
+__device__ __forceinline__ void hcl_softmax_online(float &m, float &s, float x) {
     if (x > m) {
         s = s * expf(m - x) + 1.0f; /* m = -inf: s is 0 and expf(-inf) is 0 */
         m = x;
@@ -63,20 +56,17 @@ __device__ __forceinline__ void hcl_softmax_online(float &m, float &s, float x)
 }
 
 /* Block-wide max (or sum when SUM): result broadcast to every thread. scratch: one float per warp + 1. */
-template <bool SUM> __device__ __forceinline__ float hcl_softmax_block_fold(float v, float *scratch)
-{
+template <bool SUM> __device__ __forceinline__ float hcl_softmax_block_fold(float v, float *scratch) {
     const unsigned lane = threadIdx.x % warpSize;
     const unsigned warp = threadIdx.x / warpSize;
     const unsigned warps = (blockDim.x + warpSize - 1) / warpSize;
     v = SUM ? hcl_softmax_warp_sum(v) : hcl_softmax_warp_max(v);
-    if (lane == 0)
-        scratch[warp] = v;
+    if (lane == 0) scratch[warp] = v;
     __syncthreads();
     if (warp == 0) {
         float w = lane < warps ? scratch[lane] : (SUM ? 0.0f : hcl_softmax_neg_inf());
         w = SUM ? hcl_softmax_warp_sum(w) : hcl_softmax_warp_max(w);
-        if (lane == 0)
-            scratch[32] = w;
+        if (lane == 0) scratch[32] = w;
     }
     __syncthreads();
     const float r = scratch[32];
@@ -87,8 +77,7 @@ template <bool SUM> __device__ __forceinline__ float hcl_softmax_block_fold(floa
 /* ---- one warp per row, row in registers ---- */
 template <int V>
 __device__ __forceinline__ void hcl_softmax_warp_impl(const float *in, float *out, unsigned long long rows,
-                                                      unsigned int cols)
-{
+                                                      unsigned int cols) {
     const unsigned lanes = warpSize;
     const unsigned lane = threadIdx.x % lanes;
     const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
@@ -116,17 +105,15 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const float *in, float *ou
 #pragma unroll
         for (int i = 0; i < V; i++) {
             const unsigned c = lane + (unsigned)i * lanes;
-            if (c < cols)
-                y[c] = v[i] / s;
+            if (c < cols) y[c] = v[i] / s;
         }
     }
 }
 
-#define HCL_SOFTMAX_WARP_KERNEL(V)                                                                           \
-    extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)                                                       \
-    hcl_softmax_warp##V##_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)       \
-    {                                                                                                       \
-        hcl_softmax_warp_impl<V>(in, out, rows, cols);                                                      \
+#define HCL_SOFTMAX_WARP_KERNEL(V)                                                                                     \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)                                                                  \
+        hcl_softmax_warp##V##_f32(const float *in, float *out, unsigned long long rows, unsigned int cols) {           \
+        hcl_softmax_warp_impl<V>(in, out, rows, cols);                                                                 \
     }
 HCL_SOFTMAX_WARP_KERNEL(1)
 HCL_SOFTMAX_WARP_KERNEL(2)
@@ -137,8 +124,7 @@ HCL_SOFTMAX_WARP_KERNEL(32)
 
 /* ---- one block per row, row staged in dynamic shared memory (cols floats) ---- */
 extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
-hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)
-{
+    hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long rows, unsigned int cols) {
     extern __shared__ __align__(16) float hcl_softmax_row[]; /* read and written as float4 */
     __shared__ float scratch[33];
     for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -191,8 +177,7 @@ hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long row
                 y4[j] = make_float4(t.x / s, t.y / s, t.z / s, t.w / s);
             }
         } else {
-            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x)
-                y[j] = hcl_softmax_row[j] / s;
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) y[j] = hcl_softmax_row[j] / s;
         }
         __syncthreads(); /* the next row overwrites the stage */
     }
@@ -200,8 +185,7 @@ hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long row
 
 /* ---- one block per row, online max/sum then a second read; no staging, any cols ---- */
 extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
-hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsigned int cols)
-{
+    hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsigned int cols) {
     __shared__ float scratch_m[32];
     __shared__ float scratch_s[32];
     __shared__ float result[2];
@@ -224,8 +208,7 @@ hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsi
                 hcl_softmax_online(m, s, t.w);
             }
         } else {
-            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x)
-                hcl_softmax_online(m, s, x[j]);
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) hcl_softmax_online(m, s, x[j]);
         }
         /* merge (m, s) across the warp, then across warps */
         for (int off = warpSize / 2; off > 0; off /= 2) {
@@ -263,8 +246,7 @@ hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsi
                                     hcl_softmax_exp(t.z, m) / s, hcl_softmax_exp(t.w, m) / s);
             }
         } else {
-            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x)
-                y[j] = hcl_softmax_exp(x[j], m) / s;
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) y[j] = hcl_softmax_exp(x[j], m) / s;
         }
         __syncthreads(); /* result[] is rewritten for the next row */
     }

@@ -10,8 +10,7 @@ static size_t gpu_stride_blocks(const hcl_kdevice *dev, size_t items, size_t thr
 
 hcl_status hcl_plan_vecadd(const hcl_kdevice *dev, size_t n, hcl_kplan *out) {
     hcl_status st = hcl_kplan_init(out, 1);
-    if (st != HCL_SUCCESS)
-        return st;
+    if (st != HCL_SUCCESS) return st;
     hcl_klaunch *l = &out->launch[0];
     switch (dev->family) {
     case HCL_KFAMILY_GPU: /* kernels/vecadd/vecadd.cu: float4 per thread, grid-stride, 256 threads */

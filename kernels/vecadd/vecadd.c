@@ -36,8 +36,7 @@ static int hcl_vecadd_overlap(const float *x, const float *y, size_t n) {
 }
 
 void hcl__host_vecadd_f32(size_t n, const float *a, const float *b, float *c) {
-    if (n == 0)
-        return;
+    if (n == 0) return;
     if (c == a && c == b) {
         hcl_vecadd_double(n, c);
     } else if (c == a && !hcl_vecadd_overlap(c, b, n)) {

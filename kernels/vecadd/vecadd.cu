@@ -7,8 +7,7 @@
 
 #include "hcl_gpu_compat.h"
 
-extern "C" __global__ void hcl_vecadd_f32(const float *a, const float *b, float *c, unsigned long long n)
-{
+extern "C" __global__ void hcl_vecadd_f32(const float *a, const float *b, float *c, unsigned long long n) {
     const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     const unsigned long long mis = ((unsigned long long)a | (unsigned long long)b | (unsigned long long)c) & 15ull;
@@ -25,6 +24,5 @@ extern "C" __global__ void hcl_vecadd_f32(const float *a, const float *b, float 
         }
         done = n4 * 4;
     }
-    for (unsigned long long i = done + tid; i < n; i += stride)
-        c[i] = a[i] + b[i];
+    for (unsigned long long i = done + tid; i < n; i += stride) c[i] = a[i] + b[i];
 }

@@ -39,22 +39,22 @@ extern "C" {
 /* ---------------------------------------------------------------------------------------------------------
  * Status codes: one X-macro list, X(NAME, value, "text").
  * ------------------------------------------------------------------------------------------------------- */
-#define HCL_STATUS_MAP(X)                                                                                   \
-    X(SUCCESS, 0, "success")                                                                                \
-    X(ERROR_INVALID_ARGUMENT, -1, "invalid argument")                                                       \
-    X(ERROR_INVALID_HANDLE, -2, "NULL, released or wrong-type handle")                                      \
-    X(ERROR_OUT_OF_RANGE, -3, "offset or size outside the buffer")                                          \
-    X(ERROR_OUT_OF_MEMORY, -4, "out of host or device memory")                                              \
-    X(ERROR_DEVICE_MISMATCH, -5, "objects belong to different devices")                                    \
-    X(ERROR_UNKNOWN_BACKEND, -6, "unknown backend name")                                                    \
-    X(ERROR_BACKEND_UNAVAILABLE, -7, "backend is not available on this machine")                           \
-    X(ERROR_DEVICE_NOT_FOUND, -8, "no such device")                                                        \
-    X(ERROR_DRIVER_LOAD, -9, "driver module could not be loaded")                                           \
-    X(ERROR_DRIVER_VERSION, -10, "driver module has an incompatible ABI version")                          \
-    X(ERROR_VENDOR, -11, "vendor runtime call failed")                                                      \
-    X(ERROR_BUILD, -12, "kernel source or binary failed to build")                                          \
-    X(ERROR_NOT_FOUND, -13, "kernel name not found in module")                                              \
-    X(ERROR_UNSUPPORTED, -14, "operation or source kind not supported by this backend")                    \
+#define HCL_STATUS_MAP(X)                                                                                              \
+    X(SUCCESS, 0, "success")                                                                                           \
+    X(ERROR_INVALID_ARGUMENT, -1, "invalid argument")                                                                  \
+    X(ERROR_INVALID_HANDLE, -2, "NULL, released or wrong-type handle")                                                 \
+    X(ERROR_OUT_OF_RANGE, -3, "offset or size outside the buffer")                                                     \
+    X(ERROR_OUT_OF_MEMORY, -4, "out of host or device memory")                                                         \
+    X(ERROR_DEVICE_MISMATCH, -5, "objects belong to different devices")                                                \
+    X(ERROR_UNKNOWN_BACKEND, -6, "unknown backend name")                                                               \
+    X(ERROR_BACKEND_UNAVAILABLE, -7, "backend is not available on this machine")                                       \
+    X(ERROR_DEVICE_NOT_FOUND, -8, "no such device")                                                                    \
+    X(ERROR_DRIVER_LOAD, -9, "driver module could not be loaded")                                                      \
+    X(ERROR_DRIVER_VERSION, -10, "driver module has an incompatible ABI version")                                      \
+    X(ERROR_VENDOR, -11, "vendor runtime call failed")                                                                 \
+    X(ERROR_BUILD, -12, "kernel source or binary failed to build")                                                     \
+    X(ERROR_NOT_FOUND, -13, "kernel name not found in module")                                                         \
+    X(ERROR_UNSUPPORTED, -14, "operation or source kind not supported by this backend")                                \
     X(ERROR_INTERNAL, -15, "internal error")
 
 typedef enum hcl_status {
@@ -92,12 +92,12 @@ typedef struct hcl_kernel_s *hcl_kernel;
 #define HCL_REASON_MAX 2048
 
 typedef struct hcl_backend_info {
-    char name[32];               /* "cuda", "opencl", ... */
-    int available;               /* 1: the driver loaded and its runtime initialised */
-    uint32_t device_count;       /* devices it offers (0 when unavailable) */
+    char name[32];                  /* "cuda", "opencl", ... */
+    int available;                  /* 1: the driver loaded and its runtime initialised */
+    uint32_t device_count;          /* devices it offers (0 when unavailable) */
     char module_path[HCL_NAME_MAX]; /* the driver module that was loaded ("(built in)" for host) */
-    char version[HCL_NAME_MAX];  /* driver/runtime version text when available */
-    char reason[HCL_REASON_MAX]; /* why it is unavailable: dlerror or vendor error text and the paths tried */
+    char version[HCL_NAME_MAX];     /* driver/runtime version text when available */
+    char reason[HCL_REASON_MAX];    /* why it is unavailable: dlerror or vendor error text and the paths tried */
 } hcl_backend_info;
 
 typedef enum hcl_device_type {
@@ -108,13 +108,13 @@ typedef enum hcl_device_type {
 } hcl_device_type;
 
 typedef struct hcl_device_info {
-    char backend[32];             /* backend name */
-    uint32_t index;               /* index among this backend's devices ("opencl:1" has index 1) */
+    char backend[32]; /* backend name */
+    uint32_t index;   /* index among this backend's devices ("opencl:1" has index 1) */
     char name[HCL_NAME_MAX];
     char vendor[HCL_NAME_MAX];
     char driver_version[HCL_NAME_MAX];
     hcl_device_type type;
-    uint32_t compute_units;       /* SMs, CUs, EUs, or CPU cores */
+    uint32_t compute_units; /* SMs, CUs, EUs, or CPU cores */
     uint64_t global_mem_bytes;
     uint64_t max_alloc_bytes;     /* largest single buffer */
     uint64_t max_work_group_size; /* threads per block / work-items per work-group */
@@ -122,7 +122,7 @@ typedef struct hcl_device_info {
     uint32_t clock_mhz;           /* 0 when unknown */
     int has_uuid;                 /* 1: uuid holds the runtime's device UUID */
     uint8_t uuid[16];
-    char identity[80];            /* stable identity: "uuid:<32 hex>" where the runtime gives one, else
+    char identity[80];             /* stable identity: "uuid:<32 hex>" where the runtime gives one, else
                                      "<backend>:<vendor>:<name>:<index>" */
     uint64_t arg_offset_alignment; /* a buffer kernel argument's offset must be a multiple of this many bytes
                                       (1: any offset; OpenCL needs CL_DEVICE_MEM_BASE_ADDR_ALIGN for sub-buffers) */
@@ -223,20 +223,19 @@ HCL_API hcl_status hcl_buffer_copy(hcl_queue queue, hcl_buffer dst, size_t dst_o
                                    size_t src_offset, size_t size);
 /* Fill `size` bytes from `offset` with a repeated pattern of pattern_size bytes (1, 2, 4, 8, 16, 32, 64 or
  * 128); offset and size must be multiples of pattern_size. Blocks until done. Statuses as hcl_buffer_write. */
-HCL_API hcl_status hcl_buffer_fill(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
-                                   const void *pattern, size_t pattern_size);
+HCL_API hcl_status hcl_buffer_fill(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size, const void *pattern,
+                                   size_t pattern_size);
 
 /* Asynchronous forms: same checks and statuses as the blocking forms, plus HCL_ERROR_INVALID_ARGUMENT for a
  * wait list that is NULL with num_wait > 0, and HCL_ERROR_INVALID_HANDLE / HCL_ERROR_DEVICE_MISMATCH for a
  * bad event in it. */
-HCL_API hcl_status hcl_buffer_write_async(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size,
-                                          const void *src, uint32_t num_wait, const hcl_event *wait_list,
-                                          hcl_event *out_event);
+HCL_API hcl_status hcl_buffer_write_async(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size, const void *src,
+                                          uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event);
 HCL_API hcl_status hcl_buffer_read_async(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst,
                                          uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event);
 HCL_API hcl_status hcl_buffer_copy_async(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
-                                         size_t src_offset, size_t size, uint32_t num_wait,
-                                         const hcl_event *wait_list, hcl_event *out_event);
+                                         size_t src_offset, size_t size, uint32_t num_wait, const hcl_event *wait_list,
+                                         hcl_event *out_event);
 HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
                                          const void *pattern, size_t pattern_size, uint32_t num_wait,
                                          const hcl_event *wait_list, hcl_event *out_event);
@@ -282,10 +281,10 @@ HCL_API hcl_status hcl_buffer_get_native(hcl_buffer buffer, void **out_native);
  * given, and fails with HCL_ERROR_UNSUPPORTED (listing the kinds given and the kinds it takes) if none fits.
  * ------------------------------------------------------------------------------------------------------- */
 typedef enum hcl_source_kind {
-    HCL_SOURCE_OPENCL_C = 1,  /* OpenCL C text (opencl) */
-    HCL_SOURCE_CUDA_C = 2,    /* CUDA C++ text, compiled with NVRTC (cuda) */
-    HCL_SOURCE_HIP_C = 3,     /* HIP C++ text, compiled with hiprtc (hip) */
-    HCL_SOURCE_SPIRV = 4,     /* SPIR-V binary (levelzero) */
+    HCL_SOURCE_OPENCL_C = 1,    /* OpenCL C text (opencl) */
+    HCL_SOURCE_CUDA_C = 2,      /* CUDA C++ text, compiled with NVRTC (cuda) */
+    HCL_SOURCE_HIP_C = 3,       /* HIP C++ text, compiled with hiprtc (hip) */
+    HCL_SOURCE_SPIRV = 4,       /* SPIR-V binary (levelzero) */
     HCL_SOURCE_CUDA_BINARY = 5, /* fatbin, cubin or PTX (cuda) */
     HCL_SOURCE_HIP_BINARY = 6,  /* HIP code object or bundle (hip) */
     HCL_SOURCE_HOST_TABLE = 7   /* a table of C functions (host): data points to an hcl_host_function array */
@@ -320,10 +319,10 @@ typedef struct hcl_dim3 {
 /* Host kernels. A host kernel is called once per work-group (possibly from several threads at once for
  * different groups) and loops over the work-items of its group itself. */
 typedef struct hcl_host_launch {
-    hcl_dim3 group_id;    /* this work-group's index in the grid */
-    hcl_dim3 grid;        /* work-groups in the grid */
-    hcl_dim3 block;       /* work-items per work-group */
-    void *shared;         /* dynamic local memory of this group (NULL when 0 bytes were asked for) */
+    hcl_dim3 group_id; /* this work-group's index in the grid */
+    hcl_dim3 grid;     /* work-groups in the grid */
+    hcl_dim3 block;    /* work-items per work-group */
+    void *shared;      /* dynamic local memory of this group (NULL when 0 bytes were asked for) */
     size_t shared_size;
 } hcl_host_launch;
 /* args[i] points to the i-th launch argument: for a buffer argument, to a `void *` holding the buffer's
@@ -357,11 +356,11 @@ typedef enum hcl_arg_kind {
 
 typedef struct hcl_arg {
     hcl_arg_kind kind;
-    hcl_buffer buffer;  /* HCL_ARG_BUFFER */
-    size_t offset;      /* HCL_ARG_BUFFER: byte offset into the buffer (< its size, and a multiple of the
+    hcl_buffer buffer; /* HCL_ARG_BUFFER */
+    size_t offset;     /* HCL_ARG_BUFFER: byte offset into the buffer (< its size, and a multiple of the
                            device's arg_offset_alignment) */
-    const void *value;  /* HCL_ARG_VALUE */
-    size_t size;        /* HCL_ARG_VALUE: bytes (1..256) */
+    const void *value; /* HCL_ARG_VALUE */
+    size_t size;       /* HCL_ARG_VALUE: bytes (1..256) */
 } hcl_arg;
 
 /* Convenience constructors for hcl_arg. */
@@ -384,8 +383,8 @@ static inline hcl_arg hcl_arg_value(const void *v, size_t size) {
  * arg_offset_alignment), HCL_ERROR_OUT_OF_RANGE (a buffer argument's offset at or past its size),
  * HCL_ERROR_DEVICE_MISMATCH, HCL_ERROR_VENDOR. */
 HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
-                                     size_t shared_bytes, uint32_t num_args, const hcl_arg *args,
-                                     uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event);
+                                     size_t shared_bytes, uint32_t num_args, const hcl_arg *args, uint32_t num_wait,
+                                     const hcl_event *wait_list, hcl_event *out_event);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Built-in kernels. Each is submitted to the queue and runs the current backend's own source of the kernel;
@@ -398,19 +397,16 @@ HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim
 HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
                                   hcl_event *out_event);
 
-typedef enum hcl_transpose {
-    HCL_NO_TRANS = 0,
-    HCL_TRANS = 1
-} hcl_transpose;
+typedef enum hcl_transpose { HCL_NO_TRANS = 0, HCL_TRANS = 1 } hcl_transpose;
 
 /* SGEMM with BLAS meaning on row-major matrices: C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k,
  * op(B) is k x n and C is m x n. A is m x k (lda >= k) when trans_a is HCL_NO_TRANS, else k x m (lda >= m);
  * likewise B; ldc >= n. As in BLAS, when beta is 0 C is not read (NaN in C does not propagate), and when k is
  * 0 or alpha is 0, C = beta * C. m = 0 or n = 0 does nothing. C must not overlap A or B.
  * Statuses: the common ones (bad transpose value or leading dimension: HCL_ERROR_INVALID_ARGUMENT). */
-HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m,
-                                size_t n, size_t k, float alpha, hcl_buffer a, size_t lda, hcl_buffer b,
-                                size_t ldb, float beta, hcl_buffer c, size_t ldc, hcl_event *out_event);
+HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n,
+                                size_t k, float alpha, hcl_buffer a, size_t lda, hcl_buffer b, size_t ldb, float beta,
+                                hcl_buffer c, size_t ldc, hcl_event *out_event);
 
 /* Row-wise softmax of a rows x cols row-major matrix: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...).
  * Numerically stable: large magnitudes do not overflow, -inf entries give 0, a row of all -inf gives NaN
@@ -418,11 +414,7 @@ HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_tran
 HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
                                    hcl_event *out_event);
 
-typedef enum hcl_reduce_op {
-    HCL_REDUCE_SUM = 0,
-    HCL_REDUCE_MAX = 1,
-    HCL_REDUCE_MIN = 2
-} hcl_reduce_op;
+typedef enum hcl_reduce_op { HCL_REDUCE_SUM = 0, HCL_REDUCE_MAX = 1, HCL_REDUCE_MIN = 2 } hcl_reduce_op;
 
 /* out[0] = sum, max or min of in[0..n). n = 0 gives the identity (0, -inf, +inf). The result is
  * deterministic: the same inputs on the same device give the same bits. out must not be in. */

@@ -31,12 +31,7 @@ extern "C" {
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
-typedef enum hcl_log_level {
-    HCL_LOG_ERROR = 0,
-    HCL_LOG_WARN = 1,
-    HCL_LOG_INFO = 2,
-    HCL_LOG_DEBUG = 3
-} hcl_log_level;
+typedef enum hcl_log_level { HCL_LOG_ERROR = 0, HCL_LOG_WARN = 1, HCL_LOG_INFO = 2, HCL_LOG_DEBUG = 3 } hcl_log_level;
 
 /* Services the core gives a driver at init. Valid for the life of the process. */
 typedef struct hcl_driver_host {
@@ -45,8 +40,7 @@ typedef struct hcl_driver_host {
      * `return host->set_message(HCL_ERROR_VENDOR, "clFoo: %s (%d)", name, err);` */
     hcl_status (*set_message)(hcl_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
     /* Log a line when HCL_LOG is at `level` or more verbose (the core prefixes "hcl[<driver>]"). */
-    void (*log)(hcl_log_level level, const char *driver, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    void (*log)(hcl_log_level level, const char *driver, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
     /* The on-disk cache. key_text is hashed together with the HCL version; the core locates the file under
      * $HCL_CACHE_DIR (default ~/.cache/hcl). cache_load returns a malloc'd copy (free with free()) or NULL on a
      * miss. cache_store writes to a temporary name and renames it into place; failures are logged, not
@@ -63,7 +57,7 @@ typedef struct hcl_driver_host {
 } hcl_driver_host;
 
 /* True when the core's services (of any minor version) include `field`. */
-#define HCL_DRIVER_HOST_HAS(host, field)                                                                    \
+#define HCL_DRIVER_HOST_HAS(host, field)                                                                               \
     ((host)->size >= offsetof(hcl_driver_host, field) + sizeof((host)->field) && (host)->field != NULL)
 
 /* Which native object hcl_driver_table.get_native is asked for. */
@@ -84,8 +78,8 @@ typedef struct hcl_driver_arg {
 
 /* Limits of a device that launch plans need beyond hcl_device_info. 0 means unknown. */
 typedef struct hcl_driver_limits {
-    uint32_t subgroup_width;    /* warp / wavefront / sub-group lanes the device runs together (1 on a CPU) */
-    uint32_t max_groups[3];     /* work-groups per launch, per dimension */
+    uint32_t subgroup_width; /* warp / wavefront / sub-group lanes the device runs together (1 on a CPU) */
+    uint32_t max_groups[3];  /* work-groups per launch, per dimension */
 } hcl_driver_limits;
 
 /* Every native object is a void *. `wait`/`num_wait` are the driver's own events. `out_event` may be NULL: then
@@ -154,7 +148,7 @@ typedef struct hcl_driver_table {
 } hcl_driver_table;
 
 /* True when a driver table (of any minor version) has entry `field`, non-NULL. */
-#define HCL_DRIVER_HAS(table, field)                                                                        \
+#define HCL_DRIVER_HAS(table, field)                                                                                   \
     ((table)->size >= offsetof(hcl_driver_table, field) + sizeof((table)->field) && (table)->field != NULL)
 
 /* The entry point a driver module exports (visibility default, C linkage). */
