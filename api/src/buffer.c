@@ -4,6 +4,14 @@
 
 #include <stdlib.h>
 
+/* Free the memory and drop the device reference: a release, or a create that could not register its handle. */
+static void buffer_destroy(void *object) {
+    hcl__buffer *buf = object;
+    buf->dev->drv->buffer_free(buf->dev->native, buf->native);
+    hcl__device_unref(buf->dev);
+    free(buf);
+}
+
 HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer) {
     static const char fn[] = "hcl_buffer_create";
     hcl__device *dev;
@@ -25,26 +33,14 @@ HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t fl
     buf->dev = dev;
     buf->size = size;
     hcl__device_ref(dev);
-    void *h = hcl__handle_add(HCL__H_BUFFER, buf);
-    if (!h) {
-        dev->drv->buffer_free(dev->native, buf->native);
-        hcl__device_unref(dev);
-        free(buf);
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full", fn);
-    }
-    *out_buffer = h;
-    return HCL_SUCCESS;
+    return hcl__publish(HCL__H_BUFFER, buf, buffer_destroy, (void **)out_buffer, fn);
 }
 
 HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer) {
-    hcl__buffer *buf = hcl__handle_remove(buffer, HCL__H_BUFFER);
-    if (!buf) {
-        void *unused;
-        return hcl__lookup(buffer, HCL__H_BUFFER, &unused, "hcl_buffer_release", "buffer");
-    }
-    buf->dev->drv->buffer_free(buf->dev->native, buf->native);
-    hcl__device_unref(buf->dev);
-    free(buf);
+    hcl__buffer *buf;
+    hcl_status take_st = hcl__take(buffer, HCL__H_BUFFER, (void **)&buf, "hcl_buffer_release", "buffer");
+    if (take_st != HCL_SUCCESS) return take_st;
+    buffer_destroy(buf);
     return HCL_SUCCESS;
 }
 

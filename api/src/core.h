@@ -135,6 +135,12 @@ HCL__HIDDEN void hcl__host_memory_fini(hcl__device *dev);
 /* ---- shared validation helpers (validate.c) ---- */
 /* Look up a handle or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid ...". */
 HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
+/* Remove the handle of a release call and give its object, or fail as hcl__lookup does. */
+HCL__HIDDEN hcl_status hcl__take(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
+/* Register a new object and give its handle; when the table cannot grow, destroy(object) undoes its creation and
+ * the call fails with HCL_ERROR_OUT_OF_MEMORY ("<fn>: handle table full"). */
+HCL__HIDDEN hcl_status hcl__publish(hcl__htype type, void *object, void (*destroy)(void *object), void **out_handle,
+                                    const char *fn);
 /* Check [offset, offset+size) inside a buffer of buf_size bytes. */
 HCL__HIDDEN hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size);
 /* Resolve a wait list to native events of `dev`; *out_native is a malloc'd array (or NULL when num_wait is 0). */

@@ -93,6 +93,8 @@ void hcl__device_unref(hcl__device *dev) {
     }
 }
 
+static void device_unref_object(void *object) { hcl__device_unref(object); }
+
 HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device) {
     if (!out_device) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: out_device is NULL");
     hcl__backend *b;
@@ -104,32 +106,21 @@ HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device)
     dev->backend = b;
     dev->drv = b->drv;
     dev->index = index;
-    if ((st = device_info(b, index, &dev->info)) != HCL_SUCCESS) {
-        free(dev);
-        return hcl__prefix_message(st, "hcl_device_open");
-    }
-    if ((st = b->drv->device_open(index, &dev->native)) != HCL_SUCCESS) {
+    if ((st = device_info(b, index, &dev->info)) != HCL_SUCCESS ||
+        (st = b->drv->device_open(index, &dev->native)) != HCL_SUCCESS) {
         free(dev);
         return hcl__prefix_message(st, "hcl_device_open");
     }
     atomic_init(&dev->refs, 1);
     hcl__host_memory_init(dev);
-    void *h = hcl__handle_add(HCL__H_DEVICE, dev);
-    if (!h) {
-        hcl__device_unref(dev);
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_device_open: handle table full");
-    }
     hcl__log(HCL_LOG_INFO, "core", "opened %s:%u (%s)", b->name, index, dev->info.name);
-    *out_device = h;
-    return HCL_SUCCESS;
+    return hcl__publish(HCL__H_DEVICE, dev, device_unref_object, (void **)out_device, "hcl_device_open");
 }
 
 HCL_API hcl_status hcl_device_release(hcl_device device) {
-    hcl__device *dev = hcl__handle_remove(device, HCL__H_DEVICE);
-    if (!dev) {
-        void *unused;
-        return hcl__lookup(device, HCL__H_DEVICE, &unused, "hcl_device_release", "device");
-    }
+    hcl__device *dev;
+    hcl_status take_st = hcl__take(device, HCL__H_DEVICE, (void **)&dev, "hcl_device_release", "device");
+    if (take_st != HCL_SUCCESS) return take_st;
     hcl__device_unref(dev);
     return HCL_SUCCESS;
 }

@@ -50,11 +50,9 @@ HCL_API hcl_status hcl_event_wait(hcl_event event) {
 }
 
 HCL_API hcl_status hcl_event_release(hcl_event event) {
-    hcl__event *ev = hcl__handle_remove(event, HCL__H_EVENT);
-    if (!ev) {
-        void *unused;
-        return hcl__lookup(event, HCL__H_EVENT, &unused, "hcl_event_release", "event");
-    }
+    hcl__event *ev;
+    hcl_status take_st = hcl__take(event, HCL__H_EVENT, (void **)&ev, "hcl_event_release", "event");
+    if (take_st != HCL_SUCCESS) return take_st;
     release_natives(ev->dev, ev->first, ev->native);
     hcl__device_unref(ev->dev);
     free(ev);

@@ -9,6 +9,26 @@
 #define MAX_ARGS 64
 #define MAX_VALUE_SIZE 256
 
+/* Drop a reference of the module (its handle's, or a kernel's); the last destroys it. */
+static void module_unref(void *object) {
+    hcl__module *m = object;
+    if (atomic_fetch_sub(&m->refs, 1) == 1) {
+        m->dev->drv->module_destroy(m->native);
+        hcl__device_unref(m->dev);
+        free(m);
+    }
+}
+
+/* Destroy a kernel and drop its module reference: a release, or a create that could not register its handle. */
+static void kernel_destroy(void *object) {
+    hcl__kernel *k = object;
+    hcl__module *m = k->module;
+    m->dev->drv->kernel_destroy(k->native);
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+    module_unref(m);
+}
+
 HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source *sources, uint32_t count,
                                      hcl_module *out_module) {
     static const char fn[] = "hcl_module_create";
@@ -47,31 +67,13 @@ HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source 
     m->dev = dev;
     atomic_init(&m->refs, 1);
     hcl__device_ref(dev);
-    void *h = hcl__handle_add(HCL__H_MODULE, m);
-    if (!h) {
-        dev->drv->module_destroy(m->native);
-        hcl__device_unref(dev);
-        free(m);
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full", fn);
-    }
-    *out_module = h;
-    return HCL_SUCCESS;
-}
-
-static void module_unref(hcl__module *m) {
-    if (atomic_fetch_sub(&m->refs, 1) == 1) {
-        m->dev->drv->module_destroy(m->native);
-        hcl__device_unref(m->dev);
-        free(m);
-    }
+    return hcl__publish(HCL__H_MODULE, m, module_unref, (void **)out_module, fn);
 }
 
 HCL_API hcl_status hcl_module_release(hcl_module module) {
-    hcl__module *m = hcl__handle_remove(module, HCL__H_MODULE);
-    if (!m) {
-        void *unused;
-        return hcl__lookup(module, HCL__H_MODULE, &unused, "hcl_module_release", "module");
-    }
+    hcl__module *m;
+    hcl_status take_st = hcl__take(module, HCL__H_MODULE, (void **)&m, "hcl_module_release", "module");
+    if (take_st != HCL_SUCCESS) return take_st;
     module_unref(m);
     return HCL_SUCCESS;
 }
@@ -93,29 +95,14 @@ HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_ke
     k->module = m;
     pthread_mutex_init(&k->lock, NULL);
     atomic_fetch_add(&m->refs, 1);
-    void *h = hcl__handle_add(HCL__H_KERNEL, k);
-    if (!h) {
-        m->dev->drv->kernel_destroy(k->native);
-        module_unref(m);
-        pthread_mutex_destroy(&k->lock);
-        free(k);
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full", fn);
-    }
-    *out_kernel = h;
-    return HCL_SUCCESS;
+    return hcl__publish(HCL__H_KERNEL, k, kernel_destroy, (void **)out_kernel, fn);
 }
 
 HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel) {
-    hcl__kernel *k = hcl__handle_remove(kernel, HCL__H_KERNEL);
-    if (!k) {
-        void *unused;
-        return hcl__lookup(kernel, HCL__H_KERNEL, &unused, "hcl_kernel_release", "kernel");
-    }
-    hcl__module *m = k->module;
-    m->dev->drv->kernel_destroy(k->native);
-    pthread_mutex_destroy(&k->lock);
-    free(k);
-    module_unref(m);
+    hcl__kernel *k;
+    hcl_status take_st = hcl__take(kernel, HCL__H_KERNEL, (void **)&k, "hcl_kernel_release", "kernel");
+    if (take_st != HCL_SUCCESS) return take_st;
+    kernel_destroy(k);
     return HCL_SUCCESS;
 }
 

@@ -3,6 +3,15 @@
 
 #include <stdlib.h>
 
+/* Destroy the native queue (the caller finished it) and drop the device reference. */
+static void queue_destroy(void *object) {
+    hcl__queue *q = object;
+    hcl__builtins_queue_release(q);
+    q->dev->drv->queue_destroy(q->native);
+    hcl__device_unref(q->dev);
+    free(q);
+}
+
 HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
     hcl__device *dev;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_queue_create", "device");
@@ -16,29 +25,16 @@ HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
     }
     q->dev = dev;
     hcl__device_ref(dev);
-    void *h = hcl__handle_add(HCL__H_QUEUE, q);
-    if (!h) {
-        dev->drv->queue_destroy(q->native);
-        hcl__device_unref(dev);
-        free(q);
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: handle table full");
-    }
-    *out_queue = h;
-    return HCL_SUCCESS;
+    return hcl__publish(HCL__H_QUEUE, q, queue_destroy, (void **)out_queue, "hcl_queue_create");
 }
 
 HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
-    hcl__queue *q = hcl__handle_remove(queue, HCL__H_QUEUE);
-    if (!q) {
-        void *unused;
-        return hcl__lookup(queue, HCL__H_QUEUE, &unused, "hcl_queue_release", "queue");
-    }
+    hcl__queue *q;
+    hcl_status take_st = hcl__take(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_release", "queue");
+    if (take_st != HCL_SUCCESS) return take_st;
     hcl_status st = q->dev->drv->queue_finish(q->native);
     if (st != HCL_SUCCESS) hcl__prefix_message(st, "hcl_queue_release");
-    hcl__builtins_queue_release(q);
-    q->dev->drv->queue_destroy(q->native);
-    hcl__device_unref(q->dev);
-    free(q);
+    queue_destroy(q);
     return st;
 }
 

@@ -21,6 +21,24 @@ hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const ch
     return HCL_SUCCESS;
 }
 
+hcl_status hcl__take(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
+    void *object = hcl__handle_remove(handle, type), *unused;
+    if (!object) return hcl__lookup(handle, type, &unused, fn, what);
+    *out = object;
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__publish(hcl__htype type, void *object, void (*destroy)(void *object), void **out_handle,
+                        const char *fn) {
+    void *h = hcl__handle_add(type, object);
+    if (!h) {
+        destroy(object);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full", fn);
+    }
+    *out_handle = h;
+    return HCL_SUCCESS;
+}
+
 hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size) {
     /* written so that offset + size cannot wrap around */
     if (offset > buf_size || size > buf_size - offset)
