@@ -37,11 +37,7 @@ HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t fl
 }
 
 HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer) {
-    hcl__buffer *buf;
-    hcl_status take_st = hcl__take(buffer, HCL__H_BUFFER, (void **)&buf, "hcl_buffer_release", "buffer");
-    if (take_st != HCL_SUCCESS) return take_st;
-    buffer_destroy(buf);
-    return HCL_SUCCESS;
+    return hcl__release(buffer, HCL__H_BUFFER, buffer_destroy, "hcl_buffer_release", "buffer");
 }
 
 HCL_API hcl_status hcl_buffer_size(hcl_buffer buffer, size_t *out_size) {

@@ -137,6 +137,9 @@ HCL__HIDDEN void hcl__host_memory_fini(hcl__device *dev);
 HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
 /* Remove the handle of a release call and give its object, or fail as hcl__lookup does. */
 HCL__HIDDEN hcl_status hcl__take(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
+/* A release call: remove the handle and destroy(object), or fail as hcl__lookup does. */
+HCL__HIDDEN hcl_status hcl__release(const void *handle, hcl__htype type, void (*destroy)(void *object), const char *fn,
+                                    const char *what);
 /* Register a new object and give its handle; when the table cannot grow, destroy(object) undoes its creation and
  * the call fails with HCL_ERROR_OUT_OF_MEMORY ("<fn>: handle table full"). */
 HCL__HIDDEN hcl_status hcl__publish(hcl__htype type, void *object, void (*destroy)(void *object), void **out_handle,

@@ -118,11 +118,7 @@ HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device)
 }
 
 HCL_API hcl_status hcl_device_release(hcl_device device) {
-    hcl__device *dev;
-    hcl_status take_st = hcl__take(device, HCL__H_DEVICE, (void **)&dev, "hcl_device_release", "device");
-    if (take_st != HCL_SUCCESS) return take_st;
-    hcl__device_unref(dev);
-    return HCL_SUCCESS;
+    return hcl__release(device, HCL__H_DEVICE, device_unref_object, "hcl_device_release", "device");
 }
 
 HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info) {

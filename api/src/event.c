@@ -49,14 +49,15 @@ HCL_API hcl_status hcl_event_wait(hcl_event event) {
     return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_event_wait");
 }
 
-HCL_API hcl_status hcl_event_release(hcl_event event) {
-    hcl__event *ev;
-    hcl_status take_st = hcl__take(event, HCL__H_EVENT, (void **)&ev, "hcl_event_release", "event");
-    if (take_st != HCL_SUCCESS) return take_st;
+static void event_destroy(void *object) {
+    hcl__event *ev = object;
     release_natives(ev->dev, ev->first, ev->native);
     hcl__device_unref(ev->dev);
     free(ev);
-    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_event_release(hcl_event event) {
+    return hcl__release(event, HCL__H_EVENT, event_destroy, "hcl_event_release", "event");
 }
 
 HCL_API hcl_status hcl_event_elapsed(hcl_event start, hcl_event end, double *out_seconds) {

@@ -71,11 +71,7 @@ HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source 
 }
 
 HCL_API hcl_status hcl_module_release(hcl_module module) {
-    hcl__module *m;
-    hcl_status take_st = hcl__take(module, HCL__H_MODULE, (void **)&m, "hcl_module_release", "module");
-    if (take_st != HCL_SUCCESS) return take_st;
-    module_unref(m);
-    return HCL_SUCCESS;
+    return hcl__release(module, HCL__H_MODULE, module_unref, "hcl_module_release", "module");
 }
 
 HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_kernel *out_kernel) {
@@ -99,11 +95,7 @@ HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_ke
 }
 
 HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel) {
-    hcl__kernel *k;
-    hcl_status take_st = hcl__take(kernel, HCL__H_KERNEL, (void **)&k, "hcl_kernel_release", "kernel");
-    if (take_st != HCL_SUCCESS) return take_st;
-    kernel_destroy(k);
-    return HCL_SUCCESS;
+    return hcl__release(kernel, HCL__H_KERNEL, kernel_destroy, "hcl_kernel_release", "kernel");
 }
 
 static hcl_status check_dims(const char *fn, const char *what, hcl_dim3 d) {

@@ -30,9 +30,9 @@ HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
 
 HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
     hcl__queue *q;
-    hcl_status take_st = hcl__take(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_release", "queue");
-    if (take_st != HCL_SUCCESS) return take_st;
-    hcl_status st = q->dev->drv->queue_finish(q->native);
+    hcl_status st = hcl__take(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_release", "queue");
+    if (st != HCL_SUCCESS) return st;
+    st = q->dev->drv->queue_finish(q->native);
     if (st != HCL_SUCCESS) hcl__prefix_message(st, "hcl_queue_release");
     queue_destroy(q);
     return st;

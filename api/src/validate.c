@@ -28,6 +28,14 @@ hcl_status hcl__take(const void *handle, hcl__htype type, void **out, const char
     return HCL_SUCCESS;
 }
 
+hcl_status hcl__release(const void *handle, hcl__htype type, void (*destroy)(void *object), const char *fn,
+                        const char *what) {
+    void *object = NULL;
+    hcl_status st = hcl__take(handle, type, &object, fn, what);
+    if (st == HCL_SUCCESS) destroy(object);
+    return st;
+}
+
 hcl_status hcl__publish(hcl__htype type, void *object, void (*destroy)(void *object), void **out_handle,
                         const char *fn) {
     void *h = hcl__handle_add(type, object);
