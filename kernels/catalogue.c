@@ -50,56 +50,32 @@ static const hcl_host_function g_host_table[] = {
     {"hcl_reduce_f32", hcl__host_reduce_kernel},
 };
 
+#define CL_GEMM_KERNELS                                                                                                \
+    { "hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32" }
+#define PROGRAM(fam, nm, from, ...)                                                                                    \
+    { .family = fam, .name = nm, .origin = from, .kernels = __VA_ARGS__ }
+
+/* The programs; their sources and kernel counts are filled in once (fill_sources). */
 static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
-    [HCL_KPROG_GPU] = {HCL_KFAMILY_GPU,
-                       "gpu",
-                       "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)",
-                       {{0}},
-                       0,
-                       {"hcl_vecadd_f32",         "hcl_gemm_f32_128_nn",          "hcl_gemm_f32_128_nt",
-                        "hcl_gemm_f32_128_tn",    "hcl_gemm_f32_128_tt",          "hcl_gemm_f32_64_nn",
-                        "hcl_gemm_f32_64_nt",     "hcl_gemm_f32_64_tn",           "hcl_gemm_f32_64_tt",
-                        "hcl_gemm_scale_f32",     "hcl_softmax_warp1_f32",        "hcl_softmax_warp2_f32",
-                        "hcl_softmax_warp4_f32",  "hcl_softmax_warp8_f32",        "hcl_softmax_warp16_f32",
-                        "hcl_softmax_warp32_f32", "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32",
-                        "hcl_reduce_sum_f32",     "hcl_reduce_max_f32",           "hcl_reduce_min_f32"},
-                       21},
-    [HCL_KPROG_CL_VECADD] = {HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl", {{0}}, 0, {"hcl_vecadd_f32"}, 1},
-    [HCL_KPROG_CL_GEMM16] = {HCL_KFAMILY_CL,
-                             "cl-gemm16",
-                             "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1",
-                             {{0}},
-                             0,
-                             {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"},
-                             4},
-    [HCL_KPROG_CL_GEMM8] = {HCL_KFAMILY_CL,
-                            "cl-gemm8",
-                            "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0",
-                            {{0}},
-                            0,
-                            {"hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32"},
-                            4},
-    [HCL_KPROG_CL_SOFTMAX] = {HCL_KFAMILY_CL,
-                              "cl-softmax",
-                              "kernels/softmax/softmax.cl",
-                              {{0}},
-                              0,
-                              {"hcl_softmax_f32", "hcl_softmax_cached_f32"},
-                              2},
-    [HCL_KPROG_CL_REDUCE] = {HCL_KFAMILY_CL,
-                             "cl-reduce",
-                             "kernels/reduce/reduce.cl",
-                             {{0}},
-                             0,
-                             {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"},
-                             3},
-    [HCL_KPROG_HOST] = {HCL_KFAMILY_HOST,
-                        "host",
-                        "kernels/*/*.c",
-                        {{0}},
-                        0,
-                        {"hcl_vecadd_f32", "hcl_gemm_f32", "hcl_softmax_f32", "hcl_reduce_f32"},
-                        4},
+    [HCL_KPROG_GPU] = PROGRAM(HCL_KFAMILY_GPU, "gpu", "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)",
+                              {"hcl_vecadd_f32",         "hcl_gemm_f32_128_nn",          "hcl_gemm_f32_128_nt",
+                               "hcl_gemm_f32_128_tn",    "hcl_gemm_f32_128_tt",          "hcl_gemm_f32_64_nn",
+                               "hcl_gemm_f32_64_nt",     "hcl_gemm_f32_64_tn",           "hcl_gemm_f32_64_tt",
+                               "hcl_gemm_scale_f32",     "hcl_softmax_warp1_f32",        "hcl_softmax_warp2_f32",
+                               "hcl_softmax_warp4_f32",  "hcl_softmax_warp8_f32",        "hcl_softmax_warp16_f32",
+                               "hcl_softmax_warp32_f32", "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32",
+                               "hcl_reduce_sum_f32",     "hcl_reduce_max_f32",           "hcl_reduce_min_f32"}),
+    [HCL_KPROG_CL_VECADD] = PROGRAM(HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl", {"hcl_vecadd_f32"}),
+    [HCL_KPROG_CL_GEMM16] = PROGRAM(HCL_KFAMILY_CL, "cl-gemm16",
+                                    "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1", CL_GEMM_KERNELS),
+    [HCL_KPROG_CL_GEMM8] = PROGRAM(HCL_KFAMILY_CL, "cl-gemm8",
+                                   "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0", CL_GEMM_KERNELS),
+    [HCL_KPROG_CL_SOFTMAX] = PROGRAM(HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl",
+                                     {"hcl_softmax_f32", "hcl_softmax_cached_f32"}),
+    [HCL_KPROG_CL_REDUCE] = PROGRAM(HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl",
+                                    {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"}),
+    [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c",
+                               {"hcl_vecadd_f32", "hcl_gemm_f32", "hcl_softmax_f32", "hcl_reduce_f32"}),
 };
 
 static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data, const size_t *size,
@@ -112,6 +88,9 @@ static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data,
 /* Binaries before the texts they were built from: a binary that does not load on a device (no code for its
  * architecture, a driver too old for it) falls back to compiling the text there. */
 static void fill_sources(void) {
+    for (int p = 0; p < HCL_KPROG_COUNT; p++)
+        while (g_programs[p].num_kernels < HCL_KPROG_MAX_KERNELS && g_programs[p].kernels[g_programs[p].num_kernels])
+            g_programs[p].num_kernels++;
     add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_BINARY, FATBIN, NULL);
     add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_C, hcl_kernels_gpu_text, &hcl_kernels_gpu_text_size, NULL);
     add(HCL_KPROG_GPU, HCL_SOURCE_HIP_BINARY, BUNDLE, NULL);
