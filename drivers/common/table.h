@@ -4,11 +4,10 @@
  * hcl__ocl_buffer_write, ...), declares them with HCL_KIT_DECLARE_ENTRIES(prefix) and fills its table with
  *     static const hcl_driver_table g_table = {
  *         HCL_KIT_TABLE_HEAD("opencl", ocl_device_open, ocl_device_close), // and the kit's init, shutdown, ...
- *         HCL_KIT_TABLE_ENTRIES(hcl__ocl),                                  // queues, events, buffers, modules
+ *         HCL_KIT_TABLE_ENTRIES(hcl__ocl)                                   // queues, events, buffers, modules, limits
  *         HCL_KIT_TABLE_NATIVE(NULL, NULL, ocl_get_native),                 // host memory, native objects
- *         .device_limits = hcl__ocl_device_limits,                          // ABI 1.2, at the end
- *         .kernel_max_group = hcl__ocl_kernel_max_group,
  *     };
+ *     HCL_KIT_DRIVER_ENTRY(g_table)                                         // the module's exported entry point
  * The prototypes come from the one list below, so an entry point whose signature is not the table's does not
  * compile. */
 #ifndef HCL_DRIVERS_COMMON_TABLE_H
@@ -58,7 +57,7 @@
       (void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes, uint32_t num_args,               \
        const hcl_driver_arg *args, uint32_t num_wait, void *const *wait, void **out_event))
 
-/* The ABI 1.2 entries, declared with the others but written at the end of the table. */
+/* The device-limit entries (ABI 1.2): after the others in the table; designated initialisers place them. */
 #define HCL_KIT_ENTRIES_1_2(X, p)                                                                                      \
     X(p, device_limits, hcl_status, (void *device, hcl_driver_limits *out))                                            \
     X(p, kernel_max_group, hcl_status, (void *kernel, uint64_t *out_max))
@@ -69,6 +68,11 @@
 #define HCL_KIT_DECLARE_ENTRIES(prefix)                                                                                \
     HCL_KIT_ENTRIES(HCL__KIT_DECLARE, prefix) HCL_KIT_ENTRIES_1_2(HCL__KIT_DECLARE, prefix)
 /* Their part of the table initialiser. */
-#define HCL_KIT_TABLE_ENTRIES(prefix) HCL_KIT_ENTRIES(HCL__KIT_INIT, prefix)
+#define HCL_KIT_TABLE_ENTRIES(prefix) HCL_KIT_ENTRIES(HCL__KIT_INIT, prefix) HCL_KIT_ENTRIES_1_2(HCL__KIT_INIT, prefix)
+
+/* A driver module's exported entry point (HCL_DRIVER_ENTRY_NAME), giving its table. */
+#define HCL_KIT_DRIVER_ENTRY(table)                                                                                    \
+    __attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);                             \
+    __attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void) { return &(table); }
 
 #endif /* HCL_DRIVERS_COMMON_TABLE_H */

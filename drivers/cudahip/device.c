@@ -107,9 +107,6 @@ hcl_status hcl__gpu_device_limits(void *device, hcl_driver_limits *out) {
 static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_HEAD(HCL_GPU_NAME, hcl__gpu_device_open, hcl__gpu_device_close),
     HCL_KIT_TABLE_ENTRIES(hcl__gpu) HCL_KIT_TABLE_NATIVE(hcl__gpu_host_alloc, hcl__gpu_host_free, hcl__gpu_get_native),
-    .device_limits = hcl__gpu_device_limits,
-    .kernel_max_group = hcl__gpu_kernel_max_group,
 };
 
-__attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);
-__attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void) { return &g_table; }
+HCL_KIT_DRIVER_ENTRY(g_table)

@@ -165,8 +165,6 @@ static const hcl_driver_table hcl_host_table = {
     HCL_KIT_TABLE_ENTRIES(hcl__host)
     /* the core's aligned memory is already what the host driver would give */
     HCL_KIT_TABLE_NATIVE(NULL, NULL, hcl_host_get_native),
-    .device_limits = hcl__host_device_limits,
-    .kernel_max_group = hcl__host_kernel_max_group,
 };
 
 const hcl_driver_table *hcl__host_driver_table(void) { return &hcl_host_table; }

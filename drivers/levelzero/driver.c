@@ -389,9 +389,6 @@ hcl_status hcl__ze_device_limits(void *device, hcl_driver_limits *out) {
 static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_HEAD(HCL_ZE_NAME, ze_device_open, ze_device_close),
     HCL_KIT_TABLE_ENTRIES(hcl__ze) HCL_KIT_TABLE_NATIVE(hcl__ze_host_alloc, hcl__ze_host_free, ze_get_native),
-    .device_limits = hcl__ze_device_limits,
-    .kernel_max_group = hcl__ze_kernel_max_group,
 };
 
-__attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);
-__attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void) { return &g_table; }
+HCL_KIT_DRIVER_ENTRY(g_table)

@@ -389,9 +389,6 @@ static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_ENTRIES(hcl__ocl)
     /* no portable page-locking in OpenCL 1.2: the core hands out aligned host memory */
     HCL_KIT_TABLE_NATIVE(NULL, NULL, ocl_get_native),
-    .device_limits = hcl__ocl_device_limits,
-    .kernel_max_group = hcl__ocl_kernel_max_group,
 };
 
-__attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void);
-__attribute__((visibility("default"))) const hcl_driver_table *hcl_driver_entry(void) { return &g_table; }
+HCL_KIT_DRIVER_ENTRY(g_table)
