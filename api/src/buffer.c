@@ -15,9 +15,8 @@ static void buffer_destroy(void *object) {
 HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer) {
     static const char fn[] = "hcl_buffer_create";
     hcl__device *dev;
-    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
+    hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_buffer, fn, "device", "out_buffer");
     if (st != HCL_SUCCESS) return st;
-    if (!out_buffer) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_buffer is NULL", fn);
     if (size == 0) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
     if (flags != 0)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (must be 0)", fn, flags);
@@ -42,9 +41,9 @@ HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer) {
 
 HCL_API hcl_status hcl_buffer_size(hcl_buffer buffer, size_t *out_size) {
     hcl__buffer *buf;
-    hcl_status st = hcl__lookup(buffer, HCL__H_BUFFER, (void **)&buf, "hcl_buffer_size", "buffer");
+    hcl_status st =
+        hcl__lookup_out(buffer, HCL__H_BUFFER, (void **)&buf, out_size, "hcl_buffer_size", "buffer", "out_size");
     if (st != HCL_SUCCESS) return st;
-    if (!out_size) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_buffer_size: out_size is NULL");
     *out_size = buf->size;
     return HCL_SUCCESS;
 }

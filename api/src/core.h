@@ -135,6 +135,9 @@ HCL__HIDDEN void hcl__host_memory_fini(hcl__device *dev);
 /* ---- shared validation helpers (validate.c) ---- */
 /* Look up a handle or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid ...". */
 HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
+/* hcl__lookup, then the call's out-parameter `out` (named `out_name`) must not be NULL. */
+HCL__HIDDEN hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, const void *out,
+                                       const char *fn, const char *what, const char *out_name);
 /* Remove the handle of a release call and give its object, or fail as hcl__lookup does. */
 HCL__HIDDEN hcl_status hcl__take(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
 /* A release call: remove the handle and destroy(object), or fail as hcl__lookup does. */

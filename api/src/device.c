@@ -123,9 +123,9 @@ HCL_API hcl_status hcl_device_release(hcl_device device) {
 
 HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info) {
     hcl__device *dev;
-    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_device_get_info", "device");
+    hcl_status st =
+        hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_info, "hcl_device_get_info", "device", "out_info");
     if (st != HCL_SUCCESS) return st;
-    if (!out_info) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_get_info: out_info is NULL");
     *out_info = dev->info;
     return HCL_SUCCESS;
 }

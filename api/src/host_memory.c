@@ -14,9 +14,8 @@ typedef struct hcl__host_block {
 HCL_API hcl_status hcl_host_alloc(hcl_device device, size_t size, void **out_ptr) {
     static const char fn[] = "hcl_host_alloc";
     hcl__device *dev;
-    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
+    hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_ptr, fn, "device", "out_ptr");
     if (st != HCL_SUCCESS) return st;
-    if (!out_ptr) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_ptr is NULL", fn);
     if (size == 0) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
     if (size > SIZE_MAX - 63)
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: size %zu cannot be allocated", fn, size);

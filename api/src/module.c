@@ -33,9 +33,8 @@ HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source 
                                      hcl_module *out_module) {
     static const char fn[] = "hcl_module_create";
     hcl__device *dev;
-    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
+    hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_module, fn, "device", "out_module");
     if (st != HCL_SUCCESS) return st;
-    if (!out_module) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_module is NULL", fn);
     if (count == 0 || !sources)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: no sources given (count %u)", fn, count);
     for (uint32_t i = 0; i < count; i++) {

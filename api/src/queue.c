@@ -14,9 +14,9 @@ static void queue_destroy(void *object) {
 
 HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
     hcl__device *dev;
-    hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, "hcl_queue_create", "device");
+    hcl_status st =
+        hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_queue, "hcl_queue_create", "device", "out_queue");
     if (st != HCL_SUCCESS) return st;
-    if (!out_queue) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_create: out_queue is NULL");
     hcl__queue *q = calloc(1, sizeof *q);
     if (!q) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_queue_create: out of host memory");
     if ((st = dev->drv->queue_create(dev->native, &q->native)) != HCL_SUCCESS) {
@@ -48,9 +48,9 @@ HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
 
 HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event) {
     hcl__queue *q;
-    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_marker", "queue");
+    hcl_status st =
+        hcl__lookup_out(queue, HCL__H_QUEUE, (void **)&q, out_event, "hcl_queue_marker", "queue", "out_event");
     if (st != HCL_SUCCESS) return st;
-    if (!out_event) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_queue_marker: out_event is NULL");
     void *native = NULL;
     if ((st = q->dev->drv->queue_marker(q->native, 0, NULL, &native)) != HCL_SUCCESS)
         return hcl__prefix_message(st, "hcl_queue_marker");

@@ -21,6 +21,13 @@ hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const ch
     return HCL_SUCCESS;
 }
 
+hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, const void *out, const char *fn,
+                           const char *what, const char *out_name) {
+    hcl_status st = hcl__lookup(handle, type, object, fn, what);
+    if (st == HCL_SUCCESS && !out) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, out_name);
+    return st;
+}
+
 hcl_status hcl__take(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
     void *object = hcl__handle_remove(handle, type), *unused;
     if (!object) return hcl__lookup(handle, type, &unused, fn, what);
