@@ -228,32 +228,15 @@ void conf_end(void) {
     for (size_t i = track_len; i-- > 0;) {
         hcl_status st = HCL_SUCCESS;
         const char *what = "";
+        void *p = track[i].p;
         switch (track[i].kind) {
-        case TR_DEVICE:
-            st = hcl_device_release(track[i].p);
-            what = "hcl_device_release";
-            break;
-        case TR_QUEUE:
-            st = hcl_queue_release(track[i].p);
-            what = "hcl_queue_release";
-            break;
-        case TR_BUFFER:
-            st = hcl_buffer_release(track[i].p);
-            what = "hcl_buffer_release";
-            break;
-        case TR_EVENT:
-            st = hcl_event_release(track[i].p);
-            what = "hcl_event_release";
-            break;
-        case TR_MODULE:
-            st = hcl_module_release(track[i].p);
-            what = "hcl_module_release";
-            break;
-        case TR_KERNEL:
-            st = hcl_kernel_release(track[i].p);
-            what = "hcl_kernel_release";
-            break;
-        case TR_MEMORY: free(track[i].p); break;
+        case TR_DEVICE: st = hcl_device_release(p), what = "hcl_device_release"; break;
+        case TR_QUEUE: st = hcl_queue_release(p), what = "hcl_queue_release"; break;
+        case TR_BUFFER: st = hcl_buffer_release(p), what = "hcl_buffer_release"; break;
+        case TR_EVENT: st = hcl_event_release(p), what = "hcl_event_release"; break;
+        case TR_MODULE: st = hcl_module_release(p), what = "hcl_module_release"; break;
+        case TR_KERNEL: st = hcl_kernel_release(p), what = "hcl_kernel_release"; break;
+        case TR_MEMORY: free(p); break;
         }
         CHECK(st == HCL_SUCCESS, "cleanup: %s: %s: %s", what, hcl_status_name(st), hcl_last_message());
     }

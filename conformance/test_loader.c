@@ -44,23 +44,18 @@ static const char *testdriver_dir(const char *prefix, const char *suffix) {
 #define KNOWN_LIST HCL_BACKEND_BUILTIN_NAMES /* "cuda, hip, levelzero, opencl, host": the build's list */
 #define SENTINEL_DEVICE ((hcl_device)(uintptr_t)0x5e5e5e50u)
 
+static void set_env(const char *name, const char *value) {
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
 static void environment(const char *driver_path, const char *extras, const char *backend, const char *device) {
-    if (driver_path)
-        setenv("HCL_DRIVER_PATH", driver_path, 1);
-    else
-        unsetenv("HCL_DRIVER_PATH");
-    if (extras)
-        setenv("HCL_EXTRA_DRIVERS", extras, 1);
-    else
-        unsetenv("HCL_EXTRA_DRIVERS");
-    if (backend)
-        setenv("HCL_BACKEND", backend, 1);
-    else
-        unsetenv("HCL_BACKEND");
-    if (device)
-        setenv("HCL_DEVICE", device, 1);
-    else
-        unsetenv("HCL_DEVICE");
+    set_env("HCL_DRIVER_PATH", driver_path);
+    set_env("HCL_EXTRA_DRIVERS", extras);
+    set_env("HCL_BACKEND", backend);
+    set_env("HCL_DEVICE", device);
 }
 
 static bool backend_named(const char *name, hcl_backend_info *out, uint32_t *out_index) {

@@ -3,13 +3,8 @@
 # those the suite declares for it (an unsupported case, skipped with the reason, or an expected failure that
 # must fail as declared); a case skipped for any other reason (the driver did not load, offers no device) fails.
 #   cmake -DCONFORMANCE=<hcl-conformance> -DDRIVER_DIR=<folder of libhcl-NAME.so> -DNAME=<backend> -P run-conformance.cmake
-foreach(v CONFORMANCE DRIVER_DIR NAME)
-  if(NOT DEFINED ${v})
-    message(FATAL_ERROR "run-conformance.cmake: -D${v}=... is required")
-  endif()
-endforeach()
-set(ENV{HCL_DRIVER_PATH} "${DRIVER_DIR}/modules")
-set(ENV{HCL_EXTRA_DRIVERS} "${NAME}")
+set(REQUIRED CONFORMANCE)
+include(${CMAKE_CURRENT_LIST_DIR}/environment.cmake)
 set(ENV{HCL_BACKEND} "${NAME}")
 message(STATUS "HCL_DRIVER_PATH=$ENV{HCL_DRIVER_PATH} HCL_EXTRA_DRIVERS=${NAME} HCL_BACKEND=${NAME} ${CONFORMANCE} --verbose --jobs 2 --filter @(vecadd|gemm|softmax|reduce|api)/*")
 execute_process(

@@ -1,13 +1,8 @@
 # ctest tools-hcl-info-extra-driver: hcl-info lists the out-of-tree driver NAME (loaded from DRIVER_DIR through
 # HCL_EXTRA_DRIVERS) as available, with its module and its device.
 #   cmake -DHCL_INFO=<hcl-info> -DDRIVER_DIR=<folder of libhcl-NAME.so> -DNAME=<backend> -P run-info.cmake
-foreach(v HCL_INFO DRIVER_DIR NAME)
-  if(NOT DEFINED ${v})
-    message(FATAL_ERROR "run-info.cmake: -D${v}=... is required")
-  endif()
-endforeach()
-set(ENV{HCL_DRIVER_PATH} "${DRIVER_DIR}/modules")
-set(ENV{HCL_EXTRA_DRIVERS} "${NAME}")
+set(REQUIRED HCL_INFO)
+include(${CMAKE_CURRENT_LIST_DIR}/environment.cmake)
 unset(ENV{HCL_BACKEND})
 unset(ENV{HCL_DEVICE})
 message(STATUS "HCL_DRIVER_PATH=$ENV{HCL_DRIVER_PATH} HCL_EXTRA_DRIVERS=${NAME} ${HCL_INFO}")
