@@ -33,21 +33,7 @@ static const char *arch_label(const hcl__gpu_device *d, char *buf, size_t size) 
 static hcl_status compile_helpers(hcl__gpu_device *d, hcl_gpu_module *out_module) {
     hcl__gpu_rtc_job job;
     hcl__gpu_helpers_job(&job);
-    job.driver_version = hcl__gpu_driver_version;
-    hcl__gpu_rtc_job_target(d, &job);
-    void *image = NULL;
-    size_t size = 0;
-    int is_binary = 0;
-    hcl_status st = hcl__gpu_rtc_compile(&job, &image, &size, &is_binary);
-    if (st != HCL_SUCCESS) return st;
-#if HCL_GPU_CUDA
-    st = hcl__gpu_module_load(
-        image, is_binary ? "the helper kernels' CUBIN from NVRTC" : "the helper kernels' PTX from NVRTC", out_module);
-#else
-    st = hcl__gpu_module_load(image, "the helper kernels' code object from hiprtc", out_module);
-#endif
-    free(image);
-    return st;
+    return hcl__gpu_rtc_build(d, &job, out_module);
 }
 
 static hcl_status load_locked(hcl__gpu_device *d) {

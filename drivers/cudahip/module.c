@@ -73,19 +73,13 @@ static hcl_status load_binary(const hcl_module_source *src, hcl_gpu_module *out_
 }
 #endif
 
-static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src, hcl_gpu_module *out_module) {
-    hcl__gpu_rtc_job job = {
-        .source = src->data,
-        .source_size = src->size,
-        .name = HCL_GPU_CUDA ? "user.cu" : "user.hip",
-        .options = src->options,
-        .driver_version = hcl__gpu_driver_version,
-    };
-    hcl__gpu_rtc_job_target(d, &job);
+hcl_status hcl__gpu_rtc_build(hcl__gpu_device *d, hcl__gpu_rtc_job *job, hcl_gpu_module *out_module) {
+    job->driver_version = hcl__gpu_driver_version;
+    hcl__gpu_rtc_job_target(d, job);
     void *image = NULL;
     size_t size = 0;
     int is_binary = 0;
-    hcl_status st = hcl__gpu_rtc_compile(&job, &image, &size, &is_binary);
+    hcl_status st = hcl__gpu_rtc_compile(job, &image, &size, &is_binary);
     if (st != HCL_SUCCESS) return st;
 #if HCL_GPU_CUDA
     st = hcl__gpu_module_load(image, is_binary ? "NVRTC's CUBIN" : "NVRTC's PTX", out_module);
@@ -94,6 +88,16 @@ static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src,
 #endif
     free(image);
     return st;
+}
+
+static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src, hcl_gpu_module *out_module) {
+    hcl__gpu_rtc_job job = {
+        .source = src->data,
+        .source_size = src->size,
+        .name = HCL_GPU_CUDA ? "user.cu" : "user.hip",
+        .options = src->options,
+    };
+    return hcl__gpu_rtc_build(d, &job, out_module);
 }
 
 /* The first source this driver takes decides: a binary always, source when the run-time compiler loads. A source
