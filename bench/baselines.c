@@ -29,15 +29,6 @@
 /* ---------------------------------------------------------------------------------------------------------
  * Opening libraries
  * ------------------------------------------------------------------------------------------------------- */
-void appendf(char *buf, size_t size, const char *fmt, ...) {
-    size_t used = strlen(buf);
-    if (used + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 int lib_open(lib *l, const char *env, const char *const *candidates) {
     if (l->tried) return 0;
     l->tried = 1;
@@ -52,15 +43,15 @@ int lib_open(lib *l, const char *env, const char *const *candidates) {
             return 1;
         }
         const char *e = dlerror();
-        appendf(l->reason, sizeof l->reason, "%s%s", l->reason[0] ? "; " : "", e ? e : list[i]);
+        hcl_ts_appendf(l->reason, sizeof l->reason, "%s%s", l->reason[0] ? "; " : "", e ? e : list[i]);
     }
-    if (forced && *forced) appendf(l->reason, sizeof l->reason, " (from %s)", env);
+    if (forced && *forced) hcl_ts_appendf(l->reason, sizeof l->reason, " (from %s)", env);
     return 1;
 }
 
 void *lib_sym(lib *l, const char *name, char *missing, size_t size) {
     void *p = l->handle ? dlsym(l->handle, name) : NULL;
-    if (!p && missing) appendf(missing, size, "%s%s", missing[0] ? ", " : "", name);
+    if (!p && missing) hcl_ts_appendf(missing, size, "%s%s", missing[0] ? ", " : "", name);
     return p;
 }
 
@@ -150,8 +141,8 @@ static void host_open(bdev *b) {
     copy_text(g->library, sizeof g->library, lib_openblas.path);
     if (ob.openblas_get_config) copy_text(g->version, sizeof g->version, ob.openblas_get_config());
     if (ob.openblas_get_num_threads)
-        appendf(g->version, sizeof g->version, "%s%d threads", g->version[0] ? ", " : "",
-                ob.openblas_get_num_threads());
+        hcl_ts_appendf(g->version, sizeof g->version, "%s%d threads", g->version[0] ? ", " : "",
+                       ob.openblas_get_num_threads());
 #else
     NOT_BUILT(g, "cblas.h");
 #endif

@@ -205,7 +205,7 @@ void cuda_open(bdev *b, struct baselines *bl) {
             copy_text(g->library, sizeof g->library, lib_cublas.path);
             snprintf(g->version, sizeof g->version, "cuBLAS %d.%d.%d", ver / 10000, ver / 100 % 100, ver % 100);
             const char *tf32 = getenv("NVIDIA_TF32_OVERRIDE");
-            if (tf32) appendf(g->note, sizeof g->note, "; NVIDIA_TF32_OVERRIDE=%s is set", tf32);
+            if (tf32) hcl_ts_appendf(g->note, sizeof g->note, "; NVIDIA_TF32_OVERRIDE=%s is set", tf32);
         }
     }
     /* CUB */

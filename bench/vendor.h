@@ -23,7 +23,6 @@ void *lib_sym(lib *l, const char *name, char *missing, size_t size);
 int lib_ready(const lib *l, const char *what, const char *missing, char *reason, size_t size);
 /* The folder of this executable (for libraries built next to it). */
 void exe_dir(char *out, size_t size);
-void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Name a baseline that belongs to this backend, with how it is called. */
 void set_base(base_info *bi, const char *name, const char *note);
 /* One line per vendor library: what loaded, or why not. */

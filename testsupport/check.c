@@ -141,3 +141,12 @@ bool hcl_ts_check_at(bool ok, const char *file, int line, const char *fmt, ...) 
 
 int hcl_ts_checks(void) { return g_checks; }
 int hcl_ts_failures(void) { return g_failures; }
+
+void hcl_ts_appendf(char *buf, size_t size, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}

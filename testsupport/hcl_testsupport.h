@@ -133,7 +133,9 @@ bool hcl_ts_check_at(bool ok, const char *file, int line, const char *fmt, ...) 
         hcl_status st_ = (call);                                                                                       \
         HCL_TS_CHECK(st_ == HCL_SUCCESS, "%s: %s: %s", #call, hcl_status_name(st_), hcl_last_message());               \
     } while (0)
-int hcl_ts_checks(void);   /* checks counted so far */
+int hcl_ts_checks(void); /* checks counted so far */
+/* Append printf text to the string in buf (size bytes in all), cut short when full. */
+void hcl_ts_appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int hcl_ts_failures(void); /* of those, the failed ones */
 
 /* ---- checks through HCL's public API (testsupport/api.c, the one part that calls HCL) ---- */
