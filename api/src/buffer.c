@@ -43,9 +43,8 @@ HCL_API hcl_status hcl_buffer_size(hcl_buffer buffer, size_t *out_size) {
     hcl__buffer *buf;
     hcl_status st =
         hcl__lookup_out(buffer, HCL__H_BUFFER, (void **)&buf, out_size, "hcl_buffer_size", "buffer", "out_size");
-    if (st != HCL_SUCCESS) return st;
-    *out_size = buf->size;
-    return HCL_SUCCESS;
+    if (st == HCL_SUCCESS) *out_size = buf->size;
+    return st;
 }
 
 typedef enum xfer_kind { XFER_WRITE, XFER_READ, XFER_COPY, XFER_FILL } xfer_kind;

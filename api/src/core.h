@@ -13,7 +13,8 @@
 
 /* ---- messages and logging (status.c, log.c) ---- */
 HCL__HIDDEN hcl_status hcl__set_message(hcl_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prefix the current thread message with "<fn>: " (used after a driver failure). Returns status. */
+/* Prefix the current thread message with "<fn>: " (used after a driver failure). Returns status; HCL_SUCCESS changes
+ * nothing, so `return hcl__prefix_message(driver_status, fn);` ends a call. */
 HCL__HIDDEN hcl_status hcl__prefix_message(hcl_status status, const char *fn);
 HCL__HIDDEN void hcl__log(hcl_log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -74,7 +74,7 @@ HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info 
         if (!b->available) continue;
         if (index < base + b->device_count) {
             hcl_status st = device_info(b, index - base, out_info);
-            return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_device_get_info_by_index");
+            return hcl__prefix_message(st, "hcl_device_get_info_by_index");
         }
         base += b->device_count;
     }
@@ -125,7 +125,6 @@ HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_i
     hcl__device *dev;
     hcl_status st =
         hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_info, "hcl_device_get_info", "device", "out_info");
-    if (st != HCL_SUCCESS) return st;
-    *out_info = dev->info;
-    return HCL_SUCCESS;
+    if (st == HCL_SUCCESS) *out_info = dev->info;
+    return st;
 }

@@ -46,7 +46,7 @@ HCL_API hcl_status hcl_event_wait(hcl_event event) {
     hcl_status st = hcl__lookup(event, HCL__H_EVENT, (void **)&ev, "hcl_event_wait", "event");
     if (st != HCL_SUCCESS) return st;
     st = ev->dev->drv->event_wait(ev->native);
-    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_event_wait");
+    return hcl__prefix_message(st, "hcl_event_wait");
 }
 
 static void event_destroy(void *object) {

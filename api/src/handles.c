@@ -64,28 +64,26 @@ out:
     return handle;
 }
 
-void *hcl__handle_get(const void *handle, hcl__htype type) {
-    if (!handle) return NULL;
-    void *object = NULL;
-    pthread_mutex_lock(&table_lock);
-    uint32_t index = decode(handle, type);
-    if (index != UINT32_MAX) object = slots[index].object;
-    pthread_mutex_unlock(&table_lock);
-    return object;
-}
-
-void *hcl__handle_remove(const void *handle, hcl__htype type) {
+/* The object behind a live handle of that type, or NULL; with `remove`, the slot is freed for reuse (its
+ * generation moves on, so the old handle stays invalid). */
+static void *access_slot(const void *handle, hcl__htype type, int remove) {
     if (!handle) return NULL;
     void *object = NULL;
     pthread_mutex_lock(&table_lock);
     uint32_t index = decode(handle, type);
     if (index != UINT32_MAX) {
         object = slots[index].object;
-        slots[index].object = NULL;
-        slots[index].gen++;
-        slots[index].next_free = free_head;
-        free_head = index;
+        if (remove) {
+            slots[index].object = NULL;
+            slots[index].gen++;
+            slots[index].next_free = free_head;
+            free_head = index;
+        }
     }
     pthread_mutex_unlock(&table_lock);
     return object;
 }
+
+void *hcl__handle_get(const void *handle, hcl__htype type) { return access_slot(handle, type, 0); }
+
+void *hcl__handle_remove(const void *handle, hcl__htype type) { return access_slot(handle, type, 1); }

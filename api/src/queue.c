@@ -43,7 +43,7 @@ HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_finish", "queue");
     if (st != HCL_SUCCESS) return st;
     st = q->dev->drv->queue_finish(q->native);
-    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "hcl_queue_finish");
+    return hcl__prefix_message(st, "hcl_queue_finish");
 }
 
 HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event) {

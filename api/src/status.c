@@ -40,6 +40,7 @@ hcl_status hcl__set_message(hcl_status status, const char *fmt, ...) {
 }
 
 hcl_status hcl__prefix_message(hcl_status status, const char *fn) {
+    if (status == HCL_SUCCESS) return status; /* a success leaves the message as it was */
     char copy[HCL__MESSAGE_MAX];
     memcpy(copy, tls_message, sizeof copy);
     if (copy[0] == '\0')
