@@ -23,8 +23,6 @@
 #include "test_rtc.h"
 
 /* ---- the core's CUDA/HIP text of the built-in kernels (kernels/CMakeLists.txt) ---- */
-extern const unsigned char hcl_kernels_gpu_text[];
-extern const size_t hcl_kernels_gpu_text_size;
 
 /* Compile; check the image kind and, for PTX, that each expected entry point is in it. */
 static int compile(const char *label, const hcl__gpu_rtc_job *job, int want_cubin, const char *const *entries) {
@@ -81,17 +79,13 @@ int main(void) {
     compile("helpers (fill.cu) -> sm_90 (H100)", &helpers, 1, NULL);
 
     /* 2. the core's text of the built-in kernels, every kernel of the catalogue's GPU program an entry */
-    const hcl_kprogram *gpu = hcl_kprogram_get(HCL_KPROG_GPU);
     const char *entries[HCL_KPROG_MAX_KERNELS + 1];
-    for (uint32_t i = 0; i < gpu->num_kernels; i++) entries[i] = gpu->kernels[i];
-    entries[gpu->num_kernels] = NULL;
-    hcl__gpu_rtc_job all = {.source = (const char *)hcl_kernels_gpu_text,
-                            .source_size = hcl_kernels_gpu_text_size,
-                            .name = "hcl_kernels_gpu.cu",
-                            .options = "-arch=compute_75",
-                            .arch = 75};
+    hcl__gpu_rtc_job all = builtin_text_job("hcl_kernels_gpu.cu", entries);
+    all.options = "-arch=compute_75";
+    all.arch = 75;
     char label[96];
-    snprintf(label, sizeof label, "built-in text -> PTX compute_75 (%u kernels)", gpu->num_kernels);
+    snprintf(label, sizeof label, "built-in text -> PTX compute_75 (%u kernels)",
+             hcl_kprogram_get(HCL_KPROG_GPU)->num_kernels);
     compile(label, &all, 0, entries);
     all.options = NULL;
     all.arch = 90;

@@ -6,6 +6,7 @@
 #define HCL_CUDAHIP_TEST_RTC_H
 
 #include "gpu.h"
+#include "hcl_plan.h"
 #include "test_host.h"
 
 #include <stdio.h>
@@ -99,6 +100,18 @@ static void test_user_and_broken(test_compile_fn compile, hcl__gpu_rtc_job targe
         g_failures++;
     }
     free(image);
+}
+
+/* The core's CUDA/HIP text of the built-in kernels (kernels/CMakeLists.txt, in the hcl_kernels library) as a job
+ * named `name`, and in `entries` (HCL_KPROG_MAX_KERNELS + 1 slots) the kernels the catalogue expects of it. */
+extern const unsigned char hcl_kernels_gpu_text[];
+extern const size_t hcl_kernels_gpu_text_size;
+static inline hcl__gpu_rtc_job builtin_text_job(const char *name, const char **entries) {
+    const hcl_kprogram *gpu = hcl_kprogram_get(HCL_KPROG_GPU);
+    for (uint32_t i = 0; i < gpu->num_kernels; i++) entries[i] = gpu->kernels[i];
+    entries[gpu->num_kernels] = NULL;
+    return (hcl__gpu_rtc_job){
+        .source = (const char *)hcl_kernels_gpu_text, .source_size = hcl_kernels_gpu_text_size, .name = name};
 }
 
 #endif /* HCL_CUDAHIP_TEST_RTC_H */

@@ -28,8 +28,6 @@
 #include "test_rtc.h"
 
 /* ---- the core's CUDA/HIP text of the built-in kernels (kernels/CMakeLists.txt) ---- */
-extern const unsigned char hcl_kernels_gpu_text[];
-extern const size_t hcl_kernels_gpu_text_size;
 
 static const unsigned char *find(const unsigned char *hay, size_t hay_size, const void *needle, size_t size) {
     for (size_t i = 0; i + size <= hay_size; i++)
@@ -113,15 +111,10 @@ int main(void) {
     compile("helpers (fill.cu) -> gfx1030 (RDNA2, wave32)", &helpers, helper_entries, 32);
 
     /* 2. the core's text of the built-in kernels, every kernel of the catalogue's GPU program in it */
-    const hcl_kprogram *gpu = hcl_kprogram_get(HCL_KPROG_GPU);
     const char *entries[HCL_KPROG_MAX_KERNELS + 1];
-    for (uint32_t i = 0; i < gpu->num_kernels; i++) entries[i] = gpu->kernels[i];
-    entries[gpu->num_kernels] = NULL;
-    hcl__gpu_rtc_job all = {.source = (const char *)hcl_kernels_gpu_text,
-                            .source_size = hcl_kernels_gpu_text_size,
-                            .name = "hcl_kernels_gpu.hip",
-                            .driver_version = 50221153,
-                            .arch = "gfx90a:sramecc+:xnack-"};
+    hcl__gpu_rtc_job all = builtin_text_job("hcl_kernels_gpu.hip", entries);
+    all.driver_version = 50221153;
+    all.arch = "gfx90a:sramecc+:xnack-";
     compile("built-in text -> gfx90a:sramecc+:xnack- (MI200)", &all, entries, 64);
     all.arch = "gfx1030";
     compile("built-in text -> gfx1030 (RDNA2, wave32)", &all, entries, 32);
