@@ -2,6 +2,7 @@
  * reference on its device. */
 #include "core.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 /* Free the memory and drop the device reference: a release, or a create that could not register its handle. */
@@ -40,52 +41,52 @@ HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer) {
 }
 
 HCL_API hcl_status hcl_buffer_size(hcl_buffer buffer, size_t *out_size) {
-    hcl__buffer *buf;
-    hcl_status st =
-        hcl__lookup_out(buffer, HCL__H_BUFFER, (void **)&buf, out_size, "hcl_buffer_size", "buffer", "out_size");
-    if (st == HCL_SUCCESS) *out_size = buf->size;
-    return st;
+    return hcl__get(buffer, HCL__H_BUFFER, offsetof(hcl__buffer, size), sizeof *out_size, out_size, "hcl_buffer_size",
+                    "buffer", "out_size");
 }
 
 typedef enum xfer_kind { XFER_WRITE, XFER_READ, XFER_COPY, XFER_FILL } xfer_kind;
 
+/* What a transfer moves: the buffers and ranges its kind names (the others stay zero). */
 typedef struct xfer {
-    xfer_kind kind;
-    const char *fn;
-    hcl_queue queue;
     hcl_buffer dst, src; /* dst: the buffer written (write, copy, fill); src: read and copy */
     size_t dst_offset, src_offset, size;
     const void *host_src; /* write; fill pattern */
     void *host_dst;       /* read */
     size_t pattern_size;
+} xfer;
+
+/* How it is ordered: a blocking form completes it before returning and takes no wait list or event. */
+typedef struct xfer_order {
     int blocking;
     uint32_t num_wait;
     const hcl_event *wait_list;
     hcl_event *out_event;
-} xfer;
+} xfer_order;
+
+static const xfer_order blocking = {.blocking = 1};
 
 static int is_pattern_size(size_t s) {
     return s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 32 || s == 64 || s == 128;
 }
 
-static hcl_status run_xfer(const xfer *x) {
-    const char *fn = x->fn;
+static hcl_status run_xfer(const char *fn, xfer_kind kind, hcl_queue queue, const xfer *x, const xfer_order *o) {
     hcl__queue *q;
     hcl__buffer *dst = NULL, *src = NULL;
-    hcl_status st = hcl__lookup(x->queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
+    hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
     if (st != HCL_SUCCESS) return st;
-    if (x->kind != XFER_READ && (st = hcl__lookup(x->dst, HCL__H_BUFFER, (void **)&dst, fn,
-                                                  x->kind == XFER_FILL ? "buffer" : "dst")) != HCL_SUCCESS)
+    if (kind != XFER_READ && (st = hcl__lookup(x->dst, HCL__H_BUFFER, (void **)&dst, fn,
+                                               kind == XFER_FILL ? "buffer" : "dst")) != HCL_SUCCESS)
         return st;
-    if ((x->kind == XFER_READ || x->kind == XFER_COPY) &&
+    if ((kind == XFER_READ || kind == XFER_COPY) &&
         (st = hcl__lookup(x->src, HCL__H_BUFFER, (void **)&src, fn, "src")) != HCL_SUCCESS)
         return st;
     if ((dst && dst->dev != q->dev) || (src && src->dev != q->dev))
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the buffer belongs to another device than the queue",
                                 fn);
-    if (!x->blocking && x->num_wait > 0 && !x->wait_list)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: wait_list is NULL with num_wait %u", fn, x->num_wait);
-    switch (x->kind) {
+    if (!o->blocking && o->num_wait > 0 && !o->wait_list)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: wait_list is NULL with num_wait %u", fn, o->num_wait);
+    switch (kind) {
     case XFER_WRITE:
         if (!x->host_src && x->size)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: src is NULL with size %zu", fn, x->size);
@@ -119,141 +120,92 @@ static hcl_status run_xfer(const xfer *x) {
     }
     if (st != HCL_SUCCESS) return st;
     void **wait = NULL;
-    if ((st = hcl__resolve_wait(fn, q->dev, x->blocking ? 0 : x->num_wait, x->wait_list, &wait)) != HCL_SUCCESS)
-        return st;
+    uint32_t nw = o->blocking ? 0 : o->num_wait;
+    if ((st = hcl__resolve_wait(fn, q->dev, nw, o->wait_list, &wait)) != HCL_SUCCESS) return st;
     const hcl_driver_table *d = q->dev->drv;
-    void *native = NULL, **evp = x->out_event ? &native : NULL;
-    uint32_t nw = x->blocking ? 0 : x->num_wait;
+    void *native = NULL, **evp = o->out_event ? &native : NULL;
     if (x->size == 0) /* nothing to move: honour the wait list and the event with a marker */
         st = (evp || nw) ? d->queue_marker(q->native, nw, wait, evp ? evp : &native) : HCL_SUCCESS;
-    else if (x->kind == XFER_WRITE)
-        st = d->buffer_write(q->native, dst->native, x->dst_offset, x->size, x->host_src, x->blocking, nw, wait, evp);
-    else if (x->kind == XFER_READ)
-        st = d->buffer_read(q->native, src->native, x->src_offset, x->size, x->host_dst, x->blocking, nw, wait, evp);
-    else if (x->kind == XFER_COPY)
-        st = d->buffer_copy(q->native, dst->native, x->dst_offset, src->native, x->src_offset, x->size, x->blocking, nw,
+    else if (kind == XFER_WRITE)
+        st = d->buffer_write(q->native, dst->native, x->dst_offset, x->size, x->host_src, o->blocking, nw, wait, evp);
+    else if (kind == XFER_READ)
+        st = d->buffer_read(q->native, src->native, x->src_offset, x->size, x->host_dst, o->blocking, nw, wait, evp);
+    else if (kind == XFER_COPY)
+        st = d->buffer_copy(q->native, dst->native, x->dst_offset, src->native, x->src_offset, x->size, o->blocking, nw,
                             wait, evp);
     else
-        st = d->buffer_fill(q->native, dst->native, x->dst_offset, x->size, x->host_src, x->pattern_size, x->blocking,
+        st = d->buffer_fill(q->native, dst->native, x->dst_offset, x->size, x->host_src, x->pattern_size, o->blocking,
                             nw, wait, evp);
     free(wait);
     if (st != HCL_SUCCESS) return hcl__prefix_message(st, fn);
     /* with no out_event this releases the marker made only to honour the wait list */
-    return hcl__wrap_event(fn, q->dev, native, x->out_event);
+    return hcl__wrap_event(fn, q->dev, native, o->out_event);
+}
+
+static hcl_status write_xfer(const char *fn, hcl_queue queue, hcl_buffer dst, size_t offset, size_t size,
+                             const void *src, const xfer_order *order) {
+    xfer x = {.dst = dst, .dst_offset = offset, .size = size, .host_src = src};
+    return run_xfer(fn, XFER_WRITE, queue, &x, order);
+}
+
+static hcl_status read_xfer(const char *fn, hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst,
+                            const xfer_order *order) {
+    xfer x = {.src = src, .src_offset = offset, .size = size, .host_dst = dst};
+    return run_xfer(fn, XFER_READ, queue, &x, order);
+}
+
+static hcl_status copy_xfer(const char *fn, hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
+                            size_t src_offset, size_t size, const xfer_order *order) {
+    xfer x = {.dst = dst, .src = src, .dst_offset = dst_offset, .src_offset = src_offset, .size = size};
+    return run_xfer(fn, XFER_COPY, queue, &x, order);
+}
+
+static hcl_status fill_xfer(const char *fn, hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
+                            const void *pattern, size_t pattern_size, const xfer_order *order) {
+    xfer x = {.dst = buffer, .dst_offset = offset, .size = size, .host_src = pattern, .pattern_size = pattern_size};
+    return run_xfer(fn, XFER_FILL, queue, &x, order);
 }
 
 HCL_API hcl_status hcl_buffer_write(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size, const void *src) {
-    xfer x = {.kind = XFER_WRITE,
-              .fn = "hcl_buffer_write",
-              .queue = queue,
-              .dst = dst,
-              .dst_offset = offset,
-              .size = size,
-              .host_src = src,
-              .blocking = 1};
-    return run_xfer(&x);
+    return write_xfer("hcl_buffer_write", queue, dst, offset, size, src, &blocking);
 }
 
 HCL_API hcl_status hcl_buffer_read(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst) {
-    xfer x = {.kind = XFER_READ,
-              .fn = "hcl_buffer_read",
-              .queue = queue,
-              .src = src,
-              .src_offset = offset,
-              .size = size,
-              .host_dst = dst,
-              .blocking = 1};
-    return run_xfer(&x);
+    return read_xfer("hcl_buffer_read", queue, src, offset, size, dst, &blocking);
 }
 
 HCL_API hcl_status hcl_buffer_copy(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
                                    size_t src_offset, size_t size) {
-    xfer x = {.kind = XFER_COPY,
-              .fn = "hcl_buffer_copy",
-              .queue = queue,
-              .dst = dst,
-              .src = src,
-              .dst_offset = dst_offset,
-              .src_offset = src_offset,
-              .size = size,
-              .blocking = 1};
-    return run_xfer(&x);
+    return copy_xfer("hcl_buffer_copy", queue, dst, dst_offset, src, src_offset, size, &blocking);
 }
 
 HCL_API hcl_status hcl_buffer_fill(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size, const void *pattern,
                                    size_t pattern_size) {
-    xfer x = {.kind = XFER_FILL,
-              .fn = "hcl_buffer_fill",
-              .queue = queue,
-              .dst = buffer,
-              .dst_offset = offset,
-              .size = size,
-              .host_src = pattern,
-              .pattern_size = pattern_size,
-              .blocking = 1};
-    return run_xfer(&x);
+    return fill_xfer("hcl_buffer_fill", queue, buffer, offset, size, pattern, pattern_size, &blocking);
 }
 
 HCL_API hcl_status hcl_buffer_write_async(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size, const void *src,
                                           uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
-    xfer x = {.kind = XFER_WRITE,
-              .fn = "hcl_buffer_write_async",
-              .queue = queue,
-              .dst = dst,
-              .dst_offset = offset,
-              .size = size,
-              .host_src = src,
-              .num_wait = num_wait,
-              .wait_list = wait_list,
-              .out_event = out_event};
-    return run_xfer(&x);
+    xfer_order order = {0, num_wait, wait_list, out_event};
+    return write_xfer("hcl_buffer_write_async", queue, dst, offset, size, src, &order);
 }
 
 HCL_API hcl_status hcl_buffer_read_async(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst,
                                          uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
-    xfer x = {.kind = XFER_READ,
-              .fn = "hcl_buffer_read_async",
-              .queue = queue,
-              .src = src,
-              .src_offset = offset,
-              .size = size,
-              .host_dst = dst,
-              .num_wait = num_wait,
-              .wait_list = wait_list,
-              .out_event = out_event};
-    return run_xfer(&x);
+    xfer_order order = {0, num_wait, wait_list, out_event};
+    return read_xfer("hcl_buffer_read_async", queue, src, offset, size, dst, &order);
 }
 
 HCL_API hcl_status hcl_buffer_copy_async(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
                                          size_t src_offset, size_t size, uint32_t num_wait, const hcl_event *wait_list,
                                          hcl_event *out_event) {
-    xfer x = {.kind = XFER_COPY,
-              .fn = "hcl_buffer_copy_async",
-              .queue = queue,
-              .dst = dst,
-              .src = src,
-              .dst_offset = dst_offset,
-              .src_offset = src_offset,
-              .size = size,
-              .num_wait = num_wait,
-              .wait_list = wait_list,
-              .out_event = out_event};
-    return run_xfer(&x);
+    xfer_order order = {0, num_wait, wait_list, out_event};
+    return copy_xfer("hcl_buffer_copy_async", queue, dst, dst_offset, src, src_offset, size, &order);
 }
 
 HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
                                          const void *pattern, size_t pattern_size, uint32_t num_wait,
                                          const hcl_event *wait_list, hcl_event *out_event) {
-    xfer x = {.kind = XFER_FILL,
-              .fn = "hcl_buffer_fill_async",
-              .queue = queue,
-              .dst = buffer,
-              .dst_offset = offset,
-              .size = size,
-              .host_src = pattern,
-              .pattern_size = pattern_size,
-              .num_wait = num_wait,
-              .wait_list = wait_list,
-              .out_event = out_event};
-    return run_xfer(&x);
+    xfer_order order = {0, num_wait, wait_list, out_event};
+    return fill_xfer("hcl_buffer_fill_async", queue, buffer, offset, size, pattern, pattern_size, &order);
 }

@@ -60,8 +60,10 @@ static hcl_status finish_op(const builtin_ctx *ctx, hcl_status st, void *native,
     return hcl__wrap_event(ctx->fn, ctx->q->dev, native, out_event);
 }
 
-static hcl_status run(const builtin_ctx *ctx, hcl__builtin_call *call, hcl__buffer *a, hcl__buffer *b, hcl__buffer *c,
-                      hcl_event *out_event) {
+/* Run the call as launches of the built-in programs or, when its shape is empty, complete it through a marker. */
+static hcl_status run(const builtin_ctx *ctx, int empty, hcl__builtin_call *call, hcl__buffer *a, hcl__buffer *b,
+                      hcl__buffer *c, hcl_event *out_event) {
+    if (empty) return empty_op(ctx, out_event);
     call->mem[HCL_KSLOT_A] = a ? a->native : NULL;
     call->mem[HCL_KSLOT_B] = b ? b->native : NULL;
     call->mem[HCL_KSLOT_C] = c ? c->native : NULL;
@@ -78,9 +80,8 @@ HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_b
     if (st == HCL_SUCCESS) st = get_floats(&ctx, b, "b", n, ok, &bb);
     if (st == HCL_SUCCESS) st = get_floats(&ctx, c, "c", n, ok, &bc);
     if (st != HCL_SUCCESS) return st;
-    if (n == 0) return empty_op(&ctx, out_event);
     hcl__builtin_call call = {.op = HCL_KOP_VECADD, .n = n};
-    return run(&ctx, &call, ba, bb, bc, out_event);
+    return run(&ctx, n == 0, &call, ba, bb, bc, out_event);
 }
 
 HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n,
@@ -111,25 +112,23 @@ HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_tran
         return st;
     if (bc == ba || bc == bb)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: c must not be the same buffer as a or b", fn);
-    if (m == 0 || n == 0) return empty_op(&ctx, out_event);
     hcl__builtin_call call = {.op = HCL_KOP_GEMM, .gemm = {trans_a, trans_b, m, n, k, alpha, beta, lda, ldb, ldc}};
-    return run(&ctx, &call, ba, bb, bc, out_event);
+    return run(&ctx, m == 0 || n == 0, &call, ba, bb, bc, out_event);
 }
 
 HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
                                    hcl_event *out_event) {
+    size_t elems;
+    int ok = !__builtin_mul_overflow(rows, cols, &elems) && elems <= SIZE_MAX / 4;
     builtin_ctx ctx;
     hcl_status st = get_queue("hcl_softmax_f32", queue, &ctx);
     if (st != HCL_SUCCESS) return st;
-    size_t elems;
-    int ok = !__builtin_mul_overflow(rows, cols, &elems) && elems <= SIZE_MAX / 4;
     hcl__buffer *bi, *bo;
     if ((st = get_floats(&ctx, in, "in", elems, ok, &bi)) != HCL_SUCCESS ||
         (st = get_floats(&ctx, out, "out", elems, ok, &bo)) != HCL_SUCCESS)
         return st;
-    if (rows == 0 || cols == 0) return empty_op(&ctx, out_event);
     hcl__builtin_call call = {.op = HCL_KOP_SOFTMAX, .rows = rows, .cols = cols};
-    return run(&ctx, &call, bi, NULL, bo, out_event);
+    return run(&ctx, rows == 0 || cols == 0, &call, bi, NULL, bo, out_event);
 }
 
 HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, hcl_buffer in, hcl_buffer out,
@@ -153,5 +152,5 @@ HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, h
         return finish_op(&ctx, st, native, out_event);
     }
     hcl__builtin_call call = {.op = HCL_KOP_REDUCE, .reduce_op = op, .n = n};
-    return run(&ctx, &call, bi, NULL, bo, out_event);
+    return run(&ctx, 0, &call, bi, NULL, bo, out_event);
 }

@@ -139,6 +139,9 @@ HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **o
 /* hcl__lookup, then the call's out-parameter `out` (named `out_name`) must not be NULL. */
 HCL__HIDDEN hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, const void *out,
                                        const char *fn, const char *what, const char *out_name);
+/* A get call: hcl__lookup_out, then copy the object's field (at field_offset, `size` bytes) to out. */
+HCL__HIDDEN hcl_status hcl__get(const void *handle, hcl__htype type, size_t field_offset, size_t size, void *out,
+                                const char *fn, const char *what, const char *out_name);
 /* Remove the handle of a release call and give its object, or fail as hcl__lookup does. */
 HCL__HIDDEN hcl_status hcl__take(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
 /* A release call: remove the handle and destroy(object), or fail as hcl__lookup does. */

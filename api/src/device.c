@@ -2,6 +2,7 @@
  * counted (hcl__device_ref/unref) so that every child object keeps its device alive until it is released. */
 #include "core.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,9 +123,6 @@ HCL_API hcl_status hcl_device_release(hcl_device device) {
 }
 
 HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info) {
-    hcl__device *dev;
-    hcl_status st =
-        hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_info, "hcl_device_get_info", "device", "out_info");
-    if (st == HCL_SUCCESS) *out_info = dev->info;
-    return st;
+    return hcl__get(device, HCL__H_DEVICE, offsetof(hcl__device, info), sizeof *out_info, out_info,
+                    "hcl_device_get_info", "device", "out_info");
 }

@@ -44,9 +44,7 @@ hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_e
 HCL_API hcl_status hcl_event_wait(hcl_event event) {
     hcl__event *ev;
     hcl_status st = hcl__lookup(event, HCL__H_EVENT, (void **)&ev, "hcl_event_wait", "event");
-    if (st != HCL_SUCCESS) return st;
-    st = ev->dev->drv->event_wait(ev->native);
-    return hcl__prefix_message(st, "hcl_event_wait");
+    return st == HCL_SUCCESS ? hcl__prefix_message(ev->dev->drv->event_wait(ev->native), "hcl_event_wait") : st;
 }
 
 static void event_destroy(void *object) {

@@ -28,12 +28,16 @@ HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
     return hcl__publish(HCL__H_QUEUE, q, queue_destroy, (void **)out_queue, "hcl_queue_create");
 }
 
+/* Drain the queue; a driver failure is reported as the public call's. */
+static hcl_status finish(hcl__queue *q, const char *fn) {
+    return hcl__prefix_message(q->dev->drv->queue_finish(q->native), fn);
+}
+
 HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
     hcl__queue *q;
     hcl_status st = hcl__take(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_release", "queue");
     if (st != HCL_SUCCESS) return st;
-    st = q->dev->drv->queue_finish(q->native);
-    if (st != HCL_SUCCESS) hcl__prefix_message(st, "hcl_queue_release");
+    st = finish(q, "hcl_queue_release");
     queue_destroy(q);
     return st;
 }
@@ -41,9 +45,7 @@ HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
 HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
     hcl__queue *q;
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_finish", "queue");
-    if (st != HCL_SUCCESS) return st;
-    st = q->dev->drv->queue_finish(q->native);
-    return hcl__prefix_message(st, "hcl_queue_finish");
+    return st == HCL_SUCCESS ? finish(q, "hcl_queue_finish") : st;
 }
 
 HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event) {

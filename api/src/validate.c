@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *type_name(hcl__htype type) {
     static const char *const names[] = {"?", "device", "queue", "buffer", "event", "module", "kernel"};
@@ -25,6 +26,14 @@ hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, c
                            const char *what, const char *out_name) {
     hcl_status st = hcl__lookup(handle, type, object, fn, what);
     if (st == HCL_SUCCESS && !out) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, out_name);
+    return st;
+}
+
+hcl_status hcl__get(const void *handle, hcl__htype type, size_t field_offset, size_t size, void *out, const char *fn,
+                    const char *what, const char *out_name) {
+    void *object = NULL;
+    hcl_status st = hcl__lookup_out(handle, type, &object, out, fn, what, out_name);
+    if (st == HCL_SUCCESS) memcpy(out, (const char *)object + field_offset, size);
     return st;
 }
 
