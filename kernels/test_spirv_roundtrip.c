@@ -2,8 +2,8 @@
  *
  * No Level Zero GPU runs here, so each SPIR-V program of the catalogue's CL family (kernels/catalogue.c: the very
  * bytes libhcl hands a Level Zero driver through module_create; this program links the same library, hcl_kernels)
- * is translated back to LLVM bitcode with `llvm-spirv -r`, loaded on PoCL (CPU) through clCreateProgramWithBinary,
- * and run with the core's own launch plans (kernels/<op>/plan.c, hcl_plan.h: the same kernels, work-group sizes,
+ * is translated back to LLVM bitcode with `llvm-spirv -r`, loaded on PoCL (CPU) through clCreateProgramWithBinary
+ * (testsupport/hcl_testsupport_cl.h, the harness the Level Zero fill round trip shares), and run with the core's own launch plans (kernels/<op>/plan.c, hcl_plan.h: the same kernels, work-group sizes,
  * group counts, arguments and dynamic local memory the core launches through a driver's kernel_launch) for several
  * device profiles: PoCL's own limits (a CPU: the plans' CPU choices), a large GPU, a GPU with a tiny group count
  * limit (softmax in row batches, capped grids), and a small GPU (gemm's 8 x 8 program, small groups). Every result
@@ -20,23 +20,17 @@
 #include "hcl_plan.h"
 
 #include "hcl_testsupport.h"
+#include "hcl_testsupport_cl.h"
 
-#include <CL/cl.h>
-#include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-static cl_context g_ctx;
-static cl_command_queue g_q;
-static cl_device_id g_dev;
-static cl_program g_programs[HCL_KPROG_COUNT];
+static hcl_ts_cl g_cl;
 static cl_kernel g_kernels[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS];
 static uint64_t g_kmax[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS]; /* CL_KERNEL_WORK_GROUP_SIZE on PoCL */
-static int g_failures, g_checks;
+static int g_checks;
 static uint64_t g_rng; /* hcl_ts_splitmix64 state */
 
 /* per kernel: runs, worst error as a fraction of its tolerance, largest absolute error */
@@ -52,47 +46,11 @@ static struct {
 static double rnd(void) { return hcl_ts_rand_unit(&g_rng); }
 static float rnd_float(float lo, float hi) { return hcl_ts_rand_float(&g_rng, lo, hi); }
 
-static void *xmalloc(size_t n) {
-    void *p = calloc(1, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "out of host memory (%zu bytes)\n", n);
-        exit(1);
-    }
-    return p;
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    g_failures++;
-}
-
-static cl_mem buffer(size_t bytes) {
-    cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(g_ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
-    if (err != CL_SUCCESS) {
-        fail("clCreateBuffer(%zu): %d", bytes, (int)err);
-        return NULL;
-    }
-    return m;
-}
-
-static int write_buf(cl_mem m, const void *src, size_t bytes) {
-    cl_int err = clEnqueueWriteBuffer(g_q, m, CL_TRUE, 0, bytes, src, 0, NULL, NULL);
-    if (err != CL_SUCCESS) fail("clEnqueueWriteBuffer: %d", (int)err);
-    return err == CL_SUCCESS;
-}
-
-static int read_buf(cl_mem m, void *dst, size_t bytes) {
-    cl_int err = clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
-    if (err != CL_SUCCESS) fail("clEnqueueReadBuffer: %d", (int)err);
-    return err == CL_SUCCESS;
-}
+#define fail(...) hcl_ts_cl_fail(&g_cl, __VA_ARGS__)
+#define xmalloc hcl_ts_alloc
+static cl_mem buffer(size_t bytes) { return hcl_ts_cl_buffer(&g_cl, bytes); }
+static bool write_buf(cl_mem m, const void *src, size_t bytes) { return hcl_ts_cl_write(&g_cl, m, src, bytes); }
+static bool read_buf(cl_mem m, void *dst, size_t bytes) { return hcl_ts_cl_read(&g_cl, m, dst, bytes); }
 
 /* ---------------------------------------------------------------------------------------------------------
  * The plan executor: what the core's builtin runner does through a driver's kernel_launch, done with OpenCL
@@ -100,8 +58,7 @@ static int read_buf(cl_mem m, void *dst, size_t bytes) {
 static const char *kernel_name(const hcl_klaunch *l) { return hcl_kprogram_get(l->prog)->kernels[l->kernel]; }
 
 static int run_plan(const hcl_kplan *p, cl_mem const slots[HCL_KSLOT_COUNT], const char *what) {
-    int ok = 1;
-    for (size_t li = 0; li < p->count && ok; li++) {
+    for (size_t li = 0; li < p->count; li++) {
         const hcl_klaunch *l = &p->launch[li];
         cl_kernel k = g_kernels[l->prog][l->kernel];
         if (!k) {
@@ -109,63 +66,22 @@ static int run_plan(const hcl_kplan *p, cl_mem const slots[HCL_KSLOT_COUNT], con
                  hcl_kprogram_get(l->prog)->name);
             return 0;
         }
-        cl_mem subs[HCL_KLAUNCH_MAX_ARGS] = {NULL};
-        for (uint32_t i = 0; i < l->num_args && ok; i++) {
+        hcl_ts_cl_arg args[HCL_KLAUNCH_MAX_ARGS];
+        for (uint32_t i = 0; i < l->num_args; i++) {
             const hcl_kparg *a = &l->args[i];
-            cl_int err = CL_SUCCESS;
-            if (a->kind == HCL_KPARG_MEM) {
-                cl_mem m = slots[a->slot];
-                if (!m) {
-                    fail("%s: launch %zu argument %u uses slot %d, which this call has not", what, li, i, (int)a->slot);
-                    ok = 0;
-                    break;
-                }
-                if (a->offset) { /* a driver adds the offset to the pointer; OpenCL needs a sub-buffer */
-                    size_t size = 0;
-                    clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
-                    cl_buffer_region r = {a->offset, size - a->offset};
-                    subs[i] = clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
-                    m = subs[i];
-                }
-                if (err == CL_SUCCESS) err = clSetKernelArg(k, i, sizeof m, &m);
-            } else {
-                err = clSetKernelArg(k, i, a->size, a->value);
+            if (a->kind == HCL_KPARG_MEM && !slots[a->slot]) {
+                fail("%s: launch %zu argument %u uses slot %d, which this call has not", what, li, i, (int)a->slot);
+                return 0;
             }
-            if (err != CL_SUCCESS) {
-                fail("%s: launch %zu of '%s': argument %u (kind %d, %zu bytes): OpenCL error %d", what, li,
-                     kernel_name(l), i, (int)a->kind, a->size, (int)err);
-                ok = 0;
-            }
+            args[i] = a->kind == HCL_KPARG_MEM ? (hcl_ts_cl_arg){true, slots[a->slot], a->offset, NULL, 0}
+                                               : (hcl_ts_cl_arg){false, NULL, 0, a->value, a->size};
         }
-        /* the dynamic local memory is the kernel's one __local parameter, after the launch's arguments (as the
-         * OpenCL and Level Zero drivers pass shared_bytes) */
-        if (ok && l->shared_bytes) {
-            cl_int err = clSetKernelArg(k, l->num_args, l->shared_bytes, NULL);
-            if (err != CL_SUCCESS) {
-                fail("%s: launch %zu of '%s': %zu bytes of local memory as argument %u: OpenCL error %d", what, li,
-                     kernel_name(l), l->shared_bytes, l->num_args, (int)err);
-                ok = 0;
-            }
-        }
-        if (ok) {
-            const uint32_t grid[3] = {l->grid.x, l->grid.y, l->grid.z}, block[3] = {l->block.x, l->block.y, l->block.z};
-            size_t global[3], local[3];
-            for (int d = 0; d < 3; d++) {
-                global[d] = (size_t)grid[d] * block[d];
-                local[d] = block[d];
-            }
-            cl_int err = clEnqueueNDRangeKernel(g_q, k, 3, NULL, global, local, 0, NULL, NULL);
-            if (err == CL_SUCCESS) err = clFinish(g_q);
-            if (err != CL_SUCCESS) {
-                fail("%s: launch %zu of '%s' (%u x %u x %u groups of %u x %u x %u): OpenCL error %d", what, li,
-                     kernel_name(l), grid[0], grid[1], grid[2], block[0], block[1], block[2], (int)err);
-                ok = 0;
-            }
-        }
-        for (uint32_t i = 0; i < HCL_KLAUNCH_MAX_ARGS; i++)
-            if (subs[i]) clReleaseMemObject(subs[i]);
+        const uint32_t grid[3] = {l->grid.x, l->grid.y, l->grid.z}, block[3] = {l->block.x, l->block.y, l->block.z};
+        char at[240];
+        snprintf(at, sizeof at, "%s: launch %zu", what, li);
+        if (!hcl_ts_cl_launch(&g_cl, k, kernel_name(l), grid, block, l->shared_bytes, l->num_args, args, at)) return 0;
     }
-    return ok;
+    return 1;
 }
 
 /* The plan's scratch memory, as the core provides it per queue (zeros first when the plan says so); NULL when the
@@ -402,41 +318,6 @@ static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
 /* ---------------------------------------------------------------------------------------------------------
  * Setup: PoCL, and every SPIR-V program of the catalogue through llvm-spirv -r
  * ------------------------------------------------------------------------------------------------------- */
-static int find_pocl(void) {
-    cl_platform_id platforms[16];
-    cl_uint np = 0;
-    if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS || np == 0) return 0;
-    for (cl_uint p = 0; p < np && p < 16; p++) {
-        char name[256] = "";
-        clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name, name, NULL);
-        if (!strstr(name, "Portable Computing Language")) continue;
-        cl_uint nd = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_CPU, 1, &g_dev, &nd) != CL_SUCCESS || nd == 0) continue;
-        char dname[256] = "", version[256] = "";
-        clGetDeviceInfo(g_dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-        clGetPlatformInfo(platforms[p], CL_PLATFORM_VERSION, sizeof version, version, NULL);
-        printf("device: %s (%s, %s)\n", dname, name, version);
-        return 1;
-    }
-    return 0;
-}
-
-static unsigned char *read_file(const char *path, size_t *out_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = size > 0 ? malloc((size_t)size) : NULL;
-    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    *out_size = data ? (size_t)size : 0;
-    return data;
-}
-
 static int load_program(hcl_kprog mi, const char *llvm_spirv, const char *dir) {
     const hcl_kprogram *def = hcl_kprogram_get(mi);
     const hcl_module_source *src = NULL;
@@ -446,105 +327,25 @@ static int load_program(hcl_kprog mi, const char *llvm_spirv, const char *dir) {
         fail("%s: this build embedded no SPIR-V of it (%s)", def->name, def->origin);
         return 0;
     }
-    char spv[1024], bc[1024], cmd[3200];
-    snprintf(spv, sizeof spv, "%s/%s.spv", dir, def->name);
-    snprintf(bc, sizeof bc, "%s/%s.bc", dir, def->name);
-    FILE *f = fopen(spv, "wb");
-    if (!f || fwrite(src->data, 1, src->size, f) != src->size) {
-        if (f) fclose(f);
-        fail("%s: cannot write %s", def->name, spv);
-        return 0;
-    }
-    fclose(f);
-    remove(bc);
-    snprintf(cmd, sizeof cmd, "'%s' -r '%s' -o '%s'", llvm_spirv, spv, bc);
-    int rc = system(cmd);
-    size_t bc_size = 0;
-    unsigned char *bin = rc == 0 ? read_file(bc, &bc_size) : NULL;
-    if (!bin) {
-        fail("%s: `%s` failed (status %d)", def->name, cmd, rc);
-        return 0;
-    }
-    cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
-    const unsigned char *bins[1] = {bin};
-    g_programs[mi] = clCreateProgramWithBinary(g_ctx, 1, &g_dev, &bc_size, bins, &bin_status, &err);
-    free(bin);
-    if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
-        fail("%s: clCreateProgramWithBinary of %zu bytes of bitcode: %d / %d", def->name, bc_size, (int)err,
-             (int)bin_status);
-        return 0;
-    }
-    err = clBuildProgram(g_programs[mi], 1, &g_dev, "", NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(g_programs[mi], g_dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        fail("%s: clBuildProgram: %d\n%s", def->name, (int)err, log);
-        return 0;
-    }
-    for (uint32_t k = 0; k < def->num_kernels; k++) {
-        g_kernels[mi][k] = clCreateKernel(g_programs[mi], def->kernels[k], &err);
-        if (err != CL_SUCCESS) {
-            fail("%s: clCreateKernel('%s'): %d", def->name, def->kernels[k], (int)err);
-            return 0;
-        }
-        size_t wg = 0;
-        clGetKernelWorkGroupInfo(g_kernels[mi][k], g_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-        g_kmax[mi][k] = wg;
-    }
-    printf("ok   %-10s %6zu bytes of SPIR-V (%s) -> llvm-spirv -r -> %6zu bytes of bitcode -> built on PoCL\n",
-           def->name, src->size, def->origin, bc_size);
-    return 1;
+    return hcl_ts_cl_load_spirv(&g_cl, llvm_spirv, dir, def->name, def->origin, src->data, src->size, def->kernels,
+                                def->num_kernels, g_kernels[mi], g_kmax[mi]);
 }
 
 static int is_cl_program(int prog) { return hcl_kprogram_get((hcl_kprog)prog)->family == HCL_KFAMILY_CL; }
 
-static void release_all(void) {
-    for (int m = 0; m < HCL_KPROG_COUNT; m++) {
-        for (int k = 0; k < HCL_KPROG_MAX_KERNELS; k++)
-            if (g_kernels[m][k]) clReleaseKernel(g_kernels[m][k]);
-        if (g_programs[m]) clReleaseProgram(g_programs[m]);
-    }
-    if (g_q) clReleaseCommandQueue(g_q);
-    if (g_ctx) clReleaseContext(g_ctx);
-}
-
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s LLVM_SPIRV WORK_DIR\n", argv[0]);
-        return 2;
-    }
-    uint64_t seed = hcl_ts_seed();
-    g_rng = seed;
-    printf("levelzero-spirv-roundtrip: seed %" PRIu64 " (HCL_SEED repeats a run)\n", seed);
-    if (!find_pocl()) {
-        printf("SKIP: no PoCL CPU device (package pocl-opencl-icd): the SPIR-V round trip runs on it\n");
-        return 77;
-    }
-    cl_int err = CL_SUCCESS;
-    g_ctx = clCreateContext(NULL, 1, &g_dev, NULL, NULL, &err);
-    if (err == CL_SUCCESS) g_q = clCreateCommandQueue(g_ctx, g_dev, 0, &err);
-    if (err != CL_SUCCESS) {
-        printf("FAIL cannot create an OpenCL context and queue on PoCL: %d\n", (int)err);
-        release_all();
-        return 1;
-    }
-    mkdir(argv[2], 0777);
+    int rc = hcl_ts_cl_start(&g_cl, argc, argv, "levelzero-spirv-roundtrip", &g_rng);
+    if (rc != 0) return rc;
     int loaded = 1;
     for (int m = 0; m < HCL_KPROG_COUNT; m++)
         if (is_cl_program(m)) loaded &= load_program((hcl_kprog)m, argv[1], argv[2]);
     if (!loaded) {
-        release_all();
+        hcl_ts_cl_close(&g_cl);
         printf("FAIL: not every SPIR-V program went through the round trip\n");
         return 1;
     }
 
-    cl_uint cus = 0;
-    size_t max_wg = 0;
-    cl_ulong local = 0;
-    clGetDeviceInfo(g_dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
-    clGetDeviceInfo(g_dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
-    clGetDeviceInfo(g_dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
-    g_profiles[g_nprofiles++] = make_profile("pocl-cpu", 1, max_wg, local, 0, cus);
+    g_profiles[g_nprofiles++] = make_profile("pocl-cpu", 1, g_cl.max_group_size, g_cl.local_mem, 0, g_cl.compute_units);
     g_profiles[g_nprofiles++] = make_profile("gpu", 0, 1024, 65536, 0, 64);
     g_profiles[g_nprofiles++] = make_profile("gpu-grid-3", 0, 256, 65536, 3, 64);
     g_profiles[g_nprofiles++] = make_profile("gpu-small", 0, 64, 12288, 0, 4);
@@ -557,7 +358,7 @@ int main(int argc, char **argv) {
                                           {7, 255}, {2, 1000}, {3, 4096}, {2, 16389}};
     for (int p = 0; p < g_nprofiles; p++) {
         const profile *pr = &g_profiles[p];
-        int failures_before = g_failures, checks_before = g_checks;
+        int failures_before = g_cl.failures, checks_before = g_checks;
         for (size_t i = 0; i < sizeof vec_n / sizeof vec_n[0]; i++) check_vecadd(pr, vec_n[i], 0);
         check_vecadd(pr, 1001, 1);
         for (int ta = 0; ta < 2; ta++)
@@ -578,9 +379,9 @@ int main(int argc, char **argv) {
         for (int op = 0; op < 3; op++)
             for (size_t i = 0; i < sizeof red_n / sizeof red_n[0]; i++) check_reduce(pr, (hcl_reduce_op)op, red_n[i]);
         printf("%s profile %-10s (group <= %llu, local %llu B, group count <= %u, %u CUs): %d checks, %d failed\n",
-               g_failures == failures_before ? "ok  " : "FAIL", pr->name, (unsigned long long)pr->dev.max_group_size,
+               g_cl.failures == failures_before ? "ok  " : "FAIL", pr->name, (unsigned long long)pr->dev.max_group_size,
                (unsigned long long)pr->dev.local_mem, pr->dev.max_groups[0], pr->dev.compute_units,
-               g_checks - checks_before, g_failures - failures_before);
+               g_checks - checks_before, g_cl.failures - failures_before);
     }
 
     printf("\nper kernel (every SPIR-V program, run from its SPIR-V on PoCL): runs, largest error as a fraction of "
@@ -594,7 +395,7 @@ int main(int argc, char **argv) {
             if (g_stats[m][k].runs == 0) fail("kernel '%s' of %s was never run", def->kernels[k], def->name);
         }
     }
-    release_all();
-    printf("%s: %d checks, %d failures\n", g_failures ? "FAIL" : "PASS", g_checks, g_failures);
-    return g_failures ? 1 : 0;
+    hcl_ts_cl_close(&g_cl);
+    printf("%s: %d checks, %d failures\n", g_cl.failures ? "FAIL" : "PASS", g_checks, g_cl.failures);
+    return g_cl.failures ? 1 : 0;
 }

@@ -81,48 +81,39 @@ static hcl_status helper_limits(hcl__ze_device *dev, int which, hcl__ze_kernel_l
     return HCL_SUCCESS;
 }
 
-/* Append a helper plan as one command. */
-static hcl_status run_plan(hcl__ze_queue *q, const hcl__ze_plan *plan, void *const *slots, uint32_t num_wait,
-                           void *const *wait, int blocking, const char *what, void **out_event) {
-    hcl__ze_device *dev = q->dev;
-    hcl__ze_cmd cmd;
-    /* every program first, so that no build happens between the parts of one command */
-    for (size_t i = 0; i < plan->count; i++) {
-        hcl__ze_kernel_limits unused;
-        hcl_status status = helper_limits(dev, plan->launch[i].helper, &unused);
-        if (status != HCL_SUCCESS) return status;
-    }
-    hcl_status status = hcl__ze_cmd_begin(&cmd, q, plan->count, num_wait, wait, out_event != NULL);
-    if (status != HCL_SUCCESS) return status;
-    for (size_t i = 0; i < plan->count && status == HCL_SUCCESS; i++) {
-        const hcl__ze_launch *l = &plan->launch[i];
-        hcl__ze_helper *h = NULL;
-        status = acquire(dev, l->helper, &h);
-        if (status != HCL_SUCCESS) break;
-        status =
-            hcl__ze_append_launch(&cmd, h->kernels[l->kernel], hcl__ze_helpers[l->helper].kernels[l->kernel], l, slots);
-        pthread_mutex_unlock(&h->lock);
-    }
-    return hcl__ze_cmd_end(&cmd, status, blocking, what, out_event);
-}
-
 hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_t size, const void *pattern,
                                size_t pattern_size, uint32_t num_wait, void *const *wait, int blocking, int marker,
                                void **out_event) {
+    const char *what = marker ? "marker" : "buffer fill";
     char why[512] = "";
     hcl__ze_kernel_limits kl;
-    hcl__ze_plan plan;
+    hcl__ze_fill_plan plan;
     hcl_status status = helper_limits(q->dev, HCL_ZE_HELPER_FILL, &kl);
     if (status != HCL_SUCCESS) return status;
     status =
         hcl__ze_plan_fill(&q->dev->entry->limits, &kl, offset, size, pattern, pattern_size, &plan, why, sizeof why);
-    if (status != HCL_SUCCESS)
-        return hcl__ze_host->set_message(status, "levelzero: %s: %s", marker ? "marker" : "buffer fill", why);
-    void *slots[HCL_ZE_SLOT_COUNT] = {mem};
+    if (status != HCL_SUCCESS) return hcl__ze_host->set_message(status, "levelzero: %s: %s", what, why);
+    const hcl_driver_arg args[] = {
+        {HCL_ARG_BUFFER, mem, plan.offset, NULL, 0},
+        {HCL_ARG_VALUE, NULL, 0, &plan.count, sizeof plan.count},
+        {HCL_ARG_VALUE, NULL, 0, plan.pattern, 64},
+        {HCL_ARG_VALUE, NULL, 0, plan.pattern + 64, 64},
+        {HCL_ARG_VALUE, NULL, 0, &plan.period, sizeof plan.period},
+    };
+    hcl__ze_cmd cmd;
     void *ev = NULL;
-    status =
-        run_plan(q, &plan, slots, num_wait, wait, blocking, marker ? "marker" : "buffer fill", out_event ? &ev : NULL);
-    hcl__ze_plan_free(&plan);
+    status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
+    if (status != HCL_SUCCESS) return status;
+    hcl__ze_helper *h = NULL;
+    status = acquire(q->dev, HCL_ZE_HELPER_FILL, &h);
+    if (status == HCL_SUCCESS) {
+        status = hcl__ze_append_launch(&cmd, h->kernels[plan.kernel],
+                                       hcl__ze_helpers[HCL_ZE_HELPER_FILL].kernels[plan.kernel],
+                                       (hcl_dim3){plan.groups, 1, 1}, (hcl_dim3){plan.group_size, 1, 1}, 0,
+                                       (uint32_t)(sizeof args / sizeof args[0]), args);
+        pthread_mutex_unlock(&h->lock);
+    }
+    status = hcl__ze_cmd_end(&cmd, status, blocking, what, out_event ? &ev : NULL);
     if (status != HCL_SUCCESS) return status;
     if (out_event) {
         ((hcl__ze_event *)ev)->marker = marker;

@@ -164,8 +164,8 @@ hcl_status hcl__ze_module_build(hcl__ze_device *dev, const void *spirv, size_t s
                                 const char *what, ze_module_handle_t *out_module);
 /* Set one helper launch's group size and arguments on `kernel` and append it (the caller holds the kernel's
  * lock). */
-hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, const char *name,
-                                 const hcl__ze_launch *launch, void *const *slots);
+hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, const char *name, hcl_dim3 grid,
+                                 hcl_dim3 block, size_t shared_bytes, uint32_t num_args, const hcl_driver_arg *args);
 
 /* ---- the driver's helper kernels (helpers.c) ---- */
 void hcl__ze_helpers_init(hcl__ze_device *dev);

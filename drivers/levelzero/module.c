@@ -245,24 +245,29 @@ cleanup:
     return status;
 }
 
-hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, const char *name, const hcl__ze_launch *l,
-                                 void *const *slots) {
-    hcl_status status = check_grid(cmd->q->dev->entry, name, l->groups);
+/* Set the kernel's group size and arguments (a buffer: its pointer plus the offset), the dynamic local memory as
+ * one more argument, and append the launch to cmd. The caller holds the kernel's lock until it is appended. */
+hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, const char *name, hcl_dim3 grid,
+                                 hcl_dim3 block, size_t shared_bytes, uint32_t num_args, const hcl_driver_arg *args) {
+    const uint32_t groups[3] = {grid.x, grid.y, grid.z};
+    hcl_status status = check_grid(cmd->q->dev->entry, name, groups);
     if (status != HCL_SUCCESS) return status;
-    HCL_ZE_CHECK(zeKernelSetGroupSize, (kernel, l->group_size[0], l->group_size[1], l->group_size[2]),
-                 "helper '%s': %u x %u x %u work-items", name, l->group_size[0], l->group_size[1], l->group_size[2]);
-    for (uint32_t i = 0; i < l->num_args; i++) {
-        const hcl__ze_parg *a = &l->args[i];
-        if (a->kind == HCL_ZE_PARG_MEM) {
-            void *p = (char *)slots[a->slot] + a->offset;
-            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, sizeof p, &p), "helper '%s' argument %u: a pointer",
-                         name, i);
+    HCL_ZE_CHECK(zeKernelSetGroupSize, (kernel, block.x, block.y, block.z), "kernel '%s': %u x %u x %u work-items",
+                 name, block.x, block.y, block.z);
+    for (uint32_t i = 0; i < num_args; i++) {
+        if (args[i].kind == HCL_ARG_BUFFER) {
+            void *p = (char *)args[i].mem + args[i].offset; /* a pointer: any offset works */
+            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, sizeof p, &p),
+                         "kernel '%s' argument %u: a buffer at offset %zu", name, i, args[i].offset);
         } else {
-            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, a->size, a->value), "helper '%s' argument %u: %zu bytes",
-                         name, i, a->size);
+            HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, args[i].size, args[i].value),
+                         "kernel '%s' argument %u: a value of %zu bytes", name, i, args[i].size);
         }
     }
-    status = append_kernel(cmd, kernel, name, l->groups);
+    if (shared_bytes > 0)
+        HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, num_args, shared_bytes, NULL),
+                     "kernel '%s' argument %u: %zu bytes of dynamic local memory", name, num_args, shared_bytes);
+    status = append_kernel(cmd, kernel, name, groups);
 cleanup:
     return status;
 }
@@ -272,37 +277,16 @@ hcl_status hcl__ze_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_d
                                  void **out_event) {
     hcl__ze_queue *q = queue;
     hcl__ze_kernel *k = kernel;
-    hcl_status status = HCL_SUCCESS;
-    const uint32_t groups[3] = {grid.x, grid.y, grid.z};
     uint32_t given = num_args + (shared_bytes > 0 ? 1 : 0);
     if (k->num_args != UINT32_MAX && given != k->num_args)
         return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
                             "levelzero: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
                             (unsigned)k->num_args, num_args,
                             shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
-    status = check_grid(q->dev->entry, k->name, groups);
-    if (status != HCL_SUCCESS) return status;
     /* the core holds the kernel's lock: no other launch sets its arguments until this one is appended */
-    HCL_ZE_CHECK(zeKernelSetGroupSize, (k->kernel, block.x, block.y, block.z), "kernel '%s': %u x %u x %u work-items",
-                 k->name, block.x, block.y, block.z);
-    for (uint32_t i = 0; i < num_args; i++) {
-        if (args[i].kind == HCL_ARG_BUFFER) {
-            void *p = (char *)args[i].mem + args[i].offset; /* a pointer: any offset works */
-            HCL_ZE_CHECK(zeKernelSetArgumentValue, (k->kernel, i, sizeof p, &p),
-                         "kernel '%s' argument %u: a buffer at offset %zu", k->name, i, args[i].offset);
-        } else {
-            HCL_ZE_CHECK(zeKernelSetArgumentValue, (k->kernel, i, args[i].size, args[i].value),
-                         "kernel '%s' argument %u: a value of %zu bytes", k->name, i, args[i].size);
-        }
-    }
-    if (shared_bytes > 0)
-        HCL_ZE_CHECK(zeKernelSetArgumentValue, (k->kernel, num_args, shared_bytes, NULL),
-                     "kernel '%s' argument %u: %zu bytes of dynamic local memory", k->name, num_args, shared_bytes);
     hcl__ze_cmd cmd;
-    status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
+    hcl_status status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
     if (status != HCL_SUCCESS) return status;
-    status = append_kernel(&cmd, k->kernel, k->name, groups);
+    status = hcl__ze_append_launch(&cmd, k->kernel, k->name, grid, block, shared_bytes, num_args, args);
     return hcl__ze_cmd_end(&cmd, status, 0, k->name, out_event);
-cleanup:
-    return status;
 }
