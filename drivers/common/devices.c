@@ -100,3 +100,20 @@ hcl_status hcl__kit_device_find(uint32_t index, void **out_entry) {
 }
 
 uint32_t hcl__kit_devices(void) { return g_count; }
+
+hcl_status hcl__kit_device_new(uint32_t index, size_t device_size, void **out_entry, void **out_device) {
+    hcl_status status = hcl__kit_device_find(index, out_entry);
+    if (status != HCL_SUCCESS) return status;
+    *out_device = calloc(1, device_size);
+    return *out_device ? HCL_SUCCESS : hcl__kit_oom("device");
+}
+
+hcl_status hcl__kit_get_native(hcl_native_kind kind, void *object, size_t device_offset, size_t queue_offset,
+                               void **out_native) {
+    switch (kind) {
+    case HCL_NATIVE_DEVICE: memcpy(out_native, (char *)object + device_offset, sizeof *out_native); return HCL_SUCCESS;
+    case HCL_NATIVE_QUEUE: memcpy(out_native, (char *)object + queue_offset, sizeof *out_native); return HCL_SUCCESS;
+    case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS;
+    }
+    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "%s: no native object of kind %d", hcl__kit_name, (int)kind);
+}

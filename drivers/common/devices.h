@@ -51,5 +51,14 @@ void *hcl__kit_device_entry(uint32_t index);
 hcl_status hcl__kit_device_find(uint32_t index, void **out_entry);
 /* How many devices are kept. */
 uint32_t hcl__kit_devices(void);
+/* device_open's start: the entry of device `index` (as hcl__kit_device_find) and a zeroed device object of
+ * `device_size` bytes for the caller to fill and free; HCL_ERROR_DEVICE_NOT_FOUND or HCL_ERROR_OUT_OF_MEMORY. */
+hcl_status hcl__kit_device_new(uint32_t index, size_t device_size, void **out_entry, void **out_device);
+
+/* ---- for get_native ---- */
+/* get_native where the native device and queue are pointer-sized handles held in the driver's device object (at
+ * `device_offset`) and queue object (at `queue_offset`), and a buffer's native object is the buffer itself. */
+hcl_status hcl__kit_get_native(hcl_native_kind kind, void *object, size_t device_offset, size_t queue_offset,
+                               void **out_native);
 
 #endif /* HCL_DRIVERS_COMMON_DEVICES_H */

@@ -51,10 +51,9 @@ HCL_KIT_DRIVER(HCL_GPU_NAME, hcl__gpu_device_entry, hcl__gpu_start);
 
 hcl_status hcl__gpu_device_open(uint32_t index, void **out_device) {
     hcl__gpu_device_entry *e = NULL;
-    hcl_status status = hcl__kit_device_find(index, (void **)&e);
+    hcl__gpu_device *d = NULL;
+    hcl_status status = hcl__kit_device_new(index, sizeof *d, (void **)&e, (void **)&d);
     if (status != HCL_SUCCESS) return status;
-    hcl__gpu_device *d = calloc(1, sizeof *d);
-    if (!d) return hcl__kit_oom("device");
     d->index = index;
     d->dev = e->dev;
     snprintf(d->name, sizeof d->name, "%s", e->info.name);

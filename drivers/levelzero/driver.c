@@ -331,10 +331,9 @@ HCL_KIT_DRIVER(HCL_ZE_NAME, hcl__ze_device_entry, start);
 /* The context is made here, never at init: a process that forks after init must not inherit one. */
 static hcl_status ze_device_open(uint32_t index, void **out_device) {
     hcl__ze_device_entry *e = NULL;
-    hcl_status status = hcl__kit_device_find(index, (void **)&e);
+    hcl__ze_device *dev = NULL;
+    hcl_status status = hcl__kit_device_new(index, sizeof *dev, (void **)&e, (void **)&dev);
     if (status != HCL_SUCCESS) return status;
-    hcl__ze_device *dev = calloc(1, sizeof *dev);
-    if (!dev) return hcl__kit_oom("device");
     dev->entry = e;
     dev->device = e->device;
     atomic_init(&dev->live, 0);
@@ -373,12 +372,8 @@ static void ze_device_close(void *device) {
 /* Interop: device -> ze_context_handle_t, queue -> ze_command_list_handle_t (an immediate command list), buffer ->
  * the device pointer (HCL keeps ownership). */
 static hcl_status ze_get_native(hcl_native_kind kind, void *object, void **out_native) {
-    switch (kind) {
-    case HCL_NATIVE_DEVICE: *out_native = ((hcl__ze_device *)object)->context; return HCL_SUCCESS;
-    case HCL_NATIVE_QUEUE: *out_native = ((hcl__ze_queue *)object)->list; return HCL_SUCCESS;
-    case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS;
-    }
-    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "levelzero: no native object of kind %d", (int)kind);
+    return hcl__kit_get_native(kind, object, offsetof(hcl__ze_device, context), offsetof(hcl__ze_queue, list),
+                               out_native);
 }
 
 hcl_status hcl__ze_device_limits(void *device, hcl_driver_limits *out) {

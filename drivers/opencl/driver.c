@@ -344,10 +344,9 @@ HCL_KIT_DRIVER(HCL_OCL_NAME, hcl__ocl_device_entry, start);
 /* The context is made here, never at init: a process that forks after init (Criterion) must not inherit one. */
 static hcl_status ocl_device_open(uint32_t index, void **out_device) {
     hcl__ocl_device_entry *e = NULL;
-    hcl_status status = hcl__kit_device_find(index, (void **)&e);
+    hcl__ocl_device *dev = NULL;
+    hcl_status status = hcl__kit_device_new(index, sizeof *dev, (void **)&e, (void **)&dev);
     if (status != HCL_SUCCESS) return status;
-    hcl__ocl_device *dev = calloc(1, sizeof *dev);
-    if (!dev) return hcl__kit_oom("device");
     dev->entry = e;
     dev->id = e->id;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)e->platform, 0};
@@ -371,12 +370,8 @@ static void ocl_device_close(void *device) {
 
 /* Interop: device -> cl_context, queue -> cl_command_queue, buffer -> cl_mem (HCL keeps ownership). */
 static hcl_status ocl_get_native(hcl_native_kind kind, void *object, void **out_native) {
-    switch (kind) {
-    case HCL_NATIVE_DEVICE: *out_native = ((hcl__ocl_device *)object)->context; return HCL_SUCCESS;
-    case HCL_NATIVE_QUEUE: *out_native = ((hcl__ocl_queue *)object)->queue; return HCL_SUCCESS;
-    case HCL_NATIVE_BUFFER: *out_native = object; return HCL_SUCCESS;
-    }
-    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "opencl: no native object of kind %d", (int)kind);
+    return hcl__kit_get_native(kind, object, offsetof(hcl__ocl_device, context), offsetof(hcl__ocl_queue, queue),
+                               out_native);
 }
 
 hcl_status hcl__ocl_device_limits(void *device, hcl_driver_limits *out) {
