@@ -96,6 +96,45 @@ static int which_backend(const char *name) {
     return BK_OTHER;
 }
 
+/* The GPU vendors with baselines: their entry points (NULL: not built, for want of `header`), and what names their
+ * baselines and their raw launch when they are not built. */
+#if defined(BENCH_HAVE_CUDA)
+#define CUDA_OPS (&cuda_ops)
+#else
+#define CUDA_OPS NULL
+#endif
+#if defined(BENCH_HAVE_OPENCL)
+#define OPENCL_OPS (&opencl_ops)
+#else
+#define OPENCL_OPS NULL
+#endif
+typedef struct vendor {
+    int backend;
+    const vendor_ops *ops;
+    const char *header, *missing; /* the header bench was built without; what the baselines say is missing */
+    const char *libs;             /* its line in baselines_print_libs */
+    const char *launch;           /* the raw launch call */
+    const char *bases[BASE_COUNT];
+} vendor;
+static const vendor vendors[] = {
+    {BK_CUDA, CUDA_OPS, "cuda.h", "cuda.h (the CUDA toolkit)", "CUDA baselines", "cuLaunchKernel",
+     {"cuBLAS SGEMM", "cuMemcpyDtoDAsync", "CUB DeviceReduce::Sum"}},
+    {BK_OPENCL, OPENCL_OPS, "CL/cl.h", "CL/cl.h", "OpenCL baselines", "clEnqueueNDRangeKernel",
+     {"CLBlast SGEMM", "clEnqueueCopyBuffer", NULL}},
+};
+
+static const vendor *vendor_of(int backend) {
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+        if (vendors[i].backend == backend) return &vendors[i];
+    return NULL;
+}
+
+/* The vendor's entry points on this device's backend; NULL when it has none built. */
+static const vendor_ops *ops_of(const struct baselines *bl) {
+    const vendor *v = vendor_of(bl->backend);
+    return v ? v->ops : NULL;
+}
+
 /* =========================================================================================================
  * Host: OpenBLAS and memcpy
  * ======================================================================================================= */
@@ -167,29 +206,17 @@ void baselines_open(bdev *b) {
         for (int i = 0; i < BASE_COUNT; i++) snprintf(bases[i].reason, sizeof bases[i].reason, "--no-baselines");
         return;
     }
-    switch (bl->backend) {
-    case BK_CUDA:
-#if defined(BENCH_HAVE_CUDA)
-        cuda_open(b, bl);
-#else
-        set_base(&bases[BASE_GEMM], "cuBLAS SGEMM", "");
-        set_base(&bases[BASE_COPY], "cuMemcpyDtoDAsync", "");
-        set_base(&bases[BASE_REDUCE], "CUB DeviceReduce::Sum", "");
-        for (int i = 0; i < BASE_COUNT; i++) NOT_BUILT(&bases[i], "cuda.h (the CUDA toolkit)");
-#endif
-        break;
-    case BK_OPENCL:
-#if defined(BENCH_HAVE_OPENCL)
-        opencl_open(b, bl);
-#else
-        set_base(&bases[BASE_GEMM], "CLBlast SGEMM", "");
-        set_base(&bases[BASE_COPY], "clEnqueueCopyBuffer", "");
-        NOT_BUILT(&bases[BASE_GEMM], "CL/cl.h");
-        NOT_BUILT(&bases[BASE_COPY], "CL/cl.h");
-#endif
-        break;
-    case BK_HOST: host_open(b); break;
-    default: break;
+    const vendor *v = vendor_of(bl->backend);
+    if (v && v->ops) {
+        v->ops->open(b, bl);
+    } else if (v) {
+        for (int i = 0; i < BASE_COUNT; i++)
+            if (v->bases[i]) {
+                set_base(&bases[i], v->bases[i], "");
+                NOT_BUILT(&bases[i], v->missing);
+            }
+    } else if (bl->backend == BK_HOST) {
+        host_open(b);
     }
     for (int i = 0; i < BASE_COUNT; i++)
         if (!bases[i].applicable)
@@ -199,29 +226,18 @@ void baselines_open(bdev *b) {
 void baselines_close(bdev *b) {
     struct baselines *bl = b->bl;
     if (!bl) return;
-#if defined(BENCH_HAVE_CUDA)
-    if (bl->backend == BK_CUDA) cuda_close(bl);
-#endif
-#if defined(BENCH_HAVE_OPENCL)
-    if (bl->backend == BK_OPENCL) opencl_close(bl);
-#endif
+    const vendor_ops *ops = ops_of(bl);
+    if (ops) ops->close(bl);
     free(bl);
     b->bl = NULL;
 }
 
 int base_gemm_run(bdev *b, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C, double *out_s,
                   measure *ms) {
-    struct baselines *bl = b->bl;
-    (void)bl, (void)m, (void)n, (void)k, (void)A, (void)B, (void)C, (void)out_s;
-    switch (bl->backend) {
-#if defined(BENCH_HAVE_CUDA)
-    case BK_CUDA: return cuda_gemm(bl, m, n, k, A, B, C, out_s, ms->error, sizeof ms->error);
-#endif
-#if defined(BENCH_HAVE_OPENCL) && defined(BENCH_HAVE_CLBLAST)
-    case BK_OPENCL: return opencl_gemm(bl, m, n, k, A, B, C, out_s, ms->error, sizeof ms->error);
-#endif
+    const vendor_ops *ops = ops_of(b->bl);
+    if (ops && ops->gemm) return ops->gemm(b->bl, m, n, k, A, B, C, out_s, ms->error, sizeof ms->error);
 #if defined(BENCH_HAVE_CBLAS)
-    case BK_HOST: {
+    if (b->bl->backend == BK_HOST) {
         if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
             snprintf(ms->error, sizeof ms->error, "cblas_sgemm takes int dimensions");
             return 1;
@@ -235,20 +251,14 @@ int base_gemm_run(bdev *b, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffe
         return 0;
     }
 #endif
-    default: snprintf(ms->error, sizeof ms->error, "no GEMM baseline for backend %s", b->info.backend); return 1;
-    }
+    snprintf(ms->error, sizeof ms->error, "no GEMM baseline for backend %s", b->info.backend);
+    return 1;
 }
 
 int base_copy_run(bdev *b, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, measure *ms) {
-    struct baselines *bl = b->bl;
-    switch (bl->backend) {
-#if defined(BENCH_HAVE_CUDA)
-    case BK_CUDA: return cuda_copy(bl, src, dst, bytes, out_s, ms->error, sizeof ms->error);
-#endif
-#if defined(BENCH_HAVE_OPENCL)
-    case BK_OPENCL: return opencl_copy(bl, src, dst, bytes, out_s, ms->error, sizeof ms->error);
-#endif
-    case BK_HOST: {
+    const vendor_ops *ops = ops_of(b->bl);
+    if (ops && ops->copy) return ops->copy(b->bl, src, dst, bytes, out_s, ms->error, sizeof ms->error);
+    if (b->bl->backend == BK_HOST) {
         void *d = host_ptr(dst);
         const void *s = host_ptr(src);
         double t0 = now_s();
@@ -256,61 +266,41 @@ int base_copy_run(bdev *b, hcl_buffer src, hcl_buffer dst, size_t bytes, double 
         *out_s = now_s() - t0;
         return 0;
     }
-    default:
-        (void)src, (void)dst, (void)bytes, (void)out_s;
-        snprintf(ms->error, sizeof ms->error, "no copy baseline for backend %s", b->info.backend);
-        return 1;
-    }
+    snprintf(ms->error, sizeof ms->error, "no copy baseline for backend %s", b->info.backend);
+    return 1;
 }
 
 int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, measure *ms) {
-#if defined(BENCH_HAVE_CUDA)
-    if (b->bl->backend == BK_CUDA) return cuda_reduce(b, b->bl, in, out, n, out_s, ms->error, sizeof ms->error);
-#endif
-    (void)in, (void)out, (void)n, (void)out_s;
+    const vendor_ops *ops = ops_of(b->bl);
+    if (ops && ops->reduce) return ops->reduce(b, b->bl, in, out, n, out_s, ms->error, sizeof ms->error);
     snprintf(ms->error, sizeof ms->error, "no reduce baseline for backend %s", b->info.backend);
     return 1;
 }
 
 void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
-    (void)n_submit, (void)n_sync;
-    switch (b->bl->backend) {
-    case BK_CUDA:
-#if defined(BENCH_HAVE_CUDA)
-        cuda_launch(b, n_submit, n_sync, lc);
-#else
-        snprintf(lc->vendor_name, sizeof lc->vendor_name, "cuLaunchKernel");
-        snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "not built: cuda.h was not found when bench was built");
-#endif
-        break;
-    case BK_OPENCL:
-#if defined(BENCH_HAVE_OPENCL)
-        opencl_launch(b, n_submit, n_sync, lc);
-#else
-        snprintf(lc->vendor_name, sizeof lc->vendor_name, "clEnqueueNDRangeKernel");
-        snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "not built: CL/cl.h was not found when bench was built");
-#endif
-        break;
-    case BK_HOST: snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "no vendor launch on the host backend"); break;
-    default:
+    const vendor *v = vendor_of(b->bl->backend);
+    if (v) {
+        snprintf(lc->vendor_name, sizeof lc->vendor_name, "%s", v->launch);
+        if (v->ops)
+            v->ops->launch(b->bl, n_submit, n_sync, lc, lc->vendor_reason, sizeof lc->vendor_reason);
+        else
+            snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "not built: %s was not found when bench was built",
+                     v->header);
+    } else if (b->bl->backend == BK_HOST) {
+        snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "no vendor launch on the host backend");
+    } else {
         snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "no raw launch path in bench for backend %s",
                  b->info.backend);
-        break;
     }
 }
 
 void baselines_print_libs(void) {
     printf("Vendor libraries of the baselines (opened with dlopen; no device is used):\n");
-#if defined(BENCH_HAVE_CUDA)
-    cuda_print_libs();
-#else
-    printf("  %-22s not built: cuda.h was not found when bench was built\n", "CUDA baselines");
-#endif
-#if defined(BENCH_HAVE_OPENCL)
-    opencl_print_libs();
-#else
-    printf("  %-22s not built: CL/cl.h was not found when bench was built\n", "OpenCL baselines");
-#endif
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+        if (vendors[i].ops)
+            vendors[i].ops->print_libs();
+        else
+            printf("  %-22s not built: %s was not found when bench was built\n", vendors[i].libs, vendors[i].header);
 #if defined(BENCH_HAVE_CBLAS)
     openblas_load();
     char v[256] = "";

@@ -138,7 +138,7 @@ static void cu_pop(void) {
     cu.cuCtxPopCurrent_v2(&popped);
 }
 
-void cuda_open(bdev *b, struct baselines *bl) {
+static void cuda_open(bdev *b, struct baselines *bl) {
     base_info *g = &b->run->bases[BASE_GEMM], *c = &b->run->bases[BASE_COPY], *r = &b->run->bases[BASE_REDUCE];
     set_base(g, "cuBLAS SGEMM",
              "cublasSgemm_v2 on HCL's CUstream and buffers, row-major C = A*B computed as "
@@ -161,7 +161,7 @@ void cuda_open(bdev *b, struct baselines *bl) {
     hcl_status st = hcl_device_get_native(b->device, &bl->ctx);
     if (st == HCL_SUCCESS) st = hcl_queue_get_native(b->queue, &bl->queue);
     if (st != HCL_SUCCESS) {
-        snprintf(c->reason, sizeof c->reason, "hcl_*_get_native: %s: %s", hcl_status_name(st), hcl_last_message());
+        hcl_ts_status_text(c->reason, sizeof c->reason, st, "hcl_*_get_native");
         copy_text(g->reason, sizeof g->reason, c->reason);
         copy_text(r->reason, sizeof r->reason, c->reason);
         return;
@@ -227,7 +227,7 @@ fail:
     copy_text(r->reason, sizeof r->reason, err);
 }
 
-void cuda_close(struct baselines *bl) {
+static void cuda_close(struct baselines *bl) {
     if (!bl->cu_ready) return;
     char err[256];
     size_t err_size = sizeof err;
@@ -258,8 +258,16 @@ static CUdeviceptr cu_ptr(hcl_buffer buf) {
         *(out_s) = (double)ms_ * 1e-3;                                                                                 \
     } while (0)
 
-int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
-              double *out_s, char *err, size_t err_size) {
+/* The end of a timed call, with the context pushed: a failed one waits for what it left on the stream. Returns
+ * failed. */
+static int cu_end(struct baselines *bl, int failed) {
+    if (failed) cu.cuStreamSynchronize((CUstream)bl->queue);
+    cu_pop();
+    return failed;
+}
+
+static int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+                     double *out_s, char *err, size_t err_size) {
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
         snprintf(err, err_size, "cuBLAS (32-bit API) takes dimensions up to INT_MAX");
         return 1;
@@ -275,32 +283,26 @@ int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, 
              (s = cb.cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, bb, (int)n, a, (int)k,
                                     &zero, c, (int)n)) == CUBLAS_STATUS_SUCCESS,
              out_s);
-    cu_pop();
-    return 0;
+    return cu_end(bl, 0);
 fail:
     if (s != CUBLAS_STATUS_SUCCESS) snprintf(err, err_size, "cublasSgemm_v2: %s (%d)", cublas_err(s), (int)s);
-    cu.cuStreamSynchronize((CUstream)bl->queue);
-    cu_pop();
-    return 1;
+    return cu_end(bl, 1);
 }
 
-int cuda_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
-              size_t err_size) {
+static int cuda_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
+                     size_t err_size) {
     if (cu_push(bl, err, err_size)) return 1;
     CUresult r = CUDA_SUCCESS;
     CU_TIMED(bl, (r = cu.cuMemcpyDtoDAsync_v2(cu_ptr(dst), cu_ptr(src), bytes, (CUstream)bl->queue)) == CUDA_SUCCESS,
              out_s);
-    cu_pop();
-    return 0;
+    return cu_end(bl, 0);
 fail:
     if (r != CUDA_SUCCESS) snprintf(err, err_size, "cuMemcpyDtoDAsync: %s (%d)", cu_err(r), (int)r);
-    cu.cuStreamSynchronize((CUstream)bl->queue);
-    cu_pop();
-    return 1;
+    return cu_end(bl, 1);
 }
 
-int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, char *err,
-                size_t err_size) {
+static int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s,
+                       char *err, size_t err_size) {
     if (n > INT_MAX) {
         snprintf(err, err_size, "the CUB baseline is built for int item counts (n <= INT_MAX)");
         return 1;
@@ -320,8 +322,7 @@ int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, si
         bl->cub_temp_size = 0;
         hcl_status st = hcl_buffer_create(b->device, temp_bytes ? temp_bytes : 4, 0, &bl->cub_temp);
         if (st != HCL_SUCCESS) {
-            snprintf(err, err_size, "CUB scratch of %zu bytes: hcl_buffer_create: %s: %s", temp_bytes,
-                     hcl_status_name(st), hcl_last_message());
+            hcl_ts_status_text(err, err_size, st, "CUB scratch of %zu bytes: hcl_buffer_create", temp_bytes);
             goto fail;
         }
         bl->cub_temp_size = temp_bytes;
@@ -329,13 +330,10 @@ int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, si
     void *temp = (void *)(uintptr_t)cu_ptr(bl->cub_temp);
     e = 0;
     CU_TIMED(bl, (e = cub.hcl_bench_cub_sum(temp, &temp_bytes, pin, pout, (int)n, bl->queue)) == 0, out_s);
-    cu_pop();
-    return 0;
+    return cu_end(bl, 0);
 fail:
     if (e != 0) snprintf(err, err_size, "cub::DeviceReduce::Sum: %s (%d)", cub.hcl_bench_cub_error_name(e), e);
-    cu.cuStreamSynchronize((CUstream)bl->queue);
-    cu_pop();
-    return 1;
+    return cu_end(bl, 1);
 }
 
 static int cu_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
@@ -347,11 +345,8 @@ fail:
     return 1;
 }
 
-void cuda_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
-    struct baselines *bl = b->bl;
-    char *err = lc->vendor_reason;
-    size_t err_size = sizeof lc->vendor_reason;
-    snprintf(lc->vendor_name, sizeof lc->vendor_name, "cuLaunchKernel");
+static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err,
+                        size_t err_size) {
     if (!bl->cu_ready) {
         copy_text(err, err_size, cu.ok ? "CUDA baseline state not ready" : cu.reason);
         return;
@@ -372,7 +367,7 @@ fail:
     cu_pop();
 }
 
-void cuda_print_libs(void) {
+static void cuda_print_libs(void) {
     cuda_load();
     print_lib("libcuda", &lib_cuda, cu.ok, cu.reason, "");
     print_lib("cuBLAS", &lib_cublas, cb.ok, cb.reason, "");
@@ -384,3 +379,5 @@ void cuda_print_libs(void) {
     }
     print_lib("CUB (libhcl-bench-cub)", &lib_cub, cub.ok, cub.reason, v);
 }
+
+const vendor_ops cuda_ops = {cuda_open, cuda_close, cuda_gemm, cuda_copy, cuda_reduce, cuda_launch, cuda_print_libs};

@@ -74,7 +74,7 @@ static void opencl_load(void) {
         }                                                                                                              \
     } while (0)
 
-void opencl_open(bdev *b, struct baselines *bl) {
+static void opencl_open(bdev *b, struct baselines *bl) {
     base_info *g = &b->run->bases[BASE_GEMM], *c = &b->run->bases[BASE_COPY];
     set_base(g, "CLBlast SGEMM",
              "CLBlastSgemm (CLBlastLayoutRowMajor) on HCL's cl_command_queue and cl_mem; its "
@@ -93,7 +93,7 @@ void opencl_open(bdev *b, struct baselines *bl) {
     if (st == HCL_SUCCESS) st = hcl_queue_get_native(b->queue, &bl->queue);
     if (st == HCL_SUCCESS) st = hcl_buffer_create(b->device, 4, 0, &bl->cl_scratch);
     if (st != HCL_SUCCESS) {
-        snprintf(c->reason, sizeof c->reason, "HCL interop: %s: %s", hcl_status_name(st), hcl_last_message());
+        hcl_ts_status_text(c->reason, sizeof c->reason, st, "HCL interop");
         copy_text(g->reason, sizeof g->reason, c->reason);
         return;
     }
@@ -112,7 +112,7 @@ void opencl_open(bdev *b, struct baselines *bl) {
 #endif
 }
 
-void opencl_close(struct baselines *bl) {
+static void opencl_close(struct baselines *bl) {
     if (bl->queue && ocl.ok) ocl.clFinish((cl_command_queue)bl->queue);
 #if defined(BENCH_HAVE_CLBLAST)
     /* CLBlast keeps programs of this context in a process-wide cache: drop them while the context is alive */
@@ -139,8 +139,8 @@ fail:
     return 1;
 }
 
-int opencl_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
-                size_t err_size) {
+static int opencl_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
+                       size_t err_size) {
     cl_event ev = NULL;
     CL_TRY(ocl.clEnqueueCopyBuffer((cl_command_queue)bl->queue, cl_buf(src), cl_buf(dst), 0, 0, bytes, 0, NULL, &ev),
            "clEnqueueCopyBuffer");
@@ -154,8 +154,8 @@ fail:
 }
 
 #if defined(BENCH_HAVE_CLBLAST)
-int opencl_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
-                double *out_s, char *err, size_t err_size) {
+static int opencl_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+                       double *out_s, char *err, size_t err_size) {
     cl_command_queue q = (cl_command_queue)bl->queue;
     cl_event e0 = NULL, e1 = NULL;
     const cl_uint zero = 0;
@@ -190,11 +190,8 @@ fail:
     return 1;
 }
 
-void opencl_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc) {
-    struct baselines *bl = b->bl;
-    char *err = lc->vendor_reason;
-    size_t err_size = sizeof lc->vendor_reason;
-    snprintf(lc->vendor_name, sizeof lc->vendor_name, "clEnqueueNDRangeKernel");
+static void opencl_launch(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err,
+                          size_t err_size) {
     if (!ocl.ok || !bl->queue) {
         copy_text(err, err_size, ocl.ok ? "no native queue" : ocl.reason);
         return;
@@ -221,7 +218,7 @@ fail:
     if (prog) ocl.clReleaseProgram(prog);
 }
 
-void opencl_print_libs(void) {
+static void opencl_print_libs(void) {
     opencl_load();
     print_lib("libOpenCL", &lib_ocl, ocl.ok, ocl.reason, "");
 #if defined(BENCH_HAVE_CLBLAST)
@@ -230,3 +227,11 @@ void opencl_print_libs(void) {
     printf("  %-22s not built: clblast_c.h was not found when bench was built\n", "CLBlast");
 #endif
 }
+
+#if defined(BENCH_HAVE_CLBLAST)
+#define OPENCL_GEMM opencl_gemm
+#else
+#define OPENCL_GEMM NULL /* no CLBlast header at build time: "no GEMM baseline" */
+#endif
+const vendor_ops opencl_ops = {opencl_open, opencl_close, OPENCL_GEMM, opencl_copy, NULL, opencl_launch,
+                               opencl_print_libs};

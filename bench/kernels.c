@@ -175,7 +175,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static int call_failed(measure *m, const char *what, hcl_status st) {
-    snprintf(m->error, sizeof m->error, "%s: %s: %s", what, hcl_status_name(st), hcl_last_message());
+    hcl_ts_status_text(m->error, sizeof m->error, st, "%s", what);
     m->failed = 1;
     return 1;
 }

@@ -66,8 +66,7 @@ static int hcl_launch_one(const launch_ctx *c, int sync, char *err, size_t err_s
     hcl_status st = hcl_kernel_launch(c->queue, c->kernel, one, one, 0, 0, NULL, 0, NULL, NULL);
     if (st == HCL_SUCCESS && sync) st = hcl_queue_finish(c->queue);
     if (st != HCL_SUCCESS) {
-        snprintf(err, err_size, "%s: %s: %s", sync ? "hcl_kernel_launch/hcl_queue_finish" : "hcl_kernel_launch",
-                 hcl_status_name(st), hcl_last_message());
+        hcl_ts_status_text(err, err_size, st, "%s", sync ? "hcl_kernel_launch/hcl_queue_finish" : "hcl_kernel_launch");
         return 1;
     }
     return 0;
@@ -97,7 +96,7 @@ void measure_launch(bdev *b, launch_cost *lc) {
         snprintf(lc->error, sizeof lc->error, "not measured: bench has no empty-kernel source backend %s takes: %s",
                  b->info.backend, hcl_last_message());
     } else if (st != HCL_SUCCESS) {
-        snprintf(lc->error, sizeof lc->error, "the empty kernel: %s: %s", hcl_status_name(st), hcl_last_message());
+        hcl_ts_status_text(lc->error, sizeof lc->error, st, "the empty kernel");
     } else {
         launch_ctx c = {b->queue, k};
         if (!time_launches(hcl_launch_one, &c, lc->n_submit, lc->n_sync, &lc->hcl_submit_us, &lc->hcl_sync_us,
@@ -119,6 +118,12 @@ void measure_launch(bdev *b, launch_cost *lc) {
  * A user kernel from source: y = a*x + y, as CUDA C (NVRTC), OpenCL C, or a host C function. Whether a build hit
  * HCL's disk cache is seen from the cache folder: a miss stores a new entry there.
  * ------------------------------------------------------------------------------------------------------- */
+static void host_axpy(const hcl_host_launch *l, void *const *args) {
+    hcl_ts_host_axpy_args p = hcl_ts_host_axpy(args); /* y, x, a, n */
+    size_t base = (size_t)l->group_id.x * l->block.x;
+    for (size_t i = base; i < base + l->block.x && i < p.n; i++) p.out[i] = p.a * p.in[i] + p.out[i];
+}
+
 static const char axpy_cuda[] = "extern \"C\" __global__ void hcl_bench_axpy(float *y, const float *x, float a, "
                                 "unsigned int n) {\n"
                                 "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -129,15 +134,6 @@ static const char axpy_cl[] = "__kernel void hcl_bench_axpy(__global float *y, _
                               "    uint i = get_global_id(0);\n"
                               "    if (i < n) y[i] = a * x[i] + y[i];\n"
                               "}\n";
-
-static void host_axpy(const hcl_host_launch *l, void *const *args) {
-    float *y = *(float *const *)args[0];
-    const float *x = *(const float *const *)args[1];
-    float a = *(const float *)args[2];
-    uint32_t n = *(const uint32_t *)args[3];
-    size_t base = (size_t)l->group_id.x * l->block.x;
-    for (size_t i = base; i < base + l->block.x && i < n; i++) y[i] = a * x[i] + y[i];
-}
 
 static void cache_folder(const char *backend, char *out, size_t size) {
     const char *env = getenv("HCL_CACHE_DIR");
@@ -203,7 +199,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
             goto cleanup;
         }
         if (st != HCL_SUCCESS) {
-            snprintf(uk->error, sizeof uk->error, "hcl_module_create: %s: %s", hcl_status_name(st), hcl_last_message());
+            hcl_ts_status_text(uk->error, sizeof uk->error, st, "hcl_module_create");
             goto cleanup;
         }
         if (host)
@@ -248,7 +244,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
     goto cleanup;
 failed:
     uk->failed = 1;
-    snprintf(uk->error, sizeof uk->error, "running the user kernel: %s: %s", hcl_status_name(st), hcl_last_message());
+    hcl_ts_status_text(uk->error, sizeof uk->error, st, "running the user kernel");
 cleanup:
     if (k) hcl_kernel_release(k);
     for (int i = 0; i < 2; i++)
@@ -304,21 +300,21 @@ void measure_startup(const char *selector, double t_main, startup *su) {
     hcl_status st = hcl_device_open(selector, &dev);
     double t1 = now_s();
     const char *what = "hcl_device_open";
-    if (st != HCL_SUCCESS) goto failed;
+    if (st != HCL_SUCCESS) goto cleanup;
     what = "queue and buffers";
     if ((st = hcl_device_get_info(dev, &info)) != HCL_SUCCESS || (st = hcl_queue_create(dev, &q)) != HCL_SUCCESS)
-        goto failed;
+        goto cleanup;
     snprintf(su->device, sizeof su->device, "%s:%u %s", info.backend, info.index, info.name);
     for (int i = 0; i < 3; i++)
-        if ((st = hcl_buffer_create(dev, sizeof a, 0, &bufs[i])) != HCL_SUCCESS) goto failed;
+        if ((st = hcl_buffer_create(dev, sizeof a, 0, &bufs[i])) != HCL_SUCCESS) goto cleanup;
     if ((st = hcl_buffer_write(q, bufs[0], 0, sizeof a, a)) != HCL_SUCCESS ||
         (st = hcl_buffer_write(q, bufs[1], 0, sizeof bb, bb)) != HCL_SUCCESS)
-        goto failed;
+        goto cleanup;
     double t2 = now_s();
     what = "the first hcl_vecadd_f32";
     if ((st = hcl_vecadd_f32(q, N, bufs[0], bufs[1], bufs[2], &ev)) != HCL_SUCCESS ||
         (st = hcl_event_wait(ev)) != HCL_SUCCESS)
-        goto failed;
+        goto cleanup;
     double t3 = now_s();
     su->from_main_s = t3 - t_main;
     su->exec_known = since_exec(&su->from_exec_s) == 0;
@@ -327,16 +323,14 @@ void measure_startup(const char *selector, double t_main, startup *su) {
     su->first_kernel_s = t3 - t2;
     su->ran = 1;
     what = "reading the result";
-    if ((st = hcl_buffer_read(q, bufs[2], 0, sizeof c, c)) != HCL_SUCCESS) goto failed;
+    if ((st = hcl_buffer_read(q, bufs[2], 0, sizeof c, c)) != HCL_SUCCESS) goto cleanup;
     hcl_ts_cmp cmp;
     hcl_ts_cmp_init(&cmp);
     hcl_ts_ref_vecadd(HCL_TS_CONFORMANCE, a, bb, N, ref, NULL);
     su->verified = hcl_ts_compare(&cmp, c, ref, NULL, 0.0, N); /* exact */
     if (!su->verified) snprintf(su->error, sizeof su->error, "the first vecadd gave a wrong result");
-    goto cleanup;
-failed:
-    snprintf(su->error, sizeof su->error, "%s: %s: %s", what, hcl_status_name(st), hcl_last_message());
 cleanup:
+    if (st != HCL_SUCCESS) hcl_ts_status_text(su->error, sizeof su->error, st, "%s", what);
     if (ev) hcl_event_release(ev);
     for (int i = 0; i < 3; i++)
         if (bufs[i]) hcl_buffer_release(bufs[i]);

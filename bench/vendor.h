@@ -45,26 +45,23 @@ struct baselines {
     hcl_buffer cl_scratch; /* 4 bytes: the fill that opens a CLBlast bracket */
 };
 
-/* baselines_cuda.c (only with BENCH_HAVE_CUDA) */
-void cuda_open(bdev *b, struct baselines *bl);
-void cuda_close(struct baselines *bl);
-int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
-              double *out_s, char *err, size_t err_size);
-int cuda_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
-              size_t err_size);
-int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, char *err,
-                size_t err_size);
-void cuda_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc);
-void cuda_print_libs(void);
-
-/* baselines_opencl.c (only with BENCH_HAVE_OPENCL) */
-void opencl_open(bdev *b, struct baselines *bl);
-void opencl_close(struct baselines *bl);
-int opencl_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+/* A vendor's baselines, as the dispatch in baselines.c calls them (baselines_cuda.c: cuda_ops, only with
+ * BENCH_HAVE_CUDA; baselines_opencl.c: opencl_ops, only with BENCH_HAVE_OPENCL). A NULL entry: the vendor has no such
+ * baseline, or it was not built. Errors are written to err (err_size bytes). */
+typedef struct vendor_ops {
+    void (*open)(bdev *b, struct baselines *bl);
+    void (*close)(struct baselines *bl);
+    int (*gemm)(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
                 double *out_s, char *err, size_t err_size);
-int opencl_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
+    int (*copy)(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
                 size_t err_size);
-void opencl_launch(bdev *b, int n_submit, int n_sync, launch_cost *lc);
-void opencl_print_libs(void);
+    int (*reduce)(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, char *err,
+                  size_t err_size);
+    /* The raw launch of the empty kernel (lc->vendor_name is already set; err is lc->vendor_reason). */
+    void (*launch)(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err, size_t err_size);
+    void (*print_libs)(void);
+} vendor_ops;
+
+extern const vendor_ops cuda_ops, opencl_ops;
 
 #endif

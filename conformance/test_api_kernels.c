@@ -46,20 +46,17 @@ static const char cuda_src[] =
     "}\n";
 
 static void host_scale_rev(const hcl_host_launch *L, void *const *args) {
-    float *out = *(float *const *)args[0];
-    const float *in = *(const float *const *)args[1];
-    float alpha = *(const float *)args[2];
-    uint32_t n = *(const uint32_t *)args[3];
+    hcl_ts_host_axpy_args p = hcl_ts_host_axpy(args); /* out, in, alpha, n */
     float *tmp = L->shared;
     uint32_t bs = L->block.x, grp = L->group_id.x;
     if (!tmp || L->shared_size < bs * sizeof(float)) return; /* the output stays poisoned: the test fails */
     for (uint32_t l = 0; l < bs; l++) {
         uint32_t g = grp * bs + l;
-        tmp[l] = g < n ? in[g] : 0.0f;
+        tmp[l] = g < p.n ? p.in[g] : 0.0f;
     }
     for (uint32_t l = 0; l < bs; l++) {
         uint32_t g = grp * bs + l;
-        if (g < n) out[g] = alpha * tmp[bs - 1 - l] + (float)grp;
+        if (g < p.n) p.out[g] = p.a * tmp[bs - 1 - l] + (float)grp;
     }
 }
 

@@ -2,6 +2,8 @@
  * that calls HCL: a program that uses none of it (the Level Zero round trip) does not need libhcl. */
 #include "hcl_testsupport.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,4 +52,19 @@ bool hcl_ts_check_affine(hcl_device dev, hcl_queue q, hcl_module mod, const char
     hcl_kernel_release(k);
     free(got);
     return ok;
+}
+
+void hcl_ts_status_text(char *buf, size_t size, hcl_status st, const char *fmt, ...) {
+    if (size == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    hcl_ts_appendf(buf, size, ": %s: %s", hcl_status_name(st), hcl_last_message());
+}
+
+hcl_ts_host_axpy_args hcl_ts_host_axpy(void *const *args) {
+    hcl_ts_host_axpy_args a = {*(float *const *)args[0], *(const float *const *)args[1], *(const float *)args[2],
+                               *(const uint32_t *)args[3]};
+    return a;
 }

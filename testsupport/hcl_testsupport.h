@@ -149,5 +149,19 @@ void hcl_ts_check_fills(hcl_queue q, hcl_buffer b, size_t bytes);
  * (out[i] = a * i + (float)b) from mod, with a 0.5, b 3.0, n 1000 on 4 x 256 work-items, and check every result: a
  * float and a double passed by value, in order. `from` names the module in messages. Returns whether it held. */
 bool hcl_ts_check_affine(hcl_device dev, hcl_queue q, hcl_module mod, const char *from);
+/* printf text, then ": <hcl_status_name(st)>: <hcl_last_message()>", into buf (size bytes in all, cut short when
+ * full): a failed call as bench and the tests report it. */
+void hcl_ts_status_text(char *buf, size_t size, hcl_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The arguments of a host kernel of the form (float *out, const float *in, float a, uint32_t n), as the host driver
+ * hands them over (args[i] points at argument i's value). */
+typedef struct hcl_ts_host_axpy_args {
+    float *out;
+    const float *in;
+    float a;
+    uint32_t n;
+} hcl_ts_host_axpy_args;
+hcl_ts_host_axpy_args hcl_ts_host_axpy(void *const *args);
 
 #endif /* HCL_TESTSUPPORT_H */
