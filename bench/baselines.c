@@ -117,9 +117,19 @@ typedef struct vendor {
     const char *bases[BASE_COUNT];
 } vendor;
 static const vendor vendors[] = {
-    {BK_CUDA, CUDA_OPS, "cuda.h", "cuda.h (the CUDA toolkit)", "CUDA baselines", "cuLaunchKernel",
+    {BK_CUDA,
+     CUDA_OPS,
+     "cuda.h",
+     "cuda.h (the CUDA toolkit)",
+     "CUDA baselines",
+     "cuLaunchKernel",
      {"cuBLAS SGEMM", "cuMemcpyDtoDAsync", "CUB DeviceReduce::Sum"}},
-    {BK_OPENCL, OPENCL_OPS, "CL/cl.h", "CL/cl.h", "OpenCL baselines", "clEnqueueNDRangeKernel",
+    {BK_OPENCL,
+     OPENCL_OPS,
+     "CL/cl.h",
+     "CL/cl.h",
+     "OpenCL baselines",
+     "clEnqueueNDRangeKernel",
      {"CLBlast SGEMM", "clEnqueueCopyBuffer", NULL}},
 };
 

@@ -117,20 +117,21 @@ static const char *cublas_err(cublasStatus_t s) {
     return name ? name : "cuBLAS error";
 }
 
+/* Whether a call failed (r is not CUDA_SUCCESS); then err says "what: NAME (code)". */
+static int cu_failed(CUresult r, const char *what, char *err, size_t err_size) {
+    if (r == CUDA_SUCCESS) return 0;
+    snprintf(err, err_size, "%s: %s (%d)", what, cu_err(r), (int)r);
+    return 1;
+}
+
 #define CU_TRY(call, what)                                                                                             \
     do {                                                                                                               \
-        CUresult r_ = (call);                                                                                          \
-        if (r_ != CUDA_SUCCESS) {                                                                                      \
-            snprintf(err, err_size, "%s: %s (%d)", what, cu_err(r_), (int)r_);                                         \
-            goto fail;                                                                                                 \
-        }                                                                                                              \
+        if (cu_failed((call), what, err, err_size)) goto fail;                                                         \
     } while (0)
 
 static int cu_push(struct baselines *bl, char *err, size_t err_size) {
-    CU_TRY(cu.cuCtxPushCurrent_v2((CUcontext)bl->ctx), "cuCtxPushCurrent (HCL's primary context)");
-    return 0;
-fail:
-    return 1;
+    return cu_failed(cu.cuCtxPushCurrent_v2((CUcontext)bl->ctx), "cuCtxPushCurrent (HCL's primary context)", err,
+                     err_size);
 }
 
 static void cu_pop(void) {
@@ -301,8 +302,8 @@ fail:
     return cu_end(bl, 1);
 }
 
-static int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s,
-                       char *err, size_t err_size) {
+static int cuda_reduce(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, char *err,
+                       size_t err_size) {
     if (n > INT_MAX) {
         snprintf(err, err_size, "the CUB baseline is built for int item counts (n <= INT_MAX)");
         return 1;
@@ -337,16 +338,13 @@ fail:
 }
 
 static int cu_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
-    CU_TRY(cu.cuLaunchKernel((CUfunction)c->kernel, 1, 1, 1, 1, 1, 1, 0, (CUstream)c->queue, NULL, NULL),
-           "cuLaunchKernel");
-    if (sync) CU_TRY(cu.cuStreamSynchronize((CUstream)c->queue), "cuStreamSynchronize");
-    return 0;
-fail:
-    return 1;
+    CUstream s = (CUstream)c->queue;
+    return cu_failed(cu.cuLaunchKernel((CUfunction)c->kernel, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL), "cuLaunchKernel",
+                     err, err_size) ||
+           (sync && cu_failed(cu.cuStreamSynchronize(s), "cuStreamSynchronize", err, err_size));
 }
 
-static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err,
-                        size_t err_size) {
+static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err, size_t err_size) {
     if (!bl->cu_ready) {
         copy_text(err, err_size, cu.ok ? "CUDA baseline state not ready" : cu.reason);
         return;

@@ -190,8 +190,7 @@ fail:
     return 1;
 }
 
-static void opencl_launch(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err,
-                          size_t err_size) {
+static void opencl_launch(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err, size_t err_size) {
     if (!ocl.ok || !bl->queue) {
         copy_text(err, err_size, ocl.ok ? "no native queue" : ocl.reason);
         return;
@@ -233,5 +232,5 @@ static void opencl_print_libs(void) {
 #else
 #define OPENCL_GEMM NULL /* no CLBlast header at build time: "no GEMM baseline" */
 #endif
-const vendor_ops opencl_ops = {opencl_open, opencl_close, OPENCL_GEMM, opencl_copy, NULL, opencl_launch,
-                               opencl_print_libs};
+const vendor_ops opencl_ops = {opencl_open, opencl_close,  OPENCL_GEMM,      opencl_copy,
+                               NULL,        opencl_launch, opencl_print_libs};
