@@ -43,13 +43,6 @@ HCL_EMBEDDED(hcl_kernels_spv_reduce);
  * reduce rely on -inf. */
 #define CL_OPTIONS "-cl-std=CL1.2"
 
-static const hcl_host_function g_host_table[] = {
-    {"hcl_vecadd_f32", hcl__host_vecadd_kernel},
-    {"hcl_gemm_f32", hcl__host_gemm_kernel},
-    {"hcl_softmax_f32", hcl__host_softmax_kernel},
-    {"hcl_reduce_f32", hcl__host_reduce_kernel},
-};
-
 #define CL_GEMM_KERNELS                                                                                                \
     { "hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32" }
 #define PROGRAM(fam, nm, from, ...)                                                                                    \
@@ -57,14 +50,7 @@ static const hcl_host_function g_host_table[] = {
 
 /* The programs; their sources and kernel counts are filled in once (fill_sources). */
 static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
-    [HCL_KPROG_GPU] = PROGRAM(HCL_KFAMILY_GPU, "gpu", "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)",
-                              {"hcl_vecadd_f32",         "hcl_gemm_f32_128_nn",          "hcl_gemm_f32_128_nt",
-                               "hcl_gemm_f32_128_tn",    "hcl_gemm_f32_128_tt",          "hcl_gemm_f32_64_nn",
-                               "hcl_gemm_f32_64_nt",     "hcl_gemm_f32_64_tn",           "hcl_gemm_f32_64_tt",
-                               "hcl_gemm_scale_f32",     "hcl_softmax_warp1_f32",        "hcl_softmax_warp2_f32",
-                               "hcl_softmax_warp4_f32",  "hcl_softmax_warp8_f32",        "hcl_softmax_warp16_f32",
-                               "hcl_softmax_warp32_f32", "hcl_softmax_block_staged_f32", "hcl_softmax_block_f32",
-                               "hcl_reduce_sum_f32",     "hcl_reduce_max_f32",           "hcl_reduce_min_f32"}),
+    [HCL_KPROG_GPU] = PROGRAM(HCL_KFAMILY_GPU, "gpu", "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)", {NULL}),
     [HCL_KPROG_CL_VECADD] = PROGRAM(HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl", {"hcl_vecadd_f32"}),
     [HCL_KPROG_CL_GEMM16] = PROGRAM(HCL_KFAMILY_CL, "cl-gemm16",
                                     "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1", CL_GEMM_KERNELS),
@@ -74,8 +60,7 @@ static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
                                      {"hcl_softmax_f32", "hcl_softmax_cached_f32"}),
     [HCL_KPROG_CL_REDUCE] = PROGRAM(HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl",
                                     {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"}),
-    [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c",
-                               {"hcl_vecadd_f32", "hcl_gemm_f32", "hcl_softmax_f32", "hcl_reduce_f32"}),
+    [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c", {NULL}),
 };
 
 static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data, const size_t *size,
@@ -88,6 +73,16 @@ static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data,
 /* Binaries before the texts they were built from: a binary that does not load on a device (no code for its
  * architecture, a driver too old for it) falls back to compiling the text there. */
 static void fill_sources(void) {
+    /* the GPU program's kernels: kernels/gpu_kernels.def; the host program's: the names in its table */
+    static const char *const gpu_kernels[] = {
+#define HCL_GPU_KERNEL(name) #name,
+#include "gpu_kernels.def"
+#undef HCL_GPU_KERNEL
+    };
+    for (size_t i = 0; i < sizeof gpu_kernels / sizeof gpu_kernels[0] && i < HCL_KPROG_MAX_KERNELS; i++)
+        g_programs[HCL_KPROG_GPU].kernels[i] = gpu_kernels[i];
+    for (size_t i = 0; i < hcl__host_table_count && i < HCL_KPROG_MAX_KERNELS; i++)
+        g_programs[HCL_KPROG_HOST].kernels[i] = hcl__host_table[i].name;
     for (int p = 0; p < HCL_KPROG_COUNT; p++)
         while (g_programs[p].num_kernels < HCL_KPROG_MAX_KERNELS && g_programs[p].kernels[g_programs[p].num_kernels])
             g_programs[p].num_kernels++;
@@ -115,8 +110,7 @@ static void fill_sources(void) {
         add(cl[i].prog, HCL_SOURCE_OPENCL_C, cl[i].text, cl[i].text_size, cl[i].options);
         add(cl[i].prog, HCL_SOURCE_SPIRV, cl[i].spirv, cl[i].spirv_size, NULL);
     }
-    static const size_t host_count = sizeof g_host_table / sizeof g_host_table[0];
-    add(HCL_KPROG_HOST, HCL_SOURCE_HOST_TABLE, (const unsigned char *)g_host_table, &host_count, NULL);
+    add(HCL_KPROG_HOST, HCL_SOURCE_HOST_TABLE, (const unsigned char *)hcl__host_table, &hcl__host_table_count, NULL);
 }
 
 const hcl_kprogram *hcl_kprogram_get(hcl_kprog prog) {

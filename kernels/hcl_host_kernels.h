@@ -78,6 +78,10 @@ void hcl__host_gemm_kernel(const hcl_host_launch *launch, void *const *args);
 void hcl__host_softmax_kernel(const hcl_host_launch *launch, void *const *args);
 void hcl__host_reduce_kernel(const hcl_host_launch *launch, void *const *args);
 
+/* The host program (kernels/host_table.c): every host kernel by name, typed names as hcl_plan.h says. */
+extern const hcl_host_function hcl__host_table[];
+extern const size_t hcl__host_table_count;
+
 #ifdef __cplusplus
 }
 #endif

@@ -44,7 +44,7 @@ typedef enum hcl_kprog {
 } hcl_kprog;
 
 #define HCL_KPROG_MAX_SOURCES 4
-#define HCL_KPROG_MAX_KERNELS 24
+#define HCL_KPROG_MAX_KERNELS 160
 
 typedef struct hcl_kprogram {
     hcl_kfamily family;
@@ -75,6 +75,11 @@ typedef struct hcl_kdevice {
     uint64_t max_group_size; /* work-items per group */
     uint64_t local_mem;      /* bytes of local memory per group */
     uint32_t max_groups[3];  /* work-groups per launch, per dimension */
+    uint32_t
+        arch_level; /* GPU family on CUDA: the number of hcl_device_info.arch "sm_NN" (90 for sm_90); 0 elsewhere or unknown */
+    hcl_matrix_unit matrix_unit; /* hcl_device_info.matrix_unit */
+    uint32_t matrix_types;       /* hcl_device_info.matrix_types: HCL_TYPE_BIT(t), HCL_TYPE_BIT_TF32 */
+    uint32_t native_types;       /* hcl_device_info.native_types */
     /* The most work-items a group of kernel `kernel` of program `prog` may have on this device (0: unknown).
      * The core builds the program on first use to answer; a plan calls it only for the programs it launches. */
     uint64_t (*kernel_max_group)(const struct hcl_kdevice *dev, hcl_kprog prog, int kernel);
@@ -139,6 +144,9 @@ typedef struct hcl_kgemm {
     size_t m, n, k;
     float alpha, beta;
     size_t lda, ldb, ldc;
+    hcl_dtype ab_type;   /* the type of A and B */
+    hcl_dtype c_type;    /* ab_type or HCL_DTYPE_F32 */
+    hcl_compute compute; /* HCL_COMPUTE_TF32 only with f32 A and B, and only where matrix_types has TF32 */
 } hcl_kgemm;
 
 /* The program a call of `op` first needs on a device of dev->family (the core builds it before it plans, and so
@@ -148,10 +156,14 @@ hcl_kprog hcl_plan_program(const hcl_kdevice *dev, hcl_kop op);
  * GPUs), or HCL_KPROG_COUNT when neither fits (gemm/plan.c). */
 hcl_kprog hcl_plan_gemm_cl_program(const hcl_kdevice *dev);
 
-hcl_status hcl_plan_vecadd(const hcl_kdevice *dev, size_t n, hcl_kplan *out);
+/* Element types: a plan launches the kernel of the call's type, named "<f32 kernel's name without _f32>_<type>"
+ * (hcl_vecadd_f16, hcl_softmax_warp4_bf16, hcl_reduce_sum_f16; hcl_kernel_typed) with the arguments, grid, block
+ * and local memory of the f32 kernel; a kernel of a 16-bit type reads and writes 16-bit elements and computes in
+ * float32 (reduce writes one float32). gemm's kernels are named in kernels/gemm/plan*.c. */
+hcl_status hcl_plan_vecadd(const hcl_kdevice *dev, hcl_dtype type, size_t n, hcl_kplan *out);
 hcl_status hcl_plan_gemm(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out);
-hcl_status hcl_plan_softmax(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out);
-hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hcl_kplan *out);
+hcl_status hcl_plan_softmax(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out);
+hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out);
 
 /* ---- helpers for plan.c files (plan_util.c) ---- */
 /* Start a plan of `count` launches (HCL_ERROR_OUT_OF_MEMORY when they do not fit in memory). */
@@ -164,6 +176,12 @@ void hcl_klaunch_value(hcl_klaunch *l, const void *value, size_t size);
 void hcl_klaunch_u64(hcl_klaunch *l, uint64_t v);
 void hcl_klaunch_u32(hcl_klaunch *l, uint32_t v);
 void hcl_klaunch_f32(hcl_klaunch *l, float v);
+/* "f32", "f16", "bf16" ("?" for another value): the suffix of typed kernel names. */
+const char *hcl_kdtype_name(hcl_dtype type);
+/* Index in `prog` of the kernel "<base>_<type name>" (hcl_dtype_name), or -1 when the program has none. */
+int hcl_kernel_typed(hcl_kprog prog, const char *base, hcl_dtype type);
+/* The plan fails with HCL_ERROR_UNSUPPORTED naming "<base>_<type>" when `kernel` is -1 (returns 1 then). */
+int hcl_kplan_no_kernel(hcl_kplan *plan, int kernel, hcl_kprog prog, const char *base, hcl_dtype type);
 /* Write the reason of a failure into plan->why and return `status`. */
 hcl_status hcl_kplan_fail(hcl_kplan *plan, hcl_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

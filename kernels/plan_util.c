@@ -79,3 +79,22 @@ uint64_t hcl_kgroup_max(const hcl_kdevice *dev, hcl_kprog prog, int kernel, uint
     if (dev->max_group_size && dev->max_group_size < g) g = dev->max_group_size;
     return g;
 }
+
+const char *hcl_kdtype_name(hcl_dtype type) {
+    static const char *const names[HCL_DTYPE_COUNT] = {"f32", "f16", "bf16"};
+    return (unsigned)type < HCL_DTYPE_COUNT ? names[type] : "?";
+}
+
+int hcl_kernel_typed(hcl_kprog prog, const char *base, hcl_dtype type) {
+    if ((unsigned)type >= HCL_DTYPE_COUNT) return -1;
+    char name[96];
+    snprintf(name, sizeof name, "%s_%s", base, hcl_kdtype_name(type));
+    return hcl_kprogram_kernel(prog, name);
+}
+
+int hcl_kplan_no_kernel(hcl_kplan *plan, int kernel, hcl_kprog prog, const char *base, hcl_dtype type) {
+    if (kernel >= 0) return 0;
+    hcl_kplan_fail(plan, HCL_ERROR_UNSUPPORTED, "the built-in program %s has no kernel %s_%s",
+                   hcl_kprogram_get(prog)->name, base, hcl_kdtype_name(type));
+    return 1;
+}

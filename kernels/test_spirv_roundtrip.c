@@ -156,7 +156,7 @@ static void check_vecadd(const profile *pr, size_t n, int alias) {
     char what[160];
     snprintf(what, sizeof what, "[%s] vecadd n=%zu%s", pr->name, n, alias ? " (c = a)" : "");
     hcl_kplan plan;
-    if (hcl_plan_vecadd(&pr->dev, n, &plan) != HCL_SUCCESS) {
+    if (hcl_plan_vecadd(&pr->dev, HCL_DTYPE_F32, n, &plan) != HCL_SUCCESS) {
         fail("%s: no plan: %s", what, plan.why);
         hcl_kplan_free(&plan);
         return;
@@ -194,7 +194,19 @@ static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, si
     size_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
     if (lda == 0) lda = 1;
     if (ldb == 0) ldb = 1;
-    hcl_kgemm g = {ta ? HCL_TRANS : HCL_NO_TRANS, tb ? HCL_TRANS : HCL_NO_TRANS, m, n, k, alpha, beta, lda, ldb, ldc};
+    hcl_kgemm g = {ta ? HCL_TRANS : HCL_NO_TRANS,
+                   tb ? HCL_TRANS : HCL_NO_TRANS,
+                   m,
+                   n,
+                   k,
+                   alpha,
+                   beta,
+                   lda,
+                   ldb,
+                   ldc,
+                   HCL_DTYPE_F32,
+                   HCL_DTYPE_F32,
+                   HCL_COMPUTE_F32};
     hcl_kplan plan;
     hcl_status st = hcl_plan_gemm(&pr->dev, &g, &plan);
     if (st == HCL_ERROR_UNSUPPORTED && pr->dev.max_groups[0]) {
@@ -250,7 +262,7 @@ static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_g
     snprintf(what, sizeof what, "[%s] softmax %zu x %zu, %s%s", pr->name, rows, cols, gen_name[gen],
              in_place ? ", in place" : "");
     hcl_kplan plan;
-    if (hcl_plan_softmax(&pr->dev, rows, cols, &plan) != HCL_SUCCESS) {
+    if (hcl_plan_softmax(&pr->dev, HCL_DTYPE_F32, rows, cols, &plan) != HCL_SUCCESS) {
         fail("%s: no plan: %s", what, plan.why);
         hcl_kplan_free(&plan);
         return;
@@ -285,7 +297,7 @@ static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
     char what[160];
     snprintf(what, sizeof what, "[%s] reduce %s n=%zu", pr->name, op_name[op], n);
     hcl_kplan plan;
-    if (hcl_plan_reduce(&pr->dev, op, n, &plan) != HCL_SUCCESS) {
+    if (hcl_plan_reduce(&pr->dev, HCL_DTYPE_F32, op, n, &plan) != HCL_SUCCESS) {
         fail("%s: no plan: %s", what, plan.why);
         hcl_kplan_free(&plan);
         return;

@@ -16,23 +16,30 @@ static hcl_status get_queue(const char *fn, hcl_queue queue, builtin_ctx *ctx) {
     return hcl__lookup(queue, HCL__H_QUEUE, (void **)&ctx->q, fn, "queue");
 }
 
-/* Look up a buffer of the queue's device holding at least `elems` floats (elems_ok 0: overflowed). */
-static hcl_status get_floats(const builtin_ctx *ctx, hcl_buffer handle, const char *what, size_t elems, int elems_ok,
-                             hcl__buffer **out) {
+/* Look up a buffer of the queue's device holding at least `elems` elements of `type` (elems_ok 0: overflowed). */
+static hcl_status get_elems(const builtin_ctx *ctx, hcl_buffer handle, const char *what, hcl_dtype type, size_t elems,
+                            int elems_ok, hcl__buffer **out) {
     hcl__buffer *b;
     hcl_status st = hcl__lookup(handle, HCL__H_BUFFER, (void **)&b, ctx->fn, what);
     if (st != HCL_SUCCESS) return st;
     if (b->dev != ctx->q->dev)
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: %s belongs to another device than the queue", ctx->fn,
                                 what);
-    if (!elems_ok)
+    const size_t esize = hcl_dtype_size(type);
+    if (!elems_ok || elems > SIZE_MAX / esize)
         return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: the shape of %s overflows the address space", ctx->fn,
                                 what);
-    if (elems > b->size / sizeof(float))
-        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s needs %zu floats (%zu bytes) but holds %zu bytes",
-                                ctx->fn, what, elems, elems * sizeof(float), b->size);
+    if (elems > b->size / esize)
+        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s needs %zu %s elements (%zu bytes) but holds %zu bytes",
+                                ctx->fn, what, elems, hcl_dtype_name(type), elems * esize, b->size);
     *out = b;
     return HCL_SUCCESS;
+}
+
+/* A type argument that is an hcl_dtype. */
+static hcl_status check_type(const builtin_ctx *ctx, const char *what, hcl_dtype type) {
+    if (hcl_dtype_size(type)) return HCL_SUCCESS;
+    return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: %s %d is not an hcl_dtype", ctx->fn, what, (int)type);
 }
 
 /* Elements spanned by a rows x cols matrix with leading dimension ld; 0 if empty. Returns 0 on overflow. */
@@ -42,8 +49,7 @@ static int span(size_t rows, size_t cols, size_t ld, size_t *out) {
         return 1;
     }
     size_t t;
-    if (__builtin_mul_overflow(rows - 1, ld, &t) || __builtin_add_overflow(t, cols, out) || *out > SIZE_MAX / 4)
-        return 0;
+    if (__builtin_mul_overflow(rows - 1, ld, &t) || __builtin_add_overflow(t, cols, out)) return 0;
     return 1;
 }
 
@@ -70,31 +76,67 @@ static hcl_status run(const builtin_ctx *ctx, int empty, hcl__builtin_call *call
     return hcl__builtin_run(ctx->fn, ctx->q, call, out_event);
 }
 
-HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
-                                  hcl_event *out_event) {
+HCL_API hcl_status hcl_vecadd(hcl_queue queue, hcl_dtype type, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
+                              hcl_event *out_event) {
     builtin_ctx ctx;
     hcl__buffer *ba, *bb, *bc;
-    hcl_status st = get_queue("hcl_vecadd_f32", queue, &ctx);
-    int ok = n <= SIZE_MAX / 4;
-    if (st == HCL_SUCCESS) st = get_floats(&ctx, a, "a", n, ok, &ba);
-    if (st == HCL_SUCCESS) st = get_floats(&ctx, b, "b", n, ok, &bb);
-    if (st == HCL_SUCCESS) st = get_floats(&ctx, c, "c", n, ok, &bc);
+    hcl_status st = get_queue("hcl_vecadd", queue, &ctx);
+    if (st == HCL_SUCCESS) st = check_type(&ctx, "type", type);
+    if (st == HCL_SUCCESS) st = get_elems(&ctx, a, "a", type, n, 1, &ba);
+    if (st == HCL_SUCCESS) st = get_elems(&ctx, b, "b", type, n, 1, &bb);
+    if (st == HCL_SUCCESS) st = get_elems(&ctx, c, "c", type, n, 1, &bc);
     if (st != HCL_SUCCESS) return st;
-    hcl__builtin_call call = {.op = HCL_KOP_VECADD, .n = n};
+    hcl__builtin_call call = {.op = HCL_KOP_VECADD, .type = type, .n = n};
     return run(&ctx, n == 0, &call, ba, bb, bc, out_event);
 }
 
-HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n,
-                                size_t k, float alpha, hcl_buffer a, size_t lda, hcl_buffer b, size_t ldb, float beta,
-                                hcl_buffer c, size_t ldc, hcl_event *out_event) {
+HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
+                                  hcl_event *out_event) {
+    return hcl_vecadd(queue, HCL_DTYPE_F32, n, a, b, c, out_event);
+}
+
+/* The type rules of hcl_gemm (hcl.h). */
+static hcl_status check_gemm_types(const builtin_ctx *ctx, hcl_dtype a_type, hcl_dtype b_type, hcl_dtype c_type,
+                                   hcl_compute compute) {
+    hcl_status st;
+    if ((st = check_type(ctx, "a_type", a_type)) != HCL_SUCCESS ||
+        (st = check_type(ctx, "b_type", b_type)) != HCL_SUCCESS ||
+        (st = check_type(ctx, "c_type", c_type)) != HCL_SUCCESS)
+        return st;
+    if (a_type != b_type)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: a_type %s and b_type %s differ (they must be equal)",
+                                ctx->fn, hcl_dtype_name(a_type), hcl_dtype_name(b_type));
+    if (c_type != a_type && c_type != HCL_DTYPE_F32)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: c_type %s with %s inputs (c_type must be %s or f32)",
+                                ctx->fn, hcl_dtype_name(c_type), hcl_dtype_name(a_type), hcl_dtype_name(a_type));
+    if (compute != HCL_COMPUTE_F32 && compute != HCL_COMPUTE_TF32)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: compute %d is not an hcl_compute", ctx->fn,
+                                (int)compute);
+    if (compute == HCL_COMPUTE_TF32 && a_type != HCL_DTYPE_F32)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: HCL_COMPUTE_TF32 takes f32 inputs, not %s", ctx->fn,
+                                hcl_dtype_name(a_type));
+    const hcl_device_info *info = &ctx->q->dev->info;
+    if (compute == HCL_COMPUTE_TF32 && !(info->matrix_types & HCL_TYPE_BIT_TF32))
+        return hcl__set_message(HCL_ERROR_UNSUPPORTED,
+                                "%s: %s:%u '%s' does not compute TF32 (no matrix unit that takes it through this "
+                                "backend); use HCL_COMPUTE_F32",
+                                ctx->fn, info->backend, info->index, info->name);
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_gemm(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n, size_t k,
+                            float alpha, hcl_dtype a_type, hcl_buffer a, size_t lda, hcl_dtype b_type, hcl_buffer b,
+                            size_t ldb, float beta, hcl_dtype c_type, hcl_buffer c, size_t ldc, hcl_compute compute,
+                            hcl_event *out_event) {
     builtin_ctx ctx;
-    hcl_status st = get_queue("hcl_gemm_f32", queue, &ctx);
+    hcl_status st = get_queue("hcl_gemm", queue, &ctx);
     if (st != HCL_SUCCESS) return st;
     const char *fn = ctx.fn;
     if ((trans_a != HCL_NO_TRANS && trans_a != HCL_TRANS) || (trans_b != HCL_NO_TRANS && trans_b != HCL_TRANS))
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                 "%s: trans_a %d / trans_b %d must be HCL_NO_TRANS or HCL_TRANS", fn, (int)trans_a,
                                 (int)trans_b);
+    if ((st = check_gemm_types(&ctx, a_type, b_type, c_type, compute)) != HCL_SUCCESS) return st;
     /* Stored shapes (row-major): A is m x k, or k x m when transposed; likewise B. */
     size_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
     size_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
@@ -106,41 +148,58 @@ HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_tran
     size_t ea = 0, eb = 0, ec = 0;
     int oka = span(a_rows, a_cols, lda, &ea), okb = span(b_rows, b_cols, ldb, &eb), okc = span(m, n, ldc, &ec);
     hcl__buffer *ba, *bb, *bc;
-    if ((st = get_floats(&ctx, a, "a", ea, oka, &ba)) != HCL_SUCCESS ||
-        (st = get_floats(&ctx, b, "b", eb, okb, &bb)) != HCL_SUCCESS ||
-        (st = get_floats(&ctx, c, "c", ec, okc, &bc)) != HCL_SUCCESS)
+    if ((st = get_elems(&ctx, a, "a", a_type, ea, oka, &ba)) != HCL_SUCCESS ||
+        (st = get_elems(&ctx, b, "b", b_type, eb, okb, &bb)) != HCL_SUCCESS ||
+        (st = get_elems(&ctx, c, "c", c_type, ec, okc, &bc)) != HCL_SUCCESS)
         return st;
     if (bc == ba || bc == bb)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: c must not be the same buffer as a or b", fn);
-    hcl__builtin_call call = {.op = HCL_KOP_GEMM, .gemm = {trans_a, trans_b, m, n, k, alpha, beta, lda, ldb, ldc}};
+    hcl__builtin_call call = {
+        .op = HCL_KOP_GEMM,
+        .gemm = {trans_a, trans_b, m, n, k, alpha, beta, lda, ldb, ldc, a_type, c_type, compute},
+    };
     return run(&ctx, m == 0 || n == 0, &call, ba, bb, bc, out_event);
+}
+
+HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n,
+                                size_t k, float alpha, hcl_buffer a, size_t lda, hcl_buffer b, size_t ldb, float beta,
+                                hcl_buffer c, size_t ldc, hcl_event *out_event) {
+    return hcl_gemm(queue, trans_a, trans_b, m, n, k, alpha, HCL_DTYPE_F32, a, lda, HCL_DTYPE_F32, b, ldb, beta,
+                    HCL_DTYPE_F32, c, ldc, HCL_COMPUTE_F32, out_event);
+}
+
+HCL_API hcl_status hcl_softmax(hcl_queue queue, hcl_dtype type, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
+                               hcl_event *out_event) {
+    size_t elems;
+    int ok = !__builtin_mul_overflow(rows, cols, &elems);
+    builtin_ctx ctx;
+    hcl_status st = get_queue("hcl_softmax", queue, &ctx);
+    if (st == HCL_SUCCESS) st = check_type(&ctx, "type", type);
+    if (st != HCL_SUCCESS) return st;
+    hcl__buffer *bi, *bo;
+    if ((st = get_elems(&ctx, in, "in", type, elems, ok, &bi)) != HCL_SUCCESS ||
+        (st = get_elems(&ctx, out, "out", type, elems, ok, &bo)) != HCL_SUCCESS)
+        return st;
+    hcl__builtin_call call = {.op = HCL_KOP_SOFTMAX, .type = type, .rows = rows, .cols = cols};
+    return run(&ctx, rows == 0 || cols == 0, &call, bi, NULL, bo, out_event);
 }
 
 HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
                                    hcl_event *out_event) {
-    size_t elems;
-    int ok = !__builtin_mul_overflow(rows, cols, &elems) && elems <= SIZE_MAX / 4;
-    builtin_ctx ctx;
-    hcl_status st = get_queue("hcl_softmax_f32", queue, &ctx);
-    if (st != HCL_SUCCESS) return st;
-    hcl__buffer *bi, *bo;
-    if ((st = get_floats(&ctx, in, "in", elems, ok, &bi)) != HCL_SUCCESS ||
-        (st = get_floats(&ctx, out, "out", elems, ok, &bo)) != HCL_SUCCESS)
-        return st;
-    hcl__builtin_call call = {.op = HCL_KOP_SOFTMAX, .rows = rows, .cols = cols};
-    return run(&ctx, rows == 0 || cols == 0, &call, bi, NULL, bo, out_event);
+    return hcl_softmax(queue, HCL_DTYPE_F32, rows, cols, in, out, out_event);
 }
 
-HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, hcl_buffer in, hcl_buffer out,
-                                  hcl_event *out_event) {
+HCL_API hcl_status hcl_reduce(hcl_queue queue, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_buffer in,
+                              hcl_buffer out, hcl_event *out_event) {
     builtin_ctx ctx;
-    hcl_status st = get_queue("hcl_reduce_f32", queue, &ctx);
+    hcl_status st = get_queue("hcl_reduce", queue, &ctx);
+    if (st == HCL_SUCCESS) st = check_type(&ctx, "type", type);
     if (st != HCL_SUCCESS) return st;
     if (op != HCL_REDUCE_SUM && op != HCL_REDUCE_MAX && op != HCL_REDUCE_MIN)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: op %d is not an hcl_reduce_op", ctx.fn, (int)op);
     hcl__buffer *bi, *bo;
-    if ((st = get_floats(&ctx, in, "in", n, n <= SIZE_MAX / 4, &bi)) != HCL_SUCCESS ||
-        (st = get_floats(&ctx, out, "out", 1, 1, &bo)) != HCL_SUCCESS)
+    if ((st = get_elems(&ctx, in, "in", type, n, 1, &bi)) != HCL_SUCCESS ||
+        (st = get_elems(&ctx, out, "out", HCL_DTYPE_F32, 1, 1, &bo)) != HCL_SUCCESS)
         return st;
     if (bi == bo)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out must not be the same buffer as in", ctx.fn);
@@ -151,6 +210,11 @@ HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, h
                                            out_event ? &native : NULL);
         return finish_op(&ctx, st, native, out_event);
     }
-    hcl__builtin_call call = {.op = HCL_KOP_REDUCE, .reduce_op = op, .n = n};
+    hcl__builtin_call call = {.op = HCL_KOP_REDUCE, .type = type, .reduce_op = op, .n = n};
     return run(&ctx, 0, &call, bi, NULL, bo, out_event);
+}
+
+HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, hcl_buffer in, hcl_buffer out,
+                                  hcl_event *out_event) {
+    return hcl_reduce(queue, HCL_DTYPE_F32, op, n, in, out, out_event);
 }

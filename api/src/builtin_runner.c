@@ -161,6 +161,11 @@ static void describe_device(runner_ctx *ctx, hcl_kdevice *kd) {
     kd->max_group_size = dev->info.max_work_group_size;
     kd->local_mem = dev->info.local_mem_bytes;
     memcpy(kd->max_groups, b->limits.max_groups, sizeof kd->max_groups);
+    unsigned level = 0;
+    if (sscanf(dev->info.arch, "sm_%u", &level) == 1) kd->arch_level = level; /* "sm_90", "sm_90a": 90 */
+    kd->matrix_unit = dev->info.matrix_unit;
+    kd->matrix_types = dev->info.matrix_types;
+    kd->native_types = dev->info.native_types;
     kd->kernel_max_group = kernel_max_group;
     kd->ctx = ctx;
 }
@@ -229,10 +234,10 @@ static hcl_status prepare_scratch(hcl__queue *q, const hcl_kplan *plan) {
 
 static hcl_status plan_call(const hcl_kdevice *kd, const hcl__builtin_call *call, hcl_kplan *plan) {
     switch (call->op) {
-    case HCL_KOP_VECADD: return hcl_plan_vecadd(kd, call->n, plan);
+    case HCL_KOP_VECADD: return hcl_plan_vecadd(kd, call->type, call->n, plan);
     case HCL_KOP_GEMM: return hcl_plan_gemm(kd, &call->gemm, plan);
-    case HCL_KOP_SOFTMAX: return hcl_plan_softmax(kd, call->rows, call->cols, plan);
-    case HCL_KOP_REDUCE: return hcl_plan_reduce(kd, call->reduce_op, call->n, plan);
+    case HCL_KOP_SOFTMAX: return hcl_plan_softmax(kd, call->type, call->rows, call->cols, plan);
+    case HCL_KOP_REDUCE: return hcl_plan_reduce(kd, call->type, call->reduce_op, call->n, plan);
     default: break;
     }
     return hcl_kplan_fail(plan, HCL_ERROR_INTERNAL, "unknown built-in op %d", (int)call->op);
@@ -290,7 +295,7 @@ hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_ca
     if (st == HCL_SUCCESS) {
         st = plan_call(&kd, call, &plan);
         if (st != HCL_SUCCESS && ctx.failure == HCL_SUCCESS)
-            hcl__set_message(st, "%s:%u: %s", dev->backend->name, dev->index, plan.why);
+            hcl__set_message(st, "%s:%u '%s': %s", dev->backend->name, dev->index, dev->info.name, plan.why);
         if (ctx.failure != HCL_SUCCESS)
             st = ctx.failure; /* a program that did not build: its message is the thread's */
     }

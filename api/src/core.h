@@ -171,6 +171,7 @@ HCL__HIDDEN hcl_status hcl__wrap_event_span(const char *fn, hcl__device *dev, vo
 /* One built-in call, validated: the op, its shape, and the native memory of each slot (A, B, C). */
 typedef struct hcl__builtin_call {
     hcl_kop op;
+    hcl_dtype type; /* vecadd, softmax, reduce: the elements' type (gemm: in .gemm) */
     size_t n, rows, cols;
     hcl_reduce_op reduce_op;
     hcl_kgemm gemm;

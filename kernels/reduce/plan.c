@@ -1,18 +1,31 @@
-/* The launch plan of reduce (hcl_plan.h): the sum, max or min of n floats into one. The launch shape depends on n
+/* The launch plan of reduce (hcl_plan.h): the sum, max or min of n elements of one type into one float. The launch shape depends on n
  * and the device only, so a reduction's order, and with it the result's bits, is always the same. */
 #include "hcl_plan.h"
 
 static int op_index(hcl_reduce_op op) { return op == HCL_REDUCE_MAX ? 1 : op == HCL_REDUCE_MIN ? 2 : 0; }
+
+static const char *op_base(hcl_reduce_op op) {
+    static const char *const base[3] = {"hcl_reduce_sum", "hcl_reduce_max", "hcl_reduce_min"};
+    return base[op_index(op)];
+}
+
+/* The kernel of (op, type) in `prog`, or the plan's failure (-1). */
+static int op_kernel(hcl_kplan *out, hcl_kprog prog, hcl_reduce_op op, hcl_dtype type) {
+    int kernel = hcl_kernel_typed(prog, op_base(op), type);
+    hcl_kplan_no_kernel(out, kernel, prog, op_base(op), type);
+    return kernel;
+}
 
 /* ---- GPU (kernels/reduce/reduce.cu): one pass; each block writes a partial, the last block to finish (a ticket
  * counter after the partials) folds them and resets the ticket to 0 ---- */
 #define GPU_THREADS 256
 #define GPU_MAX_BLOCKS 1024
 
-static hcl_status plan_gpu(hcl_reduce_op op, size_t n, hcl_kplan *out, hcl_klaunch *l) {
+static hcl_status plan_gpu(hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out, hcl_klaunch *l) {
     size_t blocks = hcl_min_size(hcl_ceil_div(n, GPU_THREADS * 8), GPU_MAX_BLOCKS);
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, hcl_kprogram_kernel(HCL_KPROG_GPU, "hcl_reduce_sum_f32") + op_index(op),
-                   blocks ? blocks : 1, GPU_THREADS);
+    int kernel = op_kernel(out, HCL_KPROG_GPU, op, type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, blocks ? blocks : 1, GPU_THREADS);
     out->scratch_bytes = GPU_MAX_BLOCKS * sizeof(float) + 256; /* partials, then the ticket */
     out->scratch_zeroed = 1;
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
@@ -23,7 +36,8 @@ static hcl_status plan_gpu(hcl_reduce_op op, size_t n, hcl_kplan *out, hcl_klaun
     return HCL_SUCCESS;
 }
 
-/* ---- CL (kernels/reduce/reduce.cl): partials from a fixed number of groups, then one group over them ---- */
+/* ---- CL (kernels/reduce/reduce.cl): float partials from a fixed number of groups (the kernel of the call's type),
+ * then one group over them (the f32 kernel) ---- */
 static void cl_pass(hcl_klaunch *l, int which, size_t groups, size_t wg, hcl_kslot in, hcl_kslot out, size_t n,
                     size_t chunk) {
     hcl_klaunch_1d(l, HCL_KPROG_CL_REDUCE, which, groups, wg);
@@ -34,8 +48,10 @@ static void cl_pass(hcl_klaunch *l, int which, size_t groups, size_t wg, hcl_ksl
     hcl_klaunch_u64(l, chunk);
 }
 
-static hcl_status plan_cl(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hcl_kplan *out) {
-    const int which = op_index(op);
+static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out) {
+    const int which = op_kernel(out, HCL_KPROG_CL_REDUCE, op, type);
+    const int which_f32 = op_kernel(out, HCL_KPROG_CL_REDUCE, op, HCL_DTYPE_F32);
+    if (which < 0 || which_f32 < 0) return HCL_ERROR_UNSUPPORTED;
     /* 8 groups per compute unit; 64 when the runtime does not say how many it has */
     size_t max_groups = dev->compute_units ? (size_t)dev->compute_units * 8 : 64;
     max_groups = hcl_min_size(hcl_min_size(max_groups, 1024), hcl_known_or(dev->max_groups[0], UINT32_MAX));
@@ -50,18 +66,20 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hc
     cl_pass(&out->launch[0], which, groups, wg, HCL_KSLOT_A, groups > 1 ? HCL_KSLOT_SCRATCH : HCL_KSLOT_C, n, chunk1);
     if (groups > 1) {
         out->scratch_bytes = max_groups * sizeof(float);
-        cl_pass(&out->launch[1], which, 1, wg, HCL_KSLOT_SCRATCH, HCL_KSLOT_C, groups, chunk2);
+        cl_pass(&out->launch[1], which_f32, 1, wg, HCL_KSLOT_SCRATCH, HCL_KSLOT_C, groups, chunk2);
     }
     return HCL_SUCCESS;
 }
 
-hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_reduce_op op, size_t n, hcl_kplan *out) {
-    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, op, n, out);
+hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out) {
+    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, op, n, out);
     hcl_status st = hcl_kplan_init(out, 1);
     if (st != HCL_SUCCESS) return st;
-    if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(op, n, out, &out->launch[0]);
+    if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(type, op, n, out, &out->launch[0]);
     hcl_klaunch *l = &out->launch[0]; /* host (kernels/reduce/reduce.c): the whole call in one work-group */
-    hcl_klaunch_1d(l, HCL_KPROG_HOST, 3, 1, 1);
+    const int kernel = hcl_kernel_typed(HCL_KPROG_HOST, "hcl_reduce", type);
+    if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_HOST, "hcl_reduce", type)) return HCL_ERROR_UNSUPPORTED;
+    hcl_klaunch_1d(l, HCL_KPROG_HOST, kernel, 1, 1);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u64(l, n);

@@ -1,5 +1,7 @@
-/* The launch plan of softmax (hcl_plan.h): a row-wise softmax of rows x cols floats. */
+/* The launch plan of softmax (hcl_plan.h): a row-wise softmax of rows x cols elements of one type. */
 #include "hcl_plan.h"
+
+#include <stdio.h>
 
 /* ---- GPU (kernels/softmax/softmax.cu) ---- */
 #define GPU_WARP_THREADS 256 /* 8 rows per block at 32 lanes, 4 at 64 */
@@ -12,7 +14,8 @@ static size_t gpu_block_threads(size_t cols) {
     return t;
 }
 
-static hcl_status plan_gpu(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out, hcl_klaunch *l) {
+static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out,
+                           hcl_klaunch *l) {
     if (cols > GPU_MAX_COLS)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "softmax rows of %zu columns (above %u)", cols, GPU_MAX_COLS);
     const size_t max_gx = hcl_known_or(dev->max_groups[0], 65535);
@@ -20,8 +23,12 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, size_t rows, size_t cols, hcl
      * device's warp / wavefront width (32 on NVIDIA, 64 or 32 on AMD), which the kernel sees as warpSize. */
     const size_t wave = dev->subgroup_width ? dev->subgroup_width : 32;
     if (cols <= 32 * wave) {
-        int kernel = hcl_kprogram_kernel(HCL_KPROG_GPU, "hcl_softmax_warp1_f32");
-        for (size_t v = 1; v * wave < cols; v *= 2) kernel++;
+        size_t v = 1;
+        while (v * wave < cols) v *= 2;
+        char base[48];
+        snprintf(base, sizeof base, "hcl_softmax_warp%zu", v);
+        int kernel = hcl_kernel_typed(HCL_KPROG_GPU, base, type);
+        if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_GPU, base, type)) return HCL_ERROR_UNSUPPORTED;
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave), max_gx),
                        GPU_WARP_THREADS);
     } else {
@@ -29,10 +36,10 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, size_t rows, size_t cols, hcl
          * (the driver opts a kernel in above CUDA's 48 KiB default; H100: 2.64 TB/s at 8192 x 16384 staged in
          * 64 KiB, 2.29 streamed; 2.03 against 1.95 at 4096 x 32768) */
         int staged = dev->local_mem && cols * sizeof(float) + 1024 <= dev->local_mem;
-        hcl_klaunch_1d(
-            l, HCL_KPROG_GPU,
-            hcl_kprogram_kernel(HCL_KPROG_GPU, staged ? "hcl_softmax_block_staged_f32" : "hcl_softmax_block_f32"),
-            hcl_min_size(rows, max_gx), gpu_block_threads(cols));
+        const char *base = staged ? "hcl_softmax_block_staged" : "hcl_softmax_block";
+        int kernel = hcl_kernel_typed(HCL_KPROG_GPU, base, type);
+        if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_GPU, base, type)) return HCL_ERROR_UNSUPPORTED;
+        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(rows, max_gx), gpu_block_threads(cols));
         l->shared_bytes = staged ? cols * sizeof(float) : 0;
     }
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
@@ -59,14 +66,14 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * CL_KERNEL_WORK_GROUP_SIZE 256 for both kernels, so rows above 4096 columns stream there: the reported limit is
  * the contract. CPU: the streamed kernel with one work-item per row over the whole row (a CPU device runs a group
  * on one core, looping over its work-items: wider groups only cost; on PoCL 3.1 this was fastest). */
-static hcl_status plan_cl(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out) {
-    int which = 0;
+static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
+    const char *base = "hcl_softmax";
     size_t wg = 1, chunk = cols;
     if (!dev->is_cpu) {
         size_t max_cached = cl_group_limit(dev, 1);
         chunk = 1;
         if (cols <= 16 * max_cached) {
-            which = 1;
+            base = "hcl_softmax_cached";
             wg = hcl_min_size((hcl_ceil_div(cols, 16) + 31) / 32 * 32, max_cached);
         } else {
             wg = cl_group_limit(dev, 0);
@@ -75,6 +82,8 @@ static hcl_status plan_cl(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_
     /* batches of rows that keep each launch's group count modest and within the device's */
     const size_t batch = hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX));
     const size_t count = hcl_ceil_div(rows, batch);
+    const int which = hcl_kernel_typed(HCL_KPROG_CL_SOFTMAX, base, type);
+    if (hcl_kplan_no_kernel(out, which, HCL_KPROG_CL_SOFTMAX, base, type)) return HCL_ERROR_UNSUPPORTED;
     hcl_status st = hcl_kplan_init(out, count);
     if (st != HCL_SUCCESS) return st;
     for (size_t i = 0; i < count; i++) {
@@ -91,13 +100,15 @@ static hcl_status plan_cl(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_
     return HCL_SUCCESS;
 }
 
-hcl_status hcl_plan_softmax(const hcl_kdevice *dev, size_t rows, size_t cols, hcl_kplan *out) {
-    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, rows, cols, out);
+hcl_status hcl_plan_softmax(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
+    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, rows, cols, out);
     hcl_status st = hcl_kplan_init(out, 1);
     if (st != HCL_SUCCESS) return st;
-    if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(dev, rows, cols, out, &out->launch[0]);
+    if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(dev, type, rows, cols, out, &out->launch[0]);
     hcl_klaunch *l = &out->launch[0]; /* host (kernels/softmax/softmax.c): the whole call in one work-group */
-    hcl_klaunch_1d(l, HCL_KPROG_HOST, 2, 1, 1);
+    const int kernel = hcl_kernel_typed(HCL_KPROG_HOST, "hcl_softmax", type);
+    if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_HOST, "hcl_softmax", type)) return HCL_ERROR_UNSUPPORTED;
+    hcl_klaunch_1d(l, HCL_KPROG_HOST, kernel, 1, 1);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u64(l, rows);

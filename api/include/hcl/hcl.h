@@ -107,6 +107,24 @@ typedef enum hcl_device_type {
     HCL_DEVICE_TYPE_OTHER = 4
 } hcl_device_type;
 
+/* Element types of buffers that the built-in kernels read and write. f16 is IEEE binary16; bf16 is the upper half
+ * of an IEEE binary32 (8 exponent bits, 7 fraction bits). The built-ins compute in float32 whatever the storage
+ * type; the values are the enum's indices in hcl_device_info.native_types and .matrix_types. */
+typedef enum hcl_dtype { HCL_DTYPE_F32 = 0, HCL_DTYPE_F16 = 1, HCL_DTYPE_BF16 = 2 } hcl_dtype;
+#define HCL_DTYPE_COUNT 3
+/* Bit of a type in hcl_device_info.native_types / .matrix_types. */
+#define HCL_TYPE_BIT(dtype) (1u << (unsigned)(dtype))
+/* Bit of TF32 (float32 inputs rounded to a 10-bit fraction inside the matrix unit) in .matrix_types. */
+#define HCL_TYPE_BIT_TF32 (1u << 16)
+
+/* The matrix-multiply unit the built-in GEMM uses on a device through its backend. */
+typedef enum hcl_matrix_unit {
+    HCL_MATRIX_UNIT_NONE = 0,        /* none, or none this backend can reach (OpenCL C on NVIDIA GPUs) */
+    HCL_MATRIX_UNIT_TENSOR_CORE = 1, /* NVIDIA tensor cores */
+    HCL_MATRIX_UNIT_MFMA = 2,        /* AMD matrix cores (MFMA instructions) */
+    HCL_MATRIX_UNIT_XMX = 3          /* Intel Xe matrix extensions */
+} hcl_matrix_unit;
+
 typedef struct hcl_device_info {
     char backend[32]; /* backend name */
     uint32_t index;   /* index among this backend's devices ("opencl:1" has index 1) */
@@ -126,6 +144,14 @@ typedef struct hcl_device_info {
                                      "<backend>:<vendor>:<name>:<index>" */
     uint64_t arg_offset_alignment; /* a buffer kernel argument's offset must be a multiple of this many bytes
                                       (1: any offset; OpenCL needs CL_DEVICE_MEM_BASE_ADDR_ALIGN for sub-buffers) */
+    char arch[32];                 /* architecture name where the runtime gives one: "sm_90", "gfx90a", "x86-64";
+                                      "" when unknown */
+    uint32_t native_types;         /* HCL_TYPE_BIT(t) for each type the device does arithmetic in natively (f32
+                                      always; f16 with cl_khr_fp16 or on NVIDIA/AMD GPUs; bf16 where the ISA has it).
+                                      The built-ins take f16 and bf16 buffers on every device either way. */
+    hcl_matrix_unit matrix_unit;   /* the matrix unit the built-in GEMM uses here (HCL_MATRIX_UNIT_NONE: none) */
+    uint32_t matrix_types;         /* HCL_TYPE_BIT(t) and HCL_TYPE_BIT_TF32 for the input types that unit multiplies;
+                                      hcl_gemm with HCL_COMPUTE_TF32 needs HCL_TYPE_BIT_TF32 here */
 } hcl_device_info;
 
 /* Number of backends known (built-in and named in HCL_EXTRA_DRIVERS). Loads every driver module on first
@@ -388,38 +414,84 @@ HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim
 
 /* ---------------------------------------------------------------------------------------------------------
  * Built-in kernels. Each is submitted to the queue and runs the current backend's own source of the kernel;
- * out_event (may be NULL) returns an event for timing. Buffers hold float32 elements from byte offset 0 and
- * must be large enough for the shape (else HCL_ERROR_OUT_OF_RANGE). Common statuses: HCL_SUCCESS,
- * HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT, HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_DEVICE_MISMATCH,
- * HCL_ERROR_VENDOR, HCL_ERROR_BUILD (the backend's kernel source failed to build on first use).
+ * out_event (may be NULL) returns an event for timing. Buffers hold elements of the call's type (hcl_dtype)
+ * from byte offset 0 and must be large enough for the shape (else HCL_ERROR_OUT_OF_RANGE). Whatever the storage
+ * type, the arithmetic is float32: f16 and bf16 inputs are widened exactly, results are rounded to the output
+ * type once, to nearest even. Common statuses: HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT
+ * (also a type that is not an hcl_dtype), HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_DEVICE_MISMATCH, HCL_ERROR_VENDOR,
+ * HCL_ERROR_BUILD (the backend's kernel source failed to build on first use), HCL_ERROR_UNSUPPORTED (the device
+ * cannot run the call in that type: the message names the device and the type).
+ * The *_f32 forms are the typed forms with HCL_DTYPE_F32.
  * ------------------------------------------------------------------------------------------------------- */
-/* c[i] = a[i] + b[i] for i < n. n = 0 does nothing. c may be a or b. */
+/* c[i] = a[i] + b[i] for i < n, all three of `type`. n = 0 does nothing. c may be a or b. */
+HCL_API hcl_status hcl_vecadd(hcl_queue queue, hcl_dtype type, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
+                              hcl_event *out_event);
 HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
                                   hcl_event *out_event);
 
 typedef enum hcl_transpose { HCL_NO_TRANS = 0, HCL_TRANS = 1 } hcl_transpose;
 
-/* SGEMM with BLAS meaning on row-major matrices: C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k,
+/* How hcl_gemm multiplies. Accumulation is float32 in every mode. */
+typedef enum hcl_compute {
+    HCL_COMPUTE_F32 = 0, /* products of the inputs as stored (f16 and bf16 widen exactly), summed in float32 */
+    HCL_COMPUTE_TF32 = 1 /* f32 inputs only: rounded to TF32 (10 fraction bits) on the matrix unit; only where
+                            hcl_device_info.matrix_types has HCL_TYPE_BIT_TF32, else HCL_ERROR_UNSUPPORTED */
+} hcl_compute;
+
+/* GEMM with BLAS meaning on row-major matrices: C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k,
  * op(B) is k x n and C is m x n. A is m x k (lda >= k) when trans_a is HCL_NO_TRANS, else k x m (lda >= m);
  * likewise B; ldc >= n. As in BLAS, when beta is 0 C is not read (NaN in C does not propagate), and when k is
  * 0 or alpha is 0, C = beta * C. m = 0 or n = 0 does nothing. C must not overlap A or B.
- * Statuses: the common ones (bad transpose value or leading dimension: HCL_ERROR_INVALID_ARGUMENT). */
+ * Types: a_type and b_type must be equal; c_type is a_type or HCL_DTYPE_F32 (f16 x f16 -> f32 is the usual
+ * mixed-precision form); alpha and beta are float32 and the sum is float32, rounded to c_type once at the end.
+ * HCL_COMPUTE_TF32 takes f32 inputs only and is never used unless asked for.
+ * Statuses: the common ones (bad transpose value, leading dimension, mismatched types, TF32 with 16-bit inputs,
+ * a compute value that is not an hcl_compute: HCL_ERROR_INVALID_ARGUMENT; TF32 on a device without it:
+ * HCL_ERROR_UNSUPPORTED). */
+HCL_API hcl_status hcl_gemm(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n, size_t k,
+                            float alpha, hcl_dtype a_type, hcl_buffer a, size_t lda, hcl_dtype b_type, hcl_buffer b,
+                            size_t ldb, float beta, hcl_dtype c_type, hcl_buffer c, size_t ldc, hcl_compute compute,
+                            hcl_event *out_event);
+/* hcl_gemm with every type HCL_DTYPE_F32 and HCL_COMPUTE_F32 (SGEMM). */
 HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n,
                                 size_t k, float alpha, hcl_buffer a, size_t lda, hcl_buffer b, size_t ldb, float beta,
                                 hcl_buffer c, size_t ldc, hcl_event *out_event);
 
-/* Row-wise softmax of a rows x cols row-major matrix: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...).
- * Numerically stable: large magnitudes do not overflow, -inf entries give 0, a row of all -inf gives NaN
- * (0/0, as in PyTorch). out may be in (in place). rows = 0 or cols = 0 does nothing. */
+/* Row-wise softmax of a rows x cols row-major matrix: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...), in and
+ * out of `type`. Numerically stable: large magnitudes do not overflow, -inf entries give 0, a row of all -inf
+ * gives NaN (0/0, as in PyTorch). out may be in (in place). rows = 0 or cols = 0 does nothing. */
+HCL_API hcl_status hcl_softmax(hcl_queue queue, hcl_dtype type, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
+                               hcl_event *out_event);
 HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
                                    hcl_event *out_event);
 
 typedef enum hcl_reduce_op { HCL_REDUCE_SUM = 0, HCL_REDUCE_MAX = 1, HCL_REDUCE_MIN = 2 } hcl_reduce_op;
 
-/* out[0] = sum, max or min of in[0..n). n = 0 gives the identity (0, -inf, +inf). The result is
+/* out[0] = sum, max or min of in[0..n), in of `type`; out holds one float32 whatever the type (the sum of
+ * many 16-bit values does not fit a 16-bit result). n = 0 gives the identity (0, -inf, +inf). The result is
  * deterministic: the same inputs on the same device give the same bits. out must not be in. */
+HCL_API hcl_status hcl_reduce(hcl_queue queue, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_buffer in,
+                              hcl_buffer out, hcl_event *out_event);
 HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, hcl_buffer in, hcl_buffer out,
                                   hcl_event *out_event);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Element types on the host
+ * ------------------------------------------------------------------------------------------------------- */
+/* "f32", "f16", "bf16"; "?" for a value that is not an hcl_dtype. */
+HCL_API const char *hcl_dtype_name(hcl_dtype type);
+/* Bytes per element (4, 2, 2); 0 for a value that is not an hcl_dtype. */
+HCL_API size_t hcl_dtype_size(hcl_dtype type);
+/* float32 -> f16 / bf16, rounded to nearest even; overflow gives +-inf, NaN stays NaN (quiet), f16 subnormals
+ * are kept. Exact inverses: every f16 and bf16 value widens to float32 without rounding. */
+HCL_API uint16_t hcl_f32_to_f16(float value);
+HCL_API float hcl_f16_to_f32(uint16_t value);
+HCL_API uint16_t hcl_f32_to_bf16(float value);
+HCL_API float hcl_bf16_to_f32(uint16_t value);
+/* Convert n elements of host memory from src_type to dst_type with the rules above (the same type copies).
+ * dst and src must not overlap unless they are equal and the types have the same size. n = 0 does nothing.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (a NULL pointer with n > 0, a type that is not an hcl_dtype). */
+HCL_API hcl_status hcl_convert(hcl_dtype dst_type, void *dst, hcl_dtype src_type, const void *src, size_t n);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,56 @@
+/* The gemm plan's CL part (kernels/gemm/plan_family.h). */
+#include "plan_family.h"
+
+/* ---- CL (kernels/gemm/gemm.cl): a WG x WG work-group per 8*WG square tile of C, WG fixed per program ---- */
+static size_t cl_wg(hcl_kprog prog) { return prog == HCL_KPROG_CL_GEMM16 ? 16 : 8; }
+
+/* two k-major 16 x (8*WG + 4) float tiles */
+static uint64_t cl_local_bytes(size_t wg) { return 2u * 16u * (8u * (uint64_t)wg + 4u) * sizeof(float); }
+
+static int cl_fits(const hcl_kdevice *dev, size_t wg) {
+    return (!dev->max_group_size || wg * wg <= dev->max_group_size) &&
+           (!dev->local_mem || cl_local_bytes(wg) <= dev->local_mem);
+}
+
+/* GPU: 16 x 16 work-items, 128 x 128 tiles, the next step prefetched into registers (H100: about 32-38 TFLOP/s at
+ * 4096^3, against 22-25 for 64 x 64 tiles). CPU: 8 x 8 work-items, no prefetch: PoCL runs a group's work-items as
+ * a loop, and there this was fastest (about 20 GFLOP/s at 512^3 on 2 cores, against 15 for 16 x 16). Also GPUs too
+ * small for 16 x 16. */
+hcl_kprog hcl_plan_gemm_cl_program(const hcl_kdevice *dev) {
+    if (!dev->is_cpu && cl_fits(dev, 16)) return HCL_KPROG_CL_GEMM16;
+    return cl_fits(dev, 8) ? HCL_KPROG_CL_GEMM8 : HCL_KPROG_COUNT;
+}
+
+hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+    if (g->ab_type != HCL_DTYPE_F32 || g->c_type != HCL_DTYPE_F32 || g->compute != HCL_COMPUTE_F32)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "gemm %s x %s -> %s is not built for this family yet",
+                              hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type));
+    hcl_kprog prog = hcl_plan_gemm_cl_program(dev);
+    if (prog == HCL_KPROG_COUNT)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the built-in gemm needs work-groups of 64 work-items and %llu bytes of local memory; "
+                              "the device allows %llu work-items and %llu bytes",
+                              (unsigned long long)cl_local_bytes(8), (unsigned long long)dev->max_group_size,
+                              (unsigned long long)dev->local_mem);
+    const int which = (g->trans_a == HCL_TRANS ? 2 : 0) + (g->trans_b == HCL_TRANS ? 1 : 0);
+    const size_t wg = cl_wg(prog), tile = 8 * wg;
+    uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, which) : 0;
+    if (kmax && kmax < wg * wg)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "built-in '%s' needs work-groups of %zu work-items; the device allows %llu for it",
+                              hcl_kprogram_get(prog)->kernels[which], wg * wg, (unsigned long long)kmax);
+    size_t gx = hcl_ceil_div(g->n, tile), gy = hcl_ceil_div(g->m, tile);
+    uint64_t mx = hcl_known_or(dev->max_groups[0], UINT32_MAX), my = hcl_known_or(dev->max_groups[1], UINT32_MAX);
+    if (gx > mx || gy > my)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "gemm %zu x %zu needs %zu x %zu work-groups; the device allows %llu x %llu", g->m, g->n,
+                              gx, gy, (unsigned long long)mx, (unsigned long long)my);
+    /* BLAS: with k or alpha 0, A and B are not read and C = beta * C */
+    const int no_product = g->k == 0 || g->alpha == 0.0f;
+    hcl_klaunch_1d(l, prog, which, gx, wg);
+    l->grid.y = (uint32_t)gy;
+    l->block.y = (uint32_t)wg;
+    hcl__gemm_args(l, g, no_product ? 0 : g->k, no_product ? 0.0f : g->alpha);
+    return HCL_SUCCESS;
+}
+

@@ -1,0 +1,15 @@
+/* The gemm plan's parts, one file per source family (kernels/gemm/plan_<family>.c), and what they share. */
+#ifndef HCL_GEMM_PLAN_FAMILY_H
+#define HCL_GEMM_PLAN_FAMILY_H
+
+#include "hcl_plan.h"
+
+/* The arguments of the GPU and CL f32 gemm kernels, in the order both take them: m, n, k, alpha, A, lda, B, ldb, beta,
+ * C, ldc. */
+void hcl__gemm_args(hcl_klaunch *l, const hcl_kgemm *g, size_t k, float alpha);
+
+hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
+hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
+hcl_status hcl__plan_gemm_host(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
+
+#endif /* HCL_GEMM_PLAN_FAMILY_H */

@@ -1,0 +1,34 @@
+/* The gemm plan's GPU part (kernels/gemm/plan_family.h). */
+#include "plan_family.h"
+
+/* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
+hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+    if (g->ab_type != HCL_DTYPE_F32 || g->c_type != HCL_DTYPE_F32 || g->compute != HCL_COMPUTE_F32)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "gemm %s x %s -> %s is not built for this family yet",
+                              hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type));
+    const int trans = (g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS);
+    if (g->k == 0 || g->alpha == 0.0f) {
+        /* C = beta * C without reading A or B (BLAS: NaN or Inf in them must not reach C) */
+        size_t cap = (size_t)(dev->compute_units ? dev->compute_units : 1) * 32;
+        size_t blocks = hcl_min_size(hcl_ceil_div(g->m * g->n, 256), cap);
+        hcl_klaunch_1d(l, HCL_KPROG_GPU, hcl_kprogram_kernel(HCL_KPROG_GPU, "hcl_gemm_scale_f32"), blocks ? blocks : 1,
+                       256);
+        hcl_klaunch_u64(l, g->m);
+        hcl_klaunch_u64(l, g->n);
+        hcl_klaunch_f32(l, g->beta);
+        hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+        hcl_klaunch_u64(l, g->ldc);
+        return HCL_SUCCESS;
+    }
+    /* 128 x 128 tiles when there are at least two per SM, else 64 x 64 (more blocks for small problems) */
+    size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
+    int big = tiles128 >= 2 * (size_t)(dev->compute_units ? dev->compute_units : 1);
+    size_t tile = big ? 128 : 64;
+    int kernel = hcl_kprogram_kernel(HCL_KPROG_GPU, big ? "hcl_gemm_f32_128_nn" : "hcl_gemm_f32_64_nn") + trans;
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
+                   hcl_min_size(hcl_ceil_div(g->n, tile), hcl_known_or(dev->max_groups[0], 65535)), 256);
+    l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, tile), hcl_known_or(dev->max_groups[1], 65535));
+    hcl__gemm_args(l, g, g->k, g->alpha);
+    return HCL_SUCCESS;
+}
+
