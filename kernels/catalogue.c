@@ -73,10 +73,11 @@ static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data,
 /* Binaries before the texts they were built from: a binary that does not load on a device (no code for its
  * architecture, a driver too old for it) falls back to compiling the text there. */
 static void fill_sources(void) {
-    /* the GPU program's kernels: kernels/gpu_kernels.def; the host program's: the names in its table */
+    /* the GPU program's kernels: kernels/gpu_kernels.def and gpu_kernels_tc.def (the matrix-unit GEMMs); the host program's: the names in its table */
     static const char *const gpu_kernels[] = {
 #define HCL_GPU_KERNEL(name) #name,
 #include "gpu_kernels.def"
+#include "gpu_kernels_tc.def"
 #undef HCL_GPU_KERNEL
     };
     for (size_t i = 0; i < sizeof gpu_kernels / sizeof gpu_kernels[0] && i < HCL_KPROG_MAX_KERNELS; i++)
