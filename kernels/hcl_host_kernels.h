@@ -8,6 +8,7 @@
 #define HCL_HOST_KERNELS_H
 
 #include "hcl/hcl.h"
+#include "hcl_plan.h"
 
 #include <stddef.h>
 
@@ -22,23 +23,33 @@ extern "C" {
 #define HCL__OMP(...)
 #endif
 
+/* float32 <-> f16 / bf16 (kernels/host_convert.c): round to nearest even, NaN stays a quiet NaN, overflow gives
+ * infinity, f16 subnormals kept. The public hcl_f32_to_f16 etc. are these. */
+uint16_t hcl__f32_to_f16(float value);
+float hcl__f16_to_f32(uint16_t value);
+uint16_t hcl__f32_to_bf16(float value);
+float hcl__bf16_to_f32(uint16_t value);
+/* n elements of `type` at src -> floats at dst, and back (HCL_DTYPE_F32 copies). */
+void hcl__host_widen(hcl_dtype type, const void *src, float *dst, size_t n);
+void hcl__host_narrow(hcl_dtype type, const float *src, void *dst, size_t n);
+
 /* c[i] = a[i] + b[i] for i < n. c may be the same array as a or b (or both); otherwise the arrays must not
  * overlap. */
 void hcl__host_vecadd_f32(size_t n, const float *a, const float *b, float *c);
 
-/* SGEMM with BLAS meaning on row-major matrices: C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B)
- * k x n, C m x n. trans_a/trans_b: 0 = as stored, 1 = transposed. A is m x k (lda >= k) when not transposed,
- * else k x m (lda >= m); likewise B (ldb >= n, or >= k transposed); ldc >= n. When beta is 0, C is not read
- * (NaN in C does not propagate); when k is 0 or alpha is 0, A and B are not read and C = beta * C.
- * m = 0 or n = 0 does nothing. C must not overlap A or B. Accumulates in float (fused multiply-add where the
- * CPU has it), in blocks of k.
- * `workspace`: at least hcl__host_gemm_workspace_bytes(m, n, k) bytes for the packed blocks of A and B, or NULL
- * to have them allocated here. Returns 0, or -1 when workspace is NULL and the packing buffers (a few MiB) could
- * not be allocated; C is then unchanged. */
-int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
-                       const float *b, size_t ldb, float beta, float *c, size_t ldc, void *workspace);
-/* Bytes of workspace hcl__host_gemm_f32 needs for this shape with the current micro-kernel (0 when it needs none). */
-size_t hcl__host_gemm_workspace_bytes(size_t m, size_t n, size_t k);
+/* GEMM with BLAS meaning on row-major matrices, the shape and types of `g` (kernels/hcl_plan.h: hcl_kgemm):
+ * C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B) k x n, C m x n. A is m x k (lda >= k) when not transposed,
+ * else k x m (lda >= m); likewise B (ldb >= n, or >= k transposed); ldc >= n. When beta is 0, C is not read (NaN in C
+ * does not propagate); when k is 0 or alpha is 0, A and B are not read and C = beta * C. m = 0 or n = 0 does nothing.
+ * C must not overlap A or B. A and B are f32, f16 or bf16 (ab_type; 16-bit elements are widened exactly while
+ * packing); C is f32 or ab_type: a 16-bit C is accumulated in a float copy in the workspace and rounded once.
+ * Accumulates in float (fused multiply-add where the CPU has it), in blocks of k. g->compute is not looked at (the
+ * core never sends TF32 to the host).
+ * `workspace`: at least hcl__host_gemm_workspace_bytes(g) bytes, or NULL to have it allocated here. Returns 0, or -1
+ * when workspace is NULL and it could not be allocated; C is then unchanged. */
+int hcl__host_gemm(const hcl_kgemm *g, const void *a, const void *b, void *c, void *workspace);
+/* Bytes of workspace hcl__host_gemm needs for g with the current micro-kernel (0 when it needs none). */
+size_t hcl__host_gemm_workspace_bytes(const hcl_kgemm *g);
 
 /* The instruction set the GEMM micro-kernel uses on this CPU: "avx512", "avx2" or "generic". */
 const char *hcl__host_gemm_isa(void);
@@ -69,14 +80,21 @@ int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out);
 
 /* The built-ins as host kernels (hcl.h, hcl_host_kernel_fn), each run as one work-group over the whole call; the
  * table the catalogue gives the host family. Arguments, in order (buffers as data pointers, values by value):
- *   hcl_vecadd_f32:  a, b, c, uint64 n
- *   hcl_gemm_f32:    A, B, C, workspace (hcl__host_gemm_workspace_bytes), hcl_kgemm shape (kernels/hcl_plan.h)
- *   hcl_softmax_f32: in, out, uint64 rows, uint64 cols
- *   hcl_reduce_f32:  in, out, uint64 n, uint32 op (HCL__HOST_REDUCE_*) */
+ *   hcl_vecadd_<t>:  a, b, c, uint64 n
+ *   hcl_gemm_<t>:    A, B, C, workspace (hcl__host_gemm_workspace_bytes), hcl_kgemm shape with the types
+ *   hcl_softmax_<t>: in, out, uint64 rows, uint64 cols
+ *   hcl_reduce_<t>:  in, out (one float), uint64 n, uint32 op (HCL__HOST_REDUCE_*)
+ * <t> is f32, f16 or bf16 (the elements' type; gemm: A's and B's, one function for all three). */
 void hcl__host_vecadd_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_vecadd_f16_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_vecadd_bf16_kernel(const hcl_host_launch *launch, void *const *args);
 void hcl__host_gemm_kernel(const hcl_host_launch *launch, void *const *args);
 void hcl__host_softmax_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_softmax_f16_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_softmax_bf16_kernel(const hcl_host_launch *launch, void *const *args);
 void hcl__host_reduce_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_reduce_f16_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_reduce_bf16_kernel(const hcl_host_launch *launch, void *const *args);
 
 /* The host program (kernels/host_table.c): every host kernel by name, typed names as hcl_plan.h says. */
 extern const hcl_host_function hcl__host_table[];

@@ -86,6 +86,25 @@ static uint32_t hcl_host_clock_mhz(void) {
     return 0;
 }
 
+/* Architecture and types: float32 arithmetic everywhere; f16 / bf16 arithmetic only where the ISA has it
+ * (AVX512-FP16, AVX512-BF16: F16C alone converts, it does not compute). The host built-ins widen 16-bit elements
+ * and compute in float32 whatever the CPU has, and use no matrix unit (AMX is not used), so matrix_types is 0. */
+static void hcl_host_types(hcl_device_info *info) {
+#if defined(__x86_64__)
+    hcl_host_copy_text(info->arch, sizeof info->arch, "x86-64");
+#elif defined(__aarch64__)
+    hcl_host_copy_text(info->arch, sizeof info->arch, "aarch64");
+#endif
+    info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32);
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512fp16")) info->native_types |= HCL_TYPE_BIT(HCL_DTYPE_F16);
+    if (__builtin_cpu_supports("avx512bf16")) info->native_types |= HCL_TYPE_BIT(HCL_DTYPE_BF16);
+#endif
+    info->matrix_unit = HCL_MATRIX_UNIT_NONE;
+    info->matrix_types = 0;
+}
+
 /* The machine's CPU: backend and index are the kit's, the identity too ("host:<vendor>:<model>:0"). */
 static void hcl_host_describe(hcl_device_info *info) {
     if (!hcl_host_cpuinfo("model name", info->name, sizeof info->name))
@@ -106,6 +125,7 @@ static void hcl_host_describe(hcl_device_info *info) {
     info->max_work_group_size = HCL_HOST_MAX_WORK_GROUP;
     info->local_mem_bytes = HCL_HOST_LOCAL_MEM;
     info->clock_mhz = hcl_host_clock_mhz();
+    hcl_host_types(info);
 }
 
 /* The kit's start: one device, this machine's CPU. */

@@ -175,6 +175,29 @@ static void hcl_gemm_pack_b(const float *b, size_t rs, size_t cs, size_t cols, s
     }
 }
 
+/* One 16-bit element of A or B, widened exactly. */
+static inline float hcl_gemm_load16(const uint16_t *p, size_t i, int bf16) {
+    return bf16 ? hcl__bf16_to_f32(p[i]) : hcl__f16_to_f32(p[i]);
+}
+
+/* hcl_gemm_pack_a for 16-bit A: the same layout, each element widened to float while packing. */
+static void hcl_gemm_pack_a16(const uint16_t *a, size_t rs, size_t cs, size_t rows, size_t kc, size_t mr, int bf16,
+                              float *restrict dst) {
+    for (size_t p = 0; p < kc; ++p) {
+        for (size_t i = 0; i < rows; ++i) dst[p * mr + i] = hcl_gemm_load16(a, i * rs + p * cs, bf16);
+        for (size_t i = rows; i < mr; ++i) dst[p * mr + i] = 0.0f;
+    }
+}
+
+/* hcl_gemm_pack_b for 16-bit B. */
+static void hcl_gemm_pack_b16(const uint16_t *b, size_t rs, size_t cs, size_t cols, size_t kc, size_t nr, int bf16,
+                              float *restrict dst) {
+    for (size_t p = 0; p < kc; ++p) {
+        for (size_t j = 0; j < cols; ++j) dst[p * nr + j] = hcl_gemm_load16(b, p * rs + j * cs, bf16);
+        for (size_t j = cols; j < nr; ++j) dst[p * nr + j] = 0.0f;
+    }
+}
+
 /* Write the valid rows x cols part of a micro-tile to C. The first block of k applies beta (and does not
  * read C when beta is 0, so NaN there does not propagate); later blocks add to what the first wrote. */
 static void hcl_gemm_store(float *restrict c, size_t ldc, const float *restrict acc, size_t nr, size_t rows,
@@ -217,38 +240,31 @@ static void hcl_gemm_workspace(size_t m, size_t n, size_t k, size_t *out_a_bytes
         hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(n, HCL_GEMM_NC), isa->nr) * kc_max * sizeof(float), 64);
 }
 
-size_t hcl__host_gemm_workspace_bytes(size_t m, size_t n, size_t k) {
-    if (m == 0 || n == 0 || k == 0) return 0;
-    size_t a_bytes, b_bytes;
-    hcl_gemm_workspace(m, n, k, &a_bytes, &b_bytes);
-    return a_bytes + b_bytes + 64; /* + 64: the caller's memory need not be 64-byte aligned */
+/* Bytes of the float copy of C that a 16-bit C is accumulated in (0 for a float C or no product). */
+static size_t hcl_gemm_cbuf_bytes(const hcl_kgemm *g) {
+    if (g->c_type == HCL_DTYPE_F32 || g->k == 0 || g->alpha == 0.0f) return 0;
+    return hcl_gemm_round_up(g->m * g->n * sizeof(float), 64);
 }
 
-int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
-                       const float *b, size_t ldb, float beta, float *c, size_t ldc, void *workspace) {
-    if (m == 0 || n == 0) return 0;
-    if (k == 0 || alpha == 0.0f) {
-        hcl_gemm_scale(m, n, beta, c, ldc);
-        return 0;
-    }
+size_t hcl__host_gemm_workspace_bytes(const hcl_kgemm *g) {
+    if (g->m == 0 || g->n == 0 || g->k == 0) return 0;
+    size_t a_bytes, b_bytes;
+    hcl_gemm_workspace(g->m, g->n, g->k, &a_bytes, &b_bytes);
+    return a_bytes + b_bytes + hcl_gemm_cbuf_bytes(g) + 64; /* + 64: the caller's memory need not be 64-byte aligned */
+}
 
+/* C = alpha * op(A) * op(B) + beta * C with float C, A and B of `ab` (f32, or 16-bit widened while packing), the
+ * packed blocks at ap and bp (as hcl_gemm_workspace sizes them). */
+static void hcl_gemm_run(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, hcl_dtype ab,
+                         const void *a, size_t lda, const void *b, size_t ldb, float beta, float *c, size_t ldc,
+                         float *ap, float *bp) {
     const hcl_gemm_isa *isa = hcl_gemm_current_isa();
     const size_t mr = isa->mr, nr = isa->nr, mc = isa->mc, nb = isa->nb;
     /* op(A)(i, p) = a[i * rs_a + p * cs_a]; op(B)(p, j) = b[p * rs_b + j * cs_b]. */
     const size_t rs_a = trans_a ? 1 : lda, cs_a = trans_a ? lda : 1;
     const size_t rs_b = trans_b ? 1 : ldb, cs_b = trans_b ? ldb : 1;
 
-    size_t a_bytes, b_bytes;
-    hcl_gemm_workspace(m, n, k, &a_bytes, &b_bytes);
-    float *ap, *bp, *owned = NULL;
-    if (workspace != NULL) {
-        ap = (float *)hcl_gemm_round_up((size_t)(uintptr_t)workspace, 64);
-    } else {
-        owned = aligned_alloc(64, a_bytes + b_bytes);
-        if (owned == NULL) return -1;
-        ap = owned;
-    }
-    bp = ap + a_bytes / sizeof(float);
+    const int bf16 = ab == HCL_DTYPE_BF16;
     /* Below this much work the threads cost more than they bring. */
     const int parallel = (double)m * (double)n * (double)k >= 262144.0;
     (void)parallel; /* unused without OpenMP */
@@ -270,15 +286,22 @@ int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, f
                         HCL__OMP(omp for schedule(static))
                         for (long long q = 0; q < b_panels; ++q) {
                             const size_t j = (size_t)q * nr;
-                            hcl_gemm_pack_b(b + pc * rs_b + (jc + j) * cs_b, rs_b, cs_b, hcl_gemm_min(nr, ncb - j), kc,
-                                            nr, bp + j * kc);
+                            const size_t at = pc * rs_b + (jc + j) * cs_b, cols = hcl_gemm_min(nr, ncb - j);
+                            if (ab == HCL_DTYPE_F32)
+                                hcl_gemm_pack_b((const float *)b + at, rs_b, cs_b, cols, kc, nr, bp + j * kc);
+                            else
+                                hcl_gemm_pack_b16((const uint16_t *)b + at, rs_b, cs_b, cols, kc, nr, bf16,
+                                                  bp + j * kc);
                         }
                     }
                     HCL__OMP(omp for schedule(static))
                     for (long long q = 0; q < a_panels; ++q) {
                         const size_t i = (size_t)q * mr;
-                        hcl_gemm_pack_a(a + (ic + i) * rs_a + pc * cs_a, rs_a, cs_a, hcl_gemm_min(mr, mb - i), kc, mr,
-                                        ap + i * kc);
+                        const size_t at = (ic + i) * rs_a + pc * cs_a, rows = hcl_gemm_min(mr, mb - i);
+                        if (ab == HCL_DTYPE_F32)
+                            hcl_gemm_pack_a((const float *)a + at, rs_a, cs_a, rows, kc, mr, ap + i * kc);
+                        else
+                            hcl_gemm_pack_a16((const uint16_t *)a + at, rs_a, cs_a, rows, kc, mr, bf16, ap + i * kc);
                     }
                     HCL__OMP(omp for schedule(dynamic, 1) collapse(2))
                     for (long long tm = 0; tm < tiles_m; ++tm) {
@@ -301,6 +324,55 @@ int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, f
             }
         }
     }
+}
+
+/* 16-bit C = beta * C (k or alpha 0), without reading C when beta is 0; one rounding per element. */
+static void hcl_gemm_scale16(size_t m, size_t n, float beta, hcl_dtype type, uint16_t *c, size_t ldc) {
+    if (beta == 1.0f) return;
+    for (size_t i = 0; i < m; ++i) {
+        uint16_t *row = c + i * ldc;
+        for (size_t j = 0; j < n; ++j) {
+            const float v = beta == 0.0f
+                                ? 0.0f
+                                : beta * (type == HCL_DTYPE_BF16 ? hcl__bf16_to_f32(row[j]) : hcl__f16_to_f32(row[j]));
+            row[j] = type == HCL_DTYPE_BF16 ? hcl__f32_to_bf16(v) : hcl__f32_to_f16(v);
+        }
+    }
+}
+
+int hcl__host_gemm(const hcl_kgemm *g, const void *a, const void *b, void *c, void *workspace) {
+    const size_t m = g->m, n = g->n, k = g->k;
+    if (m == 0 || n == 0) return 0;
+    if (k == 0 || g->alpha == 0.0f) {
+        if (g->c_type == HCL_DTYPE_F32)
+            hcl_gemm_scale(m, n, g->beta, c, g->ldc);
+        else
+            hcl_gemm_scale16(m, n, g->beta, g->c_type, c, g->ldc);
+        return 0;
+    }
+    size_t a_bytes, b_bytes;
+    hcl_gemm_workspace(m, n, k, &a_bytes, &b_bytes);
+    float *ap, *owned = NULL;
+    if (workspace != NULL) {
+        ap = (float *)hcl_gemm_round_up((size_t)(uintptr_t)workspace, 64);
+    } else {
+        owned = aligned_alloc(64, a_bytes + b_bytes + hcl_gemm_cbuf_bytes(g));
+        if (owned == NULL) return -1;
+        ap = owned;
+    }
+    float *bp = ap + a_bytes / sizeof(float);
+    const int ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS;
+    if (g->c_type == HCL_DTYPE_F32) {
+        hcl_gemm_run(ta, tb, m, n, k, g->alpha, g->ab_type, a, g->lda, b, g->ldb, g->beta, c, g->ldc, ap, bp);
+    } else {
+        /* a 16-bit C is accumulated in a float copy (rows of n) and rounded once at the end */
+        float *cf = bp + b_bytes / sizeof(float);
+        uint16_t *c16 = c;
+        if (g->beta != 0.0f)
+            for (size_t i = 0; i < m; ++i) hcl__host_widen(g->c_type, c16 + i * g->ldc, cf + i * n, n);
+        hcl_gemm_run(ta, tb, m, n, k, g->alpha, g->ab_type, a, g->lda, b, g->ldb, g->beta, cf, n, ap, bp);
+        for (size_t i = 0; i < m; ++i) hcl__host_narrow(g->c_type, cf + i * n, c16 + i * g->ldc, n);
+    }
     free(owned);
     return 0;
 }
@@ -308,8 +380,6 @@ int hcl__host_gemm_f32(int trans_a, int trans_b, size_t m, size_t n, size_t k, f
 /* The host-table form (hcl_host_kernels.h): one work-group runs the whole call; the core provides the workspace. */
 void hcl__host_gemm_kernel(const hcl_host_launch *launch, void *const *args) {
     (void)launch;
-    const hcl_kgemm *g = args[4];
-    (void)hcl__host_gemm_f32(g->trans_a == HCL_TRANS, g->trans_b == HCL_TRANS, g->m, g->n, g->k, g->alpha,
-                             *(const float *const *)args[0], g->lda, *(const float *const *)args[1], g->ldb, g->beta,
-                             *(float *const *)args[2], g->ldc, *(void *const *)args[3]);
+    (void)hcl__host_gemm(args[4], *(const void *const *)args[0], *(const void *const *)args[1], *(void *const *)args[2],
+                         *(void *const *)args[3]);
 }

@@ -2,14 +2,16 @@
 #include "hcl_host_kernels.h"
 #include "plan_family.h"
 
-/* ---- host (kernels/gemm/gemm.c): the whole call in one work-group, the packing workspace from the core ---- */
+/* ---- host (kernels/gemm/gemm.c): the whole call in one work-group, the packing workspace (and a 16-bit C's float
+ * copy) from the core ---- */
 hcl_status hcl__plan_gemm_host(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     (void)dev;
-    if (g->ab_type != HCL_DTYPE_F32 || g->c_type != HCL_DTYPE_F32 || g->compute != HCL_COMPUTE_F32)
-        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "gemm %s x %s -> %s is not built for this family yet",
-                              hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type));
-    hcl_klaunch_1d(l, HCL_KPROG_HOST, hcl_kprogram_kernel(HCL_KPROG_HOST, "hcl_gemm_f32"), 1, 1);
-    out->scratch_bytes = hcl__host_gemm_workspace_bytes(g->m, g->n, g->k);
+    if (g->compute != HCL_COMPUTE_F32) /* the core refuses TF32 on a device without a matrix unit */
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the host gemm computes in float32 only");
+    const int kernel = hcl_kernel_typed(HCL_KPROG_HOST, "hcl_gemm", g->ab_type);
+    if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_HOST, "hcl_gemm", g->ab_type)) return HCL_ERROR_UNSUPPORTED;
+    hcl_klaunch_1d(l, HCL_KPROG_HOST, kernel, 1, 1);
+    out->scratch_bytes = hcl__host_gemm_workspace_bytes(g);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
@@ -20,4 +22,3 @@ hcl_status hcl__plan_gemm_host(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
     hcl_klaunch_value(l, g, sizeof *g);
     return HCL_SUCCESS;
 }
-

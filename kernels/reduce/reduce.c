@@ -65,7 +65,47 @@ static int hcl_reduce_all_nan(const float *x, size_t n) {
     return 1;
 }
 
-int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out) {
+/* The reduction of one chunk of `len` elements of `type` starting at element `begin`: 16-bit chunks are widened in
+ * pieces of HCL_REDUCE_PIECE floats (on the stack), each piece reduced as a float chunk and the pieces combined in
+ * order, so the result depends on n only, as for f32. */
+#define HCL_REDUCE_PIECE 2048
+static double hcl_reduce_chunk(int op, hcl_dtype type, const void *in, size_t begin, size_t len) {
+    if (type == HCL_DTYPE_F32) {
+        const float *x = (const float *)in + begin;
+        return op == HCL__HOST_REDUCE_SUM   ? hcl_reduce_chunk_sum(x, len)
+               : op == HCL__HOST_REDUCE_MAX ? hcl_reduce_chunk_max(x, len)
+                                            : hcl_reduce_chunk_min(x, len);
+    }
+    float piece[HCL_REDUCE_PIECE];
+    double result = op == HCL__HOST_REDUCE_SUM ? 0.0 : op == HCL__HOST_REDUCE_MAX ? -INFINITY : INFINITY;
+    for (size_t p = 0; p < len; p += HCL_REDUCE_PIECE) {
+        const size_t plen = len - p < HCL_REDUCE_PIECE ? len - p : HCL_REDUCE_PIECE;
+        hcl__host_widen(type, (const uint16_t *)in + begin + p, piece, plen);
+        if (op == HCL__HOST_REDUCE_SUM) {
+            result += hcl_reduce_chunk_sum(piece, plen);
+        } else if (op == HCL__HOST_REDUCE_MAX) {
+            const double v = hcl_reduce_chunk_max(piece, plen);
+            result = v > result ? v : result;
+        } else {
+            const double v = hcl_reduce_chunk_min(piece, plen);
+            result = v < result ? v : result;
+        }
+    }
+    return result;
+}
+
+static int hcl_reduce_all_nan_typed(hcl_dtype type, const void *in, size_t n) {
+    if (type == HCL_DTYPE_F32) return hcl_reduce_all_nan(in, n);
+    const uint16_t *x = in;
+    const uint16_t exp_mask = type == HCL_DTYPE_F16 ? 0x7c00u : 0x7f80u,
+                   frac_mask = type == HCL_DTYPE_F16 ? 0x3ffu : 0x7fu;
+    for (size_t i = 0; i < n; ++i)
+        if ((x[i] & exp_mask) != exp_mask || !(x[i] & frac_mask)) return 0;
+    return 1;
+}
+
+/* hcl__host_reduce_f32 over elements of any type. */
+static int hcl_reduce_typed(int op, hcl_dtype type, size_t n, const void *in, float *out) {
     if (op != HCL__HOST_REDUCE_SUM && op != HCL__HOST_REDUCE_MAX && op != HCL__HOST_REDUCE_MIN) return -1;
     if (n == 0) {
         out[0] = op == HCL__HOST_REDUCE_SUM ? 0.0f : op == HCL__HOST_REDUCE_MAX ? -INFINITY : INFINITY;
@@ -81,13 +121,7 @@ int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out) {
     HCL__OMP(omp parallel for schedule(static) if (chunks > 1))
     for (long long q = 0; q < chunks; ++q) {
         const size_t begin = (size_t)q * chunk;
-        const size_t len = n - begin < chunk ? n - begin : chunk;
-        if (op == HCL__HOST_REDUCE_SUM)
-            partial[q] = hcl_reduce_chunk_sum(in + begin, len);
-        else if (op == HCL__HOST_REDUCE_MAX)
-            partial[q] = hcl_reduce_chunk_max(in + begin, len);
-        else
-            partial[q] = hcl_reduce_chunk_min(in + begin, len);
+        partial[q] = hcl_reduce_chunk(op, type, in, begin, n - begin < chunk ? n - begin : chunk);
     }
 
     double result = partial[0];
@@ -100,10 +134,14 @@ int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out) {
             result = partial[q] < result ? partial[q] : result;
     }
     /* The identity survives only when every input was the identity or NaN: all NaN gives NaN (fmaxf). */
-    if (op == HCL__HOST_REDUCE_MAX && result == -INFINITY && hcl_reduce_all_nan(in, n)) result = NAN;
-    if (op == HCL__HOST_REDUCE_MIN && result == INFINITY && hcl_reduce_all_nan(in, n)) result = NAN;
+    if (op == HCL__HOST_REDUCE_MAX && result == -INFINITY && hcl_reduce_all_nan_typed(type, in, n)) result = NAN;
+    if (op == HCL__HOST_REDUCE_MIN && result == INFINITY && hcl_reduce_all_nan_typed(type, in, n)) result = NAN;
     out[0] = (float)result;
     return 0;
+}
+
+int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out) {
+    return hcl_reduce_typed(op, HCL_DTYPE_F32, n, in, out);
 }
 
 /* The host-table form (hcl_host_kernels.h): one work-group runs the whole call (the op was checked by the core). */
@@ -111,4 +149,16 @@ void hcl__host_reduce_kernel(const hcl_host_launch *launch, void *const *args) {
     (void)launch;
     (void)hcl__host_reduce_f32((int)*(const uint32_t *)args[3], (size_t) * (const uint64_t *)args[2],
                                *(const float *const *)args[0], *(float *const *)args[1]);
+}
+
+void hcl__host_reduce_f16_kernel(const hcl_host_launch *launch, void *const *args) {
+    (void)launch;
+    (void)hcl_reduce_typed((int)*(const uint32_t *)args[3], HCL_DTYPE_F16, (size_t) * (const uint64_t *)args[2],
+                           *(const void *const *)args[0], *(float *const *)args[1]);
+}
+
+void hcl__host_reduce_bf16_kernel(const hcl_host_launch *launch, void *const *args) {
+    (void)launch;
+    (void)hcl_reduce_typed((int)*(const uint32_t *)args[3], HCL_DTYPE_BF16, (size_t) * (const uint64_t *)args[2],
+                           *(const void *const *)args[0], *(float *const *)args[1]);
 }

@@ -114,12 +114,47 @@ HCL_SOFTMAX_INLINE void hcl_softmax_row(const float *x, float *y, size_t cols) {
     hcl_softmax_scale(y, cols, 1.0f / sum);
 }
 
+/* A row of 16-bit elements, without a row-sized buffer (a host kernel does not allocate): pieces of the row are
+ * widened into a float buffer on the stack; a first pass finds the maximum, a second sums exp(x - max), a third
+ * computes exp(x - max) again, scales it by 1 / sum and rounds it once into the output. Each element's value is
+ * computed as in the float32 row. in == out is fine: a piece is read whole before it is written. */
+#define HCL_SOFTMAX_PIECE 1024
+HCL_SOFTMAX_INLINE void hcl_softmax_row16(hcl_dtype type, const uint16_t *x, uint16_t *y, size_t cols) {
+    _Alignas(64) float piece[HCL_SOFTMAX_PIECE];
+    float m = -INFINITY;
+    for (size_t j = 0; j < cols; j += HCL_SOFTMAX_PIECE) {
+        const size_t len = cols - j < HCL_SOFTMAX_PIECE ? cols - j : HCL_SOFTMAX_PIECE;
+        hcl__host_widen(type, x + j, piece, len);
+        const float pm = hcl_softmax_row_max(piece, len);
+        m = pm > m ? pm : m;
+    }
+    float sum = 0.0f;
+    for (size_t j = 0; j < cols; j += HCL_SOFTMAX_PIECE) {
+        const size_t len = cols - j < HCL_SOFTMAX_PIECE ? cols - j : HCL_SOFTMAX_PIECE;
+        hcl__host_widen(type, x + j, piece, len);
+        sum += hcl_softmax_exp_inplace(piece, len, m);
+    }
+    const float scale = 1.0f / sum;
+    for (size_t j = 0; j < cols; j += HCL_SOFTMAX_PIECE) {
+        const size_t len = cols - j < HCL_SOFTMAX_PIECE ? cols - j : HCL_SOFTMAX_PIECE;
+        hcl__host_widen(type, x + j, piece, len);
+        (void)hcl_softmax_exp_inplace(piece, len, m);
+        hcl_softmax_scale(piece, len, scale);
+        hcl__host_narrow(type, piece, y + j, len);
+    }
+}
+
 /* One row, compiled once per instruction set and chosen at run time: builds target the baseline ISA, where
  * the exp loop is compute-bound (AVX-512 is about 2.5x faster here). Every variant computes the same bits:
  * the arithmetic is elementwise in a fixed order, and ISO C mode (-std=c11) does not contract it into FMA. */
-typedef void (*hcl_softmax_row_fn)(size_t cols, const float *x, float *y);
+typedef void (*hcl_softmax_row_fn)(hcl_dtype type, size_t cols, const void *x, void *y);
 #define HCL_SOFTMAX_DEFINE_ROW(name, attr)                                                                             \
-    attr static void name(size_t cols, const float *x, float *y) { hcl_softmax_row(x, y, cols); }
+    attr static void name(hcl_dtype type, size_t cols, const void *x, void *y) {                                       \
+        if (type == HCL_DTYPE_F32)                                                                                     \
+            hcl_softmax_row(x, y, cols);                                                                               \
+        else                                                                                                           \
+            hcl_softmax_row16(type, x, y, cols);                                                                       \
+    }
 HCL_SOFTMAX_DEFINE_ROW(hcl_softmax_row_generic, )
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 HCL_SOFTMAX_DEFINE_ROW(hcl_softmax_row_avx2, __attribute__((target("avx2"))))
@@ -135,19 +170,40 @@ static hcl_softmax_row_fn hcl_softmax_pick(void) {
     return hcl_softmax_row_generic;
 }
 
-void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out) {
+/* The softmax of rows x cols elements of `type`. */
+static void hcl_softmax_typed(hcl_dtype type, size_t rows, size_t cols, const void *in, void *out) {
     if (rows == 0 || cols == 0) return;
     const hcl_softmax_row_fn row = hcl_softmax_pick();
+    const size_t esize = type == HCL_DTYPE_F32 ? sizeof(float) : sizeof(uint16_t);
     const long long count = (long long)rows;
     const int parallel = rows > 1 && (double)rows * (double)cols >= HCL_SOFTMAX_PARALLEL_MIN;
     (void)parallel; /* unused without OpenMP */
     HCL__OMP(omp parallel for schedule(static) if (parallel))
-    for (long long r = 0; r < count; ++r) row(cols, in + (size_t)r * cols, out + (size_t)r * cols);
+    for (long long r = 0; r < count; ++r)
+        row(type, cols, (const char *)in + (size_t)r * cols * esize, (char *)out + (size_t)r * cols * esize);
 }
 
-/* The host-table form (hcl_host_kernels.h): one work-group runs the whole call. */
+void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out) {
+    hcl_softmax_typed(HCL_DTYPE_F32, rows, cols, in, out);
+}
+
+/* The host-table forms (hcl_host_kernels.h): one work-group runs the whole call. */
+static void hcl_softmax_kernel(hcl_dtype type, void *const *args) {
+    hcl_softmax_typed(type, (size_t) * (const uint64_t *)args[2], (size_t) * (const uint64_t *)args[3],
+                      *(const void *const *)args[0], *(void *const *)args[1]);
+}
+
 void hcl__host_softmax_kernel(const hcl_host_launch *launch, void *const *args) {
     (void)launch;
-    hcl__host_softmax_f32((size_t) * (const uint64_t *)args[2], (size_t) * (const uint64_t *)args[3],
-                          *(const float *const *)args[0], *(float *const *)args[1]);
+    hcl_softmax_kernel(HCL_DTYPE_F32, args);
+}
+
+void hcl__host_softmax_f16_kernel(const hcl_host_launch *launch, void *const *args) {
+    (void)launch;
+    hcl_softmax_kernel(HCL_DTYPE_F16, args);
+}
+
+void hcl__host_softmax_bf16_kernel(const hcl_host_launch *launch, void *const *args) {
+    (void)launch;
+    hcl_softmax_kernel(HCL_DTYPE_BF16, args);
 }

@@ -57,3 +57,32 @@ void hcl__host_vecadd_kernel(const hcl_host_launch *launch, void *const *args) {
     hcl__host_vecadd_f32((size_t) * (const uint64_t *)args[3], *(const float *const *)args[0],
                          *(const float *const *)args[1], *(float *const *)args[2]);
 }
+
+/* 16-bit vecadd: chunks of HCL_VECADD_CHUNK elements widened to float, added, rounded once. c may be a or b: each
+ * chunk is read whole before it is written. */
+#define HCL_VECADD_CHUNK 1024
+static void hcl_vecadd_16(hcl_dtype type, size_t n, const uint16_t *a, const uint16_t *b, uint16_t *c) {
+    const long long chunks = (long long)((n + HCL_VECADD_CHUNK - 1) / HCL_VECADD_CHUNK);
+    HCL__OMP(omp parallel for schedule(static) if (n >= HCL_VECADD_PARALLEL_MIN))
+    for (long long q = 0; q < chunks; ++q) {
+        const size_t begin = (size_t)q * HCL_VECADD_CHUNK;
+        const size_t len = n - begin < HCL_VECADD_CHUNK ? n - begin : HCL_VECADD_CHUNK;
+        float x[HCL_VECADD_CHUNK], y[HCL_VECADD_CHUNK];
+        hcl__host_widen(type, a + begin, x, len);
+        hcl__host_widen(type, b + begin, y, len);
+        for (size_t i = 0; i < len; ++i) x[i] += y[i];
+        hcl__host_narrow(type, x, c + begin, len);
+    }
+}
+
+void hcl__host_vecadd_f16_kernel(const hcl_host_launch *launch, void *const *args) {
+    (void)launch;
+    hcl_vecadd_16(HCL_DTYPE_F16, (size_t) * (const uint64_t *)args[3], *(const uint16_t *const *)args[0],
+                  *(const uint16_t *const *)args[1], *(uint16_t *const *)args[2]);
+}
+
+void hcl__host_vecadd_bf16_kernel(const hcl_host_launch *launch, void *const *args) {
+    (void)launch;
+    hcl_vecadd_16(HCL_DTYPE_BF16, (size_t) * (const uint64_t *)args[3], *(const uint16_t *const *)args[0],
+                  *(const uint16_t *const *)args[1], *(uint16_t *const *)args[2]);
+}

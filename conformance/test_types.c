@@ -1,0 +1,408 @@
+/* Reduced precision conformance: the built-ins in f16 and bf16 (and GEMM in TF32), and the type rules of the API.
+ *
+ * Inputs are drawn as floats and rounded to the storage type with hcl_convert, so the float64 reference sees exactly
+ * the stored values; the arithmetic inside must be float32 (hcl.h), so each kernel's float32 tolerance
+ * (hcl_testsupport.h, HCL_TS_CONFORMANCE) applies to the float64 result on those values, plus:
+ *   - the one rounding of a 16-bit output: u_out |ref| (u_out = 2^-11 for f16, 2^-8 for bf16, the unit roundoff; the
+ *     float32 result is rounded again to 16 bits, so a double rounding adds at most 2^-24 |ref|) plus, for f16, half
+ *     its smallest subnormal (2^-25) and for bf16 FLT_MIN (gradual underflow);
+ *   - TF32 (f32 inputs rounded to 10 fraction bits on the matrix unit): each product's factors carry a relative
+ *     error up to 2^-11, so 2^-10 (|alpha| sum_p |a_ip b_pj|) is added.
+ * A GEMM that accumulated in 16-bit arithmetic errs by about sqrt(k) 2^-11 sum |a b|: at k = 1000 that is about 50x
+ * the float32 tolerance, so the k = 1000 cases catch it.
+ * Outputs are poisoned with a 16-bit NaN of a payload no kernel makes (0x7d5a for f16, 0x7f9a for bf16) before
+ * each run, so an element that was never written fails.
+ */
+#include "common.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GUARD 6
+
+static const hcl_dtype g_half_types[] = {HCL_DTYPE_F16, HCL_DTYPE_BF16};
+
+static uint16_t poison16(hcl_dtype t) { return t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a; }
+static double unit_roundoff(hcl_dtype t) { return t == HCL_DTYPE_F16 ? 0x1p-11 : t == HCL_DTYPE_BF16 ? 0x1p-8 : 0.0; }
+static double tiny(hcl_dtype t) { return t == HCL_DTYPE_F16 ? 0x1p-25 : t == HCL_DTYPE_BF16 ? FLT_MIN : 0.0; }
+
+/* Round x[0..n) to `t` in place (x then holds exactly what the device will see); 16-bit copy in out16. */
+static void to_type(hcl_dtype t, float *x, uint16_t *out16, size_t n) {
+    if (t == HCL_DTYPE_F32) return;
+    CHECK(hcl_convert(t, out16, HCL_DTYPE_F32, x, n) == HCL_SUCCESS, "hcl_convert to %s", hcl_dtype_name(t));
+    CHECK(hcl_convert(HCL_DTYPE_F32, x, t, out16, n) == HCL_SUCCESS, "hcl_convert from %s", hcl_dtype_name(t));
+}
+
+/* A device buffer holding x[0..n) as `t` (16-bit: the copy in x16). */
+static hcl_buffer typed_buffer(hcl_dtype t, const float *x, const uint16_t *x16, size_t n) {
+    size_t bytes = n * hcl_dtype_size(t);
+    hcl_buffer b = conf_buffer(bytes ? bytes : 2);
+    if (!b || !bytes) return b;
+    if (!conf_write(b, 0, t == HCL_DTYPE_F32 ? (const void *)x : (const void *)x16, bytes)) return NULL;
+    return b;
+}
+
+/* A device buffer of n elements of 16-bit `t`, every one the poison. */
+static hcl_buffer poisoned16(hcl_dtype t, size_t n) {
+    uint16_t *p = conf_malloc((n ? n : 1) * sizeof *p);
+    for (size_t i = 0; i < n; i++) p[i] = poison16(t);
+    return typed_buffer(t, NULL, p, n ? n : 1);
+}
+
+/* Read n 16-bit elements; widened into got, the raw bits into raw. */
+static bool read16(hcl_buffer b, hcl_dtype t, size_t n, float *got, uint16_t *raw) {
+    if (!conf_read(b, 0, raw, n * sizeof *raw)) return false;
+    return CHECK(hcl_convert(HCL_DTYPE_F32, got, t, raw, n) == HCL_SUCCESS, "hcl_convert of the result");
+}
+
+/* Output rounding of a 16-bit result: tol[i] += (u_out + 2^-24) |ref| + tiny. */
+static void add_output_rounding(hcl_dtype t, const double *ref, double *tol, size_t n) {
+    for (size_t i = 0; i < n; i++) tol[i] += (unit_roundoff(t) + 0x1p-24) * fabs(ref[i]) + tiny(t);
+}
+
+static void check_guard16(const char *what, const uint16_t *raw, hcl_dtype t, size_t n) {
+    size_t bad = 0;
+    for (size_t i = 0; i < GUARD; i++) bad += raw[n + i] != poison16(t);
+    CHECK(bad == 0, "%s: %zu element(s) after the end were written", what, bad);
+}
+
+/* ---- vecadd ---- */
+
+static void run_vecadd(hcl_dtype t, size_t n) {
+    size_t len = n + GUARD;
+    float *a = conf_floats(len), *b = conf_floats(len), *got = conf_floats(len);
+    uint16_t *a16 = conf_malloc(len * 2), *b16 = conf_malloc(len * 2), *raw = conf_malloc(len * 2);
+    double *ref = conf_doubles(len), *tol = conf_doubles(len);
+    conf_fill_uniform(a, len, -100.0f, 100.0f);
+    conf_fill_uniform(b, len, -100.0f, 100.0f);
+    if (n > 3) a[1] = INFINITY, b[2] = -INFINITY, a[3] = nanf("");
+    to_type(t, a, a16, len);
+    to_type(t, b, b16, len);
+    for (size_t i = 0; i < n; i++) ref[i] = (double)a[i] + (double)b[i];
+    add_output_rounding(t, ref, tol, n);
+    hcl_buffer ba = typed_buffer(t, a, a16, len), bb = typed_buffer(t, b, b16, len), bc = poisoned16(t, len);
+    if (!ba || !bb || !bc) return;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_vecadd(conf_queue, t, n, ba, bb, bc, NULL))) return;
+    if (!read16(bc, t, len, got, raw)) return;
+    char what[96];
+    snprintf(what, sizeof what, "vecadd %s n=%zu", hcl_dtype_name(t), n);
+    conf_compare(what, got, ref, tol, n);
+    check_guard16(what, raw, t, n);
+}
+
+static const size_t vec_sizes[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 255, 257, 1023, 1025, 4097, 65537};
+
+CONF_TEST(types, vecadd) {
+    for (size_t ti = 0; ti < 2; ti++)
+        for (size_t i = 0; i < sizeof vec_sizes / sizeof vec_sizes[0]; i++) run_vecadd(g_half_types[ti], vec_sizes[i]);
+}
+
+/* ---- softmax ---- */
+
+static void run_softmax(hcl_dtype t, size_t rows, size_t cols, bool in_place) {
+    size_t n = rows * cols, len = n + GUARD;
+    float *x = conf_floats(len), *got = conf_floats(len);
+    uint16_t *x16 = conf_malloc(len * 2), *raw = conf_malloc(len * 2);
+    double *ref = conf_doubles(len), *tol = conf_doubles(len);
+    conf_fill_uniform(x, len, -8.0f, 8.0f);
+    if (rows > 2 && cols > 2) {
+        x[cols + 1] = -INFINITY;                      /* row 1: one -inf entry gives exactly 0 */
+        x[2 * cols] = nanf("");                       /* row 2: a NaN makes the row NaN */
+        x[0] = t == HCL_DTYPE_F16 ? 60000.0f : 1e30f; /* row 0: a large value must not overflow */
+    }
+    to_type(t, x, x16, len);
+    hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, tol);
+    add_output_rounding(t, ref, tol, n);
+    hcl_buffer bi = typed_buffer(t, x, x16, len), bo = in_place ? bi : poisoned16(t, len);
+    if (!bi || !bo) return;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_softmax(conf_queue, t, rows, cols, bi, bo, NULL))) return;
+    if (!read16(bo, t, len, got, raw)) return;
+    char what[128];
+    snprintf(what, sizeof what, "softmax %s %zu x %zu%s", hcl_dtype_name(t), rows, cols, in_place ? " in place" : "");
+    conf_compare(what, got, ref, tol, n);
+    if (!in_place) check_guard16(what, raw, t, n);
+}
+
+CONF_TEST(types, softmax) {
+    static const size_t shapes[][2] = {{1, 1},  {3, 1},   {5, 7},    {4, 31},   {3, 32},   {3, 33},
+                                       {9, 64}, {2, 127}, {4, 1024}, {3, 1025}, {2, 2049}, {65, 257}};
+    for (size_t ti = 0; ti < 2; ti++)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            run_softmax(g_half_types[ti], shapes[i][0], shapes[i][1], false);
+    run_softmax(HCL_DTYPE_F16, 7, 300, true);
+    run_softmax(HCL_DTYPE_BF16, 7, 300, true);
+}
+
+CONF_TEST(types, softmax_wide) {
+    for (size_t ti = 0; ti < 2; ti++) run_softmax(g_half_types[ti], 3, 40000, false);
+}
+
+/* ---- reduce ---- */
+
+static void run_reduce(hcl_dtype t, hcl_reduce_op op, size_t n, bool specials) {
+    size_t len = n ? n : 1;
+    float *x = conf_floats(len), got = 0.0f;
+    uint16_t *x16 = conf_malloc(len * 2);
+    conf_fill_uniform(x, len, -4.0f, 4.0f);
+    if (specials && n > 10) x[3] = nanf(""), x[7] = op == HCL_REDUCE_MIN ? -INFINITY : INFINITY;
+    to_type(t, x, x16, len);
+    double tol = 0.0, ref = hcl_ts_ref_reduce(HCL_TS_CONFORMANCE, op, x, n, &tol);
+    if (specials && n > 10 && op == HCL_REDUCE_SUM) ref = NAN; /* NaN in a sum */
+    hcl_buffer bi = typed_buffer(t, x, x16, len), bo = conf_buffer(sizeof(float));
+    if (!bi || !bo || !conf_poison_buffer(bo, 0, sizeof(float))) return;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_reduce(conf_queue, t, op, n, bi, bo, NULL))) return;
+    if (!conf_read(bo, 0, &got, sizeof got)) return;
+    static const char *names[] = {"sum", "max", "min"};
+    char what[96];
+    snprintf(what, sizeof what, "reduce %s %s n=%zu%s", names[op], hcl_dtype_name(t), n, specials ? " (NaN, inf)" : "");
+    conf_compare(what, &got, &ref, &tol, 1);
+}
+
+CONF_TEST(types, reduce) {
+    static const size_t sizes[] = {0, 1, 2, 17, 255, 256, 257, 4099, 65536, 1000003};
+    for (size_t ti = 0; ti < 2; ti++)
+        for (int op = 0; op < 3; op++) {
+            for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+                run_reduce(g_half_types[ti], (hcl_reduce_op)op, sizes[i], false);
+            run_reduce(g_half_types[ti], (hcl_reduce_op)op, 5000, true);
+        }
+}
+
+/* ---- gemm ---- */
+
+typedef struct tcase {
+    hcl_dtype ab, c;
+    hcl_compute compute;
+    size_t m, n, k;
+    hcl_transpose ta, tb;
+    size_t pad;
+    float alpha, beta;
+    bool c_nan; /* C holds NaN and beta is 0: must not propagate */
+} tcase;
+
+static void run_gemm(const tcase *g) {
+    const size_t m = g->m, n = g->n, k = g->k;
+    const size_t rows_a = g->ta == HCL_NO_TRANS ? m : k, cols_a = g->ta == HCL_NO_TRANS ? k : m;
+    const size_t rows_b = g->tb == HCL_NO_TRANS ? k : n, cols_b = g->tb == HCL_NO_TRANS ? n : k;
+    const size_t lda = (cols_a ? cols_a : 1) + g->pad, ldb = (cols_b ? cols_b : 1) + g->pad, ldc = (n ? n : 1) + g->pad;
+    const size_t len_a = rows_a * lda + 1, len_b = rows_b * ldb + 1, len_c = m * ldc + GUARD;
+    float *a = conf_floats(len_a), *b = conf_floats(len_b), *c0 = conf_floats(len_c), *got = conf_floats(len_c);
+    uint16_t *a16 = conf_malloc(len_a * 2), *b16 = conf_malloc(len_b * 2), *c16 = conf_malloc(len_c * 2);
+    conf_fill_uniform(a, len_a, -1.0f, 1.0f);
+    conf_fill_uniform(b, len_b, -1.0f, 1.0f);
+    conf_fill_uniform(c0, len_c, -1.0f, 1.0f);
+    if (g->c_nan)
+        for (size_t i = 0; i < len_c; i++) c0[i] = nanf("");
+    to_type(g->ab, a, a16, len_a);
+    to_type(g->ab, b, b16, len_b);
+    to_type(g->c, c0, c16, len_c);
+    if (g->c != HCL_DTYPE_F32)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = n; j < ldc; j++) c16[i * ldc + j] = poison16(g->c); /* ldc padding: untouched */
+
+    const size_t mn = m * n > 0 ? m * n : 1;
+    double *ref = conf_doubles(mn), *tol = conf_doubles(mn), *abs_ref = conf_doubles(mn);
+    hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g->ta, g->tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta, c0, ldc, ref, tol);
+    if (g->compute == HCL_COMPUTE_TF32) { /* + 2^-10 |alpha| sum |a b| */
+        float *aa = conf_floats(len_a), *ab = conf_floats(len_b);
+        for (size_t i = 0; i < len_a; i++) aa[i] = fabsf(a[i]);
+        for (size_t i = 0; i < len_b; i++) ab[i] = fabsf(b[i]);
+        hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g->ta, g->tb, m, n, k, fabsf(g->alpha), aa, lda, ab, ldb, 0.0f, NULL, ldc,
+                        abs_ref, NULL);
+        for (size_t i = 0; i < m * n; i++) tol[i] += 0x1p-10 * abs_ref[i];
+    }
+    if (g->c != HCL_DTYPE_F32) add_output_rounding(g->c, ref, tol, m * n);
+
+    hcl_buffer ba = typed_buffer(g->ab, a, a16, len_a), bb = typed_buffer(g->ab, b, b16, len_b);
+    hcl_buffer bc = typed_buffer(g->c, c0, c16, len_c);
+    if (!ba || !bb || !bc) return;
+    char what[200];
+    snprintf(what, sizeof what, "gemm %s x %s -> %s%s %s%s m=%zu n=%zu k=%zu pad=%zu alpha=%g beta=%g%s",
+             hcl_dtype_name(g->ab), hcl_dtype_name(g->ab), hcl_dtype_name(g->c),
+             g->compute == HCL_COMPUTE_TF32 ? " (TF32)" : "", g->ta ? "T" : "N", g->tb ? "T" : "N", m, n, k, g->pad,
+             (double)g->alpha, (double)g->beta, g->c_nan ? " (C holds NaN)" : "");
+    if (!CHECK_ST(HCL_SUCCESS, hcl_gemm(conf_queue, g->ta, g->tb, m, n, k, g->alpha, g->ab, ba, lda, g->ab, bb, ldb,
+                                        g->beta, g->c, bc, ldc, g->compute, NULL)))
+        return;
+    uint16_t *raw = conf_malloc(len_c * 2);
+    if (g->c == HCL_DTYPE_F32) {
+        if (!conf_read(bc, 0, got, len_c * sizeof(float))) return;
+    } else if (!read16(bc, g->c, len_c, got, raw)) {
+        return;
+    }
+    float *packed = conf_floats(mn);
+    for (size_t i = 0; i < m; i++) memcpy(packed + i * n, got + i * ldc, n * sizeof(float));
+    conf_compare(what, packed, ref, tol, m * n);
+    if (g->c != HCL_DTYPE_F32) {
+        size_t touched = 0;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = n; j < ldc; j++) touched += raw[i * ldc + j] != poison16(g->c);
+        CHECK(touched == 0, "%s: %zu element(s) of the ldc padding were written", what, touched);
+    }
+}
+
+/* Every type combination over shapes around the tiles of every plan (16, 32, 64, 128), transposes and padding. */
+static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
+    static const size_t shapes[][3] = {{1, 1, 1},    {1, 7, 3},    {7, 1, 5},      {13, 17, 19},
+                                       {16, 16, 16}, {31, 33, 17}, {64, 64, 64},   {65, 63, 129},
+                                       {128, 1, 40}, {1, 130, 70}, {127, 129, 31}, {130, 67, 1000}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int t = 0; t < 4; t++) {
+            tcase g = {ab,
+                       c,
+                       compute,
+                       shapes[s][0],
+                       shapes[s][1],
+                       shapes[s][2],
+                       (hcl_transpose)(t >> 1),
+                       (hcl_transpose)(t & 1),
+                       (s + t) % 3 == 0 ? 3 : 0,
+                       1.0f,
+                       0.0f,
+                       false};
+            if (t == 3) g.alpha = -0.75f, g.beta = 0.5f;
+            run_gemm(&g);
+        }
+    /* beta 0 with NaN in C; k 0; alpha 0 */
+    tcase nan_c = {ab, c, compute, 33, 35, 9, HCL_NO_TRANS, HCL_NO_TRANS, 1, 1.5f, 0.0f, true};
+    run_gemm(&nan_c);
+    tcase k0 = {ab, c, compute, 17, 19, 0, HCL_NO_TRANS, HCL_TRANS, 0, 1.0f, -2.0f, false};
+    run_gemm(&k0);
+    tcase alpha0 = {ab, c, compute, 19, 17, 8, HCL_TRANS, HCL_NO_TRANS, 2, 0.0f, 0.25f, false};
+    run_gemm(&alpha0);
+}
+
+CONF_TEST(types, gemm_f16) { gemm_types(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32); }
+CONF_TEST(types, gemm_f16_f32) { gemm_types(HCL_DTYPE_F16, HCL_DTYPE_F32, HCL_COMPUTE_F32); }
+CONF_TEST(types, gemm_bf16) { gemm_types(HCL_DTYPE_BF16, HCL_DTYPE_BF16, HCL_COMPUTE_F32); }
+CONF_TEST(types, gemm_bf16_f32) { gemm_types(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32); }
+
+/* TF32 where the device has it; elsewhere the documented refusal, naming the device. */
+CONF_TEST(types, gemm_tf32) {
+    if (conf_info.matrix_types & HCL_TYPE_BIT_TF32) {
+        gemm_types(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32);
+        return;
+    }
+    hcl_buffer b = conf_buffer(64 * sizeof(float));
+    if (!b) return;
+    CHECK_ST(HCL_ERROR_UNSUPPORTED,
+             hcl_gemm(conf_queue, HCL_NO_TRANS, HCL_NO_TRANS, 4, 4, 4, 1.0f, HCL_DTYPE_F32, b, 4, HCL_DTYPE_F32, b, 4,
+                      0.0f, HCL_DTYPE_F32, conf_buffer(64), 4, HCL_COMPUTE_TF32, NULL));
+    CHECK_MSG_HAS(conf_info.name);
+    CHECK_MSG_HAS("TF32");
+}
+
+/* ---- the type rules of the API ---- */
+
+CONF_TEST(types, api_rules) {
+    hcl_buffer a = conf_buffer(256), b = conf_buffer(256), c = conf_buffer(256);
+    if (!a || !b || !c) return;
+    const hcl_dtype F32 = HCL_DTYPE_F32, F16 = HCL_DTYPE_F16, BF16 = HCL_DTYPE_BF16;
+#define GEMM(at, bt, ct, cm, m, n, k)                                                                                  \
+    hcl_gemm(conf_queue, HCL_NO_TRANS, HCL_NO_TRANS, m, n, k, 1.0f, at, a, k, bt, b, n, 0.0f, ct, c, n, cm, NULL)
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F16, BF16, F32, HCL_COMPUTE_F32, 4, 4, 4)); /* a_type != b_type */
+    CHECK_MSG_HAS("differ");
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F16, F16, BF16, HCL_COMPUTE_F32, 4, 4, 4));    /* c neither f16 nor f32 */
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, F32, F16, HCL_COMPUTE_F32, 4, 4, 4));     /* f32 inputs, f16 C */
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(BF16, BF16, BF16, HCL_COMPUTE_TF32, 4, 4, 4)); /* TF32, 16-bit */
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, F32, F32, (hcl_compute)7, 4, 4, 4));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM((hcl_dtype)3, (hcl_dtype)3, F32, HCL_COMPUTE_F32, 4, 4, 4));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F16, F16, (hcl_dtype)-1, HCL_COMPUTE_F32, 4, 4, 4));
+    /* sizes counted in the type's elements: 256 bytes hold 64 floats or 128 halves */
+    CHECK_ST(HCL_SUCCESS, GEMM(F16, F16, F16, HCL_COMPUTE_F32, 8, 16, 8));            /* C: 128 halves, 256 B */
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, GEMM(F16, F16, F32, HCL_COMPUTE_F32, 8, 16, 8)); /* C: 128 floats, 512 B */
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, GEMM(F32, F32, F32, HCL_COMPUTE_F32, 8, 16, 8)); /* B: 128 floats */
+#undef GEMM
+    CHECK_ST(HCL_SUCCESS, hcl_vecadd(conf_queue, F16, 128, a, b, c, NULL));
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_vecadd(conf_queue, BF16, 129, a, b, c, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_vecadd(conf_queue, (hcl_dtype)9, 4, a, b, c, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_softmax(conf_queue, (hcl_dtype)-2, 2, 2, a, c, NULL));
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_softmax(conf_queue, F16, 2, 65, a, c, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_reduce(conf_queue, (hcl_dtype)5, HCL_REDUCE_SUM, 4, a, c, NULL));
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_reduce(conf_queue, BF16, HCL_REDUCE_MAX, 129, a, c, NULL));
+    CHECK_ST(HCL_SUCCESS, hcl_reduce(conf_queue, BF16, HCL_REDUCE_MAX, 128, a, c, NULL));
+    CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue));
+}
+
+/* ---- the host conversions ---- */
+
+/* An independent reference: the nearest value of a format with `frac` fraction bits, minimum normal exponent `emin`
+ * and largest finite `max`, ties to even, in double arithmetic (exact for these formats). */
+static double round_format(double x, int frac, int emin, double max) {
+    if (isnan(x) || isinf(x) || x == 0.0) return x;
+    double ax = fabs(x);
+    int e;
+    frexp(ax, &e); /* ax = f 2^e, f in [0.5, 1): the unit in the last place is 2^(e - 1 - frac) */
+    int q = e - 1 < emin ? emin - frac : e - 1 - frac;
+    double r = nearbyint(ldexp(ax, -q)); /* default rounding mode: to nearest, ties to even */
+    double v = ldexp(r, q);
+    if (v > max) v = INFINITY;
+    return x < 0 ? -v : v;
+}
+
+CONF_GLOBAL_TEST(types, conversions) {
+    CHECK(strcmp(hcl_dtype_name(HCL_DTYPE_BF16), "bf16") == 0 && hcl_dtype_size(HCL_DTYPE_F16) == 2 &&
+              hcl_dtype_size(HCL_DTYPE_F32) == 4 && hcl_dtype_size((hcl_dtype)7) == 0,
+          "hcl_dtype_name / hcl_dtype_size");
+    /* every 16-bit pattern widens exactly and narrows back to itself (NaN: to a NaN) */
+    size_t bad_f16 = 0, bad_bf16 = 0;
+    for (uint32_t p = 0; p < 65536; p++) {
+        float h = hcl_f16_to_f32((uint16_t)p), bf = hcl_bf16_to_f32((uint16_t)p);
+        int e = (p >> 10) & 31;
+        double expect =
+            e == 31 ? ((p & 0x3ff) ? NAN : INFINITY) : ldexp((double)((e ? 1024 : 0) + (p & 0x3ff)), (e ? e : 1) - 25);
+        if (p & 0x8000) expect = -expect;
+        if (isnan(expect) ? !isnan(h) : (double)h != expect) bad_f16++;
+        uint16_t back = hcl_f32_to_f16(h);
+        if (isnan(h) ? (back & 0x7c00) != 0x7c00 || !(back & 0x3ff) : back != p) bad_f16++;
+        uint32_t bits;
+        memcpy(&bits, &bf, sizeof bits);
+        if (bits != p << 16) bad_bf16++;
+        uint16_t bback = hcl_f32_to_bf16(bf);
+        if (isnan(bf) ? (bback & 0x7f80) != 0x7f80 || !(bback & 0x7f) : bback != p) bad_bf16++;
+    }
+    CHECK(bad_f16 == 0 && bad_bf16 == 0, "16-bit round trips: %zu f16 and %zu bf16 patterns wrong", bad_f16, bad_bf16);
+    /* narrowing against the reference: random floats over the whole range, ties, subnormals, overflow */
+    size_t wrong = 0;
+    float first_bad = 0.0f;
+    for (int i = 0; i < 400000; i++) {
+        float x;
+        if (i < 200000) {
+            uint32_t u = (uint32_t)conf_rand_u64();
+            memcpy(&x, &u, sizeof x);
+        } else { /* exact ties and near-ties of both formats at many exponents */
+            int e = conf_rand_int(-30, 20);
+            uint32_t mant = (uint32_t)conf_rand_u64() & 0x7fffffu;
+            mant = (mant & ~0x1fffu) | ((i & 1) ? 0x1000u : (0x1000u + (uint32_t)conf_rand_int(-2, 2)));
+            float base = ldexpf(1.0f + (float)mant / 8388608.0f, e);
+            x = (i & 2) ? -base : base;
+        }
+        if (isnan(x)) continue;
+        double rf = round_format(x, 10, -14, 65504.0), rb = round_format(x, 7, -126, 0x1.fep127);
+        float gf = hcl_f16_to_f32(hcl_f32_to_f16(x)), gb = hcl_bf16_to_f32(hcl_f32_to_bf16(x));
+        if ((double)gf != rf || (double)gb != rb || signbit(gf) != signbit(x) || signbit(gb) != signbit(x)) {
+            if (wrong++ == 0) first_bad = x;
+        }
+    }
+    CHECK(wrong == 0, "narrowing: %zu of 400000 floats rounded wrongly, first %a", wrong, (double)first_bad);
+    CHECK(hcl_f32_to_f16(65520.0f) == 0x7c00 && hcl_f32_to_f16(65519.0f) == 0x7bff && hcl_f32_to_f16(0x1p-25f) == 0 &&
+              hcl_f32_to_f16(0x1.0002p-25f) == 1 && hcl_f32_to_bf16(0x1.01p0f) == 0x3f80 &&
+              hcl_f32_to_bf16(0x1.03p0f) == 0x3f82,
+          "named rounding points (65520 -> inf, 2^-25 -> 0, ties to even)");
+    /* hcl_convert: arrays, f16 <-> bf16, bad arguments */
+    float src[5] = {1.0f, -2.5f, 0x1p-20f, 70000.0f, 3.14159f}, back[5];
+    uint16_t mid[5], mid2[5];
+    CHECK(hcl_convert(HCL_DTYPE_F16, mid, HCL_DTYPE_F32, src, 5) == HCL_SUCCESS &&
+              hcl_convert(HCL_DTYPE_BF16, mid2, HCL_DTYPE_F16, mid, 5) == HCL_SUCCESS &&
+              hcl_convert(HCL_DTYPE_F32, back, HCL_DTYPE_BF16, mid2, 5) == HCL_SUCCESS,
+          "hcl_convert chain");
+    CHECK(back[0] == 1.0f && back[1] == -2.5f && isinf(back[3]) && back[4] == 3.140625f,
+          "f32 -> f16 -> bf16 -> f32: %g %g %g %g %g", (double)back[0], (double)back[1], (double)back[2],
+          (double)back[3], (double)back[4]);
+    CHECK(hcl_convert(HCL_DTYPE_F16, NULL, HCL_DTYPE_F32, src, 1) == HCL_ERROR_INVALID_ARGUMENT &&
+              hcl_convert(HCL_DTYPE_F16, mid, (hcl_dtype)4, src, 1) == HCL_ERROR_INVALID_ARGUMENT &&
+              hcl_convert(HCL_DTYPE_F16, NULL, HCL_DTYPE_F32, NULL, 0) == HCL_SUCCESS,
+          "hcl_convert argument checks");
+}
