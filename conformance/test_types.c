@@ -342,7 +342,7 @@ static double round_format(double x, int frac, int emin, double max) {
     return x < 0 ? -v : v;
 }
 
-CONF_GLOBAL_TEST(types, conversions) {
+CONF_GLOBAL_TEST(core, conversions) {
     CHECK(strcmp(hcl_dtype_name(HCL_DTYPE_BF16), "bf16") == 0 && hcl_dtype_size(HCL_DTYPE_F16) == 2 &&
               hcl_dtype_size(HCL_DTYPE_F32) == 4 && hcl_dtype_size((hcl_dtype)7) == 0,
           "hcl_dtype_name / hcl_dtype_size");

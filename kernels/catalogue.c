@@ -43,23 +43,31 @@ HCL_EMBEDDED(hcl_kernels_spv_reduce);
  * reduce rely on -inf. */
 #define CL_OPTIONS "-cl-std=CL1.2"
 
+#define CL_GEMM_KERNELS_OF(t) "hcl_gemm_nn_" t, "hcl_gemm_nt_" t, "hcl_gemm_tn_" t, "hcl_gemm_tt_" t
 #define CL_GEMM_KERNELS                                                                                                \
-    { "hcl_gemm_nn_f32", "hcl_gemm_nt_f32", "hcl_gemm_tn_f32", "hcl_gemm_tt_f32" }
+    {                                                                                                                  \
+        CL_GEMM_KERNELS_OF("f32"), CL_GEMM_KERNELS_OF("f16"), CL_GEMM_KERNELS_OF("f16_f32"),                           \
+            CL_GEMM_KERNELS_OF("bf16"), CL_GEMM_KERNELS_OF("bf16_f32")                                                 \
+    }
 #define PROGRAM(fam, nm, from, ...)                                                                                    \
     { .family = fam, .name = nm, .origin = from, .kernels = __VA_ARGS__ }
 
 /* The programs; their sources and kernel counts are filled in once (fill_sources). */
 static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
     [HCL_KPROG_GPU] = PROGRAM(HCL_KFAMILY_GPU, "gpu", "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)", {NULL}),
-    [HCL_KPROG_CL_VECADD] = PROGRAM(HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl", {"hcl_vecadd_f32"}),
+    [HCL_KPROG_CL_VECADD] = PROGRAM(HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl",
+                                    {"hcl_vecadd_f32", "hcl_vecadd_f16", "hcl_vecadd_bf16"}),
     [HCL_KPROG_CL_GEMM16] = PROGRAM(HCL_KFAMILY_CL, "cl-gemm16",
                                     "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1", CL_GEMM_KERNELS),
     [HCL_KPROG_CL_GEMM8] = PROGRAM(HCL_KFAMILY_CL, "cl-gemm8",
                                    "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0", CL_GEMM_KERNELS),
     [HCL_KPROG_CL_SOFTMAX] = PROGRAM(HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl",
-                                     {"hcl_softmax_f32", "hcl_softmax_cached_f32"}),
+                                     {"hcl_softmax_f32", "hcl_softmax_cached_f32", "hcl_softmax_f16",
+                                      "hcl_softmax_cached_f16", "hcl_softmax_bf16", "hcl_softmax_cached_bf16"}),
     [HCL_KPROG_CL_REDUCE] = PROGRAM(HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl",
-                                    {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32"}),
+                                    {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32",
+                                     "hcl_reduce_sum_f16", "hcl_reduce_max_f16", "hcl_reduce_min_f16",
+                                     "hcl_reduce_sum_bf16", "hcl_reduce_max_bf16", "hcl_reduce_min_bf16"}),
     [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c", {NULL}),
 };
 

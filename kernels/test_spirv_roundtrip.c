@@ -17,6 +17,7 @@
  * Usage: hcl-kernels-test-spirv-roundtrip LLVM_SPIRV WORK_DIR. Exits 77 (skipped) without a PoCL device.
  * HCL_SEED sets the random seed (printed). */
 #define _POSIX_C_SOURCE 200809L
+#include "hcl_host_kernels.h"
 #include "hcl_plan.h"
 
 #include "hcl_testsupport.h"
@@ -51,6 +52,43 @@ static float rnd_float(float lo, float hi) { return hcl_ts_rand_float(&g_rng, lo
 static cl_mem buffer(size_t bytes) { return hcl_ts_cl_buffer(&g_cl, bytes); }
 static bool write_buf(cl_mem m, const void *src, size_t bytes) { return hcl_ts_cl_write(&g_cl, m, src, bytes); }
 static bool read_buf(cl_mem m, void *dst, size_t bytes) { return hcl_ts_cl_read(&g_cl, m, dst, bytes); }
+
+/* Element types: data are drawn as floats and rounded to the type (so the float64 reference sees the stored values);
+ * a 16-bit output is poisoned with a NaN of a payload no kernel makes, read back and widened; its one rounding adds
+ * (u + 2^-24) |ref| + a denormal's worth to the tolerance (conformance/test_types.c says why). */
+static const hcl_dtype g_types[] = {HCL_DTYPE_F32, HCL_DTYPE_F16, HCL_DTYPE_BF16};
+static size_t esize(hcl_dtype t) { return t == HCL_DTYPE_F32 ? 4 : 2; }
+
+/* Round x[0..n) to t in place; returns the bytes to upload (malloc'd). */
+static void *to_type(hcl_dtype t, float *x, size_t n) {
+    void *raw = xmalloc(n * esize(t) + 4);
+    hcl__host_narrow(t, x, raw, n);
+    hcl__host_widen(t, raw, x, n);
+    return raw;
+}
+
+/* n poisoned elements of t (malloc'd) */
+static void *poisoned(hcl_dtype t, size_t n) {
+    void *raw = xmalloc(n * esize(t) + 4);
+    for (size_t i = 0; i < n; i++) {
+        if (t == HCL_DTYPE_F32)
+            ((float *)raw)[i] = hcl_ts_poison();
+        else
+            ((uint16_t *)raw)[i] = t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a;
+    }
+    return raw;
+}
+
+static int is_poisoned(hcl_dtype t, const void *raw, size_t i) {
+    if (t == HCL_DTYPE_F32) return hcl_ts_is_poison(((const float *)raw)[i]);
+    return ((const uint16_t *)raw)[i] == (t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a);
+}
+
+static void add_output_rounding(hcl_dtype t, const double *ref, double *tol, size_t n) {
+    if (t == HCL_DTYPE_F32) return;
+    const double u = t == HCL_DTYPE_F16 ? 0x1p-11 : 0x1p-8, tiny = t == HCL_DTYPE_F16 ? 0x1p-25 : 0x1p-126;
+    for (size_t i = 0; i < n; i++) tol[i] += (u + 0x1p-24) * fabs(ref[i]) + tiny;
+}
 
 /* ---------------------------------------------------------------------------------------------------------
  * The plan executor: what the core's builtin runner does through a driver's kernel_launch, done with OpenCL
@@ -152,28 +190,34 @@ static profile make_profile(const char *name, int is_cpu, uint64_t max_group, ui
 /* ---------------------------------------------------------------------------------------------------------
  * vecadd
  * ------------------------------------------------------------------------------------------------------- */
-static void check_vecadd(const profile *pr, size_t n, int alias) {
+static void check_vecadd(const profile *pr, hcl_dtype t, size_t n, int alias) {
     char what[160];
-    snprintf(what, sizeof what, "[%s] vecadd n=%zu%s", pr->name, n, alias ? " (c = a)" : "");
+    snprintf(what, sizeof what, "[%s] vecadd %s n=%zu%s", pr->name, hcl_kdtype_name(t), n, alias ? " (c = a)" : "");
     hcl_kplan plan;
-    if (hcl_plan_vecadd(&pr->dev, HCL_DTYPE_F32, n, &plan) != HCL_SUCCESS) {
+    if (hcl_plan_vecadd(&pr->dev, t, n, &plan) != HCL_SUCCESS) {
         fail("%s: no plan: %s", what, plan.why);
         hcl_kplan_free(&plan);
         return;
     }
+    const size_t bytes = n * esize(t);
     float *a = xmalloc(n * 4), *b = xmalloc(n * 4), *c = xmalloc(n * 4);
-    double *ref = xmalloc(n * 8);
-    for (size_t i = 0; i < n; i++) a[i] = rnd_float(-100, 100), b[i] = rnd_float(-100, 100), c[i] = hcl_ts_poison();
+    double *ref = xmalloc(n * 8), *tol = xmalloc(n * 8);
+    for (size_t i = 0; i < n; i++) a[i] = rnd_float(-100, 100), b[i] = rnd_float(-100, 100);
+    void *ra = to_type(t, a, n), *rb = to_type(t, b, n), *rc = poisoned(t, n);
     hcl_ts_ref_vecadd(HCL_TS_CONFORMANCE, a, b, n, ref, NULL);
-    cl_mem ma = buffer(n * 4), mb = buffer(n * 4), mc = alias ? ma : buffer(n * 4);
-    if (ma && mb && mc && write_buf(ma, a, n * 4) && write_buf(mb, b, n * 4) && (alias || write_buf(mc, c, n * 4))) {
+    add_output_rounding(t, ref, tol, n);
+    cl_mem ma = buffer(bytes), mb = buffer(bytes), mc = alias ? ma : buffer(bytes);
+    if (ma && mb && mc && write_buf(ma, ra, bytes) && write_buf(mb, rb, bytes) && (alias || write_buf(mc, rc, bytes))) {
         cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
-        if (run_plan(&plan, slots, what) && read_buf(mc, c, n * 4)) compare(what, &plan, c, ref, NULL, n);
+        if (run_plan(&plan, slots, what) && read_buf(mc, rc, bytes)) {
+            hcl__host_widen(t, rc, c, n);
+            compare(what, &plan, c, ref, t == HCL_DTYPE_F32 ? NULL : tol, n);
+        }
     }
     if (ma) clReleaseMemObject(ma);
     if (mb) clReleaseMemObject(mb);
     if (mc && !alias) clReleaseMemObject(mc);
-    free(a), free(b), free(c), free(ref);
+    free(a), free(b), free(c), free(ref), free(tol), free(ra), free(rb), free(rc);
     hcl_kplan_free(&plan);
 }
 
@@ -182,11 +226,12 @@ static void check_vecadd(const profile *pr, size_t n, int alias) {
  * ------------------------------------------------------------------------------------------------------- */
 enum c_init { C_RANDOM, C_NAN };
 
-static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, size_t k, float alpha, float beta,
-                       enum c_init cinit, size_t pad) {
-    char what[200];
-    snprintf(what, sizeof what, "[%s] gemm %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g%s pad=%zu", pr->name, ta ? 'T' : 'N',
-             tb ? 'T' : 'N', m, n, k, alpha, beta, cinit == C_NAN ? " C=NaN" : "", pad);
+static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, int tb, size_t m, size_t n, size_t k,
+                       float alpha, float beta, enum c_init cinit, size_t pad) {
+    char what[220];
+    snprintf(what, sizeof what, "[%s] gemm %s -> %s %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g%s pad=%zu", pr->name,
+             hcl_kdtype_name(abt), hcl_kdtype_name(ct), ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, beta,
+             cinit == C_NAN ? " C=NaN" : "", pad);
     if (hcl_plan_gemm_cl_program(&pr->dev) == HCL_KPROG_COUNT) {
         fail("%s: no gemm program fits the profile", what);
         return;
@@ -204,8 +249,8 @@ static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, si
                    lda,
                    ldb,
                    ldc,
-                   HCL_DTYPE_F32,
-                   HCL_DTYPE_F32,
+                   abt,
+                   ct,
                    HCL_COMPUTE_F32};
     hcl_kplan plan;
     hcl_status st = hcl_plan_gemm(&pr->dev, &g, &plan);
@@ -226,28 +271,35 @@ static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, si
     double *ref = xmalloc(m * n * 8), *tol = xmalloc(m * n * 8);
     for (size_t i = 0; i < len_a; i++) a[i] = rnd_float(-1, 1);
     for (size_t i = 0; i < len_b; i++) b[i] = rnd_float(-1, 1);
-    hcl_ts_poison_fill(c0, len_c);
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++) c0[i * ldc + j] = cinit == C_NAN ? NAN : rnd_float(-1, 1);
-    cl_mem ma = buffer(len_a * 4), mb = buffer(len_b * 4), mc = buffer(len_c * 4);
-    if (ma && mb && mc && write_buf(ma, a, len_a * 4) && write_buf(mb, b, len_b * 4) && write_buf(mc, c0, len_c * 4)) {
+    for (size_t i = 0; i < len_c; i++) c0[i] = cinit == C_NAN ? NAN : rnd_float(-1, 1);
+    void *ra = to_type(abt, a, len_a), *rb = to_type(abt, b, len_b), *rc = to_type(ct, c0, len_c);
+    void *pad_poison = poisoned(ct, 1);
+    for (size_t i = 0; i < len_c; i++) /* the ldc padding holds the poison and must keep it */
+        if ((i % ldc) >= n) memcpy((char *)rc + i * esize(ct), pad_poison, esize(ct));
+    const size_t ea = esize(abt), ec = esize(ct);
+    cl_mem ma = buffer(len_a * ea), mb = buffer(len_b * ea), mc = buffer(len_c * ec);
+    if (ma && mb && mc && write_buf(ma, ra, len_a * ea) && write_buf(mb, rb, len_b * ea) &&
+        write_buf(mc, rc, len_c * ec)) {
         cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
-        if (run_plan(&plan, slots, what) && read_buf(mc, c, len_c * 4)) {
+        if (run_plan(&plan, slots, what) && read_buf(mc, rc, len_c * ec)) {
+            hcl__host_widen(ct, rc, c, len_c);
             hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g.trans_a, g.trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc,
                             ref, tol);
+            add_output_rounding(ct, ref, tol, m * n);
             for (size_t i = 0; i < m; i++)
                 for (size_t j = 0; j < n; j++) got[i * n + j] = c[i * ldc + j];
             compare(what, &plan, got, ref, tol, m * n);
             size_t touched = 0;
             for (size_t i = 0; i < len_c; i++)
-                if ((i % ldc) >= n && !hcl_ts_is_poison(c[i])) touched++;
+                if ((i % ldc) >= n && !is_poisoned(ct, rc, i)) touched++;
             if (touched) fail("%s: %zu elements of the ldc padding were written", what, touched);
         }
     }
     if (ma) clReleaseMemObject(ma);
     if (mb) clReleaseMemObject(mb);
     if (mc) clReleaseMemObject(mc);
-    free(a), free(b), free(c0), free(c), free(got), free(ref), free(tol);
+    free(a), free(b), free(c0), free(c), free(got), free(ref), free(tol), free(ra), free(rb), free(rc),
+        free(pad_poison);
     hcl_kplan_free(&plan);
 }
 
@@ -256,13 +308,13 @@ static void check_gemm(const profile *pr, int ta, int tb, size_t m, size_t n, si
  * ------------------------------------------------------------------------------------------------------- */
 enum sm_gen { SM_RANDOM, SM_WITH_NEG_INF, SM_LARGE };
 
-static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_gen gen, int in_place) {
+static void check_softmax(const profile *pr, hcl_dtype t, size_t rows, size_t cols, enum sm_gen gen, int in_place) {
     static const char *gen_name[] = {"uniform [-8, 8]", "-inf entries and a row of all -inf", "magnitudes to 80"};
     char what[200];
-    snprintf(what, sizeof what, "[%s] softmax %zu x %zu, %s%s", pr->name, rows, cols, gen_name[gen],
-             in_place ? ", in place" : "");
+    snprintf(what, sizeof what, "[%s] softmax %s %zu x %zu, %s%s", pr->name, hcl_kdtype_name(t), rows, cols,
+             gen_name[gen], in_place ? ", in place" : "");
     hcl_kplan plan;
-    if (hcl_plan_softmax(&pr->dev, HCL_DTYPE_F32, rows, cols, &plan) != HCL_SUCCESS) {
+    if (hcl_plan_softmax(&pr->dev, t, rows, cols, &plan) != HCL_SUCCESS) {
         fail("%s: no plan: %s", what, plan.why);
         hcl_kplan_free(&plan);
         return;
@@ -273,31 +325,36 @@ static void check_softmax(const profile *pr, size_t rows, size_t cols, enum sm_g
     for (size_t i = 0; i < n; i++) {
         x[i] = gen == SM_LARGE ? rnd_float(-80, 80) : rnd_float(-8, 8);
         if (gen == SM_WITH_NEG_INF && rnd() < 0.25) x[i] = -INFINITY;
-        y[i] = hcl_ts_poison();
     }
     if (gen == SM_WITH_NEG_INF && rows > 1)
         for (size_t j = 0; j < cols; j++) x[(rows / 2) * cols + j] = -INFINITY; /* a row of all -inf: NaN */
+    void *rx = to_type(t, x, n), *ry = poisoned(t, n);
     hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, tol);
-    cl_mem mi = buffer(n * 4), mo = in_place ? mi : buffer(n * 4);
-    if (mi && mo && write_buf(mi, x, n * 4) && (in_place || write_buf(mo, y, n * 4))) {
+    add_output_rounding(t, ref, tol, n);
+    const size_t bytes = n * esize(t);
+    cl_mem mi = buffer(bytes), mo = in_place ? mi : buffer(bytes);
+    if (mi && mo && write_buf(mi, rx, bytes) && (in_place || write_buf(mo, ry, bytes))) {
         cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, NULL};
-        if (run_plan(&plan, slots, what) && read_buf(mo, y, n * 4)) compare(what, &plan, y, ref, tol, n);
+        if (run_plan(&plan, slots, what) && read_buf(mo, ry, bytes)) {
+            hcl__host_widen(t, ry, y, n);
+            compare(what, &plan, y, ref, tol, n);
+        }
     }
     if (mi) clReleaseMemObject(mi);
     if (mo && !in_place) clReleaseMemObject(mo);
-    free(x), free(y), free(ref), free(tol);
+    free(x), free(y), free(ref), free(tol), free(rx), free(ry);
     hcl_kplan_free(&plan);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
  * reduce
  * ------------------------------------------------------------------------------------------------------- */
-static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
+static void check_reduce(const profile *pr, hcl_dtype t, hcl_reduce_op op, size_t n) {
     static const char *op_name[] = {"sum", "max", "min"};
     char what[160];
-    snprintf(what, sizeof what, "[%s] reduce %s n=%zu", pr->name, op_name[op], n);
+    snprintf(what, sizeof what, "[%s] reduce %s %s n=%zu", pr->name, op_name[op], hcl_kdtype_name(t), n);
     hcl_kplan plan;
-    if (hcl_plan_reduce(&pr->dev, HCL_DTYPE_F32, op, n, &plan) != HCL_SUCCESS) {
+    if (hcl_plan_reduce(&pr->dev, t, op, n, &plan) != HCL_SUCCESS) {
         fail("%s: no plan: %s", what, plan.why);
         hcl_kplan_free(&plan);
         return;
@@ -305,6 +362,7 @@ static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
     float *x = xmalloc(n * 4), got = hcl_ts_poison();
     for (size_t i = 0; i < n; i++) x[i] = rnd_float(-1, 1);
     if (op != HCL_REDUCE_SUM && n > 2) x[n / 3] = NAN; /* max and min skip NaN, as fmax and fmin do */
+    void *rx = to_type(t, x, n);
     double ref, tol = 0.0;
     if (op == HCL_REDUCE_SUM) {
         double s = 0.0, abs_sum = 0.0;
@@ -315,15 +373,15 @@ static void check_reduce(const profile *pr, hcl_reduce_op op, size_t n) {
         ref = op == HCL_REDUCE_MAX ? -INFINITY : INFINITY;
         for (size_t i = 0; i < n; i++) ref = op == HCL_REDUCE_MAX ? fmax(ref, x[i]) : fmin(ref, x[i]);
     }
-    cl_mem mi = buffer(n * 4), mo = buffer(4), ms = scratch_for(&plan);
-    if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, x, n * 4) && write_buf(mo, &got, 4)) {
+    cl_mem mi = buffer(n * esize(t)), mo = buffer(4), ms = scratch_for(&plan);
+    if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, rx, n * esize(t)) && write_buf(mo, &got, 4)) {
         cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, ms};
         if (run_plan(&plan, slots, what) && read_buf(mo, &got, 4)) compare(what, &plan, &got, &ref, &tol, 1);
     }
     if (mi) clReleaseMemObject(mi);
     if (mo) clReleaseMemObject(mo);
     if (ms) clReleaseMemObject(ms);
-    free(x);
+    free(x), free(rx);
     hcl_kplan_free(&plan);
 }
 
@@ -371,25 +429,44 @@ int main(int argc, char **argv) {
     for (int p = 0; p < g_nprofiles; p++) {
         const profile *pr = &g_profiles[p];
         int failures_before = g_cl.failures, checks_before = g_checks;
-        for (size_t i = 0; i < sizeof vec_n / sizeof vec_n[0]; i++) check_vecadd(pr, vec_n[i], 0);
-        check_vecadd(pr, 1001, 1);
-        for (int ta = 0; ta < 2; ta++)
-            for (int tb = 0; tb < 2; tb++) {
-                for (size_t i = 0; i < sizeof gemm_shapes / sizeof gemm_shapes[0]; i++)
-                    check_gemm(pr, ta, tb, gemm_shapes[i][0], gemm_shapes[i][1], gemm_shapes[i][2], 1.5f, 0.5f,
-                               C_RANDOM, i % 3);
-                check_gemm(pr, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2);   /* beta 0: C not read */
-                check_gemm(pr, ta, tb, 9, 10, 0, 1.0f, 2.0f, C_RANDOM, 1);  /* k 0: C = beta C */
-                check_gemm(pr, ta, tb, 9, 10, 11, 0.0f, 0.5f, C_RANDOM, 0); /* alpha 0: C = beta C */
+        /* f32 over every size; the 16-bit types (the same kernel bodies with another load and store) over the
+         * sizes below 2^17 on two profiles, which keeps this test short */
+        for (size_t ti = 0; ti < (p < 2 ? 3u : 1u); ti++) {
+            const hcl_dtype t = g_types[ti];
+            const size_t vmax = t == HCL_DTYPE_F32 ? SIZE_MAX : 131072;
+            for (size_t i = 0; i < sizeof vec_n / sizeof vec_n[0]; i++)
+                if (vec_n[i] <= vmax) check_vecadd(pr, t, vec_n[i], 0);
+            check_vecadd(pr, t, 1001, 1);
+            for (size_t i = 0; i < sizeof sm_shapes / sizeof sm_shapes[0]; i++) {
+                if (sm_shapes[i][0] * sm_shapes[i][1] > vmax) continue;
+                check_softmax(pr, t, sm_shapes[i][0], sm_shapes[i][1], SM_RANDOM, 0);
+                check_softmax(pr, t, sm_shapes[i][0], sm_shapes[i][1], SM_WITH_NEG_INF, 0);
             }
-        for (size_t i = 0; i < sizeof sm_shapes / sizeof sm_shapes[0]; i++) {
-            check_softmax(pr, sm_shapes[i][0], sm_shapes[i][1], SM_RANDOM, 0);
-            check_softmax(pr, sm_shapes[i][0], sm_shapes[i][1], SM_WITH_NEG_INF, 0);
+            check_softmax(pr, t, 13, 300, SM_LARGE, 0);
+            check_softmax(pr, t, 11, 77, SM_RANDOM, 1);
+            for (int op = 0; op < 3; op++)
+                for (size_t i = 0; i < sizeof red_n / sizeof red_n[0]; i++)
+                    if (red_n[i] <= vmax) check_reduce(pr, t, (hcl_reduce_op)op, red_n[i]);
         }
-        check_softmax(pr, 13, 300, SM_LARGE, 0);
-        check_softmax(pr, 11, 77, SM_RANDOM, 1);
-        for (int op = 0; op < 3; op++)
-            for (size_t i = 0; i < sizeof red_n / sizeof red_n[0]; i++) check_reduce(pr, (hcl_reduce_op)op, red_n[i]);
+        /* gemm: every shape in f32; the 16-bit combinations over every transpose on a few shapes */
+        static const hcl_dtype gemm_types[][2] = {{HCL_DTYPE_F32, HCL_DTYPE_F32},
+                                                  {HCL_DTYPE_F16, HCL_DTYPE_F16},
+                                                  {HCL_DTYPE_F16, HCL_DTYPE_F32},
+                                                  {HCL_DTYPE_BF16, HCL_DTYPE_BF16},
+                                                  {HCL_DTYPE_BF16, HCL_DTYPE_F32}};
+        for (size_t gt = 0; gt < (p < 2 ? sizeof gemm_types / sizeof gemm_types[0] : 1u); gt++) {
+            const hcl_dtype abt = gemm_types[gt][0], ct = gemm_types[gt][1];
+            for (int ta = 0; ta < 2; ta++)
+                for (int tb = 0; tb < 2; tb++) {
+                    for (size_t i = gt == 0 ? 0 : 3; i < sizeof gemm_shapes / sizeof gemm_shapes[0];
+                         i += gt == 0 ? 1 : 2)
+                        check_gemm(pr, abt, ct, ta, tb, gemm_shapes[i][0], gemm_shapes[i][1], gemm_shapes[i][2], 1.5f,
+                                   0.5f, C_RANDOM, i % 3);
+                    check_gemm(pr, abt, ct, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2);   /* beta 0: C not read */
+                    check_gemm(pr, abt, ct, ta, tb, 9, 10, 0, 1.0f, 2.0f, C_RANDOM, 1);  /* k 0: C = beta C */
+                    check_gemm(pr, abt, ct, ta, tb, 9, 10, 11, 0.0f, 0.5f, C_RANDOM, 0); /* alpha 0: C = beta C */
+                }
+        }
         printf("%s profile %-10s (group <= %llu, local %llu B, group count <= %u, %u CUs): %d checks, %d failed\n",
                g_cl.failures == failures_before ? "ok  " : "FAIL", pr->name, (unsigned long long)pr->dev.max_group_size,
                (unsigned long long)pr->dev.local_mem, pr->dev.max_groups[0], pr->dev.compute_units,

@@ -6,9 +6,9 @@
 set(REQUIRED CONFORMANCE)
 include(${CMAKE_CURRENT_LIST_DIR}/environment.cmake)
 set(ENV{HCL_BACKEND} "${NAME}")
-message(STATUS "HCL_DRIVER_PATH=$ENV{HCL_DRIVER_PATH} HCL_EXTRA_DRIVERS=${NAME} HCL_BACKEND=${NAME} ${CONFORMANCE} --verbose --jobs 2 --filter @(vecadd|gemm|softmax|reduce|api)/*")
+message(STATUS "HCL_DRIVER_PATH=$ENV{HCL_DRIVER_PATH} HCL_EXTRA_DRIVERS=${NAME} HCL_BACKEND=${NAME} ${CONFORMANCE} --verbose --jobs 2 --filter @(vecadd|gemm|softmax|reduce|types|api)/*")
 execute_process(
-  COMMAND ${CONFORMANCE} --verbose --jobs 2 --filter "@(vecadd|gemm|softmax|reduce|api)/*"
+  COMMAND ${CONFORMANCE} --verbose --jobs 2 --filter "@(vecadd|gemm|softmax|reduce|types|api)/*"
   OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
 message("${out}")
 string(REPLACE ";" "," out "${out}") # the lines below are handled as CMake lists

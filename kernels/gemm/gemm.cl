@@ -1,4 +1,6 @@
-/* gemm (OpenCL C 1.2): row-major SGEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C.
+/* gemm (OpenCL C 1.2): row-major GEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C; A and B in f32, f16 or
+ * bf16, C in their type or f32 (hcl_cl_types.h): elements are widened while they are staged, the arithmetic is float
+ * and C is rounded once.
  *
  * Tiling: a work-group of WG x WG work-items computes a TILE x TILE tile of C, TILE = 8 * WG (default WG 16:
  * a 128 x 128 tile). Each work-item keeps an 8 x 8 block of accumulators in registers: rows 4*ty .. 4*ty+3
@@ -12,6 +14,7 @@
  * Edges: elements outside the matrices load as 0 and writes are bounds-checked, so any m, n, k works.
  * BLAS rules: beta == 0 writes alpha * AB without reading C (NaN in C does not propagate); the host passes
  * k = 0 and alpha = 0 when k or alpha is 0, so A and B are not read and C = beta * C. */
+#include "hcl_cl_types.h"
 
 #ifndef HCL_GEMM_WG
 #define HCL_GEMM_WG 16 /* the work-group is WG x WG (a power of two, at least 4) */
@@ -29,24 +32,25 @@
 /* Read this work-item's share of the step at k0 from global memory into registers (0 outside the matrices).
  * Element e of a tile: k-major where k is contiguous in memory (A as m x k, B as n x k), else row-major. */
 static void hcl_gemm_fetch(const int ta, const int tb, const int t, const size_t k0, const size_t row0,
-                           const size_t col0, const size_t m, const size_t n, const size_t k, __global const float *a,
-                           const size_t lda, __global const float *b, const size_t ldb, float *ra, float *rb) {
+                           const size_t col0, const size_t m, const size_t n, const size_t k, __global const void *a,
+                           const size_t lda, __global const void *b, const size_t ldb, const int abt, float *ra,
+                           float *rb) {
 #pragma unroll
     for (int l = 0; l < HCL_GEMM_LOADS; l++) {
         const int e = t + HCL_GEMM_THREADS * l;
         if (!ta) { /* A is m x k */
             const size_t gr = row0 + e / HCL_GEMM_TK, gk = k0 + e % HCL_GEMM_TK;
-            ra[l] = (gr < m && gk < k) ? a[gr * lda + gk] : 0.0f;
+            ra[l] = (gr < m && gk < k) ? hcl_load(a, gr * lda + gk, abt) : 0.0f;
         } else { /* A is k x m */
             const size_t gr = row0 + e % HCL_GEMM_TILE, gk = k0 + e / HCL_GEMM_TILE;
-            ra[l] = (gr < m && gk < k) ? a[gk * lda + gr] : 0.0f;
+            ra[l] = (gr < m && gk < k) ? hcl_load(a, gk * lda + gr, abt) : 0.0f;
         }
         if (!tb) { /* B is k x n */
             const size_t gc = col0 + e % HCL_GEMM_TILE, gk = k0 + e / HCL_GEMM_TILE;
-            rb[l] = (gc < n && gk < k) ? b[gk * ldb + gc] : 0.0f;
+            rb[l] = (gc < n && gk < k) ? hcl_load(b, gk * ldb + gc, abt) : 0.0f;
         } else { /* B is n x k */
             const size_t gc = col0 + e / HCL_GEMM_TK, gk = k0 + e % HCL_GEMM_TK;
-            rb[l] = (gc < n && gk < k) ? b[gc * ldb + gk] : 0.0f;
+            rb[l] = (gc < n && gk < k) ? hcl_load(b, gc * ldb + gk, abt) : 0.0f;
         }
     }
 }
@@ -69,8 +73,9 @@ static void hcl_gemm_stage(const int ta, const int tb, const int t, const float 
 }
 
 static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size_t n, const size_t k, const float alpha,
-                          __global const float *a, const size_t lda, __global const float *b, const size_t ldb,
-                          const float beta, __global float *c, const size_t ldc, __local float *as, __local float *bs) {
+                          __global const void *a, const size_t lda, __global const void *b, const size_t ldb,
+                          const float beta, __global void *c, const size_t ldc, const int abt, const int ct,
+                          __local float *as, __local float *bs) {
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
     const int t = ty * HCL_GEMM_WG + tx;
     const size_t col0 = get_group_id(0) * HCL_GEMM_TILE, row0 = get_group_id(1) * HCL_GEMM_TILE;
@@ -82,12 +87,12 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
         for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
 
     float ra[HCL_GEMM_LOADS], rb[HCL_GEMM_LOADS];
-    if (k > 0) hcl_gemm_fetch(ta, tb, t, 0, row0, col0, m, n, k, a, lda, b, ldb, ra, rb);
+    if (k > 0) hcl_gemm_fetch(ta, tb, t, 0, row0, col0, m, n, k, a, lda, b, ldb, abt, ra, rb);
     for (size_t k0 = 0; k0 < k; k0 += HCL_GEMM_TK) {
         hcl_gemm_stage(ta, tb, t, ra, rb, as, bs);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (HCL_GEMM_PREFETCH && k0 + HCL_GEMM_TK < k)
-            hcl_gemm_fetch(ta, tb, t, k0 + HCL_GEMM_TK, row0, col0, m, n, k, a, lda, b, ldb, ra, rb);
+            hcl_gemm_fetch(ta, tb, t, k0 + HCL_GEMM_TK, row0, col0, m, n, k, a, lda, b, ldb, abt, ra, rb);
 #pragma unroll
         for (int kk = 0; kk < HCL_GEMM_TK; kk++) {
             __local const float4 *a4 = (__local const float4 *)(as + kk * HCL_GEMM_LD);
@@ -103,7 +108,7 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (!HCL_GEMM_PREFETCH && k0 + HCL_GEMM_TK < k)
-            hcl_gemm_fetch(ta, tb, t, k0 + HCL_GEMM_TK, row0, col0, m, n, k, a, lda, b, ldb, ra, rb);
+            hcl_gemm_fetch(ta, tb, t, k0 + HCL_GEMM_TK, row0, col0, m, n, k, a, lda, b, ldb, abt, ra, rb);
     }
 
 #pragma unroll
@@ -114,25 +119,32 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
         for (int j = 0; j < 8; j++) {
             const size_t gc = col0 + (j < 4 ? 4 * tx + j : HCL_GEMM_HALF + 4 * tx + (j - 4));
             if (gc >= n) continue;
-            __global float *p = c + gr * ldc + gc;
+            const size_t at = gr * ldc + gc;
             float v = alpha * acc[i][j];
-            if (beta != 0.0f) v = fma(beta, *p, v);
-            *p = v;
+            if (beta != 0.0f) v = fma(beta, hcl_load(c, at, ct), v);
+            hcl_store(c, at, v, ct);
         }
     }
 }
 
-#define HCL_GEMM_KERNEL(NAME, TA, TB)                                                                                  \
+#define HCL_GEMM_KERNEL(NAME, TA, TB, ABT, CT)                                                                         \
     __kernel __attribute__((reqd_work_group_size(HCL_GEMM_WG, HCL_GEMM_WG, 1))) void NAME(                             \
-        ulong m, ulong n, ulong k, float alpha, __global const float *a, ulong lda, __global const float *b,           \
-        ulong ldb, float beta, __global float *c, ulong ldc) {                                                         \
+        ulong m, ulong n, ulong k, float alpha, __global const void *a, ulong lda, __global const void *b, ulong ldb,  \
+        float beta, __global void *c, ulong ldc) {                                                                     \
         __local float as[HCL_GEMM_TK * HCL_GEMM_LD] __attribute__((aligned(16)));                                      \
         __local float bs[HCL_GEMM_TK * HCL_GEMM_LD] __attribute__((aligned(16)));                                      \
         hcl_gemm_tile(TA, TB, (size_t)m, (size_t)n, (size_t)k, alpha, a, (size_t)lda, b, (size_t)ldb, beta, c,         \
-                      (size_t)ldc, as, bs);                                                                            \
+                      (size_t)ldc, ABT, CT, as, bs);                                                                   \
     }
+/* The four transposes of one type combination: hcl_gemm_<nn|nt|tn|tt>_<suffix> */
+#define HCL_GEMM_KERNELS(SUFFIX, ABT, CT)                                                                              \
+    HCL_GEMM_KERNEL(hcl_gemm_nn_##SUFFIX, 0, 0, ABT, CT)                                                               \
+    HCL_GEMM_KERNEL(hcl_gemm_nt_##SUFFIX, 0, 1, ABT, CT)                                                               \
+    HCL_GEMM_KERNEL(hcl_gemm_tn_##SUFFIX, 1, 0, ABT, CT)                                                               \
+    HCL_GEMM_KERNEL(hcl_gemm_tt_##SUFFIX, 1, 1, ABT, CT)
 
-HCL_GEMM_KERNEL(hcl_gemm_nn_f32, 0, 0)
-HCL_GEMM_KERNEL(hcl_gemm_nt_f32, 0, 1)
-HCL_GEMM_KERNEL(hcl_gemm_tn_f32, 1, 0)
-HCL_GEMM_KERNEL(hcl_gemm_tt_f32, 1, 1)
+HCL_GEMM_KERNELS(f32, HCL_CL_F32, HCL_CL_F32)
+HCL_GEMM_KERNELS(f16, HCL_CL_F16, HCL_CL_F16)
+HCL_GEMM_KERNELS(f16_f32, HCL_CL_F16, HCL_CL_F32)
+HCL_GEMM_KERNELS(bf16, HCL_CL_BF16, HCL_CL_BF16)
+HCL_GEMM_KERNELS(bf16_f32, HCL_CL_BF16, HCL_CL_F32)

@@ -1,6 +1,9 @@
 /* The gemm plan's CL part (kernels/gemm/plan_family.h). */
 #include "plan_family.h"
 
+#include <stdio.h>
+#include <string.h>
+
 /* ---- CL (kernels/gemm/gemm.cl): a WG x WG work-group per 8*WG square tile of C, WG fixed per program ---- */
 static size_t cl_wg(hcl_kprog prog) { return prog == HCL_KPROG_CL_GEMM16 ? 16 : 8; }
 
@@ -22,9 +25,8 @@ hcl_kprog hcl_plan_gemm_cl_program(const hcl_kdevice *dev) {
 }
 
 hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
-    if (g->ab_type != HCL_DTYPE_F32 || g->c_type != HCL_DTYPE_F32 || g->compute != HCL_COMPUTE_F32)
-        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "gemm %s x %s -> %s is not built for this family yet",
-                              hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type));
+    if (g->compute != HCL_COMPUTE_F32) /* the core refuses TF32: OpenCL C reaches no matrix unit */
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the OpenCL C gemm computes in float32 only");
     hcl_kprog prog = hcl_plan_gemm_cl_program(dev);
     if (prog == HCL_KPROG_COUNT)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
@@ -32,7 +34,14 @@ hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
                               "the device allows %llu work-items and %llu bytes",
                               (unsigned long long)cl_local_bytes(8), (unsigned long long)dev->max_group_size,
                               (unsigned long long)dev->local_mem);
-    const int which = (g->trans_a == HCL_TRANS ? 2 : 0) + (g->trans_b == HCL_TRANS ? 1 : 0);
+    /* hcl_gemm_<nn|nt|tn|tt>_<A's and B's type>[_f32 when C is f32 and they are not] (gemm.cl) */
+    static const char *const trans[4] = {"nn", "nt", "tn", "tt"};
+    char base[40];
+    snprintf(base, sizeof base, "hcl_gemm_%s", trans[(g->trans_a == HCL_TRANS ? 2 : 0) + (g->trans_b == HCL_TRANS)]);
+    if (g->c_type != g->ab_type)
+        snprintf(base + strlen(base), sizeof base - strlen(base), "_%s", hcl_kdtype_name(g->ab_type));
+    const int which = hcl_kernel_typed(prog, base, g->c_type);
+    if (hcl_kplan_no_kernel(out, which, prog, base, g->c_type)) return HCL_ERROR_UNSUPPORTED;
     const size_t wg = cl_wg(prog), tile = 8 * wg;
     uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, which) : 0;
     if (kmax && kmax < wg * wg)
@@ -53,4 +62,3 @@ hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
     hcl__gemm_args(l, g, no_product ? 0 : g->k, no_product ? 0.0f : g->alpha);
     return HCL_SUCCESS;
 }
-

@@ -31,4 +31,3 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     hcl__gemm_args(l, g, g->k, g->alpha);
     return HCL_SUCCESS;
 }
-

@@ -1,4 +1,5 @@
-/* softmax (OpenCL C 1.2): row-wise, numerically stable: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...).
+/* softmax (OpenCL C 1.2): row-wise, numerically stable: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...), in
+ * f32, f16 or bf16 (hcl_cl_types.h; float arithmetic, one rounding of each output).
  *
  * One work-group per row, row_begin + group id (the host launches the rows in batches): the row maximum, then
  * the sum of exp(x - max), then the write. The work-items' partial results meet in local memory
@@ -6,9 +7,9 @@
  * r ~ sqrt(local size) work-items each fold a strided slice, then every work-item folds those r (three
  * barriers, not log2 of the group size).
  * Two kernels, two ways through a row:
- *  - hcl_softmax_cached_f32 (cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
+ *  - hcl_softmax_cached_<type> (cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
  *    lid + local_size * c in registers, so the row is read once and exp is taken once per element;
- *  - hcl_softmax_f32, streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns
+ *  - hcl_softmax_<type>, streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns
  *    starting at lid * chunk, every local_size * chunk columns, and reads the row three times. chunk = 1 is
  *    the coalesced order a GPU wants; a CPU gets one contiguous run. The sum is taken in blocks of
  *    HCL_SOFTMAX_BLOCK so a long run does not become a long chain of additions.
@@ -16,6 +17,7 @@
  * PyTorch. A NaN in a row makes that row NaN (fmax skips it in the max, but the sum takes it).
  * In place works: every element is read and written by the same work-item, and the writes start after the
  * barriers that end the sum. */
+#include "hcl_cl_types.h"
 
 #define HCL_SOFTMAX_BLOCK 256
 #ifndef HCL_SOFTMAX_CACHE
@@ -44,19 +46,17 @@ static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
  * cols <= local size * HCL_SOFTMAX_CACHE. A kernel of its own, so that its register use does not lower the
  * work-group size the streamed kernel may use, and the other way round. `chunk` is unused (same arguments as
  * hcl_softmax_f32). */
-__kernel void hcl_softmax_cached_f32(__global const float *in, __global float *out, ulong row_begin, ulong cols,
-                                     ulong chunk, __local float *scratch) {
-    (void)chunk;
+static void hcl_softmax_cached(__global const void *in, __global void *out, ulong row_begin, ulong cols,
+                               __local float *scratch, const int type) {
     const uint ncols = (uint)cols, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     const size_t row = (size_t)row_begin + get_group_id(0);
-    __global const float *x = in + row * (size_t)ncols;
-    __global float *y = out + row * (size_t)ncols;
+    const size_t x0 = row * (size_t)ncols; /* the row's first element in `in` and `out` */
     float v[HCL_SOFTMAX_CACHE];
     float m = -INFINITY;
 #pragma unroll
     for (uint c = 0; c < HCL_SOFTMAX_CACHE; c++) {
         const uint j = lid + lsize * c;
-        v[c] = j < ncols ? x[j] : -INFINITY;
+        v[c] = j < ncols ? hcl_load(in, x0 + j, type) : -INFINITY;
         m = fmax(m, v[c]);
     }
     m = hcl_softmax_fold(scratch, m, 1);
@@ -72,25 +72,24 @@ __kernel void hcl_softmax_cached_f32(__global const float *in, __global float *o
 #pragma unroll
     for (uint c = 0; c < HCL_SOFTMAX_CACHE; c++) {
         const uint j = lid + lsize * c;
-        if (j < ncols) y[j] = v[c] * inv;
+        if (j < ncols) hcl_store(out, x0 + j, v[c] * inv, type);
     }
 }
 
 /* Streamed: any shape; reads the row three times. */
-__kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulong row_begin, ulong cols, ulong chunk,
-                              __local float *scratch) {
+static void hcl_softmax_streamed(__global const void *in, __global void *out, ulong row_begin, ulong cols, ulong chunk,
+                                 __local float *scratch, const int type) {
     const size_t ncols = (size_t)cols, run = (size_t)chunk;
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
     const size_t first = lid * run;
     const size_t step = lsize * run;
     const size_t row = (size_t)row_begin + get_group_id(0);
-    __global const float *x = in + row * ncols;
-    __global float *y = out + row * ncols;
+    const size_t x0 = row * ncols; /* the row's first element in `in` and `out` */
 
     float m = -INFINITY;
     for (size_t base = first; base < ncols; base += step) {
         const size_t end = min(base + run, ncols);
-        for (size_t j = base; j < end; j++) m = fmax(m, x[j]);
+        for (size_t j = base; j < end; j++) m = fmax(m, hcl_load(in, x0 + j, type));
     }
     m = hcl_softmax_fold(scratch, m, 1);
 
@@ -100,7 +99,7 @@ __kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulo
         for (size_t b0 = base; b0 < end; b0 += HCL_SOFTMAX_BLOCK) {
             const size_t e = min(b0 + HCL_SOFTMAX_BLOCK, end);
             float part = 0.0f;
-            for (size_t j = b0; j < e; j++) part += exp(x[j] - m);
+            for (size_t j = b0; j < e; j++) part += exp(hcl_load(in, x0 + j, type) - m);
             s += part;
         }
     }
@@ -109,6 +108,21 @@ __kernel void hcl_softmax_f32(__global const float *in, __global float *out, ulo
     const float inv = 1.0f / s;
     for (size_t base = first; base < ncols; base += step) {
         const size_t end = min(base + run, ncols);
-        for (size_t j = base; j < end; j++) y[j] = exp(x[j] - m) * inv;
+        for (size_t j = base; j < end; j++) hcl_store(out, x0 + j, exp(hcl_load(in, x0 + j, type) - m) * inv, type);
     }
 }
+
+#define HCL_SOFTMAX_KERNELS(T, TYPE)                                                                                   \
+    __kernel void hcl_softmax_cached_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,     \
+                                         ulong chunk, __local float *scratch) {                                        \
+        (void)chunk;                                                                                                   \
+        hcl_softmax_cached(in, out, row_begin, cols, scratch, TYPE);                                                   \
+    }                                                                                                                  \
+    __kernel void hcl_softmax_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,            \
+                                  ulong chunk, __local float *scratch) {                                               \
+        hcl_softmax_streamed(in, out, row_begin, cols, chunk, scratch, TYPE);                                          \
+    }
+
+HCL_SOFTMAX_KERNELS(f32, HCL_CL_F32)
+HCL_SOFTMAX_KERNELS(f16, HCL_CL_F16)
+HCL_SOFTMAX_KERNELS(bf16, HCL_CL_BF16)

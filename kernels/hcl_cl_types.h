@@ -1,0 +1,56 @@
+/* Element types in the OpenCL C built-ins (OpenCL C 1.2), prepended to every kernels/<op>/<op>.cl at build time.
+ *
+ * A kernel body takes its elements' type as a constant (HCL_CL_F32, HCL_CL_F16, HCL_CL_BF16: the values of
+ * hcl_dtype) that each kernel passes as a literal, so after inlining the loads and stores below compile to the one
+ * access of that type: an f32 kernel is the plain float code. Arithmetic is always float. f16 is read and written
+ * with vload_half / vstore_half_rte, core OpenCL 1.2 functions that need no cl_khr_fp16 (so every device takes f16
+ * buffers); bf16 is a ushort holding the upper half of a float, rounded to nearest even on store (a NaN stays a
+ * quiet NaN). Offsets are in elements of the type. */
+#ifndef HCL_CL_TYPES_H
+#define HCL_CL_TYPES_H
+
+#define HCL_CL_F32 0
+#define HCL_CL_F16 1
+#define HCL_CL_BF16 2
+
+static inline float hcl_load(__global const void *p, size_t i, const int type) {
+    if (type == HCL_CL_F16) return vload_half(i, (__global const half *)p);
+    if (type == HCL_CL_BF16) return as_float((uint)((__global const ushort *)p)[i] << 16);
+    return ((__global const float *)p)[i];
+}
+
+static inline ushort hcl_bf16_rne(const float v) {
+    const uint u = as_uint(v);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+    return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static inline void hcl_store(__global void *p, size_t i, const float v, const int type) {
+    if (type == HCL_CL_F16)
+        vstore_half_rte(v, i, (__global half *)p);
+    else if (type == HCL_CL_BF16)
+        ((__global ushort *)p)[i] = hcl_bf16_rne(v);
+    else
+        ((__global float *)p)[i] = v;
+}
+
+/* Four consecutive elements from element 4 * i (f32: a float4 load; the buffers start 16-byte aligned). */
+static inline float4 hcl_load4(__global const void *p, size_t i, const int type) {
+    if (type == HCL_CL_F16) return vload_half4(i, (__global const half *)p);
+    if (type == HCL_CL_BF16) return as_float4(convert_uint4(vload4(i, (__global const ushort *)p)) << 16);
+    return ((__global const float4 *)p)[i];
+}
+
+static inline void hcl_store4(__global void *p, size_t i, const float4 v, const int type) {
+    if (type == HCL_CL_F16) {
+        vstore_half4_rte(v, i, (__global half *)p);
+    } else if (type == HCL_CL_BF16) {
+        const uint4 u = as_uint4(v);
+        const uint4 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, quiet = (u >> 16) | 0x40u;
+        vstore4(convert_ushort4(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u)), i, (__global ushort *)p);
+    } else {
+        ((__global float4 *)p)[i] = v;
+    }
+}
+
+#endif /* HCL_CL_TYPES_H */
