@@ -1,15 +1,9 @@
 /* Reduced precision conformance: the built-ins in f16 and bf16 (and GEMM in TF32), and the type rules of the API.
  *
  * Inputs are drawn as floats and rounded to the storage type with hcl_convert, so the float64 reference sees exactly
- * the stored values; the arithmetic inside must be float32 (hcl.h), so each kernel's float32 tolerance
- * (hcl_testsupport.h, HCL_TS_CONFORMANCE) applies to the float64 result on those values, plus:
- *   - the one rounding of a 16-bit output: u_out |ref| (u_out = 2^-11 for f16, 2^-8 for bf16, the unit roundoff; the
- *     float32 result is rounded again to 16 bits, so a double rounding adds at most 2^-24 |ref|) plus, for f16, half
- *     its smallest subnormal (2^-25) and for bf16 FLT_MIN (gradual underflow);
- *   - TF32 (f32 inputs rounded to 10 fraction bits on the matrix unit): each product's factors carry a relative
- *     error up to 2^-11, so 2^-10 (|alpha| sum_p |a_ip b_pj|) is added.
- * A GEMM that accumulated in 16-bit arithmetic errs by about sqrt(k) 2^-11 sum |a b|: at k = 1000 that is about 50x
- * the float32 tolerance, so the k = 1000 cases catch it.
+ * the stored values. Tolerances: the typed rules of testsupport/hcl_testsupport.h (vecadd exact, the one rounding of
+ * a 16-bit output, GEMM's g(k) u_acc bound that a 16-bit accumulation fails at k = 4096, which core/
+ * gemm_tolerance_sharp checks with simulated kernels, TF32's 2 u_tf32 per product).
  * Outputs are poisoned with a 16-bit NaN of a payload no kernel makes (0x7d5a for f16, 0x7f9a for bf16) before
  * each run, so an element that was never written fails.
  */
@@ -25,9 +19,6 @@
 static const hcl_dtype g_half_types[] = {HCL_DTYPE_F16, HCL_DTYPE_BF16};
 
 static uint16_t poison16(hcl_dtype t) { return t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a; }
-static double unit_roundoff(hcl_dtype t) { return t == HCL_DTYPE_F16 ? 0x1p-11 : t == HCL_DTYPE_BF16 ? 0x1p-8 : 0.0; }
-static double tiny(hcl_dtype t) { return t == HCL_DTYPE_F16 ? 0x1p-25 : t == HCL_DTYPE_BF16 ? FLT_MIN : 0.0; }
-
 /* Round x[0..n) to `t` in place (x then holds exactly what the device will see); 16-bit copy in out16. */
 static void to_type(hcl_dtype t, float *x, uint16_t *out16, size_t n) {
     if (t == HCL_DTYPE_F32) return;
@@ -57,11 +48,6 @@ static bool read16(hcl_buffer b, hcl_dtype t, size_t n, float *got, uint16_t *ra
     return CHECK(hcl_convert(HCL_DTYPE_F32, got, t, raw, n) == HCL_SUCCESS, "hcl_convert of the result");
 }
 
-/* Output rounding of a 16-bit result: tol[i] += (u_out + 2^-24) |ref| + tiny. */
-static void add_output_rounding(hcl_dtype t, const double *ref, double *tol, size_t n) {
-    for (size_t i = 0; i < n; i++) tol[i] += (unit_roundoff(t) + 0x1p-24) * fabs(ref[i]) + tiny(t);
-}
-
 static void check_guard16(const char *what, const uint16_t *raw, hcl_dtype t, size_t n) {
     size_t bad = 0;
     for (size_t i = 0; i < GUARD; i++) bad += raw[n + i] != poison16(t);
@@ -80,8 +66,7 @@ static void run_vecadd(hcl_dtype t, size_t n) {
     if (n > 3) a[1] = INFINITY, b[2] = -INFINITY, a[3] = nanf("");
     to_type(t, a, a16, len);
     to_type(t, b, b16, len);
-    for (size_t i = 0; i < n; i++) ref[i] = (double)a[i] + (double)b[i];
-    add_output_rounding(t, ref, tol, n);
+    for (size_t i = 0; i < n; i++) ref[i] = hcl_ts_round_to(t, (double)a[i] + (double)b[i]); /* exact, tol 0 */
     hcl_buffer ba = typed_buffer(t, a, a16, len), bb = typed_buffer(t, b, b16, len), bc = poisoned16(t, len);
     if (!ba || !bb || !bc) return;
     if (!CHECK_ST(HCL_SUCCESS, hcl_vecadd(conf_queue, t, n, ba, bb, bc, NULL))) return;
@@ -114,7 +99,7 @@ static void run_softmax(hcl_dtype t, size_t rows, size_t cols, bool in_place) {
     }
     to_type(t, x, x16, len);
     hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, tol);
-    add_output_rounding(t, ref, tol, n);
+    hcl_ts_add_output_rounding(t, ref, tol, n);
     hcl_buffer bi = typed_buffer(t, x, x16, len), bo = in_place ? bi : poisoned16(t, len);
     if (!bi || !bo) return;
     if (!CHECK_ST(HCL_SUCCESS, hcl_softmax(conf_queue, t, rows, cols, bi, bo, NULL))) return;
@@ -203,17 +188,9 @@ static void run_gemm(const tcase *g) {
             for (size_t j = n; j < ldc; j++) c16[i * ldc + j] = poison16(g->c); /* ldc padding: untouched */
 
     const size_t mn = m * n > 0 ? m * n : 1;
-    double *ref = conf_doubles(mn), *tol = conf_doubles(mn), *abs_ref = conf_doubles(mn);
-    hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g->ta, g->tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta, c0, ldc, ref, tol);
-    if (g->compute == HCL_COMPUTE_TF32) { /* + 2^-10 |alpha| sum |a b| */
-        float *aa = conf_floats(len_a), *ab = conf_floats(len_b);
-        for (size_t i = 0; i < len_a; i++) aa[i] = fabsf(a[i]);
-        for (size_t i = 0; i < len_b; i++) ab[i] = fabsf(b[i]);
-        hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g->ta, g->tb, m, n, k, fabsf(g->alpha), aa, lda, ab, ldb, 0.0f, NULL, ldc,
-                        abs_ref, NULL);
-        for (size_t i = 0; i < m * n; i++) tol[i] += 0x1p-10 * abs_ref[i];
-    }
-    if (g->c != HCL_DTYPE_F32) add_output_rounding(g->c, ref, tol, m * n);
+    double *ref = conf_doubles(mn), *tol = conf_doubles(mn);
+    hcl_ts_ref_gemm_typed(g->c, g->compute, g->ta, g->tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta, c0, ldc, ref,
+                          tol);
 
     hcl_buffer ba = typed_buffer(g->ab, a, a16, len_a), bb = typed_buffer(g->ab, b, b16, len_b);
     hcl_buffer bc = typed_buffer(g->c, c0, c16, len_c);
@@ -272,6 +249,12 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     run_gemm(&k0);
     tcase alpha0 = {ab, c, compute, 19, 17, 8, HCL_TRANS, HCL_NO_TRANS, 2, 0.0f, 0.25f, false};
     run_gemm(&alpha0);
+    /* the k loop's steps (16) and a long k, where a 16-bit accumulation fails the tolerance */
+    static const size_t ks[] = {15, 16, 17, 4096};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        tcase kc = {ab, c, compute, 9, 66, ks[i], (hcl_transpose)(i & 1), (hcl_transpose)(i >> 1), 1, 1.0f, 0.0f, true};
+        run_gemm(&kc);
+    }
 }
 
 CONF_TEST(types, gemm_f16) { gemm_types(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32); }
@@ -294,6 +277,38 @@ CONF_TEST(types, gemm_tf32) {
     CHECK_MSG_HAS("TF32");
 }
 
+/* ---- the device's type fields ---- */
+
+/* arch, native_types, matrix_unit, matrix_types as hcl.h defines them, and the same in the global device list. */
+CONF_TEST(types, device_info) {
+    const hcl_device_info *i = &conf_info;
+    const uint32_t dtype_bits = HCL_TYPE_BIT(HCL_DTYPE_COUNT) - 1;
+    CHECK(memchr(i->arch, 0, sizeof i->arch) != NULL, "arch is not NUL-terminated");
+    CHECK(i->native_types & HCL_TYPE_BIT(HCL_DTYPE_F32), "native_types 0x%x lacks f32 (hcl.h: f32 always)",
+          i->native_types);
+    CHECK((i->native_types & ~dtype_bits) == 0, "native_types 0x%x has bits of no hcl_dtype", i->native_types);
+    CHECK(i->matrix_unit >= HCL_MATRIX_UNIT_NONE && i->matrix_unit <= HCL_MATRIX_UNIT_XMX, "matrix_unit %d",
+          (int)i->matrix_unit);
+    CHECK((i->matrix_types & ~(dtype_bits | HCL_TYPE_BIT_TF32)) == 0, "matrix_types 0x%x has unknown bits",
+          i->matrix_types);
+    CHECK(i->matrix_unit != HCL_MATRIX_UNIT_NONE || i->matrix_types == 0, "matrix_types 0x%x without a matrix unit",
+          i->matrix_types);
+    cr_log_info("%s: arch \"%s\", native_types 0x%x, matrix_unit %d, matrix_types 0x%x", i->name, i->arch,
+                i->native_types, (int)i->matrix_unit, i->matrix_types);
+    uint32_t count = 0;
+    REQUIRE_OK(hcl_device_count(&count));
+    for (uint32_t k = 0; k < count; k++) {
+        hcl_device_info g;
+        if (!CHECK_ST(HCL_SUCCESS, hcl_device_get_info_by_index(k, &g))) continue;
+        if (strcmp(g.backend, i->backend) != 0 || g.index != i->index) continue;
+        CHECK(strcmp(g.arch, i->arch) == 0 && g.native_types == i->native_types && g.matrix_unit == i->matrix_unit &&
+                  g.matrix_types == i->matrix_types,
+              "global device %u: arch \"%s\" native 0x%x unit %d matrix 0x%x, opened: \"%s\" 0x%x %d 0x%x", k, g.arch,
+              g.native_types, (int)g.matrix_unit, g.matrix_types, i->arch, i->native_types, (int)i->matrix_unit,
+              i->matrix_types);
+    }
+}
+
 /* ---- the type rules of the API ---- */
 
 CONF_TEST(types, api_rules) {
@@ -307,13 +322,24 @@ CONF_TEST(types, api_rules) {
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F16, F16, BF16, HCL_COMPUTE_F32, 4, 4, 4));    /* c neither f16 nor f32 */
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, F32, F16, HCL_COMPUTE_F32, 4, 4, 4));     /* f32 inputs, f16 C */
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(BF16, BF16, BF16, HCL_COMPUTE_TF32, 4, 4, 4)); /* TF32, 16-bit */
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F16, F16, F16, HCL_COMPUTE_TF32, 4, 4, 4));    /* TF32, f16 */
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F16, F16, F32, HCL_COMPUTE_TF32, 4, 4, 4));    /* TF32, f16 -> f32 */
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, F32, F32, (hcl_compute)-1, 4, 4, 4));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, F32, F32, (hcl_compute)2, 4, 4, 4));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, (hcl_dtype)3, F32, HCL_COMPUTE_F32, 4, 4, 4));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, F32, (hcl_dtype)3, HCL_COMPUTE_F32, 4, 4, 4));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(BF16, BF16, F16, HCL_COMPUTE_F32, 4, 4, 4)); /* c neither bf16 nor f32 */
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, F32, BF16, HCL_COMPUTE_F32, 4, 4, 4));
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F32, F32, F32, (hcl_compute)7, 4, 4, 4));
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM((hcl_dtype)3, (hcl_dtype)3, F32, HCL_COMPUTE_F32, 4, 4, 4));
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, GEMM(F16, F16, (hcl_dtype)-1, HCL_COMPUTE_F32, 4, 4, 4));
     /* sizes counted in the type's elements: 256 bytes hold 64 floats or 128 halves */
-    CHECK_ST(HCL_SUCCESS, GEMM(F16, F16, F16, HCL_COMPUTE_F32, 8, 16, 8));            /* C: 128 halves, 256 B */
-    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, GEMM(F16, F16, F32, HCL_COMPUTE_F32, 8, 16, 8)); /* C: 128 floats, 512 B */
-    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, GEMM(F32, F32, F32, HCL_COMPUTE_F32, 8, 16, 8)); /* B: 128 floats */
+    CHECK_ST(HCL_SUCCESS, GEMM(F16, F16, F16, HCL_COMPUTE_F32, 8, 16, 8));              /* C: 128 halves, 256 B */
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, GEMM(F16, F16, F32, HCL_COMPUTE_F32, 8, 16, 8));   /* C: 128 floats, 512 B */
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, GEMM(F32, F32, F32, HCL_COMPUTE_F32, 8, 16, 8));   /* B: 128 floats */
+    CHECK_ST(HCL_SUCCESS, GEMM(BF16, BF16, F32, HCL_COMPUTE_F32, 16, 4, 8));            /* A: 128 bf16, 256 B */
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, GEMM(BF16, BF16, F32, HCL_COMPUTE_F32, 17, 4, 8)); /* A: 136 bf16, 272 B */
+    CHECK_ST(HCL_ERROR_OUT_OF_RANGE, GEMM(F16, F16, F16, HCL_COMPUTE_F32, 4, 8, 17));   /* B: 136 halves */
 #undef GEMM
     CHECK_ST(HCL_SUCCESS, hcl_vecadd(conf_queue, F16, 128, a, b, c, NULL));
     CHECK_ST(HCL_ERROR_OUT_OF_RANGE, hcl_vecadd(conf_queue, BF16, 129, a, b, c, NULL));
@@ -328,24 +354,25 @@ CONF_TEST(types, api_rules) {
 
 /* ---- the host conversions ---- */
 
-/* An independent reference: the nearest value of a format with `frac` fraction bits, minimum normal exponent `emin`
- * and largest finite `max`, ties to even, in double arithmetic (exact for these formats). */
-static double round_format(double x, int frac, int emin, double max) {
-    if (isnan(x) || isinf(x) || x == 0.0) return x;
-    double ax = fabs(x);
-    int e;
-    frexp(ax, &e); /* ax = f 2^e, f in [0.5, 1): the unit in the last place is 2^(e - 1 - frac) */
-    int q = e - 1 < emin ? emin - frac : e - 1 - frac;
-    double r = nearbyint(ldexp(ax, -q)); /* default rounding mode: to nearest, ties to even */
-    double v = ldexp(r, q);
-    if (v > max) v = INFINITY;
-    return x < 0 ? -v : v;
-}
-
 CONF_GLOBAL_TEST(core, conversions) {
-    CHECK(strcmp(hcl_dtype_name(HCL_DTYPE_BF16), "bf16") == 0 && hcl_dtype_size(HCL_DTYPE_F16) == 2 &&
-              hcl_dtype_size(HCL_DTYPE_F32) == 4 && hcl_dtype_size((hcl_dtype)7) == 0,
-          "hcl_dtype_name / hcl_dtype_size");
+    CHECK(strcmp(hcl_dtype_name(HCL_DTYPE_F32), "f32") == 0 && strcmp(hcl_dtype_name(HCL_DTYPE_F16), "f16") == 0 &&
+              strcmp(hcl_dtype_name(HCL_DTYPE_BF16), "bf16") == 0 && strcmp(hcl_dtype_name((hcl_dtype)3), "?") == 0 &&
+              strcmp(hcl_dtype_name((hcl_dtype)-1), "?") == 0,
+          "hcl_dtype_name");
+    CHECK(hcl_dtype_size(HCL_DTYPE_F32) == 4 && hcl_dtype_size(HCL_DTYPE_F16) == 2 &&
+              hcl_dtype_size(HCL_DTYPE_BF16) == 2 && hcl_dtype_size((hcl_dtype)3) == 0 &&
+              hcl_dtype_size((hcl_dtype)-1) == 0,
+          "hcl_dtype_size");
+    /* NaN stays NaN, quiet (f16 bit 9, bf16 bit 6), sign kept, from signalling and quiet float32 NaNs alike */
+    static const uint32_t nans[] = {0x7f800001u, 0xff800001u, 0x7fc00000u, 0x7fbfffffu, 0xffc0dead, 0x7f802000u};
+    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
+        float x;
+        memcpy(&x, &nans[i], sizeof x);
+        uint16_t h = hcl_f32_to_f16(x), bf = hcl_f32_to_bf16(x);
+        uint16_t sign = (uint16_t)(nans[i] >> 16 & 0x8000);
+        CHECK((h & 0x7e00) == 0x7e00 && (h & 0x8000) == sign && (bf & 0x7fc0) == 0x7fc0 && (bf & 0x8000) == sign,
+              "float32 NaN 0x%08x gives f16 0x%04x, bf16 0x%04x: not a quiet NaN of its sign", nans[i], h, bf);
+    }
     /* every 16-bit pattern widens exactly and narrows back to itself (NaN: to a NaN) */
     size_t bad_f16 = 0, bad_bf16 = 0;
     for (uint32_t p = 0; p < 65536; p++) {
@@ -380,7 +407,7 @@ CONF_GLOBAL_TEST(core, conversions) {
             x = (i & 2) ? -base : base;
         }
         if (isnan(x)) continue;
-        double rf = round_format(x, 10, -14, 65504.0), rb = round_format(x, 7, -126, 0x1.fep127);
+        double rf = hcl_ts_round_to(HCL_DTYPE_F16, x), rb = hcl_ts_round_to(HCL_DTYPE_BF16, x);
         float gf = hcl_f16_to_f32(hcl_f32_to_f16(x)), gb = hcl_bf16_to_f32(hcl_f32_to_bf16(x));
         if ((double)gf != rf || (double)gb != rb || signbit(gf) != signbit(x) || signbit(gb) != signbit(x)) {
             if (wrong++ == 0) first_bad = x;
@@ -403,6 +430,69 @@ CONF_GLOBAL_TEST(core, conversions) {
           (double)back[3], (double)back[4]);
     CHECK(hcl_convert(HCL_DTYPE_F16, NULL, HCL_DTYPE_F32, src, 1) == HCL_ERROR_INVALID_ARGUMENT &&
               hcl_convert(HCL_DTYPE_F16, mid, (hcl_dtype)4, src, 1) == HCL_ERROR_INVALID_ARGUMENT &&
-              hcl_convert(HCL_DTYPE_F16, NULL, HCL_DTYPE_F32, NULL, 0) == HCL_SUCCESS,
+              hcl_convert(HCL_DTYPE_F16, NULL, HCL_DTYPE_F32, NULL, 0) == HCL_SUCCESS &&
+              hcl_convert(HCL_DTYPE_F32, back, HCL_DTYPE_F16, NULL, 1) == HCL_ERROR_INVALID_ARGUMENT &&
+              hcl_convert((hcl_dtype)3, mid, HCL_DTYPE_F32, src, 1) == HCL_ERROR_INVALID_ARGUMENT &&
+              hcl_convert((hcl_dtype)-1, mid, HCL_DTYPE_F32, src, 1) == HCL_ERROR_INVALID_ARGUMENT,
           "hcl_convert argument checks");
+}
+
+/* ---- the GEMM tolerance is sharp enough ---- */
+
+/* C = A B (m x n, k long, both row-major) summed in order of p by a simulated kernel: in float32 (fmaf, or a rounded
+ * product then a sum), or with the running sum rounded to the 16-bit `acc` after every step (a kernel that computes
+ * in 16-bit arithmetic); then rounded to c_type. */
+static void simulated_gemm(int how, hcl_dtype acc, hcl_dtype c_type, size_t m, size_t n, size_t k, const float *a,
+                           const float *b, float *out) {
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            float s32 = 0.0f;
+            double s16 = 0.0;
+            for (size_t p = 0; p < k; p++) {
+                float x = a[i * k + p], y = b[p * n + j];
+                if (how == 0)
+                    s32 = fmaf(x, y, s32);
+                else if (how == 1)
+                    s32 = s32 + x * y;
+                else
+                    s16 = hcl_ts_round_to(acc, s16 + (double)x * (double)y);
+            }
+            out[i * n + j] = (float)hcl_ts_round_to(c_type, how == 2 ? s16 : (double)s32);
+        }
+}
+
+/* Float32 kernels pass the typed GEMM tolerance at k = 4096 and a kernel that accumulates in 16 bits fails it on
+ * most elements (hcl_testsupport.h, "Sharpness"), for every 16-bit type and C type. */
+CONF_GLOBAL_TEST(core, gemm_tolerance_sharp) {
+    const size_t m = 4, n = 32, k = 4096;
+    float *a = conf_floats(m * k), *b = conf_floats(k * n), *got = conf_floats(m * n);
+    double *ref = conf_doubles(m * n), *tol = conf_doubles(m * n);
+    for (size_t ti = 0; ti < 2; ti++) {
+        hcl_dtype t = g_half_types[ti];
+        conf_fill_uniform(a, m * k, -1.0f, 1.0f);
+        conf_fill_uniform(b, k * n, -1.0f, 1.0f);
+        for (size_t i = 0; i < m * k; i++) a[i] = (float)hcl_ts_round_to(t, a[i]);
+        for (size_t i = 0; i < k * n; i++) b[i] = (float)hcl_ts_round_to(t, b[i]);
+        for (int ci = 0; ci < 2; ci++) {
+            hcl_dtype c = ci ? HCL_DTYPE_F32 : t;
+            hcl_ts_ref_gemm_typed(c, HCL_COMPUTE_F32, HCL_NO_TRANS, HCL_NO_TRANS, m, n, k, 1.0f, a, k, b, n, 0.0f, NULL,
+                                  n, ref, tol);
+            for (int how = 0; how < 3; how++) {
+                simulated_gemm(how, t, c, m, n, k, a, b, got);
+                hcl_ts_cmp cmp;
+                hcl_ts_cmp_init(&cmp);
+                hcl_ts_compare(&cmp, got, ref, tol, 1.0, m * n);
+                static const char *hows[] = {"float32 fma", "float32 mul+add", "16-bit accumulation"};
+                cr_log_info("%s -> %s, %s: %zu of %zu outside, max |err| / tol %.3g", hcl_dtype_name(t),
+                            hcl_dtype_name(c), hows[how], cmp.bad, cmp.count, cmp.max_rel);
+                if (how < 2)
+                    CHECK(cmp.bad == 0, "%s -> %s, %s at k = %zu: %zu of %zu elements outside the tolerance",
+                          hcl_dtype_name(t), hcl_dtype_name(c), hows[how], k, cmp.bad, cmp.count);
+                else
+                    CHECK(cmp.bad > cmp.count / 2,
+                          "%s -> %s: a 16-bit accumulation at k = %zu passes the tolerance on %zu of %zu elements",
+                          hcl_dtype_name(t), hcl_dtype_name(c), k, cmp.count - cmp.bad, cmp.count);
+            }
+        }
+    }
 }

@@ -29,6 +29,36 @@
  *              data gives and far below a lost block of elements.
  *   Scales are floored at FLT_MIN (softmax's ref is not: bench's inputs keep it far above).
  *
+ *   Typed built-ins (hcl_vecadd, hcl_softmax, hcl_reduce, hcl_gemm in f16 / bf16 / TF32; HCL_TS_CONFORMANCE only).
+ *   The test rounds its inputs to the storage type first (hcl_convert), so the reference is computed on exactly
+ *   the stored values and a 16-bit input carries no error of its own; hcl.h asks for float32 arithmetic inside and
+ *   one rounding to nearest even of a 16-bit output. With u the unit roundoff of a type (hcl_ts_unit_roundoff:
+ *   f32 2^-24, f16 2^-11, bf16 2^-8; TF32 2^-11) and u_acc = 2^-24 (float32 arithmetic):
+ *     vecadd   exact: ref = hcl_ts_round_to(type, a + b). The float32 sum of two f16 (bf16) values rounded again to
+ *              16 bits is the correctly rounded sum: a double rounding can only go wrong where the exact sum has bits
+ *              both at the 16-bit tie position and below float32's last place, 13 (16) places apart, which two
+ *              values of 11 (8) significant bits cannot span.
+ *     reduce   the float32 rule above as it is: the input is exact and the output (ONE float32) is float32.
+ *     softmax  the float32 rule, plus the output rounding (hcl_ts_add_output_rounding).
+ *     gemm     hcl_ts_ref_gemm_typed:
+ *                tol = E (1 + u_out) + (u_out + u_acc) |ref| + tiny_out,
+ *                E   = g(k) u_acc (|alpha| S + |beta c|) [+ 2 u_tf32 |alpha| S for TF32],   S = sum_p |a_ip b_pj|,
+ *                g(k) = min(2 (k + 3), 8 (sqrt(k) + log2(k + 1) + 1)),
+ *              u_out the unit roundoff of C's type (0 for f32: its rounding is in E), tiny_out half the smallest f16
+ *              subnormal (2^-25) for f16 plus FLT_MIN (a flushed float32 subnormal). E is the error of float32
+ *              products and sums: the deterministic bound 2 (k + 3) u_acc S of the float32 rule for small k and,
+ *              above k of about 300, the probabilistic bound of Higham and Mary (rounding errors of random data are
+ *              independent and of mean zero, so they grow like sqrt(k); lambda = 8 with the log2 term for blocked
+ *              and tree orders, as the reduce rule), which only holds for inputs like the suite's (uniform, mixed
+ *              signs). TF32 rounds each factor to 10 fraction bits: a product errs by at most 2 u_tf32 |a b|. The
+ *              16-bit output adds one rounding of the float32 result: u_out |result| <= u_out (|ref| + E), and the
+ *              float32 rounding before it u_acc |ref|.
+ *              Sharpness: a GEMM that accumulates in 16 bits errs by about sqrt(k) u_16 rms|partial sum|; with inputs
+ *              uniform in [-1, 1] at k = 4096 that is ~0.15 (f16) against a tolerance of ~0.04, and the suite checks
+ *              that a simulated 16-bit accumulation fails (core/gemm_tolerance_sharp) while float32 ones pass.
+ *              (Products rounded once to 16 bits and summed in float32 are not caught: that error only grows like
+ *              sqrt(k) u_16 |a b|.)
+ *
  * Poison: a quiet NaN with a payload no arithmetic produces (HCL_TS_POISON_BITS). Outputs are poisoned before a
  * run, so an element that was never written fails the comparison and says so.
  */
@@ -64,6 +94,22 @@ void hcl_ts_ref_softmax(hcl_ts_rule rule, const float *x, size_t rows, size_t co
 /* The reduction of x[0..n) in float64: the sum, or max / min skipping NaN (as fmax / fmin do). n 0 gives the
  * identity (0, -inf, +inf). Returns the reference; *out_tol (may be NULL) gets the rule's tolerance. */
 double hcl_ts_ref_reduce(hcl_ts_rule rule, hcl_reduce_op op, const float *x, size_t n, double *out_tol);
+
+/* ---- typed references (the typed rules above) ---- */
+
+/* The unit roundoff of a storage type: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16); 0 for a value outside hcl_dtype. */
+double hcl_ts_unit_roundoff(hcl_dtype type);
+/* x rounded to nearest, ties to even, to `type` (f32, f16, bf16; overflow to +-inf, subnormals kept, NaN stays),
+ * in double arithmetic by frexp / nearbyint: a reference written apart from the library's conversions. */
+double hcl_ts_round_to(hcl_dtype type, double x);
+/* tol[i] += (u_out + 2^-24) |ref[i]| + tiny_out: the one rounding of a float32 result to a 16-bit `type` (nothing
+ * for f32). */
+void hcl_ts_add_output_rounding(hcl_dtype type, const double *ref, double *tol, size_t n);
+/* hcl_ts_ref_gemm's reference (a, b, c hold the stored values as floats; c is the initial C) with the typed GEMM
+ * rule's tolerance for a C of c_type and the given compute. */
+void hcl_ts_ref_gemm_typed(hcl_dtype c_type, hcl_compute compute, hcl_transpose trans_a, hcl_transpose trans_b,
+                           size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
+                           size_t ldb, float beta, const float *c, size_t ldc, double *out_ref, double *out_tol);
 
 /* The relative tolerance of HCL_TS_BENCH for a kernel (size: k for gemm, cols for softmax; otherwise unused). */
 double hcl_ts_bench_rtol(hcl_ts_kernel kernel, size_t size);

@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
 void hcl_ts_ref_vecadd(hcl_ts_rule rule, const float *a, const float *b, size_t n, double *out_ref, double *out_tol) {
     for (size_t i = 0; i < n; i++) {
@@ -114,4 +115,61 @@ double hcl_ts_bench_rtol(hcl_ts_kernel kernel, size_t size) {
     case HCL_TS_SOFTMAX: return (double)(size + 32) * 0x1.0p-24;
     default: return 1e-6;
     }
+}
+
+double hcl_ts_unit_roundoff(hcl_dtype type) {
+    switch (type) {
+    case HCL_DTYPE_F32: return 0x1.0p-24;
+    case HCL_DTYPE_F16: return 0x1.0p-11;
+    case HCL_DTYPE_BF16: return 0x1.0p-8;
+    }
+    return 0.0;
+}
+
+double hcl_ts_round_to(hcl_dtype type, double x) {
+    /* fraction bits, minimum normal exponent, largest finite value of each format */
+    int frac = type == HCL_DTYPE_F16 ? 10 : type == HCL_DTYPE_BF16 ? 7 : 23;
+    int emin = type == HCL_DTYPE_F16 ? -14 : -126;
+    double max = type == HCL_DTYPE_F16 ? 65504.0 : type == HCL_DTYPE_BF16 ? 0x1.fep127 : (double)FLT_MAX;
+    if (isnan(x) || isinf(x) || x == 0.0) return x;
+    int e;
+    frexp(fabs(x), &e); /* |x| = f 2^e with f in [0.5, 1): its last place at this precision is 2^(e - 1 - frac) */
+    int q = (e - 1 < emin ? emin : e - 1) - frac;
+    double v = ldexp(nearbyint(ldexp(fabs(x), -q)), q); /* exact scaling; nearbyint rounds ties to even */
+    if (v > max) v = INFINITY;
+    return x < 0 ? -v : v;
+}
+
+void hcl_ts_add_output_rounding(hcl_dtype type, const double *ref, double *tol, size_t n) {
+    if (type == HCL_DTYPE_F32) return;
+    double u = hcl_ts_unit_roundoff(type) + 0x1.0p-24, tiny = (type == HCL_DTYPE_F16 ? 0x1.0p-25 : 0.0) + FLT_MIN;
+    for (size_t i = 0; i < n; i++) tol[i] += u * fabs(ref[i]) + tiny;
+}
+
+void hcl_ts_ref_gemm_typed(hcl_dtype c_type, hcl_compute compute, hcl_transpose trans_a, hcl_transpose trans_b,
+                           size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
+                           size_t ldb, float beta, const float *c, size_t ldc, double *out_ref, double *out_tol) {
+    if (!out_tol) {
+        hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, out_ref,
+                        NULL);
+        return;
+    }
+    /* HCL_TS_BENCH's out_tol is max(|alpha| S + |beta c|, FLT_MIN): the scale of E */
+    hcl_ts_ref_gemm(HCL_TS_BENCH, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, out_ref, out_tol);
+    const double kk = (double)k, u_acc = 0x1.0p-24,
+                 u_out = c_type == HCL_DTYPE_F32 ? 0.0 : hcl_ts_unit_roundoff(c_type);
+    const double g = fmin(2.0 * (kk + 3.0), 8.0 * (sqrt(kk) + log2(kk + 1.0) + 1.0));
+    for (size_t i = 0; i < m * n; i++) out_tol[i] *= g * u_acc;
+    if (compute == HCL_COMPUTE_TF32 && alpha != 0.0f && k > 0) {
+        /* |alpha| S alone (beta 0 does not read C): the scale of the inputs' rounding to TF32 */
+        double *s = malloc(m * n * sizeof *s), *ignored = malloc(m * n * sizeof *ignored);
+        if (!s || !ignored) abort();
+        hcl_ts_ref_gemm(HCL_TS_BENCH, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, 0.0f, NULL, ldc, ignored, s);
+        for (size_t i = 0; i < m * n; i++) out_tol[i] += 2.0 * 0x1.0p-11 * s[i];
+        free(s);
+        free(ignored);
+    }
+    double tiny = (c_type == HCL_DTYPE_F16 ? 0x1.0p-25 : 0.0) + FLT_MIN;
+    for (size_t i = 0; i < m * n; i++)
+        out_tol[i] = out_tol[i] * (1.0 + u_out) + (u_out + (u_out ? u_acc : 0.0)) * fabs(out_ref[i]) + tiny;
 }

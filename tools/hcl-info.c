@@ -90,6 +90,31 @@ static void print_backends(void) {
     }
 }
 
+/* "f32, f16, bf16" (and ", tf32" for HCL_TYPE_BIT_TF32) for a set of type bits, "none" when empty: the device's
+ * native and matrix-unit types, named as hcl_dtype_name names them. */
+static void format_types(char *out, size_t out_size, uint32_t bits) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (int t = 0; t < HCL_DTYPE_COUNT; t++)
+        if (bits & HCL_TYPE_BIT(t))
+            used += (size_t)snprintf(out + used, used < out_size ? out_size - used : 0, "%s%s", used ? ", " : "",
+                                     hcl_dtype_name((hcl_dtype)t));
+    if (bits & HCL_TYPE_BIT_TF32)
+        used += (size_t)snprintf(out + used, used < out_size ? out_size - used : 0, "%stf32", used ? ", " : "");
+    if (!used) snprintf(out, out_size, "none");
+}
+
+/* The matrix unit the built-in GEMM uses, in words. */
+static const char *matrix_unit_name(hcl_matrix_unit u) {
+    switch (u) {
+    case HCL_MATRIX_UNIT_NONE: return "none";
+    case HCL_MATRIX_UNIT_TENSOR_CORE: return "tensor cores";
+    case HCL_MATRIX_UNIT_MFMA: return "matrix cores (MFMA)";
+    case HCL_MATRIX_UNIT_XMX: return "XMX";
+    }
+    return "unknown";
+}
+
 static void print_device(uint32_t global_index, const hcl_device_info *d) {
     char buf[128];
     printf("  [%" PRIu32 "] %s:%" PRIu32 "  %s\n", global_index, d->backend, d->index, d->name);
@@ -116,6 +141,12 @@ static void print_device(uint32_t global_index, const hcl_device_info *d) {
     } else {
         printf("        uuid:                (not given by the runtime)\n");
     }
+    printf("        architecture:        %s\n", d->arch[0] ? d->arch : "(unknown)");
+    format_types(buf, sizeof buf, d->native_types);
+    printf("        native types:        %s\n", buf);
+    printf("        matrix unit:         %s\n", matrix_unit_name(d->matrix_unit));
+    format_types(buf, sizeof buf, d->matrix_types);
+    printf("        matrix types:        %s\n", buf);
     printf("        identity:            %s\n", d->identity);
     printf("        offset alignment:    %" PRIu64 " byte%s (of buffer kernel arguments)\n", d->arg_offset_alignment,
            d->arg_offset_alignment == 1 ? "" : "s");
