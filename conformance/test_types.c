@@ -126,22 +126,34 @@ CONF_TEST(types, softmax_wide) {
 
 /* ---- reduce ---- */
 
-static void run_reduce(hcl_dtype t, hcl_reduce_op op, size_t n, bool specials) {
+/* Inputs of a reduce case: uniform; a NaN and an infinity (max / min skip the NaN, the sum is NaN); +inf only (the
+ * sum is +inf); +inf and -inf (the sum is NaN); one sign only (an accumulator started at 0 shows). */
+enum rgen { R_UNIFORM, R_NAN_INF, R_INF, R_BOTH_INF, R_ONE_SIGN };
+static const char *rgen_name[] = {"", " (NaN, inf)", " (+inf)", " (+inf, -inf)", " (one sign)"};
+
+static void run_reduce(hcl_dtype t, hcl_reduce_op op, size_t n, enum rgen gen) {
     size_t len = n ? n : 1;
     float *x = conf_floats(len), got = 0.0f;
     uint16_t *x16 = conf_malloc(len * 2);
-    conf_fill_uniform(x, len, -4.0f, 4.0f);
-    if (specials && n > 10) x[3] = nanf(""), x[7] = op == HCL_REDUCE_MIN ? -INFINITY : INFINITY;
+    if (gen == R_ONE_SIGN)
+        conf_fill_uniform(x, len, op == HCL_REDUCE_MAX ? -9.0f : 1.0f, op == HCL_REDUCE_MAX ? -1.0f : 9.0f);
+    else
+        conf_fill_uniform(x, len, -4.0f, 4.0f);
+    if (n > 10 && gen == R_NAN_INF) x[3] = nanf(""), x[7] = op == HCL_REDUCE_MIN ? -INFINITY : INFINITY;
+    if (n > 10 && (gen == R_INF || gen == R_BOTH_INF)) x[n - 2] = INFINITY;
+    if (n > 10 && gen == R_BOTH_INF) x[n / 2] = -INFINITY;
     to_type(t, x, x16, len);
+    /* the reference skips NaN for max / min and sums in float64, where inf + finite is inf and inf - inf is NaN */
     double tol = 0.0, ref = hcl_ts_ref_reduce(HCL_TS_CONFORMANCE, op, x, n, &tol);
-    if (specials && n > 10 && op == HCL_REDUCE_SUM) ref = NAN; /* NaN in a sum */
+    if (n > 10 && gen == R_NAN_INF && op == HCL_REDUCE_SUM) ref = NAN; /* NaN in a sum */
+    if (isnan(ref) || isinf(ref)) tol = 0.0;
     hcl_buffer bi = typed_buffer(t, x, x16, len), bo = conf_buffer(sizeof(float));
     if (!bi || !bo || !conf_poison_buffer(bo, 0, sizeof(float))) return;
     if (!CHECK_ST(HCL_SUCCESS, hcl_reduce(conf_queue, t, op, n, bi, bo, NULL))) return;
     if (!conf_read(bo, 0, &got, sizeof got)) return;
     static const char *names[] = {"sum", "max", "min"};
     char what[96];
-    snprintf(what, sizeof what, "reduce %s %s n=%zu%s", names[op], hcl_dtype_name(t), n, specials ? " (NaN, inf)" : "");
+    snprintf(what, sizeof what, "reduce %s %s n=%zu%s", names[op], hcl_dtype_name(t), n, rgen_name[gen]);
     conf_compare(what, &got, &ref, &tol, 1);
 }
 
@@ -150,8 +162,11 @@ CONF_TEST(types, reduce) {
     for (size_t ti = 0; ti < 2; ti++)
         for (int op = 0; op < 3; op++) {
             for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-                run_reduce(g_half_types[ti], (hcl_reduce_op)op, sizes[i], false);
-            run_reduce(g_half_types[ti], (hcl_reduce_op)op, 5000, true);
+                run_reduce(g_half_types[ti], (hcl_reduce_op)op, sizes[i], R_UNIFORM);
+            for (int gen = R_NAN_INF; gen <= R_ONE_SIGN; gen++) {
+                run_reduce(g_half_types[ti], (hcl_reduce_op)op, 5000, (enum rgen)gen);
+                run_reduce(g_half_types[ti], (hcl_reduce_op)op, 70001, (enum rgen)gen);
+            }
         }
 }
 
@@ -180,6 +195,11 @@ static void run_gemm(const tcase *g) {
     conf_fill_uniform(c0, len_c, -1.0f, 1.0f);
     if (g->c_nan)
         for (size_t i = 0; i < len_c; i++) c0[i] = nanf("");
+    /* the lda / ldb padding and the element after A and B hold NaN: a kernel that reads them poisons its result */
+    for (size_t i = 0; i < len_a; i++)
+        if (i == len_a - 1 || i % lda >= cols_a) a[i] = nanf("");
+    for (size_t i = 0; i < len_b; i++)
+        if (i == len_b - 1 || i % ldb >= cols_b) b[i] = nanf("");
     to_type(g->ab, a, a16, len_a);
     to_type(g->ab, b, b16, len_b);
     to_type(g->c, c0, c16, len_c);
@@ -494,5 +514,21 @@ CONF_GLOBAL_TEST(core, gemm_tolerance_sharp) {
                           hcl_dtype_name(t), hcl_dtype_name(c), k, cmp.count - cmp.bad, cmp.count);
             }
         }
+    }
+}
+
+/* ---- large ---- */
+
+/* Sizes of the f32 suites' large cases, in each 16-bit type. */
+CONF_TEST(types, large) {
+    for (size_t ti = 0; ti < 2; ti++) {
+        hcl_dtype t = g_half_types[ti];
+        run_vecadd(t, (1u << 22) + 19);
+        run_reduce(t, HCL_REDUCE_SUM, (1u << 22) + 13, R_UNIFORM);
+        run_reduce(t, HCL_REDUCE_MAX, (1u << 22) + 13, R_ONE_SIGN);
+        run_softmax(t, 513, 1031, false);
+        tcase g = {
+            t, ti ? t : HCL_DTYPE_F32, HCL_COMPUTE_F32, 300, 333, 417, HCL_TRANS, HCL_NO_TRANS, 5, 0.5f, -1.0f, false};
+        run_gemm(&g);
     }
 }
