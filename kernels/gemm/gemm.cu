@@ -1,7 +1,9 @@
-/* gemm (CUDA and HIP): row-major SGEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C.
+/* gemm (CUDA and HIP), the plain (SIMT) kernels: row-major GEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C,
+ * A and B in f32, f16 or bf16 and C in their type or f32 (hcl_gpu_types.h): 16-bit elements are widened as they are
+ * fetched, the arithmetic is float, C is rounded once. The matrix-unit kernels are in gemm_tc.cu.
  *
  * op(A) is m x k: A is m x k (lda >= k) or, transposed, k x m (lda >= m); op(B) is k x n likewise; C is m x n.
- * When beta is 0, C is not read (NaN in C does not propagate). k == 0 or alpha == 0 go to hcl_gemm_scale_f32,
+ * When beta is 0, C is not read (NaN in C does not propagate). k == 0 or alpha == 0 go to hcl_gemm_scale_<C's type>,
  * which never reads A or B.
  *
  * Tiled kernel: a block of 256 threads computes a BM x BN tile of C, walking k in steps of BK through two
@@ -15,14 +17,18 @@
  * Also the HIP kernel (gemm.hip): nothing here depends on the warp width (the layout is per thread of a 256-thread
  * block). Includes only hcl_gpu_compat.h, so NVRTC and hiprtc can build it alone. */
 
-#include "hcl_gpu_compat.h"
+#include "hcl_gpu_types.h"
 
 #define HCL_GEMM_THREADS 256
 
-template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB>
+template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB, typename TAB, typename TC>
 __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long long k, float alpha,
-                                              const float *__restrict__ A, long long lda, const float *__restrict__ B,
-                                              long long ldb, float beta, float *__restrict__ C, long long ldc) {
+                                              const TAB *__restrict__ A, long long lda, const TAB *__restrict__ B,
+                                              long long ldb, float beta, TC *__restrict__ C, long long ldc) {
+    typedef hcl_elem<TAB> EA;
+    typedef hcl_elem<TC> EC;
+    /* float4 global loads and stores for float matrices; 16-bit ones go element by element */
+    constexpr bool AB_F32 = sizeof(TAB) == sizeof(float), C_F32 = sizeof(TC) == sizeof(float);
     /* thread layout checks, at compile time */
     static_assert((BM / TM) * (BN / TN) == HCL_GEMM_THREADS, "one thread per TM x TN block");
     static_assert(BM * BK == 4 * HCL_GEMM_THREADS && BN * BK == 4 * HCL_GEMM_THREADS, "one float4 per thread");
@@ -48,9 +54,9 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
     const int b_c = TB ? t / (BK / 4) : (t % (BN / 4)) * 4; /* n offset in the tile */
     const int b_k = TB ? (t % (BK / 4)) * 4 : t / (BN / 4); /* k offset in the tile */
 
-    const bool a_vec = (lda % 4 == 0) && (((unsigned long long)A & 15ull) == 0);
-    const bool b_vec = (ldb % 4 == 0) && (((unsigned long long)B & 15ull) == 0);
-    const bool c_vec = (ldc % 4 == 0) && (((unsigned long long)C & 15ull) == 0);
+    const bool a_vec = AB_F32 && (lda % 4 == 0) && hcl_aligned16(A);
+    const bool b_vec = AB_F32 && (ldb % 4 == 0) && hcl_aligned16(B);
+    const bool c_vec = C_F32 && (ldc % 4 == 0) && hcl_aligned16(C);
 
     const long long tiles_m = (m + BM - 1) / BM;
     const long long tiles_n = (n + BN - 1) / BN;
@@ -71,56 +77,56 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
             auto fetch = [&](long long k0) {
                 if (!TA) {
                     const long long r = row0 + a_r, kk = k0 + a_k;
-                    const float *p = A + r * lda + kk;
+                    const TAB *p = A + r * lda + kk;
                     if (r < m && a_vec && kk + 3 < k) {
-                        const float4 v = *(const float4 *)p;
+                        const float4 v = *(const float4 *)(const void *)p;
                         ra[0] = v.x;
                         ra[1] = v.y;
                         ra[2] = v.z;
                         ra[3] = v.w;
                     } else {
 #pragma unroll
-                        for (int q = 0; q < 4; q++) ra[q] = (r < m && kk + q < k) ? p[q] : 0.0f;
+                        for (int q = 0; q < 4; q++) ra[q] = (r < m && kk + q < k) ? EA::ld(p, q) : 0.0f;
                     }
                 } else {
                     const long long r = row0 + a_r, kk = k0 + a_k;
-                    const float *p = A + kk * lda + r;
+                    const TAB *p = A + kk * lda + r;
                     if (kk < k && a_vec && r + 3 < m) {
-                        const float4 v = *(const float4 *)p;
+                        const float4 v = *(const float4 *)(const void *)p;
                         ra[0] = v.x;
                         ra[1] = v.y;
                         ra[2] = v.z;
                         ra[3] = v.w;
                     } else {
 #pragma unroll
-                        for (int q = 0; q < 4; q++) ra[q] = (kk < k && r + q < m) ? p[q] : 0.0f;
+                        for (int q = 0; q < 4; q++) ra[q] = (kk < k && r + q < m) ? EA::ld(p, q) : 0.0f;
                     }
                 }
                 if (!TB) {
                     const long long c = col0 + b_c, kk = k0 + b_k;
-                    const float *p = B + kk * ldb + c;
+                    const TAB *p = B + kk * ldb + c;
                     if (kk < k && b_vec && c + 3 < n) {
-                        const float4 v = *(const float4 *)p;
+                        const float4 v = *(const float4 *)(const void *)p;
                         rb[0] = v.x;
                         rb[1] = v.y;
                         rb[2] = v.z;
                         rb[3] = v.w;
                     } else {
 #pragma unroll
-                        for (int q = 0; q < 4; q++) rb[q] = (kk < k && c + q < n) ? p[q] : 0.0f;
+                        for (int q = 0; q < 4; q++) rb[q] = (kk < k && c + q < n) ? EA::ld(p, q) : 0.0f;
                     }
                 } else {
                     const long long c = col0 + b_c, kk = k0 + b_k;
-                    const float *p = B + c * ldb + kk;
+                    const TAB *p = B + c * ldb + kk;
                     if (c < n && b_vec && kk + 3 < k) {
-                        const float4 v = *(const float4 *)p;
+                        const float4 v = *(const float4 *)(const void *)p;
                         rb[0] = v.x;
                         rb[1] = v.y;
                         rb[2] = v.z;
                         rb[3] = v.w;
                     } else {
 #pragma unroll
-                        for (int q = 0; q < 4; q++) rb[q] = (c < n && kk + q < k) ? p[q] : 0.0f;
+                        for (int q = 0; q < 4; q++) rb[q] = (c < n && kk + q < k) ? EA::ld(p, q) : 0.0f;
                     }
                 }
             };
@@ -186,22 +192,23 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
 #pragma unroll
                     for (int gj = 0; gj < GN; gj++) {
                         const long long c = col0 + gj * SN_ + tx * 4;
-                        float *p = C + r * ldc + c;
+                        TC *p = C + r * ldc + c;
                         const float *v = &acc[gi * 4 + i][gj * 4];
                         if (c_vec && c + 3 < n) {
                             float4 o = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
                             if (beta != 0.0f) {
-                                const float4 old = *(const float4 *)p;
+                                const float4 old = *(const float4 *)(const void *)p;
                                 o.x = fmaf(beta, old.x, o.x);
                                 o.y = fmaf(beta, old.y, o.y);
                                 o.z = fmaf(beta, old.z, o.z);
                                 o.w = fmaf(beta, old.w, o.w);
                             }
-                            *(float4 *)p = o;
+                            *(float4 *)(void *)p = o;
                         } else {
 #pragma unroll
                             for (int q = 0; q < 4; q++) {
-                                if (c + q < n) p[q] = beta != 0.0f ? fmaf(beta, p[q], alpha * v[q]) : alpha * v[q];
+                                if (c + q < n)
+                                    EC::st(p, q, beta != 0.0f ? fmaf(beta, EC::ld(p, q), alpha * v[q]) : alpha * v[q]);
                             }
                         }
                     }
@@ -213,32 +220,47 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
 
 /* MINB: blocks per SM to keep resident (caps registers: 2 x 256 threads -> at most 128 per thread). A CUDA hint
  * only: HIP builds keep just the 256-thread bound (hcl_gpu_compat.h). */
-#define HCL_GEMM_KERNEL(NAME, BM, BN, BK, TM, TN, TA, TB, MINB)                                                        \
-    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_THREADS, MINB)                                    \
-        NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const float *A,            \
-             unsigned long long lda, const float *B, unsigned long long ldb, float beta, float *C,                     \
-             unsigned long long ldc) {                                                                                 \
-        hcl_gemm_impl<BM, BN, BK, TM, TN, TA, TB>((long long)m, (long long)n, (long long)k, alpha, A, (long long)lda,  \
-                                                  B, (long long)ldb, beta, C, (long long)ldc);                         \
+#define HCL_GEMM_KERNEL(NAME, BM, BN, BK, TM, TN, TA, TB, MINB, TAB, TC)                                               \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_THREADS, MINB) NAME(                              \
+        unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const TAB *A,                   \
+        unsigned long long lda, const TAB *B, unsigned long long ldb, float beta, TC *C, unsigned long long ldc) {     \
+        hcl_gemm_impl<BM, BN, BK, TM, TN, TA, TB, TAB, TC>((long long)m, (long long)n, (long long)k, alpha, A,         \
+                                                           (long long)lda, B, (long long)ldb, beta, C,                 \
+                                                           (long long)ldc);                                            \
     }
+/* hcl_gemm_<types>_<128|64>_<nn|nt|tn|tt>: <types> is f32, or <A's and B's type>_<C's type> for 16-bit inputs */
+#define HCL_GEMM_KERNELS(TYPES, TAB, TC)                                                                               \
+    HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_128_nn, 128, 128, 8, 8, 8, false, false, 2, TAB, TC)                            \
+    HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_128_nt, 128, 128, 8, 8, 8, false, true, 2, TAB, TC)                             \
+    HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_128_tn, 128, 128, 8, 8, 8, true, false, 2, TAB, TC)                             \
+    HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_128_tt, 128, 128, 8, 8, 8, true, true, 2, TAB, TC)                              \
+    HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_64_nn, 64, 64, 16, 4, 4, false, false, 3, TAB, TC)                              \
+    HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_64_nt, 64, 64, 16, 4, 4, false, true, 3, TAB, TC)                               \
+    HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_64_tn, 64, 64, 16, 4, 4, true, false, 3, TAB, TC)                               \
+    HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_64_tt, 64, 64, 16, 4, 4, true, true, 3, TAB, TC)
 
-HCL_GEMM_KERNEL(hcl_gemm_f32_128_nn, 128, 128, 8, 8, 8, false, false, 2)
-HCL_GEMM_KERNEL(hcl_gemm_f32_128_nt, 128, 128, 8, 8, 8, false, true, 2)
-HCL_GEMM_KERNEL(hcl_gemm_f32_128_tn, 128, 128, 8, 8, 8, true, false, 2)
-HCL_GEMM_KERNEL(hcl_gemm_f32_128_tt, 128, 128, 8, 8, 8, true, true, 2)
-HCL_GEMM_KERNEL(hcl_gemm_f32_64_nn, 64, 64, 16, 4, 4, false, false, 3)
-HCL_GEMM_KERNEL(hcl_gemm_f32_64_nt, 64, 64, 16, 4, 4, false, true, 3)
-HCL_GEMM_KERNEL(hcl_gemm_f32_64_tn, 64, 64, 16, 4, 4, true, false, 3)
-HCL_GEMM_KERNEL(hcl_gemm_f32_64_tt, 64, 64, 16, 4, 4, true, true, 3)
+HCL_GEMM_KERNELS(f32, float, float)
+HCL_GEMM_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
+HCL_GEMM_KERNELS(f16_f32, hcl_f16_t, float)
+HCL_GEMM_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
+HCL_GEMM_KERNELS(bf16_f32, hcl_bf16_t, float)
 
 /* C = beta * C over an m x n window (k == 0 or alpha == 0); beta == 0 writes zeros without reading C. */
-extern "C" __global__ void hcl_gemm_scale_f32(unsigned long long m, unsigned long long n, float beta, float *C,
-                                              unsigned long long ldc) {
+template <typename T>
+__device__ __forceinline__ void hcl_gemm_scale_impl(unsigned long long m, unsigned long long n, float beta, T *C,
+                                                    unsigned long long ldc) {
+    typedef hcl_elem<T> E;
     const unsigned long long total = m * n;
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
         const unsigned long long r = i / n, c = i % n;
-        float *p = C + r * ldc + c;
-        *p = beta != 0.0f ? beta * *p : 0.0f;
+        E::st(C, r * ldc + c, beta != 0.0f ? beta * E::ld(C, r * ldc + c) : 0.0f);
     }
 }
+
+#define HCL_GEMM_SCALE_KERNEL(SUFFIX, T)                                                                               \
+    extern "C" __global__ void hcl_gemm_scale_##SUFFIX(unsigned long long m, unsigned long long n, float beta, T *C,   \
+                                                       unsigned long long ldc) {                                       \
+        hcl_gemm_scale_impl<T>(m, n, beta, C, ldc);                                                                    \
+    }
+HCL_GPU_TYPES(HCL_GEMM_SCALE_KERNEL)

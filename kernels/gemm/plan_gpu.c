@@ -1,18 +1,24 @@
 /* The gemm plan's GPU part (kernels/gemm/plan_family.h). */
 #include "plan_family.h"
 
+#include <stdio.h>
+
+/* The matrix-unit plan (kernels/gemm/plan_tc.c): HCL_SUCCESS with the launch written, HCL_ERROR_UNSUPPORTED when the
+ * device or the call is not for the matrix-unit kernels (the SIMT kernels then run it; TF32 then fails). */
+hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
+
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
-    if (g->ab_type != HCL_DTYPE_F32 || g->c_type != HCL_DTYPE_F32 || g->compute != HCL_COMPUTE_F32)
-        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "gemm %s x %s -> %s is not built for this family yet",
-                              hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type));
-    const int trans = (g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS);
+    static const char *const trans[4] = {"nn", "nt", "tn", "tt"};
+    char name[64];
+    int kernel;
     if (g->k == 0 || g->alpha == 0.0f) {
         /* C = beta * C without reading A or B (BLAS: NaN or Inf in them must not reach C) */
         size_t cap = (size_t)(dev->compute_units ? dev->compute_units : 1) * 32;
         size_t blocks = hcl_min_size(hcl_ceil_div(g->m * g->n, 256), cap);
-        hcl_klaunch_1d(l, HCL_KPROG_GPU, hcl_kprogram_kernel(HCL_KPROG_GPU, "hcl_gemm_scale_f32"), blocks ? blocks : 1,
-                       256);
+        kernel = hcl_kernel_typed(HCL_KPROG_GPU, "hcl_gemm_scale", g->c_type);
+        if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_GPU, "hcl_gemm_scale", g->c_type)) return HCL_ERROR_UNSUPPORTED;
+        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, blocks ? blocks : 1, 256);
         hcl_klaunch_u64(l, g->m);
         hcl_klaunch_u64(l, g->n);
         hcl_klaunch_f32(l, g->beta);
@@ -20,11 +26,21 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         hcl_klaunch_u64(l, g->ldc);
         return HCL_SUCCESS;
     }
+    hcl_status st = hcl__plan_gemm_tc(dev, g, out, l);
+    if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32) return st;
     /* 128 x 128 tiles when there are at least two per SM, else 64 x 64 (more blocks for small problems) */
     size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
     int big = tiles128 >= 2 * (size_t)(dev->compute_units ? dev->compute_units : 1);
     size_t tile = big ? 128 : 64;
-    int kernel = hcl_kprogram_kernel(HCL_KPROG_GPU, big ? "hcl_gemm_f32_128_nn" : "hcl_gemm_f32_64_nn") + trans;
+    /* hcl_gemm_<f32 | ab_c>_<tile>_<trans> (gemm.cu) */
+    if (g->ab_type == HCL_DTYPE_F32)
+        snprintf(name, sizeof name, "hcl_gemm_f32_%zu_%s", tile,
+                 trans[(g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS)]);
+    else
+        snprintf(name, sizeof name, "hcl_gemm_%s_%s_%zu_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
+                 tile, trans[(g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS)]);
+    kernel = hcl_kprogram_kernel(HCL_KPROG_GPU, name);
+    if (kernel < 0) return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the GPU program has no kernel %s", name);
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
                    hcl_min_size(hcl_ceil_div(g->n, tile), hcl_known_or(dev->max_groups[0], 65535)), 256);
     l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, tile), hcl_known_or(dev->max_groups[1], 65535));

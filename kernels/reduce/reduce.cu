@@ -1,7 +1,8 @@
-/* reduce (CUDA and HIP): out[0] = sum, max or min of in[0..n).
+/* reduce (CUDA and HIP): out[0] = sum, max or min of in[0..n), in f32, f16 or bf16 (hcl_gpu_types.h); the partials
+ * and the result are float.
  *
  * One launch of a fixed-shape grid (the host picks gridDim.x <= HCL_REDUCE_MAX_BLOCKS from n alone and
- * blockDim.x = HCL_REDUCE_THREADS): each block folds a grid-stride slice (float4 loads when aligned) with warp
+ * blockDim.x = HCL_REDUCE_THREADS): each block folds a grid-stride slice (16-byte loads when aligned) with warp
  * shuffles and writes one partial; the last block to finish (an atomic ticket after a fence) folds the partials
  * in index order. Every fold happens in an order fixed by n, so the same input gives the same bits on every run.
  * max/min ignore NaN as fmaxf/fminf do. The ticket counter must be 0 before the first launch; the last block
@@ -10,7 +11,7 @@
  * per-warp scratch holds 32 entries, enough for 1024 threads at either width. Includes only hcl_gpu_compat.h,
  * so NVRTC and hiprtc can build it alone. */
 
-#include "hcl_gpu_compat.h"
+#include "hcl_gpu_types.h"
 
 #define HCL_REDUCE_THREADS 256
 #define HCL_REDUCE_MAX_BLOCKS 1024
@@ -47,10 +48,11 @@ template <int OP> __device__ __forceinline__ float hcl_reduce_block(float v, flo
     return v;
 }
 
-template <int OP>
-__device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long long n, float *partials,
+template <int OP, typename T>
+__device__ __forceinline__ void hcl_reduce_impl(const T *in, unsigned long long n, float *partials,
                                                 unsigned int *ticket, float *out) {
     typedef hcl_reduce_op_t<OP> op;
+    typedef hcl_elem<T> E;
     __shared__ float scratch[32];
     __shared__ bool is_last;
 
@@ -58,16 +60,21 @@ __device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long l
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     float acc = op::identity();
     unsigned long long done = 0;
-    if (((unsigned long long)in & 15ull) == 0) {
-        const float4 *in4 = (const float4 *)in;
-        const unsigned long long n4 = n / 4;
-        for (unsigned long long i = tid; i < n4; i += stride) {
-            const float4 x = in4[i];
-            acc = op::apply(acc, op::apply(op::apply(x.x, x.y), op::apply(x.z, x.w)));
+    if (hcl_aligned16(in)) {
+        const unsigned long long nv = n / E::VEC;
+        for (unsigned long long i = tid; i < nv; i += stride) {
+            float x[E::VEC];
+            E::ld_vec(in, i, x);
+            /* pairwise within the vector, then into the thread's total */
+#pragma unroll
+            for (int w = 1; w < E::VEC; w *= 2)
+#pragma unroll
+                for (int q = 0; q < E::VEC; q += 2 * w) x[q] = op::apply(x[q], x[q + w]);
+            acc = op::apply(acc, x[0]);
         }
-        done = n4 * 4;
+        done = nv * E::VEC;
     }
-    for (unsigned long long i = done + tid; i < n; i += stride) acc = op::apply(acc, in[i]);
+    for (unsigned long long i = done + tid; i < n; i += stride) acc = op::apply(acc, E::ld(in, i));
 
     acc = hcl_reduce_block<OP>(acc, scratch);
     if (threadIdx.x == 0) {
@@ -89,17 +96,11 @@ __device__ __forceinline__ void hcl_reduce_impl(const float *in, unsigned long l
     }
 }
 
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
-    hcl_reduce_sum_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out) {
-    hcl_reduce_impl<0>(in, n, partials, ticket, out);
-}
-
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
-    hcl_reduce_max_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out) {
-    hcl_reduce_impl<1>(in, n, partials, ticket, out);
-}
-
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS)
-    hcl_reduce_min_f32(const float *in, unsigned long long n, float *partials, unsigned int *ticket, float *out) {
-    hcl_reduce_impl<2>(in, n, partials, ticket, out);
-}
+#define HCL_REDUCE_KERNEL(NAME, OP, SUFFIX, T)                                                                         \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS(HCL_REDUCE_THREADS) hcl_reduce_##NAME##_##SUFFIX(                     \
+        const T *in, unsigned long long n, float *partials, unsigned int *ticket, float *out) {                        \
+        hcl_reduce_impl<OP, T>(in, n, partials, ticket, out);                                                          \
+    }
+#define HCL_REDUCE_KERNELS(SUFFIX, T)                                                                                  \
+    HCL_REDUCE_KERNEL(sum, 0, SUFFIX, T) HCL_REDUCE_KERNEL(max, 1, SUFFIX, T) HCL_REDUCE_KERNEL(min, 2, SUFFIX, T)
+HCL_GPU_TYPES(HCL_REDUCE_KERNELS)

@@ -1,11 +1,12 @@
-/* softmax (CUDA and HIP): row-wise softmax of a rows x cols row-major matrix, out[r][j] = exp(in[r][j] - max_r) / sum.
+/* softmax (CUDA and HIP): row-wise softmax of a rows x cols row-major matrix, out[r][j] = exp(in[r][j] - max_r) / sum,
+ * in f32, f16 or bf16 (hcl_gpu_types.h: float arithmetic, each output rounded once; staged rows are floats).
  *
  * Three shapes, picked by the host from cols:
- *  - hcl_softmax_warp<V>_f32, cols <= V * warpSize: one warp per row, the row held in registers (V values per lane),
+ *  - hcl_softmax_warp<V>_<type>, cols <= V * warpSize: one warp per row, the row held in registers (V values per lane),
  *    one read and one write of global memory.
- *  - hcl_softmax_block_staged_f32, cols * 4 bytes fit the dynamic shared memory the host gives it: one block per
+ *  - hcl_softmax_block_staged_<type>, cols * 4 bytes fit the dynamic shared memory the host gives it: one block per
  *    row, the row staged in shared memory, one read and one write.
- *  - hcl_softmax_block_f32, any cols: one block per row, an online max/sum pass (rescaling the running sum when
+ *  - hcl_softmax_block_<type>, any cols: one block per row, an online max/sum pass (rescaling the running sum when
  *    the max grows) and a write pass that reads the row again (mostly from L2). Nothing is staged, so any row
  *    length works.
  * -inf entries give 0; a row of all -inf gives NaN (0/0) as in PyTorch; NaN entries make the row NaN. Each
@@ -14,7 +15,7 @@
  * kernels hold V * warpSize columns and run blockDim.x / warpSize rows per block; the host picks V and the grid
  * from the device's width. Includes only hcl_gpu_compat.h, so NVRTC and hiprtc can build it alone. */
 
-#include "hcl_gpu_compat.h"
+#include "hcl_gpu_types.h"
 
 /* The warp kernels run 256 threads per block: 8 rows at 32 lanes, 4 rows on a 64-lane wavefront. */
 
@@ -75,23 +76,23 @@ template <bool SUM> __device__ __forceinline__ float hcl_softmax_block_fold(floa
 }
 
 /* ---- one warp per row, row in registers ---- */
-template <int V>
-__device__ __forceinline__ void hcl_softmax_warp_impl(const float *in, float *out, unsigned long long rows,
-                                                      unsigned int cols) {
+template <int V, typename T>
+__device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsigned long long rows, unsigned int cols) {
+    typedef hcl_elem<T> E;
     const unsigned lanes = warpSize;
     const unsigned lane = threadIdx.x % lanes;
     const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
     const unsigned long long warps = ((unsigned long long)gridDim.x * blockDim.x) / lanes;
     /* rows are uniform per warp, so whole warps stay in or leave the loop together (the shuffles need that) */
     for (unsigned long long row = first; row < rows; row += warps) {
-        const float *x = in + row * cols;
-        float *y = out + row * cols;
+        const T *x = in + row * cols;
+        T *y = out + row * cols;
         float v[V];
         float m = hcl_softmax_neg_inf();
 #pragma unroll
         for (int i = 0; i < V; i++) {
             const unsigned c = lane + (unsigned)i * lanes;
-            v[i] = c < cols ? x[c] : hcl_softmax_neg_inf();
+            v[i] = c < cols ? E::ld(x, c) : hcl_softmax_neg_inf();
             m = fmaxf(m, v[i]);
         }
         m = hcl_softmax_warp_max(m);
@@ -105,44 +106,52 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const float *in, float *ou
 #pragma unroll
         for (int i = 0; i < V; i++) {
             const unsigned c = lane + (unsigned)i * lanes;
-            if (c < cols) y[c] = v[i] / s;
+            if (c < cols) E::st(y, c, v[i] / s);
         }
     }
 }
 
-#define HCL_SOFTMAX_WARP_KERNEL(V)                                                                                     \
+#define HCL_SOFTMAX_WARP_KERNEL(V, SUFFIX, T)                                                                          \
     extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)                                                                  \
-        hcl_softmax_warp##V##_f32(const float *in, float *out, unsigned long long rows, unsigned int cols) {           \
-        hcl_softmax_warp_impl<V>(in, out, rows, cols);                                                                 \
+        hcl_softmax_warp##V##_##SUFFIX(const T *in, T *out, unsigned long long rows, unsigned int cols) {              \
+        hcl_softmax_warp_impl<V, T>(in, out, rows, cols);                                                              \
     }
-HCL_SOFTMAX_WARP_KERNEL(1)
-HCL_SOFTMAX_WARP_KERNEL(2)
-HCL_SOFTMAX_WARP_KERNEL(4)
-HCL_SOFTMAX_WARP_KERNEL(8)
-HCL_SOFTMAX_WARP_KERNEL(16)
-HCL_SOFTMAX_WARP_KERNEL(32)
+#define HCL_SOFTMAX_WARP_KERNELS(SUFFIX, T)                                                                            \
+    HCL_SOFTMAX_WARP_KERNEL(1, SUFFIX, T)                                                                              \
+    HCL_SOFTMAX_WARP_KERNEL(2, SUFFIX, T)                                                                              \
+    HCL_SOFTMAX_WARP_KERNEL(4, SUFFIX, T)                                                                              \
+    HCL_SOFTMAX_WARP_KERNEL(8, SUFFIX, T)                                                                              \
+    HCL_SOFTMAX_WARP_KERNEL(16, SUFFIX, T)                                                                             \
+    HCL_SOFTMAX_WARP_KERNEL(32, SUFFIX, T)
+HCL_GPU_TYPES(HCL_SOFTMAX_WARP_KERNELS)
 
 /* ---- one block per row, row staged in dynamic shared memory (cols floats) ---- */
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
-    hcl_softmax_block_staged_f32(const float *in, float *out, unsigned long long rows, unsigned int cols) {
+template <typename T>
+__device__ __forceinline__ void hcl_softmax_block_staged_impl(const T *in, T *out, unsigned long long rows,
+                                                              unsigned int cols) {
+    typedef hcl_elem<T> E;
+    constexpr int VEC = E::VEC, Q = VEC / 4;                 /* a vector of the type covers Q float4s of the stage */
     extern __shared__ __align__(16) float hcl_softmax_row[]; /* read and written as float4 */
     __shared__ float scratch[33];
+    float4 *r4 = (float4 *)hcl_softmax_row;
     for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
-        const float *x = in + row * cols;
-        float *y = out + row * cols;
-        const bool vec = (cols % 4 == 0) && ((((unsigned long long)x | (unsigned long long)y) & 15ull) == 0);
+        const T *x = in + row * cols;
+        T *y = out + row * cols;
+        const bool vec = (cols % VEC == 0) && hcl_aligned16(x) && hcl_aligned16(y);
         float m = hcl_softmax_neg_inf();
         if (vec) {
-            const float4 *x4 = (const float4 *)x;
-            float4 *r4 = (float4 *)hcl_softmax_row;
-            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
-                const float4 t = x4[j];
-                r4[j] = t;
-                m = fmaxf(m, fmaxf(fmaxf(t.x, t.y), fmaxf(t.z, t.w)));
+            for (unsigned j = threadIdx.x; j < cols / VEC; j += blockDim.x) {
+                float t[VEC];
+                E::ld_vec(x, j, t);
+#pragma unroll
+                for (int q = 0; q < Q; q++)
+                    r4[j * Q + q] = make_float4(t[4 * q], t[4 * q + 1], t[4 * q + 2], t[4 * q + 3]);
+#pragma unroll
+                for (int q = 0; q < VEC; q++) m = fmaxf(m, t[q]);
             }
         } else {
             for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) {
-                const float t = x[j];
+                const float t = E::ld(x, j);
                 hcl_softmax_row[j] = t;
                 m = fmaxf(m, t);
             }
@@ -151,15 +160,17 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
         float s = 0.0f;
         /* each thread revisits only the elements it staged itself: no barrier needed before this loop */
         if (vec) {
-            float4 *r4 = (float4 *)hcl_softmax_row;
-            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
-                float4 t = r4[j];
-                t.x = hcl_softmax_exp(t.x, m);
-                t.y = hcl_softmax_exp(t.y, m);
-                t.z = hcl_softmax_exp(t.z, m);
-                t.w = hcl_softmax_exp(t.w, m);
-                r4[j] = t;
-                s += (t.x + t.y) + (t.z + t.w);
+            for (unsigned j = threadIdx.x; j < cols / VEC; j += blockDim.x) {
+#pragma unroll
+                for (int q = 0; q < Q; q++) {
+                    float4 t = r4[j * Q + q];
+                    t.x = hcl_softmax_exp(t.x, m);
+                    t.y = hcl_softmax_exp(t.y, m);
+                    t.z = hcl_softmax_exp(t.z, m);
+                    t.w = hcl_softmax_exp(t.w, m);
+                    r4[j * Q + q] = t;
+                    s += (t.x + t.y) + (t.z + t.w);
+                }
             }
         } else {
             for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) {
@@ -170,22 +181,35 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
         }
         s = hcl_softmax_block_fold<true>(s, scratch);
         if (vec) {
-            const float4 *r4 = (const float4 *)hcl_softmax_row;
-            float4 *y4 = (float4 *)y;
-            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
-                const float4 t = r4[j];
-                y4[j] = make_float4(t.x / s, t.y / s, t.z / s, t.w / s);
+            for (unsigned j = threadIdx.x; j < cols / VEC; j += blockDim.x) {
+                float t[VEC];
+#pragma unroll
+                for (int q = 0; q < Q; q++) {
+                    const float4 u = r4[j * Q + q];
+                    t[4 * q] = u.x / s, t[4 * q + 1] = u.y / s, t[4 * q + 2] = u.z / s, t[4 * q + 3] = u.w / s;
+                }
+                E::st_vec(y, j, t);
             }
         } else {
-            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) y[j] = hcl_softmax_row[j] / s;
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) E::st(y, j, hcl_softmax_row[j] / s);
         }
         __syncthreads(); /* the next row overwrites the stage */
     }
 }
 
+#define HCL_SOFTMAX_STAGED_KERNEL(SUFFIX, T)                                                                           \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)                                                                 \
+        hcl_softmax_block_staged_##SUFFIX(const T *in, T *out, unsigned long long rows, unsigned int cols) {           \
+        hcl_softmax_block_staged_impl<T>(in, out, rows, cols);                                                         \
+    }
+HCL_GPU_TYPES(HCL_SOFTMAX_STAGED_KERNEL)
+
 /* ---- one block per row, online max/sum then a second read; no staging, any cols ---- */
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
-    hcl_softmax_block_f32(const float *in, float *out, unsigned long long rows, unsigned int cols) {
+template <typename T>
+__device__ __forceinline__ void hcl_softmax_block_impl(const T *in, T *out, unsigned long long rows,
+                                                       unsigned int cols) {
+    typedef hcl_elem<T> E;
+    constexpr int VEC = E::VEC;
     __shared__ float scratch_m[32];
     __shared__ float scratch_s[32];
     __shared__ float result[2];
@@ -193,22 +217,20 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
     const unsigned warp = threadIdx.x / warpSize;
     const unsigned warps = (blockDim.x + warpSize - 1) / warpSize;
     for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
-        const float *x = in + row * cols;
-        float *y = out + row * cols;
-        const bool vec = (cols % 4 == 0) && ((((unsigned long long)x | (unsigned long long)y) & 15ull) == 0);
+        const T *x = in + row * cols;
+        T *y = out + row * cols;
+        const bool vec = (cols % VEC == 0) && hcl_aligned16(x) && hcl_aligned16(y);
         float m = hcl_softmax_neg_inf();
         float s = 0.0f;
         if (vec) {
-            const float4 *x4 = (const float4 *)x;
-            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
-                const float4 t = x4[j];
-                hcl_softmax_online(m, s, t.x);
-                hcl_softmax_online(m, s, t.y);
-                hcl_softmax_online(m, s, t.z);
-                hcl_softmax_online(m, s, t.w);
+            for (unsigned j = threadIdx.x; j < cols / VEC; j += blockDim.x) {
+                float t[VEC];
+                E::ld_vec(x, j, t);
+#pragma unroll
+                for (int q = 0; q < VEC; q++) hcl_softmax_online(m, s, t[q]);
             }
         } else {
-            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) hcl_softmax_online(m, s, x[j]);
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) hcl_softmax_online(m, s, E::ld(x, j));
         }
         /* merge (m, s) across the warp, then across warps */
         for (int off = warpSize / 2; off > 0; off /= 2) {
@@ -238,16 +260,23 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)
         m = result[0];
         s = result[1];
         if (vec) {
-            const float4 *x4 = (const float4 *)x;
-            float4 *y4 = (float4 *)y;
-            for (unsigned j = threadIdx.x; j < cols / 4; j += blockDim.x) {
-                const float4 t = x4[j];
-                y4[j] = make_float4(hcl_softmax_exp(t.x, m) / s, hcl_softmax_exp(t.y, m) / s,
-                                    hcl_softmax_exp(t.z, m) / s, hcl_softmax_exp(t.w, m) / s);
+            for (unsigned j = threadIdx.x; j < cols / VEC; j += blockDim.x) {
+                float t[VEC];
+                E::ld_vec(x, j, t);
+#pragma unroll
+                for (int q = 0; q < VEC; q++) t[q] = hcl_softmax_exp(t[q], m) / s;
+                E::st_vec(y, j, t);
             }
         } else {
-            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) y[j] = hcl_softmax_exp(x[j], m) / s;
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) E::st(y, j, hcl_softmax_exp(E::ld(x, j), m) / s);
         }
         __syncthreads(); /* result[] is rewritten for the next row */
     }
 }
+
+#define HCL_SOFTMAX_BLOCK_KERNEL(SUFFIX, T)                                                                            \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS(1024)                                                                 \
+        hcl_softmax_block_##SUFFIX(const T *in, T *out, unsigned long long rows, unsigned int cols) {                  \
+        hcl_softmax_block_impl<T>(in, out, rows, cols);                                                                \
+    }
+HCL_GPU_TYPES(HCL_SOFTMAX_BLOCK_KERNEL)

@@ -1,0 +1,109 @@
+/* Element types of the CUDA/HIP built-ins: f32, f16, bf16 storage with float arithmetic.
+ *
+ * 16-bit elements are stored as unsigned short inside two distinct structs (so templates tell them apart) and
+ * converted here, with no vendor header (NVRTC and hiprtc build the text alone): f16 through the hardware
+ * conversion (PTX cvt on CUDA, clang's _Float16 on HIP; both round to nearest even), bf16 with integer code (the
+ * upper half of a float, rounded to nearest even, a NaN kept quiet), bit-exact with the host's conversions.
+ * hcl_elem<T> gives the loads and stores a kernel body uses: one element, or one 16-byte vector of VEC elements
+ * (4 floats or 8 halves; the caller checks the 16-byte alignment). */
+#ifndef HCL_GPU_TYPES_H
+#define HCL_GPU_TYPES_H
+
+#include "hcl_gpu_compat.h"
+
+struct hcl_f16_t {
+    unsigned short bits;
+};
+struct hcl_bf16_t {
+    unsigned short bits;
+};
+
+__device__ __forceinline__ float hcl_f16_to_float(unsigned short h) {
+#if defined(HCL_GPU_HIP_KERNEL)
+    return (float)__builtin_bit_cast(_Float16, h);
+#else
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+#endif
+}
+
+__device__ __forceinline__ unsigned short hcl_float_to_f16(float f) {
+#if defined(HCL_GPU_HIP_KERNEL)
+    return __builtin_bit_cast(unsigned short, (_Float16)f);
+#else
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#endif
+}
+
+__device__ __forceinline__ float hcl_bf16_to_float(unsigned short h) {
+    return __int_as_float((int)((unsigned)h << 16));
+}
+
+__device__ __forceinline__ unsigned short hcl_float_to_bf16(float f) {
+    const unsigned u = (unsigned)__float_as_int(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+    return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+template <typename T> struct hcl_elem;
+
+template <> struct hcl_elem<float> {
+    enum { VEC = 4 };
+    static __device__ __forceinline__ float ld(const float *p, unsigned long long i) { return p[i]; }
+    static __device__ __forceinline__ void st(float *p, unsigned long long i, float v) { p[i] = v; }
+    /* elements VEC*i .. VEC*i + VEC-1 */
+    static __device__ __forceinline__ void ld_vec(const float *p, unsigned long long i, float *v) {
+        const float4 t = ((const float4 *)p)[i];
+        v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
+    }
+    static __device__ __forceinline__ void st_vec(float *p, unsigned long long i, const float *v) {
+        ((float4 *)p)[i] = make_float4(v[0], v[1], v[2], v[3]);
+    }
+};
+
+/* The conversions of a 16-bit format. */
+template <typename S> struct hcl_conv16;
+template <> struct hcl_conv16<hcl_f16_t> {
+    static __device__ __forceinline__ float to(unsigned short h) { return hcl_f16_to_float(h); }
+    static __device__ __forceinline__ unsigned short from(float f) { return hcl_float_to_f16(f); }
+};
+template <> struct hcl_conv16<hcl_bf16_t> {
+    static __device__ __forceinline__ float to(unsigned short h) { return hcl_bf16_to_float(h); }
+    static __device__ __forceinline__ unsigned short from(float f) { return hcl_float_to_bf16(f); }
+};
+
+/* 16-bit storage of format S */
+template <typename S> struct hcl_elem16 {
+    typedef hcl_conv16<S> cv;
+    enum { VEC = 8 };
+    static __device__ __forceinline__ float ld(const S *p, unsigned long long i) { return cv::to(p[i].bits); }
+    static __device__ __forceinline__ void st(S *p, unsigned long long i, float v) { p[i].bits = cv::from(v); }
+    static __device__ __forceinline__ void ld_vec(const S *p, unsigned long long i, float *v) {
+        const uint4 t = ((const uint4 *)p)[i];
+        const unsigned w[4] = {t.x, t.y, t.z, t.w};
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            v[2 * q] = cv::to((unsigned short)(w[q] & 0xffffu));
+            v[2 * q + 1] = cv::to((unsigned short)(w[q] >> 16));
+        }
+    }
+    static __device__ __forceinline__ void st_vec(S *p, unsigned long long i, const float *v) {
+        unsigned w[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) w[q] = (unsigned)cv::from(v[2 * q]) | ((unsigned)cv::from(v[2 * q + 1]) << 16);
+        ((uint4 *)p)[i] = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+};
+template <> struct hcl_elem<hcl_f16_t> : hcl_elem16<hcl_f16_t> {};
+template <> struct hcl_elem<hcl_bf16_t> : hcl_elem16<hcl_bf16_t> {};
+
+/* Whether p is 16-byte aligned (a vector access needs it). */
+__device__ __forceinline__ bool hcl_aligned16(const void *p) { return ((unsigned long long)p & 15ull) == 0; }
+
+/* The three instantiations of a kernel body: NAME_f32, NAME_f16, NAME_bf16 (X(suffix, type) per type). */
+#define HCL_GPU_TYPES(X) X(f32, float) X(f16, hcl_f16_t) X(bf16, hcl_bf16_t)
+
+#endif /* HCL_GPU_TYPES_H */
