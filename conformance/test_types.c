@@ -111,8 +111,9 @@ static void run_softmax(hcl_dtype t, size_t rows, size_t cols, bool in_place) {
 }
 
 CONF_TEST(types, softmax) {
-    static const size_t shapes[][2] = {{1, 1},  {3, 1},   {5, 7},    {4, 31},   {3, 32},   {3, 33},
-                                       {9, 64}, {2, 127}, {4, 1024}, {3, 1025}, {2, 2049}, {65, 257}};
+    static const size_t shapes[][2] = {{1, 1},    {3, 1},    {5, 7},    {4, 31},   {3, 32},
+                                       {3, 33},   {9, 64},   {2, 127},  {4, 1024}, {3, 1025},
+                                       {2, 2048}, {2, 2049}, {65, 257}, {2, 4097}, {2, 12033}};
     for (size_t ti = 0; ti < 2; ti++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             run_softmax(g_half_types[ti], shapes[i][0], shapes[i][1], false);
@@ -121,7 +122,11 @@ CONF_TEST(types, softmax) {
 }
 
 CONF_TEST(types, softmax_wide) {
-    for (size_t ti = 0; ti < 2; ti++) run_softmax(g_half_types[ti], 3, 40000, false);
+    for (size_t ti = 0; ti < 2; ti++) {
+        run_softmax(g_half_types[ti], 3, 40000, false);
+        run_softmax(g_half_types[ti], 2, 65536, false); /* the CL cached kernel's end at 4096 work-items */
+        run_softmax(g_half_types[ti], 2, 65537, false);
+    }
 }
 
 /* ---- reduce ---- */
@@ -158,7 +163,8 @@ static void run_reduce(hcl_dtype t, hcl_reduce_op op, size_t n, enum rgen gen) {
 }
 
 CONF_TEST(types, reduce) {
-    static const size_t sizes[] = {0, 1, 2, 17, 255, 256, 257, 4099, 65536, 1000003};
+    /* the GPU plan's 256 x 8 elements per block and its 1024 blocks (2^21), the CL work-group sizes */
+    static const size_t sizes[] = {0, 1, 2, 17, 255, 256, 257, 2047, 2048, 2049, 4099, 65536, 1000003, (1u << 21) + 1};
     for (size_t ti = 0; ti < 2; ti++)
         for (int op = 0; op < 3; op++) {
             for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
