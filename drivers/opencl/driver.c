@@ -247,6 +247,18 @@ static void describe_device(hcl__ocl_device_entry *e) {
     if (ext && strstr(ext, "cl_khr_device_uuid") != NULL &&
         hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, NULL) == CL_SUCCESS)
         hcl__kit_device_uuid(info, uuid);
+    /* Types: f16 arithmetic with cl_khr_fp16 (f16 storage works everywhere through vload_half); no OpenCL 1.2 device
+     * computes bf16. The OpenCL C gemm uses no matrix unit (OpenCL C cannot reach NVIDIA's tensor cores), so
+     * matrix_unit stays NONE and TF32 is refused. NVIDIA's compute capability names the architecture. */
+    info->native_types =
+        HCL_TYPE_BIT(HCL_DTYPE_F32) | (ext && strstr(ext, "cl_khr_fp16") ? HCL_TYPE_BIT(HCL_DTYPE_F16) : 0u);
+    cl_uint cc[2] = {0, 0};
+    if (ext && strstr(ext, "cl_nv_device_attribute_query") &&
+        hcl__cl.clGetDeviceInfo(e->id, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, sizeof cc[0], &cc[0],
+                                NULL) == CL_SUCCESS &&
+        hcl__cl.clGetDeviceInfo(e->id, 0x4001 /* CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV */, sizeof cc[1], &cc[1],
+                                NULL) == CL_SUCCESS)
+        snprintf(info->arch, sizeof info->arch, "sm_%u%u", (unsigned)cc[0], (unsigned)cc[1]);
     /* OpenCL states no limit on the number of work-groups (max_groups stays 0) */
     e->limits.subgroup_width = subgroup_width(e, ext ? ext : "");
     free(ext);
