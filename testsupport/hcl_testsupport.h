@@ -50,9 +50,11 @@
  *              above k of about 300, the probabilistic bound of Higham and Mary (rounding errors of random data are
  *              independent and of mean zero, so they grow like sqrt(k); lambda = 8 with the log2 term for blocked
  *              and tree orders, as the reduce rule), which only holds for inputs like the suite's (uniform, mixed
- *              signs). TF32 rounds each factor to 10 fraction bits: a product errs by at most 2 u_tf32 |a b|. The
- *              16-bit output adds one rounding of the float32 result: u_out |result| <= u_out (|ref| + E), and the
- *              float32 rounding before it u_acc |ref|.
+ *              signs). Matrix units that align and truncate inside a block of products (tensor cores) err with a
+ *              bias, about (k / block) u_acc |partial sum|: with mixed signs |partial sum| ~ sqrt(k) << S, about 50x
+ *              below E at any k for blocks of 8. TF32 rounds each factor to 10 fraction bits: a product errs by at
+ *              most 2 u_tf32 |a b|. The 16-bit output adds one rounding of the float32 result: u_out |result| <=
+ *              u_out (|ref| + E), and the float32 rounding before it u_acc |ref|.
  *              Sharpness: a GEMM that accumulates in 16 bits errs by about sqrt(k) u_16 rms|partial sum|; with inputs
  *              uniform in [-1, 1] at k = 4096 that is ~0.15 (f16) against a tolerance of ~0.04, and the suite checks
  *              that a simulated 16-bit accumulation fails (core/gemm_tolerance_sharp) while float32 ones pass.
