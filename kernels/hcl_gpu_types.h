@@ -62,6 +62,14 @@ template <> struct hcl_elem<float> {
     static __device__ __forceinline__ void st_vec(float *p, unsigned long long i, const float *v) {
         ((float4 *)p)[i] = make_float4(v[0], v[1], v[2], v[3]);
     }
+    /* elements 2i and 2i + 1 (8-byte aligned) */
+    static __device__ __forceinline__ void ld2(const float *p, unsigned long long i, float *v) {
+        const float2 t = ((const float2 *)p)[i];
+        v[0] = t.x, v[1] = t.y;
+    }
+    static __device__ __forceinline__ void st2(float *p, unsigned long long i, float v0, float v1) {
+        ((float2 *)p)[i] = make_float2(v0, v1);
+    }
 };
 
 /* The conversions of a 16-bit format. */
@@ -95,6 +103,15 @@ template <typename S> struct hcl_elem16 {
 #pragma unroll
         for (int q = 0; q < 4; q++) w[q] = (unsigned)cv::from(v[2 * q]) | ((unsigned)cv::from(v[2 * q + 1]) << 16);
         ((uint4 *)p)[i] = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    /* elements 2i and 2i + 1 (4-byte aligned): one 32-bit access */
+    static __device__ __forceinline__ void ld2(const S *p, unsigned long long i, float *v) {
+        const unsigned w = ((const unsigned *)(const void *)p)[i];
+        v[0] = cv::to((unsigned short)(w & 0xffffu));
+        v[1] = cv::to((unsigned short)(w >> 16));
+    }
+    static __device__ __forceinline__ void st2(S *p, unsigned long long i, float v0, float v1) {
+        ((unsigned *)(void *)p)[i] = (unsigned)cv::from(v0) | ((unsigned)cv::from(v1) << 16);
     }
 };
 template <> struct hcl_elem<hcl_f16_t> : hcl_elem16<hcl_f16_t> {};

@@ -84,16 +84,32 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
     const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
     const unsigned long long warps = ((unsigned long long)gridDim.x * blockDim.x) / lanes;
     /* rows are uniform per warp, so whole warps stay in or leave the loop together (the shuffles need that) */
+    /* 16-bit rows of even length go by pairs of columns (one 32-bit access per lane: a warp reads 128 bytes) */
+    const bool pairs = sizeof(T) == 2 && V >= 2 && cols % 2 == 0 && ((unsigned long long)in & 3ull) == 0 &&
+                       ((unsigned long long)out & 3ull) == 0;
     for (unsigned long long row = first; row < rows; row += warps) {
         const T *x = in + row * cols;
         T *y = out + row * cols;
         float v[V];
         float m = hcl_softmax_neg_inf();
+        if (pairs) {
 #pragma unroll
-        for (int i = 0; i < V; i++) {
-            const unsigned c = lane + (unsigned)i * lanes;
-            v[i] = c < cols ? E::ld(x, c) : hcl_softmax_neg_inf();
-            m = fmaxf(m, v[i]);
+            for (int i = 0; i < V / 2; i++) {
+                const unsigned p = lane + (unsigned)i * lanes; /* columns 2p, 2p + 1 */
+                if (2 * p < cols)
+                    E::ld2(x, p, &v[2 * i]);
+                else
+                    v[2 * i] = v[2 * i + 1] = hcl_softmax_neg_inf();
+            }
+#pragma unroll
+            for (int i = 0; i < V; i++) m = fmaxf(m, v[i]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                const unsigned c = lane + (unsigned)i * lanes;
+                v[i] = c < cols ? E::ld(x, c) : hcl_softmax_neg_inf();
+                m = fmaxf(m, v[i]);
+            }
         }
         m = hcl_softmax_warp_max(m);
         float s = 0.0f;
@@ -102,11 +118,19 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
             v[i] = hcl_softmax_exp(v[i], m);
             s += v[i];
         }
-        s = hcl_softmax_warp_sum(s);
+        const float inv = 1.0f / hcl_softmax_warp_sum(s);
+        if (pairs) {
 #pragma unroll
-        for (int i = 0; i < V; i++) {
-            const unsigned c = lane + (unsigned)i * lanes;
-            if (c < cols) E::st(y, c, v[i] / s);
+            for (int i = 0; i < V / 2; i++) {
+                const unsigned p = lane + (unsigned)i * lanes;
+                if (2 * p < cols) E::st2(y, p, v[2 * i] * inv, v[2 * i + 1] * inv);
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                const unsigned c = lane + (unsigned)i * lanes;
+                if (c < cols) E::st(y, c, v[i] * inv);
+            }
         }
     }
 }
@@ -179,19 +203,19 @@ __device__ __forceinline__ void hcl_softmax_block_staged_impl(const T *in, T *ou
                 s += e;
             }
         }
-        s = hcl_softmax_block_fold<true>(s, scratch);
+        const float inv = 1.0f / hcl_softmax_block_fold<true>(s, scratch);
         if (vec) {
             for (unsigned j = threadIdx.x; j < cols / VEC; j += blockDim.x) {
                 float t[VEC];
 #pragma unroll
                 for (int q = 0; q < Q; q++) {
                     const float4 u = r4[j * Q + q];
-                    t[4 * q] = u.x / s, t[4 * q + 1] = u.y / s, t[4 * q + 2] = u.z / s, t[4 * q + 3] = u.w / s;
+                    t[4 * q] = u.x * inv, t[4 * q + 1] = u.y * inv, t[4 * q + 2] = u.z * inv, t[4 * q + 3] = u.w * inv;
                 }
                 E::st_vec(y, j, t);
             }
         } else {
-            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) E::st(y, j, hcl_softmax_row[j] / s);
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) E::st(y, j, hcl_softmax_row[j] * inv);
         }
         __syncthreads(); /* the next row overwrites the stage */
     }
@@ -258,17 +282,18 @@ __device__ __forceinline__ void hcl_softmax_block_impl(const T *in, T *out, unsi
         }
         __syncthreads();
         m = result[0];
-        s = result[1];
+        const float inv = 1.0f / result[1];
         if (vec) {
             for (unsigned j = threadIdx.x; j < cols / VEC; j += blockDim.x) {
                 float t[VEC];
                 E::ld_vec(x, j, t);
 #pragma unroll
-                for (int q = 0; q < VEC; q++) t[q] = hcl_softmax_exp(t[q], m) / s;
+                for (int q = 0; q < VEC; q++) t[q] = hcl_softmax_exp(t[q], m) * inv;
                 E::st_vec(y, j, t);
             }
         } else {
-            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) E::st(y, j, hcl_softmax_exp(E::ld(x, j), m) / s);
+            for (unsigned j = threadIdx.x; j < cols; j += blockDim.x)
+                E::st(y, j, hcl_softmax_exp(E::ld(x, j), m) * inv);
         }
         __syncthreads(); /* result[] is rewritten for the next row */
     }
