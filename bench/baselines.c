@@ -123,7 +123,8 @@ static const vendor vendors[] = {
      "cuda.h (the CUDA toolkit)",
      "CUDA baselines",
      "cuLaunchKernel",
-     {"cuBLAS SGEMM", "cuMemcpyDtoDAsync", "CUB DeviceReduce::Sum"}},
+     {"cuBLAS SGEMM", "cuMemcpyDtoDAsync", "CUB DeviceReduce::Sum", "cuBLAS GemmEx TF32", "cuBLAS GemmEx f16",
+      "cuBLAS GemmEx bf16"}},
     {BK_OPENCL,
      OPENCL_OPS,
      "CL/cl.h",
@@ -262,6 +263,15 @@ int base_gemm_run(bdev *b, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffe
     }
 #endif
     snprintf(ms->error, sizeof ms->error, "no GEMM baseline for backend %s", b->info.backend);
+    return 1;
+}
+
+int base_gemm_typed_run(bdev *b, int kind, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+                        double *out_s, measure *ms) {
+    const vendor_ops *ops = ops_of(b->bl);
+    if (ops && ops->gemm_typed)
+        return ops->gemm_typed(b->bl, kind, m, n, k, A, B, C, out_s, ms->error, sizeof ms->error);
+    snprintf(ms->error, sizeof ms->error, "no typed GEMM baseline for backend %s", b->info.backend);
     return 1;
 }
 

@@ -36,7 +36,8 @@
 // clang-format on
 #define BENCH_CUBLAS_SYMS(X)                                                                                           \
     X(cublasCreate_v2)                                                                                                 \
-    X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSgemm_v2) X(cublasGetMathMode) X(cublasGetVersion_v2)
+    X(cublasDestroy_v2)                                                                                                \
+    X(cublasSetStream_v2) X(cublasSgemm_v2) X(cublasGemmEx) X(cublasGetMathMode) X(cublasGetVersion_v2)
 #define BENCH_CUB_SYMS(X)                                                                                              \
     X(hcl_bench_cub_sum) X(hcl_bench_cub_error_name) X(hcl_bench_cub_version) X(hcl_bench_cub_cudart_version)
 #define DECLARE(name) __typeof__(name) *name;
@@ -209,6 +210,23 @@ static void cuda_open(bdev *b, struct baselines *bl) {
             if (tf32) hcl_ts_appendf(g->note, sizeof g->note, "; NVIDIA_TF32_OVERRIDE=%s is set", tf32);
         }
     }
+    /* the typed GEMMs: cublasGemmEx on the same handle, float32 accumulation; TF32 only in the TF32 row */
+    static const char *const typed_name[3] = {"cuBLAS GemmEx TF32", "cuBLAS GemmEx f16", "cuBLAS GemmEx bf16"};
+    static const char *const typed_note[3] = {
+        "cublasGemmEx, f32 A, B, C, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 on the tensor cores), row-major as C^T = "
+        "B^T A^T on HCL's CUstream; timed with cuEventRecord",
+        "cublasGemmEx, CUDA_R_16F A, B and C, CUBLAS_COMPUTE_32F (float32 accumulation), row-major as C^T = B^T A^T "
+        "on HCL's CUstream; timed with cuEventRecord",
+        "cublasGemmEx, CUDA_R_16BF A, B and C, CUBLAS_COMPUTE_32F (float32 accumulation), row-major as C^T = B^T A^T "
+        "on HCL's CUstream; timed with cuEventRecord"};
+    for (int i = 0; i < 3; i++) {
+        base_info *t = &b->run->bases[BASE_GEMM_TF32 + i];
+        set_base(t, typed_name[i], typed_note[i]);
+        t->available = g->available;
+        copy_text(t->library, sizeof t->library, g->library);
+        copy_text(t->version, sizeof t->version, g->version);
+        copy_text(t->reason, sizeof t->reason, g->reason);
+    }
     /* CUB */
     if (!cub.ok) {
         copy_text(r->reason, sizeof r->reason, cub.reason);
@@ -287,6 +305,32 @@ static int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buf
     return cu_end(bl, 0);
 fail:
     if (s != CUBLAS_STATUS_SUCCESS) snprintf(err, err_size, "cublasSgemm_v2: %s (%d)", cublas_err(s), (int)s);
+    return cu_end(bl, 1);
+}
+
+/* The typed GEMMs (BASE_GEMM_TF32, _F16, _BF16): cublasGemmEx with float32 accumulation, C in the inputs' type. */
+static int cuda_gemm_typed(struct baselines *bl, int kind, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B,
+                           hcl_buffer C, double *out_s, char *err, size_t err_size) {
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
+        snprintf(err, err_size, "cuBLAS (32-bit API) takes dimensions up to INT_MAX");
+        return 1;
+    }
+    const cudaDataType_t type = kind == BASE_GEMM_F16 ? CUDA_R_16F : kind == BASE_GEMM_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    const cublasComputeType_t compute = kind == BASE_GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    if (cu_push(bl, err, err_size)) return 1;
+    const float one = 1.0f, zero = 0.0f;
+    const void *a = (const void *)(uintptr_t)cu_ptr(A), *bb = (const void *)(uintptr_t)cu_ptr(B);
+    void *c = (void *)(uintptr_t)cu_ptr(C);
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    cublasHandle_t h = (cublasHandle_t)bl->blas;
+    CU_TIMED(bl,
+             (s = cb.cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, bb, type, (int)n, a, type,
+                                  (int)k, &zero, c, type, (int)n, compute, CUBLAS_GEMM_DEFAULT)) ==
+                 CUBLAS_STATUS_SUCCESS,
+             out_s);
+    return cu_end(bl, 0);
+fail:
+    if (s != CUBLAS_STATUS_SUCCESS) snprintf(err, err_size, "cublasGemmEx: %s (%d)", cublas_err(s), (int)s);
     return cu_end(bl, 1);
 }
 
@@ -378,4 +422,5 @@ static void cuda_print_libs(void) {
     print_lib("CUB (libhcl-bench-cub)", &lib_cub, cub.ok, cub.reason, v);
 }
 
-const vendor_ops cuda_ops = {cuda_open, cuda_close, cuda_gemm, cuda_copy, cuda_reduce, cuda_launch, cuda_print_libs};
+const vendor_ops cuda_ops = {cuda_open, cuda_close,  cuda_gemm,   cuda_gemm_typed,
+                             cuda_copy, cuda_reduce, cuda_launch, cuda_print_libs};

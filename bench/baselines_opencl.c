@@ -232,5 +232,7 @@ static void opencl_print_libs(void) {
 #else
 #define OPENCL_GEMM NULL /* no CLBlast header at build time: "no GEMM baseline" */
 #endif
-const vendor_ops opencl_ops = {opencl_open, opencl_close,  OPENCL_GEMM,      opencl_copy,
-                               NULL,        opencl_launch, opencl_print_libs};
+/* No typed GEMM baseline: CLBlast's HGEMM needs cl_khr_fp16 (NVIDIA's OpenCL and PoCL here have none) and CLBlast has
+ * no bf16 GEMM. */
+const vendor_ops opencl_ops = {opencl_open, opencl_close, OPENCL_GEMM,   NULL,
+                               opencl_copy, NULL,         opencl_launch, opencl_print_libs};

@@ -110,6 +110,9 @@ static void usage(FILE *f) {
         "\n"
         "What to run:\n"
         "  --kernels LIST      comma list of vecadd, gemm, softmax, reduce (default: all)\n"
+        "  --types LIST        comma list of f32, tf32, f16, bf16 (default: all): each kernel in each type (tf32:\n"
+        "                      gemm only, where the device's matrix unit has it); rows of another type than f32\n"
+        "                      carry it after the shape (\"4096x4096x4096 bf16\"); 16-bit gemm writes C in its type\n"
         "  --quick             small odd shapes, 3 timed runs after 1 warm-up: about 30 s on PoCL (for CI)\n"
         "  --repeats N         timed runs per measurement (default 7, at most %d; without it a slow case stops after\n"
         "                      about 3 s of timed runs, at least 3)\n"
@@ -142,16 +145,20 @@ static void usage(FILE *f) {
         "  --compare OLD.json  print this run's rates against a saved --json run (now/then per matching row)\n"
         "  --plot FILE.svg     bar chart per kernel: HCL and baseline per device (and the --compare run as ticks)\n"
         "\n"
-        "Rates: vecadd 3*4*n bytes, softmax 2*4*rows*cols, reduce 4*n (BabelStream counting), a copy baseline read +\n"
-        "write, gemm 2*m*n*k flops. Every run's output is first filled with NaN, so unwritten elements fail the "
+        "Rates: vecadd 3*e*n bytes, softmax 2*e*rows*cols, reduce e*n (e: the element's bytes; BabelStream counting),\n"
+        "a copy baseline read + write, gemm 2*m*n*k flops. Every run's output is first filled with NaN, so unwritten "
+        "elements fail the "
         "check.\n"
         "Tolerances: vecadd |c-ref|/|ref| <= 2^-23; gemm |c-ref|/sum|a*b| <= min(k+1, 64)*2^-23 (tight enough that\n"
         "TF32 fails; every element up to 2^27 multiply-adds, else 16 whole rows and 16 whole columns); softmax\n"
         "|y-ref|/ref <= (cols+32)*2^-24 (every row up to 2^23 elements, else 64 rows); reduce |s-ref|/sum|x| <= 1e-6;\n"
-        "copies bit-exact. Baselines are checked against the same reference.\n"
+        "copies bit-exact. Baselines are checked against the same reference. Rows of another type round their inputs\n"
+        "to it first; a 16-bit output adds its rounding (f16 2^-11, bf16 2^-8 relative; f16 at least 2^-24\n"
+        "absolute, its subnormal spacing), TF32 adds 2^-10 relative to sum|a*b|.\n"
         "\n"
         "Baselines (opened with dlopen; a missing one is reported with the reason, never replaced):\n"
-        "  cuda    cuBLAS SGEMM (libcublas.so.13/.12, HCL_CUBLAS_LIBRARY; default math mode, no TF32),\n"
+        "  cuda    cuBLAS SGEMM (libcublas.so.13/.12, HCL_CUBLAS_LIBRARY; default math mode, no TF32), and for\n"
+        "          the typed gemm rows cublasGemmEx (f16, bf16: C of that type; TF32: CUBLAS_COMPUTE_32F_FAST_TF32),\n"
         "          cuMemcpyDtoDAsync, CUB DeviceReduce::Sum (libhcl-bench-cub.so, HCL_BENCH_CUB_LIBRARY)\n"
         "  opencl  CLBlast SGEMM (libclblast.so.1, HCL_CLBLAST_LIBRARY), clEnqueueCopyBuffer\n"
         "  host    OpenBLAS cblas_sgemm (libopenblas.so.0, HCL_OPENBLAS_LIBRARY), memcpy\n"
@@ -237,6 +244,22 @@ static int parse_kernels(const char *s, unsigned *out) {
     return 0;
 }
 
+static int parse_types(const char *s, unsigned *out) {
+    char buf[128], *tok[64];
+    int n = split(s, ",", buf, sizeof buf, tok, 64);
+    unsigned mask = 0;
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int t = 0; t < BT_COUNT; t++)
+            if (!strcmp(tok[i], type_names[t])) mask |= 1u << t, found = 1;
+        if (!strcmp(tok[i], "all")) mask |= (1u << BT_COUNT) - 1, found = 1;
+        if (!found) return -1;
+    }
+    if (n < 0 || !mask) return -1;
+    *out = mask;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, options *o) {
     int seed_set = 0, warmup_set = 0;
     static const struct {
@@ -278,6 +301,8 @@ static int parse_args(int argc, char **argv, options *o) {
             o->selector = v;
         } else if (!strcmp(a, "--kernels") || !strcmp(a, "--only")) {
             bad = parse_kernels(v, &o->kernels);
+        } else if (!strcmp(a, "--types")) {
+            bad = parse_types(v, &o->types);
         } else if (!strcmp(a, "--repeats")) {
             bad = parse_int(v, 1, BENCH_MAX_REPEATS, &o->repeats);
             o->repeats_set = 1;
@@ -476,6 +501,7 @@ int main(int argc, char **argv) {
                  .warmup = 2,
                  .verify = 1,
                  .kernels = (1u << K_COUNT) - 1,
+                 .types = (1u << BT_COUNT) - 1,
                  .scale = 1.0,
                  .baselines = 1,
                  .launch = 1,

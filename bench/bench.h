@@ -22,11 +22,17 @@
 #include <stdio.h>
 
 #define BENCH_MAX_REPEATS 1000
-#define BENCH_MAX_CASES 32
+#define BENCH_MAX_CASES 96
 #define BENCH_MAX_DEVICES 32
 
 enum { K_VECADD = 0, K_GEMM, K_SOFTMAX, K_REDUCE, K_COUNT };
 extern const char *const kernel_names[K_COUNT];
+
+/* The element types a row runs in: f32, TF32 (gemm only: f32 buffers, HCL_COMPUTE_TF32), f16, bf16. */
+enum { BT_F32 = 0, BT_TF32, BT_F16, BT_BF16, BT_COUNT };
+extern const char *const type_names[BT_COUNT];
+/* The buffers' hcl_dtype of a bench type. */
+hcl_dtype bench_dtype(int type);
 
 typedef struct options {
     const char *selector; /* --device; NULL: the environment */
@@ -37,6 +43,7 @@ typedef struct options {
     uint64_t seed;
     int repeats, warmup, repeats_set, verify;
     unsigned kernels; /* bit mask of 1 << K_* */
+    unsigned types;   /* bit mask of 1 << BT_* (--types) */
     double scale;
     size_t vec_n, gemm_m, gemm_n, gemm_k, sm_rows, sm_cols, red_n; /* 0: the plan's default */
     int baselines;                                                 /* 0: --no-baselines */
@@ -64,6 +71,7 @@ typedef struct measure {
 /* One (kernel, shape) row. */
 typedef struct result {
     int kernel;
+    int type; /* BT_*: the shape text carries it too (" bf16" after the dimensions; nothing for f32) */
     size_t dims[3];
     char shape[64];
     double work;      /* bytes or flops per run of HCL's kernel */
@@ -74,7 +82,7 @@ typedef struct result {
 } result;
 
 /* Baselines. */
-enum { BASE_GEMM = 0, BASE_COPY, BASE_REDUCE, BASE_COUNT };
+enum { BASE_GEMM = 0, BASE_COPY, BASE_REDUCE, BASE_GEMM_TF32, BASE_GEMM_F16, BASE_GEMM_BF16, BASE_COUNT };
 typedef struct base_info {
     char name[64];     /* "cuBLAS SGEMM" */
     int applicable;    /* the backend has such a baseline at all */
@@ -152,6 +160,7 @@ typedef struct bdev {
 typedef struct bcase {
     int kernel;
     size_t d[3];
+    int type; /* BT_* */
 } bcase;
 
 /* bench.c */
@@ -180,6 +189,9 @@ void baselines_print_libs(void);
  * on failure, fill m->error. */
 int base_gemm_run(bdev *b, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C, double *out_s,
                   measure *ms);
+/* The typed GEMM baselines (kind BASE_GEMM_TF32/F16/BF16): C = A * B in the row's type (C f32 for TF32). */
+int base_gemm_typed_run(bdev *b, int kind, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+                        double *out_s, measure *ms);
 int base_copy_run(bdev *b, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, measure *ms);
 int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, measure *ms);
 /* Raw vendor launch cost of the same empty kernel (launch.c calls it; baselines.c owns the vendor symbols). */

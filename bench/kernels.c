@@ -4,7 +4,9 @@
  * kernel and is checked against the same reference.
  *
  * Rates count bytes as BabelStream does (vecadd: 3 arrays, softmax: read + write, reduce: the input read once; a
- * copy baseline: read + write) and GEMM as 2*m*n*k floating-point operations. */
+ * copy baseline: read + write) and GEMM as 2*m*n*k floating-point operations, in the row's element type (f16 and bf16:
+ * 2 bytes). A 16-bit row's inputs are drawn as floats and rounded to the type first, so the reference sees what the
+ * device sees; its tolerance adds the one rounding of a 16-bit output, and TF32's adds the rounding of the inputs. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench.h"
@@ -17,6 +19,11 @@
 #include <unistd.h>
 
 const char *const kernel_names[K_COUNT] = {"vecadd", "gemm", "softmax", "reduce"};
+const char *const type_names[BT_COUNT] = {"f32", "tf32", "f16", "bf16"};
+
+hcl_dtype bench_dtype(int type) {
+    return type == BT_F16 ? HCL_DTYPE_F16 : type == BT_BF16 ? HCL_DTYPE_BF16 : HCL_DTYPE_F32;
+}
 
 /* ---------------------------------------------------------------------------------------------------------
  * Size plans
@@ -52,15 +59,25 @@ void format_shape(const bcase *c, char *out, size_t size) {
     case K_SOFTMAX: snprintf(out, size, "%zux%zu", c->d[0], c->d[1]); break;
     default: snprintf(out, size, "n=%zu", c->d[0]); break;
     }
+    if (c->type != BT_F32) { /* f32 rows keep the shapes of older runs (--compare matches on them) */
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, " %s", type_names[c->type]);
+    }
+}
+
+static int add_typed_case(bcase *out, int *count, int max, int kernel, size_t d0, size_t d1, size_t d2, int type) {
+    for (int i = 0; i < *count; i++) /* scaling can make two sizes equal */
+        if (out[i].kernel == kernel && out[i].d[0] == d0 && out[i].d[1] == d1 && out[i].d[2] == d2 &&
+            out[i].type == type)
+            return 0;
+    if (*count >= max) return -1;
+    out[*count] = (bcase){kernel, {d0, d1, d2}, type};
+    (*count)++;
+    return 0;
 }
 
 static int add_case(bcase *out, int *count, int max, int kernel, size_t d0, size_t d1, size_t d2) {
-    for (int i = 0; i < *count; i++) /* scaling can make two sizes equal */
-        if (out[i].kernel == kernel && out[i].d[0] == d0 && out[i].d[1] == d1 && out[i].d[2] == d2) return 0;
-    if (*count >= max) return -1;
-    out[*count] = (bcase){kernel, {d0, d1, d2}};
-    (*count)++;
-    return 0;
+    return add_typed_case(out, count, max, kernel, d0, d1, d2, BT_F32);
 }
 
 /* Shrink a default case until it fits the budgets: halve vector lengths and softmax rows, halve GEMM dims. */
@@ -155,6 +172,24 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
         size_t used = strlen(note);
         snprintf(note + used, note_size - used, ", --scale %g", s);
     }
+    /* every planned shape in each other type asked for: TF32 for gemm where the matrix unit has it; f32 rows only
+     * when f32 was asked for */
+    const int f32_cases = count;
+    for (int t = BT_TF32; t < BT_COUNT; t++) {
+        if (!(o->types & (1u << t))) continue;
+        for (int i = 0; i < f32_cases; i++) {
+            if (t == BT_TF32 && (out[i].kernel != K_GEMM || !(info->matrix_types & HCL_TYPE_BIT_TF32))) continue;
+            add_typed_case(out, &count, max, out[i].kernel, out[i].d[0], out[i].d[1], out[i].d[2], t);
+        }
+    }
+    if ((o->types & (1u << BT_TF32)) && (o->kernels & (1u << K_GEMM)) && !(info->matrix_types & HCL_TYPE_BIT_TF32)) {
+        size_t used = strlen(note);
+        snprintf(note + used, note_size - used, ", no tf32 rows (no matrix unit with TF32 through this backend)");
+    }
+    if (!(o->types & (1u << BT_F32))) {
+        memmove(out, out + f32_cases, (size_t)(count - f32_cases) * sizeof *out);
+        count -= f32_cases;
+    }
     /* kernel order: vecadd, gemm, softmax, reduce (a stable sort of the planned cases) */
     for (int i = 1; i < count; i++)
         for (int j = i; j > 0 && out[j].kernel < out[j - 1].kernel; j--) {
@@ -205,6 +240,63 @@ static int read_buffer(bdev *b, hcl_buffer buf, size_t bytes, void *dst, measure
     return st == HCL_SUCCESS ? 0 : call_failed(m, "hcl_buffer_read", st);
 }
 
+/* ---- element types ---- */
+/* Output bytes to poison: whole 4-byte words (typed buffers are made a multiple of 4 bytes long). */
+static size_t word_bytes(size_t bytes) { return (bytes + 3) / 4 * 4; }
+
+static size_t esize_of(int type) { return hcl_dtype_size(bench_dtype(type)); }
+
+/* Round x[0..n) to the row's type in place (so the reference sees the stored values) and return the bytes to
+ * upload in `raw` (NULL for f32: x itself). Returns 0, or 1 with m->error set. */
+static int to_type(int type, float *x, size_t n, void **raw, measure *m) {
+    *raw = NULL;
+    if (bench_dtype(type) == HCL_DTYPE_F32) return 0;
+    *raw = host_alloc(n * 2, m);
+    if (!*raw) return 1;
+    hcl_convert(bench_dtype(type), *raw, HCL_DTYPE_F32, x, n);
+    hcl_convert(HCL_DTYPE_F32, x, bench_dtype(type), *raw, n);
+    return 0;
+}
+
+/* A device buffer of n elements of the type (a whole number of 4-byte words), holding x (or raw) when given. */
+static int make_typed(bdev *b, int type, size_t n, const float *x, const void *raw, hcl_buffer *out, measure *m) {
+    size_t bytes = n * esize_of(type);
+    hcl_status st = hcl_buffer_create(b->device, word_bytes(bytes), 0, out);
+    if (st != HCL_SUCCESS) {
+        *out = NULL;
+        return call_failed(m, "hcl_buffer_create", st);
+    }
+    const void *src = raw ? raw : (const void *)x;
+    if (src && (st = hcl_buffer_write(b->queue, *out, 0, bytes, src)) != HCL_SUCCESS)
+        return call_failed(m, "hcl_buffer_write", st);
+    return 0;
+}
+
+/* Read n elements of the type, widened to floats. */
+static int read_typed(bdev *b, int type, hcl_buffer buf, size_t n, float *dst, measure *m) {
+    if (bench_dtype(type) == HCL_DTYPE_F32) return read_buffer(b, buf, n * sizeof(float), dst, m);
+    void *raw = host_alloc(n * 2, m);
+    if (!raw) return 1;
+    int rc = read_buffer(b, buf, n * 2, raw, m);
+    if (!rc) hcl_convert(HCL_DTYPE_F32, dst, bench_dtype(type), raw, n);
+    free(raw);
+    return rc;
+}
+
+/* The relative tolerance a 16-bit output adds: its one rounding (the unit roundoff u, relative to the reference's
+ * scale), and u times the float32 result's own error (1/512 of u covers it). */
+static double output_rtol(int type) {
+    return type == BT_F16 ? 0x1p-11 + 0x1p-20 : type == BT_BF16 ? 0x1p-8 + 0x1p-17 : 0.0;
+}
+
+/* f16 results below 2^-14 are subnormal, spaced 2^-24 apart: a relative tolerance cannot hold there, so an f16
+ * output's scale is floored to make the tolerance at least that spacing (its rounding is half of it, and the
+ * float32 result's own error near there is another part of it). */
+static void floor_scale(int type, double *scale, size_t n, double rtol) {
+    if (type != BT_F16) return;
+    for (size_t i = 0; i < n; i++) scale[i] = fmax(scale[i], 0x1p-24 / rtol);
+}
+
 /* Fold a comparison under HCL_TS_BENCH into a measure: its largest relative error (+inf for an element that is NaN,
  * such as one never written and still poisoned) against the kernel's relative tolerance. */
 static void note_check(measure *m, const hcl_ts_cmp *c, double rtol) {
@@ -222,8 +314,7 @@ int measure_ok(const measure *m) { return m->present && !m->failed && m->ran > 0
 typedef int (*one_run_fn)(bdev *b, void *ctx, double *out_s, measure *m);
 
 static int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer out, size_t out_bytes,
-                     measure *m) {
-    const uint32_t poison = HCL_TS_POISON_BITS;
+                     uint32_t poison, measure *m) {
     double times[BENCH_MAX_REPEATS];
     int warmup = b->opt->warmup, repeats = b->opt->repeats;
     m->present = 1;
@@ -286,16 +377,24 @@ typedef struct base_ctx {
 static int base_one_run(bdev *b, void *ctx, double *out_s, measure *m) {
     base_ctx *x = ctx;
     if (x->kind == BASE_GEMM) return base_gemm_run(b, x->m, x->n, x->k, x->a, x->b, x->c, out_s, m);
+    if (x->kind >= BASE_GEMM_TF32) return base_gemm_typed_run(b, x->kind, x->m, x->n, x->k, x->a, x->b, x->c, out_s, m);
     if (x->kind == BASE_REDUCE) return base_reduce_run(b, x->a, x->c, x->n, out_s, m);
     return base_copy_run(b, x->a, x->c, x->bytes, out_s, m);
 }
 
-static int run_hcl(bdev *b, const result *r, submit_fn fn, void *arg, hcl_buffer poison, size_t bytes, measure *m) {
+/* The NaN that fills an output of `type` before each run: HCL_TS_POISON_BITS for floats, a 16-bit NaN with a payload
+ * no kernel makes in both halves of the word for f16 and bf16. */
+static uint32_t poison_of(int type) {
+    return type == BT_F16 ? 0x7d5a7d5au : type == BT_BF16 ? 0x7f9a7f9au : HCL_TS_POISON_BITS;
+}
+
+static int run_hcl(bdev *b, const result *r, submit_fn fn, void *arg, hcl_buffer out, size_t bytes, int out_type,
+                   measure *m) {
     char what[96];
     snprintf(what, sizeof what, "%s %s HCL", kernel_names[r->kernel], r->shape);
     hcl_ctx h = {fn, arg};
     snprintf(m->name, sizeof m->name, "HCL");
-    return run_timed(b, what, hcl_one_run, &h, poison, bytes, m);
+    return run_timed(b, what, hcl_one_run, &h, out, word_bytes(bytes), poison_of(out_type), m);
 }
 
 /* On a CPU device HCL's worker threads (OpenMP's, PoCL's) and a baseline's (OpenBLAS's) share the cores, and by
@@ -309,30 +408,30 @@ void settle_cpu(const bdev *b) {
     nanosleep(&ts, NULL);
 }
 
-static int run_base(bdev *b, result *r, base_ctx *x, hcl_buffer poison, size_t bytes) {
+static int run_base(bdev *b, result *r, base_ctx *x, hcl_buffer out, size_t bytes, int out_type) {
     const base_info *bi = &b->run->bases[x->kind];
     char what[160];
     snprintf(what, sizeof what, "%s %s %s", kernel_names[r->kernel], r->shape, bi->name);
     snprintf(r->base.name, sizeof r->base.name, "%s", bi->name);
     r->base_kind = x->kind;
     settle_cpu(b);
-    int rc = run_timed(b, what, base_one_run, x, poison, bytes, &r->base);
+    int rc = run_timed(b, what, base_one_run, x, out, word_bytes(bytes), poison_of(out_type), &r->base);
     settle_cpu(b);
     return rc;
 }
 
-/* Copy baseline check: the copy must equal its source bit for bit. */
-static void check_copy(bdev *b, result *r, hcl_buffer dst, const float *src, size_t n) {
+/* Copy baseline check: the copy of n elements of esize bytes must equal its source bit for bit. */
+static void check_copy(bdev *b, result *r, hcl_buffer dst, const void *src, size_t n, size_t esize) {
     measure *m = &r->base;
-    float *got = host_alloc(n * sizeof(float), m);
-    if (!got || read_buffer(b, dst, n * sizeof(float), got, m)) {
+    unsigned char *got = host_alloc(n * esize, m);
+    if (!got || read_buffer(b, dst, n * esize, got, m)) {
         free(got);
         return;
     }
     m->tol = 0.0;
     size_t bad = 0;
     for (size_t i = 0; i < n; i++)
-        if (memcmp(&got[i], &src[i], sizeof(float)) != 0) bad++;
+        if (memcmp(got + i * esize, (const unsigned char *)src + i * esize, esize) != 0) bad++;
     m->err = bad ? INFINITY : 0.0;
     m->checked = 1;
     snprintf(m->check, sizeof m->check, bad ? "%zu of %zu elements differ" : "all %zu, bit-exact", bad ? bad : n, n);
@@ -347,36 +446,42 @@ static int want_base(bdev *b, int kind) { return b->opt->baselines && b->run->ba
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct vecadd_arg {
     size_t n;
+    hcl_dtype type;
     hcl_buffer a, b, c;
 } vecadd_arg;
 
 static hcl_status vecadd_submit(bdev *b, void *p, hcl_event *ev) {
     vecadd_arg *v = p;
-    return hcl_vecadd_f32(b->queue, v->n, v->a, v->b, v->c, ev);
+    return hcl_vecadd(b->queue, v->type, v->n, v->a, v->b, v->c, ev);
 }
 
 static void bench_vecadd(bdev *b, result *r) {
-    size_t n = r->dims[0], bytes = n * sizeof(float);
-    r->work = 3.0 * 4.0 * (double)n;
-    r->base_work = 2.0 * 4.0 * (double)n;
-    float *a = host_alloc(bytes, &r->hcl), *bb = host_alloc(bytes, &r->hcl), *c = host_alloc(bytes, &r->hcl);
+    const int t = r->type;
+    const size_t n = r->dims[0], e = esize_of(t), bytes = n * e;
+    r->work = 3.0 * (double)e * (double)n;
+    r->base_work = 2.0 * (double)e * (double)n;
+    float *a = host_alloc(n * sizeof(float), &r->hcl), *bb = host_alloc(n * sizeof(float), &r->hcl),
+          *c = host_alloc(n * sizeof(float), &r->hcl);
+    void *ra = NULL, *rb = NULL;
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
     if (!a || !bb || !c) goto cleanup;
     hcl_ts_fill_uniform(&b->rng, a, n, -1.0f, 1.0f);
     hcl_ts_fill_uniform(&b->rng, bb, n, -1.0f, 1.0f);
-    if (make_buffer(b, bytes, a, &bufs[0], &r->hcl) || make_buffer(b, bytes, bb, &bufs[1], &r->hcl) ||
-        make_buffer(b, bytes, NULL, &bufs[2], &r->hcl))
+    if (to_type(t, a, n, &ra, &r->hcl) || to_type(t, bb, n, &rb, &r->hcl) ||
+        make_typed(b, t, n, a, ra, &bufs[0], &r->hcl) || make_typed(b, t, n, bb, rb, &bufs[1], &r->hcl) ||
+        make_typed(b, t, n, NULL, NULL, &bufs[2], &r->hcl))
         goto cleanup;
-    vecadd_arg arg = {n, bufs[0], bufs[1], bufs[2]};
-    if (run_hcl(b, r, vecadd_submit, &arg, bufs[2], bytes, &r->hcl)) goto cleanup;
-    if (b->opt->verify && !read_buffer(b, bufs[2], bytes, c, &r->hcl)) {
+    vecadd_arg arg = {n, bench_dtype(t), bufs[0], bufs[1], bufs[2]};
+    if (run_hcl(b, r, vecadd_submit, &arg, bufs[2], bytes, t, &r->hcl)) goto cleanup;
+    if (b->opt->verify && !read_typed(b, t, bufs[2], n, c, &r->hcl)) {
         enum { CHUNK = 2048 };
-        double ref[CHUNK], scale[CHUNK], rtol = hcl_ts_bench_rtol(HCL_TS_VECADD, n);
+        double ref[CHUNK], scale[CHUNK], rtol = hcl_ts_bench_rtol(HCL_TS_VECADD, n) + output_rtol(t);
         hcl_ts_cmp cmp;
         hcl_ts_cmp_init(&cmp);
         for (size_t i = 0; i < n; i += CHUNK) {
             size_t len = n - i < CHUNK ? n - i : CHUNK;
             hcl_ts_ref_vecadd(HCL_TS_BENCH, a + i, bb + i, len, ref, scale);
+            floor_scale(t, scale, len, rtol);
             hcl_ts_compare(&cmp, c + i, ref, scale, rtol, len);
         }
         note_check(&r->hcl, &cmp, rtol);
@@ -384,12 +489,13 @@ static void bench_vecadd(bdev *b, result *r) {
     }
     if (want_base(b, BASE_COPY)) {
         base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .n = n, .a = bufs[0], .c = bufs[2]};
-        if (!run_base(b, r, &x, bufs[2], bytes) && b->opt->verify) check_copy(b, r, bufs[2], a, n);
+        if (!run_base(b, r, &x, bufs[2], bytes, t) && b->opt->verify)
+            check_copy(b, r, bufs[2], ra ? ra : (void *)a, n, e);
     }
 cleanup:
     for (int i = 0; i < 3; i++)
         if (bufs[i]) hcl_buffer_release(bufs[i]);
-    free(a), free(bb), free(c);
+    free(a), free(bb), free(c), free(ra), free(rb);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -450,8 +556,10 @@ static void gemm_ref_free(gemm_ref *g) {
     free(g->rows), free(g->cols), free(g->row_ref), free(g->row_scale), free(g->col_ref), free(g->col_scale);
 }
 
-static void gemm_check(const gemm_ref *g, const float *C, size_t m, size_t n, size_t k, measure *ms) {
-    double rtol = hcl_ts_bench_rtol(HCL_TS_GEMM, k);
+/* extra_rtol: what the row's type adds (a 16-bit C's rounding; TF32's rounding of both inputs, 2 * 2^-11) */
+static void gemm_check(const gemm_ref *g, const float *C, size_t m, size_t n, size_t k, double extra_rtol,
+                       measure *ms) {
+    double rtol = hcl_ts_bench_rtol(HCL_TS_GEMM, k) + extra_rtol;
     hcl_ts_cmp cmp;
     hcl_ts_cmp_init(&cmp);
     for (size_t s = 0; s < g->nrows; s++)
@@ -468,46 +576,57 @@ static void gemm_check(const gemm_ref *g, const float *C, size_t m, size_t n, si
 
 typedef struct gemm_arg {
     size_t m, n, k;
+    hcl_dtype type;
+    hcl_compute compute;
     hcl_buffer a, b, c;
 } gemm_arg;
 
 static hcl_status gemm_submit(bdev *b, void *p, hcl_event *ev) {
     gemm_arg *g = p;
-    return hcl_gemm_f32(b->queue, HCL_NO_TRANS, HCL_NO_TRANS, g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n, 0.0f,
-                        g->c, g->n, ev);
+    return hcl_gemm(b->queue, HCL_NO_TRANS, HCL_NO_TRANS, g->m, g->n, g->k, 1.0f, g->type, g->a, g->k, g->type, g->b,
+                    g->n, 0.0f, g->type, g->c, g->n, g->compute, ev);
 }
 
+/* gemm in the row's type: A, B and C of f32 (also TF32), f16 or bf16 (C in the inputs' type, as cuBLAS's HGEMM). */
 static void bench_gemm(bdev *b, result *r) {
+    const int t = r->type;
     size_t m = r->dims[0], n = r->dims[1], k = r->dims[2];
     r->work = r->base_work = 2.0 * (double)m * (double)n * (double)k;
     r->is_flops = 1;
     float *A = host_alloc(m * k * sizeof(float), &r->hcl), *B = host_alloc(k * n * sizeof(float), &r->hcl),
           *C = host_alloc(m * n * sizeof(float), &r->hcl);
+    void *ra = NULL, *rb = NULL;
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
     gemm_ref ref;
     memset(&ref, 0, sizeof ref);
     if (!A || !B || !C) goto cleanup;
     hcl_ts_fill_uniform(&b->rng, A, m * k, -1.0f, 1.0f);
     hcl_ts_fill_uniform(&b->rng, B, k * n, -1.0f, 1.0f);
-    if (make_buffer(b, m * k * sizeof(float), A, &bufs[0], &r->hcl) ||
-        make_buffer(b, k * n * sizeof(float), B, &bufs[1], &r->hcl) ||
-        make_buffer(b, m * n * sizeof(float), NULL, &bufs[2], &r->hcl))
+    if (to_type(t, A, m * k, &ra, &r->hcl) || to_type(t, B, k * n, &rb, &r->hcl) ||
+        make_typed(b, t, m * k, A, ra, &bufs[0], &r->hcl) || make_typed(b, t, k * n, B, rb, &bufs[1], &r->hcl) ||
+        make_typed(b, t, m * n, NULL, NULL, &bufs[2], &r->hcl))
         goto cleanup;
-    gemm_arg arg = {m, n, k, bufs[0], bufs[1], bufs[2]};
-    if (run_hcl(b, r, gemm_submit, &arg, bufs[2], m * n * sizeof(float), &r->hcl)) goto cleanup;
+    const double extra = output_rtol(t) + (t == BT_TF32 ? 0x1p-10 : 0.0);
+    gemm_arg arg = {m,       n,       k,      bench_dtype(t), t == BT_TF32 ? HCL_COMPUTE_TF32 : HCL_COMPUTE_F32,
+                    bufs[0], bufs[1], bufs[2]};
+    if (run_hcl(b, r, gemm_submit, &arg, bufs[2], m * n * esize_of(t), t, &r->hcl)) goto cleanup;
     int have_ref = b->opt->verify && !gemm_ref_make(b, A, B, m, n, k, &ref, &r->hcl);
-    if (have_ref && !read_buffer(b, bufs[2], m * n * sizeof(float), C, &r->hcl)) gemm_check(&ref, C, m, n, k, &r->hcl);
-    if (want_base(b, BASE_GEMM)) {
-        base_ctx x = {.kind = BASE_GEMM, .m = m, .n = n, .k = k, .a = bufs[0], .b = bufs[1], .c = bufs[2]};
-        if (!run_base(b, r, &x, bufs[2], m * n * sizeof(float)) && have_ref &&
-            !read_buffer(b, bufs[2], m * n * sizeof(float), C, &r->base))
-            gemm_check(&ref, C, m, n, k, &r->base);
+    if (have_ref && !read_typed(b, t, bufs[2], m * n, C, &r->hcl)) gemm_check(&ref, C, m, n, k, extra, &r->hcl);
+    const int kind = t == BT_F32    ? BASE_GEMM
+                     : t == BT_TF32 ? BASE_GEMM_TF32
+                     : t == BT_F16  ? BASE_GEMM_F16
+                                    : BASE_GEMM_BF16;
+    if (want_base(b, kind)) {
+        base_ctx x = {.kind = kind, .m = m, .n = n, .k = k, .a = bufs[0], .b = bufs[1], .c = bufs[2]};
+        if (!run_base(b, r, &x, bufs[2], m * n * esize_of(t), t) && have_ref &&
+            !read_typed(b, t, bufs[2], m * n, C, &r->base))
+            gemm_check(&ref, C, m, n, k, extra, &r->base);
     }
 cleanup:
     gemm_ref_free(&ref);
     for (int i = 0; i < 3; i++)
         if (bufs[i]) hcl_buffer_release(bufs[i]);
-    free(A), free(B), free(C);
+    free(A), free(B), free(C), free(ra), free(rb);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -517,28 +636,33 @@ cleanup:
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct softmax_arg {
     size_t rows, cols;
+    hcl_dtype type;
     hcl_buffer in, out;
 } softmax_arg;
 
 static hcl_status softmax_submit(bdev *b, void *p, hcl_event *ev) {
     softmax_arg *s = p;
-    return hcl_softmax_f32(b->queue, s->rows, s->cols, s->in, s->out, ev);
+    return hcl_softmax(b->queue, s->type, s->rows, s->cols, s->in, s->out, ev);
 }
 
 static void bench_softmax(bdev *b, result *r) {
-    size_t rows = r->dims[0], cols = r->dims[1], bytes = rows * cols * sizeof(float);
-    r->work = r->base_work = 2.0 * 4.0 * (double)rows * (double)cols;
-    float *in = host_alloc(bytes, &r->hcl), *out = host_alloc(bytes, &r->hcl);
+    const int t = r->type;
+    const size_t rows = r->dims[0], cols = r->dims[1], count = rows * cols, e = esize_of(t), bytes = count * e;
+    r->work = r->base_work = 2.0 * (double)e * (double)rows * (double)cols;
+    float *in = host_alloc(count * sizeof(float), &r->hcl), *out = host_alloc(count * sizeof(float), &r->hcl);
+    void *raw = NULL;
     double *ref = NULL; /* a row's reference and its scales */
     hcl_buffer bufs[2] = {NULL, NULL};
     if (!in || !out) goto cleanup;
-    hcl_ts_fill_uniform(&b->rng, in, rows * cols, -8.0f, 8.0f);
-    if (make_buffer(b, bytes, in, &bufs[0], &r->hcl) || make_buffer(b, bytes, NULL, &bufs[1], &r->hcl)) goto cleanup;
-    softmax_arg arg = {rows, cols, bufs[0], bufs[1]};
-    if (run_hcl(b, r, softmax_submit, &arg, bufs[1], bytes, &r->hcl)) goto cleanup;
-    if (b->opt->verify && !read_buffer(b, bufs[1], bytes, out, &r->hcl) &&
+    hcl_ts_fill_uniform(&b->rng, in, count, -8.0f, 8.0f);
+    if (to_type(t, in, count, &raw, &r->hcl) || make_typed(b, t, count, in, raw, &bufs[0], &r->hcl) ||
+        make_typed(b, t, count, NULL, NULL, &bufs[1], &r->hcl))
+        goto cleanup;
+    softmax_arg arg = {rows, cols, bench_dtype(t), bufs[0], bufs[1]};
+    if (run_hcl(b, r, softmax_submit, &arg, bufs[1], bytes, t, &r->hcl)) goto cleanup;
+    if (b->opt->verify && !read_typed(b, t, bufs[1], count, out, &r->hcl) &&
         (ref = host_alloc(2 * cols * sizeof(double), &r->hcl))) {
-        double rtol = hcl_ts_bench_rtol(HCL_TS_SOFTMAX, cols);
+        double rtol = hcl_ts_bench_rtol(HCL_TS_SOFTMAX, cols) + output_rtol(t);
         int full = (double)rows * (double)cols <= 8388608.0;
         size_t nrows = full ? rows : (rows < 64 ? rows : 64);
         hcl_ts_cmp cmp;
@@ -546,6 +670,7 @@ static void bench_softmax(bdev *b, result *r) {
         for (size_t s = 0; s < nrows; s++) {
             size_t i = full ? s : s == 0 ? 0 : s == 1 ? rows - 1 : (size_t)(hcl_ts_splitmix64(&b->rng) % rows);
             hcl_ts_ref_softmax(HCL_TS_BENCH, in + i * cols, 1, cols, ref, ref + cols);
+            floor_scale(t, ref + cols, cols, rtol);
             hcl_ts_compare(&cmp, out + i * cols, ref, ref + cols, rtol, cols);
         }
         note_check(&r->hcl, &cmp, rtol);
@@ -556,12 +681,13 @@ static void bench_softmax(bdev *b, result *r) {
     }
     if (want_base(b, BASE_COPY)) {
         base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .a = bufs[0], .c = bufs[1]};
-        if (!run_base(b, r, &x, bufs[1], bytes) && b->opt->verify) check_copy(b, r, bufs[1], in, rows * cols);
+        if (!run_base(b, r, &x, bufs[1], bytes, t) && b->opt->verify)
+            check_copy(b, r, bufs[1], raw ? raw : (void *)in, count, e);
     }
 cleanup:
     for (int i = 0; i < 2; i++)
         if (bufs[i]) hcl_buffer_release(bufs[i]);
-    free(in), free(out), free(ref);
+    free(in), free(out), free(ref), free(raw);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -571,12 +697,13 @@ cleanup:
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct reduce_arg {
     size_t n;
+    hcl_dtype type;
     hcl_buffer in, out;
 } reduce_arg;
 
 static hcl_status reduce_submit(bdev *b, void *p, hcl_event *ev) {
     reduce_arg *s = p;
-    return hcl_reduce_f32(b->queue, HCL_REDUCE_SUM, s->n, s->in, s->out, ev);
+    return hcl_reduce(b->queue, s->type, HCL_REDUCE_SUM, s->n, s->in, s->out, ev);
 }
 
 static void reduce_check(double ref, double scale, float got, measure *m) {
@@ -588,38 +715,44 @@ static void reduce_check(double ref, double scale, float got, measure *m) {
     snprintf(m->check, sizeof m->check, "rel. to sum|x|");
 }
 
+/* reduce in the row's type (the sum is one float for every type); the baseline of a 16-bit row is a copy of the same
+ * bytes (CUB's runs on floats). */
 static void bench_reduce(bdev *b, result *r) {
-    size_t n = r->dims[0], bytes = n * sizeof(float);
-    r->work = 4.0 * (double)n;
-    float *in = host_alloc(bytes, &r->hcl), out = 0.0f;
+    const int t = r->type;
+    const size_t n = r->dims[0], e = esize_of(t), bytes = n * e;
+    r->work = (double)e * (double)n;
+    float *in = host_alloc(n * sizeof(float), &r->hcl), out = 0.0f;
+    void *raw = NULL;
     hcl_buffer bufs[3] = {NULL, NULL, NULL};
     double ref = 0.0, scale = 0.0;
     if (!in) goto cleanup;
     hcl_ts_fill_uniform(&b->rng, in, n, -1.0f, 1.0f);
-    if (make_buffer(b, bytes, in, &bufs[0], &r->hcl) || make_buffer(b, sizeof(float), NULL, &bufs[1], &r->hcl))
+    if (to_type(t, in, n, &raw, &r->hcl) || make_typed(b, t, n, in, raw, &bufs[0], &r->hcl) ||
+        make_buffer(b, sizeof(float), NULL, &bufs[1], &r->hcl))
         goto cleanup;
-    reduce_arg arg = {n, bufs[0], bufs[1]};
-    if (run_hcl(b, r, reduce_submit, &arg, bufs[1], sizeof(float), &r->hcl)) goto cleanup;
+    reduce_arg arg = {n, bench_dtype(t), bufs[0], bufs[1]};
+    if (run_hcl(b, r, reduce_submit, &arg, bufs[1], sizeof(float), BT_F32, &r->hcl)) goto cleanup;
     if (b->opt->verify) {
         ref = hcl_ts_ref_reduce(HCL_TS_BENCH, HCL_REDUCE_SUM, in, n, &scale);
         if (!read_buffer(b, bufs[1], sizeof(float), &out, &r->hcl)) reduce_check(ref, scale, out, &r->hcl);
     }
-    if (want_base(b, BASE_REDUCE)) {
+    if (t == BT_F32 && want_base(b, BASE_REDUCE)) {
         r->base_work = 4.0 * (double)n;
         base_ctx x = {.kind = BASE_REDUCE, .n = n, .a = bufs[0], .c = bufs[1]};
-        if (!run_base(b, r, &x, bufs[1], sizeof(float)) && b->opt->verify &&
+        if (!run_base(b, r, &x, bufs[1], sizeof(float), BT_F32) && b->opt->verify &&
             !read_buffer(b, bufs[1], sizeof(float), &out, &r->base))
             reduce_check(ref, scale, out, &r->base);
     } else if (want_base(b, BASE_COPY)) {
-        r->base_work = 2.0 * 4.0 * (double)n;
-        if (make_buffer(b, bytes, NULL, &bufs[2], &r->base)) goto cleanup;
+        r->base_work = 2.0 * (double)e * (double)n;
+        if (make_typed(b, t, n, NULL, NULL, &bufs[2], &r->base)) goto cleanup;
         base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .a = bufs[0], .c = bufs[2]};
-        if (!run_base(b, r, &x, bufs[2], bytes) && b->opt->verify) check_copy(b, r, bufs[2], in, n);
+        if (!run_base(b, r, &x, bufs[2], bytes, t) && b->opt->verify)
+            check_copy(b, r, bufs[2], raw ? raw : (void *)in, n, e);
     }
 cleanup:
     for (int i = 0; i < 3; i++)
         if (bufs[i]) hcl_buffer_release(bufs[i]);
-    free(in);
+    free(in), free(raw);
 }
 
 /* ------------------------------------------------------------------------------------------------------- */
@@ -627,6 +760,7 @@ cleanup:
 void run_case(bdev *b, const bcase *c, result *r) {
     memset(r, 0, sizeof *r);
     r->kernel = c->kernel;
+    r->type = c->type;
     memcpy(r->dims, c->d, sizeof r->dims);
     r->base_kind = -1;
     format_shape(c, r->shape, sizeof r->shape);
@@ -641,9 +775,10 @@ void run_case(bdev *b, const bcase *c, result *r) {
     /* name the baseline this row would have had, when it is missing */
     if (!r->base.present && b->opt->baselines) {
         const base_info *bases = b->run->bases;
-        int kind = c->kernel == K_GEMM                                      ? BASE_GEMM
-                   : c->kernel == K_REDUCE && bases[BASE_REDUCE].applicable ? BASE_REDUCE
-                                                                            : BASE_COPY;
+        static const int gemm_kind[BT_COUNT] = {BASE_GEMM, BASE_GEMM_TF32, BASE_GEMM_F16, BASE_GEMM_BF16};
+        int kind = c->kernel == K_GEMM                                                           ? gemm_kind[c->type]
+                   : c->kernel == K_REDUCE && c->type == BT_F32 && bases[BASE_REDUCE].applicable ? BASE_REDUCE
+                                                                                                 : BASE_COPY;
         if (bases[kind].applicable && !bases[kind].available)
             snprintf(r->base.name, sizeof r->base.name, "%.40s: missing", bases[kind].name);
     }

@@ -413,7 +413,8 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         fputs("],\n     \"results\": [", f);
         for (int k = 0; k < dr->nresults; k++) {
             const result *r = &dr->results[k];
-            fprintf(f, "%s\n       {\"kernel\": \"%s\", \"shape\": ", k ? "," : "", kernel_names[r->kernel]);
+            fprintf(f, "%s\n       {\"kernel\": \"%s\", \"type\": \"%s\", \"shape\": ", k ? "," : "",
+                    kernel_names[r->kernel], type_names[r->type]);
             jstr(f, r->shape);
             fprintf(f, ", \"dims\": [%zu, %zu, %zu], \"unit\": \"%s\",\n        \"hcl\": ", r->dims[0], r->dims[1],
                     r->dims[2], unit_of(r));
@@ -495,13 +496,14 @@ static void cnum(FILE *f, double v) {
         fputs(",", f);
 }
 
-/* A row's first columns: backend,index,device,identity,kernel,shape,unit */
-static void crow(FILE *f, const device_run *dr, const char *kernel, const char *shape, const char *unit) {
+/* A row's first columns: backend,index,device,identity,kernel,shape,type,unit */
+static void crow(FILE *f, const device_run *dr, const char *kernel, const char *shape, const char *type,
+                 const char *unit) {
     fprintf(f, "%s,%u,", dr->info.backend, dr->info.index);
     cstr(f, dr->info.name);
     fputc(',', f);
     cstr(f, dr->info.identity);
-    fprintf(f, ",%s,%s,%s", kernel, shape, unit);
+    fprintf(f, ",%s,%s,%s,%s", kernel, shape, type, unit);
 }
 
 int write_csv(const char *path, const device_run *runs, int nruns) {
@@ -510,7 +512,7 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
         fprintf(stderr, "bench: cannot write %s\n", path);
         return 1;
     }
-    fputs("backend,index,device,identity,kernel,shape,unit,hcl_median_ms,hcl_min_ms,hcl_max_ms,hcl_runs,hcl_rate,"
+    fputs("backend,index,device,identity,kernel,shape,type,unit,hcl_median_ms,hcl_min_ms,hcl_max_ms,hcl_runs,hcl_rate,"
           "hcl_verified,hcl_max_error,hcl_tolerance,baseline,baseline_median_ms,baseline_rate,baseline_verified,"
           "ratio\n",
           f);
@@ -519,7 +521,7 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
         if (!dr->opened) continue;
         for (int k = 0; k < dr->nresults; k++) {
             const result *r = &dr->results[k];
-            crow(f, dr, kernel_names[r->kernel], r->shape, unit_of(r));
+            crow(f, dr, kernel_names[r->kernel], r->shape, type_names[r->type], unit_of(r));
             cnum(f, 1e3 * r->hcl.med_s);
             cnum(f, 1e3 * r->hcl.min_s);
             cnum(f, 1e3 * r->hcl.max_s);
@@ -538,7 +540,7 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
         }
         const launch_cost *lc = &dr->launch;
         for (int s = 0; s < 2 && lc->ran; s++) {
-            crow(f, dr, "launch", s ? "launch+sync" : "submit", "us");
+            crow(f, dr, "launch", s ? "launch+sync" : "submit", "", "us");
             fputs(",,,,", f);
             fprintf(f, "%d", s ? lc->n_sync : lc->n_submit);
             cnum(f, s ? lc->hcl_sync_us : lc->hcl_submit_us);

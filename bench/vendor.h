@@ -53,6 +53,8 @@ typedef struct vendor_ops {
     void (*close)(struct baselines *bl);
     int (*gemm)(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
                 double *out_s, char *err, size_t err_size);
+    int (*gemm_typed)(struct baselines *bl, int kind, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B,
+                      hcl_buffer C, double *out_s, char *err, size_t err_size);
     int (*copy)(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,
                 size_t err_size);
     int (*reduce)(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, char *err,
