@@ -21,9 +21,12 @@
 
 __device__ __forceinline__ float hcl_softmax_neg_inf() { return -__int_as_float(0x7f800000); }
 
-/* exp(x - m) with exp(-inf - anything) = 0, also when m is -inf (an all -inf row). */
-__device__ __forceinline__ float hcl_softmax_exp(float x, float m) {
-    return x == hcl_softmax_neg_inf() ? 0.0f : expf(x - m);
+/* exp(x - m) with exp(-inf - anything) = 0, also when m is -inf (an all -inf row). A float output takes expf (a few
+ * ulp); a 16-bit output takes the hardware's exp2 (__expf: relative error about 2^-21 here, far below the 2^-11 or
+ * 2^-8 of the output's own rounding), which halves the work per element where half the bytes move. */
+template <typename T> __device__ __forceinline__ float hcl_softmax_exp(float x, float m) {
+    if (x == hcl_softmax_neg_inf()) return 0.0f;
+    return sizeof(T) == sizeof(float) ? expf(x - m) : __expf(x - m);
 }
 
 __device__ __forceinline__ float hcl_softmax_warp_max(float v) {
@@ -115,7 +118,7 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
         float s = 0.0f;
 #pragma unroll
         for (int i = 0; i < V; i++) {
-            v[i] = hcl_softmax_exp(v[i], m);
+            v[i] = hcl_softmax_exp<T>(v[i], m);
             s += v[i];
         }
         const float inv = 1.0f / hcl_softmax_warp_sum(s);
@@ -188,17 +191,17 @@ __device__ __forceinline__ void hcl_softmax_block_staged_impl(const T *in, T *ou
 #pragma unroll
                 for (int q = 0; q < Q; q++) {
                     float4 t = r4[j * Q + q];
-                    t.x = hcl_softmax_exp(t.x, m);
-                    t.y = hcl_softmax_exp(t.y, m);
-                    t.z = hcl_softmax_exp(t.z, m);
-                    t.w = hcl_softmax_exp(t.w, m);
+                    t.x = hcl_softmax_exp<T>(t.x, m);
+                    t.y = hcl_softmax_exp<T>(t.y, m);
+                    t.z = hcl_softmax_exp<T>(t.z, m);
+                    t.w = hcl_softmax_exp<T>(t.w, m);
                     r4[j * Q + q] = t;
                     s += (t.x + t.y) + (t.z + t.w);
                 }
             }
         } else {
             for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) {
-                const float e = hcl_softmax_exp(hcl_softmax_row[j], m);
+                const float e = hcl_softmax_exp<T>(hcl_softmax_row[j], m);
                 hcl_softmax_row[j] = e;
                 s += e;
             }
@@ -288,12 +291,12 @@ __device__ __forceinline__ void hcl_softmax_block_impl(const T *in, T *out, unsi
                 float t[VEC];
                 E::ld_vec(x, j, t);
 #pragma unroll
-                for (int q = 0; q < VEC; q++) t[q] = hcl_softmax_exp(t[q], m) * inv;
+                for (int q = 0; q < VEC; q++) t[q] = hcl_softmax_exp<T>(t[q], m) * inv;
                 E::st_vec(y, j, t);
             }
         } else {
             for (unsigned j = threadIdx.x; j < cols; j += blockDim.x)
-                E::st(y, j, hcl_softmax_exp(E::ld(x, j), m) * inv);
+                E::st(y, j, hcl_softmax_exp<T>(E::ld(x, j), m) * inv);
         }
         __syncthreads(); /* result[] is rewritten for the next row */
     }
