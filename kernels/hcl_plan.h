@@ -157,7 +157,7 @@ hcl_kprog hcl_plan_program(const hcl_kdevice *dev, hcl_kop op);
 hcl_kprog hcl_plan_gemm_cl_program(const hcl_kdevice *dev);
 
 /* Element types: a plan launches the kernel of the call's type, named "<f32 kernel's name without _f32>_<type>"
- * (hcl_vecadd_f16, hcl_softmax_warp4_bf16, hcl_reduce_sum_f16; hcl_kernel_typed) with the arguments, grid, block
+ * (hcl_vecadd_f16, hcl_softmax_warp4_bf16, hcl_reduce_sum_f16; hcl_kplan_typed_kernel) with the arguments, grid, block
  * and local memory of the f32 kernel; a kernel of a 16-bit type reads and writes 16-bit elements and computes in
  * float32 (reduce writes one float32). gemm's kernels are named in kernels/gemm/plan*.c. */
 hcl_status hcl_plan_vecadd(const hcl_kdevice *dev, hcl_dtype type, size_t n, hcl_kplan *out);
@@ -178,10 +178,11 @@ void hcl_klaunch_u32(hcl_klaunch *l, uint32_t v);
 void hcl_klaunch_f32(hcl_klaunch *l, float v);
 /* "f32", "f16", "bf16" ("?" for another value): the suffix of typed kernel names. */
 const char *hcl_kdtype_name(hcl_dtype type);
-/* Index in `prog` of the kernel "<base>_<type name>" (hcl_dtype_name), or -1 when the program has none. */
-int hcl_kernel_typed(hcl_kprog prog, const char *base, hcl_dtype type);
-/* The plan fails with HCL_ERROR_UNSUPPORTED naming "<base>_<type>" when `kernel` is -1 (returns 1 then). */
-int hcl_kplan_no_kernel(hcl_kplan *plan, int kernel, hcl_kprog prog, const char *base, hcl_dtype type);
+/* Index of kernel `name` in `prog`; -1 when the program has none, the plan then failed with HCL_ERROR_UNSUPPORTED
+ * naming it. */
+int hcl_kplan_kernel(hcl_kplan *plan, hcl_kprog prog, const char *name);
+/* hcl_kplan_kernel of "<base>_<type name>" (hcl_kdtype_name). */
+int hcl_kplan_typed_kernel(hcl_kplan *plan, hcl_kprog prog, const char *base, hcl_dtype type);
 /* Write the reason of a failure into plan->why and return `status`. */
 hcl_status hcl_kplan_fail(hcl_kplan *plan, hcl_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

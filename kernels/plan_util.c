@@ -85,16 +85,16 @@ const char *hcl_kdtype_name(hcl_dtype type) {
     return (unsigned)type < HCL_DTYPE_COUNT ? names[type] : "?";
 }
 
-int hcl_kernel_typed(hcl_kprog prog, const char *base, hcl_dtype type) {
-    if ((unsigned)type >= HCL_DTYPE_COUNT) return -1;
-    char name[96];
-    snprintf(name, sizeof name, "%s_%s", base, hcl_kdtype_name(type));
-    return hcl_kprogram_kernel(prog, name);
+int hcl_kplan_kernel(hcl_kplan *plan, hcl_kprog prog, const char *name) {
+    const int kernel = hcl_kprogram_kernel(prog, name);
+    if (kernel < 0)
+        hcl_kplan_fail(plan, HCL_ERROR_UNSUPPORTED, "the built-in program %s has no kernel %s",
+                       hcl_kprogram_get(prog)->name, name);
+    return kernel;
 }
 
-int hcl_kplan_no_kernel(hcl_kplan *plan, int kernel, hcl_kprog prog, const char *base, hcl_dtype type) {
-    if (kernel >= 0) return 0;
-    hcl_kplan_fail(plan, HCL_ERROR_UNSUPPORTED, "the built-in program %s has no kernel %s_%s",
-                   hcl_kprogram_get(prog)->name, base, hcl_kdtype_name(type));
-    return 1;
+int hcl_kplan_typed_kernel(hcl_kplan *plan, hcl_kprog prog, const char *base, hcl_dtype type) {
+    char name[96];
+    snprintf(name, sizeof name, "%s_%s", base, hcl_kdtype_name(type));
+    return hcl_kplan_kernel(plan, prog, name);
 }

@@ -40,8 +40,8 @@ hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
     snprintf(base, sizeof base, "hcl_gemm_%s", trans[(g->trans_a == HCL_TRANS ? 2 : 0) + (g->trans_b == HCL_TRANS)]);
     if (g->c_type != g->ab_type)
         snprintf(base + strlen(base), sizeof base - strlen(base), "_%s", hcl_kdtype_name(g->ab_type));
-    const int which = hcl_kernel_typed(prog, base, g->c_type);
-    if (hcl_kplan_no_kernel(out, which, prog, base, g->c_type)) return HCL_ERROR_UNSUPPORTED;
+    const int which = hcl_kplan_typed_kernel(out, prog, base, g->c_type);
+    if (which < 0) return HCL_ERROR_UNSUPPORTED;
     const size_t wg = cl_wg(prog), tile = 8 * wg;
     uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, which) : 0;
     if (kmax && kmax < wg * wg)

@@ -16,8 +16,8 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         /* C = beta * C without reading A or B (BLAS: NaN or Inf in them must not reach C) */
         size_t cap = (size_t)(dev->compute_units ? dev->compute_units : 1) * 32;
         size_t blocks = hcl_min_size(hcl_ceil_div(g->m * g->n, 256), cap);
-        kernel = hcl_kernel_typed(HCL_KPROG_GPU, "hcl_gemm_scale", g->c_type);
-        if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_GPU, "hcl_gemm_scale", g->c_type)) return HCL_ERROR_UNSUPPORTED;
+        kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, "hcl_gemm_scale", g->c_type);
+        if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, blocks ? blocks : 1, 256);
         hcl_klaunch_u64(l, g->m);
         hcl_klaunch_u64(l, g->n);
@@ -39,8 +39,8 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     else
         snprintf(name, sizeof name, "hcl_gemm_%s_%s_%zu_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
                  tile, trans[(g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS)]);
-    kernel = hcl_kprogram_kernel(HCL_KPROG_GPU, name);
-    if (kernel < 0) return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the GPU program has no kernel %s", name);
+    kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
                    hcl_min_size(hcl_ceil_div(g->n, tile), hcl_known_or(dev->max_groups[0], 65535)), 256);
     l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, tile), hcl_known_or(dev->max_groups[1], 65535));

@@ -8,8 +8,8 @@ hcl_status hcl__plan_gemm_host(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
     (void)dev;
     if (g->compute != HCL_COMPUTE_F32) /* the core refuses TF32 on a device without a matrix unit */
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the host gemm computes in float32 only");
-    const int kernel = hcl_kernel_typed(HCL_KPROG_HOST, "hcl_gemm", g->ab_type);
-    if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_HOST, "hcl_gemm", g->ab_type)) return HCL_ERROR_UNSUPPORTED;
+    const int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_HOST, "hcl_gemm", g->ab_type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_HOST, kernel, 1, 1);
     out->scratch_bytes = hcl__host_gemm_workspace_bytes(g);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);

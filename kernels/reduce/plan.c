@@ -9,13 +9,6 @@ static const char *op_base(hcl_reduce_op op) {
     return base[op_index(op)];
 }
 
-/* The kernel of (op, type) in `prog`, or the plan's failure (-1). */
-static int op_kernel(hcl_kplan *out, hcl_kprog prog, hcl_reduce_op op, hcl_dtype type) {
-    int kernel = hcl_kernel_typed(prog, op_base(op), type);
-    hcl_kplan_no_kernel(out, kernel, prog, op_base(op), type);
-    return kernel;
-}
-
 /* ---- GPU (kernels/reduce/reduce.cu): one pass; each block writes a partial, the last block to finish (a ticket
  * counter after the partials) folds them and resets the ticket to 0 ---- */
 #define GPU_THREADS 256
@@ -23,7 +16,7 @@ static int op_kernel(hcl_kplan *out, hcl_kprog prog, hcl_reduce_op op, hcl_dtype
 
 static hcl_status plan_gpu(hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out, hcl_klaunch *l) {
     size_t blocks = hcl_min_size(hcl_ceil_div(n, GPU_THREADS * 8), GPU_MAX_BLOCKS);
-    int kernel = op_kernel(out, HCL_KPROG_GPU, op, type);
+    int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, op_base(op), type);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, blocks ? blocks : 1, GPU_THREADS);
     out->scratch_bytes = GPU_MAX_BLOCKS * sizeof(float) + 256; /* partials, then the ticket */
@@ -49,8 +42,8 @@ static void cl_pass(hcl_klaunch *l, int which, size_t groups, size_t wg, hcl_ksl
 }
 
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out) {
-    const int which = op_kernel(out, HCL_KPROG_CL_REDUCE, op, type);
-    const int which_f32 = op_kernel(out, HCL_KPROG_CL_REDUCE, op, HCL_DTYPE_F32);
+    const int which = hcl_kplan_typed_kernel(out, HCL_KPROG_CL_REDUCE, op_base(op), type);
+    const int which_f32 = hcl_kplan_typed_kernel(out, HCL_KPROG_CL_REDUCE, op_base(op), HCL_DTYPE_F32);
     if (which < 0 || which_f32 < 0) return HCL_ERROR_UNSUPPORTED;
     /* 8 groups per compute unit; 64 when the runtime does not say how many it has */
     size_t max_groups = dev->compute_units ? (size_t)dev->compute_units * 8 : 64;
@@ -77,8 +70,8 @@ hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op
     if (st != HCL_SUCCESS) return st;
     if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(type, op, n, out, &out->launch[0]);
     hcl_klaunch *l = &out->launch[0]; /* host (kernels/reduce/reduce.c): the whole call in one work-group */
-    const int kernel = hcl_kernel_typed(HCL_KPROG_HOST, "hcl_reduce", type);
-    if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_HOST, "hcl_reduce", type)) return HCL_ERROR_UNSUPPORTED;
+    const int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_HOST, "hcl_reduce", type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_HOST, kernel, 1, 1);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);

@@ -27,8 +27,8 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         while (v * wave < cols) v *= 2;
         char base[48];
         snprintf(base, sizeof base, "hcl_softmax_warp%zu", v);
-        int kernel = hcl_kernel_typed(HCL_KPROG_GPU, base, type);
-        if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_GPU, base, type)) return HCL_ERROR_UNSUPPORTED;
+        int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
+        if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave), max_gx),
                        GPU_WARP_THREADS);
     } else {
@@ -37,8 +37,8 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
          * 64 KiB, 2.29 streamed; 2.03 against 1.95 at 4096 x 32768) */
         int staged = dev->local_mem && cols * sizeof(float) + 1024 <= dev->local_mem;
         const char *base = staged ? "hcl_softmax_block_staged" : "hcl_softmax_block";
-        int kernel = hcl_kernel_typed(HCL_KPROG_GPU, base, type);
-        if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_GPU, base, type)) return HCL_ERROR_UNSUPPORTED;
+        int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
+        if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(rows, max_gx), gpu_block_threads(cols));
         l->shared_bytes = staged ? cols * sizeof(float) : 0;
     }
@@ -82,8 +82,8 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
     /* batches of rows that keep each launch's group count modest and within the device's */
     const size_t batch = hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX));
     const size_t count = hcl_ceil_div(rows, batch);
-    const int which = hcl_kernel_typed(HCL_KPROG_CL_SOFTMAX, base, type);
-    if (hcl_kplan_no_kernel(out, which, HCL_KPROG_CL_SOFTMAX, base, type)) return HCL_ERROR_UNSUPPORTED;
+    const int which = hcl_kplan_typed_kernel(out, HCL_KPROG_CL_SOFTMAX, base, type);
+    if (which < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_status st = hcl_kplan_init(out, count);
     if (st != HCL_SUCCESS) return st;
     for (size_t i = 0; i < count; i++) {
@@ -106,8 +106,8 @@ hcl_status hcl_plan_softmax(const hcl_kdevice *dev, hcl_dtype type, size_t rows,
     if (st != HCL_SUCCESS) return st;
     if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(dev, type, rows, cols, out, &out->launch[0]);
     hcl_klaunch *l = &out->launch[0]; /* host (kernels/softmax/softmax.c): the whole call in one work-group */
-    const int kernel = hcl_kernel_typed(HCL_KPROG_HOST, "hcl_softmax", type);
-    if (hcl_kplan_no_kernel(out, kernel, HCL_KPROG_HOST, "hcl_softmax", type)) return HCL_ERROR_UNSUPPORTED;
+    const int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_HOST, "hcl_softmax", type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_HOST, kernel, 1, 1);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);

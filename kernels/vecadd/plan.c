@@ -13,8 +13,8 @@ hcl_status hcl_plan_vecadd(const hcl_kdevice *dev, hcl_dtype type, size_t n, hcl
     if (st != HCL_SUCCESS) return st;
     hcl_klaunch *l = &out->launch[0];
     const hcl_kprog prog = hcl_plan_program(dev, HCL_KOP_VECADD);
-    const int kernel = hcl_kernel_typed(prog, "hcl_vecadd", type);
-    if (hcl_kplan_no_kernel(out, kernel, prog, "hcl_vecadd", type)) return HCL_ERROR_UNSUPPORTED;
+    const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_vecadd", type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     switch (dev->family) {
     case HCL_KFAMILY_GPU: /* kernels/vecadd/vecadd.cu: four elements per thread, grid-stride, 256 threads */
         hcl_klaunch_1d(l, prog, kernel, gpu_stride_blocks(dev, hcl_ceil_div(n, 4), 256), 256);
