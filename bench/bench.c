@@ -228,31 +228,16 @@ static int parse_int(const char *s, int lo, int hi, int *out) {
     return 0;
 }
 
-static int parse_kernels(const char *s, unsigned *out) {
+/* A comma list of names[] (or "all") as a bit mask over their indices; -1 when a name is unknown or none given */
+static int parse_names(const char *s, const char *const *names, int count, unsigned *out) {
     char buf[128], *tok[64];
     int n = split(s, ",", buf, sizeof buf, tok, 64);
     unsigned mask = 0;
     for (int i = 0; i < n; i++) {
         int found = 0;
-        for (int k = 0; k < K_COUNT; k++)
-            if (!strcmp(tok[i], kernel_names[k])) mask |= 1u << k, found = 1;
-        if (!strcmp(tok[i], "all")) mask |= (1u << K_COUNT) - 1, found = 1;
-        if (!found) return -1;
-    }
-    if (n < 0 || !mask) return -1;
-    *out = mask;
-    return 0;
-}
-
-static int parse_types(const char *s, unsigned *out) {
-    char buf[128], *tok[64];
-    int n = split(s, ",", buf, sizeof buf, tok, 64);
-    unsigned mask = 0;
-    for (int i = 0; i < n; i++) {
-        int found = 0;
-        for (int t = 0; t < BT_COUNT; t++)
-            if (!strcmp(tok[i], type_names[t])) mask |= 1u << t, found = 1;
-        if (!strcmp(tok[i], "all")) mask |= (1u << BT_COUNT) - 1, found = 1;
+        for (int k = 0; k < count; k++)
+            if (!strcmp(tok[i], names[k])) mask |= 1u << k, found = 1;
+        if (!strcmp(tok[i], "all")) mask |= (1u << count) - 1, found = 1;
         if (!found) return -1;
     }
     if (n < 0 || !mask) return -1;
@@ -300,9 +285,9 @@ static int parse_args(int argc, char **argv, options *o) {
         if (!strcmp(a, "--device")) {
             o->selector = v;
         } else if (!strcmp(a, "--kernels") || !strcmp(a, "--only")) {
-            bad = parse_kernels(v, &o->kernels);
+            bad = parse_names(v, kernel_names, K_COUNT, &o->kernels);
         } else if (!strcmp(a, "--types")) {
-            bad = parse_types(v, &o->types);
+            bad = parse_names(v, type_names, BT_COUNT, &o->types);
         } else if (!strcmp(a, "--repeats")) {
             bad = parse_int(v, 1, BENCH_MAX_REPEATS, &o->repeats);
             o->repeats_set = 1;

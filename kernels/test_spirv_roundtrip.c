@@ -84,12 +84,6 @@ static int is_poisoned(hcl_dtype t, const void *raw, size_t i) {
     return ((const uint16_t *)raw)[i] == (t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a);
 }
 
-static void add_output_rounding(hcl_dtype t, const double *ref, double *tol, size_t n) {
-    if (t == HCL_DTYPE_F32) return;
-    const double u = t == HCL_DTYPE_F16 ? 0x1p-11 : 0x1p-8, tiny = t == HCL_DTYPE_F16 ? 0x1p-25 : 0x1p-126;
-    for (size_t i = 0; i < n; i++) tol[i] += (u + 0x1p-24) * fabs(ref[i]) + tiny;
-}
-
 /* ---------------------------------------------------------------------------------------------------------
  * The plan executor: what the core's builtin runner does through a driver's kernel_launch, done with OpenCL
  * ------------------------------------------------------------------------------------------------------- */
@@ -205,7 +199,7 @@ static void check_vecadd(const profile *pr, hcl_dtype t, size_t n, int alias) {
     for (size_t i = 0; i < n; i++) a[i] = rnd_float(-100, 100), b[i] = rnd_float(-100, 100);
     void *ra = to_type(t, a, n), *rb = to_type(t, b, n), *rc = poisoned(t, n);
     hcl_ts_ref_vecadd(HCL_TS_CONFORMANCE, a, b, n, ref, NULL);
-    add_output_rounding(t, ref, tol, n);
+    hcl_ts_add_output_rounding(t, ref, tol, n);
     cl_mem ma = buffer(bytes), mb = buffer(bytes), mc = alias ? ma : buffer(bytes);
     if (ma && mb && mc && write_buf(ma, ra, bytes) && write_buf(mb, rb, bytes) && (alias || write_buf(mc, rc, bytes))) {
         cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
@@ -285,7 +279,7 @@ static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, i
             hcl__host_widen(ct, rc, c, len_c);
             hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g.trans_a, g.trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc,
                             ref, tol);
-            add_output_rounding(ct, ref, tol, m * n);
+            hcl_ts_add_output_rounding(ct, ref, tol, m * n);
             for (size_t i = 0; i < m; i++)
                 for (size_t j = 0; j < n; j++) got[i * n + j] = c[i * ldc + j];
             compare(what, &plan, got, ref, tol, m * n);
@@ -330,7 +324,7 @@ static void check_softmax(const profile *pr, hcl_dtype t, size_t rows, size_t co
         for (size_t j = 0; j < cols; j++) x[(rows / 2) * cols + j] = -INFINITY; /* a row of all -inf: NaN */
     void *rx = to_type(t, x, n), *ry = poisoned(t, n);
     hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, tol);
-    add_output_rounding(t, ref, tol, n);
+    hcl_ts_add_output_rounding(t, ref, tol, n);
     const size_t bytes = n * esize(t);
     cl_mem mi = buffer(bytes), mo = in_place ? mi : buffer(bytes);
     if (mi && mo && write_buf(mi, rx, bytes) && (in_place || write_buf(mo, ry, bytes))) {
