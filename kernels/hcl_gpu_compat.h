@@ -43,4 +43,13 @@
 #define HCL_LAUNCH_BOUNDS_MIN_BLOCKS(max_threads, min_blocks_per_sm) __launch_bounds__(max_threads, min_blocks_per_sm)
 #endif
 
+/* A kernel parameter the kernel may take the address of without a local copy (CUDA 11.7+; the TMA reads tensor
+ * maps from it). HIP has no such qualifier and no kernel that needs it. */
+#if !defined(HCL_GPU_HIP_KERNEL) &&                                                                                    \
+    (__CUDACC_VER_MAJOR__ > 11 || (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ >= 7))
+#define HCL_GRID_CONSTANT __grid_constant__
+#else
+#define HCL_GRID_CONSTANT
+#endif
+
 #endif /* HCL_GPU_COMPAT_H */

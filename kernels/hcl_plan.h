@@ -15,6 +15,7 @@
 #define HCL_PLAN_H
 
 #include "hcl/hcl.h"
+#include "hcl/hcl_driver.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -96,8 +97,11 @@ typedef enum hcl_kslot {
 } hcl_kslot;
 
 typedef enum hcl_kparg_kind {
-    HCL_KPARG_MEM = 1,  /* a buffer: slot `slot` plus `offset` bytes */
-    HCL_KPARG_VALUE = 2 /* `size` bytes of `value` */
+    HCL_KPARG_MEM = 1,   /* a buffer: slot `slot` plus `offset` bytes */
+    HCL_KPARG_VALUE = 2, /* `size` bytes of `value` */
+    /* a tensor map over slot `slot` plus `offset` bytes, described by the hcl_driver_tensor_map in `value` (only GPU
+     * family plans for devices whose driver has them: CUDA on sm_90) */
+    HCL_KPARG_TENSOR_MAP = 3
 } hcl_kparg_kind;
 
 #define HCL_KPARG_VALUE_MAX 128
@@ -173,6 +177,8 @@ void hcl_kplan_free(hcl_kplan *plan);
 void hcl_klaunch_1d(hcl_klaunch *l, hcl_kprog prog, int kernel, size_t groups, size_t group_size);
 void hcl_klaunch_mem(hcl_klaunch *l, hcl_kslot slot, size_t offset);
 void hcl_klaunch_value(hcl_klaunch *l, const void *value, size_t size);
+/* A tensor map over slot + offset (HCL_KPARG_TENSOR_MAP). */
+void hcl_klaunch_tensor_map(hcl_klaunch *l, hcl_kslot slot, size_t offset, const hcl_driver_tensor_map *map);
 void hcl_klaunch_u64(hcl_klaunch *l, uint64_t v);
 void hcl_klaunch_u32(hcl_klaunch *l, uint32_t v);
 void hcl_klaunch_f32(hcl_klaunch *l, float v);

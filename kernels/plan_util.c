@@ -62,6 +62,14 @@ void hcl_klaunch_value(hcl_klaunch *l, const void *value, size_t size) {
     memcpy(a->value, value, size);
 }
 
+void hcl_klaunch_tensor_map(hcl_klaunch *l, hcl_kslot slot, size_t offset, const hcl_driver_tensor_map *map) {
+    hcl_kparg *a = next_arg(l, HCL_KPARG_TENSOR_MAP);
+    a->slot = slot;
+    a->offset = offset;
+    a->size = sizeof *map;
+    memcpy(a->value, map, sizeof *map);
+}
+
 void hcl_klaunch_u64(hcl_klaunch *l, uint64_t v) { hcl_klaunch_value(l, &v, sizeof v); }
 void hcl_klaunch_u32(hcl_klaunch *l, uint32_t v) { hcl_klaunch_value(l, &v, sizeof v); }
 void hcl_klaunch_f32(hcl_klaunch *l, float v) { hcl_klaunch_value(l, &v, sizeof v); }

@@ -155,6 +155,10 @@ typedef CUdevice_attribute hcl_gpu_attribute;
     REQ(CUresult, cuFuncGetAttribute, (int *, CUfunction_attribute, CUfunction))                                       \
     REQ(CUresult, cuFuncSetAttribute, (CUfunction, CUfunction_attribute, int))                                         \
     OPT(CUresult, cuFuncGetParamInfo, (CUfunction, size_t, size_t *, size_t *))                                        \
+    OPT(CUresult, cuTensorMapEncodeTiled,                                                                              \
+        (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,               \
+         const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,    \
+         CUtensorMapFloatOOBfill))                                                                                     \
     REQ(CUresult, cuLaunchKernel,                                                                                      \
         (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, \
          CUstream, void **, void **))

@@ -203,6 +203,12 @@ void hcl__gpu_kernel_destroy(void *kernel) {
     free(k);
 }
 
+#define HCL_GPU_TENSOR_MAP_BYTES 128 /* sizeof(CUtensorMap) */
+#define HCL_GPU_MAX_TENSOR_MAPS 4
+#if HCL_GPU_CUDA
+_Static_assert(sizeof(CUtensorMap) == HCL_GPU_TENSOR_MAP_BYTES, "CUtensorMap is 128 bytes");
+#endif
+
 static hcl_status check_launch(const hcl__gpu_device *d, const hcl__gpu_kernel *k, hcl_dim3 grid, hcl_dim3 block,
                                uint32_t num_args, const hcl_driver_arg *args) {
     const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
@@ -219,14 +225,45 @@ static hcl_status check_launch(const hcl__gpu_device *d, const hcl__gpu_kernel *
         return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' takes %u parameters, %u given", HCL_GPU_NAME,
                             k->name, k->num_params, num_args);
     for (uint32_t i = 0; i < num_args; i++) {
-        size_t given = args[i].kind == HCL_ARG_BUFFER ? sizeof(hcl_gpu_dptr) : args[i].size;
+        const hcl_arg_kind kind = args[i].kind;
+        size_t given = kind == HCL_ARG_BUFFER       ? sizeof(hcl_gpu_dptr)
+                       : kind == HCL_ARG_TENSOR_MAP ? HCL_GPU_TENSOR_MAP_BYTES
+                                                    : args[i].size;
         if (given != k->param_sizes[i])
             return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
                                 "%s: kernel '%s' parameter %u is %u bytes, the %s argument is %zu bytes", HCL_GPU_NAME,
                                 k->name, i, k->param_sizes[i],
-                                args[i].kind == HCL_ARG_BUFFER ? "buffer (pointer)" : "value", given);
+                                kind == HCL_ARG_BUFFER       ? "buffer (pointer)"
+                                : kind == HCL_ARG_TENSOR_MAP ? "tensor map"
+                                                             : "value",
+                                given);
     }
     return HCL_SUCCESS;
+}
+
+/* The tensor map of a HCL_ARG_TENSOR_MAP argument (hcl_driver.h), written into `out` (HCL_GPU_TENSOR_MAP_BYTES). */
+static hcl_status encode_tensor_map(const hcl_driver_arg *a, void *out) {
+    const hcl_driver_tensor_map *t = a->value;
+#if HCL_GPU_CUDA
+    if (!hcl__gpu.cuTensorMapEncodeTiled)
+        return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED,
+                            "%s: the driver has no cuTensorMapEncodeTiled (tensor maps need CUDA 12)", HCL_GPU_NAME);
+    const CUtensorMapDataType type = t->type == HCL_DTYPE_F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                     : t->type == HCL_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    const cuuint64_t dims[2] = {t->dims[0], t->dims[1]}, row[1] = {t->row_bytes};
+    const cuuint32_t box[2] = {t->box[0], t->box[1]}, step[2] = {1, 1};
+    return HCL_GPU_CALL(cuTensorMapEncodeTiled,
+                        ((CUtensorMap *)out, type, 2, (void *)(uintptr_t)hcl__gpu_ptr_at(a->mem, a->offset), dims, row,
+                         box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                        "a tensor map of %llu x %llu elements, rows of %llu bytes, box %u x %u",
+                        (unsigned long long)t->dims[0], (unsigned long long)t->dims[1],
+                        (unsigned long long)t->row_bytes, t->box[0], t->box[1]);
+#else
+    (void)t, (void)out;
+    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "%s: tensor map arguments are a CUDA feature", HCL_GPU_NAME);
+#endif
 }
 
 #define HCL_GPU_STACK_ARGS 32
@@ -253,23 +290,33 @@ hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
         }
     }
     /* kernelParams holds a pointer to each argument's bytes: the device address for a buffer (kept in ptrs[]
-     * until the launch has copied it), the caller's bytes for a value */
-    for (uint32_t i = 0; i < num_args; i++) {
+     * until the launch has copied it), the caller's bytes for a value, the encoded map (in maps[]) for a tensor map */
+    _Alignas(64) unsigned char maps[HCL_GPU_MAX_TENSOR_MAPS][HCL_GPU_TENSOR_MAP_BYTES];
+    uint32_t num_maps = 0;
+    for (uint32_t i = 0; i < num_args && st == HCL_SUCCESS; i++) {
         if (args[i].kind == HCL_ARG_BUFFER) {
             ptrs[i] = hcl__gpu_ptr_at(args[i].mem, args[i].offset);
             params[i] = &ptrs[i];
+        } else if (args[i].kind == HCL_ARG_TENSOR_MAP && num_maps < HCL_GPU_MAX_TENSOR_MAPS) {
+            params[i] = maps[num_maps++]; /* encoded below, where the device's context is current */
+        } else if (args[i].kind == HCL_ARG_TENSOR_MAP) {
+            st = HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "%s: a launch takes at most %d tensor maps", HCL_GPU_NAME,
+                              HCL_GPU_MAX_TENSOR_MAPS);
         } else {
             params[i] = (void *)args[i].value;
         }
     }
 
     hcl__gpu_cmd cmd;
-    st = hcl__gpu_cmd_begin(&cmd, q, num_wait, wait, out_event);
+    if (st == HCL_SUCCESS) st = hcl__gpu_cmd_begin(&cmd, q, num_wait, wait, out_event);
     if (st == HCL_SUCCESS) {
+        for (uint32_t i = 0; i < num_args && st == HCL_SUCCESS; i++)
+            if (args[i].kind == HCL_ARG_TENSOR_MAP) st = encode_tensor_map(&args[i], params[i]);
 #if HCL_GPU_CUDA
         /* above the default 48 KiB a kernel must opt in to its dynamic shared memory (AMD has one limit, which
          * the core already checked against local_mem_bytes) */
-        if (shared_bytes > (size_t)q->dev->smem_default && (int)shared_bytes > atomic_load(&k->dyn_smem_set)) {
+        if (st == HCL_SUCCESS && shared_bytes > (size_t)q->dev->smem_default &&
+            (int)shared_bytes > atomic_load(&k->dyn_smem_set)) {
             st = HCL_GPU_CALL(cuFuncSetAttribute,
                               (k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes),
                               "kernel '%s': opting in to %zu bytes of dynamic shared memory", k->name, shared_bytes);

@@ -228,12 +228,13 @@ static int names_arch(const char *opt) {
 
 #if HCL_GPU_CUDA
 /* The -arch option for a device: SASS when NVRTC knows the architecture, else PTX of the newest virtual
- * architecture not above the device (the driver JIT-compiles it). */
+ * architecture not above the device (the driver JIT-compiles it). sm_90 devices get sm_90a, the arch-specific code
+ * that has wgmma (it runs on every sm_90 device; the built-in Hopper gemm needs it). */
 static hcl_status pick_target(const hcl__gpu_rtc_job *job, char *opt, size_t opt_size) {
     int arch = job->arch, best = 0;
     for (int i = 0; i < g_num_archs; i++) {
         if (g_archs[i] == arch) {
-            snprintf(opt, opt_size, "--gpu-architecture=sm_%d", arch);
+            snprintf(opt, opt_size, "--gpu-architecture=sm_%d%s", arch, arch == 90 ? "a" : "");
             return HCL_SUCCESS;
         }
         if (g_archs[i] < arch && g_archs[i] > best) best = g_archs[i];

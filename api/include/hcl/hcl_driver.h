@@ -70,11 +70,23 @@ typedef enum hcl_native_kind {
 /* A kernel argument as the driver sees it: buffers already resolved to the driver's native memory object. */
 typedef struct hcl_driver_arg {
     hcl_arg_kind kind;
-    void *mem;         /* HCL_ARG_BUFFER: native memory object */
-    size_t offset;     /* HCL_ARG_BUFFER */
-    const void *value; /* HCL_ARG_VALUE */
-    size_t size;       /* HCL_ARG_VALUE */
+    void *mem;         /* HCL_ARG_BUFFER, HCL_ARG_TENSOR_MAP: native memory object */
+    size_t offset;     /* HCL_ARG_BUFFER, HCL_ARG_TENSOR_MAP */
+    const void *value; /* HCL_ARG_VALUE; HCL_ARG_TENSOR_MAP: a hcl_driver_tensor_map */
+    size_t size;       /* HCL_ARG_VALUE; HCL_ARG_TENSOR_MAP: sizeof(hcl_driver_tensor_map) */
 } hcl_driver_arg;
+
+/* HCL_ARG_TENSOR_MAP: an argument only the core's built-in launch plans make (hcl_launch refuses it): a 2-D tensor
+ * map over a buffer for the GPU's tensor memory accelerator. The driver encodes it at launch from `mem` + `offset` and
+ * the hcl_driver_tensor_map at `value` (CUDA: cuTensorMapEncodeTiled, 128-byte swizzle, zeros outside the tensor) and
+ * passes the 128-byte map by value. A driver without tensor maps fails the launch with HCL_ERROR_UNSUPPORTED. */
+#define HCL_ARG_TENSOR_MAP ((hcl_arg_kind)3)
+typedef struct hcl_driver_tensor_map {
+    hcl_dtype type;     /* element type */
+    uint64_t dims[2];   /* elements per dimension, innermost first */
+    uint64_t row_bytes; /* bytes from one index of the outer dimension to the next (a multiple of 16) */
+    uint32_t box[2];    /* elements one copy moves per dimension, innermost first (inner box <= 128 bytes) */
+} hcl_driver_tensor_map;
 
 /* Limits of a device that launch plans need beyond hcl_device_info. 0 means unknown. */
 typedef struct hcl_driver_limits {

@@ -1,0 +1,261 @@
+/* gemm on Hopper tensor cores (sm_90a): C = alpha * op(A) * op(B) + beta * C with A and B in f16 or bf16 and C in
+ * their type or f32, accumulated in float32 by wgmma, the operands brought to shared memory by the tensor memory
+ * accelerator (TMA).
+ *
+ * A block of three warpgroups computes a 128 x 256 tile of C (gemm_wg.h). Warpgroup 0 is the producer: one thread
+ * issues the TMA copies of each K step (64 deep) into a ring of 4 stages, each stage's "full" barrier counting the
+ * bytes in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the tile: per stage four wgmma m64n256k16 reading
+ * both operands from shared memory, then they release the stage before last to the producer through its "empty"
+ * barrier (one wgmma group stays in flight). The accumulators (128 floats a thread) go straight to global memory,
+ * bounds-checked, scaled by alpha and beta.
+ *
+ * Shared layout: the TMA writes with the 128-byte swizzle, rows of 128 bytes. A K-contiguous operand (A not
+ * transposed, B transposed) is one box of BK x rows (K-major for wgmma: a step of 16 in K is 32 bytes along the row,
+ * 8-row groups 1024 bytes apart); an M- or N-contiguous one is boxes of 64 x 64 (M/N-major, "transposed" for wgmma:
+ * 64-element atoms 8 KiB apart, 8 K-rows 1024 bytes apart, a step of 16 in K is 2048 bytes).
+ *
+ * The tensor maps (plan_tc.c) give the TMA the matrix bounds: what lies outside reads as zeros, so any m, n, k >= 1
+ * works; the plan takes this kernel only when lda and ldb are multiples of 8 (16-byte rows, as the TMA needs).
+ * BLAS rules: beta == 0 does not read C. Bodies exist only for sm_90a (wgmma and setmaxnreg are not in sm_90 or
+ * later PTX); elsewhere the kernels are empty and the plan never launches them. */
+
+#include "gemm_wg.h"
+#include "hcl_gpu_types.h"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL) && !defined(HCL_GPU_HIP_KERNEL)
+#define HCL_WG_ENABLED 1
+#endif
+
+/* A tensor map (CUtensorMap): 128 bytes encoded by the driver, taken by value */
+struct __align__(64) hcl_tmap {
+    unsigned long long opaque[16];
+};
+
+#ifdef HCL_WG_ENABLED
+__device__ __forceinline__ unsigned hcl_wg_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void hcl_wg_bar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+/* the producer's arrival, announcing `bytes` of TMA copies that complete the phase */
+__device__ __forceinline__ void hcl_wg_bar_expect(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void hcl_wg_bar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+/* wait until the phase of parity `parity` has completed */
+__device__ __forceinline__ void hcl_wg_bar_wait(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+}
+
+/* TMA: the box at (c0 innermost, c1) of the tensor `map` into shared `dst`, completing on barrier `bar` */
+__device__ __forceinline__ void hcl_wg_tma(unsigned dst, const hcl_tmap *map, int c0, int c1, unsigned bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+                 "[%4];" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+/* A shared-memory matrix descriptor of wgmma with the 128-byte swizzle: start, leading and stride byte offsets */
+__device__ __forceinline__ unsigned long long hcl_wg_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+    return (unsigned long long)((addr & 0x3ffffu) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+           ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
+}
+
+/* The compiler must not move reads or writes of the accumulators across the asynchronous wgmma. */
+__device__ __forceinline__ void hcl_wg_fence_acc(float *d) {
+#pragma unroll
+    for (int i = 0; i < 128; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+#define HCL_WG_D8(i)                                                                                                   \
+    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]),        \
+        "+f"(d[i + 7])
+#define HCL_WG_D32(i) HCL_WG_D8(i), HCL_WG_D8(i + 8), HCL_WG_D8(i + 16), HCL_WG_D8(i + 24)
+#define HCL_WG_MMA(TYPE)                                                                                               \
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " {"                                     \
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                              \
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                    \
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                    \
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                    \
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                    \
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                    \
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "        \
+                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "   \
+                 "%128, %129, 1, 1, 1, %130, %131;"                                                                    \
+                 : HCL_WG_D32(0), HCL_WG_D32(32), HCL_WG_D32(64), HCL_WG_D32(96)                                       \
+                 : "l"(da), "l"(db), "n"(TA), "n"(TB))
+
+/* d += A (64 x 16 at da) * B (16 x 256 at db); TA, TB: wgmma's imm-trans-a/b, 1 when the operand is M- / N-major
+ * (A transposed, B not transposed) */
+template <typename T, int TA, int TB>
+__device__ __forceinline__ void hcl_wg_mma(float *d, unsigned long long da, unsigned long long db);
+template <int TA, int TB>
+__device__ __forceinline__ void hcl_wg_mma_f16(float *d, unsigned long long da, unsigned long long db) {
+    HCL_WG_MMA("f16");
+}
+template <int TA, int TB>
+__device__ __forceinline__ void hcl_wg_mma_bf16(float *d, unsigned long long da, unsigned long long db) {
+    HCL_WG_MMA("bf16");
+}
+template <typename T> struct hcl_wg_op;
+template <> struct hcl_wg_op<hcl_f16_t> {
+    template <int TA, int TB>
+    static __device__ __forceinline__ void mma(float *d, unsigned long long da, unsigned long long db) {
+        hcl_wg_mma_f16<TA, TB>(d, da, db);
+    }
+};
+template <> struct hcl_wg_op<hcl_bf16_t> {
+    template <int TA, int TB>
+    static __device__ __forceinline__ void mma(float *d, unsigned long long da, unsigned long long db) {
+        hcl_wg_mma_bf16<TA, TB>(d, da, db);
+    }
+};
+
+template <bool TA, bool TB, typename TAB, typename TC>
+__device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long long n, unsigned long long k,
+                                            float alpha, const hcl_tmap *ta, const hcl_tmap *tb, float beta, TC *C,
+                                            unsigned long long ldc) {
+    typedef hcl_elem<TC> EC;
+    enum { A_BYTES = HCL_WG_BM * HCL_WG_BK * 2, BOX_BYTES = HCL_WG_BOX * HCL_WG_BK * 2 };
+    extern __shared__ unsigned char hcl_wg_dyn[];
+    __shared__ __align__(8) unsigned long long bars[2 * HCL_WG_STAGES]; /* full[s], then empty[s] */
+    const unsigned base = (hcl_wg_smem(hcl_wg_dyn) + 1023u) & ~1023u;
+    const unsigned full = hcl_wg_smem(bars), empty = full + 8 * HCL_WG_STAGES;
+
+    /* this block's tile: groups of HCL_WG_GROUP_M tile rows, visited column by column */
+    const unsigned tiles_m = (unsigned)((m + HCL_WG_BM - 1) / HCL_WG_BM),
+                   tiles_n = (unsigned)((n + HCL_WG_BN - 1) / HCL_WG_BN);
+    const unsigned per_group = HCL_WG_GROUP_M * tiles_n, group = blockIdx.x / per_group, first = group * HCL_WG_GROUP_M,
+                   rows = min((unsigned)HCL_WG_GROUP_M, tiles_m - first), in_group = blockIdx.x % per_group;
+    const int m0 = (int)((first + in_group % rows) * HCL_WG_BM), n0 = (int)(in_group / rows * HCL_WG_BN);
+    const int steps = (int)((k + HCL_WG_BK - 1) / HCL_WG_BK);
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < HCL_WG_STAGES; s++) {
+            hcl_wg_bar_init(full + 8 * s, 1);
+            hcl_wg_bar_init(empty + 8 * s, 2 * 128);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    const int wg = threadIdx.x / 128;
+    if (wg == 0) { /* the producer */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (threadIdx.x != 0) return;
+        for (int s = 0; s < steps; s++) {
+            const int st = s % HCL_WG_STAGES, kk = s * HCL_WG_BK;
+            const unsigned a = base + st * HCL_WG_STAGE_BYTES, b = a + A_BYTES, bar = full + 8 * st;
+            if (s >= HCL_WG_STAGES) hcl_wg_bar_wait(empty + 8 * st, (unsigned)(s / HCL_WG_STAGES - 1) & 1u);
+            hcl_wg_bar_expect(bar, HCL_WG_STAGE_BYTES);
+            if (!TA)
+                hcl_wg_tma(a, ta, kk, m0, bar);
+            else
+                for (int j = 0; j < HCL_WG_BM / HCL_WG_BOX; j++)
+                    hcl_wg_tma(a + j * BOX_BYTES, ta, m0 + j * HCL_WG_BOX, kk, bar);
+            if (TB)
+                hcl_wg_tma(b, tb, kk, n0, bar);
+            else
+                for (int j = 0; j < HCL_WG_BN / HCL_WG_BOX; j++)
+                    hcl_wg_tma(b + j * BOX_BYTES, tb, n0 + j * HCL_WG_BOX, kk, bar);
+        }
+        return;
+    }
+
+    /* a consumer: rows 64 * c .. of the tile */
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    const int c = wg - 1;
+    float d[128];
+#pragma unroll
+    for (int i = 0; i < 128; i++) d[i] = 0.0f;
+    for (int s = 0; s < steps; s++) {
+        const int st = s % HCL_WG_STAGES;
+        const unsigned a = base + st * HCL_WG_STAGE_BYTES + c * (HCL_WG_BM / 2) * 128,
+                       b = base + st * HCL_WG_STAGE_BYTES + A_BYTES;
+        hcl_wg_bar_wait(full + 8 * st, (unsigned)(s / HCL_WG_STAGES) & 1u);
+        hcl_wg_fence_acc(d);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int q = 0; q < HCL_WG_BK / 16; q++) {
+            const unsigned long long da =
+                TA ? hcl_wg_desc(a + q * 2048, BOX_BYTES, 1024) : hcl_wg_desc(a + q * 32, 16, 1024);
+            const unsigned long long db =
+                TB ? hcl_wg_desc(b + q * 32, 16, 1024) : hcl_wg_desc(b + q * 2048, BOX_BYTES, 1024);
+            hcl_wg_op<TAB>::template mma<TA ? 1 : 0, TB ? 0 : 1>(d, da, db);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        hcl_wg_fence_acc(d);
+        if (s > 0) { /* the previous step's group has finished reading its stage */
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            hcl_wg_bar_arrive(empty + 8 * ((s - 1) % HCL_WG_STAGES));
+        }
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    hcl_wg_fence_acc(d);
+
+    /* d[4i + 2h + q] is (row w * 16 + lane / 4 + 8h, column 8i + 2 (lane % 4) + q) of the warpgroup's 64 x 256 */
+    const int t = threadIdx.x % 128, w = t / 32, lane = t % 32;
+    const bool pairs = ldc % 2 == 0 && ((unsigned long long)C % (2 * sizeof(TC))) == 0;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const unsigned long long r = (unsigned long long)m0 + c * 64 + w * 16 + lane / 4 + 8 * h;
+        if (r >= m) continue;
+#pragma unroll
+        for (int i = 0; i < 32; i++) {
+            const unsigned long long col = (unsigned long long)n0 + 8 * i + 2 * (lane % 4), at = r * ldc + col;
+            float v0 = alpha * d[4 * i + 2 * h], v1 = alpha * d[4 * i + 2 * h + 1];
+            if (pairs && col + 1 < n) {
+                if (beta != 0.0f) {
+                    float old[2];
+                    EC::ld2(C, at / 2, old);
+                    v0 = fmaf(beta, old[0], v0), v1 = fmaf(beta, old[1], v1);
+                }
+                EC::st2(C, at / 2, v0, v1);
+            } else {
+                if (col < n) EC::st(C, at, beta != 0.0f ? fmaf(beta, EC::ld(C, at), v0) : v0);
+                if (col + 1 < n) EC::st(C, at + 1, beta != 0.0f ? fmaf(beta, EC::ld(C, at + 1), v1) : v1);
+            }
+        }
+    }
+}
+#endif /* HCL_WG_ENABLED */
+
+#ifdef HCL_WG_ENABLED
+#define HCL_WG_BODY(TA, TB, TAB, TC) hcl_wg_gemm<TA, TB, TAB, TC>(m, n, k, alpha, &A, &B, beta, C, ldc);
+#else /* a launch here is a bug (the plan takes these kernels only on sm_90, whose code is sm_90a): fail it loudly */
+#if defined(__CUDA_ARCH__) && !defined(HCL_GPU_HIP_KERNEL)
+#define HCL_WG_NO_BODY __trap();
+#else
+#define HCL_WG_NO_BODY
+#endif
+#define HCL_WG_BODY(TA, TB, TAB, TC)                                                                                   \
+    (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)ldc;                          \
+    HCL_WG_NO_BODY
+#endif
+
+/* hcl_gemm_wg_<ab>_<c>_<nn|nt|tn|tt>: m, n, k, alpha, the tensor maps of A and B (plan_tc.c), beta, C, ldc. One
+ * block per tile, blockIdx.x only; HCL_WG_SMEM_BYTES of dynamic shared memory. */
+#define HCL_WG_KERNEL(NAME, TA, TB, TAB, TC)                                                                           \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
+        NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
+             const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, TC *C,                \
+             unsigned long long ldc) {                                                                                 \
+        HCL_WG_BODY(TA, TB, TAB, TC)                                                                                   \
+    }
+#define HCL_WG_KERNELS(TYPES, TAB, TC)                                                                                 \
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nn, false, false, TAB, TC)                                                     \
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nt, false, true, TAB, TC)                                                      \
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_tn, true, false, TAB, TC)                                                      \
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_tt, true, true, TAB, TC)
+
+HCL_WG_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
+HCL_WG_KERNELS(f16_f32, hcl_f16_t, float)
+HCL_WG_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
+HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
