@@ -154,7 +154,7 @@ static void usage(FILE *f) {
         "|y-ref|/ref <= (cols+32)*2^-24 (every row up to 2^23 elements, else 64 rows); reduce |s-ref|/sum|x| <= 1e-6;\n"
         "copies bit-exact. Baselines are checked against the same reference. Rows of another type round their inputs\n"
         "to it first; a 16-bit output adds its rounding (f16 2^-11, bf16 2^-8 relative; f16 at least 2^-24\n"
-        "absolute, its subnormal spacing), TF32 adds 2^-10 relative to sum|a*b|.\n"
+        "absolute, its subnormal spacing), TF32 adds 2^-9 relative to sum|a*b|.\n"
         "\n"
         "Baselines (opened with dlopen; a missing one is reported with the reason, never replaced):\n"
         "  cuda    cuBLAS SGEMM (libcublas.so.13/.12, HCL_CUBLAS_LIBRARY; default math mode, no TF32), and for\n"

@@ -246,7 +246,8 @@ static void run_gemm(const tcase *g) {
     }
 }
 
-/* Every type combination over shapes around the tiles of every plan (16, 32, 64, 128), transposes and padding. */
+/* Every type combination over shapes around the tiles of every plan (16, 32, 64, 128, 128 x 256), transposes and
+ * padding. */
 static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     static const size_t shapes[][3] = {{1, 1, 1},    {1, 7, 3},    {7, 1, 5},      {13, 17, 19},
                                        {16, 16, 16}, {31, 33, 17}, {64, 64, 64},   {65, 63, 129},
@@ -266,6 +267,25 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
                        0.0f,
                        false};
             if (t == 3) g.alpha = -0.75f, g.beta = 0.5f;
+            run_gemm(&g);
+        }
+    /* several tiles of the largest plan (128 x 256, k in steps of 64) each way, with m, n and k all 5 mod 8 and the
+     * rows padded by 3 (NaN): every ld a multiple of 8 whatever the transposes, as copies of whole 16-byte rows need */
+    static const size_t tiles[][3] = {{133, 301, 77}, {261, 525, 333}};
+    for (size_t s = 0; s < sizeof tiles / sizeof tiles[0]; s++)
+        for (int t = 0; t < 4; t++) {
+            tcase g = {ab,
+                       c,
+                       compute,
+                       tiles[s][0],
+                       tiles[s][1],
+                       tiles[s][2],
+                       (hcl_transpose)(t >> 1),
+                       (hcl_transpose)(t & 1),
+                       3,
+                       t == 3 ? -0.75f : 1.0f,
+                       t == 3 ? 0.5f : 0.0f,
+                       false};
             run_gemm(&g);
         }
     /* beta 0 with NaN in C; k 0; alpha 0 */

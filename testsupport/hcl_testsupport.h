@@ -33,7 +33,7 @@
  *   The test rounds its inputs to the storage type first (hcl_convert), so the reference is computed on exactly
  *   the stored values and a 16-bit input carries no error of its own; hcl.h asks for float32 arithmetic inside and
  *   one rounding to nearest even of a 16-bit output. With u the unit roundoff of a type (hcl_ts_unit_roundoff:
- *   f32 2^-24, f16 2^-11, bf16 2^-8; TF32 2^-11) and u_acc = 2^-24 (float32 arithmetic):
+ *   f32 2^-24, f16 2^-11, bf16 2^-8; TF32 2^-10, see gemm) and u_acc = 2^-24 (float32 arithmetic):
  *     vecadd   exact: ref = hcl_ts_round_to(type, a + b). The float32 sum of two f16 (bf16) values rounded again to
  *              16 bits is the correctly rounded sum: a double rounding can only go wrong where the exact sum has bits
  *              both at the 16-bit tie position and below float32's last place, 13 (16) places apart, which two
@@ -52,8 +52,9 @@
  *              and tree orders, as the reduce rule), which only holds for inputs like the suite's (uniform, mixed
  *              signs). Matrix units that align and truncate inside a block of products (tensor cores) err with a
  *              bias, about (k / block) u_acc |partial sum|: with mixed signs |partial sum| ~ sqrt(k) << S, about 50x
- *              below E at any k for blocks of 8. TF32 rounds each factor to 10 fraction bits: a product errs by at
- *              most 2 u_tf32 |a b|. The 16-bit output adds one rounding of the float32 result: u_out |result| <=
+ *              below E at any k for blocks of 8. TF32 keeps 10 fraction bits of each factor, rounded (mma.sync after cvt.rna)
+ *              or truncated (Hopper's wgmma reading float32 from shared memory): u_tf32 = 2^-10 covers both, and a
+ *              product errs by at most 2 u_tf32 |a b|. The 16-bit output adds one rounding of the float32 result: u_out |result| <=
  *              u_out (|ref| + E), and the float32 rounding before it u_acc |ref|.
  *              Sharpness: a GEMM that accumulates in 16 bits errs by about sqrt(k) u_16 rms|partial sum|; with inputs
  *              uniform in [-1, 1] at k = 4096 that is ~0.15 (f16) against a tolerance of ~0.04, and the suite checks

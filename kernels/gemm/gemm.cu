@@ -264,3 +264,22 @@ __device__ __forceinline__ void hcl_gemm_scale_impl(unsigned long long m, unsign
         hcl_gemm_scale_impl<T>(m, n, beta, C, ldc);                                                                    \
     }
 HCL_GPU_TYPES(HCL_GEMM_SCALE_KERNEL)
+
+/* out = in^T for float32: in is rows x cols (row pitch ld_in), out cols x rows (pitch ld_out), through 32 x 32 tiles
+ * in shared memory (reads and writes both coalesced). Block 32 x 8, grid (ceil(cols / 32), ceil(rows / 32)). The TF32
+ * plan of Hopper (plan_tc.c) uses it for an operand that is not K-contiguous. */
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
+    hcl_transpose_f32(unsigned long long rows, unsigned long long cols, const float *in, unsigned long long ld_in,
+                      float *out, unsigned long long ld_out) {
+    __shared__ float tile[32][33];
+    const unsigned long long r0 = (unsigned long long)blockIdx.y * 32, c0 = (unsigned long long)blockIdx.x * 32;
+    for (unsigned i = threadIdx.y; i < 32; i += 8) {
+        const unsigned long long r = r0 + i, c = c0 + threadIdx.x;
+        if (r < rows && c < cols) tile[i][threadIdx.x] = in[r * ld_in + c];
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.y; i < 32; i += 8) {
+        const unsigned long long c = c0 + i, r = r0 + threadIdx.x;
+        if (c < cols && r < rows) out[c * ld_out + r] = tile[threadIdx.x][i];
+    }
+}

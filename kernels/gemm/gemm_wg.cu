@@ -1,23 +1,25 @@
 /* gemm on Hopper tensor cores (sm_90a): C = alpha * op(A) * op(B) + beta * C with A and B in f16 or bf16 and C in
- * their type or f32, accumulated in float32 by wgmma, the operands brought to shared memory by the tensor memory
- * accelerator (TMA).
+ * their type or f32, or A, B and C in f32 multiplied in TF32; accumulated in float32 by wgmma, the operands brought
+ * to shared memory by the tensor memory accelerator (TMA).
  *
  * A block of three warpgroups computes a 128 x 256 tile of C (gemm_wg.h). Warpgroup 0 is the producer: one thread
- * issues the TMA copies of each K step (64 deep) into a ring of 4 stages, each stage's "full" barrier counting the
- * bytes in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the tile: per stage four wgmma m64n256k16 reading
- * both operands from shared memory, then they release the stage before last to the producer through its "empty"
- * barrier (one wgmma group stays in flight). The accumulators (128 floats a thread) go straight to global memory,
- * bounds-checked, scaled by alpha and beta.
+ * issues the TMA copies of each K step (128 bytes of each row: 64 16-bit elements, 32 floats) into a ring of 4
+ * stages, each stage's "full" barrier counting the bytes in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the
+ * tile: per stage four wgmma m64n256k16 (k8 for TF32) reading both operands from shared memory, then they release
+ * the stage before last to the producer through its "empty" barrier (one wgmma group stays in flight). The
+ * accumulators (128 floats a thread) go straight to global memory, bounds-checked, scaled by alpha and beta.
  *
  * Shared layout: the TMA writes with the 128-byte swizzle, rows of 128 bytes. A K-contiguous operand (A not
- * transposed, B transposed) is one box of BK x rows (K-major for wgmma: a step of 16 in K is 32 bytes along the row,
- * 8-row groups 1024 bytes apart); an M- or N-contiguous one is boxes of 64 x 64 (M/N-major, "transposed" for wgmma:
- * 64-element atoms 8 KiB apart, 8 K-rows 1024 bytes apart, a step of 16 in K is 2048 bytes).
+ * transposed, B transposed) is one box of K x rows (K-major for wgmma: a step of one wgmma in K is 32 bytes along
+ * the row, 8-row groups 1024 bytes apart); an M- or N-contiguous one (16-bit only) is boxes of 64 x 64 (M/N-major,
+ * "transposed" for wgmma: 64-element atoms 8 KiB apart, 8 K-rows 1024 bytes apart, a step of 16 in K is 2048 bytes).
+ * TF32 has only the K-major form, so its one kernel is "nt" and the plan transposes an operand that is not.
+ * TF32 reads float32 from shared memory: the tensor cores drop the low 13 bits of each factor (no rounding).
  *
  * The tensor maps (plan_tc.c) give the TMA the matrix bounds: what lies outside reads as zeros, so any m, n, k >= 1
- * works; the plan takes this kernel only when lda and ldb are multiples of 8 (16-byte rows, as the TMA needs).
- * BLAS rules: beta == 0 does not read C. Bodies exist only for sm_90a (wgmma and setmaxnreg are not in sm_90 or
- * later PTX); elsewhere the kernels are empty and the plan never launches them. */
+ * works; the plan takes these kernels only when the rows the TMA reads are 16-byte multiples (ld a multiple of 8
+ * halves or 4 floats). BLAS rules: beta == 0 does not read C. Bodies exist only for sm_90a (wgmma and setmaxnreg are
+ * not in sm_90 or later PTX); elsewhere a launch traps, and the plan never makes one. */
 
 #include "gemm_wg.h"
 #include "hcl_gpu_types.h"
@@ -78,8 +80,8 @@ __device__ __forceinline__ void hcl_wg_fence_acc(float *d) {
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]),        \
         "+f"(d[i + 7])
 #define HCL_WG_D32(i) HCL_WG_D8(i), HCL_WG_D8(i + 8), HCL_WG_D8(i + 16), HCL_WG_D8(i + 24)
-#define HCL_WG_MMA(TYPE)                                                                                               \
-    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " {"                                     \
+#define HCL_WG_MMA(SHAPE_TYPES, TRANS)                                                                                 \
+    asm volatile("wgmma.mma_async.sync.aligned." SHAPE_TYPES " {"                                                      \
                  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                              \
                  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                    \
                  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                    \
@@ -88,33 +90,29 @@ __device__ __forceinline__ void hcl_wg_fence_acc(float *d) {
                  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                    \
                  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "        \
                  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "   \
-                 "%128, %129, 1, 1, 1, %130, %131;"                                                                    \
+                 "%128, %129, 1, 1, 1" TRANS ";"                                                                       \
                  : HCL_WG_D32(0), HCL_WG_D32(32), HCL_WG_D32(64), HCL_WG_D32(96)                                       \
                  : "l"(da), "l"(db), "n"(TA), "n"(TB))
 
-/* d += A (64 x 16 at da) * B (16 x 256 at db); TA, TB: wgmma's imm-trans-a/b, 1 when the operand is M- / N-major
- * (A transposed, B not transposed) */
-template <typename T, int TA, int TB>
-__device__ __forceinline__ void hcl_wg_mma(float *d, unsigned long long da, unsigned long long db);
-template <int TA, int TB>
-__device__ __forceinline__ void hcl_wg_mma_f16(float *d, unsigned long long da, unsigned long long db) {
-    HCL_WG_MMA("f16");
-}
-template <int TA, int TB>
-__device__ __forceinline__ void hcl_wg_mma_bf16(float *d, unsigned long long da, unsigned long long db) {
-    HCL_WG_MMA("bf16");
-}
+/* d += A (64 x K at da) * B (K x 256 at db), K 16 (f16, bf16) or 8 (TF32, float32 in shared memory); TA, TB:
+ * wgmma's imm-trans-a/b, 1 when the operand is M- / N-major (16-bit types only: TF32 operands are K-major) */
 template <typename T> struct hcl_wg_op;
 template <> struct hcl_wg_op<hcl_f16_t> {
     template <int TA, int TB>
     static __device__ __forceinline__ void mma(float *d, unsigned long long da, unsigned long long db) {
-        hcl_wg_mma_f16<TA, TB>(d, da, db);
+        HCL_WG_MMA("m64n256k16.f32.f16.f16", ", %130, %131");
     }
 };
 template <> struct hcl_wg_op<hcl_bf16_t> {
     template <int TA, int TB>
     static __device__ __forceinline__ void mma(float *d, unsigned long long da, unsigned long long db) {
-        hcl_wg_mma_bf16<TA, TB>(d, da, db);
+        HCL_WG_MMA("m64n256k16.f32.bf16.bf16", ", %130, %131");
+    }
+};
+template <> struct hcl_wg_op<float> {
+    template <int TA, int TB>
+    static __device__ __forceinline__ void mma(float *d, unsigned long long da, unsigned long long db) {
+        HCL_WG_MMA("m64n256k8.f32.tf32.tf32", "");
     }
 };
 
@@ -123,7 +121,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                                             float alpha, const hcl_tmap *ta, const hcl_tmap *tb, float beta, TC *C,
                                             unsigned long long ldc) {
     typedef hcl_elem<TC> EC;
-    enum { A_BYTES = HCL_WG_BM * HCL_WG_BK * 2, BOX_BYTES = HCL_WG_BOX * HCL_WG_BK * 2 };
+    enum { BK = HCL_WG_ROW / sizeof(TAB), A_BYTES = HCL_WG_BM * HCL_WG_ROW, BOX_BYTES = HCL_WG_BOX * HCL_WG_ROW };
     extern __shared__ unsigned char hcl_wg_dyn[];
     __shared__ __align__(8) unsigned long long bars[2 * HCL_WG_STAGES]; /* full[s], then empty[s] */
     const unsigned base = (hcl_wg_smem(hcl_wg_dyn) + 1023u) & ~1023u;
@@ -135,7 +133,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     const unsigned per_group = HCL_WG_GROUP_M * tiles_n, group = blockIdx.x / per_group, first = group * HCL_WG_GROUP_M,
                    rows = min((unsigned)HCL_WG_GROUP_M, tiles_m - first), in_group = blockIdx.x % per_group;
     const int m0 = (int)((first + in_group % rows) * HCL_WG_BM), n0 = (int)(in_group / rows * HCL_WG_BN);
-    const int steps = (int)((k + HCL_WG_BK - 1) / HCL_WG_BK);
+    const int steps = (int)((k + BK - 1) / BK);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < HCL_WG_STAGES; s++) {
@@ -151,7 +149,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         if (threadIdx.x != 0) return;
         for (int s = 0; s < steps; s++) {
-            const int st = s % HCL_WG_STAGES, kk = s * HCL_WG_BK;
+            const int st = s % HCL_WG_STAGES, kk = s * BK;
             const unsigned a = base + st * HCL_WG_STAGE_BYTES, b = a + A_BYTES, bar = full + 8 * st;
             if (s >= HCL_WG_STAGES) hcl_wg_bar_wait(empty + 8 * st, (unsigned)(s / HCL_WG_STAGES - 1) & 1u);
             hcl_wg_bar_expect(bar, HCL_WG_STAGE_BYTES);
@@ -183,7 +181,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
         hcl_wg_fence_acc(d);
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-        for (int q = 0; q < HCL_WG_BK / 16; q++) {
+        for (int q = 0; q < 4; q++) { /* K 16 (8 for TF32): 32 bytes of each row */
             const unsigned long long da =
                 TA ? hcl_wg_desc(a + q * 2048, BOX_BYTES, 1024) : hcl_wg_desc(a + q * 32, 16, 1024);
             const unsigned long long db =
@@ -259,3 +257,5 @@ HCL_WG_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
 HCL_WG_KERNELS(f16_f32, hcl_f16_t, float)
 HCL_WG_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
 HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
+/* TF32: both operands K-major, so only "nt"; the plan transposes the others first (hcl_transpose_f32, gemm.cu) */
+HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_nt, false, true, float, float)

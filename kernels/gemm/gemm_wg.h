@@ -6,10 +6,11 @@
 #define HCL_WG_THREADS 384 /* three warpgroups: one loads (TMA), two multiply */
 #define HCL_WG_BM 128      /* a block's tile of C: BM x BN, each multiplying warpgroup 64 x BN */
 #define HCL_WG_BN 256
-#define HCL_WG_BK 64  /* K per stage: 64 16-bit elements, 128 bytes, one row of the 128-byte swizzle */
-#define HCL_WG_BOX 64 /* the box of an M- or N-contiguous operand: 64 x 64 elements (8 KiB) */
+#define HCL_WG_ROW                                                                                                     \
+    128 /* K per stage, in bytes of each row: one row of the 128-byte swizzle, 64 16-bit elements or 32 floats */
+#define HCL_WG_BOX 64 /* the box of an M- or N-contiguous (16-bit) operand: 64 x 64 elements (8 KiB) */
 #define HCL_WG_STAGES 4
-#define HCL_WG_STAGE_BYTES ((HCL_WG_BM + HCL_WG_BN) * HCL_WG_BK * 2)
+#define HCL_WG_STAGE_BYTES ((HCL_WG_BM + HCL_WG_BN) * HCL_WG_ROW)
 /* dynamic shared memory of a block: the stages, plus slack to align them to 1024 bytes (the swizzle's period) */
 #define HCL_WG_SMEM_BYTES (HCL_WG_STAGES * HCL_WG_STAGE_BYTES + 1024)
 #define HCL_WG_GROUP_M 16 /* tiles are visited in groups of 16 tile rows, column by column (L2 reuse) */

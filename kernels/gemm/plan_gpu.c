@@ -3,8 +3,9 @@
 
 #include <stdio.h>
 
-/* The matrix-unit plan (kernels/gemm/plan_tc.c): HCL_SUCCESS with the launch written, HCL_ERROR_UNSUPPORTED when the
- * device or the call is not for the matrix-unit kernels (the SIMT kernels then run it; TF32 then fails). */
+/* The matrix-unit plan (kernels/gemm/plan_tc.c): HCL_SUCCESS with the launch written (or the plan re-made with
+ * several), HCL_ERROR_UNSUPPORTED when the device or the call is not for the matrix-unit kernels (the SIMT kernels
+ * then run it; TF32 then fails). */
 hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */

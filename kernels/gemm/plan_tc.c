@@ -1,8 +1,9 @@
 /* The gemm plan's matrix-unit part, NVIDIA tensor cores:
- *  - sm_90 (Hopper), f16/bf16 inputs whose rows the TMA can copy (lda, ldb multiples of 8): the wgmma kernels of
- *    kernels/gemm/gemm_wg.cu, one 384-thread block per 128 x 256 tile of C, operands described by tensor maps;
- *  - sm_80 and later otherwise (and TF32 everywhere): the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread
- *    block per 128 x 128 tile; the grid strides over tiles when it is capped. */
+ *  - sm_90 (Hopper) when the rows the TMA reads are 16-byte multiples: the wgmma kernels of kernels/gemm/gemm_wg.cu,
+ *    one 384-thread block per 128 x 256 tile of C, operands described by tensor maps; TF32 takes K-major operands
+ *    only, so A transposed and B not transposed are first copied transposed into the scratch (hcl_transpose_f32);
+ *  - sm_80 and later otherwise: the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread block per 128 x 128
+ *    tile; the grid strides over tiles when it is capped. */
 #include "gemm_wg.h"
 #include "plan_family.h"
 
@@ -15,44 +16,83 @@ static const char *trans_name(const hcl_kgemm *g) {
     return trans_names[(g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS)];
 }
 
+static size_t esize(hcl_dtype t) { return t == HCL_DTYPE_F32 ? 4 : 2; }
+
 /* The tensor map of a row-major matrix of `rows` x `cols` elements (row pitch ld) copied in boxes of box_cols x
  * box_rows. */
 static hcl_driver_tensor_map tensor_map(hcl_dtype type, size_t rows, size_t cols, size_t ld, uint32_t box_cols,
                                         uint32_t box_rows) {
-    hcl_driver_tensor_map t = {type, {cols, rows}, ld * 2, {box_cols, box_rows}};
+    hcl_driver_tensor_map t = {type, {cols, rows}, ld * esize(type), {box_cols, box_rows}};
     return t;
 }
 
+/* Whether the Hopper kernels take the call: sm_90; the rows the TMA reads 16-byte multiples (an operand the TF32
+ * plan transposes first is read from its copy); coordinates that fit in int; the grid and shared memory fit. */
 static int wg_fits(const hcl_kdevice *dev, const hcl_kgemm *g) {
-    const size_t tiles = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN);
-    return dev->arch_level == 90 && g->compute != HCL_COMPUTE_TF32 && g->ab_type != HCL_DTYPE_F32 && g->lda % 8 == 0 &&
-           g->ldb % 8 == 0 && g->m <= INT32_MAX && g->n <= INT32_MAX && g->k <= INT32_MAX &&
-           tiles <= hcl_known_or(dev->max_groups[0], INT32_MAX) && dev->local_mem >= HCL_WG_SMEM_BYTES + 1024;
+    const int tf32 = g->compute == HCL_COMPUTE_TF32;
+    const size_t v = 16 / esize(g->ab_type), tiles = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN);
+    const int a_copied = tf32 && g->trans_a == HCL_TRANS, b_copied = tf32 && g->trans_b == HCL_NO_TRANS;
+    return dev->arch_level == 90 && (a_copied || g->lda % v == 0) && (b_copied || g->ldb % v == 0) &&
+           g->m <= INT32_MAX && g->n <= INT32_MAX && g->k <= INT32_MAX &&
+           tiles <= hcl_known_or(dev->max_groups[0], INT32_MAX) && dev->local_mem >= HCL_WG_SMEM_BYTES + 1024 &&
+           (!a_copied || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535)) &&
+           (!b_copied || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535));
 }
 
-static hcl_status plan_wg(const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+/* Launch `l`: hcl_transpose_f32 of the matrix in `slot` (rows x cols, pitch ld) into the scratch at `offset` (cols x
+ * rows, pitch ld_out). */
+static void plan_transpose(hcl_klaunch *l, int kernel, hcl_kslot slot, size_t rows, size_t cols, size_t ld,
+                           size_t offset, size_t ld_out) {
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_ceil_div(cols, 32), 256);
+    l->grid.y = (uint32_t)hcl_ceil_div(rows, 32);
+    l->block = (hcl_dim3){32, 8, 1};
+    hcl_klaunch_u64(l, rows);
+    hcl_klaunch_u64(l, cols);
+    hcl_klaunch_mem(l, slot, 0);
+    hcl_klaunch_u64(l, ld);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, offset);
+    hcl_klaunch_u64(l, ld_out);
+}
+
+/* The Hopper plan: the kernel, and for TF32 first a K-major copy of each operand that is not K-major (A transposed,
+ * B not transposed) in the scratch, its rows padded to 16 bytes. */
+static hcl_status plan_wg(const hcl_kgemm *g, hcl_kplan *out) {
+    const int tf32 = g->compute == HCL_COMPUTE_TF32;
+    const int a_copied = tf32 && g->trans_a == HCL_TRANS, b_copied = tf32 && g->trans_b == HCL_NO_TRANS;
+    const size_t kp = (g->k + 3) / 4 * 4, a_bytes = (g->m * kp * 4 + 255) / 256 * 256;
     char name[64];
-    snprintf(name, sizeof name, "hcl_gemm_wg_%s_%s_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
-             trans_name(g));
+    snprintf(name, sizeof name, "hcl_gemm_wg_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
+             hcl_kdtype_name(g->c_type), tf32 ? "nt" : trans_name(g));
+    /* the kernels first: a failure leaves the plan as it was (the caller's single launch) */
     const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
-    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    const int transpose = a_copied || b_copied ? hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_transpose_f32") : 0;
+    if (kernel < 0 || transpose < 0) return HCL_ERROR_UNSUPPORTED;
+    hcl_kplan_free(out);
+    hcl_status st = hcl_kplan_init(out, 1 + (size_t)a_copied + (size_t)b_copied);
+    if (st != HCL_SUCCESS) return st;
+    hcl_klaunch *l = out->launch;
+    if (a_copied) plan_transpose(l++, transpose, HCL_KSLOT_A, g->k, g->m, g->lda, 0, kp);
+    if (b_copied) plan_transpose(l++, transpose, HCL_KSLOT_B, g->k, g->n, g->ldb, a_copied ? a_bytes : 0, kp);
+    out->scratch_bytes = (a_copied ? a_bytes : 0) + (b_copied ? g->n * kp * 4 : 0);
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN),
                    HCL_WG_THREADS);
     l->shared_bytes = HCL_WG_SMEM_BYTES;
     /* A is m x k (k x m transposed), B is k x n (n x k transposed); a K-contiguous operand moves in one box of
-     * BK x (its tile's rows), an M- or N-contiguous one in boxes of 64 x BK */
-    const hcl_driver_tensor_map a = g->trans_a == HCL_TRANS
-                                        ? tensor_map(g->ab_type, g->k, g->m, g->lda, HCL_WG_BOX, HCL_WG_BK)
-                                        : tensor_map(g->ab_type, g->m, g->k, g->lda, HCL_WG_BK, HCL_WG_BM);
-    const hcl_driver_tensor_map b = g->trans_b == HCL_TRANS
-                                        ? tensor_map(g->ab_type, g->n, g->k, g->ldb, HCL_WG_BK, HCL_WG_BN)
-                                        : tensor_map(g->ab_type, g->k, g->n, g->ldb, HCL_WG_BOX, HCL_WG_BK);
+     * (a row's 128 bytes) x (its tile's rows), an M- or N-contiguous one in boxes of 64 x 64 */
+    const hcl_dtype t = g->ab_type;
+    const uint32_t bk = (uint32_t)(HCL_WG_ROW / esize(t));
+    const hcl_driver_tensor_map a = a_copied                  ? tensor_map(t, g->m, g->k, kp, bk, HCL_WG_BM)
+                                    : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, HCL_WG_BOX, bk)
+                                                              : tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BM);
+    const hcl_driver_tensor_map b = b_copied                  ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
+                                    : g->trans_b == HCL_TRANS ? tensor_map(t, g->n, g->k, g->ldb, bk, HCL_WG_BN)
+                                                              : tensor_map(t, g->k, g->n, g->ldb, HCL_WG_BOX, bk);
     hcl_klaunch_u64(l, g->m);
     hcl_klaunch_u64(l, g->n);
     hcl_klaunch_u64(l, g->k);
     hcl_klaunch_f32(l, g->alpha);
-    hcl_klaunch_tensor_map(l, HCL_KSLOT_A, 0, &a);
-    hcl_klaunch_tensor_map(l, HCL_KSLOT_B, 0, &b);
+    hcl_klaunch_tensor_map(l, a_copied ? HCL_KSLOT_SCRATCH : HCL_KSLOT_A, 0, &a);
+    hcl_klaunch_tensor_map(l, b_copied ? HCL_KSLOT_SCRATCH : HCL_KSLOT_B, b_copied && a_copied ? a_bytes : 0, &b);
     hcl_klaunch_f32(l, g->beta);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u64(l, g->ldc);
@@ -67,7 +107,7 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "no matrix-unit gemm for %s inputs%s on this device (tensor cores of sm_80 or later)",
                               hcl_kdtype_name(g->ab_type), tf32 ? " in TF32" : "");
-    if (wg_fits(dev, g)) return plan_wg(g, out, l);
+    if (wg_fits(dev, g)) return plan_wg(g, out);
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_tc_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
              hcl_kdtype_name(g->c_type), trans_name(g));
