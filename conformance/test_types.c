@@ -272,6 +272,9 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     /* several tiles of the largest plan (128 x 256, k in steps of 64) each way, with m, n and k all 5 mod 8 and the
      * rows padded by 3 (NaN): every ld a multiple of 8 whatever the transposes, as copies of whole 16-byte rows need */
     static const size_t tiles[][3] = {{133, 301, 77}, {261, 525, 333}};
+    /* more tiles (17 x 10) than a GPU has SMs, so that blocks that take several tiles in turn are seen too */
+    tcase many = {ab, c, compute, 2173, 2309, 45, HCL_NO_TRANS, HCL_NO_TRANS, 3, 0.5f, -1.0f, false};
+    run_gemm(&many);
     for (size_t s = 0; s < sizeof tiles / sizeof tiles[0]; s++)
         for (int t = 0; t < 4; t++) {
             tcase g = {ab,

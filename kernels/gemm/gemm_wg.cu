@@ -7,7 +7,9 @@
  * stages, each stage's "full" barrier counting the bytes in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the
  * tile: per stage four wgmma m64n256k16 (k8 for TF32) reading both operands from shared memory, then they release
  * the stage before last to the producer through its "empty" barrier (one wgmma group stays in flight). The
- * accumulators (128 floats a thread) go straight to global memory, bounds-checked, scaled by alpha and beta.
+ * accumulators (128 floats a thread) go straight to global memory, bounds-checked, scaled by alpha and beta. Blocks
+ * are persistent: one per SM takes tile after tile, the producer running ahead into the next tile while the
+ * consumers store the last.
  *
  * Shared layout: the TMA writes with the 128-byte swizzle, rows of 128 bytes. A K-contiguous operand (A not
  * transposed, B transposed) is one box of K x rows (K-major for wgmma: a step of one wgmma in K is 32 bytes along
@@ -116,6 +118,15 @@ template <> struct hcl_wg_op<float> {
     }
 };
 
+/* Tile `tile` of C (row-major order would be tm * tiles_n + tn): groups of HCL_WG_GROUP_M tile rows, visited column
+ * by column, so the blocks at work at one time share rows of A and columns of B in L2. */
+__device__ __forceinline__ void hcl_wg_tile(unsigned tile, unsigned tiles_m, unsigned tiles_n, int *m0, int *n0) {
+    const unsigned per_group = HCL_WG_GROUP_M * tiles_n, first = tile / per_group * HCL_WG_GROUP_M,
+                   rows = min((unsigned)HCL_WG_GROUP_M, tiles_m - first), in_group = tile % per_group;
+    *m0 = (int)((first + in_group % rows) * HCL_WG_BM);
+    *n0 = (int)(in_group / rows * HCL_WG_BN);
+}
+
 template <bool TA, bool TB, typename TAB, typename TC>
 __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long long n, unsigned long long k,
                                             float alpha, const hcl_tmap *ta, const hcl_tmap *tb, float beta, TC *C,
@@ -127,12 +138,8 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     const unsigned base = (hcl_wg_smem(hcl_wg_dyn) + 1023u) & ~1023u;
     const unsigned full = hcl_wg_smem(bars), empty = full + 8 * HCL_WG_STAGES;
 
-    /* this block's tile: groups of HCL_WG_GROUP_M tile rows, visited column by column */
     const unsigned tiles_m = (unsigned)((m + HCL_WG_BM - 1) / HCL_WG_BM),
-                   tiles_n = (unsigned)((n + HCL_WG_BN - 1) / HCL_WG_BN);
-    const unsigned per_group = HCL_WG_GROUP_M * tiles_n, group = blockIdx.x / per_group, first = group * HCL_WG_GROUP_M,
-                   rows = min((unsigned)HCL_WG_GROUP_M, tiles_m - first), in_group = blockIdx.x % per_group;
-    const int m0 = (int)((first + in_group % rows) * HCL_WG_BM), n0 = (int)(in_group / rows * HCL_WG_BN);
+                   tiles_n = (unsigned)((n + HCL_WG_BN - 1) / HCL_WG_BN), tiles = tiles_m * tiles_n;
     const int steps = (int)((k + BK - 1) / BK);
 
     if (threadIdx.x == 0) {
@@ -144,81 +151,93 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     }
     __syncthreads();
 
+    /* The block's tiles: blockIdx.x, then every gridDim.x-th; the stage ring runs on across them (`it` counts the K
+     * steps the block has made), so the producer loads the next tile while the consumers store this one. */
     const int wg = threadIdx.x / 128;
     if (wg == 0) { /* the producer */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         if (threadIdx.x != 0) return;
-        for (int s = 0; s < steps; s++) {
-            const int st = s % HCL_WG_STAGES, kk = s * BK;
-            const unsigned a = base + st * HCL_WG_STAGE_BYTES, b = a + A_BYTES, bar = full + 8 * st;
-            if (s >= HCL_WG_STAGES) hcl_wg_bar_wait(empty + 8 * st, (unsigned)(s / HCL_WG_STAGES - 1) & 1u);
-            hcl_wg_bar_expect(bar, HCL_WG_STAGE_BYTES);
-            if (!TA)
-                hcl_wg_tma(a, ta, kk, m0, bar);
-            else
-                for (int j = 0; j < HCL_WG_BM / HCL_WG_BOX; j++)
-                    hcl_wg_tma(a + j * BOX_BYTES, ta, m0 + j * HCL_WG_BOX, kk, bar);
-            if (TB)
-                hcl_wg_tma(b, tb, kk, n0, bar);
-            else
-                for (int j = 0; j < HCL_WG_BN / HCL_WG_BOX; j++)
-                    hcl_wg_tma(b + j * BOX_BYTES, tb, n0 + j * HCL_WG_BOX, kk, bar);
+        unsigned it = 0;
+        for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int m0, n0;
+            hcl_wg_tile(tile, tiles_m, tiles_n, &m0, &n0);
+            for (int s = 0; s < steps; s++, it++) {
+                const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES, b = a + A_BYTES,
+                               bar = full + 8 * st;
+                const int kk = s * BK;
+                if (it >= HCL_WG_STAGES) hcl_wg_bar_wait(empty + 8 * st, (it / HCL_WG_STAGES - 1) & 1u);
+                hcl_wg_bar_expect(bar, HCL_WG_STAGE_BYTES);
+                if (!TA)
+                    hcl_wg_tma(a, ta, kk, m0, bar);
+                else
+                    for (int j = 0; j < HCL_WG_BM / HCL_WG_BOX; j++)
+                        hcl_wg_tma(a + j * BOX_BYTES, ta, m0 + j * HCL_WG_BOX, kk, bar);
+                if (TB)
+                    hcl_wg_tma(b, tb, kk, n0, bar);
+                else
+                    for (int j = 0; j < HCL_WG_BN / HCL_WG_BOX; j++)
+                        hcl_wg_tma(b + j * BOX_BYTES, tb, n0 + j * HCL_WG_BOX, kk, bar);
+            }
         }
         return;
     }
 
-    /* a consumer: rows 64 * c .. of the tile */
+    /* a consumer: rows 64 * c .. of each tile */
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    const int c = wg - 1;
-    float d[128];
-#pragma unroll
-    for (int i = 0; i < 128; i++) d[i] = 0.0f;
-    for (int s = 0; s < steps; s++) {
-        const int st = s % HCL_WG_STAGES;
-        const unsigned a = base + st * HCL_WG_STAGE_BYTES + c * (HCL_WG_BM / 2) * 128,
-                       b = base + st * HCL_WG_STAGE_BYTES + A_BYTES;
-        hcl_wg_bar_wait(full + 8 * st, (unsigned)(s / HCL_WG_STAGES) & 1u);
-        hcl_wg_fence_acc(d);
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-        for (int q = 0; q < 4; q++) { /* K 16 (8 for TF32): 32 bytes of each row */
-            const unsigned long long da =
-                TA ? hcl_wg_desc(a + q * 2048, BOX_BYTES, 1024) : hcl_wg_desc(a + q * 32, 16, 1024);
-            const unsigned long long db =
-                TB ? hcl_wg_desc(b + q * 32, 16, 1024) : hcl_wg_desc(b + q * 2048, BOX_BYTES, 1024);
-            hcl_wg_op<TAB>::template mma<TA ? 1 : 0, TB ? 0 : 1>(d, da, db);
-        }
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        hcl_wg_fence_acc(d);
-        if (s > 0) { /* the previous step's group has finished reading its stage */
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-            hcl_wg_bar_arrive(empty + 8 * ((s - 1) % HCL_WG_STAGES));
-        }
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    hcl_wg_fence_acc(d);
-
-    /* d[4i + 2h + q] is (row w * 16 + lane / 4 + 8h, column 8i + 2 (lane % 4) + q) of the warpgroup's 64 x 256 */
-    const int t = threadIdx.x % 128, w = t / 32, lane = t % 32;
+    const int c = wg - 1, t = threadIdx.x % 128, w = t / 32, lane = t % 32;
     const bool pairs = ldc % 2 == 0 && ((unsigned long long)C % (2 * sizeof(TC))) == 0;
+    unsigned it = 0;
+    for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int m0, n0;
+        hcl_wg_tile(tile, tiles_m, tiles_n, &m0, &n0);
+        float d[128];
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const unsigned long long r = (unsigned long long)m0 + c * 64 + w * 16 + lane / 4 + 8 * h;
-        if (r >= m) continue;
+        for (int i = 0; i < 128; i++) d[i] = 0.0f;
+        for (int s = 0; s < steps; s++, it++) {
+            const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES + c * (HCL_WG_BM / 2) * 128,
+                           b = base + st * HCL_WG_STAGE_BYTES + A_BYTES;
+            hcl_wg_bar_wait(full + 8 * st, (it / HCL_WG_STAGES) & 1u);
+            hcl_wg_fence_acc(d);
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-        for (int i = 0; i < 32; i++) {
-            const unsigned long long col = (unsigned long long)n0 + 8 * i + 2 * (lane % 4), at = r * ldc + col;
-            float v0 = alpha * d[4 * i + 2 * h], v1 = alpha * d[4 * i + 2 * h + 1];
-            if (pairs && col + 1 < n) {
-                if (beta != 0.0f) {
-                    float old[2];
-                    EC::ld2(C, at / 2, old);
-                    v0 = fmaf(beta, old[0], v0), v1 = fmaf(beta, old[1], v1);
+            for (int q = 0; q < 4; q++) { /* K 16 (8 for TF32): 32 bytes of each row */
+                const unsigned long long da =
+                    TA ? hcl_wg_desc(a + q * 2048, BOX_BYTES, 1024) : hcl_wg_desc(a + q * 32, 16, 1024);
+                const unsigned long long db =
+                    TB ? hcl_wg_desc(b + q * 32, 16, 1024) : hcl_wg_desc(b + q * 2048, BOX_BYTES, 1024);
+                hcl_wg_op<TAB>::template mma<TA ? 1 : 0, TB ? 0 : 1>(d, da, db);
+            }
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            hcl_wg_fence_acc(d);
+            if (s > 0) { /* the previous step's group has finished reading its stage */
+                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+                hcl_wg_bar_arrive(empty + 8 * ((it - 1) % HCL_WG_STAGES));
+            }
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        hcl_wg_fence_acc(d);
+        hcl_wg_bar_arrive(empty + 8 * ((it - 1) % HCL_WG_STAGES)); /* the tile's last stage */
+
+        /* d[4i + 2h + q] is (row w * 16 + lane / 4 + 8h, column 8i + 2 (lane % 4) + q) of the warpgroup's 64 x 256 */
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const unsigned long long r = (unsigned long long)m0 + c * 64 + w * 16 + lane / 4 + 8 * h;
+            if (r >= m) continue;
+#pragma unroll
+            for (int i = 0; i < 32; i++) {
+                const unsigned long long col = (unsigned long long)n0 + 8 * i + 2 * (lane % 4), at = r * ldc + col;
+                float v0 = alpha * d[4 * i + 2 * h], v1 = alpha * d[4 * i + 2 * h + 1];
+                if (pairs && col + 1 < n) {
+                    if (beta != 0.0f) {
+                        float old[2];
+                        EC::ld2(C, at / 2, old);
+                        v0 = fmaf(beta, old[0], v0), v1 = fmaf(beta, old[1], v1);
+                    }
+                    EC::st2(C, at / 2, v0, v1);
+                } else {
+                    if (col < n) EC::st(C, at, beta != 0.0f ? fmaf(beta, EC::ld(C, at), v0) : v0);
+                    if (col + 1 < n) EC::st(C, at + 1, beta != 0.0f ? fmaf(beta, EC::ld(C, at + 1), v1) : v1);
                 }
-                EC::st2(C, at / 2, v0, v1);
-            } else {
-                if (col < n) EC::st(C, at, beta != 0.0f ? fmaf(beta, EC::ld(C, at), v0) : v0);
-                if (col + 1 < n) EC::st(C, at + 1, beta != 0.0f ? fmaf(beta, EC::ld(C, at + 1), v1) : v1);
             }
         }
     }
@@ -238,8 +257,9 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     HCL_WG_NO_BODY
 #endif
 
-/* hcl_gemm_wg_<ab>_<c>_<nn|nt|tn|tt>: m, n, k, alpha, the tensor maps of A and B (plan_tc.c), beta, C, ldc. One
- * block per tile, blockIdx.x only; HCL_WG_SMEM_BYTES of dynamic shared memory. */
+/* hcl_gemm_wg_<ab>_<c>_<nn|nt|tn|tt>: m, n, k, alpha, the tensor maps of A and B (plan_tc.c), beta, C, ldc. A 1-D
+ * grid of at most one block per tile (one per SM is enough: each block takes tiles until none is left);
+ * HCL_WG_SMEM_BYTES of dynamic shared memory. */
 #define HCL_WG_KERNEL(NAME, TA, TB, TAB, TC)                                                                           \
     extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
         NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \

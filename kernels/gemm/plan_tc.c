@@ -1,6 +1,6 @@
 /* The gemm plan's matrix-unit part, NVIDIA tensor cores:
  *  - sm_90 (Hopper) when the rows the TMA reads are 16-byte multiples: the wgmma kernels of kernels/gemm/gemm_wg.cu,
- *    one 384-thread block per 128 x 256 tile of C, operands described by tensor maps; TF32 takes K-major operands
+ *    persistent 384-thread blocks, one per SM, over the 128 x 256 tiles of C, operands described by tensor maps; TF32 takes K-major operands
  *    only, so A transposed and B not transposed are first copied transposed into the scratch (hcl_transpose_f32);
  *  - sm_80 and later otherwise: the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread block per 128 x 128
  *    tile; the grid strides over tiles when it is capped. */
@@ -56,7 +56,7 @@ static void plan_transpose(hcl_klaunch *l, int kernel, hcl_kslot slot, size_t ro
 
 /* The Hopper plan: the kernel, and for TF32 first a K-major copy of each operand that is not K-major (A transposed,
  * B not transposed) in the scratch, its rows padded to 16 bytes. */
-static hcl_status plan_wg(const hcl_kgemm *g, hcl_kplan *out) {
+static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     const int tf32 = g->compute == HCL_COMPUTE_TF32;
     const int a_copied = tf32 && g->trans_a == HCL_TRANS, b_copied = tf32 && g->trans_b == HCL_NO_TRANS;
     const size_t kp = (g->k + 3) / 4 * 4, a_bytes = (g->m * kp * 4 + 255) / 256 * 256;
@@ -74,7 +74,9 @@ static hcl_status plan_wg(const hcl_kgemm *g, hcl_kplan *out) {
     if (a_copied) plan_transpose(l++, transpose, HCL_KSLOT_A, g->k, g->m, g->lda, 0, kp);
     if (b_copied) plan_transpose(l++, transpose, HCL_KSLOT_B, g->k, g->n, g->ldb, a_copied ? a_bytes : 0, kp);
     out->scratch_bytes = (a_copied ? a_bytes : 0) + (b_copied ? g->n * kp * 4 : 0);
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN),
+    /* persistent blocks, one per SM (the shared memory allows no more), each taking tiles until none is left */
+    const size_t tiles = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN);
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(tiles, hcl_known_or(dev->compute_units, tiles)),
                    HCL_WG_THREADS);
     l->shared_bytes = HCL_WG_SMEM_BYTES;
     /* A is m x k (k x m transposed), B is k x n (n x k transposed); a K-contiguous operand moves in one box of
@@ -107,7 +109,7 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "no matrix-unit gemm for %s inputs%s on this device (tensor cores of sm_80 or later)",
                               hcl_kdtype_name(g->ab_type), tf32 ? " in TF32" : "");
-    if (wg_fits(dev, g)) return plan_wg(g, out);
+    if (wg_fits(dev, g)) return plan_wg(dev, g, out);
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_tc_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
              hcl_kdtype_name(g->c_type), trans_name(g));
