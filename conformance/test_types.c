@@ -476,6 +476,29 @@ CONF_GLOBAL_TEST(core, conversions) {
               hcl_f32_to_f16(0x1.0002p-25f) == 1 && hcl_f32_to_bf16(0x1.01p0f) == 0x3f80 &&
               hcl_f32_to_bf16(0x1.03p0f) == 0x3f82,
           "named rounding points (65520 -> inf, 2^-25 -> 0, ties to even)");
+    /* hcl_convert's arrays (F16C where the CPU has it) against the scalar conversions, bit for bit: every f16
+     * pattern widened, the floats above (NaN payloads included) narrowed, at lengths that leave every tail */
+    enum { NW = 65536 + 7, NN = 4099 };
+    uint16_t *pat = conf_malloc(NW * sizeof *pat), *nar = conf_malloc(NN * sizeof *nar);
+    float *wid = conf_floats(NW), *xs = conf_floats(NN);
+    for (uint32_t p = 0; p < NW; p++) pat[p] = (uint16_t)(p * 40503u);
+    for (int i = 0; i < NN; i++) {
+        uint32_t u = i < 64 ? nans[i % 6] ^ ((uint32_t)i << 13) : (uint32_t)conf_rand_u64();
+        memcpy(&xs[i], &u, sizeof u);
+    }
+    size_t array_wrong = 0;
+    for (size_t len = NW - 7; len <= NW; len++) {
+        CHECK(hcl_convert(HCL_DTYPE_F32, wid, HCL_DTYPE_F16, pat, len) == HCL_SUCCESS, "hcl_convert f16 -> f32");
+        for (size_t i = 0; i < len; i++) {
+            float s = hcl_f16_to_f32(pat[i]);
+            array_wrong += memcmp(&s, &wid[i], sizeof s) != 0;
+        }
+    }
+    for (size_t len = NN - 7; len <= NN; len++) {
+        CHECK(hcl_convert(HCL_DTYPE_F16, nar, HCL_DTYPE_F32, xs, len) == HCL_SUCCESS, "hcl_convert f32 -> f16");
+        for (size_t i = 0; i < len; i++) array_wrong += nar[i] != hcl_f32_to_f16(xs[i]);
+    }
+    CHECK(array_wrong == 0, "hcl_convert arrays: %zu elements differ from the scalar conversions", array_wrong);
     /* hcl_convert: arrays, f16 <-> bf16, bad arguments */
     float src[5] = {1.0f, -2.5f, 0x1p-20f, 70000.0f, 3.14159f}, back[5];
     uint16_t mid[5], mid2[5];

@@ -23,7 +23,7 @@ extern "C" {
 #define HCL__OMP(...)
 #endif
 
-/* float32 <-> f16 / bf16 (kernels/host_convert.c): round to nearest even, NaN stays a quiet NaN, overflow gives
+/* float32 <-> f16 / bf16 (kernels/host_convert.c): round to nearest even, a NaN becomes a quiet NaN, overflow gives
  * infinity, f16 subnormals kept. The public hcl_f32_to_f16 etc. are these. */
 uint16_t hcl__f32_to_f16(float value);
 float hcl__f16_to_f32(uint16_t value);
