@@ -1,0 +1,206 @@
+/* kernels-plan-gpu: the GPU family's gemm plans for the tensor-core devices, checked without a GPU. A plan is plain C
+ * (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, the TF32 transposed
+ * copies in the scratch) and on an sm_80 part (mma.sync) can be read here: kernel names, launch counts, grids,
+ * shared memory, scratch offsets and every tensor map's dimensions, pitch and box. What the kernels compute is the
+ * conformance suite's business on the GPU; this test pins the plan that feeds them, in CI.
+ * Exit status: 0 when every check passed, 1 otherwise (each failure printed). */
+#include "gemm/gemm_wg.h"
+#include "hcl_plan.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+static void check(int ok, const char *fmt, ...) {
+    if (ok) return;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    failures++;
+}
+
+static hcl_kdevice gpu(uint32_t arch) {
+    hcl_kdevice d;
+    memset(&d, 0, sizeof d);
+    d.family = HCL_KFAMILY_GPU;
+    d.compute_units = 132;
+    d.subgroup_width = 32;
+    d.max_group_size = 1024;
+    d.local_mem = 232448; /* H100: 227 KiB a block after opting in */
+    d.max_groups[0] = 2147483647u;
+    d.max_groups[1] = d.max_groups[2] = 65535;
+    d.arch_level = arch;
+    d.matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
+    d.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16) | HCL_TYPE_BIT_TF32;
+    return d;
+}
+
+static hcl_kgemm shape(hcl_dtype ab, hcl_dtype c, hcl_compute compute, int ta, int tb, size_t m, size_t n, size_t k,
+                       size_t pad) {
+    hcl_kgemm g;
+    memset(&g, 0, sizeof g);
+    g.trans_a = ta ? HCL_TRANS : HCL_NO_TRANS;
+    g.trans_b = tb ? HCL_TRANS : HCL_NO_TRANS;
+    g.m = m, g.n = n, g.k = k;
+    g.alpha = 1.0f, g.beta = 0.0f;
+    g.lda = (ta ? m : k) + pad, g.ldb = (tb ? k : n) + pad, g.ldc = n + pad;
+    g.ab_type = ab, g.c_type = c, g.compute = compute;
+    return g;
+}
+
+static const char *kernel_name(const hcl_klaunch *l) { return hcl_kprogram_get(l->prog)->kernels[l->kernel]; }
+
+static const hcl_driver_tensor_map *map_of(const hcl_klaunch *l, uint32_t arg) {
+    return arg < l->num_args && l->args[arg].kind == HCL_KPARG_TENSOR_MAP
+               ? (const hcl_driver_tensor_map *)(const void *)l->args[arg].value
+               : NULL;
+}
+
+/* The tensor map of argument `arg`: over `slot` at `offset`, rows x cols of `type` with rows `pitch` bytes apart, boxes
+ * of box_cols x box_rows. */
+static void check_map(const char *what, const hcl_klaunch *l, uint32_t arg, hcl_kslot slot, size_t offset,
+                      hcl_dtype type, uint64_t rows, uint64_t cols, uint64_t pitch, uint32_t box_cols,
+                      uint32_t box_rows) {
+    const hcl_driver_tensor_map *t = map_of(l, arg);
+    check(t != NULL, "%s: argument %u is not a tensor map", what, arg);
+    if (!t) return;
+    check(l->args[arg].slot == slot && l->args[arg].offset == offset, "%s: map %u over slot %d + %zu, not %d + %zu",
+          what, arg, (int)l->args[arg].slot, l->args[arg].offset, (int)slot, offset);
+    check(t->type == type && t->dims[0] == cols && t->dims[1] == rows && t->row_bytes == pitch &&
+              t->box[0] == box_cols && t->box[1] == box_rows,
+          "%s: map %u is type %d, %" PRIu64 " x %" PRIu64 " (rows x cols), pitch %" PRIu64
+          ", box %u x %u; expected type "
+          "%d, %" PRIu64 " x %" PRIu64 ", pitch %" PRIu64 ", box %u x %u",
+          what, arg, (int)t->type, t->dims[1], t->dims[0], t->row_bytes, t->box[0], t->box[1], (int)type, rows, cols,
+          pitch, box_cols, box_rows);
+}
+
+/* Plan g on dev: HCL_SUCCESS, `launches` launches, the last one `kernel`. */
+static int plan(const char *what, const hcl_kdevice *dev, const hcl_kgemm *g, size_t launches, const char *kernel,
+                hcl_kplan *p) {
+    hcl_status st = hcl_plan_gemm(dev, g, p);
+    check(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p->why);
+    if (st != HCL_SUCCESS) return 0;
+    check(p->count == launches, "%s: %zu launches, expected %zu", what, p->count, launches);
+    if (p->count != launches) return 0;
+    const char *got = kernel_name(&p->launch[p->count - 1]);
+    check(strcmp(got, kernel) == 0, "%s: kernel %s, expected %s", what, got, kernel);
+    return strcmp(got, kernel) == 0;
+}
+
+static void hopper_16bit(void) {
+    const hcl_kdevice h100 = gpu(90);
+    static const char *const names[4] = {"nn", "nt", "tn", "tt"};
+    for (int t = 0; t < 4; t++) {
+        const int ta = t >> 1, tb = t & 1;
+        hcl_kgemm g = shape(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, ta, tb, 1000, 3000, 200, 8);
+        char what[64], kernel[64];
+        snprintf(what, sizeof what, "sm_90 bf16 -> f32 %s", names[t]);
+        snprintf(kernel, sizeof kernel, "hcl_gemm_wg_bf16_f32_%s", names[t]);
+        hcl_kplan p;
+        if (plan(what, &h100, &g, 1, kernel, &p)) {
+            const hcl_klaunch *l = &p.launch[0];
+            /* 8 x 12 = 96 tiles: fewer than the SMs, one block each */
+            check(l->grid.x == 96 && l->grid.y == 1 && l->block.x == HCL_WG_THREADS &&
+                      l->shared_bytes == HCL_WG_SMEM_BYTES && p.scratch_bytes == 0,
+                  "%s: grid %u x %u, block %u, shared %zu, scratch %zu", what, l->grid.x, l->grid.y, l->block.x,
+                  l->shared_bytes, p.scratch_bytes);
+            check(l->num_args == 9, "%s: %u arguments", what, l->num_args);
+            if (ta) /* A stored k x m, M contiguous: boxes of 64 x 64 */
+                check_map(what, l, 4, HCL_KSLOT_A, 0, HCL_DTYPE_BF16, 200, 1000, 1008 * 2, 64, 64);
+            else
+                check_map(what, l, 4, HCL_KSLOT_A, 0, HCL_DTYPE_BF16, 1000, 200, 208 * 2, 64, 128);
+            if (tb) /* B stored n x k, K contiguous: one box of 64 x 256 */
+                check_map(what, l, 5, HCL_KSLOT_B, 0, HCL_DTYPE_BF16, 3000, 200, 208 * 2, 64, 256);
+            else
+                check_map(what, l, 5, HCL_KSLOT_B, 0, HCL_DTYPE_BF16, 200, 3000, 3008 * 2, 64, 64);
+        }
+        hcl_kplan_free(&p);
+    }
+    /* persistent: more tiles than SMs gives one block per SM */
+    hcl_kgemm big = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
+    hcl_kplan p;
+    if (plan("sm_90 f16 4096^3", &h100, &big, 1, "hcl_gemm_wg_f16_f16_nn", &p))
+        check(p.launch[0].grid.x == 132, "sm_90 f16 4096^3: %u blocks, expected one per SM", p.launch[0].grid.x);
+    hcl_kplan_free(&p);
+    /* a leading dimension whose rows are not 16-byte multiples: the mma.sync kernels */
+    hcl_kgemm odd = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 1, 300, 300, 300, 3);
+    if (plan("sm_90 f16 lda 303", &h100, &odd, 1, "hcl_gemm_tc_f16_f16_nt", &p))
+        check(p.launch[0].block.x == 256 && p.launch[0].shared_bytes == 0, "sm_90 f16 lda 303: block %u, shared %zu",
+              p.launch[0].block.x, p.launch[0].shared_bytes);
+    hcl_kplan_free(&p);
+}
+
+static void hopper_tf32(void) {
+    const hcl_kdevice h100 = gpu(90);
+    const size_t m = 300, n = 500, k = 77, kp = 80, a_bytes = (m * kp * 4 + 255) / 256 * 256;
+    hcl_kplan p;
+    /* nt: both operands K-major, no copy */
+    hcl_kgemm g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 1, m, n, k, 3);
+    if (plan("sm_90 TF32 nt", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_nt", &p)) {
+        check(p.scratch_bytes == 0, "sm_90 TF32 nt: scratch %zu", p.scratch_bytes);
+        check_map("sm_90 TF32 nt", &p.launch[0], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 128);
+        check_map("sm_90 TF32 nt", &p.launch[0], 5, HCL_KSLOT_B, 0, HCL_DTYPE_F32, n, k, 80 * 4, 32, 256);
+    }
+    hcl_kplan_free(&p);
+    /* nn: B (k x n) copied transposed into the scratch first, rows of k padded to 4 floats */
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, m, n, k, 3);
+    if (plan("sm_90 TF32 nn", &h100, &g, 2, "hcl_gemm_wg_tf32_f32_nt", &p)) {
+        const hcl_klaunch *t = &p.launch[0];
+        check(strcmp(kernel_name(t), "hcl_transpose_f32") == 0 && t->grid.x == (n + 31) / 32 &&
+                  t->grid.y == (k + 31) / 32 && t->block.x == 32 && t->block.y == 8,
+              "sm_90 TF32 nn: first launch %s grid %u x %u block %u x %u", kernel_name(t), t->grid.x, t->grid.y,
+              t->block.x, t->block.y);
+        check(t->args[2].kind == HCL_KPARG_MEM && t->args[2].slot == HCL_KSLOT_B && t->args[4].kind == HCL_KPARG_MEM &&
+                  t->args[4].slot == HCL_KSLOT_SCRATCH && t->args[4].offset == 0,
+              "sm_90 TF32 nn: the copy is not B -> scratch + 0");
+        check(p.scratch_bytes == n * kp * 4, "sm_90 TF32 nn: scratch %zu, expected %zu", p.scratch_bytes, n * kp * 4);
+        check_map("sm_90 TF32 nn", &p.launch[1], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 128);
+        check_map("sm_90 TF32 nn", &p.launch[1], 5, HCL_KSLOT_SCRATCH, 0, HCL_DTYPE_F32, n, k, kp * 4, 32, 256);
+    }
+    hcl_kplan_free(&p);
+    /* tn: A (k x m) and B (k x n) both copied: A at 0, B after it (256-byte aligned) */
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, m, n, k, 3);
+    if (plan("sm_90 TF32 tn", &h100, &g, 3, "hcl_gemm_wg_tf32_f32_nt", &p)) {
+        check(p.launch[0].args[2].slot == HCL_KSLOT_A && p.launch[0].args[4].offset == 0 &&
+                  p.launch[1].args[2].slot == HCL_KSLOT_B && p.launch[1].args[4].offset == a_bytes,
+              "sm_90 TF32 tn: copies are not A -> scratch + 0, B -> scratch + %zu", a_bytes);
+        check(p.scratch_bytes == a_bytes + n * kp * 4, "sm_90 TF32 tn: scratch %zu", p.scratch_bytes);
+        check_map("sm_90 TF32 tn", &p.launch[2], 4, HCL_KSLOT_SCRATCH, 0, HCL_DTYPE_F32, m, k, kp * 4, 32, 128);
+        check_map("sm_90 TF32 tn", &p.launch[2], 5, HCL_KSLOT_SCRATCH, a_bytes, HCL_DTYPE_F32, n, k, kp * 4, 32, 256);
+    }
+    hcl_kplan_free(&p);
+}
+
+static void ampere(void) {
+    const hcl_kdevice a100 = gpu(80);
+    hcl_kplan p;
+    hcl_kgemm g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
+    if (plan("sm_80 f16", &a100, &g, 1, "hcl_gemm_tc_f16_f16_nn", &p))
+        check(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 32 && p.launch[0].block.x == 256,
+              "sm_80 f16: grid %u x %u block %u", p.launch[0].grid.x, p.launch[0].grid.y, p.launch[0].block.x);
+    hcl_kplan_free(&p);
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, 100, 100, 100, 0);
+    plan("sm_80 TF32", &a100, &g, 1, "hcl_gemm_tc_tf32_f32_tn", &p);
+    hcl_kplan_free(&p);
+    /* no tensor cores: TF32 is refused by the plan (the core refuses it earlier, from matrix_types) */
+    hcl_kdevice old = gpu(75);
+    old.matrix_unit = HCL_MATRIX_UNIT_NONE;
+    old.matrix_types = 0;
+    check(hcl_plan_gemm(&old, &g, &p) == HCL_ERROR_UNSUPPORTED, "sm_75 TF32: not refused");
+    hcl_kplan_free(&p);
+}
+
+int main(void) {
+    hopper_16bit();
+    hopper_tf32();
+    ampere();
+    printf("kernels-plan-gpu: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures, failures == 1 ? "" : "s");
+    return failures ? 1 : 0;
+}
