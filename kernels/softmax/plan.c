@@ -7,10 +7,13 @@
 #define GPU_WARP_THREADS 256 /* 8 rows per block at 32 lanes, 4 at 64 */
 #define GPU_MAX_COLS 0x7fffffffu
 
-/* Threads per row for the block kernels: about 8 to 32 elements each. */
-static size_t gpu_block_threads(size_t cols) {
+/* Threads per row for the block kernels: about two 16-byte vectors each (8 to 32 floats, 16 to 64 16-bit elements), so
+ * that a 16-bit row is not spread over twice the threads of a float row of the same bytes (H100, 32768 x 4096 f16:
+ * 512 threads of one vector each left each block waiting on one load per thread between its barriers). */
+static size_t gpu_block_threads(hcl_dtype type, size_t cols) {
+    const size_t per_thread = type == HCL_DTYPE_F32 ? 8 : 16;
     size_t t = 128;
-    while (t < 1024 && t * 8 < cols) t *= 2;
+    while (t < 1024 && t * per_thread < cols) t *= 2;
     return t;
 }
 
@@ -39,7 +42,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         const char *base = staged ? "hcl_softmax_block_staged" : "hcl_softmax_block";
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(rows, max_gx), gpu_block_threads(cols));
+        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(rows, max_gx), gpu_block_threads(type, cols));
         l->shared_bytes = staged ? cols * sizeof(float) : 0;
     }
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
