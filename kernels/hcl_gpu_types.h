@@ -42,10 +42,18 @@ __device__ __forceinline__ float hcl_bf16_to_float(unsigned short h) {
     return __int_as_float((int)((unsigned)h << 16));
 }
 
+/* Round to nearest even: one instruction on NVIDIA sm_80+ (cvt.rn.bf16.f32; a NaN gives the canonical NaN), integer
+ * code elsewhere (a NaN keeps its sign and top fraction bits, quieted). */
 __device__ __forceinline__ unsigned short hcl_float_to_bf16(float f) {
+#if !defined(HCL_GPU_HIP_KERNEL) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned short h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#else
     const unsigned u = (unsigned)__float_as_int(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
     return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
 }
 
 template <typename T> struct hcl_elem;
