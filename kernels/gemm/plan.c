@@ -16,6 +16,11 @@ void hcl__gemm_args(hcl_klaunch *l, const hcl_kgemm *g, size_t k, float alpha) {
     hcl_klaunch_u64(l, g->ldc);
 }
 
+const char *hcl__gemm_trans_name(const hcl_kgemm *g) {
+    static const char *const names[4] = {"nn", "nt", "tn", "tt"};
+    return names[(g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS)];
+}
+
 hcl_status hcl_plan_gemm(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     hcl_status st = hcl_kplan_init(out, 1);
     if (st != HCL_SUCCESS) return st;

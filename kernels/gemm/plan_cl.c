@@ -35,9 +35,8 @@ hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
                               (unsigned long long)cl_local_bytes(8), (unsigned long long)dev->max_group_size,
                               (unsigned long long)dev->local_mem);
     /* hcl_gemm_<nn|nt|tn|tt>_<A's and B's type>[_f32 when C is f32 and they are not] (gemm.cl) */
-    static const char *const trans[4] = {"nn", "nt", "tn", "tt"};
     char base[40];
-    snprintf(base, sizeof base, "hcl_gemm_%s", trans[(g->trans_a == HCL_TRANS ? 2 : 0) + (g->trans_b == HCL_TRANS)]);
+    snprintf(base, sizeof base, "hcl_gemm_%s", hcl__gemm_trans_name(g));
     if (g->c_type != g->ab_type)
         snprintf(base + strlen(base), sizeof base - strlen(base), "_%s", hcl_kdtype_name(g->ab_type));
     const int which = hcl_kplan_typed_kernel(out, prog, base, g->c_type);

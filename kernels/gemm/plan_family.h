@@ -7,6 +7,8 @@
 /* The arguments of the GPU and CL f32 gemm kernels, in the order both take them: m, n, k, alpha, A, lda, B, ldb, beta,
  * C, ldc. */
 void hcl__gemm_args(hcl_klaunch *l, const hcl_kgemm *g, size_t k, float alpha);
+/* "nn", "nt", "tn" or "tt": the transposes of A and B, the suffix of every family's gemm kernel names. */
+const char *hcl__gemm_trans_name(const hcl_kgemm *g);
 
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);

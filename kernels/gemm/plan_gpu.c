@@ -10,7 +10,6 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
 
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
-    static const char *const trans[4] = {"nn", "nt", "tn", "tt"};
     char name[64];
     int kernel;
     if (g->k == 0 || g->alpha == 0.0f) {
@@ -35,11 +34,10 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     size_t tile = big ? 128 : 64;
     /* hcl_gemm_<f32 | ab_c>_<tile>_<trans> (gemm.cu) */
     if (g->ab_type == HCL_DTYPE_F32)
-        snprintf(name, sizeof name, "hcl_gemm_f32_%zu_%s", tile,
-                 trans[(g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS)]);
+        snprintf(name, sizeof name, "hcl_gemm_f32_%zu_%s", tile, hcl__gemm_trans_name(g));
     else
         snprintf(name, sizeof name, "hcl_gemm_%s_%s_%zu_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
-                 tile, trans[(g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS)]);
+                 tile, hcl__gemm_trans_name(g));
     kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,

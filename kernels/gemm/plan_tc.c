@@ -10,12 +10,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-static const char *const trans_names[4] = {"nn", "nt", "tn", "tt"};
-
-static const char *trans_name(const hcl_kgemm *g) {
-    return trans_names[(g->trans_a == HCL_TRANS) * 2 + (g->trans_b == HCL_TRANS)];
-}
-
 static size_t esize(hcl_dtype t) { return t == HCL_DTYPE_F32 ? 4 : 2; }
 
 /* The tensor map of a row-major matrix of `rows` x `cols` elements (row pitch ld) copied in boxes of box_cols x
@@ -62,7 +56,7 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
     const size_t kp = (g->k + 3) / 4 * 4, a_bytes = (g->m * kp * 4 + 255) / 256 * 256;
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_wg_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
-             hcl_kdtype_name(g->c_type), tf32 ? "nt" : trans_name(g));
+             hcl_kdtype_name(g->c_type), tf32 ? "nt" : hcl__gemm_trans_name(g));
     /* the kernels first: a failure leaves the plan as it was (the caller's single launch) */
     const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
     const int transpose = a_copied || b_copied ? hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_transpose_f32") : 0;
@@ -112,7 +106,7 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
     if (wg_fits(dev, g)) return plan_wg(dev, g, out);
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_tc_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
-             hcl_kdtype_name(g->c_type), trans_name(g));
+             hcl_kdtype_name(g->c_type), hcl__gemm_trans_name(g));
     const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
