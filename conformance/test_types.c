@@ -246,6 +246,24 @@ static void run_gemm(const tcase *g) {
     }
 }
 
+/* Shape mnk in transposes t (bit 1: A, bit 0: B) with rows padded by `pad`; t == 3 also scales (alpha -0.75, beta
+ * 0.5), the others are C = A B. */
+static void run_transposed(hcl_dtype ab, hcl_dtype c, hcl_compute compute, const size_t mnk[3], int t, size_t pad) {
+    tcase g = {ab,
+               c,
+               compute,
+               mnk[0],
+               mnk[1],
+               mnk[2],
+               (hcl_transpose)(t >> 1),
+               (hcl_transpose)(t & 1),
+               pad,
+               t == 3 ? -0.75f : 1.0f,
+               t == 3 ? 0.5f : 0.0f,
+               false};
+    run_gemm(&g);
+}
+
 /* Every type combination over shapes around the tiles of every plan (16, 32, 64, 128, 128 x 256), transposes and
  * padding. */
 static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
@@ -253,44 +271,15 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
                                        {16, 16, 16}, {31, 33, 17}, {64, 64, 64},   {65, 63, 129},
                                        {128, 1, 40}, {1, 130, 70}, {127, 129, 31}, {130, 67, 1000}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int t = 0; t < 4; t++) {
-            tcase g = {ab,
-                       c,
-                       compute,
-                       shapes[s][0],
-                       shapes[s][1],
-                       shapes[s][2],
-                       (hcl_transpose)(t >> 1),
-                       (hcl_transpose)(t & 1),
-                       (s + t) % 3 == 0 ? 3 : 0,
-                       1.0f,
-                       0.0f,
-                       false};
-            if (t == 3) g.alpha = -0.75f, g.beta = 0.5f;
-            run_gemm(&g);
-        }
+        for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, shapes[s], t, (s + t) % 3 == 0 ? 3 : 0);
     /* several tiles of the largest plan (128 x 256, k in steps of 64) each way, with m, n and k all 5 mod 8 and the
      * rows padded by 3 (NaN): every ld a multiple of 8 whatever the transposes, as copies of whole 16-byte rows need */
     static const size_t tiles[][3] = {{133, 301, 77}, {261, 525, 333}};
+    for (size_t s = 0; s < sizeof tiles / sizeof tiles[0]; s++)
+        for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, tiles[s], t, 3);
     /* more tiles (17 x 10) than a GPU has SMs, so that blocks that take several tiles in turn are seen too */
     tcase many = {ab, c, compute, 2173, 2309, 45, HCL_NO_TRANS, HCL_NO_TRANS, 3, 0.5f, -1.0f, false};
     run_gemm(&many);
-    for (size_t s = 0; s < sizeof tiles / sizeof tiles[0]; s++)
-        for (int t = 0; t < 4; t++) {
-            tcase g = {ab,
-                       c,
-                       compute,
-                       tiles[s][0],
-                       tiles[s][1],
-                       tiles[s][2],
-                       (hcl_transpose)(t >> 1),
-                       (hcl_transpose)(t & 1),
-                       3,
-                       t == 3 ? -0.75f : 1.0f,
-                       t == 3 ? 0.5f : 0.0f,
-                       false};
-            run_gemm(&g);
-        }
     /* beta 0 with NaN in C; k 0; alpha 0 */
     tcase nan_c = {ab, c, compute, 33, 35, 9, HCL_NO_TRANS, HCL_NO_TRANS, 1, 1.5f, 0.0f, true};
     run_gemm(&nan_c);
