@@ -285,12 +285,16 @@ static int cu_end(struct baselines *bl, int failed) {
     return failed;
 }
 
+/* Whether cuBLAS's int dimensions hold m, n and k; when not, the reason is in err. */
+static int cublas_dims_fit(size_t m, size_t n, size_t k, char *err, size_t err_size) {
+    if (m <= INT_MAX && n <= INT_MAX && k <= INT_MAX) return 1;
+    snprintf(err, err_size, "cuBLAS (32-bit API) takes dimensions up to INT_MAX");
+    return 0;
+}
+
 static int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
                      double *out_s, char *err, size_t err_size) {
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
-        snprintf(err, err_size, "cuBLAS (32-bit API) takes dimensions up to INT_MAX");
-        return 1;
-    }
+    if (!cublas_dims_fit(m, n, k, err, err_size)) return 1;
     if (cu_push(bl, err, err_size)) return 1;
     const float one = 1.0f, zero = 0.0f;
     const float *a = (const float *)(uintptr_t)cu_ptr(A), *bb = (const float *)(uintptr_t)cu_ptr(B);
@@ -311,10 +315,7 @@ fail:
 /* The typed GEMMs (BASE_GEMM_TF32, _F16, _BF16): cublasGemmEx with float32 accumulation, C in the inputs' type. */
 static int cuda_gemm_typed(struct baselines *bl, int kind, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B,
                            hcl_buffer C, double *out_s, char *err, size_t err_size) {
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
-        snprintf(err, err_size, "cuBLAS (32-bit API) takes dimensions up to INT_MAX");
-        return 1;
-    }
+    if (!cublas_dims_fit(m, n, k, err, err_size)) return 1;
     const cudaDataType_t type = kind == BASE_GEMM_F16 ? CUDA_R_16F : kind == BASE_GEMM_BF16 ? CUDA_R_16BF : CUDA_R_32F;
     const cublasComputeType_t compute = kind == BASE_GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     if (cu_push(bl, err, err_size)) return 1;
