@@ -1,7 +1,8 @@
 /* The gemm plan's matrix-unit part, NVIDIA tensor cores:
  *  - sm_90 (Hopper) when the rows the TMA reads are 16-byte multiples: the wgmma kernels of kernels/gemm/gemm_wg.cu,
- *    persistent 384-thread blocks, one per SM, over the 128 x 256 tiles of C, operands described by tensor maps; TF32 takes K-major operands
- *    only, so A transposed and B not transposed are first copied transposed into the scratch (hcl_transpose_f32);
+ *    persistent 384-thread blocks, one per SM, over the 128 x 256 tiles of C, operands described by tensor maps;
+ *    TF32 takes K-major operands only, so A transposed and B not transposed are first copied transposed into the
+ *    scratch (hcl_transpose_f32);
  *  - sm_80 and later otherwise: the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread block per 128 x 128
  *    tile; the grid strides over tiles when it is capped. */
 #include "gemm_wg.h"
@@ -20,17 +21,20 @@ static hcl_driver_tensor_map tensor_map(hcl_dtype type, size_t rows, size_t cols
     return t;
 }
 
+/* TF32 on Hopper: whether A, B is first copied K-major into the scratch (A transposed, B not transposed). */
+static int copies_a(const hcl_kgemm *g) { return g->compute == HCL_COMPUTE_TF32 && g->trans_a == HCL_TRANS; }
+static int copies_b(const hcl_kgemm *g) { return g->compute == HCL_COMPUTE_TF32 && g->trans_b == HCL_NO_TRANS; }
+
 /* Whether the Hopper kernels take the call: sm_90; the rows the TMA reads 16-byte multiples (an operand the TF32
  * plan transposes first is read from its copy); coordinates that fit in int; the grid and shared memory fit. */
 static int wg_fits(const hcl_kdevice *dev, const hcl_kgemm *g) {
-    const int tf32 = g->compute == HCL_COMPUTE_TF32;
     const size_t v = 16 / esize(g->ab_type), tiles = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN);
-    const int a_copied = tf32 && g->trans_a == HCL_TRANS, b_copied = tf32 && g->trans_b == HCL_NO_TRANS;
+    const int a_copied = copies_a(g), b_copied = copies_b(g);
     return dev->arch_level == 90 && (a_copied || g->lda % v == 0) && (b_copied || g->ldb % v == 0) &&
            g->m <= INT32_MAX && g->n <= INT32_MAX && g->k <= INT32_MAX &&
            tiles <= hcl_known_or(dev->max_groups[0], INT32_MAX) && dev->local_mem >= HCL_WG_SMEM_BYTES + 1024 &&
-           (!a_copied || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535)) &&
-           (!b_copied || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535));
+           /* a copy's grid has a row of blocks per 32 of k */
+           (!(a_copied || b_copied) || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535));
 }
 
 /* Launch `l`: hcl_transpose_f32 of the matrix in `slot` (rows x cols, pitch ld) into the scratch at `offset` (cols x
@@ -52,7 +56,7 @@ static void plan_transpose(hcl_klaunch *l, int kernel, hcl_kslot slot, size_t ro
  * B not transposed) in the scratch, its rows padded to 16 bytes. */
 static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     const int tf32 = g->compute == HCL_COMPUTE_TF32;
-    const int a_copied = tf32 && g->trans_a == HCL_TRANS, b_copied = tf32 && g->trans_b == HCL_NO_TRANS;
+    const int a_copied = copies_a(g), b_copied = copies_b(g);
     const size_t kp = (g->k + 3) / 4 * 4, a_bytes = (g->m * kp * 4 + 255) / 256 * 256;
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_wg_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
