@@ -8,6 +8,12 @@
  *    program (hcl_kprogram_get(HCL_KPROG_GPU)), the kernels the core's launch plans create;
  *  - every kernel was compiled for the wavefront width the HIP driver reports for that target (64 on gfx9, 32 on
  *    gfx10+; device_limits), read from the code object's metadata (.wavefront_size);
+ *  - the MFMA gemm kernels (hcl_gemm_mfma_*, kernels/gemm/gemm_mfma.cu) hold the matrix-core instruction of their
+ *    input type where the HIP driver lists that type in matrix_types (f16: gfx908, gfx90a, gfx94x; bf16: gfx90a,
+ *    gfx94x), read from the ELF symbol table and the kernel's code words (v_mfma_f32_32x32x8f16, and for bf16
+ *    v_mfma_f32_32x32x8bf16_1k on gfx90a, v_mfma_f32_32x32x8_bf16 on gfx94x, found by the opcode bits of the
+ *    VOP3P-MAI encoding: the first word's upper 16 bits), and are an empty body (no MFMA word, a few bytes) elsewhere,
+ *    where the plans never launch them;
  * and prints each target's most vector registers and any register spills (reported, not failed: a spill costs
  * speed, not correctness). Exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
@@ -79,6 +85,100 @@ static void add(uint64_t v, void *ctx) {
     s->count++;
 }
 
+static uint32_t rd32(const unsigned char *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static uint16_t rd16(const unsigned char *p) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+/* The code of function `name` in an ELF64 code object: its bytes through the symbol table (.symtab, or .dynsym), or
+ * NULL. */
+static const unsigned char *function_code(const unsigned char *obj, size_t size, const char *name, size_t *out_size) {
+    const uint64_t shoff = rd64(obj + 0x28);
+    const unsigned shentsize = rd16(obj + 0x3a), shnum = rd16(obj + 0x3c);
+    if (shentsize < 64 || shoff > size || (uint64_t)shnum * shentsize > size - shoff) return NULL;
+    for (unsigned i = 0; i < shnum; i++) {
+        const unsigned char *sh = obj + shoff + (size_t)i * shentsize;
+        const uint32_t type = rd32(sh + 4), link = rd32(sh + 40);
+        if ((type != 2 && type != 11) || link >= shnum) continue; /* SHT_SYMTAB, SHT_DYNSYM */
+        const uint64_t off = rd64(sh + 24), sz = rd64(sh + 32), ent = rd64(sh + 56);
+        const unsigned char *strsh = obj + shoff + (size_t)link * shentsize;
+        const uint64_t stroff = rd64(strsh + 24), strsz = rd64(strsh + 32);
+        if (ent < 24 || off > size || sz > size - off || stroff > size || strsz > size - stroff) continue;
+        for (uint64_t e = 0; e + ent <= sz; e += ent) {
+            const unsigned char *sym = obj + off + e;
+            const uint32_t nm = rd32(sym);
+            const unsigned shndx = rd16(sym + 6);
+            if (nm >= strsz || (sym[4] & 0xf) != 2 || shndx == 0 || shndx >= shnum) continue; /* STT_FUNC */
+            const char *sname = (const char *)obj + stroff + nm;
+            if (strnlen(sname, strsz - nm) == strsz - nm || strcmp(sname, name) != 0) continue;
+            const unsigned char *sec = obj + shoff + (size_t)shndx * shentsize;
+            const uint64_t addr = rd64(sym + 8), fsize = rd64(sym + 16), sec_addr = rd64(sec + 16),
+                           sec_off = rd64(sec + 24), sec_size = rd64(sec + 32);
+            if (addr < sec_addr || addr - sec_addr > sec_size || fsize > sec_size - (addr - sec_addr) ||
+                sec_off + (addr - sec_addr) + fsize > size)
+                return NULL;
+            *out_size = (size_t)fsize;
+            return obj + sec_off + (addr - sec_addr);
+        }
+    }
+    return NULL;
+}
+
+/* The MFMA gemm kernels on one target: the instruction of their type where it has one, an empty body elsewhere. */
+static int check_mfma(const char *target, const unsigned char *obj, size_t size) {
+    const int cdna2 = strcmp(target, "gfx90a") == 0 || strncmp(target, "gfx94", 5) == 0;
+    const int has_f16 = cdna2 || strcmp(target, "gfx908") == 0, has_bf16 = cdna2;
+    /* the upper 16 bits of the first word of v_mfma_f32_32x32x8f16, and of the bf16 form of the target */
+    const uint32_t op_f16 = 0xd3cc, op_bf16 = strncmp(target, "gfx94", 5) == 0 ? 0xd3e0 : 0xd3e6;
+    int failures = 0;
+    unsigned kernels = 0, with = 0, empty = 0, total = 0;
+    for (size_t i = 0; i < NUM_KERNELS; i++) {
+        if (strncmp(g_kernels[i], "hcl_gemm_mfma_", 14) != 0) continue;
+        kernels++;
+        const int bf16 = strncmp(g_kernels[i] + 14, "bf16", 4) == 0;
+        const int want = bf16 ? has_bf16 : has_f16;
+        size_t code_size = 0;
+        const unsigned char *code = function_code(obj, size, g_kernels[i], &code_size);
+        if (!code) {
+            printf("FAIL %-8s %s: no function symbol in the code object\n", target, g_kernels[i]);
+            failures++;
+            continue;
+        }
+        unsigned mfma = 0, mai = 0;
+        for (size_t w = 0; w + 4 <= code_size; w += 4) {
+            const uint32_t word = rd32(code + w);
+            mfma += word >> 16 == (bf16 ? op_bf16 : op_f16);
+            mai += (word & 0xffc00000u) == 0xd3c00000u; /* any VOP3P-MAI opcode (MFMA) */
+        }
+        if (want && mfma == 0) {
+            printf("FAIL %-8s %s: %zu bytes of code without its MFMA instruction (0x%04x....)\n", target, g_kernels[i],
+                   code_size, (unsigned)(bf16 ? op_bf16 : op_f16));
+            failures++;
+        } else if (!want && (mai != 0 || code_size > 16)) {
+            printf("FAIL %-8s %s: %zu bytes of code, %u MFMA words, where the body should be empty\n", target,
+                   g_kernels[i], code_size, mai);
+            failures++;
+        }
+        with += want && mfma != 0;
+        empty += !want && mai == 0 && code_size <= 16;
+        total += mfma;
+    }
+    if (kernels == 0) {
+        printf("FAIL %-8s the catalogue names no hcl_gemm_mfma_ kernel\n", target);
+        failures++;
+    }
+    if (!failures)
+        printf("ok   %-8s MFMA gemm: %u kernels with the instruction (%u MFMA words in all), %u empty bodies\n", target,
+               with, total, empty);
+    return failures;
+}
+
 static int check_target(const char *target, const unsigned char *obj, size_t size) {
     int failures = 0;
     if (size < 64 || memcmp(obj, "\177ELF", 4) != 0) {
@@ -119,7 +219,7 @@ static int check_target(const char *target, const unsigned char *obj, size_t siz
         printf("ok   %-8s %zu kernels, wave%u, up to %llu VGPRs, spills: %llu VGPR, %llu SGPR%s\n", target, NUM_KERNELS,
                want_wave, (unsigned long long)vgpr.max, (unsigned long long)vspill.sum, (unsigned long long)sspill.sum,
                vspill.sum || sspill.sum ? " (slower, still correct)" : "");
-    return failures;
+    return failures + check_mfma(target, obj, size);
 }
 
 int main(int argc, char **argv) {
