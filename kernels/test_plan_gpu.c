@@ -1,8 +1,9 @@
-/* kernels-plan-gpu: the GPU family's gemm plans for the tensor-core devices, checked without a GPU. A plan is plain C
+/* kernels-plan-gpu: the GPU family's gemm plans for the matrix-unit devices, checked without a GPU. A plan is plain C
  * (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, the TF32 transposed
- * copies in the scratch) and on an sm_80 part (mma.sync) can be read here: kernel names, launch counts, grids,
- * shared memory, scratch offsets and every tensor map's dimensions, pitch and box. What the kernels compute is the
- * conformance suite's business on the GPU; this test pins the plan that feeds them, in CI.
+ * copies in the scratch), on an sm_80 part (mma.sync) and on AMD GPUs (gfx90a, gfx940: MFMA; gfx908: MFMA for f16;
+ * gfx1030: the SIMT kernels) can be read here: kernel names, launch counts, grids, shared memory, scratch offsets and
+ * every tensor map's dimensions, pitch and box. What the kernels compute is the conformance suite's business on the
+ * GPU; this test pins the plan that feeds them, in CI.
  * Exit status: 0 when every check passed, 1 otherwise (each failure printed). */
 #include "gemm/gemm_wg.h"
 #include "hcl_plan.h"
@@ -197,10 +198,120 @@ static void ampere(void) {
     hcl_kplan_free(&p);
 }
 
+/* An AMD GPU as the HIP driver describes it (drivers/hip/driver.c): 64-lane wavefronts, 64 KiB of LDS, MFMA with the
+ * matrix types of its target ("gfx90a", "gfx940": f16 and bf16; "gfx908": f16; others none). */
+static hcl_kdevice amd(const char *target) {
+    hcl_kdevice d = gpu(0);
+    const int cdna2 = strcmp(target, "gfx90a") == 0 || strncmp(target, "gfx94", 5) == 0;
+    d.compute_units = cdna2 ? 104 : 120;
+    d.subgroup_width = strncmp(target, "gfx1", 4) == 0 ? 32 : 64;
+    d.local_mem = 65536;
+    d.max_groups[1] = d.max_groups[2] = 2147483647u; /* HIP reports the grid limits of each dimension as INT_MAX */
+    d.matrix_unit = cdna2 || strcmp(target, "gfx908") == 0 ? HCL_MATRIX_UNIT_MFMA : HCL_MATRIX_UNIT_NONE;
+    d.matrix_types = cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16)
+                     : d.matrix_unit == HCL_MATRIX_UNIT_MFMA ? HCL_TYPE_BIT(HCL_DTYPE_F16)
+                                                             : 0u;
+    return d;
+}
+
+/* The MFMA kernels of kernels/gemm/gemm_mfma.cu on gfx90a and gfx940: every type pair and transpose, 256 threads per
+ * 128 x 128 tile (m, n, k of any size: primes, 1); gfx908 for f16 only; SIMT kernels elsewhere; TF32 refused. */
+static void amd_mfma(void) {
+    static const char *const targets[2] = {"gfx90a", "gfx940"};
+    static const char *const names[4] = {"nn", "nt", "tn", "tt"};
+    static const struct {
+        hcl_dtype ab, c;
+    } types[4] = {{HCL_DTYPE_F16, HCL_DTYPE_F16},
+                  {HCL_DTYPE_F16, HCL_DTYPE_F32},
+                  {HCL_DTYPE_BF16, HCL_DTYPE_BF16},
+                  {HCL_DTYPE_BF16, HCL_DTYPE_F32}};
+    static const size_t shapes[3][3] = {{1000, 3000, 200}, {1, 1, 1}, {257, 131, 509}};
+    hcl_kplan p;
+    for (int d = 0; d < 2; d++) {
+        const hcl_kdevice dev = amd(targets[d]);
+        for (int ty = 0; ty < 4; ty++)
+            for (int t = 0; t < 4; t++)
+                for (int s = 0; s < 3; s++) {
+                    const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+                    hcl_kgemm g = shape(types[ty].ab, types[ty].c, HCL_COMPUTE_F32, t >> 1, t & 1, m, n, k, s);
+                    g.alpha = 1.5f, g.beta = s == 1 ? 0.0f : -0.5f;
+                    char what[96], kernel[64];
+                    snprintf(what, sizeof what, "%s %s -> %s %s %zux%zux%zu", targets[d], hcl_kdtype_name(g.ab_type),
+                             hcl_kdtype_name(g.c_type), names[t], m, n, k);
+                    snprintf(kernel, sizeof kernel, "hcl_gemm_mfma_%s_%s_%s", hcl_kdtype_name(g.ab_type),
+                             hcl_kdtype_name(g.c_type), names[t]);
+                    if (plan(what, &dev, &g, 1, kernel, &p)) {
+                        const hcl_klaunch *l = &p.launch[0];
+                        check(l->grid.x == (n + 127) / 128 && l->grid.y == (m + 127) / 128 && l->grid.z == 1 &&
+                                  l->block.x == 256 && l->block.y == 1 && l->shared_bytes == 0 && p.scratch_bytes == 0,
+                              "%s: grid %u x %u x %u, block %u x %u, shared %zu, scratch %zu", what, l->grid.x,
+                              l->grid.y, l->grid.z, l->block.x, l->block.y, l->shared_bytes, p.scratch_bytes);
+                        /* the SIMT kernels' arguments: m, n, k, alpha, A, lda, B, ldb, beta, C, ldc */
+                        uint64_t v[3];
+                        memcpy(&v[0], l->args[0].value, 8), memcpy(&v[1], l->args[2].value, 8);
+                        memcpy(&v[2], l->args[10].value, 8);
+                        float alpha, beta;
+                        memcpy(&alpha, l->args[3].value, 4), memcpy(&beta, l->args[8].value, 4);
+                        check(l->num_args == 11 && v[0] == m && v[1] == k && v[2] == g.ldc && alpha == 1.5f &&
+                                  beta == g.beta && l->args[4].slot == HCL_KSLOT_A && l->args[6].slot == HCL_KSLOT_B &&
+                                  l->args[9].slot == HCL_KSLOT_C,
+                              "%s: arguments are not the SIMT kernels' (m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)",
+                              what);
+                    }
+                    hcl_kplan_free(&p);
+                }
+        /* a grid over 65535 tiles a dimension is capped; the kernel strides */
+        hcl_kdevice capped = dev;
+        capped.max_groups[0] = 7;
+        hcl_kgemm g = shape(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 300, 5000, 64, 0);
+        if (plan("capped grid", &capped, &g, 1, "hcl_gemm_mfma_bf16_f32_nn", &p))
+            check(p.launch[0].grid.x == 7 && p.launch[0].grid.y == 3, "capped grid: %u x %u", p.launch[0].grid.x,
+                  p.launch[0].grid.y);
+        hcl_kplan_free(&p);
+        /* TF32: no MFMA kernel, refused with the reason (no SIMT fallback) */
+        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, 64, 64, 64, 0);
+        hcl_status st = hcl_plan_gemm(&dev, &g, &p);
+        check(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "TF32") != NULL, "%s TF32: status %d (%s)", targets[d],
+              (int)st, p.why);
+        hcl_kplan_free(&p);
+        /* f32: the SIMT kernels */
+        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 1, 64, 64, 64, 0);
+        plan("f32 on MFMA", &dev, &g, 1, "hcl_gemm_f32_64_nt", &p);
+        hcl_kplan_free(&p);
+    }
+    /* gfx908: f16 on MFMA, bf16 (no bf16_1k) on the SIMT kernels */
+    const hcl_kdevice mi100 = amd("gfx908");
+    hcl_kgemm g = shape(HCL_DTYPE_F16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 4096, 4096, 4096, 0);
+    if (plan("gfx908 f16", &mi100, &g, 1, "hcl_gemm_mfma_f16_f32_tt", &p))
+        check(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 32, "gfx908 f16: grid %u x %u", p.launch[0].grid.x,
+              p.launch[0].grid.y);
+    hcl_kplan_free(&p);
+    g = shape(HCL_DTYPE_BF16, HCL_DTYPE_BF16, HCL_COMPUTE_F32, 1, 1, 4096, 4096, 4096, 0);
+    plan("gfx908 bf16", &mi100, &g, 1, "hcl_gemm_bf16_bf16_128_tt", &p);
+    hcl_kplan_free(&p);
+    /* gfx1030 (RDNA2, wave32, no matrix unit): the SIMT kernels, 64 x 64 tiles for a small problem */
+    const hcl_kdevice rdna = amd("gfx1030");
+    for (int ty = 0; ty < 4; ty++) {
+        g = shape(types[ty].ab, types[ty].c, HCL_COMPUTE_F32, 0, 1, 100, 200, 30, 0);
+        char what[64], kernel[64];
+        snprintf(what, sizeof what, "gfx1030 %s -> %s", hcl_kdtype_name(g.ab_type), hcl_kdtype_name(g.c_type));
+        snprintf(kernel, sizeof kernel, "hcl_gemm_%s_%s_64_nt", hcl_kdtype_name(g.ab_type), hcl_kdtype_name(g.c_type));
+        plan(what, &rdna, &g, 1, kernel, &p);
+        hcl_kplan_free(&p);
+    }
+    /* a device that says MFMA but lists no type (a driver that knows the unit, not the kernels): SIMT */
+    hcl_kdevice unknown = amd("gfx90a");
+    unknown.matrix_types = 0;
+    g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 100, 100, 100, 0);
+    plan("MFMA without types", &unknown, &g, 1, "hcl_gemm_f16_f16_64_nn", &p);
+    hcl_kplan_free(&p);
+}
+
 int main(void) {
     hopper_16bit();
     hopper_tf32();
     ampere();
+    amd_mfma();
     printf("kernels-plan-gpu: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;
 }

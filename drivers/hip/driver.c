@@ -130,14 +130,18 @@ hcl_status hcl__gpu_describe(hcl__gpu_device_entry *e) {
     /* AMD has one LDS limit per work-group (64 KiB), with no opt-in above a default as on CUDA */
     info->local_mem_bytes = (uint64_t)hcl__gpu_attr(e->dev, hipDeviceAttributeMaxSharedMemoryPerBlock);
     /* Types: every AMD GPU does f16 arithmetic; bf16 instructions from gfx90a (CDNA2) and gfx94x. MFMA matrix cores on
-     * CDNA (gfx908, gfx90a, gfx94x), but the built-in GEMM has no MFMA kernel yet (it runs the SIMT kernels there), so
-     * matrix_types is 0: it lists what the built-in GEMM multiplies on the unit, and TF32 is refused. */
+     * CDNA (gfx908, gfx90a, gfx94x). matrix_types lists what the built-in GEMM multiplies on them, the targets whose
+     * code objects hold the MFMA kernels' bodies (kernels/gemm/gemm_mfma.cu): f16 and bf16 (bf16_1k) on gfx90a and
+     * gfx94x, f16 on gfx908 (its MFMA has no bf16_1k); never TF32 (CDNA3's xf32 is another format), so TF32 is
+     * refused. */
     snprintf(info->arch, sizeof info->arch, "%.*s", (int)strcspn(e->arch, ":"), e->arch);
     const int cdna2 = strncmp(info->arch, "gfx90a", 6) == 0 || strncmp(info->arch, "gfx94", 5) == 0;
     info->native_types =
         HCL_TYPE_BIT(HCL_DTYPE_F32) | HCL_TYPE_BIT(HCL_DTYPE_F16) | (cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u);
     info->matrix_unit = cdna2 || strncmp(info->arch, "gfx908", 6) == 0 ? HCL_MATRIX_UNIT_MFMA : HCL_MATRIX_UNIT_NONE;
-    info->matrix_types = 0;
+    info->matrix_types = cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16)
+                         : info->matrix_unit == HCL_MATRIX_UNIT_MFMA ? HCL_TYPE_BIT(HCL_DTYPE_F16)
+                                                                     : 0u;
     hipUUID uuid;
     memset(&uuid, 0, sizeof uuid);
     if (hcl__gpu.hipDeviceGetUuid && hcl__gpu.hipDeviceGetUuid(&uuid, e->dev) == hipSuccess &&

@@ -14,4 +14,10 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
 hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 hcl_status hcl__plan_gemm_host(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 
+/* The GPU family's matrix-unit parts, one per vendor (plan_tc.c: NVIDIA tensor cores; plan_mfma.c: AMD matrix cores):
+ * HCL_SUCCESS with the launch written (or the plan re-made with several), HCL_ERROR_UNSUPPORTED when the device or the
+ * call is not for the matrix-unit kernels (the SIMT kernels then run it; TF32 then fails). */
+hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
+hcl_status hcl__plan_gemm_mfma(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
+
 #endif /* HCL_GEMM_PLAN_FAMILY_H */

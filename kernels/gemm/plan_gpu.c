@@ -3,11 +3,6 @@
 
 #include <stdio.h>
 
-/* The matrix-unit plan (kernels/gemm/plan_tc.c): HCL_SUCCESS with the launch written (or the plan re-made with
- * several), HCL_ERROR_UNSUPPORTED when the device or the call is not for the matrix-unit kernels (the SIMT kernels
- * then run it; TF32 then fails). */
-hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
-
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     char name[64];
@@ -26,7 +21,9 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         hcl_klaunch_u64(l, g->ldc);
         return HCL_SUCCESS;
     }
-    hcl_status st = hcl__plan_gemm_tc(dev, g, out, l);
+    /* the matrix-unit kernels of the device's vendor first (plan_family.h) */
+    hcl_status st = dev->matrix_unit == HCL_MATRIX_UNIT_MFMA ? hcl__plan_gemm_mfma(dev, g, out, l)
+                                                             : hcl__plan_gemm_tc(dev, g, out, l);
     if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32) return st;
     /* 128 x 128 tiles when there are at least two per SM, else 64 x 64 (more blocks for small problems) */
     size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);

@@ -1,0 +1,30 @@
+/* The gemm plan's matrix-unit part, AMD matrix cores: the MFMA kernels of kernels/gemm/gemm_mfma.cu (f16 and bf16
+ * inputs, C in their type or f32), a 256-thread block (4 wavefronts of 64) per 128 x 128 tile of C; the grid strides
+ * over tiles when it is capped. A device takes them for the input types its HIP driver lists in matrix_types
+ * (drivers/hip/driver.c: f16 on gfx908, f16 and bf16 on gfx90a and gfx94x), the targets whose code objects hold the
+ * kernels' bodies; elsewhere the SIMT kernels run the call. */
+#include "plan_family.h"
+
+#include <stdio.h>
+
+hcl_status hcl__plan_gemm_mfma(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+    if (g->compute == HCL_COMPUTE_TF32)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "no TF32 gemm on AMD matrix cores (the MFMA kernels take f16 and bf16 inputs)");
+    if (dev->matrix_unit != HCL_MATRIX_UNIT_MFMA || g->ab_type == HCL_DTYPE_F32 ||
+        !(dev->matrix_types & HCL_TYPE_BIT(g->ab_type)) || dev->subgroup_width != 64)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "no matrix-unit gemm for %s inputs on this device (MFMA kernels: f16 on gfx908, f16 and "
+                              "bf16 on gfx90a and gfx94x, wave64)",
+                              hcl_kdtype_name(g->ab_type));
+    char name[64];
+    snprintf(name, sizeof name, "hcl_gemm_mfma_%s_%s_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
+             hcl__gemm_trans_name(g));
+    const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
+                   hcl_min_size(hcl_ceil_div(g->n, 128), hcl_known_or(dev->max_groups[0], 65535)), 256);
+    l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, 128), hcl_known_or(dev->max_groups[1], 65535));
+    hcl__gemm_args(l, g, g->k, g->alpha);
+    return HCL_SUCCESS;
+}
