@@ -14,6 +14,7 @@
 HCL_EMBEDDED(hcl_kernels_gpu_text); /* every kernels/<op>/<op>.cu as one self-contained CUDA/HIP C text */
 HCL_EMBEDDED(hcl_kernel_vecadd_cl);
 HCL_EMBEDDED(hcl_kernel_gemm_cl);
+HCL_EMBEDDED(hcl_kernel_gemm_xmx_cl);
 HCL_EMBEDDED(hcl_kernel_softmax_cl);
 HCL_EMBEDDED(hcl_kernel_reduce_cl);
 #ifdef HCL_KERNELS_HAVE_FATBIN
@@ -51,6 +52,17 @@ HCL_EMBEDDED(hcl_kernels_spv_reduce);
     }
 #define PROGRAM(fam, nm, from, ...)                                                                                    \
     { .family = fam, .name = nm, .origin = from, .kernels = __VA_ARGS__ }
+/* gemm_xmx.cl: f16 and bf16 only (f32 stays with gemm.cl), on devices with the extension */
+#define CL_XMX_EXTENSION "cl_intel_subgroup_matrix_multiply_accumulate"
+#define CL_XMX_PROGRAM(nm, from)                                                                                       \
+    {                                                                                                                  \
+        .family = HCL_KFAMILY_CL, .name = nm, .origin = from, .device_extension = CL_XMX_EXTENSION, .kernels = {       \
+            CL_GEMM_KERNELS_OF("f16"),                                                                                 \
+            CL_GEMM_KERNELS_OF("f16_f32"),                                                                             \
+            CL_GEMM_KERNELS_OF("bf16"),                                                                                \
+            CL_GEMM_KERNELS_OF("bf16_f32")                                                                             \
+        }                                                                                                              \
+    }
 
 /* The programs; their sources and kernel counts are filled in once (fill_sources). */
 static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
@@ -68,6 +80,8 @@ static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
                                     {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32",
                                      "hcl_reduce_sum_f16", "hcl_reduce_max_f16", "hcl_reduce_min_f16",
                                      "hcl_reduce_sum_bf16", "hcl_reduce_max_bf16", "hcl_reduce_min_bf16"}),
+    [HCL_KPROG_CL_GEMM_XMX8] = CL_XMX_PROGRAM("cl-gemm-xmx8", "kernels/gemm/gemm_xmx.cl -DHCL_XMX_SG=8"),
+    [HCL_KPROG_CL_GEMM_XMX16] = CL_XMX_PROGRAM("cl-gemm-xmx16", "kernels/gemm/gemm_xmx.cl -DHCL_XMX_SG=16"),
     [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c", {NULL}),
 };
 
@@ -114,6 +128,11 @@ static void fill_sources(void) {
          CL_OPTIONS " -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0"},
         {HCL_KPROG_CL_SOFTMAX, hcl_kernel_softmax_cl, &hcl_kernel_softmax_cl_size, SPIRV(softmax), CL_OPTIONS},
         {HCL_KPROG_CL_REDUCE, hcl_kernel_reduce_cl, &hcl_kernel_reduce_cl_size, SPIRV(reduce), CL_OPTIONS},
+        /* no SPIR-V: Level Zero reports no matrix unit yet (docs/backends.md) */
+        {HCL_KPROG_CL_GEMM_XMX8, hcl_kernel_gemm_xmx_cl, &hcl_kernel_gemm_xmx_cl_size, NULL, NULL,
+         CL_OPTIONS " -DHCL_XMX_SG=8"},
+        {HCL_KPROG_CL_GEMM_XMX16, hcl_kernel_gemm_xmx_cl, &hcl_kernel_gemm_xmx_cl_size, NULL, NULL,
+         CL_OPTIONS " -DHCL_XMX_SG=16"},
     };
     for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++) {
         add(cl[i].prog, HCL_SOURCE_OPENCL_C, cl[i].text, cl[i].text_size, cl[i].options);

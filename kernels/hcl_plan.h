@@ -32,7 +32,8 @@ typedef enum hcl_kfamily {
 } hcl_kfamily;
 
 /* The built-in programs. GPU and HOST have one program each; CL has one per op (gemm in two shapes, chosen per
- * device, since its work-group size is a compile-time constant). */
+ * device, since its work-group size is a compile-time constant), and gemm for f16 and bf16 on Intel's matrix unit
+ * (kernels/gemm/gemm_xmx.cl) for sub-groups of 8 and of 16, built only on devices with its extension. */
 typedef enum hcl_kprog {
     HCL_KPROG_GPU = 0,
     HCL_KPROG_CL_VECADD,
@@ -40,6 +41,8 @@ typedef enum hcl_kprog {
     HCL_KPROG_CL_GEMM8,
     HCL_KPROG_CL_SOFTMAX,
     HCL_KPROG_CL_REDUCE,
+    HCL_KPROG_CL_GEMM_XMX8,
+    HCL_KPROG_CL_GEMM_XMX16,
     HCL_KPROG_HOST,
     HCL_KPROG_COUNT
 } hcl_kprog;
@@ -57,6 +60,9 @@ typedef struct hcl_kprogram {
     uint32_t num_sources;
     const char *kernels[HCL_KPROG_MAX_KERNELS]; /* kernel names; a plan refers to them by index */
     uint32_t num_kernels;
+    /* The OpenCL device extension the program needs, NULL for none: a plan launches it only on devices that report it
+     * (cl_intel_subgroup_matrix_multiply_accumulate: matrix_unit XMX), so no other device ever compiles it. */
+    const char *device_extension;
 } hcl_kprogram;
 
 /* The built-in operations. */

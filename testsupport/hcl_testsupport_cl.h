@@ -1,5 +1,6 @@
 /* hcl_testsupport_cl: the PoCL harness of the SPIR-V round-trip tests (kernels/test_spirv_roundtrip.c, the built-in
- * kernels; drivers/levelzero/test_fill_roundtrip.c, the Level Zero driver's fill helper). No Level Zero GPU runs
+ * kernels; drivers/levelzero/test_fill_roundtrip.c, the Level Zero driver's fill helper) and of the emulated XMX gemm
+ * test (kernels/test_gemm_xmx.c, OpenCL C built from its text). No Level Zero GPU runs
  * here, so a test hands the SPIR-V a Level Zero driver would get to `llvm-spirv -r`, loads the bitcode on PoCL (CPU)
  * with clCreateProgramWithBinary, and runs the launches a driver would append, through OpenCL.
  *
@@ -47,7 +48,10 @@ typedef struct hcl_ts_cl_arg {
  * and a queue and prints which. Returns 0 when open; else the test's exit status: 2 (usage), 77 (skipped: no PoCL
  * device, "SKIP: ..." printed) or 1 (an OpenCL error, "FAIL ..." printed). */
 int hcl_ts_cl_start(hcl_ts_cl *cl, int argc, char **argv, const char *test, uint64_t *out_seed);
-/* Releases the kernels and programs made by hcl_ts_cl_load_spirv, the queue and the context. */
+/* The same without the arguments (a test that runs OpenCL C, not SPIR-V): prints the seed, opens PoCL; 0 when open,
+ * else 77 ("SKIP: no PoCL CPU device ...: <runs> runs on it") or 1. */
+int hcl_ts_cl_open(hcl_ts_cl *cl, const char *test, const char *runs, uint64_t *out_seed);
+/* Releases the kernels and programs made by hcl_ts_cl_load_spirv / _load_source, the queue and the context. */
 void hcl_ts_cl_close(hcl_ts_cl *cl);
 
 void hcl_ts_cl_fail(hcl_ts_cl *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -67,6 +71,12 @@ bool hcl_ts_cl_read(hcl_ts_cl *cl, cl_mem m, void *dst, size_t bytes);
 bool hcl_ts_cl_load_spirv(hcl_ts_cl *cl, const char *llvm_spirv, const char *dir, const char *name, const char *origin,
                           const void *spirv, size_t spirv_size, const char *const *kernel_names, uint32_t num_kernels,
                           cl_kernel *out_kernels, uint64_t *out_max_group);
+
+/* An OpenCL C text (`name`, from `origin`) built on the device with `options`, then its kernels created as
+ * hcl_ts_cl_load_spirv does. Prints one "ok" line. On failure (counted, the build log printed) returns false. */
+bool hcl_ts_cl_load_source(hcl_ts_cl *cl, const char *name, const char *origin, const void *text, size_t text_size,
+                           const char *options, const char *const *kernel_names, uint32_t num_kernels,
+                           cl_kernel *out_kernels, uint64_t *out_max_group);
 
 /* One launch of kernel k (`name`, for messages) on groups[] work-groups of group_size[] work-items, with the
  * arguments in order and then, when shared_bytes > 0, that much local memory as one more argument (as the OpenCL and

@@ -59,10 +59,15 @@ int hcl_ts_cl_start(hcl_ts_cl *cl, int argc, char **argv, const char *test, uint
         fprintf(stderr, "usage: %s LLVM_SPIRV WORK_DIR\n", argv[0]);
         return 2;
     }
+    return hcl_ts_cl_open(cl, test, "the SPIR-V round trip", out_seed);
+}
+
+int hcl_ts_cl_open(hcl_ts_cl *cl, const char *test, const char *runs, uint64_t *out_seed) {
+    memset(cl, 0, sizeof *cl);
     *out_seed = hcl_ts_seed();
     printf("%s: seed %" PRIu64 " (HCL_SEED repeats a run)\n", test, *out_seed);
     if (!find_pocl(cl)) {
-        printf("SKIP: no PoCL CPU device (package pocl-opencl-icd): the SPIR-V round trip runs on it\n");
+        printf("SKIP: no PoCL CPU device (package pocl-opencl-icd): %s runs on it\n", runs);
         return 77;
     }
     cl_int err = CL_SUCCESS;
@@ -136,6 +141,10 @@ static unsigned char *read_file(const char *path, size_t *out_size) {
     return data;
 }
 
+static bool build_and_create(hcl_ts_cl *cl, cl_program program, const char *options, const char *name,
+                             const char *const *kernel_names, uint32_t num_kernels, cl_kernel *out_kernels,
+                             uint64_t *out_max_group);
+
 bool hcl_ts_cl_load_spirv(hcl_ts_cl *cl, const char *llvm_spirv, const char *dir, const char *name, const char *origin,
                           const void *spirv, size_t spirv_size, const char *const *kernel_names, uint32_t num_kernels,
                           cl_kernel *out_kernels, uint64_t *out_max_group) {
@@ -173,7 +182,38 @@ bool hcl_ts_cl_load_spirv(hcl_ts_cl *cl, const char *llvm_spirv, const char *dir
                        (int)bin_status);
         return false;
     }
-    err = clBuildProgram(program, 1, &cl->dev, "", NULL, NULL);
+    if (!build_and_create(cl, program, "", name, kernel_names, num_kernels, out_kernels, out_max_group)) return false;
+    printf("ok   %-10s %6zu bytes of SPIR-V (%s) -> llvm-spirv -r -> %6zu bytes of bitcode -> built on PoCL\n", name,
+           spirv_size, origin, bc_size);
+    return true;
+}
+
+bool hcl_ts_cl_load_source(hcl_ts_cl *cl, const char *name, const char *origin, const void *text, size_t text_size,
+                           const char *options, const char *const *kernel_names, uint32_t num_kernels,
+                           cl_kernel *out_kernels, uint64_t *out_max_group) {
+    if (cl->num_programs == HCL_TS_CL_MAX_PROGRAMS || cl->num_kernels + num_kernels > HCL_TS_CL_MAX_KERNELS) {
+        hcl_ts_cl_fail(cl, "%s: more programs or kernels than the harness holds", name);
+        return false;
+    }
+    cl_int err = CL_SUCCESS;
+    const char *texts[1] = {text};
+    cl_program program = clCreateProgramWithSource(cl->ctx, 1, texts, &text_size, &err);
+    if (program) cl->programs[cl->num_programs++] = program;
+    if (err != CL_SUCCESS) {
+        hcl_ts_cl_fail(cl, "%s: clCreateProgramWithSource of %zu bytes: %d", name, text_size, (int)err);
+        return false;
+    }
+    if (!build_and_create(cl, program, options, name, kernel_names, num_kernels, out_kernels, out_max_group))
+        return false;
+    printf("ok   %-10s %6zu bytes of OpenCL C (%s) with \"%s\" -> built on PoCL\n", name, text_size, origin, options);
+    return true;
+}
+
+/* Build `program` with `options`, then create its kernels (CL_KERNEL_WORK_GROUP_SIZE of each in out_max_group). */
+static bool build_and_create(hcl_ts_cl *cl, cl_program program, const char *options, const char *name,
+                             const char *const *kernel_names, uint32_t num_kernels, cl_kernel *out_kernels,
+                             uint64_t *out_max_group) {
+    cl_int err = clBuildProgram(program, 1, &cl->dev, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[4096] = "";
         clGetProgramBuildInfo(program, cl->dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
@@ -191,8 +231,6 @@ bool hcl_ts_cl_load_spirv(hcl_ts_cl *cl, const char *llvm_spirv, const char *dir
         clGetKernelWorkGroupInfo(out_kernels[k], cl->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
         if (out_max_group) out_max_group[k] = wg;
     }
-    printf("ok   %-10s %6zu bytes of SPIR-V (%s) -> llvm-spirv -r -> %6zu bytes of bitcode -> built on PoCL\n", name,
-           spirv_size, origin, bc_size);
     return true;
 }
 

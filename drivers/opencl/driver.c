@@ -248,8 +248,7 @@ static void describe_device(hcl__ocl_device_entry *e) {
         hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, NULL) == CL_SUCCESS)
         hcl__kit_device_uuid(info, uuid);
     /* Types: f16 arithmetic with cl_khr_fp16 (f16 storage works everywhere through vload_half); no OpenCL 1.2 device
-     * computes bf16. The OpenCL C gemm uses no matrix unit (OpenCL C cannot reach NVIDIA's tensor cores), so
-     * matrix_unit stays NONE and TF32 is refused. NVIDIA's compute capability names the architecture. */
+     * computes bf16. NVIDIA's compute capability names the architecture. */
     info->native_types =
         HCL_TYPE_BIT(HCL_DTYPE_F32) | (ext && strstr(ext, "cl_khr_fp16") ? HCL_TYPE_BIT(HCL_DTYPE_F16) : 0u);
     cl_uint cc[2] = {0, 0};
@@ -261,6 +260,14 @@ static void describe_device(hcl__ocl_device_entry *e) {
         snprintf(info->arch, sizeof info->arch, "sm_%u%u", (unsigned)cc[0], (unsigned)cc[1]);
     /* OpenCL states no limit on the number of work-groups (max_groups stays 0) */
     e->limits.subgroup_width = subgroup_width(e, ext ? ext : "");
+    /* The matrix unit: Intel's XMX where the device has cl_intel_subgroup_matrix_multiply_accumulate, whose f16 and bf16
+     * built-ins the gemm of kernels/gemm/gemm_xmx.cl calls with sub-groups of the device's smallest size (8 or 16, the
+     * only sizes the extension defines). Elsewhere OpenCL C reaches no matrix unit (not NVIDIA's tensor cores): NONE,
+     * and TF32 is refused everywhere. */
+    const int xmx = ext && strstr(ext, "cl_intel_subgroup_matrix_multiply_accumulate") &&
+                    (e->limits.subgroup_width == 8 || e->limits.subgroup_width == 16);
+    info->matrix_unit = xmx ? HCL_MATRIX_UNIT_XMX : HCL_MATRIX_UNIT_NONE;
+    info->matrix_types = xmx ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u;
     free(ext);
 }
 

@@ -24,10 +24,34 @@ hcl_kprog hcl_plan_gemm_cl_program(const hcl_kdevice *dev) {
     return cl_fits(dev, 8) ? HCL_KPROG_CL_GEMM8 : HCL_KPROG_COUNT;
 }
 
+/* ---- XMX (kernels/gemm/gemm_xmx.cl): f16 and bf16 on Intel's matrix unit, where the OpenCL driver found
+ * cl_intel_subgroup_matrix_multiply_accumulate (matrix_unit XMX, matrix_types f16 | bf16). A work-group of SG x 4
+ * work-items per 64 x 4*SG tile of C, SG the device's smallest sub-group size (the extension's built-ins take sub-groups
+ * of 8 where that is 8, of 16 where it is 16); two tiles of 32-bit k pairs in local memory. ---- */
+#define XMX_NSG 4u
+#define XMX_TM 64u
+static uint64_t xmx_local_bytes(size_t sg) { /* 64 x 17 words of A, 16 x (4*SG + 1) of B */
+    return (uint64_t)(XMX_TM * 17u + 16u * (4u * sg + 1u)) * 4u;
+}
+
+/* The XMX program for this call, or HCL_KPROG_COUNT: the plain gemm.cl program runs it (f32, no matrix unit, a device
+ * too small for the XMX work-group). */
+static hcl_kprog xmx_program(const hcl_kdevice *dev, const hcl_kgemm *g) {
+    if (dev->matrix_unit != HCL_MATRIX_UNIT_XMX || (g->ab_type != HCL_DTYPE_F16 && g->ab_type != HCL_DTYPE_BF16) ||
+        !(dev->matrix_types & HCL_TYPE_BIT(g->ab_type)) || (dev->subgroup_width != 8 && dev->subgroup_width != 16))
+        return HCL_KPROG_COUNT;
+    const size_t sg = dev->subgroup_width;
+    if ((dev->max_group_size && dev->max_group_size < sg * XMX_NSG) ||
+        (dev->local_mem && dev->local_mem < xmx_local_bytes(sg)))
+        return HCL_KPROG_COUNT;
+    return sg == 8 ? HCL_KPROG_CL_GEMM_XMX8 : HCL_KPROG_CL_GEMM_XMX16;
+}
+
 hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
-    if (g->compute != HCL_COMPUTE_F32) /* the core refuses TF32: OpenCL C reaches no matrix unit */
+    if (g->compute != HCL_COMPUTE_F32) /* the core refuses TF32: no OpenCL C gemm multiplies TF32 */
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the OpenCL C gemm computes in float32 only");
-    hcl_kprog prog = hcl_plan_gemm_cl_program(dev);
+    const hcl_kprog xmx = xmx_program(dev, g);
+    hcl_kprog prog = xmx != HCL_KPROG_COUNT ? xmx : hcl_plan_gemm_cl_program(dev);
     if (prog == HCL_KPROG_COUNT)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the built-in gemm needs work-groups of 64 work-items and %llu bytes of local memory; "
@@ -41,13 +65,17 @@ hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
         snprintf(base + strlen(base), sizeof base - strlen(base), "_%s", hcl_kdtype_name(g->ab_type));
     const int which = hcl_kplan_typed_kernel(out, prog, base, g->c_type);
     if (which < 0) return HCL_ERROR_UNSUPPORTED;
-    const size_t wg = cl_wg(prog), tile = 8 * wg;
+    /* the work-group (bx x by) and the tile of C it computes (tile_m x tile_n) */
+    const size_t sg = dev->subgroup_width, wg = cl_wg(prog);
+    const size_t bx = xmx != HCL_KPROG_COUNT ? sg : wg, by = xmx != HCL_KPROG_COUNT ? XMX_NSG : wg;
+    const size_t tile_m = xmx != HCL_KPROG_COUNT ? XMX_TM : 8 * wg, tile_n = xmx != HCL_KPROG_COUNT ? 4 * sg : 8 * wg;
     uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, which) : 0;
-    if (kmax && kmax < wg * wg)
+    if (kmax && kmax < bx * by)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
-                              "built-in '%s' needs work-groups of %zu work-items; the device allows %llu for it",
-                              hcl_kprogram_get(prog)->kernels[which], wg * wg, (unsigned long long)kmax);
-    size_t gx = hcl_ceil_div(g->n, tile), gy = hcl_ceil_div(g->m, tile);
+                              "built-in '%s' of %s needs work-groups of %zu work-items; the device allows %llu for it",
+                              hcl_kprogram_get(prog)->kernels[which], hcl_kprogram_get(prog)->name, bx * by,
+                              (unsigned long long)kmax);
+    size_t gx = hcl_ceil_div(g->n, tile_n), gy = hcl_ceil_div(g->m, tile_m);
     uint64_t mx = hcl_known_or(dev->max_groups[0], UINT32_MAX), my = hcl_known_or(dev->max_groups[1], UINT32_MAX);
     if (gx > mx || gy > my)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
@@ -55,9 +83,9 @@ hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
                               gx, gy, (unsigned long long)mx, (unsigned long long)my);
     /* BLAS: with k or alpha 0, A and B are not read and C = beta * C */
     const int no_product = g->k == 0 || g->alpha == 0.0f;
-    hcl_klaunch_1d(l, prog, which, gx, wg);
+    hcl_klaunch_1d(l, prog, which, gx, bx);
     l->grid.y = (uint32_t)gy;
-    l->block.y = (uint32_t)wg;
+    l->block.y = (uint32_t)by;
     hcl__gemm_args(l, g, no_product ? 0 : g->k, no_product ? 0.0f : g->alpha);
     return HCL_SUCCESS;
 }
