@@ -299,6 +299,12 @@ static void amd_mfma(void) {
         plan(what, &rdna, &g, 1, kernel, &p);
         hcl_kplan_free(&p);
     }
+    /* less LDS a block than the kernels' 40 KiB: SIMT */
+    hcl_kdevice small = amd("gfx90a");
+    small.local_mem = 32768;
+    g = shape(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 100, 100, 100, 0);
+    plan("MFMA with 32 KiB of LDS", &small, &g, 1, "hcl_gemm_bf16_f32_64_nn", &p);
+    hcl_kplan_free(&p);
     /* a device that says MFMA but lists no type (a driver that knows the unit, not the kernels): SIMT */
     hcl_kdevice unknown = amd("gfx90a");
     unknown.matrix_types = 0;
