@@ -6,9 +6,11 @@
  * 16 floats per lane. K goes in steps of BK = 32. The shared-memory tiles are K-contiguous whatever the layout in
  * global memory ([128][BK + 8]), so that each lane's MFMA operand (4 consecutive k of one row: lane l holds
  * A[l % 32][4 * (l / 32) .. + 3], B[4 * (l / 32) .. + 3][l % 32]) is one 8-byte LDS read; the global -> shared copy
- * is 16-byte vectors (8 elements along the contiguous dimension), stored as one vector when K is contiguous and as 8
- * 16-bit writes otherwise. The next step's vectors are fetched into registers while the current step multiplies
- * (two shared buffers, one barrier per step). Result lane l, register r of a 32 x 32 tile: row 8 * (r / 4) +
+ * is 16-byte vectors (8 elements along the contiguous dimension), stored as two 8-byte writes when K is contiguous
+ * and as 8 16-bit writes down a column otherwise. Those column writes put the lanes of a wavefront on rows 8 apart,
+ * which the padding alone maps to one LDS bank (8 rows of 80 bytes: 160 words), so each row's 4-element groups of k
+ * are XOR-swizzled by its row / 8 (hcl_mfma_at), spreading them over 8 positions. The next step's vectors are
+ * fetched into registers while the current step multiplies (two shared buffers, one barrier per step). Result lane l, register r of a 32 x 32 tile: row 8 * (r / 4) +
  * 4 * (l / 32) + r % 4, column l % 32 (AMD's matrix instruction calculator, CDNA1-3). Edges load zeros and stores are
  * bounds-checked, so any m, n, k >= 1 works; a vector load needs ld a multiple of 8 and a 16-byte aligned base, else
  * elements are loaded one by one. BLAS rules: beta == 0 does not read C. k == 0 and alpha == 0 never come here
@@ -66,11 +68,17 @@ __device__ __forceinline__ void hcl_mfma_32x32x8<hcl_bf16_t>(hcl_mfma_acc &c, hc
 #endif
 #endif /* !HCL_MFMA_HOST_EMULATION: the emulation defines the types and hcl_mfma_32x32x8 */
 
-/* 16 bytes as 8 halves */
+/* 16 bytes as 8 halves or two 8-byte halves */
 union hcl_mfma_vec {
     uint4 v;
+    unsigned long long d[2];
     unsigned short h[8];
 };
+
+/* Where element (mn, k) of a tile is in shared memory: row mn, its 4-element group of k swizzled by mn / 8. */
+__device__ __forceinline__ int hcl_mfma_at(int mn, int k) {
+    return mn * HCL_MFMA_STRIDE + (((k >> 2) ^ ((mn >> 3) & 7)) << 2) + (k & 3);
+}
 
 /* Fetch this thread's two 16-byte vectors of the 128 x BK tile at (mn0, k0) of a matrix P (element (mn, k) at
  * P[mn * ld + k] when KC, else P[k * ld + mn]; mn < mn_total, k < k_total), zeros outside. */
@@ -98,8 +106,8 @@ __device__ __forceinline__ void hcl_mfma_fetch(const unsigned short *P, long lon
     }
 }
 
-/* Store the fetched vectors into the K-contiguous shared tile [128][STRIDE]: one vector when the matrix is K
- * contiguous, else its 8 elements down a column. */
+/* Store the fetched vectors into the K-contiguous shared tile [128][STRIDE]: two 8-byte halves when the matrix is K
+ * contiguous (each 4 elements of k, swizzled apart), else its 8 elements down a column. */
 template <bool KC> __device__ __forceinline__ void hcl_mfma_stash(unsigned short *tile, const hcl_mfma_vec *r) {
     constexpr int PER_ROW = KC ? HCL_MFMA_BK / 8 : HCL_MFMA_TILE / 8;
 #pragma unroll
@@ -107,17 +115,18 @@ template <bool KC> __device__ __forceinline__ void hcl_mfma_stash(unsigned short
         const int v = (int)threadIdx.x + i * HCL_MFMA_THREADS;
         const int row = v / PER_ROW, col = (v % PER_ROW) * 8;
         if (KC) {
-            *(uint4 *)(void *)(tile + row * HCL_MFMA_STRIDE + col) = r[i].v;
+            *(unsigned long long *)(void *)(tile + hcl_mfma_at(row, col)) = r[i].d[0];
+            *(unsigned long long *)(void *)(tile + hcl_mfma_at(row, col + 4)) = r[i].d[1];
         } else {
 #pragma unroll
-            for (int e = 0; e < 8; e++) tile[(col + e) * HCL_MFMA_STRIDE + row] = r[i].h[e];
+            for (int e = 0; e < 8; e++) tile[hcl_mfma_at(col + e, row)] = r[i].h[e];
         }
     }
 }
 
 /* This lane's operand of a 32 x 8 piece at row mn0, k k0 of a shared tile: 4 consecutive k of row mn0 + lane % 32. */
 __device__ __forceinline__ hcl_mfma_frag hcl_mfma_operand(const unsigned short *tile, int mn0, int k0, int lane) {
-    return *(const hcl_mfma_frag *)(const void *)(tile + (mn0 + lane % 32) * HCL_MFMA_STRIDE + k0 + 4 * (lane / 32));
+    return *(const hcl_mfma_frag *)(const void *)(tile + hcl_mfma_at(mn0 + lane % 32, k0 + 4 * (lane / 32)));
 }
 
 template <bool TA, bool TB, typename TAB, typename TC>
