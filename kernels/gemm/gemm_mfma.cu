@@ -26,7 +26,7 @@
 #define HCL_MFMA_THREADS 256
 #define HCL_MFMA_TILE 128
 #define HCL_MFMA_BK 32
-#define HCL_MFMA_STRIDE (HCL_MFMA_BK + 8) /* elements per row of a shared tile: 80 bytes, 16-byte multiple */
+#define HCL_MFMA_STRIDE (HCL_MFMA_BK + 8) /* elements a shared row: 80 bytes, 8 rows on 8 distinct pairs of banks */
 
 #if defined(HCL_MFMA_HOST_EMULATION)
 #define HCL_MFMA_F16 1
