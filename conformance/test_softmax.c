@@ -115,6 +115,13 @@ CONF_TEST(softmax, wide_rows) {
     run_softmax(3, 39999, GEN_UNIFORM, false);
     run_softmax(2, 32768, GEN_LARGE, false);
     run_softmax(2, 32769, GEN_NEGINF, false);
+    /* the GPU plan's edges: one block of 1024 threads at 16384 columns (one per SM, each over several rows: 300 rows),
+     * clusters of 2, 4 and 8 blocks on sm_90 above, and past 262144 the streamed kernel */
+    static const size_t s[][2] = {{300, 16384}, {3, 16383},  {3, 16385},  {2, 65536},
+                                  {2, 65537},   {1, 131073}, {1, 262144}, {1, 262145}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, false);
+    run_softmax(2, 131073, GEN_NEGINF, false);
+    run_softmax(2, 65537, GEN_UNIFORM, true);
 }
 
 CONF_TEST(softmax, large_magnitudes) {

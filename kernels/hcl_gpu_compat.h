@@ -52,4 +52,12 @@
 #define HCL_GRID_CONSTANT
 #endif
 
+/* The body of a kernel compiled for a target that lacks what it needs (the host never launches it there): a launch
+ * traps on CUDA, so that a planning bug fails loudly instead of leaving the output unwritten; nothing on HIP. */
+#if defined(__CUDA_ARCH__) && !defined(HCL_GPU_HIP_KERNEL)
+#define HCL_GPU_UNREACHABLE __trap();
+#else
+#define HCL_GPU_UNREACHABLE
+#endif
+
 #endif /* HCL_GPU_COMPAT_H */

@@ -62,13 +62,21 @@ template <> struct hcl_elem<float> {
     enum { VEC = 4 };
     static __device__ __forceinline__ float ld(const float *p, unsigned long long i) { return p[i]; }
     static __device__ __forceinline__ void st(float *p, unsigned long long i, float v) { p[i] = v; }
+    /* the VEC elements of 16 bytes as floats, and back */
+    static __device__ __forceinline__ void unpack(uint4 t, float *v) {
+        v[0] = __int_as_float((int)t.x), v[1] = __int_as_float((int)t.y), v[2] = __int_as_float((int)t.z),
+        v[3] = __int_as_float((int)t.w);
+    }
+    static __device__ __forceinline__ uint4 pack(const float *v) {
+        return make_uint4((unsigned)__float_as_int(v[0]), (unsigned)__float_as_int(v[1]),
+                          (unsigned)__float_as_int(v[2]), (unsigned)__float_as_int(v[3]));
+    }
     /* elements VEC*i .. VEC*i + VEC-1 */
     static __device__ __forceinline__ void ld_vec(const float *p, unsigned long long i, float *v) {
-        const float4 t = ((const float4 *)p)[i];
-        v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
+        unpack(((const uint4 *)p)[i], v);
     }
     static __device__ __forceinline__ void st_vec(float *p, unsigned long long i, const float *v) {
-        ((float4 *)p)[i] = make_float4(v[0], v[1], v[2], v[3]);
+        ((uint4 *)p)[i] = pack(v);
     }
     /* elements 2i and 2i + 1 (8-byte aligned) */
     static __device__ __forceinline__ void ld2(const float *p, unsigned long long i, float *v) {
@@ -97,8 +105,8 @@ template <typename S> struct hcl_elem16 {
     enum { VEC = 8 };
     static __device__ __forceinline__ float ld(const S *p, unsigned long long i) { return cv::to(p[i].bits); }
     static __device__ __forceinline__ void st(S *p, unsigned long long i, float v) { p[i].bits = cv::from(v); }
-    static __device__ __forceinline__ void ld_vec(const S *p, unsigned long long i, float *v) {
-        const uint4 t = ((const uint4 *)p)[i];
+    /* the VEC elements of 16 bytes as floats, and back (each rounded once) */
+    static __device__ __forceinline__ void unpack(uint4 t, float *v) {
         const unsigned w[4] = {t.x, t.y, t.z, t.w};
 #pragma unroll
         for (int q = 0; q < 4; q++) {
@@ -106,11 +114,17 @@ template <typename S> struct hcl_elem16 {
             v[2 * q + 1] = cv::to((unsigned short)(w[q] >> 16));
         }
     }
-    static __device__ __forceinline__ void st_vec(S *p, unsigned long long i, const float *v) {
+    static __device__ __forceinline__ uint4 pack(const float *v) {
         unsigned w[4];
 #pragma unroll
         for (int q = 0; q < 4; q++) w[q] = (unsigned)cv::from(v[2 * q]) | ((unsigned)cv::from(v[2 * q + 1]) << 16);
-        ((uint4 *)p)[i] = make_uint4(w[0], w[1], w[2], w[3]);
+        return make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    static __device__ __forceinline__ void ld_vec(const S *p, unsigned long long i, float *v) {
+        unpack(((const uint4 *)p)[i], v);
+    }
+    static __device__ __forceinline__ void st_vec(S *p, unsigned long long i, const float *v) {
+        ((uint4 *)p)[i] = pack(v);
     }
     /* elements 2i and 2i + 1 (4-byte aligned): one 32-bit access */
     static __device__ __forceinline__ void ld2(const S *p, unsigned long long i, float *v) {

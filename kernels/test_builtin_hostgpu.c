@@ -17,7 +17,6 @@ typedef unsigned long long u64;
 static float fold(int op, float a, float b) { return op == 0 ? a + b : op == 1 ? fmaxf(a, b) : fminf(a, b); }
 
 int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, unsigned block_x, unsigned wave) {
-    (void)grid_x;
     if (strcmp(name, "hcl_vecadd_f32") == 0) {
         const float *a = PTR(float, 0), *b = PTR(float, 1);
         float *c = PTR(float, 2);
@@ -47,7 +46,14 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
         float *out = PTR(float, 1);
         u64 rows = ARG(u64, 2);
         unsigned cols = ARG(unsigned, 3);
-        int v = 0;
+        int v = 0, cs = 0, e = 0;
+        if (sscanf(name, "hcl_softmax_split%d_%d_f32", &cs, &e) == 2 &&
+            ((u64)cs * (u64)e * block_x < cols || grid_x % (unsigned)cs || (cs > 1 && wave != 32))) {
+            /* CS blocks of block_x threads of E values must hold the row; CS > 1 is a cluster (NVIDIA only) */
+            fprintf(stderr, "test_builtin_hostgpu: %s for %u columns, %u blocks of %u, on a wave%u device\n", name,
+                    cols, grid_x, block_x, wave);
+            return 1;
+        }
         if (sscanf(name, "hcl_softmax_warp%d_f32", &v) == 1) {
             /* V values per lane of a wavefront: the row must fit, at this device's width */
             if ((u64)v * wave < cols || block_x % wave) {

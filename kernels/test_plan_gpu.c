@@ -1,4 +1,5 @@
-/* kernels-plan-gpu: the GPU family's gemm plans for the matrix-unit devices, checked without a GPU. A plan is plain C
+/* kernels-plan-gpu: the GPU family's gemm plans for the matrix-unit devices, and its softmax plans by row length,
+ * checked without a GPU. A plan is plain C
  * (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, the TF32 transposed
  * copies in the scratch), on an sm_80 part (mma.sync) and on AMD GPUs (gfx90a, gfx940: MFMA; gfx908: MFMA for f16;
  * gfx1030: the SIMT kernels) can be read here: kernel names, launch counts, grids, shared memory, scratch offsets and
@@ -313,11 +314,47 @@ static void amd_mfma(void) {
     hcl_kplan_free(&p);
 }
 
+/* softmax: the kernel and grid per row length on sm_90 (one block per SM at 16384 columns, clusters of 2 to 8 blocks
+ * above, the streamed kernel past 262144) and on sm_80 (no clusters: the staged kernel above 16384). */
+static void softmax_rows(void) {
+    static const struct {
+        uint32_t arch;
+        size_t rows, cols;
+        const char *kernel;
+        uint32_t grid, block;
+    } cases[] = {{90, 1000, 1025, "hcl_softmax_split1_16_f16", 1000, 128},
+                 {90, 1000, 16384, "hcl_softmax_split1_16_f16", 132, 1024},
+                 {90, 100, 16384, "hcl_softmax_split1_16_f16", 100, 1024},
+                 {90, 1000, 16385, "hcl_softmax_split2_32_f16", 2000, 512},
+                 {90, 1000, 65536, "hcl_softmax_split4_32_f16", 4000, 512},
+                 {90, 1000, 65537, "hcl_softmax_split8_32_f16", 8000, 512},
+                 {90, 10, 262144, "hcl_softmax_split8_32_f16", 80, 1024},
+                 {90, 10, 262145, "hcl_softmax_block_f16", 10, 1024},
+                 {80, 1000, 16385, "hcl_softmax_block_staged_f16", 1000, 1024}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const hcl_kdevice dev = gpu(cases[i].arch);
+        hcl_kplan p;
+        memset(&p, 0, sizeof p);
+        hcl_status st = hcl_plan_softmax(&dev, HCL_DTYPE_F16, cases[i].rows, cases[i].cols, &p);
+        check(st == HCL_SUCCESS && p.count == 1, "softmax %zu x %zu on sm_%u: status %d, %zu launches", cases[i].rows,
+              cases[i].cols, cases[i].arch, (int)st, p.count);
+        if (st == HCL_SUCCESS && p.count == 1) {
+            const hcl_klaunch *l = &p.launch[0];
+            check(strcmp(kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
+                      l->block.x == cases[i].block,
+                  "softmax %zu x %zu on sm_%u: %s over %u x %u, expected %s over %u x %u", cases[i].rows, cases[i].cols,
+                  cases[i].arch, kernel_name(l), l->grid.x, l->block.x, cases[i].kernel, cases[i].grid, cases[i].block);
+        }
+        hcl_kplan_free(&p);
+    }
+}
+
 int main(void) {
     hopper_16bit();
     hopper_tf32();
     ampere();
     amd_mfma();
+    softmax_rows();
     printf("kernels-plan-gpu: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;
 }

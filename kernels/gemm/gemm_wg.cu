@@ -247,14 +247,9 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
 #ifdef HCL_WG_ENABLED
 #define HCL_WG_BODY(TA, TB, TAB, TC) hcl_wg_gemm<TA, TB, TAB, TC>(m, n, k, alpha, &A, &B, beta, C, ldc);
 #else /* a launch here is a bug (the plan takes these kernels only on sm_90, whose code is sm_90a): fail it loudly */
-#if defined(__CUDA_ARCH__) && !defined(HCL_GPU_HIP_KERNEL)
-#define HCL_WG_NO_BODY __trap();
-#else
-#define HCL_WG_NO_BODY
-#endif
 #define HCL_WG_BODY(TA, TB, TAB, TC)                                                                                   \
     (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)ldc;                          \
-    HCL_WG_NO_BODY
+    HCL_GPU_UNREACHABLE
 #endif
 
 /* hcl_gemm_wg_<ab>_<c>_<nn|nt|tn|tt>: m, n, k, alpha, the tensor maps of A and B (plan_tc.c), beta, C, ldc. A 1-D

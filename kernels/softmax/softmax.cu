@@ -1,11 +1,13 @@
 /* softmax (CUDA and HIP): row-wise softmax of a rows x cols row-major matrix, out[r][j] = exp(in[r][j] - max_r) / sum,
  * in f32, f16 or bf16 (hcl_gpu_types.h: float arithmetic, each output rounded once; staged rows are floats).
  *
- * Three shapes, picked by the host from cols:
+ * Four shapes, picked by the host from cols (kernels/softmax/plan.c):
  *  - hcl_softmax_warp<V>_<type>, cols <= V * warpSize: one warp per row, the row held in registers (V values per lane),
  *    one read and one write of global memory.
+ *  - hcl_softmax_split<CS>_<E>_<type>, cols <= CS * blockDim.x * E: a row over CS blocks (a thread block cluster when
+ *    CS > 1, sm_90), each thread holding E values in registers; one read and one write.
  *  - hcl_softmax_block_staged_<type>, cols * 4 bytes fit the dynamic shared memory the host gives it: one block per
- *    row, the row staged in shared memory, one read and one write.
+ *    row, the row staged in shared memory, one read and one write (longer rows where there are no clusters).
  *  - hcl_softmax_block_<type>, any cols: one block per row, an online max/sum pass (rescaling the running sum when
  *    the max grows) and a write pass that reads the row again (mostly from L2). Nothing is staged, so any row
  *    length works.
@@ -233,6 +235,163 @@ __device__ __forceinline__ void hcl_softmax_block_staged_impl(const T *in, T *ou
         hcl_softmax_block_staged_impl<T>(in, out, rows, cols);                                                         \
     }
 HCL_GPU_TYPES(HCL_SOFTMAX_STAGED_KERNEL)
+
+/* ---- a row split over CS blocks (a thread block cluster on sm_90), each thread holding E of its values in registers:
+ * one read and one write of global memory, nothing staged in shared memory, so many blocks share an SM ---- */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(HCL_GPU_HIP_KERNEL)
+#define HCL_SOFTMAX_CLUSTERS 1
+#define HCL_SOFTMAX_CLUSTER_DIMS(CS) __cluster_dims__(CS, 1, 1)
+/* Wait until every block of the cluster has arrived; the shared-memory writes before it are then visible to all. */
+__device__ __forceinline__ void hcl_softmax_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ unsigned hcl_softmax_cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+/* The pair at `p` in the shared memory of the cluster's block `rank`. */
+__device__ __forceinline__ float2 hcl_softmax_cluster_load(const float2 *p, unsigned rank) {
+    unsigned local = (unsigned)__cvta_generic_to_shared(p), remote;
+    float2 v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(remote) : "memory");
+    return v;
+}
+#else
+#define HCL_SOFTMAX_CLUSTER_DIMS(CS)
+#endif
+
+/* The E values of one row slice a thread holds, as NV 16-byte vectors of the row's own type: the thread's vectors are
+ * threadIdx.x + i * blockDim.x of the slice (coalesced); past the slice's `len` columns they are -inf. */
+template <int E, typename T>
+__device__ __forceinline__ void hcl_softmax_split_load(uint4 *r, const T *x, unsigned len, bool vec) {
+    typedef hcl_elem<T> El;
+    constexpr int VEC = El::VEC, NV = E / VEC;
+#pragma unroll
+    for (int i = 0; i < NV; i++) {
+        const unsigned c = (threadIdx.x + (unsigned)i * blockDim.x) * VEC; /* the vector's first column */
+        if (vec && c < len) {
+            r[i] = ((const uint4 *)x)[c / VEC];
+        } else {
+            float t[VEC];
+#pragma unroll
+            for (int q = 0; q < VEC; q++) t[q] = c + q < len ? El::ld(x, c + q) : hcl_softmax_neg_inf();
+            r[i] = El::pack(t); /* exact: the values came from T */
+        }
+    }
+}
+
+/* Block (or cluster) size CS: the row's columns are cut into CS slices of `chunk` (a multiple of the vector), one per
+ * block of the cluster; a slice is at most blockDim.x * E columns. Each block folds its slice's max m and sum s of
+ * exp(x - m); with CS > 1 the blocks swap their (m, s) through distributed shared memory (a slot per row parity, so
+ * one cluster barrier per row suffices: a block writes a slot again only after the next row's barrier, which every
+ * block passes after reading it) and scale their values by exp(m - M) / S of the merged pair. With PF the block's
+ * next row is loaded into registers while this one is folded, so the memory stays busy through the barriers. */
+template <int CS, int E, bool PF, typename T>
+__device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsigned long long rows,
+                                                       unsigned int cols) {
+    typedef hcl_elem<T> El;
+    constexpr int VEC = El::VEC, NV = E / VEC;
+    __shared__ float scratch[33];
+#ifdef HCL_SOFTMAX_CLUSTERS
+    __shared__ float2 slot[2];
+    const unsigned rank = CS > 1 ? hcl_softmax_cluster_rank() : 0;
+#else
+    const unsigned rank = 0;
+#endif
+    const unsigned chunk = (cols + CS * VEC - 1) / (CS * VEC) * VEC;
+    const unsigned start = rank * chunk < cols ? rank * chunk : cols;
+    const unsigned len = (cols - start < chunk ? cols - start : chunk);
+    const unsigned long long clusters = gridDim.x / CS;
+    /* every slice starts on a vector: rows of whole vectors at 16-byte aligned bases go by vectors */
+    const bool vec = cols % VEC == 0 && hcl_aligned16(in) && hcl_aligned16(out);
+    unsigned long long row = blockIdx.x / CS;
+    uint4 next[NV];
+    if (PF && row < rows) hcl_softmax_split_load<E>(next, in + row * cols + start, len, vec);
+    for (int parity = 0; row < rows; row += clusters, parity ^= 1) {
+        T *y = out + row * cols + start;
+        float v[E];
+        if (PF) {
+#pragma unroll
+            for (int i = 0; i < NV; i++) El::unpack(next[i], &v[i * VEC]);
+            if (row + clusters < rows) hcl_softmax_split_load<E>(next, in + (row + clusters) * cols + start, len, vec);
+        } else {
+            uint4 r[NV];
+            hcl_softmax_split_load<E>(r, in + row * cols + start, len, vec);
+#pragma unroll
+            for (int i = 0; i < NV; i++) El::unpack(r[i], &v[i * VEC]);
+        }
+        float m = hcl_softmax_neg_inf();
+#pragma unroll
+        for (int i = 0; i < E; i++) m = fmaxf(m, v[i]);
+        m = hcl_softmax_block_fold<false>(m, scratch);
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < E; i++) {
+            v[i] = hcl_softmax_exp<T>(v[i], m);
+            s += v[i];
+        }
+        s = hcl_softmax_block_fold<true>(s, scratch);
+        float scale = 1.0f / s;
+#ifdef HCL_SOFTMAX_CLUSTERS
+        if (CS > 1) {
+            if (threadIdx.x == 0) slot[parity] = make_float2(m, s);
+            hcl_softmax_cluster_sync();
+            /* lane l reads block (l % CS)'s pair; each group of CS lanes merges all CS of them */
+            const float2 p = hcl_softmax_cluster_load(&slot[parity], threadIdx.x % CS);
+            float mm = p.x, ss = p.y;
+            for (int off = CS / 2; off > 0; off /= 2) {
+                const float m2 = HCL_SHFL_XOR(mm, off);
+                const float s2 = HCL_SHFL_XOR(ss, off);
+                hcl_softmax_merge(mm, ss, m2, s2);
+            }
+            /* exp(-inf - -inf) is NaN: an all -inf row comes out NaN, as in one block (0 / 0) */
+            scale = expf(m - mm) / ss;
+        }
+#endif
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            const unsigned c = (threadIdx.x + (unsigned)i * blockDim.x) * VEC;
+            float t[VEC];
+#pragma unroll
+            for (int q = 0; q < VEC; q++) t[q] = v[i * VEC + q] * scale;
+            if (vec && c < len) {
+                El::st_vec(y, c / VEC, t);
+            } else {
+#pragma unroll
+                for (int q = 0; q < VEC; q++)
+                    if (c + q < len) El::st(y, c + q, t[q]);
+            }
+        }
+    }
+#ifdef HCL_SOFTMAX_CLUSTERS
+    if (CS > 1) hcl_softmax_cluster_sync(); /* no block leaves while another may still read its slots */
+#endif
+}
+
+/* hcl_softmax_split<CS>_<E>: CS > 1 needs clusters (sm_90); elsewhere its body traps, and the host never launches it. */
+#define HCL_SOFTMAX_SPLIT_KERNEL(CS, E, SUFFIX, T)                                                                     \
+    extern "C" __global__ void HCL_SOFTMAX_CLUSTER_DIMS(CS) HCL_LAUNCH_BOUNDS(1024)                                    \
+        hcl_softmax_split##CS##_##E##_##SUFFIX(const T *in, T *out, unsigned long long rows, unsigned int cols) {      \
+        HCL_SOFTMAX_SPLIT_BODY(CS, E, T)                                                                               \
+    }
+#ifdef HCL_SOFTMAX_CLUSTERS
+#define HCL_SOFTMAX_SPLIT_BODY(CS, E, T) hcl_softmax_split_impl<CS, E, E == 16, T>(in, out, rows, cols);
+#else
+#define HCL_SOFTMAX_SPLIT_BODY(CS, E, T)                                                                               \
+    if (CS > 1) {                                                                                                      \
+        HCL_GPU_UNREACHABLE                                                                                            \
+    } else {                                                                                                           \
+        hcl_softmax_split_impl<1, E, E == 16, T>(in, out, rows, cols);                                                 \
+    }
+#endif
+#define HCL_SOFTMAX_SPLIT_KERNELS(SUFFIX, T)                                                                           \
+    HCL_SOFTMAX_SPLIT_KERNEL(1, 16, SUFFIX, T)                                                                         \
+    HCL_SOFTMAX_SPLIT_KERNEL(2, 32, SUFFIX, T)                                                                         \
+    HCL_SOFTMAX_SPLIT_KERNEL(4, 32, SUFFIX, T)                                                                         \
+    HCL_SOFTMAX_SPLIT_KERNEL(8, 32, SUFFIX, T)
+HCL_GPU_TYPES(HCL_SOFTMAX_SPLIT_KERNELS)
 
 /* ---- one block per row, online max/sum then a second read; no staging, any cols ---- */
 template <typename T>
