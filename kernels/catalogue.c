@@ -102,7 +102,9 @@ static void fill_sources(void) {
 #include "gpu_kernels_tc.def"
 #undef HCL_GPU_KERNEL
     };
-    for (size_t i = 0; i < sizeof gpu_kernels / sizeof gpu_kernels[0] && i < HCL_KPROG_MAX_KERNELS; i++)
+    _Static_assert(sizeof gpu_kernels / sizeof gpu_kernels[0] <= HCL_KPROG_MAX_KERNELS,
+                   "the GPU program has more kernels than HCL_KPROG_MAX_KERNELS (hcl_plan.h)");
+    for (size_t i = 0; i < sizeof gpu_kernels / sizeof gpu_kernels[0]; i++)
         g_programs[HCL_KPROG_GPU].kernels[i] = gpu_kernels[i];
     for (size_t i = 0; i < hcl__host_table_count && i < HCL_KPROG_MAX_KERNELS; i++)
         g_programs[HCL_KPROG_HOST].kernels[i] = hcl__host_table[i].name;

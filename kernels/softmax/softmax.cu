@@ -89,15 +89,31 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
     const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
     const unsigned long long warps = ((unsigned long long)gridDim.x * blockDim.x) / lanes;
     /* rows are uniform per warp, so whole warps stay in or leave the loop together (the shuffles need that) */
-    /* 16-bit rows of even length go by pairs of columns (one 32-bit access per lane: a warp reads 128 bytes) */
-    const bool pairs = sizeof(T) == 2 && V >= 2 && cols % 2 == 0 && ((unsigned long long)in & 3ull) == 0 &&
+    /* rows of whole 16-byte vectors go by vectors when a lane holds at least one (lane l holds vectors l + i * lanes);
+     * else 16-bit rows of even length go by pairs of columns (one 32-bit access per lane) */
+    constexpr int VEC = E::VEC;
+    const bool vecs = V >= VEC && cols % VEC == 0 && hcl_aligned16(in) && hcl_aligned16(out);
+    const bool pairs = !vecs && sizeof(T) == 2 && V >= 2 && cols % 2 == 0 && ((unsigned long long)in & 3ull) == 0 &&
                        ((unsigned long long)out & 3ull) == 0;
     for (unsigned long long row = first; row < rows; row += warps) {
         const T *x = in + row * cols;
         T *y = out + row * cols;
-        float v[V];
+        float v[V >= VEC ? V : VEC]; /* VEC at least: the vector branch, dead when V < VEC, still compiles */
         float m = hcl_softmax_neg_inf();
-        if (pairs) {
+        if (vecs) {
+#pragma unroll
+            for (int i = 0; i < (V >= VEC ? V / VEC : 1); i++) {
+                const unsigned j = lane + (unsigned)i * lanes; /* columns VEC * j ... */
+                if (VEC * j < cols) {
+                    E::ld_vec(x, j, &v[VEC * i]);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < VEC; q++) v[VEC * i + q] = hcl_softmax_neg_inf();
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < V; i++) m = fmaxf(m, v[i]);
+        } else if (pairs) {
 #pragma unroll
             for (int i = 0; i < V / 2; i++) {
                 const unsigned p = lane + (unsigned)i * lanes; /* columns 2p, 2p + 1 */
@@ -124,7 +140,16 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
             s += v[i];
         }
         const float inv = 1.0f / hcl_softmax_warp_sum(s);
-        if (pairs) {
+        if (vecs) {
+#pragma unroll
+            for (int i = 0; i < (V >= VEC ? V / VEC : 1); i++) {
+                const unsigned j = lane + (unsigned)i * lanes;
+                float t[VEC];
+#pragma unroll
+                for (int q = 0; q < VEC; q++) t[q] = v[VEC * i + q] * inv;
+                if (VEC * j < cols) E::st_vec(y, j, t);
+            }
+        } else if (pairs) {
 #pragma unroll
             for (int i = 0; i < V / 2; i++) {
                 const unsigned p = lane + (unsigned)i * lanes;
