@@ -127,7 +127,8 @@ CONF_TEST(types, softmax_wide) {
         run_softmax(g_half_types[ti], 2, 65536, false); /* the CL cached kernel's end at 4096 work-items */
         run_softmax(g_half_types[ti], 2, 65537, false);
         run_softmax(g_half_types[ti], 300, 16384, false); /* the GPU's one block per SM over several rows */
-        run_softmax(g_half_types[ti], 1, 262144, false);  /* the GPU's largest cluster, 1024 threads a block */
+        run_softmax(g_half_types[ti], 2, 131073, false);  /* the GPU's clusters of 8 blocks of 512 threads */
+        run_softmax(g_half_types[ti], 1, 524288, false);  /* the GPU's largest cluster, 1024 threads a block */
     }
 }
 

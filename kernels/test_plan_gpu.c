@@ -315,27 +315,34 @@ static void amd_mfma(void) {
 }
 
 /* softmax: the kernel and grid per row length on sm_90 (one block per SM at 16384 columns, clusters of 2 to 8 blocks
- * above, the streamed kernel past 262144) and on sm_80 (no clusters: the staged kernel above 16384). */
+ * above, the streamed kernel past 262144 floats or 524288 16-bit values) and on sm_80 (no clusters: the staged kernel
+ * above 16384). */
 static void softmax_rows(void) {
     static const struct {
         uint32_t arch;
+        hcl_dtype type;
         size_t rows, cols;
         const char *kernel;
         uint32_t grid, block;
-    } cases[] = {{90, 1000, 1025, "hcl_softmax_split1_16_f16", 1000, 128},
-                 {90, 1000, 16384, "hcl_softmax_split1_16_f16", 132, 1024},
-                 {90, 100, 16384, "hcl_softmax_split1_16_f16", 100, 1024},
-                 {90, 1000, 16385, "hcl_softmax_split2_32_f16", 2000, 512},
-                 {90, 1000, 65536, "hcl_softmax_split4_32_f16", 4000, 512},
-                 {90, 1000, 65537, "hcl_softmax_split8_32_f16", 8000, 512},
-                 {90, 10, 262144, "hcl_softmax_split8_32_f16", 80, 1024},
-                 {90, 10, 262145, "hcl_softmax_block_f16", 10, 1024},
-                 {80, 1000, 16385, "hcl_softmax_block_staged_f16", 1000, 1024}};
+    } cases[] = {{90, HCL_DTYPE_F16, 1000, 1025, "hcl_softmax_split1_16_f16", 1000, 128},
+                 {90, HCL_DTYPE_F16, 1000, 16384, "hcl_softmax_split1_16_f16", 132, 1024},
+                 {90, HCL_DTYPE_F16, 100, 16384, "hcl_softmax_split1_16_f16", 100, 1024},
+                 {90, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_split2_64_f16", 2000, 256},
+                 {90, HCL_DTYPE_F16, 1000, 65537, "hcl_softmax_split4_64_f16", 4000, 512},
+                 {90, HCL_DTYPE_BF16, 10, 262144, "hcl_softmax_split8_64_bf16", 80, 512},
+                 {90, HCL_DTYPE_F16, 10, 524288, "hcl_softmax_split8_64_f16", 80, 1024},
+                 {90, HCL_DTYPE_F16, 10, 524289, "hcl_softmax_block_f16", 10, 1024},
+                 {90, HCL_DTYPE_F32, 1000, 16385, "hcl_softmax_split2_32_f32", 2000, 512},
+                 {90, HCL_DTYPE_F32, 1000, 65536, "hcl_softmax_split4_32_f32", 4000, 512},
+                 {90, HCL_DTYPE_F32, 1000, 65537, "hcl_softmax_split8_32_f32", 8000, 512},
+                 {90, HCL_DTYPE_F32, 10, 262144, "hcl_softmax_split8_32_f32", 80, 1024},
+                 {90, HCL_DTYPE_F32, 10, 262145, "hcl_softmax_block_f32", 10, 1024},
+                 {80, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_block_staged_f16", 1000, 1024}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const hcl_kdevice dev = gpu(cases[i].arch);
         hcl_kplan p;
         memset(&p, 0, sizeof p);
-        hcl_status st = hcl_plan_softmax(&dev, HCL_DTYPE_F16, cases[i].rows, cases[i].cols, &p);
+        hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
         check(st == HCL_SUCCESS && p.count == 1, "softmax %zu x %zu on sm_%u: status %d, %zu launches", cases[i].rows,
               cases[i].cols, cases[i].arch, (int)st, p.count);
         if (st == HCL_SUCCESS && p.count == 1) {

@@ -19,15 +19,15 @@ static size_t gpu_block_threads(hcl_dtype type, size_t cols) {
 
 /* The split kernel for rows of `cols` (hcl_softmax_split<CS>_<E>): a row over CS blocks of `threads` threads holding E
  * values each. Up to 16384 columns one block of 16 values a thread; longer rows, on sm_90, a cluster of 2, 4 or 8
- * blocks of 32 values a thread, the fewest blocks of at most 512 threads, else of 1024. 0: none fits (longer rows, or
- * no clusters). H100, 2^27 elements: 16 values a thread in clusters were slower at every length above 16384 (0.4-0.8
- * of the copy rate against 0.7-0.9). */
-static int gpu_split(const hcl_kdevice *dev, size_t cols, unsigned *cs, unsigned *e, size_t *threads) {
+ * blocks of 128 bytes a thread (32 floats, 64 16-bit values), the fewest blocks of at most 512 threads, else of 1024.
+ * 0: none fits (longer rows, or no clusters). H100, 2^27 elements: 16 values a thread in clusters were slower at
+ * every length above 16384 (0.4-0.8 of the copy rate against 0.7-0.9). */
+static int gpu_split(const hcl_kdevice *dev, hcl_dtype type, size_t cols, unsigned *cs, unsigned *e, size_t *threads) {
     const size_t max_threads = hcl_min_size(1024, hcl_known_or(dev->max_group_size, 1024));
     *cs = 1, *e = 16;
     for (size_t limit = hcl_min_size(512, max_threads); limit <= max_threads; limit *= 2)
         for (*cs = 1; *cs <= (dev->arch_level >= 90 ? 8u : 1u); *cs *= 2) {
-            *e = *cs == 1 ? 16 : 32;
+            *e = *cs == 1 ? 16 : type == HCL_DTYPE_F32 ? 32 : 64;
             if (*cs == 1 && cols > 16 * max_threads) continue;
             for (*threads = 64; *threads * *cs * *e < cols;) *threads *= 2;
             if (*cs == 1 || *threads <= limit) return 1;
@@ -54,7 +54,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave), max_gx),
                        GPU_WARP_THREADS);
-    } else if (gpu_split(dev, cols, &cs, &e, &threads)) {
+    } else if (gpu_split(dev, type, cols, &cs, &e, &threads)) {
         char base[48];
         snprintf(base, sizeof base, "hcl_softmax_split%u_%u", cs, e);
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
