@@ -111,14 +111,16 @@ static void run_softmax(hcl_dtype t, size_t rows, size_t cols, bool in_place) {
 }
 
 CONF_TEST(types, softmax) {
-    static const size_t shapes[][2] = {{1, 1},    {3, 1},    {5, 7},    {4, 31},   {3, 32},
-                                       {3, 33},   {9, 64},   {2, 127},  {4, 1024}, {3, 1025},
-                                       {2, 2048}, {2, 2049}, {65, 257}, {2, 4097}, {2, 12033}};
+    /* the last five: the GPU's two rows per warp (odd row counts: a warp's second row missing) */
+    static const size_t shapes[][2] = {{1, 1},     {3, 1},    {5, 7},    {4, 31},   {3, 32},   {3, 33},   {9, 64},
+                                       {2, 127},   {4, 1024}, {3, 1025}, {2, 2048}, {2, 2049}, {65, 257}, {2, 4097},
+                                       {2, 12033}, {7, 136},  {33, 256}, {5, 264},  {3, 512},  {1, 256}};
     for (size_t ti = 0; ti < 2; ti++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             run_softmax(g_half_types[ti], shapes[i][0], shapes[i][1], false);
     run_softmax(HCL_DTYPE_F16, 7, 300, true);
     run_softmax(HCL_DTYPE_BF16, 7, 300, true);
+    run_softmax(HCL_DTYPE_F16, 9, 256, true);
 }
 
 CONF_TEST(types, softmax_wide) {

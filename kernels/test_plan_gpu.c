@@ -324,7 +324,13 @@ static void softmax_rows(void) {
         size_t rows, cols;
         const char *kernel;
         uint32_t grid, block;
-    } cases[] = {{90, HCL_DTYPE_F16, 1000, 1025, "hcl_softmax_split1_16_f16", 1000, 128},
+    } cases[] = {{90, HCL_DTYPE_F16, 1000, 256, "hcl_softmax_warp16_f16", 63, 256},
+                 {90, HCL_DTYPE_F16, 1000, 1024, "hcl_softmax_warp32_f16", 125, 256},
+                 {90, HCL_DTYPE_F16, 1000, 1022, "hcl_softmax_warp32_f16", 125, 256},
+                 {90, HCL_DTYPE_F16, 1000, 64, "hcl_softmax_warp2_f16", 125, 256},
+                 {90, HCL_DTYPE_F16, 1000, 136, "hcl_softmax_warp16_f16", 63, 256},
+                 {90, HCL_DTYPE_F32, 1000, 256, "hcl_softmax_warp8_f32", 125, 256},
+                 {90, HCL_DTYPE_F16, 1000, 1025, "hcl_softmax_split1_16_f16", 1000, 128},
                  {90, HCL_DTYPE_F16, 1000, 16384, "hcl_softmax_split1_16_f16", 132, 1024},
                  {90, HCL_DTYPE_F16, 100, 16384, "hcl_softmax_split1_16_f16", 100, 1024},
                  {90, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_split2_64_f16", 2000, 256},

@@ -48,12 +48,20 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
     if (cols <= 32 * wave) {
         size_t v = 1;
         while (v * wave < cols) v *= 2;
+        /* 16-bit rows of whole vectors: twice the values a lane, so that a lane holds two 16-byte vectors and a warp
+         * two rows of up to 16 * wave columns at once (the kernel takes the fewest lanes that hold a row; H100,
+         * 524288 x 256 f16: 0.81-0.85 of the copy rate with one vector a lane) */
+        size_t per_warp = 1;
+        if (type != HCL_DTYPE_F32 && cols % 8 == 0 && v >= 8 && v < 32) {
+            v *= 2;
+            while (per_warp < wave && (wave / per_warp / 2) * v >= cols) per_warp *= 2;
+        }
         char base[48];
         snprintf(base, sizeof base, "hcl_softmax_warp%zu", v);
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave), max_gx),
-                       GPU_WARP_THREADS);
+        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
+                       hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave * per_warp), max_gx), GPU_WARP_THREADS);
     } else if (gpu_split(dev, type, cols, &cs, &e, &threads)) {
         char base[48];
         snprintf(base, sizeof base, "hcl_softmax_split%u_%u", cs, e);

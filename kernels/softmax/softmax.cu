@@ -31,13 +31,14 @@ template <typename T> __device__ __forceinline__ float hcl_softmax_exp(float x, 
     return sizeof(T) == sizeof(float) ? expf(x - m) : __expf(x - m);
 }
 
-__device__ __forceinline__ float hcl_softmax_warp_max(float v) {
-    for (int off = warpSize / 2; off > 0; off /= 2) v = fmaxf(v, HCL_SHFL_XOR(v, off));
+/* Max and sum over aligned groups of `width` lanes (a power of two, warpSize for the whole warp); every lane takes part. */
+__device__ __forceinline__ float hcl_softmax_warp_max(float v, int width) {
+    for (int off = width / 2; off > 0; off /= 2) v = fmaxf(v, HCL_SHFL_XOR(v, off));
     return v;
 }
 
-__device__ __forceinline__ float hcl_softmax_warp_sum(float v) {
-    for (int off = warpSize / 2; off > 0; off /= 2) v += HCL_SHFL_XOR(v, off);
+__device__ __forceinline__ float hcl_softmax_warp_sum(float v, int width) {
+    for (int off = width / 2; off > 0; off /= 2) v += HCL_SHFL_XOR(v, off);
     return v;
 }
 
@@ -66,12 +67,12 @@ template <bool SUM> __device__ __forceinline__ float hcl_softmax_block_fold(floa
     const unsigned lane = threadIdx.x % warpSize;
     const unsigned warp = threadIdx.x / warpSize;
     const unsigned warps = (blockDim.x + warpSize - 1) / warpSize;
-    v = SUM ? hcl_softmax_warp_sum(v) : hcl_softmax_warp_max(v);
+    v = SUM ? hcl_softmax_warp_sum(v, warpSize) : hcl_softmax_warp_max(v, warpSize);
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
     if (warp == 0) {
         float w = lane < warps ? scratch[lane] : (SUM ? 0.0f : hcl_softmax_neg_inf());
-        w = SUM ? hcl_softmax_warp_sum(w) : hcl_softmax_warp_max(w);
+        w = SUM ? hcl_softmax_warp_sum(w, warpSize) : hcl_softmax_warp_max(w, warpSize);
         if (lane == 0) scratch[32] = w;
     }
     __syncthreads();
@@ -88,14 +89,21 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
     const unsigned lane = threadIdx.x % lanes;
     const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
     const unsigned long long warps = ((unsigned long long)gridDim.x * blockDim.x) / lanes;
-    /* rows are uniform per warp, so whole warps stay in or leave the loop together (the shuffles need that) */
+    /* the loop is uniform per warp, so whole warps stay in or leave it together (the shuffles need that) */
     /* rows of whole 16-byte vectors go by vectors when a lane holds at least one (lane l holds vectors l + i * lanes);
      * else 16-bit rows of even length go by pairs of columns (one 32-bit access per lane) */
     constexpr int VEC = E::VEC;
     const bool vecs = V >= VEC && cols % VEC == 0 && hcl_aligned16(in) && hcl_aligned16(out);
     const bool pairs = !vecs && sizeof(T) == 2 && V >= 2 && cols % 2 == 0 && ((unsigned long long)in & 3ull) == 0 &&
                        ((unsigned long long)out & 3ull) == 0;
-    for (unsigned long long row = first; row < rows; row += warps) {
+    /* By vectors a row takes the fewest lanes G (a power of two) whose V values hold it, and a warp lanes / G rows at
+     * once: 256 16-bit columns in a kernel of V = 16 are two rows per warp, two vectors a lane. */
+    unsigned group = lanes;
+    while (vecs && group > 1 && group / 2 * V >= cols) group /= 2;
+    const unsigned per_warp = lanes / group, sub = lane / group, gl = lane % group;
+    for (unsigned long long base = first * per_warp; base < rows; base += warps * per_warp) {
+        const unsigned long long row = base + sub < rows ? base + sub : base; /* a lane past the end redoes base */
+        const bool live = base + sub < rows;
         const T *x = in + row * cols;
         T *y = out + row * cols;
         float v[V >= VEC ? V : VEC]; /* VEC at least: the vector branch, dead when V < VEC, still compiles */
@@ -103,7 +111,7 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
         if (vecs) {
 #pragma unroll
             for (int i = 0; i < (V >= VEC ? V / VEC : 1); i++) {
-                const unsigned j = lane + (unsigned)i * lanes; /* columns VEC * j ... */
+                const unsigned j = gl + (unsigned)i * group; /* columns VEC * j ... */
                 if (VEC * j < cols) {
                     E::ld_vec(x, j, &v[VEC * i]);
                 } else {
@@ -132,22 +140,22 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
                 m = fmaxf(m, v[i]);
             }
         }
-        m = hcl_softmax_warp_max(m);
+        m = hcl_softmax_warp_max(m, (int)group);
         float s = 0.0f;
 #pragma unroll
         for (int i = 0; i < V; i++) {
             v[i] = hcl_softmax_exp<T>(v[i], m);
             s += v[i];
         }
-        const float inv = 1.0f / hcl_softmax_warp_sum(s);
+        const float inv = 1.0f / hcl_softmax_warp_sum(s, (int)group);
         if (vecs) {
 #pragma unroll
             for (int i = 0; i < (V >= VEC ? V / VEC : 1); i++) {
-                const unsigned j = lane + (unsigned)i * lanes;
+                const unsigned j = gl + (unsigned)i * group;
                 float t[VEC];
 #pragma unroll
                 for (int q = 0; q < VEC; q++) t[q] = v[VEC * i + q] * inv;
-                if (VEC * j < cols) E::st_vec(y, j, t);
+                if (live && VEC * j < cols) E::st_vec(y, j, t);
             }
         } else if (pairs) {
 #pragma unroll
