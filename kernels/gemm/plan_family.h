@@ -17,6 +17,11 @@ hcl_status hcl__plan_gemm_host(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
 /* The GPU family's matrix-unit parts, one per vendor (plan_tc.c: NVIDIA tensor cores; plan_mfma.c: AMD matrix cores):
  * HCL_SUCCESS with the launch written (or the plan re-made with several), HCL_ERROR_UNSUPPORTED when the device or the
  * call is not for the matrix-unit kernels (the SIMT kernels then run it; TF32 then fails). */
+/* The launch of a matrix-unit kernel `name` of the GPU program that takes the f32 kernels' arguments (hcl__gemm_args):
+ * a 256-thread block per 128 x 128 tile of C, the grid capped to the device's (the kernels stride over tiles).
+ * HCL_ERROR_UNSUPPORTED when the program has no such kernel. */
+hcl_status hcl__plan_gemm_tiles128(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l,
+                                   const char *name);
 hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 hcl_status hcl__plan_gemm_mfma(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 

@@ -24,11 +24,5 @@ hcl_status hcl__plan_gemm_mfma(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_mfma_%s_%s_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
              hcl__gemm_trans_name(g));
-    const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
-    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
-                   hcl_min_size(hcl_ceil_div(g->n, 128), hcl_known_or(dev->max_groups[0], 65535)), 256);
-    l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, 128), hcl_known_or(dev->max_groups[1], 65535));
-    hcl__gemm_args(l, g, g->k, g->alpha);
-    return HCL_SUCCESS;
+    return hcl__plan_gemm_tiles128(dev, g, out, l, name);
 }
