@@ -6,26 +6,13 @@
  * every tensor map's dimensions, pitch and box. What the kernels compute is the conformance suite's business on the
  * GPU; this test pins the plan that feeds them, in CI.
  * Exit status: 0 when every check passed, 1 otherwise (each failure printed). */
+#include "hcl_testsupport.h"
 #include "gemm/gemm_wg.h"
 #include "hcl_plan.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-static void check(int ok, const char *fmt, ...) {
-    if (ok) return;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failures++;
-}
 
 static hcl_kdevice gpu(uint32_t arch) {
     hcl_kdevice d;
@@ -70,29 +57,30 @@ static void check_map(const char *what, const hcl_klaunch *l, uint32_t arg, hcl_
                       hcl_dtype type, uint64_t rows, uint64_t cols, uint64_t pitch, uint32_t box_cols,
                       uint32_t box_rows) {
     const hcl_driver_tensor_map *t = map_of(l, arg);
-    check(t != NULL, "%s: argument %u is not a tensor map", what, arg);
+    HCL_TS_CHECK(t != NULL, "%s: argument %u is not a tensor map", what, arg);
     if (!t) return;
-    check(l->args[arg].slot == slot && l->args[arg].offset == offset, "%s: map %u over slot %d + %zu, not %d + %zu",
-          what, arg, (int)l->args[arg].slot, l->args[arg].offset, (int)slot, offset);
-    check(t->type == type && t->dims[0] == cols && t->dims[1] == rows && t->row_bytes == pitch &&
-              t->box[0] == box_cols && t->box[1] == box_rows,
-          "%s: map %u is type %d, %" PRIu64 " x %" PRIu64 " (rows x cols), pitch %" PRIu64
-          ", box %u x %u; expected type "
-          "%d, %" PRIu64 " x %" PRIu64 ", pitch %" PRIu64 ", box %u x %u",
-          what, arg, (int)t->type, t->dims[1], t->dims[0], t->row_bytes, t->box[0], t->box[1], (int)type, rows, cols,
-          pitch, box_cols, box_rows);
+    HCL_TS_CHECK(l->args[arg].slot == slot && l->args[arg].offset == offset,
+                 "%s: map %u over slot %d + %zu, not %d + %zu", what, arg, (int)l->args[arg].slot, l->args[arg].offset,
+                 (int)slot, offset);
+    HCL_TS_CHECK(t->type == type && t->dims[0] == cols && t->dims[1] == rows && t->row_bytes == pitch &&
+                     t->box[0] == box_cols && t->box[1] == box_rows,
+                 "%s: map %u is type %d, %" PRIu64 " x %" PRIu64 " (rows x cols), pitch %" PRIu64
+                 ", box %u x %u; expected type "
+                 "%d, %" PRIu64 " x %" PRIu64 ", pitch %" PRIu64 ", box %u x %u",
+                 what, arg, (int)t->type, t->dims[1], t->dims[0], t->row_bytes, t->box[0], t->box[1], (int)type, rows,
+                 cols, pitch, box_cols, box_rows);
 }
 
 /* Plan g on dev: HCL_SUCCESS, `launches` launches, the last one `kernel`. */
 static int plan(const char *what, const hcl_kdevice *dev, const hcl_kgemm *g, size_t launches, const char *kernel,
                 hcl_kplan *p) {
     hcl_status st = hcl_plan_gemm(dev, g, p);
-    check(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p->why);
+    HCL_TS_CHECK(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p->why);
     if (st != HCL_SUCCESS) return 0;
-    check(p->count == launches, "%s: %zu launches, expected %zu", what, p->count, launches);
+    HCL_TS_CHECK(p->count == launches, "%s: %zu launches, expected %zu", what, p->count, launches);
     if (p->count != launches) return 0;
     const char *got = kernel_name(&p->launch[p->count - 1]);
-    check(strcmp(got, kernel) == 0, "%s: kernel %s, expected %s", what, got, kernel);
+    HCL_TS_CHECK(strcmp(got, kernel) == 0, "%s: kernel %s, expected %s", what, got, kernel);
     return strcmp(got, kernel) == 0;
 }
 
@@ -109,11 +97,11 @@ static void hopper_16bit(void) {
         if (plan(what, &h100, &g, 1, kernel, &p)) {
             const hcl_klaunch *l = &p.launch[0];
             /* 8 x 12 = 96 tiles: fewer than the SMs, one block each */
-            check(l->grid.x == 96 && l->grid.y == 1 && l->block.x == HCL_WG_THREADS &&
-                      l->shared_bytes == HCL_WG_SMEM_BYTES && p.scratch_bytes == 0,
-                  "%s: grid %u x %u, block %u, shared %zu, scratch %zu", what, l->grid.x, l->grid.y, l->block.x,
-                  l->shared_bytes, p.scratch_bytes);
-            check(l->num_args == 9, "%s: %u arguments", what, l->num_args);
+            HCL_TS_CHECK(l->grid.x == 96 && l->grid.y == 1 && l->block.x == HCL_WG_THREADS &&
+                             l->shared_bytes == HCL_WG_SMEM_BYTES && p.scratch_bytes == 0,
+                         "%s: grid %u x %u, block %u, shared %zu, scratch %zu", what, l->grid.x, l->grid.y, l->block.x,
+                         l->shared_bytes, p.scratch_bytes);
+            HCL_TS_CHECK(l->num_args == 9, "%s: %u arguments", what, l->num_args);
             if (ta) /* A stored k x m, M contiguous: boxes of 64 x 64 */
                 check_map(what, l, 4, HCL_KSLOT_A, 0, HCL_DTYPE_BF16, 200, 1000, 1008 * 2, 64, 64);
             else
@@ -129,13 +117,13 @@ static void hopper_16bit(void) {
     hcl_kgemm big = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     hcl_kplan p;
     if (plan("sm_90 f16 4096^3", &h100, &big, 1, "hcl_gemm_wg_f16_f16_nn", &p))
-        check(p.launch[0].grid.x == 132, "sm_90 f16 4096^3: %u blocks, expected one per SM", p.launch[0].grid.x);
+        HCL_TS_CHECK(p.launch[0].grid.x == 132, "sm_90 f16 4096^3: %u blocks, expected one per SM", p.launch[0].grid.x);
     hcl_kplan_free(&p);
     /* a leading dimension whose rows are not 16-byte multiples: the mma.sync kernels */
     hcl_kgemm odd = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 1, 300, 300, 300, 3);
     if (plan("sm_90 f16 lda 303", &h100, &odd, 1, "hcl_gemm_tc_f16_f16_nt", &p))
-        check(p.launch[0].block.x == 256 && p.launch[0].shared_bytes == 0, "sm_90 f16 lda 303: block %u, shared %zu",
-              p.launch[0].block.x, p.launch[0].shared_bytes);
+        HCL_TS_CHECK(p.launch[0].block.x == 256 && p.launch[0].shared_bytes == 0,
+                     "sm_90 f16 lda 303: block %u, shared %zu", p.launch[0].block.x, p.launch[0].shared_bytes);
     hcl_kplan_free(&p);
 }
 
@@ -146,7 +134,7 @@ static void hopper_tf32(void) {
     /* nt: both operands K-major, no copy */
     hcl_kgemm g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 1, m, n, k, 3);
     if (plan("sm_90 TF32 nt", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_nt", &p)) {
-        check(p.scratch_bytes == 0, "sm_90 TF32 nt: scratch %zu", p.scratch_bytes);
+        HCL_TS_CHECK(p.scratch_bytes == 0, "sm_90 TF32 nt: scratch %zu", p.scratch_bytes);
         check_map("sm_90 TF32 nt", &p.launch[0], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 128);
         check_map("sm_90 TF32 nt", &p.launch[0], 5, HCL_KSLOT_B, 0, HCL_DTYPE_F32, n, k, 80 * 4, 32, 256);
     }
@@ -155,14 +143,16 @@ static void hopper_tf32(void) {
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, m, n, k, 3);
     if (plan("sm_90 TF32 nn", &h100, &g, 2, "hcl_gemm_wg_tf32_f32_nt", &p)) {
         const hcl_klaunch *t = &p.launch[0];
-        check(strcmp(kernel_name(t), "hcl_transpose_f32") == 0 && t->grid.x == (n + 31) / 32 &&
-                  t->grid.y == (k + 31) / 32 && t->block.x == 32 && t->block.y == 8,
-              "sm_90 TF32 nn: first launch %s grid %u x %u block %u x %u", kernel_name(t), t->grid.x, t->grid.y,
-              t->block.x, t->block.y);
-        check(t->args[2].kind == HCL_KPARG_MEM && t->args[2].slot == HCL_KSLOT_B && t->args[4].kind == HCL_KPARG_MEM &&
-                  t->args[4].slot == HCL_KSLOT_SCRATCH && t->args[4].offset == 0,
-              "sm_90 TF32 nn: the copy is not B -> scratch + 0");
-        check(p.scratch_bytes == n * kp * 4, "sm_90 TF32 nn: scratch %zu, expected %zu", p.scratch_bytes, n * kp * 4);
+        HCL_TS_CHECK(strcmp(kernel_name(t), "hcl_transpose_f32") == 0 && t->grid.x == (n + 31) / 32 &&
+                         t->grid.y == (k + 31) / 32 && t->block.x == 32 && t->block.y == 8,
+                     "sm_90 TF32 nn: first launch %s grid %u x %u block %u x %u", kernel_name(t), t->grid.x, t->grid.y,
+                     t->block.x, t->block.y);
+        HCL_TS_CHECK(t->args[2].kind == HCL_KPARG_MEM && t->args[2].slot == HCL_KSLOT_B &&
+                         t->args[4].kind == HCL_KPARG_MEM && t->args[4].slot == HCL_KSLOT_SCRATCH &&
+                         t->args[4].offset == 0,
+                     "sm_90 TF32 nn: the copy is not B -> scratch + 0");
+        HCL_TS_CHECK(p.scratch_bytes == n * kp * 4, "sm_90 TF32 nn: scratch %zu, expected %zu", p.scratch_bytes,
+                     n * kp * 4);
         check_map("sm_90 TF32 nn", &p.launch[1], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 128);
         check_map("sm_90 TF32 nn", &p.launch[1], 5, HCL_KSLOT_SCRATCH, 0, HCL_DTYPE_F32, n, k, kp * 4, 32, 256);
     }
@@ -170,10 +160,10 @@ static void hopper_tf32(void) {
     /* tn: A (k x m) and B (k x n) both copied: A at 0, B after it (256-byte aligned) */
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, m, n, k, 3);
     if (plan("sm_90 TF32 tn", &h100, &g, 3, "hcl_gemm_wg_tf32_f32_nt", &p)) {
-        check(p.launch[0].args[2].slot == HCL_KSLOT_A && p.launch[0].args[4].offset == 0 &&
-                  p.launch[1].args[2].slot == HCL_KSLOT_B && p.launch[1].args[4].offset == a_bytes,
-              "sm_90 TF32 tn: copies are not A -> scratch + 0, B -> scratch + %zu", a_bytes);
-        check(p.scratch_bytes == a_bytes + n * kp * 4, "sm_90 TF32 tn: scratch %zu", p.scratch_bytes);
+        HCL_TS_CHECK(p.launch[0].args[2].slot == HCL_KSLOT_A && p.launch[0].args[4].offset == 0 &&
+                         p.launch[1].args[2].slot == HCL_KSLOT_B && p.launch[1].args[4].offset == a_bytes,
+                     "sm_90 TF32 tn: copies are not A -> scratch + 0, B -> scratch + %zu", a_bytes);
+        HCL_TS_CHECK(p.scratch_bytes == a_bytes + n * kp * 4, "sm_90 TF32 tn: scratch %zu", p.scratch_bytes);
         check_map("sm_90 TF32 tn", &p.launch[2], 4, HCL_KSLOT_SCRATCH, 0, HCL_DTYPE_F32, m, k, kp * 4, 32, 128);
         check_map("sm_90 TF32 tn", &p.launch[2], 5, HCL_KSLOT_SCRATCH, a_bytes, HCL_DTYPE_F32, n, k, kp * 4, 32, 256);
     }
@@ -185,8 +175,8 @@ static void ampere(void) {
     hcl_kplan p;
     hcl_kgemm g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     if (plan("sm_80 f16", &a100, &g, 1, "hcl_gemm_tc_f16_f16_nn", &p))
-        check(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 32 && p.launch[0].block.x == 256,
-              "sm_80 f16: grid %u x %u block %u", p.launch[0].grid.x, p.launch[0].grid.y, p.launch[0].block.x);
+        HCL_TS_CHECK(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 32 && p.launch[0].block.x == 256,
+                     "sm_80 f16: grid %u x %u block %u", p.launch[0].grid.x, p.launch[0].grid.y, p.launch[0].block.x);
     hcl_kplan_free(&p);
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, 100, 100, 100, 0);
     plan("sm_80 TF32", &a100, &g, 1, "hcl_gemm_tc_tf32_f32_tn", &p);
@@ -195,7 +185,7 @@ static void ampere(void) {
     hcl_kdevice old = gpu(75);
     old.matrix_unit = HCL_MATRIX_UNIT_NONE;
     old.matrix_types = 0;
-    check(hcl_plan_gemm(&old, &g, &p) == HCL_ERROR_UNSUPPORTED, "sm_75 TF32: not refused");
+    HCL_TS_CHECK(hcl_plan_gemm(&old, &g, &p) == HCL_ERROR_UNSUPPORTED, "sm_75 TF32: not refused");
     hcl_kplan_free(&p);
 }
 
@@ -243,21 +233,23 @@ static void amd_mfma(void) {
                              hcl_kdtype_name(g.c_type), names[t]);
                     if (plan(what, &dev, &g, 1, kernel, &p)) {
                         const hcl_klaunch *l = &p.launch[0];
-                        check(l->grid.x == (n + 127) / 128 && l->grid.y == (m + 127) / 128 && l->grid.z == 1 &&
-                                  l->block.x == 256 && l->block.y == 1 && l->shared_bytes == 0 && p.scratch_bytes == 0,
-                              "%s: grid %u x %u x %u, block %u x %u, shared %zu, scratch %zu", what, l->grid.x,
-                              l->grid.y, l->grid.z, l->block.x, l->block.y, l->shared_bytes, p.scratch_bytes);
+                        HCL_TS_CHECK(l->grid.x == (n + 127) / 128 && l->grid.y == (m + 127) / 128 && l->grid.z == 1 &&
+                                         l->block.x == 256 && l->block.y == 1 && l->shared_bytes == 0 &&
+                                         p.scratch_bytes == 0,
+                                     "%s: grid %u x %u x %u, block %u x %u, shared %zu, scratch %zu", what, l->grid.x,
+                                     l->grid.y, l->grid.z, l->block.x, l->block.y, l->shared_bytes, p.scratch_bytes);
                         /* the SIMT kernels' arguments: m, n, k, alpha, A, lda, B, ldb, beta, C, ldc */
                         uint64_t v[3];
                         memcpy(&v[0], l->args[0].value, 8), memcpy(&v[1], l->args[2].value, 8);
                         memcpy(&v[2], l->args[10].value, 8);
                         float alpha, beta;
                         memcpy(&alpha, l->args[3].value, 4), memcpy(&beta, l->args[8].value, 4);
-                        check(l->num_args == 11 && v[0] == m && v[1] == k && v[2] == g.ldc && alpha == 1.5f &&
-                                  beta == g.beta && l->args[4].slot == HCL_KSLOT_A && l->args[6].slot == HCL_KSLOT_B &&
-                                  l->args[9].slot == HCL_KSLOT_C,
-                              "%s: arguments are not the SIMT kernels' (m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)",
-                              what);
+                        HCL_TS_CHECK(
+                            l->num_args == 11 && v[0] == m && v[1] == k && v[2] == g.ldc && alpha == 1.5f &&
+                                beta == g.beta && l->args[4].slot == HCL_KSLOT_A && l->args[6].slot == HCL_KSLOT_B &&
+                                l->args[9].slot == HCL_KSLOT_C,
+                            "%s: arguments are not the SIMT kernels' (m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)",
+                            what);
                     }
                     hcl_kplan_free(&p);
                 }
@@ -266,14 +258,14 @@ static void amd_mfma(void) {
         capped.max_groups[0] = 7;
         hcl_kgemm g = shape(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 300, 5000, 64, 0);
         if (plan("capped grid", &capped, &g, 1, "hcl_gemm_mfma_bf16_f32_nn", &p))
-            check(p.launch[0].grid.x == 7 && p.launch[0].grid.y == 3, "capped grid: %u x %u", p.launch[0].grid.x,
-                  p.launch[0].grid.y);
+            HCL_TS_CHECK(p.launch[0].grid.x == 7 && p.launch[0].grid.y == 3, "capped grid: %u x %u", p.launch[0].grid.x,
+                         p.launch[0].grid.y);
         hcl_kplan_free(&p);
         /* TF32: no MFMA kernel, refused with the reason (no SIMT fallback) */
         g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, 64, 64, 64, 0);
         hcl_status st = hcl_plan_gemm(&dev, &g, &p);
-        check(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "TF32") != NULL, "%s TF32: status %d (%s)", targets[d],
-              (int)st, p.why);
+        HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "TF32") != NULL, "%s TF32: status %d (%s)",
+                     targets[d], (int)st, p.why);
         hcl_kplan_free(&p);
         /* f32: the SIMT kernels */
         g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 1, 64, 64, 64, 0);
@@ -284,8 +276,8 @@ static void amd_mfma(void) {
     const hcl_kdevice mi100 = amd("gfx908");
     hcl_kgemm g = shape(HCL_DTYPE_F16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 4096, 4096, 4096, 0);
     if (plan("gfx908 f16", &mi100, &g, 1, "hcl_gemm_mfma_f16_f32_tt", &p))
-        check(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 32, "gfx908 f16: grid %u x %u", p.launch[0].grid.x,
-              p.launch[0].grid.y);
+        HCL_TS_CHECK(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 32, "gfx908 f16: grid %u x %u",
+                     p.launch[0].grid.x, p.launch[0].grid.y);
     hcl_kplan_free(&p);
     g = shape(HCL_DTYPE_BF16, HCL_DTYPE_BF16, HCL_COMPUTE_F32, 1, 1, 4096, 4096, 4096, 0);
     plan("gfx908 bf16", &mi100, &g, 1, "hcl_gemm_bf16_bf16_128_tt", &p);
@@ -349,14 +341,15 @@ static void softmax_rows(void) {
         hcl_kplan p;
         memset(&p, 0, sizeof p);
         hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
-        check(st == HCL_SUCCESS && p.count == 1, "softmax %zu x %zu on sm_%u: status %d, %zu launches", cases[i].rows,
-              cases[i].cols, cases[i].arch, (int)st, p.count);
+        HCL_TS_CHECK(st == HCL_SUCCESS && p.count == 1, "softmax %zu x %zu on sm_%u: status %d, %zu launches",
+                     cases[i].rows, cases[i].cols, cases[i].arch, (int)st, p.count);
         if (st == HCL_SUCCESS && p.count == 1) {
             const hcl_klaunch *l = &p.launch[0];
-            check(strcmp(kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
-                      l->block.x == cases[i].block,
-                  "softmax %zu x %zu on sm_%u: %s over %u x %u, expected %s over %u x %u", cases[i].rows, cases[i].cols,
-                  cases[i].arch, kernel_name(l), l->grid.x, l->block.x, cases[i].kernel, cases[i].grid, cases[i].block);
+            HCL_TS_CHECK(strcmp(kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
+                             l->block.x == cases[i].block,
+                         "softmax %zu x %zu on sm_%u: %s over %u x %u, expected %s over %u x %u", cases[i].rows,
+                         cases[i].cols, cases[i].arch, kernel_name(l), l->grid.x, l->block.x, cases[i].kernel,
+                         cases[i].grid, cases[i].block);
         }
         hcl_kplan_free(&p);
     }
@@ -368,6 +361,7 @@ int main(void) {
     ampere();
     amd_mfma();
     softmax_rows();
+    const int failures = hcl_ts_failures();
     printf("kernels-plan-gpu: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;
 }

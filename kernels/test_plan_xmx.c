@@ -5,24 +5,11 @@
  * sub-group size, and for every other device and type it plans exactly what it planned before: gemm.cl's programs.
  * Also: the catalogue marks only the XMX programs as needing the extension, and gives them OpenCL C only.
  * Exit status: 0 when every check passed, 1 otherwise (each failure printed). */
+#include "hcl_testsupport.h"
 #include "hcl_plan.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-static void check(int ok, const char *fmt, ...) {
-    if (ok) return;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failures++;
-}
 
 static uint64_t g_kernel_max = 0; /* what kernel_max_group answers (0: unknown) */
 static uint64_t kernel_max_group(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
@@ -65,20 +52,20 @@ static void expect(const char *what, const hcl_kdevice *d, const hcl_kgemm *g, h
                    uint32_t gx, uint32_t gy, uint32_t bx, uint32_t by) {
     hcl_kplan p;
     hcl_status st = hcl_plan_gemm(d, g, &p);
-    check(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p.why);
+    HCL_TS_CHECK(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p.why);
     if (st == HCL_SUCCESS) {
         const hcl_klaunch *l = &p.launch[0];
-        check(p.count == 1, "%s: %zu launches", what, p.count);
-        check(l->prog == prog, "%s: program %s, expected %s", what, hcl_kprogram_get(l->prog)->name,
-              hcl_kprogram_get(prog)->name);
-        check(strcmp(kernel_name(l), kernel) == 0, "%s: kernel %s, expected %s", what, kernel_name(l), kernel);
-        check(l->grid.x == gx && l->grid.y == gy && l->grid.z == 1, "%s: grid %u x %u x %u, expected %u x %u x 1", what,
-              l->grid.x, l->grid.y, l->grid.z, gx, gy);
-        check(l->block.x == bx && l->block.y == by && l->block.z == 1, "%s: block %u x %u x %u, expected %u x %u x 1",
-              what, l->block.x, l->block.y, l->block.z, bx, by);
-        check(l->shared_bytes == 0 && p.scratch_bytes == 0, "%s: %zu bytes of dynamic local memory, %zu of scratch",
-              what, l->shared_bytes, p.scratch_bytes);
-        check(l->num_args == 11, "%s: %u arguments", what, l->num_args);
+        HCL_TS_CHECK(p.count == 1, "%s: %zu launches", what, p.count);
+        HCL_TS_CHECK(l->prog == prog, "%s: program %s, expected %s", what, hcl_kprogram_get(l->prog)->name,
+                     hcl_kprogram_get(prog)->name);
+        HCL_TS_CHECK(strcmp(kernel_name(l), kernel) == 0, "%s: kernel %s, expected %s", what, kernel_name(l), kernel);
+        HCL_TS_CHECK(l->grid.x == gx && l->grid.y == gy && l->grid.z == 1,
+                     "%s: grid %u x %u x %u, expected %u x %u x 1", what, l->grid.x, l->grid.y, l->grid.z, gx, gy);
+        HCL_TS_CHECK(l->block.x == bx && l->block.y == by && l->block.z == 1,
+                     "%s: block %u x %u x %u, expected %u x %u x 1", what, l->block.x, l->block.y, l->block.z, bx, by);
+        HCL_TS_CHECK(l->shared_bytes == 0 && p.scratch_bytes == 0,
+                     "%s: %zu bytes of dynamic local memory, %zu of scratch", what, l->shared_bytes, p.scratch_bytes);
+        HCL_TS_CHECK(l->num_args == 11, "%s: %u arguments", what, l->num_args);
         printf("ok   %-58s %-14s %-20s %u x %u groups of %u x %u\n", what, hcl_kprogram_get(l->prog)->name,
                kernel_name(l), l->grid.x, l->grid.y, l->block.x, l->block.y);
     }
@@ -90,22 +77,22 @@ int main(void) {
     for (int p = 0; p < HCL_KPROG_COUNT; p++) {
         const hcl_kprogram *def = hcl_kprogram_get((hcl_kprog)p);
         const int xmx = p == HCL_KPROG_CL_GEMM_XMX8 || p == HCL_KPROG_CL_GEMM_XMX16;
-        check(xmx == (def->device_extension != NULL), "program %s: device_extension '%s'", def->name,
-              def->device_extension ? def->device_extension : "(none)");
+        HCL_TS_CHECK(xmx == (def->device_extension != NULL), "program %s: device_extension '%s'", def->name,
+                     def->device_extension ? def->device_extension : "(none)");
         if (!xmx) continue;
-        check(strcmp(def->device_extension, "cl_intel_subgroup_matrix_multiply_accumulate") == 0,
-              "program %s needs '%s'", def->name, def->device_extension);
-        check(def->family == HCL_KFAMILY_CL && def->num_kernels == 16, "program %s: family %d, %u kernels", def->name,
-              (int)def->family, def->num_kernels);
+        HCL_TS_CHECK(strcmp(def->device_extension, "cl_intel_subgroup_matrix_multiply_accumulate") == 0,
+                     "program %s needs '%s'", def->name, def->device_extension);
+        HCL_TS_CHECK(def->family == HCL_KFAMILY_CL && def->num_kernels == 16, "program %s: family %d, %u kernels",
+                     def->name, (int)def->family, def->num_kernels);
         const char *want = p == HCL_KPROG_CL_GEMM_XMX8 ? "-DHCL_XMX_SG=8" : "-DHCL_XMX_SG=16";
-        check(def->num_sources == 1 && def->sources[0].kind == HCL_SOURCE_OPENCL_C && def->sources[0].options &&
-                  strstr(def->sources[0].options, want) && !strstr(def->sources[0].options, "HCL_XMX_EMULATE"),
-              "program %s: %u sources, the first of kind %d with options '%s'", def->name, def->num_sources,
-              def->num_sources ? (int)def->sources[0].kind : -1,
-              def->num_sources && def->sources[0].options ? def->sources[0].options : "");
+        HCL_TS_CHECK(def->num_sources == 1 && def->sources[0].kind == HCL_SOURCE_OPENCL_C && def->sources[0].options &&
+                         strstr(def->sources[0].options, want) && !strstr(def->sources[0].options, "HCL_XMX_EMULATE"),
+                     "program %s: %u sources, the first of kind %d with options '%s'", def->name, def->num_sources,
+                     def->num_sources ? (int)def->sources[0].kind : -1,
+                     def->num_sources && def->sources[0].options ? def->sources[0].options : "");
         for (uint32_t k = 0; k < def->num_kernels; k++)
-            check(hcl_kprogram_kernel(HCL_KPROG_CL_GEMM16, def->kernels[k]) >= 0,
-                  "program %s: kernel %s is not named as gemm.cl's", def->name, def->kernels[k]);
+            HCL_TS_CHECK(hcl_kprogram_kernel(HCL_KPROG_CL_GEMM16, def->kernels[k]) >= 0,
+                         "program %s: kernel %s is not named as gemm.cl's", def->name, def->kernels[k]);
     }
 
     /* XMX, sub-groups of 8 (DG2): SG x 4 work-items per 64 x 32 tile of C */
@@ -154,17 +141,17 @@ int main(void) {
     g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, 0, 0, 64, 64, 64);
     hcl_kplan p;
     hcl_status st = hcl_plan_gemm(&dg2, &g, &p);
-    check(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "cl-gemm-xmx8") && strstr(p.why, "32 work-items"),
-          "xmx kernel limited to 16 work-items: status %d, why '%s'", (int)st, p.why);
+    HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "cl-gemm-xmx8") && strstr(p.why, "32 work-items"),
+                 "xmx kernel limited to 16 work-items: status %d, why '%s'", (int)st, p.why);
     hcl_kplan_free(&p);
     g_kernel_max = 0;
     /* TF32 is still refused (the core refuses it first: matrix_types has no TF32) */
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 64, 64, 64);
     g.compute = HCL_COMPUTE_TF32;
     st = hcl_plan_gemm(&dg2, &g, &p);
-    check(st == HCL_ERROR_UNSUPPORTED, "xmx: TF32 planned (status %d)", (int)st);
+    HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED, "xmx: TF32 planned (status %d)", (int)st);
     hcl_kplan_free(&p);
 
-    printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
-    return failures ? 1 : 0;
+    printf("%s: %d failures\n", hcl_ts_failures() ? "FAIL" : "PASS", hcl_ts_failures());
+    return hcl_ts_failures() ? 1 : 0;
 }

@@ -10,28 +10,14 @@
  * The fake computes nothing: what the kernels compute is kernels-gemm-xmx-emulated's business; no Intel runtime
  * ran here. Exit status: 0 when every check passed, 1 otherwise (each failure printed), 2 on a usage error. */
 #define _POSIX_C_SOURCE 200809L
+#include "hcl_testsupport.h"
 #include <hcl/hcl.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *hcl_fake_cl_record(void); /* test_fake_opencl.c: the builds and launches since the last call */
-
-static int failures;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...) {
-    if (ok) return;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failures++;
-}
 
 /* Whether a line of `text` holds both a and b. */
 static int line_has(const char *text, const char *a, const char *b) {
@@ -59,7 +45,7 @@ static const char *gemm(hcl_device d, hcl_queue q, const char *what, hcl_transpo
         st = hcl_gemm(q, ta, HCL_NO_TRANS, m, n, k, 1.0f, abt, a, ta == HCL_TRANS ? m : k, abt, b, n, 0.5f, ct, c, n,
                       HCL_COMPUTE_F32, NULL);
     if (st == HCL_SUCCESS) st = hcl_queue_finish(q);
-    check(st == HCL_SUCCESS, "%s: %s: %s", what, hcl_status_name(st), hcl_last_message());
+    HCL_TS_CHECK(st == HCL_SUCCESS, "%s: %s: %s", what, hcl_status_name(st), hcl_last_message());
     const char *seen = hcl_fake_cl_record();
     printf("%s:\n%s", what, seen);
     if (a) hcl_buffer_release(a);
@@ -89,20 +75,20 @@ int main(int argc, char **argv) {
         hcl_status st = hcl_device_open(selector, &d);
         if (st == HCL_SUCCESS) st = hcl_queue_create(d, &q);
         if (st != HCL_SUCCESS) {
-            check(0, "%s: %s: %s", selector, hcl_status_name(st), hcl_last_message());
+            HCL_TS_CHECK(0, "%s: %s: %s", selector, hcl_status_name(st), hcl_last_message());
             if (d) hcl_device_release(d);
             continue;
         }
         hcl_device_info info;
         st = hcl_device_get_info(d, &info);
-        check(st == HCL_SUCCESS && strcmp(info.name, devices[i].name) == 0, "%s: device '%s', expected '%s'", selector,
-              st == HCL_SUCCESS ? info.name : "?", devices[i].name);
+        HCL_TS_CHECK(st == HCL_SUCCESS && strcmp(info.name, devices[i].name) == 0, "%s: device '%s', expected '%s'",
+                     selector, st == HCL_SUCCESS ? info.name : "?", devices[i].name);
         const int xmx = devices[i].sg != 0;
         const uint32_t types = HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16);
-        check(info.matrix_unit == (xmx ? HCL_MATRIX_UNIT_XMX : HCL_MATRIX_UNIT_NONE) &&
-                  info.matrix_types == (xmx ? types : 0u),
-              "%s '%s': matrix_unit %d, matrix_types 0x%x", selector, info.name, (int)info.matrix_unit,
-              info.matrix_types);
+        HCL_TS_CHECK(info.matrix_unit == (xmx ? HCL_MATRIX_UNIT_XMX : HCL_MATRIX_UNIT_NONE) &&
+                         info.matrix_types == (xmx ? types : 0u),
+                     "%s '%s': matrix_unit %d, matrix_types 0x%x", selector, info.name, (int)info.matrix_unit,
+                     info.matrix_types);
         printf("%s '%s': matrix unit %s, matrix types 0x%x\n", selector, info.name,
                info.matrix_unit == HCL_MATRIX_UNIT_XMX ? "XMX" : "none", info.matrix_types);
 
@@ -116,35 +102,36 @@ int main(int argc, char **argv) {
         if ((seen = gemm(d, q, what, HCL_NO_TRANS, HCL_DTYPE_F16, HCL_DTYPE_F16))) {
             strncat(all, seen, sizeof all - strlen(all) - 1);
             if (xmx) {
-                check(line_has(seen, xmx_options, "matrix_builtins=1"), "%s: no build of the XMX program (%s)", what,
-                      xmx_options);
-                check(line_has(seen, "kernel=hcl_gemm_nn_f16 ", xmx_local) && line_has(seen, xmx_local, gx),
-                      "%s: no launch of hcl_gemm_nn_f16 with %s %s", what, gx, xmx_local);
+                HCL_TS_CHECK(line_has(seen, xmx_options, "matrix_builtins=1"), "%s: no build of the XMX program (%s)",
+                             what, xmx_options);
+                HCL_TS_CHECK(line_has(seen, "kernel=hcl_gemm_nn_f16 ", xmx_local) && line_has(seen, xmx_local, gx),
+                             "%s: no launch of hcl_gemm_nn_f16 with %s %s", what, gx, xmx_local);
             } else {
-                check(line_has(seen, "kernel=hcl_gemm_nn_f16 ", "global=16x16x1 local=16x16x1"),
-                      "%s: no launch of gemm.cl's hcl_gemm_nn_f16 over 16 x 16", what);
+                HCL_TS_CHECK(line_has(seen, "kernel=hcl_gemm_nn_f16 ", "global=16x16x1 local=16x16x1"),
+                             "%s: no launch of gemm.cl's hcl_gemm_nn_f16 over 16 x 16", what);
             }
         }
         snprintf(what, sizeof what, "%s bf16 -> f32 tn", selector);
         if ((seen = gemm(d, q, what, HCL_TRANS, HCL_DTYPE_BF16, HCL_DTYPE_F32))) {
             strncat(all, seen, sizeof all - strlen(all) - 1);
-            check(line_has(seen, "kernel=hcl_gemm_tn_bf16_f32 ", xmx ? xmx_local : "local=16x16x1"),
-                  "%s: no launch of hcl_gemm_tn_bf16_f32 with %s", what, xmx ? xmx_local : "local=16x16x1");
+            HCL_TS_CHECK(line_has(seen, "kernel=hcl_gemm_tn_bf16_f32 ", xmx ? xmx_local : "local=16x16x1"),
+                         "%s: no launch of hcl_gemm_tn_bf16_f32 with %s", what, xmx ? xmx_local : "local=16x16x1");
         }
         snprintf(what, sizeof what, "%s f32 nn", selector);
         if ((seen = gemm(d, q, what, HCL_NO_TRANS, HCL_DTYPE_F32, HCL_DTYPE_F32))) {
             strncat(all, seen, sizeof all - strlen(all) - 1);
-            check(line_has(seen, "kernel=hcl_gemm_nn_f32 ", "global=16x16x1 local=16x16x1"),
-                  "%s: no launch of gemm.cl's hcl_gemm_nn_f32 over 16 x 16", what);
-            check(!line_has(seen, "matrix_builtins=1", NULL), "%s: built a source with the matrix built-ins", what);
+            HCL_TS_CHECK(line_has(seen, "kernel=hcl_gemm_nn_f32 ", "global=16x16x1 local=16x16x1"),
+                         "%s: no launch of gemm.cl's hcl_gemm_nn_f32 over 16 x 16", what);
+            HCL_TS_CHECK(!line_has(seen, "matrix_builtins=1", NULL), "%s: built a source with the matrix built-ins",
+                         what);
         }
         if (!xmx)
-            check(!line_has(all, "matrix_builtins=1", NULL) && !line_has(all, "HCL_XMX", NULL),
-                  "%s: a device without the extension built the XMX program", selector);
+            HCL_TS_CHECK(!line_has(all, "matrix_builtins=1", NULL) && !line_has(all, "HCL_XMX", NULL),
+                         "%s: a device without the extension built the XMX program", selector);
         hcl_queue_release(q);
         hcl_device_release(d);
     }
     printf("%s: %d failures (a fake OpenCL library: builds and launches checked, nothing computed)\n",
-           failures ? "FAIL" : "PASS", failures);
-    return failures ? 1 : 0;
+           hcl_ts_failures() ? "FAIL" : "PASS", hcl_ts_failures());
+    return hcl_ts_failures() ? 1 : 0;
 }
