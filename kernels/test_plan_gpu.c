@@ -307,8 +307,8 @@ static void amd_mfma(void) {
 }
 
 /* softmax: the kernel and grid per row length on sm_90 (one block per SM at 16384 columns, clusters of 2 to 8 blocks
- * above, the streamed kernel past 262144 floats or 524288 16-bit values) and on sm_80 (no clusters: the staged kernel
- * above 16384). */
+ * above, each cluster over 4 float rows or 2 16-bit rows with 128 bytes of shared memory a thread, the streamed kernel
+ * past 262144 floats or 524288 16-bit values) and on sm_80 (no clusters: the staged kernel above 16384). */
 static void softmax_rows(void) {
     static const struct {
         uint32_t arch;
@@ -325,15 +325,15 @@ static void softmax_rows(void) {
                  {90, HCL_DTYPE_F16, 1000, 1025, "hcl_softmax_split1_16_f16", 1000, 128},
                  {90, HCL_DTYPE_F16, 1000, 16384, "hcl_softmax_split1_16_f16", 132, 1024},
                  {90, HCL_DTYPE_F16, 100, 16384, "hcl_softmax_split1_16_f16", 100, 1024},
-                 {90, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_split2_64_f16", 2000, 256},
-                 {90, HCL_DTYPE_F16, 1000, 65537, "hcl_softmax_split4_64_f16", 4000, 512},
-                 {90, HCL_DTYPE_BF16, 10, 262144, "hcl_softmax_split8_64_bf16", 80, 512},
-                 {90, HCL_DTYPE_F16, 10, 524288, "hcl_softmax_split8_64_f16", 80, 1024},
+                 {90, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_split2_64_f16", 1000, 256},
+                 {90, HCL_DTYPE_F16, 1000, 65537, "hcl_softmax_split4_64_f16", 2000, 512},
+                 {90, HCL_DTYPE_BF16, 10, 262144, "hcl_softmax_split8_64_bf16", 40, 512},
+                 {90, HCL_DTYPE_F16, 10, 524288, "hcl_softmax_split8_64_f16", 40, 1024},
                  {90, HCL_DTYPE_F16, 10, 524289, "hcl_softmax_block_f16", 10, 1024},
-                 {90, HCL_DTYPE_F32, 1000, 16385, "hcl_softmax_split2_32_f32", 2000, 512},
-                 {90, HCL_DTYPE_F32, 1000, 65536, "hcl_softmax_split4_32_f32", 4000, 512},
-                 {90, HCL_DTYPE_F32, 1000, 65537, "hcl_softmax_split8_32_f32", 8000, 512},
-                 {90, HCL_DTYPE_F32, 10, 262144, "hcl_softmax_split8_32_f32", 80, 1024},
+                 {90, HCL_DTYPE_F32, 1000, 16385, "hcl_softmax_split2_32_f32", 500, 512},
+                 {90, HCL_DTYPE_F32, 1000, 65536, "hcl_softmax_split4_32_f32", 1000, 512},
+                 {90, HCL_DTYPE_F32, 1000, 65537, "hcl_softmax_split8_32_f32", 2000, 512},
+                 {90, HCL_DTYPE_F32, 10, 262144, "hcl_softmax_split8_32_f32", 24, 1024},
                  {90, HCL_DTYPE_F32, 10, 262145, "hcl_softmax_block_f32", 10, 1024},
                  {80, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_block_staged_f16", 1000, 1024}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -350,6 +350,12 @@ static void softmax_rows(void) {
                          "softmax %zu x %zu on sm_%u: %s over %u x %u, expected %s over %u x %u", cases[i].rows,
                          cases[i].cols, cases[i].arch, kernel_name(l), l->grid.x, l->block.x, cases[i].kernel,
                          cases[i].grid, cases[i].block);
+            const size_t stage = strstr(cases[i].kernel, "split") && !strstr(cases[i].kernel, "split1_")
+                                     ? (size_t)cases[i].block * 128
+                                     : 0;
+            HCL_TS_CHECK(strstr(cases[i].kernel, "staged") || l->shared_bytes == stage,
+                         "softmax %zu x %zu on sm_%u: %zu bytes of shared memory, expected %zu", cases[i].rows,
+                         cases[i].cols, cases[i].arch, l->shared_bytes, stage);
         }
         hcl_kplan_free(&p);
     }

@@ -6,6 +6,7 @@
 /* ---- GPU (kernels/softmax/softmax.cu) ---- */
 #define GPU_WARP_THREADS 256 /* 8 rows per block at 32 lanes, 4 at 64 */
 #define GPU_MAX_COLS 0x7fffffffu
+#define GPU_SPLIT_STAGE 128 /* bytes a thread of a cluster kernel holds (and stages): 32 floats, 64 16-bit values */
 
 /* Threads per row for the block kernels: about two 16-byte vectors each (8 to 32 floats, 16 to 64 16-bit elements), so
  * that a 16-bit row is not spread over twice the threads of a float row of the same bytes (H100, 32768 x 4096 f16:
@@ -30,7 +31,8 @@ static int gpu_split(const hcl_kdevice *dev, hcl_dtype type, size_t cols, unsign
             *e = *cs == 1 ? 16 : type == HCL_DTYPE_F32 ? 32 : 64;
             if (*cs == 1 && cols > 16 * max_threads) continue;
             for (*threads = 64; *threads * *cs * *e < cols;) *threads *= 2;
-            if (*cs == 1 || *threads <= limit) return 1;
+            /* clusters stage the next row in shared memory */
+            if (*cs == 1 || (*threads <= limit && *threads * GPU_SPLIT_STAGE + 1024 <= dev->local_mem)) return 1;
         }
     return 0;
 }
@@ -70,8 +72,14 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         /* A block of 1024 threads has an SM to itself (above 32 registers a thread): one per SM then, each looping over rows
          * and loading the next while it folds this one (H100, 8192 x 16384: 0.95 of the copy rate, 0.63-0.90 with a
          * block per row). Smaller blocks share SMs: a block (cluster) per row. */
-        const size_t groups = cs == 1 && threads == 1024 ? hcl_known_or(dev->compute_units, rows) : rows;
+        /* A cluster stages its blocks' next rows in shared memory (128 bytes a thread) while it folds the current
+         * ones, so it takes a few rows: 4 float rows, 2 16-bit rows (H100, 2^27 elements, 32768 to 262144 columns:
+         * f32 0.92/0.91/0.90/0.84 of the copy rate at 4, 0.85/0.84/0.81/0.67 at 1 and 0.77-0.92 at 16; 16-bit
+         * 0.76-0.82 at 2, 0.52-0.75 at 16). */
+        size_t groups = cs == 1 && threads == 1024 ? hcl_known_or(dev->compute_units, rows) : rows;
+        if (cs > 1) groups = hcl_ceil_div(rows, type == HCL_DTYPE_F32 ? 4 : 2);
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_min_size(rows, groups), max_gx / cs) * cs, threads);
+        if (cs > 1) l->shared_bytes = threads * GPU_SPLIT_STAGE;
     } else {
         /* stage the row in shared memory when it fits the device's most per block with room for the kernel's own
          * (the driver opts a kernel in above CUDA's 48 KiB default; H100: 2.64 TB/s at 8192 x 16384 staged in

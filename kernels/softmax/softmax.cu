@@ -295,33 +295,71 @@ __device__ __forceinline__ float2 hcl_softmax_cluster_load(const float2 *p, unsi
 #define HCL_SOFTMAX_CLUSTER_DIMS(CS)
 #endif
 
+/* The thread's vector at column c of a row slice of `len` columns, when it is not a whole 16-byte vector there:
+ * element by element, -inf past the slice. */
+template <typename T> __device__ __forceinline__ uint4 hcl_softmax_split_part(const T *x, unsigned c, unsigned len) {
+    typedef hcl_elem<T> El;
+    float t[El::VEC];
+#pragma unroll
+    for (int q = 0; q < El::VEC; q++) t[q] = c + q < len ? El::ld(x, c + q) : hcl_softmax_neg_inf();
+    return El::pack(t); /* exact: the values came from T */
+}
+
 /* The E values of one row slice a thread holds, as NV 16-byte vectors of the row's own type: the thread's vectors are
  * threadIdx.x + i * blockDim.x of the slice (coalesced); past the slice's `len` columns they are -inf. */
 template <int E, typename T>
 __device__ __forceinline__ void hcl_softmax_split_load(uint4 *r, const T *x, unsigned len, bool vec) {
-    typedef hcl_elem<T> El;
-    constexpr int VEC = El::VEC, NV = E / VEC;
+    constexpr int VEC = hcl_elem<T>::VEC, NV = E / VEC;
 #pragma unroll
     for (int i = 0; i < NV; i++) {
         const unsigned c = (threadIdx.x + (unsigned)i * blockDim.x) * VEC; /* the vector's first column */
-        if (vec && c < len) {
-            r[i] = ((const uint4 *)x)[c / VEC];
-        } else {
-            float t[VEC];
-#pragma unroll
-            for (int q = 0; q < VEC; q++) t[q] = c + q < len ? El::ld(x, c + q) : hcl_softmax_neg_inf();
-            r[i] = El::pack(t); /* exact: the values came from T */
-        }
+        r[i] = vec && c < len ? ((const uint4 *)x)[c / VEC] : hcl_softmax_split_part(x, c, len);
     }
 }
+
+#ifdef HCL_SOFTMAX_CLUSTERS
+/* Start copying the thread's whole vectors of a row slice into its own slots of `stage` (vector i at
+ * stage[i * blockDim.x + threadIdx.x]) without waiting: cp.async, so the copy runs on while the block folds and
+ * synchronises. Only the thread itself reads its slots (hcl_softmax_split_take), so no barrier is needed. */
+template <int E, typename T>
+__device__ __forceinline__ void hcl_softmax_split_issue(uint4 *stage, const T *x, unsigned len, bool vec) {
+    constexpr int VEC = hcl_elem<T>::VEC, NV = E / VEC;
+#pragma unroll
+    for (int i = 0; i < NV; i++) {
+        const unsigned c = (threadIdx.x + (unsigned)i * blockDim.x) * VEC;
+        if (vec && c < len) {
+            const unsigned dst = (unsigned)__cvta_generic_to_shared(&stage[i * blockDim.x + threadIdx.x]);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"((const uint4 *)x + c / VEC)
+                         : "memory");
+        }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* The vectors hcl_softmax_split_issue started copying (the same slice), once they have arrived; the partial ones
+ * it left are read from global memory here. */
+template <int E, typename T>
+__device__ __forceinline__ void hcl_softmax_split_take(uint4 *r, const uint4 *stage, const T *x, unsigned len,
+                                                       bool vec) {
+    constexpr int VEC = hcl_elem<T>::VEC, NV = E / VEC;
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#pragma unroll
+    for (int i = 0; i < NV; i++) {
+        const unsigned c = (threadIdx.x + (unsigned)i * blockDim.x) * VEC;
+        r[i] = vec && c < len ? stage[i * blockDim.x + threadIdx.x] : hcl_softmax_split_part(x, c, len);
+    }
+}
+#endif
 
 /* Block (or cluster) size CS: the row's columns are cut into CS slices of `chunk` (a multiple of the vector), one per
  * block of the cluster; a slice is at most blockDim.x * E columns. Each block folds its slice's max m and sum s of
  * exp(x - m); with CS > 1 the blocks swap their (m, s) through distributed shared memory (a slot per row parity, so
  * one cluster barrier per row suffices: a block writes a slot again only after the next row's barrier, which every
  * block passes after reading it) and scale their values by exp(m - M) / S of the merged pair. With PF the block's
- * next row is loaded into registers while this one is folded, so the memory stays busy through the barriers. */
-template <int CS, int E, bool PF, typename T>
+ * next row is loaded into registers while this one is folded, so the memory stays busy through the barriers; with ST
+ * (the clusters, sm_90) it is copied into the thread's slots of the dynamic shared memory instead (cp.async, NV * 16
+ * bytes a thread, which the host gives), leaving the registers to this row. */
+template <int CS, int E, bool PF, bool ST, typename T>
 __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsigned long long rows,
                                                        unsigned int cols) {
     typedef hcl_elem<T> El;
@@ -330,6 +368,8 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
 #ifdef HCL_SOFTMAX_CLUSTERS
     __shared__ float2 slot[2];
     const unsigned rank = CS > 1 ? hcl_softmax_cluster_rank() : 0;
+    extern __shared__ __align__(16) float hcl_softmax_row[];
+    uint4 *const stage = (uint4 *)hcl_softmax_row; /* ST: the block's next row, NV * blockDim.x vectors */
 #else
     const unsigned rank = 0;
 #endif
@@ -342,6 +382,9 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
     unsigned long long row = blockIdx.x / CS;
     uint4 next[NV];
     if (PF && row < rows) hcl_softmax_split_load<E>(next, in + row * cols + start, len, vec);
+#ifdef HCL_SOFTMAX_CLUSTERS
+    if (ST && row < rows) hcl_softmax_split_issue<E>(stage, in + row * cols + start, len, vec);
+#endif
     for (int parity = 0; row < rows; row += clusters, parity ^= 1) {
         T *y = out + row * cols + start;
         /* Floats are held as they are (their exps once known); 16-bit values without PF are held as they came, 16
@@ -356,7 +399,12 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
             for (int i = 0; i < NV; i++) El::unpack(next[i], &v[i * VEC]);
             if (row + clusters < rows) hcl_softmax_split_load<E>(next, in + (row + clusters) * cols + start, len, vec);
         } else {
-            hcl_softmax_split_load<E>(r, in + row * cols + start, len, vec);
+#ifdef HCL_SOFTMAX_CLUSTERS
+            if (ST)
+                hcl_softmax_split_take<E>(r, stage, in + row * cols + start, len, vec);
+            else
+#endif
+                hcl_softmax_split_load<E>(r, in + row * cols + start, len, vec);
             if (FLOATS) {
 #pragma unroll
                 for (int i = 0; i < NV; i++) El::unpack(r[i], &v[i * VEC]);
@@ -377,6 +425,13 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
 #pragma unroll
             for (int q = 0; q < VEC; q++) m = fmaxf(m, t[q]);
         }
+#ifdef HCL_SOFTMAX_CLUSTERS
+        if (ST && row + clusters < rows) {
+            /* the staged vectors are in registers (m depends on each of them) before their slots are written again */
+            asm volatile("" ::"f"(m) : "memory");
+            hcl_softmax_split_issue<E>(stage, in + (row + clusters) * cols + start, len, vec);
+        }
+#endif
         m = hcl_softmax_block_fold<false>(m, scratch);
         float s = 0.0f;
 #pragma unroll
@@ -436,13 +491,13 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
         HCL_SOFTMAX_SPLIT_BODY(CS, E, T)                                                                               \
     }
 #ifdef HCL_SOFTMAX_CLUSTERS
-#define HCL_SOFTMAX_SPLIT_BODY(CS, E, T) hcl_softmax_split_impl<CS, E, E == 16, T>(in, out, rows, cols);
+#define HCL_SOFTMAX_SPLIT_BODY(CS, E, T) hcl_softmax_split_impl<CS, E, E == 16, (CS > 1), T>(in, out, rows, cols);
 #else
 #define HCL_SOFTMAX_SPLIT_BODY(CS, E, T)                                                                               \
     if (CS > 1) {                                                                                                      \
         HCL_GPU_UNREACHABLE                                                                                            \
     } else {                                                                                                           \
-        hcl_softmax_split_impl<1, E, E == 16, T>(in, out, rows, cols);                                                 \
+        hcl_softmax_split_impl<1, E, E == 16, false, T>(in, out, rows, cols);                                          \
     }
 #endif
 /* the cluster kernels hold 128 bytes a thread: 32 floats, 64 16-bit values */
