@@ -22,7 +22,12 @@ HCL__HIDDEN void hcl__vlog(hcl_log_level level, const char *component, const cha
 
 /* ---- the on-disk cache (cache.c) ---- */
 HCL__HIDDEN void *hcl__cache_load(const char *driver, const void *key, size_t key_size, size_t *out_size);
+/* The on-disk cache offered to drivers (hcl_driver_host.cache_load/cache_store/cache_evict): a load gives a malloc'd
+ * copy of the payload stored under exactly (driver, key), or NULL on a miss (no entry, or one that is not a regular
+ * file, truncated, corrupted or holding another key: logged at warn); a store writes a temporary and renames it into
+ * place (failures logged, never fatal); an evict removes the entry. */
 HCL__HIDDEN void hcl__cache_store(const char *driver, const void *key, size_t key_size, const void *data, size_t size);
+HCL__HIDDEN void hcl__cache_evict(const char *driver, const void *key, size_t key_size);
 
 /* ---- backends and the loader (loader.c) ---- */
 /* A backend's part in the default choice (hcl_device_open(NULL) without HCL_BACKEND), from the build's list. */

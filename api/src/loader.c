@@ -104,7 +104,8 @@ static void *host_open_library(const char *driver, const char *env_override, con
 }
 
 static const hcl_driver_host driver_host = {
-    sizeof(hcl_driver_host), host_set_message, host_log, hcl__cache_load, hcl__cache_store, host_open_library,
+    sizeof(hcl_driver_host), host_set_message,  host_log,         hcl__cache_load,
+    hcl__cache_store,        host_open_library, hcl__cache_evict,
 };
 
 const hcl_driver_host *hcl__driver_host(void) { return &driver_host; }
