@@ -455,3 +455,98 @@ CONF_GLOBAL_TEST(loader, unterminated_reason) {
     CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("testunterminated", &(hcl_device){NULL}));
     open_expect("host", HCL_SUCCESS, "host", 0);
 }
+
+/* HCL_DEVICE is the index within the chosen backend on the default path too (HCL_BACKEND unset), whatever the
+ * hardware: index 0 of the default backend, and an index past its devices is a clear error, never another device. */
+CONF_GLOBAL_TEST(loader, env_default_device) {
+    environment(NULL, NULL, NULL, NULL);
+    char backend[32];
+    uint32_t first_gpu;
+    default_device(backend, sizeof backend, &first_gpu);
+    environment(NULL, NULL, NULL, "0");
+    open_expect(NULL, HCL_SUCCESS, backend, 0);
+}
+
+CONF_GLOBAL_TEST(loader, env_default_device_missing) {
+    environment(NULL, NULL, NULL, NULL);
+    char backend[32], selector[64];
+    uint32_t first_gpu;
+    default_device(backend, sizeof backend, &first_gpu);
+    hcl_backend_info bi;
+    REQUIRE(backend_named(backend, &bi, NULL), "the default backend");
+    environment(NULL, NULL, NULL, "99");
+    if (bi.device_count <= 99 && CHECK_ST(HCL_ERROR_DEVICE_NOT_FOUND, hcl_device_open(NULL, &(hcl_device){NULL}))) {
+        CHECK_MSG_HAS("HCL_DEVICE");
+        CHECK_MSG_HAS("default backend");
+        CHECK_MSG_HAS(backend);
+        CHECK_MSG_HAS("available: ");
+    }
+    /* the last device of the default backend is reachable through HCL_DEVICE */
+    snprintf(selector, sizeof selector, "%u", bi.device_count - 1);
+    environment(NULL, NULL, NULL, selector);
+    open_expect(NULL, HCL_SUCCESS, backend, bi.device_count - 1);
+}
+
+/* A failing selection lists what is available instead. */
+CONF_GLOBAL_TEST(loader, unavailable_lists_available) {
+    environment(TESTDRIVER_DIR, "testinitfail", "testinitfail", NULL);
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open(NULL, &(hcl_device){NULL}))) {
+        CHECK_MSG_HAS(TESTDRV_INITFAIL_REASON);
+        CHECK_MSG_HAS("available: ");
+        CHECK_MSG_HAS("host (");
+    }
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("testinitfail", &(hcl_device){NULL})))
+        CHECK_MSG_HAS("available: ");
+    if (CHECK_ST(HCL_ERROR_DEVICE_NOT_FOUND, hcl_device_open("host:7", &(hcl_device){NULL})))
+        CHECK_MSG_HAS("available: ");
+}
+
+/* ---- HCL_LOG: the documented names and numbers, and a warning for anything else ---- */
+
+/* Run hcl_device_open("host") (which logs "opened host:0" at info) with HCL_LOG=value and stderr in a file; give what
+ * was written. */
+static const char *log_output(const char *value) {
+    static char text[16384];
+    text[0] = '\0';
+    environment(NULL, NULL, NULL, NULL);
+    setenv("HCL_LOG", value, 1);
+    char path[] = "/tmp/hcl-conformance-log-XXXXXX";
+    int fd = mkstemp(path);
+    if (!CHECK(fd >= 0, "mkstemp")) return text;
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    hcl_device d = NULL;
+    hcl_status st = hcl_device_open("host", &d);
+    if (st == HCL_SUCCESS) hcl_device_release(d);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CHECK(st == HCL_SUCCESS, "hcl_device_open(host) with HCL_LOG=%s: %s", value, hcl_status_name(st));
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(path);
+    return text;
+}
+
+static void check_log(const char *value, bool want_info, bool want_debug, bool want_warning) {
+    const char *out = log_output(value);
+    CHECK((strstr(out, "info: opened host:0") != NULL) == want_info, "HCL_LOG=%s: info lines %s:\n%s", value,
+          want_info ? "missing" : "present", out);
+    CHECK((strstr(out, "] debug: ") != NULL) == want_debug, "HCL_LOG=%s: debug lines %s:\n%s", value,
+          want_debug ? "missing" : "present", out);
+    CHECK((strstr(out, "is not a log level") != NULL) == want_warning, "HCL_LOG=%s: warning %s:\n%s", value,
+          want_warning ? "missing" : "present", out);
+    if (want_warning)
+        CHECK(strstr(out, "error, warn, info or debug, or 0 to 3") != NULL, "the warning lists the values:\n%s", out);
+}
+
+CONF_GLOBAL_TEST(loader, log_info) { check_log("info", true, false, false); }
+CONF_GLOBAL_TEST(loader, log_debug_upper) { check_log("DEBUG", true, true, false); }
+CONF_GLOBAL_TEST(loader, log_number_2) { check_log("2", true, false, false); }
+CONF_GLOBAL_TEST(loader, log_number_3) { check_log("3", true, true, false); }
+CONF_GLOBAL_TEST(loader, log_number_0) { check_log("0", false, false, false); }
+CONF_GLOBAL_TEST(loader, log_error) { check_log("error", false, false, false); }
+CONF_GLOBAL_TEST(loader, log_unknown_name) { check_log("verbose", false, false, true); }
+CONF_GLOBAL_TEST(loader, log_unknown_number) { check_log("7", false, false, true); }
