@@ -336,6 +336,57 @@ CONF_TEST(api, kernel_launch_errors) {
     conf_check_buffer_untouched("scale_rev output after failing launches", out, n);
 }
 
+/* Shapes far beyond any device's limits, or whose products wrap around 64 bits, are refused by the core with the
+ * limit named, before the vendor runtime sees them (PoCL aborts and NVIDIA's OpenCL hangs on UINT32_MAX grids);
+ * the device works after. */
+CONF_TEST(api, kernel_launch_limits) {
+    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
+    REQUIRE(k != NULL, "kernel");
+    uint32_t n = 256;
+    hcl_buffer out = conf_buffer(n * 4), in = conf_buffer(n * 4);
+    REQUIRE(out && in && conf_poison_buffer(out, 0, n * 4) && conf_poison_buffer(in, 0, n * 4), "buffers");
+    float alpha = 2.0f;
+    hcl_arg ok[4] = {hcl_arg_buffer(out), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4)};
+    const uint32_t M = UINT32_MAX, H = 1u << 31;
+    /* The grid cases name the device's per-dimension work-group limit where it states one (CUDA/HIP x: 2^31 - 1,
+     * y and z: 65535; Level Zero; host: UINT32_MAX), else the 2^63 work-items a launch may have. */
+    static const char GRID[] = "2^63|max_groups", BLOCK[] = "max_work_group_size";
+    static const struct {
+        hcl_dim3 grid, block;
+        const char *limit; /* texts the message must hold one of, separated by '|' */
+    } cases[] = {
+        {{M, M, M}, {1, 1, 1}, GRID},  {{M, 1, 1}, {M, 1, 1}, BLOCK}, {{1, 1, 1}, {M, M, M}, BLOCK},
+        {{M, M, M}, {M, M, M}, BLOCK}, {{1, 1, 1}, {H, H, 4}, BLOCK}, /* 2^64 work-items: 0 in a 64-bit product that wraps */
+        {{H, H, 4}, {1, 1, 1}, GRID},                                 /* 2^64 work-groups, the same */
+        {{M, M, 1}, {1, 1, 1}, GRID},  {{H, H, 2}, {1, 1, 1}, GRID},  {{M, M, 2}, {2, 1, 1}, GRID},
+        {{1, M, M}, {1, 1, 1}, GRID},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hcl_event e = SENTINEL(hcl_event);
+        conf_prime_message();
+        if (CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
+                     hcl_kernel_launch(conf_queue, k, cases[i].grid, cases[i].block, 0, 4, ok, 0, NULL, &e))) {
+            const char *msg = hcl_last_message();
+            bool named = false;
+            for (const char *t = cases[i].limit; *t;) {
+                size_t len = strcspn(t, "|");
+                char alt[32];
+                snprintf(alt, sizeof alt, "%.*s", (int)len, t);
+                named |= strstr(msg, alt) != NULL;
+                t += len + (t[len] == '|');
+            }
+            CHECK(named && strstr(msg, "hcl_kernel_launch") != NULL, "case %zu: the message should name %s: \"%s\"", i,
+                  cases[i].limit, msg);
+            cr_log_info("%s", msg);
+        }
+        CHECK(e == SENTINEL(hcl_event), "case %zu: a failing launch wrote its out_event", i);
+    }
+    /* Nothing ran, and the device still works. */
+    CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue));
+    conf_check_buffer_untouched("scale_rev output after refused launches", out, n);
+    run_scale_rev(k, 1000, 0, 0);
+}
+
 CONF_TEST(api, kernel_handles) {
     hcl_module m = user_module_on(conf_dev);
     REQUIRE(m != NULL, "module");

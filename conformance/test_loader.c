@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef HCL_CONF_TESTDRIVER_RELDIR
@@ -352,3 +353,200 @@ CONF_GLOBAL_TEST(loader, env_unset_default) {
     open_expect(NULL, HCL_SUCCESS, backend, index);
     open_expect("", HCL_SUCCESS, backend, index);
 }
+
+/* ---- broken modules: each is reported unavailable with its reason, and nothing hangs or crashes ---- */
+
+/* A folder of its own holding `name`'s module made by make(path); the backend must be refused, its reason holding
+ * `needle`. */
+static void check_broken_module(const char *name, void (*make)(const char *path), const char *needle) {
+    char dir[] = "/tmp/hcl-conformance-broken-XXXXXX";
+    REQUIRE(mkdtemp(dir) != NULL, "mkdtemp");
+    char path[sizeof dir + 64];
+    snprintf(path, sizeof path, "%s/libhcl-%s.so", dir, name);
+    make(path);
+    environment(dir, name, NULL, NULL);
+    hcl_backend_info bi;
+    if (backend_named(name, &bi, NULL)) {
+        CHECK(!bi.available && bi.device_count == 0, "the broken module %s was accepted", name);
+        CHECK(strstr(bi.reason, needle) != NULL, "the reason should say \"%s\": \"%s\"", needle, bi.reason);
+        cr_log_info("%s: %s", name, bi.reason);
+    }
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open(name, &(hcl_device){NULL}))) CHECK_MSG_HAS(needle);
+    open_expect("host", HCL_SUCCESS, "host", 0);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The good test module, cut to `keep` of its bytes (keep < 0: its whole size + keep). */
+static void copy_testok(const char *path, long keep) {
+    char src[4096 + 64];
+    snprintf(src, sizeof src, "%s/libhcl-testok.so", TESTDRIVER_DIR);
+    FILE *in = fopen(src, "rb"), *out = fopen(path, "wb");
+    if (!CHECK(in && out, "copy %s to %s", src, path)) goto done;
+    fseek(in, 0, SEEK_END);
+    long size = ftell(in);
+    fseek(in, 0, SEEK_SET);
+    if (keep < 0) keep += size;
+    for (long i = 0; i < keep; i++) {
+        int c = fgetc(in);
+        if (c == EOF) break;
+        fputc(c, out);
+    }
+done:
+    if (in) fclose(in);
+    if (out) fclose(out);
+}
+static void make_half(const char *path) { copy_testok(path, 4096); }
+static void make_cut_tail(const char *path) { copy_testok(path, -3000); }
+static void make_fifo(const char *path) { CHECK(mkfifo(path, 0644) == 0, "mkfifo %s", path); }
+static void make_folder(const char *path) { CHECK(mkdir(path, 0755) == 0, "mkdir %s", path); }
+
+/* A module cut short dies with SIGBUS inside dlopen unless it is checked first. */
+CONF_GLOBAL_TEST(loader, truncated_module) { check_broken_module("testtrunc", make_half, "truncated"); }
+
+/* Cut near its end, inside its last loadable segment or after it. */
+CONF_GLOBAL_TEST(loader, truncated_module_tail) {
+    char dir[] = "/tmp/hcl-conformance-broken-XXXXXX";
+    REQUIRE(mkdtemp(dir) != NULL, "mkdtemp");
+    char path[sizeof dir + 64];
+    snprintf(path, sizeof path, "%s/libhcl-testtail.so", dir);
+    make_cut_tail(path);
+    environment(dir, "testtail", NULL, NULL);
+    hcl_backend_info bi;
+    /* Either refused (a segment cut) or loaded whole (only section headers cut): never a crash. */
+    if (backend_named("testtail", &bi, NULL)) cr_log_info("testtail: available %d: %s", bi.available, bi.reason);
+    open_expect("host", HCL_SUCCESS, "host", 0);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A FIFO where a module should be hangs a reader (dlopen) forever unless only regular files are opened. */
+CONF_GLOBAL_TEST(loader, fifo_module) { check_broken_module("testfifo", make_fifo, "not a regular file"); }
+
+CONF_GLOBAL_TEST(loader, folder_module) { check_broken_module("testfolder", make_folder, "not a regular file"); }
+
+CONF_GLOBAL_TEST(loader, data_entry_point) {
+    const char *needles[] = {HCL_DRIVER_ENTRY_NAME, "not a function"};
+    check_refused("testdataentry", needles, 2);
+}
+
+CONF_GLOBAL_TEST(loader, too_many_devices) {
+    const char *needles[] = {"4294967295", "4096"};
+    check_refused("testmanydevices", needles, 2);
+    hcl_backend_info bi;
+    if (backend_named("testmanydevices", &bi, NULL))
+        CHECK(strlen(bi.version) < sizeof bi.version, "the version text is cut at its buffer");
+    uint32_t n = 0;
+    if (CHECK_ST(HCL_SUCCESS, hcl_device_count(&n))) CHECK(n < 4096, "%u devices counted", n);
+}
+
+/* The driver leaves its reason buffer without a NUL: the core cuts it (AddressSanitizer finds any over-read). */
+CONF_GLOBAL_TEST(loader, unterminated_reason) {
+    environment(TESTDRIVER_DIR, "testunterminated", NULL, NULL);
+    hcl_backend_info bi;
+    if (backend_named("testunterminated", &bi, NULL)) {
+        CHECK(!bi.available, "testunterminated is available");
+        size_t n = strnlen(bi.reason, sizeof bi.reason);
+        CHECK(n > 100 && n < sizeof bi.reason, "the reason is %zu bytes", n);
+        for (size_t i = 0; i < n; i++)
+            if (!CHECK(bi.reason[i] == TESTDRV_FILL_CHAR, "reason byte %zu is 0x%02x", i, (unsigned char)bi.reason[i]))
+                break;
+    }
+    CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("testunterminated", &(hcl_device){NULL}));
+    open_expect("host", HCL_SUCCESS, "host", 0);
+}
+
+/* HCL_DEVICE is the index within the chosen backend on the default path too (HCL_BACKEND unset), whatever the
+ * hardware: index 0 of the default backend, and an index past its devices is a clear error, never another device. */
+CONF_GLOBAL_TEST(loader, env_default_device) {
+    environment(NULL, NULL, NULL, NULL);
+    char backend[32];
+    uint32_t first_gpu;
+    default_device(backend, sizeof backend, &first_gpu);
+    environment(NULL, NULL, NULL, "0");
+    open_expect(NULL, HCL_SUCCESS, backend, 0);
+}
+
+CONF_GLOBAL_TEST(loader, env_default_device_missing) {
+    environment(NULL, NULL, NULL, NULL);
+    char backend[32], selector[64];
+    uint32_t first_gpu;
+    default_device(backend, sizeof backend, &first_gpu);
+    hcl_backend_info bi;
+    REQUIRE(backend_named(backend, &bi, NULL), "the default backend");
+    environment(NULL, NULL, NULL, "99");
+    if (bi.device_count <= 99 && CHECK_ST(HCL_ERROR_DEVICE_NOT_FOUND, hcl_device_open(NULL, &(hcl_device){NULL}))) {
+        CHECK_MSG_HAS("HCL_DEVICE");
+        CHECK_MSG_HAS("default backend");
+        CHECK_MSG_HAS(backend);
+        CHECK_MSG_HAS("available: ");
+    }
+    /* the last device of the default backend is reachable through HCL_DEVICE */
+    snprintf(selector, sizeof selector, "%u", bi.device_count - 1);
+    environment(NULL, NULL, NULL, selector);
+    open_expect(NULL, HCL_SUCCESS, backend, bi.device_count - 1);
+}
+
+/* A failing selection lists what is available instead. */
+CONF_GLOBAL_TEST(loader, unavailable_lists_available) {
+    environment(TESTDRIVER_DIR, "testinitfail", "testinitfail", NULL);
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open(NULL, &(hcl_device){NULL}))) {
+        CHECK_MSG_HAS(TESTDRV_INITFAIL_REASON);
+        CHECK_MSG_HAS("available: ");
+        CHECK_MSG_HAS("host (");
+    }
+    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("testinitfail", &(hcl_device){NULL})))
+        CHECK_MSG_HAS("available: ");
+    if (CHECK_ST(HCL_ERROR_DEVICE_NOT_FOUND, hcl_device_open("host:7", &(hcl_device){NULL})))
+        CHECK_MSG_HAS("available: ");
+}
+
+/* ---- HCL_LOG: the documented names and numbers, and a warning for anything else ---- */
+
+/* Run hcl_device_open("host") (which logs "opened host:0" at info) with HCL_LOG=value and stderr in a file; give what
+ * was written. */
+static const char *log_output(const char *value) {
+    static char text[16384];
+    text[0] = '\0';
+    environment(NULL, NULL, NULL, NULL);
+    setenv("HCL_LOG", value, 1);
+    char path[] = "/tmp/hcl-conformance-log-XXXXXX";
+    int fd = mkstemp(path);
+    if (!CHECK(fd >= 0, "mkstemp")) return text;
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    hcl_device d = NULL;
+    hcl_status st = hcl_device_open("host", &d);
+    if (st == HCL_SUCCESS) hcl_device_release(d);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CHECK(st == HCL_SUCCESS, "hcl_device_open(host) with HCL_LOG=%s: %s", value, hcl_status_name(st));
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(path);
+    return text;
+}
+
+static void check_log(const char *value, bool want_info, bool want_debug, bool want_warning) {
+    const char *out = log_output(value);
+    CHECK((strstr(out, "info: opened host:0") != NULL) == want_info, "HCL_LOG=%s: info lines %s:\n%s", value,
+          want_info ? "missing" : "present", out);
+    CHECK((strstr(out, "] debug: ") != NULL) == want_debug, "HCL_LOG=%s: debug lines %s:\n%s", value,
+          want_debug ? "missing" : "present", out);
+    CHECK((strstr(out, "is not a log level") != NULL) == want_warning, "HCL_LOG=%s: warning %s:\n%s", value,
+          want_warning ? "missing" : "present", out);
+    if (want_warning)
+        CHECK(strstr(out, "error, warn, info or debug, or 0 to 3") != NULL, "the warning lists the values:\n%s", out);
+}
+
+CONF_GLOBAL_TEST(loader, log_info) { check_log("info", true, false, false); }
+CONF_GLOBAL_TEST(loader, log_debug_upper) { check_log("DEBUG", true, true, false); }
+CONF_GLOBAL_TEST(loader, log_number_2) { check_log("2", true, false, false); }
+CONF_GLOBAL_TEST(loader, log_number_3) { check_log("3", true, true, false); }
+CONF_GLOBAL_TEST(loader, log_number_0) { check_log("0", false, false, false); }
+CONF_GLOBAL_TEST(loader, log_error) { check_log("error", false, false, false); }
+CONF_GLOBAL_TEST(loader, log_unknown_name) { check_log("verbose", false, false, true); }
+CONF_GLOBAL_TEST(loader, log_unknown_number) { check_log("7", false, false, true); }

@@ -4,12 +4,16 @@
  *   TESTDRV_NOENTRY     libhcl-testnoentry.so:    exports no hcl_driver_entry
  *   TESTDRV_INITFAIL    libhcl-testinitfail.so:   init fails with HCL_ERROR_VENDOR and TESTDRV_INITFAIL_REASON
  *   TESTDRV_SMALLTABLE  libhcl-testsmalltable.so: a table whose size field is smaller than the ABI's table
+ *   TESTDRV_DATAENTRY   libhcl-testdataentry.so:  hcl_driver_entry is data, not a function
+ *   TESTDRV_MANYDEVICES libhcl-testmanydevices.so: reports 4294967295 devices and a version text without a NUL
+ *   TESTDRV_UNTERMINATED libhcl-testunterminated.so: init fails and fills its reason buffer without a NUL
  * They are built into their own folder, which only the loader tests put on HCL_DRIVER_PATH.
  */
 #include "testdriver.h"
 
 #include <hcl/hcl_driver.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +27,16 @@ static hcl_status t_init(const hcl_driver_host *host, char *reason, size_t reaso
     (void)version;
     (void)version_size;
     return HCL_ERROR_VENDOR;
+#elif defined(TESTDRV_UNTERMINATED)
+    memset(reason, TESTDRV_FILL_CHAR, reason_size);
+    (void)version;
+    (void)version_size;
+    return HCL_ERROR_VENDOR;
+#elif defined(TESTDRV_MANYDEVICES)
+    (void)reason;
+    (void)reason_size;
+    memset(version, TESTDRV_FILL_CHAR, version_size);
+    return HCL_SUCCESS;
 #else
     (void)reason;
     (void)reason_size;
@@ -34,6 +48,10 @@ static hcl_status t_init(const hcl_driver_host *host, char *reason, size_t reaso
 /* Everything else: no devices, so nothing below init and device_count is ever reached through the API. */
 static void t_shutdown(void) {}
 static hcl_status t_device_count(uint32_t *out_count) {
+#if defined(TESTDRV_MANYDEVICES)
+    *out_count = UINT32_MAX;
+    return HCL_SUCCESS;
+#endif
     *out_count = 0;
     return HCL_SUCCESS;
 }
@@ -158,6 +176,9 @@ static const hcl_driver_table table = {
 #if defined(TESTDRV_NOENTRY)
 /* Close to the real name, so the module is not empty and only the entry point is missing. */
 EXPORT const hcl_driver_table *hcl_driver_entry_missing(void) { return &table; }
+#elif defined(TESTDRV_DATAENTRY)
+/* The entry point's name on data (a pointer to the table, in a data segment): calling it would crash. */
+EXPORT const hcl_driver_table *const hcl_driver_entry = &table;
 #else
 EXPORT const hcl_driver_table *hcl_driver_entry(void) { return &table; }
 #endif

@@ -4,5 +4,7 @@
 
 #define TESTDRV_INITFAIL_REASON "testinitfail: simulated vendor runtime failure VENDOR_ERROR_42 (-42)"
 #define TESTDRV_OK_VERSION "testok 1.0 (conformance test driver)"
+/* The byte testunterminated fills its reason buffer with, and testmanydevices its version buffer. */
+#define TESTDRV_FILL_CHAR 'x'
 
 #endif /* HCL_CONFORMANCE_TESTDRIVER_H */

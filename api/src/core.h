@@ -22,7 +22,12 @@ HCL__HIDDEN void hcl__vlog(hcl_log_level level, const char *component, const cha
 
 /* ---- the on-disk cache (cache.c) ---- */
 HCL__HIDDEN void *hcl__cache_load(const char *driver, const void *key, size_t key_size, size_t *out_size);
+/* The on-disk cache offered to drivers (hcl_driver_host.cache_load/cache_store/cache_evict): a load gives a malloc'd
+ * copy of the payload stored under exactly (driver, key), or NULL on a miss (no entry, or one that is not a regular
+ * file, truncated, corrupted or holding another key: logged at warn); a store writes a temporary and renames it into
+ * place (failures logged, never fatal); an evict removes the entry. */
 HCL__HIDDEN void hcl__cache_store(const char *driver, const void *key, size_t key_size, const void *data, size_t size);
+HCL__HIDDEN void hcl__cache_evict(const char *driver, const void *key, size_t key_size);
 
 /* ---- backends and the loader (loader.c) ---- */
 /* A backend's part in the default choice (hcl_device_open(NULL) without HCL_BACKEND), from the build's list. */
@@ -116,7 +121,9 @@ typedef struct hcl__module {
 typedef struct hcl__kernel {
     hcl__module *module;
     void *native;
-    pthread_mutex_t lock; /* module.c: held from setting a launch's arguments until it is enqueued */
+    pthread_mutex_t lock;     /* module.c: held from setting a launch's arguments until it is enqueued */
+    hcl_driver_limits limits; /* the device's launch limits, asked once when the kernel is made (0: unknown) */
+    uint64_t max_group;       /* the most work-items a group of this kernel may have (0: unknown) */
 } hcl__kernel;
 
 /* The handle table (handles.c). Register an object; returns its handle value or NULL if the table cannot grow. */
@@ -151,6 +158,13 @@ HCL__HIDDEN hcl_status hcl__release(const void *handle, hcl__htype type, void (*
  * the call fails with HCL_ERROR_OUT_OF_MEMORY ("<fn>: handle table full"). */
 HCL__HIDDEN hcl_status hcl__publish(hcl__htype type, void *object, void (*destroy)(void *object), void **out_handle,
                                     const char *fn);
+/* Check a launch's shape before any driver sees it (HCL_ERROR_INVALID_ARGUMENT, the limit named in the message): no
+ * zero dimension; the block's work-items (64-bit products, overflow checked) within the device's
+ * max_work_group_size and the kernel's max_group (when known); each grid dimension within limits->max_groups (when
+ * known); all the launch's work-items below HCL__LAUNCH_MAX_ITEMS; shared_bytes within local_mem_bytes. */
+#define HCL__LAUNCH_MAX_ITEMS ((uint64_t)1 << 63)
+HCL__HIDDEN hcl_status hcl__check_launch(const char *fn, const hcl_device_info *info, const hcl_driver_limits *limits,
+                                         uint64_t kernel_max_group, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes);
 /* Check [offset, offset+size) inside a buffer of buf_size bytes. */
 HCL__HIDDEN hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size);
 /* Resolve a wait list to native events of `dev`; *out_native is a malloc'd array (or NULL when num_wait is 0). */

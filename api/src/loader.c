@@ -3,24 +3,36 @@
  * embedded backend's table is compiled into libhcl; every other backend is a module libhcl-<name>.so found in
  * HCL_DRIVER_PATH (colon list), then next to libhcl itself, then the install libdir. A module exports
  * hcl_driver_entry, which returns a versioned table; a module of another ABI major version is refused. Every path
- * tried and every reason for failure is kept for hcl-info and logged at HCL_LOG=debug. */
+ * tried and every reason for failure is kept for hcl-info and logged at HCL_LOG=debug.
+ * The module boundary is not trusted: before dlopen a module must be a regular file (a FIFO is never waited on) and,
+ * when it is an ELF file of this machine's class, whole (every loadable segment inside the file: a truncated module
+ * would otherwise fault inside dlopen); its entry point must be a function symbol in an executable segment; the
+ * texts a driver writes (reason, version) are cut at their buffer's end, and a device count above
+ * HCL__MAX_DEVICES makes the backend unavailable. */
 #define _GNU_SOURCE
 #include "core.h"
 #include "hcl_backends.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef HCL_INSTALL_LIBDIR
 #define HCL_INSTALL_LIBDIR "/usr/local/lib"
 #endif
 
 #define MAX_BACKENDS 16
+/* The most devices a backend may report; more is a broken driver (the loop over them would not end). */
+#define HCL__MAX_DEVICES 4096
 /* The table size of ABI 1.0: a module must provide at least these entries. */
 #define TABLE_MIN_SIZE (offsetof(hcl_driver_table, kernel_launch) + sizeof(void *))
 
@@ -104,7 +116,8 @@ static void *host_open_library(const char *driver, const char *env_override, con
 }
 
 static const hcl_driver_host driver_host = {
-    sizeof(hcl_driver_host), host_set_message, host_log, hcl__cache_load, hcl__cache_store, host_open_library,
+    sizeof(hcl_driver_host), host_set_message,  host_log,         hcl__cache_load,
+    hcl__cache_store,        host_open_library, hcl__cache_evict,
 };
 
 const hcl_driver_host *hcl__driver_host(void) { return &driver_host; }
@@ -189,6 +202,75 @@ static int own_dir(char *dir, size_t size) {
     return 0;
 }
 
+/* Read exactly size bytes at offset; 0 on success. */
+static int pread_all(int fd, void *buf, size_t size, off_t offset) {
+    unsigned char *p = buf;
+    while (size > 0) {
+        ssize_t n = pread(fd, p, size, offset);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        size -= (size_t)n;
+        offset += n;
+    }
+    return 0;
+}
+
+/* Check a module file before dlopen sees it: a regular file, and when it is an ELF file of this machine's class, one
+ * whose program headers and loadable segments lie inside it. Returns 1 when it may be loaded; else 0 with why. A
+ * file of another kind (another ELF class, a linker script) is left to dlopen, which reads only its first bytes. */
+static int module_whole(const char *path, char *why, size_t why_size) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(why, why_size, "open: %s", strerror(errno));
+        return 0;
+    }
+    int ok = 0;
+    ElfW(Phdr) *ph = NULL;
+    struct stat st;
+    ElfW(Ehdr) eh;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "not a regular file");
+        goto done;
+    }
+    const uint64_t size = (uint64_t)st.st_size;
+    if (size < sizeof eh || pread_all(fd, &eh, sizeof eh, 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+        ok = 1; /* not an ELF file of this class: dlopen says what it is */
+        goto done;
+    }
+    if (eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum == 0 || eh.e_phnum == PN_XNUM) {
+        snprintf(why, why_size, "broken ELF file: %u program headers of %u bytes", (unsigned)eh.e_phnum,
+                 (unsigned)eh.e_phentsize);
+        goto done;
+    }
+    const uint64_t ph_bytes = (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr));
+    if (eh.e_phoff > size || ph_bytes > size - eh.e_phoff) {
+        snprintf(why, why_size, "truncated ELF file: its program headers end at byte %llu of %llu",
+                 (unsigned long long)eh.e_phoff + (unsigned long long)ph_bytes, (unsigned long long)size);
+        goto done;
+    }
+    ph = malloc((size_t)ph_bytes);
+    if (!ph || pread_all(fd, ph, (size_t)ph_bytes, (off_t)eh.e_phoff) != 0) {
+        snprintf(why, why_size, "cannot read its program headers");
+        goto done;
+    }
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD && ph[i].p_type != PT_DYNAMIC) continue;
+        if (ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset) {
+            snprintf(why, why_size, "truncated ELF file: %s segment %u ends at byte %llu of %llu",
+                     ph[i].p_type == PT_LOAD ? "loadable" : "dynamic", i,
+                     (unsigned long long)ph[i].p_offset + (unsigned long long)ph[i].p_filesz, (unsigned long long)size);
+            goto done;
+        }
+    }
+    ok = 1;
+done:
+    free(ph);
+    close(fd);
+    return ok;
+}
+
 /* Try one candidate path. Returns the dlopen handle or NULL, appending why to `tried`. */
 static void *try_path(hcl__backend *b, const char *dir, const char *file, char *tried, size_t tried_size) {
     char path[HCL_NAME_MAX * 2];
@@ -197,6 +279,12 @@ static void *try_path(hcl__backend *b, const char *dir, const char *file, char *
     if (stat(path, &st) != 0) {
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: %s: not found", b->name, path);
         appendf(tried, tried_size, "%s%s (not found)", tried[0] ? "; " : "", path);
+        return NULL;
+    }
+    char why[256];
+    if (!module_whole(path, why, sizeof why)) {
+        hcl__log(HCL_LOG_DEBUG, "loader", "%s: %s refused: %s", b->name, path, why);
+        appendf(tried, tried_size, "%s%s (refused: %s)", tried[0] ? "; " : "", path, why);
         return NULL;
     }
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -211,6 +299,48 @@ static void *try_path(hcl__backend *b, const char *dir, const char *file, char *
     memcpy(b->module_path, path, len);
     b->module_path[len] = '\0';
     return dl;
+}
+
+/* dl_iterate_phdr: does the object holding `addr` map it from an executable segment? */
+typedef struct exec_query {
+    uintptr_t addr;
+    int found, executable;
+} exec_query;
+
+static int exec_segment(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    exec_query *q = data;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        const uintptr_t lo = (uintptr_t)info->dlpi_addr + p->p_vaddr;
+        if (p->p_type != PT_LOAD || q->addr < lo || q->addr - lo >= p->p_memsz) continue;
+        q->found = 1;
+        q->executable = (p->p_flags & PF_X) != 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The entry point must be code: a function symbol (STT_FUNC, or an IFUNC that dlsym already resolved) in an
+ * executable segment. A data symbol of that name would be called and crash. Returns 1 when it is; else 0 with why. */
+static int entry_is_function(void *sym, char *why, size_t why_size) {
+    Dl_info di;
+    const ElfW(Sym) *ent = NULL;
+    if (dladdr1(sym, &di, (void **)&ent, RTLD_DL_SYMENT) && ent) {
+        const unsigned type = ELF64_ST_TYPE(ent->st_info);
+        if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+            snprintf(why, why_size, "%s is not a function (ELF symbol type %u%s)", HCL_DRIVER_ENTRY_NAME, type,
+                     type == STT_OBJECT ? ", data" : "");
+            return 0;
+        }
+    }
+    exec_query q = {(uintptr_t)sym, 0, 0};
+    dl_iterate_phdr(exec_segment, &q);
+    if (!q.found || !q.executable) {
+        snprintf(why, why_size, "%s does not lie in an executable segment", HCL_DRIVER_ENTRY_NAME);
+        return 0;
+    }
+    return 1;
 }
 
 static void *find_module(hcl__backend *b) {
@@ -265,6 +395,9 @@ static int init_driver(hcl__backend *b, const hcl_driver_table *t) {
         }
     char reason[HCL_REASON_MAX] = "";
     hcl_status st = t->init(&driver_host, reason, sizeof reason, b->version, sizeof b->version);
+    /* a driver may fill a text to its end without a NUL */
+    reason[sizeof reason - 1] = '\0';
+    b->version[sizeof b->version - 1] = '\0';
     if (st != HCL_SUCCESS) {
         snprintf(b->reason, sizeof b->reason, "%s", reason[0] ? reason : hcl_status_text(st));
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: init failed: %s: %s", b->name, hcl_status_name(st), b->reason);
@@ -274,6 +407,12 @@ static int init_driver(hcl__backend *b, const hcl_driver_table *t) {
     st = t->device_count(&count);
     if (st != HCL_SUCCESS) {
         snprintf(b->reason, sizeof b->reason, "device enumeration failed: %s", hcl_last_message());
+        t->shutdown();
+        return 0;
+    }
+    if (count > HCL__MAX_DEVICES) {
+        snprintf(b->reason, sizeof b->reason, "%s: the driver reports %u devices, more than the %u HCL accepts",
+                 b->module_path, count, (unsigned)HCL__MAX_DEVICES);
         t->shutdown();
         return 0;
     }
@@ -299,6 +438,11 @@ hcl__backend *hcl__backend_load(hcl__backend *b) {
             const char *err = dlerror();
             snprintf(b->reason, sizeof b->reason, "%s: no entry point: %s", b->module_path,
                      err ? err : HCL_DRIVER_ENTRY_NAME " not found");
+            goto report;
+        }
+        char why[256];
+        if (!entry_is_function(sym, why, sizeof why)) {
+            snprintf(b->reason, sizeof b->reason, "%s: %s", b->module_path, why);
             goto report;
         }
         hcl_driver_entry_fn entry;

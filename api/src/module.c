@@ -88,6 +88,12 @@ HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_ke
         return hcl__prefix_message(st, fn);
     }
     k->module = m;
+    const hcl_driver_table *drv = m->dev->drv;
+    /* the launch limits, asked once here so that each launch is checked without a driver call (unknown stays 0) */
+    if (HCL_DRIVER_HAS(drv, device_limits) && drv->device_limits(m->dev->native, &k->limits) != HCL_SUCCESS)
+        memset(&k->limits, 0, sizeof k->limits);
+    if (HCL_DRIVER_HAS(drv, kernel_max_group) && drv->kernel_max_group(k->native, &k->max_group) != HCL_SUCCESS)
+        k->max_group = 0;
     pthread_mutex_init(&k->lock, NULL);
     atomic_fetch_add(&m->refs, 1);
     return hcl__publish(HCL__H_KERNEL, k, kernel_destroy, (void **)out_kernel, fn);
@@ -95,13 +101,6 @@ HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_ke
 
 HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel) {
     return hcl__release(kernel, HCL__H_KERNEL, kernel_destroy, "hcl_kernel_release", "kernel");
-}
-
-static hcl_status check_dims(const char *fn, const char *what, hcl_dim3 d) {
-    if (d.x == 0 || d.y == 0 || d.z == 0)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: %s (%u, %u, %u) has a zero dimension", fn, what, d.x,
-                                d.y, d.z);
-    return HCL_SUCCESS;
 }
 
 HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
@@ -117,18 +116,8 @@ HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim
     if (k->module->dev != dev)
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
                                 "%s: the kernel was built for another device than the queue's", fn);
-    if ((st = check_dims(fn, "grid", grid)) != HCL_SUCCESS || (st = check_dims(fn, "block", block)) != HCL_SUCCESS)
+    if ((st = hcl__check_launch(fn, &dev->info, &k->limits, k->max_group, grid, block, shared_bytes)) != HCL_SUCCESS)
         return st;
-    uint64_t threads = (uint64_t)block.x * block.y * block.z;
-    if (threads > dev->info.max_work_group_size)
-        return hcl__set_message(
-            HCL_ERROR_INVALID_ARGUMENT,
-            "%s: block (%u, %u, %u) has %llu work-items, above the device's max_work_group_size %llu", fn, block.x,
-            block.y, block.z, (unsigned long long)threads, (unsigned long long)dev->info.max_work_group_size);
-    if (shared_bytes > dev->info.local_mem_bytes)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                "%s: shared_bytes %zu is above the device's local_mem_bytes %llu", fn, shared_bytes,
-                                (unsigned long long)dev->info.local_mem_bytes);
     if (num_args > 0 && !args)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: args is NULL with num_args %u", fn, num_args);
     if (num_args > MAX_ARGS)

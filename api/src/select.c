@@ -1,7 +1,9 @@
 /* Device selection: selector strings ("cuda", "opencl:1", "cuda,opencl:1") and the environment
  * (HCL_BACKEND, HCL_DEVICE). A comma list is a preference order: the first named backend that is available and
  * has the device wins. Unknown names and malformed selectors are errors; an explicitly named backend is never
- * silently replaced by one that was not named. */
+ * silently replaced by one that was not named, and a failure lists the backends that are available.
+ * HCL_DEVICE is the device index within the chosen backend, whether HCL_BACKEND named it or the default rule chose
+ * it (without HCL_DEVICE the default rule's device is that backend's first GPU). */
 #include "core.h"
 
 #include <ctype.h>
@@ -90,6 +92,7 @@ static hcl_status default_choice(choice *out) {
                 out->backend = b;
                 out->has_index = 1;
                 out->index = d;
+                info.name[sizeof info.name - 1] = '\0';
                 hcl__log(HCL_LOG_DEBUG, "select", "default: first GPU is %s:%u (%s)", b->name, d, info.name);
                 return HCL_SUCCESS;
             }
@@ -99,6 +102,21 @@ static hcl_status default_choice(choice *out) {
     out->has_index = 0;
     hcl__log(HCL_LOG_DEBUG, "select", "default: no GPU backend has a GPU, using %s", fallback->name);
     return HCL_SUCCESS;
+}
+
+/* "; available: opencl (2 devices), host (1 device)" (or "; no backend is available") into buf. */
+static void list_available(char *buf, size_t size) {
+    size_t used = 0;
+    int n = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < hcl__backend_total() && used < size; i++) {
+        hcl__backend *b = hcl__backend_load(hcl__backend_at(i));
+        if (!b->available) continue;
+        int w = snprintf(buf + used, size - used, "%s%s (%u device%s)", n++ ? ", " : "; available: ", b->name,
+                         b->device_count, b->device_count == 1 ? "" : "s");
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (n == 0) snprintf(buf, size, "; no backend is available");
 }
 
 hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_t *out_index) {
@@ -122,9 +140,15 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
             if ((st = parse(env, "HCL_BACKEND", choices, &count)) != HCL_SUCCESS) return st;
         } else {
             default_choice(&choices[0]);
+            /* HCL_DEVICE means the same whether the backend was named or defaulted: an index within it */
+            if (env_index_set) choices[0].has_index = 0;
             count = 1;
         }
     }
+    /* where an index from HCL_DEVICE came from, for the message */
+    const char *backend_env = getenv("HCL_BACKEND");
+    const char *env_what = backend_env && *backend_env ? " (HCL_DEVICE, an index within the HCL_BACKEND backend)"
+                                                       : " (HCL_DEVICE, an index within the default backend)";
     char why[HCL_REASON_MAX * 2] = "";
     int all_unavailable = 1;
     for (uint32_t i = 0; i < count; i++) {
@@ -138,8 +162,8 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
         }
         all_unavailable = 0;
         if (index >= b->device_count) {
-            snprintf(why + used, sizeof why - used, "%s%s has %u device(s), no device %u", used ? "; " : "", b->name,
-                     b->device_count, index);
+            snprintf(why + used, sizeof why - used, "%s%s has %u device(s), no device %u%s", used ? "; " : "", b->name,
+                     b->device_count, index, !choices[i].has_index && env_index_set ? env_what : "");
             continue;
         }
         hcl__log(HCL_LOG_DEBUG, "select", "selected %s:%u", b->name, index);
@@ -147,6 +171,10 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
         *out_index = index;
         return HCL_SUCCESS;
     }
+    char available[512];
+    list_available(available, sizeof available);
+    /* the list of what is available must survive the message's 4 KiB: the reasons give way */
+    const int room = 3800 - (int)strlen(available);
     return hcl__set_message(all_unavailable ? HCL_ERROR_BACKEND_UNAVAILABLE : HCL_ERROR_DEVICE_NOT_FOUND,
-                            "hcl_device_open: %s", why);
+                            "hcl_device_open: %.*s%s", room > 0 ? room : 0, why, available);
 }

@@ -1,4 +1,5 @@
-/* The argument checks every object's calls share: handle lookup, ranges inside a buffer, wait lists. Each one
+/* The argument checks every object's calls share: handle lookup, ranges inside a buffer, launch shapes, wait lists.
+ * Each one
  * fails with the status and message the caller returns as is, named after the public call (`fn`). */
 #include "core.h"
 
@@ -68,6 +69,59 @@ hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, siz
     if (offset > buf_size || size > buf_size - offset)
         return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s offset %zu + size %zu exceeds buffer size %zu", fn,
                                 what, offset, size, buf_size);
+    return HCL_SUCCESS;
+}
+
+/* The product of three dimensions; 0 when it does not fit 64 bits (a dimension is never 0 here). */
+static uint64_t product3(uint64_t a, hcl_dim3 d) {
+    uint64_t p;
+    if (__builtin_mul_overflow(a, (uint64_t)d.x, &p) || __builtin_mul_overflow(p, (uint64_t)d.y, &p) ||
+        __builtin_mul_overflow(p, (uint64_t)d.z, &p))
+        return 0;
+    return p;
+}
+
+hcl_status hcl__check_launch(const char *fn, const hcl_device_info *info, const hcl_driver_limits *limits,
+                             uint64_t kernel_max_group, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes) {
+    static const char axis[3] = {'x', 'y', 'z'};
+    const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+    for (int i = 0; i < 3; i++)
+        if (g[i] == 0 || b[i] == 0)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: %s (%u, %u, %u) has a zero dimension (%c)", fn,
+                                    g[i] == 0 ? "grid" : "block", g[i] == 0 ? grid.x : block.x,
+                                    g[i] == 0 ? grid.y : block.y, g[i] == 0 ? grid.z : block.z, axis[i]);
+    const uint64_t items = product3(1, block); /* at most 2^96: may not fit */
+    if (items == 0 || items > info->max_work_group_size) {
+        char count[32] = "more than 2^64";
+        if (items) snprintf(count, sizeof count, "%llu", (unsigned long long)items);
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: block (%u, %u, %u) has %s work-items, above the device's max_work_group_size %llu",
+                                fn, block.x, block.y, block.z, count, (unsigned long long)info->max_work_group_size);
+    }
+    if (kernel_max_group && items > kernel_max_group)
+        return hcl__set_message(
+            HCL_ERROR_INVALID_ARGUMENT,
+            "%s: block (%u, %u, %u) has %llu work-items, above the kernel's max_group %llu (what its "
+            "registers and local memory leave of the device's %llu)",
+            fn, block.x, block.y, block.z, (unsigned long long)items, (unsigned long long)kernel_max_group,
+            (unsigned long long)info->max_work_group_size);
+    for (int i = 0; i < 3; i++)
+        if (limits->max_groups[i] && g[i] > limits->max_groups[i])
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                    "%s: grid (%u, %u, %u) has %u work-groups in %c, above the device's limit of %u "
+                                    "(max_groups[%d])",
+                                    fn, grid.x, grid.y, grid.z, g[i], axis[i], limits->max_groups[i], i);
+    const uint64_t total = product3(items, grid);
+    if (total == 0 || total >= HCL__LAUNCH_MAX_ITEMS)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: grid (%u, %u, %u) x block (%u, %u, %u) is %s work-items, at or above the 2^63 a "
+                                "launch may have",
+                                fn, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                total == 0 ? "more than 2^64" : "2^63 or more");
+    if (shared_bytes > info->local_mem_bytes)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: shared_bytes %zu is above the device's local_mem_bytes %llu", fn, shared_bytes,
+                                (unsigned long long)info->local_mem_bytes);
     return HCL_SUCCESS;
 }
 

@@ -74,8 +74,10 @@ static ze_module_handle_t from_cache(hcl__ze_device *dev, const char *key, size_
     free(take_log(log));
     free(bin);
     if (r != ZE_RESULT_SUCCESS) {
-        HCL_ZE_LOG("cached native binary refused: zeModuleCreate: %s (0x%08x); building from SPIR-V",
-                   hcl__ze_result_name(r), (unsigned)r);
+        hcl__kit_host->log(HCL_LOG_WARN, HCL_ZE_NAME,
+                           "cached native binary refused: zeModuleCreate: %s (0x%08x); evicted, building from SPIR-V",
+                           hcl__ze_result_name(r), (unsigned)r);
+        if (HCL_DRIVER_HOST_HAS(hcl__kit_host, cache_evict)) hcl__kit_host->cache_evict(HCL_ZE_NAME, key, key_size);
         if (module) hcl__ze.zeModuleDestroy(module);
         return NULL;
     }

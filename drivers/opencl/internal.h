@@ -89,10 +89,12 @@ hcl_status hcl__ocl_event_wrap(cl_event first, cl_event last, int marker, void *
 hcl_status hcl__ocl_complete(hcl__ocl_queue *q, cl_event ev);
 
 /* ---- programs (module.c) ---- */
-/* Build a program for one device from OpenCL C, through the on-disk binary cache. Returns HCL_ERROR_BUILD
- * with the build log in the message when the source does not compile. */
+/* Build a program for one device from OpenCL C, through the on-disk binary cache when use_cache (then
+ * *out_from_cache, if given, says whether the program came from it); without use_cache the cache entry is evicted and
+ * the source built and stored again. Returns HCL_ERROR_BUILD with the build log in the message when the source does
+ * not compile. */
 hcl_status hcl__ocl_program_build(hcl__ocl_device *dev, const char *source, size_t length, const char *options,
-                                  cl_program *out_program);
+                                  int use_cache, cl_program *out_program, int *out_from_cache);
 /* Set the arguments of `kernel` and enqueue it (the caller holds the kernel's lock). */
 hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *what, cl_uint dims, const size_t *global,
                             const size_t *local, uint32_t num_wait, void *const *wait, cl_event *out_event);

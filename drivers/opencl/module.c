@@ -7,7 +7,13 @@
 
 typedef struct hcl__ocl_module {
     hcl__ocl_device *device;
+    pthread_mutex_t lock; /* guards program and the fields below (a rebuild replaces the program) */
     cl_program program;
+    /* Set while `program` came from the cache: the source to rebuild it from, once, when the binary lacks a kernel
+     * that is asked for (a forged or stale entry). NULL once built from source. */
+    char *source;
+    size_t length;
+    char *options;
 } hcl__ocl_module;
 
 typedef struct hcl__ocl_kernel {
@@ -66,6 +72,15 @@ static void cache_store(const hcl__ocl_device *dev, cl_program program, const ch
     free(bin);
 }
 
+/* A cached binary that loads but does not work is evicted, so that the build from source replaces it. */
+static void cache_evict(const char *key, size_t key_size, const char *what, cl_int err) {
+    hcl__kit_host->log(HCL_LOG_WARN, HCL_OCL_NAME,
+                       "cached program binary refused (%s: %s (%d)); evicted, building from "
+                       "source",
+                       what, hcl__ocl_error_name(err), (int)err);
+    if (HCL_DRIVER_HOST_HAS(hcl__kit_host, cache_evict)) hcl__kit_host->cache_evict(HCL_OCL_NAME, key, key_size);
+}
+
 /* Try a cached binary; NULL when there is none or it no longer builds (then the source is built instead). */
 static cl_program from_cache(const hcl__ocl_device *dev, const char *key, size_t key_size, const char *options) {
     if (!hcl__kit_host->cache_load) return NULL;
@@ -77,16 +92,13 @@ static cl_program from_cache(const hcl__ocl_device *dev, const char *key, size_t
     cl_program program = hcl__cl.clCreateProgramWithBinary(dev->context, 1, &dev->id, &size, bins, &bin_status, &err);
     free(bin);
     if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
-        HCL_OCL_LOG("cached binary refused: clCreateProgramWithBinary: %s (%d); building from source",
-                    hcl__ocl_error_name(err != CL_SUCCESS ? err : bin_status),
-                    (int)(err != CL_SUCCESS ? err : bin_status));
+        cache_evict(key, key_size, "clCreateProgramWithBinary", err != CL_SUCCESS ? err : bin_status);
         if (program) hcl__cl.clReleaseProgram(program);
         return NULL;
     }
     err = hcl__cl.clBuildProgram(program, 1, &dev->id, options, NULL, NULL);
     if (err != CL_SUCCESS) {
-        HCL_OCL_LOG("cached binary refused: clBuildProgram: %s (%d); building from source", hcl__ocl_error_name(err),
-                    (int)err);
+        cache_evict(key, key_size, "clBuildProgram", err);
         hcl__cl.clReleaseProgram(program);
         return NULL;
     }
@@ -95,17 +107,26 @@ static cl_program from_cache(const hcl__ocl_device *dev, const char *key, size_t
 }
 
 hcl_status hcl__ocl_program_build(hcl__ocl_device *dev, const char *source, size_t length, const char *options,
-                                  cl_program *out_program) {
+                                  int use_cache, cl_program *out_program, int *out_from_cache) {
     hcl_status status = HCL_SUCCESS;
     cl_program program = NULL;
     char *log = NULL;
     size_t key_size = 0;
     if (!options) options = "";
+    if (out_from_cache) *out_from_cache = 0;
     char *key = cache_key(dev, source, length, options, &key_size);
     if (!key) return hcl__kit_oom("program cache key");
 
-    program = from_cache(dev, key, key_size, options);
-    if (program) goto done;
+    if (use_cache) {
+        program = from_cache(dev, key, key_size, options);
+        if (program) {
+            if (out_from_cache) *out_from_cache = 1;
+            goto done;
+        }
+    } else {
+        /* the entry's binary failed after it loaded: it must not be loaded again, whatever the build below gives */
+        if (HCL_DRIVER_HOST_HAS(hcl__kit_host, cache_evict)) hcl__kit_host->cache_evict(HCL_OCL_NAME, key, key_size);
+    }
 
     cl_int err = CL_SUCCESS;
     program = hcl__cl.clCreateProgramWithSource(dev->context, 1, &source, &length, &err);
@@ -147,15 +168,62 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
     hcl__ocl_module *m = calloc(1, sizeof *m);
     if (!m) return hcl__kit_oom("module");
     m->device = dev;
-    hcl_status status = hcl__ocl_program_build(dev, text, length, src->options, &m->program);
-    return hcl__kit_give(status, m, out_module);
+    if (pthread_mutex_init(&m->lock, NULL) != 0) {
+        free(m);
+        return HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "opencl: pthread_mutex_init failed");
+    }
+    int from_cache = 0;
+    hcl_status status = hcl__ocl_program_build(dev, text, length, src->options, 1, &m->program, &from_cache);
+    if (status == HCL_SUCCESS && from_cache) { /* keep what a rebuild needs */
+        const char *options = src->options ? src->options : "";
+        m->source = malloc(length);
+        m->options = malloc(strlen(options) + 1);
+        if (m->source && m->options) {
+            memcpy(m->source, text, length);
+            memcpy(m->options, options, strlen(options) + 1);
+            m->length = length;
+        } else {
+            free(m->source);
+            free(m->options);
+            m->source = m->options = NULL; /* no rebuild possible: a kernel missing from the binary is not found */
+        }
+    }
+    if (status != HCL_SUCCESS) {
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+        return status;
+    }
+    *out_module = m;
+    return HCL_SUCCESS;
 }
 
 void hcl__ocl_module_destroy(void *module) {
     hcl__ocl_module *m = module;
     if (!m) return;
     if (m->program) hcl__cl.clReleaseProgram(m->program);
+    free(m->source);
+    free(m->options);
+    pthread_mutex_destroy(&m->lock);
     free(m);
+}
+
+/* The module's program came from the cache and lacks kernel `name`: the entry is stale or forged. Evict it, build the
+ * source again (once: the module then holds a program built from source) and give the new program. Kernels made
+ * from the old program keep it alive (OpenCL reference counts). Called with m->lock held. */
+static hcl_status rebuild_from_source(hcl__ocl_module *m, const char *name) {
+    hcl__kit_host->log(HCL_LOG_WARN, HCL_OCL_NAME,
+                       "kernel '%s' is missing from a program binary loaded from the cache; evicting the entry and "
+                       "building from source",
+                       name);
+    cl_program program = NULL;
+    hcl_status status = hcl__ocl_program_build(m->device, m->source, m->length, m->options, 0, &program, NULL);
+    if (status != HCL_SUCCESS) return status;
+    hcl__cl.clReleaseProgram(m->program);
+    m->program = program;
+    free(m->source);
+    free(m->options);
+    m->source = m->options = NULL;
+    return HCL_SUCCESS;
 }
 
 hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_kernel) {
@@ -166,7 +234,14 @@ hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_ker
     k->module = m;
     snprintf(k->name, sizeof k->name, "%s", name);
     cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&m->lock);
     k->kernel = hcl__cl.clCreateKernel(m->program, name, &err);
+    if ((err == CL_INVALID_KERNEL_NAME || err == CL_INVALID_PROGRAM_EXECUTABLE) && m->source) {
+        status = rebuild_from_source(m, name);
+        if (status == HCL_SUCCESS) k->kernel = hcl__cl.clCreateKernel(m->program, name, &err);
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (status != HCL_SUCCESS) goto cleanup;
     if (err == CL_INVALID_KERNEL_NAME) {
         status = HCL_KIT_FAIL(HCL_ERROR_NOT_FOUND, "clCreateKernel: %s (%d); no kernel '%s' in the module",
                               hcl__ocl_error_name(err), (int)err, name);

@@ -403,6 +403,10 @@ static inline hcl_arg hcl_arg_value(const void *v, size_t size) {
  * grid*block), with `shared_bytes` of dynamic local memory per group. On OpenCL the dynamic local memory is
  * passed as one extra `__local` pointer argument after the given ones; on CUDA/HIP it is the kernel's
  * `extern __shared__` array; on host it is hcl_host_launch.shared.
+ * The core checks the shape before the backend sees it: a zero dimension; a block above max_work_group_size or
+ * the kernel's own largest group; a grid dimension above the device's work-group count limit where the backend
+ * states one (CUDA/HIP, Level Zero, host); 2^63 or more work-items in all (products are overflow-checked); the
+ * message names the limit. Per-dimension block limits (CUDA's 1024 x 1024 x 64) are the backend's to report.
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (a zero or oversized dimension,
  * block above max_work_group_size, shared_bytes above local_mem_bytes, bad argument kind or size, NULL
  * args with num_args > 0, a buffer argument's offset that is not a multiple of the device's

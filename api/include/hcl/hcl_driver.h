@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define HCL_DRIVER_ABI_MAJOR 2
-#define HCL_DRIVER_ABI_MINOR 0
+#define HCL_DRIVER_ABI_MINOR 1
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -42,8 +42,8 @@ typedef struct hcl_driver_host {
     /* Log a line when HCL_LOG is at `level` or more verbose (the core prefixes "hcl[<driver>]"). */
     void (*log)(hcl_log_level level, const char *driver, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
     /* The on-disk cache. key_text is hashed together with the HCL version; the core locates the file under
-     * $HCL_CACHE_DIR (default ~/.cache/hcl). cache_load returns a malloc'd copy (free with free()) or NULL on a
-     * miss. cache_store writes to a temporary name and renames it into place; failures are logged, not
+     * $HCL_CACHE_DIR (default ~/.cache/hcl) and stores the whole key in the entry, so a load compares it.
+     * cache_load returns a malloc'd copy (free with free()) or NULL on a miss. cache_store writes to a temporary name and renames it into place; failures are logged, not
      * fatal. */
     void *(*cache_load)(const char *driver, const void *key, size_t key_size, size_t *out_size);
     void (*cache_store)(const char *driver, const void *key, size_t key_size, const void *data, size_t size);
@@ -54,6 +54,10 @@ typedef struct hcl_driver_host {
      * names tried ("... (tried: libOpenCL.so.1, libOpenCL.so)"). */
     void *(*open_library)(const char *driver, const char *env_override, const char *const *names, size_t count,
                           char *reason, size_t reason_size);
+    /* ---- since ABI 2.1 (check with HCL_DRIVER_HOST_HAS before use) ---- */
+    /* Remove the cache entry of `key` (a binary that cache_load gave but that then failed: a kernel missing from
+     * it, a build or link error); the driver then builds from source and stores the result. Failures are logged. */
+    void (*cache_evict)(const char *driver, const void *key, size_t key_size);
 } hcl_driver_host;
 
 /* True when the core's services (of any minor version) include `field`. */
