@@ -27,7 +27,10 @@ extern "C" {
 #endif
 
 #define HCL_DRIVER_ABI_MAJOR 2
-#define HCL_DRIVER_ABI_MINOR 0
+/* 2.1: hcl_device_info grew at the end (subgroup_size ... l2_cache_bytes). device_info writes the struct of the header
+ * the driver was built with; the core zeroes its buffer first and leaves room beyond it, so a 2.0 driver's devices
+ * show the new fields as 0 (unknown) and a newer driver's extra fields are dropped. */
+#define HCL_DRIVER_ABI_MINOR 1
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
