@@ -91,9 +91,8 @@ static void json_device(uint32_t global_index, const hcl_device_info *d) {
     json_key_types(FIELD, "matrix_types", d->matrix_types);
     if (d->has_uuid) {
         const uint8_t *u = d->uuid;
-        snprintf(text, sizeof text,
-                 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
-                 u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        snprintf(text, sizeof text, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+                 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
         json_key_string(FIELD, "uuid", text);
     } else {
         printf("%s\"uuid\": null", FIELD);
