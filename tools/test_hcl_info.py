@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """ctest tools-hcl-info-<case>: hcl-info's options, its JSON against the schema of docs/hcl-info.md, and the device
-properties of the host and the first OpenCL device.
+properties of the host and the first OpenCL device; ctest hip-fake-info: those of the HIP driver on its stand-in
+runtime.
 
-Usage: test_hcl_info.py options|json|host|opencl path/to/hcl-info
+Usage: test_hcl_info.py options|json|host|opencl|hipfake path/to/hcl-info
 Exit status: 0 passed, 1 failed (each failure printed), 77 skipped (the reason printed).
 """
 import json
@@ -290,11 +291,50 @@ def case_opencl(info):
           "opencl: the text output says the grid limit is not stated")
 
 
+def case_hipfake(info):
+    """The HIP driver on drivers/hip/test_fakehip.c (HCL_HIP_LIBRARY set by ctest hip-fake-info): hip:0 is gfx90a with
+    its memory figures (1600 MHz, 4096 bits, 8 MiB L2), hip:1 gfx1030 whose stand-in does not give them."""
+    if "fakehip" not in os.environ.get("HCL_HIP_LIBRARY", ""):
+        check(False, "HCL_HIP_LIBRARY must name the fake HIP runtime (libhcl-test-fakehip.so)")
+        return
+    rc, out, err = run(info, "-l")
+    lines = [l.split(None, 3) for l in out.splitlines() if l.startswith("hip:")]
+    check(rc == 0 and [l[:3] for l in lines] == [["hip:0", "GPU", "gfx90a"], ["hip:1", "GPU", "gfx1030"]],
+          f"-l: hip:0 gfx90a and hip:1 gfx1030 GPUs ({lines})")
+    want = {
+        "hip:0": dict(subgroup_size=64, fp16=True, fp64=True, max_work_item_sizes=[1024] * 3,
+                      max_grid_size=[2147483647, 65536, 65536], memory_clock_mhz=1600, memory_bus_width_bits=4096,
+                      peak_memory_bandwidth=2 * 1600 * 10**6 * 4096 // 8, l2_cache_bytes=8 << 20, arch="gfx90a",
+                      matrix_unit="matrix cores (MFMA)", clock_mhz=1700),
+        "hip:1": dict(subgroup_size=32, fp16=True, fp64=True, max_work_item_sizes=[1024] * 3,
+                      max_grid_size=[2147483647, 65536, 65536], memory_clock_mhz=0, memory_bus_width_bits=0,
+                      peak_memory_bandwidth=0, l2_cache_bytes=0, arch="gfx1030", matrix_unit="none"),
+    }
+    for sel, fields in want.items():
+        doc = load_json(info, f"--device={sel}")
+        if doc is None or not check(len(doc["devices"]) == 1, f"--json --device={sel}: one device"):
+            continue
+        d = doc["devices"][0]
+        bad = {k: (d.get(k), v) for k, v in fields.items() if d.get(k) != v}
+        check(not bad, f"{sel}: the stand-in's properties (wrong: {bad})")
+    text = text_block(info, "hip:0")
+    for line in ("sub-group size:      64 lanes", "memory clock:        1600 MHz", "memory bus width:    4096 bits",
+                 "peak bandwidth:      1638.4 GB/s", "L2 cache:            8.00 MiB (8388608 bytes)",
+                 "max grid size:       2147483647 x 65536 x 65536 (work-groups)", "fp16 / fp64:         yes / yes"):
+        check(line in text, f"hip:0: the text output shows '{line}'")
+    text = text_block(info, "hip:1")
+    for line in ("sub-group size:      32 lanes", "memory clock:        unknown", "peak bandwidth:      unknown",
+                 "L2 cache:            unknown"):
+        check(line in text, f"hip:1: the text output shows '{line}'")
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("options", "json", "host", "opencl"):
+    cases = {"options": case_options, "json": case_json, "host": case_host, "opencl": case_opencl,
+             "hipfake": case_hipfake}
+    if len(sys.argv) != 3 or sys.argv[1] not in cases:
         print(__doc__)
         return 2
-    {"options": case_options, "json": case_json, "host": case_host, "opencl": case_opencl}[sys.argv[1]](sys.argv[2])
+    cases[sys.argv[1]](sys.argv[2])
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
