@@ -1,10 +1,14 @@
 /* Conformance of the calls that need no device: status names and texts, the thread-local message, the list of
- * backends and devices; and a check of the suite's own expected-failure logic.
+ * backends and devices (with the appended hcl_device_info fields), hcl_version, the 0.1.0 hcl_device_info symbols;
+ * and a check of the suite's own expected-failure logic.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE 1 /* RTLD_DEFAULT */
 #include "common.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,9 +147,81 @@ CONF_GLOBAL_TEST(core, backends) {
         if (b != last_backend) next_index = 0;
         CHECK(di.index == next_index, "device %u is %s:%u, expected index %u", i, di.backend, di.index, next_index);
         CHECK(di.identity[0] != 0 && di.name[0] != 0, "device %u has no name or identity", i);
+        /* the appended properties (0 = unknown) agree with each other and with the older fields */
+        CHECK(di.has_fp16 <= 1 && di.has_fp64 <= 1, "device %u: fp16 %u, fp64 %u are not flags", i, di.has_fp16,
+              di.has_fp64);
+        CHECK(!(di.native_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) || di.has_fp16, "device %u: native f16 but no fp16", i);
+        for (int k = 0; k < 3; k++)
+            CHECK(di.max_work_item_sizes[k] <= di.max_work_group_size, "device %u: max work-item size %d %llu > %llu",
+                  i, k, (unsigned long long)di.max_work_item_sizes[k], (unsigned long long)di.max_work_group_size);
+        const uint64_t peak = di.memory_clock_mhz && di.memory_bus_width_bits
+                                  ? 2ull * di.memory_clock_mhz * 1000000ull * (di.memory_bus_width_bits / 8u)
+                                  : 0;
+        CHECK(di.peak_memory_bandwidth == peak, "device %u: peak bandwidth %llu, from %u MHz x %u bits %llu", i,
+              (unsigned long long)di.peak_memory_bandwidth, di.memory_clock_mhz, di.memory_bus_width_bits,
+              (unsigned long long)peak);
+        CHECK(di.type != HCL_DEVICE_TYPE_CPU || di.subgroup_size <= 1, "device %u: a CPU with sub-groups of %u", i,
+              di.subgroup_size);
         cr_log_info("device %u: %s:%u \"%s\" %s", i, di.backend, di.index, di.name, di.identity);
         last_backend = b;
         next_index = di.index + 1;
+    }
+}
+
+/* hcl_version: the library's version is the header's (they are built together here), in text and numbers. */
+CONF_GLOBAL_TEST(core, version) {
+    uint32_t major = 99, minor = 99, patch = 99;
+    const char *text = hcl_version(&major, &minor, &patch);
+    REQUIRE(text != NULL, "hcl_version returned NULL");
+    CHECK(strcmp(text, HCL_VERSION_STRING) == 0, "hcl_version() = \"%s\", the header says \"%s\"", text,
+          HCL_VERSION_STRING);
+    CHECK(major == HCL_VERSION_MAJOR && minor == HCL_VERSION_MINOR && patch == HCL_VERSION_PATCH,
+          "hcl_version numbers %u.%u.%u, the header's %d.%d.%d", major, minor, patch, HCL_VERSION_MAJOR,
+          HCL_VERSION_MINOR, HCL_VERSION_PATCH);
+    char numbers[64];
+    snprintf(numbers, sizeof numbers, "%u.%u.%u", major, minor, patch);
+    CHECK(strcmp(numbers, text) == 0, "hcl_version text \"%s\" and numbers %s differ", text, numbers);
+    CHECK(hcl_version(NULL, NULL, NULL) == text, "hcl_version with NULL out-parameters gives another string");
+    CHECK(HCL_VERSION_NUMBER == HCL_VERSION_MAJOR * 10000 + HCL_VERSION_MINOR * 100 + HCL_VERSION_PATCH,
+          "HCL_VERSION_NUMBER %d", HCL_VERSION_NUMBER);
+}
+
+/* ABI: a program built against HCL 0.1.0's header calls the unsuffixed symbols with a struct that ends at
+ * matrix_types. They must write that prefix, the same as the _v2 symbols, and nothing after it. */
+CONF_GLOBAL_TEST(core, device_info_abi_0_1) {
+    builtin_only();
+    typedef hcl_status (*by_index_fn)(uint32_t, hcl_device_info *);
+    typedef hcl_status (*of_device_fn)(hcl_device, hcl_device_info *);
+    by_index_fn old_by_index = (by_index_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "hcl_device_get_info_by_index");
+    of_device_fn old_of_device = (of_device_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "hcl_device_get_info");
+    REQUIRE(old_by_index && old_of_device, "libhcl does not export the 0.1.0 symbols hcl_device_get_info(_by_index)");
+    const size_t prefix = offsetof(hcl_device_info, subgroup_size);
+    uint32_t n = 0;
+    REQUIRE_OK(hcl_device_count(&n));
+    for (uint32_t i = 0; i < n; i++) {
+        hcl_device_info now, old;
+        REQUIRE_OK(hcl_device_get_info_by_index(i, &now));
+        memset(&old, 0xa5, sizeof old);
+        REQUIRE_OK(old_by_index(i, &old));
+        const unsigned char *tail = (const unsigned char *)&old + prefix;
+        size_t touched = 0;
+        for (size_t k = 0; k < sizeof old - prefix; k++) touched += tail[k] != 0xa5;
+        CHECK(touched == 0, "device %u: the 0.1.0 hcl_device_get_info_by_index wrote %zu bytes past matrix_types", i,
+              touched);
+        CHECK(strcmp(old.name, now.name) == 0 && strcmp(old.backend, now.backend) == 0 && old.index == now.index &&
+                  old.matrix_types == now.matrix_types && strcmp(old.identity, now.identity) == 0,
+              "device %u: the 0.1.0 symbol's fields differ from hcl_device_get_info_by_index_v2's", i);
+        if (strcmp(now.backend, "host") != 0) continue; /* open only the device every machine has */
+        hcl_device dev = NULL;
+        REQUIRE_OK(hcl_device_open("host", &dev));
+        memset(&old, 0xa5, sizeof old);
+        CHECK_ST(HCL_SUCCESS, old_of_device(dev, &old));
+        touched = 0;
+        for (size_t k = 0; k < sizeof old - prefix; k++) touched += tail[k] != 0xa5;
+        CHECK(touched == 0, "the 0.1.0 hcl_device_get_info wrote %zu bytes past matrix_types", touched);
+        CHECK(strcmp(old.name, now.name) == 0 && old.compute_units == now.compute_units,
+              "the 0.1.0 hcl_device_get_info's fields differ");
+        CHECK_ST(HCL_SUCCESS, hcl_device_release(dev));
     }
 }
 

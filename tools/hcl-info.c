@@ -1,22 +1,38 @@
 /* hcl-info: list every HCL backend (available or why not), every device with its properties, and the device
- * that hcl_device_open(NULL) picks from the environment (HCL_BACKEND, HCL_DEVICE).
+ * that hcl_device_open(NULL) picks from the environment (HCL_BACKEND, HCL_DEVICE). -l gives one line per device,
+ * -d one device, --json the whole report as JSON (docs/hcl-info.md gives its schema).
  *
  * Like clinfo, sycl-ls or urinfo: the first thing to run on a new machine. It exits 0 even when backends are
- * unavailable (that is information, not an error); it exits 1 only when the library itself fails to answer.
+ * unavailable (that is information, not an error); 1 only when the library itself fails to answer; 2 on a usage
+ * error (an unknown option, a selector that opens no device), found before anything is printed.
  */
-#include <hcl/hcl.h>
+#define _GNU_SOURCE 1 /* getopt_long */
+#include "info.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define SELECTOR_FORMS                                                                                                 \
+    "\"backend\" (its first device), \"backend:N\" (its device N), or a comma list of those tried in order\n"          \
+    "  (\"cuda,opencl:1\"): the syntax of HCL_BACKEND and hcl_device_open"
+
 static void usage(FILE *f) {
-    fprintf(f, "usage: hcl-info [--help]\n"
+    fprintf(f, "usage: hcl-info [-l | -j] [-d SELECTOR] [-V] [-h]\n"
                "\n"
                "Lists every HCL backend (available, with its driver module, version and device count, or\n"
                "unavailable with the reason), every device with its properties, and the default device: the one\n"
                "hcl_device_open(NULL) picks, honouring the environment.\n"
+               "\n"
+               "Options (a long option takes its value as --opt=value or --opt value):\n"
+               "  -l, --list             one line per device: selector, type, architecture, name\n"
+               "  -d, --device=SELECTOR  only the device SELECTOR opens; SELECTOR is\n"
+               "  " SELECTOR_FORMS "\n"
+               "  -j, --json             the whole report as one JSON document (schema: docs/hcl-info.md)\n"
+               "  -V, --version          hcl-info's version and the library's, then exit\n"
+               "  -h, --help             this text, then exit\n"
                "\n"
                "Environment:\n"
                "  HCL_BACKEND=name[,name...]  backend(s) to prefer for the default device (the names under\n"
@@ -27,10 +43,10 @@ static void usage(FILE *f) {
                "  HCL_EXTRA_DRIVERS=name[,name]  extra (out-of-tree) backends, loaded as libhcl-<name>.so\n"
                "\n"
                "Exit status: 0 (also when backends are unavailable), 1 if the library call itself failed,\n"
-               "2 on a usage error.\n");
+               "2 on a usage error (unknown option, missing value, a selector that opens no device).\n");
 }
 
-static const char *type_name(hcl_device_type t) {
+const char *info_type_name(hcl_device_type t) {
     switch (t) {
     case HCL_DEVICE_TYPE_CPU: return "CPU";
     case HCL_DEVICE_TYPE_GPU: return "GPU";
@@ -38,6 +54,20 @@ static const char *type_name(hcl_device_type t) {
     case HCL_DEVICE_TYPE_OTHER: return "other";
     }
     return "unknown";
+}
+
+const char *info_matrix_unit_name(hcl_matrix_unit u) {
+    switch (u) {
+    case HCL_MATRIX_UNIT_NONE: return "none";
+    case HCL_MATRIX_UNIT_TENSOR_CORE: return "tensor cores";
+    case HCL_MATRIX_UNIT_MFMA: return "matrix cores (MFMA)";
+    case HCL_MATRIX_UNIT_XMX: return "XMX";
+    }
+    return "unknown";
+}
+
+void info_selector(const hcl_device_info *d, char *out, size_t out_size) {
+    snprintf(out, out_size, "%s:%" PRIu32, d->backend, d->index);
 }
 
 /* "24.0 GiB (25769803776 bytes)" or "512.0 MiB (...)" or "48.0 KiB (...)". */
@@ -104,15 +134,20 @@ static void format_types(char *out, size_t out_size, uint32_t bits) {
     if (!used) snprintf(out, out_size, "none");
 }
 
-/* The matrix unit the built-in GEMM uses, in words. */
-static const char *matrix_unit_name(hcl_matrix_unit u) {
-    switch (u) {
-    case HCL_MATRIX_UNIT_NONE: return "none";
-    case HCL_MATRIX_UNIT_TENSOR_CORE: return "tensor cores";
-    case HCL_MATRIX_UNIT_MFMA: return "matrix cores (MFMA)";
-    case HCL_MATRIX_UNIT_XMX: return "XMX";
-    }
-    return "unknown";
+/* "1024 x 1024 x 64" for three sizes, or `unknown` when all three are 0. */
+static void format_dims(char *out, size_t out_size, const uint64_t v[3], const char *unknown) {
+    if (!v[0] && !v[1] && !v[2])
+        snprintf(out, out_size, "%s", unknown);
+    else
+        snprintf(out, out_size, "%" PRIu64 " x %" PRIu64 " x %" PRIu64, v[0], v[1], v[2]);
+}
+
+/* A count with its unit ("2619 MHz"), or "unknown" for 0. */
+static void format_known(char *out, size_t out_size, uint64_t v, const char *unit) {
+    if (v)
+        snprintf(out, out_size, "%" PRIu64 " %s", v, unit);
+    else
+        snprintf(out, out_size, "unknown");
 }
 
 static void print_device(uint32_t global_index, const hcl_device_info *d) {
@@ -120,19 +155,39 @@ static void print_device(uint32_t global_index, const hcl_device_info *d) {
     printf("  [%" PRIu32 "] %s:%" PRIu32 "  %s\n", global_index, d->backend, d->index, d->name);
     printf("        vendor:              %s\n", d->vendor);
     printf("        driver version:      %s\n", d->driver_version[0] ? d->driver_version : "(unknown)");
-    printf("        type:                %s\n", type_name(d->type));
+    printf("        type:                %s\n", info_type_name(d->type));
     printf("        compute units:       %" PRIu32 "\n", d->compute_units);
     format_bytes(buf, sizeof buf, d->global_mem_bytes);
     printf("        global memory:       %s\n", buf);
     format_bytes(buf, sizeof buf, d->max_alloc_bytes);
     printf("        max allocation:      %s\n", buf);
     printf("        max work-group size: %" PRIu64 "\n", d->max_work_group_size);
+    format_dims(buf, sizeof buf, d->max_work_item_sizes, "unknown");
+    printf("        max work-item sizes: %s\n", buf);
+    format_dims(buf, sizeof buf, d->max_grid_size, "not stated by the runtime");
+    printf("        max grid size:       %s (work-groups)\n", buf);
+    format_known(buf, sizeof buf, d->subgroup_size, d->subgroup_size == 1 ? "lane" : "lanes");
+    printf("        sub-group size:      %s\n", buf);
     format_bytes(buf, sizeof buf, d->local_mem_bytes);
     printf("        local memory:        %s\n", buf);
     if (d->clock_mhz)
         printf("        clock:               %" PRIu32 " MHz\n", d->clock_mhz);
     else
         printf("        clock:               unknown\n");
+    format_known(buf, sizeof buf, d->memory_clock_mhz, "MHz");
+    printf("        memory clock:        %s\n", buf);
+    format_known(buf, sizeof buf, d->memory_bus_width_bits, "bits");
+    printf("        memory bus width:    %s\n", buf);
+    if (d->peak_memory_bandwidth)
+        printf("        peak bandwidth:      %.1f GB/s (2 x memory clock x bus width)\n",
+               (double)d->peak_memory_bandwidth / 1e9);
+    else
+        printf("        peak bandwidth:      unknown\n");
+    if (d->l2_cache_bytes)
+        format_bytes(buf, sizeof buf, d->l2_cache_bytes);
+    else
+        snprintf(buf, sizeof buf, "unknown");
+    printf("        L2 cache:            %s\n", buf);
     if (d->has_uuid) {
         const uint8_t *u = d->uuid;
         printf("        uuid:                %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
@@ -144,7 +199,8 @@ static void print_device(uint32_t global_index, const hcl_device_info *d) {
     printf("        architecture:        %s\n", d->arch[0] ? d->arch : "(unknown)");
     format_types(buf, sizeof buf, d->native_types);
     printf("        native types:        %s\n", buf);
-    printf("        matrix unit:         %s\n", matrix_unit_name(d->matrix_unit));
+    printf("        fp16 / fp64:         %s / %s\n", d->has_fp16 ? "yes" : "no", d->has_fp64 ? "yes" : "no");
+    printf("        matrix unit:         %s\n", info_matrix_unit_name(d->matrix_unit));
     format_types(buf, sizeof buf, d->matrix_types);
     printf("        matrix types:        %s\n", buf);
     printf("        identity:            %s\n", d->identity);
@@ -152,24 +208,38 @@ static void print_device(uint32_t global_index, const hcl_device_info *d) {
            d->arg_offset_alignment == 1 ? "" : "s");
 }
 
-static int print_devices(void) {
+/* One line of -l: the selector, the type, the architecture and the name (last: it may hold blanks). */
+static void print_device_line(const hcl_device_info *d) {
+    char selector[48];
+    info_selector(d, selector, sizeof selector);
+    printf("%-14s %-11s %-10s %s\n", selector, info_type_name(d->type), d->arch[0] ? d->arch : "-", d->name);
+}
+
+/* Every device (all, or only global index `only` when only_one is set), in full or as -l lines. */
+static int print_devices(int list, int only_one, uint32_t only) {
     uint32_t count = 0;
     hcl_status st = hcl_device_count(&count);
     if (st != HCL_SUCCESS) {
         printf("Devices: hcl_device_count failed: %s: %s\n", hcl_status_name(st), hcl_last_message());
         return 1;
     }
-    printf("Devices (%" PRIu32 "):\n", count);
+    if (!list) printf("Devices (%" PRIu32 "):\n", only_one ? 1u : count);
     for (uint32_t i = 0; i < count; i++) {
+        if (only_one && i != only) continue;
         hcl_device_info info;
         st = hcl_device_get_info_by_index(i, &info);
         if (st != HCL_SUCCESS) {
-            printf("  [%" PRIu32 "] hcl_device_get_info_by_index failed: %s: %s\n", i, hcl_status_name(st),
-                   hcl_last_message());
+            fprintf(list ? stderr : stdout, "  [%" PRIu32 "] hcl_device_get_info_by_index failed: %s: %s\n", i,
+                    hcl_status_name(st), hcl_last_message());
             continue;
         }
-        print_device(i, &info);
+        if (list)
+            print_device_line(&info);
+        else
+            print_device(i, &info);
     }
+    if (list && count == 0)
+        fprintf(stderr, "hcl-info: no devices (hcl-info without -l says why each backend has none)\n");
     return 0;
 }
 
@@ -199,23 +269,139 @@ static void print_default_device(void) {
     if (st != HCL_SUCCESS) printf("hcl_device_release failed: %s: %s\n", hcl_status_name(st), hcl_last_message());
 }
 
-int main(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        fprintf(stderr, "hcl-info: unknown option '%s'\n\n", argv[i]);
-        usage(stderr);
-        return 2;
+/* The devices there are, as selectors ("opencl:0, host:0"), for a message; "none" when there are none. */
+static void device_selectors(char *out, size_t out_size) {
+    uint32_t count = 0;
+    size_t used = 0;
+    out[0] = '\0';
+    if (hcl_device_count(&count) != HCL_SUCCESS) count = 0;
+    for (uint32_t i = 0; i < count && used < out_size; i++) {
+        hcl_device_info info;
+        char selector[48];
+        if (hcl_device_get_info_by_index(i, &info) != HCL_SUCCESS) continue;
+        info_selector(&info, selector, sizeof selector);
+        used += (size_t)snprintf(out + used, out_size - used, "%s%s", used ? ", " : "", selector);
     }
+    if (!used) snprintf(out, out_size, "none");
+}
 
-    printf("HCL %d.%d.%d\n\n", HCL_VERSION_MAJOR, HCL_VERSION_MINOR, HCL_VERSION_PATCH);
-    print_backends();
-    printf("\n");
-    int rc = print_devices();
-    printf("\n");
-    print_default_device();
+/* The backend names the library knows ("cuda, hip, levelzero, opencl, host"). */
+static void backend_names(char *out, size_t out_size) {
+    uint32_t count = 0;
+    size_t used = 0;
+    out[0] = '\0';
+    if (hcl_backend_count(&count) != HCL_SUCCESS) count = 0;
+    for (uint32_t i = 0; i < count && used < out_size; i++) {
+        hcl_backend_info info;
+        if (hcl_backend_get_info(i, &info) == HCL_SUCCESS)
+            used += (size_t)snprintf(out + used, out_size - used, "%s%s", used ? ", " : "", info.name);
+    }
+}
+
+/* The global index of the device `selector` opens, through the library's own selection (hcl_device_open), so -d takes
+ * exactly what HCL_BACKEND and the API take. On failure prints why, the valid forms, the backends and the devices
+ * there are, and returns 2. */
+static int resolve_selector(const char *selector, uint32_t *out_index) {
+    hcl_device device = NULL;
+    hcl_device_info info;
+    hcl_status st = selector[0] ? hcl_device_open(selector, &device) : HCL_ERROR_INVALID_ARGUMENT;
+    const char *why = selector[0] ? hcl_last_message() : "the selector is empty";
+    if (st == HCL_SUCCESS) {
+        st = hcl_device_get_info(device, &info);
+        hcl_device_release(device);
+        uint32_t count = 0;
+        if (st == HCL_SUCCESS && hcl_device_count(&count) == HCL_SUCCESS)
+            for (uint32_t i = 0; i < count; i++) {
+                hcl_device_info listed;
+                if (hcl_device_get_info_by_index(i, &listed) == HCL_SUCCESS &&
+                    strcmp(listed.backend, info.backend) == 0 && listed.index == info.index) {
+                    *out_index = i;
+                    return 0;
+                }
+            }
+        why = "the device it opened is not in the device list";
+    }
+    char backends[256], devices[1024];
+    backend_names(backends, sizeof backends);
+    device_selectors(devices, sizeof devices);
+    fprintf(stderr,
+            "hcl-info: --device '%s' opens no device: %s: %s\n"
+            "A selector is " SELECTOR_FORMS ".\n"
+            "Backends: %s. Devices on this machine: %s.\n",
+            selector, hcl_status_name(st), why, backends, devices);
+    return 2;
+}
+
+static int print_version(void) {
+    uint32_t major = 0, minor = 0, patch = 0;
+    const char *text = hcl_version(&major, &minor, &patch);
+    printf("hcl-info %s (built against HCL %s)\n", HCL_VERSION_STRING, HCL_VERSION_STRING);
+    printf("libhcl %s (%" PRIu32 ".%" PRIu32 ".%" PRIu32 ")\n", text, major, minor, patch);
+    return 0;
+}
+
+/* A usage error: the message, the short usage, exit status 2. */
+static int usage_error(const char *fmt, const char *what) {
+    fprintf(stderr, "hcl-info: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return 2;
+}
+
+int main(int argc, char **argv) {
+    static const struct option options[] = {
+        {"list", no_argument, NULL, 'l'},    {"device", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},
+        {"version", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    int list = 0, json = 0, version = 0, opt;
+    const char *selector = NULL;
+    char bad[64];
+    opterr = 0; /* hcl-info says what was wrong itself, with the usage */
+    while ((opt = getopt_long(argc, argv, ":ld:jVh", options, NULL)) != -1) {
+        switch (opt) {
+        case 'l': list = 1; break;
+        case 'd': selector = optarg; break;
+        case 'j': json = 1; break;
+        case 'V': version = 1; break;
+        case 'h': usage(stdout); return 0;
+        case ':': return usage_error("option '%s' needs a value (a device selector)", argv[optind - 1]);
+        default: /* '?': an unknown option, or a value given to a long option that takes none (optopt set) */
+            if (strncmp(argv[optind - 1], "--", 2) == 0 && optopt)
+                return usage_error("option '%s' takes no value", argv[optind - 1]);
+            if (optopt)
+                snprintf(bad, sizeof bad, "-%c", optopt);
+            else
+                snprintf(bad, sizeof bad, "%.60s", argv[optind - 1]);
+            return usage_error("unknown option '%s'", bad);
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s' (options only)", argv[optind]);
+    if (list && json) return usage_error("%s", "choose one of --list and --json");
+    if (version) return print_version();
+
+    uint32_t only = 0;
+    if (selector) {
+        int rc = resolve_selector(selector, &only);
+        if (rc != 0) return rc;
+    }
+    int rc;
+    if (json) {
+        rc = info_print_json(selector != NULL, only);
+    } else if (list) {
+        rc = print_devices(1, selector != NULL, only);
+    } else {
+        printf("HCL %s\n\n", hcl_version(NULL, NULL, NULL));
+        if (!selector) {
+            print_backends();
+            printf("\n");
+        }
+        rc = print_devices(0, selector != NULL, only);
+        if (!selector) {
+            printf("\n");
+            print_default_device();
+        }
+    }
     fflush(stdout);
     return rc;
 }

@@ -35,12 +35,25 @@ HCL_API hcl_status hcl_backend_get_info(uint32_t index, hcl_backend_info *out_in
     return HCL_SUCCESS;
 }
 
-/* Fill in the fields the core owns, whatever the driver wrote. */
+/* The fields of HCL 0.1.0's hcl_device_info: what the unsuffixed symbols, which binaries built against that header
+ * call, write (hcl.h: hcl_device_get_info_by_index). */
+#define DEVICE_INFO_0_1_SIZE offsetof(hcl_device_info, subgroup_size)
+
+/* Fill in the fields the core owns, whatever the driver wrote, and those it derives from the driver's. */
 static hcl_status device_info(hcl__backend *b, uint32_t index, hcl_device_info *out) {
-    hcl_device_info info;
-    memset(&info, 0, sizeof info);
-    hcl_status st = b->drv->device_info(index, &info);
+    /* A driver writes the hcl_device_info of the header it was built with: an older one a prefix (the rest stays 0,
+     * "unknown"), a newer one more than this struct, which lands in `room` and is dropped. */
+    union {
+        hcl_device_info info;
+        unsigned char room[sizeof(hcl_device_info) + 1024];
+    } written;
+    memset(&written, 0, sizeof written);
+    hcl_status st = b->drv->device_info(index, &written.info);
     if (st != HCL_SUCCESS) return st;
+    hcl_device_info info = written.info;
+    if (info.native_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) info.has_fp16 = 1;
+    if (info.peak_memory_bandwidth == 0 && info.memory_clock_mhz && info.memory_bus_width_bits)
+        info.peak_memory_bandwidth = 2ull * info.memory_clock_mhz * 1000000ull * (info.memory_bus_width_bits / 8u);
     snprintf(info.backend, sizeof info.backend, "%s", b->name);
     info.index = index;
     if (info.arg_offset_alignment == 0) info.arg_offset_alignment = 1;
@@ -65,7 +78,8 @@ HCL_API hcl_status hcl_device_count(uint32_t *out_count) {
     return HCL_SUCCESS;
 }
 
-HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info *out_info) {
+/* Both forms of hcl_device_get_info_by_index: `size` bytes of the info (the whole struct, or 0.1.0's fields). */
+static hcl_status info_by_index(uint32_t index, hcl_device_info *out_info, size_t size) {
     if (!out_info)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_get_info_by_index: out_info is NULL");
     load_all();
@@ -74,13 +88,19 @@ HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info 
         hcl__backend *b = hcl__backend_at(i);
         if (!b->available) continue;
         if (index < base + b->device_count) {
-            hcl_status st = device_info(b, index - base, out_info);
+            hcl_device_info info;
+            hcl_status st = device_info(b, index - base, &info);
+            if (st == HCL_SUCCESS) memcpy(out_info, &info, size);
             return hcl__prefix_message(st, "hcl_device_get_info_by_index");
         }
         base += b->device_count;
     }
     return hcl__set_message(HCL_ERROR_DEVICE_NOT_FOUND, "hcl_device_get_info_by_index: index %u >= device count %u",
                             index, base);
+}
+
+HCL_API hcl_status hcl_device_get_info_by_index_v2(uint32_t index, hcl_device_info *out_info) {
+    return info_by_index(index, out_info, sizeof *out_info);
 }
 
 void hcl__device_ref(hcl__device *dev) { atomic_fetch_add(&dev->refs, 1); }
@@ -122,7 +142,22 @@ HCL_API hcl_status hcl_device_release(hcl_device device) {
     return hcl__release(device, HCL__H_DEVICE, device_unref_object, "hcl_device_release", "device");
 }
 
-HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info) {
+HCL_API hcl_status hcl_device_get_info_v2(hcl_device device, hcl_device_info *out_info) {
     return hcl__get(device, HCL__H_DEVICE, offsetof(hcl__device, info), sizeof *out_info, out_info,
+                    "hcl_device_get_info", "device", "out_info");
+}
+
+/* The symbols of HCL 0.1.0, for binaries built against its header: they write only the fields it declared. */
+#undef hcl_device_get_info_by_index
+#undef hcl_device_get_info
+HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info *out_info);
+HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info);
+
+HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info *out_info) {
+    return info_by_index(index, out_info, DEVICE_INFO_0_1_SIZE);
+}
+
+HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info) {
+    return hcl__get(device, HCL__H_DEVICE, offsetof(hcl__device, info), DEVICE_INFO_0_1_SIZE, out_info,
                     "hcl_device_get_info", "device", "out_info");
 }

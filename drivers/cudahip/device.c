@@ -28,6 +28,21 @@ static hcl_status describe(hcl__gpu_device_entry *e) {
     info->max_alloc_bytes = total; /* neither runtime states a per-allocation limit below the memory size */
     info->max_work_group_size = (uint64_t)hcl__gpu_attr(e->dev, HCL_GPU_ATTR_MAX_THREADS_PER_BLOCK);
     info->clock_mhz = (uint32_t)(hcl__gpu_attr(e->dev, HCL_GPU_ATTR_CLOCK_RATE) / 1000);
+    /* What deviceQuery and rocminfo show (0 where the runtime does not answer; the core computes the peak bandwidth
+     * from the memory clock and bus width). Every CUDA and HIP GPU does double precision. */
+    info->subgroup_size = (uint32_t)hcl__gpu_attr(e->dev, HCL_GPU_ATTR_WARP_SIZE); /* HIP's describe settles it */
+    info->has_fp64 = 1;
+    static const hcl_gpu_attribute block[3] = {HCL_GPU_ATTR_MAX_BLOCK_DIM_X, HCL_GPU_ATTR_MAX_BLOCK_DIM_Y,
+                                               HCL_GPU_ATTR_MAX_BLOCK_DIM_Z};
+    static const hcl_gpu_attribute grid[3] = {HCL_GPU_ATTR_MAX_GRID_DIM_X, HCL_GPU_ATTR_MAX_GRID_DIM_Y,
+                                              HCL_GPU_ATTR_MAX_GRID_DIM_Z};
+    for (int i = 0; i < 3; i++) {
+        info->max_work_item_sizes[i] = (uint64_t)(uint32_t)hcl__gpu_attr(e->dev, block[i]);
+        info->max_grid_size[i] = (uint64_t)(uint32_t)hcl__gpu_attr(e->dev, grid[i]);
+    }
+    info->memory_clock_mhz = (uint32_t)(hcl__gpu_attr(e->dev, HCL_GPU_ATTR_MEMORY_CLOCK_RATE) / 1000);
+    info->memory_bus_width_bits = (uint32_t)hcl__gpu_attr(e->dev, HCL_GPU_ATTR_MEMORY_BUS_WIDTH);
+    info->l2_cache_bytes = (uint64_t)(uint32_t)hcl__gpu_attr(e->dev, HCL_GPU_ATTR_L2_CACHE_SIZE);
     info->arg_offset_alignment = 1; /* a buffer argument is a device address: any byte offset works */
     status = hcl__gpu_describe(e);
 cleanup:

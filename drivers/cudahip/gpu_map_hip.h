@@ -79,6 +79,11 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
 #define HCL_GPU_ATTR_MAX_BLOCK_DIM_Y hipDeviceAttributeMaxBlockDimY
 #define HCL_GPU_ATTR_MAX_BLOCK_DIM_Z hipDeviceAttributeMaxBlockDimZ
 #define HCL_GPU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK hipDeviceAttributeMaxSharedMemoryPerBlock
+/* what hcl-info shows a kernel writer: kHz, bits, bytes */
+#define HCL_GPU_ATTR_WARP_SIZE hipDeviceAttributeWarpSize
+#define HCL_GPU_ATTR_MEMORY_CLOCK_RATE hipDeviceAttributeMemoryClockRate
+#define HCL_GPU_ATTR_MEMORY_BUS_WIDTH hipDeviceAttributeMemoryBusWidth
+#define HCL_GPU_ATTR_L2_CACHE_SIZE hipDeviceAttributeL2CacheSize
 #define HCL_GPU_FUNC_MAX_THREADS_PER_BLOCK HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 
 /* The neutral operations of the shared code (HCL_GPU(op, ...)) and the HIP symbol each one is. */

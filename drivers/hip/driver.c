@@ -27,6 +27,8 @@ _Static_assert(hipDeviceAttributePciBusId == 67 && hipDeviceAttributePciDeviceId
 _Static_assert(hipDeviceAttributePciDomainID == 69, "HIP attribute ABI");
 _Static_assert(hipDeviceAttributeMaxSharedMemoryPerBlock == 74, "HIP attribute ABI");
 _Static_assert(hipDeviceAttributeWarpSize == 87, "HIP attribute ABI");
+_Static_assert(hipDeviceAttributeL2CacheSize == 19, "HIP attribute ABI");
+_Static_assert(hipDeviceAttributeMemoryBusWidth == 59 && hipDeviceAttributeMemoryClockRate == 60, "HIP attribute ABI");
 _Static_assert(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK == 0, "HIP function attribute ABI");
 _Static_assert(hipErrorNoDevice == 100 && hipStreamNonBlocking == 1 && hipEventDefault == 0 &&
                    hipHostMallocPortable == 1,
@@ -123,6 +125,7 @@ hcl_status hcl__gpu_describe(hcl__gpu_device_entry *e) {
     snprintf(info->vendor, sizeof info->vendor, "AMD");
     read_arch(e->dev, e->arch, sizeof e->arch);
     e->wave = wave_size(e->dev, e->arch);
+    info->subgroup_size = e->wave; /* the width the kernels run at, which wave_size settles */
     char version[32];
     version_text(hcl__gpu_driver_version, version, sizeof version);
     snprintf(info->driver_version, sizeof info->driver_version, "HIP %.24s, %.180s, wave%u", version,

@@ -13,7 +13,7 @@
  * by the device's wavefront width gives each row enough lanes. Two devices: 0 is
  * "gfx90a:sramecc+:xnack-" (wave64, with a UUID), 1 is "gfx1030" (wave32, no UUID). Its device properties come
  * through hipGetDevicePropertiesR0600 (the ROCm 6 layout) unless FAKEHIP_PROPS=r0000, when that fails and the old
- * layout's entry points answer.
+ * layout's entry points answer. Device 0 gives its memory clock, bus width and L2 size; device 1 does not (unknown).
  *
  * Not a model of a GPU: commands run at once, in the calling thread; events hold the host time of recording. */
 #define _GNU_SOURCE 1
@@ -156,6 +156,19 @@ EXPORT hipError_t hipDeviceGetAttribute(int *v, hipDeviceAttribute_t a, int d) {
     case hipDeviceAttributePciBusId: *v = 0x63 + d; break;
     case hipDeviceAttributePciDeviceId: *v = 0; break;
     case hipDeviceAttributePciDomainID: *v = 0; break;
+    /* memory as MI250X's (one die): 1600 MHz HBM2e on 4096 bits, 8 MiB L2; device 1's runtime does not say */
+    case hipDeviceAttributeMemoryClockRate:
+        if (d != 0) return hipErrorInvalidValue;
+        *v = 1600000;
+        break;
+    case hipDeviceAttributeMemoryBusWidth:
+        if (d != 0) return hipErrorInvalidValue;
+        *v = 4096;
+        break;
+    case hipDeviceAttributeL2CacheSize:
+        if (d != 0) return hipErrorInvalidValue;
+        *v = 8 << 20;
+        break;
     default: return hipErrorInvalidValue;
     }
     return hipSuccess;

@@ -156,6 +156,38 @@ int main(void) {
         CHECK(info.local_mem_bytes == 65536 && info.max_work_group_size == 1024 && info.compute_units > 0,
               "limits: local %llu, work-group %llu", (unsigned long long)info.local_mem_bytes,
               (unsigned long long)info.max_work_group_size);
+        /* the properties hcl-info shows, from the attributes (device 1's runtime gives no memory figures: 0) */
+        const int mem = d == 0;
+        CHECK(info.subgroup_size == want[d].wave && info.has_fp16 == 1 && info.has_fp64 == 1,
+              "sub-group %u (want %u), fp16 %u, fp64 %u", info.subgroup_size, want[d].wave, info.has_fp16,
+              info.has_fp64);
+        CHECK(info.max_work_item_sizes[0] == 1024 && info.max_work_item_sizes[1] == 1024 &&
+                  info.max_work_item_sizes[2] == 1024 && info.max_grid_size[0] == 2147483647u &&
+                  info.max_grid_size[1] == 65536 && info.max_grid_size[2] == 65536,
+              "block/grid limits %llu %llu %llu / %llu %llu %llu", (unsigned long long)info.max_work_item_sizes[0],
+              (unsigned long long)info.max_work_item_sizes[1], (unsigned long long)info.max_work_item_sizes[2],
+              (unsigned long long)info.max_grid_size[0], (unsigned long long)info.max_grid_size[1],
+              (unsigned long long)info.max_grid_size[2]);
+        CHECK(info.memory_clock_mhz == (mem ? 1600u : 0u) && info.memory_bus_width_bits == (mem ? 4096u : 0u) &&
+                  info.peak_memory_bandwidth == (mem ? 1638400000000ull : 0ull) &&
+                  info.l2_cache_bytes == (mem ? 8ull << 20 : 0ull),
+              "memory %u MHz, %u bits, %llu B/s, L2 %llu", info.memory_clock_mhz, info.memory_bus_width_bits,
+              (unsigned long long)info.peak_memory_bandwidth, (unsigned long long)info.l2_cache_bytes);
+        /* the unopened device's info (the global list) carries the same figures */
+        uint32_t ndev = 0, seen = 0;
+        OK(hcl_device_count(&ndev));
+        for (uint32_t g = 0; g < ndev; g++) {
+            hcl_device_info listed;
+            if (hcl_device_get_info_by_index(g, &listed) != HCL_SUCCESS || strcmp(listed.backend, "hip") != 0 ||
+                listed.index != (uint32_t)d)
+                continue;
+            seen++;
+            CHECK(listed.subgroup_size == info.subgroup_size && listed.l2_cache_bytes == info.l2_cache_bytes &&
+                      listed.peak_memory_bandwidth == info.peak_memory_bandwidth &&
+                      listed.max_grid_size[2] == info.max_grid_size[2],
+                  "hcl_device_get_info_by_index(%u) differs from the opened %s", g, want[d].selector);
+        }
+        CHECK(seen == 1, "%s found %u times in the global device list", want[d].selector, seen);
         void *native = NULL;
         OK(hcl_device_get_native(dev, &native));
         CHECK(native && *(int *)native == d, "device native: a pointer to the ordinal %d", d);

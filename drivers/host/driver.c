@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,6 +106,44 @@ static void hcl_host_types(hcl_device_info *info) {
     info->matrix_types = 0;
 }
 
+/* The CPU's L2 cache in bytes (one core's): glibc's sysconf, else sysfs's cache index whose level is 2; 0 if
+ * neither says. */
+static uint64_t hcl_host_l2_bytes(void) {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    const long size = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (size > 0) return (uint64_t)size;
+#endif
+    for (int i = 0; i < 8; i++) {
+        char path[96], text[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (f == NULL) break;
+        const int level2 = fgets(text, sizeof text, f) != NULL && atoi(text) == 2;
+        fclose(f);
+        if (!level2) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r")) == NULL) break;
+        unsigned long kib = 0;
+        const int ok = fscanf(f, "%luK", &kib) == 1;
+        fclose(f);
+        return ok ? (uint64_t)kib * 1024u : 0;
+    }
+    return 0;
+}
+
+/* What a kernel writer looks up (hcl-info): a work-group runs as a loop (sub-group 1), the CPU does double precision,
+ * a block of up to HCL_HOST_MAX_WORK_GROUP work-items in any shape, up to UINT32_MAX groups per dimension (as
+ * device_limits says); the memory clock and bus width stay 0 (unknown: the OS does not say). */
+static void hcl_host_limits(hcl_device_info *info) {
+    info->subgroup_size = 1;
+    info->has_fp64 = 1;
+    for (int i = 0; i < 3; i++) {
+        info->max_work_item_sizes[i] = HCL_HOST_MAX_WORK_GROUP;
+        info->max_grid_size[i] = UINT32_MAX;
+    }
+    info->l2_cache_bytes = hcl_host_l2_bytes();
+}
+
 /* The machine's CPU: backend and index are the kit's, the identity too ("host:<vendor>:<model>:0"). */
 static void hcl_host_describe(hcl_device_info *info) {
     if (!hcl_host_cpuinfo("model name", info->name, sizeof info->name))
@@ -126,6 +165,7 @@ static void hcl_host_describe(hcl_device_info *info) {
     info->local_mem_bytes = HCL_HOST_LOCAL_MEM;
     info->clock_mhz = hcl_host_clock_mhz();
     hcl_host_types(info);
+    hcl_host_limits(info);
 }
 
 /* The kit's start: one device, this machine's CPU. */

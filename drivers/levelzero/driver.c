@@ -124,6 +124,26 @@ static void format_driver_version(char *out, size_t size, uint32_t vendor, uint3
         snprintf(out, size, "%u (0x%08x, Level Zero API %u.%u)", v, v, ZE_MAJOR_VERSION(api), ZE_MINOR_VERSION(api));
 }
 
+/* What a kernel writer looks up first (hcl-info): the sub-group size, fp16 and fp64 (the module properties; a runtime
+ * that cannot answer leaves them 0, unknown, and the device usable), the group sizes and counts per dimension. */
+static void describe_limits(hcl__ze_device_entry *e, const ze_device_compute_properties_t *c) {
+    hcl_device_info *info = &e->info;
+    info->subgroup_size = e->driver_limits.subgroup_width;
+    ze_device_module_properties_t m;
+    memset(&m, 0, sizeof m);
+    m.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
+    if (hcl__ze.zeDeviceGetModuleProperties(e->device, &m) == ZE_RESULT_SUCCESS) {
+        info->has_fp16 = m.fp16flags != 0;
+        info->has_fp64 = m.fp64flags != 0;
+    }
+    info->max_work_item_sizes[0] = c->maxGroupSizeX;
+    info->max_work_item_sizes[1] = c->maxGroupSizeY;
+    info->max_work_item_sizes[2] = c->maxGroupSizeZ;
+    info->max_grid_size[0] = c->maxGroupCountX;
+    info->max_grid_size[1] = c->maxGroupCountY;
+    info->max_grid_size[2] = c->maxGroupCountZ;
+}
+
 /* Fill a device entry from the device's properties; a failed query makes the device unusable (logged). */
 static hcl_status describe_device(hcl__ze_device_entry *e) {
     hcl_status status = HCL_SUCCESS;
@@ -155,6 +175,13 @@ static hcl_status describe_device(hcl__ze_device_entry *e) {
         for (uint32_t i = 0; i < nmem; i++) mems[i].stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
         HCL_ZE_CHECK(zeDeviceGetMemoryProperties, (e->device, &nmem, mems), "device %u", index);
         for (uint32_t i = 0; i < nmem; i++) info->global_mem_bytes += mems[i].totalSize;
+        /* the memory clock (MHz) and bus width (bits) of the first memory that gives both (the core computes the
+         * peak bandwidth from them) */
+        for (uint32_t i = 0; i < nmem && !info->memory_clock_mhz; i++)
+            if (mems[i].maxClockRate && mems[i].maxBusWidth) {
+                info->memory_clock_mhz = mems[i].maxClockRate;
+                info->memory_bus_width_bits = mems[i].maxBusWidth;
+            }
     }
 
     uint32_t ngroups = 0;
@@ -220,6 +247,7 @@ static hcl_status describe_device(hcl__ze_device_entry *e) {
     for (uint32_t i = 0; i < c.numSubGroupSizes && i < ZE_SUBGROUPSIZE_COUNT; i++)
         if (c.subGroupSizes[i] && (!width || c.subGroupSizes[i] < width)) width = c.subGroupSizes[i];
     e->driver_limits.subgroup_width = width;
+    describe_limits(e, &c);
     e->driver_limits.max_groups[0] = c.maxGroupCountX;
     e->driver_limits.max_groups[1] = c.maxGroupCountY;
     e->driver_limits.max_groups[2] = c.maxGroupCountZ;

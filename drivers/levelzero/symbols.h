@@ -14,6 +14,7 @@
     X(zeDeviceGetProperties)                                                                                           \
     X(zeDeviceGetComputeProperties)                                                                                    \
     X(zeDeviceGetMemoryProperties)                                                                                     \
+    X(zeDeviceGetModuleProperties)                                                                                     \
     X(zeDeviceGetCommandQueueGroupProperties)                                                                          \
     X(zeContextCreate)                                                                                                 \
     X(zeContextDestroy)                                                                                                \

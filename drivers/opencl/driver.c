@@ -214,6 +214,19 @@ static uint32_t subgroup_width(const hcl__ocl_device_entry *e, const char *ext) 
     return width;
 }
 
+/* What clinfo shows a kernel writer beyond the basics: the sub-group width, fp64 (a non-zero CL_DEVICE_DOUBLE_FP_CONFIG,
+ * core from OpenCL 1.2 or cl_khr_fp64), the work-item sizes per dimension and the global memory cache. OpenCL gives
+ * neither the memory clock nor the bus width: they stay 0 (unknown), and with them the peak bandwidth. */
+static void describe_limits(hcl__ocl_device_entry *e) {
+    hcl_device_info *info = &e->info;
+    info->subgroup_size = e->limits.subgroup_width;
+    info->has_fp64 = device_u64(e->id, CL_DEVICE_DOUBLE_FP_CONFIG, 8) != 0;
+    size_t sizes[16] = {0}, got = 0;
+    if (hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, &got) == CL_SUCCESS)
+        for (size_t i = 0; i < 3 && i < got / sizeof sizes[0]; i++) info->max_work_item_sizes[i] = sizes[i];
+    info->l2_cache_bytes = device_u64(e->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, 8);
+}
+
 static void describe_device(hcl__ocl_device_entry *e) {
     hcl_device_info *info = &e->info;
     device_string(e->id, CL_DEVICE_NAME, info->name, sizeof info->name);
@@ -258,8 +271,9 @@ static void describe_device(hcl__ocl_device_entry *e) {
         hcl__cl.clGetDeviceInfo(e->id, 0x4001 /* CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV */, sizeof cc[1], &cc[1],
                                 NULL) == CL_SUCCESS)
         snprintf(info->arch, sizeof info->arch, "sm_%u%u", (unsigned)cc[0], (unsigned)cc[1]);
-    /* OpenCL states no limit on the number of work-groups (max_groups stays 0) */
+    /* OpenCL states no limit on the number of work-groups (max_groups and max_grid_size stay 0) */
     e->limits.subgroup_width = subgroup_width(e, ext ? ext : "");
+    describe_limits(e);
     /* The matrix unit: Intel's XMX where the device has cl_intel_subgroup_matrix_multiply_accumulate, whose f16 and bf16
      * built-ins the gemm of kernels/gemm/gemm_xmx.cl calls with sub-groups of the device's smallest size (8 or 16, the
      * only sizes the extension defines). Elsewhere OpenCL C reaches no matrix unit (not NVIDIA's tensor cores): NONE,

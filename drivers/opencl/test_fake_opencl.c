@@ -26,6 +26,7 @@ struct _cl_device_id {
     const char *extensions;
     size_t sub_group_sizes[3];
     size_t num_sizes;
+    cl_ulong fp64_config; /* CL_DEVICE_DOUBLE_FP_CONFIG: 0 without fp64 (as DG2) */
 };
 struct _cl_context {
     cl_device_id device;
@@ -54,9 +55,9 @@ struct _cl_event {
     "cl_khr_byte_addressable_store cl_khr_fp16 cl_khr_subgroups cl_intel_subgroups cl_intel_required_subgroup_size "
 static struct _cl_platform_id g_platform;
 static struct _cl_device_id g_devices[3] = {
-    {"Fake Xe DG2", BASE_EXT "cl_intel_subgroup_matrix_multiply_accumulate", {8, 16, 32}, 3},
-    {"Fake Xe PVC", BASE_EXT "cl_intel_subgroup_matrix_multiply_accumulate", {16, 32}, 2},
-    {"Fake Xe no-XMX", BASE_EXT, {8, 16, 32}, 3},
+    {"Fake Xe DG2", BASE_EXT "cl_intel_subgroup_matrix_multiply_accumulate", {8, 16, 32}, 3, 0},
+    {"Fake Xe PVC", BASE_EXT "cl_intel_subgroup_matrix_multiply_accumulate", {16, 32}, 2, CL_FP_FMA | CL_FP_DENORM},
+    {"Fake Xe no-XMX", BASE_EXT, {8, 16, 32}, 3, 0},
 };
 static char g_record[65536];
 static cl_ulong g_clock = 1000;
@@ -132,6 +133,14 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_i
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: ul = 4ull << 30; break;
     case CL_DEVICE_LOCAL_MEM_SIZE: ul = 65536; break;
     case CL_DEVICE_MAX_WORK_GROUP_SIZE: z = 1024; break;
+    case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: ul = 4ull << 20; break;
+    case CL_DEVICE_DOUBLE_FP_CONFIG:
+        return answer(param_value_size, param_value, param_value_size_ret, &device->fp64_config,
+                      sizeof device->fp64_config);
+    case CL_DEVICE_MAX_WORK_ITEM_SIZES: {
+        const size_t sizes[3] = {1024, 1024, 64};
+        return answer(param_value_size, param_value, param_value_size_ret, sizes, sizeof sizes);
+    }
     case 0x4108: /* CL_DEVICE_SUB_GROUP_SIZES_INTEL */
         return answer(param_value_size, param_value, param_value_size_ret, device->sub_group_sizes,
                       device->num_sizes * sizeof(size_t));

@@ -2,7 +2,9 @@
  * (test_fake_opencl.c, given as HCL_OPENCL_LIBRARY) with three Intel-like GPUs: DG2-like (the matrix extension,
  * sub-groups of 8, 16, 32), PVC-like (the extension, sub-groups of 16, 32) and one without the extension.
  *
- * Checked: hcl_device_info reports matrix_unit XMX and matrix_types f16 | bf16 exactly for the two devices with
+ * Checked: hcl_device_info's sub-group size, fp64, work-item sizes and cache are the fake's answers, with the memory
+ * figures OpenCL does not give left 0 (unknown);
+ * hcl_device_info reports matrix_unit XMX and matrix_types f16 | bf16 exactly for the two devices with
  * cl_intel_subgroup_matrix_multiply_accumulate (NONE and 0 for the third); an f16 and a bf16 hcl_gemm there build the
  * XMX program of the device's smallest sub-group size (-DHCL_XMX_SG=8 / 16, a source that calls the matrix built-ins)
  * and launch its kernel over SG x 4 work-groups; f32 there, and every type on the third device, build and launch
@@ -89,6 +91,17 @@ int main(int argc, char **argv) {
                          info.matrix_types == (xmx ? types : 0u),
                      "%s '%s': matrix_unit %d, matrix_types 0x%x", selector, info.name, (int)info.matrix_unit,
                      info.matrix_types);
+        /* the properties hcl-info shows: the smallest sub-group size, fp64 as the device says (PVC only), the
+         * work-item sizes and the cache; OpenCL gives no memory clock, bus width or grid limit (0, unknown) */
+        HCL_TS_CHECK(
+            info.subgroup_size == (i == 1 ? 16u : 8u) && info.has_fp64 == (i == 1) &&
+                info.max_work_item_sizes[0] == 1024 && info.max_work_item_sizes[2] == 64 &&
+                info.l2_cache_bytes == (4u << 20) && info.memory_clock_mhz == 0 && info.memory_bus_width_bits == 0 &&
+                info.peak_memory_bandwidth == 0 && info.max_grid_size[0] == 0,
+            "%s '%s': sub-group %u, fp64 %u, work-items %llu/%llu, cache %llu, memory %u MHz %u bits, grid %llu",
+            selector, info.name, info.subgroup_size, info.has_fp64, (unsigned long long)info.max_work_item_sizes[0],
+            (unsigned long long)info.max_work_item_sizes[2], (unsigned long long)info.l2_cache_bytes,
+            info.memory_clock_mhz, info.memory_bus_width_bits, (unsigned long long)info.max_grid_size[0]);
         printf("%s '%s': matrix unit %s, matrix types 0x%x\n", selector, info.name,
                info.matrix_unit == HCL_MATRIX_UNIT_XMX ? "XMX" : "none", info.matrix_types);
 

@@ -32,9 +32,20 @@ extern "C" {
 #define HCL_API
 #endif
 
+/* The version of this header. It is the project's one version: CMakeLists.txt reads these three lines for
+ * project(VERSION), the shared library's soname, hcl.pc and hclConfigVersion.cmake. hcl_version() gives the
+ * version of the library a program runs with, which may be newer than the header it was built with. */
 #define HCL_VERSION_MAJOR 0
 #define HCL_VERSION_MINOR 1
 #define HCL_VERSION_PATCH 0
+#define HCL__VERSION_TEXT2(x) #x
+#define HCL__VERSION_TEXT(x) HCL__VERSION_TEXT2(x)
+/* "0.1.0": the header's version as text. */
+#define HCL_VERSION_STRING                                                                                             \
+    HCL__VERSION_TEXT(HCL_VERSION_MAJOR)                                                                               \
+    "." HCL__VERSION_TEXT(HCL_VERSION_MINOR) "." HCL__VERSION_TEXT(HCL_VERSION_PATCH)
+/* One number for comparisons: major * 10000 + minor * 100 + patch (0.1.0 is 100). */
+#define HCL_VERSION_NUMBER (HCL_VERSION_MAJOR * 10000 + HCL_VERSION_MINOR * 100 + HCL_VERSION_PATCH)
 
 /* ---------------------------------------------------------------------------------------------------------
  * Status codes: one X-macro list, X(NAME, value, "text").
@@ -68,6 +79,11 @@ typedef enum hcl_status {
 HCL_API const char *hcl_status_name(hcl_status status);
 /* A one-line description of a status ("offset or size outside the buffer"). The string is static. */
 HCL_API const char *hcl_status_text(hcl_status status);
+/* The version of the library this program runs with, at run time: returns its text ("0.1.0", static) and, for
+ * each out-parameter that is not NULL, the number. Compare with HCL_VERSION_* to see whether the program was built
+ * against an older header than the library it loaded. Never fails. */
+HCL_API const char *hcl_version(uint32_t *out_major, uint32_t *out_minor, uint32_t *out_patch);
+
 /* The detail message of the last failing call on this thread ("" if none yet). The string belongs to the
  * library and stays valid until the next HCL call on this thread. */
 HCL_API const char *hcl_last_message(void);
@@ -152,6 +168,28 @@ typedef struct hcl_device_info {
     hcl_matrix_unit matrix_unit;   /* the matrix unit the built-in GEMM uses here (HCL_MATRIX_UNIT_NONE: none) */
     uint32_t matrix_types;         /* HCL_TYPE_BIT(t) and HCL_TYPE_BIT_TF32 for the input types that unit multiplies;
                                       hcl_gemm with HCL_COMPUTE_TF32 needs HCL_TYPE_BIT_TF32 here */
+    /* ---- Appended after HCL 0.1.0's layout (fields are only ever appended; see hcl_device_get_info). What a kernel
+     * writer looks up first, as deviceQuery, clinfo and rocminfo show it. In every field below 0 means "the runtime
+     * does not say" (unknown), never a real limit of zero. ---- */
+    uint32_t subgroup_size;    /* lanes that run in lockstep: NVIDIA warp 32, AMD wavefront 64 (gfx9) or 32 (gfx10+),
+                                       OpenCL and Level Zero: the vendor's sub-group size (the smallest where the compiler
+                                       picks among several), 1 on CPU devices (a work-group runs as a loop) */
+    uint32_t has_fp16;         /* 1: the device does half-precision arithmetic (the f16 bit of native_types, or the
+                                       runtime's fp16 capability); 0: it does not, or the runtime does not say */
+    uint32_t has_fp64;         /* 1: the device does double-precision arithmetic; 0: it does not, or unknown */
+    uint32_t memory_clock_mhz; /* peak memory clock (CUDA/HIP: the memory clock rate attribute; Level Zero: the
+                                       memory's maxClockRate); 0 unknown (OpenCL and the host do not say) */
+    uint32_t memory_bus_width_bits;  /* global memory bus width; 0 unknown */
+    uint64_t max_work_item_sizes[3]; /* work-items per work-group in x, y, z (CUDA/HIP: the max block dimensions);
+                                        max_work_group_size bounds their product */
+    uint64_t max_grid_size[3]; /* work-groups per launch in x, y, z (CUDA/HIP: the max grid dimensions); 0 where the
+                                        runtime states no limit (OpenCL) */
+    uint64_t peak_memory_bandwidth; /* bytes per second, computed from the two fields above as deviceQuery and
+                                        bandwidthTest do: 2 (double data rate) x memory clock x bus width / 8; 0 when
+                                        either is unknown. A ceiling, not a measurement */
+    uint64_t l2_cache_bytes;        /* the cache in front of global memory: the GPU's L2 (CUDA/HIP), the host CPU's
+                                        L2 (one core's), OpenCL's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (a GPU's L2; CPU
+                                        runtimes such as PoCL give their last-level cache); 0 unknown */
 } hcl_device_info;
 
 /* Number of backends known (built-in and named in HCL_EXTRA_DRIVERS). Loads every driver module on first
@@ -166,8 +204,14 @@ HCL_API hcl_status hcl_backend_get_info(uint32_t index, hcl_backend_info *out_in
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT. */
 HCL_API hcl_status hcl_device_count(uint32_t *out_count);
 /* Properties of device `index` in the global list of hcl_device_count, without opening it.
- * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT, HCL_ERROR_DEVICE_NOT_FOUND. */
-HCL_API hcl_status hcl_device_get_info_by_index(uint32_t index, hcl_device_info *out_info);
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT, HCL_ERROR_DEVICE_NOT_FOUND.
+ * ABI: hcl_device_info only grows at the end. This header maps hcl_device_get_info_by_index and hcl_device_get_info
+ * to the *_v2 symbols, which write the whole struct as declared above; a program built against HCL 0.1.0's header
+ * calls the unsuffixed symbols, which the library still exports and which write only the fields that header had
+ * (up to matrix_types), so an old binary's smaller struct is never overrun (CUDA 12 did the same for
+ * cudaGetDeviceProperties). */
+HCL_API hcl_status hcl_device_get_info_by_index_v2(uint32_t index, hcl_device_info *out_info);
+#define hcl_device_get_info_by_index hcl_device_get_info_by_index_v2
 
 /* Open a device by selector and return an owned handle (release with hcl_device_release).
  * selector: NULL or "" means the environment: HCL_BACKEND (a name or a comma-separated preference list) and
@@ -182,8 +226,10 @@ HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device)
 /* Release a device handle. Objects created from it must be released first; those still alive keep the
  * underlying device context until they go. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE. */
 HCL_API hcl_status hcl_device_release(hcl_device device);
-/* Properties of an opened device. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT. */
-HCL_API hcl_status hcl_device_get_info(hcl_device device, hcl_device_info *out_info);
+/* Properties of an opened device. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT.
+ * (hcl_device_get_info is this header's name for hcl_device_get_info_v2: see hcl_device_get_info_by_index.) */
+HCL_API hcl_status hcl_device_get_info_v2(hcl_device device, hcl_device_info *out_info);
+#define hcl_device_get_info hcl_device_get_info_v2
 
 /* ---------------------------------------------------------------------------------------------------------
  * Queues: in order. Commands run in the order they were submitted.

@@ -27,6 +27,10 @@ extern "C" {
 #endif
 
 #define HCL_DRIVER_ABI_MAJOR 2
+/* 2.1: hcl_device_info grew at the end (subgroup_size ... l2_cache_bytes). device_info writes the struct of the header
+ * the driver was built with; the core zeroes its buffer first and leaves room beyond it, so a 2.0 driver's devices
+ * show the new fields as 0 (unknown) and a newer driver's extra fields are dropped. The host table gained
+ * cache_evict at its end. */
 #define HCL_DRIVER_ABI_MINOR 1
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 

@@ -1,0 +1,183 @@
+/* hcl-info --json: the report as one JSON document, schema "hcl-info/1" (docs/hcl-info.md lists every key and its
+ * type; ctest tools-hcl-info-json checks them). Numbers the runtime does not give are 0, as in hcl_device_info. */
+#include "info.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* A JSON string: quotes, backslashes and control characters escaped; other bytes (UTF-8) as they are. */
+static void json_string(const char *s) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", stdout); break;
+        case '\\': fputs("\\\\", stdout); break;
+        case '\n': fputs("\\n", stdout); break;
+        case '\t': fputs("\\t", stdout); break;
+        case '\r': fputs("\\r", stdout); break;
+        default:
+            if (*p < 0x20)
+                printf("\\u%04x", *p);
+            else
+                putchar(*p);
+        }
+    }
+    putchar('"');
+}
+
+/* `"key": "value"` with the separator before it. */
+static void json_key_string(const char *sep, const char *key, const char *value) {
+    printf("%s\"%s\": ", sep, key);
+    json_string(value);
+}
+
+static void json_key_u64(const char *sep, const char *key, uint64_t value) {
+    printf("%s\"%s\": %" PRIu64, sep, key, value);
+}
+
+static void json_key_bool(const char *sep, const char *key, int value) {
+    printf("%s\"%s\": %s", sep, key, value ? "true" : "false");
+}
+
+static void json_key_dims(const char *sep, const char *key, const uint64_t v[3]) {
+    printf("%s\"%s\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", sep, key, v[0], v[1], v[2]);
+}
+
+/* ["f32", "f16", ...] for a set of type bits (and "tf32" for HCL_TYPE_BIT_TF32). */
+static void json_key_types(const char *sep, const char *key, uint32_t bits) {
+    printf("%s\"%s\": [", sep, key);
+    const char *item_sep = "";
+    for (int t = 0; t < HCL_DTYPE_COUNT; t++)
+        if (bits & HCL_TYPE_BIT(t)) {
+            printf("%s\"%s\"", item_sep, hcl_dtype_name((hcl_dtype)t));
+            item_sep = ", ";
+        }
+    if (bits & HCL_TYPE_BIT_TF32) printf("%s\"tf32\"", item_sep);
+    putchar(']');
+}
+
+static const char *const FIELD = ",\n      ";
+
+static void json_device(uint32_t global_index, const hcl_device_info *d) {
+    char text[64];
+    printf("    {\n");
+    json_key_u64("      ", "index", global_index);
+    info_selector(d, text, sizeof text);
+    json_key_string(FIELD, "selector", text);
+    json_key_string(FIELD, "backend", d->backend);
+    json_key_u64(FIELD, "backend_index", d->index);
+    json_key_string(FIELD, "name", d->name);
+    json_key_string(FIELD, "vendor", d->vendor);
+    json_key_string(FIELD, "driver_version", d->driver_version);
+    json_key_string(FIELD, "type", info_type_name(d->type));
+    json_key_string(FIELD, "arch", d->arch);
+    json_key_u64(FIELD, "compute_units", d->compute_units);
+    json_key_u64(FIELD, "global_mem_bytes", d->global_mem_bytes);
+    json_key_u64(FIELD, "max_alloc_bytes", d->max_alloc_bytes);
+    json_key_u64(FIELD, "max_work_group_size", d->max_work_group_size);
+    json_key_dims(FIELD, "max_work_item_sizes", d->max_work_item_sizes);
+    json_key_dims(FIELD, "max_grid_size", d->max_grid_size);
+    json_key_u64(FIELD, "subgroup_size", d->subgroup_size);
+    json_key_u64(FIELD, "local_mem_bytes", d->local_mem_bytes);
+    json_key_u64(FIELD, "clock_mhz", d->clock_mhz);
+    json_key_u64(FIELD, "memory_clock_mhz", d->memory_clock_mhz);
+    json_key_u64(FIELD, "memory_bus_width_bits", d->memory_bus_width_bits);
+    json_key_u64(FIELD, "peak_memory_bandwidth", d->peak_memory_bandwidth);
+    json_key_u64(FIELD, "l2_cache_bytes", d->l2_cache_bytes);
+    json_key_bool(FIELD, "fp16", d->has_fp16);
+    json_key_bool(FIELD, "fp64", d->has_fp64);
+    json_key_types(FIELD, "native_types", d->native_types);
+    json_key_string(FIELD, "matrix_unit", info_matrix_unit_name(d->matrix_unit));
+    json_key_types(FIELD, "matrix_types", d->matrix_types);
+    if (d->has_uuid) {
+        const uint8_t *u = d->uuid;
+        snprintf(text, sizeof text, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+                 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        json_key_string(FIELD, "uuid", text);
+    } else {
+        printf("%s\"uuid\": null", FIELD);
+    }
+    json_key_string(FIELD, "identity", d->identity);
+    json_key_u64(FIELD, "arg_offset_alignment", d->arg_offset_alignment);
+    printf("\n    }");
+}
+
+/* The "backends" array. */
+static void json_backends(void) {
+    uint32_t count = 0;
+    if (hcl_backend_count(&count) != HCL_SUCCESS) count = 0;
+    printf("  \"backends\": [");
+    const char *sep = "\n";
+    for (uint32_t i = 0; i < count; i++) {
+        hcl_backend_info b;
+        if (hcl_backend_get_info(i, &b) != HCL_SUCCESS) continue;
+        printf("%s    {", sep);
+        json_key_string("", "name", b.name);
+        json_key_bool(", ", "available", b.available);
+        json_key_u64(", ", "device_count", b.device_count);
+        json_key_string(", ", "module", b.module_path);
+        json_key_string(", ", "version", b.version);
+        json_key_string(", ", "reason", b.reason);
+        putchar('}');
+        sep = ",\n";
+    }
+    printf("%s]", count ? "\n  " : "");
+}
+
+/* The "default_device" object (selector, name) or null, and "default_device_error" ("" or why none opened). */
+static void json_default_device(int skip) {
+    hcl_device device = NULL;
+    hcl_device_info info;
+    hcl_status st = skip ? HCL_SUCCESS : hcl_device_open(NULL, &device);
+    char error[HCL_REASON_MAX + 64] = "";
+    if (!skip && st == HCL_SUCCESS) st = hcl_device_get_info(device, &info);
+    if (!skip && st != HCL_SUCCESS) snprintf(error, sizeof error, "%s: %s", hcl_status_name(st), hcl_last_message());
+    if (device) hcl_device_release(device);
+    if (skip || st != HCL_SUCCESS) {
+        printf(",\n  \"default_device\": null");
+    } else {
+        char selector[64];
+        info_selector(&info, selector, sizeof selector);
+        printf(",\n  \"default_device\": {");
+        json_key_string("", "selector", selector);
+        json_key_string(", ", "name", info.name);
+        putchar('}');
+    }
+    json_key_string(",\n  ", "default_device_error", error);
+}
+
+int info_print_json(int only_one, uint32_t only) {
+    uint32_t count = 0;
+    hcl_status st = hcl_device_count(&count);
+    if (st != HCL_SUCCESS) {
+        fprintf(stderr, "hcl-info: hcl_device_count failed: %s: %s\n", hcl_status_name(st), hcl_last_message());
+        return 1;
+    }
+    printf("{\n");
+    json_key_string("  ", "schema", "hcl-info/1");
+    json_key_string(",\n  ", "hcl_version", hcl_version(NULL, NULL, NULL));
+    json_key_string(",\n  ", "hcl_info_version", HCL_VERSION_STRING);
+    printf(",\n");
+    json_backends();
+    printf(",\n  \"devices\": [");
+    const char *sep = "\n";
+    int rc = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (only_one && i != only) continue;
+        hcl_device_info info;
+        st = hcl_device_get_info_by_index(i, &info);
+        if (st != HCL_SUCCESS) {
+            fprintf(stderr, "hcl-info: hcl_device_get_info_by_index(%" PRIu32 ") failed: %s: %s\n", i,
+                    hcl_status_name(st), hcl_last_message());
+            rc = 1;
+            continue;
+        }
+        fputs(sep, stdout);
+        json_device(i, &info);
+        sep = ",\n";
+    }
+    printf("%s]", sep[0] == ',' ? "\n  " : "");
+    json_default_device(only_one);
+    printf("\n}\n");
+    return rc;
+}

@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""ctest tools-hcl-info-<case>: hcl-info's options, its JSON against the schema of docs/hcl-info.md, and the device
+properties of the host and the first OpenCL device; ctest hip-fake-info: those of the HIP driver on its stand-in
+runtime.
+
+Usage: test_hcl_info.py options|json|host|opencl|hipfake path/to/hcl-info
+Exit status: 0 passed, 1 failed (each failure printed), 77 skipped (the reason printed).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMA_DOC = os.path.join(HERE, "..", "docs", "hcl-info.md")
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def run(info, *args):
+    env = dict(os.environ)
+    env.pop("HCL_BACKEND", None)
+    env.pop("HCL_DEVICE", None)
+    p = subprocess.run([info, *args], capture_output=True, text=True, env=env, timeout=100)
+    return p.returncode, p.stdout, p.stderr
+
+
+def load_json(info, *args):
+    rc, out, err = run(info, "--json", *args)
+    if not check(rc == 0, f"hcl-info --json {' '.join(args)} exits 0 (got {rc}; stderr: {err.strip()[:300]})"):
+        return None
+    try:
+        return json.loads(out)
+    except json.JSONDecodeError as e:
+        check(False, f"hcl-info --json {' '.join(args)} prints valid JSON ({e}); output:\n{out[:2000]}")
+        return None
+
+
+def devices_of(info):
+    doc = load_json(info)
+    return doc["devices"] if doc else []
+
+
+# ---------------------------------------------------------------------------------------------------- options
+def case_options(info):
+    selectors = [d["selector"] for d in devices_of(info)]
+    check("host:0" in selectors, f"the device list holds host:0 ({selectors})")
+
+    for args in (["--help"], ["-h"]):
+        rc, out, err = run(info, *args)
+        check(rc == 0 and out.startswith("usage: hcl-info") and "--device=SELECTOR" in out and "--json" in out,
+              f"{' '.join(args)}: exit 0 and the usage on stdout (rc {rc})")
+
+    for args in (["--version"], ["-V"]):
+        rc, out, err = run(info, *args)
+        m = re.match(r"hcl-info (\d+\.\d+\.\d+) \(built against HCL \1\)\nlibhcl (\d+\.\d+\.\d+) \((\d+)\.(\d+)\.(\d+)\)\n$",
+                     out)
+        check(rc == 0 and m is not None and m.group(2) == ".".join(m.group(3, 4, 5)),
+              f"{' '.join(args)}: exit 0, hcl-info's and the library's version ({out.strip()!r})")
+
+    for args in (["-l"], ["--list"]):
+        rc, out, err = run(info, *args)
+        lines = out.splitlines()
+        cols = [l.split(None, 3) for l in lines]
+        check(rc == 0 and [c[0] for c in cols] == selectors and all(len(c) == 4 for c in cols),
+              f"{' '.join(args)}: one line per device, selector first, 4 columns ({lines})")
+        host = [c for c in cols if c[0] == "host:0"]
+        check(bool(host) and host[0][1] == "CPU" and host[0][2] != "" and host[0][3].strip() != "",
+              f"{' '.join(args)}: host:0 is a CPU with an architecture and a name ({host})")
+
+    # -d: the short form, the long form with = and with a separate value, a backend alone, a comma list
+    for args, want in ((["-d", "host"], "host:0"), (["--device=host:0"], "host:0"), (["--device", "host:0"], "host:0"),
+                       (["-dhost"], "host:0"), (["--device=nosuch,host"], None), (["-d", "host,opencl"], "host:0")):
+        rc, out, err = run(info, *args)
+        if want is None:  # an unknown name in a comma list is an error, as in HCL_BACKEND
+            check(rc == 2 and out == "" and "nosuch" in err, f"{' '.join(args)}: exit 2, nothing on stdout ({err.strip()[:200]})")
+            continue
+        blocks = re.findall(r"^  \[(\d+)\] (\S+)  ", out, re.M)
+        check(rc == 0 and "Devices (1):" in out and [b[1] for b in blocks] == [want] and "Backends" not in out
+              and "default device" not in out, f"{' '.join(args)}: exit 0, only {want} ({blocks})")
+    rc, out, err = run(info, "-l", "--device=host")
+    check(rc == 0 and [l.split()[0] for l in out.splitlines()] == ["host:0"], f"-l --device=host: one line, host:0 ({out!r})")
+    doc = load_json(info, "-d", "host:0")
+    check(doc is not None and [d["selector"] for d in doc["devices"]] == ["host:0"] and doc["default_device"] is None,
+          "--json -d host:0: only host:0, default_device null")
+    if "opencl:0" in selectors:
+        rc, out, err = run(info, "--device=opencl:0")
+        check(rc == 0 and re.search(r"^  \[\d+\] opencl:0  ", out, re.M) is not None, "--device=opencl:0: the OpenCL device")
+
+    # usage errors: exit 2, nothing on stdout (found before any work), a message that says what and how
+    for args, want in (
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--bogus=1"], "unknown option '--bogus=1'"),
+        (["-x"], "unknown option '-x'"),
+        (["-d"], "needs a value"),
+        (["--device"], "needs a value"),
+        (["--list=3"], "option '--list=3' takes no value"),
+        (["extra"], "unexpected argument 'extra'"),
+        (["-l", "--json"], "choose one of --list and --json"),
+    ):
+        rc, out, err = run(info, *args)
+        check(rc == 2 and out == "" and want in err and "usage: hcl-info" in err,
+              f"{' '.join(args)}: exit 2, nothing on stdout, '{want}' and the usage on stderr (rc {rc}: {err.strip()[:160]!r})")
+    for sel, why in (("nosuch", "HCL_ERROR_UNKNOWN_BACKEND"), ("host:7", "HCL_ERROR_DEVICE_NOT_FOUND"),
+                     ("host:x", "HCL_ERROR_"), ("", "empty"), ("levelzero", "HCL_ERROR_")):
+        if sel == "levelzero" and any(s.startswith("levelzero:") for s in selectors):
+            continue  # only a selector that opens nothing here
+        rc, out, err = run(info, f"--device={sel}")
+        check(rc == 2 and out == "" and why in err and "backend:N" in err and "Backends: " in err
+              and "host:0" in err, f"--device={sel}: exit 2, the reason ({why}), the valid forms, backends and devices "
+              f"(rc {rc}: {err.strip()[:300]!r})")
+
+
+# ---------------------------------------------------------------------------------------------------- json
+def schema_from_doc():
+    """{path: type} from the tables of docs/hcl-info.md: rows "| `path` | type | meaning |"."""
+    keys = {}
+    with open(SCHEMA_DOC, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"^\| `([a-z_]+(?:\[\])?(?:\.[a-z_0-9]+)?)` \| ([a-z\[\]0-9|\\]+) \|", line)
+            if m:
+                keys[m.group(1)] = m.group(2).replace("\\|", "|")
+    return keys
+
+
+def type_ok(value, t):
+    def is_int(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+    if t == "string":
+        return isinstance(value, str)
+    if t == "integer":
+        return is_int(value)
+    if t == "boolean":
+        return isinstance(value, bool)
+    if t == "integer[3]":
+        return isinstance(value, list) and len(value) == 3 and all(is_int(v) for v in value)
+    if t == "string[]":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if t == "array":
+        return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    if t == "object|null":
+        return value is None or isinstance(value, dict)
+    if t == "string|null":
+        return value is None or isinstance(value, str)
+    return False
+
+
+def check_against(doc, schema, label):
+    top = {k: t for k, t in schema.items() if "." not in k}
+    ok = True
+    for key, t in top.items():
+        ok &= check(key in doc and type_ok(doc[key], t), f"{label}: {key} is {t} ({type(doc.get(key)).__name__})")
+    ok &= check(set(doc) == set(top), f"{label}: top-level keys are the documented ones (extra {set(doc) - set(top)})")
+    for parent in ("backends[]", "devices[]", "default_device"):
+        sub = {k.split(".", 1)[1]: t for k, t in schema.items() if k.startswith(parent + ".")}
+        items = doc.get(parent.rstrip("[]"))
+        if parent.endswith("[]"):
+            items = items or []
+        else:
+            items = [items] if items else []
+        for i, item in enumerate(items):
+            bad = [f"{k} ({type(item.get(k)).__name__}, want {t})" for k, t in sub.items()
+                   if k not in item or not type_ok(item[k], t)]
+            extra = set(item) - set(sub)
+            ok &= check(not bad and not extra, f"{label}: {parent} #{i}: every documented key of its type"
+                        + (f"; wrong or missing: {bad}" if bad else "") + (f"; undocumented: {extra}" if extra else ""))
+    return ok
+
+
+def case_json(info):
+    schema = schema_from_doc()
+    check(len(schema) >= 45 and schema.get("devices[].subgroup_size") == "integer"
+          and schema.get("default_device") == "object|null", f"docs/hcl-info.md's tables give the schema ({len(schema)} keys)")
+    doc = load_json(info)
+    if doc is None:
+        return
+    check(doc.get("schema") == "hcl-info/1", f"schema is hcl-info/1 ({doc.get('schema')!r})")
+    check_against(doc, schema, "--json")
+    rc, out, err = run(info, "--version")
+    check(doc.get("hcl_version", "?") in out, f"hcl_version {doc.get('hcl_version')!r} is the library's (--version)")
+    names = [b["name"] for b in doc["backends"]]
+    check(names[:5] == ["cuda", "hip", "levelzero", "opencl", "host"], f"backends in the library's order ({names})")
+    avail = sum(b["device_count"] for b in doc["backends"] if b["available"])
+    check(len(doc["devices"]) == avail and [d["index"] for d in doc["devices"]] == list(range(avail)),
+          f"devices: one per device of the available backends, indexed 0..{avail - 1}")
+    for b in doc["backends"]:
+        check(b["available"] == (b["reason"] == ""), f"backend {b['name']}: a reason exactly when unavailable")
+    for d in doc["devices"]:
+        check(d["selector"] == f"{d['backend']}:{d['backend_index']}", f"{d['selector']}: selector is backend:index")
+    check(doc["default_device"] is not None and doc["default_device_error"] == "",
+          f"a default device opens here ({doc['default_device']}, {doc['default_device_error']!r})")
+    # with -d: the same schema, one device
+    doc1 = load_json(info, "--device=host")
+    if doc1 is not None:
+        check_against(doc1, schema, "--json --device=host")
+        check(len(doc1["devices"]) == 1 and doc1["devices"][0]["selector"] == "host:0", "--json --device=host: host:0 only")
+    # the text output shows the same devices, in the same order
+    rc, out, err = run(info)
+    blocks = re.findall(r"^  \[(\d+)\] (\S+)  ", out, re.M)
+    check(rc == 0 and [b[1] for b in blocks] == [d["selector"] for d in doc["devices"]],
+          f"the text output lists the JSON's devices ({blocks})")
+
+
+# ---------------------------------------------------------------------------------------------------- devices
+def device(info, backend):
+    for d in devices_of(info):
+        if d["backend"] == backend:
+            return d
+    return None
+
+
+def text_block(info, selector):
+    rc, out, err = run(info, "-d", selector)
+    return out if rc == 0 else ""
+
+
+def case_host(info):
+    d = device(info, "host")
+    if not check(d is not None, "there is a host device"):
+        return
+    print(json.dumps(d, indent=2))
+    check(d["subgroup_size"] == 1, "host: sub-group size 1 (a work-group runs as a loop)")
+    check(d["fp64"] is True, "host: fp64")
+    check(d["fp16"] == ("f16" in d["native_types"]), "host: fp16 exactly when f16 is native")
+    check(d["max_work_item_sizes"] == [d["max_work_group_size"]] * 3 and d["max_work_group_size"] > 0,
+          f"host: max work-item sizes {d['max_work_item_sizes']} are the work-group limit in every dimension")
+    check(d["max_grid_size"] == [2**32 - 1] * 3, f"host: max grid {d['max_grid_size']}")
+    check(d["memory_clock_mhz"] == 0 and d["memory_bus_width_bits"] == 0 and d["peak_memory_bandwidth"] == 0,
+          "host: memory clock, bus width and peak bandwidth unknown (0)")
+    getconf = shutil.which("getconf")
+    l2 = subprocess.run([getconf, "LEVEL2_CACHE_SIZE"], capture_output=True, text=True).stdout.strip() if getconf else ""
+    if l2.isdigit() and int(l2) > 0:
+        check(d["l2_cache_bytes"] == int(l2), f"host: L2 {d['l2_cache_bytes']} is getconf LEVEL2_CACHE_SIZE {l2}")
+    else:
+        check(d["l2_cache_bytes"] >= 0, f"host: L2 {d['l2_cache_bytes']} (getconf gives no L2 size here: not compared)")
+    text = text_block(info, "host")
+    for line in ("sub-group size:      1 lane", "fp16 / fp64:         %s / yes" % ("yes" if d["fp16"] else "no"),
+                 "max work-item sizes: %d x %d x %d" % tuple(d["max_work_item_sizes"]),
+                 "max grid size:       4294967295 x 4294967295 x 4294967295 (work-groups)",
+                 "memory clock:        unknown", "peak bandwidth:      unknown"):
+        check(line in text, f"host: the text output shows '{line}'")
+
+
+def clinfo_raw():
+    """{name: value text} of the first OpenCL device clinfo --raw lists, or None without clinfo."""
+    exe = shutil.which("clinfo")
+    if not exe:
+        return None
+    out = subprocess.run([exe, "--raw"], capture_output=True, text=True, timeout=60).stdout
+    props, first = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^\[([^\]]+)\]\s+(CL_DEVICE_\w+)\s+(.*)$", line)
+        if not m:
+            continue
+        first = first or m.group(1)
+        if m.group(1) == first and m.group(2) not in props:
+            props[m.group(2)] = m.group(3).strip()
+    return props
+
+
+def case_opencl(info):
+    d = device(info, "opencl")
+    if d is None:
+        print("skipped: no OpenCL device on this machine (hcl-info lists none)")
+        sys.exit(77)
+    print(json.dumps(d, indent=2))
+    raw = clinfo_raw()
+    if not raw or raw.get("CL_DEVICE_NAME") != d["name"]:
+        print(f"skipped: clinfo --raw does not list {d['name']!r} first, nothing to compare with")
+        sys.exit(77)
+    sizes = [int(x) for x in raw.get("CL_DEVICE_MAX_WORK_ITEM_SIZES", "").split()][:3]
+    check(d["max_work_item_sizes"] == sizes, f"opencl: max work-item sizes {d['max_work_item_sizes']} are clinfo's {sizes}")
+    cache = int(raw.get("CL_DEVICE_GLOBAL_MEM_CACHE_SIZE", "0"))
+    check(d["l2_cache_bytes"] == cache, f"opencl: L2 {d['l2_cache_bytes']} is CL_DEVICE_GLOBAL_MEM_CACHE_SIZE {cache}")
+    fp64 = raw.get("CL_DEVICE_DOUBLE_FP_CONFIG", "0") not in ("", "0")
+    check(d["fp64"] == fp64, f"opencl: fp64 {d['fp64']} as CL_DEVICE_DOUBLE_FP_CONFIG says ({raw.get('CL_DEVICE_DOUBLE_FP_CONFIG')!r})")
+    if d["type"] == "CPU":
+        check(d["subgroup_size"] == 1, "opencl: a CPU device's sub-group size is 1")
+    check(d["max_grid_size"] == [0, 0, 0], "opencl: no grid limit stated (0)")
+    check(d["memory_clock_mhz"] == 0 and d["peak_memory_bandwidth"] == 0, "opencl: memory clock and peak bandwidth unknown")
+    text = text_block(info, d["selector"])
+    check("max grid size:       not stated by the runtime (work-groups)" in text,
+          "opencl: the text output says the grid limit is not stated")
+
+
+def case_hipfake(info):
+    """The HIP driver on drivers/hip/test_fakehip.c (HCL_HIP_LIBRARY set by ctest hip-fake-info): hip:0 is gfx90a with
+    its memory figures (1600 MHz, 4096 bits, 8 MiB L2), hip:1 gfx1030 whose stand-in does not give them."""
+    if "fakehip" not in os.environ.get("HCL_HIP_LIBRARY", ""):
+        check(False, "HCL_HIP_LIBRARY must name the fake HIP runtime (libhcl-test-fakehip.so)")
+        return
+    rc, out, err = run(info, "-l")
+    lines = [l.split(None, 3) for l in out.splitlines() if l.startswith("hip:")]
+    check(rc == 0 and [l[:3] for l in lines] == [["hip:0", "GPU", "gfx90a"], ["hip:1", "GPU", "gfx1030"]],
+          f"-l: hip:0 gfx90a and hip:1 gfx1030 GPUs ({lines})")
+    want = {
+        "hip:0": dict(subgroup_size=64, fp16=True, fp64=True, max_work_item_sizes=[1024] * 3,
+                      max_grid_size=[2147483647, 65536, 65536], memory_clock_mhz=1600, memory_bus_width_bits=4096,
+                      peak_memory_bandwidth=2 * 1600 * 10**6 * 4096 // 8, l2_cache_bytes=8 << 20, arch="gfx90a",
+                      matrix_unit="matrix cores (MFMA)", clock_mhz=1700),
+        "hip:1": dict(subgroup_size=32, fp16=True, fp64=True, max_work_item_sizes=[1024] * 3,
+                      max_grid_size=[2147483647, 65536, 65536], memory_clock_mhz=0, memory_bus_width_bits=0,
+                      peak_memory_bandwidth=0, l2_cache_bytes=0, arch="gfx1030", matrix_unit="none"),
+    }
+    for sel, fields in want.items():
+        doc = load_json(info, f"--device={sel}")
+        if doc is None or not check(len(doc["devices"]) == 1, f"--json --device={sel}: one device"):
+            continue
+        d = doc["devices"][0]
+        bad = {k: (d.get(k), v) for k, v in fields.items() if d.get(k) != v}
+        check(not bad, f"{sel}: the stand-in's properties (wrong: {bad})")
+    text = text_block(info, "hip:0")
+    for line in ("sub-group size:      64 lanes", "memory clock:        1600 MHz", "memory bus width:    4096 bits",
+                 "peak bandwidth:      1638.4 GB/s", "L2 cache:            8.00 MiB (8388608 bytes)",
+                 "max grid size:       2147483647 x 65536 x 65536 (work-groups)", "fp16 / fp64:         yes / yes"):
+        check(line in text, f"hip:0: the text output shows '{line}'")
+    text = text_block(info, "hip:1")
+    for line in ("sub-group size:      32 lanes", "memory clock:        unknown", "peak bandwidth:      unknown",
+                 "L2 cache:            unknown"):
+        check(line in text, f"hip:1: the text output shows '{line}'")
+
+
+def main():
+    cases = {"options": case_options, "json": case_json, "host": case_host, "opencl": case_opencl,
+             "hipfake": case_hipfake}
+    if len(sys.argv) != 3 or sys.argv[1] not in cases:
+        print(__doc__)
+        return 2
+    cases[sys.argv[1]](sys.argv[2])
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
