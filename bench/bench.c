@@ -338,6 +338,35 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
     return -1;
 }
 
+/* What getopt_long could not take in arg: an unknown option, an ambiguous prefix (with the options it could be), or
+ * a value given to an option that takes none. */
+static void bad_option(const char *arg, const struct option *longs) {
+    if (strncmp(arg, "--", 2) || !arg[2]) {
+        fprintf(stderr, "bench: unknown option '%s'\n", arg);
+        return;
+    }
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    int matches = 0, exact = -1;
+    for (int i = 0; longs[i].name; i++)
+        if (!strncmp(longs[i].name, name, len)) {
+            matches++;
+            if (strlen(longs[i].name) == len) exact = i;
+        }
+    if (eq && (exact >= 0 || matches == 1)) {
+        fprintf(stderr, "bench: option '%.*s' takes no value: '%s'\n", (int)(len + 2), arg, arg);
+    } else if (matches > 1) {
+        char text[1024];
+        int n = snprintf(text, sizeof text, "bench: ambiguous option '%.*s': it could be", (int)(len + 2), arg);
+        for (int i = 0; longs[i].name && n > 0 && (size_t)n < sizeof text; i++)
+            if (!strncmp(longs[i].name, name, len))
+                n += snprintf(text + n, sizeof text - (size_t)n, " --%s", longs[i].name);
+        print_wrapped(stderr, "", "  ", text);
+    } else {
+        fprintf(stderr, "bench: unknown option '%.*s'\n", (int)(len + 2), arg);
+    }
+}
+
 /* Parses argv into o with getopt_long. Returns 0; 1 after --help or --version (printed, nothing else to do); -1
  * after a usage error (printed on stderr). */
 static int parse_args(int argc, char **argv, options *o) {
@@ -388,15 +417,7 @@ static int parse_args(int argc, char **argv, options *o) {
         case 'V': printf("hcl bench %s\n", BENCH_VERSION); return 1;
         case 'v': o->verbose = 1; break;
         case ':': fprintf(stderr, "bench: option '%s' needs a value\n", arg); return -1;
-        case '?':
-            if (optopt)
-                fprintf(stderr, "bench: unknown option '-%c'\n", optopt);
-            else
-                fprintf(stderr,
-                        "bench: unknown or ambiguous option, or a value given to an option that takes none: "
-                        "'%s'\n",
-                        arg);
-            return -1;
+        case '?': bad_option(arg, longs); return -1;
         default:
             if (parse_value(c, longs[index].name, optarg, o)) return -1;
             seed_set |= c == OPT_SEED;

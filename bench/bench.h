@@ -185,6 +185,9 @@ void copy_text(char *dst, size_t size, const char *src);
 /* Print text as lines of at most BENCH_WIDTH columns, broken at spaces: the first line starts with first, the
  * others with indent. A word longer than a line (a long path) is printed whole. */
 void print_wrapped(FILE *f, const char *first, const char *indent, const char *text);
+/* A rate in at most 7 characters with 3 to 4 significant digits ("712345", "1234.5", "12.34", "0.0123"; "-" for
+ * none). */
+void format_rate(char *out, size_t size, double v);
 /* print_wrapped of a printf format (the text cut at 2047 bytes). */
 void print_wrappedf(FILE *f, const char *first, const char *indent, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -257,8 +260,6 @@ const char *unit_of(const result *r);
 /* Rate at the median run (0 when it did not run); rate_at: at another of the measure's times (min_s: the best). */
 double rate_of(const result *r, const measure *m);
 double rate_at(const result *r, const measure *m, double seconds);
-/* A rate in at most 7 characters with 3 to 4 significant digits ("712345", "1234.5", "12.34", "0.0123"). */
-void format_rate(char *out, size_t size, double v);
 void print_header(const bdev *b, const device_run *dr);
 void print_table_header(const options *o);
 void print_row(const result *r, const options *o);

@@ -20,19 +20,6 @@ double rate_at(const result *r, const measure *m, double seconds) {
 /* Rate at the median: GB/s or GFLOP/s; 0 when it did not run. */
 double rate_of(const result *r, const measure *m) { return rate_at(r, m, m->med_s); }
 
-void format_rate(char *out, size_t size, double v) {
-    if (!(v > 0) || !isfinite(v))
-        snprintf(out, size, "-");
-    else if (v >= 9999.5)
-        snprintf(out, size, v < 9999999.5 ? "%.0f" : "%.2g", v);
-    else if (v >= 99.995)
-        snprintf(out, size, "%.1f", v);
-    else if (v >= 0.9995)
-        snprintf(out, size, "%.2f", v);
-    else
-        snprintf(out, size, "%.3g", v);
-}
-
 static const char *type_name(hcl_device_type t) {
     return t == HCL_DEVICE_TYPE_CPU           ? "CPU"
            : t == HCL_DEVICE_TYPE_GPU         ? "GPU"

@@ -4,6 +4,7 @@
 
 #include "bench.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,4 +65,17 @@ void print_wrappedf(FILE *f, const char *first, const char *indent, const char *
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     print_wrapped(f, first, indent, text);
+}
+
+void format_rate(char *out, size_t size, double v) {
+    if (!(v > 0) || !isfinite(v))
+        snprintf(out, size, "-");
+    else if (v >= 9999.5)
+        snprintf(out, size, v < 9999999.5 ? "%.0f" : "%.2g", v);
+    else if (v >= 99.995)
+        snprintf(out, size, "%.1f", v);
+    else if (v >= 0.9995)
+        snprintf(out, size, "%.2f", v);
+    else
+        snprintf(out, size, "%.3g", v);
 }
