@@ -1,6 +1,7 @@
 # ctest tools-bench-width: every line bench prints fits 120 columns. Real runs on the host backend at the smallest
 # sizes (--quick --scale=0.25): the plain table saved as JSON, then --verbose with --compare against it, then --all
-# (every device here, with the kernels x devices summary) for two kernels. stdout and stderr are both checked.
+# (every device here, with the kernels x devices summary) for two kernels, and --libs. stdout and stderr are both
+# checked.
 # Usage: cmake -DBENCH=path/to/bench -DDIR=work-folder -P run-width.cmake
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
@@ -30,7 +31,7 @@ function(check_width name)
       string(APPEND long "\n    ${len} columns: ${line}")
     endif()
   endforeach()
-  if(n LESS 20)
+  if(n LESS 8)
     set(_problems "${_problems}\n  ${name}: only ${n} lines of output" PARENT_SCOPE)
   endif()
   if(long)
@@ -44,6 +45,7 @@ set(_small --quick --scale=0.25 --no-progress)
 check_width(table --device host ${_small} --json ${DIR}/first.json)
 check_width(verbose-compare --device host ${_small} --verbose --compare ${DIR}/first.json)
 check_width(all --all ${_small} --kernels vecadd,reduce --types f32,bf16 --verbose)
+check_width(libs --libs)
 if(_problems)
   message(FATAL_ERROR "tools-bench-width:${_problems}")
 endif()
