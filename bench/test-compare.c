@@ -28,20 +28,18 @@ static void rules(void) {
         double ratio, spread_old, spread_new;
         cmp_verdict want;
     } cases[] = {
-        {1.05, 1.10, 1.02, CMP_NOISE},        /* inside the old run's spread */
-        {1.15, 1.10, 1.02, CMP_FASTER},       /* outside both */
-        {0.85, 1.10, 1.02, CMP_SLOWER},       /* below 1/spread of both */
-        {1.15, 1.02, 1.20, CMP_NOISE},        /* inside the new run's spread only: still noise */
-        {0.85, 1.02, 1.20, CMP_NOISE},        /* 1/1.20 = 0.833 < 0.85 */
-        {0.80, 1.02, 1.20, CMP_SLOWER},       /* 0.80 < 0.833 */
-        {1.10, 1.10, 1.10, CMP_NOISE},        /* on the edge: not outside */
-        {1.0 / 1.10, 1.10, 1.0, CMP_NOISE},   /* the lower edge */
-        {1.0001, 1.0, 1.0, CMP_FASTER},       /* two noiseless runs: any change counts */
-        {1.95, 2.00, 1.01, CMP_NOISE},        /* the x1.95 on a noisy reduce: within noise */
-        {1.50, NAN, 1.01, CMP_NO_SPREAD},     /* a run of one timed run */
-        {1.50, 1.01, NAN, CMP_NO_SPREAD},
-        {0.0, 1.01, 1.01, CMP_NO_RATE},
-        {NAN, 1.01, 1.01, CMP_NO_RATE},
+        {1.05, 1.10, 1.02, CMP_NOISE},      /* inside the old run's spread */
+        {1.15, 1.10, 1.02, CMP_FASTER},     /* outside both */
+        {0.85, 1.10, 1.02, CMP_SLOWER},     /* below 1/spread of both */
+        {1.15, 1.02, 1.20, CMP_NOISE},      /* inside the new run's spread only: still noise */
+        {0.85, 1.02, 1.20, CMP_NOISE},      /* 1/1.20 = 0.833 < 0.85 */
+        {0.80, 1.02, 1.20, CMP_SLOWER},     /* 0.80 < 0.833 */
+        {1.10, 1.10, 1.10, CMP_NOISE},      /* on the edge: not outside */
+        {1.0 / 1.10, 1.10, 1.0, CMP_NOISE}, /* the lower edge */
+        {1.0001, 1.0, 1.0, CMP_FASTER},     /* two noiseless runs: any change counts */
+        {1.95, 2.00, 1.01, CMP_NOISE},      /* the x1.95 on a noisy reduce: within noise */
+        {1.50, NAN, 1.01, CMP_NO_SPREAD},   /* a run of one timed run */
+        {1.50, 1.01, NAN, CMP_NO_SPREAD},   {0.0, 1.01, 1.01, CMP_NO_RATE}, {NAN, 1.01, 1.01, CMP_NO_RATE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cmp_verdict got = compare_verdict(cases[i].ratio, cases[i].spread_old, cases[i].spread_new);
@@ -166,8 +164,8 @@ static void files(const char *dir) {
         HCL_TS_CHECK(near(lg->best_rate, t->best_rate) && (near(lg->spread, t->spread) || isnan(t->spread)),
                      "%s: the legacy file gives best %g spread %g", t->shape, lg->best_rate, lg->spread);
         cmp_verdict v = compare_verdict(w->rate / t->rate, t->spread, w->spread);
-        HCL_TS_CHECK(v == want[i], "%s: now/then %.3f, spreads %.3f/%.3f: '%s', want '%s'", t->shape,
-                     w->rate / t->rate, t->spread, w->spread, verdict_text(v), verdict_text(want[i]));
+        HCL_TS_CHECK(v == want[i], "%s: now/then %.3f, spreads %.3f/%.3f: '%s', want '%s'", t->shape, w->rate / t->rate,
+                     t->spread, w->spread, verdict_text(v), verdict_text(want[i]));
     }
 
     int matched = 0;
@@ -177,7 +175,8 @@ static void files(const char *dir) {
     for (int i = 0; i < n; i++) expect_line(text, shapes[i], verdict_text(want[i]));
     HCL_TS_CHECK(text && strstr(text, "2 significant (1 faster, 1 slower), 3 within noise"),
                  "print_compare's summary does not count 2 significant and 3 within noise");
-    HCL_TS_CHECK(text && strstr(text, "within noise, 1 with a spread"), "print_compare's summary misses the unknown one");
+    HCL_TS_CHECK(text && strstr(text, "within noise, 1 with a spread"),
+                 "print_compare's summary misses the unknown one");
     if (text) fputs(text, stdout);
     free(text);
 
