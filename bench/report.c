@@ -82,8 +82,7 @@ void print_header(const bdev *b, const device_run *dr) {
             print_wrapped(stdout, first, "          ", line);
             print_wrapped(stdout, "          ", "          ", bi->note);
         } else {
-            snprintf(line, sizeof line, "%s: not available: %s", bi->name, bi->reason);
-            print_wrapped(stdout, first, "          ", line);
+            print_wrappedf(stdout, first, "          ", "%s: not available: %s", bi->name, bi->reason);
         }
     }
     if (!dr->bases[BASE_GEMM].applicable && !dr->bases[BASE_COPY].applicable)
@@ -97,8 +96,7 @@ void print_header(const bdev *b, const device_run *dr) {
 #define ROW_FMT "%-7s %-19s %-7s %7s %7s %6s %-6s  %-*.*s %7s %6s %-6s %8s\n"
 enum { NAME_W = 21 };
 
-void print_table_header(const options *o) {
-    (void)o;
+void print_table_header(void) {
     printf(ROW_FMT, "kernel", "shape", "unit", "median", "best", "spread", "check", NAME_W, NAME_W, "baseline",
            "median", "spread", "check", "HCL/base");
     fflush(stdout);
@@ -367,10 +365,11 @@ void print_matrix(const device_run *runs, int nruns, const options *o) {
                     snprintf(line + n, sizeof line - (size_t)n, " (the same device as %s)", runs[e].selector);
                     break;
                 }
+            print_wrapped(stdout, first, "             ", line);
         } else {
-            snprintf(line, sizeof line, "%s: %s", dr->unavailable ? "unavailable" : "not run", dr->error);
+            print_wrappedf(stdout, first, "             ", "%s: %s", dr->unavailable ? "unavailable" : "not run",
+                           dr->error);
         }
-        print_wrapped(stdout, first, "             ", line);
     }
     fflush(stdout);
 }
