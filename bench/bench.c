@@ -584,7 +584,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     settle_cpu(&b); /* opening OpenBLAS starts its threads */
     progress_done();
     print_header(&b, dr);
-    print_table_header(o);
+    print_table_header();
     for (int i = 0; i < ncases; i++) {
         snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d, case %d/%d]", index + 1, total, i + 1, ncases);
         run_case(&b, &cases[i], &dr->results[dr->nresults]);

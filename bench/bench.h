@@ -261,7 +261,7 @@ const char *unit_of(const result *r);
 double rate_of(const result *r, const measure *m);
 double rate_at(const result *r, const measure *m, double seconds);
 void print_header(const bdev *b, const device_run *dr);
-void print_table_header(const options *o);
+void print_table_header(void);
 void print_row(const result *r, const options *o);
 /* After a device's table: how many rows were noisy. */
 void print_table_footer(const device_run *dr, const options *o);
