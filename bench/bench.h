@@ -286,11 +286,14 @@ typedef struct flat_row {
     double worst_rate;
     double spread;    /* HCL's slowest over fastest run time; NaN: unknown (fewer than 2 runs) */
     double base_rate; /* 0: none */
-    double base_best, base_worst, base_spread;
+    double base_best, base_worst, base_spread; /* the same figures of the baseline */
     char base_name[64];
     int verified;
 } flat_row;
 int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count);
+/* A saved --json run's rows (*out: the caller frees it): each result's median, best and worst rate and spread, of
+ * HCL and the baseline, taken from its times (so files older than the spread fields give them too). Returns 0, or 1
+ * with err filled (the file cannot be opened, is not JSON, or not a bench file). */
 int load_json_rows(const char *path, flat_row **out, int *count, char *err, size_t err_size);
 /* Print ratios new/old, each with its verdict (compare_verdict); returns the number of rows matched. */
 int print_compare(const char *old_path, const flat_row *old_rows, int nold, const flat_row *rows, int nrows);
