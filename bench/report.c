@@ -129,7 +129,7 @@ void print_row(const result *r, const options *o) {
     if (bm->ran > 0) {
         spread_cell(bm, o->noise, bspread, sizeof bspread);
         double q = rate_of(r, h) / rate_of(r, bm);
-        if (h->ran > 0) snprintf(ratio, sizeof ratio, q >= 0.1 ? "%.2f" : "%.2g", q);
+        if (h->ran > 0) snprintf(ratio, sizeof ratio, q >= 0.1 && q < 9999.995 ? "%.2f" : "%.3g", q);
     }
     int over = (int)strlen(r->shape) - 19, name_w = NAME_W - (over > 0 ? over : 0);
     if (name_w < 6) name_w = 6;
