@@ -352,8 +352,8 @@ const flat_row *find_old(const flat_row *old_rows, int nold, const flat_row *r) 
 /* The table's spread pair "1.05/1.20" (then/now), "-" for an unknown one. */
 static void spread_pair(char *out, size_t size, double then, double now) {
     char a[16] = "-", b[16] = "-";
-    if (isfinite(then)) snprintf(a, sizeof a, then < 9.995 ? "%.2f" : "%.1f", then);
-    if (isfinite(now)) snprintf(b, sizeof b, now < 9.995 ? "%.2f" : "%.1f", now);
+    if (isfinite(then)) snprintf(a, sizeof a, then < 9.995 ? "%.2f" : then < 99.95 ? "%.1f" : ">99", then);
+    if (isfinite(now)) snprintf(b, sizeof b, now < 9.995 ? "%.2f" : now < 99.95 ? "%.1f" : ">99", now);
     snprintf(out, size, "%s/%s", a, b);
 }
 
@@ -379,7 +379,8 @@ int print_compare(const char *old_path, const flat_row *old_rows, int nold, cons
             cmp_verdict v = compare_verdict(ratio, o->spread, r->spread);
             count[v]++;
             format_rate(then, sizeof then, o->rate);
-            if (isfinite(ratio)) snprintf(ratio_s, sizeof ratio_s, "%.3f", ratio);
+            if (isfinite(ratio))
+                snprintf(ratio_s, sizeof ratio_s, ratio >= 0.1 && ratio < 999.5 ? "%.3f" : "%.3g", ratio);
             spread_pair(spreads, sizeof spreads, o->spread, r->spread);
             snprintf(verdict, sizeof verdict, "%s%s", verdict_text(v),
                      strcmp(o->device, r->device) ? " (other device)" : "");

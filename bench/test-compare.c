@@ -2,7 +2,8 @@
  * measurement, when a row is noisy, the verdict on a change (significant only outside both runs' spread), and the
  * same through two saved JSON files written here with known times: load_json_rows must recover each row's median,
  * best and worst rate and spread (from the times, so files older than the spread fields compare too), and
- * print_compare must print each row's verdict and the counts. Links noise.c, json.c and util.c only. */
+ * print_compare must print each row's verdict and the counts, within 120 columns even at its widest. Links noise.c,
+ * json.c and util.c only. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench.h"
@@ -56,12 +57,15 @@ typedef struct row {
     double med, mn, mx;
 } row;
 
-static void write_run(const char *path, const row *rows, int n, int old_format) {
+static void write_run_of(const char *path, const char *backend, const char *device, const row *rows, int n,
+                         int old_format) {
     FILE *f = fopen(path, "w");
     HCL_TS_CHECK(f != NULL, "cannot write %s", path);
     if (!f) return;
-    fprintf(f, "{\"schema\": \"hcl-bench/1\", \"devices\": [{\"selector\": \"host:0\", \"status\": \"ran\", "
-               "\"backend\": \"host\", \"name\": \"Test CPU\", \"identity\": \"host:test:0\", \"results\": [");
+    fprintf(f,
+            "{\"schema\": \"hcl-bench/1\", \"devices\": [{\"selector\": \"%s:0\", \"status\": \"ran\", "
+            "\"backend\": \"%s\", \"name\": \"%s\", \"identity\": \"%s:%s:0\", \"results\": [",
+            backend, backend, device, backend, device);
     for (int i = 0; i < n; i++) {
         const row *r = &rows[i];
         fprintf(f,
@@ -76,6 +80,10 @@ static void write_run(const char *path, const row *rows, int n, int old_format) 
     }
     fputs("]}]}\n", f);
     fclose(f);
+}
+
+static void write_run(const char *path, const row *rows, int n, int old_format) {
+    write_run_of(path, "host", "Test CPU", rows, n, old_format);
 }
 
 static const flat_row *find(const flat_row *rows, int n, const char *shape) {
@@ -191,10 +199,42 @@ done:
     free(l);
 }
 
+/* The compare table stays within BENCH_WIDTH columns at its widest: the longest backend name, a 19-character shape,
+ * rates of 10^7, spreads of 10^4 and another device's run (" (other device)" after the verdict). */
+static void widest(const char *dir) {
+    const row then[] = {{"8192x8192x8192 tf32", 5, 1e-4, 1e-4, 1.0}, {"268435456 bf16", 5, 1e-4, 1e-4, 1e-4}};
+    const row now[] = {{"8192x8192x8192 tf32", 5, 1e-4, 1e-4, 1.0}, {"268435456 bf16", 5, 1.0, 1e-4, 1.0}};
+    char old_path[4096], new_path[4096];
+    snprintf(old_path, sizeof old_path, "%s/wide-then.json", dir);
+    snprintf(new_path, sizeof new_path, "%s/wide-now.json", dir);
+    write_run_of(old_path, "levelzero", "Intel(R) Data Center GPU Max 1550", then, 2, 0);
+    write_run_of(new_path, "levelzero", "Intel(R) Data Center GPU Max 1100", now, 2, 0);
+    flat_row *o = NULL, *r = NULL;
+    int no = 0, nr = 0, matched = 0;
+    char err[512] = "";
+    HCL_TS_CHECK(!load_json_rows(old_path, &o, &no, err, sizeof err), "load %s: %s", old_path, err);
+    HCL_TS_CHECK(!load_json_rows(new_path, &r, &nr, err, sizeof err), "load %s: %s", new_path, err);
+    char *text = o && r ? compare_text(old_path, o, no, r, nr, &matched) : NULL;
+    HCL_TS_CHECK(text && strstr(text, "(other device)"), "the other device's run is not named");
+    int lines = 0;
+    for (const char *p = text; p && *p; lines++) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        HCL_TS_CHECK(len <= BENCH_WIDTH, "a compare line of %zu columns: %.*s", len, (int)len, p);
+        p = eol ? eol + 1 : p + len;
+    }
+    HCL_TS_CHECK(lines >= 6, "the compare text has %d lines", lines);
+    if (text) fputs(text, stdout);
+    free(text);
+    free(o);
+    free(r);
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     rules();
     files(dir);
+    widest(dir);
     printf("%d checks, %d failed\n", hcl_ts_checks(), hcl_ts_failures());
     return hcl_ts_failures() ? 1 : 0;
 }
