@@ -83,10 +83,13 @@ void set_base(base_info *bi, const char *name, const char *note) {
 }
 
 void print_lib(const char *what, const lib *l, int ok, const char *reason, const char *extra) {
+    char first[64];
+    snprintf(first, sizeof first, "  %-22s ", what);
     if (ok)
-        printf("  %-22s loaded: %s%s%s\n", what, l->path, extra && *extra ? ", " : "", extra ? extra : "");
+        print_wrappedf(stdout, first, "                         ", "loaded: %s%s%s", l->path,
+                       extra && *extra ? ", " : "", extra ? extra : "");
     else
-        printf("  %-22s not available: %s\n", what, reason);
+        print_wrappedf(stdout, first, "                         ", "not available: %s", reason);
 }
 
 static int which_backend(const char *name) {

@@ -11,36 +11,21 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-void *xcalloc(size_t count, size_t size) {
-    void *p = calloc(count ? count : 1, size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "bench: out of host memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-void copy_text(char *dst, size_t size, const char *src) {
-    if (!size) return;
-    size_t n = strlen(src);
-    if (n >= size) n = size - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
+#ifndef BENCH_VERSION
+#error "BENCH_VERSION (the project's version, from CMake) must be defined"
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* ---------------------------------------------------------------------------------------------------------
  * The progress line on stderr: rewritten in place on a terminal (at most 10 times a second), otherwise one line
@@ -88,86 +73,94 @@ static void usage(FILE *f) {
         f,
         "usage: bench [options]\n"
         "\n"
-        "Runs HCL's built-in kernels (vecadd, gemm, softmax, reduce sum) on a device and prints, per kernel and size, "
-        "the\n"
-        "device time of the timed runs (median, min, max, from the events the calls return), the rate at the median,\n"
-        "the same figure for a vendor baseline run in the same process on the same buffers, their ratio, and whether\n"
-        "each output matched a float64 reference computed on the host. Then the launch cost of an empty kernel (HCL "
-        "and\n"
-        "the raw vendor call), a user kernel compiled from source (build time, disk-cache hit or miss, result "
-        "checked),\n"
-        "and the time from process start to the first finished kernel.\n"
+        "Runs HCL's built-in kernels (vecadd, gemm, softmax, reduce sum) on a device and prints, per kernel and\n"
+        "size, the rate at the median and at the fastest of the timed runs (device time, from the events the calls\n"
+        "return), their spread (slowest over fastest run), the same for a vendor baseline run in the same process\n"
+        "on the same buffers, their ratio, and whether each output matched a float64 reference computed on the\n"
+        "host. Then the launch cost of an empty kernel (HCL and the raw vendor call), a user kernel compiled from\n"
+        "source (build time, disk-cache hit or miss, result checked), and the time from process start to the first\n"
+        "finished kernel. Options take GNU forms: --scale 0.25, --scale=0.25, or a unique prefix (--rep 5).\n"
         "\n"
         "Devices:\n"
         "  --device SEL        open SEL (\"host\", \"opencl:1\", \"cuda,opencl\"; see hcl_device_open). Default: the\n"
         "                      environment (HCL_BACKEND, HCL_DEVICE), else the first GPU in the library's backend\n"
         "                      order (as --list and hcl-info show it), else host\n"
         "  --all               every device of every available backend, one after the other, then one table of\n"
-        "                      kernels x devices with the speedup over the host driver and the largest error of each;\n"
-        "                      unavailable backends are listed with the reason\n"
+        "                      kernels x devices with the speedup over the host driver and the largest error of\n"
+        "                      each; unavailable backends are listed with the reason\n"
         "  --list              list the devices (name and identity, as hcl-info shows them) and exit\n"
         "  --libs              list the baselines' vendor libraries: which load, from where, or why not; and exit\n"
         "\n"
         "What to run:\n"
-        "  --kernels LIST      comma list of vecadd, gemm, softmax, reduce (default: all)\n"
-        "  --types LIST        comma list of f32, tf32, f16, bf16 (default: all): each kernel in each type (tf32:\n"
-        "                      gemm only, where the device's matrix unit has it); rows of another type than f32\n"
-        "                      carry it after the shape (\"4096x4096x4096 bf16\"); 16-bit gemm writes C in its type\n"
+        "  --kernels LIST      comma list of vecadd, gemm, softmax, reduce, or all (default: all)\n"
+        "  --types LIST        comma list of f32, tf32, f16, bf16, or all (default: all): each kernel in each type\n"
+        "                      (tf32: gemm only, where the device's matrix unit has it); rows of another type than\n"
+        "                      f32 carry it after the shape (\"4096x4096x4096 bf16\"); 16-bit gemm writes C in its\n"
+        "                      type\n"
         "  --quick             small odd shapes, 3 timed runs after 1 warm-up: about 30 s on PoCL (for CI)\n"
-        "  --repeats N         timed runs per measurement (default 7, at most %d; without it a slow case stops after\n"
+        "  --repeats N         timed runs per measurement (default 7, 1 to %d; without it a slow case stops after\n"
         "                      about 3 s of timed runs, at least 3)\n"
-        "  --warmup N          untimed runs first (default 2; they absorb kernel builds, CLBlast's first-call compile\n"
-        "                      and cuBLAS/CUB initialisation)\n"
+        "  --warmup N          untimed runs first (default 2, 0 to 100; they absorb kernel builds, CLBlast's\n"
+        "                      first-call compile and cuBLAS/CUB initialisation)\n"
         "  --seed N            seed of the random inputs (default: HCL_SEED, else from the clock; always printed)\n"
-        "  --no-verify         skip the reference checks (rows then say \"not checked\")\n"
+        "  --no-verify         skip the reference checks (rows then say \"-\" for the check)\n"
         "  --no-baselines      skip the vendor baselines (and the raw vendor launch)\n"
-        "  --require-baselines exit 1 when a baseline that belongs to the backend is missing (default: reported only)\n"
+        "  --require-baselines exit 1 when a baseline that belongs to the backend is missing (default: reported)\n"
         "  --no-launch         skip the launch-cost measurement\n"
         "  --no-user-kernel    skip the user kernel built from source\n"
-        "  --no-progress       no progress line on stderr\n"
         "\n"
-        "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and 2^28\n"
-        "elements, gemm 1024, 2048, 4096, 8192 (square), softmax 2^27 elements as rows x 256, 1024, 4096, 16384, "
-        "32768,\n"
-        "65536, 131072, 262144 columns; on a CPU device: vectors 2^25, gemm 256 to 2048, softmax 2^23 elements over "
-        "the same columns.\n"
-        "Defaults are halved until they fit 45%% of the device's memory and 35%% of the host's (the table says so).\n"
+        "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and\n"
+        "2^28 elements, gemm 1024, 2048, 4096, 8192 (square), softmax 2^27 elements as rows x 256, 1024, 4096,\n"
+        "16384, 32768, 65536, 131072, 262144 columns; on a CPU device: vectors 2^25, gemm 256 to 2048, softmax\n"
+        "2^23 elements over the same columns. Defaults are halved until they fit 45%% of the device's memory and\n"
+        "35%% of the host's (the table says so).\n"
         "  --scale F           multiply the default element counts by F (gemm: each dimension by F^(1/3))\n"
         "  --vecadd-n N        one vecadd length instead of the defaults\n"
         "  --gemm N|MxNxK      one gemm shape\n"
         "  --softmax RxC       one softmax shape (rows x cols)\n"
         "  --reduce-n N        one reduce length\n"
         "\n"
-        "Output:\n"
-        "  --json FILE         everything as JSON (schema hcl-bench/1: devices, baselines, results with hcl and "
-        "baseline\n"
-        "                      figures and \"verified\", launch, user_kernel, startup, summary)\n"
-        "  --csv FILE          one line per (device, kernel, shape) and per launch measurement\n"
-        "  --compare OLD.json  print this run's rates against a saved --json run (now/then per matching row)\n"
-        "  --plot FILE.svg     bar chart per kernel: HCL and baseline per device (and the --compare run as ticks)\n"
+        "Noise: a row's spread is its slowest timed run's time over its fastest (the rate's max/min).\n"
+        "  --noise-threshold F a spread above F marks a row noisy (\"*\" after the spread; default %.2f)\n"
+        "  --compare OLD.json  print this run's rates against a saved --json run: now/then per matching row, called\n"
+        "                      significant only when it lies outside [1/spread, spread] of both runs\n"
         "\n"
-        "Rates: vecadd 3*e*n bytes, softmax 2*e*rows*cols, reduce e*n (e: the element's bytes; BabelStream counting),\n"
-        "a copy baseline read + write, gemm 2*m*n*k flops. Every run's output is first filled with NaN, so unwritten "
-        "elements fail the "
-        "check.\n"
+        "Output (every path is checked before anything runs: its folder must exist and be writable):\n"
+        "  --json FILE         everything as JSON (schema hcl-bench/1: devices, baselines, results with hcl and\n"
+        "                      baseline figures, spread, noisy and \"verified\", launch, user_kernel, startup, "
+        "summary)\n"
+        "  --csv FILE          one line per (device, kernel, shape) and per launch measurement\n"
+        "  --plot FILE.svg     bar chart per kernel with axes: HCL and baseline per device at the median, min-max\n"
+        "                      whiskers (and the --compare run as ticks)\n"
+        "  -v, --verbose       under each row: the first call's time, the median, min and max time, and what was\n"
+        "                      checked with the largest error and the tolerance\n"
+        "  --no-progress       no progress line on stderr\n"
+        "  -V, --version       print bench's version and exit\n"
+        "  -h, --help          print this and exit\n"
+        "\n"
+        "Rates: vecadd 3*e*n bytes, softmax 2*e*rows*cols, reduce e*n (e: the element's bytes; BabelStream\n"
+        "counting), a copy baseline read + write, gemm 2*m*n*k flops. Every run's output is first filled with NaN,\n"
+        "so unwritten elements fail the check.\n"
         "Tolerances: vecadd |c-ref|/|ref| <= 2^-23; gemm |c-ref|/sum|a*b| <= min(k+1, 64)*2^-23 (tight enough that\n"
         "TF32 fails; every element up to 2^27 multiply-adds, else 16 whole rows and 16 whole columns); softmax\n"
-        "|y-ref|/ref <= (cols+32)*2^-24 (every row up to 2^23 elements, else 64 rows); reduce |s-ref|/sum|x| <= 1e-6;\n"
-        "copies bit-exact. Baselines are checked against the same reference. Rows of another type round their inputs\n"
-        "to it first; a 16-bit output adds its rounding (f16 2^-11, bf16 2^-8 relative; f16 at least 2^-24\n"
-        "absolute, its subnormal spacing), TF32 adds 2^-9 relative to sum|a*b|.\n"
+        "|y-ref|/ref <= (cols+32)*2^-24 (every row up to 2^23 elements, else 64 rows); reduce |s-ref|/sum|x| <=\n"
+        "1e-6; copies bit-exact. Baselines are checked against the same reference. Rows of another type round\n"
+        "their inputs to it first; a 16-bit output adds its rounding (f16 2^-11, bf16 2^-8 relative; f16 at least\n"
+        "2^-24 absolute, its subnormal spacing), TF32 adds 2^-9 relative to sum|a*b|.\n"
         "\n"
         "Baselines (opened with dlopen; a missing one is reported with the reason, never replaced):\n"
         "  cuda    cuBLAS SGEMM (libcublas.so.13/.12, HCL_CUBLAS_LIBRARY; default math mode, no TF32), and for\n"
-        "          the typed gemm rows cublasGemmEx (f16, bf16: C of that type; TF32: CUBLAS_COMPUTE_32F_FAST_TF32),\n"
-        "          cuMemcpyDtoDAsync, CUB DeviceReduce::Sum (libhcl-bench-cub.so, HCL_BENCH_CUB_LIBRARY)\n"
+        "          the typed gemm rows cublasGemmEx (f16, bf16: C of that type; TF32:\n"
+        "          CUBLAS_COMPUTE_32F_FAST_TF32), cuMemcpyDtoDAsync, CUB DeviceReduce::Sum (libhcl-bench-cub.so,\n"
+        "          HCL_BENCH_CUB_LIBRARY)\n"
         "  opencl  CLBlast SGEMM (libclblast.so.1, HCL_CLBLAST_LIBRARY), clEnqueueCopyBuffer\n"
         "  host    OpenBLAS cblas_sgemm (libopenblas.so.0, HCL_OPENBLAS_LIBRARY), memcpy\n"
         "\n"
-        "Exit status: 0 when everything ran and every check passed; 1 when a device could not be opened, a call "
-        "failed,\n"
-        "a check FAILED (HCL's or a baseline's), or --require-baselines found one missing; 2 on a usage error.\n",
-        BENCH_MAX_REPEATS);
+        "Exit status: 0 when everything ran and every check passed; 1 when a device could not be opened, a call\n"
+        "failed, a check FAILED (HCL's or a baseline's), an output could not be written, or --require-baselines\n"
+        "found one missing; 2 on a usage error (an unknown option, a bad value, an output folder that is missing\n"
+        "or not writable, a --compare file that cannot be read), reported before anything runs.\n",
+        BENCH_MAX_REPEATS, BENCH_NOISE_DEFAULT);
 }
 
 static int parse_size(const char *s, size_t *out) {
@@ -212,7 +205,7 @@ static int parse_dims(const char *s, size_t *d, int count) {
     char buf[128], *tok[3];
     int got = split(s, "x", buf, sizeof buf, tok, count);
     for (int i = 0; i < got; i++)
-        if (parse_size(tok[i], &d[i])) return -1;
+        if (parse_size(tok[i], &d[i]) || !d[i]) return -1;
     if (got == 1 && count == 3) {
         d[1] = d[2] = d[0];
         got = 3;
@@ -229,110 +222,212 @@ static int parse_int(const char *s, int lo, int hi, int *out) {
     return 0;
 }
 
-/* A comma list of names[] (or "all") as a bit mask over their indices; -1 when a name is unknown or none given */
-static int parse_names(const char *s, const char *const *names, int count, unsigned *out) {
-    char buf[128], *tok[64];
+static int parse_double(const char *s, double lo, double hi, double *out) {
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > lo) || !(v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* A comma list of names[] (or "all") as a bit mask over their indices. An unknown or missing name is a usage error
+ * that lists the valid names. */
+static int parse_names(const char *opt, const char *s, const char *const *names, int count, unsigned *out) {
+    char buf[256], *tok[64];
     int n = split(s, ",", buf, sizeof buf, tok, 64);
     unsigned mask = 0;
-    for (int i = 0; i < n; i++) {
+    const char *bad = n < 0 ? s : NULL;
+    for (int i = 0; i < n && !bad; i++) {
         int found = 0;
         for (int k = 0; k < count; k++)
             if (!strcmp(tok[i], names[k])) mask |= 1u << k, found = 1;
         if (!strcmp(tok[i], "all")) mask |= (1u << count) - 1, found = 1;
-        if (!found) return -1;
+        if (!found) bad = tok[i];
     }
-    if (n < 0 || !mask) return -1;
-    *out = mask;
-    return 0;
+    if (!bad && mask) {
+        *out = mask;
+        return 0;
+    }
+    if (bad)
+        fprintf(stderr, "bench: --%s: unknown name '%s'; valid names:", opt, bad);
+    else
+        fprintf(stderr, "bench: --%s: no name given; valid names:", opt);
+    for (int k = 0; k < count; k++) fprintf(stderr, " %s,", names[k]);
+    fprintf(stderr, " all (comma-separated)\n");
+    return -1;
 }
 
+/* Options that only have a long form (getopt_long's value for them). */
+enum {
+    OPT_DEVICE = 256,
+    OPT_KERNELS,
+    OPT_TYPES,
+    OPT_REPEATS,
+    OPT_WARMUP,
+    OPT_SEED,
+    OPT_SCALE,
+    OPT_VECADD_N,
+    OPT_GEMM,
+    OPT_SOFTMAX,
+    OPT_REDUCE_N,
+    OPT_NOISE,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_PLOT,
+    OPT_COMPARE
+};
+
+/* One option's value: 0, or -1 after a message that names the option, the value and what it should be. */
+static int parse_value(int code, const char *name, const char *v, options *o) {
+    size_t d[3];
+    const char *want = NULL;
+    switch (code) {
+    case OPT_DEVICE:
+        if (!*v) want = "a device selector (\"host\", \"opencl:1\", \"cuda,opencl\")";
+        o->selector = v;
+        break;
+    case OPT_KERNELS: return parse_names(name, v, kernel_names, K_COUNT, &o->kernels);
+    case OPT_TYPES: return parse_names(name, v, type_names, BT_COUNT, &o->types);
+    case OPT_REPEATS:
+        if (parse_int(v, 1, BENCH_MAX_REPEATS, &o->repeats)) want = "a whole number from 1 to " STR(BENCH_MAX_REPEATS);
+        o->repeats_set = 1;
+        break;
+    case OPT_WARMUP:
+        if (parse_int(v, 0, 100, &o->warmup)) want = "a whole number from 0 to 100";
+        break;
+    case OPT_SEED: {
+        char *end = NULL;
+        errno = 0;
+        o->seed = strtoull(v, &end, 0);
+        if (errno || end == v || *end || *v == '-') want = "a whole number from 0 to 2^64-1";
+        break;
+    }
+    case OPT_SCALE:
+        if (parse_double(v, 0.0, 1e6, &o->scale)) want = "a number above 0, at most 1e6";
+        break;
+    case OPT_NOISE:
+        if (parse_double(v, 1.0, 1e6, &o->noise)) want = "a number above 1 (1.10: a 10% spread)";
+        break;
+    case OPT_VECADD_N:
+    case OPT_REDUCE_N: {
+        size_t *n = code == OPT_VECADD_N ? &o->vec_n : &o->red_n;
+        if (parse_size(v, n) || !*n) want = "a size above 0 (1000003, 16M, 1K, 2^24)";
+        break;
+    }
+    case OPT_GEMM:
+        if (parse_dims(v, d, 3))
+            want = "N or MxNxK, each above 0 (4096, 67x129x95)";
+        else
+            o->gemm_m = d[0], o->gemm_n = d[1], o->gemm_k = d[2];
+        break;
+    case OPT_SOFTMAX:
+        if (parse_dims(v, d, 2))
+            want = "RxC, rows x columns, each above 0 (33x1001)";
+        else
+            o->sm_rows = d[0], o->sm_cols = d[1];
+        break;
+    case OPT_JSON: o->json = v; break;
+    case OPT_CSV: o->csv = v; break;
+    case OPT_PLOT: o->plot = v; break;
+    case OPT_COMPARE: o->compare = v; break;
+    default: return -1;
+    }
+    if (!want) return 0;
+    fprintf(stderr, "bench: --%s: bad value '%s': expected %s\n", name, v, want);
+    return -1;
+}
+
+/* What getopt_long could not take in arg: an unknown option, an ambiguous prefix (with the options it could be), or
+ * a value given to an option that takes none. */
+static void bad_option(const char *arg, const struct option *longs) {
+    if (strncmp(arg, "--", 2) || !arg[2]) {
+        fprintf(stderr, "bench: unknown option '%s'\n", arg);
+        return;
+    }
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    int matches = 0, exact = -1;
+    for (int i = 0; longs[i].name; i++)
+        if (!strncmp(longs[i].name, name, len)) {
+            matches++;
+            if (strlen(longs[i].name) == len) exact = i;
+        }
+    if (eq && (exact >= 0 || matches == 1)) {
+        fprintf(stderr, "bench: option '%.*s' takes no value: '%s'\n", (int)(len + 2), arg, arg);
+    } else if (matches > 1) {
+        char text[1024];
+        int n = snprintf(text, sizeof text, "bench: ambiguous option '%.*s': it could be", (int)(len + 2), arg);
+        for (int i = 0; longs[i].name && n > 0 && (size_t)n < sizeof text; i++)
+            if (!strncmp(longs[i].name, name, len))
+                n += snprintf(text + n, sizeof text - (size_t)n, " --%s", longs[i].name);
+        print_wrapped(stderr, "", "  ", text);
+    } else {
+        fprintf(stderr, "bench: unknown option '%.*s'\n", (int)(len + 2), arg);
+    }
+}
+
+/* Parses argv into o with getopt_long. Returns 0; 1 after --help or --version (printed, nothing else to do); -1
+ * after a usage error (printed on stderr). */
 static int parse_args(int argc, char **argv, options *o) {
     int seed_set = 0, warmup_set = 0;
-    static const struct {
-        const char *name;
-        size_t off;
-        int value;
-    } flags[] = {
-        {"--all", offsetof(options, all), 1},
-        {"--quick", offsetof(options, quick), 1},
-        {"--list", offsetof(options, list), 1},
-        {"--libs", offsetof(options, libs), 1},
-        {"--no-verify", offsetof(options, verify), 0},
-        {"--no-baselines", offsetof(options, baselines), 0},
-        {"--require-baselines", offsetof(options, require_baselines), 1},
-        {"--no-launch", offsetof(options, launch), 0},
-        {"--no-user-kernel", offsetof(options, user_kernel), 0},
-        {"--no-progress", offsetof(options, progress), 0},
+    const struct option longs[] = {
+        {"all", no_argument, &o->all, 1},
+        {"quick", no_argument, &o->quick, 1},
+        {"list", no_argument, &o->list, 1},
+        {"libs", no_argument, &o->libs, 1},
+        {"no-verify", no_argument, &o->verify, 0},
+        {"no-baselines", no_argument, &o->baselines, 0},
+        {"require-baselines", no_argument, &o->require_baselines, 1},
+        {"no-launch", no_argument, &o->launch, 0},
+        {"no-user-kernel", no_argument, &o->user_kernel, 0},
+        {"no-progress", no_argument, &o->progress, 0},
+        {"verbose", no_argument, NULL, 'v'},
+        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {"device", required_argument, NULL, OPT_DEVICE},
+        {"kernels", required_argument, NULL, OPT_KERNELS},
+        {"only", required_argument, NULL, OPT_KERNELS}, /* the old name of --kernels */
+        {"types", required_argument, NULL, OPT_TYPES},
+        {"repeats", required_argument, NULL, OPT_REPEATS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"scale", required_argument, NULL, OPT_SCALE},
+        {"vecadd-n", required_argument, NULL, OPT_VECADD_N},
+        {"gemm", required_argument, NULL, OPT_GEMM},
+        {"softmax", required_argument, NULL, OPT_SOFTMAX},
+        {"reduce-n", required_argument, NULL, OPT_REDUCE_N},
+        {"noise-threshold", required_argument, NULL, OPT_NOISE},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"compare", required_argument, NULL, OPT_COMPARE},
+        {NULL, 0, NULL, 0},
     };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            exit(0);
+    opterr = 0; /* our own messages, named "bench" rather than argv[0]'s path */
+    optind = 1;
+    for (;;) {
+        int index = -1;
+        int c = getopt_long(argc, argv, ":hvV", longs, &index);
+        if (c == -1) break;
+        const char *arg = argv[optind - 1];
+        switch (c) {
+        case 0: break; /* a flag, set through its pointer */
+        case 'h': usage(stdout); return 1;
+        case 'V': printf("hcl bench %s\n", BENCH_VERSION); return 1;
+        case 'v': o->verbose = 1; break;
+        case ':': fprintf(stderr, "bench: option '%s' needs a value\n", arg); return -1;
+        case '?': bad_option(arg, longs); return -1;
+        default:
+            if (parse_value(c, longs[index].name, optarg, o)) return -1;
+            seed_set |= c == OPT_SEED;
+            warmup_set |= c == OPT_WARMUP;
+            break;
         }
-        int is_flag = 0;
-        for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
-            if (!strcmp(a, flags[f].name)) {
-                *(int *)((char *)o + flags[f].off) = flags[f].value;
-                is_flag = 1;
-            }
-        if (is_flag) continue;
-        if (i + 1 >= argc) {
-            fprintf(stderr, "bench: unknown option or missing value: '%s'\n", a);
-            return -1;
-        }
-        const char *v = argv[++i];
-        int bad = 0;
-        if (!strcmp(a, "--device")) {
-            o->selector = v;
-        } else if (!strcmp(a, "--kernels") || !strcmp(a, "--only")) {
-            bad = parse_names(v, kernel_names, K_COUNT, &o->kernels);
-        } else if (!strcmp(a, "--types")) {
-            bad = parse_names(v, type_names, BT_COUNT, &o->types);
-        } else if (!strcmp(a, "--repeats")) {
-            bad = parse_int(v, 1, BENCH_MAX_REPEATS, &o->repeats);
-            o->repeats_set = 1;
-        } else if (!strcmp(a, "--warmup")) {
-            bad = parse_int(v, 0, 100, &o->warmup);
-            warmup_set = 1;
-        } else if (!strcmp(a, "--seed")) {
-            char *end = NULL;
-            errno = 0;
-            o->seed = strtoull(v, &end, 0);
-            bad = errno || end == v || *end;
-            seed_set = 1;
-        } else if (!strcmp(a, "--scale")) {
-            char *end = NULL;
-            o->scale = strtod(v, &end);
-            bad = end == v || *end || !(o->scale > 0.0) || o->scale > 1e6;
-        } else if (!strcmp(a, "--vecadd-n")) {
-            bad = parse_size(v, &o->vec_n) || o->vec_n == 0;
-        } else if (!strcmp(a, "--reduce-n")) {
-            bad = parse_size(v, &o->red_n) || o->red_n == 0;
-        } else if (!strcmp(a, "--gemm")) {
-            size_t d[3];
-            bad = parse_dims(v, d, 3) || !d[0] || !d[1] || !d[2];
-            if (!bad) o->gemm_m = d[0], o->gemm_n = d[1], o->gemm_k = d[2];
-        } else if (!strcmp(a, "--softmax")) {
-            size_t d[2];
-            bad = parse_dims(v, d, 2) || !d[0] || !d[1];
-            if (!bad) o->sm_rows = d[0], o->sm_cols = d[1];
-        } else if (!strcmp(a, "--json")) {
-            o->json = v;
-        } else if (!strcmp(a, "--csv")) {
-            o->csv = v;
-        } else if (!strcmp(a, "--plot")) {
-            o->plot = v;
-        } else if (!strcmp(a, "--compare")) {
-            o->compare = v;
-        } else {
-            fprintf(stderr, "bench: unknown option '%s'\n", a);
-            return -1;
-        }
-        if (bad) {
-            fprintf(stderr, "bench: bad value for %s: '%s'\n", a, v);
-            return -1;
-        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "bench: unexpected argument '%s' (bench takes options only)\n", argv[optind]);
+        return -1;
     }
     if (o->all && o->selector) {
         fprintf(stderr, "bench: --all and --device exclude each other\n");
@@ -343,6 +438,58 @@ static int parse_args(int argc, char **argv, options *o) {
         if (!warmup_set) o->warmup = 1;
     }
     if (!seed_set) o->seed = hcl_ts_seed(); /* HCL_SEED, else from the clock */
+    return 0;
+}
+
+/* An output path bench will write at the end: checked now, so a typo does not cost the whole run. It must not be
+ * empty or a folder; an existing file must be writable; otherwise its folder must exist and be writable. Returns
+ * 0, or -1 after a message. */
+static int check_output(const char *opt, const char *path) {
+    struct stat st;
+    const char *why = NULL;
+    char dir[4096];
+    if (!*path) {
+        why = "the path is empty";
+    } else if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            why = "it is a folder";
+        else if (access(path, W_OK))
+            why = "the file is not writable";
+    } else if (errno != ENOENT) {
+        why = strerror(errno);
+    } else {
+        copy_text(dir, sizeof dir, path);
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else if (slash == dir)
+            dir[1] = '\0';
+        else
+            *slash = '\0';
+        if (stat(dir, &st) != 0)
+            why = "its folder does not exist";
+        else if (!S_ISDIR(st.st_mode))
+            why = "its folder is not a folder";
+        else if (access(dir, W_OK | X_OK))
+            why = "its folder is not writable";
+    }
+    if (!why) return 0;
+    fprintf(stderr, "bench: --%s %s: cannot write there: %s\n", opt, path, why);
+    return -1;
+}
+
+/* Every output path, and that no two outputs name one file. */
+static int check_outputs(const options *o) {
+    const char *names[] = {"json", "csv", "plot"}, *paths[] = {o->json, o->csv, o->plot};
+    for (int i = 0; i < 3; i++) {
+        if (!paths[i]) continue;
+        if (check_output(names[i], paths[i])) return -1;
+        for (int j = 0; j < i; j++)
+            if (paths[j] && !strcmp(paths[i], paths[j])) {
+                fprintf(stderr, "bench: --%s and --%s name the same file: %s\n", names[j], names[i], paths[i]);
+                return -1;
+            }
+    }
     return 0;
 }
 
@@ -395,12 +542,13 @@ static int count_failures(const options *o, const device_run *dr) {
     if (o->require_baselines && o->baselines) {
         for (int k = 0; k < BASE_COUNT; k++)
             if (dr->bases[k].applicable && !dr->bases[k].available) {
-                printf("bench: --require-baselines: %s is missing: %s\n", dr->bases[k].name, dr->bases[k].reason);
+                print_wrappedf(stdout, "", "  ", "bench: --require-baselines: %s is missing: %s", dr->bases[k].name,
+                               dr->bases[k].reason);
                 bad++;
             }
         if (o->launch && dr->launch.vendor_name[0] && !dr->launch.vendor_ran) {
-            printf("bench: --require-baselines: raw %s not measured: %s\n", dr->launch.vendor_name,
-                   dr->launch.vendor_reason);
+            print_wrappedf(stdout, "", "  ", "bench: --require-baselines: raw %s not measured: %s",
+                           dr->launch.vendor_name, dr->launch.vendor_reason);
             bad++;
         }
     }
@@ -419,8 +567,9 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     if (st == HCL_SUCCESS) st = hcl_queue_create(b.device, &b.queue);
     if (st != HCL_SUCCESS) {
         snprintf(dr->error, sizeof dr->error, "%s: %s", hcl_status_name(st), hcl_last_message());
-        printf("bench: cannot run device %s: %s\n\n", dr->selector[0] ? dr->selector : "(from the environment)",
-               dr->error);
+        print_wrappedf(stdout, "", "  ", "bench: cannot run device %s: %s",
+                       dr->selector[0] ? dr->selector : "(from the environment)", dr->error);
+        printf("\n");
         if (b.device) hcl_device_release(b.device);
         return;
     }
@@ -440,9 +589,10 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
         snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d, case %d/%d]", index + 1, total, i + 1, ncases);
         run_case(&b, &cases[i], &dr->results[dr->nresults]);
         progress_done();
-        print_row(&dr->results[dr->nresults]);
+        print_row(&dr->results[dr->nresults], o);
         dr->nresults++;
     }
+    print_table_footer(dr, o);
     snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d]", index + 1, total);
     if (o->launch) measure_launch(&b, &dr->launch);
     if (o->user_kernel) measure_user_kernel(&b, &dr->uk);
@@ -455,7 +605,8 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     else
         hcl_device_release(b.device);
     if (st != HCL_SUCCESS)
-        printf("error: releasing %s: %s: %s\n", dr->selector, hcl_status_name(st), hcl_last_message());
+        print_wrappedf(stdout, "", "  ", "error: releasing %s: %s: %s", dr->selector, hcl_status_name(st),
+                       hcl_last_message());
     dr->wall_s = now_s() - t0;
     printf("\n%s: %.1f s\n\n", dr->selector, dr->wall_s);
 }
@@ -492,13 +643,28 @@ int main(int argc, char **argv) {
                  .baselines = 1,
                  .launch = 1,
                  .user_kernel = 1,
-                 .progress = 1};
-    if (parse_args(argc, argv, &o)) {
+                 .progress = 1,
+                 .noise = BENCH_NOISE_DEFAULT};
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed > 0) return 0; /* --help, --version */
+    /* every usage error before any work: options, output paths, and the saved run of --compare */
+    flat_row *rows = NULL, *old_rows = NULL;
+    int nrows = 0, nold = 0;
+    if (!parsed) parsed = check_outputs(&o);
+    if (!parsed && o.compare) {
+        char err[600];
+        if (load_json_rows(o.compare, &old_rows, &nold, err, sizeof err)) {
+            fprintf(stderr, "bench: --compare: %s\n", err);
+            parsed = -1;
+        }
+    }
+    if (parsed) {
         fprintf(stderr, "run 'bench --help' for the options\n");
         return 2;
     }
-    if (o.list) return list_devices();
-    if (o.libs) {
+    if (o.list || o.libs) {
+        free(old_rows);
+        if (o.list) return list_devices();
         baselines_print_libs();
         return 0;
     }
@@ -511,11 +677,13 @@ int main(int argc, char **argv) {
     if (!su.ran && !o.all) {
         fprintf(stderr, "bench: cannot open device %s: %s\n", o.selector ? o.selector : "(from the environment)",
                 su.error);
+        free(old_rows);
         return 1;
     }
 
     const char *env_be = getenv("HCL_BACKEND"), *env_dev = getenv("HCL_DEVICE");
-    printf("hcl bench: HCL %d.%d.%d\n", HCL_VERSION_MAJOR, HCL_VERSION_MINOR, HCL_VERSION_PATCH);
+    char line[1024];
+    printf("hcl bench %s\n", BENCH_VERSION);
     if (o.all)
         printf("selected:  --all (every device of every available backend)\n");
     else if (o.selector)
@@ -523,11 +691,17 @@ int main(int argc, char **argv) {
     else
         printf("selected:  HCL_BACKEND=%s HCL_DEVICE=%s\n", env_be ? env_be : "(unset)", env_dev ? env_dev : "(unset)");
     printf("seed:      %" PRIu64 " (--seed to repeat)\n", o.seed);
-    printf("runs:      %d warm-up (discarded) + %d timed per measurement%s; output filled with NaN before each run\n",
-           o.warmup, o.repeats, o.repeats_set ? "" : " (fewer, at least 3, past about 3 s)");
-    printf("columns:   first = wall time of the first call (builds and first-use work included); median/min/max = "
-           "device time of the\n           timed runs (HCL's events; the baseline's own vendor events); rates at "
-           "the median; HCL/base = ratio of rates\n");
+    snprintf(line, sizeof line,
+             "%d warm-up (discarded) + %d timed per measurement%s; outputs filled with NaN before each run", o.warmup,
+             o.repeats, o.repeats_set ? "" : " (fewer, at least 3, past about 3 s)");
+    print_wrapped(stdout, "runs:      ", "           ", line);
+    snprintf(line, sizeof line,
+             "median, best = rate at the median and at the fastest of the timed runs (device time: HCL's events, the "
+             "baseline's own vendor events); spread = slowest / fastest run, * = noisy (spread above %.2f, "
+             "--noise-threshold); check = ok or FAILED against a float64 reference (the errors: --verbose, --json, "
+             "--csv); HCL/base = ratio of the median rates",
+             o.noise);
+    print_wrapped(stdout, "columns:   ", "           ", line);
     print_startup(&su);
     printf("\n");
     fflush(stdout);
@@ -543,7 +717,8 @@ int main(int argc, char **argv) {
     int failures = 0, done = 0;
     for (int d = 0; d < nruns; d++) {
         if (runs[d].unavailable) {
-            printf("==== %s: unavailable: %s\n\n", runs[d].selector, runs[d].error);
+            print_wrappedf(stdout, "==== ", "     ", "%s: unavailable: %s", runs[d].selector, runs[d].error);
+            printf("\n");
             continue;
         }
         if (o.all) printf("==== %s\n", runs[d].selector);
@@ -558,30 +733,23 @@ int main(int argc, char **argv) {
         printf("bench: no device to run\n");
         failures++;
     }
-    if (o.all) print_matrix(runs, nruns);
+    if (o.all) print_matrix(runs, nruns, &o);
     if (su.error[0] || (su.ran && !su.verified)) failures++;
 
-    flat_row *rows = NULL, *old_rows = NULL;
-    int nrows = 0, nold = 0;
     flatten_runs(runs, nruns, &rows, &nrows);
-    if (o.compare) {
-        char err[512];
-        if (load_json_rows(o.compare, &old_rows, &nold, err, sizeof err)) {
-            printf("bench: --compare: %s\n", err);
-            failures++;
-        } else {
-            print_compare(o.compare, old_rows, nold, rows, nrows);
-        }
-    }
+    if (o.compare) print_compare(o.compare, old_rows, nold, rows, nrows);
     double total = now_s() - t_main;
     int out_bad = 0;
     if (o.json) out_bad |= write_json(o.json, &o, &su, runs, nruns, total, failures);
-    if (o.csv) out_bad |= write_csv(o.csv, runs, nruns);
+    if (o.csv) out_bad |= write_csv(o.csv, runs, nruns, o.noise);
     if (o.plot) {
+        /* the saved run by its file's base name only: a plot is shared, the folders of the machine are not */
+        const char *old_name = o.compare ? strrchr(o.compare, '/') : NULL;
+        old_name = old_name ? old_name + 1 : o.compare;
         char title[160];
-        snprintf(title, sizeof title, "hcl bench %d.%d.%d%s%s", HCL_VERSION_MAJOR, HCL_VERSION_MINOR, HCL_VERSION_PATCH,
-                 o.compare ? " vs " : "", o.compare ? o.compare : "");
-        out_bad |= write_svg(o.plot, rows, nrows, old_rows, nold, title);
+        snprintf(title, sizeof title, "hcl bench %s%s%s", BENCH_VERSION, o.compare ? " vs " : "",
+                 o.compare ? old_name : "");
+        out_bad |= write_svg(o.plot, rows, nrows, old_rows, nold, title, o.noise);
     }
     free(rows);
     free(old_rows);

@@ -1,6 +1,9 @@
 /* bench: shared types of the benchmark's files.
  *
- *   bench.c      main, options, device loop, start-up time, progress line
+ *   bench.c      main, options (getopt_long; every value and output path checked before any work), device loop,
+ *                progress line
+ *   util.c       clock, memory, bounded text copies, text wrapped to the table's width
+ *   noise.c      spread, noisy rows, and when a --compare change is significant
  *   kernels.c    size plans, the timed-run loop, the four kernels and their checks (references and tolerances:
  *                testsupport/hcl_testsupport.h, rule HCL_TS_BENCH)
  *   baselines.c  vendor baselines opened with dlopen: library loading, host (OpenBLAS, memcpy), dispatch
@@ -24,6 +27,10 @@
 #define BENCH_MAX_REPEATS 1000
 #define BENCH_MAX_CASES 96
 #define BENCH_MAX_DEVICES 32
+/* Every line bench prints fits this many columns (ctest tools-bench-width checks it). */
+#define BENCH_WIDTH 120
+/* A row is noisy when its spread (slowest over fastest timed run) exceeds this; --noise-threshold changes it. */
+#define BENCH_NOISE_DEFAULT 1.10
 
 enum { K_VECADD = 0, K_GEMM, K_SOFTMAX, K_REDUCE, K_COUNT };
 extern const char *const kernel_names[K_COUNT];
@@ -51,6 +58,8 @@ typedef struct options {
     int launch;            /* 0: --no-launch */
     int user_kernel;       /* 0: --no-user-kernel */
     int progress;          /* 0: --no-progress */
+    int verbose;           /* --verbose: each row's times and check detail under it */
+    double noise;          /* --noise-threshold: a spread above it marks a row noisy */
     const char *json, *csv, *plot, *compare;
 } options;
 
@@ -164,12 +173,43 @@ typedef struct bcase {
 } bcase;
 
 /* bench.c */
-double now_s(void);
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void progress_done(void);
+
+/* util.c */
+double now_s(void);
+/* calloc that exits the process (status 1) when the host is out of memory. */
 void *xcalloc(size_t count, size_t size);
 /* Copy text, cut to fit (always NUL-terminated). */
 void copy_text(char *dst, size_t size, const char *src);
+/* Print text as lines of at most BENCH_WIDTH columns, broken at spaces: the first line starts with first, the
+ * others with indent. A word longer than a line (a long path) is printed whole. */
+void print_wrapped(FILE *f, const char *first, const char *indent, const char *text);
+/* A rate in at most 7 characters with 3 to 4 significant digits ("712345", "1234.5", "12.34", "0.0123"; "-" for
+ * none). */
+void format_rate(char *out, size_t size, double v);
+/* print_wrapped of a printf format (the text cut at 2047 bytes). */
+void print_wrappedf(FILE *f, const char *first, const char *indent, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* noise.c */
+/* Slowest over fastest timed run (max_s / min_s); NaN when fewer than 2 runs or the times are not positive. */
+double spread_of(int runs, double min_s, double max_s);
+/* 1 when spread exceeds threshold (a NaN spread is never noisy). */
+int is_noisy(double spread, double threshold);
+/* --compare's verdict on one row. */
+typedef enum {
+    CMP_NOISE = 0, /* the ratio lies within [1/spread, spread] of one run or both */
+    CMP_FASTER,    /* now/then above both runs' spread */
+    CMP_SLOWER,    /* now/then below 1/spread of both runs */
+    CMP_NO_SPREAD, /* a run had fewer than 2 timed runs: its noise is unknown, so nothing is called significant */
+    CMP_NO_RATE    /* a rate is missing or zero */
+} cmp_verdict;
+/* The verdict on ratio = rate now / rate then, given each run's spread: significant only when the ratio lies
+ * outside [1/spread, spread] of both runs (strictly), i.e. the change exceeds the noise of each. */
+cmp_verdict compare_verdict(double ratio, double spread_old, double spread_new);
+/* "faster (significant)", "slower (significant)", "within noise", "spread unknown", "no rate". */
+const char *verdict_text(cmp_verdict v);
 
 /* kernels.c */
 int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int max, char *note, size_t note_size);
@@ -217,16 +257,20 @@ void measure_startup(const char *selector, double t_main, startup *su);
 
 /* report.c */
 const char *unit_of(const result *r);
+/* Rate at the median run (0 when it did not run); rate_at: at another of the measure's times (min_s: the best). */
 double rate_of(const result *r, const measure *m);
+double rate_at(const result *r, const measure *m, double seconds);
 void print_header(const bdev *b, const device_run *dr);
 void print_table_header(void);
-void print_row(const result *r);
+void print_row(const result *r, const options *o);
+/* After a device's table: how many rows were noisy. */
+void print_table_footer(const device_run *dr, const options *o);
 void print_device_extras(const device_run *dr);
 void print_startup(const startup *su);
-void print_matrix(const device_run *runs, int nruns);
+void print_matrix(const device_run *runs, int nruns, const options *o);
 int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns, double total_s,
                int failures);
-int write_csv(const char *path, const device_run *runs, int nruns);
+int write_csv(const char *path, const device_run *runs, int nruns, double noise);
 
 /* A flattened result row, as loaded from an old JSON (json.c) or made from this run; --compare and --plot use
  * these. */
@@ -238,17 +282,26 @@ typedef struct flat_row {
     char shape[64];
     char unit[16];
     double rate;      /* HCL at the median; 0: did not run */
+    double best_rate; /* HCL at its fastest timed run; worst_rate at its slowest (0: unknown) */
+    double worst_rate;
+    double spread;    /* HCL's slowest over fastest run time; NaN: unknown (fewer than 2 runs) */
     double base_rate; /* 0: none */
+    double base_best, base_worst, base_spread; /* the same figures of the baseline */
     char base_name[64];
     int verified;
 } flat_row;
 int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count);
+/* A saved --json run's rows (*out: the caller frees it): each result's median, best and worst rate and spread, of
+ * HCL and the baseline, taken from its times (so files older than the spread fields give them too). Returns 0, or 1
+ * with err filled (the file cannot be opened, is not JSON, or not a bench file). */
 int load_json_rows(const char *path, flat_row **out, int *count, char *err, size_t err_size);
-/* Print ratios new/old; returns the number of rows matched. */
+/* Print ratios new/old, each with its verdict (compare_verdict); returns the number of rows matched. */
 int print_compare(const char *old_path, const flat_row *old_rows, int nold, const flat_row *rows, int nrows);
 const flat_row *find_old(const flat_row *old_rows, int nold, const flat_row *r);
 
 /* plot.c */
-int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row *old_rows, int nold, const char *title);
+/* The SVG plot; title is printed as given (bench passes no path in it, only a file's base name). */
+int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row *old_rows, int nold, const char *title,
+              double noise);
 
 #endif /* HCL_BENCH_H */

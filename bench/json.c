@@ -3,6 +3,7 @@
 
 #include "bench.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,12 +247,22 @@ static double get_num(const jval *o, const char *key) {
     return v && v->t == J_NUM ? v->num : 0.0;
 }
 
+/* One measure object of a saved run: its median rate, best and worst rate and spread, from its times (files
+ * written before the spread fields have the times too). */
+static void load_measure(const jval *m, double *rate, double *best, double *worst, double *spread) {
+    double med = get_num(m, "median_ms"), mn = get_num(m, "min_ms"), mx = get_num(m, "max_ms");
+    *rate = get_num(m, "rate");
+    *best = mn > 0 ? *rate * med / mn : 0.0;
+    *worst = mx > 0 ? *rate * med / mx : 0.0;
+    *spread = spread_of((int)get_num(m, "runs"), mn, mx);
+}
+
 int load_json_rows(const char *path, flat_row **out, int *count, char *err, size_t err_size) {
     *out = NULL;
     *count = 0;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, err_size, "cannot open %s", path);
+        snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
         return 1;
     }
     size_t cap = 1 << 16, len = 0;
@@ -309,11 +320,11 @@ int load_json_rows(const char *path, flat_row **out, int *count, char *err, size
             snprintf(fr->kernel, sizeof fr->kernel, "%s", get_str(r, "kernel"));
             snprintf(fr->shape, sizeof fr->shape, "%s", get_str(r, "shape"));
             snprintf(fr->unit, sizeof fr->unit, "%s", get_str(r, "unit"));
-            fr->rate = get_num(h, "rate");
+            load_measure(h, &fr->rate, &fr->best_rate, &fr->worst_rate, &fr->spread);
             const jval *ver = get(h, "verified");
             fr->verified = ver && ver->t == J_BOOL && ver->boolean;
             if (b && b->t == J_OBJ) {
-                fr->base_rate = get_num(b, "rate");
+                load_measure(b, &fr->base_rate, &fr->base_best, &fr->base_worst, &fr->base_spread);
                 snprintf(fr->base_name, sizeof fr->base_name, "%s", get_str(b, "name"));
             }
         }
@@ -338,32 +349,64 @@ const flat_row *find_old(const flat_row *old_rows, int nold, const flat_row *r) 
     return NULL;
 }
 
+/* The table's spread pair "1.05/1.20" (then/now), "-" for an unknown one. */
+static void spread_pair(char *out, size_t size, double then, double now) {
+    char a[16] = "-", b[16] = "-";
+    if (isfinite(then)) snprintf(a, sizeof a, then < 9.995 ? "%.2f" : then < 99.95 ? "%.1f" : ">99", then);
+    if (isfinite(now)) snprintf(b, sizeof b, now < 9.995 ? "%.2f" : now < 99.95 ? "%.1f" : ">99", now);
+    snprintf(out, size, "%s/%s", a, b);
+}
+
 int print_compare(const char *old_path, const flat_row *old_rows, int nold, const flat_row *rows, int nrows) {
-    printf("\n==== compare with %s: HCL's rate now / then (>1: faster now); rows matched by backend, device, kernel "
-           "and shape\n\n",
-           old_path);
-    printf("%-10s %-8s %-20s %-8s %12s %12s %9s\n", "backend", "kernel", "shape", "unit", "then", "now", "now/then");
-    int matched = 0;
+    char line[1024];
+    snprintf(line, sizeof line,
+             "compare with %s: HCL's median rate now / then (>1: faster now), rows matched by backend, device, kernel "
+             "and shape. A change is significant only when now/then lies outside [1/spread, spread] of both runs "
+             "(spread: slowest / fastest timed run, then/now); otherwise it is within noise.",
+             old_path);
+    printf("\n");
+    print_wrapped(stdout, "==== ", "     ", line);
+    printf("\n%-9s %-7s %-19s %-7s %8s %8s %8s %-9s  %s\n", "backend", "kernel", "shape", "unit", "then", "now",
+           "now/then", "spreads", "verdict");
+    int matched = 0, count[CMP_NO_RATE + 1] = {0};
     double logsum = 0.0;
     for (int i = 0; i < nrows; i++) {
         const flat_row *r = &rows[i], *o = find_old(old_rows, nold, r);
-        if (!o) {
-            printf("%-10s %-8s %-20s %-8s %12s %12.4g %9s\n", r->backend, r->kernel, r->shape, r->unit, "-", r->rate,
-                   "(new)");
-            continue;
+        char then[16] = "-", now[16], ratio_s[16] = "-", spreads[32] = "", verdict[64] = "(new row)";
+        format_rate(now, sizeof now, r->rate);
+        if (o) {
+            double ratio = o->rate > 0 && r->rate > 0 ? r->rate / o->rate : NAN;
+            cmp_verdict v = compare_verdict(ratio, o->spread, r->spread);
+            count[v]++;
+            format_rate(then, sizeof then, o->rate);
+            if (isfinite(ratio))
+                snprintf(ratio_s, sizeof ratio_s, ratio >= 0.1 && ratio < 999.5 ? "%.3f" : "%.3g", ratio);
+            spread_pair(spreads, sizeof spreads, o->spread, r->spread);
+            snprintf(verdict, sizeof verdict, "%s%s", verdict_text(v),
+                     strcmp(o->device, r->device) ? " (other device)" : "");
+            if (isfinite(ratio)) {
+                matched++;
+                logsum += log(ratio);
+            }
         }
-        double ratio = o->rate > 0 && r->rate > 0 ? r->rate / o->rate : NAN;
-        printf("%-10s %-8s %-20s %-8s %12.4g %12.4g %9.3f%s\n", r->backend, r->kernel, r->shape, r->unit, o->rate,
-               r->rate, ratio, strcmp(o->device, r->device) ? "  (other device)" : "");
-        if (isfinite(ratio)) {
-            matched++;
-            logsum += log(ratio);
-        }
+        printf("%-9s %-7s %-19s %-7s %8s %8s %8s %-9s  %s\n", r->backend, r->kernel, r->shape, r->unit, then, now,
+               ratio_s, spreads, verdict);
     }
-    if (matched)
-        printf("\n%d rows matched; geometric mean now/then %.3f\n", matched, exp(logsum / matched));
-    else
+    if (matched) {
+        snprintf(line, sizeof line,
+                 "%d rows matched; geometric mean now/then %.3f; %d significant (%d faster, %d slower), %d within "
+                 "noise%s",
+                 matched, exp(logsum / matched), count[CMP_FASTER] + count[CMP_SLOWER], count[CMP_FASTER],
+                 count[CMP_SLOWER], count[CMP_NOISE], count[CMP_NO_SPREAD] ? ", " : "");
+        if (count[CMP_NO_SPREAD])
+            snprintf(line + strlen(line), sizeof line - strlen(line),
+                     "%d with a spread unknown (fewer than 2 timed runs: nothing called significant)",
+                     count[CMP_NO_SPREAD]);
+        printf("\n");
+        print_wrapped(stdout, "", "  ", line);
+    } else {
         printf("\nno row matched the saved run\n");
+    }
     fflush(stdout);
     return matched;
 }

@@ -12,11 +12,13 @@
 
 const char *unit_of(const result *r) { return r->is_flops ? "GFLOP/s" : "GB/s"; }
 
-/* Rate at the median: GB/s or GFLOP/s; 0 when it did not run. */
-double rate_of(const result *r, const measure *m) {
+double rate_at(const result *r, const measure *m, double seconds) {
     double work = m == &r->base ? r->base_work : r->work;
-    return m->ran > 0 && m->med_s > 0 ? work / m->med_s / 1e9 : 0.0;
+    return m->ran > 0 && seconds > 0 ? work / seconds / 1e9 : 0.0;
 }
+
+/* Rate at the median: GB/s or GFLOP/s; 0 when it did not run. */
+double rate_of(const result *r, const measure *m) { return rate_at(r, m, m->med_s); }
 
 static const char *type_name(hcl_device_type t) {
     return t == HCL_DEVICE_TYPE_CPU           ? "CPU"
@@ -25,124 +27,216 @@ static const char *type_name(hcl_device_type t) {
                                               : "other";
 }
 
-/* "verified: max err 1e-07 <= tol 2e-07 (all 100)", "FAILED: ...", "ERROR", "not checked" */
+/* The detail of a check (JSON, CSV, --verbose): "verified: max err 1e-07 <= tol 2e-07 (all 100)", "FAILED: ...",
+ * "ERROR", "not checked" */
 static void check_text(const measure *m, char *out, size_t size) {
     if (m->checked && !(m->err <= m->tol))
         snprintf(out, size, "FAILED: max err %.3g > tol %.3g (%s)", m->err, m->tol, m->check);
     else if (m->failed)
-        snprintf(out, size, "ERROR (see below)");
+        snprintf(out, size, "ERROR (a call failed)");
     else if (m->checked)
         snprintf(out, size, "verified: max err %.3g <= tol %.3g (%s)", m->err, m->tol, m->check);
     else
         snprintf(out, size, "not checked");
 }
 
+/* The table's check column: "ok", "FAILED" (a wrong result), "ERROR" (a call failed), "-" (not checked). */
+static const char *check_word(const measure *m) {
+    if (m->checked && !(m->err <= m->tol)) return "FAILED";
+    if (m->failed) return "ERROR";
+    return m->checked ? "ok" : "-";
+}
+
+/* The table's spread column: "1.03 ", "1.35*" (noisy), "-" (fewer than 2 runs). */
+static void spread_cell(const measure *m, double threshold, char *out, size_t size) {
+    double s = spread_of(m->ran, m->min_s, m->max_s);
+    const char *mark = is_noisy(s, threshold) ? "*" : " ";
+    if (!isfinite(s))
+        snprintf(out, size, "- ");
+    else if (s < 9.995)
+        snprintf(out, size, "%.2f%s", s, mark);
+    else if (s < 99.95)
+        snprintf(out, size, "%.1f%s", s, mark);
+    else
+        snprintf(out, size, ">99%s", mark);
+}
+
 void print_header(const bdev *b, const device_run *dr) {
     const hcl_device_info *i = &b->info;
-    printf("device:    %s:%" PRIu32 " %s (%s, %s, %" PRIu32 " compute units, %.1f GiB)\n", i->backend, i->index,
-           i->name, i->vendor, type_name(i->type), i->compute_units, (double)i->global_mem_bytes / 1073741824.0);
-    printf("identity:  %s\n", i->identity);
-    printf("driver:    %s\n", i->driver_version);
-    printf("sizes:     %s\n", dr->plan_note);
+    char line[1024];
+    snprintf(line, sizeof line, "%s:%" PRIu32 " %s (%s, %s, %" PRIu32 " compute units, %.1f GiB)", i->backend, i->index,
+             i->name, i->vendor, type_name(i->type), i->compute_units, (double)i->global_mem_bytes / 1073741824.0);
+    print_wrapped(stdout, "device:    ", "           ", line);
+    print_wrapped(stdout, "identity:  ", "           ", i->identity);
+    print_wrapped(stdout, "driver:    ", "           ", i->driver_version);
+    print_wrapped(stdout, "sizes:     ", "           ", dr->plan_note);
     printf("baselines:\n");
-    static const char *const what[BASE_COUNT] = {"gemm", "copy", "reduce"};
+    static const char *const what[BASE_COUNT] = {"gemm", "copy", "reduce", "gemm", "gemm", "gemm"};
     for (int k = 0; k < BASE_COUNT; k++) {
         const base_info *bi = &dr->bases[k];
         if (!bi->applicable) continue;
-        if (bi->available)
-            printf("  %-7s %s: %s%s%s\n          %s\n", what[k], bi->name, bi->library, bi->version[0] ? ", " : "",
-                   bi->version, bi->note);
-        else
-            printf("  %-7s %s: not available: %s\n", what[k], bi->name, bi->reason);
+        char first[32];
+        snprintf(first, sizeof first, "  %-7s ", what[k]);
+        if (bi->available) {
+            snprintf(line, sizeof line, "%s: %s%s%s", bi->name, bi->library, bi->version[0] ? ", " : "", bi->version);
+            print_wrapped(stdout, first, "          ", line);
+            print_wrapped(stdout, "          ", "          ", bi->note);
+        } else {
+            print_wrappedf(stdout, first, "          ", "%s: not available: %s", bi->name, bi->reason);
+        }
     }
     if (!dr->bases[BASE_GEMM].applicable && !dr->bases[BASE_COPY].applicable)
         printf("  none for backend %s\n", i->backend);
     printf("\n");
 }
 
+/* The table's columns (BENCH_WIDTH at most; tools-bench-width checks every line): kernel, shape, unit; HCL's
+ * median and best rate, spread, check; the baseline's name, median rate, spread, check; HCL/base. The baseline's
+ * name gives up the columns a longer shape takes. */
+#define ROW_FMT "%-7s %-19s %-7s %7s %7s %6s %-6s  %-*.*s %7s %6s %-6s %8s\n"
+enum { NAME_W = 21 };
+
 void print_table_header(void) {
-    printf("%-8s %-20s %9s %9s %9s %9s %18s  %-22s %18s %8s  %s\n", "kernel", "shape", "first ms", "median ms",
-           "min ms", "max ms", "HCL (median)", "baseline", "baseline (median)", "HCL/base", "check: HCL; baseline");
+    printf(ROW_FMT, "kernel", "shape", "unit", "median", "best", "spread", "check", NAME_W, NAME_W, "baseline",
+           "median", "spread", "check", "HCL/base");
     fflush(stdout);
 }
 
-void print_row(const result *r) {
-    char rate[32] = "-", brate[32] = "-", ratio[16] = "-", times[64], check[200], bcheck[240] = "";
+/* --verbose: one measure's times and check under its row. */
+static void print_detail(const result *r, const measure *m, const char *who) {
+    char line[1024], first[48], best[16], chk[256];
+    if (!m->present) return;
+    snprintf(first, sizeof first, "        %s: ", who);
+    format_rate(best, sizeof best, rate_at(r, m, m->min_s));
+    check_text(m, chk, sizeof chk);
+    if (m->ran > 0)
+        snprintf(line, sizeof line,
+                 "%d timed run%s; first call %.4g ms; median %.4g ms, min %.4g ms, max %.4g ms; best %s %s; %s", m->ran,
+                 m->ran == 1 ? "" : "s", 1e3 * m->first_s, 1e3 * m->med_s, 1e3 * m->min_s, 1e3 * m->max_s, best,
+                 unit_of(r), chk);
+    else
+        snprintf(line, sizeof line, "no timed run; %s", chk);
+    print_wrapped(stdout, first, "            ", line);
+}
+
+void print_row(const result *r, const options *o) {
+    char rate[16], best[16], brate[16], ratio[16] = "-", spread[16], bspread[16] = "-";
     const measure *h = &r->hcl, *bm = &r->base;
-    if (h->ran > 0) {
-        snprintf(rate, sizeof rate, "%.4g %s", rate_of(r, h), unit_of(r));
-        snprintf(times, sizeof times, "%9.3f %9.3f %9.3f %9.3f", 1e3 * h->first_s, 1e3 * h->med_s, 1e3 * h->min_s,
-                 1e3 * h->max_s);
-    } else {
-        snprintf(times, sizeof times, "%9s %9s %9s %9s", "-", "-", "-", "-");
-    }
+    format_rate(rate, sizeof rate, rate_of(r, h));
+    format_rate(best, sizeof best, rate_at(r, h, h->min_s));
+    format_rate(brate, sizeof brate, rate_of(r, bm));
+    spread_cell(h, o->noise, spread, sizeof spread);
     if (bm->ran > 0) {
-        snprintf(brate, sizeof brate, "%.4g %s", rate_of(r, bm), unit_of(r));
-        if (h->ran > 0) snprintf(ratio, sizeof ratio, "%.2f", rate_of(r, h) / rate_of(r, bm));
+        spread_cell(bm, o->noise, bspread, sizeof bspread);
+        double q = rate_of(r, h) / rate_of(r, bm);
+        if (h->ran > 0) snprintf(ratio, sizeof ratio, q >= 0.1 && q < 9999.995 ? "%.2f" : "%.3g", q);
     }
-    check_text(h, check, sizeof check);
-    if (bm->present) {
-        char t[200];
-        check_text(bm, t, sizeof t);
-        snprintf(bcheck, sizeof bcheck, "; %s, first call %.4g ms", t, 1e3 * bm->first_s);
+    int over = (int)strlen(r->shape) - 19, name_w = NAME_W - (over > 0 ? over : 0);
+    if (name_w < 6) name_w = 6;
+    printf(ROW_FMT, kernel_names[r->kernel], r->shape, unit_of(r), rate, best, spread, check_word(h), name_w, name_w,
+           bm->name[0] ? bm->name : "(none)", brate, bspread, bm->present ? check_word(bm) : "", ratio);
+    if (o->verbose) {
+        print_detail(r, h, "HCL");
+        print_detail(r, bm, bm->name);
     }
-    printf("%-8s %-20s %s %18s  %-22s %18s %8s  %s%s\n", kernel_names[r->kernel], r->shape, times, rate,
-           bm->name[0] ? bm->name : "(none)", brate, ratio, check, bcheck);
-    if (h->error[0]) printf("         error (HCL): %s\n", h->error);
-    if (bm->error[0]) printf("         error (%s): %s\n", bm->name, bm->error);
+    char who[96];
+    if (h->error[0]) print_wrapped(stdout, "        error (HCL): ", "            ", h->error);
+    if (bm->error[0]) {
+        snprintf(who, sizeof who, "        error (%s): ", bm->name);
+        print_wrapped(stdout, who, "            ", bm->error);
+    }
+    fflush(stdout);
+}
+
+void print_table_footer(const device_run *dr, const options *o) {
+    int noisy = 0, timed = 0;
+    for (int i = 0; i < dr->nresults; i++) {
+        const measure *h = &dr->results[i].hcl, *bm = &dr->results[i].base;
+        timed += h->ran > 0;
+        noisy += is_noisy(spread_of(h->ran, h->min_s, h->max_s), o->noise) ||
+                 is_noisy(spread_of(bm->ran, bm->min_s, bm->max_s), o->noise);
+    }
+    char line[512];
+    if (noisy)
+        snprintf(line, sizeof line,
+                 "%d of %d rows noisy (*: a spread above %.2f): their rates move by up to the spread from run to run; "
+                 "more --repeats, a quieter machine or a larger --scale steady them",
+                 noisy, dr->nresults, o->noise);
+    else
+        snprintf(line, sizeof line, "no row noisy: every spread is at most %.2f%s", o->noise,
+                 timed ? "" : " (nothing was timed)");
+    print_wrapped(stdout, "", "", line);
     fflush(stdout);
 }
 
 void print_device_extras(const device_run *dr) {
     const launch_cost *lc = &dr->launch;
+    char line[1024];
     if (lc->ran || lc->error[0]) {
-        printf("\nlaunch cost of an empty kernel, microseconds per launch (submit: %d launches then one wait; "
-               "launch+sync: each of %d waited for; median of 5 rounds):\n",
-               lc->n_submit, lc->n_sync);
+        snprintf(line, sizeof line,
+                 "launch cost of an empty kernel, microseconds per launch (submit: %d launches then one wait; "
+                 "launch+sync: each of %d waited for; median of 5 rounds):",
+                 lc->n_submit, lc->n_sync);
+        printf("\n");
+        print_wrapped(stdout, "", "  ", line);
         if (lc->ran)
             printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)\n", "HCL hcl_kernel_launch",
                    lc->hcl_submit_us, lc->hcl_sync_us, 1e3 * lc->hcl_module_s);
         else if (lc->unsupported)
-            printf("  %s\n", lc->error);
+            print_wrapped(stdout, "  ", "    ", lc->error);
         else
-            printf("  HCL: error: %s\n", lc->error);
-        if (lc->vendor_ran)
-            printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)   HCL/raw: %.2f submit, %.2f "
-                   "launch+sync\n",
-                   lc->vendor_name, lc->vendor_submit_us, lc->vendor_sync_us, 1e3 * lc->vendor_module_s,
+            print_wrapped(stdout, "  HCL: error: ", "    ", lc->error);
+        if (lc->vendor_ran) {
+            printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)\n", lc->vendor_name,
+                   lc->vendor_submit_us, lc->vendor_sync_us, 1e3 * lc->vendor_module_s);
+            printf("  %-24s submit %8.2f   launch+sync %8.2f\n", "HCL/raw",
                    lc->ran ? lc->hcl_submit_us / lc->vendor_submit_us : NAN,
                    lc->ran ? lc->hcl_sync_us / lc->vendor_sync_us : NAN);
-        else
-            printf("  %-24s not measured: %s\n", lc->vendor_name[0] ? lc->vendor_name : "raw vendor call",
-                   lc->vendor_reason);
+        } else {
+            char first[128];
+            snprintf(first, sizeof first,
+                     "  %-24s not measured: ", lc->vendor_name[0] ? lc->vendor_name : "raw vendor call");
+            print_wrapped(stdout, first, "    ", lc->vendor_reason);
+        }
     }
     const user_kernel *uk = &dr->uk;
     if (uk->ran || uk->error[0]) {
-        printf("\nuser kernel from source (%s, y = a*x + y, n = 1000003; cache folder %s):\n", uk->kind,
-               uk->cache_dir[0] ? uk->cache_dir : "(none)");
+        snprintf(line, sizeof line,
+                 "user kernel from source (%s, y = a*x + y, n = 1000003; cache folder %s):", uk->kind,
+                 uk->cache_dir[0] ? uk->cache_dir : "(none)");
+        printf("\n");
+        print_wrapped(stdout, "", "  ", line);
         if (uk->ran) {
-            printf("  hcl_module_create: %.2f ms, %s; again in this process: %.2f ms, %s\n", 1e3 * uk->create_s[0],
-                   uk->cache[0], 1e3 * uk->create_s[1], uk->cache[1]);
+            snprintf(line, sizeof line, "hcl_module_create: %.2f ms, %s; again in this process: %.2f ms, %s",
+                     1e3 * uk->create_s[0], uk->cache[0], 1e3 * uk->create_s[1], uk->cache[1]);
+            print_wrapped(stdout, "  ", "    ", line);
         }
         if (uk->checked)
             printf("  result %s (max err %.3g relative to |a*x|+|y|, tol %.3g)\n", uk->failed ? "FAILED" : "verified",
                    uk->err, ldexp(1.0, -22));
-        if (uk->error[0]) printf("  error: %s\n", uk->error);
+        if (uk->error[0]) print_wrapped(stdout, "  error: ", "    ", uk->error);
     }
     fflush(stdout);
 }
 
 void print_startup(const startup *su) {
     if (!su->ran && !su->error[0]) return;
+    char line[1024];
     if (su->ran) {
-        printf("start-up:  %s: first kernel done %.1f ms after main()", su->device, 1e3 * su->from_main_s);
-        if (su->exec_known)
-            printf(", %.0f ms after the process started (/proc/self/stat, 10 ms ticks)", 1e3 * su->from_exec_s);
-        printf(";\n           hcl_device_open %.1f ms, queue + buffers %.1f ms, first vecadd call to completion "
-               "%.1f ms (module load or build included); result %s\n",
-               1e3 * su->open_s, 1e3 * su->setup_s, 1e3 * su->first_kernel_s, su->verified ? "verified" : "WRONG");
+        int n = snprintf(line, sizeof line, "%s: first kernel done %.1f ms after main()", su->device,
+                         1e3 * su->from_main_s);
+        if (su->exec_known && n > 0 && (size_t)n < sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n,
+                          ", %.0f ms after the process started (/proc/self/stat, 10 ms ticks)", 1e3 * su->from_exec_s);
+        if (n > 0 && (size_t)n < sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n,
+                     "; hcl_device_open %.1f ms, queue + buffers %.1f ms, first vecadd call to completion %.1f ms "
+                     "(module load or build included); result %s",
+                     1e3 * su->open_s, 1e3 * su->setup_s, 1e3 * su->first_kernel_s,
+                     su->verified ? "verified" : "WRONG");
+        print_wrapped(stdout, "start-up:  ", "           ", line);
     }
-    if (su->error[0]) printf("start-up:  error: %s\n", su->error);
+    if (su->error[0]) print_wrapped(stdout, "start-up:  error: ", "           ", su->error);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -154,25 +248,27 @@ static const result *find_result(const device_run *dr, int kernel, const char *s
     return NULL;
 }
 
-void print_matrix(const device_run *runs, int nruns) {
-    const device_run *host = NULL, *cols[BENCH_MAX_DEVICES];
-    int ncols = 0;
-    for (int d = 0; d < nruns; d++) {
-        if (!runs[d].opened) continue;
-        cols[ncols++] = &runs[d];
-        if (!host && !strcmp(runs[d].info.backend, "host")) host = &runs[d];
-    }
-    printf("\n==== summary: HCL's rate at the median per device; (xN) = speedup over the host driver at the same "
-           "shape; [r] = HCL / the device's baseline\n\n");
-    printf("%-8s %-20s %-8s", "kernel", "shape", "unit");
+/* A speedup in a few characters: "x1.23", "x12.3", "x123". */
+static void format_speedup(char *out, size_t size, double v) {
+    if (!isfinite(v) || !(v > 0))
+        snprintf(out, size, "x?");
+    else
+        snprintf(out, size, v < 9.995 ? "x%.2f" : v < 99.95 ? "x%.1f" : "x%.0f", v);
+}
+
+/* The matrix's columns in blocks of MATRIX_COLS devices, so each line fits BENCH_WIDTH. */
+enum { MATRIX_COLS = 3, CELL_W = 26 };
+
+static void print_matrix_block(const device_run *const *cols, int ncols, const device_run *host, const options *o) {
+    printf("%-7s %-19s %-7s", "kernel", "shape", "unit");
     for (int c = 0; c < ncols; c++) {
         char h[64];
         snprintf(h, sizeof h, "%s:%u (%s)", cols[c]->info.backend, cols[c]->info.index, type_name(cols[c]->info.type));
-        printf("  %-28s", h);
+        printf("  %-*s", c + 1 < ncols ? CELL_W : 0, h);
     }
     printf("\n");
     for (int k = 0; k < K_COUNT; k++) {
-        /* every shape any device ran for this kernel, in the order first seen */
+        /* every shape any device of this block ran for this kernel, in the order first seen */
         char shapes[BENCH_MAX_CASES * 4][64];
         int nshapes = 0;
         for (int c = 0; c < ncols; c++)
@@ -184,22 +280,28 @@ void print_matrix(const device_run *runs, int nruns) {
                     snprintf(shapes[nshapes++], sizeof shapes[0], "%s", r->shape);
             }
         for (int s = 0; s < nshapes; s++) {
-            printf("%-8s %-20s %-8s", kernel_names[k], shapes[s], k == K_GEMM ? "GFLOP/s" : "GB/s");
+            printf("%-7s %-19s %-7s", kernel_names[k], shapes[s], k == K_GEMM ? "GFLOP/s" : "GB/s");
             const result *hr = host ? find_result(host, k, shapes[s]) : NULL;
             for (int c = 0; c < ncols; c++) {
                 const result *r = find_result(cols[c], k, shapes[s]);
-                char cell[96] = "-";
+                char cell[96] = "-", v[16];
                 if (r && r->hcl.ran > 0) {
                     double rate = rate_of(r, &r->hcl);
-                    int n = snprintf(cell, sizeof cell, "%.4g%s", rate, measure_ok(&r->hcl) ? "" : " FAILED");
-                    if (hr && hr->hcl.ran > 0 && cols[c] != host)
-                        n += snprintf(cell + n, sizeof cell - (size_t)n, " (x%.3g)", rate / rate_of(hr, &hr->hcl));
+                    format_rate(v, sizeof v, rate);
+                    int noisy = is_noisy(spread_of(r->hcl.ran, r->hcl.min_s, r->hcl.max_s), o->noise);
+                    int n = snprintf(cell, sizeof cell, "%s%s", v, noisy ? "*" : "");
+                    if (!measure_ok(&r->hcl)) {
+                        n += snprintf(cell + n, sizeof cell - (size_t)n, " FAILED");
+                    } else if (hr && hr->hcl.ran > 0 && cols[c] != host) {
+                        format_speedup(v, sizeof v, rate / rate_of(hr, &hr->hcl));
+                        n += snprintf(cell + n, sizeof cell - (size_t)n, " (%s)", v);
+                    }
                     if (r->base.ran > 0)
                         snprintf(cell + n, sizeof cell - (size_t)n, " [%.2f]", rate / rate_of(r, &r->base));
                 } else if (r) {
                     snprintf(cell, sizeof cell, "ERROR");
                 }
-                printf("  %-28s", cell);
+                printf("  %-*s", c + 1 < ncols ? CELL_W : 0, cell);
             }
             printf("\n");
         }
@@ -209,7 +311,7 @@ void print_matrix(const device_run *runs, int nruns) {
         for (int i = 0; host && i < host->nresults; i++)
             if (host->results[i].kernel == k)
                 host_best = fmax(host_best, rate_of(&host->results[i], &host->results[i].hcl));
-        printf("%-8s %-29s", "", "largest error (best xN)");
+        printf("%-7s %-27s", "", "largest error (best xN)");
         for (int c = 0; c < ncols; c++) {
             double err = 0.0, best = 0.0;
             int any = 0, ok = 1;
@@ -221,29 +323,52 @@ void print_matrix(const device_run *runs, int nruns) {
                 err = fmax(err, r->hcl.err);
                 best = fmax(best, rate_of(r, &r->hcl));
             }
-            char cell[96] = "-";
+            char cell[96] = "-", v[16];
             if (any) {
-                int n = snprintf(cell, sizeof cell, "%.2g%s", err, ok ? "" : " (not all verified)");
-                if (host_best > 0 && cols[c] != host)
-                    snprintf(cell + n, sizeof cell - (size_t)n, " (x%.3g)", best / host_best);
+                int n = snprintf(cell, sizeof cell, "%.2g%s", err, ok ? "" : " (not all ok)");
+                if (host_best > 0 && cols[c] != host) {
+                    format_speedup(v, sizeof v, best / host_best);
+                    snprintf(cell + n, sizeof cell - (size_t)n, " (%s)", v);
+                }
             }
-            printf("  %-28s", cell);
+            printf("  %-*s", c + 1 < ncols ? CELL_W : 0, cell);
         }
         printf("\n");
+    }
+}
+
+void print_matrix(const device_run *runs, int nruns, const options *o) {
+    const device_run *host = NULL, *cols[BENCH_MAX_DEVICES];
+    int ncols = 0;
+    for (int d = 0; d < nruns; d++) {
+        if (!runs[d].opened) continue;
+        cols[ncols++] = &runs[d];
+        if (!host && !strcmp(runs[d].info.backend, "host")) host = &runs[d];
+    }
+    printf("\n==== summary: HCL's rate at the median per device (* noisy: spread above %.2f); (xN) = speedup over\n"
+           "     the host driver at the same shape; [r] = HCL / the device's baseline\n",
+           o->noise);
+    for (int c = 0; c < ncols; c += MATRIX_COLS) {
+        printf("\n");
+        print_matrix_block(cols + c, ncols - c < MATRIX_COLS ? ncols - c : MATRIX_COLS, host, o);
     }
     printf("\ndevices:\n");
     for (int d = 0; d < nruns; d++) {
         const device_run *dr = &runs[d];
+        char first[64], line[1024];
+        snprintf(first, sizeof first, "  %-10s ", dr->selector);
         if (dr->opened) {
-            printf("  %-10s %s, %s, identity %s", dr->selector, dr->info.name, dr->info.vendor, dr->info.identity);
-            for (int e = 0; e < d; e++)
+            int n =
+                snprintf(line, sizeof line, "%s, %s, identity %s", dr->info.name, dr->info.vendor, dr->info.identity);
+            for (int e = 0; e < d && n > 0 && (size_t)n < sizeof line; e++)
                 if (runs[e].opened && !strcmp(runs[e].info.identity, dr->info.identity)) {
-                    printf(" (the same device as %s)", runs[e].selector);
+                    snprintf(line + n, sizeof line - (size_t)n, " (the same device as %s)", runs[e].selector);
                     break;
                 }
-            printf("\n");
+            print_wrapped(stdout, first, "             ", line);
         } else {
-            printf("  %-10s %s: %s\n", dr->selector, dr->unavailable ? "unavailable" : "not run", dr->error);
+            print_wrappedf(stdout, first, "             ", "%s: %s", dr->unavailable ? "unavailable" : "not run",
+                           dr->error);
         }
     }
     fflush(stdout);
@@ -297,7 +422,11 @@ static void jopen(FILE *f, const char *name) {
     }
 }
 
-static void jmeasure(FILE *f, const result *r, const measure *m, int is_base) {
+/* One measure. "rate" is the median's (the field older files have); median_rate repeats it under the name that
+ * sits beside best_rate (the fastest run's) and worst_rate (the slowest's); spread = max_ms / min_ms (null with
+ * fewer than 2 runs); noisy = spread above the run's noise_threshold. */
+static void jmeasure(FILE *f, const result *r, const measure *m, int is_base, double noise) {
+    double spread = spread_of(m->ran, m->min_s, m->max_s);
     jopen(f, is_base ? m->name : NULL);
     fprintf(f, "\"runs\": %d", m->ran);
     jfnum(f, "first_ms", 1e3 * m->first_s);
@@ -306,6 +435,11 @@ static void jmeasure(FILE *f, const result *r, const measure *m, int is_base) {
     jfnum(f, "max_ms", 1e3 * m->max_s);
     jfnum(f, "work", is_base ? r->base_work : r->work);
     jfnum(f, "rate", rate_of(r, m));
+    jfnum(f, "median_rate", rate_of(r, m));
+    jfnum(f, "best_rate", rate_at(r, m, m->min_s));
+    jfnum(f, "worst_rate", rate_at(r, m, m->max_s));
+    jfnum(f, "spread", spread);
+    fprintf(f, ", \"noisy\": %s", is_noisy(spread, noise) ? "true" : "false");
     fprintf(f, ", \"checked\": %s, \"verified\": %s", m->checked ? "true" : "false",
             m->checked && measure_ok(m) ? "true" : "false");
     jfnum(f, "max_error", m->err);
@@ -353,8 +487,11 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             o->all ? "true" : "false", o->quick ? "true" : "false", o->seed, o->repeats, o->warmup,
             o->verify ? "true" : "false", o->baselines ? "true" : "false");
     jnum(f, o->scale);
+    jfnum(f, "noise_threshold", o->noise);
     fputs("},\n  \"units\": {\"rate\": \"GB/s (BabelStream bytes: vecadd 3, softmax 2, reduce 1 element per element; "
-          "copy baselines read + write) or GFLOP/s (gemm: 2mnk)\", \"times\": \"ms, device time of each run\"},\n",
+          "copy baselines read + write) or GFLOP/s (gemm: 2mnk)\", \"times\": \"ms, device time of each run\", "
+          "\"spread\": \"max_ms / min_ms of the timed runs (= best_rate / worst_rate); noisy: above "
+          "options.noise_threshold\"},\n",
           f);
     fputs("  \"startup\": ", f);
     if (su->ran || su->error[0]) {
@@ -418,10 +555,10 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             jstr(f, r->shape);
             fprintf(f, ", \"dims\": [%zu, %zu, %zu], \"unit\": \"%s\",\n        \"hcl\": ", r->dims[0], r->dims[1],
                     r->dims[2], unit_of(r));
-            jmeasure(f, r, &r->hcl, 0);
+            jmeasure(f, r, &r->hcl, 0, o->noise);
             fputs(",\n        \"baseline\": ", f);
             if (r->base.present)
-                jmeasure(f, r, &r->base, 1);
+                jmeasure(f, r, &r->base, 1, o->noise);
             else
                 fputs("null", f);
             jfnum(f, "ratio", r->base.ran > 0 && r->hcl.ran > 0 ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
@@ -506,7 +643,16 @@ static void crow(FILE *f, const device_run *dr, const char *kernel, const char *
     fprintf(f, ",%s,%s,%s,%s", kernel, shape, type, unit);
 }
 
-int write_csv(const char *path, const device_run *runs, int nruns) {
+/* A measure's noise columns: best and worst rate, spread, noisy (empty when it did not run). */
+static void cnoise(FILE *f, const result *r, const measure *m, double noise) {
+    double spread = spread_of(m->ran, m->min_s, m->max_s);
+    cnum(f, m->ran > 0 ? rate_at(r, m, m->min_s) : NAN);
+    cnum(f, m->ran > 0 ? rate_at(r, m, m->max_s) : NAN);
+    cnum(f, spread);
+    fprintf(f, ",%s", m->ran > 0 ? (is_noisy(spread, noise) ? "true" : "false") : "");
+}
+
+int write_csv(const char *path, const device_run *runs, int nruns, double noise) {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "bench: cannot write %s\n", path);
@@ -514,7 +660,9 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
     }
     fputs("backend,index,device,identity,kernel,shape,type,unit,hcl_median_ms,hcl_min_ms,hcl_max_ms,hcl_runs,hcl_rate,"
           "hcl_verified,hcl_max_error,hcl_tolerance,baseline,baseline_median_ms,baseline_rate,baseline_verified,"
-          "ratio\n",
+          "ratio,hcl_best_rate,hcl_worst_rate,hcl_spread,hcl_noisy,hcl_first_ms,hcl_check,baseline_min_ms,"
+          "baseline_max_ms,baseline_best_rate,baseline_worst_rate,baseline_spread,baseline_noisy,baseline_max_error,"
+          "baseline_tolerance,baseline_check\n",
           f);
     for (int d = 0; d < nruns; d++) {
         const device_run *dr = &runs[d];
@@ -536,6 +684,23 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
             cnum(f, r->base.ran ? rate_of(r, &r->base) : NAN);
             fprintf(f, ",%s", !r->base.present ? "" : r->base.checked && measure_ok(&r->base) ? "true" : "false");
             cnum(f, r->base.ran && r->hcl.ran ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
+            /* the columns added with the noise figures (after the old ones, which keep their places) */
+            char chk[256];
+            cnoise(f, r, &r->hcl, noise);
+            cnum(f, r->hcl.ran > 0 ? 1e3 * r->hcl.first_s : NAN);
+            check_text(&r->hcl, chk, sizeof chk);
+            fputc(',', f);
+            cstr(f, chk);
+            cnum(f, r->base.ran ? 1e3 * r->base.min_s : NAN);
+            cnum(f, r->base.ran ? 1e3 * r->base.max_s : NAN);
+            cnoise(f, r, &r->base, noise);
+            cnum(f, r->base.present && r->base.checked ? r->base.err : NAN);
+            cnum(f, r->base.present && r->base.checked ? r->base.tol : NAN);
+            fputc(',', f);
+            if (r->base.present) {
+                check_text(&r->base, chk, sizeof chk);
+                cstr(f, chk);
+            }
             fputc('\n', f);
         }
         const launch_cost *lc = &dr->launch;
@@ -551,7 +716,7 @@ int write_csv(const char *path, const device_run *runs, int nruns) {
             fputs(",", f);
             double ratio = s ? lc->hcl_sync_us / lc->vendor_sync_us : lc->hcl_submit_us / lc->vendor_submit_us;
             cnum(f, lc->vendor_ran ? ratio : NAN);
-            fputc('\n', f);
+            fputs(",,,,,,,,,,,,,,,\n", f); /* the 15 noise and check columns: not for launches */
         }
     }
     int bad = ferror(f);
@@ -576,8 +741,15 @@ int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count) 
             snprintf(f->kernel, sizeof f->kernel, "%s", kernel_names[r->kernel]);
             snprintf(f->shape, sizeof f->shape, "%s", r->shape);
             snprintf(f->unit, sizeof f->unit, "%s", unit_of(r));
-            f->rate = rate_of(r, &r->hcl);
-            f->base_rate = r->base.ran ? rate_of(r, &r->base) : 0.0;
+            const measure *h = &r->hcl, *bm = &r->base;
+            f->rate = rate_of(r, h);
+            f->best_rate = rate_at(r, h, h->min_s);
+            f->worst_rate = rate_at(r, h, h->max_s);
+            f->spread = spread_of(h->ran, h->min_s, h->max_s);
+            f->base_rate = bm->ran ? rate_of(r, bm) : 0.0;
+            f->base_best = bm->ran ? rate_at(r, bm, bm->min_s) : 0.0;
+            f->base_worst = bm->ran ? rate_at(r, bm, bm->max_s) : 0.0;
+            f->base_spread = spread_of(bm->ran, bm->min_s, bm->max_s);
             snprintf(f->base_name, sizeof f->base_name, "%s", r->base.present ? r->base.name : "");
             f->verified = r->hcl.checked && measure_ok(&r->hcl);
         }

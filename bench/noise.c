@@ -1,0 +1,33 @@
+/* The noise rules: a measurement's spread (slowest over fastest timed run), when a row counts as noisy, and when a
+ * change between two runs (--compare) counts as significant rather than within the runs' noise. */
+#include "bench.h"
+
+#include <math.h>
+
+double spread_of(int runs, double min_s, double max_s) {
+    if (runs < 2 || !(min_s > 0) || !(max_s >= min_s) || !isfinite(max_s)) return NAN;
+    return max_s / min_s;
+}
+
+int is_noisy(double spread, double threshold) { return isfinite(spread) && spread > threshold; }
+
+cmp_verdict compare_verdict(double ratio, double spread_old, double spread_new) {
+    if (!(ratio > 0) || !isfinite(ratio)) return CMP_NO_RATE;
+    if (!(spread_old >= 1) || !(spread_new >= 1) || !isfinite(spread_old) || !isfinite(spread_new))
+        return CMP_NO_SPREAD;
+    double s = fmax(spread_old, spread_new); /* outside [1/s, s] for the wider one: outside both */
+    if (ratio > s) return CMP_FASTER;
+    if (ratio < 1.0 / s) return CMP_SLOWER;
+    return CMP_NOISE;
+}
+
+const char *verdict_text(cmp_verdict v) {
+    switch (v) {
+    case CMP_FASTER: return "faster (significant)";
+    case CMP_SLOWER: return "slower (significant)";
+    case CMP_NOISE: return "within noise";
+    case CMP_NO_SPREAD: return "spread unknown";
+    case CMP_NO_RATE: break;
+    }
+    return "no rate";
+}

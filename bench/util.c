@@ -1,0 +1,81 @@
+/* Helpers shared by bench's files: the clock, memory, bounded text copies, and printing text wrapped to the
+ * table's width. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void *xcalloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) {
+        fprintf(stderr, "bench: out of host memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+void copy_text(char *dst, size_t size, const char *src) {
+    if (!size) return;
+    size_t n = strlen(src);
+    if (n >= size) n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+void print_wrapped(FILE *f, const char *first, const char *indent, const char *text) {
+    const char *prefix = first;
+    size_t width = BENCH_WIDTH;
+    const char *p = text;
+    do {
+        size_t room = width > strlen(prefix) ? width - strlen(prefix) : 1;
+        size_t n = strlen(p);
+        if (n > room) {
+            /* the last space that keeps the line within the width; a word longer than a line is cut at a space
+             * after it (a long path stays whole) */
+            size_t cut = room;
+            while (cut > 0 && p[cut] != ' ') cut--;
+            if (cut == 0) {
+                cut = room;
+                while (p[cut] && p[cut] != ' ') cut++;
+            }
+            n = cut;
+        }
+        fprintf(f, "%s%.*s\n", prefix, (int)n, p);
+        p += n;
+        while (*p == ' ') p++;
+        prefix = indent;
+    } while (*p);
+}
+
+void print_wrappedf(FILE *f, const char *first, const char *indent, const char *fmt, ...) {
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    print_wrapped(f, first, indent, text);
+}
+
+void format_rate(char *out, size_t size, double v) {
+    if (!(v > 0) || !isfinite(v))
+        snprintf(out, size, "-");
+    else if (v >= 9999.5)
+        snprintf(out, size, v < 9999999.5 ? "%.0f" : "%.2g", v);
+    else if (v >= 99.995)
+        snprintf(out, size, "%.1f", v);
+    else if (v >= 0.9995)
+        snprintf(out, size, "%.2f", v);
+    else
+        snprintf(out, size, "%.3g", v);
+}
