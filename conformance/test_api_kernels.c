@@ -159,13 +159,24 @@ CONF_TEST(api, kernel_user) {
 CONF_TEST(api, kernel_max_block) {
     hcl_kernel k = kernel_of(user_module_on(conf_dev), "index3d");
     REQUIRE(k != NULL, "kernel");
-    uint32_t bs = conf_info.max_work_group_size < 4096 ? (uint32_t)conf_info.max_work_group_size : 4096;
+    /* the kernel's own limit (NVIDIA's OpenCL says 256 for this kernel on an H100, under the device's 1024) */
+    uint64_t kmax = 0;
+    REQUIRE_OK(hcl_kernel_get_max_group_size(k, &kmax));
+    CHECK(kmax >= 1 && kmax <= conf_info.max_work_group_size, "kernel max group %llu, device %llu",
+          (unsigned long long)kmax, (unsigned long long)conf_info.max_work_group_size);
+    uint32_t bs = kmax < 4096 ? (uint32_t)kmax : 4096;
+
     size_t n = 2 * (size_t)bs, bytes = n * 4;
     /* In a 1-D launch y = z = 0, so index3d writes x itself. */
     uint32_t *got = conf_malloc(bytes);
     hcl_buffer b = conf_buffer(bytes);
     REQUIRE(b && conf_poison_buffer(b, 0, bytes), "buffer");
     hcl_arg arg = hcl_arg_buffer(b);
+    /* one more work-item than the kernel's limit is refused before the vendor sees it */
+    if (kmax < UINT32_MAX)
+        CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
+                 hcl_kernel_launch(conf_queue, k, (hcl_dim3){1, 1, 1}, (hcl_dim3){(uint32_t)kmax + 1, 1, 1}, 0, 1, &arg,
+                                   0, NULL, NULL));
     REQUIRE_OK(hcl_kernel_launch(conf_queue, k, (hcl_dim3){2, 1, 1}, (hcl_dim3){bs, 1, 1}, 0, 1, &arg, 0, NULL, NULL));
     REQUIRE(conf_read(b, 0, got, bytes), "read");
     size_t bad = 0, first = 0;

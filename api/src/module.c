@@ -99,6 +99,17 @@ HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_ke
     return hcl__publish(HCL__H_KERNEL, k, kernel_destroy, (void **)out_kernel, fn);
 }
 
+HCL_API hcl_status hcl_kernel_get_max_group_size(hcl_kernel kernel, uint64_t *out_max) {
+    static const char fn[] = "hcl_kernel_get_max_group_size";
+    hcl__kernel *k;
+    hcl_status st = hcl__lookup(kernel, HCL__H_KERNEL, (void **)&k, fn, "kernel");
+    if (st != HCL_SUCCESS) return st;
+    if (!out_max) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_max is NULL", fn);
+    const uint64_t dev_max = k->module->dev->info.max_work_group_size;
+    *out_max = k->max_group && (!dev_max || k->max_group < dev_max) ? k->max_group : dev_max;
+    return HCL_SUCCESS;
+}
+
 HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel) {
     return hcl__release(kernel, HCL__H_KERNEL, kernel_destroy, "hcl_kernel_release", "kernel");
 }

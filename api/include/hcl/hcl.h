@@ -418,6 +418,12 @@ HCL_API hcl_status hcl_module_release(hcl_module module);
 /* Look up a kernel by name. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT,
  * HCL_ERROR_NOT_FOUND, HCL_ERROR_VENDOR. */
 HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_kernel *out_kernel);
+/* The most work-items a block (work-group) of this kernel may have on its device: what the kernel's registers and
+ * local memory leave of the device's max_work_group_size, as the runtime reports it (CUDA's
+ * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, OpenCL's CL_KERNEL_WORK_GROUP_SIZE); the device's figure where the
+ * backend does not say. hcl_kernel_launch refuses larger blocks. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE,
+ * HCL_ERROR_INVALID_ARGUMENT (out_max NULL). */
+HCL_API hcl_status hcl_kernel_get_max_group_size(hcl_kernel kernel, uint64_t *out_max);
 /* Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE. */
 HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel);
 
