@@ -126,6 +126,20 @@ hcl_status hcl__gpu_device_setup(hcl__gpu_device *d, const hcl__gpu_device_entry
 
 void hcl__gpu_device_teardown(hcl__gpu_device *d) { hcl__gpu.cuDevicePrimaryCtxRelease_v2(d->dev); }
 
+hcl_status hcl__gpu_current_ordinal(int *out_ordinal) {
+    CUdevice dev;
+    if (hcl__gpu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) return HCL_ERROR_VENDOR;
+    *out_ordinal = (int)dev;
+    return HCL_SUCCESS;
+}
+
+/* The primary context keeps the sticky error until it is reset; a reset destroys what is left in it. */
+void hcl__gpu_device_reset(hcl__gpu_device *d) {
+    CUresult r = hcl__gpu.cuDevicePrimaryCtxReset_v2(d->dev);
+    HCL_KIT_WARN("device %u '%s': primary context reset after a device fault: %s", d->index, d->name,
+                 hcl__gpu_error_name(r));
+}
+
 hcl_status hcl__gpu_enter(const hcl__gpu_device *d, hcl__gpu_scope *scope) {
     scope->pushed = 0;
     CUcontext cur = NULL;

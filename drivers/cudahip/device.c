@@ -89,6 +89,7 @@ hcl_status hcl__gpu_device_open(uint32_t index, void **out_device) {
         free(d);
         return status;
     }
+    hcl__gpu_lost_open((int)d->dev);
     *out_device = d;
     return HCL_SUCCESS;
 }
@@ -103,6 +104,7 @@ void hcl__gpu_device_close(void *device) {
         hcl__gpu_leave(&scope);
     }
     hcl__gpu_device_teardown(d);
+    if (hcl__gpu_lost_close((int)d->dev)) hcl__gpu_device_reset(d);
     pthread_mutex_destroy(&d->lock);
     HCL_GPU_LOG("device %u '%s' closed", d->index, d->name);
     free(d);

@@ -37,6 +37,10 @@ typedef hipError_t hcl_gpu_result;
 /* The codes that map to a status other than HCL_ERROR_VENDOR (runtime.c, hcl__gpu_status). */
 #define HCL_GPU_ERROR_OUT_OF_MEMORY hipErrorOutOfMemory
 #define HCL_GPU_ERROR_NOT_FOUND hipErrorNotFound
+/* The sticky errors: the device is unusable after them until it is reset (HCL_ERROR_DEVICE_LOST). */
+#define HCL_GPU_LOST_ERRORS(X)                                                                                         \
+    X(hipErrorIllegalAddress)                                                                                          \
+    X(hipErrorLaunchFailure) X(hipErrorECCNotCorrectable) X(hipErrorLaunchTimeOut) X(hipErrorAssert)
 /* clang-format off: one vendor name per list entry, as the vendor headers order them */
 // clang-format off
 #define HCL_GPU_BUILD_ERRORS(X)                                                                                        \
@@ -129,6 +133,7 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
     REQ(hipError_t, hipDeviceGet, (hipDevice_t *, int))                                                                \
     REQ(hipError_t, hipDeviceGetName, (char *, int, hipDevice_t))                                                      \
     OPT(hipError_t, hipDeviceGetUuid, (hipUUID *, hipDevice_t))                                                        \
+    OPT(hipError_t, hipDeviceReset, (void))                                                                            \
     REQ(hipError_t, hipDeviceTotalMem, (size_t *, hipDevice_t))                                                        \
     REQ(hipError_t, hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))                                         \
     OPT_U(hipError_t, hipGetDevicePropertiesR0600, (void *, int))                                                      \

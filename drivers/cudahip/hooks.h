@@ -26,6 +26,21 @@ hcl_status hcl__gpu_device_setup(hcl__gpu_device *d, const hcl__gpu_device_entry
 /* Undo hcl__gpu_device_setup at device_close (CUDA: releases the primary context). */
 void hcl__gpu_device_teardown(hcl__gpu_device *d);
 
+/* The ordinal of the GPU current on this thread (CUDA: the current context's device; HIP: the current device), for
+ * lost.c to note which GPU a sticky error hit. */
+hcl_status hcl__gpu_current_ordinal(int *out_ordinal);
+/* Reset a GPU after a sticky error, when its last HCL device closes (lost.c decides; CUDA: cuDevicePrimaryCtxReset,
+ * HIP: hipDeviceReset on the device). Runs after hcl__gpu_device_teardown. */
+void hcl__gpu_device_reset(hcl__gpu_device *d);
+
+/* ---- device faults (lost.c): the bookkeeping behind HCL_ERROR_DEVICE_LOST ---- */
+/* An HCL device of GPU `ordinal` was opened. */
+void hcl__gpu_lost_open(int ordinal);
+/* A call failed with a sticky error (HCL_ERROR_DEVICE_LOST): mark the GPU current on this thread lost. */
+void hcl__gpu_lost_note(void);
+/* An HCL device of GPU `ordinal` closed: 1 when it was the GPU's last and the GPU is lost (the caller resets it). */
+int hcl__gpu_lost_close(int ordinal);
+
 /* Make the device current on this thread for the span of one entry point. Threads may differ from call to call,
  * so every entry that calls the runtime enters a scope; hcl__gpu_leave restores what the caller had current (CUDA:
  * pops the context it pushed; HIP: sets the caller's device back). hcl__gpu_scope is the map's: each runtime keeps

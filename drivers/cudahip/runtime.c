@@ -50,6 +50,10 @@ hcl_status hcl__gpu_status(hcl_gpu_result r) {
         HCL_GPU_BUILD_ERRORS(HCL__GPU_CASE)
 #undef HCL__GPU_CASE
         return HCL_ERROR_BUILD;
+#define HCL__GPU_CASE(code) case code:
+        HCL_GPU_LOST_ERRORS(HCL__GPU_CASE)
+#undef HCL__GPU_CASE
+        return HCL_ERROR_DEVICE_LOST;
     case HCL_GPU_SUCCESS: return HCL_SUCCESS;
     case HCL_GPU_ERROR_OUT_OF_MEMORY: return HCL_ERROR_OUT_OF_MEMORY;
     case HCL_GPU_ERROR_NOT_FOUND: return HCL_ERROR_NOT_FOUND;
@@ -69,5 +73,6 @@ hcl_status hcl__gpu_fail(hcl_gpu_result r, const char *call, const char *fmt, ..
     hcl_status status = hcl__kit_vendor_fail(hcl__gpu_status(r), call, hcl__gpu_error_name(r), (long long)r,
                                              HCL_KIT_CODE_DECIMAL, note, fmt, ap);
     va_end(ap);
+    if (status == HCL_ERROR_DEVICE_LOST) hcl__gpu_lost_note();
     return status;
 }

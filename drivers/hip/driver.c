@@ -246,3 +246,20 @@ hcl_status hcl__gpu_device_setup(hcl__gpu_device *d, const hcl__gpu_device_entry
 }
 
 void hcl__gpu_device_teardown(hcl__gpu_device *d) { (void)d; }
+
+hcl_status hcl__gpu_current_ordinal(int *out_ordinal) {
+    return hcl__gpu.hipGetDevice(out_ordinal) == hipSuccess ? HCL_SUCCESS : HCL_ERROR_VENDOR;
+}
+
+/* HIP keeps the sticky error until the device is reset (not run on AMD hardware: none is reachable). */
+void hcl__gpu_device_reset(hcl__gpu_device *d) {
+    hcl__gpu_scope scope;
+    if (!hcl__gpu.hipDeviceReset || hcl__gpu_enter(d, &scope) != HCL_SUCCESS) {
+        HCL_KIT_WARN("device %u '%s' faulted and cannot be reset here (hipDeviceReset %s)", d->index, d->name,
+                     hcl__gpu.hipDeviceReset ? "failed to enter the device" : "absent");
+        return;
+    }
+    hipError_t r = hcl__gpu.hipDeviceReset();
+    hcl__gpu_leave(&scope);
+    HCL_KIT_WARN("device %u '%s': reset after a device fault: %s", d->index, d->name, hcl__gpu_error_name(r));
+}

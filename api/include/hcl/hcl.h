@@ -66,7 +66,8 @@ extern "C" {
     X(ERROR_BUILD, -12, "kernel source or binary failed to build")                                                     \
     X(ERROR_NOT_FOUND, -13, "kernel name not found in module")                                                         \
     X(ERROR_UNSUPPORTED, -14, "operation or source kind not supported by this backend")                                \
-    X(ERROR_INTERNAL, -15, "internal error")
+    X(ERROR_INTERNAL, -15, "internal error")                                                                           \
+    X(ERROR_DEVICE_LOST, -16, "the device faulted; release its objects and open it again")
 
 typedef enum hcl_status {
 #define HCL__STATUS_ENUM(name, value, text) HCL_##name = value,
