@@ -36,12 +36,19 @@ typedef CUresult hcl_gpu_result;
 #define HCL_GPU_ERROR_OUT_OF_MEMORY CUDA_ERROR_OUT_OF_MEMORY
 #define HCL_GPU_ERROR_NOT_FOUND CUDA_ERROR_NOT_FOUND
 /* The sticky errors: the context is unusable after them until it is reset (HCL_ERROR_DEVICE_LOST). */
-#define HCL_GPU_LOST_ERRORS(X)                                                                                         \
-    X(CUDA_ERROR_ILLEGAL_ADDRESS)                                                                                      \
-    X(CUDA_ERROR_LAUNCH_FAILED)                                                                                        \
-    X(CUDA_ERROR_ECC_UNCORRECTABLE)                                                                                    \
-    X(CUDA_ERROR_HARDWARE_STACK_ERROR) X(CUDA_ERROR_ILLEGAL_INSTRUCTION) X(CUDA_ERROR_MISALIGNED_ADDRESS)              \
-        X(CUDA_ERROR_INVALID_ADDRESS_SPACE) X(CUDA_ERROR_INVALID_PC) X(CUDA_ERROR_ASSERT) X(CUDA_ERROR_LAUNCH_TIMEOUT)
+// clang-format off
+#define HCL_GPU_LOST_ERRORS(X)                                                                                        \
+    X(CUDA_ERROR_ILLEGAL_ADDRESS)                                                                                     \
+    X(CUDA_ERROR_LAUNCH_FAILED)                                                                                       \
+    X(CUDA_ERROR_ECC_UNCORRECTABLE)                                                                                   \
+    X(CUDA_ERROR_HARDWARE_STACK_ERROR)                                                                                \
+    X(CUDA_ERROR_ILLEGAL_INSTRUCTION)                                                                                 \
+    X(CUDA_ERROR_MISALIGNED_ADDRESS)                                                                                  \
+    X(CUDA_ERROR_INVALID_ADDRESS_SPACE)                                                                               \
+    X(CUDA_ERROR_INVALID_PC)                                                                                          \
+    X(CUDA_ERROR_ASSERT)                                                                                              \
+    X(CUDA_ERROR_LAUNCH_TIMEOUT)
+// clang-format on
 /* clang-format off: one vendor name per list entry, as the vendor headers order them */
 // clang-format off
 #define HCL_GPU_BUILD_ERRORS(X)                                                                                        \

@@ -38,9 +38,14 @@ typedef hipError_t hcl_gpu_result;
 #define HCL_GPU_ERROR_OUT_OF_MEMORY hipErrorOutOfMemory
 #define HCL_GPU_ERROR_NOT_FOUND hipErrorNotFound
 /* The sticky errors: the device is unusable after them until it is reset (HCL_ERROR_DEVICE_LOST). */
-#define HCL_GPU_LOST_ERRORS(X)                                                                                         \
-    X(hipErrorIllegalAddress)                                                                                          \
-    X(hipErrorLaunchFailure) X(hipErrorECCNotCorrectable) X(hipErrorLaunchTimeOut) X(hipErrorAssert)
+// clang-format off
+#define HCL_GPU_LOST_ERRORS(X)                                                                                        \
+    X(hipErrorIllegalAddress)                                                                                         \
+    X(hipErrorLaunchFailure)                                                                                          \
+    X(hipErrorECCNotCorrectable)                                                                                      \
+    X(hipErrorLaunchTimeOut)                                                                                          \
+    X(hipErrorAssert)
+// clang-format on
 /* clang-format off: one vendor name per list entry, as the vendor headers order them */
 // clang-format off
 #define HCL_GPU_BUILD_ERRORS(X)                                                                                        \
