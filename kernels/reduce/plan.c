@@ -29,38 +29,35 @@ static hcl_status plan_gpu(hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan
     return HCL_SUCCESS;
 }
 
-/* ---- CL (kernels/reduce/reduce.cl): float partials from a fixed number of groups (the kernel of the call's type),
- * then one group over them (the f32 kernel) ---- */
-static void cl_pass(hcl_klaunch *l, int which, size_t groups, size_t wg, hcl_kslot in, hcl_kslot out, size_t n,
-                    size_t chunk) {
-    hcl_klaunch_1d(l, HCL_KPROG_CL_REDUCE, which, groups, wg);
-    l->shared_bytes = wg * sizeof(float);
-    hcl_klaunch_mem(l, in, 0);
-    hcl_klaunch_mem(l, out, 0);
-    hcl_klaunch_u64(l, n);
-    hcl_klaunch_u64(l, chunk);
-}
+/* ---- CL (kernels/reduce/reduce.cl): one launch of a fixed number of groups; each writes a partial, the last to
+ * finish (a ticket after the partials) folds them and resets the ticket to 0 ---- */
+#define CL_PARTIALS_AT 4096
 
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out) {
     const int which = hcl_kplan_typed_kernel(out, HCL_KPROG_CL_REDUCE, op_base(op), type);
-    const int which_f32 = hcl_kplan_typed_kernel(out, HCL_KPROG_CL_REDUCE, op_base(op), HCL_DTYPE_F32);
-    if (which < 0 || which_f32 < 0) return HCL_ERROR_UNSUPPORTED;
+    if (which < 0) return HCL_ERROR_UNSUPPORTED;
     /* 8 groups per compute unit; 64 when the runtime does not say how many it has */
     size_t max_groups = dev->compute_units ? (size_t)dev->compute_units * 8 : 64;
     max_groups = hcl_min_size(hcl_min_size(max_groups, 1024), hcl_known_or(dev->max_groups[0], UINT32_MAX));
     size_t wg = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, HCL_KPROG_CL_REDUCE, which, dev->is_cpu ? 16 : 256));
     while (wg > 1 && dev->local_mem && wg * sizeof(float) > dev->local_mem) wg /= 2;
     size_t groups = hcl_min_size(hcl_ceil_div(n, wg), max_groups);
-    /* GPU: coalesced, chunk 1 (float4 loads); CPU: one contiguous run per work-item */
-    size_t chunk1 = dev->is_cpu ? hcl_ceil_div(n, groups * wg) : 1;
-    size_t chunk2 = dev->is_cpu ? hcl_ceil_div(groups, wg) : 1;
-    hcl_status st = hcl_kplan_init(out, groups > 1 ? 2 : 1);
+    if (groups == 0) groups = 1;
+    hcl_status st = hcl_kplan_init(out, 1);
     if (st != HCL_SUCCESS) return st;
-    cl_pass(&out->launch[0], which, groups, wg, HCL_KSLOT_A, groups > 1 ? HCL_KSLOT_SCRATCH : HCL_KSLOT_C, n, chunk1);
-    if (groups > 1) {
-        out->scratch_bytes = max_groups * sizeof(float);
-        cl_pass(&out->launch[1], which_f32, 1, wg, HCL_KSLOT_SCRATCH, HCL_KSLOT_C, groups, chunk2);
-    }
+    hcl_klaunch *l = &out->launch[0];
+    hcl_klaunch_1d(l, HCL_KPROG_CL_REDUCE, which, groups, wg);
+    l->shared_bytes = wg * sizeof(float);
+    /* the ticket, then the partials at an offset that meets any device's sub-buffer alignment (NVIDIA: 512 bytes) */
+    out->scratch_bytes = CL_PARTIALS_AT + max_groups * sizeof(float);
+    out->scratch_zeroed = 1;
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, CL_PARTIALS_AT);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, n);
+    /* GPU: coalesced, chunk 1 (float4 loads); CPU: one contiguous run per work-item */
+    hcl_klaunch_u64(l, dev->is_cpu ? hcl_ceil_div(n, groups * wg) : 1);
     return HCL_SUCCESS;
 }
 

@@ -1,35 +1,52 @@
-/* reduce (OpenCL C 1.2): sum, max or min of in[0..n) in f32, f16 or bf16 (hcl_cl_types.h), into floats,
+/* reduce (OpenCL C 1.2): sum, max or min of in[0..n) in f32, f16 or bf16 (hcl_cl_types.h), into a float,
  * deterministic.
  *
- * One kernel per operation, used for both passes of a fixed-shape reduction: the first pass runs a fixed
- * number of work-groups (chosen from n and the device only) and writes one partial per group; the second pass
- * is the same kernel with one work-group over the partials. No atomics, no order that depends on timing: the
- * same input on the same device gives the same bits.
+ * One launch of a fixed number of work-groups (chosen from n and the device only): each group folds its part and
+ * writes one partial; the last group to finish (a ticket taken with atomic_inc after a barrier with the global fence) folds the
+ * partials in index order and writes the result, then puts the ticket back to 0 (it must be 0 before the first
+ * launch: the host gives zeroed scratch). No order that depends on timing: the same input on the same device gives
+ * the same bits.
  *
- * chunk = 1 (GPU): a grid-stride loop over float4s (the input buffer starts at offset 0, so 16-byte aligned),
- * each float4 folded pairwise before it joins the work-item's total. chunk > 1 (CPU): each work-item takes runs
- * of `chunk` consecutive elements, combined in blocks of HCL_REDUCE_BLOCK before joining its total. The
- * work-items' totals meet in a tree in local memory (`scratch`: one float per work-item; the work-group size
- * is a power of two): no long chain of float additions, so large sums stay accurate.
- * Padding uses the identity (0, -INFINITY, INFINITY); max and min skip NaN as fmax and fmin do. The partials and
- * the result are float whatever the input type: the second pass is the f32 kernel over the partials. */
+ * chunk = 1 (GPU): a grid-stride loop over float4s (the input buffer starts at offset 0, so 16-byte aligned), four
+ * loads in flight a work-item, each float4 folded pairwise before it joins the work-item's total. chunk > 1 (CPU):
+ * each work-item takes runs of `chunk` consecutive elements, combined in blocks of HCL_REDUCE_BLOCK before joining
+ * its total. The work-items' totals meet in a tree in local memory (`scratch`: one float per work-item; the
+ * work-group size is a power of two): no long chain of float additions, so large sums stay accurate.
+ * Padding uses the identity (0, -INFINITY, INFINITY); max and min skip NaN as fmax and fmin do. */
 #include "hcl_cl_types.h"
 
 #define HCL_REDUCE_ADD(a, b) ((a) + (b))
 #define HCL_REDUCE_BLOCK 256
+#define HCL_REDUCE_FOLD4(COMBINE, v) COMBINE(COMBINE((v).x, (v).y), COMBINE((v).z, (v).w))
+
+/* Fold `acc` of every work-item in a tree in `scratch`; the result is in scratch[0] after the last barrier. */
+#define HCL_REDUCE_TREE(COMBINE, acc)                                                                                  \
+    scratch[lid] = (acc);                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                                      \
+    for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {                                                           \
+        if (lid < s) scratch[lid] = COMBINE(scratch[lid], scratch[lid + s]);                                           \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                                  \
+    }
 
 #define HCL_REDUCE_KERNEL(NAME, IDENTITY, COMBINE, TYPE)                                                               \
-    __kernel void NAME(__global const void *in, __global float *out, ulong n, ulong chunk, __local float *scratch) {   \
+    __kernel void NAME(__global const void *in, __global float *partials, __global volatile uint *ticket,              \
+                       __global float *out, ulong n, ulong chunk, __local float *scratch) {                            \
         const size_t lid = get_local_id(0);                                                                            \
         const size_t len = (size_t)n, run = (size_t)chunk;                                                             \
         const size_t step = get_global_size(0) * run;                                                                  \
         float acc = IDENTITY;                                                                                          \
         if (run == 1) { /* four elements per load (buffers start 16-byte aligned), then the scalar tail */             \
             const size_t items = get_global_size(0), n4 = len / 4;                                                     \
-            for (size_t i = get_global_id(0); i < n4; i += items) {                                                    \
-                const float4 v = hcl_load4(in, i, TYPE);                                                               \
-                acc = COMBINE(acc, COMBINE(COMBINE(v.x, v.y), COMBINE(v.z, v.w)));                                     \
+            size_t i = get_global_id(0);                                                                               \
+            for (; i + 3 * items < n4; i += 4 * items) {                                                               \
+                const float4 v0 = hcl_load4(in, i, TYPE), v1 = hcl_load4(in, i + items, TYPE);                         \
+                const float4 v2 = hcl_load4(in, i + 2 * items, TYPE), v3 = hcl_load4(in, i + 3 * items, TYPE);         \
+                acc = COMBINE(acc, HCL_REDUCE_FOLD4(COMBINE, v0));                                                     \
+                acc = COMBINE(acc, HCL_REDUCE_FOLD4(COMBINE, v1));                                                     \
+                acc = COMBINE(acc, HCL_REDUCE_FOLD4(COMBINE, v2));                                                     \
+                acc = COMBINE(acc, HCL_REDUCE_FOLD4(COMBINE, v3));                                                     \
             }                                                                                                          \
+            for (; i < n4; i += items) acc = COMBINE(acc, HCL_REDUCE_FOLD4(COMBINE, hcl_load4(in, i, TYPE)));          \
             for (size_t i = n4 * 4 + get_global_id(0); i < len; i += items) acc = COMBINE(acc, hcl_load(in, i, TYPE)); \
         } else {                                                                                                       \
             for (size_t base = get_global_id(0) * run; base < len; base += step) {                                     \
@@ -42,13 +59,22 @@
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
-        scratch[lid] = acc;                                                                                            \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                                                  \
-        for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {                                                       \
-            if (lid < s) scratch[lid] = COMBINE(scratch[lid], scratch[lid + s]);                                       \
-            barrier(CLK_LOCAL_MEM_FENCE);                                                                              \
+        HCL_REDUCE_TREE(COMBINE, acc)                                                                                  \
+        __local int is_last;                                                                                           \
+        if (lid == 0) partials[get_group_id(0)] = scratch[0];                                                          \
+        barrier(CLK_GLOBAL_MEM_FENCE); /* the partial is out before the ticket is taken */                             \
+        if (lid == 0) is_last = atomic_inc(ticket) == (uint)get_num_groups(0) - 1u;                                    \
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                                           \
+        if (!is_last) return;                                                                                          \
+        const __global volatile float *vp = partials; /* every group's partial, not a stale copy */                    \
+        float v = IDENTITY;                                                                                            \
+        for (size_t i = lid; i < get_num_groups(0); i += get_local_size(0)) v = COMBINE(v, vp[i]);                     \
+        barrier(CLK_LOCAL_MEM_FENCE); /* scratch[0] was read above */                                                  \
+        HCL_REDUCE_TREE(COMBINE, v)                                                                                    \
+        if (lid == 0) {                                                                                                \
+            out[0] = scratch[0];                                                                                       \
+            *ticket = 0;                                                                                               \
         }                                                                                                              \
-        if (lid == 0) out[get_group_id(0)] = scratch[0];                                                               \
     }
 
 HCL_REDUCE_KERNEL(hcl_reduce_sum_f32, 0.0f, HCL_REDUCE_ADD, HCL_CL_F32)
