@@ -41,6 +41,13 @@ static inline float4 hcl_load4(__global const void *p, size_t i, const int type)
     return ((__global const float4 *)p)[i];
 }
 
+/* Eight consecutive elements from element 8 * i: one 16-byte load for the 16-bit types. */
+static inline float8 hcl_load8(__global const void *p, size_t i, const int type) {
+    if (type == HCL_CL_F16) return vload_half8(i, (__global const half *)p);
+    if (type == HCL_CL_BF16) return as_float8(convert_uint8(vload8(i, (__global const ushort *)p)) << 16);
+    return vload8(i, (__global const float *)p);
+}
+
 static inline void hcl_store4(__global void *p, size_t i, const float4 v, const int type) {
     if (type == HCL_CL_F16) {
         vstore_half4_rte(v, i, (__global half *)p);

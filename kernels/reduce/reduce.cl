@@ -7,10 +7,10 @@
  * launch: the host gives zeroed scratch). No order that depends on timing: the same input on the same device gives
  * the same bits.
  *
- * chunk = 1 (GPU): a grid-stride loop over float4s (the input buffer starts at offset 0, so 16-byte aligned), four
- * loads in flight a work-item, each float4 folded pairwise before it joins the work-item's total. chunk > 1 (CPU):
- * each work-item takes runs of `chunk` consecutive elements, combined in blocks of HCL_REDUCE_BLOCK before joining
- * its total. The work-items' totals meet in a tree in local memory (`scratch`: one float per work-item; the
+ * chunk = 1 (GPU): a grid-stride loop over 16-byte vectors (float4, or 8 16-bit values; the input buffer starts at
+ * offset 0, so 16-byte aligned), four loads in flight a work-item, each vector folded pairwise before it joins the
+ * work-item's total. chunk > 1 (CPU): each work-item takes runs of `chunk` consecutive elements, combined in blocks
+ * of HCL_REDUCE_BLOCK before joining its total. The work-items' totals meet in a tree in local memory (`scratch`: one float per work-item; the
  * work-group size is a power of two): no long chain of float additions, so large sums stay accurate.
  * Padding uses the identity (0, -INFINITY, INFINITY); max and min skip NaN as fmax and fmin do. */
 #include "hcl_cl_types.h"
@@ -18,6 +18,7 @@
 #define HCL_REDUCE_ADD(a, b) ((a) + (b))
 #define HCL_REDUCE_BLOCK 256
 #define HCL_REDUCE_FOLD4(COMBINE, v) COMBINE(COMBINE((v).x, (v).y), COMBINE((v).z, (v).w))
+#define HCL_REDUCE_FOLD8(COMBINE, v) COMBINE(HCL_REDUCE_FOLD4(COMBINE, (v).lo), HCL_REDUCE_FOLD4(COMBINE, (v).hi))
 
 /* Fold `acc` of every work-item in a tree in `scratch`; the result is in scratch[0] after the last barrier. */
 #define HCL_REDUCE_TREE(COMBINE, acc)                                                                                  \
@@ -35,7 +36,20 @@
         const size_t len = (size_t)n, run = (size_t)chunk;                                                             \
         const size_t step = get_global_size(0) * run;                                                                  \
         float acc = IDENTITY;                                                                                          \
-        if (run == 1) { /* four elements per load (buffers start 16-byte aligned), then the scalar tail */             \
+        if (run == 1 && TYPE != HCL_CL_F32) { /* 16-bit: eight elements (16 bytes) per load, four in flight */         \
+            const size_t items = get_global_size(0), n8 = len / 8;                                                     \
+            size_t i = get_global_id(0);                                                                               \
+            for (; i + 3 * items < n8; i += 4 * items) {                                                               \
+                const float8 v0 = hcl_load8(in, i, TYPE), v1 = hcl_load8(in, i + items, TYPE);                         \
+                const float8 v2 = hcl_load8(in, i + 2 * items, TYPE), v3 = hcl_load8(in, i + 3 * items, TYPE);         \
+                acc = COMBINE(acc, HCL_REDUCE_FOLD8(COMBINE, v0));                                                     \
+                acc = COMBINE(acc, HCL_REDUCE_FOLD8(COMBINE, v1));                                                     \
+                acc = COMBINE(acc, HCL_REDUCE_FOLD8(COMBINE, v2));                                                     \
+                acc = COMBINE(acc, HCL_REDUCE_FOLD8(COMBINE, v3));                                                     \
+            }                                                                                                          \
+            for (; i < n8; i += items) acc = COMBINE(acc, HCL_REDUCE_FOLD8(COMBINE, hcl_load8(in, i, TYPE)));          \
+            for (size_t i = n8 * 8 + get_global_id(0); i < len; i += items) acc = COMBINE(acc, hcl_load(in, i, TYPE)); \
+        } else if (run == 1) { /* f32: four elements per load (buffers start 16-byte aligned), then the tail */        \
             const size_t items = get_global_size(0), n4 = len / 4;                                                     \
             size_t i = get_global_id(0);                                                                               \
             for (; i + 3 * items < n4; i += 4 * items) {                                                               \
