@@ -85,7 +85,8 @@ for m in "$build"/lib/libhcl-*.so; do
     *"driver module $name.so not loaded"*) fail "the installed module $name.so was not loaded: $line" ;;
     esac
 done
-grep -E -e "$build/(lib|bin)/" "$work/info.txt" && fail "the installed hcl-info names the build folder's lib or bin (lines above)"
+grep -E -e "$build/(lib|bin)/" "$work/info.txt" &&
+    fail "the installed hcl-info names the build folder's lib or bin (lines above)"
 
 step "installed bench --help, --libs, one tiny host run"
 "$prefix/$bindir/bench" --help >"$work/bench-help.txt" 2>&1 || fail "bench --help exited with $?"
