@@ -1,6 +1,8 @@
 # HCL: the two commands for a fresh Debian 12 / Ubuntu 24.04 machine are `make bench` and `make test`.
 #
-#   make deps    install the missing Debian/Ubuntu packages (as root; says what to run otherwise)
+#   make deps    install the missing Debian/Ubuntu packages (as root; says what to run otherwise);
+#                HCL_DEPS=minimal: only what the host and OpenCL backends need (default full: every backend)
+#   make deps-list   which packages each backend needs (deps-packages: the list make deps checks, one line)
 #   make build   configure build/ (Ninja, RelWithDebInfo, warnings as errors) once, then build it
 #   make test    deps + build + every ctest test, then the same suite built with ASan+UBSan in build-asan/
 #   make bench   deps + build + ./build/bin/bench (BENCH_ARGS="--help" for its options)
@@ -8,7 +10,8 @@
 #   make format  format every C, CUDA and OpenCL source as .clang-format says (ctest `format` checks it)
 #   make clean   remove build/ and build-asan/
 #
-# Variables: BUILD_DIR, ASAN_DIR, JOBS, CMAKE_ARGS (extra -D options for both configurations), BENCH_ARGS.
+# Variables: BUILD_DIR, ASAN_DIR, JOBS, CMAKE_ARGS (extra -D options for both configurations), BENCH_ARGS,
+# HCL_DEPS (full or minimal).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
@@ -21,11 +24,37 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 BENCH_ARGS ?=
 
+# The Debian/Ubuntu packages, by what needs them (`make deps-list` prints this table; docs: README "Dependencies").
 # libc6-dev is listed because gcc only recommends it (apt-get runs with --no-install-recommends).
-DEB_PACKAGES := cmake ninja-build gcc g++ libc6-dev pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-                clinfo libclblast-dev libopenblas-dev libcriterion-dev \
-                libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools dpkg-dev clang-format \
-                libamdhip64-dev hipcc rocm-device-libs
+DEPS_common    := cmake ninja-build gcc libc6-dev pkg-config libcriterion-dev clang-format
+DEPS_host      := libopenblas-dev
+DEPS_opencl    := ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev
+DEPS_levelzero := libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools g++ dpkg-dev
+DEPS_hip       := libamdhip64-dev hipcc rocm-device-libs g++
+DEPS_cuda      :=
+WHY_common    := the build (CMake, Ninja, gcc), the conformance suite (Criterion), ctest format (clang-format)
+WHY_host      := the driver needs only gcc (OpenMP included); OpenBLAS is bench's host GEMM baseline
+WHY_opencl    := CL/cl.h and the ICD loader; PoCL, a CPU OpenCL device for the tests; clinfo (hcl-info's \
+                 cross-check); CLBlast (bench's OpenCL GEMM baseline)
+WHY_levelzero := ze_api.h and the loader; clang-14, llvm-spirv-14, spirv-val (SPIR-V built-ins); g++ and \
+                 dpkg-dev (the loader's null driver, built for the tests)
+WHY_hip       := the HIP headers and runtime (hiprtc); hipcc and the device libraries (the code-object bundle); \
+                 g++ (the MFMA emulation test)
+WHY_cuda      := no Debian package: NVIDIA's CUDA toolkit, where installed, gives cuda.h and nvrtc.h (the \
+                 driver), nvcc (the fatbin, bench's CUB library) and cuBLAS; running needs only the NVIDIA \
+                 driver (libcuda.so.1)
+
+# HCL_DEPS picks what `make deps` (and so `make bench` and `make test`) installs: full (default) every backend's
+# packages; minimal only the common ones and the host and OpenCL backends' (the other drivers are then reported
+# as not built by CMake, with what they need).
+HCL_DEPS ?= full
+DEPS_SETS_full    := common host opencl levelzero hip cuda
+DEPS_SETS_minimal := common host opencl
+DEPS_SETS := $(DEPS_SETS_$(HCL_DEPS))
+ifeq ($(DEPS_SETS),)
+$(error HCL_DEPS=$(HCL_DEPS) is not known: use HCL_DEPS=full (every backend) or HCL_DEPS=minimal (host and OpenCL))
+endif
+DEB_PACKAGES := $(sort $(foreach set,$(DEPS_SETS),$(DEPS_$(set))))
 
 # Sanitizer settings of the ASan run. Reports go to files under $(ASAN_DIR)/sanitizer-logs as well as failing
 # the process, so a report from a child process (Criterion forks each test) cannot go unnoticed.
@@ -35,14 +64,27 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:log_path=$(SAN_LOG_DIR)/asan \
            LSAN_OPTIONS=print_suppressions=0:log_path=$(SAN_LOG_DIR)/lsan$(if $(LSAN_SUPP),:suppressions=$(LSAN_SUPP)) \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG_DIR)/ubsan
 
-.PHONY: all deps build test test-asan bench info format clean help
+.PHONY: all deps deps-list deps-packages build test test-asan bench info format clean help
 
 all: build
 
 help:
 	@sed -n '/^#/!q;p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
+# The table of packages by backend; the sets HCL_DEPS=$(HCL_DEPS) installs are marked with *.
+deps-list:
+	@echo "backend    Debian/Ubuntu packages (* = installed by make deps with HCL_DEPS=$(HCL_DEPS))"
+	@$(foreach set,$(DEPS_SETS_full),printf '%-10s %s\n' "$(set)$(if $(filter $(set),$(DEPS_SETS)),*)" \
+	  "$(or $(DEPS_$(set)),(none))"; \
+	  echo "$(strip $(WHY_$(set)))" | fold -s -w 104 | sed -e 's/ *$$//' -e 's/^/           /';)
+	@echo "HCL_DEPS=full (default): every backend; HCL_DEPS=minimal: common, host and opencl only"
+
+# The packages `make deps` checks and installs with this HCL_DEPS, one line (for scripts and the deps test).
+deps-packages:
+	@echo $(DEB_PACKAGES)
+
 deps:
+	@echo "make deps: HCL_DEPS=$(HCL_DEPS): $(DEPS_SETS) ($(words $(DEB_PACKAGES)) packages; make deps-list says which)"
 	@set -e; \
 	if ! command -v dpkg-query >/dev/null 2>&1; then \
 	  echo "make deps: dpkg-query not found (not Debian/Ubuntu): install the equivalents of: $(DEB_PACKAGES)"; \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Copy the vendor libraries of bench's baselines into BUILD/device-libs, for a build folder that runs on another
 # machine (the GPU test machine has no package registry). bench opens them with dlopen, so ldd cannot see them and
-# ../shared/device/pack.sh does not copy them: run this after pack.sh.
+# copying the build folder with the libraries its programs link (what ldd lists) leaves them out: run this after.
 #   CLBlast (libclblast.so.1), OpenBLAS (libopenblas.so.0), the ocl-icd loader (libOpenCL.so.1), and whatever
 #   they need that is not part of the C/C++ runtime (libgfortran, libquadmath, ...).
 # cuBLAS is not copied (hundreds of MB): bench finds it in the machine's CUDA toolkit (/usr/local/cuda/lib64) or

@@ -1,9 +1,11 @@
-# SPIR-V from OpenCL C at build time (the Level Zero built-in kernels, design.md "Kernel sources and binaries").
+# SPIR-V from OpenCL C at build time (the Level Zero built-in kernels; docs/architecture.md, "Kernel sources per
+# backend").
 #
 #   hcl_spirv_find_tools()
 #       Finds clang (HCL_SPIRV_CLANG), llvm-spirv (HCL_LLVM_SPIRV) and spirv-val (HCL_SPIRV_VAL), preferring the
 #       LLVM 14 names (the translator must match the clang that writes the bitcode), and sets
-#       HCL_SPIRV_TOOLS_FOUND (and HCL_SPIRV_TOOLS_MISSING, the names not found) in the caller's scope.
+#       HCL_SPIRV_TOOLS_FOUND (and HCL_SPIRV_TOOLS_MISSING: each tool not found, with its Debian package) in the
+#       caller's scope.
 #
 #   hcl_spirv(<out.spv> <source.cl> [DEFINES <NAME=VALUE>...] [DEPENDS <file>...])
 #       Adds a build step: clang -> spir64 LLVM bitcode -> llvm-spirv -> SPIR-V 1.0 -> spirv-val
@@ -21,9 +23,13 @@ function(hcl_spirv_find_tools)
   find_program(HCL_LLVM_SPIRV NAMES llvm-spirv-14 llvm-spirv DOC "LLVM <-> SPIR-V translator (llvm-spirv)")
   find_program(HCL_SPIRV_VAL NAMES spirv-val DOC "SPIR-V validator (spirv-tools)")
   set(missing "")
-  foreach(v HCL_SPIRV_CLANG HCL_LLVM_SPIRV HCL_SPIRV_VAL)
+  # What is missing, as the tool and its Debian package (the variable names mean nothing to a reader of the log).
+  foreach(v_tool "HCL_SPIRV_CLANG;clang-14 (clang-14)" "HCL_LLVM_SPIRV;llvm-spirv-14 (llvm-spirv-14)"
+                 "HCL_SPIRV_VAL;spirv-val (spirv-tools)")
+    list(GET v_tool 0 v)
+    list(GET v_tool 1 tool)
     if(NOT ${v})
-      list(APPEND missing ${v})
+      list(APPEND missing "${tool}")
     endif()
   endforeach()
   if(missing)

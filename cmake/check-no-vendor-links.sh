@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fails if libhcl or any driver module has a vendor runtime among its DT_NEEDED entries: the core and the
-# drivers must open vendor runtimes with dlopen only (design.md, "Loading").
+# drivers must open vendor runtimes with dlopen only (docs/architecture.md, "Loading").
 # Usage: check-no-vendor-links.sh LIBDIR
 set -u
 libdir=${1:?usage: check-no-vendor-links.sh LIBDIR}

@@ -1,9 +1,9 @@
 /* The driver kit's error check: the one way a driver checks a vendor call and reports its failure.
  *
  * A vendor failure becomes a status and this thread's message "<call>: <error name> (<code>); <detail>", with
- * the vendor's own name and number of the error (design.md, "House style"; IREE's IREE_CUDA_RETURN_IF_ERROR is
- * the model). A driver writes one function that names and maps its vendor's codes on top of hcl__kit_vendor_fail,
- * and one macro on top of HCL_KIT_CHECK; every call site then reads the same:
+ * the vendor's own name and number of the error (docs/architecture.md, "Errors"; IREE's IREE_CUDA_RETURN_IF_ERROR
+ * is the model). A driver writes one function that names and maps its vendor's codes on top of
+ * hcl__kit_vendor_fail, and one macro on top of HCL_KIT_CHECK; every call site then reads the same:
  *     HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateBuffer", "size %zu bytes", size);
  * and unwinds through its `cleanup:` label with `status` set. */
 #ifndef HCL_DRIVERS_COMMON_CHECK_H

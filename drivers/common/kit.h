@@ -1,6 +1,6 @@
-/* The driver kit: what every HCL driver is built on (design.md, "Layout"). A static library, linked into each
- * driver module and into libhcl for the host driver; each of those binaries holds one driver, so the kit's state is
- * the state of the driver it is linked with.
+/* The driver kit: what every HCL driver is built on (docs/architecture.md, "Layers"). A static library, linked into
+ * each driver module and into libhcl for the host driver; each of those binaries holds one driver, so the kit's
+ * state is the state of the driver it is linked with.
  *
  * A driver defines hcl__kit_driver (devices.h: its name, its device entry and `start`, which opens the vendor
  * runtime and lists the devices) and points its table's init, shutdown, device_count and device_info at the kit's.
