@@ -100,6 +100,9 @@ typedef struct base_info {
     char version[128];
     char note[512];    /* how it is called (layout, math mode, timing) */
     char reason[1024]; /* why it is not available */
+    int threads;       /* host baselines: the threads they run on (0: not said) */
+    char corename[64]; /* OpenBLAS: the core type it chose (openblas_get_corename) */
+    int generic;       /* OpenBLAS: that core lacks the CPU's AVX2/FMA (a fallback, as Prescott on a modern Xeon) */
 } base_info;
 
 typedef struct launch_cost {
@@ -219,6 +222,15 @@ void run_case(bdev *b, const bcase *c, result *r);
 int measure_ok(const measure *m);
 /* On a CPU device: a pause that lets spinning worker threads (OpenMP, OpenBLAS, PoCL) go to sleep. */
 void settle_cpu(const bdev *b);
+
+/* baselines_host.c: the host driver's thread count (from the "N threads" of its backend version, else
+ * omp_get_max_threads()); how says where it came from (may be NULL). */
+int host_threads(char *how, size_t size);
+/* A copy of bytes split into one slice per thread, on `threads` OpenMP threads; *out_ran: the threads that ran.
+ * Returns 0, or 1 when another number of threads ran. */
+int host_parallel_copy(void *dst, const void *src, size_t bytes, int threads, int *out_ran);
+/* 1 when an OpenBLAS core name lacks the AVX2/FMA kernels this CPU could run (Prescott, Core2, Sandybridge, ...). */
+int openblas_generic(const char *corename);
 
 /* baselines.c: open what this backend's baselines need; fills b->run->bases. */
 void baselines_open(bdev *b);

@@ -166,6 +166,12 @@ void print_table_footer(const device_run *dr, const options *o) {
         snprintf(line, sizeof line, "no row noisy: every spread is at most %.2f%s", o->noise,
                  timed ? "" : " (nothing was timed)");
     print_wrapped(stdout, "", "", line);
+    const base_info *g = &dr->bases[BASE_GEMM];
+    if (g->available && g->generic)
+        print_wrappedf(stdout, "", "",
+                       "! %s fell back to its %s kernels, which lack this CPU's AVX2/FMA: its rates understate "
+                       "OpenBLAS (set OPENBLAS_CORETYPE to the CPU's core, e.g. Haswell or SkylakeX)",
+                       g->name, g->corename);
     fflush(stdout);
 }
 
@@ -545,6 +551,11 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             jfstr(f, "version", bi->version);
             jfstr(f, "note", bi->note);
             jfstr(f, "reason", bi->available ? "" : bi->reason);
+            if (bi->threads) fprintf(f, ", \"threads\": %d", bi->threads);
+            if (bi->corename[0]) {
+                jfstr(f, "corename", bi->corename);
+                fprintf(f, ", \"generic_fallback\": %s", bi->generic ? "true" : "false");
+            }
             fputs("}", f);
         }
         fputs("],\n     \"results\": [", f);
