@@ -159,8 +159,8 @@ static void openblas_open(base_info *g, int threads) {
                    g->corename[0] ? g->corename : "unknown (no openblas_get_corename)", ob.coretype,
                    g->generic ? ", a FALLBACK: its kernels lack the CPU's AVX2/FMA" : "", g->threads, threads,
                    !ob.openblas_set_num_threads ? ": NOT SET (no openblas_set_num_threads)"
-                   : g->threads != threads     ? ": NOT MET"
-                                               : "");
+                   : g->threads != threads      ? ": NOT MET"
+                                                : "");
 }
 #endif
 
@@ -227,8 +227,9 @@ int host_copy(hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, measu
     double t0 = now_s();
     int rc = host_parallel_copy(d, s, bytes, copy_threads, &ran);
     *out_s = now_s() - t0;
-    if (rc) snprintf(ms->error, sizeof ms->error, "the copy ran on %d threads, not the host driver's %d", ran,
-                     copy_threads);
+    if (rc)
+        snprintf(ms->error, sizeof ms->error, "the copy ran on %d threads, not the host driver's %d", ran,
+                 copy_threads);
     return rc;
 }
 

@@ -8,7 +8,7 @@
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 set(_args --device host --kernels vecadd,gemm --types f32 --vecadd-n 1000003 --gemm 129x67x95 --repeats 2 --warmup 1
-    --no-launch --no-user-kernel --no-progress)
+    --no-launch --no-user-kernel --no-transfer --no-peak --no-progress)
 set(ENV{OMP_NUM_THREADS} 3)
 unset(ENV{OPENBLAS_CORETYPE})
 execute_process(COMMAND "${BENCH}" ${_args} --json "${DIR}/threads.json" RESULT_VARIABLE _rc OUTPUT_VARIABLE _out
