@@ -62,10 +62,10 @@ double theoretical_fp32(const hcl_device_info *i, char *how, size_t size) {
 #if defined(PEAK_X86)
         /* two vector FMA pipes per core (Skylake-SP Gold/Platinum, Zen 2+; some parts have one: an upper bound) */
         __builtin_cpu_init();
-        lanes = __builtin_cpu_supports("avx512f")                                       ? 32
-                : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")     ? 16
-                : __builtin_cpu_supports("avx")                                         ? 8
-                                                                                        : 4;
+        lanes = __builtin_cpu_supports("avx512f")                                 ? 32
+                : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 16
+                : __builtin_cpu_supports("avx")                                   ? 8
+                                                                                  : 4;
         what = lanes == 32   ? "FMA lanes per core (AVX-512, 2 pipes assumed)"
                : lanes == 16 ? "FMA lanes per core (AVX2, 2 pipes assumed)"
                              : "lanes per core (no FMA: mul + add pipes)";
@@ -389,8 +389,8 @@ static void peak_check(bdev *b, peak_ctx *p, size_t outputs, size_t per_item, in
         size_t g = i / per_item;
         int j = (int)(i % per_item / (size_t)acc_width);
         if (p->f16) {
-            uint32_t want = 0x3C003C00u | (uint32_t)(g & 7) << 7 | (uint32_t)(g & 7) << 23 | (uint32_t)j << 4 |
-                            (uint32_t)j << 20;
+            uint32_t want =
+                0x3C003C00u | (uint32_t)(g & 7) << 7 | (uint32_t)(g & 7) << 23 | (uint32_t)j << 4 | (uint32_t)j << 20;
             bad += got[i] != want;
         } else {
             float f, want = peak_x0(g, j) + (float)p->iters * 0x1p-12f;
@@ -401,8 +401,8 @@ static void peak_check(bdev *b, peak_ctx *p, size_t outputs, size_t per_item, in
     m->checked = 1;
     m->tol = 0.0;
     m->err = bad ? INFINITY : 0.0;
-    snprintf(m->check, sizeof m->check, bad ? "%zu of %zu outputs differ" : "all %zu outputs exact", bad ? bad : outputs,
-             outputs);
+    snprintf(m->check, sizeof m->check, bad ? "%zu of %zu outputs differ" : "all %zu outputs exact",
+             bad ? bad : outputs, outputs);
     free(got);
 }
 
@@ -479,7 +479,8 @@ typedef struct copy_ctx {
 
 static int copy_one(bdev *b, void *ctx, double *out_s, measure *m) {
     copy_ctx *c = ctx;
-    if (b->opt->baselines && b->run->bases[BASE_COPY].available) return base_copy_run(b, c->src, c->dst, c->bytes, out_s, m);
+    if (b->opt->baselines && b->run->bases[BASE_COPY].available)
+        return base_copy_run(b, c->src, c->dst, c->bytes, out_s, m);
     hcl_event ev = NULL;
     hcl_status st = hcl_buffer_copy_async(b->queue, c->dst, 0, c->src, 0, c->bytes, 0, NULL, &ev);
     if (st == HCL_SUCCESS && !ev) st = HCL_ERROR_VENDOR;
@@ -545,11 +546,11 @@ void measure_peak(bdev *b, peak_result *p) {
         {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
     };
     snprintf(p->fp32.kernel, sizeof p->fp32.kernel, "%s",
-             host                      ? peak_host.name
-             : !strcmp(be, "cuda")     ? "CUDA C fmaf (NVRTC)"
-             : !strcmp(be, "hip")      ? "HIP C fmaf (hiprtc)"
-             : !strcmp(be, "opencl")   ? "OpenCL C mad, float4"
-                                       : "the form the backend takes");
+             host                    ? peak_host.name
+             : !strcmp(be, "cuda")   ? "CUDA C fmaf (NVRTC)"
+             : !strcmp(be, "hip")    ? "HIP C fmaf (hiprtc)"
+             : !strcmp(be, "opencl") ? "OpenCL C mad, float4"
+                                     : "the form the backend takes");
     snprintf(p->fp32.m.name, sizeof p->fp32.m.name, "fp32");
     peak_chain(b, &p->fp32, f32, 4, "hcl_bench_peak_f32", 0, host, !strcmp(be, "opencl") ? 4 : 1);
 

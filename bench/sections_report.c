@@ -97,10 +97,11 @@ void print_peak(const device_run *dr, const options *o) {
     else
         snprintf(line, sizeof line, "%s", p->theoretical_how);
     print_wrapped(stdout, "  theoretical fp32: ", "    ", line);
-    print_wrapped(stdout, "  ", "  ",
-                  "each row's fraction of peak (HCL's median rate over: GB/s rows, this copy's best rate; GFLOP/s rows, "
-                  "the higher of the theoretical fp32 peak and the fp32 chain's best rate) is under --verbose and in "
-                  "the JSON and CSV");
+    print_wrapped(
+        stdout, "  ", "  ",
+        "each row's fraction of peak (HCL's median rate over: GB/s rows, this copy's best rate; GFLOP/s rows, "
+        "the higher of the theoretical fp32 peak and the fp32 chain's best rate) is under --verbose and in "
+        "the JSON and CSV");
     printf("\n");
     fflush(stdout);
 }
