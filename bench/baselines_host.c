@@ -58,7 +58,9 @@ int host_threads(char *how, size_t size) {
  * ------------------------------------------------------------------------------------------------------- */
 static int copy_threads; /* the host driver's, from host_open */
 
-int host_parallel_copy(void *dst, const void *src, size_t bytes, int threads, int *out_ran) {
+/* A copy of bytes split into one slice per thread, on `threads` OpenMP threads; *out_ran: the threads that ran.
+ * Returns 0, or 1 when another number of threads ran. */
+static int host_parallel_copy(void *dst, const void *src, size_t bytes, int threads, int *out_ran) {
     int ran = 1;
 #if defined(_OPENMP)
 #pragma omp parallel num_threads(threads)
@@ -103,7 +105,8 @@ static const char *best_coretype(void) {
     return NULL;
 }
 
-int openblas_generic(const char *corename) {
+/* 1 when an OpenBLAS core name lacks the AVX2/FMA kernels this CPU could run (Prescott, Core2, Sandybridge, ...). */
+static int openblas_generic(const char *corename) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     static const char *const avx2_cores[] = {"Haswell", "Zen", "SkylakeX", "Cooperlake", "SapphireRapids", NULL};
     __builtin_cpu_init();

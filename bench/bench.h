@@ -272,11 +272,6 @@ void settle_cpu(const bdev *b);
 /* baselines_host.c: the host driver's thread count (from the "N threads" of its backend version, else
  * omp_get_max_threads()); how says where it came from (may be NULL). */
 int host_threads(char *how, size_t size);
-/* A copy of bytes split into one slice per thread, on `threads` OpenMP threads; *out_ran: the threads that ran.
- * Returns 0, or 1 when another number of threads ran. */
-int host_parallel_copy(void *dst, const void *src, size_t bytes, int threads, int *out_ran);
-/* 1 when an OpenBLAS core name lacks the AVX2/FMA kernels this CPU could run (Prescott, Core2, Sandybridge, ...). */
-int openblas_generic(const char *corename);
 
 /* baselines.c: open what this backend's baselines need; fills b->run->bases. */
 void baselines_open(bdev *b);
