@@ -1,7 +1,7 @@
 /* Vendor baselines, opened with dlopen at run time so that bench links none of them (readelf -d shows no vendor
  * library): on cuda, cuBLAS SGEMM, a device-to-device copy (cuMemcpyDtoDAsync) and CUB's DeviceReduce::Sum
  * (baselines_cuda.c); on opencl, CLBlast SGEMM and clEnqueueCopyBuffer (baselines_opencl.c); on host, OpenBLAS
- * cblas_sgemm and memcpy (here). Each runs on HCL's own queue and buffers through the interop calls
+ * cblas_sgemm and a parallel copy (baselines_host.c). Each runs on HCL's own queue and buffers through the interop calls
  * (hcl_*_get_native) and is timed by the vendor's own means: CUDA events on that stream, OpenCL profiling events,
  * or the wall clock on host.
  *
@@ -9,7 +9,7 @@
  * header's declaration), so a signature cannot be wrong; a header missing at build time leaves that baseline out,
  * reported as "not built".
  *
- * This file: opening libraries, the host baselines, and the dispatch by backend. */
+ * This file: opening libraries and the dispatch by backend. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "vendor.h"
@@ -21,10 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#if defined(BENCH_HAVE_CBLAS)
-#include <cblas.h>
-#endif
 
 /* ---------------------------------------------------------------------------------------------------------
  * Opening libraries
@@ -150,64 +146,6 @@ static const vendor_ops *ops_of(const struct baselines *bl) {
 }
 
 /* =========================================================================================================
- * Host: OpenBLAS and memcpy
- * ======================================================================================================= */
-#if defined(BENCH_HAVE_CBLAS)
-static struct {
-    __typeof__(cblas_sgemm) *cblas_sgemm;
-    __typeof__(openblas_get_config) *openblas_get_config;           /* optional */
-    __typeof__(openblas_get_num_threads) *openblas_get_num_threads; /* optional */
-    int ok;
-    char reason[1200];
-} ob;
-static lib lib_openblas;
-
-static void openblas_load(void) {
-    static const char *const cands[] = {"libopenblas.so.0", "libopenblas.so", NULL};
-    if (!lib_open(&lib_openblas, "HCL_OPENBLAS_LIBRARY", cands)) return; /* loaded before */
-    char missing[256] = "";
-    ob.cblas_sgemm = (__typeof__(ob.cblas_sgemm))lib_sym(&lib_openblas, "cblas_sgemm", missing, sizeof missing);
-    ob.openblas_get_config = (__typeof__(ob.openblas_get_config))lib_sym(&lib_openblas, "openblas_get_config", NULL, 0);
-    ob.openblas_get_num_threads =
-        (__typeof__(ob.openblas_get_num_threads))lib_sym(&lib_openblas, "openblas_get_num_threads", NULL, 0);
-    ob.ok = lib_ready(&lib_openblas, "OpenBLAS", missing, ob.reason, sizeof ob.reason);
-}
-#endif
-
-static void host_open(bdev *b) {
-    base_info *g = &b->run->bases[BASE_GEMM], *c = &b->run->bases[BASE_COPY];
-    set_base(g, "OpenBLAS SGEMM",
-             "cblas_sgemm (CblasRowMajor) on the HCL buffers' data pointers, OpenBLAS's own "
-             "threads; timed with the wall clock");
-    set_base(c, "memcpy",
-             "memcpy of the same bytes between the HCL buffers' data pointers, counted read + write as "
-             "BabelStream's copy; timed with the wall clock");
-    c->available = 1;
-    snprintf(c->library, sizeof c->library, "libc");
-#if defined(BENCH_HAVE_CBLAS)
-    openblas_load();
-    if (!ob.ok) {
-        copy_text(g->reason, sizeof g->reason, ob.reason);
-        return;
-    }
-    g->available = 1;
-    copy_text(g->library, sizeof g->library, lib_openblas.path);
-    if (ob.openblas_get_config) copy_text(g->version, sizeof g->version, ob.openblas_get_config());
-    if (ob.openblas_get_num_threads)
-        hcl_ts_appendf(g->version, sizeof g->version, "%s%d threads", g->version[0] ? ", " : "",
-                       ob.openblas_get_num_threads());
-#else
-    NOT_BUILT(g, "cblas.h");
-#endif
-}
-
-static void *host_ptr(hcl_buffer buf) {
-    void *p = NULL;
-    hcl_buffer_get_native(buf, &p);
-    return p;
-}
-
-/* =========================================================================================================
  * Dispatch
  * ======================================================================================================= */
 void baselines_open(bdev *b) {
@@ -250,21 +188,7 @@ int base_gemm_run(bdev *b, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffe
                   measure *ms) {
     const vendor_ops *ops = ops_of(b->bl);
     if (ops && ops->gemm) return ops->gemm(b->bl, m, n, k, A, B, C, out_s, ms->error, sizeof ms->error);
-#if defined(BENCH_HAVE_CBLAS)
-    if (b->bl->backend == BK_HOST) {
-        if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
-            snprintf(ms->error, sizeof ms->error, "cblas_sgemm takes int dimensions");
-            return 1;
-        }
-        const float *a = host_ptr(A), *bb = host_ptr(B);
-        float *c = host_ptr(C);
-        double t0 = now_s();
-        ob.cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)k, bb, (int)n,
-                       0.0f, c, (int)n);
-        *out_s = now_s() - t0;
-        return 0;
-    }
-#endif
+    if (b->bl->backend == BK_HOST) return host_gemm(m, n, k, A, B, C, out_s, ms);
     snprintf(ms->error, sizeof ms->error, "no GEMM baseline for backend %s", b->info.backend);
     return 1;
 }
@@ -281,14 +205,7 @@ int base_gemm_typed_run(bdev *b, int kind, size_t m, size_t n, size_t k, hcl_buf
 int base_copy_run(bdev *b, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, measure *ms) {
     const vendor_ops *ops = ops_of(b->bl);
     if (ops && ops->copy) return ops->copy(b->bl, src, dst, bytes, out_s, ms->error, sizeof ms->error);
-    if (b->bl->backend == BK_HOST) {
-        void *d = host_ptr(dst);
-        const void *s = host_ptr(src);
-        double t0 = now_s();
-        memcpy(d, s, bytes);
-        *out_s = now_s() - t0;
-        return 0;
-    }
+    if (b->bl->backend == BK_HOST) return host_copy(src, dst, bytes, out_s, ms);
     snprintf(ms->error, sizeof ms->error, "no copy baseline for backend %s", b->info.backend);
     return 1;
 }
@@ -324,12 +241,5 @@ void baselines_print_libs(void) {
             vendors[i].ops->print_libs();
         else
             printf("  %-22s not built: %s was not found when bench was built\n", vendors[i].libs, vendors[i].header);
-#if defined(BENCH_HAVE_CBLAS)
-    openblas_load();
-    char v[256] = "";
-    if (ob.ok && ob.openblas_get_config) copy_text(v, sizeof v, ob.openblas_get_config());
-    print_lib("OpenBLAS", &lib_openblas, ob.ok, ob.reason, v);
-#else
-    printf("  %-22s not built: OpenBLAS's cblas.h was not found when bench was built\n", "OpenBLAS");
-#endif
+    host_print_libs();
 }

@@ -108,6 +108,11 @@ static void usage(FILE *f) {
         "  --require-baselines exit 1 when a baseline that belongs to the backend is missing (default: reported)\n"
         "  --no-launch         skip the launch-cost measurement\n"
         "  --no-user-kernel    skip the user kernel built from source\n"
+        "  --no-peak           skip the peak section (the copy rate, the f32/f16 FMA-chain peaks, the theoretical\n"
+        "                      f32 peak; without it rows have no fraction of peak, except GFLOP/s against a\n"
+        "                      theoretical peak)\n"
+        "  --no-transfer       skip the transfer section (host-to-device and device-to-host bandwidth)\n"
+        "  --peak, --transfer  run only these sections (either or both): no kernel table, launch or user kernel\n"
         "\n"
         "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and\n"
         "2^28 elements, gemm 1024, 2048, 4096, 8192 (square), softmax 2^27 elements as rows x 256, 1024, 4096,\n"
@@ -370,7 +375,7 @@ static void bad_option(const char *arg, const struct option *longs) {
 /* Parses argv into o with getopt_long. Returns 0; 1 after --help or --version (printed, nothing else to do); -1
  * after a usage error (printed on stderr). */
 static int parse_args(int argc, char **argv, options *o) {
-    int seed_set = 0, warmup_set = 0;
+    int seed_set = 0, warmup_set = 0, peak_only = 0, transfer_only = 0;
     const struct option longs[] = {
         {"all", no_argument, &o->all, 1},
         {"quick", no_argument, &o->quick, 1},
@@ -382,6 +387,10 @@ static int parse_args(int argc, char **argv, options *o) {
         {"no-launch", no_argument, &o->launch, 0},
         {"no-user-kernel", no_argument, &o->user_kernel, 0},
         {"no-progress", no_argument, &o->progress, 0},
+        {"no-peak", no_argument, &o->peak, 0},
+        {"no-transfer", no_argument, &o->transfer, 0},
+        {"peak", no_argument, &peak_only, 1},
+        {"transfer", no_argument, &transfer_only, 1},
         {"verbose", no_argument, NULL, 'v'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
@@ -432,6 +441,11 @@ static int parse_args(int argc, char **argv, options *o) {
     if (o->all && o->selector) {
         fprintf(stderr, "bench: --all and --device exclude each other\n");
         return -1;
+    }
+    if (peak_only || transfer_only) {
+        o->sections_only = 1;
+        o->peak = peak_only;
+        o->transfer = transfer_only;
     }
     if (o->quick) {
         if (!o->repeats_set) o->repeats = 3;
@@ -537,8 +551,16 @@ static int count_failures(const options *o, const device_run *dr) {
         bad += !measure_ok(&r->hcl) || (o->verify && !r->hcl.checked);
         bad += r->base.present && (!measure_ok(&r->base) || (o->verify && !r->base.checked));
     }
-    bad += o->launch && !dr->launch.ran && !dr->launch.unsupported;
-    bad += o->user_kernel && (dr->uk.failed || (!dr->uk.ran && strcmp(dr->uk.kind, "none")));
+    if (!o->sections_only) {
+        bad += o->launch && !dr->launch.ran && !dr->launch.unsupported;
+        bad += o->user_kernel && (dr->uk.failed || (!dr->uk.ran && strcmp(dr->uk.kind, "none")));
+    }
+    /* the sections: every figure that was not skipped ran and was checked */
+    const peak_rate *pk[3] = {&dr->peak.copy, &dr->peak.fp32, &dr->peak.fp16};
+    for (int i = 0; i < 3 && dr->peak.ran; i++)
+        bad += !pk[i]->skipped[0] && !(pk[i]->ran && pk[i]->m.checked && measure_ok(&pk[i]->m));
+    for (int i = 0; i < dr->xfer.nrows; i++) bad += !(dr->xfer.rows[i].m.checked && measure_ok(&dr->xfer.rows[i].m));
+    bad += o->transfer && !dr->xfer.ran;
     if (o->require_baselines && o->baselines) {
         for (int k = 0; k < BASE_COUNT; k++)
             if (dr->bases[k].applicable && !dr->bases[k].available) {
@@ -584,20 +606,35 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     settle_cpu(&b); /* opening OpenBLAS starts its threads */
     progress_done();
     print_header(&b, dr);
-    print_table_header();
-    for (int i = 0; i < ncases; i++) {
-        snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d, case %d/%d]", index + 1, total, i + 1, ncases);
-        run_case(&b, &cases[i], &dr->results[dr->nresults]);
-        progress_done();
-        print_row(&dr->results[dr->nresults], o);
-        dr->nresults++;
-    }
-    print_table_footer(dr, o);
     snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d]", index + 1, total);
-    if (o->launch) measure_launch(&b, &dr->launch);
-    if (o->user_kernel) measure_user_kernel(&b, &dr->uk);
-    progress_done();
-    print_device_extras(dr);
+    if (o->peak) { /* first: the rows' fractions of peak need it */
+        measure_peak(&b, &dr->peak);
+        progress_done();
+        print_peak(dr, o);
+    }
+    if (!o->sections_only) {
+        print_table_header();
+        for (int i = 0; i < ncases; i++) {
+            snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d, case %d/%d]", index + 1, total, i + 1, ncases);
+            run_case(&b, &cases[i], &dr->results[dr->nresults]);
+            progress_done();
+            print_row(dr, &dr->results[dr->nresults], o);
+            dr->nresults++;
+        }
+        print_table_footer(dr, o);
+    }
+    snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d]", index + 1, total);
+    if (o->transfer) {
+        measure_transfer(&b, &dr->xfer);
+        progress_done();
+        print_transfer(dr, o);
+    }
+    if (!o->sections_only) {
+        if (o->launch) measure_launch(&b, &dr->launch);
+        if (o->user_kernel) measure_user_kernel(&b, &dr->uk);
+        progress_done();
+        print_device_extras(dr);
+    }
     baselines_close(&b);
     st = hcl_queue_release(b.queue);
     if (st == HCL_SUCCESS)
@@ -644,6 +681,8 @@ int main(int argc, char **argv) {
                  .launch = 1,
                  .user_kernel = 1,
                  .progress = 1,
+                 .transfer = 1,
+                 .peak = 1,
                  .noise = BENCH_NOISE_DEFAULT};
     int parsed = parse_args(argc, argv, &o);
     if (parsed > 0) return 0; /* --help, --version */

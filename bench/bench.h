@@ -59,6 +59,8 @@ typedef struct options {
     int user_kernel;       /* 0: --no-user-kernel */
     int progress;          /* 0: --no-progress */
     int verbose;           /* --verbose: each row's times and check detail under it */
+    int transfer, peak;    /* the sections (default on; --no-transfer, --no-peak) */
+    int sections_only;     /* --transfer or --peak: only the sections named, no kernels, launch or user kernel */
     double noise;          /* --noise-threshold: a spread above it marks a row noisy */
     const char *json, *csv, *plot, *compare;
 } options;
@@ -100,6 +102,9 @@ typedef struct base_info {
     char version[128];
     char note[512];    /* how it is called (layout, math mode, timing) */
     char reason[1024]; /* why it is not available */
+    int threads;       /* host baselines: the threads they run on (0: not said) */
+    char corename[64]; /* OpenBLAS: the core type it chose (openblas_get_corename) */
+    int generic;       /* OpenBLAS: that core lacks the CPU's AVX2/FMA (a fallback, as Prescott on a modern Xeon) */
 } base_info;
 
 typedef struct launch_cost {
@@ -136,6 +141,41 @@ typedef struct startup {
     char error[320];
 } startup;
 
+/* The transfer section: host-to-device and device-to-host copies from pageable (malloc) and page-locked
+ * (hcl_host_alloc) memory, a few sizes each. */
+enum { XFER_H2D = 0, XFER_D2H, XFER_DIRS };
+enum { XMEM_PAGEABLE = 0, XMEM_PINNED, XMEM_KINDS };
+#define XFER_MAX_SIZES 4
+typedef struct transfer_row {
+    int dir, mem;
+    size_t bytes;
+    measure m; /* device time of hcl_buffer_write_async / hcl_buffer_read_async; checked bit for bit */
+} transfer_row;
+typedef struct transfer_result {
+    int ran;
+    char pinned_note[200]; /* what hcl_host_alloc gives on this backend */
+    transfer_row rows[XFER_DIRS * XMEM_KINDS * XFER_MAX_SIZES];
+    int nrows;
+    char error[320];
+} transfer_result;
+
+/* The peak section (clpeak's figures): the device's copy rate, its FMA rate in f32 (and f16 where it computes
+ * f16), and the theoretical f32 rate from its clock and units where bench knows the units' width. */
+typedef struct peak_rate {
+    int ran;           /* timed */
+    char skipped[320]; /* why it did not run ("" when it ran or failed) */
+    char kernel[64];   /* "OpenCL C mad, float", "CUDA C fmaf (NVRTC)", "host C avx512 FMA", ... */
+    double work;       /* flops (or bytes for the copy) per run */
+    measure m;
+} peak_rate;
+typedef struct peak_result {
+    int ran;
+    peak_rate copy; /* work in bytes, read + write; m.name: which copy */
+    peak_rate fp32, fp16;
+    double theoretical_gflops; /* f32; 0 unknown */
+    char theoretical_how[320]; /* how it was computed, or why it is unknown */
+} peak_result;
+
 /* One device of the run (or one unavailable backend, for the report). */
 typedef struct device_run {
     char selector[48];
@@ -149,6 +189,8 @@ typedef struct device_run {
     char plan_note[256]; /* "scaled down to fit ...", "CPU sizes", ... */
     launch_cost launch;
     user_kernel uk;
+    transfer_result xfer;
+    peak_result peak;
     double wall_s;
 } device_run;
 
@@ -217,8 +259,19 @@ void format_shape(const bcase *c, char *out, size_t size);
 /* Run one case: HCL, then the baseline, both checked against one reference. */
 void run_case(bdev *b, const bcase *c, result *r);
 int measure_ok(const measure *m);
+/* One timed run of something: its time in *out_s; 0, or 1 with m->error filled. */
+typedef int (*one_run_fn)(bdev *b, void *ctx, double *out_s, measure *m);
+/* The warm-up and timed runs of fn (--warmup, --repeats; without --repeats at most about 3 s of timed runs, at least
+ * 3), each after filling `out` (when not NULL) with the 32-bit poison; fills m's times. Returns 0, or 1 after a
+ * failure (m->error, m->failed). */
+int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer out, size_t out_bytes, uint32_t poison,
+              measure *m);
 /* On a CPU device: a pause that lets spinning worker threads (OpenMP, OpenBLAS, PoCL) go to sleep. */
 void settle_cpu(const bdev *b);
+
+/* baselines_host.c: the host driver's thread count (from the "N threads" of its backend version, else
+ * omp_get_max_threads()); how says where it came from (may be NULL). */
+int host_threads(char *how, size_t size);
 
 /* baselines.c: open what this backend's baselines need; fills b->run->bases. */
 void baselines_open(bdev *b);
@@ -255,6 +308,22 @@ void measure_launch(bdev *b, launch_cost *lc);
 void measure_user_kernel(bdev *b, user_kernel *uk);
 void measure_startup(const char *selector, double t_main, startup *su);
 
+/* sections.c: the transfer and peak sections */
+void measure_transfer(bdev *b, transfer_result *t);
+void measure_peak(bdev *b, peak_result *p);
+/* Peak f32 GFLOP/s from the device's clock and units (0 when unknown); how says which figures were used, or why
+ * not. */
+double theoretical_fp32(const hcl_device_info *i, char *how, size_t size);
+
+/* sections_report.c: printing, JSON and the fraction of peak of a row */
+void print_peak(const device_run *dr, const options *o);
+void print_transfer(const device_run *dr, const options *o);
+/* A row's HCL median rate as a fraction of the device's peak: GB/s rows against the measured copy rate, GFLOP/s rows
+ * against the theoretical f32 peak, else the measured FMA peak. NaN when there is no basis; *basis says which
+ * (or why none). */
+double peak_fraction(const device_run *dr, const result *r, const char **basis);
+void json_sections(FILE *f, const device_run *dr, double noise);
+
 /* report.c */
 const char *unit_of(const result *r);
 /* Rate at the median run (0 when it did not run); rate_at: at another of the measure's times (min_s: the best). */
@@ -262,7 +331,7 @@ double rate_of(const result *r, const measure *m);
 double rate_at(const result *r, const measure *m, double seconds);
 void print_header(const bdev *b, const device_run *dr);
 void print_table_header(void);
-void print_row(const result *r, const options *o);
+void print_row(const device_run *dr, const result *r, const options *o);
 /* After a device's table: how many rows were noisy. */
 void print_table_footer(const device_run *dr, const options *o);
 void print_device_extras(const device_run *dr);

@@ -311,10 +311,8 @@ int measure_ok(const measure *m) { return m->present && !m->failed && m->ran > 0
  * The timed-run loop: poison the output (HCL_TS_POISON_BITS, a NaN), run, take the device time of the run; warm-up
  * runs are discarded. Without --repeats, a slow case stops after about 3 s of timed runs (at least 3 runs).
  * ------------------------------------------------------------------------------------------------------- */
-typedef int (*one_run_fn)(bdev *b, void *ctx, double *out_s, measure *m);
-
-static int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer out, size_t out_bytes,
-                     uint32_t poison, measure *m) {
+int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer out, size_t out_bytes, uint32_t poison,
+              measure *m) {
     double times[BENCH_MAX_REPEATS];
     int warmup = b->opt->warmup, repeats = b->opt->repeats;
     m->present = 1;
@@ -322,7 +320,7 @@ static int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_bu
     for (int it = 0; it < warmup + repeats; it++) {
         progress("%s:%u %s (%s %d/%d)", b->info.backend, b->info.index, what, it < warmup ? "warm-up" : "run",
                  it < warmup ? it + 1 : it - warmup + 1, it < warmup ? warmup : repeats);
-        hcl_status st = hcl_buffer_fill(b->queue, out, 0, out_bytes, &poison, sizeof poison);
+        hcl_status st = out ? hcl_buffer_fill(b->queue, out, 0, out_bytes, &poison, sizeof poison) : HCL_SUCCESS;
         if (st != HCL_SUCCESS) return call_failed(m, "hcl_buffer_fill (NaN poison)", st);
         double t0 = now_s(), s = 0.0;
         if (fn(b, ctx, &s, m)) {

@@ -119,7 +119,7 @@ static void print_detail(const result *r, const measure *m, const char *who) {
     print_wrapped(stdout, first, "            ", line);
 }
 
-void print_row(const result *r, const options *o) {
+void print_row(const device_run *dr, const result *r, const options *o) {
     char rate[16], best[16], brate[16], ratio[16] = "-", spread[16], bspread[16] = "-";
     const measure *h = &r->hcl, *bm = &r->base;
     format_rate(rate, sizeof rate, rate_of(r, h));
@@ -138,6 +138,12 @@ void print_row(const result *r, const options *o) {
     if (o->verbose) {
         print_detail(r, h, "HCL");
         print_detail(r, bm, bm->name);
+        const char *basis = "";
+        double frac = peak_fraction(dr, r, &basis);
+        if (isfinite(frac))
+            printf("        peak: HCL's median rate is %.3f of the device's %s peak\n", frac, basis);
+        else
+            print_wrappedf(stdout, "        peak: ", "            ", "no fraction (%s)", basis);
     }
     char who[96];
     if (h->error[0]) print_wrapped(stdout, "        error (HCL): ", "            ", h->error);
@@ -166,6 +172,12 @@ void print_table_footer(const device_run *dr, const options *o) {
         snprintf(line, sizeof line, "no row noisy: every spread is at most %.2f%s", o->noise,
                  timed ? "" : " (nothing was timed)");
     print_wrapped(stdout, "", "", line);
+    const base_info *g = &dr->bases[BASE_GEMM];
+    if (g->available && g->generic)
+        print_wrappedf(stdout, "", "",
+                       "! %s fell back to its %s kernels, which lack this CPU's AVX2/FMA: its rates understate "
+                       "OpenBLAS (set OPENBLAS_CORETYPE to the CPU's core, e.g. Haswell or SkylakeX)",
+                       g->name, g->corename);
     fflush(stdout);
 }
 
@@ -545,6 +557,11 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             jfstr(f, "version", bi->version);
             jfstr(f, "note", bi->note);
             jfstr(f, "reason", bi->available ? "" : bi->reason);
+            if (bi->threads) fprintf(f, ", \"threads\": %d", bi->threads);
+            if (bi->corename[0]) {
+                jfstr(f, "corename", bi->corename);
+                fprintf(f, ", \"generic_fallback\": %s", bi->generic ? "true" : "false");
+            }
             fputs("}", f);
         }
         fputs("],\n     \"results\": [", f);
@@ -562,6 +579,9 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             else
                 fputs("null", f);
             jfnum(f, "ratio", r->base.ran > 0 && r->hcl.ran > 0 ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
+            const char *basis = "";
+            jfnum(f, "peak_fraction", peak_fraction(dr, r, &basis));
+            jfstr(f, "peak_basis", basis);
             fputs("}", f);
         }
         const launch_cost *lc = &dr->launch;
@@ -599,6 +619,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         } else {
             fputs("null", f);
         }
+        json_sections(f, dr, o->noise);
         fputs("}", f);
     }
     fputs("\n  ],\n  \"summary\": {\"wall_s\": ", f);
@@ -662,7 +683,7 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
           "hcl_verified,hcl_max_error,hcl_tolerance,baseline,baseline_median_ms,baseline_rate,baseline_verified,"
           "ratio,hcl_best_rate,hcl_worst_rate,hcl_spread,hcl_noisy,hcl_first_ms,hcl_check,baseline_min_ms,"
           "baseline_max_ms,baseline_best_rate,baseline_worst_rate,baseline_spread,baseline_noisy,baseline_max_error,"
-          "baseline_tolerance,baseline_check\n",
+          "baseline_tolerance,baseline_check,hcl_peak_fraction,peak_basis\n",
           f);
     for (int d = 0; d < nruns; d++) {
         const device_run *dr = &runs[d];
@@ -701,6 +722,10 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
                 check_text(&r->base, chk, sizeof chk);
                 cstr(f, chk);
             }
+            const char *basis = "";
+            cnum(f, peak_fraction(dr, r, &basis));
+            fputc(',', f);
+            cstr(f, basis);
             fputc('\n', f);
         }
         const launch_cost *lc = &dr->launch;
@@ -716,7 +741,7 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
             fputs(",", f);
             double ratio = s ? lc->hcl_sync_us / lc->vendor_sync_us : lc->hcl_submit_us / lc->vendor_submit_us;
             cnum(f, lc->vendor_ran ? ratio : NAN);
-            fputs(",,,,,,,,,,,,,,,\n", f); /* the 15 noise and check columns: not for launches */
+            fputs(",,,,,,,,,,,,,,,,,\n", f); /* the 15 noise and check columns and the 2 peak ones: not for launches */
         }
     }
     int bad = ferror(f);

@@ -66,4 +66,10 @@ typedef struct vendor_ops {
 
 extern const vendor_ops cuda_ops, opencl_ops;
 
+/* baselines_host.c: the host backend's baselines (OpenBLAS SGEMM, the parallel copy); errors go to ms->error. */
+void host_open(bdev *b);
+int host_gemm(size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C, double *out_s, measure *ms);
+int host_copy(hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, measure *ms);
+void host_print_libs(void);
+
 #endif

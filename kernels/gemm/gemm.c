@@ -281,10 +281,15 @@ static void hcl_gemm_run(int trans_a, int trans_b, size_t m, size_t n, size_t k,
                 const long long tiles_m = (long long)((mb + mc - 1) / mc);
                 const long long tiles_n = (long long)((ncb + nb - 1) / nb);
                 const int pack_b = ic == 0; /* the packed block of op(B) serves every block of rows */
+                /* Two synchronisations a block, not four: the panels of op(B) (when this block packs them) and of
+                 * op(A) are one work-sharing loop, whose barrier is the only one before the tiles; the tile loop's
+                 * own barrier is dropped (nowait), as the region's end joins the threads anyway. Each barrier costs a
+                 * scheduler slice when a thread is descheduled (a busy machine), so fewer is steadier. */
+                const long long b_items = pack_b ? b_panels : 0, pack_items = b_items + a_panels;
                 HCL__OMP(omp parallel if (parallel)) {
-                    if (pack_b) {
-                        HCL__OMP(omp for schedule(static))
-                        for (long long q = 0; q < b_panels; ++q) {
+                    HCL__OMP(omp for schedule(static))
+                    for (long long q = 0; q < pack_items; ++q) {
+                        if (q < b_items) {
                             const size_t j = (size_t)q * nr;
                             const size_t at = pc * rs_b + (jc + j) * cs_b, cols = hcl_gemm_min(nr, ncb - j);
                             if (ab == HCL_DTYPE_F32)
@@ -292,18 +297,17 @@ static void hcl_gemm_run(int trans_a, int trans_b, size_t m, size_t n, size_t k,
                             else
                                 hcl_gemm_pack_b16((const uint16_t *)b + at, rs_b, cs_b, cols, kc, nr, bf16,
                                                   bp + j * kc);
+                        } else {
+                            const size_t i = (size_t)(q - b_items) * mr;
+                            const size_t at = (ic + i) * rs_a + pc * cs_a, rows = hcl_gemm_min(mr, mb - i);
+                            if (ab == HCL_DTYPE_F32)
+                                hcl_gemm_pack_a((const float *)a + at, rs_a, cs_a, rows, kc, mr, ap + i * kc);
+                            else
+                                hcl_gemm_pack_a16((const uint16_t *)a + at, rs_a, cs_a, rows, kc, mr, bf16,
+                                                  ap + i * kc);
                         }
                     }
-                    HCL__OMP(omp for schedule(static))
-                    for (long long q = 0; q < a_panels; ++q) {
-                        const size_t i = (size_t)q * mr;
-                        const size_t at = (ic + i) * rs_a + pc * cs_a, rows = hcl_gemm_min(mr, mb - i);
-                        if (ab == HCL_DTYPE_F32)
-                            hcl_gemm_pack_a((const float *)a + at, rs_a, cs_a, rows, kc, mr, ap + i * kc);
-                        else
-                            hcl_gemm_pack_a16((const uint16_t *)a + at, rs_a, cs_a, rows, kc, mr, bf16, ap + i * kc);
-                    }
-                    HCL__OMP(omp for schedule(dynamic, 1) collapse(2))
+                    HCL__OMP(omp for schedule(dynamic, 1) collapse(2) nowait)
                     for (long long tm = 0; tm < tiles_m; ++tm) {
                         for (long long tn = 0; tn < tiles_n; ++tn) {
                             _Alignas(64) float acc[HCL_GEMM_TILE_MAX];
