@@ -13,7 +13,7 @@ static void buffer_destroy(void *object) {
     free(buf);
 }
 
-HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer) {
+static hcl_status buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer) {
     static const char fn[] = "hcl_buffer_create";
     hcl__device *dev;
     hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_buffer, fn, "device", "out_buffer");
@@ -34,6 +34,10 @@ HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t fl
     buf->size = size;
     hcl__device_ref(dev);
     return hcl__publish(HCL__H_BUFFER, buf, buffer_destroy, (void **)out_buffer, fn);
+}
+
+HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer) {
+    HCL__TRACED("hcl_buffer_create", buffer_create(device, size, flags, out_buffer), NULL, NULL, "size", size);
 }
 
 HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer) {
@@ -70,7 +74,7 @@ static int is_pattern_size(size_t s) {
     return s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 32 || s == 64 || s == 128;
 }
 
-static hcl_status run_xfer(const char *fn, xfer_kind kind, hcl_queue queue, const xfer *x, const xfer_order *o) {
+static hcl_status xfer_checked(const char *fn, xfer_kind kind, hcl_queue queue, const xfer *x, const xfer_order *o) {
     hcl__queue *q;
     hcl__buffer *dst = NULL, *src = NULL;
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
@@ -123,7 +127,7 @@ static hcl_status run_xfer(const char *fn, xfer_kind kind, hcl_queue queue, cons
     uint32_t nw = o->blocking ? 0 : o->num_wait;
     if ((st = hcl__resolve_wait(fn, q->dev, nw, o->wait_list, &wait)) != HCL_SUCCESS) return st;
     const hcl_driver_table *d = q->dev->drv;
-    void *native = NULL, **evp = o->out_event ? &native : NULL;
+    void *native = NULL, **evp = HCL__WANT_EVENT(o->out_event) ? &native : NULL;
     if (x->size == 0) /* nothing to move: honour the wait list and the event with a marker */
         st = (evp || nw) ? d->queue_marker(q->native, nw, wait, evp ? evp : &native) : HCL_SUCCESS;
     else if (kind == XFER_WRITE)
@@ -139,7 +143,13 @@ static hcl_status run_xfer(const char *fn, xfer_kind kind, hcl_queue queue, cons
     free(wait);
     if (st != HCL_SUCCESS) return hcl__prefix_message(st, fn);
     /* with no out_event this releases the marker made only to honour the wait list */
-    return hcl__wrap_event(fn, q->dev, native, o->out_event);
+    return hcl__wrap_event(fn, q, native, o->out_event);
+}
+
+/* Every transfer call, checked, run and (while tracing) traced. */
+static hcl_status run_xfer(const char *fn, xfer_kind kind, hcl_queue queue, const xfer *x, const xfer_order *o) {
+    HCL__TRACED(fn, xfer_checked(fn, kind, queue, x, o), NULL, NULL, "size,dst_offset,src_offset,blocking", x->size,
+                x->dst_offset, x->src_offset, o->blocking);
 }
 
 static hcl_status write_xfer(const char *fn, hcl_queue queue, hcl_buffer dst, size_t offset, size_t size,

@@ -54,16 +54,16 @@ static int span(size_t rows, size_t cols, size_t ld, size_t *out) {
 }
 
 static hcl_status empty_op(const builtin_ctx *ctx, hcl_event *out_event) {
-    if (!out_event) return HCL_SUCCESS;
+    if (!out_event) return HCL_SUCCESS; /* nothing queued: nothing to trace either */
     void *native = NULL;
     hcl_status st = ctx->q->dev->drv->queue_marker(ctx->q->native, 0, NULL, &native);
     if (st != HCL_SUCCESS) return hcl__prefix_message(st, ctx->fn);
-    return hcl__wrap_event(ctx->fn, ctx->q->dev, native, out_event);
+    return hcl__wrap_event(ctx->fn, ctx->q, native, out_event);
 }
 
 static hcl_status finish_op(const builtin_ctx *ctx, hcl_status st, void *native, hcl_event *out_event) {
     if (st != HCL_SUCCESS) return hcl__prefix_message(st, ctx->fn);
-    return hcl__wrap_event(ctx->fn, ctx->q->dev, native, out_event);
+    return hcl__wrap_event(ctx->fn, ctx->q, native, out_event);
 }
 
 /* Run the call as launches of the built-in programs or, when its shape is empty, complete it through a marker. */
@@ -76,8 +76,8 @@ static hcl_status run(const builtin_ctx *ctx, int empty, hcl__builtin_call *call
     return hcl__builtin_run(ctx->fn, ctx->q, call, out_event);
 }
 
-HCL_API hcl_status hcl_vecadd(hcl_queue queue, hcl_dtype type, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
-                              hcl_event *out_event) {
+static hcl_status vecadd(hcl_queue queue, hcl_dtype type, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
+                         hcl_event *out_event) {
     builtin_ctx ctx;
     hcl__buffer *ba, *bb, *bc;
     hcl_status st = get_queue("hcl_vecadd", queue, &ctx);
@@ -88,6 +88,11 @@ HCL_API hcl_status hcl_vecadd(hcl_queue queue, hcl_dtype type, size_t n, hcl_buf
     if (st != HCL_SUCCESS) return st;
     hcl__builtin_call call = {.op = HCL_KOP_VECADD, .type = type, .n = n};
     return run(&ctx, n == 0, &call, ba, bb, bc, out_event);
+}
+
+HCL_API hcl_status hcl_vecadd(hcl_queue queue, hcl_dtype type, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
+                              hcl_event *out_event) {
+    HCL__TRACED("hcl_vecadd", vecadd(queue, type, n, a, b, c, out_event), NULL, NULL, "type,n", type, n);
 }
 
 HCL_API hcl_status hcl_vecadd_f32(hcl_queue queue, size_t n, hcl_buffer a, hcl_buffer b, hcl_buffer c,
@@ -124,10 +129,10 @@ static hcl_status check_gemm_types(const builtin_ctx *ctx, hcl_dtype a_type, hcl
     return HCL_SUCCESS;
 }
 
-HCL_API hcl_status hcl_gemm(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n, size_t k,
-                            float alpha, hcl_dtype a_type, hcl_buffer a, size_t lda, hcl_dtype b_type, hcl_buffer b,
-                            size_t ldb, float beta, hcl_dtype c_type, hcl_buffer c, size_t ldc, hcl_compute compute,
-                            hcl_event *out_event) {
+static hcl_status gemm(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n, size_t k,
+                       float alpha, hcl_dtype a_type, hcl_buffer a, size_t lda, hcl_dtype b_type, hcl_buffer b,
+                       size_t ldb, float beta, hcl_dtype c_type, hcl_buffer c, size_t ldc, hcl_compute compute,
+                       hcl_event *out_event) {
     builtin_ctx ctx;
     hcl_status st = get_queue("hcl_gemm", queue, &ctx);
     if (st != HCL_SUCCESS) return st;
@@ -161,6 +166,16 @@ HCL_API hcl_status hcl_gemm(hcl_queue queue, hcl_transpose trans_a, hcl_transpos
     return run(&ctx, m == 0 || n == 0, &call, ba, bb, bc, out_event);
 }
 
+HCL_API hcl_status hcl_gemm(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n, size_t k,
+                            float alpha, hcl_dtype a_type, hcl_buffer a, size_t lda, hcl_dtype b_type, hcl_buffer b,
+                            size_t ldb, float beta, hcl_dtype c_type, hcl_buffer c, size_t ldc, hcl_compute compute,
+                            hcl_event *out_event) {
+    HCL__TRACED("hcl_gemm",
+                gemm(queue, trans_a, trans_b, m, n, k, alpha, a_type, a, lda, b_type, b, ldb, beta, c_type, c, ldc,
+                     compute, out_event),
+                NULL, NULL, "m,n,k,trans_a,trans_b,a_type,c_type", m, n, k, trans_a, trans_b, a_type, c_type);
+}
+
 HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n,
                                 size_t k, float alpha, hcl_buffer a, size_t lda, hcl_buffer b, size_t ldb, float beta,
                                 hcl_buffer c, size_t ldc, hcl_event *out_event) {
@@ -168,8 +183,8 @@ HCL_API hcl_status hcl_gemm_f32(hcl_queue queue, hcl_transpose trans_a, hcl_tran
                     HCL_DTYPE_F32, c, ldc, HCL_COMPUTE_F32, out_event);
 }
 
-HCL_API hcl_status hcl_softmax(hcl_queue queue, hcl_dtype type, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
-                               hcl_event *out_event) {
+static hcl_status softmax(hcl_queue queue, hcl_dtype type, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
+                          hcl_event *out_event) {
     size_t elems;
     int ok = !__builtin_mul_overflow(rows, cols, &elems);
     builtin_ctx ctx;
@@ -184,13 +199,19 @@ HCL_API hcl_status hcl_softmax(hcl_queue queue, hcl_dtype type, size_t rows, siz
     return run(&ctx, rows == 0 || cols == 0, &call, bi, NULL, bo, out_event);
 }
 
+HCL_API hcl_status hcl_softmax(hcl_queue queue, hcl_dtype type, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
+                               hcl_event *out_event) {
+    HCL__TRACED("hcl_softmax", softmax(queue, type, rows, cols, in, out, out_event), NULL, NULL, "type,rows,cols", type,
+                rows, cols);
+}
+
 HCL_API hcl_status hcl_softmax_f32(hcl_queue queue, size_t rows, size_t cols, hcl_buffer in, hcl_buffer out,
                                    hcl_event *out_event) {
     return hcl_softmax(queue, HCL_DTYPE_F32, rows, cols, in, out, out_event);
 }
 
-HCL_API hcl_status hcl_reduce(hcl_queue queue, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_buffer in,
-                              hcl_buffer out, hcl_event *out_event) {
+static hcl_status reduce(hcl_queue queue, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_buffer in, hcl_buffer out,
+                         hcl_event *out_event) {
     builtin_ctx ctx;
     hcl_status st = get_queue("hcl_reduce", queue, &ctx);
     if (st == HCL_SUCCESS) st = check_type(&ctx, "type", type);
@@ -207,11 +228,16 @@ HCL_API hcl_status hcl_reduce(hcl_queue queue, hcl_dtype type, hcl_reduce_op op,
         static const float identity[3] = {0.0f, -INFINITY, INFINITY};
         void *native = NULL;
         st = ctx.q->dev->drv->buffer_write(ctx.q->native, bo->native, 0, sizeof(float), &identity[op], 0, 0, NULL,
-                                           out_event ? &native : NULL);
+                                           HCL__WANT_EVENT(out_event) ? &native : NULL);
         return finish_op(&ctx, st, native, out_event);
     }
     hcl__builtin_call call = {.op = HCL_KOP_REDUCE, .type = type, .reduce_op = op, .n = n};
     return run(&ctx, 0, &call, bi, NULL, bo, out_event);
+}
+
+HCL_API hcl_status hcl_reduce(hcl_queue queue, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_buffer in,
+                              hcl_buffer out, hcl_event *out_event) {
+    HCL__TRACED("hcl_reduce", reduce(queue, type, op, n, in, out, out_event), NULL, NULL, "type,op,n", type, op, n);
 }
 
 HCL_API hcl_status hcl_reduce_f32(hcl_queue queue, hcl_reduce_op op, size_t n, hcl_buffer in, hcl_buffer out,

@@ -301,7 +301,7 @@ hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_ca
             st = ctx.failure; /* a program that did not build: its message is the thread's */
     }
     if (st == HCL_SUCCESS) st = prepare_scratch(q, &plan);
-    if (st == HCL_SUCCESS) st = launch_plan(&ctx, q, call, &plan, out_event ? &first : NULL, &last);
+    if (st == HCL_SUCCESS) st = launch_plan(&ctx, q, call, &plan, HCL__WANT_EVENT(out_event) ? &first : NULL, &last);
     pthread_mutex_unlock(&b->lock);
     hcl_kplan_free(&plan);
     if (st != HCL_SUCCESS) {
@@ -309,8 +309,8 @@ hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_ca
         if (last) dev->drv->event_release(last);
         return hcl__prefix_message(st, fn);
     }
-    if (!out_event) return HCL_SUCCESS;
-    return last ? hcl__wrap_event_span(fn, dev, first, last, out_event) : hcl__wrap_event(fn, dev, first, out_event);
+    if (!out_event && !first) return HCL_SUCCESS; /* no event asked for (the caller's or the tracer's) */
+    return last ? hcl__wrap_event_span(fn, q, first, last, out_event) : hcl__wrap_event(fn, q, first, out_event);
 }
 
 void hcl__builtins_queue_release(hcl__queue *q) {

@@ -5,6 +5,7 @@
 #include "hcl/hcl.h"
 #include "hcl/hcl_driver.h"
 #include "hcl_plan.h"
+#include "trace.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -96,6 +97,7 @@ typedef struct hcl__queue {
     void *scratch; /* the built-ins' scratch memory (native), made and grown on demand */
     size_t scratch_size;
     int scratch_zeroed; /* the scratch holds zeros (as the last built-in that needed zeros left it) */
+    _Atomic(struct hcl__trace_queue *) trace; /* trace.c: the tracer's state of the queue, while tracing */
 } hcl__queue;
 
 typedef struct hcl__buffer {
@@ -108,8 +110,9 @@ typedef struct hcl__buffer {
  * event, so it keeps both ends of its group. */
 typedef struct hcl__event {
     hcl__device *dev;
-    void *native; /* the last command's native event: what a wait (or a wait list) waits on */
-    void *first;  /* NULL, or the first command's native event: where hcl_event_elapsed starts timing */
+    void *native;    /* the last command's native event: what a wait (or a wait list) waits on */
+    void *first;     /* NULL, or the first command's native event: where hcl_event_elapsed starts timing */
+    atomic_int refs; /* event.c: the handle's + the tracer's (it reads the times of a command after its call) */
 } hcl__event;
 
 typedef struct hcl__module {
@@ -124,6 +127,7 @@ typedef struct hcl__kernel {
     pthread_mutex_t lock;     /* module.c: held from setting a launch's arguments until it is enqueued */
     hcl_driver_limits limits; /* the device's launch limits, asked once when the kernel is made (0: unknown) */
     uint64_t max_group;       /* the most work-items a group of this kernel may have (0: unknown) */
+    char *name;               /* module.c: the name it was created with */
 } hcl__kernel;
 
 /* The handle table (handles.c). Register an object; returns its handle value or NULL if the table cannot grow. */
@@ -172,14 +176,18 @@ HCL__HIDDEN hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint3
                                          const hcl_event *wait_list, void ***out_native);
 
 /* ---- events (event.c) ---- */
-/* Wrap a native event into an event handle stored in *out_event (if out_event is not NULL). On failure the
- * native event is released. */
-HCL__HIDDEN hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_event *out_event);
+/* Wrap the native event of a command just queued on q into an event handle stored in *out_event (if out_event is
+ * not NULL); while tracing, the tracer gets the command too (native is not NULL then: HCL__WANT_EVENT). On failure
+ * the native event is released. */
+HCL__HIDDEN hcl_status hcl__wrap_event(const char *fn, hcl__queue *q, void *native, hcl_event *out_event);
 /* The same for a group of commands run as one call: `first` (NULL, or equal to `last`, for a group of one) and
- * `last` become one event that waits on `last` and times from `first`. When out_event is NULL both natives are
- * released and it returns HCL_SUCCESS; on failure both are released. */
-HCL__HIDDEN hcl_status hcl__wrap_event_span(const char *fn, hcl__device *dev, void *first, void *last,
+ * `last` become one event that waits on `last` and times from `first`. When out_event is NULL (and the tracer does
+ * not take them) both natives are released and it returns HCL_SUCCESS; on failure both are released. */
+HCL__HIDDEN hcl_status hcl__wrap_event_span(const char *fn, hcl__queue *q, void *first, void *last,
                                             hcl_event *out_event);
+/* References on an event object (the handle's, the tracer's): the last unref releases its natives. */
+HCL__HIDDEN void hcl__event_ref(hcl__event *ev);
+HCL__HIDDEN void hcl__event_unref(hcl__event *ev);
 
 /* ---- built-in kernels (builtin_runner.c) ---- */
 /* One built-in call, validated: the op, its shape, and the native memory of each slot (A, B, C). */

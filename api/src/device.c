@@ -116,7 +116,7 @@ void hcl__device_unref(hcl__device *dev) {
 
 static void device_unref_object(void *object) { hcl__device_unref(object); }
 
-HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device) {
+static hcl_status device_open(const char *selector, hcl_device *out_device) {
     if (!out_device) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_device_open: out_device is NULL");
     hcl__backend *b;
     uint32_t index;
@@ -136,6 +136,10 @@ HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device)
     hcl__host_memory_init(dev);
     hcl__log(HCL_LOG_INFO, "core", "opened %s:%u (%s)", b->name, index, dev->info.name);
     return hcl__publish(HCL__H_DEVICE, dev, device_unref_object, (void **)out_device, "hcl_device_open");
+}
+
+HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device) {
+    HCL__TRACED("hcl_device_open", device_open(selector, out_device), "selector", selector ? selector : "", NULL);
 }
 
 HCL_API hcl_status hcl_device_release(hcl_device device) {

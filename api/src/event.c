@@ -11,48 +11,63 @@ static void release_natives(hcl__device *dev, void *first, void *last) {
     if (last) dev->drv->event_release(last);
 }
 
-hcl_status hcl__wrap_event_span(const char *fn, hcl__device *dev, void *first, void *last, hcl_event *out_event) {
+void hcl__event_ref(hcl__event *ev) { atomic_fetch_add(&ev->refs, 1); }
+
+void hcl__event_unref(hcl__event *ev) {
+    if (atomic_fetch_sub(&ev->refs, 1) != 1) return;
+    release_natives(ev->dev, ev->first, ev->native);
+    hcl__device_unref(ev->dev);
+    free(ev);
+}
+
+hcl_status hcl__wrap_event_span(const char *fn, hcl__queue *q, void *first, void *last, hcl_event *out_event) {
+    hcl__device *dev = q->dev;
     if (first == last) /* a group of one: keep a single native so it is released once */
         first = NULL;
-    if (!out_event) {
+    const int traced = last && hcl__trace_on();
+    if (!out_event && !traced) {
         release_natives(dev, first, last);
         return HCL_SUCCESS;
     }
     hcl__event *ev = calloc(1, sizeof *ev);
-    if (ev) {
-        ev->dev = dev;
-        ev->native = last;
-        ev->first = first;
-    }
-    void *h = ev ? hcl__handle_add(HCL__H_EVENT, ev) : NULL;
-    if (!h) {
-        free(ev);
+    if (!ev) {
         /* The call reports failure, so its caller may free the buffers at once: the commands must be done. */
         if (last) dev->drv->event_wait(last);
         release_natives(dev, first, last);
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", fn);
     }
+    ev->dev = dev;
+    ev->native = last;
+    ev->first = first;
+    atomic_init(&ev->refs, 1);
     hcl__device_ref(dev);
+    if (traced) hcl__trace_command(q, ev); /* takes its own reference */
+    void *h = out_event ? hcl__handle_add(HCL__H_EVENT, ev) : NULL;
+    if (!h) {
+        if (out_event && last) dev->drv->event_wait(last);
+        hcl__event_unref(ev);
+        if (!out_event) return HCL_SUCCESS;
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", fn);
+    }
     *out_event = h;
     return HCL_SUCCESS;
 }
 
-hcl_status hcl__wrap_event(const char *fn, hcl__device *dev, void *native, hcl_event *out_event) {
-    return hcl__wrap_event_span(fn, dev, NULL, native, out_event);
+hcl_status hcl__wrap_event(const char *fn, hcl__queue *q, void *native, hcl_event *out_event) {
+    return hcl__wrap_event_span(fn, q, NULL, native, out_event);
 }
 
-HCL_API hcl_status hcl_event_wait(hcl_event event) {
+static hcl_status event_wait(hcl_event event) {
     hcl__event *ev;
     hcl_status st = hcl__lookup(event, HCL__H_EVENT, (void **)&ev, "hcl_event_wait", "event");
     return st == HCL_SUCCESS ? hcl__prefix_message(ev->dev->drv->event_wait(ev->native), "hcl_event_wait") : st;
 }
 
-static void event_destroy(void *object) {
-    hcl__event *ev = object;
-    release_natives(ev->dev, ev->first, ev->native);
-    hcl__device_unref(ev->dev);
-    free(ev);
+HCL_API hcl_status hcl_event_wait(hcl_event event) {
+    HCL__TRACED("hcl_event_wait", event_wait(event), NULL, NULL, NULL);
 }
+
+static void event_destroy(void *object) { hcl__event_unref(object); }
 
 HCL_API hcl_status hcl_event_release(hcl_event event) {
     return hcl__release(event, HCL__H_EVENT, event_destroy, "hcl_event_release", "event");

@@ -11,7 +11,7 @@ typedef struct hcl__host_block {
     struct hcl__host_block *next;
 } hcl__host_block;
 
-HCL_API hcl_status hcl_host_alloc(hcl_device device, size_t size, void **out_ptr) {
+static hcl_status host_alloc(hcl_device device, size_t size, void **out_ptr) {
     static const char fn[] = "hcl_host_alloc";
     hcl__device *dev;
     hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_ptr, fn, "device", "out_ptr");
@@ -40,7 +40,11 @@ HCL_API hcl_status hcl_host_alloc(hcl_device device, size_t size, void **out_ptr
     return HCL_SUCCESS;
 }
 
-HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr) {
+HCL_API hcl_status hcl_host_alloc(hcl_device device, size_t size, void **out_ptr) {
+    HCL__TRACED("hcl_host_alloc", host_alloc(device, size, out_ptr), NULL, NULL, "size", size);
+}
+
+static hcl_status host_free(hcl_device device, void *ptr) {
     static const char fn[] = "hcl_host_free";
     hcl__device *dev;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&dev, fn, "device");
@@ -65,6 +69,10 @@ HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr) {
     free(blk);
     hcl__device_unref(dev);
     return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr) {
+    HCL__TRACED("hcl_host_free", host_free(device, ptr), NULL, NULL, NULL);
 }
 
 void hcl__host_memory_init(hcl__device *dev) {

@@ -25,12 +25,13 @@ static void kernel_destroy(void *object) {
     hcl__module *m = k->module;
     m->dev->drv->kernel_destroy(k->native);
     pthread_mutex_destroy(&k->lock);
+    free(k->name);
     free(k);
     module_unref(m);
 }
 
-HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source *sources, uint32_t count,
-                                     hcl_module *out_module) {
+static hcl_status module_create(hcl_device device, const hcl_module_source *sources, uint32_t count,
+                                hcl_module *out_module) {
     static const char fn[] = "hcl_module_create";
     hcl__device *dev;
     hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_module, fn, "device", "out_module");
@@ -69,11 +70,16 @@ HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source 
     return hcl__publish(HCL__H_MODULE, m, module_unref, (void **)out_module, fn);
 }
 
+HCL_API hcl_status hcl_module_create(hcl_device device, const hcl_module_source *sources, uint32_t count,
+                                     hcl_module *out_module) {
+    HCL__TRACED("hcl_module_create", module_create(device, sources, count, out_module), NULL, NULL, "count", count);
+}
+
 HCL_API hcl_status hcl_module_release(hcl_module module) {
     return hcl__release(module, HCL__H_MODULE, module_unref, "hcl_module_release", "module");
 }
 
-HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_kernel *out_kernel) {
+static hcl_status kernel_create(hcl_module module, const char *name, hcl_kernel *out_kernel) {
     static const char fn[] = "hcl_kernel_create";
     hcl__module *m;
     hcl_status st = hcl__lookup(module, HCL__H_MODULE, (void **)&m, fn, "module");
@@ -82,8 +88,15 @@ HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_ke
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: name is %s", fn, name ? "empty" : "NULL");
     if (!out_kernel) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_kernel is NULL", fn);
     hcl__kernel *k = calloc(1, sizeof *k);
+    const size_t name_size = strlen(name) + 1;
+    if (k && !(k->name = malloc(name_size))) {
+        free(k);
+        k = NULL;
+    }
+    if (k) memcpy(k->name, name, name_size);
     if (!k) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     if ((st = m->dev->drv->kernel_create(m->native, name, &k->native)) != HCL_SUCCESS) {
+        free(k->name);
         free(k);
         return hcl__prefix_message(st, fn);
     }
@@ -97,6 +110,10 @@ HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_ke
     pthread_mutex_init(&k->lock, NULL);
     atomic_fetch_add(&m->refs, 1);
     return hcl__publish(HCL__H_KERNEL, k, kernel_destroy, (void **)out_kernel, fn);
+}
+
+HCL_API hcl_status hcl_kernel_create(hcl_module module, const char *name, hcl_kernel *out_kernel) {
+    HCL__TRACED("hcl_kernel_create", kernel_create(module, name, out_kernel), "kernel", name, NULL);
 }
 
 HCL_API hcl_status hcl_kernel_get_max_group_size(hcl_kernel kernel, uint64_t *out_max) {
@@ -114,9 +131,9 @@ HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel) {
     return hcl__release(kernel, HCL__H_KERNEL, kernel_destroy, "hcl_kernel_release", "kernel");
 }
 
-HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
-                                     size_t shared_bytes, uint32_t num_args, const hcl_arg *args, uint32_t num_wait,
-                                     const hcl_event *wait_list, hcl_event *out_event) {
+static hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
+                                uint32_t num_args, const hcl_arg *args, uint32_t num_wait, const hcl_event *wait_list,
+                                hcl_event *out_event) {
     static const char fn[] = "hcl_kernel_launch";
     hcl__queue *q;
     hcl__kernel *k;
@@ -173,9 +190,24 @@ HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim
     void *native = NULL;
     pthread_mutex_lock(&k->lock);
     st = dev->drv->kernel_launch(q->native, k->native, grid, block, shared_bytes, num_args, dargs, num_wait, wait,
-                                 out_event ? &native : NULL);
+                                 HCL__WANT_EVENT(out_event) ? &native : NULL);
     pthread_mutex_unlock(&k->lock);
     free(wait);
     if (st != HCL_SUCCESS) return hcl__prefix_message(st, fn);
-    return hcl__wrap_event(fn, dev, native, out_event);
+    return hcl__wrap_event(fn, q, native, out_event);
+}
+
+/* The kernel's name for the trace (NULL for a handle that is not a live kernel). */
+static const char *kernel_name(hcl_kernel kernel) {
+    const hcl__kernel *k = hcl__handle_get(kernel, HCL__H_KERNEL);
+    return k ? k->name : NULL;
+}
+
+HCL_API hcl_status hcl_kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
+                                     size_t shared_bytes, uint32_t num_args, const hcl_arg *args, uint32_t num_wait,
+                                     const hcl_event *wait_list, hcl_event *out_event) {
+    HCL__TRACED("hcl_kernel_launch",
+                kernel_launch(queue, kernel, grid, block, shared_bytes, num_args, args, num_wait, wait_list, out_event),
+                "kernel", kernel_name(kernel), "grid_x,grid_y,grid_z,block_x,block_y,block_z,shared_bytes", grid.x,
+                grid.y, grid.z, block.x, block.y, block.z, shared_bytes);
 }

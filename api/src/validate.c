@@ -45,12 +45,17 @@ hcl_status hcl__take(const void *handle, hcl__htype type, void **out, const char
     return HCL_SUCCESS;
 }
 
-hcl_status hcl__release(const void *handle, hcl__htype type, void (*destroy)(void *object), const char *fn,
-                        const char *what) {
+static hcl_status release(const void *handle, hcl__htype type, void (*destroy)(void *object), const char *fn,
+                          const char *what) {
     void *object = NULL;
     hcl_status st = hcl__take(handle, type, &object, fn, what);
     if (st == HCL_SUCCESS) destroy(object);
     return st;
+}
+
+hcl_status hcl__release(const void *handle, hcl__htype type, void (*destroy)(void *object), const char *fn,
+                        const char *what) {
+    HCL__TRACED(fn, release(handle, type, destroy, fn, what), NULL, NULL, NULL);
 }
 
 hcl_status hcl__publish(hcl__htype type, void *object, void (*destroy)(void *object), void **out_handle,

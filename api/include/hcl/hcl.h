@@ -550,6 +550,27 @@ HCL_API float hcl_bf16_to_f32(uint16_t value);
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (a NULL pointer with n > 0, a type that is not an hcl_dtype). */
 HCL_API hcl_status hcl_convert(hcl_dtype dst_type, void *dst, hcl_dtype src_type, const void *src, size_t n);
 
+/* ---------------------------------------------------------------------------------------------------------
+ * Tracing: a Chrome / Perfetto trace (Trace Event Format JSON) of the program's HCL calls and device work.
+ * Every call that does work (opening and releasing objects, transfers, launches, built-ins, finishes and waits) is a
+ * slice on its thread's track with its key arguments and the status it returned; every queued command is a slice
+ * on its queue's track, timed from its device events, with a flow arrow from the call that queued it. Open the file
+ * in https://ui.perfetto.dev or chrome://tracing. Setting HCL_TRACE=FILE in the environment starts a trace when
+ * libhcl is loaded (the same as calling hcl_trace_start(FILE) first); HCL_TRACE_EVENTS sets how many records are
+ * buffered between writes to the file (default 262144, 128 bytes each). With no trace running, the cost is one
+ * predictable branch per call.
+ * ------------------------------------------------------------------------------------------------------- */
+/* Start writing a trace to `path` (created or truncated). Commands are timed on the device only while a trace runs:
+ * the library then keeps every command's event until it reads its times (at hcl_queue_finish, hcl_queue_release, or
+ * hcl_trace_stop). The file is complete, valid JSON after each write; the last write is at hcl_trace_stop or when the
+ * program exits. Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (path NULL or empty, the file cannot be created,
+ * or a trace is already running), HCL_ERROR_OUT_OF_MEMORY. */
+HCL_API hcl_status hcl_trace_start(const char *path);
+/* Read the device times of the commands still pending (waiting for them), write the rest of the trace and close
+ * the file. Call it while no other thread is calling HCL. Does nothing when no trace runs. Returns HCL_SUCCESS,
+ * HCL_ERROR_INVALID_ARGUMENT (writing the file failed, e.g. the disk is full). */
+HCL_API hcl_status hcl_trace_stop(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""check_trace.py CASE TRACE_SAMPLE: run trace_sample with HCL_TRACE set and check the trace file's structure.
+
+CASE host / opencl: the sample on that backend (77, skipped, when it has no device); every record has the fields of
+its phase; the program's process, each thread and each queue track are named; API slices nest properly on each
+thread; the sample's calls are all there with their arguments and statuses; each flow start has one end with the same
+id; each device slice lies on a named queue track, after the start of the call that queued it (give or take the
+clock alignment's stated error) and inside the trace.
+CASE ring: HCL_TRACE_EVENTS=8 forces many writes of the buffer; the file is still one valid JSON document holding
+every record (otherData.events), and the result has the same calls as with a large buffer. A bad HCL_TRACE_EVENTS
+warns and traces anyway; an HCL_TRACE that cannot be written is an error message, not a crash.
+Exit 0 when every check held, 1 otherwise, 77 skipped."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL " + what)
+    return ok
+
+
+def run_sample(sample, selector, trace, extra_env=None):
+    env = dict(os.environ, HCL_TRACE=trace)
+    env.pop("HCL_TRACE_EVENTS", None)
+    env.update(extra_env or {})
+    p = subprocess.run([sample, selector], env=env, capture_output=True, text=True, timeout=100)
+    return p
+
+
+FIELDS = {
+    "X": ("name", "ph", "ts", "dur", "pid", "tid", "cat", "args"),
+    "s": ("name", "ph", "ts", "pid", "tid", "id", "cat"),
+    "f": ("name", "ph", "ts", "pid", "tid", "id", "cat", "bp"),
+    "M": ("name", "ph", "pid", "tid", "args"),
+}
+
+CALLS = ["hcl_device_open", "hcl_queue_create", "hcl_buffer_create", "hcl_module_create", "hcl_kernel_create",
+         "hcl_buffer_write", "hcl_buffer_write_async", "hcl_event_wait", "hcl_event_release", "hcl_buffer_fill",
+         "hcl_buffer_copy_async", "hcl_vecadd", "hcl_reduce", "hcl_softmax", "hcl_gemm", "hcl_queue_finish",
+         "hcl_kernel_launch", "hcl_buffer_read", "hcl_kernel_release", "hcl_module_release", "hcl_buffer_release",
+         "hcl_queue_release", "hcl_device_release"]
+# the calls that queue one command each in the sample (so one device slice each)
+QUEUED = ["hcl_buffer_write", "hcl_buffer_write_async", "hcl_buffer_fill", "hcl_buffer_copy_async", "hcl_vecadd",
+          "hcl_reduce", "hcl_softmax", "hcl_gemm", "hcl_kernel_launch", "hcl_buffer_read"]
+
+
+def check_structure(doc, label):
+    events = doc.get("traceEvents")
+    if not check(isinstance(events, list) and events, f"{label}: traceEvents is a non-empty list"):
+        return None
+    check(doc.get("displayTimeUnit") == "ns", f"{label}: displayTimeUnit is ns")
+    other = doc.get("otherData", {})
+    check(other.get("events") == len(events), f"{label}: otherData.events {other.get('events')} == {len(events)}")
+    check(other.get("commands_untimed") == 0, f"{label}: every command was timed ({other.get('commands_untimed')})")
+    for e in events:
+        need = FIELDS.get(e.get("ph"))
+        if not check(need is not None, f"{label}: known phase in {e}"):
+            continue
+        missing = [k for k in need if k not in e]
+        check(not missing, f"{label}: {e.get('ph')} record lacks {missing}: {e}")
+        if e["ph"] == "X":
+            check(isinstance(e["ts"], (int, float)) and isinstance(e["dur"], (int, float)) and e["dur"] >= 0,
+                  f"{label}: numeric ts and dur >= 0: {e}")
+    xs = [e for e in events if e["ph"] == "X"]
+    api = [e for e in xs if e["cat"] == "api"]
+    dev = [e for e in xs if e["cat"] == "device"]
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    procs = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+
+    # host side: one process, named; every thread track named; slices nest on each thread
+    host_pids = {e["pid"] for e in api}
+    check(len(host_pids) == 1, f"{label}: API slices in one process ({host_pids})")
+    for pid in host_pids:
+        check(pid in procs and "trace_sample" in procs[pid], f"{label}: the program's process is named ({procs})")
+    by_thread = {}
+    for e in api:
+        check((e["pid"], e["tid"]) in names, f"{label}: thread track {e['tid']} is named")
+        check("status" in e["args"], f"{label}: {e['name']} has its status")
+        by_thread.setdefault(e["tid"], []).append(e)
+    for tid, slices in by_thread.items():
+        slices.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in slices:
+            while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"]:
+                stack.pop()
+            if stack:
+                top = stack[-1]
+                check(e["ts"] + e["dur"] <= top["ts"] + top["dur"],
+                      f"{label}: {e['name']} at {e['ts']} overlaps {top['name']} without nesting in it")
+            stack.append(e)
+
+    seen = [e["name"] for e in api]
+    for c in CALLS:
+        check(c in seen, f"{label}: the trace has {c}")
+    by_name = {}
+    for e in api:
+        by_name.setdefault(e["name"], []).append(e)
+    if "hcl_kernel_launch" in by_name:
+        a = by_name["hcl_kernel_launch"][0]["args"]
+        check(a.get("kernel") == "scale" and a.get("grid_x") == 64 and a.get("block_x") == 64,
+              f"{label}: the launch's kernel name, grid and block: {a}")
+    if "hcl_device_open" in by_name:
+        check(by_name["hcl_device_open"][0]["args"].get("selector") == label,
+              f"{label}: hcl_device_open's selector: {by_name['hcl_device_open'][0]['args']}")
+    if "hcl_buffer_create" in by_name:
+        check(by_name["hcl_buffer_create"][0]["args"].get("size") == 16384, f"{label}: hcl_buffer_create's size")
+    statuses = [e["args"]["status"] for e in by_name.get("hcl_buffer_read", [])]
+    check("HCL_ERROR_OUT_OF_RANGE" in statuses and "HCL_SUCCESS" in statuses,
+          f"{label}: hcl_buffer_read's statuses, the failed one included: {statuses}")
+
+    # device side: named queue tracks in named device processes, two queues
+    queues = {(e["pid"], e["tid"]) for e in dev}
+    check(len(queues) == 2, f"{label}: two queue tracks ({queues})")
+    for pid, tid in queues:
+        check(pid not in host_pids, f"{label}: device track {pid} apart from the program's process")
+        check(names.get((pid, tid), "").startswith("queue "), f"{label}: queue track {(pid, tid)} is named")
+        check(procs.get(pid, "").startswith(label + ":"), f"{label}: device process {pid} is named: {procs.get(pid)}")
+    check(sorted(e["args"]["api"] for e in dev) == sorted(QUEUED),
+          f"{label}: one device slice per queued command: {sorted(e['args']['api'] for e in dev)}")
+
+    # flows: each start has exactly one end with its id; the start lies in the call that queued the command, the end
+    # at the start of its device slice, which lies after the call's start
+    starts = {e["id"]: e for e in events if e["ph"] == "s"}
+    ends = {}
+    for e in events:
+        if e["ph"] == "f":
+            check(e["id"] not in ends, f"{label}: one flow end per id ({e['id']})")
+            ends[e["id"]] = e
+    check(set(starts) == set(ends), f"{label}: flow ids pair up: starts {sorted(starts)} ends {sorted(ends)}")
+    check(len(starts) == len(QUEUED), f"{label}: {len(QUEUED)} flows ({len(starts)})")
+    for fid, s in starts.items():
+        f = ends.get(fid)
+        if not f:
+            continue
+        call = [e for e in by_thread.get(s["tid"], []) if e["ts"] <= s["ts"] <= e["ts"] + e["dur"]]
+        if not check(call, f"{label}: flow {fid} starts inside a call"):
+            continue
+        call = max(call, key=lambda e: e["ts"])  # the innermost
+        slices = [e for e in dev if (e["pid"], e["tid"]) == (f["pid"], f["tid"]) and e["ts"] == f["ts"]]
+        if not check(len(slices) == 1, f"{label}: flow {fid} ends at one device slice"):
+            continue
+        d = slices[0]
+        check(d["args"]["api"] == call["name"], f"{label}: flow {fid} joins {call['name']} to its command")
+        err = d["args"]["clock_err_us"]
+        check(isinstance(err, (int, float)) and err >= 0, f"{label}: the clock alignment's error is stated ({err} us)")
+        check(d["ts"] >= call["ts"] - err - 0.002,
+              f"{label}: {d['name']} starts at {d['ts']}, after {call['name']} started ({call['ts']}, +-{err})")
+    end = max(e["ts"] + e["dur"] for e in api)
+    for d in dev:
+        check(0 <= d["ts"] and d["ts"] + d["dur"] <= end + d["args"]["clock_err_us"] + 0.002,
+              f"{label}: {d['name']} lies inside the trace")
+    return events
+
+
+def main():
+    case, sample = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "trace.json")
+        if case in ("host", "opencl"):
+            p = run_sample(sample, case, trace)
+            if p.returncode == 77:
+                print(p.stdout.strip())
+                return 77
+            if not check(p.returncode == 0, f"trace_sample {case} exits 0 ({p.returncode}): {p.stderr.strip()}"):
+                return 1
+            with open(trace) as fp:
+                doc = json.load(fp)
+            events = check_structure(doc, case)
+            print(f"{case}: {len(events or [])} records checked")
+        elif case == "ring":
+            p = run_sample(sample, "host", trace)
+            check(p.returncode == 0, f"trace_sample with a large buffer exits 0: {p.stderr.strip()}")
+            with open(trace) as fp:
+                big = json.load(fp)
+            small_trace = os.path.join(tmp, "small.json")
+            p = run_sample(sample, "host", small_trace, {"HCL_TRACE_EVENTS": "8"})
+            check(p.returncode == 0, f"trace_sample with HCL_TRACE_EVENTS=8 exits 0: {p.stderr.strip()}")
+            with open(small_trace) as fp:
+                small = json.load(fp)  # valid JSON after many writes
+            other = small.get("otherData", {})
+            n = len(small["traceEvents"])
+            check(other.get("capacity") == 8, f"ring: capacity 8 ({other.get('capacity')})")
+            check(other.get("events") == n, f"ring: otherData.events {other.get('events')} == records {n}")
+            check(other.get("flushes", 0) >= n // 8, f"ring: written out at least every 8 records "
+                  f"({other.get('flushes')} writes for {n})")
+            check(n == len(big["traceEvents"]), f"ring: every record kept ({n} vs {len(big['traceEvents'])})")
+            kinds = lambda d: sorted((e["ph"], e["name"]) for e in d["traceEvents"])
+            check(kinds(small) == kinds(big), "ring: the same records as with a large buffer")
+            check_structure(small, "host")
+            # a bad HCL_TRACE_EVENTS: a warning, the default, a trace all the same
+            p = run_sample(sample, "host", small_trace, {"HCL_TRACE_EVENTS": "lots"})
+            check(p.returncode == 0 and "HCL_TRACE_EVENTS" in p.stderr, f"ring: HCL_TRACE_EVENTS=lots warns: "
+                  f"{p.stderr.strip()}")
+            with open(small_trace) as fp:
+                check(json.load(fp)["otherData"]["capacity"] == 262144, "ring: HCL_TRACE_EVENTS=lots: the default")
+            # an HCL_TRACE that cannot be written: a message, the program runs untraced
+            bad = os.path.join(tmp, "no-such-folder", "t.json")
+            p = run_sample(sample, "host", bad)
+            check(p.returncode == 0 and "HCL_TRACE" in p.stderr and "cannot write" in p.stderr,
+                  f"ring: an unwritable HCL_TRACE is reported: {p.returncode} {p.stderr.strip()}")
+            print(f"ring: {n} records in {other.get('flushes')} writes")
+        else:
+            print(f"unknown case {case}")
+            return 2
+    print("FAILED: %d checks" % len(failures) if failures else "ok")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
