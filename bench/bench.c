@@ -139,6 +139,8 @@ static void usage(FILE *f) {
         "                      whiskers (and the --compare run as ticks)\n"
         "  -v, --verbose       under each row: the first call's time, the median, min and max time, and what was\n"
         "                      checked with the largest error and the tolerance\n"
+        "  --trace FILE        a Chrome / Perfetto trace of the run (HCL calls, device work per queue; the same as\n"
+        "                      HCL_TRACE=FILE): open it in ui.perfetto.dev or chrome://tracing\n"
         "  --no-progress       no progress line on stderr\n"
         "  -V, --version       print bench's version and exit\n"
         "  -h, --help          print this and exit\n"
@@ -280,8 +282,12 @@ enum {
     OPT_JSON,
     OPT_CSV,
     OPT_PLOT,
-    OPT_COMPARE
+    OPT_COMPARE,
+    OPT_TRACE
 };
+
+/* --trace FILE: the run as a Chrome / Perfetto trace, through hcl_trace_start (what HCL_TRACE=FILE does). */
+static const char *trace_path;
 
 /* One option's value: 0, or -1 after a message that names the option, the value and what it should be. */
 static int parse_value(int code, const char *name, const char *v, options *o) {
@@ -336,6 +342,7 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
     case OPT_CSV: o->csv = v; break;
     case OPT_PLOT: o->plot = v; break;
     case OPT_COMPARE: o->compare = v; break;
+    case OPT_TRACE: trace_path = v; break;
     default: return -1;
     }
     if (!want) return 0;
@@ -411,6 +418,7 @@ static int parse_args(int argc, char **argv, options *o) {
         {"csv", required_argument, NULL, OPT_CSV},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"compare", required_argument, NULL, OPT_COMPARE},
+        {"trace", required_argument, NULL, OPT_TRACE},
         {NULL, 0, NULL, 0},
     };
     opterr = 0; /* our own messages, named "bench" rather than argv[0]'s path */
@@ -494,8 +502,8 @@ static int check_output(const char *opt, const char *path) {
 
 /* Every output path, and that no two outputs name one file. */
 static int check_outputs(const options *o) {
-    const char *names[] = {"json", "csv", "plot"}, *paths[] = {o->json, o->csv, o->plot};
-    for (int i = 0; i < 3; i++) {
+    const char *names[] = {"json", "csv", "plot", "trace"}, *paths[] = {o->json, o->csv, o->plot, trace_path};
+    for (int i = 0; i < 4; i++) {
         if (!paths[i]) continue;
         if (check_output(names[i], paths[i])) return -1;
         for (int j = 0; j < i; j++)
@@ -709,6 +717,14 @@ int main(int argc, char **argv) {
     }
     prog.enabled = o.progress;
     prog.tty = isatty(STDERR_FILENO);
+    if (trace_path) {
+        hcl_status st = hcl_trace_start(trace_path);
+        if (st != HCL_SUCCESS) {
+            fprintf(stderr, "bench: --trace %s: %s: %s\n", trace_path, hcl_status_name(st), hcl_last_message());
+            free(old_rows);
+            return 2;
+        }
+    }
 
     /* the time to the first kernel comes first, before anything else has loaded a driver */
     startup su;
@@ -792,6 +808,10 @@ int main(int argc, char **argv) {
     }
     free(rows);
     free(old_rows);
+    if (trace_path && hcl_trace_stop() != HCL_SUCCESS) {
+        printf("bench: --trace %s: %s\n", trace_path, hcl_last_message());
+        out_bad = 1;
+    }
     if (out_bad) {
         printf("bench: an output file could not be written\n");
         failures++;

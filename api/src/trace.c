@@ -36,7 +36,7 @@
 #define DEFAULT_CAPACITY ((size_t)1 << 18)
 #define MAX_CAPACITY ((size_t)1 << 26)
 #define PENDING_MAX 4096
-#define STRINGS_MAX 4096 /* distinct texts kept (kernel names, selectors, track names); later ones read "..." */
+#define STRINGS_MAX 4096        /* distinct texts kept (kernel names, selectors, track names); later ones read "..." */
 #define DEVICE_PID_BASE 8388608 /* above Linux's largest pid (2^22): a device's track group never meets a real pid */
 #define ANCHOR_MAX_AGE_NS 1000000000LL
 
@@ -543,9 +543,8 @@ HCL_API hcl_status hcl_trace_start(const char *path) {
         if (f) fclose(f);
         free(buffer);
         pthread_mutex_unlock(&lock);
-        return hcl__set_message(f ? HCL_ERROR_OUT_OF_MEMORY : HCL_ERROR_INVALID_ARGUMENT,
-                                "hcl_trace_start: %s %s: %s", f ? "no memory for a trace into" : "cannot write",
-                                path, strerror(err));
+        return hcl__set_message(f ? HCL_ERROR_OUT_OF_MEMORY : HCL_ERROR_INVALID_ARGUMENT, "hcl_trace_start: %s %s: %s",
+                                f ? "no memory for a trace into" : "cannot write", path, strerror(err));
     }
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

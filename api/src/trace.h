@@ -53,7 +53,7 @@ __attribute__((visibility("hidden"))) hcl_status hcl__trace_call_end(hcl__trace_
         if (!hcl__trace_on()) return (call);                                                                           \
         const int64_t hcl__targs[] = {0, __VA_ARGS__};                                                                 \
         hcl__trace_call hcl__tcall;                                                                                    \
-        hcl__trace_call_begin(&hcl__tcall, name, text_key, text, schema, hcl__targs + 1,                              \
+        hcl__trace_call_begin(&hcl__tcall, name, text_key, text, schema, hcl__targs + 1,                               \
                               (uint32_t)(sizeof hcl__targs / sizeof hcl__targs[0] - 1));                               \
         return hcl__trace_call_end(&hcl__tcall, (call));                                                               \
     } while (0)

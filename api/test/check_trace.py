@@ -26,11 +26,11 @@ def check(ok, what):
     return ok
 
 
-def run_sample(sample, selector, trace, extra_env=None):
+def run_sample(sample, selector, trace, extra_env=None, mode=()):
     env = dict(os.environ, HCL_TRACE=trace)
     env.pop("HCL_TRACE_EVENTS", None)
     env.update(extra_env or {})
-    p = subprocess.run([sample, selector], env=env, capture_output=True, text=True, timeout=100)
+    p = subprocess.run([sample, selector, *mode], env=env, capture_output=True, text=True, timeout=100)
     return p
 
 
@@ -206,6 +206,66 @@ def main():
             check(p.returncode == 0 and "HCL_TRACE" in p.stderr and "cannot write" in p.stderr,
                   f"ring: an unwritable HCL_TRACE is reported: {p.returncode} {p.stderr.strip()}")
             print(f"ring: {n} records in {other.get('flushes')} writes")
+        elif case == "threads":
+            # 4 threads at once with a small buffer (many writes under contention): one track per thread, each
+            # with its calls nested, one queue track per thread, every flow paired, every command timed
+            p = run_sample(sample, "host", trace, {"HCL_TRACE_EVENTS": "64"}, ("threads", "4"))
+            if not check(p.returncode == 0, f"trace_sample host threads 4 exits 0: {p.stderr.strip()}"):
+                return 1
+            with open(trace) as fp:
+                doc = json.load(fp)
+            events = doc["traceEvents"]
+            check(doc["otherData"]["events"] == len(events), "threads: every record written")
+            check(doc["otherData"]["commands_untimed"] == 0, "threads: every command timed")
+            workers = {e["tid"] for e in events if e["ph"] == "X" and e["name"] == "hcl_queue_create"}
+            check(len(workers) == 4, f"threads: queues created on 4 thread tracks ({workers})")
+            dev = [e for e in events if e["ph"] == "X" and e["cat"] == "device"]
+            check(len({(e["pid"], e["tid"]) for e in dev}) == 4, "threads: 4 queue tracks")
+            check(len(dev) == 4 * 17, f"threads: 17 commands per thread ({len(dev)})")
+            starts = sorted(e["id"] for e in events if e["ph"] == "s")
+            ends = sorted(e["id"] for e in events if e["ph"] == "f")
+            check(starts == ends and len(starts) == len(dev), "threads: flows pair up")
+            by_thread = {}
+            for e in events:
+                if e["ph"] == "X" and e["cat"] == "api":
+                    by_thread.setdefault(e["tid"], []).append(e)
+            for tid, slices in by_thread.items():
+                slices.sort(key=lambda e: e["ts"])
+                for a, b in zip(slices, slices[1:]):
+                    check(b["ts"] >= a["ts"] + a["dur"], f"threads: calls on thread {tid} do not overlap")
+            print(f"threads: {len(events)} records checked")
+        elif case == "bench":
+            # bench --trace FILE (sys.argv[2] is bench here): the trace of a short host run; a bad path and a second
+            # trace (HCL_TRACE set too) stop bench with status 2 before any work
+            bench = sample
+            env = {k: v for k, v in os.environ.items() if k not in ("HCL_TRACE", "HCL_TRACE_EVENTS")}
+            args = [bench, "--device", "host", "--quick", "--kernels", "vecadd", "--types", "f32", "--scale", "0.01",
+                    "--no-baselines", "--no-progress"]
+            p = subprocess.run(args + ["--trace", trace], env=env, capture_output=True, text=True, timeout=300)
+            if not check(p.returncode == 0, f"bench --trace exits 0 ({p.returncode}): {p.stderr.strip()[-500:]}"):
+                return 1
+            with open(trace) as fp:
+                doc = json.load(fp)
+            events = doc["traceEvents"]
+            check(doc["otherData"]["events"] == len(events) and doc["otherData"]["commands_untimed"] == 0,
+                  f"bench: every record written and every command timed: {doc['otherData']}")
+            api = [e for e in events if e["ph"] == "X" and e["cat"] == "api"]
+            dev = [e for e in events if e["ph"] == "X" and e["cat"] == "device"]
+            check(any(e["name"] == "hcl_vecadd" for e in api), "bench: the trace has hcl_vecadd calls")
+            check(any(e["name"] == "vecadd" for e in dev), "bench: the trace has vecadd device slices")
+            check(any(e["name"] == "hcl_kernel_launch" for e in api), "bench: the trace has the launch measurement")
+            starts = sorted(e["id"] for e in events if e["ph"] == "s")
+            ends = sorted(e["id"] for e in events if e["ph"] == "f")
+            check(starts == ends and len(starts) == len(dev), "bench: flows pair up, one per device slice")
+            bad = os.path.join(tmp, "no-such-folder", "t.json")
+            p = subprocess.run(args + ["--trace", bad], env=env, capture_output=True, text=True, timeout=60)
+            check(p.returncode == 2 and "--trace" in p.stderr, f"bench: --trace into a missing folder exits 2: "
+                  f"{p.returncode} {p.stderr.strip()}")
+            p = subprocess.run(args + ["--trace", trace], env=dict(env, HCL_TRACE=os.path.join(tmp, "other.json")),
+                               capture_output=True, text=True, timeout=60)
+            check(p.returncode == 2 and "already" in p.stderr, f"bench: --trace with HCL_TRACE set exits 2: "
+                  f"{p.returncode} {p.stderr.strip()}")
+            print(f"bench: {len(events)} records checked")
         else:
             print(f"unknown case {case}")
             return 2

@@ -3,10 +3,12 @@
  * asynchronous), every built-in, a user kernel (OpenCL C or a host function table) and an event wait, finishes and
  * releases everything. Exit status: 0 done, 77 the device is not there (the test is skipped), 1 a call failed.
  * MODE "launches N": instead, N launches of a small user kernel and one finish, timed; prints "launch_us <mean>" (the
- * per-launch time on the host, for the tracing-on/off overhead). */
+ * per-launch time on the host, for the tracing-on/off overhead).
+ * MODE "threads N": instead, N threads at once, each with its own queue: writes, vecadds, a read and a finish. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "hcl/hcl.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +37,37 @@ static const hcl_host_function host_table[] = {{"scale", host_scale}};
     do {                                                                                                               \
         hcl_status st_ = (call);                                                                                       \
         if (st_ != HCL_SUCCESS) {                                                                                      \
-            fprintf(stderr, "trace_sample: %s failed: %s: %s\n", #call, hcl_status_name(st_), hcl_last_message());   \
+            fprintf(stderr, "trace_sample: %s failed: %s: %s\n", #call, hcl_status_name(st_), hcl_last_message());     \
             exit(1);                                                                                                   \
         }                                                                                                              \
     } while (0)
+
+typedef struct worker {
+    hcl_device dev;
+    int failed;
+} worker;
+
+/* One thread of "threads N": its own queue and buffers; any failure is counted, not fatal. */
+static void *work(void *arg) {
+    worker *w = arg;
+    enum { M = 1024 };
+    float host[M];
+    for (int i = 0; i < M; i++) host[i] = (float)i;
+    hcl_queue q = NULL;
+    hcl_buffer a = NULL, c = NULL;
+    int ok = hcl_queue_create(w->dev, &q) == HCL_SUCCESS && hcl_buffer_create(w->dev, sizeof host, 0, &a) == 0 &&
+             hcl_buffer_create(w->dev, sizeof host, 0, &c) == HCL_SUCCESS;
+    for (int round = 0; ok && round < 8; round++)
+        ok = hcl_buffer_write(q, a, 0, sizeof host, host) == HCL_SUCCESS &&
+             hcl_vecadd_f32(q, M, a, a, c, NULL) == HCL_SUCCESS;
+    ok = ok && hcl_buffer_read(q, c, 0, sizeof host, host) == HCL_SUCCESS && hcl_queue_finish(q) == HCL_SUCCESS &&
+         host[5] == 10.0f;
+    if (c) hcl_buffer_release(c);
+    if (a) hcl_buffer_release(a);
+    if (q) hcl_queue_release(q);
+    w->failed = !ok;
+    return NULL;
+}
 
 static double now_s(void) {
     struct timespec t;
@@ -49,6 +78,7 @@ static double now_s(void) {
 int main(int argc, char **argv) {
     const char *selector = argc > 1 ? argv[1] : "host";
     const long launches = argc > 3 && strcmp(argv[2], "launches") == 0 ? atol(argv[3]) : 0;
+    const long threads = argc > 3 && strcmp(argv[2], "threads") == 0 ? atol(argv[3]) : 0;
     hcl_device dev;
     hcl_status st = hcl_device_open(selector, &dev);
     if (st == HCL_ERROR_BACKEND_UNAVAILABLE || st == HCL_ERROR_DEVICE_NOT_FOUND || st == HCL_ERROR_UNKNOWN_BACKEND) {
@@ -56,6 +86,23 @@ int main(int argc, char **argv) {
         return 77;
     }
     CHECK(st);
+    if (threads > 0) {
+        worker w[16] = {{0}};
+        pthread_t t[16];
+        const long count = threads < 16 ? threads : 16;
+        for (long i = 0; i < count; i++) {
+            w[i].dev = dev;
+            if (pthread_create(&t[i], NULL, work, &w[i])) return 1;
+        }
+        int failed = 0;
+        for (long i = 0; i < count; i++) {
+            pthread_join(t[i], NULL);
+            failed |= w[i].failed;
+        }
+        CHECK(hcl_device_release(dev));
+        if (failed) fprintf(stderr, "trace_sample: a thread's calls failed\n");
+        return failed;
+    }
     enum { N = 4096 };
     const size_t bytes = N * sizeof(float);
     hcl_queue q1, q2;
