@@ -18,7 +18,7 @@
  * a finish when it is more than a second old, so device clock drift and the float milliseconds of CUDA's elapsed
  * time stay small.
  *
- * Memory: records go into a buffer of HCL_TRACE_EVENTS records (default 1 << 18, 128 bytes each) under one mutex;
+ * Memory: records go into a buffer of HCL_TRACE_EVENTS records (default 1 << 18, 152 bytes each) under one mutex;
  * when it is full it is written out and reused. The file is valid JSON after every write: each write seeks back over
  * the closing footer, appends the records and writes the footer again (with counts in "otherData"). The last write is
  * at hcl_trace_stop or at exit. */
@@ -46,22 +46,21 @@ typedef enum rec_kind { REC_API, REC_DEVICE, REC_FLOW_START, REC_FLOW_END, REC_P
 
 typedef struct rec {
     uint8_t kind;
-    uint8_t nargs;
     uint32_t pid, tid;
-    int64_t ts, dur; /* ns since the trace started */
-    int64_t aux;     /* REC_API: the status; REC_DEVICE: the clock alignment's error in ns */
-    uint64_t id;     /* flows */
-    const char *name, *schema, *text_key, *text, *api; /* static or interned */
-    int64_t args[HCL__TRACE_MAX_ARGS];
+    int64_t ts, dur;        /* ns since the trace started */
+    int64_t aux;            /* REC_API: the status; REC_DEVICE: the clock alignment's error in ns */
+    uint64_t id;            /* flows */
+    const char *name, *api; /* static or interned; api: the call that queued a device slice's command */
+    hcl__trace_args args;   /* REC_API, REC_DEVICE; REC_*_NAME: the name in args.text */
 } rec;
+_Static_assert(sizeof(rec) <= 152, "the documented size of a trace record (README: HCL_TRACE_EVENTS)");
 
 /* A command queued but not yet read. */
 typedef struct pending {
     struct pending *next;
     hcl__event *ev;
-    const char *name, *api, *schema, *text_key, *text;
-    int64_t args[HCL__TRACE_MAX_ARGS];
-    uint8_t nargs;
+    const char *name, *api;
+    hcl__trace_args args;
     uint64_t flow;
 } pending;
 
@@ -144,21 +143,21 @@ static void put_us(FILE *f, int64_t ns) {
 }
 
 /* The integer arguments named by the comma-separated schema. */
-static void put_args(FILE *f, const rec *r) {
-    const char *key = r->schema;
-    for (uint32_t i = 0; key && i < r->nargs; i++) {
+static void put_args(FILE *f, const hcl__trace_args *a) {
+    const char *key = a->schema;
+    for (uint32_t i = 0; key && i < a->count; i++) {
         const char *end = strchr(key, ',');
         size_t len = end ? (size_t)(end - key) : strlen(key);
         if (len >= 4 && strncmp(key + len - 4, "type", 4) == 0) /* an hcl_dtype: its name */
-            fprintf(f, ",\"%.*s\":\"%s\"", (int)len, key, hcl_dtype_name((hcl_dtype)r->args[i]));
+            fprintf(f, ",\"%.*s\":\"%s\"", (int)len, key, hcl_dtype_name((hcl_dtype)a->values[i]));
         else
-            fprintf(f, ",\"%.*s\":%lld", (int)len, key, (long long)r->args[i]);
+            fprintf(f, ",\"%.*s\":%lld", (int)len, key, (long long)a->values[i]);
         if (!end) break;
         key = end + 1;
     }
-    if (r->text_key) {
-        fprintf(f, ",\"%s\":", r->text_key);
-        put_string(f, r->text ? r->text : "(null)");
+    if (a->text_key) {
+        fprintf(f, ",\"%s\":", a->text_key);
+        put_string(f, a->text ? a->text : "(null)");
     }
 }
 
@@ -184,7 +183,7 @@ static void put_rec(FILE *f, const rec *r) {
             fputs(",\"clock_err_us\":", f);
             put_us(f, r->aux);
         }
-        put_args(f, r);
+        put_args(f, &r->args);
         fputc('}', f);
         break;
     case REC_FLOW_START:
@@ -197,7 +196,7 @@ static void put_rec(FILE *f, const rec *r) {
     case REC_THREAD_NAME:
         fputs(r->kind == REC_PROCESS_NAME ? "\"process_name\"" : "\"thread_name\"", f);
         fputs(",\"args\":{\"name\":", f);
-        put_string(f, r->text);
+        put_string(f, r->args.text);
         fputc('}', f);
         break;
     }
@@ -238,7 +237,7 @@ static void name_track_locked(rec_kind kind, uint32_t pid, uint32_t tid, const c
     rec *r = add_locked(kind);
     r->pid = pid;
     r->tid = tid;
-    r->text = intern(name);
+    r->args.text = intern(name);
 }
 
 /* This thread's track (lock held): named in the trace the first time it appears in it. */
@@ -261,15 +260,15 @@ static uint32_t thread_track_locked(void) {
 void hcl__trace_call_begin(hcl__trace_call *c, const char *name, const char *text_key, const char *text,
                            const char *schema, const int64_t *args, uint32_t nargs) {
     c->name = name;
-    c->schema = schema;
-    c->text_key = text_key;
-    c->text = NULL;
-    c->nargs = nargs < HCL__TRACE_MAX_ARGS ? nargs : HCL__TRACE_MAX_ARGS;
-    memcpy(c->args, args, c->nargs * sizeof *args);
+    memset(&c->args, 0, sizeof c->args);
+    c->args.schema = schema;
+    c->args.text_key = text_key;
+    c->args.count = nargs < HCL__TRACE_MAX_ARGS ? nargs : HCL__TRACE_MAX_ARGS;
+    memcpy(c->args.values, args, c->args.count * sizeof *args);
     c->flow = 0;
     if (text_key) {
         pthread_mutex_lock(&lock);
-        c->text = intern(text ? text : "(null)");
+        c->args.text = intern(text ? text : "(null)");
         pthread_mutex_unlock(&lock);
     }
     c->outer = current;
@@ -290,11 +289,7 @@ hcl_status hcl__trace_call_end(hcl__trace_call *c, hcl_status status) {
         r->dur = t1 - c->t0;
         r->aux = status;
         r->name = c->name;
-        r->schema = c->schema;
-        r->text_key = c->text_key;
-        r->text = c->text;
-        r->nargs = (uint8_t)c->nargs;
-        memcpy(r->args, c->args, sizeof r->args);
+        r->args = c->args;
     }
     pthread_mutex_unlock(&lock);
     return status;
@@ -402,11 +397,7 @@ static void resolve(struct hcl__trace_queue *tq, uint32_t n) {
             r->aux = tq->anchor_err_ns;
             r->name = p->name;
             r->api = p->api;
-            r->schema = p->schema;
-            r->text_key = p->text_key;
-            r->text = p->text;
-            r->nargs = p->nargs;
-            memcpy(r->args, p->args, sizeof r->args);
+            r->args = p->args;
             if (p->flow) {
                 rec *f = add_locked(REC_FLOW_END);
                 f->pid = tq->pid;
@@ -436,15 +427,11 @@ void hcl__trace_command(hcl__queue *q, hcl__event *ev) {
     }
     if (c) {
         /* the device slice is named for what ran: a kernel's name, else the call without its "hcl_" */
-        p->name = c->text && c->text_key && strcmp(c->text_key, "kernel") == 0 ? c->text
-                  : strncmp(c->name, "hcl_", 4) == 0                           ? c->name + 4
-                                                                               : c->name;
+        p->name = c->args.text && c->args.text_key && strcmp(c->args.text_key, "kernel") == 0 ? c->args.text
+                  : strncmp(c->name, "hcl_", 4) == 0                                          ? c->name + 4
+                                                                                              : c->name;
         p->api = c->name;
-        p->schema = c->schema;
-        p->text_key = c->text_key;
-        p->text = c->text;
-        p->nargs = (uint8_t)c->nargs;
-        memcpy(p->args, c->args, sizeof p->args);
+        p->args = c->args;
         if (!c->flow) {
             c->flow = atomic_fetch_add(&next_flow, 1);
             uint32_t tid = thread_track_locked();

@@ -24,14 +24,19 @@ static inline int hcl__trace_on(void) {
 
 #define HCL__TRACE_MAX_ARGS 7
 
-/* One public call in progress on this thread (on the caller's stack; calls nest). */
-typedef struct hcl__trace_call {
-    const char *name;     /* "hcl_kernel_launch": static */
+/* A call's arguments as the trace shows them, on its host slice and on the device slice of its command. */
+typedef struct hcl__trace_args {
     const char *schema;   /* the integer arguments' names, comma separated ("size,offset"): static, or NULL */
     const char *text_key; /* the name of the one text argument ("kernel", "selector"): static, or NULL */
-    const char *text;     /* its value: copied by the tracer, so it need not outlive the call */
-    int64_t args[HCL__TRACE_MAX_ARGS];
-    uint32_t nargs;
+    const char *text;     /* its value: the tracer's copy */
+    int64_t values[HCL__TRACE_MAX_ARGS];
+    uint32_t count;
+} hcl__trace_args;
+
+/* One public call in progress on this thread (on the caller's stack; calls nest). */
+typedef struct hcl__trace_call {
+    const char *name; /* "hcl_kernel_launch": static */
+    hcl__trace_args args;
     int64_t t0;    /* ns since the trace started */
     uint64_t flow; /* the flow to the device slice of the command this call queued; 0: none yet */
     struct hcl__trace_call *outer;
