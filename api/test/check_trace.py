@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_trace.py CASE TRACE_SAMPLE: run trace_sample with HCL_TRACE set and check the trace file's structure.
 
-CASE host / opencl: the sample on that backend (77, skipped, when it has no device); every record has the fields of
+CASE host / opencl / cuda: the sample on that backend (77, skipped, when it has no device); every record has the fields of
 its phase; the program's process, each thread and each queue track are named; API slices nest properly on each
 thread; the sample's calls are all there with their arguments and statuses; each flow start has one end with the same
 id; each device slice lies on a named queue track, after the start of the call that queued it (give or take the
@@ -58,6 +58,7 @@ def check_structure(doc, label):
     check(doc.get("displayTimeUnit") == "ns", f"{label}: displayTimeUnit is ns")
     other = doc.get("otherData", {})
     check(other.get("events") == len(events), f"{label}: otherData.events {other.get('events')} == {len(events)}")
+    check(other.get("capacity", 0) > 0 and other.get("flushes", 0) >= 1, f"{label}: otherData: {other}")
     check(other.get("commands_untimed") == 0, f"{label}: every command was timed ({other.get('commands_untimed')})")
     for e in events:
         need = FIELDS.get(e.get("ph"))
@@ -163,7 +164,7 @@ def main():
     case, sample = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "trace.json")
-        if case in ("host", "opencl"):
+        if case in ("host", "opencl", "cuda"):
             p = run_sample(sample, case, trace)
             if p.returncode == 77:
                 print(p.stdout.strip())

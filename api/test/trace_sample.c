@@ -1,6 +1,7 @@
 /* trace_sample SELECTOR [MODE]: a small HCL program for the trace test (check_trace.py), run with HCL_TRACE set.
- * It opens the device SELECTOR ("host", "opencl"), uses two queues, a transfer of each kind (blocking and
- * asynchronous), every built-in, a user kernel (OpenCL C or a host function table) and an event wait, finishes and
+ * It opens the device SELECTOR ("host", "opencl", "cuda"), uses two queues, a transfer of each kind (blocking and
+ * asynchronous), every built-in, a user kernel (OpenCL C, CUDA or HIP C++, or a host function table) and an event
+ * wait, finishes and
  * releases everything. Exit status: 0 done, 77 the device is not there (the test is skipped), 1 a call failed.
  * MODE "launches N": instead, N launches of a small user kernel and one finish, timed; prints "launch_us <mean>" (the
  * per-launch time on the host, for the tracing-on/off overhead).
@@ -19,6 +20,12 @@ static const char *const cl_source = "__kernel void scale(__global float *out, _
                                      "    size_t i = get_global_id(0);\n"
                                      "    if (i < n) out[i] = a * in[i];\n"
                                      "}\n";
+
+static const char *const cuda_source = "extern \"C\" __global__ void scale(float *out, const float *in, float a,\n"
+                                       "                                  unsigned n) {\n"
+                                       "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                       "    if (i < n) out[i] = a * in[i];\n"
+                                       "}\n";
 
 static void host_scale(const hcl_host_launch *launch, void *const *args) {
     float *out = *(float *const *)args[0];
@@ -118,11 +125,13 @@ int main(int argc, char **argv) {
 
     const hcl_module_source sources[] = {
         {HCL_SOURCE_OPENCL_C, cl_source, strlen(cl_source), NULL},
+        {HCL_SOURCE_CUDA_C, cuda_source, strlen(cuda_source), NULL},
+        {HCL_SOURCE_HIP_C, cuda_source, strlen(cuda_source), NULL},
         {HCL_SOURCE_HOST_TABLE, host_table, 1, NULL},
     };
     hcl_module mod;
     hcl_kernel k;
-    CHECK(hcl_module_create(dev, sources, 2, &mod));
+    CHECK(hcl_module_create(dev, sources, sizeof sources / sizeof sources[0], &mod));
     CHECK(hcl_kernel_create(mod, "scale", &k));
     const float two = 2.0f;
     const unsigned n = N;
