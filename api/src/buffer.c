@@ -74,7 +74,8 @@ static int is_pattern_size(size_t s) {
     return s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 32 || s == 64 || s == 128;
 }
 
-static hcl_status xfer_checked(const char *fn, xfer_kind kind, hcl_queue queue, const xfer *x, const xfer_order *o) {
+HCL__TRACED_BODY hcl_status xfer_checked(const char *fn, xfer_kind kind, hcl_queue queue, const xfer *x,
+                                         const xfer_order *o) {
     hcl__queue *q;
     hcl__buffer *dst = NULL, *src = NULL;
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, fn, "queue");

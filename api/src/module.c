@@ -131,9 +131,9 @@ HCL_API hcl_status hcl_kernel_release(hcl_kernel kernel) {
     return hcl__release(kernel, HCL__H_KERNEL, kernel_destroy, "hcl_kernel_release", "kernel");
 }
 
-static hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
-                                uint32_t num_args, const hcl_arg *args, uint32_t num_wait, const hcl_event *wait_list,
-                                hcl_event *out_event) {
+HCL__TRACED_BODY hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hcl_dim3 grid, hcl_dim3 block,
+                                          size_t shared_bytes, uint32_t num_args, const hcl_arg *args,
+                                          uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
     static const char fn[] = "hcl_kernel_launch";
     hcl__queue *q;
     hcl__kernel *k;

@@ -35,7 +35,7 @@ HCL_API hcl_status hcl_queue_create(hcl_device device, hcl_queue *out_queue) {
 }
 
 /* Drain the queue; a driver failure is reported as the public call's. */
-static hcl_status finish(hcl__queue *q, const char *fn) {
+HCL__TRACED_BODY hcl_status finish(hcl__queue *q, const char *fn) {
     hcl_status st = q->dev->drv->queue_finish(q->native);
     if (st == HCL_SUCCESS && hcl__trace_on()) hcl__trace_queue_idle(q);
     return hcl__prefix_message(st, fn);
@@ -54,7 +54,7 @@ HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
     HCL__TRACED("hcl_queue_release", queue_release(queue), NULL, NULL, NULL);
 }
 
-static hcl_status queue_finish(hcl_queue queue) {
+HCL__TRACED_BODY hcl_status queue_finish(hcl_queue queue) {
     hcl__queue *q;
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_finish", "queue");
     return st == HCL_SUCCESS ? finish(q, "hcl_queue_finish") : st;

@@ -42,7 +42,15 @@
 
 atomic_int hcl__trace_enabled;
 
-typedef enum rec_kind { REC_API, REC_DEVICE, REC_FLOW_START, REC_FLOW_END, REC_PROCESS_NAME, REC_THREAD_NAME } rec_kind;
+typedef enum rec_kind {
+    REC_API,
+    REC_DEVICE,
+    REC_FLOW_START,
+    REC_FLOW_END,
+    REC_PROCESS_NAME,
+    REC_THREAD_NAME,
+    REC_WRITE /* the tracer writing its full buffer out, inside whatever call filled it: its cost made visible */
+} rec_kind;
 
 typedef struct rec {
     uint8_t kind;
@@ -162,11 +170,18 @@ static void put_args(FILE *f, const hcl__trace_args *a) {
 }
 
 static void put_rec(FILE *f, const rec *r) {
-    static const char *const ph[] = {"X", "X", "s", "f", "M", "M"};
+    static const char *const ph[] = {"X", "X", "s", "f", "M", "M", "X"};
     fputs("{\"ph\":\"", f);
     fputs(ph[r->kind], f);
     fprintf(f, "\",\"pid\":%u,\"tid\":%u,\"name\":", r->pid, r->tid);
     switch ((rec_kind)r->kind) {
+    case REC_WRITE:
+        fputs("\"hcl_trace_write\",\"cat\":\"trace\",\"ts\":", f);
+        put_us(f, r->ts);
+        fputs(",\"dur\":", f);
+        put_us(f, r->dur);
+        fprintf(f, ",\"args\":{\"records\":%lld}", (long long)r->aux);
+        break;
     case REC_API:
     case REC_DEVICE:
         put_string(f, r->name);
@@ -225,8 +240,25 @@ static void flush_locked(void) {
 }
 
 /* A slot for one record (lock held, tracing on); writes the buffer out first when it is full. */
+static uint32_t thread_track_locked(void);
+
 static rec *add_locked(rec_kind kind) {
-    if (count == capacity) flush_locked();
+    if (count == capacity) {
+        const int64_t t0 = now_ns();
+        const size_t records = count;
+        flush_locked();
+        const uint32_t tid = thread_track_locked(); /* may add its name: there is room again */
+        if (count == capacity) flush_locked();      /* a capacity of 1 */
+        rec *w = &ring[count++];
+        memset(w, 0, sizeof *w);
+        w->kind = REC_WRITE;
+        w->pid = host_pid;
+        w->tid = tid;
+        w->ts = t0;
+        w->dur = now_ns() - t0;
+        w->aux = (int64_t)records;
+    }
+    if (count == capacity) flush_locked(); /* a tiny capacity: the write's own records filled it */
     rec *r = &ring[count++];
     memset(r, 0, sizeof *r);
     r->kind = (uint8_t)kind;
