@@ -557,8 +557,8 @@ HCL_API hcl_status hcl_convert(hcl_dtype dst_type, void *dst, hcl_dtype src_type
  * on its queue's track, timed from its device events, with a flow arrow from the call that queued it. Open the file
  * in https://ui.perfetto.dev or chrome://tracing. Setting HCL_TRACE=FILE in the environment starts a trace when
  * libhcl is loaded (the same as calling hcl_trace_start(FILE) first); HCL_TRACE_EVENTS sets how many records are
- * buffered between writes to the file (default 262144, 152 bytes each). With no trace running, the cost is one
- * predictable branch per call.
+ * buffered between writes to the file (default 262144, 152 bytes each). With no trace running, the cost is a test
+ * of one flag per call.
  * ------------------------------------------------------------------------------------------------------- */
 /* Start writing a trace to `path` (created or truncated). Commands are timed on the device only while a trace runs:
  * the library then keeps every command's event until it reads its times (at hcl_queue_finish, hcl_queue_release, or
