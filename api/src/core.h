@@ -44,6 +44,7 @@ typedef struct hcl__backend {
     hcl__default_role default_role;
     int loaded;    /* load was attempted */
     int available; /* driver initialised */
+    int retry;     /* the load failed for want of host memory: the next load tries again */
     const hcl_driver_table *drv;
     void *dl; /* dlopen handle of the module (NULL when embedded) */
     uint32_t device_count;
@@ -159,7 +160,7 @@ HCL__HIDDEN hcl_status hcl__take(const void *handle, hcl__htype type, void **out
 HCL__HIDDEN hcl_status hcl__release(const void *handle, hcl__htype type, void (*destroy)(void *object), const char *fn,
                                     const char *what);
 /* Register a new object and give its handle; when the table cannot grow, destroy(object) undoes its creation and
- * the call fails with HCL_ERROR_OUT_OF_MEMORY ("<fn>: handle table full"). */
+ * the call fails with HCL_ERROR_OUT_OF_MEMORY ("<fn>: handle table full (out of host memory growing it)"). */
 HCL__HIDDEN hcl_status hcl__publish(hcl__htype type, void *object, void (*destroy)(void *object), void **out_handle,
                                     const char *fn);
 /* Check a launch's shape before any driver sees it (HCL_ERROR_INVALID_ARGUMENT, the limit named in the message): no

@@ -217,8 +217,9 @@ static int pread_all(int fd, void *buf, size_t size, off_t offset) {
 }
 
 /* Check a module file before dlopen sees it: a regular file, and when it is an ELF file of this machine's class, one
- * whose program headers and loadable segments lie inside it. Returns 1 when it may be loaded; else 0 with why. A
- * file of another kind (another ELF class, a linker script) is left to dlopen, which reads only its first bytes. */
+ * whose program headers and loadable segments lie inside it. Returns 1 when it may be loaded; else 0 with why (-1:
+ * out of host memory, a failure worth trying again). A file of another kind (another ELF class, a linker script) is
+ * left to dlopen, which reads only its first bytes. */
 static int module_whole(const char *path, char *why, size_t why_size) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
@@ -251,7 +252,13 @@ static int module_whole(const char *path, char *why, size_t why_size) {
         goto done;
     }
     ph = malloc((size_t)ph_bytes);
-    if (!ph || pread_all(fd, ph, (size_t)ph_bytes, (off_t)eh.e_phoff) != 0) {
+    if (!ph) {
+        snprintf(why, why_size, "out of host memory reading its %llu bytes of program headers",
+                 (unsigned long long)ph_bytes);
+        ok = -1;
+        goto done;
+    }
+    if (pread_all(fd, ph, (size_t)ph_bytes, (off_t)eh.e_phoff) != 0) {
         snprintf(why, why_size, "cannot read its program headers");
         goto done;
     }
@@ -282,7 +289,9 @@ static void *try_path(hcl__backend *b, const char *dir, const char *file, char *
         return NULL;
     }
     char why[256];
-    if (!module_whole(path, why, sizeof why)) {
+    int whole = module_whole(path, why, sizeof why);
+    if (whole <= 0) {
+        if (whole < 0) b->retry = 1;
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: %s refused: %s", b->name, path, why);
         appendf(tried, tried_size, "%s%s (refused: %s)", tried[0] ? "; " : "", path, why);
         return NULL;
@@ -399,6 +408,7 @@ static int init_driver(hcl__backend *b, const hcl_driver_table *t) {
     reason[sizeof reason - 1] = '\0';
     b->version[sizeof b->version - 1] = '\0';
     if (st != HCL_SUCCESS) {
+        if (st == HCL_ERROR_OUT_OF_MEMORY) b->retry = 1;
         snprintf(b->reason, sizeof b->reason, "%s", reason[0] ? reason : hcl_status_text(st));
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: init failed: %s: %s", b->name, hcl_status_name(st), b->reason);
         return 0;
@@ -406,6 +416,7 @@ static int init_driver(hcl__backend *b, const hcl_driver_table *t) {
     uint32_t count = 0;
     st = t->device_count(&count);
     if (st != HCL_SUCCESS) {
+        if (st == HCL_ERROR_OUT_OF_MEMORY) b->retry = 1;
         snprintf(b->reason, sizeof b->reason, "device enumeration failed: %s", hcl_last_message());
         t->shutdown();
         return 0;
@@ -456,10 +467,15 @@ hcl__backend *hcl__backend_load(hcl__backend *b) {
         goto out;
     }
 report:
-    hcl__log(HCL_LOG_DEBUG, "loader", "%s: unavailable: %s", b->name, b->reason);
+    hcl__log(HCL_LOG_DEBUG, "loader", "%s: unavailable: %s%s", b->name, b->reason,
+             b->retry ? " (out of host memory: the next use tries again)" : "");
     if (b->dl) {
         dlclose(b->dl);
         b->dl = NULL;
+    }
+    if (b->retry) { /* a transient failure must not make the backend unavailable for the life of the process */
+        b->retry = 0;
+        b->loaded = 0;
     }
 out:
     pthread_mutex_unlock(&load_lock);

@@ -63,7 +63,7 @@ hcl_status hcl__publish(hcl__htype type, void *object, void (*destroy)(void *obj
     void *h = hcl__handle_add(type, object);
     if (!h) {
         destroy(object);
-        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full", fn);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: handle table full (out of host memory growing it)", fn);
     }
     *out_handle = h;
     return HCL_SUCCESS;

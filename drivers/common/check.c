@@ -48,3 +48,8 @@ hcl_status hcl__kit_oom(const char *what) {
     snprintf(t_last_failure, sizeof t_last_failure, "%s: out of host memory (%s)", hcl__kit_name, what);
     return hcl__kit_host->set_message(HCL_ERROR_OUT_OF_MEMORY, "%s", t_last_failure);
 }
+
+#ifdef HCL_FAULT_INJECTION
+/* The kit's default injected code; a driver whose vendor has an out-of-memory code defines its own. */
+__attribute__((weak)) const long long hcl__kit_fault_code = 2;
+#endif

@@ -11,6 +11,8 @@
 
 #include "hcl/hcl_driver.h"
 
+#include "fault.h"
+
 #include <stdarg.h>
 
 /* The core's services (set by hcl__kit_init). Before init they are stand-ins that drop messages and logs, so a
@@ -25,12 +27,19 @@ extern const char *hcl__kit_name;
 #define HCL_KIT_LOG(...) hcl__kit_host->log(HCL_LOG_DEBUG, hcl__kit_name, __VA_ARGS__)
 #define HCL_KIT_WARN(...) hcl__kit_host->log(HCL_LOG_WARN, hcl__kit_name, __VA_ARGS__)
 
+#ifdef HCL_FAULT_INJECTION
+#define HCL_KIT_FAULT(type, result) (HCL_FAULT_HIT(HCL_FAULT_SITE) ? (type)hcl__kit_fault_code : (result))
+#else
+#define HCL_KIT_FAULT(type, result) (result)
+#endif
+
 /* Evaluate `result` (a vendor call, or the code one returned, of type `type`); unless it equals `ok`, set `status`
- * to fail(code, ...) and jump to `cleanup`. `fail` is the driver's function that names and maps the code
+ * to fail(code, ...) and jump to `cleanup`. In the fault-injection build (fault.h) each check is an injectable site:
+ * when its hit is the one to fail, `result` is not evaluated and the check fails with hcl__kit_fault_code. `fail` is the driver's function that names and maps the code
  * (hcl__ocl_fail, hcl__ze_fail, hcl__gpu_fail); the arguments after it are its own (the call, the detail). */
 #define HCL_KIT_CHECK(type, result, ok, fail, ...)                                                                     \
     do {                                                                                                               \
-        type hcl_kit_r_ = (result);                                                                                    \
+        type hcl_kit_r_ = HCL_KIT_FAULT(type, result);                                                                 \
         if (hcl_kit_r_ != (ok)) {                                                                                      \
             status = fail(hcl_kit_r_, __VA_ARGS__);                                                                    \
             goto cleanup;                                                                                              \
@@ -41,7 +50,7 @@ extern const char *hcl__kit_name;
  * cannot jump (a condition, or shared code written as `st = ...` chains). */
 #define HCL_KIT_STATUS(type, result, ok, fail, ...)                                                                    \
     __extension__({                                                                                                    \
-        type hcl_kit_r_ = (result);                                                                                    \
+        type hcl_kit_r_ = HCL_KIT_FAULT(type, result);                                                                 \
         hcl_kit_r_ == (ok) ? HCL_SUCCESS : fail(hcl_kit_r_, __VA_ARGS__);                                              \
     })
 

@@ -17,6 +17,9 @@
 #define HCL_CL_DEVICE_SUB_GROUP_SIZES_INTEL 0x4108
 
 hcl__ocl_symbols hcl__cl;
+#ifdef HCL_FAULT_INJECTION
+const long long hcl__kit_fault_code = CL_OUT_OF_HOST_MEMORY; /* what an injected OpenCL call returns (fault.h) */
+#endif
 
 /* ---------------------------------------------------------------------------------------------------------
  * Error names
@@ -292,30 +295,34 @@ static void platform_string(cl_platform_id p, cl_platform_info what, char *out, 
     out[size - 1] = '\0';
 }
 
+/* The runtime ran out of memory: the start fails with HCL_ERROR_OUT_OF_MEMORY, which the core tries again later,
+ * rather than leave the backend (or a platform) without devices for the life of the process. */
+static int out_of_memory(cl_int err) { return err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES; }
+
 /* The kit's start: load libOpenCL, then list every device of every platform, in platform order. */
 static hcl_status start(char *reason, size_t reason_size, char *version, size_t version_size) {
     hcl_status status = load(reason, reason_size);
     if (status != HCL_SUCCESS) return status;
     cl_platform_id *platforms = NULL;
     cl_uint num_platforms = 0;
-    cl_int err = hcl__cl.clGetPlatformIDs(0, NULL, &num_platforms);
+    cl_int err = HCL_KIT_FAULT(cl_int, hcl__cl.clGetPlatformIDs(0, NULL, &num_platforms));
     if (err != CL_SUCCESS || num_platforms == 0) {
         if (err != CL_SUCCESS)
-            snprintf(reason, reason_size, "clGetPlatformIDs: %s (%d): no OpenCL platform (no ICD registered?)",
-                     hcl__ocl_error_name(err), (int)err);
+            snprintf(reason, reason_size, "clGetPlatformIDs: %s (%d)%s", hcl__ocl_error_name(err), (int)err,
+                     out_of_memory(err) ? "" : ": no OpenCL platform (no ICD registered?)");
         else
             snprintf(reason, reason_size, "clGetPlatformIDs: no OpenCL platform found (0 platforms)");
-        return HCL_ERROR_BACKEND_UNAVAILABLE;
+        return out_of_memory(err) ? HCL_ERROR_OUT_OF_MEMORY : HCL_ERROR_BACKEND_UNAVAILABLE;
     }
     platforms = calloc(num_platforms, sizeof *platforms);
     if (!platforms) {
         snprintf(reason, reason_size, "out of host memory listing %u platforms", num_platforms);
         return HCL_ERROR_OUT_OF_MEMORY;
     }
-    err = hcl__cl.clGetPlatformIDs(num_platforms, platforms, NULL);
+    err = HCL_KIT_FAULT(cl_int, hcl__cl.clGetPlatformIDs(num_platforms, platforms, NULL));
     if (err != CL_SUCCESS) {
         snprintf(reason, reason_size, "clGetPlatformIDs: %s (%d)", hcl__ocl_error_name(err), (int)err);
-        status = HCL_ERROR_BACKEND_UNAVAILABLE;
+        status = out_of_memory(err) ? HCL_ERROR_OUT_OF_MEMORY : HCL_ERROR_BACKEND_UNAVAILABLE;
         goto cleanup;
     }
     HCL_OCL_LOG("clGetPlatformIDs: %u platform(s)", num_platforms);
@@ -326,10 +333,16 @@ static hcl_status start(char *reason, size_t reason_size, char *version, size_t 
         platform_string(platforms[p], CL_PLATFORM_VERSION, pversion, sizeof pversion);
         if (p == 0 && version && version_size) snprintf(version, version_size, "%s (%s)", pversion, pname);
         cl_uint n = 0;
-        err = hcl__cl.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+        err = HCL_KIT_FAULT(cl_int, hcl__cl.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n));
         if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && n == 0)) {
             HCL_OCL_LOG("platform %u '%s' (%s): no devices", p, pname, pversion);
             continue;
+        }
+        if (out_of_memory(err)) {
+            snprintf(reason, reason_size, "clGetDeviceIDs: %s (%d) on platform %u '%s'", hcl__ocl_error_name(err),
+                     (int)err, p, pname);
+            status = HCL_ERROR_OUT_OF_MEMORY;
+            goto cleanup;
         }
         if (err != CL_SUCCESS) {
             HCL_OCL_LOG("platform %u '%s': clGetDeviceIDs: %s (%d); platform skipped", p, pname,
@@ -342,7 +355,14 @@ static hcl_status start(char *reason, size_t reason_size, char *version, size_t 
             status = HCL_ERROR_OUT_OF_MEMORY;
             goto cleanup;
         }
-        err = hcl__cl.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids, NULL);
+        err = HCL_KIT_FAULT(cl_int, hcl__cl.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids, NULL));
+        if (out_of_memory(err)) {
+            snprintf(reason, reason_size, "clGetDeviceIDs: %s (%d) on platform %u '%s'", hcl__ocl_error_name(err),
+                     (int)err, p, pname);
+            status = HCL_ERROR_OUT_OF_MEMORY;
+            free(ids);
+            goto cleanup;
+        }
         if (err != CL_SUCCESS) {
             HCL_OCL_LOG("platform %u '%s': clGetDeviceIDs: %s (%d); platform skipped", p, pname,
                         hcl__ocl_error_name(err), (int)err);
