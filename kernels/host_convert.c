@@ -12,11 +12,14 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 static int has_f16c(void) {
     __builtin_cpu_init(); /* idempotent; needed when called before libgcc's constructor has run */
-    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    /* F16C from CPUID (clang 14's __builtin_cpu_supports does not know "f16c"); "avx" also checks the OS saves ymm */
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
 }
 
 /* The first n - n % 8 elements through F16C; returns how many were converted. */

@@ -16,6 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -98,9 +102,15 @@ static void hcl_host_types(hcl_device_info *info) {
 #endif
     info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32);
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    /* from CPUID leaf 7 (clang 14's __builtin_cpu_supports knows neither name); "avx512f" checks the OS saves zmm */
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512fp16")) info->native_types |= HCL_TYPE_BIT(HCL_DTYPE_F16);
-    if (__builtin_cpu_supports("avx512bf16")) info->native_types |= HCL_TYPE_BIT(HCL_DTYPE_BF16);
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__builtin_cpu_supports("avx512f")) {
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 23))) /* AVX512-FP16 */
+            info->native_types |= HCL_TYPE_BIT(HCL_DTYPE_F16);
+        if (__get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5))) /* AVX512-BF16 */
+            info->native_types |= HCL_TYPE_BIT(HCL_DTYPE_BF16);
+    }
 #endif
     info->matrix_unit = HCL_MATRIX_UNIT_NONE;
     info->matrix_types = 0;
