@@ -38,7 +38,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     DIR *d = opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL)
-        if (strstr(e->d_name, ".bin") && !strstr(e->d_name, ".tmp")) snprintf(g_entry, sizeof g_entry, "%s/%s", dir, e->d_name);
+        if (strstr(e->d_name, ".bin") && !strstr(e->d_name, ".tmp"))
+            snprintf(g_entry, sizeof g_entry, "%s/%s", dir, e->d_name);
     if (d) closedir(d);
     if (!g_entry[0]) {
         fprintf(stderr, "fuzz_cache: no entry was stored under %s\n", dir);

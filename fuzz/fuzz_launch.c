@@ -55,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_input in = {data, size, 0};
     hcl_dim3 grid = {fuzz_u32(&in, 1) & 7, fuzz_u32(&in, 1) & 7, fuzz_u32(&in, 1) & 7};
     const size_t nb = sizeof g_blocks / sizeof g_blocks[0];
-    hcl_dim3 block = {g_blocks[fuzz_u32(&in, 1) % nb], g_blocks[fuzz_u32(&in, 1) % nb], g_blocks[fuzz_u32(&in, 1) % nb]};
+    hcl_dim3 block = {g_blocks[fuzz_u32(&in, 1) % nb], g_blocks[fuzz_u32(&in, 1) % nb],
+                      g_blocks[fuzz_u32(&in, 1) % nb]};
     size_t shared = fuzz_u32(&in, 1) & 0x80 ? (size_t)fuzz_u32(&in, 4) << (fuzz_u32(&in, 1) & 31) : 0;
     uint32_t flags = fuzz_u32(&in, 1);
     uint32_t num_args = flags % 13;
@@ -77,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t n = 0;
         a->value = fuzz_bytes(&in, 300, &n);
         a->size = fuzz_u32(&in, 1) & 1 ? n : (size_t)fuzz_u32(&in, 2); /* truthful, or a size that is checked */
-        if (a->size > n && a->kind == HCL_ARG_VALUE) a->size = n; /* the caller owns `size` bytes: never lie */
+        if (a->size > n && a->kind == HCL_ARG_VALUE) a->size = n;      /* the caller owns `size` bytes: never lie */
         if (fuzz_u32(&in, 1) == 0xff) a->value = NULL;
     }
     const hcl_arg *list = flags & 0x80 ? NULL : args; /* a NULL list with num_args > 0 is refused */

@@ -19,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void noop(const hcl_host_launch *l, void *const *args) { (void)l, (void)args; }
 /* a table with entries a caller may get wrong: no name, no function, an empty name, a repeated name */
-static const hcl_host_function g_table[] = {{"noop", noop}, {"other", noop}, {NULL, noop}, {"nofn", NULL},
-                                            {"", noop},     {"noop", noop}};
+static const hcl_host_function g_table[] = {{"noop", noop}, {"other", noop}, {NULL, noop},
+                                            {"nofn", NULL}, {"", noop},      {"noop", noop}};
 
 static hcl_device g_dev;
 

@@ -10,6 +10,7 @@
 
 #include <CL/cl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,7 +67,7 @@ typedef struct hcl__ocl_device {
 typedef struct hcl__ocl_queue {
     hcl__ocl_device *device;
     cl_command_queue queue;
-    cl_mem marker_mem; /* 4 bytes that markers fill (see hcl__ocl_queue_marker) */
+    _Atomic(cl_mem) marker_mem; /* 4 bytes that markers fill (see hcl__ocl_queue_marker); made by the first marker */
 } hcl__ocl_queue;
 
 /* An event: the first and the last OpenCL command of one HCL command (they differ for the two-pass reduce),

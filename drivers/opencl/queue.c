@@ -92,22 +92,26 @@ hcl_status hcl__ocl_queue_marker(void *queue, uint32_t num_wait, void *const *wa
     hcl__ocl_queue *q = queue;
     hcl_status status = HCL_SUCCESS;
     cl_event stack[8], *list = NULL, *heap = NULL, ev = NULL;
-    if (!q->marker_mem) {
+    cl_mem mem = atomic_load(&q->marker_mem), made = NULL;
+    if (!mem) { /* threads sharing the queue may race to make it: one buffer wins, the others are released */
         cl_int err = CL_SUCCESS;
-        q->marker_mem = hcl__cl.clCreateBuffer(q->device->context, CL_MEM_READ_WRITE, 4, NULL, &err);
-        if (err != CL_SUCCESS) {
-            q->marker_mem = NULL;
-            return hcl__ocl_fail(err, HCL_OCL_ALLOC, "clCreateBuffer", "4-byte scratch buffer for markers");
-        }
+        made = hcl__cl.clCreateBuffer(q->device->context, CL_MEM_READ_WRITE, 4, NULL, &err);
+        HCL_OCL_CHECK(err, HCL_OCL_ALLOC, "clCreateBuffer", "4-byte scratch buffer for markers");
+        cl_mem expected = NULL;
+        if (atomic_compare_exchange_strong(&q->marker_mem, &expected, made))
+            mem = made; /* ours is the queue's now */
+        else
+            hcl__cl.clReleaseMemObject(made), mem = expected; /* another thread's won */
+        made = NULL;
     }
     status = hcl__ocl_wait_list(num_wait, wait, stack, 8, &list, &heap);
     if (status != HCL_SUCCESS) return status;
     const cl_uint zero = 0;
-    HCL_OCL_CHECK(
-        hcl__cl.clEnqueueFillBuffer(q->queue, q->marker_mem, &zero, sizeof zero, 0, sizeof zero, num_wait, list, &ev),
-        HCL_OCL_CALL, "clEnqueueFillBuffer", "marker after %u events", num_wait);
+    HCL_OCL_CHECK(hcl__cl.clEnqueueFillBuffer(q->queue, mem, &zero, sizeof zero, 0, sizeof zero, num_wait, list, &ev),
+                  HCL_OCL_CALL, "clEnqueueFillBuffer", "marker after %u events", num_wait);
     status = hcl__ocl_event_wrap(ev, ev, 1, out_event);
 cleanup:
+    if (made) hcl__cl.clReleaseMemObject(made);
     free(heap);
     return status;
 }
