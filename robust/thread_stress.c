@@ -237,6 +237,12 @@ static int stress(const char *backend, int threads, int iters) {
     return failures ? 1 : 0;
 }
 
+/* Under AddressSanitizer: LLVM (inside PoCL) gives each thread that runs it an alternate signal stack from malloc, and
+ * ASan's thread exit then tries to munmap that stack and dies ("unable to unmap"); ASan's own alternate stacks are
+ * not needed here (docs/known-vendor-limits.md). Only ASan builds read this. */
+const char *__asan_default_options(void);
+__attribute__((visibility("default"))) const char *__asan_default_options(void) { return "use_sigaltstack=0"; }
+
 /* The process's first HCL calls, from all threads at once: the loader, the backend list and the log level are set
  * up under the race. */
 static pthread_barrier_t g_cold;
