@@ -3,13 +3,13 @@
  *   hcl-fault-flow <backend> [count]
  *
  * One run of the flow: device open, queue, three buffers written, the built-in vecadd, a user kernel (OpenCL C on
- * opencl, a host function table on host) launched, results read and checked, everything released. The program does
- * three runs in one process (A with a cold kernel cache, B with a warm one, C); `count` does only A and B, so that
- * HCL_FAULT_COUNT=1 gives the number of sites the walk fails one by one. With HCL_FAULT_AT=N (a build with
- * -DHCL_FAULT_INJECTION=ON) the N-th site hit fails in A or B. The run that meets it must end with a non-success
- * status and a message, or succeed with correct results where the failure is absorbed (a cache miss, a log line);
- * every later run must succeed with correct results: the device still works. Prints one line per run; exits 0 when
- * the rules hold, 1 when not, 77 when the backend has no device here. */
+ * opencl, CUDA C on cuda and hip, a host function table on host) launched, results read and checked, everything
+ * released. The program does three runs in one process (A with a cold kernel cache, B with a warm one, C); `count`
+ * does only A and B, so that HCL_FAULT_COUNT=1 gives the number of sites the walk fails one by one. With
+ * HCL_FAULT_AT=N (a build with -DHCL_FAULT_INJECTION=ON) the N-th site hit fails in A or B. The run that meets it
+ * must end with a non-success status and a message, or succeed with correct results where the failure is absorbed (a
+ * cache miss, a log line); every later run must succeed with correct results: the device still works. Prints one
+ * line per run; exits 0 when the rules hold, 1 when not, 77 when the backend has no device here. */
 #include "hcl/hcl.h"
 
 #include <stdio.h>
@@ -22,6 +22,11 @@ static const char ocl_src[] = "__kernel void twice(__global float *x, uint n) {\
                               "    uint i = get_global_id(0);\n"
                               "    if (i < n) x[i] = 2.0f * x[i];\n"
                               "}\n";
+
+static const char cuda_src[] = "extern \"C\" __global__ void twice(float *x, unsigned n) {\n"
+                               "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                               "    if (i < n) x[i] = 2.0f * x[i];\n"
+                               "}\n";
 
 static void host_twice(const hcl_host_launch *l, void *const *args) {
     float *x = *(float *const *)args[0];
@@ -79,9 +84,11 @@ static hcl_status run(const char *backend, char *message, size_t message_size) {
     TRY(hcl_buffer_write(f.q, f.a, 0, sizeof x, x));
     TRY(hcl_buffer_write(f.q, f.b, 0, sizeof y, y));
     TRY(hcl_vecadd_f32(f.q, N, f.a, f.b, f.c, NULL));
-    hcl_module_source src[2] = {{HCL_SOURCE_OPENCL_C, ocl_src, sizeof ocl_src - 1, NULL},
+    hcl_module_source src[4] = {{HCL_SOURCE_OPENCL_C, ocl_src, sizeof ocl_src - 1, NULL},
+                                {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
+                                {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
                                 {HCL_SOURCE_HOST_TABLE, host_table, 1, NULL}};
-    TRY(hcl_module_create(f.dev, src, 2, &f.m));
+    TRY(hcl_module_create(f.dev, src, 4, &f.m));
     TRY(hcl_kernel_create(f.m, "twice", &f.k));
     unsigned n = N;
     hcl_arg args[2] = {hcl_arg_buffer(f.c), hcl_arg_value(&n, sizeof n)};
