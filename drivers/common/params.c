@@ -16,26 +16,50 @@ typedef struct size_entry {
 } size_entry;
 
 static const size_entry k_opencl_scalars[] = {
-    {"char", 1},          {"uchar", 1},         {"unsigned char", 1}, {"short", 2},         {"ushort", 2},
-    {"unsigned short", 2}, {"int", 4},          {"uint", 4},          {"unsigned int", 4},  {"unsigned", 4},
-    {"long", 8},          {"ulong", 8},         {"unsigned long", 8}, {"float", 4},         {"double", 8},
-    {"half", 2},
+    {"char", 1},          {"uchar", 1}, {"unsigned char", 1}, {"short", 2},    {"ushort", 2}, {"unsigned short", 2},
+    {"int", 4},           {"uint", 4},  {"unsigned int", 4},  {"unsigned", 4}, {"long", 8},   {"ulong", 8},
+    {"unsigned long", 8}, {"float", 4}, {"double", 8},        {"half", 2},
 };
 static const size_entry k_cuda_scalars[] = {
-    {"char", 1},          {"unsigned char", 1},      {"short", 2},     {"short int", 2},
-    {"unsigned short", 2}, {"unsigned short int", 2}, {"int", 4},       {"unsigned", 4},
-    {"unsigned int", 4},  {"long", 8},               {"long int", 8},  {"unsigned long", 8},
-    {"unsigned long int", 8}, {"long long", 8},      {"long long int", 8}, {"unsigned long long", 8},
-    {"unsigned long long int", 8}, {"float", 4},     {"double", 8},    {"bool", 1},
-    {"__half", 2},        {"half", 2},               {"__nv_bfloat16", 2}, {"__hip_bfloat16", 2},
-    {"size_t", 8},        {"ptrdiff_t", 8},          {"int8_t", 1},    {"uint8_t", 1},
-    {"int16_t", 2},       {"uint16_t", 2},           {"int32_t", 4},   {"uint32_t", 4},
-    {"int64_t", 8},       {"uint64_t", 8},
+    {"char", 1},
+    {"unsigned char", 1},
+    {"short", 2},
+    {"short int", 2},
+    {"unsigned short", 2},
+    {"unsigned short int", 2},
+    {"int", 4},
+    {"unsigned", 4},
+    {"unsigned int", 4},
+    {"long", 8},
+    {"long int", 8},
+    {"unsigned long", 8},
+    {"unsigned long int", 8},
+    {"long long", 8},
+    {"long long int", 8},
+    {"unsigned long long", 8},
+    {"unsigned long long int", 8},
+    {"float", 4},
+    {"double", 8},
+    {"bool", 1},
+    {"__half", 2},
+    {"half", 2},
+    {"__nv_bfloat16", 2},
+    {"__hip_bfloat16", 2},
+    {"size_t", 8},
+    {"ptrdiff_t", 8},
+    {"int8_t", 1},
+    {"uint8_t", 1},
+    {"int16_t", 2},
+    {"uint16_t", 2},
+    {"int32_t", 4},
+    {"uint32_t", 4},
+    {"int64_t", 8},
+    {"uint64_t", 8},
 };
 /* Element types of vectors (OpenCL float4, CUDA float4 / longlong2). */
 static const size_entry k_vector_bases[] = {
-    {"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2},   {"half", 2},      {"int", 4},   {"uint", 4},
-    {"float", 4}, {"long", 8}, {"ulong", 8}, {"double", 8}, {"longlong", 8}, {"ulonglong", 8},
+    {"char", 1},  {"uchar", 1}, {"short", 2}, {"ushort", 2}, {"half", 2},     {"int", 4},       {"uint", 4},
+    {"float", 4}, {"long", 8},  {"ulong", 8}, {"double", 8}, {"longlong", 8}, {"ulonglong", 8},
 };
 
 static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
@@ -195,7 +219,7 @@ static int parse_cuda_list(const char *s, size_t n, size_t open, hcl_driver_para
         const char c = s[i];
         if (c == '"' || c == '\'') return 0;
         if (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) return 0; /* kept simple: unknown */
-        if (c == '#') return 0;                                                        /* a directive inside */
+        if (c == '#') return 0;                                                      /* a directive inside */
         if (c == '(' || c == '[' || c == '<' || c == '{') depth++;
         if (c == ')' || c == ']' || c == '>' || c == '}') {
             if (c == ')' && depth == 0) break;
@@ -370,8 +394,8 @@ int hcl__kit_ptx_params(const char *s, size_t n, const char *kernel, hcl_driver_
                 size = (uint32_t)(elem * lanes);
             }
             hcl_driver_param p;
-            hcl__kit_param_set(&p, pointer ? HCL_DRIVER_PARAM_BUFFER : HCL_DRIVER_PARAM_UNKNOWN,
-                               pointer ? 0 : size, s + ts, name_len, type_len ? s + type_at : NULL, type_len);
+            hcl__kit_param_set(&p, pointer ? HCL_DRIVER_PARAM_BUFFER : HCL_DRIVER_PARAM_UNKNOWN, pointer ? 0 : size,
+                               s + ts, name_len, type_len ? s + type_at : NULL, type_len);
             if (count < max) out[count] = p;
             count++;
             ts = skip_space(s, n, k);
