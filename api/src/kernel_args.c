@@ -106,10 +106,11 @@ hcl_status hcl__check_args(const char *fn, const hcl__kernel_params *p, size_t s
                                 fn, kname, p->count, num_args, plus, what);
     }
     if (num_args > expected)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                "%s: kernel '%s' declares %u parameter(s); the launch gives %u argument(s)%s: too many, "
-                                "args[%u] has no parameter %u",
-                                fn, kname, p->count, num_args, plus, expected, expected);
+        return hcl__set_message(
+            HCL_ERROR_INVALID_ARGUMENT,
+            "%s: kernel '%s' declares %u parameter(s); the launch gives %u argument(s)%s: too many, "
+            "args[%u] has no parameter %u",
+            fn, kname, p->count, num_args, plus, expected, expected);
     for (uint32_t i = 0; i < num_args; i++) {
         const hcl_driver_param q = param_at(p, i);
         if (q.kind == HCL_DRIVER_PARAM_UNKNOWN && !q.size) continue;

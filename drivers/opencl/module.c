@@ -182,7 +182,7 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
         free(m);
         return hcl__kit_oom("build options");
     }
-    snprintf(options, strlen(given) + sizeof ARG_INFO_OPTION + 1, "%s%s%s", given, *given ? " " : "", ARG_INFO_OPTION);
+    snprintf(options, strlen(given) + sizeof ARG_INFO_OPTION + 1, "%s%s%s", ARG_INFO_OPTION, *given ? " " : "", given);
     int from_cache = 0;
     hcl_status status = hcl__ocl_program_build(dev, text, length, options, 1, &m->program, &from_cache);
     if (status == HCL_SUCCESS && from_cache) { /* keep what a rebuild needs */
