@@ -20,8 +20,8 @@ static void check(int ok, const char *what) {
 static void check_size(const char *type, hcl_kit_dialect d, uint32_t want) {
     char what[160];
     uint32_t got = hcl__kit_type_size(type, strlen(type), d);
-    snprintf(what, sizeof what, "type '%s' (%s): %u bytes, want %u", type, d == HCL_KIT_DIALECT_CUDA ? "cuda" : "opencl",
-             got, want);
+    snprintf(what, sizeof what, "type '%s' (%s): %u bytes, want %u", type,
+             d == HCL_KIT_DIALECT_CUDA ? "cuda" : "opencl", got, want);
     check(got == want, what);
 }
 
@@ -65,8 +65,8 @@ static void run(const char *label, int ptx, const char *text, const char *kernel
     char *copy = malloc(n ? n : 1);
     if (!copy) abort();
     memcpy(copy, text, n);
-    int parsed = ptx ? hcl__kit_ptx_params(copy, n, kernel, p, 8, &count)
-                     : hcl__kit_cuda_params(copy, n, kernel, p, 8, &count);
+    int parsed =
+        ptx ? hcl__kit_ptx_params(copy, n, kernel, p, 8, &count) : hcl__kit_cuda_params(copy, n, kernel, p, 8, &count);
     compare(label, parsed, count, p, w);
     for (size_t len = 0; len < n; len++) {
         char *prefix = malloc(len ? len : 1);
@@ -144,8 +144,9 @@ static void cuda_sources(void) {
     run("macro in list", 0, "extern \"C\" __global__ void m(\n#ifdef X\nint a\n#else\nfloat *a\n#endif\n) {}", "m",
         NULL);
     /* a declaration then the definition: they agree, or nothing is known */
-    run("decl+def", 0, "extern \"C\" __global__ void f(float *x, int n);\nextern \"C\" __global__ void f(float *y, int m) {}",
-        "f", &(want){"BV", (const uint32_t[]){0, 4}, NULL});
+    run("decl+def", 0,
+        "extern \"C\" __global__ void f(float *x, int n);\nextern \"C\" __global__ void f(float *y, int m) {}", "f",
+        &(want){"BV", (const uint32_t[]){0, 4}, NULL});
     run("disagree", 0, "__global__ void f(float *x, int n);\n__global__ void f(int x, int n) {}", "f", NULL);
     /* a string holding __global__ text is not code */
     run("string", 0, "const char *s = \"__global__ void g(int a)\";\nextern \"C\" __global__ void g(float *a) {}", "g",
