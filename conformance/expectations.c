@@ -17,6 +17,9 @@ const conf_expectation conf_expectations[] = {
      "levelzero takes SPIR-V binaries only; the suite carries no SPIR-V with a build error", NULL},
     {"host", "api", "kernel_build_options", CONF_UNSUPPORTED,
      "host modules are tables of C functions: there is no compiler to pass build options to", NULL},
+    {"host", "api", "kernel_arg_check", CONF_UNSUPPORTED,
+     "host modules are tables of C functions (name, pointer) that declare no parameters: arguments cannot be checked",
+     NULL},
     {"levelzero", "api", "kernel_*", CONF_UNSUPPORTED,
      "the suite carries no SPIR-V build of its user kernel (it has OpenCL C, CUDA C, HIP C and host C)", NULL},
 };

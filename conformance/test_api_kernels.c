@@ -557,3 +557,93 @@ CONF_TEST(api, kernel_build_options) {
         if (conf_read(out, 0, got, sizeof got)) conf_compare(what, got, want, NULL, 16);
     }
 }
+
+/* Launch scale_rev with `count` of the arguments in `a`; the launch must be refused with HCL_ERROR_INVALID_ARGUMENT
+ * naming what each '|'-separated text of `names` says (the parameter's index, and its name where the backend knows
+ * names). Returns whether it was. */
+static bool refused_naming(hcl_kernel k, size_t shared, uint32_t count, const hcl_arg *a, const char *names) {
+    hcl_dim3 grid = {2, 1, 1}, block = {block_size(), 1, 1};
+    hcl_event e = SENTINEL(hcl_event);
+    bool ok = CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
+                       hcl_kernel_launch(conf_queue, k, grid, block, shared, count, a, 0, NULL, &e));
+    CHECK(e == SENTINEL(hcl_event), "a refused launch wrote its out_event");
+    if (!ok) return false;
+    cr_log_info("%s", hcl_last_message());
+    for (const char *t = names; *t;) {
+        size_t len = strcspn(t, "|");
+        char needle[64];
+        snprintf(needle, sizeof needle, "%.*s", (int)len, t);
+        ok &= CHECK_MSG_HAS(needle);
+        t += len + (t[len] == '|');
+    }
+    return ok;
+}
+
+/* hcl.h: kernel arguments are checked against the kernel's declared parameters before the vendor runtime sees them
+ * (a value where a buffer goes crashes PoCL and NVIDIA's OpenCL, and on CUDA faults the device for good). Each
+ * mismatch is HCL_ERROR_INVALID_ARGUMENT naming the parameter, nothing runs, and a correct launch right after works.
+ * A backend that cannot know the parameters (host tables declare none) is skipped with the reason. */
+CONF_TEST(api, kernel_arg_check) {
+    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
+    REQUIRE(k != NULL, "kernel");
+    uint32_t n = 256, bs = block_size();
+    hcl_buffer out = conf_buffer(n * 4), in = conf_buffer(n * 4);
+    REQUIRE(out && in && conf_poison_buffer(out, 0, n * 4) && conf_poison_buffer(in, 0, n * 4), "buffers");
+    float alpha = 2.0f;
+    uint64_t wide = 7;
+    const size_t sh = bs * sizeof(float);
+    const hcl_arg ok[5] = {hcl_arg_buffer(out), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4),
+                           hcl_arg_value(&n, 4)};
+    hcl_arg a[5];
+    /* Too many arguments: harmless to every runtime, so it also tells whether the backend knows the parameters. */
+    hcl_status st =
+        hcl_kernel_launch(conf_queue, k, (hcl_dim3){2, 1, 1}, (hcl_dim3){bs, 1, 1}, sh, 5, ok, 0, NULL, NULL);
+    if (st == HCL_SUCCESS) {
+        hcl_queue_finish(conf_queue);
+        conf_end();
+        cr_skip_test("%s: the backend states no parameter list for its kernels, so arguments are not checked against "
+                     "one (hcl_kernel_launch in hcl.h)",
+                     conf_backend_name);
+    }
+    /* names where the backend knows them: OpenCL's argument info, CUDA/HIP source the driver compiled */
+    const bool names = conf_backend_is("opencl") || conf_backend_is("cuda") || conf_backend_is("hip");
+    CHECK(st == HCL_ERROR_INVALID_ARGUMENT, "5 arguments to a kernel of 4 gave %s: %s", hcl_status_name(st),
+          hcl_last_message());
+    CHECK_MSG_HAS("too many");
+    CHECK_MSG_HAS("args[4]");
+    /* Too few. */
+    refused_naming(k, sh, 3, ok, names ? "too few|parameter 3|'n'" : "too few|parameter 3");
+    /* A buffer where a value goes: a harmless probe of whether the kinds are known (OpenCL without argument info). */
+    memcpy(a, ok, sizeof a);
+    a[2] = hcl_arg_buffer(in);
+    st = hcl_kernel_launch(conf_queue, k, (hcl_dim3){2, 1, 1}, (hcl_dim3){bs, 1, 1}, sh, 4, a, 0, NULL, NULL);
+    if (st == HCL_SUCCESS || !strstr(hcl_last_message(), "parameter 2")) {
+        hcl_queue_finish(conf_queue);
+        conf_end();
+        cr_skip_test("%s: the backend knows the parameter count but not the parameters' kinds (%s: %s)",
+                     conf_backend_name, hcl_status_name(st), hcl_last_message());
+    }
+    refused_naming(k, sh, 4, a,
+                   names ? "args[2] is a buffer|parameter 2|'alpha'|takes a value of 4 bytes"
+                         : "args[2] is a buffer|parameter 2");
+    /* A value where a buffer goes: 8 bytes, as wide as a pointer, the case that crashes runtimes. */
+    memcpy(a, ok, sizeof a);
+    a[0] = hcl_arg_value(&wide, sizeof wide);
+    refused_naming(k, sh, 4, a, names ? "args[0] is a value|parameter 0|'out'|takes a buffer" : "parameter 0");
+    memcpy(a, ok, sizeof a);
+    a[1] = hcl_arg_value(&alpha, sizeof alpha);
+    refused_naming(k, sh, 4, a, names ? "parameter 1|'in'|takes a buffer" : "parameter 1");
+    /* A value of the wrong size. */
+    memcpy(a, ok, sizeof a);
+    a[3] = hcl_arg_value(&wide, sizeof wide);
+    refused_naming(k, sh, 4, a, names ? "args[3] is a value of 8 bytes|parameter 3|'n'|4 bytes" : "parameter 3");
+    a[3] = hcl_arg_value(&wide, 2);
+    refused_naming(k, sh, 4, a, "value of 2 bytes|parameter 3");
+    /* OpenCL passes shared_bytes as the kernel's last (__local) parameter: none given, it is missing. */
+    if (conf_backend_is("opencl")) refused_naming(k, 0, 4, ok, "parameter 4|'tmp'|shared_bytes");
+
+    /* Nothing ran, and a correct launch right after gives the right results. */
+    CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue));
+    conf_check_buffer_untouched("scale_rev output after refused launches", out, n);
+    run_scale_rev(k, 1000, 0, 0);
+}

@@ -122,13 +122,25 @@ typedef struct hcl__module {
     atomic_int refs; /* module.c: the handle + every live kernel */
 } hcl__module;
 
+/* A kernel's declared parameters as its driver reported them (kernel_params): what hcl_kernel_launch checks the
+ * arguments against. */
+typedef struct hcl__kernel_params {
+    int known;                /* the driver gave at least the count */
+    uint32_t count;           /* parameters the kernel declares */
+    uint32_t flags;           /* HCL_DRIVER_PARAMS_* */
+    hcl_driver_param *params; /* the first min(count, HCL__MAX_PARAMS) of them (malloc'd), or NULL */
+    char kernel_name[64];     /* for messages */
+} hcl__kernel_params;
+#define HCL__MAX_PARAMS 65 /* a launch's 64 arguments + the dynamic local memory parameter */
+
 typedef struct hcl__kernel {
     hcl__module *module;
     void *native;
-    pthread_mutex_t lock;     /* module.c: held from setting a launch's arguments until it is enqueued */
-    hcl_driver_limits limits; /* the device's launch limits, asked once when the kernel is made (0: unknown) */
-    uint64_t max_group;       /* the most work-items a group of this kernel may have (0: unknown) */
-    char *name;               /* module.c: the name it was created with */
+    pthread_mutex_t lock;      /* module.c: held from setting a launch's arguments until it is enqueued */
+    hcl_driver_limits limits;  /* the device's launch limits, asked once when the kernel is made (0: unknown) */
+    uint64_t max_group;        /* the most work-items a group of this kernel may have (0: unknown) */
+    char *name;                /* module.c: the name it was created with */
+    hcl__kernel_params params; /* its declared parameters, asked once when the kernel is made (kernel_args.c) */
 } hcl__kernel;
 
 /* The handle table (handles.c). Register an object; returns its handle value or NULL if the table cannot grow. */
@@ -170,6 +182,17 @@ HCL__HIDDEN hcl_status hcl__publish(hcl__htype type, void *object, void (*destro
 #define HCL__LAUNCH_MAX_ITEMS ((uint64_t)1 << 63)
 HCL__HIDDEN hcl_status hcl__check_launch(const char *fn, const hcl_device_info *info, const hcl_driver_limits *limits,
                                          uint64_t kernel_max_group, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes);
+/* Ask the driver for a kernel's parameters (kernel_params) into *out; unknown (known 0) when the driver has no such
+ * entry, fails, or host memory runs out. Free with hcl__kernel_params_free. */
+HCL__HIDDEN void hcl__kernel_params_get(const hcl_driver_table *drv, void *native_kernel, const char *name,
+                                        hcl__kernel_params *out);
+HCL__HIDDEN void hcl__kernel_params_free(hcl__kernel_params *params);
+/* Check a launch's arguments (kinds already checked to be BUFFER or VALUE) against the kernel's declared parameters:
+ * their count (with the dynamic local memory parameter where the backend passes shared_bytes as one), each kind,
+ * and each value's size where known. HCL_ERROR_INVALID_ARGUMENT naming the parameter (index, name and type where
+ * known); HCL_SUCCESS when they match or the parameters are not known. */
+HCL__HIDDEN hcl_status hcl__check_args(const char *fn, const hcl__kernel_params *params, size_t shared_bytes,
+                                       uint32_t num_args, const hcl_arg *args);
 /* Check [offset, offset+size) inside a buffer of buf_size bytes. */
 HCL__HIDDEN hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size);
 /* Resolve a wait list to native events of `dev`; *out_native is a malloc'd array (or NULL when num_wait is 0). */

@@ -24,6 +24,7 @@ static void kernel_destroy(void *object) {
     hcl__kernel *k = object;
     hcl__module *m = k->module;
     m->dev->drv->kernel_destroy(k->native);
+    hcl__kernel_params_free(&k->params);
     pthread_mutex_destroy(&k->lock);
     free(k->name);
     free(k);
@@ -107,6 +108,7 @@ static hcl_status kernel_create(hcl_module module, const char *name, hcl_kernel 
         memset(&k->limits, 0, sizeof k->limits);
     if (HCL_DRIVER_HAS(drv, kernel_max_group) && drv->kernel_max_group(k->native, &k->max_group) != HCL_SUCCESS)
         k->max_group = 0;
+    hcl__kernel_params_get(drv, k->native, name, &k->params); /* what each launch's arguments are checked against */
     pthread_mutex_init(&k->lock, NULL);
     atomic_fetch_add(&m->refs, 1);
     return hcl__publish(HCL__H_KERNEL, k, kernel_destroy, (void **)out_kernel, fn);
@@ -185,6 +187,7 @@ HCL__TRACED_BODY hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hc
                                     (int)args[i].kind);
         }
     }
+    if ((st = hcl__check_args(fn, &k->params, shared_bytes, num_args, args)) != HCL_SUCCESS) return st;
     void **wait = NULL;
     if ((st = hcl__resolve_wait(fn, dev, num_wait, wait_list, &wait)) != HCL_SUCCESS) return st;
     void *native = NULL;

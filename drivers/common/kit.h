@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "devices.h"
+#include "params.h"
 #include "symbols.h"
 
 #include <stddef.h>

@@ -123,6 +123,7 @@ hcl_status hcl__gpu_device_limits(void *device, hcl_driver_limits *out) {
 static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_HEAD(HCL_GPU_NAME, hcl__gpu_device_open, hcl__gpu_device_close),
     HCL_KIT_TABLE_ENTRIES(hcl__gpu) HCL_KIT_TABLE_NATIVE(hcl__gpu_host_alloc, hcl__gpu_host_free, hcl__gpu_get_native),
+    .kernel_params = hcl__gpu_kernel_params,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -238,6 +238,9 @@ hcl_status hcl__gpu_fill_kernel(hcl__gpu_queue *q, hcl_gpu_dptr dst, size_t size
 
 /* ---- driver entry points (device.c, queue.c, memory.c, module.c) ---- */
 HCL_KIT_DECLARE_ENTRIES(hcl__gpu)
+/* kernel_params (ABI 2.1), module.c. */
+hcl_status hcl__gpu_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
+                                  uint32_t *out_flags);
 hcl_status hcl__gpu_device_open(uint32_t index, void **out_device);
 void hcl__gpu_device_close(void *device);
 hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr);

@@ -10,7 +10,27 @@
 typedef struct hcl__gpu_module {
     hcl__gpu_device *dev;
     hcl_gpu_module module;
+    char *text; /* NULL, or the user's source (text_is_ptx 0) or PTX: kernel_params reads parameter kinds from it */
+    size_t text_size;
+    int text_is_ptx;
 } hcl__gpu_module;
+
+/* Keep the text a module was made from, for kernel_params; without it (out of memory) kinds stay unknown. */
+static void keep_text(hcl__gpu_module *m, const void *text, size_t size, int is_ptx) {
+    m->text = malloc(size ? size : 1);
+    if (!m->text) return;
+    memcpy(m->text, text, size);
+    m->text_size = size;
+    m->text_is_ptx = is_ptx;
+}
+
+/* Whether a CUDA binary source is PTX text (not an ELF cubin or a fatbin). */
+static int is_ptx_text(const hcl_module_source *src) {
+    const unsigned char *data = src->data;
+    return HCL_GPU_CUDA && src->size >= 1 &&
+           !(src->size >= 4 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' && data[3] == 'F') &&
+           !(src->size >= 4 && data[0] == 0x50 && data[1] == 0xed && data[2] == 0x55 && data[3] == 0xba);
+}
 
 #define HCL_GPU_UNKNOWN_PARAMS UINT32_MAX
 
@@ -53,10 +73,7 @@ void hcl__gpu_rtc_job_target(const hcl__gpu_device *d, hcl__gpu_rtc_job *job) { 
  * itself. */
 static hcl_status load_binary(const hcl_module_source *src, hcl_gpu_module *out_module) {
     const unsigned char *data = src->data;
-    int is_text = src->size >= 1 &&
-                  !(src->size >= 4 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' && data[3] == 'F') &&
-                  !(src->size >= 4 && data[0] == 0x50 && data[1] == 0xed && data[2] == 0x55 && data[3] == 0xba) &&
-                  data[src->size - 1] != '\0';
+    int is_text = is_ptx_text(src) && data[src->size - 1] != '\0';
     if (!is_text) return hcl__gpu_module_load(src->data, "a CUDA binary", out_module);
     char *copy = malloc(src->size + 1);
     if (!copy) return hcl__kit_oom("PTX copy");
@@ -121,6 +138,8 @@ hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources
     m->dev = d;
     hcl_status st = HCL_GPU_ON(d, pick->kind == HCL_GPU_SOURCE_BINARY ? load_binary(pick, &m->module)
                                                                       : build_source(d, pick, &m->module));
+    if (st == HCL_SUCCESS && (pick->kind == HCL_GPU_SOURCE_C || is_ptx_text(pick)))
+        keep_text(m, pick->data, pick->size, pick->kind != HCL_GPU_SOURCE_C);
     return hcl__kit_give(st, m, out_module);
 }
 
@@ -128,6 +147,7 @@ void hcl__gpu_module_destroy(void *module) {
     hcl__gpu_module *m = module;
     if (!m) return;
     (void)HCL_GPU_ON(m->dev, (hcl__gpu.HCL_GPU_SYM_ModuleUnload(m->module), HCL_SUCCESS));
+    free(m->text);
     free(m);
 }
 
@@ -194,6 +214,36 @@ hcl_status hcl__gpu_kernel_max_group(void *kernel, uint64_t *out_max) {
                                         "kernel '%s': its largest block", k->name));
     if (st == HCL_SUCCESS) *out_max = threads > 0 ? (uint64_t)threads : 0;
     return st;
+}
+
+/* Kinds from the text the module was made from (the `__global__` signature of the source NVRTC / hiprtc compiled, or
+ * PTX's `.ptr` marks), sizes from the runtime (cuFuncGetParamInfo); where the two disagree the runtime wins and the
+ * kind is UNKNOWN. HIP binaries give nothing (HIP has no parameter query): HCL_ERROR_UNSUPPORTED, no message. */
+hcl_status hcl__gpu_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
+                                  uint32_t *out_flags) {
+    const hcl__gpu_kernel *k = kernel;
+    const hcl__gpu_module *m = k->mod;
+    (void)out_flags; /* dynamic shared memory is not a parameter here */
+    uint32_t count = 0;
+    int parsed = 0;
+    if (m->text)
+        parsed = m->text_is_ptx ? hcl__kit_ptx_params(m->text, m->text_size, k->name, out, max, &count)
+                                : hcl__kit_cuda_params(m->text, m->text_size, k->name, out, max, &count);
+    const int sized = k->num_params != HCL_GPU_UNKNOWN_PARAMS;
+    if (parsed && sized && count != k->num_params) parsed = 0; /* the text misread (a macro, an #if): the runtime */
+    if (!parsed && !sized) return HCL_ERROR_UNSUPPORTED;
+    if (!parsed) count = k->num_params;
+    for (uint32_t i = 0; i < count && i < max; i++) {
+        if (!parsed) hcl__kit_param_set(&out[i], HCL_DRIVER_PARAM_UNKNOWN, 0, NULL, 0, NULL, 0);
+        if (!sized) continue;
+        const uint32_t size = k->param_sizes[i];
+        if ((out[i].kind == HCL_DRIVER_PARAM_VALUE && out[i].size != size) ||
+            (out[i].kind == HCL_DRIVER_PARAM_BUFFER && size != sizeof(hcl_gpu_dptr)))
+            out[i].kind = HCL_DRIVER_PARAM_UNKNOWN;
+        if (out[i].kind != HCL_DRIVER_PARAM_BUFFER) out[i].size = size;
+    }
+    *out_count = count;
+    return HCL_SUCCESS;
 }
 
 void hcl__gpu_kernel_destroy(void *kernel) {

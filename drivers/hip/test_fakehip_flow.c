@@ -85,6 +85,33 @@ static void run_affine(hcl_module mod, const char *from) {
     CHECK(st == HCL_ERROR_NOT_FOUND, "missing kernel: %s: %s", hcl_status_name(st), hcl_last_message());
 }
 
+/* A kernel hiprtc compiled has a parameter list from its source (affine(float *out, float a, double b, unsigned n)):
+ * a buffer where the float goes and a 4-byte value where the double goes are refused, naming the parameter, before
+ * the runtime sees them (HIP itself states no parameters). */
+static void check_arg_refusals(hcl_module mod) {
+    hcl_kernel k = NULL;
+    OK(hcl_kernel_create(mod, "affine", &k));
+    hcl_buffer b = make(256);
+    if (!k || !b) return;
+    float a = 2.0f;
+    double bb = 1.0;
+    unsigned n = 64;
+    hcl_arg args[4] = {hcl_arg_buffer(b), hcl_arg_buffer(b), hcl_arg_value(&bb, 8), hcl_arg_value(&n, 4)};
+    hcl_status st = hcl_kernel_launch(q, k, (hcl_dim3){1, 1, 1}, (hcl_dim3){64, 1, 1}, 0, 4, args, 0, NULL, NULL);
+    CHECK(st == HCL_ERROR_INVALID_ARGUMENT && strstr(hcl_last_message(), "parameter 1 'a'"),
+          "a buffer where affine's float goes: %s: %s", hcl_status_name(st), hcl_last_message());
+    args[1] = hcl_arg_value(&a, 4);
+    args[2] = hcl_arg_value(&a, 4);
+    st = hcl_kernel_launch(q, k, (hcl_dim3){1, 1, 1}, (hcl_dim3){64, 1, 1}, 0, 4, args, 0, NULL, NULL);
+    CHECK(st == HCL_ERROR_INVALID_ARGUMENT && strstr(hcl_last_message(), "parameter 2 'b'"),
+          "a 4-byte value where affine's double goes: %s: %s", hcl_status_name(st), hcl_last_message());
+    st = hcl_kernel_launch(q, k, (hcl_dim3){1, 1, 1}, (hcl_dim3){64, 1, 1}, 0, 3, args, 0, NULL, NULL);
+    CHECK(st == HCL_ERROR_INVALID_ARGUMENT && strstr(hcl_last_message(), "too few"),
+          "3 arguments to affine's 4: %s: %s", hcl_status_name(st), hcl_last_message());
+    hcl_buffer_release(b);
+    hcl_kernel_release(k);
+}
+
 static void test_modules(void) {
     hcl_module mod = NULL;
     static const char ocl[] = "__kernel void k(__global float *x) { x[0] = 1.0f; }";
@@ -105,6 +132,7 @@ static void test_modules(void) {
         CHECK(st == HCL_SUCCESS, "HIP C module: %s: %s", hcl_status_name(st), hcl_last_message());
         if (mod) {
             run_affine(mod, "HIP C (hiprtc)");
+            check_arg_refusals(mod);
             hcl_module_release(mod);
         }
     }

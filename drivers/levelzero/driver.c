@@ -416,6 +416,7 @@ hcl_status hcl__ze_device_limits(void *device, hcl_driver_limits *out) {
 static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_HEAD(HCL_ZE_NAME, ze_device_open, ze_device_close),
     HCL_KIT_TABLE_ENTRIES(hcl__ze) HCL_KIT_TABLE_NATIVE(hcl__ze_host_alloc, hcl__ze_host_free, ze_get_native),
+    .kernel_params = hcl__ze_kernel_params,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -177,6 +177,9 @@ hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_
 
 /* ---- driver entry points (queue.c, memory.c, module.c) ---- */
 HCL_KIT_DECLARE_ENTRIES(hcl__ze)
+/* kernel_params (ABI 2.1), module.c: from the module's SPIR-V. */
+hcl_status hcl__ze_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
+                                 uint32_t *out_flags);
 hcl_status hcl__ze_host_alloc(void *device, size_t size, void **out_ptr);
 void hcl__ze_host_free(void *device, void *ptr);
 

@@ -1,5 +1,6 @@
 /* Modules (SPIR-V, with the device's native binary cached on disk), kernels and launches. */
 #include "internal.h"
+#include "spirv_params.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,8 @@
 typedef struct hcl__ze_module {
     hcl__ze_device *dev;
     ze_module_handle_t module;
+    void *spirv; /* a copy of the module's SPIR-V, for kernel_params (NULL when out of memory: kinds unknown) */
+    size_t spirv_size;
 } hcl__ze_module;
 
 typedef struct hcl__ze_kernel {
@@ -168,6 +171,10 @@ hcl_status hcl__ze_module_create(void *device, const hcl_module_source *sources,
     if (!m) return hcl__kit_oom("module");
     m->dev = dev;
     hcl_status status = hcl__ze_module_build(dev, src->data, src->size, src->options, "module", &m->module);
+    if (status == HCL_SUCCESS && (m->spirv = malloc(src->size)) != NULL) {
+        memcpy(m->spirv, src->data, src->size);
+        m->spirv_size = src->size;
+    }
     return hcl__kit_give(status, m, out_module);
 }
 
@@ -175,6 +182,7 @@ void hcl__ze_module_destroy(void *module) {
     hcl__ze_module *m = module;
     if (!m) return;
     if (m->module && hcl__ze.zeModuleDestroy(m->module) == ZE_RESULT_SUCCESS) hcl__ze_live(m->dev, -1);
+    free(m->spirv);
     free(m);
 }
 
@@ -210,6 +218,26 @@ cleanup:
 /* What the runtime said at kernel_create: its largest sub-group times how many of them a group may have. */
 hcl_status hcl__ze_kernel_max_group(void *kernel, uint64_t *out_max) {
     *out_max = ((const hcl__ze_kernel *)kernel)->max_group;
+    return HCL_SUCCESS;
+}
+
+/* Level Zero states no parameter kinds: they come from the module's SPIR-V (spirv_params.c); where the runtime gave a
+ * count that disagrees, the runtime's count stands and the kinds are unknown. The dynamic local memory is the last
+ * parameter, as on OpenCL. */
+hcl_status hcl__ze_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
+                                 uint32_t *out_flags) {
+    const hcl__ze_kernel *k = kernel;
+    const hcl__ze_module *m = k->module;
+    uint32_t count = 0;
+    int parsed = m->spirv && hcl__ze_spirv_params(m->spirv, m->spirv_size, k->name, out, max, &count);
+    if (parsed && k->num_args != UINT32_MAX && count != k->num_args) parsed = 0;
+    if (!parsed && k->num_args == UINT32_MAX) return HCL_ERROR_UNSUPPORTED;
+    if (!parsed) {
+        count = k->num_args;
+        for (uint32_t i = 0; i < count && i < max; i++) memset(&out[i], 0, sizeof out[i]);
+    }
+    *out_count = count;
+    *out_flags = HCL_DRIVER_PARAMS_SHARED_LAST;
     return HCL_SUCCESS;
 }
 

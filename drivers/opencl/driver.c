@@ -154,7 +154,9 @@ hcl_status hcl__ocl_fail(cl_int err, int mode, const char *fn, const char *fmt, 
  * Loading
  * ------------------------------------------------------------------------------------------------------- */
 #define HCL__OCL_SYMBOL(name) HCL_KIT_SYMBOL(hcl__ocl_symbols, name)
-static const hcl_kit_symbol g_symbols[] = {HCL_OCL_SYMBOLS(HCL__OCL_SYMBOL)};
+#define HCL__OCL_SYMBOL_OPT(name) HCL_KIT_SYMBOL_OPTIONAL(hcl__ocl_symbols, name)
+static const hcl_kit_symbol g_symbols[] = {HCL_OCL_SYMBOLS(HCL__OCL_SYMBOL)
+                                               HCL_OCL_SYMBOLS_OPTIONAL(HCL__OCL_SYMBOL_OPT)};
 
 /* HCL_OPENCL_LIBRARY alone when it is set, else the ICD loader's soname, then the development name. */
 static hcl_status load(char *reason, size_t reason_size) {
@@ -438,6 +440,7 @@ static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_ENTRIES(hcl__ocl)
     /* no portable page-locking in OpenCL 1.2: the core hands out aligned host memory */
     HCL_KIT_TABLE_NATIVE(NULL, NULL, ocl_get_native),
+    .kernel_params = hcl__ocl_kernel_params,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -19,6 +19,7 @@
 /* ---- the symbol table (filled by driver.c from libOpenCL, hcl__kit_resolve) ---- */
 typedef struct hcl__ocl_symbols {
     HCL_OCL_SYMBOLS(HCL_KIT_SYMBOL_FIELD)
+    HCL_OCL_SYMBOLS_OPTIONAL(HCL_KIT_SYMBOL_FIELD)
 } hcl__ocl_symbols;
 
 extern hcl__ocl_symbols hcl__cl;
@@ -102,5 +103,8 @@ hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *wha
 
 /* ---- driver entry points (queue.c, memory.c, module.c) ---- */
 HCL_KIT_DECLARE_ENTRIES(hcl__ocl)
+/* kernel_params (ABI 2.1): from clGetKernelArgInfo (the driver builds every program with -cl-kernel-arg-info). */
+hcl_status hcl__ocl_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
+                                  uint32_t *out_flags);
 
 #endif /* HCL_OPENCL_INTERNAL_H */

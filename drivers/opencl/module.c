@@ -16,6 +16,8 @@ typedef struct hcl__ocl_module {
     char *options;
 } hcl__ocl_module;
 
+#define ARG_INFO_OPTION "-cl-kernel-arg-info"
+
 typedef struct hcl__ocl_kernel {
     hcl__ocl_module *module;
     cl_kernel kernel;
@@ -172,22 +174,27 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
         free(m);
         return HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "opencl: pthread_mutex_init failed");
     }
-    int from_cache = 0;
-    hcl_status status = hcl__ocl_program_build(dev, text, length, src->options, 1, &m->program, &from_cache);
-    if (status == HCL_SUCCESS && from_cache) { /* keep what a rebuild needs */
-        const char *options = src->options ? src->options : "";
-        m->source = malloc(length);
-        m->options = malloc(strlen(options) + 1);
-        if (m->source && m->options) {
-            memcpy(m->source, text, length);
-            memcpy(m->options, options, strlen(options) + 1);
-            m->length = length;
-        } else {
-            free(m->source);
-            free(m->options);
-            m->source = m->options = NULL; /* no rebuild possible: a kernel missing from the binary is not found */
-        }
+    /* kernel argument info (names, types, address spaces) for kernel_params: a few bytes per kernel */
+    const char *given = src->options ? src->options : "";
+    char *options = malloc(strlen(given) + sizeof ARG_INFO_OPTION + 1);
+    if (!options) {
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+        return hcl__kit_oom("build options");
     }
+    snprintf(options, strlen(given) + sizeof ARG_INFO_OPTION + 1, "%s%s%s", ARG_INFO_OPTION, *given ? " " : "", given);
+    int from_cache = 0;
+    hcl_status status = hcl__ocl_program_build(dev, text, length, options, 1, &m->program, &from_cache);
+    if (status == HCL_SUCCESS && from_cache) { /* keep what a rebuild needs */
+        m->source = malloc(length);
+        if (m->source) {
+            memcpy(m->source, text, length);
+            m->length = length;
+            m->options = options;
+            options = NULL;
+        } /* else no rebuild possible: a kernel missing from the binary is not found */
+    }
+    free(options);
     if (status != HCL_SUCCESS) {
         pthread_mutex_destroy(&m->lock);
         free(m);
@@ -273,6 +280,56 @@ hcl_status hcl__ocl_kernel_max_group(void *kernel, uint64_t *out_max) {
     *out_max = size;
 cleanup:
     return status;
+}
+
+/* One parameter from clGetKernelArgInfo; 0 when the program carries no argument info (a binary built elsewhere). */
+static int arg_info(const hcl__ocl_kernel *k, cl_uint i, hcl_driver_param *p) {
+    cl_kernel_arg_address_qualifier address = 0;
+    char type[64] = "", name[64] = "";
+    if (hcl__cl.clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, NULL) !=
+        CL_SUCCESS)
+        return 0;
+    size_t type_len = 0, name_len = 0;
+    if (hcl__cl.clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, &type_len) != CL_SUCCESS)
+        type[0] = '\0', type_len = 0; /* longer than any scalar or vector name: its size stays unknown */
+    if (hcl__cl.clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_NAME, sizeof name, name, &name_len) != CL_SUCCESS)
+        name[0] = '\0';
+    type[sizeof type - 1] = name[sizeof name - 1] = '\0';
+    const size_t tl = strlen(type);
+    hcl_driver_param_kind kind = HCL_DRIVER_PARAM_UNKNOWN;
+    uint32_t size = 0;
+    if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT) {
+        kind = HCL_DRIVER_PARAM_BUFFER;
+    } else if (address == CL_KERNEL_ARG_ADDRESS_LOCAL) {
+        kind = HCL_DRIVER_PARAM_LOCAL;
+    } else if (address == CL_KERNEL_ARG_ADDRESS_PRIVATE && tl > 0 && type[tl - 1] != '*') {
+        /* a value: its size where the type is a scalar or vector (a struct's is not stated) */
+        kind = HCL_DRIVER_PARAM_VALUE;
+        size = hcl__kit_type_size(type, tl, HCL_KIT_DIALECT_OPENCL);
+    }
+    hcl__kit_param_set(p, kind, size, name, strlen(name), type, tl);
+    return 1;
+}
+
+/* CL_KERNEL_NUM_ARGS (read at kernel_create) and, per parameter, clGetKernelArgInfo. Without argument info (a cached
+ * or vendor binary, or a runtime without clGetKernelArgInfo) the count is still known and every kind is UNKNOWN. A
+ * launch's shared_bytes is the last parameter (HCL_DRIVER_PARAMS_SHARED_LAST). */
+hcl_status hcl__ocl_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
+                                  uint32_t *out_flags) {
+    const hcl__ocl_kernel *k = kernel;
+    *out_count = k->num_args;
+    *out_flags = HCL_DRIVER_PARAMS_SHARED_LAST;
+    int info = hcl__cl.clGetKernelArgInfo != NULL;
+    for (cl_uint i = 0; i < k->num_args && i < max; i++) {
+        if (info && !arg_info(k, i, &out[i])) {
+            info = 0;
+            HCL_OCL_LOG("kernel '%s': no argument info (CL_KERNEL_ARG_INFO_NOT_AVAILABLE?); its %u parameters are not "
+                        "checked for kinds",
+                        k->name, (unsigned)k->num_args);
+        }
+        if (!info) hcl__kit_param_set(&out[i], HCL_DRIVER_PARAM_UNKNOWN, 0, NULL, 0, NULL, 0);
+    }
+    return HCL_SUCCESS;
 }
 
 void hcl__ocl_kernel_destroy(void *kernel) {

@@ -40,4 +40,8 @@
     X(clSetKernelArg)                                                                                                  \
     X(clEnqueueNDRangeKernel)
 
+/* Resolved when present (the pointer stays NULL otherwise, and the driver checks): clGetKernelArgInfo is 1.2 core, yet
+ * the kernel parameter check is not worth refusing a runtime that leaves it out. */
+#define HCL_OCL_SYMBOLS_OPTIONAL(X) X(clGetKernelArgInfo)
+
 #endif /* HCL_OPENCL_SYMBOLS_H */

@@ -460,8 +460,15 @@ static inline hcl_arg hcl_arg_value(const void *v, size_t size) {
  * the kernel's own largest group; a grid dimension above the device's work-group count limit where the backend
  * states one (CUDA/HIP, Level Zero, host); 2^63 or more work-items in all (products are overflow-checked); the
  * message names the limit. Per-dimension block limits (CUDA's 1024 x 1024 x 64) are the backend's to report.
+ * The arguments are checked against the kernel's declared parameters where the backend knows them: their count (on
+ * OpenCL and Level Zero without the __local parameter that shared_bytes fills; a kernel whose last parameter is
+ * __local needs shared_bytes > 0), a buffer where a value goes, a value where a buffer goes, and a value of the wrong
+ * size; the message names the parameter (index, and name and type where known). OpenCL and Level Zero know every
+ * parameter; CUDA and HIP know kinds for kernels built from source (CUDA also sizes, from its driver, for binaries);
+ * HIP code objects and host function tables declare none, so their launches are checked for argument kinds only.
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (a zero or oversized dimension,
- * block above max_work_group_size, shared_bytes above local_mem_bytes, bad argument kind or size, NULL
+ * block above max_work_group_size, shared_bytes above local_mem_bytes, bad argument kind or size, arguments that do
+ * not match the kernel's parameters, NULL
  * args with num_args > 0, a buffer argument's offset that is not a multiple of the device's
  * arg_offset_alignment), HCL_ERROR_OUT_OF_RANGE (a buffer argument's offset at or past its size),
  * HCL_ERROR_DEVICE_MISMATCH, HCL_ERROR_VENDOR. */

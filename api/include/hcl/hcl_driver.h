@@ -30,7 +30,8 @@ extern "C" {
 /* 2.1: hcl_device_info grew at the end (subgroup_size ... l2_cache_bytes). device_info writes the struct of the header
  * the driver was built with; the core zeroes its buffer first and leaves room beyond it, so a 2.0 driver's devices
  * show the new fields as 0 (unknown) and a newer driver's extra fields are dropped. The host table gained
- * cache_evict at its end. */
+ * cache_evict at its end. The driver table gained kernel_params at its end (the core checks kernel arguments against it;
+ * a 2.0 driver's kernels are checked for argument kinds only). */
 #define HCL_DRIVER_ABI_MINOR 1
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
@@ -102,6 +103,25 @@ typedef struct hcl_driver_limits {
     uint32_t max_groups[3];  /* work-groups per launch, per dimension */
 } hcl_driver_limits;
 
+/* A kernel parameter as the driver knows it (kernel_params). */
+typedef enum hcl_driver_param_kind {
+    HCL_DRIVER_PARAM_UNKNOWN = 0, /* the backend cannot tell what this parameter takes */
+    HCL_DRIVER_PARAM_BUFFER = 1,  /* a pointer to global or constant memory: an HCL_ARG_BUFFER */
+    HCL_DRIVER_PARAM_VALUE = 2,   /* a value copied at launch: an HCL_ARG_VALUE of `size` bytes */
+    HCL_DRIVER_PARAM_LOCAL = 3    /* a pointer to local (work-group) memory: no launch argument gives it */
+} hcl_driver_param_kind;
+typedef struct hcl_driver_param {
+    hcl_driver_param_kind kind;
+    uint32_t size; /* VALUE: bytes of the value; UNKNOWN: bytes the parameter takes, a value's or a 64-bit device
+                     * address (CUDA's cuFuncGetParamInfo, PTX); 0 when not known */
+    char name[64]; /* the parameter's name in the source, or "" (truncated if longer) */
+    char type[48]; /* its type as the source spells it ("float*", "uint4"), or "" */
+} hcl_driver_param;
+/* kernel_params flags. */
+#define HCL_DRIVER_PARAMS_SHARED_LAST                                                                                  \
+    1u /* a launch with shared_bytes > 0 passes the dynamic local memory as the last
+                                          * declared parameter (OpenCL), after the launch's own arguments */
+
 /* Every native object is a void *. `wait`/`num_wait` are the driver's own events. `out_event` may be NULL: then
  * the driver creates no event. Blocking calls (blocking != 0) return after the command completed. */
 typedef struct hcl_driver_table {
@@ -165,6 +185,14 @@ typedef struct hcl_driver_table {
     /* The most work-items a group of this kernel may have on its device (CL_KERNEL_WORK_GROUP_SIZE,
      * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ...); 0 when the runtime does not say. */
     hcl_status (*kernel_max_group)(void *kernel, uint64_t *out_max);
+    /* ---- since ABI 2.1 (check with HCL_DRIVER_HAS before use) ---- */
+    /* The kernel's declared parameters, in order, so that the core checks a launch's arguments before the vendor
+     * runtime sees them. Writes the first min(count, max) parameters to out[], the count to *out_count and
+     * HCL_DRIVER_PARAMS_* bits to *out_flags (the core zeroes all of them first). A parameter the backend cannot
+     * describe is HCL_DRIVER_PARAM_UNKNOWN; a non-success status (or a NULL entry) means that not even the count is
+     * known, and the core checks nothing beyond the argument kinds. */
+    hcl_status (*kernel_params)(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
+                                uint32_t *out_flags);
 } hcl_driver_table;
 
 /* True when a driver table (of any minor version) has entry `field`, non-NULL. */
