@@ -542,6 +542,20 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         jfstr(f, "driver_version", i->driver_version);
         fprintf(f, ", \"type\": \"%s\", \"compute_units\": %u, \"global_mem_bytes\": %" PRIu64, type_name(i->type),
                 i->compute_units, i->global_mem_bytes);
+        /* what hcl-info shows a kernel writer (hcl_device_info; 0 or "": the runtime does not say) */
+        jfstr(f, "arch", i->arch);
+        fprintf(
+            f,
+            ",\n     \"properties\": {\"subgroup_size\": %u, \"has_fp16\": %s, \"has_fp64\": %s, \"clock_mhz\": %u, "
+            "\"memory_clock_mhz\": %u, \"memory_bus_width_bits\": %u, \"peak_memory_bandwidth\": %" PRIu64
+            ", \"l2_cache_bytes\": %" PRIu64 ", \"max_work_group_size\": %" PRIu64
+            ", \"max_work_item_sizes\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "], \"max_grid_size\": [%" PRIu64
+            ", %" PRIu64 ", %" PRIu64 "], \"local_mem_bytes\": %" PRIu64 "}",
+            i->subgroup_size, i->has_fp16 ? "true" : "false", i->has_fp64 ? "true" : "false", i->clock_mhz,
+            i->memory_clock_mhz, i->memory_bus_width_bits, (uint64_t)i->peak_memory_bandwidth,
+            (uint64_t)i->l2_cache_bytes, i->max_work_group_size, (uint64_t)i->max_work_item_sizes[0],
+            (uint64_t)i->max_work_item_sizes[1], (uint64_t)i->max_work_item_sizes[2], (uint64_t)i->max_grid_size[0],
+            (uint64_t)i->max_grid_size[1], (uint64_t)i->max_grid_size[2], i->local_mem_bytes);
         jfstr(f, "sizes", dr->plan_note);
         jfnum(f, "wall_s", dr->wall_s);
         fputs(",\n     \"baselines\": [", f);
