@@ -345,16 +345,16 @@ static const char src_b[] = "__kernel void kb(__global float *o) { o[get_global_
 static const char src_c[] = "__kernel void kc(__global float *o) { o[get_global_id(0)] = 3.0f; }\n";
 
 /* Build `src` on a fresh device, run `name` over 64 floats and check each is `want`. Returns whether all held. */
-static int run_kernel(const char *src, const char *name, float want) {
+static int run_kernel_on(const char *backend, hcl_source_kind kind, const char *src, const char *name, float want) {
     hcl_device dev = NULL;
     hcl_queue q = NULL;
     hcl_buffer b = NULL;
     hcl_module m = NULL;
     hcl_kernel k = NULL;
     int ok = 0;
-    hcl_module_source s = {HCL_SOURCE_OPENCL_C, src, strlen(src), NULL};
+    hcl_module_source s = {kind, src, strlen(src), NULL};
     float out[64];
-    if (hcl_device_open("opencl", &dev) != HCL_SUCCESS || hcl_queue_create(dev, &q) != HCL_SUCCESS ||
+    if (hcl_device_open(backend, &dev) != HCL_SUCCESS || hcl_queue_create(dev, &q) != HCL_SUCCESS ||
         hcl_buffer_create(dev, sizeof out, 0, &b) != HCL_SUCCESS || hcl_module_create(dev, &s, 1, &m) != HCL_SUCCESS ||
         hcl_kernel_create(m, name, &k) != HCL_SUCCESS)
         goto done;
@@ -373,6 +373,10 @@ done:
     if (q) hcl_queue_release(q);
     if (dev) hcl_device_release(dev);
     return ok;
+}
+
+static int run_kernel(const char *src, const char *name, float want) {
+    return run_kernel_on("opencl", HCL_SOURCE_OPENCL_C, src, name, want);
 }
 
 /* The driver's key and the payload of an entry file (pointers into bytes). */
@@ -518,6 +522,44 @@ static int run_opencl(void) {
     return 0;
 }
 
+/* CUDA (NVRTC's images in the cache): an entry under the right key whose image the driver refuses is evicted and
+ * compiled again, once, with a warning; the kernel then gives the right result and the entry holds a real image. */
+static const char src_cu[] = "extern \"C\" __global__ void kc(float *o) { o[threadIdx.x] = 4.0f; }\n";
+
+static int run_cuda(void) {
+    hcl_device dev = NULL;
+    if (hcl_device_open("cuda", &dev) != HCL_SUCCESS) {
+        printf("SKIP: no CUDA device (%s)\n", hcl_last_message());
+        return 77;
+    }
+    hcl_device_release(dev);
+    CHECK(run_kernel_on("cuda", HCL_SOURCE_CUDA_C, src_cu, "kc", 4.0f), "kc from source");
+    char dir[300], names[64][128], path[512];
+    snprintf(dir, sizeof dir, "%s/cuda", g_root);
+    const int n = list_dir(dir, ".bin", names, 64);
+    CHECK(n == 1, "one cuda entry after one module (%d)", n);
+    if (n != 1) return 0;
+    snprintf(path, sizeof path, "%s/%s", dir, names[0]);
+    size_t size = 0, ks = 0, ps = 0;
+    unsigned char *bytes = read_file(path, &size);
+    const unsigned char *key, *pay;
+    int ok = bytes && parse_entry(bytes, size, &key, &ks, &pay, &ps);
+    CHECK(ok, "the entry parses");
+    unsigned char junk[64];
+    junk[0] = 'C'; /* "a CUBIN", which is not one */
+    for (size_t i = 1; i < sizeof junk; i++) junk[i] = (unsigned char)(i * 37 + 11);
+    if (ok) hcl__cache_store("cuda", key, ks, junk, sizeof junk);
+    free(bytes);
+    CHECK(run_kernel_on("cuda", HCL_SOURCE_CUDA_C, src_cu, "kc", 4.0f),
+          "kc with a cached image the driver refuses: evicted, compiled again, right result");
+    bytes = read_file(path, &size);
+    ok = bytes && parse_entry(bytes, size, &key, &ks, &pay, &ps);
+    CHECK(ok && ps != sizeof junk && (pay[0] == 'C' || pay[0] == 'P'), "the entry holds a real image again (%zu bytes)",
+          ps);
+    free(bytes);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "unit";
     snprintf(g_root, sizeof g_root, "/tmp/hcl-cache-test-XXXXXX");
@@ -526,7 +568,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     setenv("HCL_CACHE_DIR", g_root, 1);
-    int rc = strcmp(mode, "opencl") == 0 ? run_opencl() : run_unit();
+    int rc = strcmp(mode, "opencl") == 0 ? run_opencl() : strcmp(mode, "cuda") == 0 ? run_cuda() : run_unit();
     rm_rf(g_root);
     if (rc == 77) return 77;
     printf("%s: %d checks, %d failed\n", mode, hcl_ts_checks(), hcl_ts_failures());

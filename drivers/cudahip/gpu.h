@@ -200,6 +200,8 @@ typedef struct hcl__gpu_rtc_job {
     const char *arch;  /* the target ID ("gfx90a:sramecc+:xnack-"); NULL or "": the user's --offload-arch */
 #endif
     int driver_version;
+    int from_cache;   /* out: hcl__gpu_rtc_compile took the image from the disk cache */
+    int evict_cached; /* in: drop the cached image (it failed to load) and compile afresh */
 } hcl__gpu_rtc_job;
 /* Load the compiler on first use (gpu_map_*.h: HCL_GPU_RTC_ENV, then the library names it lists); it stays
  * loaded until the process ends. HCL_ERROR_UNSUPPORTED with the dlerror texts and the paths tried when it is
@@ -207,8 +209,9 @@ typedef struct hcl__gpu_rtc_job {
 hcl_status hcl__gpu_rtc_open(void);
 /* Compile through the disk cache. CUDA: CUBIN for an architecture NVRTC knows, else PTX for the newest virtual
  * architecture it has that the device can run (*out_is_binary 0, NUL-terminated). HIP: a code object for
- * job->arch (*out_is_binary 1). *out_image is malloc'd. HCL_ERROR_BUILD with the compiler's log on an error. */
-hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, size_t *out_size, int *out_is_binary);
+ * job->arch (*out_is_binary 1). *out_image is malloc'd. HCL_ERROR_BUILD with the compiler's log on an error.
+ * job->from_cache says whether the image came from the cache; job->evict_cached drops the cached one first. */
+hcl_status hcl__gpu_rtc_compile(hcl__gpu_rtc_job *job, void **out_image, size_t *out_size, int *out_is_binary);
 /* Why the compiler could not be loaded ("" if it was, or was not tried yet). */
 const char *hcl__gpu_rtc_reason(void);
 /* "NVRTC 13.0" / "hiprtc 9.0" once loaded, else "" */

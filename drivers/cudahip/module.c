@@ -96,15 +96,22 @@ hcl_status hcl__gpu_rtc_build(hcl__gpu_device *d, hcl__gpu_rtc_job *job, hcl_gpu
     void *image = NULL;
     size_t size = 0;
     int is_binary = 0;
-    hcl_status st = hcl__gpu_rtc_compile(job, &image, &size, &is_binary);
-    if (st != HCL_SUCCESS) return st;
+    /* a cached image that the runtime refuses is dropped from the cache and compiled again, once */
+    for (int attempt = 0;; attempt++) {
+        hcl_status st = hcl__gpu_rtc_compile(job, &image, &size, &is_binary);
+        if (st != HCL_SUCCESS) return st;
 #if HCL_GPU_CUDA
-    st = hcl__gpu_module_load(image, is_binary ? "NVRTC's CUBIN" : "NVRTC's PTX", out_module);
+        st = hcl__gpu_module_load(image, is_binary ? "NVRTC's CUBIN" : "NVRTC's PTX", out_module);
 #else
-    st = hcl__gpu_module_load(image, "hiprtc's code object", out_module);
+        st = hcl__gpu_module_load(image, "hiprtc's code object", out_module);
 #endif
-    free(image);
-    return st;
+        free(image);
+        image = NULL;
+        if (st == HCL_SUCCESS || !job->from_cache || attempt > 0 || st == HCL_ERROR_DEVICE_LOST) return st;
+        HCL_KIT_WARN("the cached %s image of '%s' failed to load (%s); evicted, compiling it again", HCL_GPU_RTC_NAME,
+                     job->name, hcl__kit_last_failure());
+        job->evict_cached = 1;
+    }
 }
 
 static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src, hcl_gpu_module *out_module) {

@@ -301,7 +301,7 @@ static hcl_status rtc_fail(hcl_gpu_rtc_result r, const char *call, const hcl__gp
 }
 
 /* The cache entry is 1 byte of kind, then the image: 'C' cubin, 'P' PTX (CUDA), 'O' code object (HIP). */
-hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, size_t *out_size, int *out_is_binary) {
+hcl_status hcl__gpu_rtc_compile(hcl__gpu_rtc_job *job, void **out_image, size_t *out_size, int *out_is_binary) {
     hcl_status st = hcl__gpu_rtc_open();
     if (st != HCL_SUCCESS) return st;
 
@@ -326,7 +326,10 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
     }
 
     key = cache_key(job, target, &key_size);
-    if (key && hcl__kit_host->cache_load) {
+    job->from_cache = 0;
+    if (key && job->evict_cached && HCL_DRIVER_HOST_HAS(hcl__kit_host, cache_evict))
+        hcl__kit_host->cache_evict(HCL_GPU_NAME, key, key_size);
+    if (key && !job->evict_cached && hcl__kit_host->cache_load) {
         size_t got = 0;
         unsigned char *hit = hcl__kit_host->cache_load(HCL_GPU_NAME, key, key_size, &got);
         int kind_ok = hit && got > 1 && (HCL_GPU_CUDA ? (hit[0] == 'C' || hit[0] == 'P') : hit[0] == 'O');
@@ -340,6 +343,7 @@ hcl_status hcl__gpu_rtc_compile(const hcl__gpu_rtc_job *job, void **out_image, s
                 *out_image = image;
                 image = NULL;
                 free(hit);
+                job->from_cache = 1;
                 HCL_GPU_LOG("%s cache hit: '%s' for %s (%zu bytes)", HCL_GPU_RTC_NAME, job->name,
                             target ? target : "(user)", got - 1);
                 goto cleanup;

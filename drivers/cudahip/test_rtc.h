@@ -39,7 +39,8 @@ static void *compile_timed(const char *label, const hcl__gpu_rtc_job *job, size_
     *out_is_binary = -1;
     g_message[0] = '\0';
     const double t0 = now_ms();
-    hcl_status st = hcl__gpu_rtc_compile(job, &image, out_size, out_is_binary);
+    hcl__gpu_rtc_job j = *job; /* the compile notes where the image came from in its job */
+    hcl_status st = hcl__gpu_rtc_compile(&j, &image, out_size, out_is_binary);
     *out_ms = now_ms() - t0;
     if (st == HCL_SUCCESS) return image;
     printf("FAIL %-48s status %d: %s\n", label, (int)st, g_message);
