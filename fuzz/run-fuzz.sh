@@ -8,7 +8,7 @@
 set -u
 src=$1 dir=$2
 shift 2
-harnesses=${*:-select launch module cache}
+harnesses=${*:-select launch module cache params}
 seconds=${FUZZ_SECONDS:-10}
 cc=${FUZZ_CC:-clang-14}
 jobs=${FUZZ_JOBS:-2}
