@@ -46,30 +46,6 @@ static void usage(FILE *f) {
                "2 on a usage error (unknown option, missing value, a selector that opens no device).\n");
 }
 
-const char *info_type_name(hcl_device_type t) {
-    switch (t) {
-    case HCL_DEVICE_TYPE_CPU: return "CPU";
-    case HCL_DEVICE_TYPE_GPU: return "GPU";
-    case HCL_DEVICE_TYPE_ACCELERATOR: return "accelerator";
-    case HCL_DEVICE_TYPE_OTHER: return "other";
-    }
-    return "unknown";
-}
-
-const char *info_matrix_unit_name(hcl_matrix_unit u) {
-    switch (u) {
-    case HCL_MATRIX_UNIT_NONE: return "none";
-    case HCL_MATRIX_UNIT_TENSOR_CORE: return "tensor cores";
-    case HCL_MATRIX_UNIT_MFMA: return "matrix cores (MFMA)";
-    case HCL_MATRIX_UNIT_XMX: return "XMX";
-    }
-    return "unknown";
-}
-
-void info_selector(const hcl_device_info *d, char *out, size_t out_size) {
-    snprintf(out, out_size, "%s:%" PRIu32, d->backend, d->index);
-}
-
 /* "24.0 GiB (25769803776 bytes)" or "512.0 MiB (...)" or "48.0 KiB (...)". */
 static void format_bytes(char *out, size_t out_size, uint64_t bytes) {
     const double kib = 1024.0, mib = kib * 1024.0, gib = mib * 1024.0;

@@ -1,5 +1,5 @@
 /* hcl-info's parts: the text output and the option handling (hcl-info.c) and the JSON output (info_json.c), which
- * describe the same backends and devices with the same names. */
+ * describe the same backends and devices with the same names (info_names.c). */
 #ifndef HCL_TOOLS_INFO_H
 #define HCL_TOOLS_INFO_H
 
