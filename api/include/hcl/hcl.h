@@ -49,6 +49,10 @@ extern "C" {
 
 /* ---------------------------------------------------------------------------------------------------------
  * Status codes: one X-macro list, X(NAME, value, "text").
+ * Besides the statuses each call lists, any call that reaches a GPU runtime may return HCL_ERROR_DEVICE_LOST once
+ * a kernel faulted on that device (an illegal address, a failed launch, an ECC error): the device's later calls
+ * return it too; release its objects and open it again (docs/backends.md, "Device faults": on NVIDIA the process
+ * keeps a faulted device lost, and only a new process gets it back).
  * ------------------------------------------------------------------------------------------------------- */
 #define HCL_STATUS_MAP(X)                                                                                              \
     X(SUCCESS, 0, "success")                                                                                           \
