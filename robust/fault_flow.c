@@ -16,27 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "twice_kernel.h"
+
 #define N 1000
-
-static const char ocl_src[] = "__kernel void twice(__global float *x, uint n) {\n"
-                              "    uint i = get_global_id(0);\n"
-                              "    if (i < n) x[i] = 2.0f * x[i];\n"
-                              "}\n";
-
-static const char cuda_src[] = "extern \"C\" __global__ void twice(float *x, unsigned n) {\n"
-                               "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                               "    if (i < n) x[i] = 2.0f * x[i];\n"
-                               "}\n";
-
-static void host_twice(const hcl_host_launch *l, void *const *args) {
-    float *x = *(float *const *)args[0];
-    unsigned n = *(const unsigned *)args[1];
-    for (unsigned t = 0; t < l->block.x; t++) {
-        unsigned i = l->group_id.x * l->block.x + t;
-        if (i < n) x[i] = 2.0f * x[i];
-    }
-}
-static const hcl_host_function host_table[] = {{"twice", host_twice}};
 
 typedef struct flow {
     hcl_device dev;
@@ -84,11 +66,7 @@ static hcl_status run(const char *backend, char *message, size_t message_size) {
     TRY(hcl_buffer_write(f.q, f.a, 0, sizeof x, x));
     TRY(hcl_buffer_write(f.q, f.b, 0, sizeof y, y));
     TRY(hcl_vecadd_f32(f.q, N, f.a, f.b, f.c, NULL));
-    hcl_module_source src[4] = {{HCL_SOURCE_OPENCL_C, ocl_src, sizeof ocl_src - 1, NULL},
-                                {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
-                                {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
-                                {HCL_SOURCE_HOST_TABLE, host_table, 1, NULL}};
-    TRY(hcl_module_create(f.dev, src, 4, &f.m));
+    TRY(hcl_module_create(f.dev, twice_sources, TWICE_SOURCES, &f.m));
     TRY(hcl_kernel_create(f.m, "twice", &f.k));
     unsigned n = N;
     hcl_arg args[2] = {hcl_arg_buffer(f.c), hcl_arg_value(&n, sizeof n)};

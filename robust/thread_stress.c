@@ -28,32 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "twice_kernel.h"
+
 #define N 256
 #define MAX_THREADS 64
-
-static const char ocl_src[] = "__kernel void twice(__global float *x, uint n) {\n"
-                              "    uint i = get_global_id(0);\n"
-                              "    if (i < n) x[i] = 2.0f * x[i];\n"
-                              "}\n";
-
-static const char cuda_src[] = "extern \"C\" __global__ void twice(float *x, unsigned n) {\n"
-                               "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                               "    if (i < n) x[i] = 2.0f * x[i];\n"
-                               "}\n";
-
-static void host_twice(const hcl_host_launch *l, void *const *args) {
-    float *x = *(float *const *)args[0];
-    unsigned n = *(const unsigned *)args[1];
-    for (unsigned t = 0; t < l->block.x; t++) {
-        unsigned i = l->group_id.x * l->block.x + t;
-        if (i < n) x[i] = 2.0f * x[i];
-    }
-}
-static const hcl_host_function host_table[] = {{"twice", host_twice}};
-static const hcl_module_source g_sources[4] = {{HCL_SOURCE_OPENCL_C, ocl_src, sizeof ocl_src - 1, NULL},
-                                               {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
-                                               {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
-                                               {HCL_SOURCE_HOST_TABLE, host_table, 1, NULL}};
 
 typedef struct shared {
     const char *backend;
@@ -134,7 +112,7 @@ static void *work(void *arg) {
     TRY("hcl_device_open (own handle)", hcl_device_open(s->backend, &own_dev));
     TRY("hcl_queue_create (own queue)", hcl_queue_create(own_dev, &own_q));
     TRY("hcl_buffer_create (own device)", hcl_buffer_create(own_dev, sizeof in, 0, &own_buf));
-    TRY("hcl_module_create (own device)", hcl_module_create(own_dev, g_sources, 4, &dev_m));
+    TRY("hcl_module_create (own device)", hcl_module_create(own_dev, twice_sources, TWICE_SOURCES, &dev_m));
     TRY("hcl_kernel_create (own device)", hcl_kernel_create(dev_m, "twice", &dev_k));
     TRY("hcl_module_release (own device)", hcl_module_release(dev_m));
     dev_m = NULL;
@@ -211,7 +189,7 @@ static int stress(const char *backend, int threads, int iters) {
         return 77;
     }
     if (st != HCL_SUCCESS || (st = hcl_queue_create(s.dev, &s.q)) != HCL_SUCCESS ||
-        (st = hcl_module_create(s.dev, g_sources, 4, &s.m)) != HCL_SUCCESS ||
+        (st = hcl_module_create(s.dev, twice_sources, TWICE_SOURCES, &s.m)) != HCL_SUCCESS ||
         (st = hcl_kernel_create(s.m, "twice", &s.k)) != HCL_SUCCESS) {
         fprintf(stderr, "thread-stress: %s: setup: %s: %s\n", backend, hcl_status_name(st), hcl_last_message());
         return 1;
