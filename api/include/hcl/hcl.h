@@ -71,7 +71,8 @@ extern "C" {
     X(ERROR_NOT_FOUND, -13, "kernel name not found in module")                                                         \
     X(ERROR_UNSUPPORTED, -14, "operation or source kind not supported by this backend")                                \
     X(ERROR_INTERNAL, -15, "internal error")                                                                           \
-    X(ERROR_DEVICE_LOST, -16, "the device faulted; release its objects and open it again")
+    X(ERROR_DEVICE_LOST, -16, "the device faulted; release its objects and open it again")                             \
+    X(ERROR_TIMEOUT, -17, "another rank or the engine did not answer within the timeout")
 
 typedef enum hcl_status {
 #define HCL__STATUS_ENUM(name, value, text) HCL_##name = value,
@@ -294,8 +295,13 @@ HCL_API hcl_status hcl_buffer_write(hcl_queue queue, hcl_buffer dst, size_t offs
 /* Copy `size` bytes of the buffer from `offset` to host memory `dst`; blocks until done. Statuses as
  * hcl_buffer_write. */
 HCL_API hcl_status hcl_buffer_read(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst);
-/* Copy `size` bytes between buffers of the same device; blocks until done. Overlapping ranges of one buffer
- * give HCL_ERROR_INVALID_ARGUMENT. Statuses as hcl_buffer_write. */
+/* Copy `size` bytes between buffers; blocks until done. Overlapping ranges of one buffer give
+ * HCL_ERROR_INVALID_ARGUMENT. The buffers may belong to two devices (a peer copy), and the queue to either of them:
+ * between devices of one backend with direct peer access (hcl_device_peer_access) the vendor's peer copy runs on the
+ * queue (cuMemcpyPeerAsync, hipMemcpyPeerAsync); otherwise, and between backends, the copy is staged through
+ * page-locked host memory in pipelined chunks, using an internal queue on the other device. Commands on the other
+ * device that write src or read dst must have finished (hcl_queue_finish, hcl_event_wait) before the call.
+ * Statuses as hcl_buffer_write. */
 HCL_API hcl_status hcl_buffer_copy(hcl_queue queue, hcl_buffer dst, size_t dst_offset, hcl_buffer src,
                                    size_t src_offset, size_t size);
 /* Fill `size` bytes from `offset` with a repeated pattern of pattern_size bytes (1, 2, 4, 8, 16, 32, 64 or
@@ -305,7 +311,9 @@ HCL_API hcl_status hcl_buffer_fill(hcl_queue queue, hcl_buffer buffer, size_t of
 
 /* Asynchronous forms: same checks and statuses as the blocking forms, plus HCL_ERROR_INVALID_ARGUMENT for a
  * wait list that is NULL with num_wait > 0, and HCL_ERROR_INVALID_HANDLE / HCL_ERROR_DEVICE_MISMATCH for a
- * bad event in it. */
+ * bad event in it (the wait list's events belong to the queue's device). A staged copy between devices (see
+ * hcl_buffer_copy) waits for its wait list and completes before hcl_buffer_copy_async returns; its event is then
+ * already complete. */
 HCL_API hcl_status hcl_buffer_write_async(hcl_queue queue, hcl_buffer dst, size_t offset, size_t size, const void *src,
                                           uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event);
 HCL_API hcl_status hcl_buffer_read_async(hcl_queue queue, hcl_buffer src, size_t offset, size_t size, void *dst,
@@ -316,6 +324,12 @@ HCL_API hcl_status hcl_buffer_copy_async(hcl_queue queue, hcl_buffer dst, size_t
 HCL_API hcl_status hcl_buffer_fill_async(hcl_queue queue, hcl_buffer buffer, size_t offset, size_t size,
                                          const void *pattern, size_t pattern_size, uint32_t num_wait,
                                          const hcl_event *wait_list, hcl_event *out_event);
+
+/* Whether `device` reaches `peer`'s memory directly (NVLink or PCIe peer-to-peer between two GPUs of one backend),
+ * so that hcl_buffer_copy between them runs as the vendor's peer copy: *out_direct is 1, else 0 (copies between them
+ * are then staged through host memory). A device and itself give 1. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE,
+ * HCL_ERROR_INVALID_ARGUMENT (out_direct NULL), HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_device_peer_access(hcl_device device, hcl_device peer, int *out_direct);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Page-locked host memory
