@@ -16,24 +16,10 @@ static hcl_status get_queue(const char *fn, hcl_queue queue, builtin_ctx *ctx) {
     return hcl__lookup(queue, HCL__H_QUEUE, (void **)&ctx->q, fn, "queue");
 }
 
-/* Look up a buffer of the queue's device holding at least `elems` elements of `type` (elems_ok 0: overflowed). */
+/* A buffer of the queue's device holding `elems` elements of `type` (hcl__lookup_elems). */
 static hcl_status get_elems(const builtin_ctx *ctx, hcl_buffer handle, const char *what, hcl_dtype type, size_t elems,
                             int elems_ok, hcl__buffer **out) {
-    hcl__buffer *b;
-    hcl_status st = hcl__lookup(handle, HCL__H_BUFFER, (void **)&b, ctx->fn, what);
-    if (st != HCL_SUCCESS) return st;
-    if (b->dev != ctx->q->dev)
-        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: %s belongs to another device than the queue", ctx->fn,
-                                what);
-    const size_t esize = hcl_dtype_size(type);
-    if (!elems_ok || elems > SIZE_MAX / esize)
-        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: the shape of %s overflows the address space", ctx->fn,
-                                what);
-    if (elems > b->size / esize)
-        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s needs %zu %s elements (%zu bytes) but holds %zu bytes",
-                                ctx->fn, what, elems, hcl_dtype_name(type), elems * esize, b->size);
-    *out = b;
-    return HCL_SUCCESS;
+    return hcl__lookup_elems(ctx->fn, ctx->q->dev, handle, what, type, elems, elems_ok, out);
 }
 
 /* A type argument that is an hcl_dtype. */

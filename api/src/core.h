@@ -73,7 +73,8 @@ typedef enum hcl__htype {
     HCL__H_BUFFER = 3,
     HCL__H_EVENT = 4,
     HCL__H_MODULE = 5,
-    HCL__H_KERNEL = 6
+    HCL__H_KERNEL = 6,
+    HCL__H_COMM = 7
 } hcl__htype;
 
 /* ---- the objects behind handles: one file each (device.c, queue.c, buffer.c, event.c, module.c) ----
@@ -193,6 +194,11 @@ HCL__HIDDEN void hcl__kernel_params_free(hcl__kernel_params *params);
  * known); HCL_SUCCESS when they match or the parameters are not known. */
 HCL__HIDDEN hcl_status hcl__check_args(const char *fn, const hcl__kernel_params *params, size_t shared_bytes,
                                        uint32_t num_args, const hcl_arg *args);
+/* Look up a buffer of `dev` holding at least `elems` elements of `type` (a valid hcl_dtype); elems_ok 0 means the
+ * caller's element count overflowed. HCL_ERROR_INVALID_HANDLE, HCL_ERROR_DEVICE_MISMATCH, HCL_ERROR_OUT_OF_RANGE
+ * (the sizes named). */
+HCL__HIDDEN hcl_status hcl__lookup_elems(const char *fn, const hcl__device *dev, hcl_buffer handle, const char *what,
+                                         hcl_dtype type, size_t elems, int elems_ok, hcl__buffer **out);
 /* Check [offset, offset+size) inside a buffer of buf_size bytes. */
 HCL__HIDDEN hcl_status hcl__check_range(const char *fn, const char *what, size_t offset, size_t size, size_t buf_size);
 /* Resolve a wait list to native events of `dev`; *out_native is a malloc'd array (or NULL when num_wait is 0). */

@@ -158,3 +158,20 @@ hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait
     *out_native = native;
     return HCL_SUCCESS;
 }
+
+hcl_status hcl__lookup_elems(const char *fn, const hcl__device *dev, hcl_buffer handle, const char *what,
+                             hcl_dtype type, size_t elems, int elems_ok, hcl__buffer **out) {
+    hcl__buffer *b;
+    hcl_status st = hcl__lookup(handle, HCL__H_BUFFER, (void **)&b, fn, what);
+    if (st != HCL_SUCCESS) return st;
+    if (b->dev != dev)
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: %s belongs to another device than the queue", fn, what);
+    const size_t esize = hcl_dtype_size(type);
+    if (!elems_ok || elems > SIZE_MAX / esize)
+        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: the shape of %s overflows the address space", fn, what);
+    if (elems > b->size / esize)
+        return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s needs %zu %s elements (%zu bytes) but holds %zu bytes",
+                                fn, what, elems, hcl_dtype_name(type), elems * esize, b->size);
+    *out = b;
+    return HCL_SUCCESS;
+}

@@ -1,0 +1,522 @@
+/* Communicators (hcl_comm.h): every argument checked here before an engine sees it; the engines (comm_engine.h) are
+ * opened once, on first use; groups are per thread; a communicator that an engine broke refuses every later
+ * collective with the status and message that broke it. */
+#include "comm_engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the engines ---- */
+
+static const hcl__comm_engine *const engines[] = {&hcl__comm_nccl, &hcl__comm_rccl, &hcl__comm_mpi,
+                                                  &hcl__comm_staged};
+#define ENGINE_COUNT (sizeof engines / sizeof engines[0])
+
+static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
+static int engine_loaded[ENGINE_COUNT];
+static hcl_comm_engine_info engine_info[ENGINE_COUNT];
+
+static uint32_t engine_index(const hcl__comm_engine *e) {
+    uint32_t i = 0;
+    while (i < ENGINE_COUNT && engines[i] != e) i++;
+    return i;
+}
+
+/* Open an engine once; its info (available or the reason) stays for the life of the process. */
+static const hcl_comm_engine_info *engine_load(uint32_t i) {
+    pthread_mutex_lock(&engine_lock);
+    if (!engine_loaded[i]) {
+        hcl_comm_engine_info *info = &engine_info[i];
+        memset(info, 0, sizeof *info);
+        snprintf(info->name, sizeof info->name, "%s", engines[i]->name);
+        snprintf(info->backends, sizeof info->backends, "%s", engines[i]->backends);
+        hcl_status st = engines[i]->load ? engines[i]->load(info) : HCL_SUCCESS;
+        info->available = st == HCL_SUCCESS;
+        if (!info->available && !info->reason[0]) snprintf(info->reason, sizeof info->reason, "%s", hcl_last_message());
+        hcl__log(info->available ? HCL_LOG_DEBUG : HCL_LOG_INFO, "comm", "engine %s: %s%s%s", info->name,
+                 info->available ? "available " : "unavailable: ", info->available ? info->library : info->reason,
+                 info->available && info->version[0] ? info->version : "");
+        engine_loaded[i] = 1;
+    }
+    pthread_mutex_unlock(&engine_lock);
+    return &engine_info[i];
+}
+
+/* The engine of this name, opened and available (HCL_ERROR_INVALID_ARGUMENT for an unknown name,
+ * HCL_ERROR_BACKEND_UNAVAILABLE with the reason). */
+static hcl_status engine_get(const char *fn, const char *name, const hcl__comm_engine **out) {
+    for (uint32_t i = 0; i < ENGINE_COUNT; i++) {
+        if (strcmp(engines[i]->name, name) != 0) continue;
+        const hcl_comm_engine_info *info = engine_load(i);
+        if (!info->available)
+            return hcl__set_message(HCL_ERROR_BACKEND_UNAVAILABLE, "%s: engine %s is unavailable: %s", fn, name,
+                                    info->reason);
+        *out = engines[i];
+        return HCL_SUCCESS;
+    }
+    return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: unknown engine '%.40s' (known: nccl, rccl, mpi, staged)",
+                            fn, name);
+}
+
+/* The engine a device's backend uses across processes: nccl for cuda, rccl for hip, mpi otherwise. */
+static const char *default_engine(const hcl__device *dev) {
+    if (strcmp(dev->backend->name, "cuda") == 0) return "nccl";
+    if (strcmp(dev->backend->name, "hip") == 0) return "rccl";
+    return "mpi";
+}
+
+static hcl_status engine_serves(const char *fn, const hcl__comm_engine *e, const hcl__device *dev) {
+    return hcl__prefix_message(e->serves(dev), fn);
+}
+
+HCL_API hcl_status hcl_comm_engine_count(uint32_t *out_count) {
+    if (!out_count) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_comm_engine_count: out_count is NULL");
+    *out_count = (uint32_t)ENGINE_COUNT;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_comm_engine_get_info(uint32_t index, hcl_comm_engine_info *out_info) {
+    static const char fn[] = "hcl_comm_engine_get_info";
+    if (!out_info) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_info is NULL", fn);
+    if (index >= ENGINE_COUNT)
+        return hcl__set_message(HCL_ERROR_DEVICE_NOT_FOUND, "%s: index %u out of range (%u engines)", fn, index,
+                                (unsigned)ENGINE_COUNT);
+    *out_info = *engine_load(index);
+    return HCL_SUCCESS;
+}
+
+/* ---- communicators ---- */
+
+hcl_status hcl__comm_break(hcl__comm *comm, hcl_status status) {
+    int expected = 0;
+    char why[sizeof comm->broken_why];
+    snprintf(why, sizeof why, "%s", hcl_last_message());
+    if (atomic_compare_exchange_strong(&comm->broken, &expected, (int)status))
+        snprintf(comm->broken_why, sizeof comm->broken_why, "%s", why);
+    return status;
+}
+
+static double default_timeout(void) {
+    const char *env = getenv("HCL_COMM_TIMEOUT");
+    char *end = NULL;
+    double t = env && *env ? strtod(env, &end) : 0;
+    if (env && *env && (!end || *end || !(t > 0) || !isfinite(t))) {
+        hcl__log(HCL_LOG_WARN, "comm", "HCL_COMM_TIMEOUT='%.40s' is not a positive number of seconds: using 300",
+                 env);
+        t = 0;
+    }
+    return t > 0 ? t : 300.0;
+}
+
+static hcl__comm *comm_new(hcl_device device, hcl__device *dev, const hcl__comm_engine *e, uint32_t rank,
+                           uint32_t size) {
+    hcl__comm *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->engine = e;
+    c->device = device;
+    c->dev = dev;
+    c->rank = rank;
+    c->size = size;
+    atomic_init(&c->timeout, default_timeout());
+    atomic_init(&c->broken, 0);
+    hcl__device_ref(dev);
+    return c;
+}
+
+/* Free a communicator whose engine state is gone (or never came). */
+static void comm_free(hcl__comm *c) {
+    hcl__device_unref(c->dev);
+    free(c);
+}
+
+static void comm_destroy(void *object) {
+    hcl__comm *c = object;
+    c->engine->destroy(c);
+    comm_free(c);
+}
+
+static hcl_status get_id(hcl_device device, const char *engine, hcl_comm_id *out_id) {
+    static const char fn[] = "hcl_comm_get_id";
+    hcl__device *dev;
+    const hcl__comm_engine *e;
+    hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_id, fn, "device", "out_id");
+    if (st != HCL_SUCCESS) return st;
+    if ((st = engine_get(fn, engine ? engine : default_engine(dev), &e)) != HCL_SUCCESS) return st;
+    if (!e->has_id)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: engine %s has no id: it joins devices of one process (hcl_comm_create_all)", fn,
+                                e->name);
+    if ((st = engine_serves(fn, e, dev)) != HCL_SUCCESS) return st;
+    memset(out_id, 0, sizeof *out_id);
+    snprintf(out_id->engine, sizeof out_id->engine, "%s", e->name);
+    return hcl__prefix_message(e->get_id(dev, out_id->bytes), fn);
+}
+
+HCL_API hcl_status hcl_comm_get_id(hcl_device device, const char *engine, hcl_comm_id *out_id) {
+    HCL__TRACED("hcl_comm_get_id", get_id(device, engine, out_id), "engine", engine ? engine : "", NULL);
+}
+
+static hcl_status comm_create(hcl_device device, uint32_t size, uint32_t rank, const hcl_comm_id *id,
+                              hcl_comm *out_comm) {
+    static const char fn[] = "hcl_comm_create";
+    hcl__device *dev;
+    const hcl__comm_engine *e;
+    hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_comm, fn, "device", "out_comm");
+    if (st != HCL_SUCCESS) return st;
+    if (!id) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: id is NULL", fn);
+    if (size == 0 || rank >= size)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: rank %u of size %u (need 0 <= rank < size)", fn, rank,
+                                size);
+    if (!memchr(id->engine, 0, sizeof id->engine) || !id->engine[0])
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: id names no engine (not made by hcl_comm_get_id?)",
+                                fn);
+    if ((st = engine_get(fn, id->engine, &e)) != HCL_SUCCESS) return st;
+    if (!e->has_id)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: id names engine %s, which has no id", fn, e->name);
+    if ((st = engine_serves(fn, e, dev)) != HCL_SUCCESS) return st;
+    hcl__comm *c = comm_new(device, dev, e, rank, size);
+    if (!c) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if ((st = e->create(c, id->bytes)) != HCL_SUCCESS) {
+        comm_free(c);
+        return hcl__prefix_message(st, fn);
+    }
+    return hcl__publish(HCL__H_COMM, c, comm_destroy, (void **)out_comm, fn);
+}
+
+HCL_API hcl_status hcl_comm_create(hcl_device device, uint32_t size, uint32_t rank, const hcl_comm_id *id,
+                                   hcl_comm *out_comm) {
+    HCL__TRACED("hcl_comm_create", comm_create(device, size, rank, id, out_comm), "engine", id ? id->engine : "",
+                "size,rank", size, rank);
+}
+
+/* The engine hcl_comm_create_all uses when none is named: nccl or rccl when every device is of their backend. */
+static const char *default_engine_all(hcl__device *const *devs, uint32_t count) {
+    const char *name = default_engine(devs[0]);
+    for (uint32_t i = 1; i < count; i++)
+        if (devs[i]->backend != devs[0]->backend) return "staged";
+    return strcmp(name, "mpi") == 0 ? "staged" : name;
+}
+
+static hcl_status create_all(uint32_t count, const hcl_device *devices, const char *engine, hcl_comm *out_comms) {
+    static const char fn[] = "hcl_comm_create_all";
+    if (count == 0 || !devices || !out_comms)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: count %u, devices %p, out_comms %p (need count > 0 "
+                                "and both arrays)", fn, count, (const void *)devices, (void *)out_comms);
+    hcl__device **devs = calloc(count, sizeof *devs);
+    hcl__comm **comms = calloc(count, sizeof *comms);
+    const hcl__comm_engine *e = NULL;
+    uint32_t made = 0, published = 0;
+    hcl_status st = devs && comms ? HCL_SUCCESS
+                                  : hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    for (uint32_t i = 0; st == HCL_SUCCESS && i < count; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "devices[%u]", i);
+        if ((st = hcl__lookup(devices[i], HCL__H_DEVICE, (void **)&devs[i], fn, what)) != HCL_SUCCESS) break;
+        for (uint32_t j = 0; j < i; j++)
+            if (devs[j] == devs[i])
+                st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: devices[%u] and devices[%u] are one device", fn,
+                                      j, i);
+    }
+    if (st == HCL_SUCCESS) st = engine_get(fn, engine ? engine : default_engine_all(devs, count), &e);
+    for (uint32_t i = 0; st == HCL_SUCCESS && i < count; i++)
+        if ((st = e->serves(devs[i])) != HCL_SUCCESS) st = hcl__prefix_message(st, fn);
+    if (st == HCL_SUCCESS && !e->create_all)
+        st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "%s: engine %s joins one rank per process (hcl_comm_create)", fn,
+                              e->name);
+    for (; st == HCL_SUCCESS && made < count; made++)
+        if (!(comms[made] = comm_new(devices[made], devs[made], e, made, count)))
+            st = hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (st == HCL_SUCCESS && (st = e->create_all(count, comms)) != HCL_SUCCESS) st = hcl__prefix_message(st, fn);
+    if (st == HCL_SUCCESS) {
+        for (; published < count; published++) {
+            hcl__comm *c = comms[published];
+            comms[published] = NULL; /* hcl__publish destroys it on failure */
+            if ((st = hcl__publish(HCL__H_COMM, c, comm_destroy, (void **)&out_comms[published], fn)) != HCL_SUCCESS)
+                break;
+        }
+        if (st != HCL_SUCCESS) { /* the engine made them all: destroy the rest, release the published */
+            for (uint32_t i = published + 1; i < count; i++) comm_destroy(comms[i]);
+            for (uint32_t i = 0; i < published; i++) hcl_comm_release(out_comms[i]);
+        }
+    } else {
+        for (uint32_t i = 0; i < made; i++)
+            if (comms[i]) comm_free(comms[i]);
+    }
+    free(devs);
+    free(comms);
+    return st;
+}
+
+HCL_API hcl_status hcl_comm_create_all(uint32_t count, const hcl_device *devices, const char *engine,
+                                       hcl_comm *out_comms) {
+    HCL__TRACED("hcl_comm_create_all", create_all(count, devices, engine, out_comms), "engine", engine ? engine : "",
+                "count", count);
+}
+
+HCL_API hcl_status hcl_comm_release(hcl_comm comm) {
+    return hcl__release(comm, HCL__H_COMM, comm_destroy, "hcl_comm_release", "comm");
+}
+
+HCL_API hcl_status hcl_comm_get_info(hcl_comm comm, hcl_comm_info *out_info) {
+    hcl__comm *c;
+    hcl_status st = hcl__lookup_out(comm, HCL__H_COMM, (void **)&c, out_info, "hcl_comm_get_info", "comm", "out_info");
+    if (st != HCL_SUCCESS) return st;
+    memset(out_info, 0, sizeof *out_info);
+    out_info->rank = c->rank;
+    out_info->size = c->size;
+    snprintf(out_info->engine, sizeof out_info->engine, "%s", c->engine->name);
+    out_info->timeout = atomic_load(&c->timeout);
+    out_info->device = c->device;
+    return HCL_SUCCESS;
+}
+
+HCL_API hcl_status hcl_comm_set_timeout(hcl_comm comm, double seconds) {
+    static const char fn[] = "hcl_comm_set_timeout";
+    hcl__comm *c;
+    hcl_status st = hcl__lookup(comm, HCL__H_COMM, (void **)&c, fn, "comm");
+    if (st != HCL_SUCCESS) return st;
+    if (!(seconds > 0) || !isfinite(seconds))
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: seconds %g (must be > 0 and finite)", fn, seconds);
+    atomic_store(&c->timeout, seconds);
+    return HCL_SUCCESS;
+}
+
+/* The status that broke a communicator, with its cause, or HCL_SUCCESS. */
+static hcl_status check_broken(const char *fn, hcl__comm *c) {
+    int broken = atomic_load(&c->broken);
+    if (!broken) return HCL_SUCCESS;
+    return hcl__set_message((hcl_status)broken, "%s: the communicator is broken: %s", fn, c->broken_why);
+}
+
+static hcl_status comm_finish(hcl_comm comm, hcl_queue queue) {
+    static const char fn[] = "hcl_comm_finish";
+    hcl__comm *c;
+    hcl__queue *q;
+    hcl_status st = hcl__lookup(comm, HCL__H_COMM, (void **)&c, fn, "comm");
+    if (st == HCL_SUCCESS) st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
+    if (st != HCL_SUCCESS) return st;
+    if (q->dev != c->dev)
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the queue belongs to another device than the "
+                                "communicator's", fn);
+    if ((st = check_broken(fn, c)) != HCL_SUCCESS) return st;
+    if (c->engine->finish) return hcl__prefix_message(c->engine->finish(c, q), fn);
+    return hcl_queue_finish(queue);
+}
+
+HCL_API hcl_status hcl_comm_finish(hcl_comm comm, hcl_queue queue) {
+    HCL__TRACED("hcl_comm_finish", comm_finish(comm, queue), NULL, NULL, NULL);
+}
+
+/* ---- groups: per thread; the outermost start and end reach the engines that are open ---- */
+
+static _Thread_local uint32_t group_depth;
+static _Thread_local uint32_t group_engines; /* bit i: engines[i] had its group_start called */
+
+HCL_API hcl_status hcl_comm_group_start(void) {
+    if (group_depth++ > 0) return HCL_SUCCESS;
+    group_engines = 0;
+    hcl_status first = HCL_SUCCESS;
+    for (uint32_t i = 0; i < ENGINE_COUNT; i++) {
+        pthread_mutex_lock(&engine_lock);
+        int open = engine_loaded[i] && engine_info[i].available;
+        pthread_mutex_unlock(&engine_lock);
+        if (!open || !engines[i]->group_start) continue;
+        hcl_status st = engines[i]->group_start();
+        if (st == HCL_SUCCESS)
+            group_engines |= 1u << i;
+        else if (first == HCL_SUCCESS)
+            first = hcl__prefix_message(st, "hcl_comm_group_start");
+    }
+    return first;
+}
+
+HCL_API hcl_status hcl_comm_group_end(void) {
+    if (group_depth == 0)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_comm_group_end: no group is open on this thread");
+    if (--group_depth > 0) return HCL_SUCCESS;
+    hcl_status first = HCL_SUCCESS;
+    for (uint32_t i = 0; i < ENGINE_COUNT; i++) {
+        if (!(group_engines & (1u << i))) continue;
+        hcl_status st = engines[i]->group_end();
+        if (st != HCL_SUCCESS && first == HCL_SUCCESS) first = hcl__prefix_message(st, "hcl_comm_group_end");
+    }
+    group_engines = 0;
+    return first;
+}
+
+/* ---- collectives ---- */
+
+static const char *const kind_names[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter", "send",
+                                         "recv"};
+
+/* A collective call as the API gives it. */
+typedef struct coll_call {
+    const char *fn;
+    hcl_comm comm;
+    hcl_queue queue;
+    hcl__coll_kind kind;
+    hcl_dtype type;
+    hcl_comm_op op;
+    uint32_t root; /* or peer */
+    size_t count;
+    hcl_buffer send, recv;
+    uint32_t num_wait;
+    const hcl_event *wait_list;
+    hcl_event *out_event;
+} coll_call;
+
+static int reduces(hcl__coll_kind k) {
+    return k == HCL__COLL_ALL_REDUCE || k == HCL__COLL_REDUCE || k == HCL__COLL_REDUCE_SCATTER;
+}
+
+/* Look up a buffer the call needs on this rank, of at least `elems` elements (elems_ok 0: overflowed). */
+static hcl_status need_buffer(const coll_call *a, hcl__device *dev, hcl_buffer h, const char *what, size_t elems,
+                              int elems_ok, hcl__buffer **out) {
+    return hcl__lookup_elems(a->fn, dev, h, what, a->type, elems, elems_ok, out);
+}
+
+/* Validate the call into op (buffers resolved for this rank). */
+static hcl_status check_call(const coll_call *a, hcl__comm *c, hcl__coll *op) {
+    const char *fn = a->fn;
+    hcl_status st;
+    if (!hcl_dtype_size(a->type))
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: type %d is not an hcl_dtype", fn, (int)a->type);
+    if (reduces(a->kind) && ((unsigned)a->op >= HCL_COMM_OP_COUNT))
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: op %d is not an hcl_comm_op", fn, (int)a->op);
+    const int p2p = a->kind == HCL__COLL_SEND || a->kind == HCL__COLL_RECV;
+    if (a->kind == HCL__COLL_REDUCE || a->kind == HCL__COLL_BROADCAST || p2p) {
+        if (a->root >= c->size)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: %s %u out of range (size %u)", fn,
+                                    p2p ? "peer" : "root", a->root, c->size);
+        if (p2p && a->root == c->rank)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: peer %u is this rank", fn, a->root);
+    }
+    size_t all;
+    const int all_ok = !__builtin_mul_overflow(a->count, (size_t)c->size, &all);
+    const int root = a->root == c->rank;
+    size_t send_elems = a->count, recv_elems = a->count;
+    int send_ok = 1, recv_ok = 1, use_send = 1, use_recv = 1, in_place = 1;
+    switch (a->kind) {
+    case HCL__COLL_ALL_REDUCE: break;
+    case HCL__COLL_REDUCE: use_recv = root; break;
+    case HCL__COLL_BROADCAST: use_send = root; break;
+    case HCL__COLL_ALL_GATHER:
+        recv_elems = all, recv_ok = all_ok, in_place = 0;
+        break;
+    case HCL__COLL_REDUCE_SCATTER:
+        send_elems = all, send_ok = all_ok, in_place = 0;
+        break;
+    case HCL__COLL_SEND: use_recv = 0; break;
+    case HCL__COLL_RECV: use_send = 0; break;
+    }
+    memset(op, 0, sizeof *op);
+    if (use_send &&
+        (st = need_buffer(a, c->dev, a->send, p2p ? "buffer" : "send", send_elems, send_ok, &op->send)) != HCL_SUCCESS)
+        return st;
+    if (use_recv &&
+        (st = need_buffer(a, c->dev, a->recv, p2p ? "buffer" : "recv", recv_elems, recv_ok, &op->recv)) != HCL_SUCCESS)
+        return st;
+    if (!in_place && a->send == a->recv)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: send and recv are one buffer (%s has no in-place form "
+                                "here)", fn, kind_names[a->kind]);
+    op->kind = a->kind;
+    op->type = a->type;
+    op->op = reduces(a->kind) ? a->op : HCL_COMM_SUM;
+    op->count = a->count;
+    op->root = a->root;
+    return HCL_SUCCESS;
+}
+
+HCL__TRACED_BODY hcl_status run_call(const coll_call *a) {
+    const char *fn = a->fn;
+    hcl__comm *c;
+    hcl__coll op;
+    hcl_status st = hcl__lookup(a->comm, HCL__H_COMM, (void **)&c, fn, "comm");
+    if (st == HCL_SUCCESS) st = hcl__lookup(a->queue, HCL__H_QUEUE, (void **)&op.q, fn, "queue");
+    if (st != HCL_SUCCESS) return st;
+    hcl__queue *q = op.q;
+    if (q->dev != c->dev)
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the queue belongs to another device than the "
+                                "communicator's", fn);
+    if ((st = check_call(a, c, &op)) != HCL_SUCCESS) return st;
+    op.q = q;
+    if (a->out_event && group_depth > 0)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_event inside a group (take one with "
+                                "hcl_queue_marker after hcl_comm_group_end)", fn);
+    if ((st = check_broken(fn, c)) != HCL_SUCCESS) return st;
+    void **wait = NULL;
+    if ((st = hcl__resolve_wait(fn, q->dev, a->num_wait, a->wait_list, &wait)) != HCL_SUCCESS) return st;
+    const hcl_driver_table *d = q->dev->drv;
+    if (a->num_wait) { /* the queue is in order: a marker on the wait list holds back what follows */
+        void *marker = NULL;
+        st = d->queue_marker(q->native, a->num_wait, wait, &marker);
+        if (marker) d->event_release(marker);
+    }
+    free(wait);
+    if (st != HCL_SUCCESS) return hcl__prefix_message(st, fn);
+    if (op.count > 0 && (st = c->engine->run(c, &op)) != HCL_SUCCESS) return hcl__prefix_message(st, fn);
+    if (!HCL__WANT_EVENT(a->out_event)) return HCL_SUCCESS;
+    void *native = NULL;
+    if ((st = d->queue_marker(q->native, 0, NULL, &native)) != HCL_SUCCESS) return hcl__prefix_message(st, fn);
+    return hcl__wrap_event(fn, q, native, a->out_event);
+}
+
+static hcl_status coll(const coll_call *a) {
+    HCL__TRACED(a->fn, run_call(a), NULL, NULL, "count,type,root", a->count, a->type, a->root);
+}
+
+HCL_API hcl_status hcl_comm_all_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, size_t count,
+                                       hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
+                                       const hcl_event *wait_list, hcl_event *out_event) {
+    coll_call a = {"hcl_comm_all_reduce", comm, queue, HCL__COLL_ALL_REDUCE, type, op, 0, count, send, recv,
+                   num_wait, wait_list, out_event};
+    return coll(&a);
+}
+
+HCL_API hcl_status hcl_comm_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, uint32_t root,
+                                   size_t count, hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
+                                   const hcl_event *wait_list, hcl_event *out_event) {
+    coll_call a = {"hcl_comm_reduce", comm, queue, HCL__COLL_REDUCE, type, op, root, count, send, recv,
+                   num_wait, wait_list, out_event};
+    return coll(&a);
+}
+
+HCL_API hcl_status hcl_comm_broadcast(hcl_comm comm, hcl_queue queue, hcl_dtype type, uint32_t root, size_t count,
+                                      hcl_buffer send, hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
+                                      hcl_event *out_event) {
+    coll_call a = {"hcl_comm_broadcast", comm, queue, HCL__COLL_BROADCAST, type, HCL_COMM_SUM, root, count, send,
+                   recv, num_wait, wait_list, out_event};
+    return coll(&a);
+}
+
+HCL_API hcl_status hcl_comm_all_gather(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer send,
+                                       hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
+                                       hcl_event *out_event) {
+    coll_call a = {"hcl_comm_all_gather", comm, queue, HCL__COLL_ALL_GATHER, type, HCL_COMM_SUM, 0, count, send,
+                   recv, num_wait, wait_list, out_event};
+    return coll(&a);
+}
+
+HCL_API hcl_status hcl_comm_reduce_scatter(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op,
+                                           size_t count, hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
+                                           const hcl_event *wait_list, hcl_event *out_event) {
+    coll_call a = {"hcl_comm_reduce_scatter", comm, queue, HCL__COLL_REDUCE_SCATTER, type, op, 0, count, send, recv,
+                   num_wait, wait_list, out_event};
+    return coll(&a);
+}
+
+HCL_API hcl_status hcl_comm_send(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer buffer,
+                                 uint32_t peer, uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
+    coll_call a = {"hcl_comm_send", comm, queue, HCL__COLL_SEND, type, HCL_COMM_SUM, peer, count, buffer, NULL,
+                   num_wait, wait_list, out_event};
+    return coll(&a);
+}
+
+HCL_API hcl_status hcl_comm_recv(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer buffer,
+                                 uint32_t peer, uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
+    coll_call a = {"hcl_comm_recv", comm, queue, HCL__COLL_RECV, type, HCL_COMM_SUM, peer, count, NULL, buffer,
+                   num_wait, wait_list, out_event};
+    return coll(&a);
+}

@@ -1,0 +1,85 @@
+/* The engines behind communicators (hcl_comm.h). comm.c validates every call and owns the handles, the groups and the
+ * broken state; an engine (one file each: comm_nccl.c for nccl and rccl, comm_mpi.c, comm_staged.c) only opens its
+ * library, makes its communicators and runs collectives that the core has already checked. Engines never see a wait
+ * list: the core queues a marker on the wait list first, so the queue's order carries the dependency, and makes the
+ * call's event from a marker after the engine's commands. */
+#ifndef HCL_COMM_ENGINE_H
+#define HCL_COMM_ENGINE_H
+
+#include "core.h"
+#include "hcl/hcl_comm.h"
+
+typedef enum hcl__coll_kind {
+    HCL__COLL_ALL_REDUCE = 0,
+    HCL__COLL_REDUCE = 1,
+    HCL__COLL_BROADCAST = 2,
+    HCL__COLL_ALL_GATHER = 3,
+    HCL__COLL_REDUCE_SCATTER = 4,
+    HCL__COLL_SEND = 5,
+    HCL__COLL_RECV = 6
+} hcl__coll_kind;
+
+/* One collective of one rank, validated: the buffers exist on the communicator's device and are large enough, count
+ * > 0, root/peer < size (peer != rank), type and op valid. */
+typedef struct hcl__coll {
+    hcl__coll_kind kind;
+    hcl_dtype type;
+    hcl_comm_op op;    /* reducing kinds */
+    size_t count;      /* elements per rank, as the call gives it */
+    uint32_t root;     /* reduce, broadcast: the root; send, recv: the peer */
+    hcl__buffer *send; /* read; NULL where this rank reads nothing (broadcast off the root, recv) */
+    hcl__buffer *recv; /* written; NULL where this rank writes nothing (reduce off the root, send) */
+    hcl__queue *q;     /* a queue of the communicator's device */
+} hcl__coll;
+
+typedef struct hcl__comm_engine hcl__comm_engine;
+
+typedef struct hcl__comm {
+    const hcl__comm_engine *engine;
+    hcl_device device; /* the handle it was made with (hcl_comm_get_info) */
+    hcl__device *dev;  /* holds a reference */
+    uint32_t rank, size;
+    _Atomic double timeout;  /* seconds */
+    atomic_int broken;       /* comm.c: 0, or the status that broke it (hcl__comm_break) */
+    char broken_why[512];    /* comm.c: the message of that status */
+    void *state;             /* the engine's */
+} hcl__comm;
+
+struct hcl__comm_engine {
+    const char *name;     /* "nccl" */
+    const char *backends; /* the backends it serves, for hcl_comm_engine_info: "cuda" */
+    int has_id;           /* hcl_comm_get_id / hcl_comm_create work with it */
+    /* Open the library (comm.c calls it once, under its lock): on success fill info->library and info->version; on
+     * failure return a status and write info->reason. NULL: nothing to open. */
+    hcl_status (*load)(hcl_comm_engine_info *info);
+    /* HCL_SUCCESS when it can serve this device, else HCL_ERROR_UNSUPPORTED with a message that says why. */
+    hcl_status (*serves)(const hcl__device *dev);
+    /* A new id (HCL_COMM_ID_BYTES) for ranks on dev's backend. */
+    hcl_status (*get_id)(hcl__device *dev, unsigned char *out_id);
+    /* Join comm->rank of comm->size on comm->dev (set by the core, as is the timeout); set comm->state. */
+    hcl_status (*create)(hcl__comm *comm, const unsigned char *id);
+    /* Make one communicator of `count` ranks in this process: comms[i] has dev, rank i, size count and the timeout
+     * set; set each state. */
+    hcl_status (*create_all)(uint32_t count, hcl__comm *const *comms);
+    /* Free comm->state (the collectives on it have finished, or it is broken). */
+    void (*destroy)(hcl__comm *comm);
+    /* Queue (nccl, rccl) or run (mpi, staged) one collective after the commands already on op->q. Inside a group
+     * (between group_start and group_end on this thread) it may only record it. A failure that leaves the
+     * communicator unusable (timeout, a rank gone, an engine error) calls hcl__comm_break. */
+    hcl_status (*run)(hcl__comm *comm, const hcl__coll *op);
+    /* This thread's outermost group begins / ends (group_end issues or runs what the group recorded). */
+    hcl_status (*group_start)(void);
+    hcl_status (*group_end)(void);
+    /* hcl_comm_finish: wait for q watching the communicator (errors, timeout); NULL: the queue's plain finish. */
+    hcl_status (*finish)(hcl__comm *comm, hcl__queue *q);
+};
+
+HCL__HIDDEN extern const hcl__comm_engine hcl__comm_nccl, hcl__comm_rccl, hcl__comm_mpi, hcl__comm_staged;
+
+/* Mark a communicator broken by `status` (not HCL_SUCCESS) with the current thread message, keep the first cause, and
+ * return `status`: every later collective on it fails with that status and message. */
+HCL__HIDDEN hcl_status hcl__comm_break(hcl__comm *comm, hcl_status status);
+/* The element size of a type, and the bytes of `count` elements (the core has checked that they fit). */
+static inline size_t hcl__coll_bytes(const hcl__coll *op, size_t count) { return count * hcl_dtype_size(op->type); }
+
+#endif /* HCL_COMM_ENGINE_H */
