@@ -161,7 +161,7 @@ hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait
 
 hcl_status hcl__lookup_elems(const char *fn, const hcl__device *dev, hcl_buffer handle, const char *what,
                              hcl_dtype type, size_t elems, int elems_ok, hcl__buffer **out) {
-    hcl__buffer *b;
+    hcl__buffer *b = NULL;
     hcl_status st = hcl__lookup(handle, HCL__H_BUFFER, (void **)&b, fn, what);
     if (st != HCL_SUCCESS) return st;
     if (b->dev != dev)
