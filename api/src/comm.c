@@ -18,12 +18,6 @@ static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static int engine_loaded[ENGINE_COUNT];
 static hcl_comm_engine_info engine_info[ENGINE_COUNT];
 
-static uint32_t engine_index(const hcl__comm_engine *e) {
-    uint32_t i = 0;
-    while (i < ENGINE_COUNT && engines[i] != e) i++;
-    return i;
-}
-
 /* Open an engine once; its info (available or the reason) stays for the life of the process. */
 static const hcl_comm_engine_info *engine_load(uint32_t i) {
     pthread_mutex_lock(&engine_lock);
