@@ -4,8 +4,9 @@
  *                              library and version, or unavailable with a reason that names what was tried (and,
  *                              when HCL_NCCL_LIBRARY names a file that does not exist, that file and the variable).
  *   hcl-comm-nccl-test fake    where libnccl.so.2 is installed but no GPU driver, with HCL_CUDA_LIBRARY naming the
- *                              test's stand-in for libcuda (ctest sets it): NCCL loads and reports its version, its
- *                              groups open and close, and nccl named for a host device gives HCL_ERROR_UNSUPPORTED.
+ *                              test's stand-in for libcuda (ctest sets it): NCCL loads and reports its version, an
+ *                              empty group opens and closes, and nccl named for a host device gives
+ *                              HCL_ERROR_UNSUPPORTED.
  *   hcl-comm-nccl-test list [ranks [--quick]]   prints the cases `gpu` runs for that many ranks, running nothing.
  *   hcl-comm-nccl-test gpu [--quick]
  *                              NCCL and two or more CUDA devices: nccl named for a host device (UNSUPPORTED); one
@@ -164,10 +165,16 @@ static int mode_fake(void) {
     }
     report(strncmp(info.version, "NCCL 2.", 7) == 0 && info.library[0] ? "PASS" : "FAIL",
            "nccl with a stand-in libcuda: available, library '%s', version '%s'", info.library, info.version);
-    hcl_status st = hcl_comm_group_start(); /* ncclGroupStart + ncclGroupEnd of the real library, empty */
-    hcl_status end = hcl_comm_group_end();
-    report(st == HCL_SUCCESS && end == HCL_SUCCESS ? "PASS" : "FAIL", "an empty group: start %s, end %s: %s",
-           hcl_status_name(st), hcl_status_name(end), hcl_last_message());
+    hcl_status st = hcl_comm_group_start(); /* with nccl open: an empty group (no NCCL call), nested */
+    hcl_status inner = hcl_comm_group_start(), inner_end = hcl_comm_group_end();
+    hcl_status end = hcl_comm_group_end(), extra = hcl_comm_group_end();
+    report(st == HCL_SUCCESS && inner == HCL_SUCCESS && inner_end == HCL_SUCCESS && end == HCL_SUCCESS &&
+                   extra == HCL_ERROR_INVALID_ARGUMENT
+               ? "PASS"
+               : "FAIL",
+           "an empty nested group with nccl open: start %s, start %s, end %s, end %s, an end too many %s",
+           hcl_status_name(st), hcl_status_name(inner), hcl_status_name(inner_end), hcl_status_name(end),
+           hcl_status_name(extra));
     hcl_device host = NULL;
     if ((st = hcl_device_open("host", &host)) != HCL_SUCCESS)
         return report("FAIL", "hcl_device_open(host): %s: %s", hcl_status_name(st), hcl_last_message()), 1;

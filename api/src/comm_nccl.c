@@ -473,7 +473,8 @@ static void destroy(hcl__comm *c) {
 /* ---- groups: per thread and per engine; the communicators a group used, to wait for them at its end ---- */
 
 typedef struct group_state {
-    int open;
+    int open;    /* HCL's group is open on this thread */
+    int started; /* ncclGroupStart was called: at the group's first collective (NCCL 2.28 leaks an empty group's job) */
     uint32_t count, cap;
     hcl__comm **comms;
     hcl_status failed; /* a communicator could not be recorded */
@@ -498,16 +499,27 @@ static hcl_status group_add(group_state *g, hcl__comm *c) {
 }
 
 static hcl_status group_start_lib(engine_lib *L) {
+    tl_group[L->index].open = 1;
+    return HCL_SUCCESS;
+}
+
+/* NCCL's group starts with the first collective that HCL's group records. */
+static hcl_status group_join(const engine_lib *L, group_state *g) {
+    if (g->started) return HCL_SUCCESS;
     nccl_result r = L->f.ncclGroupStart();
     if (r != NCCL_SUCCESS)
         return hcl__set_message(HCL_ERROR_VENDOR, "ncclGroupStart: %s (%d): %s", result_name(r), r,
                                 L->f.ncclGetErrorString(r));
-    tl_group[L->index].open = 1;
+    g->started = 1;
     return HCL_SUCCESS;
 }
 
 static hcl_status group_end_lib(engine_lib *L) {
     group_state *g = &tl_group[L->index];
+    if (!g->started) { /* nothing was recorded */
+        memset(g, 0, sizeof *g);
+        return HCL_SUCCESS;
+    }
     gpu_scope scope; /* NCCL ends a group back on the device current at its start: let that be one of ours */
     const int entered = g->count && enter(L, g->comms[0]->dev, &scope, NULL) == HCL_SUCCESS;
     nccl_result r = L->f.ncclGroupEnd();
@@ -583,6 +595,8 @@ static hcl_status run(hcl__comm *c, const hcl__coll *op) {
     const nccl_dtype t = to_nccl_type(op->type);
     const nccl_op o = to_nccl_op(op->op);
     const int peer = (int)op->root;
+    group_state *g = &tl_group[L->index];
+    if (g->open && (st = group_join(L, g)) != HCL_SUCCESS) return st;
     gpu_scope scope;
     if ((st = enter(L, c->dev, &scope, NULL)) != HCL_SUCCESS) return st;
     const char *call = "?";
