@@ -10,8 +10,7 @@
 
 /* ---- the engines ---- */
 
-static const hcl__comm_engine *const engines[] = {&hcl__comm_nccl, &hcl__comm_rccl, &hcl__comm_mpi,
-                                                  &hcl__comm_staged};
+static const hcl__comm_engine *const engines[] = {&hcl__comm_nccl, &hcl__comm_rccl, &hcl__comm_mpi, &hcl__comm_staged};
 #define ENGINE_COUNT (sizeof engines / sizeof engines[0])
 
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -97,8 +96,7 @@ static double default_timeout(void) {
     char *end = NULL;
     double t = env && *env ? strtod(env, &end) : 0;
     if (env && *env && (!end || *end || !(t > 0) || !isfinite(t))) {
-        hcl__log(HCL_LOG_WARN, "comm", "HCL_COMM_TIMEOUT='%.40s' is not a positive number of seconds: using 300",
-                 env);
+        hcl__log(HCL_LOG_WARN, "comm", "HCL_COMM_TIMEOUT='%.40s' is not a positive number of seconds: using 300", env);
         t = 0;
     }
     return t > 0 ? t : 300.0;
@@ -196,14 +194,16 @@ static const char *default_engine_all(hcl__device *const *devs, uint32_t count) 
 static hcl_status create_all(uint32_t count, const hcl_device *devices, const char *engine, hcl_comm *out_comms) {
     static const char fn[] = "hcl_comm_create_all";
     if (count == 0 || !devices || !out_comms)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: count %u, devices %p, out_comms %p (need count > 0 "
-                                "and both arrays)", fn, count, (const void *)devices, (void *)out_comms);
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: count %u, devices %p, out_comms %p (need count > 0 "
+                                "and both arrays)",
+                                fn, count, (const void *)devices, (void *)out_comms);
     hcl__device **devs = calloc(count, sizeof *devs);
     hcl__comm **comms = calloc(count, sizeof *comms);
     const hcl__comm_engine *e = NULL;
     uint32_t made = 0, published = 0;
-    hcl_status st = devs && comms ? HCL_SUCCESS
-                                  : hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    hcl_status st =
+        devs && comms ? HCL_SUCCESS : hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     for (uint32_t i = 0; st == HCL_SUCCESS && i < count; i++) {
         char what[32];
         snprintf(what, sizeof what, "devices[%u]", i);
@@ -292,8 +292,10 @@ static hcl_status comm_finish(hcl_comm comm, hcl_queue queue) {
     if (st == HCL_SUCCESS) st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
     if (st != HCL_SUCCESS) return st;
     if (q->dev != c->dev)
-        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the queue belongs to another device than the "
-                                "communicator's", fn);
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
+                                "%s: the queue belongs to another device than the "
+                                "communicator's",
+                                fn);
     if ((st = check_broken(fn, c)) != HCL_SUCCESS) return st;
     if (c->engine->finish) return hcl__prefix_message(c->engine->finish(c, q), fn);
     return hcl_queue_finish(queue);
@@ -342,8 +344,8 @@ HCL_API hcl_status hcl_comm_group_end(void) {
 
 /* ---- collectives ---- */
 
-static const char *const kind_names[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter", "send",
-                                         "recv"};
+static const char *const kind_names[] = {"all_reduce",     "reduce", "broadcast", "all_gather",
+                                         "reduce_scatter", "send",   "recv"};
 
 /* A collective call as the API gives it. */
 typedef struct coll_call {
@@ -396,12 +398,8 @@ static hcl_status check_call(const coll_call *a, hcl__comm *c, hcl__coll *op) {
     case HCL__COLL_ALL_REDUCE: break;
     case HCL__COLL_REDUCE: use_recv = root; break;
     case HCL__COLL_BROADCAST: use_send = root; break;
-    case HCL__COLL_ALL_GATHER:
-        recv_elems = all, recv_ok = all_ok, in_place = 0;
-        break;
-    case HCL__COLL_REDUCE_SCATTER:
-        send_elems = all, send_ok = all_ok, in_place = 0;
-        break;
+    case HCL__COLL_ALL_GATHER: recv_elems = all, recv_ok = all_ok, in_place = 0; break;
+    case HCL__COLL_REDUCE_SCATTER: send_elems = all, send_ok = all_ok, in_place = 0; break;
     case HCL__COLL_SEND: use_recv = 0; break;
     case HCL__COLL_RECV: use_send = 0; break;
     }
@@ -413,8 +411,10 @@ static hcl_status check_call(const coll_call *a, hcl__comm *c, hcl__coll *op) {
         (st = need_buffer(a, c->dev, a->recv, p2p ? "buffer" : "recv", recv_elems, recv_ok, &op->recv)) != HCL_SUCCESS)
         return st;
     if (!in_place && a->send == a->recv)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: send and recv are one buffer (%s has no in-place form "
-                                "here)", fn, kind_names[a->kind]);
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: send and recv are one buffer (%s has no in-place form "
+                                "here)",
+                                fn, kind_names[a->kind]);
     op->kind = a->kind;
     op->type = a->type;
     op->op = reduces(a->kind) ? a->op : HCL_COMM_SUM;
@@ -432,13 +432,17 @@ HCL__TRACED_BODY hcl_status run_call(const coll_call *a) {
     if (st != HCL_SUCCESS) return st;
     hcl__queue *q = op.q;
     if (q->dev != c->dev)
-        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the queue belongs to another device than the "
-                                "communicator's", fn);
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
+                                "%s: the queue belongs to another device than the "
+                                "communicator's",
+                                fn);
     if ((st = check_call(a, c, &op)) != HCL_SUCCESS) return st;
     op.q = q;
     if (a->out_event && group_depth > 0)
-        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_event inside a group (take one with "
-                                "hcl_queue_marker after hcl_comm_group_end)", fn);
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                "%s: out_event inside a group (take one with "
+                                "hcl_queue_marker after hcl_comm_group_end)",
+                                fn);
     if ((st = check_broken(fn, c)) != HCL_SUCCESS) return st;
     void **wait = NULL;
     if ((st = hcl__resolve_wait(fn, q->dev, a->num_wait, a->wait_list, &wait)) != HCL_SUCCESS) return st;
@@ -462,55 +466,99 @@ static hcl_status coll(const coll_call *a) {
 }
 
 HCL_API hcl_status hcl_comm_all_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, size_t count,
-                                       hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
-                                       const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_all_reduce", comm, queue, HCL__COLL_ALL_REDUCE, type, op, 0, count, send, recv,
-                   num_wait, wait_list, out_event};
+                                       hcl_buffer send, hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
+                                       hcl_event *out_event) {
+    coll_call a = {"hcl_comm_all_reduce",
+                   comm,
+                   queue,
+                   HCL__COLL_ALL_REDUCE,
+                   type,
+                   op,
+                   0,
+                   count,
+                   send,
+                   recv,
+                   num_wait,
+                   wait_list,
+                   out_event};
     return coll(&a);
 }
 
 HCL_API hcl_status hcl_comm_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, uint32_t root,
                                    size_t count, hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
                                    const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_reduce", comm, queue, HCL__COLL_REDUCE, type, op, root, count, send, recv,
-                   num_wait, wait_list, out_event};
+    coll_call a = {"hcl_comm_reduce", comm,      queue,    HCL__COLL_REDUCE, type, op, root, count, send, recv,
+                   num_wait,          wait_list, out_event};
     return coll(&a);
 }
 
 HCL_API hcl_status hcl_comm_broadcast(hcl_comm comm, hcl_queue queue, hcl_dtype type, uint32_t root, size_t count,
                                       hcl_buffer send, hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
                                       hcl_event *out_event) {
-    coll_call a = {"hcl_comm_broadcast", comm, queue, HCL__COLL_BROADCAST, type, HCL_COMM_SUM, root, count, send,
-                   recv, num_wait, wait_list, out_event};
+    coll_call a = {"hcl_comm_broadcast",
+                   comm,
+                   queue,
+                   HCL__COLL_BROADCAST,
+                   type,
+                   HCL_COMM_SUM,
+                   root,
+                   count,
+                   send,
+                   recv,
+                   num_wait,
+                   wait_list,
+                   out_event};
     return coll(&a);
 }
 
 HCL_API hcl_status hcl_comm_all_gather(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer send,
                                        hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
                                        hcl_event *out_event) {
-    coll_call a = {"hcl_comm_all_gather", comm, queue, HCL__COLL_ALL_GATHER, type, HCL_COMM_SUM, 0, count, send,
-                   recv, num_wait, wait_list, out_event};
+    coll_call a = {"hcl_comm_all_gather",
+                   comm,
+                   queue,
+                   HCL__COLL_ALL_GATHER,
+                   type,
+                   HCL_COMM_SUM,
+                   0,
+                   count,
+                   send,
+                   recv,
+                   num_wait,
+                   wait_list,
+                   out_event};
     return coll(&a);
 }
 
-HCL_API hcl_status hcl_comm_reduce_scatter(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op,
-                                           size_t count, hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
+HCL_API hcl_status hcl_comm_reduce_scatter(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, size_t count,
+                                           hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
                                            const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_reduce_scatter", comm, queue, HCL__COLL_REDUCE_SCATTER, type, op, 0, count, send, recv,
-                   num_wait, wait_list, out_event};
+    coll_call a = {"hcl_comm_reduce_scatter",
+                   comm,
+                   queue,
+                   HCL__COLL_REDUCE_SCATTER,
+                   type,
+                   op,
+                   0,
+                   count,
+                   send,
+                   recv,
+                   num_wait,
+                   wait_list,
+                   out_event};
     return coll(&a);
 }
 
 HCL_API hcl_status hcl_comm_send(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer buffer,
                                  uint32_t peer, uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_send", comm, queue, HCL__COLL_SEND, type, HCL_COMM_SUM, peer, count, buffer, NULL,
-                   num_wait, wait_list, out_event};
+    coll_call a = {"hcl_comm_send", comm,   queue, HCL__COLL_SEND, type,      HCL_COMM_SUM, peer,
+                   count,           buffer, NULL,  num_wait,       wait_list, out_event};
     return coll(&a);
 }
 
 HCL_API hcl_status hcl_comm_recv(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer buffer,
                                  uint32_t peer, uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_recv", comm, queue, HCL__COLL_RECV, type, HCL_COMM_SUM, peer, count, NULL, buffer,
-                   num_wait, wait_list, out_event};
+    coll_call a = {"hcl_comm_recv", comm, queue,  HCL__COLL_RECV, type,      HCL_COMM_SUM, peer,
+                   count,           NULL, buffer, num_wait,       wait_list, out_event};
     return coll(&a);
 }

@@ -39,10 +39,10 @@ typedef struct hcl__comm {
     hcl_device device; /* the handle it was made with (hcl_comm_get_info) */
     hcl__device *dev;  /* holds a reference */
     uint32_t rank, size;
-    _Atomic double timeout;  /* seconds */
-    atomic_int broken;       /* comm.c: 0, or the status that broke it (hcl__comm_break) */
-    char broken_why[512];    /* comm.c: the message of that status */
-    void *state;             /* the engine's */
+    _Atomic double timeout; /* seconds */
+    atomic_int broken;      /* comm.c: 0, or the status that broke it (hcl__comm_break) */
+    char broken_why[512];   /* comm.c: the message of that status */
+    void *state;            /* the engine's */
 } hcl__comm;
 
 struct hcl__comm_engine {

@@ -39,7 +39,7 @@ typedef struct hcl_comm_s *hcl_comm;
  * as they are. It names its engine. */
 #define HCL_COMM_ID_BYTES 128
 typedef struct hcl_comm_id {
-    char engine[16];                       /* "nccl", "rccl" or "mpi" */
+    char engine[16];                        /* "nccl", "rccl" or "mpi" */
     unsigned char bytes[HCL_COMM_ID_BYTES]; /* the engine's own id (NCCL's ncclUniqueId; mpi: random bytes) */
 } hcl_comm_id;
 
@@ -49,11 +49,11 @@ typedef enum hcl_comm_op { HCL_COMM_SUM = 0, HCL_COMM_PROD = 1, HCL_COMM_MAX = 2
 
 /* An engine as hcl_comm_engine_get_info describes it. */
 typedef struct hcl_comm_engine_info {
-    char name[32];             /* "nccl", "rccl", "mpi", "staged" */
-    char backends[64];         /* the backends whose devices it serves: "cuda", "hip", "any" */
-    int available;             /* its library opened and answered */
-    char library[HCL_NAME_MAX]; /* the library file it opened, or "" */
-    char version[HCL_NAME_MAX]; /* the library's version, or "" */
+    char name[32];               /* "nccl", "rccl", "mpi", "staged" */
+    char backends[64];           /* the backends whose devices it serves: "cuda", "hip", "any" */
+    int available;               /* its library opened and answered */
+    char library[HCL_NAME_MAX];  /* the library file it opened, or "" */
+    char version[HCL_NAME_MAX];  /* the library's version, or "" */
     char reason[HCL_REASON_MAX]; /* when not available: why (the dlerror text and the names tried) */
 } hcl_comm_engine_info;
 
@@ -94,9 +94,9 @@ HCL_API hcl_status hcl_comm_release(hcl_comm comm);
 /* What a communicator is. */
 typedef struct hcl_comm_info {
     uint32_t rank, size;
-    char engine[32];  /* the engine's name */
+    char engine[32];   /* the engine's name */
     hcl_device device; /* the rank's device (not a new reference) */
-    double timeout;   /* seconds (hcl_comm_set_timeout) */
+    double timeout;    /* seconds (hcl_comm_set_timeout) */
 } hcl_comm_info;
 /* Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (out_info NULL). */
 HCL_API hcl_status hcl_comm_get_info(hcl_comm comm, hcl_comm_info *out_info);
@@ -133,8 +133,8 @@ HCL_API hcl_status hcl_comm_group_end(void);
 
 /* recv[i] = op over ranks of send[i], i < count, on every rank. */
 HCL_API hcl_status hcl_comm_all_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, size_t count,
-                                       hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
-                                       const hcl_event *wait_list, hcl_event *out_event);
+                                       hcl_buffer send, hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
+                                       hcl_event *out_event);
 /* recv[i] = op over ranks of send[i] on rank `root` only (recv is not touched, and may be NULL, elsewhere). */
 HCL_API hcl_status hcl_comm_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, uint32_t root,
                                    size_t count, hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
@@ -148,8 +148,8 @@ HCL_API hcl_status hcl_comm_all_gather(hcl_comm comm, hcl_queue queue, hcl_dtype
                                        hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
                                        hcl_event *out_event);
 /* recv[i] = op over ranks of send[rank * count + i]: send holds size * count elements, recv count. */
-HCL_API hcl_status hcl_comm_reduce_scatter(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op,
-                                           size_t count, hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
+HCL_API hcl_status hcl_comm_reduce_scatter(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, size_t count,
+                                           hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
                                            const hcl_event *wait_list, hcl_event *out_event);
 /* Send count elements of `buffer` to rank `peer`, which receives them with hcl_comm_recv into its buffer. A rank
  * may not send to itself. Inside a group, a send and a recv between two ranks may be issued in either order. */
