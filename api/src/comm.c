@@ -328,6 +328,18 @@ HCL_API hcl_status hcl_comm_group_start(void) {
     return first;
 }
 
+/* A collective on an engine inside this thread's group: an engine opened after the group began (a communicator made
+ * inside it) joins the group now, so that its group_end issues what it records. */
+static hcl_status group_join(const hcl__comm_engine *e) {
+    if (group_depth == 0 || !e->group_start) return HCL_SUCCESS;
+    uint32_t i = 0;
+    while (i < ENGINE_COUNT && engines[i] != e) i++;
+    if (i == ENGINE_COUNT || (group_engines & (1u << i))) return HCL_SUCCESS;
+    hcl_status st = e->group_start();
+    if (st == HCL_SUCCESS) group_engines |= 1u << i;
+    return st;
+}
+
 HCL_API hcl_status hcl_comm_group_end(void) {
     if (group_depth == 0)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "hcl_comm_group_end: no group is open on this thread");
@@ -444,6 +456,7 @@ HCL__TRACED_BODY hcl_status run_call(const coll_call *a) {
                                 "hcl_queue_marker after hcl_comm_group_end)",
                                 fn);
     if ((st = check_broken(fn, c)) != HCL_SUCCESS) return st;
+    if ((st = group_join(c->engine)) != HCL_SUCCESS) return hcl__prefix_message(st, fn);
     void **wait = NULL;
     if ((st = hcl__resolve_wait(fn, q->dev, a->num_wait, a->wait_list, &wait)) != HCL_SUCCESS) return st;
     const hcl_driver_table *d = q->dev->drv;

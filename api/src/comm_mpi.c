@@ -21,5 +21,5 @@ static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
 
 static void destroy(hcl__comm *comm) { (void)comm; }
 
-const hcl__comm_engine hcl__comm_mpi = {.name = "mpi", .backends = "any", .has_id = 1, .load = load, .serves = serves,
-    .destroy = destroy, .run = run};
+const hcl__comm_engine hcl__comm_mpi = {
+    .name = "mpi", .backends = "any", .has_id = 1, .load = load, .serves = serves, .destroy = destroy, .run = run};
