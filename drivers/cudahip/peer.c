@@ -34,7 +34,8 @@ static hcl_status enable(hcl__gpu_device *from, hcl__gpu_device *to) {
     if (r != HCL_GPU_SUCCESS && r != HCL_GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED)
         st = hcl__gpu_fail(r, call, "device %u '%s' to device %u '%s'", from->index, from->name, to->index, to->name);
     else
-        HCL_GPU_LOG("peer access enabled: device %u '%s' -> device %u '%s'", from->index, from->name, to->index,
+        HCL_GPU_LOG("peer access %s: device %u '%s' -> device %u '%s'",
+                    r == HCL_GPU_SUCCESS ? "enabled" : "was already enabled", from->index, from->name, to->index,
                     to->name);
     hcl__gpu_leave(&scope);
     return st;
