@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 /* Bytes per chunk unless HCL_STAGING_CHUNK says otherwise (measured on PoCL: see docs/architecture.md). */
-#define PEER_CHUNK_DEFAULT ((size_t)8 << 20)
+#define PEER_CHUNK_DEFAULT ((size_t)4 << 20)
 
 void hcl__peer_init(hcl__device *dev) {
     pthread_mutex_init(&dev->peer_lock, NULL);
