@@ -170,7 +170,8 @@ static void json_peer_access(int skip) {
         printf("], \"direct\": [");
         for (uint32_t i = 0; i < m.count; i++) {
             printf("%s[", i ? ", " : "");
-            for (uint32_t j = 0; j < m.count; j++) printf("%s%s", j ? ", " : "", m.direct[(size_t)i * m.count + j] ? "true" : "false");
+            for (uint32_t j = 0; j < m.count; j++)
+                printf("%s%s", j ? ", " : "", m.direct[(size_t)i * m.count + j] ? "true" : "false");
             printf("]");
         }
         printf("]");

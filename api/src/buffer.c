@@ -135,8 +135,8 @@ HCL__TRACED_BODY hcl_status xfer_checked(const char *fn, xfer_kind kind, hcl_que
     uint32_t nw = o->blocking ? 0 : o->num_wait;
     if ((st = hcl__resolve_wait(fn, q->dev, nw, o->wait_list, &wait)) != HCL_SUCCESS) return st;
     if (kind == XFER_COPY && x->size && dst->dev != src->dev) {
-        st = hcl__peer_copy(fn, q, dst, x->dst_offset, src, x->src_offset, x->size, o->blocking, nw, wait,
-                            o->out_event);
+        st =
+            hcl__peer_copy(fn, q, dst, x->dst_offset, src, x->src_offset, x->size, o->blocking, nw, wait, o->out_event);
         free(wait);
         return st;
     }

@@ -91,8 +91,8 @@ typedef struct hcl__device {
     pthread_mutex_t host_lock; /* host_memory.c: guards host_blocks */
     struct hcl__host_block *host_blocks;      /* host_memory.c: live hcl_host_alloc blocks, to check hcl_host_free */
     _Atomic(struct hcl__builtins *) builtins; /* builtin_runner.c: built-in programs and kernels, made on first use */
-    pthread_mutex_t peer_lock; /* peer.c: guards the fields below; held for the whole of a staged copy */
-    void *stage;               /* peer.c: staging host memory of copies between devices (grown on demand), or NULL */
+    pthread_mutex_t peer_lock;                /* peer.c: guards the fields below; held for the whole of a staged copy */
+    void *stage; /* peer.c: staging host memory of copies between devices (grown on demand), or NULL */
     size_t stage_size;
     int stage_from_driver; /* peer.c: 1: drv->host_free (page-locked); 0: free() */
     void *peer_queue;      /* peer.c: the native queue staged copies use on this device, made on first use */
@@ -171,8 +171,8 @@ HCL__HIDDEN void hcl__peer_fini(hcl__device *dev);
  * the queue device's natives of the wait list. The vendor's peer copy on q where the driver has direct access, else
  * staged through host memory (then complete on return, out_event a marker on q). */
 HCL__HIDDEN hcl_status hcl__peer_copy(const char *fn, hcl__queue *q, hcl__buffer *dst, size_t dst_offset,
-                                      hcl__buffer *src, size_t src_offset, size_t size, int blocking,
-                                      uint32_t num_wait, void **wait, hcl_event *out_event);
+                                      hcl__buffer *src, size_t src_offset, size_t size, int blocking, uint32_t num_wait,
+                                      void **wait, hcl_event *out_event);
 
 /* ---- shared validation helpers (validate.c) ---- */
 /* Look up a handle or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid ...". */

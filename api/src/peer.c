@@ -113,8 +113,8 @@ static void settle(hcl__device *dev, void **ev, hcl_status *st) {
 }
 
 /* The chunked copy: reads on rq (src's device), writes on wq (dst's device), through two slots of `chunk` bytes. */
-static hcl_status staged_pipeline(hcl__buffer *dst, size_t dst_offset, hcl__buffer *src, size_t src_offset,
-                                  size_t size, void *rq, void *wq, unsigned char *stage, size_t chunk) {
+static hcl_status staged_pipeline(hcl__buffer *dst, size_t dst_offset, hcl__buffer *src, size_t src_offset, size_t size,
+                                  void *rq, void *wq, unsigned char *stage, size_t chunk) {
     const hcl_driver_table *rd = src->dev->drv, *wd = dst->dev->drv;
     void *written[2] = {NULL, NULL};
     hcl_status st = HCL_SUCCESS;
@@ -125,8 +125,7 @@ static hcl_status staged_pipeline(hcl__buffer *dst, size_t dst_offset, hcl__buff
         settle(dst->dev, &written[slot], &st); /* the slot's last write has read it out */
         if (st != HCL_SUCCESS) break;
         void *read = NULL;
-        if ((st = rd->buffer_read(rq, src->native, src_offset + done, n, buf, 0, 0, NULL, &read)) != HCL_SUCCESS)
-            break;
+        if ((st = rd->buffer_read(rq, src->native, src_offset + done, n, buf, 0, 0, NULL, &read)) != HCL_SUCCESS) break;
         st = rd->event_wait(read);
         rd->event_release(read);
         if (st != HCL_SUCCESS) break;

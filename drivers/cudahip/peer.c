@@ -12,7 +12,8 @@
 
 #if HCL_GPU_CUDA
 #define PEER_ID(d) ((d)->ctx) /* cuMemcpyPeerAsync names each side's context */
-#define PEER_SYMBOLS_PRESENT (hcl__gpu.cuDeviceCanAccessPeer && hcl__gpu.cuCtxEnablePeerAccess && hcl__gpu.cuMemcpyPeerAsync)
+#define PEER_SYMBOLS_PRESENT                                                                                           \
+    (hcl__gpu.cuDeviceCanAccessPeer && hcl__gpu.cuCtxEnablePeerAccess && hcl__gpu.cuMemcpyPeerAsync)
 #else
 #define PEER_ID(d) ((int)(d)->dev) /* hipMemcpyPeerAsync names each side's device */
 #define PEER_SYMBOLS_PRESENT                                                                                           \

@@ -32,7 +32,7 @@ static int g_failures;
     do {                                                                                                               \
         hcl_status st_ = (expr);                                                                                       \
         if (st_ != HCL_SUCCESS) {                                                                                      \
-            printf("FAIL %s: %s: %s\n", #expr, hcl_status_name(st_), hcl_last_message());                             \
+            printf("FAIL %s: %s: %s\n", #expr, hcl_status_name(st_), hcl_last_message());                              \
             g_failures++;                                                                                              \
             goto cleanup;                                                                                              \
         }                                                                                                              \
@@ -53,8 +53,8 @@ static uint64_t splitmix64(uint64_t *state) {
 
 /* Copy `size` bytes src -> dst on q REPS times (blocking, then timed by events), verify dst against `want` through
  * `host` (page-locked scratch of `size` bytes) read on qdst, print the bandwidth. */
-static void copy_and_measure(const char *what, hcl_queue q, hcl_queue qdst, hcl_buffer dst, hcl_buffer src,
-                             size_t size, const unsigned char *want, unsigned char *host) {
+static void copy_and_measure(const char *what, hcl_queue q, hcl_queue qdst, hcl_buffer dst, hcl_buffer src, size_t size,
+                             const unsigned char *want, unsigned char *host) {
     double best_host = 1e30, best_dev = 1e30;
     const unsigned char poison = 0xa5;
     TRY(hcl_buffer_fill(qdst, dst, 0, size, &poison, 1));
@@ -83,8 +83,8 @@ static void copy_and_measure(const char *what, hcl_queue q, hcl_queue qdst, hcl_
                host[first], want[first]);
         g_failures++;
     } else {
-        printf("ok   %s: %zu MiB verified; host-timed %.2f GB/s (%.3f ms)", what, size >> 20, (double)size / best_host / 1e9,
-               best_host * 1e3);
+        printf("ok   %s: %zu MiB verified; host-timed %.2f GB/s (%.3f ms)", what, size >> 20,
+               (double)size / best_host / 1e9, best_host * 1e3);
         if (best_dev < 1e30) printf(", event-timed %.2f GB/s (%.3f ms)", (double)size / best_dev / 1e9, best_dev * 1e3);
         printf("\n");
     }
