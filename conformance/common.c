@@ -390,6 +390,7 @@ bool conf_release_buffer(hcl_buffer b) {
 }
 
 void conf_track_event(hcl_event e) { track_add(TR_EVENT, e); }
+void conf_track_device(hcl_device d) { track_add(TR_DEVICE, d); }
 void conf_track_module(hcl_module m) { track_add(TR_MODULE, m); }
 void conf_track_kernel(hcl_kernel k) { track_add(TR_KERNEL, k); }
 

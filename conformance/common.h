@@ -144,6 +144,7 @@ hcl_buffer conf_dead_buffer(size_t bytes);  /* a buffer of the test's device, al
 hcl_buffer conf_other_buffer(size_t bytes); /* a buffer on a second open of the test's device; NULL after a failure */
 hcl_buffer conf_buffer_on(hcl_device dev, size_t bytes);
 void conf_track_event(hcl_event e);
+void conf_track_device(hcl_device d); /* a device the test opened itself */
 /* Release a tracked buffer now (to keep the footprint of a long test small); reported as a check. */
 bool conf_release_buffer(hcl_buffer b);
 void conf_track_module(hcl_module m);

@@ -41,7 +41,7 @@ CONF_GLOBAL_TEST(core, status_names) {
         CHECK(text && strcmp(text, all[i].text) == 0, "hcl_status_text(%d) = \"%s\", expected \"%s\"",
               (int)all[i].status, text ? text : "(null)", all[i].text);
     }
-    static const int unknown[] = {1, 2, -17, -18, -100, 12345, -2147483647 - 1, 2147483647};
+    static const int unknown[] = {1, 2, -18, -19, -100, 12345, -2147483647 - 1, 2147483647};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *name = hcl_status_name((hcl_status)unknown[i]), *text = hcl_status_text((hcl_status)unknown[i]);
         CHECK(name && strcmp(name, "HCL_STATUS_UNKNOWN") == 0,

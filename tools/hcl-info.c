@@ -375,6 +375,8 @@ int main(int argc, char **argv) {
         rc = print_devices(0, selector != NULL, only);
         if (!selector) {
             printf("\n");
+            info_print_peer_text();
+            printf("\n");
             print_default_device();
         }
     }

@@ -20,4 +20,19 @@ void info_selector(const hcl_device_info *d, char *out, size_t out_size);
  * when only_one is set). Returns the exit status: 0, or 1 when the library failed to answer. */
 int info_print_json(int only_one, uint32_t only);
 
+/* The peer-access matrix of one backend's devices (info_peer.c): direct[i * count + j] is 1 when device i reaches
+ * device j's memory directly (hcl_device_peer_access), else 0; error says what failed ("" when every answer came). */
+typedef struct info_peer {
+    char backend[32];
+    uint32_t count;
+    int *direct;
+    char error[HCL_REASON_MAX + 128];
+} info_peer;
+/* Open each of the backend's devices and ask every ordered pair; the first failure's status (the matrix is filled
+ * all the same, 0 where no answer came). Free with info_peer_free. */
+hcl_status info_peer_matrix(const hcl_backend_info *backend, info_peer *out);
+void info_peer_free(info_peer *m);
+/* The text output's "Peer access" section: a matrix per backend with more than one device. */
+void info_print_peer_text(void);
+
 #endif /* HCL_TOOLS_INFO_H */

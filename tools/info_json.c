@@ -146,6 +146,43 @@ static void json_default_device(int skip) {
     json_key_string(",\n  ", "default_device_error", error);
 }
 
+/* "peer_access": for each available backend with more than one device, its selectors and the direct-access matrix
+ * (empty with -d). */
+static void json_peer_access(int skip) {
+    printf(",\n  \"peer_access\": [");
+    uint32_t count = 0;
+    const char *sep = "\n";
+    if (!skip && hcl_backend_count(&count) != HCL_SUCCESS) count = 0;
+    for (uint32_t b = 0; !skip && b < count; b++) {
+        hcl_backend_info bi;
+        if (hcl_backend_get_info(b, &bi) != HCL_SUCCESS || !bi.available || bi.device_count < 2) continue;
+        info_peer m;
+        info_peer_matrix(&bi, &m);
+        printf("%s    {", sep);
+        json_key_string("", "backend", bi.name);
+        printf(", \"selectors\": [");
+        for (uint32_t i = 0; i < m.count; i++) {
+            char sel[48];
+            snprintf(sel, sizeof sel, "%s:%" PRIu32, bi.name, i);
+            printf("%s", i ? ", " : "");
+            json_string(sel);
+        }
+        printf("], \"direct\": [");
+        for (uint32_t i = 0; i < m.count; i++) {
+            printf("%s[", i ? ", " : "");
+            for (uint32_t j = 0; j < m.count; j++)
+                printf("%s%s", j ? ", " : "", m.direct[(size_t)i * m.count + j] ? "true" : "false");
+            printf("]");
+        }
+        printf("]");
+        json_key_string(", ", "error", m.error);
+        putchar('}');
+        info_peer_free(&m);
+        sep = ",\n";
+    }
+    printf("%s]", sep[0] == ',' ? "\n  " : "");
+}
+
 int info_print_json(int only_one, uint32_t only) {
     uint32_t count = 0;
     hcl_status st = hcl_device_count(&count);
@@ -177,6 +214,7 @@ int info_print_json(int only_one, uint32_t only) {
         sep = ",\n";
     }
     printf("%s]", sep[0] == ',' ? "\n  " : "");
+    json_peer_access(only_one);
     json_default_device(only_one);
     printf("\n}\n");
     return rc;

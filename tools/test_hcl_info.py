@@ -144,6 +144,9 @@ def type_ok(value, t):
         return isinstance(value, list) and len(value) == 3 and all(is_int(v) for v in value)
     if t == "string[]":
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if t == "boolean[][]":
+        return isinstance(value, list) and all(isinstance(r, list) and len(r) == len(value)
+                                               and all(isinstance(v, bool) for v in r) for r in value)
     if t == "array":
         return isinstance(value, list) and all(isinstance(v, dict) for v in value)
     if t == "object|null":
@@ -159,7 +162,7 @@ def check_against(doc, schema, label):
     for key, t in top.items():
         ok &= check(key in doc and type_ok(doc[key], t), f"{label}: {key} is {t} ({type(doc.get(key)).__name__})")
     ok &= check(set(doc) == set(top), f"{label}: top-level keys are the documented ones (extra {set(doc) - set(top)})")
-    for parent in ("backends[]", "devices[]", "default_device"):
+    for parent in ("backends[]", "devices[]", "peer_access[]", "default_device"):
         sub = {k.split(".", 1)[1]: t for k, t in schema.items() if k.startswith(parent + ".")}
         items = doc.get(parent.rstrip("[]"))
         if parent.endswith("[]"):
@@ -328,9 +331,36 @@ def case_hipfake(info):
         check(line in text, f"hip:1: the text output shows '{line}'")
 
 
+def case_peer(info):
+    """With two OpenCL devices (POCL_DEVICES="pthread pthread"): the peer-access matrix in the JSON and the text."""
+    doc = load_json(info) or {}
+    opencl = [d for d in doc.get("devices", []) if d.get("backend") == "opencl"]
+    if len(opencl) < 2:
+        print(f"skipped: {len(opencl)} OpenCL device(s), the case needs 2 (PoCL: POCL_DEVICES=\"pthread pthread\")")
+        sys.exit(77)
+    entries = [p for p in doc.get("peer_access", []) if p.get("backend") == "opencl"]
+    check(len(entries) == 1, f"--json: one peer_access entry for opencl ({len(entries)})")
+    if entries:
+        e = entries[0]
+        n = len(opencl)
+        check(e.get("selectors") == [f"opencl:{i}" for i in range(n)], f"--json: its selectors ({e.get('selectors')})")
+        want = [[i == j for j in range(n)] for i in range(n)]
+        check(e.get("direct") == want, f"--json: direct is the identity (OpenCL stages its copies): {e.get('direct')}")
+        check(e.get("error") == "", f"--json: no error ({e.get('error')!r})")
+    for p in doc.get("peer_access", []):
+        check(len(p.get("selectors", [])) > 1, f"--json: {p.get('backend')} has more than one device")
+    doc1 = load_json(info, "-d", "opencl:1") or {}
+    check(doc1.get("peer_access") == [], "--json -d: peer_access is empty")
+    out = run(info)[1]
+    check("Peer access (hcl_device_peer_access" in out, "the text output has the Peer access section")
+    rows = [l.split() for l in out.splitlines() if l.startswith("  opencl:")]
+    check(["opencl:0", "self", "staged"] == rows[0][:3] if rows else False, f"text: opencl:0's row ({rows[:1]})")
+    check(["opencl:1", "staged", "self"] == rows[1][:3] if len(rows) > 1 else False, f"text: opencl:1's row ({rows[1:2]})")
+
+
 def main():
     cases = {"options": case_options, "json": case_json, "host": case_host, "opencl": case_opencl,
-             "hipfake": case_hipfake}
+             "hipfake": case_hipfake, "peer": case_peer}
     if len(sys.argv) != 3 or sys.argv[1] not in cases:
         print(__doc__)
         return 2

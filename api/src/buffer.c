@@ -86,9 +86,16 @@ HCL__TRACED_BODY hcl_status xfer_checked(const char *fn, xfer_kind kind, hcl_que
     if ((kind == XFER_READ || kind == XFER_COPY) &&
         (st = hcl__lookup(x->src, HCL__H_BUFFER, (void **)&src, fn, "src")) != HCL_SUCCESS)
         return st;
-    if ((dst && dst->dev != q->dev) || (src && src->dev != q->dev))
+    if (kind == XFER_COPY && dst->dev != src->dev) { /* a copy between devices: the queue is one of theirs */
+        if (q->dev != dst->dev && q->dev != src->dev)
+            return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
+                                    "%s: the queue's device (%s:%u) is neither dst's (%s:%u) nor src's (%s:%u)", fn,
+                                    q->dev->backend->name, q->dev->index, dst->dev->backend->name, dst->dev->index,
+                                    src->dev->backend->name, src->dev->index);
+    } else if ((dst && dst->dev != q->dev) || (src && src->dev != q->dev)) {
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: the buffer belongs to another device than the queue",
                                 fn);
+    }
     if (!o->blocking && o->num_wait > 0 && !o->wait_list)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: wait_list is NULL with num_wait %u", fn, o->num_wait);
     switch (kind) {
@@ -127,6 +134,12 @@ HCL__TRACED_BODY hcl_status xfer_checked(const char *fn, xfer_kind kind, hcl_que
     void **wait = NULL;
     uint32_t nw = o->blocking ? 0 : o->num_wait;
     if ((st = hcl__resolve_wait(fn, q->dev, nw, o->wait_list, &wait)) != HCL_SUCCESS) return st;
+    if (kind == XFER_COPY && x->size && dst->dev != src->dev) {
+        st =
+            hcl__peer_copy(fn, q, dst, x->dst_offset, src, x->src_offset, x->size, o->blocking, nw, wait, o->out_event);
+        free(wait);
+        return st;
+    }
     const hcl_driver_table *d = q->dev->drv;
     void *native = NULL, **evp = HCL__WANT_EVENT(o->out_event) ? &native : NULL;
     if (x->size == 0) /* nothing to move: honour the wait list and the event with a marker */

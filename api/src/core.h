@@ -91,6 +91,11 @@ typedef struct hcl__device {
     pthread_mutex_t host_lock; /* host_memory.c: guards host_blocks */
     struct hcl__host_block *host_blocks;      /* host_memory.c: live hcl_host_alloc blocks, to check hcl_host_free */
     _Atomic(struct hcl__builtins *) builtins; /* builtin_runner.c: built-in programs and kernels, made on first use */
+    pthread_mutex_t peer_lock;                /* peer.c: guards the fields below; held for the whole of a staged copy */
+    void *stage; /* peer.c: staging host memory of copies between devices (grown on demand), or NULL */
+    size_t stage_size;
+    int stage_from_driver; /* peer.c: 1: drv->host_free (page-locked); 0: free() */
+    void *peer_queue;      /* peer.c: the native queue staged copies use on this device, made on first use */
 } hcl__device;
 
 typedef struct hcl__queue {
@@ -157,6 +162,17 @@ HCL__HIDDEN void hcl__device_unref(hcl__device *dev);
 /* The device's list of host allocations (host_memory.c): set up when the device opens, torn down at its close. */
 HCL__HIDDEN void hcl__host_memory_init(hcl__device *dev);
 HCL__HIDDEN void hcl__host_memory_fini(hcl__device *dev);
+
+/* Copies between buffers of two devices (peer.c): set up when the device opens, torn down (staging memory freed,
+ * internal queue finished and destroyed) before its close. */
+HCL__HIDDEN void hcl__peer_init(hcl__device *dev);
+HCL__HIDDEN void hcl__peer_fini(hcl__device *dev);
+/* A validated copy of size > 0 between dst and src of two devices, the queue's device being one of them; wait holds
+ * the queue device's natives of the wait list. The vendor's peer copy on q where the driver has direct access, else
+ * staged through host memory (then complete on return, out_event a marker on q). */
+HCL__HIDDEN hcl_status hcl__peer_copy(const char *fn, hcl__queue *q, hcl__buffer *dst, size_t dst_offset,
+                                      hcl__buffer *src, size_t src_offset, size_t size, int blocking, uint32_t num_wait,
+                                      void **wait, hcl_event *out_event);
 
 /* ---- shared validation helpers (validate.c) ---- */
 /* Look up a handle or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid ...". */

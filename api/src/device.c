@@ -108,6 +108,7 @@ void hcl__device_ref(hcl__device *dev) { atomic_fetch_add(&dev->refs, 1); }
 void hcl__device_unref(hcl__device *dev) {
     if (atomic_fetch_sub(&dev->refs, 1) == 1) {
         hcl__builtins_release(dev);
+        hcl__peer_fini(dev);
         dev->drv->device_close(dev->native);
         hcl__host_memory_fini(dev);
         free(dev);
@@ -134,6 +135,7 @@ static hcl_status device_open(const char *selector, hcl_device *out_device) {
     }
     atomic_init(&dev->refs, 1);
     hcl__host_memory_init(dev);
+    hcl__peer_init(dev);
     hcl__log(HCL_LOG_INFO, "core", "opened %s:%u (%s)", b->name, index, dev->info.name);
     return hcl__publish(HCL__H_DEVICE, dev, device_unref_object, (void **)out_device, "hcl_device_open");
 }

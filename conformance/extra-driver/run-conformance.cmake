@@ -6,9 +6,9 @@
 set(REQUIRED CONFORMANCE)
 include(${CMAKE_CURRENT_LIST_DIR}/environment.cmake)
 set(ENV{HCL_BACKEND} "${NAME}")
-message(STATUS "HCL_DRIVER_PATH=$ENV{HCL_DRIVER_PATH} HCL_EXTRA_DRIVERS=${NAME} HCL_BACKEND=${NAME} ${CONFORMANCE} --verbose --jobs 2 --filter @(vecadd|gemm|softmax|reduce|types|api)/*")
+message(STATUS "HCL_DRIVER_PATH=$ENV{HCL_DRIVER_PATH} HCL_EXTRA_DRIVERS=${NAME} HCL_BACKEND=${NAME} ${CONFORMANCE} --verbose --jobs 2 --filter @(vecadd|gemm|softmax|reduce|types|api|peer)/*")
 execute_process(
-  COMMAND ${CONFORMANCE} --verbose --jobs 2 --filter "@(vecadd|gemm|softmax|reduce|types|api)/*"
+  COMMAND ${CONFORMANCE} --verbose --jobs 2 --filter "@(vecadd|gemm|softmax|reduce|types|api|peer)/*"
   OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
 message("${out}")
 string(REPLACE ";" "," out "${out}") # the lines below are handled as CMake lists
@@ -18,13 +18,13 @@ if(NOT rc EQUAL 0)
   list(APPEND problems "hcl-conformance exited with ${rc}")
 endif()
 # The cases: "[====] Running N tests from <suite>:" per suite; each backend case has one instance on NAME (the
-# device-independent suites core and loader are filtered out).
+# device-independent suites core, loader and peer2 are filtered out).
 string(REGEX MATCHALL "Running [0-9]+ tests? from [a-z0-9_]+:" running "${out}")
 set(cases 0)
 foreach(r ${running})
   string(REGEX REPLACE "Running ([0-9]+) tests? from ([a-z0-9_]+):" "\\1" n "${r}")
   string(REGEX REPLACE "Running ([0-9]+) tests? from ([a-z0-9_]+):" "\\2" suite "${r}")
-  if(NOT suite MATCHES "^(core|loader)$")
+  if(NOT suite MATCHES "^(core|loader|peer2)$")
     math(EXPR cases "${cases} + ${n}")
   endif()
 endforeach()
@@ -42,7 +42,7 @@ endforeach()
 string(REGEX MATCHALL "\\[SKIP\\] [^\n]*" all_skips "${out}")
 foreach(s ${all_skips})
   if(NOT s MATCHES ": ${NAME}: " AND NOT s MATCHES ": not selected by HCL_BACKEND=${NAME}$"
-     AND NOT s MATCHES "^\\[SKIP\\] (core|loader)::[a-z0-9_]+: Test is disabled$")
+     AND NOT s MATCHES "^\\[SKIP\\] (core|loader|peer2)::[a-z0-9_]+: Test is disabled$")
     list(APPEND problems "unexpected skip: ${s}")
   endif()
 endforeach()

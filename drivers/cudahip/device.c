@@ -124,6 +124,8 @@ static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_HEAD(HCL_GPU_NAME, hcl__gpu_device_open, hcl__gpu_device_close),
     HCL_KIT_TABLE_ENTRIES(hcl__gpu) HCL_KIT_TABLE_NATIVE(hcl__gpu_host_alloc, hcl__gpu_host_free, hcl__gpu_get_native),
     .kernel_params = hcl__gpu_kernel_params,
+    .peer_access = hcl__gpu_peer_access,
+    .buffer_copy_peer = hcl__gpu_buffer_copy_peer,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -110,6 +110,7 @@ typedef struct hcl__gpu_device_entry {
 
 /* ---- devices (driver.c) ---- */
 #define HCL_GPU_EVENT_POOL 64
+#define HCL_GPU_MAX_PEERS 64 /* peers whose access is remembered; beyond, peer_access asks the runtime each time */
 
 /* An opened device: what launches and the helper kernels need. */
 typedef struct hcl__gpu_device {
@@ -133,6 +134,7 @@ typedef struct hcl__gpu_device {
     hcl_gpu_function fill;    /* hcl_fill_u64 of `helpers` */
     hcl_gpu_event pool[HCL_GPU_EVENT_POOL];
     uint32_t pool_count;
+    signed char peer[HCL_GPU_MAX_PEERS]; /* by the peer's ordinal: 0 not asked yet, 1 direct access, -1 none (peer.c) */
 } hcl__gpu_device;
 
 #include "hooks.h"
@@ -249,6 +251,11 @@ void hcl__gpu_device_close(void *device);
 hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr);
 void hcl__gpu_host_free(void *device, void *ptr);
 hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_native);
+/* peer_access and buffer_copy_peer (ABI 2.2), peer.c. */
+hcl_status hcl__gpu_peer_access(void *device, void *peer, int *out_direct);
+hcl_status hcl__gpu_buffer_copy_peer(void *queue, void *dst_device, void *dst, size_t dst_offset, void *src_device,
+                                     void *src, size_t src_offset, size_t size, int blocking, uint32_t num_wait,
+                                     void *const *wait, void **out_event);
 
 /* ---- device addresses ---- */
 /* A buffer's native object is its device address: CUdeviceptr (an integer) or hipDeviceptr_t (a pointer). The

@@ -126,6 +126,8 @@ typedef CUdevice_attribute hcl_gpu_attribute;
 #define HCL_GPU_SYM_DeviceTotalMem cuDeviceTotalMem_v2
 #define HCL_GPU_SYM_DeviceGetAttribute cuDeviceGetAttribute
 #define HCL_GPU_SYM_FuncGetAttribute cuFuncGetAttribute
+#define HCL_GPU_SYM_DeviceCanAccessPeer cuDeviceCanAccessPeer /* (&can, device, peer) */
+#define HCL_GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
 
 /* libcuda, X-macro list:
  *   REQ(ret, name, params)          init fails without it
@@ -176,6 +178,9 @@ typedef CUdevice_attribute hcl_gpu_attribute;
     REQ(CUresult, cuFuncGetAttribute, (int *, CUfunction_attribute, CUfunction))                                       \
     REQ(CUresult, cuFuncSetAttribute, (CUfunction, CUfunction_attribute, int))                                         \
     OPT(CUresult, cuFuncGetParamInfo, (CUfunction, size_t, size_t *, size_t *))                                        \
+    OPT(CUresult, cuDeviceCanAccessPeer, (int *, CUdevice, CUdevice))                                                  \
+    OPT(CUresult, cuCtxEnablePeerAccess, (CUcontext, unsigned int))                                                    \
+    OPT(CUresult, cuMemcpyPeerAsync, (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))               \
     OPT(CUresult, cuTensorMapEncodeTiled,                                                                              \
         (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,               \
          const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,    \

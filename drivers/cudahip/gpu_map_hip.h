@@ -123,6 +123,8 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
 #define HCL_GPU_SYM_DeviceTotalMem hipDeviceTotalMem
 #define HCL_GPU_SYM_DeviceGetAttribute hipDeviceGetAttribute
 #define HCL_GPU_SYM_FuncGetAttribute hipFuncGetAttribute
+#define HCL_GPU_SYM_DeviceCanAccessPeer hipDeviceCanAccessPeer /* (&can, device, peer) */
+#define HCL_GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED hipErrorPeerAccessAlreadyEnabled
 
 /* libamdhip64, X-macro list (the kinds are gpu_map_cuda.h's):
  *   REQ(ret, name, params), OPT(ret, name, params), REQ_OR(ret, name, old, params): checked against the HIP
@@ -169,6 +171,9 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
     REQ(hipError_t, hipModuleUnload, (hipModule_t))                                                                    \
     REQ(hipError_t, hipModuleGetFunction, (hipFunction_t *, hipModule_t, const char *))                                \
     REQ(hipError_t, hipFuncGetAttribute, (int *, hipFunction_attribute, hipFunction_t))                                \
+    OPT(hipError_t, hipDeviceCanAccessPeer, (int *, int, int))                                                         \
+    OPT(hipError_t, hipDeviceEnablePeerAccess, (int, unsigned int))                                                    \
+    OPT(hipError_t, hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))                         \
     REQ(hipError_t, hipModuleLaunchKernel,                                                                             \
         (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,            \
          unsigned int, hipStream_t, void **, void **))

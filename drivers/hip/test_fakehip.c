@@ -103,6 +103,7 @@ EXPORT const char *hipGetErrorName(hipError_t e) {
     case hipErrorNotSupported: return "hipErrorNotSupported";
     case hipErrorInvalidImage: return "hipErrorInvalidImage";
     case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
+    case hipErrorPeerAccessAlreadyEnabled: return "hipErrorPeerAccessAlreadyEnabled";
     default: return "hipErrorUnknown";
     }
 }
@@ -340,6 +341,42 @@ EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t p, int v, size_t count, hipSt
     if ((uintptr_t)p % 4) return hipErrorInvalidValue;
     for (size_t i = 0; r == hipSuccess && i < count; i++) memcpy((char *)p + 4 * i, &v, 4);
     return r;
+}
+
+/* ---- peer access: every pair of the two devices can; a peer copy needs the access of its stream's device enabled
+ * (as a real runtime copies directly only then), and enabling twice answers hipErrorPeerAccessAlreadyEnabled ---- */
+static int g_peer_enabled[NUM_DEVICES][NUM_DEVICES]; /* [from][to], under g_lock */
+static long g_peer_copies;                           /* hipMemcpyPeerAsync calls that copied, under g_lock */
+
+EXPORT long fakehip_peer_copies(void);
+EXPORT long fakehip_peer_copies(void) { return g_peer_copies; }
+
+EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int dev, int peer) {
+    if (!can || dev < 0 || dev >= NUM_DEVICES || peer < 0 || peer >= NUM_DEVICES) return hipErrorInvalidDevice;
+    *can = dev != peer;
+    return hipSuccess;
+}
+EXPORT hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags) {
+    if (flags || peer < 0 || peer >= NUM_DEVICES || peer == g_current) return hipErrorInvalidValue;
+    pthread_mutex_lock(&g_lock);
+    const int was = g_peer_enabled[g_current][peer];
+    g_peer_enabled[g_current][peer] = 1;
+    pthread_mutex_unlock(&g_lock);
+    return was ? hipErrorPeerAccessAlreadyEnabled : hipSuccess;
+}
+EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev, size_t n, hipStream_t s) {
+    hipError_t r = stream_ok(s);
+    if (r != hipSuccess) return r;
+    if (dst_dev < 0 || dst_dev >= NUM_DEVICES || src_dev < 0 || src_dev >= NUM_DEVICES) return hipErrorInvalidDevice;
+    if (s->dev != dst_dev && s->dev != src_dev) return hipErrorInvalidValue;
+    const int other = s->dev == dst_dev ? src_dev : dst_dev;
+    pthread_mutex_lock(&g_lock);
+    const int enabled = other == s->dev || g_peer_enabled[s->dev][other];
+    g_peer_copies += enabled;
+    pthread_mutex_unlock(&g_lock);
+    if (!enabled) return hipErrorInvalidValue;
+    memmove(dst, src, n);
+    return hipSuccess;
 }
 
 /* ---- modules: a copy of the image (its size from the offload-bundle or ELF header) ---- */

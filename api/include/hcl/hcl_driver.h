@@ -32,7 +32,10 @@ extern "C" {
  * show the new fields as 0 (unknown) and a newer driver's extra fields are dropped. The host table gained
  * cache_evict at its end. The driver table gained kernel_params at its end (the core checks kernel arguments against it;
  * a 2.0 driver's kernels are checked for argument kinds only). */
-#define HCL_DRIVER_ABI_MINOR 1
+/* 2.2: the driver table gained peer_access and buffer_copy_peer at its end (copies between two devices of one backend
+ * with direct access; a driver without them, or of an older minor, has its cross-device copies staged by the core
+ * through host memory). */
+#define HCL_DRIVER_ABI_MINOR 2
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -193,6 +196,16 @@ typedef struct hcl_driver_table {
      * known, and the core checks nothing beyond the argument kinds. */
     hcl_status (*kernel_params)(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                 uint32_t *out_flags);
+    /* ---- since ABI 2.2 (check with HCL_DRIVER_HAS before use) ---- */
+    /* Whether `device` reaches the memory of `peer` (another opened device of this driver, possibly the same
+     * vendor device opened twice) directly: *out_direct 1 or 0 (the core zeroes it first). A driver may enable the
+     * access here (CUDA: cuCtxEnablePeerAccess, both directions) so that buffer_copy_peer works once it said 1. */
+    hcl_status (*peer_access)(void *device, void *peer, int *out_direct);
+    /* Copy between memory of two devices of this driver that peer_access called direct, as a command on `queue`
+     * (a queue of either device), ordered like buffer_copy: after `wait`, an event in *out_event when asked for. */
+    hcl_status (*buffer_copy_peer)(void *queue, void *dst_device, void *dst, size_t dst_offset, void *src_device,
+                                   void *src, size_t src_offset, size_t size, int blocking, uint32_t num_wait,
+                                   void *const *wait, void **out_event);
 } hcl_driver_table;
 
 /* True when a driver table (of any minor version) has entry `field`, non-NULL. */
