@@ -377,6 +377,8 @@ int main(int argc, char **argv) {
             printf("\n");
             info_print_peer_text();
             printf("\n");
+            info_print_engines_text();
+            printf("\n");
             print_default_device();
         }
     }

@@ -35,4 +35,7 @@ void info_peer_free(info_peer *m);
 /* The text output's "Peer access" section: a matrix per backend with more than one device. */
 void info_print_peer_text(void);
 
+/* The text output's "Communication engines" section (info_engines.c). */
+void info_print_engines_text(void);
+
 #endif /* HCL_TOOLS_INFO_H */

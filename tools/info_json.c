@@ -2,6 +2,8 @@
  * type; ctest tools-hcl-info-json checks them). Numbers the runtime does not give are 0, as in hcl_device_info. */
 #include "info.h"
 
+#include <hcl/hcl_comm.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -124,6 +126,28 @@ static void json_backends(void) {
     printf("%s]", count ? "\n  " : "");
 }
 
+/* The "comm_engines" array: each communication engine, available or with the reason. */
+static void json_comm_engines(void) {
+    uint32_t count = 0;
+    if (hcl_comm_engine_count(&count) != HCL_SUCCESS) count = 0;
+    printf(",\n  \"comm_engines\": [");
+    const char *sep = "\n";
+    for (uint32_t i = 0; i < count; i++) {
+        hcl_comm_engine_info e;
+        if (hcl_comm_engine_get_info(i, &e) != HCL_SUCCESS) continue;
+        printf("%s    {", sep);
+        json_key_string("", "name", e.name);
+        json_key_string(", ", "backends", e.backends);
+        json_key_bool(", ", "available", e.available);
+        json_key_string(", ", "library", e.library);
+        json_key_string(", ", "version", e.version);
+        json_key_string(", ", "reason", e.reason);
+        putchar('}');
+        sep = ",\n";
+    }
+    printf("%s]", count ? "\n  " : "");
+}
+
 /* The "default_device" object (selector, name) or null, and "default_device_error" ("" or why none opened). */
 static void json_default_device(int skip) {
     hcl_device device = NULL;
@@ -215,6 +239,7 @@ int info_print_json(int only_one, uint32_t only) {
     }
     printf("%s]", sep[0] == ',' ? "\n  " : "");
     json_peer_access(only_one);
+    json_comm_engines();
     json_default_device(only_one);
     printf("\n}\n");
     return rc;

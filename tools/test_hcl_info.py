@@ -162,7 +162,7 @@ def check_against(doc, schema, label):
     for key, t in top.items():
         ok &= check(key in doc and type_ok(doc[key], t), f"{label}: {key} is {t} ({type(doc.get(key)).__name__})")
     ok &= check(set(doc) == set(top), f"{label}: top-level keys are the documented ones (extra {set(doc) - set(top)})")
-    for parent in ("backends[]", "devices[]", "peer_access[]", "default_device"):
+    for parent in ("backends[]", "devices[]", "peer_access[]", "comm_engines[]", "default_device"):
         sub = {k.split(".", 1)[1]: t for k, t in schema.items() if k.startswith(parent + ".")}
         items = doc.get(parent.rstrip("[]"))
         if parent.endswith("[]"):
@@ -196,6 +196,12 @@ def case_json(info):
           f"devices: one per device of the available backends, indexed 0..{avail - 1}")
     for b in doc["backends"]:
         check(b["available"] == (b["reason"] == ""), f"backend {b['name']}: a reason exactly when unavailable")
+    engines = [e["name"] for e in doc["comm_engines"]]
+    check(engines == ["nccl", "rccl", "mpi", "staged"], f"comm_engines in the library's order ({engines})")
+    for e in doc["comm_engines"]:
+        check(e["available"] == (e["reason"] == ""), f"engine {e['name']}: a reason exactly when unavailable")
+    staged = [e for e in doc["comm_engines"] if e["name"] == "staged"]
+    check(staged and staged[0]["available"], "the staged engine (no library) is available")
     for d in doc["devices"]:
         check(d["selector"] == f"{d['backend']}:{d['backend_index']}", f"{d['selector']}: selector is backend:index")
     check(doc["default_device"] is not None and doc["default_device_error"] == "",
@@ -353,6 +359,8 @@ def case_peer(info):
     check(doc1.get("peer_access") == [], "--json -d: peer_access is empty")
     out = run(info)[1]
     check("Peer access (hcl_device_peer_access" in out, "the text output has the Peer access section")
+    check("Communication engines (4):" in out and "  staged     available" in out,
+          "the text output lists the communication engines, staged available")
     rows = [l.split() for l in out.splitlines() if l.startswith("  opencl:")]
     check(["opencl:0", "self", "staged"] == rows[0][:3] if rows else False, f"text: opencl:0's row ({rows[:1]})")
     check(["opencl:1", "staged", "self"] == rows[1][:3] if len(rows) > 1 else False, f"text: opencl:1's row ({rows[1:2]})")
