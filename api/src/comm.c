@@ -37,20 +37,32 @@ static const hcl_comm_engine_info *engine_load(uint32_t i) {
     return &engine_info[i];
 }
 
-/* The engine of this name, opened and available (HCL_ERROR_INVALID_ARGUMENT for an unknown name,
- * HCL_ERROR_BACKEND_UNAVAILABLE with the reason). */
-static hcl_status engine_get(const char *fn, const char *name, const hcl__comm_engine **out) {
-    for (uint32_t i = 0; i < ENGINE_COUNT; i++) {
-        if (strcmp(engines[i]->name, name) != 0) continue;
-        const hcl_comm_engine_info *info = engine_load(i);
-        if (!info->available)
-            return hcl__set_message(HCL_ERROR_BACKEND_UNAVAILABLE, "%s: engine %s is unavailable: %s", fn, name,
-                                    info->reason);
-        *out = engines[i];
-        return HCL_SUCCESS;
-    }
+/* The engine of this name, not opened (HCL_ERROR_INVALID_ARGUMENT for an unknown name). */
+static hcl_status engine_find(const char *fn, const char *name, uint32_t *out_index) {
+    for (uint32_t i = 0; i < ENGINE_COUNT; i++)
+        if (strcmp(engines[i]->name, name) == 0) {
+            *out_index = i;
+            return HCL_SUCCESS;
+        }
     return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: unknown engine '%.40s' (known: nccl, rccl, mpi, staged)",
                             fn, name);
+}
+
+/* Engine i opened and available (HCL_ERROR_BACKEND_UNAVAILABLE with the reason). */
+static hcl_status engine_open(const char *fn, uint32_t i, const hcl__comm_engine **out) {
+    const hcl_comm_engine_info *info = engine_load(i);
+    if (!info->available)
+        return hcl__set_message(HCL_ERROR_BACKEND_UNAVAILABLE, "%s: engine %s is unavailable: %s", fn,
+                                engines[i]->name, info->reason);
+    *out = engines[i];
+    return HCL_SUCCESS;
+}
+
+/* The engine of this name, opened and available. */
+static hcl_status engine_get(const char *fn, const char *name, const hcl__comm_engine **out) {
+    uint32_t i = 0;
+    hcl_status st = engine_find(fn, name, &i);
+    return st == HCL_SUCCESS ? engine_open(fn, i, out) : st;
 }
 
 /* The engine a device's backend uses across processes: nccl for cuda, rccl for hip, mpi otherwise. */
@@ -132,7 +144,7 @@ static void comm_destroy(void *object) {
 static hcl_status get_id(hcl_device device, const char *engine, hcl_comm_id *out_id) {
     static const char fn[] = "hcl_comm_get_id";
     hcl__device *dev;
-    const hcl__comm_engine *e;
+    const hcl__comm_engine *e = NULL;
     hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_id, fn, "device", "out_id");
     if (st != HCL_SUCCESS) return st;
     if ((st = engine_get(fn, engine ? engine : default_engine(dev), &e)) != HCL_SUCCESS) return st;
@@ -154,7 +166,7 @@ static hcl_status comm_create(hcl_device device, uint32_t size, uint32_t rank, c
                               hcl_comm *out_comm) {
     static const char fn[] = "hcl_comm_create";
     hcl__device *dev;
-    const hcl__comm_engine *e;
+    const hcl__comm_engine *e = NULL;
     hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_comm, fn, "device", "out_comm");
     if (st != HCL_SUCCESS) return st;
     if (!id) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: id is NULL", fn);
@@ -213,9 +225,13 @@ static hcl_status create_all(uint32_t count, const hcl_device *devices, const ch
                 st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: devices[%u] and devices[%u] are one device", fn,
                                       j, i);
     }
-    if (st == HCL_SUCCESS) st = engine_get(fn, engine ? engine : default_engine_all(devs, count), &e);
+    /* whether the engine serves the devices before whether its library opens: nccl named for OpenCL devices is
+     * HCL_ERROR_UNSUPPORTED (hcl_comm.h) on a machine without NCCL too */
+    uint32_t ei = 0;
+    if (st == HCL_SUCCESS) st = engine_find(fn, engine ? engine : default_engine_all(devs, count), &ei);
     for (uint32_t i = 0; st == HCL_SUCCESS && i < count; i++)
-        if ((st = e->serves(devs[i])) != HCL_SUCCESS) st = hcl__prefix_message(st, fn);
+        if ((st = engines[ei]->serves(devs[i])) != HCL_SUCCESS) st = hcl__prefix_message(st, fn);
+    if (st == HCL_SUCCESS) st = engine_open(fn, ei, &e);
     if (st == HCL_SUCCESS && !e->create_all)
         st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "%s: engine %s joins one rank per process (hcl_comm_create)", fn,
                               e->name);

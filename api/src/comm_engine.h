@@ -52,7 +52,8 @@ struct hcl__comm_engine {
     /* Open the library (comm.c calls it once, under its lock): on success fill info->library and info->version; on
      * failure return a status and write info->reason. NULL: nothing to open. */
     hcl_status (*load)(hcl_comm_engine_info *info);
-    /* HCL_SUCCESS when it can serve this device, else HCL_ERROR_UNSUPPORTED with a message that says why. */
+    /* HCL_SUCCESS when it can serve this device, else HCL_ERROR_UNSUPPORTED with a message that says why. May be
+     * called before load (hcl_comm_create_all asks it first): it must not need the library. */
     hcl_status (*serves)(const hcl__device *dev);
     /* A new id (HCL_COMM_ID_BYTES) for ranks on dev's backend. */
     hcl_status (*get_id)(hcl__device *dev, unsigned char *out_id);
@@ -81,5 +82,33 @@ HCL__HIDDEN extern const hcl__comm_engine hcl__comm_nccl, hcl__comm_rccl, hcl__c
 HCL__HIDDEN hcl_status hcl__comm_break(hcl__comm *comm, hcl_status status);
 /* The element size of a type, and the bytes of `count` elements (the core has checked that they fit). */
 static inline size_t hcl__coll_bytes(const hcl__coll *op, size_t count) { return count * hcl_dtype_size(op->type); }
+
+/* ---- host staging and reductions shared by the mpi and staged engines (comm_host.c) ---- */
+/* Host memory reused across collectives: grown on demand, page-locked from a device's driver (host_alloc) where it
+ * has one, else aligned memory; it holds a reference on that device while it lives. */
+typedef struct hcl__comm_host_mem {
+    void *ptr;
+    size_t size;
+    hcl__device *dev; /* whose driver gave ptr (host_free), or NULL: aligned_alloc */
+} hcl__comm_host_mem;
+/* Make mem hold at least `bytes` (its old contents are not kept); dev: whose driver to ask for page-locked memory
+ * (NULL: plain memory). HCL_ERROR_OUT_OF_MEMORY with a message naming the size. */
+HCL__HIDDEN hcl_status hcl__comm_host_reserve(hcl__comm_host_mem *mem, hcl__device *dev, size_t bytes);
+HCL__HIDDEN void hcl__comm_host_free(hcl__comm_host_mem *mem);
+/* Blocking copies between a buffer of q's device and host memory, after everything already on q. */
+HCL__HIDDEN hcl_status hcl__comm_stage_in(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes, void *host);
+HCL__HIDDEN hcl_status hcl__comm_stage_out(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes,
+                                           const void *host);
+/* acc[i] = op(acc[i], src[i]) for n elements of `type` at src, computed in float32 (f32: acc is float too, and the
+ * loop is the one gcc vectorises). first: acc[i] = src[i] widened. */
+HCL__HIDDEN void hcl__comm_reduce_f32(hcl_comm_op op, float *acc, const void *src, hcl_dtype type, size_t n, int first);
+/* The same with both sides in `type` (inout[i] = op(inout[i], in[i]), float32 arithmetic, one rounding): what an
+ * MPI user op over 16-bit elements does. */
+HCL__HIDDEN void hcl__comm_reduce_typed(hcl_comm_op op, hcl_dtype type, void *inout, const void *in, size_t n);
+/* n floats -> `type` at dst (f32: a copy). */
+HCL__HIDDEN void hcl__comm_narrow(hcl_dtype type, const float *src, void *dst, size_t n);
+/* "all_reduce", "send", ... */
+HCL__HIDDEN const char *hcl__coll_name(hcl__coll_kind kind);
+HCL__HIDDEN const char *hcl__comm_op_name(hcl_comm_op op);
 
 #endif /* HCL_COMM_ENGINE_H */

@@ -1,25 +1,462 @@
-/* The staged engine (comm_engine.h). Being written: until it lands the engine reports itself unavailable, with
- * that reason, and no communicator can use it. */
+/* The staged engine (comm_engine.h): the ranks of one hcl_comm_create_all, devices of one process of any backends,
+ * share a clique. Each rank's collectives are numbered; collective k completes when every rank has posted its k-th,
+ * and the last poster runs it for all: it stages every rank's part to host memory through the buffer's driver,
+ * combines there and writes every rank's result, then wakes the others. send/recv pair by order on each (src, dst).
+ * One thread runs the clique's work at a time (the executor: whoever made work ready while none ran), so the staging
+ * memory is the clique's, reused, and collectives run in their order.
+ * Outside a group a poster that is not last waits (condition variable) until its part is done or the communicator's
+ * timeout passes; inside a group posting returns at once and group_end waits for what this thread posted. A timeout
+ * breaks the clique for every rank: waiters wake with the status, later posts fail at once. */
 #include "comm_engine.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-static hcl_status load(hcl_comm_engine_info *info) {
-    snprintf(info->reason, sizeof info->reason, "the staged engine is not in this build yet");
-    return HCL_ERROR_UNSUPPORTED;
+#define CHUNK_ELEMS ((size_t)1 << 20) /* elements staged per rank at a time: bounds the staging memory */
+
+enum { SLOT_WAITING = 0, SLOT_READY = 1, SLOT_DONE = 2 };
+
+/* One collective (or one send/recv pair) and its ranks' parts. */
+typedef struct slot {
+    struct slot *next;  /* the clique's list of slots not yet collected by every poster */
+    struct slot *rnext; /* the ready queue */
+    int p2p;
+    uint64_t seq;      /* collectives: the clique's number; p2p: the number on its (src, dst) channel */
+    uint32_t src, dst; /* p2p */
+    uint32_t needed, posted, refs; /* refs: posters that have not collected the result yet */
+    int state;
+    hcl_status status;
+    char why[512];
+    hcl__coll *parts; /* per rank; q != NULL once posted */
+} slot;
+
+typedef struct clique {
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* broadcast whenever a slot completes or the clique breaks */
+    uint32_t size, live, tickets; /* live communicators, group tickets not collected */
+    hcl__comm **comms;            /* per rank, NULL once destroyed */
+    uint64_t *coll_seq;           /* per rank: the number of its next collective */
+    uint64_t *send_seq, *recv_seq; /* [src * size + dst] */
+    slot *slots, *ready_head, *ready_tail;
+    int executing;
+    hcl_status broken;
+    char broken_why[512];
+    hcl__comm_host_mem mem; /* the executor's staging memory */
+} clique;
+
+/* ---- this thread's group: the slots it posted, collected by group_end ---- */
+typedef struct ticket {
+    clique *cl;
+    slot *s;
+    hcl__comm *comm;
+} ticket;
+static _Thread_local int in_group;
+static _Thread_local ticket *tickets;
+static _Thread_local size_t ticket_count, ticket_cap;
+
+static void clique_free(clique *cl) {
+    for (slot *s = cl->slots, *n; s; s = n) {
+        n = s->next;
+        free(s->parts);
+        free(s);
+    }
+    hcl__comm_host_free(&cl->mem);
+    pthread_mutex_destroy(&cl->lock);
+    pthread_cond_destroy(&cl->cond);
+    free(cl->comms);
+    free(cl->coll_seq);
+    free(cl->send_seq);
+    free(cl->recv_seq);
+    free(cl);
 }
 
-static hcl_status serves(const hcl__device *dev) {
-    (void)dev;
-    return hcl__set_message(HCL_ERROR_UNSUPPORTED, "the staged engine is not in this build yet");
+/* ---- running a slot (by the executor, without the lock) ---- */
+
+/* A chunk of a reduction: recv[dst_off..) = op over ranks of send[src_off..), n elements, written to every rank's
+ * recv (only_rank UINT32_MAX) or to only_rank's. */
+static hcl_status reduce_chunk(clique *cl, slot *s, size_t src_off, size_t dst_off, size_t n, uint32_t only_rank) {
+    const hcl__coll *p0 = &s->parts[0];
+    const size_t es = hcl_dtype_size(p0->type), bytes = n * es;
+    float *acc = cl->mem.ptr;
+    unsigned char *stage = (unsigned char *)cl->mem.ptr + CHUNK_ELEMS * sizeof(float);
+    unsigned char *out = p0->type == HCL_DTYPE_F32 ? (unsigned char *)acc : stage;
+    hcl_status st;
+    for (uint32_t r = 0; r < cl->size; r++) {
+        const hcl__coll *p = &s->parts[r];
+        void *dst = p0->type == HCL_DTYPE_F32 && r == 0 ? (void *)acc : (void *)stage;
+        if ((st = hcl__comm_stage_in(p->q, p->send, src_off * es, bytes, dst)) != HCL_SUCCESS)
+            return hcl__prefix_message(st, "staging a rank's send to the host");
+        if (!(p0->type == HCL_DTYPE_F32 && r == 0)) hcl__comm_reduce_f32(p0->op, acc, stage, p0->type, n, r == 0);
+    }
+    if (p0->type != HCL_DTYPE_F32) hcl__comm_narrow(p0->type, acc, out, n);
+    for (uint32_t r = 0; r < cl->size; r++) {
+        const hcl__coll *p = &s->parts[r];
+        if (only_rank != UINT32_MAX && r != only_rank) continue;
+        if (!p->recv) continue;
+        if ((st = hcl__comm_stage_out(p->q, p->recv, dst_off * es, bytes, out)) != HCL_SUCCESS)
+            return hcl__prefix_message(st, "writing a rank's result");
+    }
+    return HCL_SUCCESS;
+}
+
+/* Copy n elements from `from`'s send (at src_off) to the recv (at dst_off) of each of to[0..nto). */
+static hcl_status copy_chunk(clique *cl, const hcl__coll *from, size_t src_off, hcl__coll *const *to, uint32_t nto,
+                             size_t dst_off, size_t n) {
+    const size_t es = hcl_dtype_size(from->type), bytes = n * es;
+    void *stage = cl->mem.ptr;
+    hcl_status st = hcl__comm_stage_in(from->q, from->send, src_off * es, bytes, stage);
+    if (st != HCL_SUCCESS) return hcl__prefix_message(st, "staging a rank's send to the host");
+    for (uint32_t i = 0; i < nto; i++) {
+        if (!to[i]->recv || (to[i]->recv == from->send && dst_off == src_off)) continue; /* in place on the root */
+        if ((st = hcl__comm_stage_out(to[i]->q, to[i]->recv, dst_off * es, bytes, stage)) != HCL_SUCCESS)
+            return hcl__prefix_message(st, "writing a rank's result");
+    }
+    return HCL_SUCCESS;
+}
+
+static hcl_status execute(clique *cl, slot *s) {
+    const hcl__coll *p0 = s->p2p ? &s->parts[s->src] : &s->parts[0];
+    const size_t es = hcl_dtype_size(p0->type), count = p0->count;
+    /* page-locked by the first part's driver where it can (the posters' devices outlive their pending parts) */
+    hcl_status st = hcl__comm_host_reserve(&cl->mem, p0->q->dev, CHUNK_ELEMS * (sizeof(float) + es));
+    if (st != HCL_SUCCESS) return st;
+    hcl__coll *all[cl->size];
+    for (uint32_t r = 0; r < cl->size; r++) all[r] = &s->parts[r];
+    for (size_t off = 0; off < count && st == HCL_SUCCESS; off += CHUNK_ELEMS) {
+        const size_t n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
+        if (s->p2p) {
+            hcl__coll *to = &s->parts[s->dst];
+            st = copy_chunk(cl, &s->parts[s->src], off, &to, 1, off, n);
+            continue;
+        }
+        switch (p0->kind) {
+        case HCL__COLL_ALL_REDUCE: st = reduce_chunk(cl, s, off, off, n, UINT32_MAX); break;
+        case HCL__COLL_REDUCE: st = reduce_chunk(cl, s, off, off, n, p0->root); break;
+        case HCL__COLL_REDUCE_SCATTER:
+            /* every rank's send[r * count + off ..) reduced into rank r's recv[off ..) */
+            for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++)
+                st = reduce_chunk(cl, s, r * count + off, off, n, r);
+            break;
+        case HCL__COLL_BROADCAST: st = copy_chunk(cl, &s->parts[p0->root], off, all, cl->size, off, n); break;
+        case HCL__COLL_ALL_GATHER:
+            for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++)
+                st = copy_chunk(cl, &s->parts[r], off, all, cl->size, r * count + off, n);
+            break;
+        default: st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "kind %d", (int)p0->kind); break;
+        }
+    }
+    return st;
+}
+
+/* ---- the clique's bookkeeping (under its lock) ---- */
+
+static void slot_finish(clique *cl, slot *s, hcl_status st, const char *why) {
+    s->state = SLOT_DONE;
+    s->status = st;
+    snprintf(s->why, sizeof s->why, "%s", st == HCL_SUCCESS ? "" : why);
+    pthread_cond_broadcast(&cl->cond);
+}
+
+/* Break the clique with the current thread message: every communicator of it, every slot not done. */
+static void clique_break(clique *cl, hcl_status st) {
+    if (cl->broken) return;
+    cl->broken = st;
+    snprintf(cl->broken_why, sizeof cl->broken_why, "%s", hcl_last_message());
+    for (uint32_t r = 0; r < cl->size; r++)
+        if (cl->comms[r]) hcl__comm_break(cl->comms[r], st);
+    for (slot *s = cl->slots; s; s = s->next)
+        if (s->state == SLOT_WAITING) slot_finish(cl, s, st, cl->broken_why);
+    pthread_cond_broadcast(&cl->cond);
+}
+
+/* Run ready slots until none is left, unless another thread does it already. Called with the lock held. */
+static void drain(clique *cl) {
+    if (cl->executing) return;
+    cl->executing = 1;
+    while (cl->ready_head) {
+        slot *s = cl->ready_head;
+        cl->ready_head = s->rnext;
+        if (!cl->ready_head) cl->ready_tail = NULL;
+        if (cl->broken) {
+            slot_finish(cl, s, cl->broken, cl->broken_why);
+            continue;
+        }
+        pthread_mutex_unlock(&cl->lock);
+        hcl_status st = execute(cl, s);
+        char why[512];
+        snprintf(why, sizeof why, "%s", st == HCL_SUCCESS ? "" : hcl_last_message());
+        pthread_mutex_lock(&cl->lock);
+        slot_finish(cl, s, st, why);
+    }
+    cl->executing = 0;
+}
+
+static slot *slot_new(clique *cl, int p2p, uint64_t seq, uint32_t src, uint32_t dst) {
+    slot *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    if (!(s->parts = calloc(cl->size, sizeof *s->parts))) {
+        free(s);
+        return NULL;
+    }
+    s->p2p = p2p, s->seq = seq, s->src = src, s->dst = dst;
+    s->needed = p2p ? 2 : cl->size;
+    s->next = cl->slots;
+    cl->slots = s;
+    return s;
+}
+
+static slot *slot_find(clique *cl, int p2p, uint64_t seq, uint32_t src, uint32_t dst) {
+    for (slot *s = cl->slots; s; s = s->next)
+        if (s->p2p == p2p && s->seq == seq && (!p2p || (s->src == src && s->dst == dst))) return s;
+    return slot_new(cl, p2p, seq, src, dst);
+}
+
+/* Take this poster's result and drop its reference; the last one frees the slot. */
+static hcl_status collect(clique *cl, slot *s) {
+    hcl_status st = s->status;
+    if (st != HCL_SUCCESS) hcl__set_message(st, "%s", s->why);
+    if (--s->refs == 0) {
+        for (slot **p = &cl->slots; *p; p = &(*p)->next)
+            if (*p == s) {
+                *p = s->next;
+                break;
+            }
+        free(s->parts);
+        free(s);
+    }
+    return st;
+}
+
+static void deadline_after(struct timespec *ts, double seconds) {
+    clock_gettime(CLOCK_REALTIME, ts);
+    double whole = floor(seconds);
+    ts->tv_sec += (time_t)whole;
+    ts->tv_nsec += (long)((seconds - whole) * 1e9);
+    if (ts->tv_nsec >= 1000000000L) ts->tv_sec++, ts->tv_nsec -= 1000000000L;
+}
+
+static const char *slot_name(const slot *s, const hcl__coll *p) {
+    return s->p2p ? (p->kind == HCL__COLL_SEND ? "send" : "recv") : hcl__coll_name(p->kind);
+}
+
+/* Wait (lock held) until s is done, or comm's timeout passes while a rank has not posted: then break the clique. A
+ * slot whose parts are all posted is waited for without a limit while the executor works (it is not stuck on a
+ * rank), and so is any slot while the executor runs other work of the clique. */
+static hcl_status wait_slot(clique *cl, slot *s, hcl__comm *comm, double seconds) {
+    struct timespec deadline;
+    deadline_after(&deadline, seconds);
+    while (s->state != SLOT_DONE) {
+        int rc = pthread_cond_timedwait(&cl->cond, &cl->lock, &deadline);
+        if (rc != ETIMEDOUT || s->state == SLOT_DONE) continue;
+        if (s->state == SLOT_READY || cl->executing) {
+            deadline_after(&deadline, seconds);
+            continue;
+        }
+        char missing[160] = "";
+        size_t len = 0;
+        for (uint32_t r = 0; r < cl->size && len + 12 < sizeof missing; r++)
+            if ((!s->p2p || r == s->src || r == s->dst) && !s->parts[r].q)
+                len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%u", len ? ", " : "", r);
+        const hcl__coll *p = &s->parts[comm->rank];
+        hcl__set_message(HCL_ERROR_TIMEOUT, "staged %s #%llu of rank %u: rank %s did not post its part within %g s; "
+                         "the communicator is broken", slot_name(s, p), (unsigned long long)s->seq, comm->rank,
+                         missing, seconds);
+        clique_break(cl, HCL_ERROR_TIMEOUT);
+    }
+    hcl_status st = collect(cl, s);
+    if (st != HCL_SUCCESS && cl->broken) hcl__comm_break(comm, st);
+    return st;
+}
+
+/* Check a part against one already posted: every rank must issue the same collective with the same count, type,
+ * op and root; a send and its recv the same count and type. */
+static hcl_status check_match(const clique *cl, const slot *s, const hcl__coll *p, uint32_t rank) {
+    for (uint32_t r = 0; r < cl->size; r++) {
+        const hcl__coll *f = &s->parts[r];
+        if (!f->q) continue;
+        if (s->p2p) {
+            if (f->count != p->count || f->type != p->type)
+                return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                        "staged send/recv #%llu from rank %u to rank %u: the send is %zu %s, the "
+                                        "recv %zu %s (they must match)",
+                                        (unsigned long long)s->seq, s->src, s->dst,
+                                        (f->kind == HCL__COLL_SEND ? f : p)->count,
+                                        hcl_dtype_name((f->kind == HCL__COLL_SEND ? f : p)->type),
+                                        (f->kind == HCL__COLL_SEND ? p : f)->count,
+                                        hcl_dtype_name((f->kind == HCL__COLL_SEND ? p : f)->type));
+            return HCL_SUCCESS;
+        }
+        if (f->kind != p->kind || f->count != p->count || f->type != p->type || f->op != p->op || f->root != p->root)
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                    "staged collective #%llu: rank %u issued %s (count %zu, %s, op %s, root %u) but "
+                                    "rank %u issued %s (count %zu, %s, op %s, root %u): every rank must issue the "
+                                    "same collectives in the same order",
+                                    (unsigned long long)s->seq, r, hcl__coll_name(f->kind), f->count,
+                                    hcl_dtype_name(f->type), hcl__comm_op_name(f->op), f->root, rank,
+                                    hcl__coll_name(p->kind), p->count, hcl_dtype_name(p->type),
+                                    hcl__comm_op_name(p->op), p->root);
+        return HCL_SUCCESS;
+    }
+    return HCL_SUCCESS;
 }
 
 static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
-    (void)comm, (void)op;
-    return hcl__set_message(HCL_ERROR_UNSUPPORTED, "the staged engine is not in this build yet");
+    clique *cl = comm->state;
+    const uint32_t me = comm->rank;
+    hcl_status st = HCL_SUCCESS;
+    pthread_mutex_lock(&cl->lock);
+    if (cl->broken) {
+        hcl__set_message(cl->broken, "%s", cl->broken_why);
+        pthread_mutex_unlock(&cl->lock);
+        return hcl__comm_break(comm, cl->broken);
+    }
+    if (in_group && ticket_count == ticket_cap) {
+        size_t cap = ticket_cap ? 2 * ticket_cap : 16;
+        ticket *t = realloc(tickets, cap * sizeof *t);
+        if (!t) {
+            pthread_mutex_unlock(&cl->lock);
+            return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory recording a grouped collective");
+        }
+        tickets = t, ticket_cap = cap;
+    }
+    slot *s;
+    if (op->kind == HCL__COLL_SEND)
+        s = slot_find(cl, 1, cl->send_seq[me * cl->size + op->root], me, op->root);
+    else if (op->kind == HCL__COLL_RECV)
+        s = slot_find(cl, 1, cl->recv_seq[op->root * cl->size + me], op->root, me);
+    else
+        s = slot_find(cl, 0, cl->coll_seq[me], 0, 0);
+    if (!s) {
+        pthread_mutex_unlock(&cl->lock);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory posting a collective");
+    }
+    if (op->kind == HCL__COLL_SEND)
+        cl->send_seq[me * cl->size + op->root]++;
+    else if (op->kind == HCL__COLL_RECV)
+        cl->recv_seq[op->root * cl->size + me]++;
+    else
+        cl->coll_seq[me]++;
+    if (s->state == SLOT_DONE) { /* failed already (a mismatch): take this part's share of the result */
+        s->refs++;
+        st = collect(cl, s);
+        pthread_mutex_unlock(&cl->lock);
+        return st;
+    }
+    s->refs++;
+    if ((st = check_match(cl, s, op, me)) != HCL_SUCCESS) {
+        /* the ranks disagree: this collective fails for all, and later ones would pair wrongly */
+        slot_finish(cl, s, st, hcl_last_message());
+        if (!s->p2p) clique_break(cl, st);
+        st = collect(cl, s);
+        pthread_mutex_unlock(&cl->lock);
+        return st;
+    }
+    s->parts[me] = *op;
+    if (++s->posted == s->needed) {
+        s->state = SLOT_READY;
+        if (cl->ready_tail)
+            cl->ready_tail->rnext = s;
+        else
+            cl->ready_head = s;
+        cl->ready_tail = s;
+        drain(cl);
+    }
+    if (in_group) {
+        tickets[ticket_count++] = (ticket){cl, s, comm};
+        cl->tickets++;
+        pthread_mutex_unlock(&cl->lock);
+        return HCL_SUCCESS;
+    }
+    st = wait_slot(cl, s, comm, atomic_load(&comm->timeout));
+    pthread_mutex_unlock(&cl->lock);
+    return st;
 }
 
-static void destroy(hcl__comm *comm) { (void)comm; }
+static hcl_status group_start(void) {
+    in_group = 1;
+    ticket_count = 0;
+    return HCL_SUCCESS;
+}
 
-const hcl__comm_engine hcl__comm_staged = {
-    .name = "staged", .backends = "any", .has_id = 0, .load = load, .serves = serves, .destroy = destroy, .run = run};
+/* Wait for every collective this thread posted in the group; each under its communicator's timeout, counted from
+ * here. Every ticket is collected, the first failure returned. */
+static hcl_status group_end(void) {
+    hcl_status first = HCL_SUCCESS;
+    char why[512] = "";
+    in_group = 0;
+    for (size_t i = 0; i < ticket_count; i++) {
+        clique *cl = tickets[i].cl;
+        pthread_mutex_lock(&cl->lock);
+        hcl_status st = wait_slot(cl, tickets[i].s, tickets[i].comm, atomic_load(&tickets[i].comm->timeout));
+        if (st != HCL_SUCCESS && first == HCL_SUCCESS) {
+            first = st;
+            snprintf(why, sizeof why, "%s", hcl_last_message());
+        }
+        const int last = --cl->tickets == 0 && cl->live == 0;
+        pthread_mutex_unlock(&cl->lock);
+        if (last) clique_free(cl);
+    }
+    ticket_count = 0;
+    free(tickets);
+    tickets = NULL;
+    ticket_cap = 0;
+    return first == HCL_SUCCESS ? HCL_SUCCESS : hcl__set_message(first, "%s", why);
+}
+
+/* ---- the engine ---- */
+
+static hcl_status serves(const hcl__device *dev) {
+    (void)dev; /* any backend: staging goes through the buffer's own driver */
+    return HCL_SUCCESS;
+}
+
+static hcl_status create_all(uint32_t count, hcl__comm *const *comms) {
+    clique *cl = calloc(1, sizeof *cl);
+    if (!cl) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
+    cl->size = count;
+    cl->comms = calloc(count, sizeof *cl->comms);
+    cl->coll_seq = calloc(count, sizeof *cl->coll_seq);
+    cl->send_seq = calloc((size_t)count * count, sizeof *cl->send_seq);
+    cl->recv_seq = calloc((size_t)count * count, sizeof *cl->recv_seq);
+    if (!cl->comms || !cl->coll_seq || !cl->send_seq || !cl->recv_seq) {
+        free(cl->comms);
+        free(cl->coll_seq);
+        free(cl->send_seq);
+        free(cl->recv_seq);
+        free(cl);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory for %u ranks", count);
+    }
+    pthread_mutex_init(&cl->lock, NULL);
+    pthread_cond_init(&cl->cond, NULL);
+    for (uint32_t i = 0; i < count; i++) {
+        cl->comms[i] = comms[i];
+        comms[i]->state = cl;
+    }
+    cl->live = count;
+    return HCL_SUCCESS;
+}
+
+static void destroy(hcl__comm *comm) {
+    clique *cl = comm->state;
+    if (!cl) return;
+    pthread_mutex_lock(&cl->lock);
+    cl->comms[comm->rank] = NULL;
+    const int last = --cl->live == 0 && cl->tickets == 0;
+    pthread_mutex_unlock(&cl->lock);
+    if (last) clique_free(cl);
+}
+
+const hcl__comm_engine hcl__comm_staged = {.name = "staged",
+                                           .backends = "any",
+                                           .has_id = 0,
+                                           .load = NULL,
+                                           .serves = serves,
+                                           .create_all = create_all,
+                                           .destroy = destroy,
+                                           .run = run,
+                                           .group_start = group_start,
+                                           .group_end = group_end};

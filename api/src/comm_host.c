@@ -1,0 +1,121 @@
+/* What the mpi and staged engines share (comm_engine.h): host staging memory, the blocking copies between a device
+ * buffer and the host through the buffer's driver, and the host reductions (float32 arithmetic for every type). */
+#include "comm_engine.h"
+#include "hcl_host_kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+hcl_status hcl__comm_host_reserve(hcl__comm_host_mem *mem, hcl__device *dev, size_t bytes) {
+    if (mem->ptr && mem->size >= bytes) return HCL_SUCCESS;
+    hcl__comm_host_free(mem);
+    /* grow by half again, so that a run of slowly growing messages does not reallocate each time */
+    size_t want = bytes + bytes / 2 < bytes ? bytes : bytes + bytes / 2;
+    want = (want + 4095) & ~(size_t)4095;
+    if (want < bytes) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%zu bytes of host staging memory", bytes);
+    if (dev && HCL_DRIVER_HAS(dev->drv, host_alloc) && HCL_DRIVER_HAS(dev->drv, host_free) &&
+        dev->drv->host_alloc(dev->native, want, &mem->ptr) == HCL_SUCCESS) {
+        mem->dev = dev;
+        hcl__device_ref(dev);
+    } else if (!(mem->ptr = aligned_alloc(4096, want))) {
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host staging memory", want);
+    }
+    mem->size = want;
+    return HCL_SUCCESS;
+}
+
+void hcl__comm_host_free(hcl__comm_host_mem *mem) {
+    if (mem->ptr) {
+        if (mem->dev) {
+            mem->dev->drv->host_free(mem->dev->native, mem->ptr);
+            hcl__device_unref(mem->dev);
+        } else {
+            free(mem->ptr);
+        }
+    }
+    mem->ptr = NULL;
+    mem->dev = NULL;
+    mem->size = 0;
+}
+
+hcl_status hcl__comm_stage_in(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes, void *host) {
+    if (!bytes) return HCL_SUCCESS;
+    return q->dev->drv->buffer_read(q->native, buf->native, offset, bytes, host, 1, 0, NULL, NULL);
+}
+
+hcl_status hcl__comm_stage_out(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes, const void *host) {
+    if (!bytes) return HCL_SUCCESS;
+    return q->dev->drv->buffer_write(q->native, buf->native, offset, bytes, host, 1, 0, NULL, NULL);
+}
+
+/* a[i] = op(a[i], b[i]) on floats: plain loops that gcc vectorises (max and min as comparisons, not fmaxf, which
+ * would need -ffast-math to vectorise). */
+static void combine(hcl_comm_op op, float *restrict a, const float *restrict b, size_t n) {
+    switch (op) {
+    case HCL_COMM_SUM:
+        for (size_t i = 0; i < n; i++) a[i] += b[i];
+        break;
+    case HCL_COMM_PROD:
+        for (size_t i = 0; i < n; i++) a[i] *= b[i];
+        break;
+    case HCL_COMM_MAX:
+        for (size_t i = 0; i < n; i++) a[i] = b[i] > a[i] ? b[i] : a[i];
+        break;
+    case HCL_COMM_MIN:
+        for (size_t i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i];
+        break;
+    }
+}
+
+#define WIDEN_BLOCK 2048 /* floats widened at a time from 16-bit input (on the stack) */
+
+void hcl__comm_reduce_f32(hcl_comm_op op, float *acc, const void *src, hcl_dtype type, size_t n, int first) {
+    if (type == HCL_DTYPE_F32) {
+        if (first)
+            memcpy(acc, src, n * sizeof(float));
+        else
+            combine(op, acc, src, n);
+        return;
+    }
+    if (first) {
+        hcl__host_widen(type, src, acc, n);
+        return;
+    }
+    float tmp[WIDEN_BLOCK];
+    const uint16_t *s = src;
+    for (size_t i = 0; i < n; i += WIDEN_BLOCK) {
+        const size_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
+        hcl__host_widen(type, s + i, tmp, m);
+        combine(op, acc + i, tmp, m);
+    }
+}
+
+void hcl__comm_reduce_typed(hcl_comm_op op, hcl_dtype type, void *inout, const void *in, size_t n) {
+    if (type == HCL_DTYPE_F32) {
+        combine(op, inout, in, n);
+        return;
+    }
+    float a[WIDEN_BLOCK], b[WIDEN_BLOCK];
+    uint16_t *io = inout;
+    const uint16_t *s = in;
+    for (size_t i = 0; i < n; i += WIDEN_BLOCK) {
+        const size_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
+        hcl__host_widen(type, io + i, a, m);
+        hcl__host_widen(type, s + i, b, m);
+        combine(op, a, b, m);
+        hcl__host_narrow(type, a, io + i, m);
+    }
+}
+
+void hcl__comm_narrow(hcl_dtype type, const float *src, void *dst, size_t n) { hcl__host_narrow(type, src, dst, n); }
+
+const char *hcl__coll_name(hcl__coll_kind kind) {
+    static const char *const names[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter", "send",
+                                        "recv"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
+const char *hcl__comm_op_name(hcl_comm_op op) {
+    static const char *const names[] = {"sum", "prod", "max", "min"};
+    return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
+}
