@@ -3,6 +3,7 @@
  * large), in place and out of place where allowed, in both usage forms (one thread issuing every rank's part inside a
  * group; one thread per rank without groups), send/recv both ways, against a float64 reference; then the misuse
  * cases and the timeout. A pair of devices that cannot be opened skips with the reason. */
+#define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
 #include <hcl/hcl_comm.h>
@@ -428,4 +429,38 @@ ParameterizedTest(comm_pair *p, comm, timeout_group, .timeout = CONF_TIMEOUT_S) 
     conf_begin_global("comm", "timeout_group");
     timeout_case(p, true);
     conf_end();
+}
+
+/* ---- engines ---- */
+
+/* HCL_MPI_LIBRARY names a library that is not there: the mpi engine is reported unavailable with the dlerror text
+ * and the name tried, and an mpi id cannot be made (the reason in the message). Runs whether or not MPI is installed
+ * (each Criterion test is a process of its own, so the engine is opened here for the first time). */
+CONF_GLOBAL_TEST(comm, mpi_unavailable) {
+    setenv("HCL_MPI_LIBRARY", "libhcl-no-such-mpi.so.40", 1);
+    uint32_t n = 0;
+    REQUIRE_OK(hcl_comm_engine_count(&n));
+    CHECK(n == 4, "%u engines, want 4 (nccl, rccl, mpi, staged)", n);
+    bool seen = false;
+    for (uint32_t i = 0; i < n; i++) {
+        hcl_comm_engine_info info;
+        REQUIRE_OK(hcl_comm_engine_get_info(i, &info));
+        cr_log_info("engine %s (%s): %s%s%s", info.name, info.backends, info.available ? "available " : "unavailable: ",
+                    info.available ? info.library : info.reason, info.version);
+        if (strcmp(info.name, "staged") == 0) CHECK(info.available, "the staged engine needs no library");
+        if (strcmp(info.name, "mpi") != 0) continue;
+        seen = true;
+        CHECK(!info.available, "mpi available through HCL_MPI_LIBRARY=libhcl-no-such-mpi.so.40");
+        CHECK(strstr(info.reason, "libhcl-no-such-mpi.so.40") != NULL, "the reason names the library: %s",
+              info.reason);
+    }
+    CHECK(seen, "no engine named mpi");
+    hcl_device d = NULL;
+    hcl_comm_id id;
+    if (CHECK_ST(HCL_SUCCESS, hcl_device_open("host", &d))) {
+        CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_comm_get_id(d, "mpi", &id));
+        CHECK_MSG_HAS("libhcl-no-such-mpi.so.40");
+        CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_comm_get_id(d, NULL, &id)); /* the host's default engine */
+        CHECK_ST(HCL_SUCCESS, hcl_device_release(d));
+    }
 }

@@ -1,25 +1,607 @@
-/* The mpi engine (comm_engine.h). Being written: until it lands the engine reports itself unavailable, with
- * that reason, and no communicator can use it. */
+/* The mpi engine (comm_engine.h): Open MPI opened with dlopen (libmpi.so.40, then libmpi.so; HCL_MPI_LIBRARY names
+ * another), one rank per process, any backend. Each collective is staged through host memory (device -> host, the
+ * non-blocking MPI collective on the host buffers polled with MPI_Test until it completes or the communicator's
+ * timeout passes, host -> device), in chunks that bound the staging memory and MPI's int counts. f16 and bf16
+ * reductions are MPI user operations over MPI_UINT16_T that compute in float32.
+ * Open MPI's ABI is written here by hand (the core includes no vendor header): its handles are pointers, and the
+ * predefined ones (MPI_COMM_WORLD, MPI_FLOAT, MPI_SUM, ...) are the addresses of global objects (mpi.h's
+ * OMPI_PREDEFINED_GLOBAL), found with dlsym. Every MPI call is made under one lock, so any thread level that MPI
+ * gives is enough. */
+#define _GNU_SOURCE
 #include "comm_engine.h"
 
+#include <dlfcn.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+/* ---- Open MPI's ABI (mpi.h of Open MPI 4 and 5) ---- */
+typedef void *MPI_Comm, *MPI_Datatype, *MPI_Op, *MPI_Request, *MPI_Errhandler;
+typedef void(MPI_User_function)(void *in, void *inout, int *len, MPI_Datatype *type);
+#define MPI_SUCCESS 0
+#define MPI_THREAD_MULTIPLE 3
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+
+#define MPI_FUNCTIONS(X)                                                                                               \
+    X(int, MPI_Initialized, (int *))                                                                                   \
+    X(int, MPI_Finalized, (int *))                                                                                     \
+    X(int, MPI_Init_thread, (int *, char ***, int, int *))                                                             \
+    X(int, MPI_Finalize, (void))                                                                                       \
+    X(int, MPI_Get_library_version, (char *, int *))                                                                   \
+    X(int, MPI_Error_string, (int, char *, int *))                                                                     \
+    X(int, MPI_Comm_size, (MPI_Comm, int *))                                                                           \
+    X(int, MPI_Comm_rank, (MPI_Comm, int *))                                                                           \
+    X(int, MPI_Comm_split, (MPI_Comm, int, int, MPI_Comm *))                                                           \
+    X(int, MPI_Comm_free, (MPI_Comm *))                                                                                \
+    X(int, MPI_Comm_set_errhandler, (MPI_Comm, MPI_Errhandler))                                                        \
+    X(int, MPI_Op_create, (MPI_User_function *, int, MPI_Op *))                                                        \
+    X(int, MPI_Test, (MPI_Request *, int *, void *))                                                                   \
+    X(int, MPI_Iallreduce, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *))                 \
+    X(int, MPI_Ireduce, (const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request *))               \
+    X(int, MPI_Ibcast, (void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *))                                      \
+    X(int, MPI_Iallgather, (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *))      \
+    X(int, MPI_Ireduce_scatter_block, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *))      \
+    X(int, MPI_Isend, (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))                            \
+    X(int, MPI_Irecv, (void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))
+
+#define MPI_GLOBALS(X)                                                                                                 \
+    X(comm_world, ompi_mpi_comm_world)                                                                                 \
+    X(t_float, ompi_mpi_float)                                                                                         \
+    X(t_byte, ompi_mpi_byte)                                                                                           \
+    X(t_u16, ompi_mpi_uint16_t)                                                                                        \
+    X(t_int, ompi_mpi_int)                                                                                             \
+    X(op_sum, ompi_mpi_op_sum)                                                                                         \
+    X(op_prod, ompi_mpi_op_prod)                                                                                       \
+    X(op_max, ompi_mpi_op_max)                                                                                         \
+    X(op_min, ompi_mpi_op_min)                                                                                         \
+    X(errors_return, ompi_mpi_errors_return)
+
+static struct {
+#define DECL_FN(ret, name, args) ret(*name) args;
+    MPI_FUNCTIONS(DECL_FN)
+#undef DECL_FN
+#define DECL_G(field, sym) void *field;
+    MPI_GLOBALS(DECL_G)
+#undef DECL_G
+} mpi;
+
+static void *mpi_lib;
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER; /* every MPI call, and the state below */
+static int hcl_initialised;  /* HCL called MPI_Init_thread: it finalises at exit */
+static MPI_Op typed_ops[2][HCL_COMM_OP_COUNT]; /* [f16, bf16][op]: made at the first create */
+static unsigned char (*ids_in_use)[HCL_COMM_ID_BYTES];
+static size_t ids_count;
+/* Staging memory of collectives that timed out: MPI may still write it, so it is kept (reachable) for good. */
+static hcl__comm_host_mem *abandoned;
+static size_t abandoned_count;
+
+typedef struct mpi_state {
+    MPI_Comm comm;
+    unsigned char id[HCL_COMM_ID_BYTES];
+    hcl__comm_host_mem send, recv;
+} mpi_state;
+
+/* An MPI error code as HCL_ERROR_VENDOR, with MPI's text. */
+static hcl_status mpi_error(int rc, const char *what) {
+    char text[MPI_MAX_ERROR_STRING + 1] = "";
+    int len = 0;
+    pthread_mutex_lock(&mpi_lock);
+    if (mpi.MPI_Error_string(rc, text, &len) != MPI_SUCCESS) snprintf(text, sizeof text, "unknown MPI error");
+    pthread_mutex_unlock(&mpi_lock);
+    text[len >= 0 && len < (int)sizeof text ? len : (int)sizeof text - 1] = 0;
+    return hcl__set_message(HCL_ERROR_VENDOR, "%s: %s (MPI error %d)", what, text, rc);
+}
+
+/* ---- f16 / bf16 reductions: float32 arithmetic, one rounding ---- */
+#define TYPED_OP(tname, type, op)                                                                                      \
+    static void user_##tname##_##op(void *in, void *inout, int *len, MPI_Datatype *dt) {                               \
+        (void)dt;                                                                                                      \
+        hcl__comm_reduce_typed(op, type, inout, in, (size_t)*len);                                                     \
+    }
+#define TYPED_OPS(tname, type)                                                                                         \
+    TYPED_OP(tname, type, HCL_COMM_SUM)                                                                                \
+    TYPED_OP(tname, type, HCL_COMM_PROD) TYPED_OP(tname, type, HCL_COMM_MAX) TYPED_OP(tname, type, HCL_COMM_MIN)
+TYPED_OPS(f16, HCL_DTYPE_F16)
+TYPED_OPS(bf16, HCL_DTYPE_BF16)
+static MPI_User_function *const user_fns[2][HCL_COMM_OP_COUNT] = {
+    {user_f16_HCL_COMM_SUM, user_f16_HCL_COMM_PROD, user_f16_HCL_COMM_MAX, user_f16_HCL_COMM_MIN},
+    {user_bf16_HCL_COMM_SUM, user_bf16_HCL_COMM_PROD, user_bf16_HCL_COMM_MAX, user_bf16_HCL_COMM_MIN}};
+
+static MPI_Datatype mpi_type(hcl_dtype t) { return t == HCL_DTYPE_F32 ? mpi.t_float : mpi.t_u16; }
+static MPI_Op mpi_op(hcl_dtype t, hcl_comm_op op) {
+    if (t == HCL_DTYPE_F32) {
+        void *const ops[] = {mpi.op_sum, mpi.op_prod, mpi.op_max, mpi.op_min};
+        return ops[op];
+    }
+    return typed_ops[t == HCL_DTYPE_BF16][op];
+}
+
+/* ---- the library ---- */
+
+static void mpi_finalize_at_exit(void) {
+    if (!mpi_lib || !hcl_initialised) return;
+    int done = 0;
+    if (mpi.MPI_Finalized(&done) == MPI_SUCCESS && !done) mpi.MPI_Finalize();
+}
 
 static hcl_status load(hcl_comm_engine_info *info) {
-    snprintf(info->reason, sizeof info->reason, "the mpi engine is not in this build yet");
-    return HCL_ERROR_UNSUPPORTED;
+    static const char *const names[] = {"libmpi.so.40", "libmpi.so"};
+    char reason[HCL_REASON_MAX] = "";
+    void *h = hcl__driver_host()->open_library("mpi", "HCL_MPI_LIBRARY", names, 2, reason, sizeof reason);
+    if (!h) {
+        snprintf(info->reason, sizeof info->reason, "cannot open Open MPI's library: %s", reason);
+        return HCL_ERROR_BACKEND_UNAVAILABLE;
+    }
+    const char *missing = NULL;
+#define RESOLVE_FN(ret, name, args)                                                                                    \
+    if (!missing && !(*(void **)&mpi.name = dlsym(h, #name))) missing = #name;
+    MPI_FUNCTIONS(RESOLVE_FN)
+#undef RESOLVE_FN
+    /* a program linked with libmpi may hold copies of the predefined objects (copy relocations): those are the
+     * live ones, found first in the global scope */
+#define RESOLVE_G(field, sym)                                                                                          \
+    if (!missing && !(mpi.field = dlsym(RTLD_DEFAULT, #sym)) && !(mpi.field = dlsym(h, #sym))) missing = #sym;
+    MPI_GLOBALS(RESOLVE_G)
+#undef RESOLVE_G
+    Dl_info where;
+    const char *path = dladdr(*(void **)&mpi.MPI_Init_thread, &where) && where.dli_fname ? where.dli_fname : "libmpi";
+    if (missing) {
+        snprintf(info->reason, sizeof info->reason, "%s lacks %s (not Open MPI's ABI?)", path, missing);
+        dlclose(h);
+        return HCL_ERROR_BACKEND_UNAVAILABLE;
+    }
+    /* Open MPI's plugins expect its symbols global (as mpi4py opens it): promote the library we hold */
+    void *global = dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    if (global) dlclose(global);
+    snprintf(info->library, sizeof info->library, "%s", path);
+    char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int len = 0;
+    if (mpi.MPI_Get_library_version(version, &len) == MPI_SUCCESS) {
+        version[len >= 0 && len < (int)sizeof version ? len : (int)sizeof version - 1] = 0;
+        version[strcspn(version, "\n,")] = 0; /* "Open MPI v4.1.4" */
+        snprintf(info->version, sizeof info->version, " %s", version);
+    }
+    mpi_lib = h;
+    atexit(mpi_finalize_at_exit);
+    return HCL_SUCCESS;
 }
 
 static hcl_status serves(const hcl__device *dev) {
-    (void)dev;
-    return hcl__set_message(HCL_ERROR_UNSUPPORTED, "the mpi engine is not in this build yet");
+    (void)dev; /* any backend: the data goes through host memory */
+    return HCL_SUCCESS;
 }
+
+static hcl_status get_id(hcl__device *dev, unsigned char *out_id) {
+    (void)dev;
+    size_t got = 0;
+    while (got < HCL_COMM_ID_BYTES) {
+        ssize_t n = getrandom(out_id + got, HCL_COMM_ID_BYTES - got, 0);
+        if (n <= 0) return hcl__set_message(HCL_ERROR_VENDOR, "getrandom failed making an mpi id");
+        got += (size_t)n;
+    }
+    return HCL_SUCCESS;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Poll the requests with MPI_Test until all completed, an MPI error, or `timeout` seconds (then the communicator, if
+ * any, is broken; the requests stay with MPI). */
+static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double timeout, const char *what) {
+    const double start = now_s();
+    for (unsigned spins = 0;; spins++) {
+        int left = 0;
+        for (int i = 0; i < n; i++) {
+            if (!reqs[i]) continue;
+            int flag = 0;
+            pthread_mutex_lock(&mpi_lock);
+            int rc = mpi.MPI_Test(&reqs[i], &flag, NULL);
+            pthread_mutex_unlock(&mpi_lock);
+            if (rc != MPI_SUCCESS) {
+                hcl_status st = mpi_error(rc, what);
+                return comm ? hcl__comm_break(comm, st) : st;
+            }
+            if (flag)
+                reqs[i] = NULL;
+            else
+                left++;
+        }
+        if (!left) return HCL_SUCCESS;
+        if (now_s() - start > timeout) {
+            hcl_status st = hcl__set_message(HCL_ERROR_TIMEOUT,
+                                             "mpi %s%s%u: no answer from the other ranks within %g s%s", what,
+                                             comm ? " on rank " : "", comm ? comm->rank : 0, timeout,
+                                             comm ? "; the communicator is broken" : "");
+            return comm ? hcl__comm_break(comm, st) : st;
+        }
+        if (spins > 2000) {
+            struct timespec ts = {0, spins > 20000 ? 50000 : 5000};
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+/* Make the float32-computing user ops once MPI runs (lock held). */
+static hcl_status make_typed_ops(void) {
+    for (int t = 0; t < 2; t++)
+        for (int o = 0; o < HCL_COMM_OP_COUNT; o++) {
+            if (typed_ops[t][o]) continue;
+            int rc = mpi.MPI_Op_create(user_fns[t][o], 1, &typed_ops[t][o]);
+            if (rc != MPI_SUCCESS) {
+                pthread_mutex_unlock(&mpi_lock);
+                hcl_status st = mpi_error(rc, "MPI_Op_create");
+                pthread_mutex_lock(&mpi_lock);
+                return st;
+            }
+        }
+    return HCL_SUCCESS;
+}
+
+#define CALL(expr, what)                                                                                               \
+    do {                                                                                                               \
+        int rc_ = (expr);                                                                                              \
+        if (rc_ != MPI_SUCCESS) {                                                                                      \
+            pthread_mutex_unlock(&mpi_lock);                                                                           \
+            st = mpi_error(rc_, what);                                                                                 \
+            pthread_mutex_lock(&mpi_lock);                                                                             \
+            goto cleanup;                                                                                              \
+        }                                                                                                              \
+    } while (0)
+
+static hcl_status create(hcl__comm *comm, const unsigned char *id) {
+    hcl_status st = HCL_SUCCESS;
+    mpi_state *s = calloc(1, sizeof *s);
+    if (!s) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
+    memcpy(s->id, id, HCL_COMM_ID_BYTES);
+    MPI_Request req = NULL;
+    int mine[3], *all = NULL, world = 0, flag = 0, registered = 0;
+    pthread_mutex_lock(&mpi_lock);
+    CALL(mpi.MPI_Finalized(&flag), "MPI_Finalized");
+    if (flag) {
+        st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "MPI was finalised already: no communicator can be made");
+        goto cleanup;
+    }
+    CALL(mpi.MPI_Initialized(&flag), "MPI_Initialized");
+    if (!flag) {
+        int provided = 0;
+        CALL(mpi.MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+        hcl_initialised = 1;
+    }
+    for (size_t i = 0; i < ids_count; i++)
+        if (memcmp(ids_in_use[i], id, HCL_COMM_ID_BYTES) == 0) {
+            st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "the mpi engine joins one rank per process, and this process "
+                                  "already holds a rank of this id's communicator (rank %u asked for a second)",
+                                  comm->rank);
+            goto cleanup;
+        }
+    void *grown = realloc(ids_in_use, (ids_count + 1) * sizeof *ids_in_use);
+    if (!grown) {
+        st = hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
+        goto cleanup;
+    }
+    ids_in_use = grown;
+    memcpy(ids_in_use[ids_count++], id, HCL_COMM_ID_BYTES);
+    registered = 1;
+    if ((st = make_typed_ops()) != HCL_SUCCESS) goto cleanup;
+    /* Who joins what: every process of MPI_COMM_WORLD must be here (the split is collective over it), so ask first
+     * with a non-blocking all-gather that can time out. */
+    uint32_t color = 0;
+    memcpy(&color, id, sizeof color);
+    mine[0] = (int)(color & 0x7fffffff), mine[1] = (int)comm->size, mine[2] = (int)comm->rank;
+    CALL(mpi.MPI_Comm_size(mpi.comm_world, &world), "MPI_Comm_size");
+    if (!(all = malloc((size_t)world * sizeof mine))) {
+        st = hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
+        goto cleanup;
+    }
+    CALL(mpi.MPI_Iallgather(mine, 3, mpi.t_int, all, 3, mpi.t_int, mpi.comm_world, &req), "MPI_Iallgather");
+    pthread_mutex_unlock(&mpi_lock);
+    st = wait_reqs(&req, 1, NULL, atomic_load(&comm->timeout),
+                   "hcl_comm_create (waiting for every process of MPI_COMM_WORLD)");
+    pthread_mutex_lock(&mpi_lock);
+    if (st != HCL_SUCCESS) goto cleanup;
+    uint32_t members = 0, seen = 0;
+    for (int p = 0; p < world; p++) {
+        if (all[3 * p] != mine[0]) continue;
+        members++;
+        if (all[3 * p + 1] != mine[1] || all[3 * p + 2] < 0 || all[3 * p + 2] >= mine[1] ||
+            ((seen >> (all[3 * p + 2] & 31)) & 1 && mine[1] <= 32)) {
+            st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "process %d of MPI_COMM_WORLD joins this id as rank %d "
+                                  "of %d; this process as rank %u of %u (sizes must agree, ranks be distinct)",
+                                  p, all[3 * p + 2], all[3 * p + 1], comm->rank, comm->size);
+            goto cleanup;
+        }
+        seen |= 1u << (all[3 * p + 2] & 31);
+    }
+    if (members != comm->size) {
+        st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%u of the %d processes of MPI_COMM_WORLD joined this id "
+                              "with size %u: every rank must be a process of MPI_COMM_WORLD, one rank per process, and "
+                              "every process of it must call hcl_comm_create at once", members, world, comm->size);
+        goto cleanup;
+    }
+    CALL(mpi.MPI_Comm_split(mpi.comm_world, mine[0], (int)comm->rank, &s->comm), "MPI_Comm_split");
+    CALL(mpi.MPI_Comm_set_errhandler(s->comm, mpi.errors_return), "MPI_Comm_set_errhandler");
+    int size = 0, rank = 0;
+    CALL(mpi.MPI_Comm_size(s->comm, &size), "MPI_Comm_size");
+    CALL(mpi.MPI_Comm_rank(s->comm, &rank), "MPI_Comm_rank");
+    if (size != (int)comm->size || rank != (int)comm->rank) {
+        st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "the MPI communicator has %d processes (this one rank %d); "
+                              "asked for rank %u of %u: every process of MPI_COMM_WORLD must take part",
+                              size, rank, comm->rank, comm->size);
+        goto cleanup;
+    }
+    comm->state = s;
+cleanup:
+    if (st != HCL_SUCCESS) {
+        if (s->comm) mpi.MPI_Comm_free(&s->comm);
+        if (registered) ids_count--;
+        free(s);
+    }
+    pthread_mutex_unlock(&mpi_lock);
+    free(all);
+    return st;
+}
+
+static void destroy(hcl__comm *comm) {
+    mpi_state *s = comm->state;
+    if (!s) return;
+    pthread_mutex_lock(&mpi_lock);
+    for (size_t i = 0; i < ids_count; i++)
+        if (memcmp(ids_in_use[i], s->id, HCL_COMM_ID_BYTES) == 0) {
+            memmove(ids_in_use[i], ids_in_use[ids_count - 1], HCL_COMM_ID_BYTES);
+            ids_count--;
+            break;
+        }
+    int fin = 0;
+    const int broken = atomic_load(&comm->broken);
+    /* a broken communicator may still have a request that timed out in flight: MPI progresses it when the late
+     * ranks come, so neither the MPI communicator nor the staging memory may go (freeing the communicator makes
+     * Open MPI's progress crash then) */
+    if (!broken && mpi.MPI_Finalized(&fin) == MPI_SUCCESS && !fin) mpi.MPI_Comm_free(&s->comm);
+    if (broken) {
+        hcl__comm_host_mem *grown = realloc(abandoned, (abandoned_count + 2) * sizeof *abandoned);
+        if (grown) {
+            abandoned = grown;
+            abandoned[abandoned_count++] = s->send;
+            abandoned[abandoned_count++] = s->recv;
+            s->send.ptr = s->recv.ptr = NULL;
+        }
+    }
+    pthread_mutex_unlock(&mpi_lock);
+    if (s->send.ptr) hcl__comm_host_free(&s->send);
+    if (s->recv.ptr) hcl__comm_host_free(&s->recv);
+    free(s);
+}
+
+/* ---- collectives ---- */
+
+#define CHUNK_BYTES ((size_t)16 << 20) /* per rank's piece: bounds staging memory and MPI's int counts */
+
+/* Start an MPI request (lock held around the call). */
+#define START(call, what)                                                                                              \
+    do {                                                                                                               \
+        pthread_mutex_lock(&mpi_lock);                                                                                 \
+        int rc_ = (call);                                                                                              \
+        pthread_mutex_unlock(&mpi_lock);                                                                               \
+        if (rc_ != MPI_SUCCESS) return hcl__comm_break(comm, mpi_error(rc_, what));                                    \
+    } while (0)
+#define STAGE(call)                                                                                                    \
+    do {                                                                                                               \
+        hcl_status st_ = (call);                                                                                       \
+        if (st_ != HCL_SUCCESS) return st_;                                                                            \
+    } while (0)
+
+static hcl_status run_collective(hcl__comm *comm, const hcl__coll *op) {
+    mpi_state *s = comm->state;
+    hcl__queue *q = op->q;
+    const size_t es = hcl_dtype_size(op->type), count = op->count, chunk = CHUNK_BYTES / es;
+    const size_t first = count < chunk ? count : chunk;
+    const uint32_t size = comm->size, me = comm->rank;
+    const double timeout = atomic_load(&comm->timeout);
+    const MPI_Datatype dt = mpi_type(op->type);
+    const MPI_Op mop = mpi_op(op->type, op->op);
+    STAGE(hcl__comm_host_reserve(&s->send, comm->dev, first * es * (op->kind == HCL__COLL_REDUCE_SCATTER ? size : 1)));
+    STAGE(hcl__comm_host_reserve(&s->recv, comm->dev, first * es * (op->kind == HCL__COLL_ALL_GATHER ? size : 1)));
+    unsigned char *hs = s->send.ptr, *hr = s->recv.ptr;
+    char what[64];
+    snprintf(what, sizeof what, "%s", hcl__coll_name(op->kind));
+    for (size_t off = 0; off < count; off += chunk) {
+        const size_t n = count - off < chunk ? count - off : chunk, bytes = n * es;
+        MPI_Request req = NULL;
+        switch (op->kind) {
+        case HCL__COLL_ALL_REDUCE:
+            STAGE(hcl__comm_stage_in(q, op->send, off * es, bytes, hs));
+            START(mpi.MPI_Iallreduce(hs, hr, (int)n, dt, mop, s->comm, &req), "MPI_Iallreduce");
+            break;
+        case HCL__COLL_REDUCE:
+            STAGE(hcl__comm_stage_in(q, op->send, off * es, bytes, hs));
+            START(mpi.MPI_Ireduce(hs, hr, (int)n, dt, mop, (int)op->root, s->comm, &req), "MPI_Ireduce");
+            break;
+        case HCL__COLL_BROADCAST:
+            if (me == op->root) STAGE(hcl__comm_stage_in(q, op->send, off * es, bytes, hs));
+            START(mpi.MPI_Ibcast(hs, (int)n, dt, (int)op->root, s->comm, &req), "MPI_Ibcast");
+            break;
+        case HCL__COLL_ALL_GATHER:
+            STAGE(hcl__comm_stage_in(q, op->send, off * es, bytes, hs));
+            START(mpi.MPI_Iallgather(hs, (int)n, dt, hr, (int)n, dt, s->comm, &req), "MPI_Iallgather");
+            break;
+        case HCL__COLL_REDUCE_SCATTER:
+            for (uint32_t r = 0; r < size; r++)
+                STAGE(hcl__comm_stage_in(q, op->send, ((size_t)r * count + off) * es, bytes, hs + (size_t)r * bytes));
+            START(mpi.MPI_Ireduce_scatter_block(hs, hr, (int)n, dt, mop, s->comm, &req), "MPI_Ireduce_scatter_block");
+            break;
+        default: return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "kind %d", (int)op->kind);
+        }
+        hcl_status st = wait_reqs(&req, 1, comm, timeout, what);
+        if (st != HCL_SUCCESS) return st;
+        switch (op->kind) {
+        case HCL__COLL_ALL_REDUCE:
+        case HCL__COLL_REDUCE_SCATTER: STAGE(hcl__comm_stage_out(q, op->recv, off * es, bytes, hr)); break;
+        case HCL__COLL_REDUCE:
+            if (me == op->root) STAGE(hcl__comm_stage_out(q, op->recv, off * es, bytes, hr));
+            break;
+        case HCL__COLL_BROADCAST:
+            if (!(me == op->root && op->recv == op->send)) STAGE(hcl__comm_stage_out(q, op->recv, off * es, bytes, hs));
+            break;
+        case HCL__COLL_ALL_GATHER:
+            for (uint32_t r = 0; r < size; r++)
+                STAGE(hcl__comm_stage_out(q, op->recv, ((size_t)r * count + off) * es, bytes, hr + (size_t)r * bytes));
+            break;
+        default: break;
+        }
+    }
+    return HCL_SUCCESS;
+}
+
+/* A recorded or single send/recv. */
+typedef struct p2p_item {
+    hcl__comm *comm;
+    hcl__coll op;
+    hcl__comm_host_mem mem;
+    MPI_Request req;
+} p2p_item;
+
+/* Send and receive together (so that two ranks sending to each other in a group do not wait on each other): stage
+ * the sends, post every Isend and Irecv, wait for all, write the receives. */
+static hcl_status run_p2p(p2p_item *items, size_t n) {
+    hcl_status st = HCL_SUCCESS;
+    double timeout = 0;
+    size_t posted = 0;
+    for (size_t i = 0; i < n && st == HCL_SUCCESS; i++) {
+        p2p_item *it = &items[i];
+        hcl__comm *comm = it->comm;
+        const size_t bytes = hcl__coll_bytes(&it->op, it->op.count);
+        const double t = atomic_load(&comm->timeout);
+        timeout = t > timeout ? t : timeout;
+        if (it->op.count > 0x7fffffff) {
+            st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "mpi %s of %zu elements: at most 2^31 - 1 in one call",
+                                  hcl__coll_name(it->op.kind), it->op.count);
+            break;
+        }
+        if ((st = hcl__comm_host_reserve(&it->mem, comm->dev, bytes)) != HCL_SUCCESS) break;
+        mpi_state *s = comm->state;
+        int rc;
+        if (it->op.kind == HCL__COLL_SEND) {
+            if ((st = hcl__comm_stage_in(it->op.q, it->op.send, 0, bytes, it->mem.ptr)) != HCL_SUCCESS) break;
+            pthread_mutex_lock(&mpi_lock);
+            rc = mpi.MPI_Isend(it->mem.ptr, (int)it->op.count, mpi_type(it->op.type), (int)it->op.root, 0, s->comm,
+                               &it->req);
+            pthread_mutex_unlock(&mpi_lock);
+        } else {
+            pthread_mutex_lock(&mpi_lock);
+            rc = mpi.MPI_Irecv(it->mem.ptr, (int)it->op.count, mpi_type(it->op.type), (int)it->op.root, 0, s->comm,
+                               &it->req);
+            pthread_mutex_unlock(&mpi_lock);
+        }
+        if (rc != MPI_SUCCESS) st = hcl__comm_break(comm, mpi_error(rc, it->op.kind == HCL__COLL_SEND ? "MPI_Isend"
+                                                                                                        : "MPI_Irecv"));
+        else
+            posted = i + 1;
+    }
+    /* wait for what was posted even after a failure: the host memory must not go while MPI holds it */
+    for (size_t i = 0; i < posted; i++) {
+        hcl_status w = wait_reqs(&items[i].req, 1, items[i].comm, timeout, hcl__coll_name(items[i].op.kind));
+        if (w != HCL_SUCCESS) {
+            if (st == HCL_SUCCESS) st = w;
+            for (size_t k = 0; k < n; k++) hcl__comm_break(items[k].comm, w);
+            break;
+        }
+        if (items[i].op.kind == HCL__COLL_RECV && st == HCL_SUCCESS)
+            st = hcl__comm_stage_out(items[i].op.q, items[i].op.recv, 0, hcl__coll_bytes(&items[i].op, items[i].op.count),
+                                     items[i].mem.ptr);
+    }
+    pthread_mutex_lock(&mpi_lock);
+    for (size_t i = 0; i < n; i++) {
+        if (items[i].req) { /* still MPI's (timed out): keep its memory */
+            hcl__comm_host_mem *grown = realloc(abandoned, (abandoned_count + 1) * sizeof *abandoned);
+            if (grown) {
+                abandoned = grown;
+                abandoned[abandoned_count++] = items[i].mem;
+                items[i].mem.ptr = NULL;
+            }
+        }
+    }
+    pthread_mutex_unlock(&mpi_lock);
+    for (size_t i = 0; i < n; i++)
+        if (items[i].mem.ptr) hcl__comm_host_free(&items[i].mem);
+    return st;
+}
+
+/* ---- groups: recorded per thread, run in order at the end (consecutive send/recv together) ---- */
+static _Thread_local int in_group;
+static _Thread_local p2p_item *recorded;
+static _Thread_local size_t recorded_count, recorded_cap;
 
 static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
-    (void)comm, (void)op;
-    return hcl__set_message(HCL_ERROR_UNSUPPORTED, "the mpi engine is not in this build yet");
+    if (in_group) {
+        if (recorded_count == recorded_cap) {
+            size_t cap = recorded_cap ? 2 * recorded_cap : 16;
+            p2p_item *grown = realloc(recorded, cap * sizeof *grown);
+            if (!grown) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory recording a collective");
+            recorded = grown, recorded_cap = cap;
+        }
+        recorded[recorded_count++] = (p2p_item){.comm = comm, .op = *op};
+        return HCL_SUCCESS;
+    }
+    if (op->kind == HCL__COLL_SEND || op->kind == HCL__COLL_RECV) {
+        p2p_item it = {.comm = comm, .op = *op};
+        return run_p2p(&it, 1);
+    }
+    return run_collective(comm, op);
 }
 
-static void destroy(hcl__comm *comm) { (void)comm; }
+static hcl_status group_start(void) {
+    in_group = 1;
+    recorded_count = 0;
+    return HCL_SUCCESS;
+}
 
-const hcl__comm_engine hcl__comm_mpi = {
-    .name = "mpi", .backends = "any", .has_id = 1, .load = load, .serves = serves, .destroy = destroy, .run = run};
+static hcl_status group_end(void) {
+    hcl_status first = HCL_SUCCESS;
+    char why[512] = "";
+    in_group = 0;
+    for (size_t i = 0; i < recorded_count;) {
+        hcl_status st;
+        size_t next = i + 1;
+        const int broken = atomic_load(&recorded[i].comm->broken);
+        if (broken) {
+            st = hcl__set_message((hcl_status)broken, "the communicator is broken: %s", recorded[i].comm->broken_why);
+        } else if (recorded[i].op.kind == HCL__COLL_SEND || recorded[i].op.kind == HCL__COLL_RECV) {
+            while (next < recorded_count &&
+                   (recorded[next].op.kind == HCL__COLL_SEND || recorded[next].op.kind == HCL__COLL_RECV))
+                next++;
+            st = run_p2p(&recorded[i], next - i);
+        } else {
+            st = run_collective(recorded[i].comm, &recorded[i].op);
+        }
+        if (st != HCL_SUCCESS && first == HCL_SUCCESS) {
+            first = st;
+            snprintf(why, sizeof why, "%s", hcl_last_message());
+        }
+        i = next;
+    }
+    free(recorded);
+    recorded = NULL;
+    recorded_count = recorded_cap = 0;
+    return first == HCL_SUCCESS ? HCL_SUCCESS : hcl__set_message(first, "%s", why);
+}
+
+const hcl__comm_engine hcl__comm_mpi = {.name = "mpi",
+                                        .backends = "any",
+                                        .has_id = 1,
+                                        .load = load,
+                                        .serves = serves,
+                                        .get_id = get_id,
+                                        .create = create,
+                                        .destroy = destroy,
+                                        .run = run,
+                                        .group_start = group_start,
+                                        .group_end = group_end};

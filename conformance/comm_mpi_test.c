@@ -1,0 +1,325 @@
+/* hcl-comm-mpi-test: communicators on the mpi engine, one rank per process, started by mpirun (ctest comm-mpi-*).
+ *
+ *   hcl-comm-mpi-test collectives [host|opencl|mixed]   every collective x op x type x count (0, 1, 1009, 2^20 + 3),
+ *                                                        in place and out of place where allowed, checked on every
+ *                                                        rank against a float64 reference (every rank regenerates
+ *                                                        every rank's inputs from the seed rank 0 broadcasts)
+ *   hcl-comm-mpi-test timeout [host|opencl|mixed]       rank 1 sleeps past the others' 0.5 s timeout: they get
+ *                                                        HCL_ERROR_TIMEOUT in about that time, then stay broken
+ *   hcl-comm-mpi-test bench [host|opencl|mixed]         all-reduce f32 timings (no checks beyond the first run)
+ * Devices: host (every rank on the host backend), opencl (PoCL), mixed (even ranks host, odd ranks opencl).
+ * Exit status: 0 passed, 1 failed, 77 skipped (the device asked for is absent), on every rank. */
+#define _POSIX_C_SOURCE 200809L
+#include <hcl/hcl.h>
+#include <hcl/hcl_comm.h>
+
+#include <mpi.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int rank, nranks;
+static unsigned failures;
+static hcl_device dev;
+static hcl_queue queue;
+static hcl_comm comm;
+
+#define FAIL(...)                                                                                                      \
+    do {                                                                                                               \
+        failures++;                                                                                                    \
+        if (failures <= 20) {                                                                                          \
+            fprintf(stderr, "rank %d: FAIL: ", rank);                                                                  \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fprintf(stderr, "\n");                                                                                     \
+        }                                                                                                              \
+    } while (0)
+#define OK(call)                                                                                                       \
+    do {                                                                                                               \
+        hcl_status st_ = (call);                                                                                       \
+        if (st_ != HCL_SUCCESS) FAIL("%s: %s: %s", #call, hcl_status_name(st_), hcl_last_message());                   \
+    } while (0)
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Every rank's inputs from (seed, case, rank): splitmix64. */
+static uint64_t mix(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static void inputs(uint64_t seed, unsigned case_no, int r, hcl_dtype type, hcl_comm_op op, float *x, size_t n) {
+    uint64_t s = seed ^ ((uint64_t)case_no << 20) ^ ((uint64_t)r << 48);
+    const float lo = op == HCL_COMM_PROD ? 0.5f : -1.0f, hi = op == HCL_COMM_PROD ? 2.0f : 1.0f;
+    for (size_t i = 0; i < n; i++) {
+        float v = lo + (hi - lo) * (float)((mix(&s) >> 40) * 0x1p-24);
+        if (type == HCL_DTYPE_F16) v = hcl_f16_to_f32(hcl_f32_to_f16(v));
+        if (type == HCL_DTYPE_BF16) v = hcl_bf16_to_f32(hcl_f32_to_bf16(v));
+        x[i] = v;
+    }
+}
+
+typedef enum { K_ALL_REDUCE, K_REDUCE, K_BROADCAST, K_ALL_GATHER, K_REDUCE_SCATTER, K_SENDRECV } kind;
+static const char *const kind_names[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter",
+                                         "send/recv"};
+static const char *const op_names[] = {"sum", "prod", "max", "min"};
+
+static hcl_status issue(kind k, hcl_dtype type, hcl_comm_op op, size_t count, uint32_t root, hcl_buffer send,
+                        hcl_buffer recv, int grouped) {
+    switch (k) {
+    case K_ALL_REDUCE: return hcl_comm_all_reduce(comm, queue, type, op, count, send, recv, 0, NULL, NULL);
+    case K_REDUCE: return hcl_comm_reduce(comm, queue, type, op, root, count, send, recv, 0, NULL, NULL);
+    case K_BROADCAST: return hcl_comm_broadcast(comm, queue, type, root, count, send, recv, 0, NULL, NULL);
+    case K_ALL_GATHER: return hcl_comm_all_gather(comm, queue, type, count, send, recv, 0, NULL, NULL);
+    case K_REDUCE_SCATTER: return hcl_comm_reduce_scatter(comm, queue, type, op, count, send, recv, 0, NULL, NULL);
+    case K_SENDRECV: { /* a ring: send to rank + 1, receive from rank - 1 */
+        const uint32_t to = (uint32_t)((rank + 1) % nranks), from = (uint32_t)((rank + nranks - 1) % nranks);
+        hcl_status st;
+        if (grouped) {
+            if ((st = hcl_comm_group_start()) != HCL_SUCCESS) return st;
+            hcl_status a = hcl_comm_send(comm, queue, type, count, send, to, 0, NULL, NULL);
+            hcl_status b = hcl_comm_recv(comm, queue, type, count, recv, from, 0, NULL, NULL);
+            st = hcl_comm_group_end();
+            return a != HCL_SUCCESS ? a : b != HCL_SUCCESS ? b : st;
+        }
+        if (rank % 2 == 0) { /* even ranks send first: the ring pairs without a group (even number of ranks) */
+            st = hcl_comm_send(comm, queue, type, count, send, to, 0, NULL, NULL);
+            return st == HCL_SUCCESS ? hcl_comm_recv(comm, queue, type, count, recv, from, 0, NULL, NULL) : st;
+        }
+        st = hcl_comm_recv(comm, queue, type, count, recv, from, 0, NULL, NULL);
+        return st == HCL_SUCCESS ? hcl_comm_send(comm, queue, type, count, send, to, 0, NULL, NULL) : st;
+    }
+    }
+    return HCL_ERROR_INVALID_ARGUMENT;
+}
+
+static void run_case(uint64_t seed, unsigned case_no, kind k, hcl_comm_op op, hcl_dtype type, size_t count,
+                     int in_place, int grouped) {
+    const size_t es = hcl_dtype_size(type), P = (size_t)nranks;
+    const size_t send_n = k == K_REDUCE_SCATTER ? P * count : count, recv_n = k == K_ALL_GATHER ? P * count : count;
+    const uint32_t root = (uint32_t)(case_no % P);
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %s count %zu %s%s (case %u)", kind_names[k], op_names[op],
+             hcl_dtype_name(type), count, in_place ? "in place" : "out of place", grouped ? ", in a group" : "",
+             case_no);
+    float **x = calloc(P, sizeof *x), *got = malloc((recv_n + 1) * 4);
+    unsigned char *raw = malloc((send_n > recv_n ? send_n : recv_n) * es + 4);
+    hcl_buffer send = NULL, recv = NULL;
+    for (size_t r = 0; r < P; r++) {
+        x[r] = malloc((send_n + 1) * 4);
+        inputs(seed, case_no, (int)r, type, op, x[r], send_n);
+    }
+    const size_t sb = send_n ? send_n * es : 4, rb = recv_n ? recv_n * es : 4;
+    OK(hcl_buffer_create(dev, sb, 0, &send));
+    if (in_place)
+        recv = send;
+    else
+        OK(hcl_buffer_create(dev, rb, 0, &recv));
+    if (!send || !recv) goto done;
+    uint32_t *pz = (uint32_t *)raw;
+    for (size_t i = 0; i < (rb + 3) / 4; i++) pz[i] = 0x7fc0deadu; /* the poison */
+    OK(hcl_buffer_write(queue, recv, 0, rb, raw));
+    if (type == HCL_DTYPE_F32)
+        memcpy(raw, x[rank], send_n * 4);
+    else
+        hcl_convert(type, raw, HCL_DTYPE_F32, x[rank], send_n);
+    if (send_n) OK(hcl_buffer_write(queue, send, 0, send_n * es, raw));
+    hcl_status st = grouped && k != K_SENDRECV ? hcl_comm_group_start() : HCL_SUCCESS;
+    if (st == HCL_SUCCESS) st = issue(k, type, op, count, root, send, recv, grouped);
+    if (grouped && k != K_SENDRECV) {
+        hcl_status e = hcl_comm_group_end();
+        if (st == HCL_SUCCESS) st = e;
+    }
+    if (st != HCL_SUCCESS) {
+        FAIL("%s: %s: %s", what, hcl_status_name(st), hcl_last_message());
+        goto done;
+    }
+    OK(hcl_buffer_read(queue, recv, 0, rb, raw));
+    const int writes = !(k == K_REDUCE && (uint32_t)rank != root);
+    if (count == 0 || (!writes && !in_place)) {
+        for (size_t i = 0; i < rb / 4; i++)
+            if (pz[i] != 0x7fc0deadu) {
+                FAIL("%s: the recv was written (byte %zu)", what, 4 * i);
+                break;
+            }
+        goto done;
+    }
+    if (!writes) goto done;
+    if (type == HCL_DTYPE_F32)
+        memcpy(got, raw, recv_n * 4);
+    else
+        hcl_convert(HCL_DTYPE_F32, got, type, raw, recv_n);
+    /* MPI combines ranks pairwise in the buffer's type: 16-bit results are rounded after each of the P - 1 combines */
+    const double u = type == HCL_DTYPE_F32 ? 0x1p-24 : type == HCL_DTYPE_F16 ? 0x1p-11 : 0x1p-8;
+    size_t bad = 0;
+    for (size_t i = 0; i < recv_n; i++) {
+        double v = 0, mag = 0, tol = 0;
+        size_t src = i;
+        switch (k) {
+        case K_BROADCAST: v = x[root][i]; break;
+        case K_SENDRECV: v = x[(rank + nranks - 1) % nranks][i]; break;
+        case K_ALL_GATHER: v = x[i / count][i % count]; break;
+        default:
+            if (k == K_REDUCE_SCATTER) src = (size_t)rank * count + i;
+            v = x[0][src], mag = fabs(v);
+            for (size_t r = 1; r < P; r++) {
+                const double y = x[r][src];
+                mag += fabs(y);
+                v = op == HCL_COMM_SUM ? v + y : op == HCL_COMM_PROD ? v * y : op == HCL_COMM_MAX ? fmax(v, y) : fmin(v, y);
+            }
+            tol = op == HCL_COMM_SUM ? (double)P * (u + 0x1p-24) * mag : op == HCL_COMM_PROD ? (double)P * (u + 0x1p-24) * fabs(v) : 0;
+        }
+        const double g = got[i];
+        if (!(fabs(g - v) <= tol)) {
+            if (bad++ < 3) FAIL("%s: element %zu: got %.9g, want %.9g (tolerance %.3g)", what, i, g, v, tol);
+        }
+    }
+    if (bad > 3) FAIL("%s: %zu of %zu elements wrong", what, bad, recv_n);
+done:
+    if (recv && recv != send) hcl_buffer_release(recv);
+    if (send) hcl_buffer_release(send);
+    for (size_t r = 0; r < P; r++) free(x[r]);
+    free(x), free(got), free(raw);
+}
+
+static int open_device(const char *which) {
+    const char *sel = strcmp(which, "opencl") == 0 ? "opencl" : strcmp(which, "mixed") == 0 && rank % 2 ? "opencl"
+                                                                                                       : "host";
+    hcl_status st = hcl_device_open(sel, &dev);
+    int ok = st == HCL_SUCCESS, all_ok = 0;
+    if (!ok) fprintf(stderr, "rank %d: cannot open \"%s\": %s: %s\n", rank, sel, hcl_status_name(st), hcl_last_message());
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) return 0;
+    hcl_device_info info;
+    hcl_device_get_info(dev, &info);
+    printf("rank %d of %d: device %s:%u \"%s\"\n", rank, nranks, info.backend, info.index, info.name);
+    return hcl_queue_create(dev, &queue) == HCL_SUCCESS;
+}
+
+static void collectives(void) {
+    static const size_t counts[] = {0, 1, 1009, ((size_t)1 << 20) + 3};
+    uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16);
+    const char *env = getenv("HCL_SEED");
+    if (env && *env) seed = strtoull(env, NULL, 10);
+    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) printf("seed HCL_SEED=%llu\n", (unsigned long long)seed);
+    unsigned case_no = 0;
+    for (int k = 0; k <= K_SENDRECV; k++) {
+        const int reduces = k == K_ALL_REDUCE || k == K_REDUCE || k == K_REDUCE_SCATTER;
+        const int places = k == K_ALL_REDUCE || k == K_REDUCE || k == K_BROADCAST ? 2 : 1;
+        for (int t = 0; t < 3; t++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+                for (int o = 0; o < (reduces ? 4 : 1); o++)
+                    for (int ip = 0; ip < places; ip++, case_no++)
+                        run_case(seed, case_no, (kind)k, (hcl_comm_op)o, (hcl_dtype)t, counts[c], ip, case_no % 3 == 0);
+    }
+    if (rank == 0) printf("%u cases per rank\n", case_no);
+}
+
+static void timeout_test(void) {
+    const double limit = 0.5;
+    hcl_buffer b = NULL;
+    OK(hcl_buffer_create(dev, 4096, 0, &b));
+    if (rank != 1) OK(hcl_comm_set_timeout(comm, limit));
+    if (rank == 1) sleep(3); /* stops answering for longer than the others wait */
+    const double t0 = now_s();
+    hcl_status st = hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, 1024, b, b, 0, NULL, NULL);
+    const double dt = now_s() - t0;
+    if (rank != 1) {
+        if (st != HCL_ERROR_TIMEOUT)
+            FAIL("all_reduce without rank 1: %s (%s), want HCL_ERROR_TIMEOUT", hcl_status_name(st), hcl_last_message());
+        else if (dt < limit * 0.9 || dt > limit + 2.0)
+            FAIL("timed out after %.3f s with a timeout of %.1f s", dt, limit);
+        else
+            printf("rank %d: HCL_ERROR_TIMEOUT after %.3f s (timeout %.1f s): %s\n", rank, dt, limit, hcl_last_message());
+        st = hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, 1024, b, b, 0, NULL, NULL);
+        if (st != HCL_ERROR_TIMEOUT || !strstr(hcl_last_message(), "broken"))
+            FAIL("after the timeout: %s (%s), want HCL_ERROR_TIMEOUT (broken)", hcl_status_name(st), hcl_last_message());
+    } else if (st != HCL_SUCCESS) { /* the others' requests are still with MPI: rank 1's part completes them */
+        FAIL("rank 1's late all_reduce: %s: %s", hcl_status_name(st), hcl_last_message());
+    }
+    hcl_buffer_release(b);
+}
+
+static void bench(void) {
+    static const size_t sizes[] = {(size_t)1 << 20, (size_t)16 << 20, (size_t)64 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const size_t bytes = sizes[i], n = bytes / 4;
+        hcl_buffer a = NULL, b = NULL;
+        OK(hcl_buffer_create(dev, bytes, 0, &a));
+        OK(hcl_buffer_create(dev, bytes, 0, &b));
+        if (!a || !b) return;
+        OK(hcl_buffer_fill(queue, a, 0, bytes, &(float){1.0f}, 4));
+        OK(hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, n, a, b, 0, NULL, NULL)); /* warm up */
+        float first = 0;
+        OK(hcl_buffer_read(queue, b, 0, 4, &first));
+        if (first != (float)nranks) FAIL("bench all_reduce: %g, want %d", first, nranks);
+        const int reps = 5;
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = now_s();
+        for (int r = 0; r < reps; r++)
+            OK(hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, n, a, b, 0, NULL, NULL));
+        const double t = (now_s() - t0) / reps;
+        const double algbw = (double)bytes / t / 1e9, busbw = algbw * 2.0 * (nranks - 1) / nranks;
+        if (rank == 0)
+            printf("all_reduce f32 %8zu KiB: %8.3f ms  algbw %6.2f GB/s  busbw %6.2f GB/s\n", bytes >> 10, t * 1e3,
+                   algbw, busbw);
+        hcl_buffer_release(a);
+        hcl_buffer_release(b);
+    }
+}
+
+int main(int argc, char **argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    const char *mode = argc > 1 ? argv[1] : "collectives", *which = argc > 2 ? argv[2] : "host";
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (!open_device(which)) {
+        if (rank == 0) printf("skipped: a rank could not open its device (%s)\n", which);
+        MPI_Finalize();
+        return 77;
+    }
+    hcl_comm_id id;
+    memset(&id, 0, sizeof id);
+    if (rank == 0) OK(hcl_comm_get_id(dev, "mpi", &id));
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD); /* as hcl_comm.h says: the id is plain bytes */
+    OK(hcl_comm_create(dev, (uint32_t)nranks, (uint32_t)rank, &id, &comm));
+    if (comm) {
+        hcl_comm second = NULL;
+        hcl_status st = hcl_comm_create(dev, (uint32_t)nranks, (uint32_t)rank, &id, &second);
+        if (st != HCL_ERROR_UNSUPPORTED) FAIL("a second rank of one id in this process: %s, want HCL_ERROR_UNSUPPORTED",
+                                              hcl_status_name(st));
+        if (second) hcl_comm_release(second);
+        if (rank == 0) {
+            hcl_comm_engine_info info;
+            for (uint32_t i = 0; hcl_comm_engine_get_info(i, &info) == HCL_SUCCESS; i++)
+                if (strcmp(info.name, "mpi") == 0) printf("engine mpi: %s%s\n", info.library, info.version);
+        }
+        if (strcmp(mode, "timeout") == 0)
+            timeout_test();
+        else if (strcmp(mode, "bench") == 0)
+            bench();
+        else
+            collectives();
+        OK(hcl_comm_release(comm));
+    }
+    hcl_queue_release(queue);
+    hcl_device_release(dev);
+    unsigned total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) printf("hcl-comm-mpi-test %s on %d ranks (%s): %s (%u failures)\n", mode, nranks, which,
+                          total ? "FAILED" : "passed", total);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
