@@ -11,7 +11,6 @@
 #include "comm_engine.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +195,7 @@ static double now_s(void) {
  * any, is broken; the requests stay with MPI). */
 static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double timeout, const char *what) {
     const double start = now_s();
-    for (unsigned spins = 0;; spins++) {
+    for (;;) {
         int left = 0;
         for (int i = 0; i < n; i++) {
             if (!reqs[i]) continue;
@@ -221,11 +220,11 @@ static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double ti
                                              comm ? "; the communicator is broken" : "");
             return comm ? hcl__comm_break(comm, st) : st;
         }
-        if (spins > 2000) {
-            struct timespec ts = {0, spins > 20000 ? 50000 : 5000};
+        /* MPI progresses only inside MPI_Test: poll without pause for the first 50 ms (a message of tens of MiB),
+         * then yield the core between polls (a rank that waits long for a late one) */
+        if (now_s() - start > 0.05) {
+            struct timespec ts = {0, 20000};
             nanosleep(&ts, NULL);
-        } else {
-            sched_yield();
         }
     }
 }
