@@ -69,8 +69,8 @@ static void inputs(uint64_t seed, unsigned case_no, int r, hcl_dtype type, hcl_c
 }
 
 typedef enum { K_ALL_REDUCE, K_REDUCE, K_BROADCAST, K_ALL_GATHER, K_REDUCE_SCATTER, K_SENDRECV } kind;
-static const char *const kind_names[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter",
-                                         "send/recv"};
+static const char *const kind_names[] = {"all_reduce", "reduce",         "broadcast",
+                                         "all_gather", "reduce_scatter", "send/recv"};
 static const char *const op_names[] = {"sum", "prod", "max", "min"};
 
 static hcl_status issue(kind k, hcl_dtype type, hcl_comm_op op, size_t count, uint32_t root, hcl_buffer send,
@@ -108,9 +108,8 @@ static void run_case(uint64_t seed, unsigned case_no, kind k, hcl_comm_op op, hc
     const size_t send_n = k == K_REDUCE_SCATTER ? P * count : count, recv_n = k == K_ALL_GATHER ? P * count : count;
     const uint32_t root = (uint32_t)(case_no % P);
     char what[200];
-    snprintf(what, sizeof what, "%s %s %s count %zu %s%s (case %u)", kind_names[k], op_names[op],
-             hcl_dtype_name(type), count, in_place ? "in place" : "out of place", grouped ? ", in a group" : "",
-             case_no);
+    snprintf(what, sizeof what, "%s %s %s count %zu %s%s (case %u)", kind_names[k], op_names[op], hcl_dtype_name(type),
+             count, in_place ? "in place" : "out of place", grouped ? ", in a group" : "", case_no);
     float **x = calloc(P, sizeof *x), *got = malloc((recv_n + 1) * 4);
     unsigned char *raw = malloc((send_n > recv_n ? send_n : recv_n) * es + 4);
     hcl_buffer send = NULL, recv = NULL;
@@ -174,9 +173,14 @@ static void run_case(uint64_t seed, unsigned case_no, kind k, hcl_comm_op op, hc
             for (size_t r = 1; r < P; r++) {
                 const double y = x[r][src];
                 mag += fabs(y);
-                v = op == HCL_COMM_SUM ? v + y : op == HCL_COMM_PROD ? v * y : op == HCL_COMM_MAX ? fmax(v, y) : fmin(v, y);
+                v = op == HCL_COMM_SUM    ? v + y
+                    : op == HCL_COMM_PROD ? v * y
+                    : op == HCL_COMM_MAX  ? fmax(v, y)
+                                          : fmin(v, y);
             }
-            tol = op == HCL_COMM_SUM ? (double)P * (u + 0x1p-24) * mag : op == HCL_COMM_PROD ? (double)P * (u + 0x1p-24) * fabs(v) : 0;
+            tol = op == HCL_COMM_SUM    ? (double)P * (u + 0x1p-24) * mag
+                  : op == HCL_COMM_PROD ? (double)P * (u + 0x1p-24) * fabs(v)
+                                        : 0;
         }
         const double g = got[i];
         if (!(fabs(g - v) <= tol)) {
@@ -192,11 +196,13 @@ done:
 }
 
 static int open_device(const char *which) {
-    const char *sel = strcmp(which, "opencl") == 0 ? "opencl" : strcmp(which, "mixed") == 0 && rank % 2 ? "opencl"
-                                                                                                       : "host";
+    const char *sel = strcmp(which, "opencl") == 0              ? "opencl"
+                      : strcmp(which, "mixed") == 0 && rank % 2 ? "opencl"
+                                                                : "host";
     hcl_status st = hcl_device_open(sel, &dev);
     int ok = st == HCL_SUCCESS, all_ok = 0;
-    if (!ok) fprintf(stderr, "rank %d: cannot open \"%s\": %s: %s\n", rank, sel, hcl_status_name(st), hcl_last_message());
+    if (!ok)
+        fprintf(stderr, "rank %d: cannot open \"%s\": %s: %s\n", rank, sel, hcl_status_name(st), hcl_last_message());
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok) return 0;
     hcl_device_info info;
@@ -240,10 +246,12 @@ static void timeout_test(void) {
         else if (dt < limit * 0.9 || dt > limit + 2.0)
             FAIL("timed out after %.3f s with a timeout of %.1f s", dt, limit);
         else
-            printf("rank %d: HCL_ERROR_TIMEOUT after %.3f s (timeout %.1f s): %s\n", rank, dt, limit, hcl_last_message());
+            printf("rank %d: HCL_ERROR_TIMEOUT after %.3f s (timeout %.1f s): %s\n", rank, dt, limit,
+                   hcl_last_message());
         st = hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, 1024, b, b, 0, NULL, NULL);
         if (st != HCL_ERROR_TIMEOUT || !strstr(hcl_last_message(), "broken"))
-            FAIL("after the timeout: %s (%s), want HCL_ERROR_TIMEOUT (broken)", hcl_status_name(st), hcl_last_message());
+            FAIL("after the timeout: %s (%s), want HCL_ERROR_TIMEOUT (broken)", hcl_status_name(st),
+                 hcl_last_message());
     } else if (st != HCL_SUCCESS) { /* the others' requests are still with MPI: rank 1's part completes them */
         FAIL("rank 1's late all_reduce: %s: %s", hcl_status_name(st), hcl_last_message());
     }
@@ -298,8 +306,8 @@ int main(int argc, char **argv) {
     if (comm) {
         hcl_comm second = NULL;
         hcl_status st = hcl_comm_create(dev, (uint32_t)nranks, (uint32_t)rank, &id, &second);
-        if (st != HCL_ERROR_UNSUPPORTED) FAIL("a second rank of one id in this process: %s, want HCL_ERROR_UNSUPPORTED",
-                                              hcl_status_name(st));
+        if (st != HCL_ERROR_UNSUPPORTED)
+            FAIL("a second rank of one id in this process: %s, want HCL_ERROR_UNSUPPORTED", hcl_status_name(st));
         if (second) hcl_comm_release(second);
         if (rank == 0) {
             hcl_comm_engine_info info;
@@ -318,8 +326,9 @@ int main(int argc, char **argv) {
     hcl_device_release(dev);
     unsigned total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) printf("hcl-comm-mpi-test %s on %d ranks (%s): %s (%u failures)\n", mode, nranks, which,
-                          total ? "FAILED" : "passed", total);
+    if (rank == 0)
+        printf("hcl-comm-mpi-test %s on %d ranks (%s): %s (%u failures)\n", mode, nranks, which,
+               total ? "FAILED" : "passed", total);
     MPI_Finalize();
     return total ? 1 : 0;
 }

@@ -66,8 +66,8 @@ static bool make_comms(void) {
 /* ---- one case ---- */
 
 typedef enum { K_ALL_REDUCE, K_REDUCE, K_BROADCAST, K_ALL_GATHER, K_REDUCE_SCATTER, K_SENDRECV } kind;
-static const char *const kind_names[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter",
-                                         "send/recv"};
+static const char *const kind_names[] = {"all_reduce", "reduce",         "broadcast",
+                                         "all_gather", "reduce_scatter", "send/recv"};
 typedef enum { FORM_GROUP, FORM_THREADS } form;
 static const char *const op_names[] = {"sum", "prod", "max", "min"};
 
@@ -91,15 +91,13 @@ static hcl_status issue(rank_call *c) {
     case K_ALL_REDUCE:
         return hcl_comm_all_reduce(comms[r], queues[r], c->type, c->op, c->count, c->send, c->recv, 0, NULL, NULL);
     case K_REDUCE:
-        return hcl_comm_reduce(comms[r], queues[r], c->type, c->op, c->root, c->count, c->send, c->recv, 0, NULL,
-                               NULL);
+        return hcl_comm_reduce(comms[r], queues[r], c->type, c->op, c->root, c->count, c->send, c->recv, 0, NULL, NULL);
     case K_BROADCAST:
         return hcl_comm_broadcast(comms[r], queues[r], c->type, c->root, c->count, c->send, c->recv, 0, NULL, NULL);
     case K_ALL_GATHER:
         return hcl_comm_all_gather(comms[r], queues[r], c->type, c->count, c->send, c->recv, 0, NULL, NULL);
     case K_REDUCE_SCATTER:
-        return hcl_comm_reduce_scatter(comms[r], queues[r], c->type, c->op, c->count, c->send, c->recv, 0, NULL,
-                                       NULL);
+        return hcl_comm_reduce_scatter(comms[r], queues[r], c->type, c->op, c->count, c->send, c->recv, 0, NULL, NULL);
     case K_SENDRECV: {
         const uint32_t peer = (uint32_t)(1 - r);
         hcl_status st;
@@ -179,8 +177,8 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
     if (ok) {
         if (f == FORM_GROUP) {
             ok = CHECK_ST(HCL_SUCCESS, hcl_comm_group_start());
-            for (int r = 0; r < NR && ok; r++) ok = CHECK(issue(&calls[r]) == HCL_SUCCESS, "%s: rank %d: %s", what,
-                                                          r, hcl_last_message());
+            for (int r = 0; r < NR && ok; r++)
+                ok = CHECK(issue(&calls[r]) == HCL_SUCCESS, "%s: rank %d: %s", what, r, hcl_last_message());
             ok = CHECK(hcl_comm_group_end() == HCL_SUCCESS, "%s: group_end: %s", what, hcl_last_message()) && ok;
         } else {
             pthread_t th[NR];
@@ -188,7 +186,8 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
             for (int r = 0; r < NR; r++) pthread_join(th[r], NULL);
             for (int r = 0; r < NR; r++)
                 ok = CHECK(calls[r].st == HCL_SUCCESS, "%s: rank %d: %s: %s", what, r, hcl_status_name(calls[r].st),
-                           calls[r].msg) && ok;
+                           calls[r].msg) &&
+                     ok;
         }
     }
     const double u = hcl_ts_unit_roundoff(type), uacc = ldexp(1.0, -24);
@@ -220,14 +219,16 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
                 for (int s = 1; s < NR; s++) {
                     const double y = x[s][src];
                     mag += fabs(y);
-                    v = op == HCL_COMM_SUM ? v + y : op == HCL_COMM_PROD ? v * y : op == HCL_COMM_MAX ? fmax(v, y)
-                                                                                                    : fmin(v, y);
+                    v = op == HCL_COMM_SUM    ? v + y
+                        : op == HCL_COMM_PROD ? v * y
+                        : op == HCL_COMM_MAX  ? fmax(v, y)
+                                              : fmin(v, y);
                 }
             }
             ref[i] = v;
             /* float32 arithmetic over NR values, then one rounding to the type; copies and max/min are exact */
             if (k == K_ALL_REDUCE || k == K_REDUCE || k == K_REDUCE_SCATTER)
-                tol[i] = op == HCL_COMM_SUM ? NR * uacc * mag + (u + uacc) * fabs(v)
+                tol[i] = op == HCL_COMM_SUM    ? NR * uacc * mag + (u + uacc) * fabs(v)
                          : op == HCL_COMM_PROD ? (NR * uacc + u) * fabs(v)
                                                : 0;
             else
@@ -317,8 +318,8 @@ ParameterizedTest(comm_pair *p, comm, misuse, .timeout = CONF_TIMEOUT_S) {
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
              hcl_comm_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, NR, n, a, b, 0, NULL, NULL));
     CHECK_MSG_HAS("root");
-    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_comm_broadcast(comms[0], queues[0], HCL_DTYPE_F32, 7, n, a, b, 0, NULL,
-                                                            NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
+             hcl_comm_broadcast(comms[0], queues[0], HCL_DTYPE_F32, 7, n, a, b, 0, NULL, NULL));
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_comm_send(comms[0], queues[0], HCL_DTYPE_F32, n, a, NR, 0, NULL, NULL));
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_comm_send(comms[0], queues[0], HCL_DTYPE_F32, n, a, 0, 0, NULL, NULL));
     /* bad op, bad type */
@@ -327,8 +328,8 @@ ParameterizedTest(comm_pair *p, comm, misuse, .timeout = CONF_TIMEOUT_S) {
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
              hcl_comm_all_reduce(comms[0], queues[0], (hcl_dtype)42, HCL_COMM_SUM, n, a, b, 0, NULL, NULL));
     /* send == recv where there is no in-place form */
-    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_comm_all_gather(comms[0], queues[0], HCL_DTYPE_F32, 1, a, a, 0, NULL,
-                                                             NULL));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
+             hcl_comm_all_gather(comms[0], queues[0], HCL_DTYPE_F32, 1, a, a, 0, NULL, NULL));
     /* out_event inside a group; group_end without start */
     if (CHECK_ST(HCL_SUCCESS, hcl_comm_group_start())) {
         CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
@@ -353,10 +354,10 @@ ParameterizedTest(comm_pair *p, comm, misuse, .timeout = CONF_TIMEOUT_S) {
     CHECK_ST(HCL_SUCCESS, hcl_buffer_write(queues[0], a, 0, sizeof one, one));
     CHECK_ST(HCL_SUCCESS, hcl_buffer_write(queues[1], other, 0, sizeof one, one));
     if (CHECK_ST(HCL_SUCCESS, hcl_comm_group_start())) {
-        CHECK_ST(HCL_SUCCESS, hcl_comm_all_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, n, a, a, 0, NULL,
-                                                  NULL));
-        CHECK_ST(HCL_SUCCESS, hcl_comm_all_reduce(comms[1], queues[1], HCL_DTYPE_F32, HCL_COMM_SUM, n, other, other, 0,
-                                                  NULL, NULL));
+        CHECK_ST(HCL_SUCCESS,
+                 hcl_comm_all_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, n, a, a, 0, NULL, NULL));
+        CHECK_ST(HCL_SUCCESS,
+                 hcl_comm_all_reduce(comms[1], queues[1], HCL_DTYPE_F32, HCL_COMM_SUM, n, other, other, 0, NULL, NULL));
         CHECK_ST(HCL_SUCCESS, hcl_comm_group_end());
     }
     CHECK_ST(HCL_SUCCESS, hcl_buffer_read(queues[1], other, 0, sizeof got, got));
@@ -392,8 +393,8 @@ static void timeout_case(const comm_pair *p, bool group) {
     hcl_status st;
     if (group) {
         CHECK_ST(HCL_SUCCESS, hcl_comm_group_start());
-        CHECK_ST(HCL_SUCCESS, hcl_comm_all_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, 1024, a, a, 0,
-                                                  NULL, NULL)); /* recorded only */
+        CHECK_ST(HCL_SUCCESS, hcl_comm_all_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, 1024, a, a, 0, NULL,
+                                                  NULL)); /* recorded only */
         st = hcl_comm_group_end();
     } else {
         st = hcl_comm_all_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, 1024, a, a, 0, NULL, NULL);
@@ -445,14 +446,14 @@ CONF_GLOBAL_TEST(comm, mpi_unavailable) {
     for (uint32_t i = 0; i < n; i++) {
         hcl_comm_engine_info info;
         REQUIRE_OK(hcl_comm_engine_get_info(i, &info));
-        cr_log_info("engine %s (%s): %s%s%s", info.name, info.backends, info.available ? "available " : "unavailable: ",
-                    info.available ? info.library : info.reason, info.version);
+        cr_log_info("engine %s (%s): %s%s%s", info.name, info.backends,
+                    info.available ? "available " : "unavailable: ", info.available ? info.library : info.reason,
+                    info.version);
         if (strcmp(info.name, "staged") == 0) CHECK(info.available, "the staged engine needs no library");
         if (strcmp(info.name, "mpi") != 0) continue;
         seen = true;
         CHECK(!info.available, "mpi available through HCL_MPI_LIBRARY=libhcl-no-such-mpi.so.40");
-        CHECK(strstr(info.reason, "libhcl-no-such-mpi.so.40") != NULL, "the reason names the library: %s",
-              info.reason);
+        CHECK(strstr(info.reason, "libhcl-no-such-mpi.so.40") != NULL, "the reason names the library: %s", info.reason);
     }
     CHECK(seen, "no engine named mpi");
     hcl_device d = NULL;

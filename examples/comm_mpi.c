@@ -18,7 +18,7 @@
     do {                                                                                                               \
         hcl_status st_ = (call);                                                                                       \
         if (st_ != HCL_SUCCESS) {                                                                                      \
-            fprintf(stderr, "rank %d: %s: %s: %s\n", rank, #call, hcl_status_name(st_), hcl_last_message());          \
+            fprintf(stderr, "rank %d: %s: %s: %s\n", rank, #call, hcl_status_name(st_), hcl_last_message());           \
             MPI_Abort(MPI_COMM_WORLD, 1);                                                                              \
         }                                                                                                              \
     } while (0)

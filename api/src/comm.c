@@ -52,8 +52,8 @@ static hcl_status engine_find(const char *fn, const char *name, uint32_t *out_in
 static hcl_status engine_open(const char *fn, uint32_t i, const hcl__comm_engine **out) {
     const hcl_comm_engine_info *info = engine_load(i);
     if (!info->available)
-        return hcl__set_message(HCL_ERROR_BACKEND_UNAVAILABLE, "%s: engine %s is unavailable: %s", fn,
-                                engines[i]->name, info->reason);
+        return hcl__set_message(HCL_ERROR_BACKEND_UNAVAILABLE, "%s: engine %s is unavailable: %s", fn, engines[i]->name,
+                                info->reason);
     *out = engines[i];
     return HCL_SUCCESS;
 }

@@ -110,8 +110,8 @@ void hcl__comm_reduce_typed(hcl_comm_op op, hcl_dtype type, void *inout, const v
 void hcl__comm_narrow(hcl_dtype type, const float *src, void *dst, size_t n) { hcl__host_narrow(type, src, dst, n); }
 
 const char *hcl__coll_name(hcl__coll_kind kind) {
-    static const char *const names[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter", "send",
-                                        "recv"};
+    static const char *const names[] = {"all_reduce",     "reduce", "broadcast", "all_gather",
+                                        "reduce_scatter", "send",   "recv"};
     return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 

@@ -70,8 +70,8 @@ static struct {
 
 static void *mpi_lib;
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER; /* every MPI call, and the state below */
-static int hcl_initialised;  /* HCL called MPI_Init_thread: it finalises at exit */
-static MPI_Op typed_ops[2][HCL_COMM_OP_COUNT]; /* [f16, bf16][op]: made at the first create */
+static int hcl_initialised;                                  /* HCL called MPI_Init_thread: it finalises at exit */
+static MPI_Op typed_ops[2][HCL_COMM_OP_COUNT];               /* [f16, bf16][op]: made at the first create */
 static unsigned char (*ids_in_use)[HCL_COMM_ID_BYTES];
 static size_t ids_count;
 /* Staging memory of collectives that timed out: MPI may still write it, so it is kept (reachable) for good. */
@@ -214,10 +214,9 @@ static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double ti
         }
         if (!left) return HCL_SUCCESS;
         if (now_s() - start > timeout) {
-            hcl_status st = hcl__set_message(HCL_ERROR_TIMEOUT,
-                                             "mpi %s%s%u: no answer from the other ranks within %g s%s", what,
-                                             comm ? " on rank " : "", comm ? comm->rank : 0, timeout,
-                                             comm ? "; the communicator is broken" : "");
+            hcl_status st = hcl__set_message(
+                HCL_ERROR_TIMEOUT, "mpi %s%s%u: no answer from the other ranks within %g s%s", what,
+                comm ? " on rank " : "", comm ? comm->rank : 0, timeout, comm ? "; the communicator is broken" : "");
             return comm ? hcl__comm_break(comm, st) : st;
         }
         /* MPI progresses only inside MPI_Test: poll without pause for the first 50 ms (a message of tens of MiB),
@@ -277,7 +276,8 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
     }
     for (size_t i = 0; i < ids_count; i++)
         if (memcmp(ids_in_use[i], id, HCL_COMM_ID_BYTES) == 0) {
-            st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "the mpi engine joins one rank per process, and this process "
+            st = hcl__set_message(HCL_ERROR_UNSUPPORTED,
+                                  "the mpi engine joins one rank per process, and this process "
                                   "already holds a rank of this id's communicator (rank %u asked for a second)",
                                   comm->rank);
             goto cleanup;
@@ -313,7 +313,8 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
         members++;
         if (all[3 * p + 1] != mine[1] || all[3 * p + 2] < 0 || all[3 * p + 2] >= mine[1] ||
             ((seen >> (all[3 * p + 2] & 31)) & 1 && mine[1] <= 32)) {
-            st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "process %d of MPI_COMM_WORLD joins this id as rank %d "
+            st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                  "process %d of MPI_COMM_WORLD joins this id as rank %d "
                                   "of %d; this process as rank %u of %u (sizes must agree, ranks be distinct)",
                                   p, all[3 * p + 2], all[3 * p + 1], comm->rank, comm->size);
             goto cleanup;
@@ -321,9 +322,11 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
         seen |= 1u << (all[3 * p + 2] & 31);
     }
     if (members != comm->size) {
-        st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%u of the %d processes of MPI_COMM_WORLD joined this id "
+        st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                              "%u of the %d processes of MPI_COMM_WORLD joined this id "
                               "with size %u: every rank must be a process of MPI_COMM_WORLD, one rank per process, and "
-                              "every process of it must call hcl_comm_create at once", members, world, comm->size);
+                              "every process of it must call hcl_comm_create at once",
+                              members, world, comm->size);
         goto cleanup;
     }
     CALL(mpi.MPI_Comm_split(mpi.comm_world, mine[0], (int)comm->rank, &s->comm), "MPI_Comm_split");
@@ -332,7 +335,8 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
     CALL(mpi.MPI_Comm_size(s->comm, &size), "MPI_Comm_size");
     CALL(mpi.MPI_Comm_rank(s->comm, &rank), "MPI_Comm_rank");
     if (size != (int)comm->size || rank != (int)comm->rank) {
-        st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "the MPI communicator has %d processes (this one rank %d); "
+        st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                              "the MPI communicator has %d processes (this one rank %d); "
                               "asked for rank %u of %u: every process of MPI_COMM_WORLD must take part",
                               size, rank, comm->rank, comm->size);
         goto cleanup;
@@ -500,8 +504,8 @@ static hcl_status run_p2p(p2p_item *items, size_t n) {
                                &it->req);
             pthread_mutex_unlock(&mpi_lock);
         }
-        if (rc != MPI_SUCCESS) st = hcl__comm_break(comm, mpi_error(rc, it->op.kind == HCL__COLL_SEND ? "MPI_Isend"
-                                                                                                        : "MPI_Irecv"));
+        if (rc != MPI_SUCCESS)
+            st = hcl__comm_break(comm, mpi_error(rc, it->op.kind == HCL__COLL_SEND ? "MPI_Isend" : "MPI_Irecv"));
         else
             posted = i + 1;
     }
@@ -514,8 +518,8 @@ static hcl_status run_p2p(p2p_item *items, size_t n) {
             break;
         }
         if (items[i].op.kind == HCL__COLL_RECV && st == HCL_SUCCESS)
-            st = hcl__comm_stage_out(items[i].op.q, items[i].op.recv, 0, hcl__coll_bytes(&items[i].op, items[i].op.count),
-                                     items[i].mem.ptr);
+            st = hcl__comm_stage_out(items[i].op.q, items[i].op.recv, 0,
+                                     hcl__coll_bytes(&items[i].op, items[i].op.count), items[i].mem.ptr);
     }
     pthread_mutex_lock(&mpi_lock);
     for (size_t i = 0; i < n; i++) {

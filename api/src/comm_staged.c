@@ -25,8 +25,8 @@ typedef struct slot {
     struct slot *next;  /* the clique's list of slots not yet collected by every poster */
     struct slot *rnext; /* the ready queue */
     int p2p;
-    uint64_t seq;      /* collectives: the clique's number; p2p: the number on its (src, dst) channel */
-    uint32_t src, dst; /* p2p */
+    uint64_t seq;                  /* collectives: the clique's number; p2p: the number on its (src, dst) channel */
+    uint32_t src, dst;             /* p2p */
     uint32_t needed, posted, refs; /* refs: posters that have not collected the result yet */
     int state;
     hcl_status status;
@@ -36,10 +36,10 @@ typedef struct slot {
 
 typedef struct clique {
     pthread_mutex_t lock;
-    pthread_cond_t cond; /* broadcast whenever a slot completes or the clique breaks */
-    uint32_t size, live, tickets; /* live communicators, group tickets not collected */
-    hcl__comm **comms;            /* per rank, NULL once destroyed */
-    uint64_t *coll_seq;           /* per rank: the number of its next collective */
+    pthread_cond_t cond;           /* broadcast whenever a slot completes or the clique breaks */
+    uint32_t size, live, tickets;  /* live communicators, group tickets not collected */
+    hcl__comm **comms;             /* per rank, NULL once destroyed */
+    uint64_t *coll_seq;            /* per rank: the number of its next collective */
     uint64_t *send_seq, *recv_seq; /* [src * size + dst] */
     slot *slots, *ready_head, *ready_tail;
     int executing;
@@ -262,9 +262,10 @@ static hcl_status wait_slot(clique *cl, slot *s, hcl__comm *comm, double seconds
             if ((!s->p2p || r == s->src || r == s->dst) && !s->parts[r].q)
                 len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%u", len ? ", " : "", r);
         const hcl__coll *p = &s->parts[comm->rank];
-        hcl__set_message(HCL_ERROR_TIMEOUT, "staged %s #%llu of rank %u: rank %s did not post its part within %g s; "
-                         "the communicator is broken", slot_name(s, p), (unsigned long long)s->seq, comm->rank,
-                         missing, seconds);
+        hcl__set_message(HCL_ERROR_TIMEOUT,
+                         "staged %s #%llu of rank %u: rank %s did not post its part within %g s; "
+                         "the communicator is broken",
+                         slot_name(s, p), (unsigned long long)s->seq, comm->rank, missing, seconds);
         clique_break(cl, HCL_ERROR_TIMEOUT);
     }
     hcl_status st = collect(cl, s);
