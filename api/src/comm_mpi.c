@@ -121,7 +121,9 @@ static MPI_Op mpi_op(hcl_dtype t, hcl_comm_op op) {
 
 /* ---- the library ---- */
 
-static void mpi_finalize_at_exit(void) {
+/* HCL finalises the MPI it initialised, at exit or when libhcl is unloaded (a destructor, not atexit, which would
+ * call into an unloaded library). */
+__attribute__((destructor)) static void mpi_finalize_at_exit(void) {
     if (!mpi_lib || !hcl_initialised) return;
     int done = 0;
     if (mpi.MPI_Finalized(&done) == MPI_SUCCESS && !done) mpi.MPI_Finalize();
@@ -165,7 +167,6 @@ static hcl_status load(hcl_comm_engine_info *info) {
         snprintf(info->version, sizeof info->version, " %s", version);
     }
     mpi_lib = h;
-    atexit(mpi_finalize_at_exit);
     return HCL_SUCCESS;
 }
 
@@ -261,7 +262,7 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
     if (!s) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
     memcpy(s->id, id, HCL_COMM_ID_BYTES);
     MPI_Request req = NULL;
-    int mine[3], *all = NULL, world = 0, flag = 0, registered = 0;
+    int *mine = NULL, *all = NULL, world = 0, flag = 0, registered = 0;
     pthread_mutex_lock(&mpi_lock);
     CALL(mpi.MPI_Finalized(&flag), "MPI_Finalized");
     if (flag) {
@@ -295,31 +296,43 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
      * with a non-blocking all-gather that can time out. */
     uint32_t color = 0;
     memcpy(&color, id, sizeof color);
-    mine[0] = (int)(color & 0x7fffffff), mine[1] = (int)comm->size, mine[2] = (int)comm->rank;
     CALL(mpi.MPI_Comm_size(mpi.comm_world, &world), "MPI_Comm_size");
-    if (!(all = malloc((size_t)world * sizeof mine))) {
+    /* what this process sends (mine) after what it receives (all): one block that a timed-out request keeps */
+    if (!(all = malloc(((size_t)world + 1) * 3 * sizeof *all))) {
         st = hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
         goto cleanup;
     }
+    mine = all + 3 * (size_t)world;
+    mine[0] = (int)(color & 0x7fffffff), mine[1] = (int)comm->size, mine[2] = (int)comm->rank;
     CALL(mpi.MPI_Iallgather(mine, 3, mpi.t_int, all, 3, mpi.t_int, mpi.comm_world, &req), "MPI_Iallgather");
     pthread_mutex_unlock(&mpi_lock);
     st = wait_reqs(&req, 1, NULL, atomic_load(&comm->timeout),
                    "hcl_comm_create (waiting for every process of MPI_COMM_WORLD)");
     pthread_mutex_lock(&mpi_lock);
-    if (st != HCL_SUCCESS) goto cleanup;
-    uint32_t members = 0, seen = 0;
+    if (st != HCL_SUCCESS) {
+        if (req) { /* timed out: MPI still holds the block */
+            hcl__comm_host_mem *grown = realloc(abandoned, (abandoned_count + 1) * sizeof *abandoned);
+            if (grown) {
+                abandoned = grown;
+                abandoned[abandoned_count++] = (hcl__comm_host_mem){.ptr = all};
+            }
+            all = NULL; /* kept for good (or, without memory to record it, leaked: never freed under MPI) */
+        }
+        goto cleanup;
+    }
+    uint32_t members = 0;
     for (int p = 0; p < world; p++) {
         if (all[3 * p] != mine[0]) continue;
         members++;
-        if (all[3 * p + 1] != mine[1] || all[3 * p + 2] < 0 || all[3 * p + 2] >= mine[1] ||
-            ((seen >> (all[3 * p + 2] & 31)) & 1 && mine[1] <= 32)) {
+        int twice = 0;
+        for (int o = 0; o < p && !twice; o++) twice = all[3 * o] == mine[0] && all[3 * o + 2] == all[3 * p + 2];
+        if (all[3 * p + 1] != mine[1] || all[3 * p + 2] < 0 || all[3 * p + 2] >= mine[1] || twice) {
             st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                   "process %d of MPI_COMM_WORLD joins this id as rank %d "
                                   "of %d; this process as rank %u of %u (sizes must agree, ranks be distinct)",
                                   p, all[3 * p + 2], all[3 * p + 1], comm->rank, comm->size);
             goto cleanup;
         }
-        seen |= 1u << (all[3 * p + 2] & 31);
     }
     if (members != comm->size) {
         st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
