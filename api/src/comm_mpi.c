@@ -134,7 +134,8 @@ static hcl_status load(hcl_comm_engine_info *info) {
     char reason[HCL_REASON_MAX] = "";
     void *h = hcl__driver_host()->open_library("mpi", "HCL_MPI_LIBRARY", names, 2, reason, sizeof reason);
     if (!h) {
-        snprintf(info->reason, sizeof info->reason, "cannot open Open MPI's library: %s", reason);
+        snprintf(info->reason, sizeof info->reason, "cannot open Open MPI's library: %.*s",
+                 (int)(sizeof info->reason - 40), reason);
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
     const char *missing = NULL;
@@ -164,7 +165,7 @@ static hcl_status load(hcl_comm_engine_info *info) {
     if (mpi.MPI_Get_library_version(version, &len) == MPI_SUCCESS) {
         version[len >= 0 && len < (int)sizeof version ? len : (int)sizeof version - 1] = 0;
         version[strcspn(version, "\n,")] = 0; /* "Open MPI v4.1.4" */
-        snprintf(info->version, sizeof info->version, " %s", version);
+        snprintf(info->version, sizeof info->version, " %.*s", (int)sizeof info->version - 2, version);
     }
     mpi_lib = h;
     return HCL_SUCCESS;

@@ -7,6 +7,7 @@
  * Outside a group a poster that is not last waits (condition variable) until its part is done or the communicator's
  * timeout passes; inside a group posting returns at once and group_end waits for what this thread posted. A timeout
  * breaks the clique for every rank: waiters wake with the status, later posts fail at once. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "comm_engine.h"
 
 #include <errno.h>
