@@ -1,6 +1,7 @@
 /* hcl-comm-mpi-test: communicators on the mpi engine, one rank per process, started by mpirun (ctest comm-mpi-*).
  *
- *   hcl-comm-mpi-test collectives [host|opencl|mixed]   every collective x op x type x count (0, 1, 1009, 2^20 + 3),
+ *   hcl-comm-mpi-test collectives [host|opencl|mixed]   every collective x op x type x count (0, 1, 1009, 2^20 + 3;
+ *                                                        and 3 2^20 + 5, several chunks of the engine's pipeline),
  *                                                        in place and out of place where allowed, checked on every
  *                                                        rank against a float64 reference (every rank regenerates
  *                                                        every rank's inputs from the seed rank 0 broadcasts)
@@ -228,6 +229,11 @@ static void collectives(void) {
                     for (int ip = 0; ip < places; ip++, case_no++)
                         run_case(seed, case_no, (kind)k, (hcl_comm_op)o, (hcl_dtype)t, counts[c], ip, case_no % 3 == 0);
     }
+    /* messages of several 4 MiB chunks, so that the engine's pipeline reuses its two host slots */
+    const size_t big = ((size_t)3 << 20) + 5;
+    for (int k = 0; k <= K_SENDRECV; k++, case_no++)
+        run_case(seed, case_no, (kind)k, HCL_COMM_SUM, HCL_DTYPE_F32, big, k == K_ALL_REDUCE, 0);
+    run_case(seed, case_no++, K_ALL_REDUCE, HCL_COMM_MAX, HCL_DTYPE_BF16, 2 * big, 0, 1);
     if (rank == 0) printf("%u cases per rank\n", case_no);
 }
 

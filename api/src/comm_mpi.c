@@ -400,81 +400,141 @@ static void destroy(hcl__comm *comm) {
 
 /* ---- collectives ---- */
 
-#define CHUNK_BYTES ((size_t)16 << 20) /* per rank's piece: bounds staging memory and MPI's int counts */
+#define CHUNK_BYTES ((size_t)4 << 20) /* per rank's piece of one MPI call: bounds staging memory and int counts */
+#define PIECE_BYTES ((size_t)1 << 20) /* device <-> host copies between two polls of the request in flight */
 
-/* Start an MPI request (lock held around the call). */
-#define START(call, what)                                                                                              \
-    do {                                                                                                               \
-        pthread_mutex_lock(&mpi_lock);                                                                                 \
-        int rc_ = (call);                                                                                              \
-        pthread_mutex_unlock(&mpi_lock);                                                                               \
-        if (rc_ != MPI_SUCCESS) return hcl__comm_break(comm, mpi_error(rc_, what));                                    \
-    } while (0)
-#define STAGE(call)                                                                                                    \
-    do {                                                                                                               \
-        hcl_status st_ = (call);                                                                                       \
-        if (st_ != HCL_SUCCESS) return st_;                                                                            \
-    } while (0)
+/* One collective in flight through the pipeline: chunk k + 1 is staged in while MPI works on chunk k, and chunk k
+ * staged out while MPI works on chunk k + 1 (two host slots each way). Open MPI progresses only inside MPI calls, so
+ * the copies are made in pieces with an MPI_Test of the request in flight between them. */
+typedef struct pipe {
+    hcl__comm *comm;
+    const hcl__coll *op;
+    mpi_state *s;
+    size_t es, chunk, slot_send, slot_recv; /* bytes of one slot */
+    MPI_Request req;                        /* in flight, or NULL */
+} pipe;
 
-static hcl_status run_collective(hcl__comm *comm, const hcl__coll *op) {
-    mpi_state *s = comm->state;
-    hcl__queue *q = op->q;
-    const size_t es = hcl_dtype_size(op->type), count = op->count, chunk = CHUNK_BYTES / es;
-    const size_t first = count < chunk ? count : chunk;
-    const uint32_t size = comm->size, me = comm->rank;
-    const double timeout = atomic_load(&comm->timeout);
-    const MPI_Datatype dt = mpi_type(op->type);
-    const MPI_Op mop = mpi_op(op->type, op->op);
-    STAGE(hcl__comm_host_reserve(&s->send, comm->dev, first * es * (op->kind == HCL__COLL_REDUCE_SCATTER ? size : 1)));
-    STAGE(hcl__comm_host_reserve(&s->recv, comm->dev, first * es * (op->kind == HCL__COLL_ALL_GATHER ? size : 1)));
-    unsigned char *hs = s->send.ptr, *hr = s->recv.ptr;
-    char what[64];
-    snprintf(what, sizeof what, "%s", hcl__coll_name(op->kind));
-    for (size_t off = 0; off < count; off += chunk) {
-        const size_t n = count - off < chunk ? count - off : chunk, bytes = n * es;
-        MPI_Request req = NULL;
-        switch (op->kind) {
-        case HCL__COLL_ALL_REDUCE:
-            STAGE(hcl__comm_stage_in(q, op->send, off * es, bytes, hs));
-            START(mpi.MPI_Iallreduce(hs, hr, (int)n, dt, mop, s->comm, &req), "MPI_Iallreduce");
-            break;
-        case HCL__COLL_REDUCE:
-            STAGE(hcl__comm_stage_in(q, op->send, off * es, bytes, hs));
-            START(mpi.MPI_Ireduce(hs, hr, (int)n, dt, mop, (int)op->root, s->comm, &req), "MPI_Ireduce");
-            break;
-        case HCL__COLL_BROADCAST:
-            if (me == op->root) STAGE(hcl__comm_stage_in(q, op->send, off * es, bytes, hs));
-            START(mpi.MPI_Ibcast(hs, (int)n, dt, (int)op->root, s->comm, &req), "MPI_Ibcast");
-            break;
-        case HCL__COLL_ALL_GATHER:
-            STAGE(hcl__comm_stage_in(q, op->send, off * es, bytes, hs));
-            START(mpi.MPI_Iallgather(hs, (int)n, dt, hr, (int)n, dt, s->comm, &req), "MPI_Iallgather");
-            break;
-        case HCL__COLL_REDUCE_SCATTER:
-            for (uint32_t r = 0; r < size; r++)
-                STAGE(hcl__comm_stage_in(q, op->send, ((size_t)r * count + off) * es, bytes, hs + (size_t)r * bytes));
-            START(mpi.MPI_Ireduce_scatter_block(hs, hr, (int)n, dt, mop, s->comm, &req), "MPI_Ireduce_scatter_block");
-            break;
-        default: return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "kind %d", (int)op->kind);
-        }
-        hcl_status st = wait_reqs(&req, 1, comm, timeout, what);
-        if (st != HCL_SUCCESS) return st;
-        switch (op->kind) {
-        case HCL__COLL_ALL_REDUCE:
-        case HCL__COLL_REDUCE_SCATTER: STAGE(hcl__comm_stage_out(q, op->recv, off * es, bytes, hr)); break;
-        case HCL__COLL_REDUCE:
-            if (me == op->root) STAGE(hcl__comm_stage_out(q, op->recv, off * es, bytes, hr));
-            break;
-        case HCL__COLL_BROADCAST:
-            if (!(me == op->root && op->recv == op->send)) STAGE(hcl__comm_stage_out(q, op->recv, off * es, bytes, hs));
-            break;
-        case HCL__COLL_ALL_GATHER:
-            for (uint32_t r = 0; r < size; r++)
-                STAGE(hcl__comm_stage_out(q, op->recv, ((size_t)r * count + off) * es, bytes, hr + (size_t)r * bytes));
-            break;
-        default: break;
+/* Break the communicator when anything fails while a request is in flight: its memory stays with MPI (destroy keeps
+ * it) and the ranks no longer agree on what runs. */
+static hcl_status pipe_fail(pipe *p, hcl_status st) { return p->req ? hcl__comm_break(p->comm, st) : st; }
+
+static hcl_status copy_pieces(pipe *p, hcl__buffer *buf, size_t off, size_t bytes, unsigned char *host, int out) {
+    for (size_t done = 0; done < bytes; done += PIECE_BYTES) {
+        const size_t m = bytes - done < PIECE_BYTES ? bytes - done : PIECE_BYTES;
+        hcl_status st = out ? hcl__comm_stage_out(p->op->q, buf, off + done, m, host + done)
+                            : hcl__comm_stage_in(p->op->q, buf, off + done, m, host + done);
+        if (st != HCL_SUCCESS) return pipe_fail(p, st);
+        if (p->req) {
+            int flag = 0;
+            pthread_mutex_lock(&mpi_lock);
+            int rc = mpi.MPI_Test(&p->req, &flag, NULL);
+            pthread_mutex_unlock(&mpi_lock);
+            if (rc != MPI_SUCCESS) return hcl__comm_break(p->comm, mpi_error(rc, "MPI_Test"));
+            if (flag) p->req = NULL;
         }
     }
+    return HCL_SUCCESS;
+}
+
+static unsigned char *slot_send(pipe *p, size_t k) { return (unsigned char *)p->s->send.ptr + (k & 1) * p->slot_send; }
+static unsigned char *slot_recv(pipe *p, size_t k) { return (unsigned char *)p->s->recv.ptr + (k & 1) * p->slot_recv; }
+
+/* Chunk k: elements [k chunk, k chunk + n). */
+static hcl_status chunk_in(pipe *p, size_t k, size_t n) {
+    const hcl__coll *op = p->op;
+    const size_t off = k * p->chunk, bytes = n * p->es;
+    unsigned char *hs = slot_send(p, k);
+    switch (op->kind) {
+    case HCL__COLL_BROADCAST:
+        return p->comm->rank == op->root ? copy_pieces(p, op->send, off * p->es, bytes, hs, 0) : HCL_SUCCESS;
+    case HCL__COLL_REDUCE_SCATTER:
+        for (uint32_t r = 0; r < p->comm->size; r++) {
+            hcl_status st = copy_pieces(p, op->send, ((size_t)r * op->count + off) * p->es, bytes, hs + r * bytes, 0);
+            if (st != HCL_SUCCESS) return st;
+        }
+        return HCL_SUCCESS;
+    default: return copy_pieces(p, op->send, off * p->es, bytes, hs, 0);
+    }
+}
+
+static hcl_status chunk_start(pipe *p, size_t k, size_t n) {
+    const hcl__coll *op = p->op;
+    const MPI_Datatype dt = mpi_type(op->type);
+    const MPI_Op mop = mpi_op(op->type, op->op);
+    const MPI_Comm c = p->s->comm;
+    unsigned char *hs = slot_send(p, k), *hr = slot_recv(p, k);
+    const char *what = "";
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&mpi_lock);
+    switch (op->kind) {
+    case HCL__COLL_ALL_REDUCE:
+        what = "MPI_Iallreduce", rc = mpi.MPI_Iallreduce(hs, hr, (int)n, dt, mop, c, &p->req);
+        break;
+    case HCL__COLL_REDUCE:
+        what = "MPI_Ireduce", rc = mpi.MPI_Ireduce(hs, hr, (int)n, dt, mop, (int)op->root, c, &p->req);
+        break;
+    case HCL__COLL_BROADCAST:
+        what = "MPI_Ibcast", rc = mpi.MPI_Ibcast(hs, (int)n, dt, (int)op->root, c, &p->req);
+        break;
+    case HCL__COLL_ALL_GATHER:
+        what = "MPI_Iallgather", rc = mpi.MPI_Iallgather(hs, (int)n, dt, hr, (int)n, dt, c, &p->req);
+        break;
+    case HCL__COLL_REDUCE_SCATTER:
+        what = "MPI_Ireduce_scatter_block", rc = mpi.MPI_Ireduce_scatter_block(hs, hr, (int)n, dt, mop, c, &p->req);
+        break;
+    default: break;
+    }
+    pthread_mutex_unlock(&mpi_lock);
+    if (rc != MPI_SUCCESS) {
+        p->req = NULL;
+        return hcl__comm_break(p->comm, mpi_error(rc, what));
+    }
+    return HCL_SUCCESS;
+}
+
+static hcl_status chunk_out(pipe *p, size_t k, size_t n) {
+    const hcl__coll *op = p->op;
+    const size_t off = k * p->chunk, bytes = n * p->es;
+    switch (op->kind) {
+    case HCL__COLL_REDUCE:
+        return p->comm->rank == op->root ? copy_pieces(p, op->recv, off * p->es, bytes, slot_recv(p, k), 1)
+                                         : HCL_SUCCESS;
+    case HCL__COLL_BROADCAST:
+        return p->comm->rank == op->root && op->recv == op->send
+                   ? HCL_SUCCESS
+                   : copy_pieces(p, op->recv, off * p->es, bytes, slot_send(p, k), 1);
+    case HCL__COLL_ALL_GATHER:
+        for (uint32_t r = 0; r < p->comm->size; r++) {
+            hcl_status st =
+                copy_pieces(p, op->recv, ((size_t)r * op->count + off) * p->es, bytes, slot_recv(p, k) + r * bytes, 1);
+            if (st != HCL_SUCCESS) return st;
+        }
+        return HCL_SUCCESS;
+    default: return copy_pieces(p, op->recv, off * p->es, bytes, slot_recv(p, k), 1);
+    }
+}
+
+static hcl_status run_collective(hcl__comm *comm, const hcl__coll *op) {
+    pipe p = {.comm = comm, .op = op, .s = comm->state, .es = hcl_dtype_size(op->type)};
+    p.chunk = CHUNK_BYTES / p.es;
+    const size_t count = op->count, chunks = (count + p.chunk - 1) / p.chunk, first = count < p.chunk ? count : p.chunk;
+    p.slot_send = first * p.es * (op->kind == HCL__COLL_REDUCE_SCATTER ? comm->size : 1);
+    p.slot_recv = first * p.es * (op->kind == HCL__COLL_ALL_GATHER ? comm->size : 1);
+    const int slots = chunks > 1 ? 2 : 1;
+    hcl_status st = hcl__comm_host_reserve(&p.s->send, comm->dev, slots * p.slot_send);
+    if (st == HCL_SUCCESS) st = hcl__comm_host_reserve(&p.s->recv, comm->dev, slots * p.slot_recv);
+    if (st != HCL_SUCCESS) return st;
+    const double timeout = atomic_load(&comm->timeout);
+#define N_OF(k) ((k) + 1 < chunks ? p.chunk : count - (k)*p.chunk)
+    if ((st = chunk_in(&p, 0, N_OF(0))) != HCL_SUCCESS || (st = chunk_start(&p, 0, N_OF(0))) != HCL_SUCCESS) return st;
+    for (size_t k = 0; k < chunks; k++) {
+        if (k + 1 < chunks && (st = chunk_in(&p, k + 1, N_OF(k + 1))) != HCL_SUCCESS) return st;
+        if (p.req && (st = wait_reqs(&p.req, 1, comm, timeout, hcl__coll_name(op->kind))) != HCL_SUCCESS) return st;
+        if (k + 1 < chunks && (st = chunk_start(&p, k + 1, N_OF(k + 1))) != HCL_SUCCESS) return st;
+        if ((st = chunk_out(&p, k, N_OF(k))) != HCL_SUCCESS) return st;
+    }
+#undef N_OF
+    if (p.req) return wait_reqs(&p.req, 1, comm, timeout, hcl__coll_name(op->kind)); /* never: the loop waits last */
     return HCL_SUCCESS;
 }
 
