@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench.h"
+#include "comm.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -283,7 +284,12 @@ enum {
     OPT_CSV,
     OPT_PLOT,
     OPT_COMPARE,
-    OPT_TRACE
+    OPT_TRACE,
+    OPT_COMM_MIN,
+    OPT_COMM_MAX,
+    OPT_COMM_ITERS,
+    OPT_COMM_ENGINE,
+    OPT_COMM_OPS
 };
 
 /* --trace FILE: the run as a Chrome / Perfetto trace, through hcl_trace_start (what HCL_TRACE=FILE does). */
@@ -343,6 +349,20 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
     case OPT_PLOT: o->plot = v; break;
     case OPT_COMPARE: o->compare = v; break;
     case OPT_TRACE: trace_path = v; break;
+    case OPT_COMM_MIN:
+    case OPT_COMM_MAX: {
+        size_t *n = code == OPT_COMM_MIN ? &o->comm_min : &o->comm_max;
+        if (parse_size(v, n) || !*n) want = "a size in bytes above 0 (8, 1M, 1G, 2^20)";
+        break;
+    }
+    case OPT_COMM_ITERS:
+        if (parse_int(v, 1, 10000, &o->comm_iters)) want = "a whole number from 1 to 10000";
+        break;
+    case OPT_COMM_ENGINE:
+        if (!*v) want = "an engine's name (nccl, rccl, mpi, staged)";
+        o->comm_engine = v;
+        break;
+    case OPT_COMM_OPS: return parse_names(name, v, comm_op_names, OP_COUNT, &o->comm_ops);
     default: return -1;
     }
     if (!want) return 0;
@@ -398,6 +418,8 @@ static int parse_args(int argc, char **argv, options *o) {
         {"no-transfer", no_argument, &o->transfer, 0},
         {"peak", no_argument, &peak_only, 1},
         {"transfer", no_argument, &transfer_only, 1},
+        {"comm", no_argument, &o->comm, 1},
+        {"comm-cross", no_argument, &o->comm_cross, 1},
         {"verbose", no_argument, NULL, 'v'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
@@ -419,6 +441,11 @@ static int parse_args(int argc, char **argv, options *o) {
         {"plot", required_argument, NULL, OPT_PLOT},
         {"compare", required_argument, NULL, OPT_COMPARE},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"comm-min-bytes", required_argument, NULL, OPT_COMM_MIN},
+        {"comm-max-bytes", required_argument, NULL, OPT_COMM_MAX},
+        {"comm-iters", required_argument, NULL, OPT_COMM_ITERS},
+        {"comm-engine", required_argument, NULL, OPT_COMM_ENGINE},
+        {"comm-ops", required_argument, NULL, OPT_COMM_OPS},
         {NULL, 0, NULL, 0},
     };
     opterr = 0; /* our own messages, named "bench" rather than argv[0]'s path */
@@ -439,6 +466,7 @@ static int parse_args(int argc, char **argv, options *o) {
             if (parse_value(c, longs[index].name, optarg, o)) return -1;
             seed_set |= c == OPT_SEED;
             warmup_set |= c == OPT_WARMUP;
+            o->types_set |= c == OPT_TYPES;
             break;
         }
     }
@@ -449,6 +477,23 @@ static int parse_args(int argc, char **argv, options *o) {
     if (o->all && o->selector) {
         fprintf(stderr, "bench: --all and --device exclude each other\n");
         return -1;
+    }
+    if (o->comm) {
+        const char *bad = o->all ? "--all" : o->compare ? "--compare" : peak_only || transfer_only ? "--peak/--transfer"
+                                                                                                  : NULL;
+        if (bad) {
+            fprintf(stderr, "bench: --comm and %s exclude each other\n", bad);
+            return -1;
+        }
+        if (!o->types_set) o->types = 1u << BT_F32;
+        if (o->types & (1u << BT_TF32)) {
+            fprintf(stderr, "bench: --comm: --types tf32 has no meaning for communication (f32, f16, bf16)\n");
+            return -1;
+        }
+        if (o->comm_min > o->comm_max) {
+            fprintf(stderr, "bench: --comm-min-bytes %zu is above --comm-max-bytes %zu\n", o->comm_min, o->comm_max);
+            return -1;
+        }
     }
     if (peak_only || transfer_only) {
         o->sections_only = 1;
@@ -691,7 +736,11 @@ int main(int argc, char **argv) {
                  .progress = 1,
                  .transfer = 1,
                  .peak = 1,
-                 .noise = BENCH_NOISE_DEFAULT};
+                 .noise = BENCH_NOISE_DEFAULT,
+                 .comm_min = 8,
+                 .comm_max = (size_t)1 << 30,
+                 .comm_iters = 20,
+                 .comm_ops = (1u << OP_COUNT) - 1};
     int parsed = parse_args(argc, argv, &o);
     if (parsed > 0) return 0; /* --help, --version */
     /* every usage error before any work: options, output paths, and the saved run of --compare */
@@ -724,6 +773,14 @@ int main(int argc, char **argv) {
             free(old_rows);
             return 2;
         }
+    }
+    if (o.comm) { /* the communication benchmark (comm.c) instead of the kernels */
+        int bad = comm_main(&o, t_main);
+        if (trace_path && hcl_trace_stop() != HCL_SUCCESS) {
+            printf("bench: --trace %s: %s\n", trace_path, hcl_last_message());
+            bad++;
+        }
+        return bad ? 1 : 0;
     }
 
     /* the time to the first kernel comes first, before anything else has loaded a driver */

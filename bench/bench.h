@@ -63,6 +63,12 @@ typedef struct options {
     int sections_only;     /* --transfer or --peak: only the sections named, no kernels, launch or user kernel */
     double noise;          /* --noise-threshold: a spread above it marks a row noisy */
     const char *json, *csv, *plot, *compare;
+    /* bench --comm (comm.h): the communication benchmark instead of the kernels */
+    int comm, comm_cross, types_set;
+    size_t comm_min, comm_max; /* --comm-min-bytes, --comm-max-bytes */
+    int comm_iters;            /* iterations per timed group */
+    unsigned comm_ops;         /* bit mask of 1 << OP_* (comm.h) */
+    const char *comm_engine;   /* NULL: hcl_comm_create_all's default */
 } options;
 
 /* One timed thing: HCL's call or a baseline's. */
@@ -145,7 +151,7 @@ typedef struct startup {
  * (hcl_host_alloc) memory, a few sizes each. */
 enum { XFER_H2D = 0, XFER_D2H, XFER_DIRS };
 enum { XMEM_PAGEABLE = 0, XMEM_PINNED, XMEM_KINDS };
-#define XFER_MAX_SIZES 4
+#define XFER_MAX_SIZES 16 /* bench --comm: 4 KiB to 1 GiB by factors of 4 */
 typedef struct transfer_row {
     int dir, mem;
     size_t bytes;
@@ -310,6 +316,9 @@ void measure_startup(const char *selector, double t_main, startup *su);
 
 /* sections.c: the transfer and peak sections */
 void measure_transfer(bdev *b, transfer_result *t);
+/* The same at the given sizes (ascending; at most XFER_MAX_SIZES, the largest dropped while they exceed half the
+ * device's largest buffer or an eighth of its memory). */
+void measure_transfer_sizes(bdev *b, transfer_result *t, const size_t *sizes, int n);
 void measure_peak(bdev *b, peak_result *p);
 /* Peak f32 GFLOP/s from the device's clock and units (0 when unknown); how says which figures were used, or why
  * not. */

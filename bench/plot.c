@@ -1,4 +1,4 @@
-/* --plot FILE.svg: one panel per kernel, one bar per (shape, device): HCL's rate at the median (solid, coloured by
+/* --plot FILE.svg: one panel per kernel (bench --comm: per collective, its bus bandwidth at each size), one bar per (shape, device): HCL's rate at the median (solid, coloured by
  * backend) with a whisker from its slowest to its fastest run, the baseline's (light, below it, named, with its
  * whisker) and, with --compare, the saved run's median as a black tick. Each panel has its own linear x axis from
  * 0 with ticks, grid lines and its unit (GB/s or GFLOP/s). The values are written in a column right of the axis,
@@ -162,10 +162,17 @@ static void axis(FILE *f, int y0, int y1, double scale_max, double step, const c
 
 int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row *old_rows, int nold, const char *title,
               double noise) {
-    static const char *const kernels[] = {"vecadd", "gemm", "softmax", "reduce"};
+    /* the panels: each kernel (bench --comm: each collective) in the order of its first row */
+    const char *kernels[32];
+    int npanels = 0;
+    for (int i = 0; i < nrows && npanels < 32; i++) {
+        int seen = 0;
+        for (int k = 0; k < npanels; k++) seen |= !strcmp(kernels[k], rows[i].kernel);
+        if (!seen) kernels[npanels++] = rows[i].kernel;
+    }
     /* height: title + legend, per kernel a heading, its rows and its axis */
     int height = 96;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < npanels; k++) {
         int n = 0;
         for (int i = 0; i < nrows; i++) n += !strcmp(rows[i].kernel, kernels[k]);
         if (n) height += 32 + n * row_h + axis_h + 8;
@@ -195,7 +202,7 @@ int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row 
         "above %.2f)%s</text>\n",
         noise, nold ? ", and the change since the --compare run (significant only outside both runs' spread)" : "");
     int y = 96;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < npanels; k++) {
         double mx = 0.0;
         int n = 0;
         const char *unit = "";

@@ -114,14 +114,16 @@ cleanup:
 }
 
 void measure_transfer(bdev *b, transfer_result *t) {
-    memset(t, 0, sizeof *t);
     static const size_t gpu[] = {1u << 20, 16u << 20, 256u << 20}, cpu[] = {1u << 20, 16u << 20, 128u << 20},
                         quick[] = {64u << 10, 4u << 20};
-    const size_t *sizes = b->opt->quick ? quick : b->cpu ? cpu : gpu;
-    int n = b->opt->quick ? 2 : 3;
-    size_t largest = sizes[n - 1];
+    measure_transfer_sizes(b, t, b->opt->quick ? quick : b->cpu ? cpu : gpu, b->opt->quick ? 2 : 3);
+}
+
+void measure_transfer_sizes(bdev *b, transfer_result *t, const size_t *sizes, int n) {
+    memset(t, 0, sizeof *t);
+    if (n > XFER_MAX_SIZES) n = XFER_MAX_SIZES;
     while (n > 1 && (sizes[n - 1] > b->info.max_alloc_bytes / 2 || sizes[n - 1] > b->info.global_mem_bytes / 8)) n--;
-    largest = sizes[n - 1];
+    size_t largest = sizes[n - 1];
     const char *backend = b->info.backend;
     snprintf(t->pinned_note, sizeof t->pinned_note, "%s",
              !strcmp(backend, "host") || !strcmp(backend, "opencl")

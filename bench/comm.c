@@ -1,0 +1,444 @@
+/* bench --comm: the communication benchmark, in the style of nccl-tests (see comm.h for the files and the timing).
+ *
+ * Sections, each row verified (a failed check is marked FAILED and makes the exit status 1; a row that cannot run
+ * here, such as an engine that is absent, is printed as skipped with the reason):
+ *   1. host <-> device bandwidth of the selected device: sections.c's transfer rows at 4 KiB .. --comm-max-bytes;
+ *   2. peer copies between every ordered pair of the backend's devices (--comm-cross: of every backend's), direct
+ *      or staged as hcl_device_peer_access says, with cuMemcpyPeerAsync as the baseline on CUDA pairs;
+ *   3. the collectives (comm_coll.c), with NCCL called directly as the baseline on CUDA devices. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "comm.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int comm_sizes(size_t lo, size_t hi, size_t factor, size_t *out, int max) {
+    int n = 0;
+    for (size_t s = lo; s && s <= hi && n < max; s = s > SIZE_MAX / factor ? 0 : s * factor) out[n++] = s;
+    if (n && out[n - 1] != hi && n < max) out[n++] = hi;
+    return n;
+}
+
+int comm_timed(const options *o, const char *what, comm_iter_fn fn, void *ctx, measure *m) {
+    double times[BENCH_MAX_REPEATS];
+    int warmup = o->warmup, repeats = o->repeats;
+    m->present = 1;
+    m->ran = 0;
+    double t0 = now_s();
+    for (int it = 0; it < warmup; it++) {
+        progress("%s (warm-up %d/%d)", what, it + 1, warmup);
+        if (fn(ctx, 1, m->error, sizeof m->error)) goto failed;
+        if (it == 0) m->first_s = now_s() - t0;
+    }
+    for (int r = 0; r < repeats; r++) {
+        progress("%s (run %d/%d)", what, r + 1, repeats);
+        double s = now_s();
+        for (int i = 0; i < o->comm_iters; i++)
+            if (fn(ctx, i == o->comm_iters - 1, m->error, sizeof m->error)) goto failed;
+        times[m->ran++] = (now_s() - s) / o->comm_iters;
+        /* without --repeats, at most about 3 s of timed groups (at least 3), as the kernel rows */
+        if (m->ran == 1 && !o->repeats_set && times[0] * o->comm_iters * repeats > 3.0) {
+            int fewer = (int)(3.0 / (times[0] * o->comm_iters));
+            repeats = fewer < 3 ? 3 : fewer;
+        }
+    }
+    qsort(times, (size_t)m->ran, sizeof times[0], cmp_double);
+    m->min_s = times[0];
+    m->max_s = times[m->ran - 1];
+    m->med_s = m->ran % 2 ? times[m->ran / 2] : 0.5 * (times[m->ran / 2 - 1] + times[m->ran / 2]);
+    return 0;
+failed:
+    m->failed = 1;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Devices: the selected one's backend first (its devices are the ranks), then with --comm-cross the others'
+ * ------------------------------------------------------------------------------------------------------- */
+static int open_dev(comm_run *cr, const char *sel, char *err, size_t err_size) {
+    if (cr->ndevs == COMM_MAX_DEVICES) return 0;
+    comm_dev *d = &cr->devs[cr->ndevs];
+    memset(d, 0, sizeof *d);
+    hcl_status st = hcl_device_open(sel, &d->device);
+    if (st == HCL_SUCCESS) st = hcl_device_get_info(d->device, &d->info);
+    if (st == HCL_SUCCESS) st = hcl_queue_create(d->device, &d->queue);
+    if (st != HCL_SUCCESS) {
+        hcl_ts_status_text(err, err_size, st, "opening %s", sel ? sel : "(from the environment)");
+        if (d->device) hcl_device_release(d->device);
+        return -1;
+    }
+    char name[48];
+    snprintf(name, sizeof name, "%.31s:%u", d->info.backend, d->info.index);
+    copy_text(d->selector, sizeof d->selector, name);
+    cr->ndevs++;
+    return 0;
+}
+
+static int open_devices(comm_run *cr) {
+    char err[512];
+    if (open_dev(cr, cr->opt->selector, err, sizeof err)) {
+        print_wrapped(stdout, "bench: cannot open the device: ", "  ", err);
+        return -1;
+    }
+    copy_text(cr->xfer_run->selector, sizeof cr->xfer_run->selector, cr->devs[0].selector);
+    char backend[32];
+    copy_text(backend, sizeof backend, cr->devs[0].info.backend);
+    uint32_t nb = 0;
+    hcl_backend_count(&nb);
+    /* pass 0: the selected backend's other devices; pass 1 (--comm-cross): every device of the other backends */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            cr->nranks = cr->ndevs;
+            if (!cr->opt->comm_cross) break;
+        }
+        for (uint32_t b = 0; b < nb; b++) {
+            hcl_backend_info bi;
+            if (hcl_backend_get_info(b, &bi) != HCL_SUCCESS || !bi.available) continue;
+            if ((strcmp(bi.name, backend) == 0) != (pass == 0)) continue;
+            for (uint32_t i = 0; i < bi.device_count; i++) {
+                if (pass == 0 && i == cr->devs[0].info.index) continue;
+                char sel[64];
+                snprintf(sel, sizeof sel, "%s:%u", bi.name, i);
+                if (open_dev(cr, sel, err, sizeof err)) print_wrapped(stdout, "  not used: ", "    ", err);
+            }
+        }
+    }
+    /* the ranks in the backend's order, so rank i is device i (the selected device keeps its place as well) */
+    for (int i = 0; i < cr->nranks; i++)
+        for (int j = i + 1; j < cr->nranks; j++)
+            if (cr->devs[j].info.index < cr->devs[i].info.index) {
+                comm_dev t = cr->devs[i];
+                cr->devs[i] = cr->devs[j];
+                cr->devs[j] = t;
+            }
+    return 0;
+}
+
+static void close_devices(comm_run *cr) {
+    for (int i = 0; i < cr->ndevs; i++) {
+        hcl_status st = hcl_queue_release(cr->devs[i].queue);
+        if (st == HCL_SUCCESS) st = hcl_device_release(cr->devs[i].device);
+        if (st != HCL_SUCCESS)
+            print_wrappedf(stdout, "", "  ", "error: releasing %s: %s: %s", cr->devs[i].selector, hcl_status_name(st),
+                           hcl_last_message());
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Section 1: host <-> device
+ * ------------------------------------------------------------------------------------------------------- */
+static void transfer_section(comm_run *cr) {
+    comm_dev *d = &cr->devs[cr->sel];
+    bdev b;
+    memset(&b, 0, sizeof b);
+    b.device = d->device;
+    b.queue = d->queue;
+    b.info = d->info;
+    b.opt = cr->opt;
+    b.rng = cr->opt->seed;
+    b.cpu = d->info.type == HCL_DEVICE_TYPE_CPU;
+    b.run = cr->xfer_run;
+    cr->xfer_run->opened = 1;
+    cr->xfer_run->info = d->info;
+    size_t sizes[XFER_MAX_SIZES], lo = (size_t)4 << 10;
+    if (lo > cr->opt->comm_max) lo = cr->opt->comm_max;
+    int n = comm_sizes(lo, cr->opt->comm_max, 4, sizes, XFER_MAX_SIZES);
+    printf("1. host <-> device: %s %s\n", d->selector, d->info.name);
+    measure_transfer_sizes(&b, &cr->xfer_run->xfer, sizes, n);
+    progress_done();
+    print_transfer(cr->xfer_run, cr->opt);
+    printf("\n");
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Section 2: peer copies
+ * ------------------------------------------------------------------------------------------------------- */
+typedef struct peer_ctx {
+    const comm_dev *src, *dst;
+    hcl_buffer sbuf, dbuf;
+    size_t bytes;
+    cuda_peer *cp; /* NULL: HCL's copy */
+} peer_ctx;
+
+static int peer_iter(void *ctx, int finish, char *err, size_t err_size) {
+    peer_ctx *p = ctx;
+    if (p->cp) return cuda_peer_copy(p->cp, p->dst, p->dbuf, p->src, p->sbuf, p->bytes, finish, err, err_size);
+    hcl_status st = hcl_buffer_copy_async(p->src->queue, p->dbuf, 0, p->sbuf, 0, p->bytes, 0, NULL, NULL);
+    if (st != HCL_SUCCESS) {
+        hcl_ts_status_text(err, err_size, st, "hcl_buffer_copy_async %s -> %s", p->src->selector, p->dst->selector);
+        return 1;
+    }
+    if (finish && (st = hcl_queue_finish(p->src->queue)) != HCL_SUCCESS) {
+        hcl_ts_status_text(err, err_size, st, "hcl_queue_finish %s", p->src->selector);
+        return 1;
+    }
+    return 0;
+}
+
+/* A status that says the copy cannot run here (not that it ran wrong): the row is skipped with the reason. */
+static int is_unavailable(hcl_status st) {
+    return st == HCL_ERROR_UNSUPPORTED || st == HCL_ERROR_BACKEND_UNAVAILABLE || st == HCL_ERROR_DEVICE_MISMATCH;
+}
+
+/* The destination poisoned, the copies timed, the destination read back and compared with the source bit for bit. */
+static void peer_measure(comm_run *cr, peer_ctx *p, const unsigned char *want, unsigned char *got, measure *m,
+                         char *skipped, size_t skipped_size) {
+    const uint32_t poison = 0xFFFFFFFFu;
+    hcl_status st = hcl_buffer_fill(p->dst->queue, p->dbuf, 0, p->bytes & ~(size_t)3, &poison, 4);
+    if (st != HCL_SUCCESS) {
+        hcl_ts_status_text(m->error, sizeof m->error, st, "hcl_buffer_fill (poison)");
+        m->failed = 1;
+        return;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "peer %s -> %s %zu bytes%s", p->src->selector, p->dst->selector, p->bytes,
+             p->cp ? " cuMemcpyPeerAsync" : "");
+    if (!p->cp) {
+        /* one probe first: a copy that this build cannot make is a skipped row, not a failed one */
+        st = hcl_buffer_copy(p->src->queue, p->dbuf, 0, p->sbuf, 0, p->bytes);
+        if (is_unavailable(st)) {
+            hcl_ts_status_text(skipped, skipped_size, st, "hcl_buffer_copy");
+            m->present = 0;
+            return;
+        }
+        hcl_buffer_fill(p->dst->queue, p->dbuf, 0, p->bytes & ~(size_t)3, &poison, 4);
+    }
+    if (comm_timed(cr->opt, what, peer_iter, p, m)) return;
+    if ((st = hcl_queue_finish(p->dst->queue)) == HCL_SUCCESS)
+        st = hcl_buffer_read(p->dst->queue, p->dbuf, 0, p->bytes, got);
+    if (st != HCL_SUCCESS) {
+        hcl_ts_status_text(m->error, sizeof m->error, st, "hcl_buffer_read (check)");
+        m->failed = 1;
+        return;
+    }
+    m->checked = 1;
+    m->tol = 0.0;
+    m->err = memcmp(got, want, p->bytes) ? INFINITY : 0.0;
+    snprintf(m->check, sizeof m->check, m->err == 0.0 ? "all %zu bytes, bit-exact" : "%zu bytes: they differ",
+             p->bytes);
+}
+
+#pragma weak hcl_device_peer_access /* until the peer copies land in libhcl: then the query is absent (NULL) */
+
+static void peer_pair(comm_run *cr, int i, int j, const size_t *sizes, int nsizes, cuda_peer *cp) {
+    comm_dev *s = &cr->devs[i], *d = &cr->devs[j];
+    int direct = 0;
+    char why[320] = "";
+    hcl_status st = HCL_SUCCESS;
+    if (&hcl_device_peer_access == NULL)
+        snprintf(why, sizeof why, "this libhcl has no hcl_device_peer_access (the peer copies are not in it)");
+    else if ((st = hcl_device_peer_access(s->device, d->device, &direct)) != HCL_SUCCESS)
+        hcl_ts_status_text(why, sizeof why, st, "hcl_device_peer_access");
+    const char *path = why[0] ? "-" : direct ? "direct" : "staged";
+    size_t largest = sizes[nsizes - 1];
+    unsigned char *want = malloc(largest), *got = malloc(largest);
+    hcl_buffer sbuf = NULL, dbuf = NULL;
+    if (!want || !got) {
+        snprintf(why, sizeof why, "out of host memory for %zu bytes", largest);
+    } else if (!why[0]) {
+        if ((st = hcl_buffer_create(s->device, largest, 0, &sbuf)) != HCL_SUCCESS ||
+            (st = hcl_buffer_create(d->device, largest, 0, &dbuf)) != HCL_SUCCESS)
+            hcl_ts_status_text(why, sizeof why, st, "hcl_buffer_create(%zu)", largest);
+    }
+    if (!why[0]) {
+        uint32_t *w = (uint32_t *)want;
+        for (size_t k = 0; k < largest / 4; k++) w[k] = (uint32_t)((k + 131u * (unsigned)i + (unsigned)j) * 2654435761u);
+        for (size_t k = largest / 4 * 4; k < largest; k++) want[k] = (unsigned char)k;
+        if ((st = hcl_buffer_write(s->queue, sbuf, 0, largest, want)) != HCL_SUCCESS)
+            hcl_ts_status_text(why, sizeof why, st, "hcl_buffer_write (source)");
+    }
+    int cuda = cp && !strcmp(s->info.backend, "cuda") && !strcmp(d->info.backend, "cuda");
+    for (int k = 0; k < nsizes && cr->npeers < cr->cap_peers; k++) {
+        peer_row *r = &cr->peers[cr->npeers++];
+        memset(r, 0, sizeof *r);
+        r->src = i, r->dst = j, r->direct = direct, r->bytes = sizes[k];
+        snprintf(r->hcl.name, sizeof r->hcl.name, "HCL");
+        if (why[0]) {
+            copy_text(r->skipped, sizeof r->skipped, why);
+        } else {
+            peer_ctx p = {s, d, sbuf, dbuf, sizes[k], NULL};
+            peer_measure(cr, &p, want, got, &r->hcl, r->skipped, sizeof r->skipped);
+            if (cuda) {
+                p.cp = cp;
+                snprintf(r->base.name, sizeof r->base.name, "cuMemcpyPeerAsync");
+                peer_measure(cr, &p, want, got, &r->base, NULL, 0);
+            }
+        }
+        progress_done();
+        char sz[32], med[16], base[16], ratio[16] = "-";
+        comm_size_text(r->bytes, sz, sizeof sz);
+        double rate = measure_ok(&r->hcl) && r->hcl.ran ? r->bytes / r->hcl.med_s / 1e9 : 0.0;
+        double brate = r->base.present && measure_ok(&r->base) && r->base.ran ? r->bytes / r->base.med_s / 1e9 : 0.0;
+        format_rate(med, sizeof med, rate);
+        format_rate(base, sizeof base, brate);
+        if (rate > 0 && brate > 0) snprintf(ratio, sizeof ratio, "%.3f", rate / brate);
+        char head[160];
+        snprintf(head, sizeof head, "  %-10s %-10s %-7s %9s ", s->selector, d->selector, path, sz);
+        if (r->skipped[0]) {
+            print_wrapped(stdout, strcat(head, "skipped: "), "      ", r->skipped);
+            continue;
+        }
+        const char *check = r->hcl.checked && !(r->hcl.err <= 0.0)     ? "FAILED"
+                            : r->hcl.failed                             ? "ERROR"
+                            : r->base.present && (r->base.failed || (r->base.checked && !(r->base.err <= 0.0)))
+                                ? "FAILED"
+                                : "ok";
+        printf("%s%9.1f %8s %8s %8s  %s\n", head, r->hcl.ran ? 1e6 * r->hcl.med_s : 0.0, med, base, ratio, check);
+        if (r->hcl.error[0]) print_wrapped(stdout, "      error: ", "        ", r->hcl.error);
+        if (r->base.error[0]) print_wrapped(stdout, "      cuMemcpyPeerAsync error: ", "        ", r->base.error);
+    }
+    if (sbuf) hcl_buffer_release(sbuf);
+    if (dbuf) hcl_buffer_release(dbuf);
+    free(want), free(got);
+}
+
+static void peer_section(comm_run *cr) {
+    const int n = cr->opt->comm_cross ? cr->ndevs : cr->nranks;
+    print_wrapped(stdout, "", "  ",
+                  "2. peer copies (hcl_buffer_copy_async on the source's queue, direct or staged as "
+                  "hcl_device_peer_access says; time per copy of a group ended by hcl_queue_finish; every copy checked "
+                  "bit for bit):");
+    if (n < 2) {
+        printf("  one device: no pairs\n\n");
+        return;
+    }
+    size_t sizes[8];
+    size_t lo = (size_t)64 << 10;
+    if (lo > cr->opt->comm_max) lo = cr->opt->comm_max;
+    int nsizes = comm_sizes(lo, cr->opt->comm_max, 16, sizes, 8);
+    cr->cap_peers = n * (n - 1) * nsizes;
+    cr->peers = xcalloc((size_t)cr->cap_peers, sizeof *cr->peers);
+    cuda_peer *cp = NULL;
+    int any_cuda = 0;
+    for (int i = 0; i < n; i++) any_cuda += !strcmp(cr->devs[i].info.backend, "cuda");
+    if (any_cuda >= 2 && cr->opt->baselines) {
+        if (cuda_peer_open(&cp, cr->peer_note, sizeof cr->peer_note)) cp = NULL;
+    } else {
+        snprintf(cr->peer_note, sizeof cr->peer_note, "%s",
+                 cr->opt->baselines ? "none: the baseline (cuMemcpyPeerAsync) is for pairs of CUDA devices"
+                                    : "none: --no-baselines");
+    }
+    print_wrapped(stdout, "  baseline: ", "    ", cr->peer_note);
+    printf("  %-10s %-10s %-7s %9s %9s %8s %8s %8s  %s\n", "from", "to", "path", "size", "time us", "GB/s",
+           "base", "HCL/base", "check");
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j) peer_pair(cr, i, j, sizes, nsizes, cp);
+    if (cp) cuda_peer_close(cp);
+    printf("\n");
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * The run
+ * ------------------------------------------------------------------------------------------------------- */
+static void print_engines(void) {
+    uint32_t n = 0;
+    if (hcl_comm_engine_count(&n) != HCL_SUCCESS) return;
+    for (uint32_t i = 0; i < n; i++) {
+        hcl_comm_engine_info e;
+        if (hcl_comm_engine_get_info(i, &e) != HCL_SUCCESS) continue;
+        char first[48];
+        snprintf(first, sizeof first, "  engine %-8s ", e.name);
+        if (e.available)
+            print_wrappedf(stdout, first, "                  ", "available (%s; %s%s%s)", e.backends, e.library,
+                           e.version[0] ? " " : "", e.version);
+        else
+            print_wrappedf(stdout, first, "                  ", "unavailable (%s): %s", e.backends, e.reason);
+    }
+}
+
+static int count_failures(const comm_run *cr) {
+    int bad = 0;
+    const transfer_result *t = &cr->xfer_run->xfer;
+    for (int i = 0; i < t->nrows; i++) bad += !(t->rows[i].m.checked && measure_ok(&t->rows[i].m));
+    bad += !t->ran;
+    for (int i = 0; i < cr->npeers; i++) {
+        const peer_row *r = &cr->peers[i];
+        if (r->skipped[0]) continue;
+        bad += !(r->hcl.checked && measure_ok(&r->hcl));
+        bad += r->base.present && !(r->base.checked && measure_ok(&r->base));
+    }
+    for (int i = 0; i < cr->ncolls; i++) {
+        const coll_row *r = &cr->colls[i];
+        if (r->skipped[0]) continue;
+        bad += !(r->hcl.checked && measure_ok(&r->hcl));
+        bad += r->base.present && !(r->base.checked && measure_ok(&r->base));
+    }
+    return bad;
+}
+
+int comm_main(const options *o, double t_main) {
+    static device_run xfer_run;
+    comm_run cr;
+    memset(&cr, 0, sizeof cr);
+    cr.opt = o;
+    cr.rng = o->seed;
+    cr.xfer_run = &xfer_run;
+    printf("hcl bench %s --comm (communication: host <-> device, peer copies, collectives)\n", BENCH_VERSION);
+    if (o->selector)
+        printf("selected:  --device %s\n", o->selector);
+    else
+        printf("selected:  HCL_BACKEND=%s HCL_DEVICE=%s\n", getenv("HCL_BACKEND") ? getenv("HCL_BACKEND") : "(unset)",
+               getenv("HCL_DEVICE") ? getenv("HCL_DEVICE") : "(unset)");
+    printf("seed:      %" PRIu64 " (--seed to repeat)\n", o->seed);
+    print_wrappedf(stdout, "timing:    ", "           ",
+                   "host wall-clock: %d warm-up iteration%s, then %d group%s%s of %d iteration%s issued back to back and "
+                   "ended by finishing every rank's queue; a row shows the median group's time per iteration "
+                   "(the transfer rows: device time of each copy's event, as the kernel bench)",
+                   o->warmup, o->warmup == 1 ? "" : "s", o->repeats, o->repeats == 1 ? "" : "s",
+                   o->repeats_set ? "" : " (fewer, at least 3, past about 3 s)", o->comm_iters,
+                   o->comm_iters == 1 ? "" : "s");
+    if (open_devices(&cr)) return 1;
+    cr.sel = 0;
+    for (int i = 0; i < cr.nranks; i++)
+        if (!strcmp(cr.devs[i].selector, xfer_run.selector)) cr.sel = i;
+    printf("devices:   %d of backend %s (the ranks)%s\n", cr.nranks, cr.devs[0].info.backend,
+           cr.ndevs > cr.nranks ? ", and for --comm-cross:" : "");
+    for (int i = 0; i < cr.ndevs; i++)
+        printf("  %-10s %s%s\n", cr.devs[i].selector, cr.devs[i].info.name, i == cr.sel ? " (selected)" : "");
+    print_engines();
+    printf("\n");
+    fflush(stdout);
+
+    transfer_section(&cr);
+    peer_section(&cr);
+    comm_collectives(&cr);
+
+    int failures = count_failures(&cr);
+    close_devices(&cr);
+    double total = now_s() - t_main;
+    int out_bad = 0;
+    if (o->json) out_bad |= comm_write_json(o->json, &cr, total, failures);
+    if (o->csv) out_bad |= comm_write_csv(o->csv, &cr);
+    if (o->plot) {
+        flat_row *rows = NULL;
+        int nrows = 0;
+        comm_flat_rows(&cr, &rows, &nrows);
+        char title[160];
+        snprintf(title, sizeof title, "hcl bench %s --comm: bus bandwidth per collective (GB/s)", BENCH_VERSION);
+        out_bad |= write_svg(o->plot, rows, nrows, NULL, 0, title, o->noise);
+        free(rows);
+    }
+    if (out_bad) {
+        printf("bench: an output file could not be written\n");
+        failures++;
+    }
+    int skipped = 0;
+    for (int i = 0; i < cr.npeers; i++) skipped += cr.peers[i].skipped[0] != 0;
+    for (int i = 0; i < cr.ncolls; i++) skipped += cr.colls[i].skipped[0] != 0;
+    free(cr.peers);
+    free(cr.colls);
+    if (failures)
+        printf("\nbench: FAILED (%d problem%s, see above) in %.1f s\n", failures, failures == 1 ? "" : "s", total);
+    else
+        printf("\nbench: every row that ran was verified (%d skipped with the reason) in %.1f s\n", skipped, total);
+    return failures;
+}

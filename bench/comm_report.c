@@ -1,0 +1,241 @@
+/* bench --comm's files: JSON (schema hcl-bench-comm/1; the transfer section in the kernel bench's form), CSV (one
+ * line per row of every section) and the plot's rows (plot.c draws them: one panel of bus bandwidth per collective). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "comm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void comm_size_text(size_t bytes, char *out, size_t size) {
+    if (bytes >= ((size_t)1 << 30) && bytes % ((size_t)1 << 30) == 0)
+        snprintf(out, size, "%zu GiB", bytes >> 30);
+    else if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
+        snprintf(out, size, "%zu MiB", bytes >> 20);
+    else if (bytes >= 1024 && bytes % 1024 == 0)
+        snprintf(out, size, "%zu KiB", bytes >> 10);
+    else
+        snprintf(out, size, "%zu B", bytes);
+}
+
+static void jstr(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void jnum(FILE *f, const char *key, double v) {
+    fprintf(f, ", \"%s\": ", key);
+    if (isfinite(v))
+        fprintf(f, "%.15g", v);
+    else
+        fputs("null", f);
+}
+
+/* One timed figure of `bytes` per iteration, its rate scaled by factor (the bus bandwidth's; 1 for algbw). */
+static void jmeasure(FILE *f, const char *key, const measure *m, double bytes, double factor) {
+    fprintf(f, ", \"%s\": ", key);
+    if (!m->present) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"name\": ", f);
+    jstr(f, m->name);
+    fprintf(f, ", \"runs\": %d", m->ran);
+    jnum(f, "median_us", 1e6 * m->med_s);
+    jnum(f, "min_us", 1e6 * m->min_s);
+    jnum(f, "max_us", 1e6 * m->max_s);
+    double ok = m->ran && m->med_s > 0 ? 1.0 : NAN;
+    jnum(f, "algbw", ok * bytes / m->med_s / 1e9);
+    jnum(f, "busbw", ok * bytes / m->med_s / 1e9 * factor);
+    jnum(f, "spread", spread_of(m->ran, m->min_s, m->max_s));
+    fprintf(f, ", \"verified\": %s", m->checked && measure_ok(m) ? "true" : "false");
+    jnum(f, "max_error", m->checked ? m->err : NAN);
+    fputs(", \"check\": ", f);
+    jstr(f, m->check);
+    fputs(", \"error\": ", f);
+    jstr(f, m->error);
+    fputs("}", f);
+}
+
+int comm_write_json(const char *path, const comm_run *cr, double total_s, int failures) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "bench: cannot write %s\n", path);
+        return 1;
+    }
+    const options *o = cr->opt;
+    fprintf(f, "{\"schema\": \"hcl-bench-comm/1\", \"version\": \"%s\", \"seed\": %llu, \"iters\": %d, \"repeats\": %d",
+            BENCH_VERSION, (unsigned long long)o->seed, o->comm_iters, o->repeats);
+    fputs(", \"timing\": \"host wall-clock per group of iters, ended by finishing every rank's queue; median group\"",
+          f);
+    fputs(",\n \"devices\": [", f);
+    for (int i = 0; i < cr->ndevs; i++) {
+        fprintf(f, "%s{\"selector\": ", i ? ", " : "");
+        jstr(f, cr->devs[i].selector);
+        fputs(", \"name\": ", f);
+        jstr(f, cr->devs[i].info.name);
+        fputs(", \"identity\": ", f);
+        jstr(f, cr->devs[i].info.identity);
+        fprintf(f, ", \"rank\": %s}", i < cr->nranks ? "true" : "false");
+    }
+    fputs("],\n \"transfer_device\": {\"selector\": ", f);
+    jstr(f, cr->xfer_run->selector);
+    json_sections(f, cr->xfer_run, o->noise);
+    fputs("},\n \"peer_baseline\": ", f);
+    jstr(f, cr->peer_note);
+    fputs(",\n \"peers\": [", f);
+    for (int i = 0; i < cr->npeers; i++) {
+        const peer_row *r = &cr->peers[i];
+        fprintf(f, "%s\n  {\"from\": ", i ? "," : "");
+        jstr(f, cr->devs[r->src].selector);
+        fputs(", \"to\": ", f);
+        jstr(f, cr->devs[r->dst].selector);
+        fprintf(f, ", \"path\": \"%s\", \"bytes\": %zu, \"skipped\": ", r->direct ? "direct" : "staged", r->bytes);
+        jstr(f, r->skipped);
+        jmeasure(f, "hcl", &r->hcl, (double)r->bytes, 1.0);
+        jmeasure(f, "baseline", &r->base, (double)r->bytes, 1.0);
+        fputs("}", f);
+    }
+    fputs("],\n \"engine\": ", f);
+    jstr(f, cr->engine);
+    fprintf(f, ", \"ranks\": %d, \"collective_baseline\": ", cr->nranks);
+    jstr(f, cr->base_note);
+    fputs(",\n \"collectives\": [", f);
+    for (int i = 0; i < cr->ncolls; i++) {
+        const coll_row *r = &cr->colls[i];
+        double factor = comm_bus_factor(r->op, cr->nranks);
+        fprintf(f, "%s\n  {\"op\": \"%s\", \"type\": \"%s\", \"bytes\": %zu, \"count\": %zu, \"bus_factor\": %.15g",
+                i ? "," : "", comm_op_names[r->op], type_names[r->type], r->bytes, r->count, factor);
+        fputs(", \"skipped\": ", f);
+        jstr(f, r->skipped);
+        jmeasure(f, "hcl", &r->hcl, (double)r->bytes, factor);
+        jmeasure(f, "baseline", &r->base, (double)r->bytes, factor);
+        jnum(f, "ratio", r->busbw > 0 && r->base_busbw > 0 ? r->busbw / r->base_busbw : NAN);
+        fputs("}", f);
+    }
+    fprintf(f, "],\n \"summary\": {\"failures\": %d, \"total_s\": %.3f}}\n", failures, total_s);
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    return bad;
+}
+
+static void cstr(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void cnum(FILE *f, double v) {
+    if (isfinite(v) && v > 0)
+        fprintf(f, ",%.6g", v);
+    else
+        fputs(",", f);
+}
+
+static void cmeasure(FILE *f, const measure *m, double bytes, double factor) {
+    int ok = m->present && m->ran && m->med_s > 0;
+    cnum(f, ok ? 1e6 * m->med_s : NAN);
+    cnum(f, ok ? bytes / m->med_s / 1e9 : NAN);
+    cnum(f, ok ? bytes / m->med_s / 1e9 * factor : NAN);
+    fprintf(f, ",%s", !m->present ? "" : m->checked && measure_ok(m) ? "yes" : "no");
+}
+
+int comm_write_csv(const char *path, const comm_run *cr) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "bench: cannot write %s\n", path);
+        return 1;
+    }
+    fputs("section,from,to,op,type,bytes,count,time_us,algbw_gbs,busbw_gbs,verified,base,base_time_us,base_algbw_gbs,"
+          "base_busbw_gbs,base_verified,ratio,skipped\n",
+          f);
+    const transfer_result *t = &cr->xfer_run->xfer;
+    for (int i = 0; i < t->nrows; i++) {
+        const transfer_row *r = &t->rows[i];
+        fprintf(f, "transfer,%s,%s,%s %s,,%zu,", r->dir == XFER_H2D ? "host" : cr->xfer_run->selector,
+                r->dir == XFER_H2D ? cr->xfer_run->selector : "host", r->dir == XFER_H2D ? "H2D" : "D2H",
+                r->mem == XMEM_PINNED ? "page-locked" : "pageable", r->bytes);
+        cmeasure(f, &r->m, (double)r->bytes, 1.0);
+        fputs(",,,,,,,\n", f);
+    }
+    for (int i = 0; i < cr->npeers; i++) {
+        const peer_row *r = &cr->peers[i];
+        fprintf(f, "peer,%s,%s,%s,,%zu,", cr->devs[r->src].selector, cr->devs[r->dst].selector,
+                r->direct ? "direct" : "staged", r->bytes);
+        cmeasure(f, &r->hcl, (double)r->bytes, 1.0);
+        fputs(",", f);
+        cstr(f, r->base.name);
+        cmeasure(f, &r->base, (double)r->bytes, 1.0);
+        double a = measure_ok(&r->hcl) ? r->hcl.med_s : 0, b = measure_ok(&r->base) ? r->base.med_s : 0;
+        cnum(f, a > 0 && b > 0 ? b / a : NAN);
+        fputs(",", f);
+        cstr(f, r->skipped);
+        fputs("\n", f);
+    }
+    for (int i = 0; i < cr->ncolls; i++) {
+        const coll_row *r = &cr->colls[i];
+        double factor = comm_bus_factor(r->op, cr->nranks);
+        fprintf(f, "collective,%s,,%s,%s,%zu,%zu", cr->engine, comm_op_names[r->op], type_names[r->type], r->bytes,
+                r->count);
+        cmeasure(f, &r->hcl, (double)r->bytes, factor);
+        fputs(",", f);
+        cstr(f, r->base.name);
+        cmeasure(f, &r->base, (double)r->bytes, factor);
+        cnum(f, r->busbw > 0 && r->base_busbw > 0 ? r->busbw / r->base_busbw : NAN);
+        fputs(",", f);
+        cstr(f, r->skipped);
+        fputs("\n", f);
+    }
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    return bad;
+}
+
+int comm_flat_rows(const comm_run *cr, flat_row **out, int *count) {
+    flat_row *rows = xcalloc((size_t)cr->ncolls + 1, sizeof *rows);
+    int n = 0;
+    const comm_dev *d = &cr->devs[0];
+    for (int i = 0; i < cr->ncolls; i++) {
+        const coll_row *r = &cr->colls[i];
+        if (r->skipped[0] || !r->hcl.ran) continue;
+        flat_row *f = &rows[n++];
+        double factor = comm_bus_factor(r->op, cr->nranks);
+        copy_text(f->backend, sizeof f->backend, d->info.backend);
+        snprintf(f->device, sizeof f->device, "%d x %.200s, engine %.31s", cr->nranks, d->info.name, cr->engine);
+        copy_text(f->identity, sizeof f->identity, d->info.identity);
+        copy_text(f->kernel, sizeof f->kernel, comm_op_names[r->op]);
+        char sz[32];
+        comm_size_text(r->bytes, sz, sizeof sz);
+        snprintf(f->shape, sizeof f->shape, "%s %s", sz, type_names[r->type]);
+        snprintf(f->unit, sizeof f->unit, "GB/s busbw");
+        const measure *m = &r->hcl;
+        f->rate = r->busbw;
+        f->best_rate = m->min_s > 0 ? r->bytes / m->min_s / 1e9 * factor : 0;
+        f->worst_rate = m->max_s > 0 ? r->bytes / m->max_s / 1e9 * factor : 0;
+        f->spread = spread_of(m->ran, m->min_s, m->max_s);
+        f->verified = m->checked && measure_ok(m);
+        if (r->base_busbw > 0) {
+            const measure *b = &r->base;
+            f->base_rate = r->base_busbw;
+            f->base_best = b->min_s > 0 ? r->bytes / b->min_s / 1e9 * factor : 0;
+            f->base_worst = b->max_s > 0 ? r->bytes / b->max_s / 1e9 * factor : 0;
+            f->base_spread = spread_of(b->ran, b->min_s, b->max_s);
+            copy_text(f->base_name, sizeof f->base_name, b->name);
+        }
+    }
+    *out = rows;
+    *count = n;
+    return 0;
+}
