@@ -12,6 +12,7 @@
  *   report.c     the table, JSON and CSV
  *   plot.c       the SVG plot
  *   json.c       a small JSON reader and --compare
+ *   comm*.c      bench --comm, the communication benchmark (comm.h)
  */
 #ifndef HCL_BENCH_H
 #define HCL_BENCH_H

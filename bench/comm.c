@@ -22,7 +22,7 @@ static int cmp_double(const void *a, const void *b) {
 
 int comm_sizes(size_t lo, size_t hi, size_t factor, size_t *out, int max) {
     int n = 0;
-    for (size_t s = lo; s && s <= hi && n < max; s = s > SIZE_MAX / factor ? 0 : s * factor) out[n++] = s;
+    for (size_t s = lo; s && s <= hi && n<max; s = s> SIZE_MAX / factor ? 0 : s * factor) out[n++] = s;
     if (n && out[n - 1] != hi && n < max) out[n++] = hi;
     return n;
 }
@@ -250,7 +250,8 @@ static void peer_pair(comm_run *cr, int i, int j, const size_t *sizes, int nsize
     }
     if (!why[0]) {
         uint32_t *w = (uint32_t *)want;
-        for (size_t k = 0; k < largest / 4; k++) w[k] = (uint32_t)((k + 131u * (unsigned)i + (unsigned)j) * 2654435761u);
+        for (size_t k = 0; k < largest / 4; k++)
+            w[k] = (uint32_t)((k + 131u * (unsigned)i + (unsigned)j) * 2654435761u);
         for (size_t k = largest / 4 * 4; k < largest; k++) want[k] = (unsigned char)k;
         if ((st = hcl_buffer_write(s->queue, sbuf, 0, largest, want)) != HCL_SUCCESS)
             hcl_ts_status_text(why, sizeof why, st, "hcl_buffer_write (source)");
@@ -286,8 +287,8 @@ static void peer_pair(comm_run *cr, int i, int j, const size_t *sizes, int nsize
             print_wrapped(stdout, strcat(head, "skipped: "), "      ", r->skipped);
             continue;
         }
-        const char *check = r->hcl.checked && !(r->hcl.err <= 0.0)     ? "FAILED"
-                            : r->hcl.failed                             ? "ERROR"
+        const char *check = r->hcl.checked && !(r->hcl.err <= 0.0) ? "FAILED"
+                            : r->hcl.failed                        ? "ERROR"
                             : r->base.present && (r->base.failed || (r->base.checked && !(r->base.err <= 0.0)))
                                 ? "FAILED"
                                 : "ok";
@@ -327,8 +328,8 @@ static void peer_section(comm_run *cr) {
                                     : "none: --no-baselines");
     }
     print_wrapped(stdout, "  baseline: ", "    ", cr->peer_note);
-    printf("  %-10s %-10s %-7s %9s %9s %8s %8s %8s  %s\n", "from", "to", "path", "size", "time us", "GB/s",
-           "base", "HCL/base", "check");
+    printf("  %-10s %-10s %-7s %9s %9s %8s %8s %8s  %s\n", "from", "to", "path", "size", "time us", "GB/s", "base",
+           "HCL/base", "check");
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             if (i != j) peer_pair(cr, i, j, sizes, nsizes, cp);
@@ -389,13 +390,13 @@ int comm_main(const options *o, double t_main) {
         printf("selected:  HCL_BACKEND=%s HCL_DEVICE=%s\n", getenv("HCL_BACKEND") ? getenv("HCL_BACKEND") : "(unset)",
                getenv("HCL_DEVICE") ? getenv("HCL_DEVICE") : "(unset)");
     printf("seed:      %" PRIu64 " (--seed to repeat)\n", o->seed);
-    print_wrappedf(stdout, "timing:    ", "           ",
-                   "host wall-clock: %d warm-up iteration%s, then %d group%s%s of %d iteration%s issued back to back and "
-                   "ended by finishing every rank's queue; a row shows the median group's time per iteration "
-                   "(the transfer rows: device time of each copy's event, as the kernel bench)",
-                   o->warmup, o->warmup == 1 ? "" : "s", o->repeats, o->repeats == 1 ? "" : "s",
-                   o->repeats_set ? "" : " (fewer, at least 3, past about 3 s)", o->comm_iters,
-                   o->comm_iters == 1 ? "" : "s");
+    print_wrappedf(
+        stdout, "timing:    ", "           ",
+        "host wall-clock: %d warm-up iteration%s, then %d group%s%s of %d iteration%s issued back to back and "
+        "ended by finishing every rank's queue; a row shows the median group's time per iteration "
+        "(the transfer rows: device time of each copy's event, as the kernel bench)",
+        o->warmup, o->warmup == 1 ? "" : "s", o->repeats, o->repeats == 1 ? "" : "s",
+        o->repeats_set ? "" : " (fewer, at least 3, past about 3 s)", o->comm_iters, o->comm_iters == 1 ? "" : "s");
     if (open_devices(&cr)) return 1;
     cr.sel = 0;
     for (int i = 0; i < cr.nranks; i++)

@@ -32,8 +32,8 @@ typedef struct comm_dev {
 
 /* A peer-copy row: src -> dst at one size. */
 typedef struct peer_row {
-    int src, dst;  /* indices into the run's devices */
-    int direct;    /* hcl_device_peer_access */
+    int src, dst; /* indices into the run's devices */
+    int direct;   /* hcl_device_peer_access */
     size_t bytes;
     measure hcl, base; /* base.present: cuMemcpyPeerAsync ran */
     char skipped[320];
@@ -42,10 +42,10 @@ typedef struct peer_row {
 /* A collective row: one op, type and size. */
 typedef struct coll_row {
     int op;
-    int type;        /* BT_F32, BT_F16, BT_BF16 */
-    size_t bytes;    /* as nccl-tests counts them (the size column) */
-    size_t count;    /* elements per rank's call (nccl-tests' count: bytes / element size) */
-    measure hcl, base; /* base: NCCL called directly (present when it ran) */
+    int type;                        /* BT_F32, BT_F16, BT_BF16 */
+    size_t bytes;                    /* as nccl-tests counts them (the size column) */
+    size_t count;                    /* elements per rank's call (nccl-tests' count: bytes / element size) */
+    measure hcl, base;               /* base: NCCL called directly (present when it ran) */
     double algbw, busbw, base_busbw; /* GB/s at the median */
     char skipped[320];
 } coll_row;
@@ -53,9 +53,9 @@ typedef struct coll_row {
 typedef struct comm_run {
     const options *opt;
     comm_dev devs[COMM_MAX_DEVICES];
-    int ndevs;   /* every opened device: the selected backend's first, then (--comm-cross) the others' */
-    int nranks;  /* the selected backend's devices: devs[0 .. nranks) */
-    int sel;     /* the selected device (section 1), an index into devs */
+    int ndevs;              /* every opened device: the selected backend's first, then (--comm-cross) the others' */
+    int nranks;             /* the selected backend's devices: devs[0 .. nranks) */
+    int sel;                /* the selected device (section 1), an index into devs */
     char engine[32];        /* the communicator's engine ("" before it was made) */
     char coll_skipped[512]; /* why no collective ran (the communicator could not be made), "" otherwise */
     char base_note[512];    /* what the NCCL baseline is, or why there is none */

@@ -36,7 +36,7 @@ typedef struct coll_ctx {
     hcl_buffer *send, *recv;
     int n, op;
     hcl_dtype dtype;
-    size_t count; /* per call: all_gather's send count, reduce_scatter's recv count, else the buffer's */
+    size_t count;  /* per call: all_gather's send count, reduce_scatter's recv count, else the buffer's */
     nccl_base *nb; /* NULL: HCL */
     hcl_status last;
 } coll_ctx;
@@ -192,16 +192,16 @@ void comm_print_coll_row(const comm_run *cr, const coll_row *r) {
     if (r->base.present && r->base.ran) snprintf(bt, sizeof bt, "%.1f", 1e6 * r->base.med_s);
     if (r->busbw > 0 && r->base_busbw > 0) snprintf(ratio, sizeof ratio, "%.3f", r->busbw / r->base_busbw);
     if (r->hcl.checked) snprintf(err, sizeof err, "%.3g", r->hcl.err);
-    const char *check = (r->hcl.checked && !(r->hcl.err <= r->hcl.tol)) ? "FAILED"
-                        : r->hcl.failed                                ? "ERROR"
-                        : (r->base.present && (r->base.failed || (r->base.checked && !(r->base.err <= 0.0))))
-                            ? "FAILED"
-                            : r->hcl.checked ? "ok"
-                                             : "-";
+    const char *check = (r->hcl.checked && !(r->hcl.err <= r->hcl.tol))                                       ? "FAILED"
+                        : r->hcl.failed                                                                       ? "ERROR"
+                        : (r->base.present && (r->base.failed || (r->base.checked && !(r->base.err <= 0.0)))) ? "FAILED"
+                        : r->hcl.checked                                                                      ? "ok"
+                                                                                                              : "-";
     printf("  %12s %12s %-4s %10s %8s %8s %-6s %8s %10s %8s %8s\n", sz, cnt, type_names[r->type], t, alg, bus, check,
            err, bt, bb, ratio);
     if (r->hcl.error[0]) print_wrapped(stdout, "      error: ", "        ", r->hcl.error);
-    if (r->base.error[0]) print_wrapped(stdout, "      NCCL error: ", "        ", r->base.error);
+    if (r->base.error[0])
+        print_wrapped(stdout, "      NCCL error: ", "        ", r->base.error);
     else if (r->base.checked && !(r->base.err <= 0.0))
         print_wrappedf(stdout, "      ", "        ", "NCCL's result differs: max err %.3g", r->base.err);
 }

@@ -193,7 +193,7 @@ int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row 
     xml_text(f, title);
     fputs("</text>\n", f);
     fprintf(f,
-            "<text x=\"16\" y=\"50\" fill=\"#333\">solid bar: HCL's kernel at the median of the timed runs; whisker: "
+            "<text x=\"16\" y=\"50\" fill=\"#333\">solid bar: HCL at the median of the timed runs; whisker: "
             "its slowest to its fastest run (min-max); light bar: the vendor baseline in the same run%s</text>\n",
             nold ? "; black tick: the --compare run's median" : "");
     fprintf(
