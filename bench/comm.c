@@ -349,8 +349,8 @@ static void print_engines(void) {
         char first[48];
         snprintf(first, sizeof first, "  engine %-8s ", e.name);
         if (e.available)
-            print_wrappedf(stdout, first, "                  ", "available (%s; %s%s%s)", e.backends, e.library,
-                           e.version[0] ? " " : "", e.version);
+            print_wrappedf(stdout, first, "                  ", "available (%s%s%s%s%s)", e.backends,
+                           e.library[0] ? "; " : "", e.library, e.version[0] ? " " : "", e.version);
         else
             print_wrappedf(stdout, first, "                  ", "unavailable (%s): %s", e.backends, e.reason);
     }

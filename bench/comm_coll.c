@@ -243,7 +243,12 @@ static void run_op(comm_run *cr, coll_ctx *c, nccl_base *nb, int op, int type, c
     const size_t esize = hcl_dtype_size(bench_dtype(type));
     const int n = cr->nranks;
     char skip[320] = "";
-    if (op == OP_SENDRECV && n == 1) snprintf(skip, sizeof skip, "one rank: no peer to send to");
+    if (op == OP_SENDRECV && n == 1) { /* one row for every size */
+        coll_row *r = new_row(cr, op, type, 0);
+        snprintf(r->skipped, sizeof r->skipped, "one rank: no peer to send to (every size)");
+        comm_print_coll_row(cr, r);
+        return;
+    }
     for (int k = 0; k < nsizes; k++) {
         size_t elems = sizes[k] / esize, count = elems;
         if (op == OP_ALL_GATHER || op == OP_REDUCE_SCATTER) count = elems / (size_t)n;
