@@ -184,9 +184,7 @@ static int peer_iter(void *ctx, int finish, char *err, size_t err_size) {
 }
 
 /* A status that says the copy cannot run here (not that it ran wrong): the row is skipped with the reason. */
-static int is_unavailable(hcl_status st) {
-    return st == HCL_ERROR_UNSUPPORTED || st == HCL_ERROR_BACKEND_UNAVAILABLE || st == HCL_ERROR_DEVICE_MISMATCH;
-}
+static int is_unavailable(hcl_status st) { return st == HCL_ERROR_UNSUPPORTED || st == HCL_ERROR_BACKEND_UNAVAILABLE; }
 
 /* The destination poisoned, the copies timed, the destination read back and compared with the source bit for bit. */
 static void peer_measure(comm_run *cr, peer_ctx *p, const unsigned char *want, unsigned char *got, measure *m,
@@ -367,6 +365,7 @@ static int count_failures(const comm_run *cr) {
         bad += !(r->hcl.checked && measure_ok(&r->hcl));
         bad += r->base.present && !(r->base.checked && measure_ok(&r->base));
     }
+    bad += cr->coll_failed;
     for (int i = 0; i < cr->ncolls; i++) {
         const coll_row *r = &cr->colls[i];
         if (r->skipped[0]) continue;

@@ -58,6 +58,7 @@ typedef struct comm_run {
     int sel;                /* the selected device (section 1), an index into devs */
     char engine[32];        /* the communicator's engine ("" before it was made) */
     char coll_skipped[512]; /* why no collective ran (the communicator could not be made), "" otherwise */
+    int coll_failed;        /* ... and it was an error (not an absent engine or one that does not serve the devices) */
     char base_note[512];    /* what the NCCL baseline is, or why there is none */
     char peer_note[512];    /* what the peer baseline is, or why there is none */
     device_run *xfer_run;   /* the selected device's transfer section (reusing sections.c) */

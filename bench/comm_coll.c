@@ -303,15 +303,18 @@ void comm_collectives(comm_run *cr) {
     hcl_status st = hcl_comm_create_all((uint32_t)n, devs, o->comm_engine, comms);
     if (st != HCL_SUCCESS) {
         hcl_ts_status_text(cr->coll_skipped, sizeof cr->coll_skipped, st, "hcl_comm_create_all");
+        cr->coll_failed = !unavailable(st); /* a bad --comm-engine name, a failing engine: not a skip */
     } else {
         hcl_comm_info ci;
         if (hcl_comm_get_info(comms[0], &ci) == HCL_SUCCESS) copy_text(cr->engine, sizeof cr->engine, ci.engine);
         for (int i = 0; i < n && st == HCL_SUCCESS; i++) {
             st = hcl_buffer_create(devs[i], max_bytes, 0, &send[i]);
             if (st == HCL_SUCCESS) st = hcl_buffer_create(devs[i], max_bytes, 0, &recv[i]);
-            if (st != HCL_SUCCESS)
+            if (st != HCL_SUCCESS) {
                 hcl_ts_status_text(cr->coll_skipped, sizeof cr->coll_skipped, st, "hcl_buffer_create(%zu) on %s",
                                    max_bytes, cr->devs[i].selector);
+                cr->coll_failed = 1;
+            }
         }
     }
     /* the baseline: NCCL over the same devices, when every one is a CUDA device */
@@ -327,9 +330,12 @@ void comm_collectives(comm_run *cr) {
     print_wrapped(stdout, "  baseline: ", "    ", cr->base_note[0] ? cr->base_note : "-");
     void *host = malloc(max_bytes + 16);
     float *vals = malloc((max_bytes / 2 + 4) * sizeof *vals);
-    if (!cr->coll_skipped[0] && (!host || !vals))
+    if (!cr->coll_skipped[0] && (!host || !vals)) {
         snprintf(cr->coll_skipped, sizeof cr->coll_skipped, "out of host memory for %zu bytes", max_bytes);
-    if (cr->coll_skipped[0]) print_wrapped(stdout, "  skipped: ", "    ", cr->coll_skipped);
+        cr->coll_failed = 1;
+    }
+    if (cr->coll_skipped[0])
+        print_wrapped(stdout, cr->coll_failed ? "  error: " : "  skipped: ", "    ", cr->coll_skipped);
     const unsigned salt = (unsigned)(o->seed % 17u);
     coll_ctx c = {cr, comms, queues, send, recv, n, 0, HCL_DTYPE_F32, 0, NULL, HCL_SUCCESS};
     for (int type = 0; type < BT_COUNT; type++) {
@@ -341,15 +347,19 @@ void comm_collectives(comm_run *cr) {
             for (size_t i = 0; i < elems; i++) vals[i] = (float)value_of(r, i, salt);
             st = hcl_convert(c.dtype, host, HCL_DTYPE_F32, vals, elems);
             if (st == HCL_SUCCESS) st = hcl_buffer_write(queues[r], send[r], 0, elems * esize, host);
-            if (st != HCL_SUCCESS)
+            if (st != HCL_SUCCESS) {
                 hcl_ts_status_text(cr->coll_skipped, sizeof cr->coll_skipped, st, "writing rank %d's input", r);
+                print_wrapped(stdout, "  error: ", "    ", cr->coll_skipped);
+                cr->coll_failed = 1;
+            }
         }
         for (int op = 0; op < OP_COUNT; op++) {
             if (!(o->comm_ops & (1u << op))) continue;
             if (cr->coll_skipped[0]) { /* a row per op that says why, so the JSON and CSV carry it too */
                 coll_row *r = new_row(cr, op, type, 0);
                 copy_text(r->skipped, sizeof r->skipped, cr->coll_skipped);
-                printf("  %-14s %-4s skipped (the reason above)\n", comm_op_names[op], type_names[type]);
+                printf("  %-14s %-4s %s (the reason above)\n", comm_op_names[op], type_names[type],
+                       cr->coll_failed ? "not run" : "skipped");
                 continue;
             }
             printf("\n");
