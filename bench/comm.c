@@ -15,6 +15,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char comm_usage[] =
+    "Communication (bench --comm, instead of the kernels; nccl-tests style, every row verified):\n"
+    "  --comm              1. host<->device bandwidth of the selected device (H2D, D2H from pageable and\n"
+    "                      page-locked memory, 4 KiB up by 4x); 2. peer copies between every ordered pair of\n"
+    "                      the backend's devices (direct or staged; cuMemcpyPeerAsync beside CUDA pairs);\n"
+    "                      3. all_reduce (sum), all_gather, reduce_scatter, broadcast, reduce (root 0) and\n"
+    "                      sendrecv (ring) over every device of the backend in this process, with NCCL called\n"
+    "                      directly on the same buffers as the baseline on CUDA devices (libnccl.so.2)\n"
+    "  --comm-min-bytes N  the smallest collective (default 8); sizes go up by factors of 2\n"
+    "  --comm-max-bytes N  the largest collective, transfer and peer copy (default 1G)\n"
+    "  --comm-iters N      iterations per timed group (default 20); a row is the median group's time per\n"
+    "                      iteration (host wall-clock, the group ended by finishing every rank's queue),\n"
+    "                      of --repeats groups after --warmup single iterations\n"
+    "  --comm-engine NAME  the communicator's engine (nccl, rccl, mpi, staged; default: hcl_comm_create_all's)\n"
+    "  --comm-ops LIST     comma list of all_reduce, all_gather, reduce_scatter, broadcast, reduce, sendrecv, or\n"
+    "                      all (default: all)\n"
+    "  --comm-cross        peer copies also between devices of different backends\n"
+    "  --types LIST        with --comm: f32 (default), f16, bf16\n"
+    "  Columns: size and count as nccl-tests counts them (all_gather: the gathered buffer, reduce_scatter: the\n"
+    "  send buffer), time (us), algbw = size / time, busbw = algbw x 2(n-1)/n (all_reduce), (n-1)/n\n"
+    "  (all_gather, reduce_scatter), 1 (others), in GB/s (1e9 bytes/s); max err against a float64 reference\n"
+    "  (exact: the inputs are small integers); NCCL's time and busbw and HCL/NCCL. A row that cannot run here\n"
+    "  (no engine, no peer copies) is printed as skipped with the reason. --json, --csv, --plot as above.\n"
+    "\n";
+
+int comm_check_options(options *o, int sections_only) {
+    const char *bad = o->all ? "--all" : o->compare ? "--compare" : sections_only ? "--peak/--transfer" : NULL;
+    if (bad) {
+        fprintf(stderr, "bench: --comm and %s exclude each other\n", bad);
+        return -1;
+    }
+    if (!o->types_set) o->types = 1u << BT_F32;
+    if (o->types & (1u << BT_TF32)) {
+        fprintf(stderr, "bench: --comm: --types tf32 has no meaning for communication (f32, f16, bf16)\n");
+        return -1;
+    }
+    if (o->comm_min > o->comm_max) {
+        fprintf(stderr, "bench: --comm-min-bytes %zu is above --comm-max-bytes %zu\n", o->comm_min, o->comm_max);
+        return -1;
+    }
+    return 0;
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);

@@ -49,6 +49,17 @@ run(flag-with-value 2 "option '--quick' takes no value: '--quick=1'" --quick=1)
 run(missing-value 2 "option '--json' needs a value" --json)
 run(positional 2 "unexpected argument 'host'" host)
 run(all-and-device 2 "--all and --device exclude each other" --all --device host)
+# bench --comm's options
+run(help-comm 0 "--comm-max-bytes N.*--comm-ops LIST.*busbw = algbw" --help)
+run(comm-bad-op 2 "--comm-ops: unknown name 'allreduce'; valid names: all_reduce, all_gather, reduce_scatter,"
+    --comm --comm-ops all_reduce,allreduce)
+run(comm-bad-max 2 "--comm-max-bytes: bad value '0': expected a size in bytes above 0" --comm --comm-max-bytes 0)
+run(comm-bad-iters 2 "--comm-iters: bad value '0': expected a whole number from 1 to 10000" --comm --comm-iters=0)
+run(comm-min-above-max 2 "--comm-min-bytes 2097152 is above --comm-max-bytes 1048576" --comm --comm-min-bytes 2M
+    --comm-max-bytes 1M)
+run(comm-tf32 2 "--comm: --types tf32 has no meaning" --comm --types f32,tf32)
+run(comm-and-all 2 "--comm and --all exclude each other" --comm --all)
+run(comm-and-compare 2 "--comm and --compare exclude each other" --comm --compare ${DIR}/out/none.json)
 
 # output paths: checked before the run
 run(json-no-folder 2 "--json ${DIR}/missing/r\\.json: cannot write there: its folder does not exist"
