@@ -1,7 +1,8 @@
 /* bench --comm's NVIDIA baselines, called directly on HCL's own buffers and streams (the native handles of
  * hcl_device_get_native, hcl_queue_get_native, hcl_buffer_get_native):
- *   NCCL (libnccl.so.2, HCL_BENCH_NCCL_LIBRARY): ncclCommInitAll over the ranks' CUDA devices, each collective issued
- *        for every rank between ncclGroupStart and ncclGroupEnd on the rank's CUstream;
+ *   NCCL (the library HCL's nccl engine opened, else libnccl.so.2; HCL_BENCH_NCCL_LIBRARY names another):
+ *        ncclCommInitAll over the ranks' CUDA devices, each collective issued for every rank between
+ *        ncclGroupStart and ncclGroupEnd on the rank's CUstream;
  *   libcuda (libcuda.so.1): cuMemcpyPeerAsync between two devices' buffers on the source's stream.
  * Both opened with dlopen; their few declarations are written here by hand (NCCL's and CUDA's own ABI). */
 #define _POSIX_C_SOURCE 200809L
@@ -194,7 +195,21 @@ void nccl_base_close(nccl_base *nb) {
 }
 
 int nccl_base_open(const comm_dev *devs, int n, nccl_base **out, char *note, size_t note_size) {
-    static const char *const cands[] = {"libnccl.so.2", "libnccl.so", NULL};
+    /* the library HCL's nccl engine opened first (the same NCCL, found where the engine found it), then the names */
+    char engine_lib[HCL_NAME_MAX] = "";
+    const char *cands[4];
+    int k = 0;
+    uint32_t ne = 0;
+    if (hcl_comm_engine_count(&ne) != HCL_SUCCESS) ne = 0;
+    for (uint32_t i = 0; i < ne; i++) {
+        hcl_comm_engine_info e;
+        if (hcl_comm_engine_get_info(i, &e) == HCL_SUCCESS && !strcmp(e.name, "nccl") && e.available && e.library[0])
+            copy_text(engine_lib, sizeof engine_lib, e.library);
+    }
+    if (engine_lib[0]) cands[k++] = engine_lib;
+    cands[k++] = "libnccl.so.2";
+    cands[k++] = "libnccl.so";
+    cands[k] = NULL;
     nccl_base *nb = xcalloc(1, sizeof *nb);
     char missing[512] = "", err[320];
     lib_open(&nb->l, "HCL_BENCH_NCCL_LIBRARY", cands);
