@@ -158,13 +158,14 @@ int comm_write_csv(const char *path, const comm_run *cr) {
         fprintf(stderr, "bench: cannot write %s\n", path);
         return 1;
     }
-    fputs("section,from,to,op,type,bytes,count,time_us,algbw_gbs,busbw_gbs,verified,base,base_time_us,base_algbw_gbs,"
+    fputs("section,from,to,engine,op,type,bytes,count,time_us,algbw_gbs,busbw_gbs,verified,base,base_time_us,base_"
+          "algbw_gbs,"
           "base_busbw_gbs,base_verified,ratio,skipped\n",
           f);
     const transfer_result *t = &cr->xfer_run->xfer;
     for (int i = 0; i < t->nrows; i++) {
         const transfer_row *r = &t->rows[i];
-        fprintf(f, "transfer,%s,%s,%s %s,,%zu,", r->dir == XFER_H2D ? "host" : cr->xfer_run->selector,
+        fprintf(f, "transfer,%s,%s,,%s %s,,%zu,", r->dir == XFER_H2D ? "host" : cr->xfer_run->selector,
                 r->dir == XFER_H2D ? cr->xfer_run->selector : "host", r->dir == XFER_H2D ? "H2D" : "D2H",
                 r->mem == XMEM_PINNED ? "page-locked" : "pageable", r->bytes);
         cmeasure(f, &r->m, (double)r->bytes, 1.0);
@@ -172,7 +173,7 @@ int comm_write_csv(const char *path, const comm_run *cr) {
     }
     for (int i = 0; i < cr->npeers; i++) {
         const peer_row *r = &cr->peers[i];
-        fprintf(f, "peer,%s,%s,%s,,%zu,", cr->devs[r->src].selector, cr->devs[r->dst].selector,
+        fprintf(f, "peer,%s,%s,,%s,,%zu,", cr->devs[r->src].selector, cr->devs[r->dst].selector,
                 r->direct ? "direct" : "staged", r->bytes);
         cmeasure(f, &r->hcl, (double)r->bytes, 1.0);
         fputs(",", f);
@@ -187,8 +188,8 @@ int comm_write_csv(const char *path, const comm_run *cr) {
     for (int i = 0; i < cr->ncolls; i++) {
         const coll_row *r = &cr->colls[i];
         double factor = comm_bus_factor(r->op, cr->nranks);
-        fprintf(f, "collective,%s,,%s,%s,%zu,%zu", cr->engine, comm_op_names[r->op], type_names[r->type], r->bytes,
-                r->count);
+        fprintf(f, "collective,%s,%s,%s,%s,%s,%zu,%zu", cr->devs[0].selector, cr->devs[cr->nranks - 1].selector,
+                cr->engine, comm_op_names[r->op], type_names[r->type], r->bytes, r->count);
         cmeasure(f, &r->hcl, (double)r->bytes, factor);
         fputs(",", f);
         cstr(f, r->base.name);
