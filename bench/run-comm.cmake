@@ -4,11 +4,14 @@
 # reference) or was skipped with a reason; with RANKS, the communicator had that many ranks (and every ordered pair
 # of them has peer rows). A failed check makes bench exit 1 and this test fail; a backend without a device here
 # prints "SKIPPED:" (the test's SKIP_REGULAR_EXPRESSION).
-# Usage: cmake -DBENCH=path/to/bench -DOUT=comm.json [-DRANKS=2] [-DDEVICE=host] -P run-comm.cmake
+# Usage: cmake -DBENCH=path/to/bench -DOUT=comm.json [-DRANKS=2] [-DDEVICE=host] [-DCROSS=1] -P run-comm.cmake
 cmake_minimum_required(VERSION 3.19) # string(JSON)
 set(ARGS "")
 if(DEVICE)
   set(ARGS --device ${DEVICE})
+endif()
+if(CROSS)
+  list(APPEND ARGS --comm-cross) # peer copies between backends too
 endif()
 file(REMOVE "${OUT}")
 execute_process(COMMAND "${BENCH}" --comm --comm-max-bytes 1M --comm-iters 2 --repeats 2 --warmup 1 --seed 7
