@@ -267,17 +267,12 @@ static void peer_measure(comm_run *cr, peer_ctx *p, const unsigned char *want, u
              p->bytes);
 }
 
-#pragma weak hcl_device_peer_access /* until the peer copies land in libhcl: then the query is absent (NULL) */
-
 static void peer_pair(comm_run *cr, int i, int j, const size_t *sizes, int nsizes, cuda_peer *cp) {
     comm_dev *s = &cr->devs[i], *d = &cr->devs[j];
     int direct = 0;
     char why[320] = "";
-    hcl_status st = HCL_SUCCESS;
-    if (&hcl_device_peer_access == NULL)
-        snprintf(why, sizeof why, "this libhcl has no hcl_device_peer_access (the peer copies are not in it)");
-    else if ((st = hcl_device_peer_access(s->device, d->device, &direct)) != HCL_SUCCESS)
-        hcl_ts_status_text(why, sizeof why, st, "hcl_device_peer_access");
+    hcl_status st = hcl_device_peer_access(s->device, d->device, &direct);
+    if (st != HCL_SUCCESS) hcl_ts_status_text(why, sizeof why, st, "hcl_device_peer_access");
     const char *path = why[0] ? "-" : direct ? "direct" : "staged";
     size_t largest = sizes[nsizes - 1];
     unsigned char *want = malloc(largest), *got = malloc(largest);
