@@ -355,9 +355,13 @@ static void run_threads(ct_ranks *R, const ct_case *all, size_t all_count, int s
                "stalled peer: rank 0's all_reduce + hcl_comm_finish gave %s after %.2f s "
                "(timeout %.0f s), its next collective %s: %s",
                hcl_status_name(S.stall[0]), S.stall_s[0], STALL_TIMEOUT, hcl_status_name(S.after), S.stall_why[0]);
-        const int ok1 = S.stall[1] != HCL_SUCCESS && S.stall_s[1] <= 2 * STALL_TIMEOUT + 1;
-        report(ok1 ? "PASS" : "FAIL", "stalled peer: rank 1, joining after rank 0 aborted, gave %s after %.2f s: %s",
-               hcl_status_name(S.stall[1]), S.stall_s[1], S.stall_why[1]);
+        /* Rank 1 must come back within the timeout; success is possible too (measured on two H100s: NCCL completed
+         * rank 1's all-reduce at once from what rank 0 had sent over NVLink before its abort), so only a hang or a
+         * late return fails. */
+        const int ok1 = S.stall_s[1] <= 2 * STALL_TIMEOUT + 1;
+        report(ok1 ? "PASS" : "FAIL",
+               "stalled peer: rank 1, joining after rank 0 aborted, came back with %s after %.2f s (no hang): %s",
+               hcl_status_name(S.stall[1]), S.stall_s[1], S.stall[1] == HCL_SUCCESS ? "" : S.stall_why[1]);
     } else if (!stall) {
         report("SKIP", "stalled peer: HCL_NCCL_BLOCKING=1 makes blocking communicators, whose launch may wait for the "
                        "peer without a timeout");
