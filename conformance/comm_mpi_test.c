@@ -8,7 +8,8 @@
  *   hcl-comm-mpi-test timeout [host|opencl|mixed]       rank 1 sleeps past the others' 0.5 s timeout: they get
  *                                                        HCL_ERROR_TIMEOUT in about that time, then stay broken
  *   hcl-comm-mpi-test bench [host|opencl|mixed]         all-reduce f32 timings (no checks beyond the first run)
- * Devices: host (every rank on the host backend), opencl (PoCL), mixed (even ranks host, odd ranks opencl).
+ * Devices: host (every rank on the host backend), opencl (PoCL), mixed (even ranks host, odd ranks opencl), cuda
+ * (rank r on cuda:r: the mpi engine staging GPU memory, for the GPU machines).
  * Exit status: 0 passed, 1 failed, 77 skipped (the device asked for is absent), on every rank. */
 #define _POSIX_C_SOURCE 200809L
 #include <hcl/hcl.h>
@@ -197,7 +198,10 @@ done:
 }
 
 static int open_device(const char *which) {
+    char gpu[32];
+    snprintf(gpu, sizeof gpu, "cuda:%d", rank);
     const char *sel = strcmp(which, "opencl") == 0              ? "opencl"
+                      : strcmp(which, "cuda") == 0              ? gpu
                       : strcmp(which, "mixed") == 0 && rank % 2 ? "opencl"
                                                                 : "host";
     hcl_status st = hcl_device_open(sel, &dev);
@@ -265,7 +269,7 @@ static void timeout_test(void) {
 }
 
 static void bench(void) {
-    static const size_t sizes[] = {(size_t)1 << 20, (size_t)16 << 20, (size_t)64 << 20};
+    static const size_t sizes[] = {(size_t)1 << 20, (size_t)16 << 20, (size_t)64 << 20, (size_t)256 << 20};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         const size_t bytes = sizes[i], n = bytes / 4;
         hcl_buffer a = NULL, b = NULL;

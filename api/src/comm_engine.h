@@ -99,9 +99,21 @@ HCL__HIDDEN void hcl__comm_host_free(hcl__comm_host_mem *mem);
 HCL__HIDDEN hcl_status hcl__comm_stage_in(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes, void *host);
 HCL__HIDDEN hcl_status hcl__comm_stage_out(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes,
                                            const void *host);
+/* The same started without waiting: *out_event is the command's native event on q's driver (NULL when bytes is 0);
+ * the host memory must stay until hcl__comm_stage_wait has waited for it. Copies on several devices' queues so run at
+ * once. */
+HCL__HIDDEN hcl_status hcl__comm_stage_in_async(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes,
+                                                void *host, void **out_event);
+HCL__HIDDEN hcl_status hcl__comm_stage_out_async(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes,
+                                                 const void *host, void **out_event);
+/* Wait for and release an event of q's driver (NULL does nothing), set *event NULL; a failure is kept in *st unless
+ * *st already holds one. */
+HCL__HIDDEN void hcl__comm_stage_wait(hcl__queue *q, void **event, hcl_status *st);
 /* acc[i] = op(acc[i], src[i]) for n elements of `type` at src, computed in float32 (f32: acc is float too, and the
  * loop is the one gcc vectorises). first: acc[i] = src[i] widened. */
 HCL__HIDDEN void hcl__comm_reduce_f32(hcl_comm_op op, float *acc, const void *src, hcl_dtype type, size_t n, int first);
+/* out[i] = op(a[i], b[i]) for n floats, in one pass. */
+HCL__HIDDEN void hcl__comm_reduce2_f32(hcl_comm_op op, float *out, const float *a, const float *b, size_t n);
 /* The same with both sides in `type` (inout[i] = op(inout[i], in[i]), float32 arithmetic, one rounding): what an
  * MPI user op over 16-bit elements does. */
 HCL__HIDDEN void hcl__comm_reduce_typed(hcl_comm_op op, hcl_dtype type, void *inout, const void *in, size_t n);

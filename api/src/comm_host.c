@@ -48,6 +48,28 @@ hcl_status hcl__comm_stage_out(hcl__queue *q, hcl__buffer *buf, size_t offset, s
     return q->dev->drv->buffer_write(q->native, buf->native, offset, bytes, host, 1, 0, NULL, NULL);
 }
 
+hcl_status hcl__comm_stage_in_async(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes, void *host,
+                                    void **out_event) {
+    *out_event = NULL;
+    if (!bytes) return HCL_SUCCESS;
+    return q->dev->drv->buffer_read(q->native, buf->native, offset, bytes, host, 0, 0, NULL, out_event);
+}
+
+hcl_status hcl__comm_stage_out_async(hcl__queue *q, hcl__buffer *buf, size_t offset, size_t bytes, const void *host,
+                                     void **out_event) {
+    *out_event = NULL;
+    if (!bytes) return HCL_SUCCESS;
+    return q->dev->drv->buffer_write(q->native, buf->native, offset, bytes, host, 0, 0, NULL, out_event);
+}
+
+void hcl__comm_stage_wait(hcl__queue *q, void **event, hcl_status *st) {
+    if (!*event) return;
+    hcl_status w = q->dev->drv->event_wait(*event);
+    q->dev->drv->event_release(*event);
+    *event = NULL;
+    if (*st == HCL_SUCCESS) *st = w;
+}
+
 /* a[i] = op(a[i], b[i]) on floats: plain loops that gcc vectorises (max and min as comparisons, not fmaxf, which
  * would need -ffast-math to vectorise). */
 static void combine(hcl_comm_op op, float *restrict a, const float *restrict b, size_t n) {
@@ -65,6 +87,28 @@ static void combine(hcl_comm_op op, float *restrict a, const float *restrict b, 
         for (size_t i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i];
         break;
     }
+}
+
+/* out[i] = op(a[i], b[i]) on floats: the first two ranks in one pass, without copying the first. */
+static void combine2(hcl_comm_op op, float *restrict out, const float *restrict a, const float *restrict b, size_t n) {
+    switch (op) {
+    case HCL_COMM_SUM:
+        for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+        break;
+    case HCL_COMM_PROD:
+        for (size_t i = 0; i < n; i++) out[i] = a[i] * b[i];
+        break;
+    case HCL_COMM_MAX:
+        for (size_t i = 0; i < n; i++) out[i] = b[i] > a[i] ? b[i] : a[i];
+        break;
+    case HCL_COMM_MIN:
+        for (size_t i = 0; i < n; i++) out[i] = b[i] < a[i] ? b[i] : a[i];
+        break;
+    }
+}
+
+void hcl__comm_reduce2_f32(hcl_comm_op op, float *out, const float *a, const float *b, size_t n) {
+    combine2(op, out, a, b, n);
 }
 
 #define WIDEN_BLOCK 2048 /* floats widened at a time from 16-bit input (on the stack) */

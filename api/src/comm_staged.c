@@ -77,54 +77,121 @@ static void clique_free(clique *cl) {
 
 /* ---- running a slot (by the executor, without the lock) ---- */
 
-/* A chunk of a reduction: recv[dst_off..) = op over ranks of send[src_off..), n elements, written to every rank's
- * recv (only_rank UINT32_MAX) or to only_rank's. */
-static hcl_status reduce_chunk(clique *cl, slot *s, size_t src_off, size_t dst_off, size_t n, uint32_t only_rank) {
-    const hcl__coll *p0 = &s->parts[0];
-    const size_t es = hcl_dtype_size(p0->type), bytes = n * es;
-    float *acc = cl->mem.ptr;
-    unsigned char *stage = (unsigned char *)cl->mem.ptr + CHUNK_ELEMS * sizeof(float);
-    unsigned char *out = p0->type == HCL_DTYPE_F32 ? (unsigned char *)acc : stage;
-    hcl_status st;
-    for (uint32_t r = 0; r < cl->size; r++) {
-        const hcl__coll *p = &s->parts[r];
-        void *dst = p0->type == HCL_DTYPE_F32 && r == 0 ? (void *)acc : (void *)stage;
-        if ((st = hcl__comm_stage_in(p->q, p->send, src_off * es, bytes, dst)) != HCL_SUCCESS)
-            return hcl__prefix_message(st, "staging a rank's send to the host");
-        if (!(p0->type == HCL_DTYPE_F32 && r == 0)) hcl__comm_reduce_f32(p0->op, acc, stage, p0->type, n, r == 0);
+/* Floats combined per task: the chunk is combined block by block on the host's cores (OpenMP, where the build has it),
+ * while the next chunk is on its way in. */
+#define COMBINE_BLOCK ((size_t)1 << 16)
+
+/* acc = op over ranks of in[r * stride ..) (n elements of `type` each), in float32; f32's first two ranks in one pass. */
+static void combine_ranks(hcl_comm_op op, hcl_dtype type, float *acc, const unsigned char *in, size_t stride,
+                          uint32_t ranks, size_t n) {
+    const size_t es = hcl_dtype_size(type), blocks = (n + COMBINE_BLOCK - 1) / COMBINE_BLOCK;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (blocks > 1)
+#endif
+    for (size_t b = 0; b < blocks; b++) {
+        const size_t lo = b * COMBINE_BLOCK, m = n - lo < COMBINE_BLOCK ? n - lo : COMBINE_BLOCK;
+        const unsigned char *src = in + lo * es;
+        uint32_t r = 0;
+        if (type == HCL_DTYPE_F32 && ranks >= 2) {
+            hcl__comm_reduce2_f32(op, acc + lo, (const float *)src, (const float *)(src + stride), m);
+            r = 2;
+        }
+        for (; r < ranks; r++) hcl__comm_reduce_f32(op, acc + lo, src + r * stride, type, m, r == 0);
     }
-    if (p0->type != HCL_DTYPE_F32) hcl__comm_narrow(p0->type, acc, out, n);
-    for (uint32_t r = 0; r < cl->size; r++) {
-        const hcl__coll *p = &s->parts[r];
-        if (only_rank != UINT32_MAX && r != only_rank) continue;
-        if (!p->recv) continue;
-        if ((st = hcl__comm_stage_out(p->q, p->recv, dst_off * es, bytes, out)) != HCL_SUCCESS)
-            return hcl__prefix_message(st, "writing a rank's result");
-    }
-    return HCL_SUCCESS;
 }
 
-/* Copy n elements from `from`'s send (at src_off) to the recv (at dst_off) of each of to[0..nto). */
+/* Wait for every event of ev[0..n) on the ranks' queues (all of them, whatever fails), keeping the first failure. */
+static hcl_status wait_all(const slot *s, void **ev, uint32_t n, hcl_status st) {
+    for (uint32_t r = 0; r < n; r++) hcl__comm_stage_wait(s->parts[r].q, &ev[r], &st);
+    return st;
+}
+
+/* Bytes of one of the two staging sets of a reduction: the float32 accumulator and every rank's input chunk. */
+static size_t reduce_set_bytes(size_t es, uint32_t ranks) {
+    return (CHUNK_ELEMS * (sizeof(float) + es * ranks) + 63) & ~(size_t)63;
+}
+
+/* recv[dst_base + i] = op over ranks of send[src_base + i], i < count, written to every rank's recv (only_rank
+ * UINT32_MAX) or to only_rank's. Pipelined in chunks through two staging sets: while the host combines chunk k-1, every
+ * rank's part of chunk k is on its way in (all devices' links at once), and a set is refilled only once its results
+ * have been written out. */
+static hcl_status reduce_range(clique *cl, slot *s, size_t src_base, size_t dst_base, size_t count,
+                               uint32_t only_rank) {
+    const hcl__coll *p0 = &s->parts[0];
+    const uint32_t ranks = cl->size;
+    const size_t es = hcl_dtype_size(p0->type), stride = CHUNK_ELEMS * es, set_bytes = reduce_set_bytes(es, ranks);
+    const size_t chunks = (count + CHUNK_ELEMS - 1) / CHUNK_ELEMS;
+    void *ev_in[2][ranks], *ev_out[2][ranks];
+    for (uint32_t r = 0; r < ranks; r++) ev_in[0][r] = ev_in[1][r] = ev_out[0][r] = ev_out[1][r] = NULL;
+    hcl_status st = HCL_SUCCESS;
+    for (size_t k = 0; k <= chunks && st == HCL_SUCCESS; k++) {
+        if (k < chunks) { /* chunk k into set k % 2, once that set's last results are out */
+            unsigned char *set = (unsigned char *)cl->mem.ptr + (k % 2) * set_bytes;
+            const size_t off = k * CHUNK_ELEMS, n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
+            if ((st = wait_all(s, ev_out[k % 2], ranks, st)) != HCL_SUCCESS) break;
+            for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++)
+                st = hcl__comm_stage_in_async(s->parts[r].q, s->parts[r].send, (src_base + off) * es, n * es,
+                                              set + CHUNK_ELEMS * sizeof(float) + r * stride, &ev_in[k % 2][r]);
+        }
+        if (k == 0 || st != HCL_SUCCESS) continue;
+        const size_t j = (k - 1) % 2, off = (k - 1) * CHUNK_ELEMS;
+        const size_t n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
+        unsigned char *set = (unsigned char *)cl->mem.ptr + j * set_bytes, *in = set + CHUNK_ELEMS * sizeof(float);
+        float *acc = (float *)set;
+        if ((st = wait_all(s, ev_in[j], ranks, st)) != HCL_SUCCESS) break;
+        combine_ranks(p0->op, p0->type, acc, in, stride, ranks, n);
+        /* f32: the result is acc; 16-bit types: narrowed into the first rank's input, combined by now */
+        unsigned char *out = p0->type == HCL_DTYPE_F32 ? (unsigned char *)acc : in;
+        if (p0->type != HCL_DTYPE_F32) hcl__comm_narrow(p0->type, acc, out, n);
+        for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++) {
+            const hcl__coll *p = &s->parts[r];
+            if ((only_rank == UINT32_MAX || r == only_rank) && p->recv)
+                st = hcl__comm_stage_out_async(p->q, p->recv, (dst_base + off) * es, n * es, out, &ev_out[j][r]);
+        }
+    }
+    hcl_status in_st = HCL_SUCCESS, out_st = HCL_SUCCESS; /* every command waited for, whatever failed */
+    for (int j = 0; j < 2; j++) {
+        in_st = wait_all(s, ev_in[j], ranks, in_st);
+        out_st = wait_all(s, ev_out[j], ranks, out_st);
+    }
+    if (st == HCL_SUCCESS) st = in_st != HCL_SUCCESS ? in_st : out_st;
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "staging a reduction through the host");
+}
+
+/* Copy n elements from `from`'s send (at src_off) to the recv (at dst_off) of each of to[0..nto), the writes to the
+ * ranks' devices at once. */
 static hcl_status copy_chunk(clique *cl, const hcl__coll *from, size_t src_off, hcl__coll *const *to, uint32_t nto,
                              size_t dst_off, size_t n) {
     const size_t es = hcl_dtype_size(from->type), bytes = n * es;
     void *stage = cl->mem.ptr;
     hcl_status st = hcl__comm_stage_in(from->q, from->send, src_off * es, bytes, stage);
     if (st != HCL_SUCCESS) return hcl__prefix_message(st, "staging a rank's send to the host");
-    for (uint32_t i = 0; i < nto; i++) {
+    void *ev[nto];
+    for (uint32_t i = 0; i < nto; i++) ev[i] = NULL;
+    for (uint32_t i = 0; i < nto && st == HCL_SUCCESS; i++) {
         if (!to[i]->recv || (to[i]->recv == from->send && dst_off == src_off)) continue; /* in place on the root */
-        if ((st = hcl__comm_stage_out(to[i]->q, to[i]->recv, dst_off * es, bytes, stage)) != HCL_SUCCESS)
-            return hcl__prefix_message(st, "writing a rank's result");
+        st = hcl__comm_stage_out_async(to[i]->q, to[i]->recv, dst_off * es, bytes, stage, &ev[i]);
     }
-    return HCL_SUCCESS;
+    for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev[i], &st);
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "writing a rank's result");
 }
 
 static hcl_status execute(clique *cl, slot *s) {
     const hcl__coll *p0 = s->p2p ? &s->parts[s->src] : &s->parts[0];
     const size_t es = hcl_dtype_size(p0->type), count = p0->count;
+    const int reduction = !s->p2p && (p0->kind == HCL__COLL_ALL_REDUCE || p0->kind == HCL__COLL_REDUCE ||
+                                      p0->kind == HCL__COLL_REDUCE_SCATTER);
     /* page-locked by the first part's driver where it can (the posters' devices outlive their pending parts) */
-    hcl_status st = hcl__comm_host_reserve(&cl->mem, p0->q->dev, CHUNK_ELEMS * (sizeof(float) + es));
+    hcl_status st =
+        hcl__comm_host_reserve(&cl->mem, p0->q->dev, reduction ? 2 * reduce_set_bytes(es, cl->size) : CHUNK_ELEMS * es);
     if (st != HCL_SUCCESS) return st;
+    if (reduction) {
+        if (p0->kind != HCL__COLL_REDUCE_SCATTER)
+            return reduce_range(cl, s, 0, 0, count, p0->kind == HCL__COLL_REDUCE ? p0->root : UINT32_MAX);
+        /* every rank's send[r * count ..) reduced into rank r's recv */
+        for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++) st = reduce_range(cl, s, r * count, 0, count, r);
+        return st;
+    }
     hcl__coll *all[cl->size];
     for (uint32_t r = 0; r < cl->size; r++) all[r] = &s->parts[r];
     for (size_t off = 0; off < count && st == HCL_SUCCESS; off += CHUNK_ELEMS) {
@@ -135,13 +202,6 @@ static hcl_status execute(clique *cl, slot *s) {
             continue;
         }
         switch (p0->kind) {
-        case HCL__COLL_ALL_REDUCE: st = reduce_chunk(cl, s, off, off, n, UINT32_MAX); break;
-        case HCL__COLL_REDUCE: st = reduce_chunk(cl, s, off, off, n, p0->root); break;
-        case HCL__COLL_REDUCE_SCATTER:
-            /* every rank's send[r * count + off ..) reduced into rank r's recv[off ..) */
-            for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++)
-                st = reduce_chunk(cl, s, r * count + off, off, n, r);
-            break;
         case HCL__COLL_BROADCAST: st = copy_chunk(cl, &s->parts[p0->root], off, all, cl->size, off, n); break;
         case HCL__COLL_ALL_GATHER:
             for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++)
