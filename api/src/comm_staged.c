@@ -163,22 +163,50 @@ static hcl_status reduce_range(clique *cl, slot *s, size_t src_base, size_t dst_
     return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "staging a reduction through the host");
 }
 
-/* Copy n elements from `from`'s send (at src_off) to the recv (at dst_off) of each of to[0..nto), the writes to the
- * ranks' devices at once. */
-static hcl_status copy_chunk(clique *cl, const hcl__coll *from, size_t src_off, hcl__coll *const *to, uint32_t nto,
-                             size_t dst_off, size_t n) {
-    const size_t es = hcl_dtype_size(from->type), bytes = n * es;
-    void *stage = cl->mem.ptr;
-    hcl_status st = hcl__comm_stage_in(from->q, from->send, src_off * es, bytes, stage);
-    if (st != HCL_SUCCESS) return hcl__prefix_message(st, "staging a rank's send to the host");
-    void *ev[nto];
-    for (uint32_t i = 0; i < nto; i++) ev[i] = NULL;
-    for (uint32_t i = 0; i < nto && st == HCL_SUCCESS; i++) {
-        if (!to[i]->recv || (to[i]->recv == from->send && dst_off == src_off)) continue; /* in place on the root */
-        st = hcl__comm_stage_out_async(to[i]->q, to[i]->recv, dst_off * es, bytes, stage, &ev[i]);
+/* Copy count elements from `from`'s send (at src_base) to the recv (at dst_base) of each of to[0..nto), pipelined in
+ * chunks through two staging buffers: chunk k comes in while chunk k-1 goes out to every rank at once. The source
+ * rank's own recv (the root's in a broadcast, a rank's own block in an all-gather) is one copy on its device, not a
+ * trip through the host that would take turns with the chunks' reads on its queue. */
+static hcl_status copy_range(clique *cl, const hcl__coll *from, size_t src_base, hcl__coll *const *to, uint32_t nto,
+                             size_t dst_base, size_t count) {
+    const size_t es = hcl_dtype_size(from->type), chunks = (count + CHUNK_ELEMS - 1) / CHUNK_ELEMS;
+    unsigned char *buf[2] = {cl->mem.ptr, (unsigned char *)cl->mem.ptr + CHUNK_ELEMS * es};
+    void *ev_in[2] = {NULL, NULL}, *ev_out[2][nto];
+    for (uint32_t i = 0; i < nto; i++) ev_out[0][i] = ev_out[1][i] = NULL;
+    hcl_status st = HCL_SUCCESS;
+    void *ev_local = NULL;
+    uint32_t local = UINT32_MAX;
+    for (uint32_t i = 0; i < nto; i++)
+        if (to[i] == from && to[i]->recv && !(to[i]->recv == from->send && dst_base == src_base)) local = i;
+    if (local != UINT32_MAX)
+        st = from->q->dev->drv->buffer_copy(from->q->native, to[local]->recv->native, dst_base * es, from->send->native,
+                                            src_base * es, count * es, 0, 0, NULL, &ev_local);
+    for (size_t k = 0; k <= chunks && st == HCL_SUCCESS; k++) {
+        if (k < chunks) { /* chunk k into buffer k % 2, once that buffer's last chunk is out */
+            const size_t off = k * CHUNK_ELEMS, n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
+            for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev_out[k % 2][i], &st);
+            if (st == HCL_SUCCESS)
+                st = hcl__comm_stage_in_async(from->q, from->send, (src_base + off) * es, n * es, buf[k % 2],
+                                              &ev_in[k % 2]);
+        }
+        if (k == 0 || st != HCL_SUCCESS) continue;
+        const size_t j = (k - 1) % 2, off = (k - 1) * CHUNK_ELEMS;
+        const size_t n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
+        hcl__comm_stage_wait(from->q, &ev_in[j], &st);
+        for (uint32_t i = 0; i < nto && st == HCL_SUCCESS; i++) {
+            if (i == local || !to[i]->recv || (to[i]->recv == from->send && dst_base == src_base))
+                continue; /* copied on the device, or in place on the root */
+            st = hcl__comm_stage_out_async(to[i]->q, to[i]->recv, (dst_base + off) * es, n * es, buf[j], &ev_out[j][i]);
+        }
     }
-    for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev[i], &st);
-    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "writing a rank's result");
+    hcl_status done = HCL_SUCCESS; /* every command waited for, whatever failed */
+    hcl__comm_stage_wait(from->q, &ev_local, &done);
+    for (int j = 0; j < 2; j++) {
+        hcl__comm_stage_wait(from->q, &ev_in[j], &done);
+        for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev_out[j][i], &done);
+    }
+    if (st == HCL_SUCCESS) st = done;
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "staging a copy through the host");
 }
 
 static hcl_status execute(clique *cl, slot *s) {
@@ -187,8 +215,8 @@ static hcl_status execute(clique *cl, slot *s) {
     const int reduction = !s->p2p && (p0->kind == HCL__COLL_ALL_REDUCE || p0->kind == HCL__COLL_REDUCE ||
                                       p0->kind == HCL__COLL_REDUCE_SCATTER);
     /* page-locked by the first part's driver where it can (the posters' devices outlive their pending parts) */
-    hcl_status st =
-        hcl__comm_host_reserve(&cl->mem, p0->q->dev, reduction ? 2 * reduce_set_bytes(es, cl->size) : CHUNK_ELEMS * es);
+    hcl_status st = hcl__comm_host_reserve(&cl->mem, p0->q->dev,
+                                           reduction ? 2 * reduce_set_bytes(es, cl->size) : 2 * CHUNK_ELEMS * es);
     if (st != HCL_SUCCESS) return st;
     if (reduction) {
         if (p0->kind != HCL__COLL_REDUCE_SCATTER)
@@ -197,25 +225,20 @@ static hcl_status execute(clique *cl, slot *s) {
         for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++) st = reduce_range(cl, s, r * count, 0, count, r);
         return st;
     }
+    if (s->p2p) {
+        hcl__coll *to = &s->parts[s->dst];
+        return copy_range(cl, &s->parts[s->src], 0, &to, 1, 0, count);
+    }
     hcl__coll *all[cl->size];
     for (uint32_t r = 0; r < cl->size; r++) all[r] = &s->parts[r];
-    for (size_t off = 0; off < count && st == HCL_SUCCESS; off += CHUNK_ELEMS) {
-        const size_t n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
-        if (s->p2p) {
-            hcl__coll *to = &s->parts[s->dst];
-            st = copy_chunk(cl, &s->parts[s->src], off, &to, 1, off, n);
-            continue;
-        }
-        switch (p0->kind) {
-        case HCL__COLL_BROADCAST: st = copy_chunk(cl, &s->parts[p0->root], off, all, cl->size, off, n); break;
-        case HCL__COLL_ALL_GATHER:
-            for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++)
-                st = copy_chunk(cl, &s->parts[r], off, all, cl->size, r * count + off, n);
-            break;
-        default: st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "kind %d", (int)p0->kind); break;
-        }
+    switch (p0->kind) {
+    case HCL__COLL_BROADCAST: return copy_range(cl, &s->parts[p0->root], 0, all, cl->size, 0, count);
+    case HCL__COLL_ALL_GATHER:
+        for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++)
+            st = copy_range(cl, &s->parts[r], 0, all, cl->size, r * count, count);
+        return st;
+    default: return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "kind %d", (int)p0->kind);
     }
-    return st;
 }
 
 /* ---- the clique's bookkeeping (under its lock) ---- */
