@@ -284,6 +284,28 @@ COMM_CASE(reduce_scatter_threads, K_REDUCE_SCATTER, FORM_THREADS)
 COMM_CASE(send_recv_group, K_SENDRECV, FORM_GROUP)
 COMM_CASE(send_recv_threads, K_SENDRECV, FORM_THREADS)
 
+/* Messages of several staging chunks (the engine stages 2^20 elements per rank at a time through two buffers, so
+ * from the third chunk on a buffer is refilled: 3 * 2^20 + 5 elements make four chunks, the last partial), every
+ * collective, f32 and bf16, in place and out of place where the collective has both. */
+ParameterizedTestParameters(comm, multi_chunk) { return pair_params(); }
+ParameterizedTest(comm_pair *p, comm, multi_chunk, .timeout = CONF_TIMEOUT_S) {
+    conf_begin_global("comm", "multi_chunk");
+    static const kind kinds[] = {K_ALL_REDUCE, K_REDUCE, K_BROADCAST, K_ALL_GATHER, K_REDUCE_SCATTER, K_SENDRECV};
+    static const hcl_dtype types[] = {HCL_DTYPE_F32, HCL_DTYPE_BF16};
+    const size_t count = ((size_t)3 << 20) + 5;
+    if (!open_pair(p) || !make_comms()) goto done;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        const kind k = kinds[i];
+        const int places = k == K_ALL_REDUCE || k == K_REDUCE || k == K_BROADCAST ? 2 : 1;
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            for (int ip = 0; ip < places; ip++)
+                if (!run_case(k, HCL_COMM_SUM, types[t], count, ip == 1, FORM_GROUP)) goto done;
+    }
+done:
+    close_pair();
+    conf_end();
+}
+
 /* ---- misuse ---- */
 
 ParameterizedTestParameters(comm, misuse) { return pair_params(); }
