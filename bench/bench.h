@@ -237,11 +237,25 @@ void print_wrapped(FILE *f, const char *first, const char *indent, const char *t
 /* A rate in at most 7 characters with 3 to 4 significant digits ("712345", "1234.5", "12.34", "0.0123"; "-" for
  * none). */
 void format_rate(char *out, size_t size, double v);
+/* JSON values for the reports: a string (quotes, backslashes and control characters escaped), a number (null for NaN
+ * and infinities, which JSON lacks), and a field after an object's first, `, "key": value`. */
+void json_str(FILE *f, const char *s);
+void json_num(FILE *f, double v);
+void json_field_num(FILE *f, const char *key, double v);
+void json_field_str(FILE *f, const char *key, const char *s);
 /* print_wrapped of a printf format (the text cut at 2047 bytes). */
 void print_wrappedf(FILE *f, const char *first, const char *indent, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* noise.c */
+/* Sort n numbers in ascending order. */
+void sort_doubles(double *v, size_t n);
+/* Sort the m->ran (at least 1) timed runs in times and set m's min_s, max_s and med_s (the middle run, or the mean of
+ * the middle two). */
+void measure_summarize(measure *m, double *times);
+/* How many timed runs a row keeps once its first took run_s: `repeats`, or without --repeats (repeats_set 0) fewer,
+ * at least 3, when they would take more than about 3 s. */
+int repeats_within_budget(double run_s, int repeats, int repeats_set);
 /* Slowest over fastest timed run (max_s / min_s); NaN when fewer than 2 runs or the times are not positive. */
 double spread_of(int runs, double min_s, double max_s);
 /* 1 when spread exceeds threshold (a NaN spread is never noisy). */

@@ -58,11 +58,6 @@ int comm_check_options(options *o, int sections_only) {
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int comm_sizes(size_t lo, size_t hi, size_t factor, size_t *out, int max) {
     int n = 0;
     for (size_t s = lo; s && s <= hi && n<max; s = s> SIZE_MAX / factor ? 0 : s * factor) out[n++] = s;
@@ -87,16 +82,10 @@ int comm_timed(const options *o, const char *what, comm_iter_fn fn, void *ctx, m
         for (int i = 0; i < o->comm_iters; i++)
             if (fn(ctx, i == o->comm_iters - 1, m->error, sizeof m->error)) goto failed;
         times[m->ran++] = (now_s() - s) / o->comm_iters;
-        /* without --repeats, at most about 3 s of timed groups (at least 3), as the kernel rows */
-        if (m->ran == 1 && !o->repeats_set && times[0] * o->comm_iters * repeats > 3.0) {
-            int fewer = (int)(3.0 / (times[0] * o->comm_iters));
-            repeats = fewer < 3 ? 3 : fewer;
-        }
+        /* without --repeats, about 3 s of timed groups (at least 3), as the kernel rows */
+        if (m->ran == 1) repeats = repeats_within_budget(times[0] * o->comm_iters, repeats, o->repeats_set);
     }
-    qsort(times, (size_t)m->ran, sizeof times[0], cmp_double);
-    m->min_s = times[0];
-    m->max_s = times[m->ran - 1];
-    m->med_s = m->ran % 2 ? times[m->ran / 2] : 0.5 * (times[m->ran / 2 - 1] + times[m->ran / 2]);
+    measure_summarize(m, times);
     return 0;
 failed:
     m->failed = 1;

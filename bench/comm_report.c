@@ -19,27 +19,6 @@ void comm_size_text(size_t bytes, char *out, size_t size) {
         snprintf(out, size, "%zu B", bytes);
 }
 
-static void jstr(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void jnum(FILE *f, const char *key, double v) {
-    fprintf(f, ", \"%s\": ", key);
-    if (isfinite(v))
-        fprintf(f, "%.15g", v);
-    else
-        fputs("null", f);
-}
-
 /* One timed figure of `bytes` per iteration, its rate scaled by factor (the bus bandwidth's; 1 for algbw). */
 static void jmeasure(FILE *f, const char *key, const measure *m, double bytes, double factor) {
     fprintf(f, ", \"%s\": ", key);
@@ -48,21 +27,19 @@ static void jmeasure(FILE *f, const char *key, const measure *m, double bytes, d
         return;
     }
     fputs("{\"name\": ", f);
-    jstr(f, m->name);
+    json_str(f, m->name);
     fprintf(f, ", \"runs\": %d", m->ran);
-    jnum(f, "median_us", 1e6 * m->med_s);
-    jnum(f, "min_us", 1e6 * m->min_s);
-    jnum(f, "max_us", 1e6 * m->max_s);
+    json_field_num(f, "median_us", 1e6 * m->med_s);
+    json_field_num(f, "min_us", 1e6 * m->min_s);
+    json_field_num(f, "max_us", 1e6 * m->max_s);
     double ok = m->ran && m->med_s > 0 ? 1.0 : NAN;
-    jnum(f, "algbw", ok * bytes / m->med_s / 1e9);
-    jnum(f, "busbw", ok * bytes / m->med_s / 1e9 * factor);
-    jnum(f, "spread", spread_of(m->ran, m->min_s, m->max_s));
+    json_field_num(f, "algbw", ok * bytes / m->med_s / 1e9);
+    json_field_num(f, "busbw", ok * bytes / m->med_s / 1e9 * factor);
+    json_field_num(f, "spread", spread_of(m->ran, m->min_s, m->max_s));
     fprintf(f, ", \"verified\": %s", m->checked && measure_ok(m) ? "true" : "false");
-    jnum(f, "max_error", m->checked ? m->err : NAN);
-    fputs(", \"check\": ", f);
-    jstr(f, m->check);
-    fputs(", \"error\": ", f);
-    jstr(f, m->error);
+    json_field_num(f, "max_error", m->checked ? m->err : NAN);
+    json_field_str(f, "check", m->check);
+    json_field_str(f, "error", m->error);
     fputs("}", f);
 }
 
@@ -80,46 +57,42 @@ int comm_write_json(const char *path, const comm_run *cr, double total_s, int fa
     fputs(",\n \"devices\": [", f);
     for (int i = 0; i < cr->ndevs; i++) {
         fprintf(f, "%s{\"selector\": ", i ? ", " : "");
-        jstr(f, cr->devs[i].selector);
-        fputs(", \"name\": ", f);
-        jstr(f, cr->devs[i].info.name);
-        fputs(", \"identity\": ", f);
-        jstr(f, cr->devs[i].info.identity);
+        json_str(f, cr->devs[i].selector);
+        json_field_str(f, "name", cr->devs[i].info.name);
+        json_field_str(f, "identity", cr->devs[i].info.identity);
         fprintf(f, ", \"rank\": %s}", i < cr->nranks ? "true" : "false");
     }
     fputs("],\n \"transfer_device\": {\"selector\": ", f);
-    jstr(f, cr->xfer_run->selector);
+    json_str(f, cr->xfer_run->selector);
     json_sections(f, cr->xfer_run, o->noise);
     fputs("},\n \"peer_baseline\": ", f);
-    jstr(f, cr->peer_note);
+    json_str(f, cr->peer_note);
     fputs(",\n \"peers\": [", f);
     for (int i = 0; i < cr->npeers; i++) {
         const peer_row *r = &cr->peers[i];
         fprintf(f, "%s\n  {\"from\": ", i ? "," : "");
-        jstr(f, cr->devs[r->src].selector);
-        fputs(", \"to\": ", f);
-        jstr(f, cr->devs[r->dst].selector);
+        json_str(f, cr->devs[r->src].selector);
+        json_field_str(f, "to", cr->devs[r->dst].selector);
         fprintf(f, ", \"path\": \"%s\", \"bytes\": %zu, \"skipped\": ", r->direct ? "direct" : "staged", r->bytes);
-        jstr(f, r->skipped);
+        json_str(f, r->skipped);
         jmeasure(f, "hcl", &r->hcl, (double)r->bytes, 1.0);
         jmeasure(f, "baseline", &r->base, (double)r->bytes, 1.0);
         fputs("}", f);
     }
     fputs("],\n \"engine\": ", f);
-    jstr(f, cr->engine);
+    json_str(f, cr->engine);
     fprintf(f, ", \"ranks\": %d, \"collective_baseline\": ", cr->nranks);
-    jstr(f, cr->base_note);
+    json_str(f, cr->base_note);
     fputs(",\n \"collectives\": [", f);
     for (int i = 0; i < cr->ncolls; i++) {
         const coll_row *r = &cr->colls[i];
         double factor = comm_bus_factor(r->op, cr->nranks);
         fprintf(f, "%s\n  {\"op\": \"%s\", \"type\": \"%s\", \"bytes\": %zu, \"count\": %zu, \"bus_factor\": %.15g",
                 i ? "," : "", comm_op_names[r->op], type_names[r->type], r->bytes, r->count, factor);
-        fputs(", \"skipped\": ", f);
-        jstr(f, r->skipped);
+        json_field_str(f, "skipped", r->skipped);
         jmeasure(f, "hcl", &r->hcl, (double)r->bytes, factor);
         jmeasure(f, "baseline", &r->base, (double)r->bytes, factor);
-        jnum(f, "ratio", r->busbw > 0 && r->base_busbw > 0 ? r->busbw / r->base_busbw : NAN);
+        json_field_num(f, "ratio", r->busbw > 0 && r->base_busbw > 0 ? r->busbw / r->base_busbw : NAN);
         fputs("}", f);
     }
     fprintf(f, "],\n \"summary\": {\"failures\": %d, \"total_s\": %.3f}}\n", failures, total_s);

@@ -204,11 +204,6 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
  * Helpers
  * ------------------------------------------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int call_failed(measure *m, const char *what, hcl_status st) {
     hcl_ts_status_text(m->error, sizeof m->error, st, "%s", what);
     m->failed = 1;
@@ -330,16 +325,10 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
         if (it == 0) m->first_s = now_s() - t0;
         if (it >= warmup) {
             times[m->ran++] = s;
-            if (m->ran == 1 && !b->opt->repeats_set && s * repeats > 3.0) {
-                int fewer = (int)(3.0 / s);
-                repeats = fewer < 3 ? 3 : fewer;
-            }
+            if (m->ran == 1) repeats = repeats_within_budget(s, repeats, b->opt->repeats_set);
         }
     }
-    qsort(times, (size_t)m->ran, sizeof times[0], cmp_double);
-    m->min_s = times[0];
-    m->max_s = times[m->ran - 1];
-    m->med_s = m->ran % 2 ? times[m->ran / 2] : 0.5 * (times[m->ran / 2 - 1] + times[m->ran / 2]);
+    measure_summarize(m, times);
     return 0;
 }
 

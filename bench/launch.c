@@ -32,11 +32,6 @@ static const char empty_hip[] = "extern \"C\" __global__ void hcl_bench_empty() 
 
 static void host_empty(const hcl_host_launch *launch, void *const *args) { (void)launch, (void)args; }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int time_launches(launch_fn fn, const launch_ctx *c, int n_submit, int n_sync, double *submit_us, double *sync_us,
                   char *err, size_t err_size) {
     enum { ROUNDS = 5 };
@@ -54,8 +49,8 @@ int time_launches(launch_fn fn, const launch_ctx *c, int n_submit, int n_sync, d
         sub[r] = (t1 - t0) / n_submit * 1e6;
         syn[r] = (t2 - t1) / n_sync * 1e6;
     }
-    qsort(sub, ROUNDS, sizeof sub[0], cmp_double);
-    qsort(syn, ROUNDS, sizeof syn[0], cmp_double);
+    sort_doubles(sub, ROUNDS);
+    sort_doubles(syn, ROUNDS);
     *submit_us = sub[ROUNDS / 2];
     *sync_us = syn[ROUNDS / 2];
     return 0;

@@ -1,8 +1,30 @@
-/* The noise rules: a measurement's spread (slowest over fastest timed run), when a row counts as noisy, and when a
- * change between two runs (--compare) counts as significant rather than within the runs' noise. */
+/* The noise rules: a measurement's summary of its timed runs (median, fastest, slowest), how many runs a slow row
+ * keeps, its spread (slowest over fastest timed run), when a row counts as noisy, and when a change between two runs
+ * (--compare) counts as significant rather than within the runs' noise. */
 #include "bench.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void sort_doubles(double *v, size_t n) { qsort(v, n, sizeof v[0], cmp_double); }
+
+void measure_summarize(measure *m, double *times) {
+    sort_doubles(times, (size_t)m->ran);
+    m->min_s = times[0];
+    m->max_s = times[m->ran - 1];
+    m->med_s = m->ran % 2 ? times[m->ran / 2] : 0.5 * (times[m->ran / 2 - 1] + times[m->ran / 2]);
+}
+
+int repeats_within_budget(double run_s, int repeats, int repeats_set) {
+    if (repeats_set || !(run_s * repeats > 3.0)) return repeats;
+    int fewer = (int)(3.0 / run_s);
+    return fewer < 3 ? 3 : fewer;
+}
 
 double spread_of(int runs, double min_s, double max_s) {
     if (runs < 2 || !(min_s > 0) || !(max_s >= min_s) || !isfinite(max_s)) return NAN;

@@ -389,47 +389,12 @@ void print_matrix(const device_run *runs, int nruns, const options *o) {
 /* ---------------------------------------------------------------------------------------------------------
  * JSON
  * ------------------------------------------------------------------------------------------------------- */
-static void jstr(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void jnum(FILE *f, double v) {
-    if (isfinite(v))
-        fprintf(f, "%.15g", v);
-    else
-        fputs("null", f); /* JSON has no NaN or infinity */
-}
-
-/* A field after an object's first: `, "key": value`. */
-static void jfnum(FILE *f, const char *key, double v) {
-    fprintf(f, ", \"%s\": ", key);
-    jnum(f, v);
-}
-
-static void jfstr(FILE *f, const char *key, const char *s) {
-    fprintf(f, ", \"%s\": ", key);
-    jstr(f, s);
-}
-
 /* An object's opening, with a leading "name" when there is one. */
 static void jopen(FILE *f, const char *name) {
     fputs("{", f);
     if (name) {
         fputs("\"name\": ", f);
-        jstr(f, name);
+        json_str(f, name);
         fputs(", ", f);
     }
 }
@@ -441,23 +406,23 @@ static void jmeasure(FILE *f, const result *r, const measure *m, int is_base, do
     double spread = spread_of(m->ran, m->min_s, m->max_s);
     jopen(f, is_base ? m->name : NULL);
     fprintf(f, "\"runs\": %d", m->ran);
-    jfnum(f, "first_ms", 1e3 * m->first_s);
-    jfnum(f, "median_ms", 1e3 * m->med_s);
-    jfnum(f, "min_ms", 1e3 * m->min_s);
-    jfnum(f, "max_ms", 1e3 * m->max_s);
-    jfnum(f, "work", is_base ? r->base_work : r->work);
-    jfnum(f, "rate", rate_of(r, m));
-    jfnum(f, "median_rate", rate_of(r, m));
-    jfnum(f, "best_rate", rate_at(r, m, m->min_s));
-    jfnum(f, "worst_rate", rate_at(r, m, m->max_s));
-    jfnum(f, "spread", spread);
+    json_field_num(f, "first_ms", 1e3 * m->first_s);
+    json_field_num(f, "median_ms", 1e3 * m->med_s);
+    json_field_num(f, "min_ms", 1e3 * m->min_s);
+    json_field_num(f, "max_ms", 1e3 * m->max_s);
+    json_field_num(f, "work", is_base ? r->base_work : r->work);
+    json_field_num(f, "rate", rate_of(r, m));
+    json_field_num(f, "median_rate", rate_of(r, m));
+    json_field_num(f, "best_rate", rate_at(r, m, m->min_s));
+    json_field_num(f, "worst_rate", rate_at(r, m, m->max_s));
+    json_field_num(f, "spread", spread);
     fprintf(f, ", \"noisy\": %s", is_noisy(spread, noise) ? "true" : "false");
     fprintf(f, ", \"checked\": %s, \"verified\": %s", m->checked ? "true" : "false",
             m->checked && measure_ok(m) ? "true" : "false");
-    jfnum(f, "max_error", m->err);
-    jfnum(f, "tolerance", m->tol);
-    jfstr(f, "check", m->check);
-    jfstr(f, "error", m->error);
+    json_field_num(f, "max_error", m->err);
+    json_field_num(f, "tolerance", m->tol);
+    json_field_str(f, "check", m->check);
+    json_field_str(f, "error", m->error);
     fputs("}", f);
 }
 
@@ -469,9 +434,9 @@ static void jlaunch(FILE *f, int ran, const char *name, double submit_us, double
     }
     jopen(f, name);
     fputs("\"submit_us\": ", f);
-    jnum(f, submit_us);
-    jfnum(f, "sync_us", sync_us);
-    jfnum(f, "module_ms", 1e3 * module_s);
+    json_num(f, submit_us);
+    json_field_num(f, "sync_us", sync_us);
+    json_field_num(f, "module_ms", 1e3 * module_s);
     fputs("}", f);
 }
 
@@ -491,15 +456,15 @@ int write_json(const char *path, const options *o, const startup *su, const devi
     fprintf(f, "{\n  \"schema\": \"hcl-bench/1\",\n  \"hcl_version\": \"%d.%d.%d\",\n  \"date\": \"%s\",\n",
             HCL_VERSION_MAJOR, HCL_VERSION_MINOR, HCL_VERSION_PATCH, date);
     fputs("  \"host\": {\"hostname\": ", f);
-    jstr(f, host);
+    json_str(f, host);
     fprintf(f, ", \"online_cpus\": %ld},\n", sysconf(_SC_NPROCESSORS_ONLN));
     fprintf(f,
             "  \"options\": {\"all\": %s, \"quick\": %s, \"seed\": %" PRIu64 ", \"repeats\": %d, \"warmup\": %d, "
             "\"verify\": %s, \"baselines\": %s, \"scale\": ",
             o->all ? "true" : "false", o->quick ? "true" : "false", o->seed, o->repeats, o->warmup,
             o->verify ? "true" : "false", o->baselines ? "true" : "false");
-    jnum(f, o->scale);
-    jfnum(f, "noise_threshold", o->noise);
+    json_num(f, o->scale);
+    json_field_num(f, "noise_threshold", o->noise);
     fputs("},\n  \"units\": {\"rate\": \"GB/s (BabelStream bytes: vecadd 3, softmax 2, reduce 1 element per element; "
           "copy baselines read + write) or GFLOP/s (gemm: 2mnk)\", \"times\": \"ms, device time of each run\", "
           "\"spread\": \"max_ms / min_ms of the timed runs (= best_rate / worst_rate); noisy: above "
@@ -508,15 +473,15 @@ int write_json(const char *path, const options *o, const startup *su, const devi
     fputs("  \"startup\": ", f);
     if (su->ran || su->error[0]) {
         fputs("{\"device\": ", f);
-        jstr(f, su->device);
-        jfnum(f, "from_main_ms", su->ran ? 1e3 * su->from_main_s : NAN);
-        jfnum(f, "from_process_start_ms", su->ran && su->exec_known ? 1e3 * su->from_exec_s : NAN);
-        jfstr(f, "process_start_source", "/proc/self/stat starttime (clock ticks)");
-        jfnum(f, "device_open_ms", 1e3 * su->open_s);
-        jfnum(f, "setup_ms", 1e3 * su->setup_s);
-        jfnum(f, "first_kernel_ms", 1e3 * su->first_kernel_s);
+        json_str(f, su->device);
+        json_field_num(f, "from_main_ms", su->ran ? 1e3 * su->from_main_s : NAN);
+        json_field_num(f, "from_process_start_ms", su->ran && su->exec_known ? 1e3 * su->from_exec_s : NAN);
+        json_field_str(f, "process_start_source", "/proc/self/stat starttime (clock ticks)");
+        json_field_num(f, "device_open_ms", 1e3 * su->open_s);
+        json_field_num(f, "setup_ms", 1e3 * su->setup_s);
+        json_field_num(f, "first_kernel_ms", 1e3 * su->first_kernel_s);
         fprintf(f, ", \"verified\": %s", su->verified ? "true" : "false");
-        jfstr(f, "error", su->error);
+        json_field_str(f, "error", su->error);
         fputs("},\n", f);
     } else {
         fputs("null,\n", f);
@@ -526,24 +491,24 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         const device_run *dr = &runs[d];
         const hcl_device_info *i = &dr->info;
         fprintf(f, "%s\n    {\"selector\": ", d ? "," : "");
-        jstr(f, dr->selector);
+        json_str(f, dr->selector);
         fprintf(f, ", \"status\": \"%s\", \"error\": ", dr->opened ? "ran" : dr->unavailable ? "unavailable" : "error");
-        jstr(f, dr->error);
+        json_str(f, dr->error);
         if (!dr->opened) {
             fputs("}", f);
             continue;
         }
         fputs(",\n     \"backend\": ", f);
-        jstr(f, i->backend);
+        json_str(f, i->backend);
         fprintf(f, ", \"index\": %u", i->index);
-        jfstr(f, "name", i->name);
-        jfstr(f, "vendor", i->vendor);
-        jfstr(f, "identity", i->identity);
-        jfstr(f, "driver_version", i->driver_version);
+        json_field_str(f, "name", i->name);
+        json_field_str(f, "vendor", i->vendor);
+        json_field_str(f, "identity", i->identity);
+        json_field_str(f, "driver_version", i->driver_version);
         fprintf(f, ", \"type\": \"%s\", \"compute_units\": %u, \"global_mem_bytes\": %" PRIu64, type_name(i->type),
                 i->compute_units, i->global_mem_bytes);
         /* what hcl-info shows a kernel writer (hcl_device_info; 0 or "": the runtime does not say) */
-        jfstr(f, "arch", i->arch);
+        json_field_str(f, "arch", i->arch);
         fprintf(
             f,
             ",\n     \"properties\": {\"subgroup_size\": %u, \"has_fp16\": %s, \"has_fp64\": %s, \"clock_mhz\": %u, "
@@ -556,8 +521,8 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             (uint64_t)i->l2_cache_bytes, i->max_work_group_size, (uint64_t)i->max_work_item_sizes[0],
             (uint64_t)i->max_work_item_sizes[1], (uint64_t)i->max_work_item_sizes[2], (uint64_t)i->max_grid_size[0],
             (uint64_t)i->max_grid_size[1], (uint64_t)i->max_grid_size[2], i->local_mem_bytes);
-        jfstr(f, "sizes", dr->plan_note);
-        jfnum(f, "wall_s", dr->wall_s);
+        json_field_str(f, "sizes", dr->plan_note);
+        json_field_num(f, "wall_s", dr->wall_s);
         fputs(",\n     \"baselines\": [", f);
         int first = 1;
         for (int k = 0; k < BASE_COUNT; k++) {
@@ -565,15 +530,15 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             if (!bi->applicable) continue;
             fprintf(f, "%s\n       {\"name\": ", first ? "" : ",");
             first = 0;
-            jstr(f, bi->name);
+            json_str(f, bi->name);
             fprintf(f, ", \"available\": %s", bi->available ? "true" : "false");
-            jfstr(f, "library", bi->library);
-            jfstr(f, "version", bi->version);
-            jfstr(f, "note", bi->note);
-            jfstr(f, "reason", bi->available ? "" : bi->reason);
+            json_field_str(f, "library", bi->library);
+            json_field_str(f, "version", bi->version);
+            json_field_str(f, "note", bi->note);
+            json_field_str(f, "reason", bi->available ? "" : bi->reason);
             if (bi->threads) fprintf(f, ", \"threads\": %d", bi->threads);
             if (bi->corename[0]) {
-                jfstr(f, "corename", bi->corename);
+                json_field_str(f, "corename", bi->corename);
                 fprintf(f, ", \"generic_fallback\": %s", bi->generic ? "true" : "false");
             }
             fputs("}", f);
@@ -583,7 +548,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             const result *r = &dr->results[k];
             fprintf(f, "%s\n       {\"kernel\": \"%s\", \"type\": \"%s\", \"shape\": ", k ? "," : "",
                     kernel_names[r->kernel], type_names[r->type]);
-            jstr(f, r->shape);
+            json_str(f, r->shape);
             fprintf(f, ", \"dims\": [%zu, %zu, %zu], \"unit\": \"%s\",\n        \"hcl\": ", r->dims[0], r->dims[1],
                     r->dims[2], unit_of(r));
             jmeasure(f, r, &r->hcl, 0, o->noise);
@@ -592,10 +557,11 @@ int write_json(const char *path, const options *o, const startup *su, const devi
                 jmeasure(f, r, &r->base, 1, o->noise);
             else
                 fputs("null", f);
-            jfnum(f, "ratio", r->base.ran > 0 && r->hcl.ran > 0 ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
+            json_field_num(f, "ratio",
+                           r->base.ran > 0 && r->hcl.ran > 0 ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
             const char *basis = "";
-            jfnum(f, "peak_fraction", peak_fraction(dr, r, &basis));
-            jfstr(f, "peak_basis", basis);
+            json_field_num(f, "peak_fraction", peak_fraction(dr, r, &basis));
+            json_field_str(f, "peak_basis", basis);
             fputs("}", f);
         }
         const launch_cost *lc = &dr->launch;
@@ -606,8 +572,8 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             jlaunch(f, lc->ran, NULL, lc->hcl_submit_us, lc->hcl_sync_us, lc->hcl_module_s);
             fputs(", \"vendor\": ", f);
             jlaunch(f, lc->vendor_ran, lc->vendor_name, lc->vendor_submit_us, lc->vendor_sync_us, lc->vendor_module_s);
-            jfstr(f, "error", lc->error);
-            jfstr(f, "vendor_reason", lc->vendor_ran ? "" : lc->vendor_reason);
+            json_field_str(f, "error", lc->error);
+            json_field_str(f, "vendor_reason", lc->vendor_ran ? "" : lc->vendor_reason);
             fputs("}", f);
         } else {
             fputs("null", f);
@@ -616,19 +582,19 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         fputs(",\n     \"user_kernel\": ", f);
         if (uk->ran || uk->error[0]) {
             fputs("{\"kind\": ", f);
-            jstr(f, uk->kind);
-            jfstr(f, "cache_dir", uk->cache_dir);
+            json_str(f, uk->kind);
+            json_field_str(f, "cache_dir", uk->cache_dir);
             fputs(", \"create_ms\": [", f);
-            jnum(f, 1e3 * uk->create_s[0]);
+            json_num(f, 1e3 * uk->create_s[0]);
             fputs(", ", f);
-            jnum(f, 1e3 * uk->create_s[1]);
+            json_num(f, 1e3 * uk->create_s[1]);
             fputs("], \"cache\": [", f);
-            jstr(f, uk->cache[0]);
+            json_str(f, uk->cache[0]);
             fputs(", ", f);
-            jstr(f, uk->cache[1]);
+            json_str(f, uk->cache[1]);
             fprintf(f, "], \"verified\": %s", uk->checked && !uk->failed ? "true" : "false");
-            jfnum(f, "max_error", uk->err);
-            jfstr(f, "error", uk->error);
+            json_field_num(f, "max_error", uk->err);
+            json_field_str(f, "error", uk->error);
             fputs("}", f);
         } else {
             fputs("null", f);
@@ -637,7 +603,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         fputs("}", f);
     }
     fputs("\n  ],\n  \"summary\": {\"wall_s\": ", f);
-    jnum(f, total_s);
+    json_num(f, total_s);
     fprintf(f, ", \"failures\": %d, \"all_verified\": %s}\n}\n", failures, failures ? "false" : "true");
     int bad = ferror(f);
     bad |= fclose(f) != 0;

@@ -145,51 +145,29 @@ void print_transfer(const device_run *dr, const options *o) {
 /* ---------------------------------------------------------------------------------------------------------
  * JSON: the device's "peak" and "transfer" members (after its results; null when the section did not run)
  * ------------------------------------------------------------------------------------------------------- */
-static void jstr(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void jnum(FILE *f, const char *key, double v) {
-    fprintf(f, ", \"%s\": ", key);
-    if (isfinite(v))
-        fprintf(f, "%.15g", v);
-    else
-        fputs("null", f);
-}
-
 /* One timed figure: runs, times, median/best/worst rate of `work` per run, spread, noisy, verified. */
 static void jfigure(FILE *f, const measure *m, double work, double noise) {
     double spread = spread_of(m->ran, m->min_s, m->max_s);
     fprintf(f, "\"runs\": %d", m->ran);
-    jnum(f, "median_ms", 1e3 * m->med_s);
-    jnum(f, "min_ms", 1e3 * m->min_s);
-    jnum(f, "max_ms", 1e3 * m->max_s);
-    jnum(f, "work", work);
-    jnum(f, "median_rate", m->ran && m->med_s > 0 ? work / m->med_s / 1e9 : NAN);
-    jnum(f, "best_rate", m->ran && m->min_s > 0 ? work / m->min_s / 1e9 : NAN);
-    jnum(f, "worst_rate", m->ran && m->max_s > 0 ? work / m->max_s / 1e9 : NAN);
-    jnum(f, "spread", spread);
+    json_field_num(f, "median_ms", 1e3 * m->med_s);
+    json_field_num(f, "min_ms", 1e3 * m->min_s);
+    json_field_num(f, "max_ms", 1e3 * m->max_s);
+    json_field_num(f, "work", work);
+    json_field_num(f, "median_rate", m->ran && m->med_s > 0 ? work / m->med_s / 1e9 : NAN);
+    json_field_num(f, "best_rate", m->ran && m->min_s > 0 ? work / m->min_s / 1e9 : NAN);
+    json_field_num(f, "worst_rate", m->ran && m->max_s > 0 ? work / m->max_s / 1e9 : NAN);
+    json_field_num(f, "spread", spread);
     fprintf(f, ", \"noisy\": %s, \"verified\": %s, \"check\": ", is_noisy(spread, noise) ? "true" : "false",
             m->checked && measure_ok(m) ? "true" : "false");
-    jstr(f, m->check);
-    fputs(", \"error\": ", f);
-    jstr(f, m->error);
+    json_str(f, m->check);
+    json_field_str(f, "error", m->error);
 }
 
 static void jpeak(FILE *f, const char *key, const peak_rate *p, const char *unit, double noise) {
     fprintf(f, ",\n       \"%s\": {\"kernel\": ", key);
-    jstr(f, p->kernel);
+    json_str(f, p->kernel);
     fprintf(f, ", \"unit\": \"%s\", \"skipped\": ", unit);
-    jstr(f, p->skipped);
+    json_str(f, p->skipped);
     fputs(", ", f);
     jfigure(f, &p->m, p->work, noise);
     fputs("}", f);
@@ -204,8 +182,7 @@ void json_sections(FILE *f, const device_run *dr, double noise) {
             fprintf(f, "%.15g", p->theoretical_gflops);
         else
             fputs("null", f);
-        fputs(", \"theoretical_how\": ", f);
-        jstr(f, p->theoretical_how);
+        json_field_str(f, "theoretical_how", p->theoretical_how);
         jpeak(f, "copy", &p->copy, "GB/s", noise);
         jpeak(f, "fp32", &p->fp32, "GFLOP/s", noise);
         jpeak(f, "fp16", &p->fp16, "GFLOP/s", noise);
@@ -220,9 +197,8 @@ void json_sections(FILE *f, const device_run *dr, double noise) {
         return;
     }
     fputs("{\"unit\": \"GB/s\", \"pinned_note\": ", f);
-    jstr(f, t->pinned_note);
-    fputs(", \"error\": ", f);
-    jstr(f, t->error);
+    json_str(f, t->pinned_note);
+    json_field_str(f, "error", t->error);
     fputs(", \"rows\": [", f);
     for (int i = 0; i < t->nrows; i++) {
         const transfer_row *r = &t->rows[i];

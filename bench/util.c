@@ -1,5 +1,5 @@
-/* Helpers shared by bench's files: the clock, memory, bounded text copies, and printing text wrapped to the
- * table's width. */
+/* Helpers shared by bench's files: the clock, memory, bounded text copies, printing text wrapped to the table's
+ * width, and the JSON value writers of the reports. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench.h"
@@ -78,4 +78,38 @@ void format_rate(char *out, size_t size, double v) {
         snprintf(out, size, "%.2f", v);
     else
         snprintf(out, size, "%.3g", v);
+}
+
+void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+void json_num(FILE *f, double v) {
+    if (isfinite(v))
+        fprintf(f, "%.15g", v);
+    else
+        fputs("null", f); /* JSON has no NaN or infinity */
+}
+
+void json_field_num(FILE *f, const char *key, double v) {
+    fprintf(f, ", \"%s\": ", key);
+    json_num(f, v);
+}
+
+void json_field_str(FILE *f, const char *key, const char *s) {
+    fprintf(f, ", \"%s\": ", key);
+    json_str(f, s);
 }
