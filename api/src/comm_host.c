@@ -89,7 +89,9 @@ static void combine(hcl_comm_op op, float *restrict a, const float *restrict b, 
     }
 }
 
-/* out[i] = op(a[i], b[i]) on floats: the first two ranks in one pass, without copying the first. */
+/* out[i] = op(a[i], b[i]) on floats: the first two ranks in one pass, without copying the first. Kept apart from
+ * combine: one loop serving both (out == a for in place, no restrict) measured 1.7x slower in place at -O3, as gcc then
+ * versions it for aliasing. */
 static void combine2(hcl_comm_op op, float *restrict out, const float *restrict a, const float *restrict b, size_t n) {
     switch (op) {
     case HCL_COMM_SUM:
