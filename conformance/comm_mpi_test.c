@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <hcl/hcl.h>
 #include <hcl/hcl_comm.h>
+#include "hcl_testsupport.h"
 
 #include <mpi.h>
 
@@ -171,15 +172,7 @@ static void run_case(uint64_t seed, unsigned case_no, kind k, hcl_comm_op op, hc
         case K_ALL_GATHER: v = x[i / count][i % count]; break;
         default:
             if (k == K_REDUCE_SCATTER) src = (size_t)rank * count + i;
-            v = x[0][src], mag = fabs(v);
-            for (size_t r = 1; r < P; r++) {
-                const double y = x[r][src];
-                mag += fabs(y);
-                v = op == HCL_COMM_SUM    ? v + y
-                    : op == HCL_COMM_PROD ? v * y
-                    : op == HCL_COMM_MAX  ? fmax(v, y)
-                                          : fmin(v, y);
-            }
+            v = hcl_ts_ref_comm(op, (const float *const *)x, P, src, &mag);
             tol = op == HCL_COMM_SUM    ? (double)P * (u + 0x1p-24) * mag
                   : op == HCL_COMM_PROD ? (double)P * (u + 0x1p-24) * fabs(v)
                                         : 0;

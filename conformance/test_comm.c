@@ -215,15 +215,7 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
             case K_ALL_GATHER: v = x[i / count][i % count]; break;
             default:
                 if (k == K_REDUCE_SCATTER) src = (size_t)r * count + i;
-                v = x[0][src], mag = fabs(v);
-                for (int s = 1; s < NR; s++) {
-                    const double y = x[s][src];
-                    mag += fabs(y);
-                    v = op == HCL_COMM_SUM    ? v + y
-                        : op == HCL_COMM_PROD ? v * y
-                        : op == HCL_COMM_MAX  ? fmax(v, y)
-                                              : fmin(v, y);
-                }
+                v = hcl_ts_ref_comm(op, (const float *const *)x, NR, src, &mag);
             }
             ref[i] = v;
             /* float32 arithmetic over NR values, then one rounding to the type; copies and max/min are exact */

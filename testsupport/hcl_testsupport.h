@@ -69,6 +69,7 @@
 #define HCL_TESTSUPPORT_H
 
 #include <hcl/hcl.h>
+#include <hcl/hcl_comm.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,6 +98,10 @@ void hcl_ts_ref_softmax(hcl_ts_rule rule, const float *x, size_t rows, size_t co
 /* The reduction of x[0..n) in float64: the sum, or max / min skipping NaN (as fmax / fmin do). n 0 gives the
  * identity (0, -inf, +inf). Returns the reference; *out_tol (may be NULL) gets the rule's tolerance. */
 double hcl_ts_ref_reduce(hcl_ts_rule rule, hcl_reduce_op op, const float *x, size_t n, double *out_tol);
+
+/* A communicator reduction's element in float64: op over ranks r < `ranks` of x[r][i] (max / min as fmax / fmin).
+ * *out_mag (may be NULL) gets the sum of the inputs' magnitudes, for the tolerance of a sum. */
+double hcl_ts_ref_comm(hcl_comm_op op, const float *const *x, size_t ranks, size_t i, double *out_mag);
 
 /* ---- typed references (the typed rules above) ---- */
 

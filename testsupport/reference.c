@@ -173,3 +173,14 @@ void hcl_ts_ref_gemm_typed(hcl_dtype c_type, hcl_compute compute, hcl_transpose 
     for (size_t i = 0; i < m * n; i++)
         out_tol[i] = out_tol[i] * (1.0 + u_out) + (u_out + (u_out ? u_acc : 0.0)) * fabs(out_ref[i]) + tiny;
 }
+
+double hcl_ts_ref_comm(hcl_comm_op op, const float *const *x, size_t ranks, size_t i, double *out_mag) {
+    double v = x[0][i], mag = fabs(v);
+    for (size_t r = 1; r < ranks; r++) {
+        const double y = x[r][i];
+        mag += fabs(y);
+        v = op == HCL_COMM_SUM ? v + y : op == HCL_COMM_PROD ? v * y : op == HCL_COMM_MAX ? fmax(v, y) : fmin(v, y);
+    }
+    if (out_mag) *out_mag = mag;
+    return v;
+}
