@@ -229,8 +229,7 @@ static hcl_status create_all(uint32_t count, const hcl_device *devices, const ch
      * HCL_ERROR_UNSUPPORTED (hcl_comm.h) on a machine without NCCL too */
     uint32_t ei = 0;
     if (st == HCL_SUCCESS) st = engine_find(fn, engine ? engine : default_engine_all(devs, count), &ei);
-    for (uint32_t i = 0; st == HCL_SUCCESS && i < count; i++)
-        if ((st = engines[ei]->serves(devs[i])) != HCL_SUCCESS) st = hcl__prefix_message(st, fn);
+    for (uint32_t i = 0; st == HCL_SUCCESS && i < count; i++) st = engine_serves(fn, engines[ei], devs[i]);
     if (st == HCL_SUCCESS) st = engine_open(fn, ei, &e);
     if (st == HCL_SUCCESS && !e->create_all)
         st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "%s: engine %s joins one rank per process (hcl_comm_create)", fn,
