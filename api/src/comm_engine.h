@@ -83,7 +83,9 @@ HCL__HIDDEN hcl_status hcl__comm_break(hcl__comm *comm, hcl_status status);
 /* The element size of a type, and the bytes of `count` elements (the core has checked that they fit). */
 static inline size_t hcl__coll_bytes(const hcl__coll *op, size_t count) { return count * hcl_dtype_size(op->type); }
 
-/* ---- host staging and reductions shared by the mpi and staged engines (comm_host.c) ---- */
+/* ---- what the engines share (comm_host.c): the clock of timeouts, host staging and reductions ---- */
+/* Seconds on the monotonic clock (for timeouts: differences only). */
+HCL__HIDDEN double hcl__comm_now_s(void);
 /* Host memory reused across collectives: grown on demand, page-locked from a device's driver (host_alloc) where it
  * has one, else aligned memory; it holds a reference on that device while it lives. */
 typedef struct hcl__comm_host_mem {

@@ -1,10 +1,18 @@
-/* What the mpi and staged engines share (comm_engine.h): host staging memory, the blocking copies between a device
- * buffer and the host through the buffer's driver, and the host reductions (float32 arithmetic for every type). */
+/* What the engines share (comm_engine.h): host staging memory, the copies between a device buffer and the host through
+ * the buffer's driver, the host reductions (float32 arithmetic for every type), and the clock of their timeouts. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "comm_engine.h"
 #include "hcl_host_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+double hcl__comm_now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 hcl_status hcl__comm_host_reserve(hcl__comm_host_mem *mem, hcl__device *dev, size_t bytes) {
     if (mem->ptr && mem->size >= bytes) return HCL_SUCCESS;

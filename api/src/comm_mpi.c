@@ -187,16 +187,10 @@ static hcl_status get_id(hcl__device *dev, unsigned char *out_id) {
     return HCL_SUCCESS;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Poll the requests with MPI_Test until all completed, an MPI error, or `timeout` seconds (then the communicator, if
  * any, is broken; the requests stay with MPI). */
 static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double timeout, const char *what) {
-    const double start = now_s();
+    const double start = hcl__comm_now_s();
     for (;;) {
         int left = 0;
         for (int i = 0; i < n; i++) {
@@ -215,7 +209,7 @@ static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double ti
                 left++;
         }
         if (!left) return HCL_SUCCESS;
-        if (now_s() - start > timeout) {
+        if (hcl__comm_now_s() - start > timeout) {
             hcl_status st = hcl__set_message(
                 HCL_ERROR_TIMEOUT, "mpi %s%s%u: no answer from the other ranks within %g s%s", what,
                 comm ? " on rank " : "", comm ? comm->rank : 0, timeout, comm ? "; the communicator is broken" : "");
@@ -223,7 +217,7 @@ static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double ti
         }
         /* MPI progresses only inside MPI_Test: poll without pause for the first 50 ms (a message of tens of MiB),
          * then yield the core between polls (a rank that waits long for a late one) */
-        if (now_s() - start > 0.05) {
+        if (hcl__comm_now_s() - start > 0.05) {
             struct timespec ts = {0, 20000};
             nanosleep(&ts, NULL);
         }

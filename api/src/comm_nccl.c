@@ -270,12 +270,6 @@ static hcl_status nccl_fail(hcl__comm *c, const char *call, nccl_result r, int f
     return hcl__comm_break(c, st);
 }
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Launches are done in microseconds, collectives in milliseconds, joins in seconds: spin a little, then sleep more. */
 static void backoff(double waited) {
     if (waited < 1e-3) {
@@ -290,13 +284,13 @@ static void backoff(double waited) {
  * says what did not happen in time. An error it reports is the communicator's own: it aborts and breaks it. */
 static hcl_status wait_ready(hcl__comm *c, const char *call, const char *late) {
     nccl_state *s = c->state;
-    const double start = now_s(), limit = atomic_load(&c->timeout);
+    const double start = hcl__comm_now_s(), limit = atomic_load(&c->timeout);
     nccl_result r = NCCL_IN_PROGRESS;
     for (;;) {
         nccl_result q = s->lib->f.ncclCommGetAsyncError(s->comm, &r);
         if (q != NCCL_SUCCESS) r = q;
         if (r != NCCL_IN_PROGRESS) break;
-        const double waited = now_s() - start;
+        const double waited = hcl__comm_now_s() - start;
         if (waited > limit) {
             hcl__set_message(HCL_ERROR_TIMEOUT,
                              "%s: rank %u of %u: %s within %g s (still ncclInProgress); the "
@@ -648,12 +642,12 @@ static hcl_status finish(hcl__comm *c, hcl__queue *q) {
     hcl_status st = c->dev->drv->get_native(HCL_NATIVE_QUEUE, q->native, &stream);
     gpu_scope scope;
     if (st != HCL_SUCCESS || (st = enter(L, c->dev, &scope, NULL)) != HCL_SUCCESS) return st;
-    const double start = now_s(), limit = atomic_load(&c->timeout);
+    const double start = hcl__comm_now_s(), limit = atomic_load(&c->timeout);
     for (;;) {
         const int qr = L->hip ? L->hp.hipStreamQuery(stream) : L->cu.cuStreamQuery(stream);
         if (qr != GPU_NOT_READY) break; /* idle, or failed: the driver's finish says how */
         if ((st = check_async(c)) != HCL_SUCCESS) break;
-        const double waited = now_s() - start;
+        const double waited = hcl__comm_now_s() - start;
         if (waited > limit) {
             hcl__set_message(HCL_ERROR_TIMEOUT,
                              "rank %u of %u: the queue did not finish within %g s (a rank stopped "
