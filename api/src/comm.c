@@ -58,10 +58,18 @@ static hcl_status engine_open(const char *fn, uint32_t i, const hcl__comm_engine
     return HCL_SUCCESS;
 }
 
-/* The engine of this name, opened and available. */
-static hcl_status engine_get(const char *fn, const char *name, const hcl__comm_engine **out) {
+static hcl_status engine_serves(const char *fn, const hcl__comm_engine *e, const hcl__device *dev) {
+    return hcl__prefix_message(e->serves(dev), fn);
+}
+
+/* The engine of this name for devs[0..count), opened and available. Whether it serves the devices comes before whether
+ * its library opens: nccl named for OpenCL devices is HCL_ERROR_UNSUPPORTED (hcl_comm.h) on a machine without NCCL
+ * too. */
+static hcl_status engine_get(const char *fn, const char *name, hcl__device *const *devs, uint32_t count,
+                             const hcl__comm_engine **out) {
     uint32_t i = 0;
     hcl_status st = engine_find(fn, name, &i);
+    for (uint32_t d = 0; st == HCL_SUCCESS && d < count; d++) st = engine_serves(fn, engines[i], devs[d]);
     return st == HCL_SUCCESS ? engine_open(fn, i, out) : st;
 }
 
@@ -70,10 +78,6 @@ static const char *default_engine(const hcl__device *dev) {
     if (strcmp(dev->backend->name, "cuda") == 0) return "nccl";
     if (strcmp(dev->backend->name, "hip") == 0) return "rccl";
     return "mpi";
-}
-
-static hcl_status engine_serves(const char *fn, const hcl__comm_engine *e, const hcl__device *dev) {
-    return hcl__prefix_message(e->serves(dev), fn);
 }
 
 HCL_API hcl_status hcl_comm_engine_count(uint32_t *out_count) {
@@ -147,12 +151,11 @@ static hcl_status get_id(hcl_device device, const char *engine, hcl_comm_id *out
     const hcl__comm_engine *e = NULL;
     hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_id, fn, "device", "out_id");
     if (st != HCL_SUCCESS) return st;
-    if ((st = engine_get(fn, engine ? engine : default_engine(dev), &e)) != HCL_SUCCESS) return st;
+    if ((st = engine_get(fn, engine ? engine : default_engine(dev), &dev, 1, &e)) != HCL_SUCCESS) return st;
     if (!e->has_id)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                 "%s: engine %s has no id: it joins devices of one process (hcl_comm_create_all)", fn,
                                 e->name);
-    if ((st = engine_serves(fn, e, dev)) != HCL_SUCCESS) return st;
     memset(out_id, 0, sizeof *out_id);
     snprintf(out_id->engine, sizeof out_id->engine, "%s", e->name);
     return hcl__prefix_message(e->get_id(dev, out_id->bytes), fn);
@@ -176,10 +179,9 @@ static hcl_status comm_create(hcl_device device, uint32_t size, uint32_t rank, c
     if (!memchr(id->engine, 0, sizeof id->engine) || !id->engine[0])
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: id names no engine (not made by hcl_comm_get_id?)",
                                 fn);
-    if ((st = engine_get(fn, id->engine, &e)) != HCL_SUCCESS) return st;
+    if ((st = engine_get(fn, id->engine, &dev, 1, &e)) != HCL_SUCCESS) return st;
     if (!e->has_id)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: id names engine %s, which has no id", fn, e->name);
-    if ((st = engine_serves(fn, e, dev)) != HCL_SUCCESS) return st;
     hcl__comm *c = comm_new(device, dev, e, rank, size);
     if (!c) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     if ((st = e->create(c, id->bytes)) != HCL_SUCCESS) {
@@ -225,12 +227,7 @@ static hcl_status create_all(uint32_t count, const hcl_device *devices, const ch
                 st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: devices[%u] and devices[%u] are one device", fn,
                                       j, i);
     }
-    /* whether the engine serves the devices before whether its library opens: nccl named for OpenCL devices is
-     * HCL_ERROR_UNSUPPORTED (hcl_comm.h) on a machine without NCCL too */
-    uint32_t ei = 0;
-    if (st == HCL_SUCCESS) st = engine_find(fn, engine ? engine : default_engine_all(devs, count), &ei);
-    for (uint32_t i = 0; st == HCL_SUCCESS && i < count; i++) st = engine_serves(fn, engines[ei], devs[i]);
-    if (st == HCL_SUCCESS) st = engine_open(fn, ei, &e);
+    if (st == HCL_SUCCESS) st = engine_get(fn, engine ? engine : default_engine_all(devs, count), devs, count, &e);
     if (st == HCL_SUCCESS && !e->create_all)
         st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "%s: engine %s joins one rank per process (hcl_comm_create)", fn,
                               e->name);
