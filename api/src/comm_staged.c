@@ -1,7 +1,8 @@
 /* The staged engine (comm_engine.h): the ranks of one hcl_comm_create_all, devices of one process of any backends,
  * share a clique. Each rank's collectives are numbered; collective k completes when every rank has posted its k-th,
  * and the last poster runs it for all: it stages every rank's part to host memory through the buffer's driver,
- * combines there and writes every rank's result, then wakes the others. send/recv pair by order on each (src, dst).
+ * combines there and writes every rank's result (a reduction's results on a queue of the clique's beside the rank's,
+ * so that each link carries both directions at once), then wakes the others. send/recv pair by order on each (src, dst).
  * One thread runs the clique's work at a time (the executor: whoever made work ready while none ran), so the staging
  * memory is the clique's, reused, and collectives run in their order.
  * Outside a group a poster that is not last waits (condition variable) until its part is done or the communicator's
@@ -50,6 +51,7 @@ typedef struct clique {
     hcl_status broken;
     char broken_why[512];
     hcl__comm_host_mem mem; /* the executor's staging memory */
+    hcl__queue *outq;       /* per rank: a queue of its device for the results of reductions, made on first use */
 } clique;
 
 /* ---- this thread's group: the slots it posted, collected by group_end ---- */
@@ -69,6 +71,14 @@ static void clique_free(clique *cl) {
         free(s);
     }
     hcl__comm_host_free(&cl->mem);
+    for (uint32_t r = 0; cl->outq && r < cl->size; r++) {
+        hcl__queue *q = &cl->outq[r];
+        if (!q->native) continue;
+        q->dev->drv->queue_finish(q->native); /* every command was waited for; finish anyway, as queue_release does */
+        q->dev->drv->queue_destroy(q->native);
+        hcl__device_unref(q->dev);
+    }
+    free(cl->outq);
     pthread_mutex_destroy(&cl->lock);
     pthread_cond_destroy(&cl->cond);
     free(cl->comms);
@@ -111,35 +121,65 @@ static hcl_status wait_all(const slot *s, void **ev, uint32_t n, hcl_status st) 
     return st;
 }
 
-/* Bytes of one of the two staging sets of a reduction: the float32 accumulator and every rank's input chunk. */
+/* Staging sets of a reduction: chunk k fills set k % REDUCE_SETS. Three, so that refilling a set never waits for the
+ * results of the chunk just combined: chunk k comes in while chunk k-1 is combined and chunk k-2's results go out. */
+#define REDUCE_SETS 3
+
+/* Bytes of one staging set of a reduction: the float32 accumulator and every rank's input chunk. */
 static size_t reduce_set_bytes(size_t es, uint32_t ranks) {
     return (CHUNK_ELEMS * (sizeof(float) + es * ranks) + 63) & ~(size_t)63;
 }
 
+/* Rank r's queue for the results of reductions: a queue of its own beside the caller's, so that a device's link
+ * carries the next chunk in and the last results out at once (copies on one queue take turns). */
+static hcl_status out_queue(clique *cl, uint32_t r, hcl__device *dev, hcl__queue **out_q) {
+    hcl__queue *q = &cl->outq[r];
+    if (!q->native) {
+        hcl_status st = dev->drv->queue_create(dev->native, &q->native);
+        if (st != HCL_SUCCESS) {
+            q->native = NULL;
+            return hcl__prefix_message(st, "creating a result queue for the staged engine");
+        }
+        q->dev = dev;
+        hcl__device_ref(dev);
+    }
+    *out_q = q;
+    return HCL_SUCCESS;
+}
+
 /* recv[dst_base + i] = op over ranks of send[src_base + i], i < count, written to every rank's recv (only_rank
- * UINT32_MAX) or to only_rank's. Pipelined in chunks through two staging sets: while the host combines chunk k-1, every
- * rank's part of chunk k is on its way in (all devices' links at once), and a set is refilled only once its results
- * have been written out. */
+ * UINT32_MAX) or to only_rank's. Pipelined in chunks through REDUCE_SETS staging sets: while the host combines chunk
+ * k-1, every rank's part of chunk k is on its way in on the rank's queue (all devices' links at once) and the results
+ * of chunk k-2 on its way out on the rank's result queue. The results are written after the rank's chunk was read on
+ * its queue, so after everything the caller queued before the collective. */
 static hcl_status reduce_range(clique *cl, slot *s, size_t src_base, size_t dst_base, size_t count,
                                uint32_t only_rank) {
     const hcl__coll *p0 = &s->parts[0];
     const uint32_t ranks = cl->size;
     const size_t es = hcl_dtype_size(p0->type), stride = CHUNK_ELEMS * es, set_bytes = reduce_set_bytes(es, ranks);
     const size_t chunks = (count + CHUNK_ELEMS - 1) / CHUNK_ELEMS;
-    void *ev_in[2][ranks], *ev_out[2][ranks];
-    for (uint32_t r = 0; r < ranks; r++) ev_in[0][r] = ev_in[1][r] = ev_out[0][r] = ev_out[1][r] = NULL;
+    void *ev_in[REDUCE_SETS][ranks], *ev_out[REDUCE_SETS][ranks];
+    hcl__queue *outq[ranks];
     hcl_status st = HCL_SUCCESS;
+    for (uint32_t r = 0; r < ranks; r++) {
+        for (int j = 0; j < REDUCE_SETS; j++) ev_in[j][r] = ev_out[j][r] = NULL;
+        outq[r] = NULL;
+        if (st == HCL_SUCCESS && (only_rank == UINT32_MAX || r == only_rank) && s->parts[r].recv)
+            st = out_queue(cl, r, s->parts[r].q->dev, &outq[r]);
+    }
     for (size_t k = 0; k <= chunks && st == HCL_SUCCESS; k++) {
-        if (k < chunks) { /* chunk k into set k % 2, once that set's last results are out */
-            unsigned char *set = (unsigned char *)cl->mem.ptr + (k % 2) * set_bytes;
-            const size_t off = k * CHUNK_ELEMS, n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
-            if ((st = wait_all(s, ev_out[k % 2], ranks, st)) != HCL_SUCCESS) break;
+        if (k < chunks) { /* chunk k into set k % REDUCE_SETS, once that set's last results are out */
+            const size_t j = k % REDUCE_SETS, off = k * CHUNK_ELEMS,
+                         n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
+            unsigned char *set = (unsigned char *)cl->mem.ptr + j * set_bytes;
+            for (uint32_t r = 0; r < ranks; r++)
+                if (outq[r]) hcl__comm_stage_wait(outq[r], &ev_out[j][r], &st);
             for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++)
                 st = hcl__comm_stage_in_async(s->parts[r].q, s->parts[r].send, (src_base + off) * es, n * es,
-                                              set + CHUNK_ELEMS * sizeof(float) + r * stride, &ev_in[k % 2][r]);
+                                              set + CHUNK_ELEMS * sizeof(float) + r * stride, &ev_in[j][r]);
         }
         if (k == 0 || st != HCL_SUCCESS) continue;
-        const size_t j = (k - 1) % 2, off = (k - 1) * CHUNK_ELEMS;
+        const size_t j = (k - 1) % REDUCE_SETS, off = (k - 1) * CHUNK_ELEMS;
         const size_t n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
         unsigned char *set = (unsigned char *)cl->mem.ptr + j * set_bytes, *in = set + CHUNK_ELEMS * sizeof(float);
         float *acc = (float *)set;
@@ -148,16 +188,16 @@ static hcl_status reduce_range(clique *cl, slot *s, size_t src_base, size_t dst_
         /* f32: the result is acc; 16-bit types: narrowed into the first rank's input, combined by now */
         unsigned char *out = p0->type == HCL_DTYPE_F32 ? (unsigned char *)acc : in;
         if (p0->type != HCL_DTYPE_F32) hcl__comm_narrow(p0->type, acc, out, n);
-        for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++) {
-            const hcl__coll *p = &s->parts[r];
-            if ((only_rank == UINT32_MAX || r == only_rank) && p->recv)
-                st = hcl__comm_stage_out_async(p->q, p->recv, (dst_base + off) * es, n * es, out, &ev_out[j][r]);
-        }
+        for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++)
+            if (outq[r])
+                st = hcl__comm_stage_out_async(outq[r], s->parts[r].recv, (dst_base + off) * es, n * es, out,
+                                               &ev_out[j][r]);
     }
     hcl_status in_st = HCL_SUCCESS, out_st = HCL_SUCCESS; /* every command waited for, whatever failed */
-    for (int j = 0; j < 2; j++) {
+    for (int j = 0; j < REDUCE_SETS; j++) {
         in_st = wait_all(s, ev_in[j], ranks, in_st);
-        out_st = wait_all(s, ev_out[j], ranks, out_st);
+        for (uint32_t r = 0; r < ranks; r++)
+            if (outq[r]) hcl__comm_stage_wait(outq[r], &ev_out[j][r], &out_st);
     }
     if (st == HCL_SUCCESS) st = in_st != HCL_SUCCESS ? in_st : out_st;
     return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "staging a reduction through the host");
@@ -215,8 +255,8 @@ static hcl_status execute(clique *cl, slot *s) {
     const int reduction = !s->p2p && (p0->kind == HCL__COLL_ALL_REDUCE || p0->kind == HCL__COLL_REDUCE ||
                                       p0->kind == HCL__COLL_REDUCE_SCATTER);
     /* page-locked by the first part's driver where it can (the posters' devices outlive their pending parts) */
-    hcl_status st = hcl__comm_host_reserve(&cl->mem, p0->q->dev,
-                                           reduction ? 2 * reduce_set_bytes(es, cl->size) : 2 * CHUNK_ELEMS * es);
+    hcl_status st = hcl__comm_host_reserve(
+        &cl->mem, p0->q->dev, reduction ? REDUCE_SETS * reduce_set_bytes(es, cl->size) : 2 * CHUNK_ELEMS * es);
     if (st != HCL_SUCCESS) return st;
     if (reduction) {
         if (p0->kind != HCL__COLL_REDUCE_SCATTER)
@@ -512,7 +552,9 @@ static hcl_status create_all(uint32_t count, hcl__comm *const *comms) {
     cl->coll_seq = calloc(count, sizeof *cl->coll_seq);
     cl->send_seq = calloc((size_t)count * count, sizeof *cl->send_seq);
     cl->recv_seq = calloc((size_t)count * count, sizeof *cl->recv_seq);
-    if (!cl->comms || !cl->coll_seq || !cl->send_seq || !cl->recv_seq) {
+    cl->outq = calloc(count, sizeof *cl->outq);
+    if (!cl->comms || !cl->coll_seq || !cl->send_seq || !cl->recv_seq || !cl->outq) {
+        free(cl->outq);
         free(cl->comms);
         free(cl->coll_seq);
         free(cl->send_seq);
