@@ -290,7 +290,8 @@ enum {
     OPT_COMM_MAX,
     OPT_COMM_ITERS,
     OPT_COMM_ENGINE,
-    OPT_COMM_OPS
+    OPT_COMM_OPS,
+    OPT_COMM_DEVICES
 };
 
 /* --trace FILE: the run as a Chrome / Perfetto trace, through hcl_trace_start (what HCL_TRACE=FILE does). */
@@ -362,6 +363,11 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
     case OPT_COMM_ENGINE:
         if (!*v) want = "an engine's name (nccl, rccl, mpi, staged)";
         o->comm_engine = v;
+        break;
+    case OPT_COMM_DEVICES:
+        if (!*v || *v == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,"))
+            want = "a comma list of device selectors (cuda:0,opencl:1)";
+        o->comm_devices = v;
         break;
     case OPT_COMM_OPS: return parse_names(name, v, comm_op_names, OP_COUNT, &o->comm_ops);
     default: return -1;
@@ -446,6 +452,7 @@ static int parse_args(int argc, char **argv, options *o) {
         {"comm-max-bytes", required_argument, NULL, OPT_COMM_MAX},
         {"comm-iters", required_argument, NULL, OPT_COMM_ITERS},
         {"comm-engine", required_argument, NULL, OPT_COMM_ENGINE},
+        {"comm-devices", required_argument, NULL, OPT_COMM_DEVICES},
         {"comm-ops", required_argument, NULL, OPT_COMM_OPS},
         {NULL, 0, NULL, 0},
     };

@@ -70,6 +70,7 @@ typedef struct options {
     int comm_iters;            /* iterations per timed group */
     unsigned comm_ops;         /* bit mask of 1 << OP_* (comm.h) */
     const char *comm_engine;   /* NULL: hcl_comm_create_all's default */
+    const char *comm_devices;  /* --comm-devices: the ranks' selectors, comma separated (NULL: the backend's) */
 } options;
 
 /* One timed thing: HCL's call or a baseline's. */

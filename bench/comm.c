@@ -32,6 +32,10 @@ const char comm_usage[] =
     "  --comm-ops LIST     comma list of all_reduce, all_gather, reduce_scatter, broadcast, reduce, sendrecv, or\n"
     "                      all (default: all)\n"
     "  --comm-cross        peer copies also between devices of different backends\n"
+    "  --comm-devices LIST the ranks: these devices in this order (comma list of selectors, any backends mixed,\n"
+    "                      e.g. cuda:0,opencl:1); section 1 then measures every one's link, and after the\n"
+    "                      collectives a line gives each one's largest size as a fraction of the slowest\n"
+    "                      page-locked link (what a path staged through host memory can reach)\n"
     "  --types LIST        with --comm: f32 (default), f16, bf16\n"
     "  Columns: size and count as nccl-tests counts them (all_gather: the gathered buffer, reduce_scatter: the\n"
     "  send buffer), time (us), algbw = size / time, busbw = algbw x 2(n-1)/n (all_reduce), (n-1)/n\n"
@@ -49,6 +53,11 @@ int comm_check_options(options *o, int sections_only) {
     if (!o->types_set) o->types = 1u << BT_F32;
     if (o->types & (1u << BT_TF32)) {
         fprintf(stderr, "bench: --comm: --types tf32 has no meaning for communication (f32, f16, bf16)\n");
+        return -1;
+    }
+    if (o->comm_devices && (o->selector || o->comm_cross)) {
+        fprintf(stderr, "bench: --comm-devices names the ranks: leave out %s\n",
+                o->selector ? "--device" : "--comm-cross");
         return -1;
     }
     if (o->comm_min > o->comm_max) {
@@ -114,15 +123,46 @@ static int open_dev(comm_run *cr, const char *sel, char *err, size_t err_size) {
     return 0;
 }
 
+/* --comm-devices: each listed device is a rank, in the list's order. */
+static int open_listed(comm_run *cr) {
+    char err[512];
+    const char *p = cr->opt->comm_devices;
+    while (*p) {
+        char sel[64];
+        size_t len = strcspn(p, ",");
+        if (len >= sizeof sel || cr->ndevs == COMM_MAX_DEVICES) {
+            printf("bench: --comm-devices: '%.*s' is not a selector, or more than %d devices\n", (int)len, p,
+                   COMM_MAX_DEVICES);
+            return -1;
+        }
+        memcpy(sel, p, len);
+        sel[len] = '\0';
+        for (int i = 0; i < cr->ndevs; i++)
+            if (!strcmp(cr->devs[i].selector, sel)) {
+                printf("bench: --comm-devices: %s is listed twice (a device is one rank)\n", sel);
+                return -1;
+            }
+        if (open_dev(cr, sel, err, sizeof err)) {
+            print_wrapped(stdout, "bench: --comm-devices: ", "  ", err);
+            return -1;
+        }
+        p += len + (p[len] == ',');
+    }
+    cr->nranks = cr->nxfer = cr->ndevs;
+    for (int i = 0; i < cr->ndevs; i++) cr->xfer_dev[i] = i;
+    return 0;
+}
+
 static int open_devices(comm_run *cr) {
     char err[512];
+    if (cr->opt->comm_devices) return open_listed(cr);
     if (open_dev(cr, cr->opt->selector, err, sizeof err)) {
         print_wrapped(stdout, "bench: cannot open the device: ", "  ", err);
         return -1;
     }
-    copy_text(cr->xfer_run->selector, sizeof cr->xfer_run->selector, cr->devs[0].selector);
-    char backend[32];
+    char backend[32], selected[48];
     copy_text(backend, sizeof backend, cr->devs[0].info.backend);
+    copy_text(selected, sizeof selected, cr->devs[0].selector);
     uint32_t nb = 0;
     hcl_backend_count(&nb);
     /* pass 0: the selected backend's other devices; pass 1 (--comm-cross): every device of the other backends */
@@ -151,6 +191,9 @@ static int open_devices(comm_run *cr) {
                 cr->devs[i] = cr->devs[j];
                 cr->devs[j] = t;
             }
+    cr->nxfer = 1; /* the selected device's link */
+    for (int i = 0; i < cr->nranks; i++)
+        if (!strcmp(cr->devs[i].selector, selected)) cr->xfer_dev[0] = i;
     return 0;
 }
 
@@ -167,8 +210,9 @@ static void close_devices(comm_run *cr) {
 /* ---------------------------------------------------------------------------------------------------------
  * Section 1: host <-> device
  * ------------------------------------------------------------------------------------------------------- */
-static void transfer_section(comm_run *cr) {
-    comm_dev *d = &cr->devs[cr->sel];
+static void transfer_device(comm_run *cr, int x) {
+    comm_dev *d = &cr->devs[cr->xfer_dev[x]];
+    device_run *run = &cr->xfer_runs[x];
     bdev b;
     memset(&b, 0, sizeof b);
     b.device = d->device;
@@ -177,17 +221,22 @@ static void transfer_section(comm_run *cr) {
     b.opt = cr->opt;
     b.rng = cr->opt->seed;
     b.cpu = d->info.type == HCL_DEVICE_TYPE_CPU;
-    b.run = cr->xfer_run;
-    cr->xfer_run->opened = 1;
-    cr->xfer_run->info = d->info;
+    b.run = run;
+    copy_text(run->selector, sizeof run->selector, d->selector);
+    run->opened = 1;
+    run->info = d->info;
     size_t sizes[XFER_MAX_SIZES], lo = (size_t)4 << 10;
     if (lo > cr->opt->comm_max) lo = cr->opt->comm_max;
     int n = comm_sizes(lo, cr->opt->comm_max, 4, sizes, XFER_MAX_SIZES);
     printf("1. host <-> device: %s %s\n", d->selector, d->info.name);
-    measure_transfer_sizes(&b, &cr->xfer_run->xfer, sizes, n);
+    measure_transfer_sizes(&b, &run->xfer, sizes, n);
     progress_done();
-    print_transfer(cr->xfer_run, cr->opt);
+    print_transfer(run, cr->opt);
     printf("\n");
+}
+
+static void transfer_section(comm_run *cr) {
+    for (int x = 0; x < cr->nxfer; x++) transfer_device(cr, x);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -381,11 +430,62 @@ static void print_engines(void) {
     }
 }
 
+/* The slowest page-locked link of the ranks (each rank's H2D and D2H at its largest transfer size): 0 unless every
+ * rank's link was measured (--comm-devices). */
+int comm_slowest_link(const comm_run *cr, int *out_x, int *out_dir, size_t *out_bytes, double *out_gbs) {
+    if (cr->nxfer != cr->nranks || cr->nranks < 2) return 0;
+    int found = 0;
+    for (int x = 0; x < cr->nxfer; x++) {
+        const transfer_result *t = &cr->xfer_runs[x].xfer;
+        size_t top = 0;
+        for (int i = 0; i < t->nrows; i++)
+            if (t->rows[i].mem == XMEM_PINNED && t->rows[i].bytes > top) top = t->rows[i].bytes;
+        for (int i = 0; i < t->nrows; i++) {
+            const transfer_row *r = &t->rows[i];
+            if (r->mem != XMEM_PINNED || r->bytes != top || !measure_ok(&r->m) || !(r->m.med_s > 0)) continue;
+            const double gbs = (double)r->bytes / r->m.med_s / 1e9;
+            if (!found || gbs < *out_gbs) *out_x = x, *out_dir = r->dir, *out_bytes = r->bytes, *out_gbs = gbs;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+/* After the collectives, with every rank's link measured: each operation's largest size as a fraction of the slowest
+ * link, the bound of a path staged through host memory (each rank's data crosses its link once each way). */
+static void slowest_link_section(const comm_run *cr) {
+    int x, dir;
+    size_t bytes;
+    double gbs;
+    if (!comm_slowest_link(cr, &x, &dir, &bytes, &gbs)) return;
+    char size[32];
+    comm_size_text(bytes, size, sizeof size);
+    printf("\n4. against the slowest page-locked link, %s %s at %s: %.2f GB/s (each operation's largest size, "
+           "algbw / link)\n",
+           cr->xfer_runs[x].selector, dir == XFER_H2D ? "H2D" : "D2H", size, gbs);
+    for (int op = 0; op < OP_COUNT; op++)
+        for (int t = 0; t < BT_COUNT; t++) {
+            const coll_row *top = NULL;
+            for (int i = 0; i < cr->ncolls; i++) {
+                const coll_row *r = &cr->colls[i];
+                if (r->op == op && r->type == t && !r->skipped[0] && measure_ok(&r->hcl) &&
+                    (!top || r->bytes > top->bytes))
+                    top = r;
+            }
+            if (!top) continue;
+            comm_size_text(top->bytes, size, sizeof size);
+            printf("  %-15s %-4s %9s  algbw %8.2f GB/s  %5.2f of the link (engine %s)\n", comm_op_names[op],
+                   type_names[t], size, top->algbw, top->algbw / gbs, cr->engine[0] ? cr->engine : "-");
+        }
+}
+
 static int count_failures(const comm_run *cr) {
     int bad = 0;
-    const transfer_result *t = &cr->xfer_run->xfer;
-    for (int i = 0; i < t->nrows; i++) bad += !(t->rows[i].m.checked && measure_ok(&t->rows[i].m));
-    bad += !t->ran;
+    for (int x = 0; x < cr->nxfer; x++) {
+        const transfer_result *t = &cr->xfer_runs[x].xfer;
+        for (int i = 0; i < t->nrows; i++) bad += !(t->rows[i].m.checked && measure_ok(&t->rows[i].m));
+        bad += !t->ran;
+    }
     for (int i = 0; i < cr->npeers; i++) {
         const peer_row *r = &cr->peers[i];
         if (r->skipped[0]) continue;
@@ -403,12 +503,12 @@ static int count_failures(const comm_run *cr) {
 }
 
 int comm_main(const options *o, double t_main) {
-    static device_run xfer_run;
+    static device_run xfer_runs[COMM_MAX_DEVICES];
     comm_run cr;
     memset(&cr, 0, sizeof cr);
     cr.opt = o;
     cr.rng = o->seed;
-    cr.xfer_run = &xfer_run;
+    cr.xfer_runs = xfer_runs;
     printf("hcl bench %s --comm (communication: host <-> device, peer copies, collectives)\n", BENCH_VERSION);
     if (o->selector)
         printf("selected:  --device %s\n", o->selector);
@@ -424,13 +524,15 @@ int comm_main(const options *o, double t_main) {
         o->warmup, o->warmup == 1 ? "" : "s", o->repeats, o->repeats == 1 ? "" : "s",
         o->repeats_set ? "" : " (fewer, at least 3, past about 3 s)", o->comm_iters, o->comm_iters == 1 ? "" : "s");
     if (open_devices(&cr)) return 1;
-    cr.sel = 0;
-    for (int i = 0; i < cr.nranks; i++)
-        if (!strcmp(cr.devs[i].selector, xfer_run.selector)) cr.sel = i;
-    printf("devices:   %d of backend %s (the ranks)%s\n", cr.nranks, cr.devs[0].info.backend,
-           cr.ndevs > cr.nranks ? ", and for --comm-cross:" : "");
+    cr.sel = cr.xfer_dev[0];
+    if (o->comm_devices)
+        printf("devices:   %d from --comm-devices (the ranks, in this order)\n", cr.nranks);
+    else
+        printf("devices:   %d of backend %s (the ranks)%s\n", cr.nranks, cr.devs[0].info.backend,
+               cr.ndevs > cr.nranks ? ", and for --comm-cross:" : "");
     for (int i = 0; i < cr.ndevs; i++)
-        printf("  %-10s %s%s\n", cr.devs[i].selector, cr.devs[i].info.name, i == cr.sel ? " (selected)" : "");
+        printf("  %-10s %s%s\n", cr.devs[i].selector, cr.devs[i].info.name,
+               i == cr.sel && !o->comm_devices ? " (selected)" : "");
     print_engines();
     printf("\n");
     fflush(stdout);
@@ -438,6 +540,7 @@ int comm_main(const options *o, double t_main) {
     transfer_section(&cr);
     peer_section(&cr);
     comm_collectives(&cr);
+    slowest_link_section(&cr);
 
     int failures = count_failures(&cr);
     close_devices(&cr);

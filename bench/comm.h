@@ -54,14 +54,16 @@ typedef struct comm_run {
     const options *opt;
     comm_dev devs[COMM_MAX_DEVICES];
     int ndevs;              /* every opened device: the selected backend's first, then (--comm-cross) the others' */
-    int nranks;             /* the selected backend's devices: devs[0 .. nranks) */
+    int nranks;             /* the ranks, devs[0 .. nranks): the selected backend's devices or --comm-devices */
     int sel;                /* the selected device (section 1), an index into devs */
     char engine[32];        /* the communicator's engine ("" before it was made) */
     char coll_skipped[512]; /* why no collective ran (the communicator could not be made), "" otherwise */
     int coll_failed;        /* ... and it was an error (not an absent engine or one that does not serve the devices) */
     char base_note[512];    /* what the NCCL baseline is, or why there is none */
     char peer_note[512];    /* what the peer baseline is, or why there is none */
-    device_run *xfer_run;   /* the selected device's transfer section (reusing sections.c) */
+    device_run *xfer_runs;  /* the transfer sections (reusing sections.c): the selected device's, or each rank's */
+    int nxfer;              /* with --comm-devices (every rank's link measured) */
+    int xfer_dev[COMM_MAX_DEVICES]; /* xfer_runs[i] is of devs[xfer_dev[i]] */
     peer_row *peers;
     int npeers, cap_peers;
     coll_row *colls;
@@ -113,5 +115,9 @@ int comm_write_csv(const char *path, const comm_run *cr);
 /* The plot's rows: one per collective row that ran (kernel = the op, shape = size and type, rate = busbw). */
 int comm_flat_rows(const comm_run *cr, flat_row **out, int *count);
 void comm_size_text(size_t bytes, char *out, size_t size);
+/* The slowest page-locked host <-> device link of the ranks (each rank's H2D and D2H at its largest transfer size):
+ * 1 and its transfer section (index into xfer_runs), direction (XFER_*), size and GB/s; 0 unless every rank's link
+ * was measured (--comm-devices). */
+int comm_slowest_link(const comm_run *cr, int *out_x, int *out_dir, size_t *out_bytes, double *out_gbs);
 
 #endif

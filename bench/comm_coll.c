@@ -293,10 +293,15 @@ void comm_collectives(comm_run *cr) {
     hcl_comm comms[COMM_MAX_DEVICES] = {0};
     hcl_queue queues[COMM_MAX_DEVICES];
     hcl_buffer send[COMM_MAX_DEVICES] = {0}, recv[COMM_MAX_DEVICES] = {0};
-    for (int i = 0; i < n; i++) devs[i] = cr->devs[i].device, queues[i] = cr->devs[i].queue;
+    int mixed = 0;
+    for (int i = 0; i < n; i++) {
+        devs[i] = cr->devs[i].device, queues[i] = cr->devs[i].queue;
+        mixed |= strcmp(cr->devs[i].info.backend, cr->devs[0].info.backend) != 0;
+    }
     printf("3. collectives over %d device%s of %s (hcl_comm_create_all, engine %s; one thread, hcl_comm_group_start/"
            "end):\n",
-           n, n == 1 ? "" : "s", cr->devs[0].info.backend, o->comm_engine ? o->comm_engine : "default");
+           n, n == 1 ? "" : "s", mixed ? "mixed backends" : cr->devs[0].info.backend,
+           o->comm_engine ? o->comm_engine : "default");
     size_t sizes[COMM_MAX_SIZES];
     int nsizes = comm_sizes(o->comm_min, o->comm_max, 2, sizes, COMM_MAX_SIZES);
     size_t max_bytes = sizes[nsizes - 1];

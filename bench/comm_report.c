@@ -62,10 +62,28 @@ int comm_write_json(const char *path, const comm_run *cr, double total_s, int fa
         json_field_str(f, "identity", cr->devs[i].info.identity);
         fprintf(f, ", \"rank\": %s}", i < cr->nranks ? "true" : "false");
     }
-    fputs("],\n \"transfer_device\": {\"selector\": ", f);
-    json_str(f, cr->xfer_run->selector);
-    json_sections(f, cr->xfer_run, o->noise);
-    fputs("},\n \"peer_baseline\": ", f);
+    fputs("],\n \"transfer_devices\": [", f);
+    for (int x = 0; x < cr->nxfer; x++) {
+        fprintf(f, "%s{\"selector\": ", x ? ", " : "");
+        json_str(f, cr->xfer_runs[x].selector);
+        json_sections(f, &cr->xfer_runs[x], o->noise);
+        fputs("}", f);
+    }
+    int lx, ldir;
+    size_t lbytes;
+    double lgbs;
+    fputs("],\n \"slowest_link\": ", f);
+    if (comm_slowest_link(cr, &lx, &ldir, &lbytes, &lgbs)) {
+        fputs("{\"selector\": ", f);
+        json_str(f, cr->xfer_runs[lx].selector);
+        json_field_str(f, "direction", ldir == XFER_H2D ? "H2D" : "D2H");
+        fprintf(f, ", \"bytes\": %zu, \"gbs\": ", lbytes);
+        json_num(f, lgbs);
+        fputs("}", f);
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\n \"peer_baseline\": ", f);
     json_str(f, cr->peer_note);
     fputs(",\n \"peers\": [", f);
     for (int i = 0; i < cr->npeers; i++) {
@@ -135,14 +153,16 @@ int comm_write_csv(const char *path, const comm_run *cr) {
           "algbw_gbs,"
           "base_busbw_gbs,base_verified,ratio,skipped\n",
           f);
-    const transfer_result *t = &cr->xfer_run->xfer;
-    for (int i = 0; i < t->nrows; i++) {
-        const transfer_row *r = &t->rows[i];
-        fprintf(f, "transfer,%s,%s,,%s %s,,%zu,", r->dir == XFER_H2D ? "host" : cr->xfer_run->selector,
-                r->dir == XFER_H2D ? cr->xfer_run->selector : "host", r->dir == XFER_H2D ? "H2D" : "D2H",
-                r->mem == XMEM_PINNED ? "page-locked" : "pageable", r->bytes);
-        cmeasure(f, &r->m, (double)r->bytes, 1.0);
-        fputs(",,,,,,,\n", f);
+    for (int x = 0; x < cr->nxfer; x++) {
+        const device_run *run = &cr->xfer_runs[x];
+        for (int i = 0; i < run->xfer.nrows; i++) {
+            const transfer_row *r = &run->xfer.rows[i];
+            fprintf(f, "transfer,%s,%s,,%s %s,,%zu,", r->dir == XFER_H2D ? "host" : run->selector,
+                    r->dir == XFER_H2D ? run->selector : "host", r->dir == XFER_H2D ? "H2D" : "D2H",
+                    r->mem == XMEM_PINNED ? "page-locked" : "pageable", r->bytes);
+            cmeasure(f, &r->m, (double)r->bytes, 1.0);
+            fputs(",,,,,,,\n", f);
+        }
     }
     for (int i = 0; i < cr->npeers; i++) {
         const peer_row *r = &cr->peers[i];
