@@ -191,9 +191,18 @@ done:
 }
 
 static int open_device(const char *which) {
-    char gpu[32];
+    char gpu[32], ocl[32] = "opencl";
     snprintf(gpu, sizeof gpu, "cuda:%d", rank);
-    const char *sel = strcmp(which, "opencl") == 0              ? "opencl"
+    /* opencl: a device per rank where the backend has several (two GPUs), else its one device for every rank */
+    uint32_t nb = 0;
+    hcl_backend_count(&nb);
+    for (uint32_t b = 0; b < nb; b++) {
+        hcl_backend_info bi;
+        if (hcl_backend_get_info(b, &bi) == HCL_SUCCESS && bi.available && !strcmp(bi.name, "opencl") &&
+            bi.device_count > 1)
+            snprintf(ocl, sizeof ocl, "opencl:%u", (unsigned)rank % bi.device_count);
+    }
+    const char *sel = strcmp(which, "opencl") == 0              ? ocl
                       : strcmp(which, "cuda") == 0              ? gpu
                       : strcmp(which, "mixed") == 0 && rank % 2 ? "opencl"
                                                                 : "host";

@@ -121,9 +121,10 @@ static hcl_status wait_all(const slot *s, void **ev, uint32_t n, hcl_status st) 
     return st;
 }
 
-/* Staging sets of a reduction: chunk k fills set k % REDUCE_SETS. Three, so that refilling a set never waits for the
- * results of the chunk just combined: chunk k comes in while chunk k-1 is combined and chunk k-2's results go out. */
-#define REDUCE_SETS 3
+/* Staging sets (buffers) of a pipeline: chunk k fills set k % STAGING_SETS. Three, so that refilling a set never waits
+ * for the chunk just taken out of the one before: in a reduction chunk k comes in while chunk k-1 is combined and
+ * chunk k-2's results go out. */
+#define STAGING_SETS 3
 
 /* Bytes of one staging set of a reduction: the float32 accumulator and every rank's input chunk. */
 static size_t reduce_set_bytes(size_t es, uint32_t ranks) {
@@ -148,7 +149,7 @@ static hcl_status out_queue(clique *cl, uint32_t r, hcl__device *dev, hcl__queue
 }
 
 /* recv[dst_base + i] = op over ranks of send[src_base + i], i < count, written to every rank's recv (only_rank
- * UINT32_MAX) or to only_rank's. Pipelined in chunks through REDUCE_SETS staging sets: while the host combines chunk
+ * UINT32_MAX) or to only_rank's. Pipelined in chunks through STAGING_SETS staging sets: while the host combines chunk
  * k-1, every rank's part of chunk k is on its way in on the rank's queue (all devices' links at once) and the results
  * of chunk k-2 on its way out on the rank's result queue. The results are written after the rank's chunk was read on
  * its queue, so after everything the caller queued before the collective. */
@@ -158,61 +159,79 @@ static hcl_status reduce_range(clique *cl, slot *s, size_t src_base, size_t dst_
     const uint32_t ranks = cl->size;
     const size_t es = hcl_dtype_size(p0->type), stride = CHUNK_ELEMS * es, set_bytes = reduce_set_bytes(es, ranks);
     const size_t chunks = (count + CHUNK_ELEMS - 1) / CHUNK_ELEMS;
-    void *ev_in[REDUCE_SETS][ranks], *ev_out[REDUCE_SETS][ranks];
+    void *ev_in[STAGING_SETS][ranks], *ev_out[STAGING_SETS][ranks];
     hcl__queue *outq[ranks];
     hcl_status st = HCL_SUCCESS;
     for (uint32_t r = 0; r < ranks; r++) {
-        for (int j = 0; j < REDUCE_SETS; j++) ev_in[j][r] = ev_out[j][r] = NULL;
+        for (int j = 0; j < STAGING_SETS; j++) ev_in[j][r] = ev_out[j][r] = NULL;
         outq[r] = NULL;
         if (st == HCL_SUCCESS && (only_rank == UINT32_MAX || r == only_rank) && s->parts[r].recv)
             st = out_queue(cl, r, s->parts[r].q->dev, &outq[r]);
     }
+    /* where the executor's time goes (HCL_LOG=debug): waiting for a set's results to be out, for a chunk's inputs to
+     * be in, and combining */
+    const double t_start = hcl__comm_now_s();
+    double t_free = 0, t_in = 0, t_combine = 0, t;
     for (size_t k = 0; k <= chunks && st == HCL_SUCCESS; k++) {
-        if (k < chunks) { /* chunk k into set k % REDUCE_SETS, once that set's last results are out */
-            const size_t j = k % REDUCE_SETS, off = k * CHUNK_ELEMS,
+        if (k < chunks) { /* chunk k into set k % STAGING_SETS, once that set's last results are out */
+            const size_t j = k % STAGING_SETS, off = k * CHUNK_ELEMS,
                          n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
             unsigned char *set = (unsigned char *)cl->mem.ptr + j * set_bytes;
+            t = hcl__comm_now_s();
             for (uint32_t r = 0; r < ranks; r++)
                 if (outq[r]) hcl__comm_stage_wait(outq[r], &ev_out[j][r], &st);
+            t_free += hcl__comm_now_s() - t;
             for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++)
                 st = hcl__comm_stage_in_async(s->parts[r].q, s->parts[r].send, (src_base + off) * es, n * es,
                                               set + CHUNK_ELEMS * sizeof(float) + r * stride, &ev_in[j][r]);
         }
         if (k == 0 || st != HCL_SUCCESS) continue;
-        const size_t j = (k - 1) % REDUCE_SETS, off = (k - 1) * CHUNK_ELEMS;
+        const size_t j = (k - 1) % STAGING_SETS, off = (k - 1) * CHUNK_ELEMS;
         const size_t n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
         unsigned char *set = (unsigned char *)cl->mem.ptr + j * set_bytes, *in = set + CHUNK_ELEMS * sizeof(float);
         float *acc = (float *)set;
+        t = hcl__comm_now_s();
         if ((st = wait_all(s, ev_in[j], ranks, st)) != HCL_SUCCESS) break;
+        t_in += hcl__comm_now_s() - t;
+        t = hcl__comm_now_s();
         combine_ranks(p0->op, p0->type, acc, in, stride, ranks, n);
         /* f32: the result is acc; 16-bit types: narrowed into the first rank's input, combined by now */
         unsigned char *out = p0->type == HCL_DTYPE_F32 ? (unsigned char *)acc : in;
         if (p0->type != HCL_DTYPE_F32) hcl__comm_narrow(p0->type, acc, out, n);
+        t_combine += hcl__comm_now_s() - t;
         for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++)
             if (outq[r])
                 st = hcl__comm_stage_out_async(outq[r], s->parts[r].recv, (dst_base + off) * es, n * es, out,
                                                &ev_out[j][r]);
     }
     hcl_status in_st = HCL_SUCCESS, out_st = HCL_SUCCESS; /* every command waited for, whatever failed */
-    for (int j = 0; j < REDUCE_SETS; j++) {
+    for (int j = 0; j < STAGING_SETS; j++) {
         in_st = wait_all(s, ev_in[j], ranks, in_st);
         for (uint32_t r = 0; r < ranks; r++)
             if (outq[r]) hcl__comm_stage_wait(outq[r], &ev_out[j][r], &out_st);
     }
     if (st == HCL_SUCCESS) st = in_st != HCL_SUCCESS ? in_st : out_st;
+    hcl__log(HCL_LOG_DEBUG, "comm",
+             "staged reduction of %zu %s x %u ranks: %zu chunks in %.3f ms; waiting for free sets %.3f ms, for inputs "
+             "%.3f ms, combining %.3f ms",
+             count, hcl_dtype_name(p0->type), ranks, chunks, 1e3 * (hcl__comm_now_s() - t_start), 1e3 * t_free,
+             1e3 * t_in, 1e3 * t_combine);
     return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "staging a reduction through the host");
 }
 
 /* Copy count elements from `from`'s send (at src_base) to the recv (at dst_base) of each of to[0..nto), pipelined in
- * chunks through two staging buffers: chunk k comes in while chunk k-1 goes out to every rank at once. The source
+ * chunks through STAGING_SETS staging buffers: chunk k comes in while earlier chunks go out to every rank at once, and
+ * a buffer is refilled as soon as its chunk is out, so the source's link never waits for a destination's. The source
  * rank's own recv (the root's in a broadcast, a rank's own block in an all-gather) is one copy on its device, not a
  * trip through the host that would take turns with the chunks' reads on its queue. */
 static hcl_status copy_range(clique *cl, const hcl__coll *from, size_t src_base, hcl__coll *const *to, uint32_t nto,
                              size_t dst_base, size_t count) {
     const size_t es = hcl_dtype_size(from->type), chunks = (count + CHUNK_ELEMS - 1) / CHUNK_ELEMS;
-    unsigned char *buf[2] = {cl->mem.ptr, (unsigned char *)cl->mem.ptr + CHUNK_ELEMS * es};
-    void *ev_in[2] = {NULL, NULL}, *ev_out[2][nto];
-    for (uint32_t i = 0; i < nto; i++) ev_out[0][i] = ev_out[1][i] = NULL;
+    void *ev_in[STAGING_SETS], *ev_out[STAGING_SETS][nto];
+    for (int j = 0; j < STAGING_SETS; j++) {
+        ev_in[j] = NULL;
+        for (uint32_t i = 0; i < nto; i++) ev_out[j][i] = NULL;
+    }
     hcl_status st = HCL_SUCCESS;
     void *ev_local = NULL;
     uint32_t local = UINT32_MAX;
@@ -222,26 +241,28 @@ static hcl_status copy_range(clique *cl, const hcl__coll *from, size_t src_base,
         st = from->q->dev->drv->buffer_copy(from->q->native, to[local]->recv->native, dst_base * es, from->send->native,
                                             src_base * es, count * es, 0, 0, NULL, &ev_local);
     for (size_t k = 0; k <= chunks && st == HCL_SUCCESS; k++) {
-        if (k < chunks) { /* chunk k into buffer k % 2, once that buffer's last chunk is out */
-            const size_t off = k * CHUNK_ELEMS, n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
-            for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev_out[k % 2][i], &st);
+        if (k < chunks) { /* chunk k into buffer k % STAGING_SETS, once that buffer's last chunk is out */
+            const size_t j = k % STAGING_SETS, off = k * CHUNK_ELEMS,
+                         n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
+            for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev_out[j][i], &st);
             if (st == HCL_SUCCESS)
-                st = hcl__comm_stage_in_async(from->q, from->send, (src_base + off) * es, n * es, buf[k % 2],
-                                              &ev_in[k % 2]);
+                st = hcl__comm_stage_in_async(from->q, from->send, (src_base + off) * es, n * es,
+                                              (unsigned char *)cl->mem.ptr + j * CHUNK_ELEMS * es, &ev_in[j]);
         }
         if (k == 0 || st != HCL_SUCCESS) continue;
-        const size_t j = (k - 1) % 2, off = (k - 1) * CHUNK_ELEMS;
+        const size_t j = (k - 1) % STAGING_SETS, off = (k - 1) * CHUNK_ELEMS;
         const size_t n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
         hcl__comm_stage_wait(from->q, &ev_in[j], &st);
         for (uint32_t i = 0; i < nto && st == HCL_SUCCESS; i++) {
             if (i == local || !to[i]->recv || (to[i]->recv == from->send && dst_base == src_base))
                 continue; /* copied on the device, or in place on the root */
-            st = hcl__comm_stage_out_async(to[i]->q, to[i]->recv, (dst_base + off) * es, n * es, buf[j], &ev_out[j][i]);
+            st = hcl__comm_stage_out_async(to[i]->q, to[i]->recv, (dst_base + off) * es, n * es,
+                                           (unsigned char *)cl->mem.ptr + j * CHUNK_ELEMS * es, &ev_out[j][i]);
         }
     }
     hcl_status done = HCL_SUCCESS; /* every command waited for, whatever failed */
     hcl__comm_stage_wait(from->q, &ev_local, &done);
-    for (int j = 0; j < 2; j++) {
+    for (int j = 0; j < STAGING_SETS; j++) {
         hcl__comm_stage_wait(from->q, &ev_in[j], &done);
         for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev_out[j][i], &done);
     }
@@ -256,7 +277,7 @@ static hcl_status execute(clique *cl, slot *s) {
                                       p0->kind == HCL__COLL_REDUCE_SCATTER);
     /* page-locked by the first part's driver where it can (the posters' devices outlive their pending parts) */
     hcl_status st = hcl__comm_host_reserve(
-        &cl->mem, p0->q->dev, reduction ? REDUCE_SETS * reduce_set_bytes(es, cl->size) : 2 * CHUNK_ELEMS * es);
+        &cl->mem, p0->q->dev, STAGING_SETS * (reduction ? reduce_set_bytes(es, cl->size) : CHUNK_ELEMS * es));
     if (st != HCL_SUCCESS) return st;
     if (reduction) {
         if (p0->kind != HCL__COLL_REDUCE_SCATTER)
