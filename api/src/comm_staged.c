@@ -131,21 +131,29 @@ static size_t reduce_set_bytes(size_t es, uint32_t ranks) {
     return (CHUNK_ELEMS * (sizeof(float) + es * ranks) + 63) & ~(size_t)63;
 }
 
-/* Rank r's queue for the results of reductions: a queue of its own beside the caller's, so that a device's link
- * carries the next chunk in and the last results out at once (copies on one queue take turns). */
-static hcl_status out_queue(clique *cl, uint32_t r, hcl__device *dev, hcl__queue **out_q) {
-    hcl__queue *q = &cl->outq[r];
-    if (!q->native) {
-        hcl_status st = dev->drv->queue_create(dev->native, &q->native);
-        if (st != HCL_SUCCESS) {
-            q->native = NULL;
-            return hcl__prefix_message(st, "creating a result queue for the staged engine");
+/* Rank r's queue for what the host writes to its buffers: a queue of its own beside the caller's q, so that a device's
+ * link carries chunks in (on q) and results out (here) at once (copies on one queue take turns). Made on first use;
+ * each collective orders it after the commands already on q (a marker on q that it waits for), so the writes come
+ * after whatever the caller queued before the collective. */
+static hcl_status out_queue(clique *cl, uint32_t r, hcl__queue *q, hcl__queue **out_q) {
+    hcl__queue *oq = &cl->outq[r];
+    const hcl_driver_table *d = q->dev->drv;
+    hcl_status st;
+    if (!oq->native) {
+        if ((st = d->queue_create(q->dev->native, &oq->native)) != HCL_SUCCESS) {
+            oq->native = NULL;
+            return hcl__prefix_message(st, "creating a queue for the staged engine");
         }
-        q->dev = dev;
-        hcl__device_ref(dev);
+        oq->dev = q->dev;
+        hcl__device_ref(q->dev);
     }
-    *out_q = q;
-    return HCL_SUCCESS;
+    void *before = NULL, *after = NULL;
+    if ((st = d->queue_marker(q->native, 0, NULL, &before)) == HCL_SUCCESS)
+        st = d->queue_marker(oq->native, 1, &before, &after);
+    if (before) d->event_release(before);
+    if (after) d->event_release(after);
+    *out_q = oq;
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "ordering the staged engine's queue");
 }
 
 /* recv[dst_base + i] = op over ranks of send[src_base + i], i < count, written to every rank's recv (only_rank
@@ -166,7 +174,7 @@ static hcl_status reduce_range(clique *cl, slot *s, size_t src_base, size_t dst_
         for (int j = 0; j < STAGING_SETS; j++) ev_in[j][r] = ev_out[j][r] = NULL;
         outq[r] = NULL;
         if (st == HCL_SUCCESS && (only_rank == UINT32_MAX || r == only_rank) && s->parts[r].recv)
-            st = out_queue(cl, r, s->parts[r].q->dev, &outq[r]);
+            st = out_queue(cl, r, s->parts[r].q, &outq[r]);
     }
     /* where the executor's time goes (HCL_LOG=debug): waiting for a set's results to be out, for a chunk's inputs to
      * be in, and combining */
@@ -219,87 +227,142 @@ static hcl_status reduce_range(clique *cl, slot *s, size_t src_base, size_t dst_
     return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "staging a reduction through the host");
 }
 
-/* Copy count elements from `from`'s send (at src_base) to the recv (at dst_base) of each of to[0..nto), pipelined in
- * chunks through STAGING_SETS staging buffers: chunk k comes in while earlier chunks go out to every rank at once, and
- * a buffer is refilled as soon as its chunk is out, so the source's link never waits for a destination's. The source
- * rank's own recv (the root's in a broadcast, a rank's own block in an all-gather) is one copy on its device, not a
- * trip through the host that would take turns with the chunks' reads on its queue. */
-static hcl_status copy_range(clique *cl, const hcl__coll *from, size_t src_base, hcl__coll *const *to, uint32_t nto,
-                             size_t dst_base, size_t count) {
-    const size_t es = hcl_dtype_size(from->type), chunks = (count + CHUNK_ELEMS - 1) / CHUNK_ELEMS;
-    void *ev_in[STAGING_SETS], *ev_out[STAGING_SETS][nto];
-    for (int j = 0; j < STAGING_SETS; j++) {
-        ev_in[j] = NULL;
-        for (uint32_t i = 0; i < nto; i++) ev_out[j][i] = NULL;
-    }
+/* Copies staged at once, each with its own staging buffers (several sources' links work in parallel). */
+#define COPY_WAYS 4
+
+/* One copy: count elements from `from`'s send (at src_base) to the recv (at dst_base) of each of to[0..nto), written on
+ * toq[i] (out_queue). */
+typedef struct xfer {
+    const hcl__coll *from;
+    size_t src_base, dst_base, count;
+    uint32_t nto;
+    hcl__coll *const *to;
+    hcl__queue *const *toq;
+} xfer;
+
+/* Whether copy x writes to[i] through the host: not when to[i] is the source (copied on its device) or has nothing to
+ * receive, or is the source's own buffer in place. */
+static int through_host(const xfer *x, uint32_t i) {
+    const hcl__coll *t = x->to[i];
+    return t != x->from && t->recv && !(t->recv == x->from->send && x->dst_base == x->src_base);
+}
+
+/* The copies x[0..nx) (nx <= COPY_WAYS), pipelined in chunks through STAGING_SETS staging buffers each: every copy's
+ * chunk k comes in (on its source's queue) while earlier chunks go out to every destination at once (on the
+ * destinations' own queues), and a buffer is refilled as soon as its chunk is out, so a source's link never waits for
+ * a destination's. A source's own recv (the root's in a broadcast, a rank's own block in an all-gather) is one copy
+ * on its device. */
+static hcl_status copy_ranges(clique *cl, const xfer *x, uint32_t nx) {
+    const size_t es = hcl_dtype_size(x[0].from->type), piece = CHUNK_ELEMS * es;
+    const uint32_t ranks = cl->size;
+    size_t chunks = 0;
+    void *ev_in[STAGING_SETS][nx], *ev_out[STAGING_SETS][nx][ranks], *ev_local[nx];
     hcl_status st = HCL_SUCCESS;
-    void *ev_local = NULL;
-    uint32_t local = UINT32_MAX;
-    for (uint32_t i = 0; i < nto; i++)
-        if (to[i] == from && to[i]->recv && !(to[i]->recv == from->send && dst_base == src_base)) local = i;
-    if (local != UINT32_MAX)
-        st = from->q->dev->drv->buffer_copy(from->q->native, to[local]->recv->native, dst_base * es, from->send->native,
-                                            src_base * es, count * es, 0, 0, NULL, &ev_local);
-    for (size_t k = 0; k <= chunks && st == HCL_SUCCESS; k++) {
-        if (k < chunks) { /* chunk k into buffer k % STAGING_SETS, once that buffer's last chunk is out */
-            const size_t j = k % STAGING_SETS, off = k * CHUNK_ELEMS,
-                         n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
-            for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev_out[j][i], &st);
-            if (st == HCL_SUCCESS)
-                st = hcl__comm_stage_in_async(from->q, from->send, (src_base + off) * es, n * es,
-                                              (unsigned char *)cl->mem.ptr + j * CHUNK_ELEMS * es, &ev_in[j]);
+    for (uint32_t c = 0; c < nx; c++) {
+        const size_t ch = (x[c].count + CHUNK_ELEMS - 1) / CHUNK_ELEMS;
+        chunks = ch > chunks ? ch : chunks;
+        ev_local[c] = NULL;
+        for (int j = 0; j < STAGING_SETS; j++) {
+            ev_in[j][c] = NULL;
+            for (uint32_t i = 0; i < ranks; i++) ev_out[j][c][i] = NULL;
         }
-        if (k == 0 || st != HCL_SUCCESS) continue;
-        const size_t j = (k - 1) % STAGING_SETS, off = (k - 1) * CHUNK_ELEMS;
-        const size_t n = count - off < CHUNK_ELEMS ? count - off : CHUNK_ELEMS;
-        hcl__comm_stage_wait(from->q, &ev_in[j], &st);
-        for (uint32_t i = 0; i < nto && st == HCL_SUCCESS; i++) {
-            if (i == local || !to[i]->recv || (to[i]->recv == from->send && dst_base == src_base))
-                continue; /* copied on the device, or in place on the root */
-            st = hcl__comm_stage_out_async(to[i]->q, to[i]->recv, (dst_base + off) * es, n * es,
-                                           (unsigned char *)cl->mem.ptr + j * CHUNK_ELEMS * es, &ev_out[j][i]);
+    }
+    for (uint32_t c = 0; c < nx && st == HCL_SUCCESS; c++)
+        for (uint32_t i = 0; i < x[c].nto && st == HCL_SUCCESS; i++) {
+            const hcl__coll *f = x[c].from, *t = x[c].to[i];
+            if (t == f && t->recv && !(t->recv == f->send && x[c].dst_base == x[c].src_base))
+                st = f->q->dev->drv->buffer_copy(f->q->native, t->recv->native, x[c].dst_base * es, f->send->native,
+                                                 x[c].src_base * es, x[c].count * es, 0, 0, NULL, &ev_local[c]);
+        }
+    for (size_t k = 0; k <= chunks && st == HCL_SUCCESS; k++) {
+        for (uint32_t c = 0; c < nx && st == HCL_SUCCESS && k < chunks; c++) {
+            /* chunk k of copy c into its buffer k % STAGING_SETS, once that buffer's last chunk is out */
+            const size_t j = k % STAGING_SETS, off = k * CHUNK_ELEMS;
+            if (off >= x[c].count) continue;
+            const size_t n = x[c].count - off < CHUNK_ELEMS ? x[c].count - off : CHUNK_ELEMS;
+            for (uint32_t i = 0; i < x[c].nto; i++) hcl__comm_stage_wait(x[c].toq[i], &ev_out[j][c][i], &st);
+            if (st == HCL_SUCCESS)
+                st = hcl__comm_stage_in_async(x[c].from->q, x[c].from->send, (x[c].src_base + off) * es, n * es,
+                                              (unsigned char *)cl->mem.ptr + (j * nx + c) * piece, &ev_in[j][c]);
+        }
+        for (uint32_t c = 0; c < nx && st == HCL_SUCCESS && k > 0; c++) {
+            const size_t j = (k - 1) % STAGING_SETS, off = (k - 1) * CHUNK_ELEMS;
+            if (off >= x[c].count) continue;
+            const size_t n = x[c].count - off < CHUNK_ELEMS ? x[c].count - off : CHUNK_ELEMS;
+            hcl__comm_stage_wait(x[c].from->q, &ev_in[j][c], &st);
+            for (uint32_t i = 0; i < x[c].nto && st == HCL_SUCCESS; i++)
+                if (through_host(&x[c], i))
+                    st = hcl__comm_stage_out_async(x[c].toq[i], x[c].to[i]->recv, (x[c].dst_base + off) * es, n * es,
+                                                   (unsigned char *)cl->mem.ptr + (j * nx + c) * piece,
+                                                   &ev_out[j][c][i]);
         }
     }
     hcl_status done = HCL_SUCCESS; /* every command waited for, whatever failed */
-    hcl__comm_stage_wait(from->q, &ev_local, &done);
-    for (int j = 0; j < STAGING_SETS; j++) {
-        hcl__comm_stage_wait(from->q, &ev_in[j], &done);
-        for (uint32_t i = 0; i < nto; i++) hcl__comm_stage_wait(to[i]->q, &ev_out[j][i], &done);
+    for (uint32_t c = 0; c < nx; c++) {
+        hcl__comm_stage_wait(x[c].from->q, &ev_local[c], &done);
+        for (int j = 0; j < STAGING_SETS; j++) {
+            hcl__comm_stage_wait(x[c].from->q, &ev_in[j][c], &done);
+            for (uint32_t i = 0; i < x[c].nto; i++) hcl__comm_stage_wait(x[c].toq[i], &ev_out[j][c][i], &done);
+        }
     }
     if (st == HCL_SUCCESS) st = done;
     return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "staging a copy through the host");
 }
 
-static hcl_status execute(clique *cl, slot *s) {
-    const hcl__coll *p0 = s->p2p ? &s->parts[s->src] : &s->parts[0];
+/* Run slots s[0..ns): one collective, or up to COPY_WAYS send/recv pairs at once. */
+static hcl_status execute(clique *cl, slot *const *s, uint32_t ns) {
+    const hcl__coll *p0 = s[0]->p2p ? &s[0]->parts[s[0]->src] : &s[0]->parts[0];
     const size_t es = hcl_dtype_size(p0->type), count = p0->count;
-    const int reduction = !s->p2p && (p0->kind == HCL__COLL_ALL_REDUCE || p0->kind == HCL__COLL_REDUCE ||
-                                      p0->kind == HCL__COLL_REDUCE_SCATTER);
+    const uint32_t ranks = cl->size, ways = ranks < COPY_WAYS ? ranks : COPY_WAYS;
+    const int reduction = !s[0]->p2p && (p0->kind == HCL__COLL_ALL_REDUCE || p0->kind == HCL__COLL_REDUCE ||
+                                         p0->kind == HCL__COLL_REDUCE_SCATTER);
+    size_t most = 0; /* the largest element size of the slots (send/recv pairs may differ) */
+    for (uint32_t i = 0; i < ns; i++) {
+        const hcl__coll *p = s[i]->p2p ? &s[i]->parts[s[i]->src] : &s[i]->parts[0];
+        most = hcl_dtype_size(p->type) > most ? hcl_dtype_size(p->type) : most;
+    }
     /* page-locked by the first part's driver where it can (the posters' devices outlive their pending parts) */
     hcl_status st = hcl__comm_host_reserve(
-        &cl->mem, p0->q->dev, STAGING_SETS * (reduction ? reduce_set_bytes(es, cl->size) : CHUNK_ELEMS * es));
+        &cl->mem, p0->q->dev, STAGING_SETS * (reduction ? reduce_set_bytes(es, ranks) : ways * CHUNK_ELEMS * most));
     if (st != HCL_SUCCESS) return st;
     if (reduction) {
         if (p0->kind != HCL__COLL_REDUCE_SCATTER)
-            return reduce_range(cl, s, 0, 0, count, p0->kind == HCL__COLL_REDUCE ? p0->root : UINT32_MAX);
+            return reduce_range(cl, s[0], 0, 0, count, p0->kind == HCL__COLL_REDUCE ? p0->root : UINT32_MAX);
         /* every rank's send[r * count ..) reduced into rank r's recv */
-        for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++) st = reduce_range(cl, s, r * count, 0, count, r);
+        for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++) st = reduce_range(cl, s[0], r * count, 0, count, r);
         return st;
     }
-    if (s->p2p) {
-        hcl__coll *to = &s->parts[s->dst];
-        return copy_range(cl, &s->parts[s->src], 0, &to, 1, 0, count);
+    xfer x[COPY_WAYS];
+    hcl__coll *to[COPY_WAYS][ranks];
+    hcl__queue *toq[COPY_WAYS][ranks];
+    if (s[0]->p2p) { /* every pair at once: a ring's sends and receives use both directions of each link */
+        for (uint32_t i = 0; i < ns && st == HCL_SUCCESS; i++) {
+            const uint32_t dst = s[i]->dst;
+            to[i][0] = &s[i]->parts[dst];
+            st = out_queue(cl, dst, to[i][0]->q, &toq[i][0]);
+            x[i] = (xfer){&s[i]->parts[s[i]->src], 0, 0, to[i][0]->count, 1, to[i], toq[i]};
+        }
+        return st == HCL_SUCCESS ? copy_ranges(cl, x, ns) : st;
     }
-    hcl__coll *all[cl->size];
-    for (uint32_t r = 0; r < cl->size; r++) all[r] = &s->parts[r];
-    switch (p0->kind) {
-    case HCL__COLL_BROADCAST: return copy_range(cl, &s->parts[p0->root], 0, all, cl->size, 0, count);
-    case HCL__COLL_ALL_GATHER:
-        for (uint32_t r = 0; r < cl->size && st == HCL_SUCCESS; r++)
-            st = copy_range(cl, &s->parts[r], 0, all, cl->size, r * count, count);
-        return st;
-    default: return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "kind %d", (int)p0->kind);
+    hcl__queue *oq[ranks];
+    for (uint32_t r = 0; r < ranks && st == HCL_SUCCESS; r++) st = out_queue(cl, r, s[0]->parts[r].q, &oq[r]);
+    if (st != HCL_SUCCESS) return st;
+    /* broadcast: the root's send to every rank; all_gather: each rank's send to block r of every rank, up to COPY_WAYS
+     * sources at once */
+    const int bcast = p0->kind == HCL__COLL_BROADCAST;
+    if (!bcast && p0->kind != HCL__COLL_ALL_GATHER)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "kind %d", (int)p0->kind);
+    const uint32_t sources = bcast ? 1 : ranks;
+    for (uint32_t first = 0; first < sources && st == HCL_SUCCESS; first += ways) {
+        const uint32_t nx = sources - first < ways ? sources - first : ways;
+        for (uint32_t c = 0; c < nx; c++) {
+            const uint32_t src = bcast ? p0->root : first + c;
+            for (uint32_t r = 0; r < ranks; r++) to[c][r] = &s[0]->parts[r], toq[c][r] = oq[r];
+            x[c] = (xfer){&s[0]->parts[src], 0, bcast ? 0 : src * count, count, ranks, to[c], toq[c]};
+        }
+        st = copy_ranges(cl, x, nx);
     }
+    return st;
 }
 
 /* ---- the clique's bookkeeping (under its lock) ---- */
@@ -328,19 +391,24 @@ static void drain(clique *cl) {
     if (cl->executing) return;
     cl->executing = 1;
     while (cl->ready_head) {
-        slot *s = cl->ready_head;
-        cl->ready_head = s->rnext;
+        /* the next collective, or the run of send/recv pairs ready next (up to COPY_WAYS, run at once) */
+        slot *batch[COPY_WAYS];
+        uint32_t n = 0;
+        do {
+            batch[n++] = cl->ready_head;
+            cl->ready_head = cl->ready_head->rnext;
+        } while (batch[0]->p2p && n < COPY_WAYS && cl->ready_head && cl->ready_head->p2p);
         if (!cl->ready_head) cl->ready_tail = NULL;
         if (cl->broken) {
-            slot_finish(cl, s, cl->broken, cl->broken_why);
+            for (uint32_t i = 0; i < n; i++) slot_finish(cl, batch[i], cl->broken, cl->broken_why);
             continue;
         }
         pthread_mutex_unlock(&cl->lock);
-        hcl_status st = execute(cl, s);
+        hcl_status st = execute(cl, batch, n);
         char why[512];
         snprintf(why, sizeof why, "%s", st == HCL_SUCCESS ? "" : hcl_last_message());
         pthread_mutex_lock(&cl->lock);
-        slot_finish(cl, s, st, why);
+        for (uint32_t i = 0; i < n; i++) slot_finish(cl, batch[i], st, why);
     }
     cl->executing = 0;
 }
