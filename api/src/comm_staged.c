@@ -1,10 +1,11 @@
 /* The staged engine (comm_engine.h): the ranks of one hcl_comm_create_all, devices of one process of any backends,
  * share a clique. Each rank's collectives are numbered; collective k completes when every rank has posted its k-th,
- * and the last poster runs it for all: it stages every rank's part to host memory through the buffer's driver,
- * combines there and writes every rank's result (a reduction's results on a queue of the clique's beside the rank's,
- * so that each link carries both directions at once), then wakes the others. send/recv pair by order on each (src, dst).
- * One thread runs the clique's work at a time (the executor: whoever made work ready while none ran), so the staging
- * memory is the clique's, reused, and collectives run in their order.
+ * and the last poster runs it for all (inside a group: at its group_end, so that the send/recv pairs of a group run
+ * together): it stages every rank's part to host memory through the buffer's driver, combines there and writes every
+ * rank's result (on a queue of the clique's beside the rank's, so that each link carries both directions at once),
+ * then wakes the others. send/recv pair by order on each (src, dst), and up to COPY_WAYS pairs ready together are
+ * copied at once. One thread runs the clique's work at a time (the executor: whoever made work ready while none ran,
+ * or ended the group that did), so the staging memory is the clique's, reused, and collectives run in their order.
  * Outside a group a poster that is not last waits (condition variable) until its part is done or the communicator's
  * timeout passes; inside a group posting returns at once and group_end waits for what this thread posted. A timeout
  * breaks the clique for every rank: waiters wake with the status, later posts fail at once. */
@@ -582,7 +583,7 @@ static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
         else
             cl->ready_head = s;
         cl->ready_tail = s;
-        drain(cl);
+        if (!in_group) drain(cl); /* in a group, group_end runs what is ready: send/recv pairs then run together */
     }
     if (in_group) {
         tickets[ticket_count++] = (ticket){cl, s, comm};
@@ -610,6 +611,7 @@ static hcl_status group_end(void) {
     for (size_t i = 0; i < ticket_count; i++) {
         clique *cl = tickets[i].cl;
         pthread_mutex_lock(&cl->lock);
+        drain(cl);
         hcl_status st = wait_slot(cl, tickets[i].s, tickets[i].comm, atomic_load(&tickets[i].comm->timeout));
         if (st != HCL_SUCCESS && first == HCL_SUCCESS) {
             first = st;
