@@ -116,13 +116,19 @@ static void usage(FILE *f) {
         "  --peak, --transfer  run only these sections (either or both): no kernel table, launch or user kernel\n"
         "\n"
         "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and\n"
-        "2^28 elements, gemm 1024, 2048, 4096, 8192 (square), softmax 2^27 elements as rows x 256, 1024, 4096,\n"
-        "16384, 32768, 65536, 131072, 262144 columns; on a CPU device: vectors 2^25, gemm 256 to 2048, softmax\n"
-        "2^23 elements over the same columns. Defaults are halved until they fit 45%% of the device's memory and\n"
-        "35%% of the host's (the table says so).\n"
-        "  --scale F           multiply the default element counts by F (gemm: each dimension by F^(1/3))\n"
+        "2^28 elements, gemm 1024, 2048, 4096, 8192 (square) and the skinny set, softmax 2^27 elements as rows x\n"
+        "256, 1024, 4096, 16384, 32768, 65536, 131072, 262144 columns; on a CPU device: vectors 2^25, gemm 256 to\n"
+        "2048 and a smaller skinny set, softmax 2^23 elements over the same columns. Defaults are halved until\n"
+        "they fit 45%% of the device's memory and 35%% of the host's (the table says so; gemm dimensions of 128\n"
+        "and below are kept).\n"
+        "  --scale F           multiply the default element counts by F (gemm: each dimension above 128 by\n"
+        "                      F^(1/3))\n"
         "  --vecadd-n N        one vecadd length instead of the defaults\n"
-        "  --gemm N|MxNxK      one gemm shape\n"
+        "  --gemm N|MxNxK      one gemm shape (instead of the sets)\n"
+        "  --gemm-set LIST     comma list of square, skinny, or all (default: all): the gemm shapes to run.\n"
+        "                      skinny: m or n of 1, 7, 127; k of 1; k far above m and n (up to 2^20 on a GPU,\n"
+        "                      2^18 on a CPU); primes. After the table: \"gemm skinny: median HCL/baseline over N\n"
+        "                      shapes = X\" of its f32 rows that have a baseline and pass both checks\n"
         "  --softmax RxC       one softmax shape (rows x cols)\n"
         "  --reduce-n N        one reduce length\n"
         "\n"
@@ -150,7 +156,8 @@ static void usage(FILE *f) {
         "counting), a copy baseline read + write, gemm 2*m*n*k flops. Every run's output is first filled with NaN,\n"
         "so unwritten elements fail the check.\n"
         "Tolerances: vecadd |c-ref|/|ref| <= 2^-23; gemm |c-ref|/sum|a*b| <= min(k+1, 64)*2^-23 (tight enough that\n"
-        "TF32 fails; every element up to 2^27 multiply-adds, else 16 whole rows and 16 whole columns); softmax\n"
+        "TF32 fails up to k of about 10^4; every element up to 2^27 multiply-adds and 2^24 elements of C, else 16\n"
+        "whole rows and 16 whole columns); softmax\n"
         "|y-ref|/ref <= (cols+32)*2^-24 (every row up to 2^23 elements, else 64 rows); reduce |s-ref|/sum|x| <=\n"
         "1e-6; copies bit-exact. Baselines are checked against the same reference. Rows of another type round\n"
         "their inputs to it first; a 16-bit output adds its rounding (f16 2^-11, bf16 2^-8 relative; f16 at least\n"
@@ -278,6 +285,7 @@ enum {
     OPT_SCALE,
     OPT_VECADD_N,
     OPT_GEMM,
+    OPT_GEMM_SET,
     OPT_SOFTMAX,
     OPT_REDUCE_N,
     OPT_NOISE,
@@ -308,6 +316,7 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
         break;
     case OPT_KERNELS: return parse_names(name, v, kernel_names, K_COUNT, &o->kernels);
     case OPT_TYPES: return parse_names(name, v, type_names, BT_COUNT, &o->types);
+    case OPT_GEMM_SET: return parse_names(name, v, gemm_set_names, GS_COUNT, &o->gemm_sets);
     case OPT_REPEATS:
         if (parse_int(v, 1, BENCH_MAX_REPEATS, &o->repeats)) want = "a whole number from 1 to " STR(BENCH_MAX_REPEATS);
         o->repeats_set = 1;
@@ -440,6 +449,7 @@ static int parse_args(int argc, char **argv, options *o) {
         {"scale", required_argument, NULL, OPT_SCALE},
         {"vecadd-n", required_argument, NULL, OPT_VECADD_N},
         {"gemm", required_argument, NULL, OPT_GEMM},
+        {"gemm-set", required_argument, NULL, OPT_GEMM_SET},
         {"softmax", required_argument, NULL, OPT_SOFTMAX},
         {"reduce-n", required_argument, NULL, OPT_REDUCE_N},
         {"noise-threshold", required_argument, NULL, OPT_NOISE},
@@ -721,6 +731,7 @@ int main(int argc, char **argv) {
                  .verify = 1,
                  .kernels = (1u << K_COUNT) - 1,
                  .types = (1u << BT_COUNT) - 1,
+                 .gemm_sets = (1u << GS_COUNT) - 1,
                  .scale = 1.0,
                  .baselines = 1,
                  .launch = 1,

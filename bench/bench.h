@@ -6,6 +6,7 @@
  *   noise.c      spread, noisy rows, and when a --compare change is significant
  *   kernels.c    size plans, the timed-run loop, the four kernels and their checks (references and tolerances:
  *                testsupport/hcl_testsupport.h, rule HCL_TS_BENCH)
+ *   gemm_sets.c  the gemm shape sets (square, skinny) and the skinny set's summary (median HCL/baseline)
  *   baselines.c  vendor baselines opened with dlopen: library loading, host (OpenBLAS, memcpy), dispatch
  *   baselines_cuda.c, baselines_opencl.c   cuBLAS, CUB, cuMemcpyDtoDAsync; CLBlast, clEnqueueCopyBuffer
  *   launch.c     launch cost of an empty kernel (HCL and the raw vendor call); a user kernel built from source
@@ -26,7 +27,7 @@
 #include <stdio.h>
 
 #define BENCH_MAX_REPEATS 1000
-#define BENCH_MAX_CASES 96
+#define BENCH_MAX_CASES 160
 #define BENCH_MAX_DEVICES 32
 /* Every line bench prints fits this many columns (ctest tools-bench-width checks it). */
 #define BENCH_WIDTH 120
@@ -39,6 +40,11 @@ extern const char *const kernel_names[K_COUNT];
 /* The element types a row runs in: f32, TF32 (gemm only: f32 buffers, HCL_COMPUTE_TF32), f16, bf16. */
 enum { BT_F32 = 0, BT_TF32, BT_F16, BT_BF16, BT_COUNT };
 extern const char *const type_names[BT_COUNT];
+
+/* The gemm shape sets (--gemm-set): the square sizes, and the skinny and odd ones (m or n of 1, 7, 127; k of 1; k far
+ * above m and n; primes). GS_NONE: a row of another kernel, or the one shape of --gemm. */
+enum { GS_SQUARE = 0, GS_SKINNY, GS_COUNT, GS_NONE = -1 };
+extern const char *const gemm_set_names[GS_COUNT];
 /* The buffers' hcl_dtype of a bench type. */
 hcl_dtype bench_dtype(int type);
 
@@ -50,8 +56,9 @@ typedef struct options {
     int libs;             /* --libs: print the baselines' vendor libraries and exit */
     uint64_t seed;
     int repeats, warmup, repeats_set, verify;
-    unsigned kernels; /* bit mask of 1 << K_* */
-    unsigned types;   /* bit mask of 1 << BT_* (--types) */
+    unsigned kernels;   /* bit mask of 1 << K_* */
+    unsigned types;     /* bit mask of 1 << BT_* (--types) */
+    unsigned gemm_sets; /* bit mask of 1 << GS_* (--gemm-set) */
     double scale;
     size_t vec_n, gemm_m, gemm_n, gemm_k, sm_rows, sm_cols, red_n; /* 0: the plan's default */
     int baselines;                                                 /* 0: --no-baselines */
@@ -91,6 +98,7 @@ typedef struct measure {
 typedef struct result {
     int kernel;
     int type; /* BT_*: the shape text carries it too (" bf16" after the dimensions; nothing for f32) */
+    int set;  /* GS_*: the gemm set the row belongs to */
     size_t dims[3];
     char shape[64];
     double work;      /* bytes or flops per run of HCL's kernel */
@@ -220,6 +228,7 @@ typedef struct bcase {
     int kernel;
     size_t d[3];
     int type; /* BT_* */
+    int set;  /* GS_* */
 } bcase;
 
 /* bench.c */
@@ -290,6 +299,22 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
               measure *m);
 /* On a CPU device: a pause that lets spinning worker threads (OpenMP, OpenBLAS, PoCL) go to sleep. */
 void settle_cpu(const bdev *b);
+
+/* gemm_sets.c */
+/* The default shapes of a gemm set (GS_*) for a CPU or a GPU device, or the --quick ones: their number, at most max,
+ * written as {m, n, k} triples to out. */
+int gemm_set_shapes(int set, int cpu, int quick, size_t (*out)[3], int max);
+/* The skinny set's summary of a device: the median of HCL's rate over the baseline's across its f32 rows that have
+ * both (ratio NaN when none has), how many such rows, how many skinny f32 rows lacked a ratio, and the baseline's
+ * name (the first row's). Returns 0 when the device has no skinny f32 row (nothing to summarise). */
+typedef struct gemm_summary {
+    int shapes, missing;
+    double median_ratio;
+    char baseline[64];
+} gemm_summary;
+int gemm_skinny_summary(const device_run *dr, gemm_summary *out);
+/* The summary line after a device's table (nothing when it has no skinny row). */
+void print_gemm_summary(const device_run *dr);
 
 /* baselines_host.c: the host driver's thread count (from the "N threads" of its backend version, else
  * omp_get_max_threads()); how says where it came from (may be NULL). */

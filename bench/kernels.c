@@ -65,22 +65,28 @@ void format_shape(const bcase *c, char *out, size_t size) {
     }
 }
 
-static int add_typed_case(bcase *out, int *count, int max, int kernel, size_t d0, size_t d1, size_t d2, int type) {
+static int add_typed_case(bcase *out, int *count, int max, int kernel, size_t d0, size_t d1, size_t d2, int type,
+                          int set) {
     for (int i = 0; i < *count; i++) /* scaling can make two sizes equal */
         if (out[i].kernel == kernel && out[i].d[0] == d0 && out[i].d[1] == d1 && out[i].d[2] == d2 &&
             out[i].type == type)
             return 0;
     if (*count >= max) return -1;
-    out[*count] = (bcase){kernel, {d0, d1, d2}, type};
+    out[*count] = (bcase){kernel, {d0, d1, d2}, type, set};
     (*count)++;
     return 0;
 }
 
 static int add_case(bcase *out, int *count, int max, int kernel, size_t d0, size_t d1, size_t d2) {
-    return add_typed_case(out, count, max, kernel, d0, d1, d2, BT_F32);
+    return add_typed_case(out, count, max, kernel, d0, d1, d2, BT_F32, GS_NONE);
 }
 
-/* Shrink a default case until it fits the budgets: halve vector lengths and softmax rows, halve GEMM dims. */
+/* A gemm dimension at most this stays as it is when a case is scaled or shrunk: the skinny set's 1, 7 and 127 are
+ * what its rows are about (the square sizes all lie above it). */
+#define GEMM_KEEP_DIM 128
+
+/* Shrink a default case until it fits the budgets: halve vector lengths and softmax rows, halve GEMM dims (those
+ * above GEMM_KEEP_DIM, or all of them when none is). */
 static int fit(bcase *c, double dev_budget, double host_budget, double max_alloc) {
     int shrunk = 0;
     for (int guard = 0; guard < 64; guard++) {
@@ -89,7 +95,9 @@ static int fit(bcase *c, double dev_budget, double host_budget, double max_alloc
         if (dev <= dev_budget && host <= host_budget && largest <= max_alloc) break;
         shrunk = 1;
         if (c->kernel == K_GEMM) {
-            for (int i = 0; i < 3; i++) c->d[i] = c->d[i] > 1 ? c->d[i] / 2 : 1;
+            int big = c->d[0] > GEMM_KEEP_DIM || c->d[1] > GEMM_KEEP_DIM || c->d[2] > GEMM_KEEP_DIM;
+            for (int i = 0; i < 3; i++)
+                if (!big || c->d[i] > GEMM_KEEP_DIM) c->d[i] = c->d[i] > 1 ? c->d[i] / 2 : 1;
         } else if (c->d[0] > 1) {
             c->d[0] /= 2;
         } else {
@@ -97,6 +105,21 @@ static int fit(bcase *c, double dev_budget, double host_budget, double max_alloc
         }
     }
     return shrunk;
+}
+
+/* The default gemm shapes of the sets asked for (--gemm-set), square first; --scale multiplies the dimensions above
+ * GEMM_KEEP_DIM by the cube root of its factor. */
+static void add_gemm_sets(const options *o, int cpu, double cube, bcase *tmp, int *ntmp) {
+    for (int set = 0; set < GS_COUNT; set++) {
+        if (!(o->gemm_sets & (1u << set))) continue;
+        size_t shapes[32][3];
+        int n = gemm_set_shapes(set, cpu, o->quick, shapes, 32);
+        for (int i = 0; i < n; i++) {
+            size_t d[3];
+            for (int j = 0; j < 3; j++) d[j] = shapes[i][j] > GEMM_KEEP_DIM ? scaled(shapes[i][j], cube) : shapes[i][j];
+            add_typed_case(tmp, ntmp, BENCH_MAX_CASES, K_GEMM, d[0], d[1], d[2], BT_F32, set);
+        }
+    }
 }
 
 int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int max, char *note, size_t note_size) {
@@ -119,8 +142,7 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
         if (o->quick) {
             /* Odd shapes that cross tile and work-group edges; a few seconds on PoCL. */
             if (k == K_VECADD) add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled(1000003, s), 0, 0);
-            if (k == K_GEMM)
-                add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled(257, cube), scaled(255, cube), scaled(129, cube));
+            if (k == K_GEMM) add_gemm_sets(o, cpu, cube, tmp, &ntmp);
             if (k == K_SOFTMAX) {
                 add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled(257, s), 1001, 0);
                 add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled(3, s), 20011, 0);
@@ -136,13 +158,7 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
             if (!cpu) add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled((size_t)1 << 25, s), 0, 0);
             add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled((size_t)1 << (cpu ? 25 : 28), s), 0, 0);
         } else if (k == K_GEMM) {
-            static const size_t gpu_n[] = {1024, 2048, 4096, 8192}, cpu_n[] = {256, 512, 1024, 2048};
-            const size_t *list = cpu ? cpu_n : gpu_n;
-            int nl = 4;
-            for (int i = 0; i < nl; i++) {
-                size_t d = scaled(list[i], cube);
-                add_case(tmp, &ntmp, BENCH_MAX_CASES, k, d, d, d);
-            }
+            add_gemm_sets(o, cpu, cube, tmp, &ntmp);
         } else {
             size_t total = (size_t)1 << (cpu ? 23 : 27);
             for (size_t i = 0; i < sizeof sm_cols / sizeof sm_cols[0]; i++) {
@@ -159,7 +175,8 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
     int shrunk = 0;
     for (int i = 0; i < ntmp; i++) {
         shrunk |= fit(&tmp[i], dev_budget, host_budget, max_alloc);
-        if (add_case(out, &count, max, tmp[i].kernel, tmp[i].d[0], tmp[i].d[1], tmp[i].d[2])) break;
+        if (add_typed_case(out, &count, max, tmp[i].kernel, tmp[i].d[0], tmp[i].d[1], tmp[i].d[2], BT_F32, tmp[i].set))
+            break;
     }
     if (shrunk) {
         size_t used = strlen(note);
@@ -167,6 +184,10 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
                  ", scaled down to fit %.1f GiB of device memory and %.1f GiB of host "
                  "memory",
                  dev_budget / 1073741824.0, host_budget / 1073741824.0);
+    }
+    if ((o->kernels & (1u << K_GEMM)) && !o->gemm_m && o->gemm_sets != (1u << GS_COUNT) - 1) {
+        size_t used = strlen(note);
+        snprintf(note + used, note_size - used, ", --gemm-set %s", gemm_set_names[o->gemm_sets & 1u ? 0 : 1]);
     }
     if (s != 1.0) {
         size_t used = strlen(note);
@@ -179,7 +200,7 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
         if (!(o->types & (1u << t))) continue;
         for (int i = 0; i < f32_cases; i++) {
             if (t == BT_TF32 && (out[i].kernel != K_GEMM || !(info->matrix_types & HCL_TYPE_BIT_TF32))) continue;
-            add_typed_case(out, &count, max, out[i].kernel, out[i].d[0], out[i].d[1], out[i].d[2], t);
+            add_typed_case(out, &count, max, out[i].kernel, out[i].d[0], out[i].d[1], out[i].d[2], t, out[i].set);
         }
     }
     if ((o->types & (1u << BT_TF32)) && (o->kernels & (1u << K_GEMM)) && !(info->matrix_types & HCL_TYPE_BIT_TF32)) {
@@ -488,8 +509,10 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------------------
  * gemm: C = A * B (row-major, no transpose, alpha 1, beta 0). Error of C[i][j]: |C - ref| / sum_p |A[i][p] B[p][j]|,
  * within min(k + 1, 64) * 2^-23, so that a GEMM that quietly drops to TF32 (a baseline's math mode included) fails
- * instead of being reported as float32. The reference is computed once (every element up to 2^27 multiply-adds,
- * else 16 whole rows and 16 whole columns) and serves HCL and the baseline.
+ * instead of being reported as float32, up to k of about 10^4: TF32's error relative to the sum of |a b| falls like
+ * 2^-11 / sqrt(k), while float32's stays near 2^-24 at any k, the products of these inputs having mean zero (so the
+ * cap of 64 holds at k = 2^20: 1.2e-8 measured). The reference is computed once (every element up to 2^27
+ * multiply-adds and 2^24 elements, else 16 whole rows and 16 whole columns) and serves HCL and the baseline.
  * ------------------------------------------------------------------------------------------------------- */
 typedef struct gemm_ref {
     size_t nrows, ncols;
@@ -502,7 +525,9 @@ typedef struct gemm_ref {
 static int gemm_ref_make(bdev *b, const float *A, const float *B, size_t m, size_t n, size_t k, gemm_ref *g,
                          measure *ms) {
     memset(g, 0, sizeof *g);
-    g->full = (double)m * (double)n * (double)k <= 134217728.0;
+    /* every element when the reference is cheap in time and in memory (two doubles per element: 2^24 elements is
+     * 256 MiB; the skinny set's 8191x8191x1 would take 1 GiB) */
+    g->full = (double)m * (double)n * (double)k <= 134217728.0 && (double)m * (double)n <= 16777216.0;
     const size_t samples = 16;
     g->nrows = g->full ? m : (m < samples ? m : samples);
     g->ncols = g->full ? 0 : (n < samples ? n : samples);
@@ -598,6 +623,11 @@ static void bench_gemm(bdev *b, result *r) {
                     bufs[0], bufs[1], bufs[2]};
     if (run_hcl(b, r, gemm_submit, &arg, bufs[2], m * n * esize_of(t), t, &r->hcl)) goto cleanup;
     int have_ref = b->opt->verify && !gemm_ref_make(b, A, B, m, n, k, &ref, &r->hcl);
+    if (have_ref) { /* an f16 C below 2^-14 is subnormal: small k (k = 1: one product) reaches there */
+        const double rtol = hcl_ts_bench_rtol(HCL_TS_GEMM, k) + extra;
+        floor_scale(t, ref.row_scale, ref.nrows * n, rtol);
+        floor_scale(t, ref.col_scale, ref.ncols * m, rtol);
+    }
     if (have_ref && !read_typed(b, t, bufs[2], m * n, C, &r->hcl)) gemm_check(&ref, C, m, n, k, extra, &r->hcl);
     const int kind = t == BT_F32    ? BASE_GEMM
                      : t == BT_TF32 ? BASE_GEMM_TF32
@@ -748,6 +778,7 @@ void run_case(bdev *b, const bcase *c, result *r) {
     memset(r, 0, sizeof *r);
     r->kernel = c->kernel;
     r->type = c->type;
+    r->set = c->set;
     memcpy(r->dims, c->d, sizeof r->dims);
     r->base_kind = -1;
     format_shape(c, r->shape, sizeof r->shape);

@@ -172,6 +172,7 @@ void print_table_footer(const device_run *dr, const options *o) {
         snprintf(line, sizeof line, "no row noisy: every spread is at most %.2f%s", o->noise,
                  timed ? "" : " (nothing was timed)");
     print_wrapped(stdout, "", "", line);
+    print_gemm_summary(dr);
     const base_info *g = &dr->bases[BASE_GEMM];
     if (g->available && g->generic)
         print_wrappedf(stdout, "", "",
@@ -465,6 +466,10 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             o->verify ? "true" : "false", o->baselines ? "true" : "false");
     json_num(f, o->scale);
     json_field_num(f, "noise_threshold", o->noise);
+    fputs(", \"gemm_sets\": [", f);
+    for (int g = 0, first = 1; g < GS_COUNT; g++)
+        if (o->gemm_sets & (1u << g)) fprintf(f, "%s\"%s\"", first ? "" : ", ", gemm_set_names[g]), first = 0;
+    fputs("]", f);
     fputs("},\n  \"units\": {\"rate\": \"GB/s (BabelStream bytes: vecadd 3, softmax 2, reduce 1 element per element; "
           "copy baselines read + write) or GFLOP/s (gemm: 2mnk)\", \"times\": \"ms, device time of each run\", "
           "\"spread\": \"max_ms / min_ms of the timed runs (= best_rate / worst_rate); noisy: above "
@@ -549,8 +554,11 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             fprintf(f, "%s\n       {\"kernel\": \"%s\", \"type\": \"%s\", \"shape\": ", k ? "," : "",
                     kernel_names[r->kernel], type_names[r->type]);
             json_str(f, r->shape);
-            fprintf(f, ", \"dims\": [%zu, %zu, %zu], \"unit\": \"%s\",\n        \"hcl\": ", r->dims[0], r->dims[1],
-                    r->dims[2], unit_of(r));
+            fprintf(f, ", \"dims\": [%zu, %zu, %zu], \"unit\": \"%s\"", r->dims[0], r->dims[1], r->dims[2], unit_of(r));
+            if (r->kernel == K_GEMM) /* the set of a default shape; null for --gemm's one shape */
+                fprintf(f, ", \"gemm_set\": %s%s%s", r->set == GS_NONE ? "" : "\"",
+                        r->set == GS_NONE ? "null" : gemm_set_names[r->set], r->set == GS_NONE ? "" : "\"");
+            fputs(",\n        \"hcl\": ", f);
             jmeasure(f, r, &r->hcl, 0, o->noise);
             fputs(",\n        \"baseline\": ", f);
             if (r->base.present)
@@ -564,8 +572,18 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             json_field_str(f, "peak_basis", basis);
             fputs("}", f);
         }
+        gemm_summary gs;
+        fputs("],\n     \"gemm_skinny\": ", f);
+        if (gemm_skinny_summary(dr, &gs)) {
+            fprintf(f, "{\"type\": \"f32\", \"shapes\": %d, \"left_out\": %d", gs.shapes, gs.missing);
+            json_field_num(f, "median_ratio", gs.median_ratio);
+            json_field_str(f, "baseline", gs.baseline);
+            fputs("}", f);
+        } else {
+            fputs("null", f);
+        }
         const launch_cost *lc = &dr->launch;
-        fputs("],\n     \"launch\": ", f);
+        fputs(",\n     \"launch\": ", f);
         if (lc->ran || lc->error[0] || lc->vendor_reason[0]) {
             fprintf(f, "{\"unit\": \"us per launch\", \"n_submit\": %d, \"n_sync\": %d, \"hcl\": ", lc->n_submit,
                     lc->n_sync);
@@ -663,7 +681,7 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
           "hcl_verified,hcl_max_error,hcl_tolerance,baseline,baseline_median_ms,baseline_rate,baseline_verified,"
           "ratio,hcl_best_rate,hcl_worst_rate,hcl_spread,hcl_noisy,hcl_first_ms,hcl_check,baseline_min_ms,"
           "baseline_max_ms,baseline_best_rate,baseline_worst_rate,baseline_spread,baseline_noisy,baseline_max_error,"
-          "baseline_tolerance,baseline_check,hcl_peak_fraction,peak_basis\n",
+          "baseline_tolerance,baseline_check,hcl_peak_fraction,peak_basis,gemm_set\n",
           f);
     for (int d = 0; d < nruns; d++) {
         const device_run *dr = &runs[d];
@@ -706,7 +724,19 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
             cnum(f, peak_fraction(dr, r, &basis));
             fputc(',', f);
             cstr(f, basis);
-            fputc('\n', f);
+            fprintf(f, ",%s\n", r->kernel == K_GEMM && r->set != GS_NONE ? gemm_set_names[r->set] : "");
+        }
+        /* the skinny set's summary: its median ratio in the ratio column, the baseline in the baseline column */
+        gemm_summary gs;
+        if (gemm_skinny_summary(dr, &gs)) {
+            char shape[64];
+            snprintf(shape, sizeof shape, "gemm skinny median over %d shapes", gs.shapes);
+            crow(f, dr, "summary", shape, "f32", "ratio");
+            fputs(",,,,,,,,,", f);
+            cstr(f, gs.baseline);
+            fputs(",,,", f);
+            cnum(f, gs.median_ratio);
+            fputs(",,,,,,,,,,,,,,,,,,skinny\n", f); /* the 17 noise, check and peak columns, and gemm_set */
         }
         const launch_cost *lc = &dr->launch;
         for (int s = 0; s < 2 && lc->ran; s++) {
@@ -721,7 +751,7 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
             fputs(",", f);
             double ratio = s ? lc->hcl_sync_us / lc->vendor_sync_us : lc->hcl_submit_us / lc->vendor_submit_us;
             cnum(f, lc->vendor_ran ? ratio : NAN);
-            fputs(",,,,,,,,,,,,,,,,,\n", f); /* the 15 noise and check columns and the 2 peak ones: not for launches */
+            fputs(",,,,,,,,,,,,,,,,,,\n", f); /* the 15 noise and check columns, the 2 peak ones, gemm_set */
         }
     }
     int bad = ferror(f);

@@ -30,10 +30,16 @@ run(gnu-forms 0 "sizes: +--quick sizes, --scale 0\\.25.*kernel +shape.*vecadd +n
     --device=host --quick --scale=0.25 --kernels=vecadd --types=f32 --rep=2 --warmup=0 --no-launch
     --no-user-kernel --no-progress -v)
 
+# --gemm-set skinny: only the skinny shapes, and the summary line after the table
+run(gemm-set 0 "sizes: +--quick sizes, --gemm-set skinny.*gemm +1x257x131 .*gemm skinny: median HCL/baseline over [0-9]+ shapes = "
+    --device=host --quick --kernels=gemm --gemm-set=skinny --types=f32 --rep=2 --warmup=0 --no-launch --no-user-kernel
+    --no-peak --no-transfer --no-progress)
+
 # bad values: each names the option and what it wants; lists give the valid names
 run(bad-kernel 2 "--kernels: unknown name 'nosuch'; valid names: vecadd, gemm, softmax, reduce, all"
     --kernels vecadd,nosuch)
 run(bad-kernel-eq 2 "--kernels: unknown name 'gem'; valid names: vecadd, gemm, softmax, reduce, all" --kernels=gem)
+run(bad-gemm-set 2 "--gemm-set: unknown name 'thin'; valid names: square, skinny, all" --gemm-set thin)
 run(bad-type 2 "--types: unknown name 'f64'; valid names: f32, tf32, f16, bf16, all" --types=f64)
 run(empty-list 2 "--kernels: no name given; valid names: vecadd" --kernels=,)
 run(bad-repeats 2 "--repeats: bad value '0': expected a whole number from 1 to 1000" --repeats=0)

@@ -4,6 +4,13 @@
  *     |c - ref| <= (k + 3) * FLT_EPSILON * (|alpha| * sum_p |a_ip| |b_pj| + |beta| |c0_ij|) + FLT_MIN
  * An element of A or B read from the wrong place errs by about |a||b|, far above it.
  *
+ * That bound grows like k, and the error of a float32 dot product of random mixed-sign inputs does not: at k = 10^5
+ * it lets through a lost half of the sum (a split-k partial dropped: ~sqrt(k/2)/3 against ~0.012 S, S ~ k/4). So a
+ * case with k >= SHARP_K is checked a second time under the probabilistic rule of the typed GEMMs
+ * (hcl_ts_ref_gemm_typed for a float32 C: g(k) 2^-24 S with g(k) = min(2 (k + 3), 8 (sqrt(k) + log2(k + 1) + 1)),
+ * which is this rule below k of about 300 and holds for inputs like these, uniform in [-1, 1]): about 4 at k = 10^5,
+ * where a lost block of 2^10 products errs by ~10.
+ *
  * Padding: the lda/ldb padding columns of A and B hold NaN, so a kernel that reads them poisons its result;
  * the ldc padding of C and a guard after C hold the poison and must come back unchanged.
  */
@@ -14,6 +21,8 @@
 #include <stdio.h>
 
 #define GUARD 8
+/* From this k on, the float32 rule's (k + 3) bound is also held to the sharper probabilistic one (see above). */
+#define SHARP_K 1024
 
 enum c_init { C_RANDOM, C_NAN };
 
@@ -70,6 +79,13 @@ static void run_gemm(const gcase *g) {
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) got[i * n + j] = c[i * ldc + j];
     conf_compare(what, got, ref, tol, mn);
+    if (k >= SHARP_K) {
+        char sharp[200];
+        snprintf(sharp, sizeof sharp, "%s (probabilistic rule)", what);
+        hcl_ts_ref_gemm_typed(HCL_DTYPE_F32, HCL_COMPUTE_F32, g->ta, g->tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta,
+                              c0, ldc, ref, tol);
+        conf_compare(sharp, got, ref, tol, mn);
+    }
 
     /* ldc padding and the guard after C. */
     size_t touched = 0, first = 0;
@@ -146,6 +162,24 @@ CONF_TEST(gemm, alpha_beta) {
         gcase g = {19, 23, 29, HCL_NO_TRANS, HCL_TRANS, 0, 0, 3, 0.0f, beta, beta == 0.0f ? C_NAN : C_RANDOM, true};
         run_gemm(&g);
     }
+}
+
+/* k far above m and n (one small output tile, a long reduction: where a kernel splits k), with primes and 2^16 + 1;
+ * then with alpha, beta, transposes and padding. */
+CONF_TEST(gemm, long_k) {
+    static const size_t s[][3] = {{3, 5, 65537}, {7, 7, 100003}, {1, 129, 40961}, {127, 1, 20011}, {1, 1, 262139}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        gcase g = {s[i][0], s[i][1], s[i][2], HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+        run_gemm(&g);
+    }
+    gcase g1 = {5, 3, 65521, HCL_TRANS, HCL_NO_TRANS, 3, 0, 2, -0.5f, 1.5f, C_RANDOM, false};
+    gcase g2 = {9, 2, 30011, HCL_NO_TRANS, HCL_TRANS, 0, 5, 1, 2.0f, -0.25f, C_RANDOM, false};
+    gcase g3 = {17, 13, 50021, HCL_TRANS, HCL_TRANS, 1, 1, 0, 0.75f, 1.0f, C_RANDOM, false};
+    gcase g4 = {61, 67, 8191, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, -1.0f, 0.5f, C_RANDOM, false};
+    run_gemm(&g1);
+    run_gemm(&g2);
+    run_gemm(&g3);
+    run_gemm(&g4);
 }
 
 /* k = 0: C = beta * C; m = 0 or n = 0: nothing happens. */
