@@ -280,6 +280,36 @@ static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin
     return HCL_SUCCESS;
 }
 
+/* The plan of a call on ctx's device (its lock held): the program built, the plan made, or the status with a message. */
+static hcl_status plan_locked(runner_ctx *ctx, hcl_kdevice *kd, const hcl__builtin_call *call, hcl_kplan *plan) {
+    hcl__device *dev = ctx->dev;
+    describe_device(ctx, kd);
+    hcl_status st = find_family(ctx, kd, call->op);
+    if (st == HCL_SUCCESS) {
+        st = plan_call(kd, call, plan);
+        if (st != HCL_SUCCESS && ctx->failure == HCL_SUCCESS)
+            hcl__set_message(st, "%s:%u '%s': %s", dev->backend->name, dev->index, dev->info.name, plan->why);
+        if (ctx->failure != HCL_SUCCESS)
+            st = ctx->failure; /* a program that did not build: its message is the thread's */
+    }
+    return st;
+}
+
+hcl_status hcl__builtin_check(const char *fn, hcl__device *dev, const hcl__builtin_call *call) {
+    struct hcl__builtins *b = builtins_of(dev);
+    if (!b) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the built-in kernels", fn);
+    runner_ctx ctx = {dev, b, HCL_SUCCESS};
+    hcl_kdevice kd;
+    hcl_kplan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.launch = plan.inline_launch;
+    pthread_mutex_lock(&b->lock);
+    hcl_status st = plan_locked(&ctx, &kd, call, &plan);
+    pthread_mutex_unlock(&b->lock);
+    hcl_kplan_free(&plan);
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, fn);
+}
+
 hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_call *call, hcl_event *out_event) {
     hcl__device *dev = q->dev;
     struct hcl__builtins *b = builtins_of(dev);
@@ -291,15 +321,7 @@ hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_ca
     plan.launch = plan.inline_launch;
     void *first = NULL, *last = NULL;
     pthread_mutex_lock(&b->lock);
-    describe_device(&ctx, &kd);
-    hcl_status st = find_family(&ctx, &kd, call->op);
-    if (st == HCL_SUCCESS) {
-        st = plan_call(&kd, call, &plan);
-        if (st != HCL_SUCCESS && ctx.failure == HCL_SUCCESS)
-            hcl__set_message(st, "%s:%u '%s': %s", dev->backend->name, dev->index, dev->info.name, plan.why);
-        if (ctx.failure != HCL_SUCCESS)
-            st = ctx.failure; /* a program that did not build: its message is the thread's */
-    }
+    hcl_status st = plan_locked(&ctx, &kd, call, &plan);
     if (st == HCL_SUCCESS) st = prepare_scratch(q, &plan);
     if (st == HCL_SUCCESS) st = launch_plan(&ctx, q, call, &plan, HCL__WANT_EVENT(out_event) ? &first : NULL, &last);
     pthread_mutex_unlock(&b->lock);

@@ -248,6 +248,9 @@ typedef struct hcl__builtin_call {
 /* Run a built-in call on the queue as launches of the device's built-in programs; one event spans them all. */
 HCL__HIDDEN hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_call *call,
                                         hcl_event *out_event);
+/* Whether dev can run the call (its program builds, a plan exists), without running it: HCL_SUCCESS, or the status
+ * and message hcl__builtin_run would give (HCL_ERROR_UNSUPPORTED for a type the device's kernels lack). */
+HCL__HIDDEN hcl_status hcl__builtin_check(const char *fn, hcl__device *dev, const hcl__builtin_call *call);
 /* Release a device's built-in programs and kernels (when the device goes). */
 HCL__HIDDEN void hcl__builtins_release(hcl__device *dev);
 /* Release a queue's built-in scratch (after the queue finished, before it is destroyed). */
