@@ -295,23 +295,9 @@ static hcl_status plan_locked(runner_ctx *ctx, hcl_kdevice *kd, const hcl__built
     return st;
 }
 
-hcl_status hcl__builtin_check(const char *fn, hcl__device *dev, const hcl__builtin_call *call) {
-    struct hcl__builtins *b = builtins_of(dev);
-    if (!b) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the built-in kernels", fn);
-    runner_ctx ctx = {dev, b, HCL_SUCCESS};
-    hcl_kdevice kd;
-    hcl_kplan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.launch = plan.inline_launch;
-    pthread_mutex_lock(&b->lock);
-    hcl_status st = plan_locked(&ctx, &kd, call, &plan);
-    pthread_mutex_unlock(&b->lock);
-    hcl_kplan_free(&plan);
-    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, fn);
-}
-
-hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_call *call, hcl_event *out_event) {
-    hcl__device *dev = q->dev;
+/* hcl__builtin_run on q, or with q NULL hcl__builtin_check on dev: the same plan, launched only for a queue. */
+static hcl_status plan_and_launch(const char *fn, hcl__device *dev, hcl__queue *q, const hcl__builtin_call *call,
+                                  hcl_event *out_event) {
     struct hcl__builtins *b = builtins_of(dev);
     if (!b) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the built-in kernels", fn);
     runner_ctx ctx = {dev, b, HCL_SUCCESS};
@@ -322,8 +308,9 @@ hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_ca
     void *first = NULL, *last = NULL;
     pthread_mutex_lock(&b->lock);
     hcl_status st = plan_locked(&ctx, &kd, call, &plan);
-    if (st == HCL_SUCCESS) st = prepare_scratch(q, &plan);
-    if (st == HCL_SUCCESS) st = launch_plan(&ctx, q, call, &plan, HCL__WANT_EVENT(out_event) ? &first : NULL, &last);
+    if (st == HCL_SUCCESS && q) st = prepare_scratch(q, &plan);
+    if (st == HCL_SUCCESS && q)
+        st = launch_plan(&ctx, q, call, &plan, HCL__WANT_EVENT(out_event) ? &first : NULL, &last);
     pthread_mutex_unlock(&b->lock);
     hcl_kplan_free(&plan);
     if (st != HCL_SUCCESS) {
@@ -331,8 +318,16 @@ hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_ca
         if (last) dev->drv->event_release(last);
         return hcl__prefix_message(st, fn);
     }
-    if (!out_event && !first) return HCL_SUCCESS; /* no event asked for (the caller's or the tracer's) */
+    if (!q || (!out_event && !first)) return HCL_SUCCESS; /* no event asked for (the caller's or the tracer's) */
     return last ? hcl__wrap_event_span(fn, q, first, last, out_event) : hcl__wrap_event(fn, q, first, out_event);
+}
+
+hcl_status hcl__builtin_check(const char *fn, hcl__device *dev, const hcl__builtin_call *call) {
+    return plan_and_launch(fn, dev, NULL, call, NULL);
+}
+
+hcl_status hcl__builtin_run(const char *fn, hcl__queue *q, const hcl__builtin_call *call, hcl_event *out_event) {
+    return plan_and_launch(fn, q->dev, q, call, out_event);
 }
 
 void hcl__builtins_queue_release(hcl__queue *q) {
