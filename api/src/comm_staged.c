@@ -344,15 +344,15 @@ static hcl_status scratch_get(clique *cl, uint32_t r, hcl__device *dev, size_t b
  * rank's part through the host into its scratch (both ways at once), then adds it to its own part on its device with
  * the built-in vecadd (float32 arithmetic, one rounding: the host's result). The host's memory then carries only the
  * copies, where a combine on the host would read the parts again and write the sums (on two H100s' host the combine
- * alone took half the time of an all-reduce). 1 when it does not apply (more ranks, another op, or a device whose
- * vecadd lacks the type): the caller combines on the host. */
+ * alone took half the time of an all-reduce). 1 when it does not apply (more ranks, another op, a device whose
+ * vecadd lacks the type, or no device memory for the other's part): the caller combines on the host. */
 static int reduce_on_devices(clique *cl, slot *s, hcl_status *out_st) {
     const hcl__coll *p0 = &s->parts[0];
     const size_t es = hcl_dtype_size(p0->type), count = p0->count;
     const int scatter = p0->kind == HCL__COLL_REDUCE_SCATTER;
     if (cl->size != 2 || p0->op != HCL_COMM_SUM || !count || (cl->host_types >> p0->type & 1u)) return 1;
     for (uint32_t r = 0; r < 2; r++) {
-        hcl__builtin_call call = {.op = HCL_KOP_VECADD, .type = p0->type, .n = count ? count : 1};
+        hcl__builtin_call call = {.op = HCL_KOP_VECADD, .type = p0->type, .n = count};
         if (hcl__builtin_check("staged engine", s->parts[r].q->dev, &call) != HCL_SUCCESS) {
             cl->host_types |= 1u << p0->type;
             return 1;
@@ -368,9 +368,12 @@ static int reduce_on_devices(clique *cl, slot *s, hcl_status *out_st) {
     for (uint32_t r = 0; r < 2 && st == HCL_SUCCESS; r++) {
         hcl__coll *p = &s->parts[r];
         if (!p->recv || (p0->kind == HCL__COLL_REDUCE && r != p0->root)) continue;
-        if ((st = scratch_get(cl, r, p->q->dev, count * es, &scr[nx])) != HCL_SUCCESS ||
-            (st = out_queue(cl, r, p->q, &toq[nx])) != HCL_SUCCESS)
-            break;
+        if (scratch_get(cl, r, p->q->dev, count * es, &scr[nx]) != HCL_SUCCESS) {
+            hcl__log(HCL_LOG_DEBUG, "comm", "staged sum of %zu %s on the host: %s", count, hcl_dtype_name(p0->type),
+                     hcl_last_message());
+            return 1; /* no device memory for the other's part: the host combines (nothing was queued yet) */
+        }
+        if ((st = out_queue(cl, r, p->q, &toq[nx])) != HCL_SUCCESS) break;
         dst[nx] = *p;
         dst[nx].recv = scr[nx];
         to[nx] = &dst[nx];
