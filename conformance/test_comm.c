@@ -1,8 +1,9 @@
-/* Communicators on the staged engine (hcl_comm.h): two devices of this process, two PoCL devices
- * (POCL_DEVICES="pthread pthread") or the host and a PoCL device. Every collective x op x type x count (0, 1, odd,
- * large), in place and out of place where allowed, in both usage forms (one thread issuing every rank's part inside a
- * group; one thread per rank without groups), send/recv both ways, against a float64 reference; then the misuse
- * cases and the timeout. A pair of devices that cannot be opened skips with the reason. */
+/* Communicators on the staged engine (hcl_comm.h): devices of this process, two PoCL devices
+ * (POCL_DEVICES="pthread pthread"), the host and a PoCL device, and (the collectives) three ranks over both PoCL
+ * devices and the host. Every collective x op x type x count (0, 1, odd, large), in place and out of place where
+ * allowed, in both usage forms (one thread issuing every rank's part inside a group; one thread per rank without
+ * groups), send/recv in a ring, against a float64 reference; then the misuse cases and the timeout. A set of devices
+ * that cannot be opened skips with the reason. */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
@@ -15,24 +16,35 @@
 #include <string.h>
 #include <time.h>
 
-#define NR 2 /* ranks */
+#define NR 2   /* ranks of the misuse and timeout cases */
+#define NMAX 3 /* the most ranks of a case */
 
 typedef struct comm_pair {
-    char sel[NR][24];
+    int n; /* ranks */
+    char sel[NMAX][24];
 } comm_pair;
 
 static struct criterion_test_params pair_params(void) {
-    static comm_pair pairs[] = {{{"opencl:0", "opencl:1"}}, {{"host", "opencl:0"}}};
+    static comm_pair pairs[] = {{2, {"opencl:0", "opencl:1"}}, {2, {"host", "opencl:0"}}};
     return cr_make_param_array(comm_pair, pairs, sizeof pairs / sizeof pairs[0]);
 }
 
+/* The collectives also over three ranks: two ranks' sums are added on the devices, three ranks' on the host. */
+static struct criterion_test_params rank_params(void) {
+    static comm_pair sets[] = {
+        {2, {"opencl:0", "opencl:1"}}, {2, {"host", "opencl:0"}}, {3, {"opencl:0", "host", "opencl:1"}}};
+    return cr_make_param_array(comm_pair, sets, sizeof sets / sizeof sets[0]);
+}
+
 /* The state of one test: the devices, a queue each, the communicators. */
-static hcl_device devs[NR];
-static hcl_queue queues[NR];
-static hcl_comm comms[NR];
+static int nr = NR; /* ranks of the current case */
+static hcl_device devs[NMAX];
+static hcl_queue queues[NMAX];
+static hcl_comm comms[NMAX];
 
 static bool open_pair(const comm_pair *p) {
-    for (int r = 0; r < NR; r++) {
+    nr = p->n;
+    for (int r = 0; r < nr; r++) {
         hcl_status st = hcl_device_open(p->sel[r], &devs[r]);
         if (st != HCL_SUCCESS) {
             for (int k = 0; k < r; k++) hcl_device_release(devs[k]);
@@ -47,7 +59,7 @@ static bool open_pair(const comm_pair *p) {
 }
 
 static void close_pair(void) {
-    for (int r = 0; r < NR; r++) {
+    for (int r = 0; r < nr; r++) {
         if (comms[r]) CHECK_ST(HCL_SUCCESS, hcl_comm_release(comms[r]));
         if (queues[r]) CHECK_ST(HCL_SUCCESS, hcl_queue_release(queues[r]));
         if (devs[r]) CHECK_ST(HCL_SUCCESS, hcl_device_release(devs[r]));
@@ -56,10 +68,10 @@ static void close_pair(void) {
 }
 
 static bool make_comms(void) {
-    if (!CHECK_ST(HCL_SUCCESS, hcl_comm_create_all(NR, devs, NULL, comms))) return false;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_comm_create_all((uint32_t)nr, devs, NULL, comms))) return false;
     hcl_comm_info info;
     if (!CHECK_ST(HCL_SUCCESS, hcl_comm_get_info(comms[1], &info))) return false;
-    return CHECK(strcmp(info.engine, "staged") == 0 && info.rank == 1 && info.size == NR,
+    return CHECK(strcmp(info.engine, "staged") == 0 && info.rank == 1 && info.size == (uint32_t)nr,
                  "comm info: engine %s rank %u size %u", info.engine, info.rank, info.size);
 }
 
@@ -83,8 +95,8 @@ typedef struct rank_call {
     char msg[512];
 } rank_call;
 
-/* Issue this rank's part (send/recv: rank 0 sends first then receives, rank 1 the other way round, so that the
- * blocking form pairs them). */
+/* Issue this rank's part (send/recv, a ring: each rank sends to the next and receives from the one before; rank 0
+ * sends first then receives, the others the other way round, so that the blocking form pairs them). */
 static hcl_status issue(rank_call *c) {
     const int r = c->rank;
     switch (c->k) {
@@ -99,16 +111,16 @@ static hcl_status issue(rank_call *c) {
     case K_REDUCE_SCATTER:
         return hcl_comm_reduce_scatter(comms[r], queues[r], c->type, c->op, c->count, c->send, c->recv, 0, NULL, NULL);
     case K_SENDRECV: {
-        const uint32_t peer = (uint32_t)(1 - r);
+        const uint32_t next = (uint32_t)((r + 1) % nr), prev = (uint32_t)((r + nr - 1) % nr);
         hcl_status st;
         if (r == 0) {
-            st = hcl_comm_send(comms[r], queues[r], c->type, c->count, c->send, peer, 0, NULL, NULL);
+            st = hcl_comm_send(comms[r], queues[r], c->type, c->count, c->send, next, 0, NULL, NULL);
             if (st == HCL_SUCCESS)
-                st = hcl_comm_recv(comms[r], queues[r], c->type, c->count, c->recv, peer, 0, NULL, NULL);
+                st = hcl_comm_recv(comms[r], queues[r], c->type, c->count, c->recv, prev, 0, NULL, NULL);
         } else {
-            st = hcl_comm_recv(comms[r], queues[r], c->type, c->count, c->recv, peer, 0, NULL, NULL);
+            st = hcl_comm_recv(comms[r], queues[r], c->type, c->count, c->recv, prev, 0, NULL, NULL);
             if (st == HCL_SUCCESS)
-                st = hcl_comm_send(comms[r], queues[r], c->type, c->count, c->send, peer, 0, NULL, NULL);
+                st = hcl_comm_send(comms[r], queues[r], c->type, c->count, c->send, next, 0, NULL, NULL);
         }
         return st;
     }
@@ -140,20 +152,20 @@ static void from_type(hcl_dtype type, const void *in, float *x, size_t n) {
 /* Run one case; returns whether it held. */
 static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool in_place, form f) {
     const size_t es = hcl_dtype_size(type);
-    const size_t send_n = k == K_REDUCE_SCATTER ? NR * count : count;
-    const size_t recv_n = k == K_ALL_GATHER ? NR * count : count;
-    const uint32_t root = (uint32_t)(count % NR);
+    const size_t send_n = k == K_REDUCE_SCATTER ? nr * count : count;
+    const size_t recv_n = k == K_ALL_GATHER ? nr * count : count;
+    const uint32_t root = (uint32_t)(count % nr);
     char what[160];
     snprintf(what, sizeof what, "%s %s %s count %zu %s, %s", kind_names[k], op_names[op], hcl_dtype_name(type), count,
              in_place ? "in place" : "out of place", f == FORM_GROUP ? "group in one thread" : "a thread per rank");
-    float *x[NR], *got = malloc((recv_n + 1) * sizeof *got);
+    float *x[NMAX], *got = malloc((recv_n + 1) * sizeof *got);
     void *raw = malloc((send_n > recv_n ? send_n : recv_n) * es + 4);
     double *ref = malloc((recv_n + 1) * sizeof *ref), *tol = malloc((recv_n + 1) * sizeof *tol);
-    rank_call calls[NR];
+    rank_call calls[NMAX];
     bool ok = got && raw && ref && tol;
     memset(calls, 0, sizeof calls);
-    for (int r = 0; r < NR; r++) x[r] = malloc((send_n + 1) * sizeof(float));
-    for (int r = 0; r < NR && ok; r++) {
+    for (int r = 0; r < nr; r++) x[r] = malloc((send_n + 1) * sizeof(float));
+    for (int r = 0; r < nr && ok; r++) {
         ok = x[r] != NULL;
         if (!ok) break;
         const float lo = op == HCL_COMM_PROD ? 0.5f : -1.0f, hi = op == HCL_COMM_PROD ? 2.0f : 1.0f;
@@ -177,21 +189,21 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
     if (ok) {
         if (f == FORM_GROUP) {
             ok = CHECK_ST(HCL_SUCCESS, hcl_comm_group_start());
-            for (int r = 0; r < NR && ok; r++)
+            for (int r = 0; r < nr && ok; r++)
                 ok = CHECK(issue(&calls[r]) == HCL_SUCCESS, "%s: rank %d: %s", what, r, hcl_last_message());
             ok = CHECK(hcl_comm_group_end() == HCL_SUCCESS, "%s: group_end: %s", what, hcl_last_message()) && ok;
         } else {
-            pthread_t th[NR];
-            for (int r = 0; r < NR; r++) pthread_create(&th[r], NULL, rank_thread, &calls[r]);
-            for (int r = 0; r < NR; r++) pthread_join(th[r], NULL);
-            for (int r = 0; r < NR; r++)
+            pthread_t th[NMAX];
+            for (int r = 0; r < nr; r++) pthread_create(&th[r], NULL, rank_thread, &calls[r]);
+            for (int r = 0; r < nr; r++) pthread_join(th[r], NULL);
+            for (int r = 0; r < nr; r++)
                 ok = CHECK(calls[r].st == HCL_SUCCESS, "%s: rank %d: %s: %s", what, r, hcl_status_name(calls[r].st),
                            calls[r].msg) &&
                      ok;
         }
     }
     const double u = hcl_ts_unit_roundoff(type), uacc = ldexp(1.0, -24);
-    for (int r = 0; r < NR && ok; r++) {
+    for (int r = 0; r < nr && ok; r++) {
         rank_call *c = &calls[r];
         const bool writes = !(k == K_REDUCE && (uint32_t)r != root);
         const size_t rb = recv_n ? recv_n * es : 4; /* count 0: the buffer's 4 poisoned bytes */
@@ -211,17 +223,17 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
             size_t src = i;
             switch (k) {
             case K_BROADCAST: v = x[root][i]; break;
-            case K_SENDRECV: v = x[1 - r][i]; break;
+            case K_SENDRECV: v = x[(r + nr - 1) % nr][i]; break;
             case K_ALL_GATHER: v = x[i / count][i % count]; break;
             default:
                 if (k == K_REDUCE_SCATTER) src = (size_t)r * count + i;
-                v = hcl_ts_ref_comm(op, (const float *const *)x, NR, src, &mag);
+                v = hcl_ts_ref_comm(op, (const float *const *)x, nr, src, &mag);
             }
             ref[i] = v;
-            /* float32 arithmetic over NR values, then one rounding to the type; copies and max/min are exact */
+            /* float32 arithmetic over nr values, then one rounding to the type; copies and max/min are exact */
             if (k == K_ALL_REDUCE || k == K_REDUCE || k == K_REDUCE_SCATTER)
-                tol[i] = op == HCL_COMM_SUM    ? NR * uacc * mag + (u + uacc) * fabs(v)
-                         : op == HCL_COMM_PROD ? (NR * uacc + u) * fabs(v)
+                tol[i] = op == HCL_COMM_SUM    ? nr * uacc * mag + (u + uacc) * fabs(v)
+                         : op == HCL_COMM_PROD ? (nr * uacc + u) * fabs(v)
                                                : 0;
             else
                 tol[i] = 0;
@@ -230,7 +242,7 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
         snprintf(w, sizeof w, "%s: rank %d", what, r);
         ok = conf_compare(w, got, ref, tol, recv_n);
     }
-    for (int r = 0; r < NR; r++) {
+    for (int r = 0; r < nr; r++) {
         if (calls[r].recv && calls[r].recv != calls[r].send) hcl_buffer_release(calls[r].recv);
         if (calls[r].send) hcl_buffer_release(calls[r].send);
         free(x[r]);
@@ -256,7 +268,7 @@ done:
 }
 
 #define COMM_CASE(Name, Kind, Form)                                                                                    \
-    ParameterizedTestParameters(comm, Name) { return pair_params(); }                                                  \
+    ParameterizedTestParameters(comm, Name) { return rank_params(); }                                                  \
     ParameterizedTest(comm_pair *p, comm, Name, .timeout = CONF_TIMEOUT_S) {                                           \
         conf_begin_global("comm", #Name);                                                                              \
         run_kind(p, Kind, Form);                                                                                       \
@@ -279,7 +291,7 @@ COMM_CASE(send_recv_threads, K_SENDRECV, FORM_THREADS)
 /* Messages of several staging chunks (the engine stages 2^20 elements per rank at a time through two buffers, so
  * from the third chunk on a buffer is refilled: 3 * 2^20 + 5 elements make four chunks, the last partial), every
  * collective, f32 and bf16, in place and out of place where the collective has both. */
-ParameterizedTestParameters(comm, multi_chunk) { return pair_params(); }
+ParameterizedTestParameters(comm, multi_chunk) { return rank_params(); }
 ParameterizedTest(comm_pair *p, comm, multi_chunk, .timeout = CONF_TIMEOUT_S) {
     conf_begin_global("comm", "multi_chunk");
     static const kind kinds[] = {K_ALL_REDUCE, K_REDUCE, K_BROADCAST, K_ALL_GATHER, K_REDUCE_SCATTER, K_SENDRECV};
