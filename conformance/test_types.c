@@ -77,7 +77,8 @@ static void run_vecadd(hcl_dtype t, size_t n) {
     check_guard16(what, raw, t, n);
 }
 
-static const size_t vec_sizes[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 255, 257, 1023, 1025, 4097, 65537};
+static const size_t vec_sizes[] = {0,  1,   2,   3,   7,   8,   9,    15,   16,   17,    31,
+                                   33, 255, 256, 257, 511, 513, 1023, 1025, 4097, 65537, 1000003};
 
 CONF_TEST(types, vecadd) {
     for (size_t ti = 0; ti < 2; ti++)
@@ -112,15 +113,18 @@ static void run_softmax(hcl_dtype t, size_t rows, size_t cols, bool in_place) {
 
 CONF_TEST(types, softmax) {
     /* the last five: the GPU's two rows per warp (odd row counts: a warp's second row missing) */
-    static const size_t shapes[][2] = {{1, 1},     {3, 1},    {5, 7},    {4, 31},   {3, 32},   {3, 33},   {9, 64},
-                                       {2, 127},   {4, 1024}, {3, 1025}, {2, 2048}, {2, 2049}, {65, 257}, {2, 4097},
-                                       {2, 12033}, {7, 136},  {33, 256}, {5, 264},  {3, 512},  {1, 256}};
+    static const size_t shapes[][2] = {{1, 1},    {3, 1},    {5, 7},     {4, 31},   {3, 32},   {3, 33},
+                                       {9, 64},   {2, 127},  {4, 1024},  {3, 1025}, {2, 2048}, {2, 2049},
+                                       {65, 257}, {2, 4097}, {2, 12033}, {7, 136},  {33, 256}, {5, 264},
+                                       {3, 512},  {1, 256},  {2, 4095},  {2, 4096}};
     for (size_t ti = 0; ti < 2; ti++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             run_softmax(g_half_types[ti], shapes[i][0], shapes[i][1], false);
     run_softmax(HCL_DTYPE_F16, 7, 300, true);
     run_softmax(HCL_DTYPE_BF16, 7, 300, true);
     run_softmax(HCL_DTYPE_F16, 9, 256, true);
+    run_softmax(HCL_DTYPE_BF16, 3, 4096, true); /* the host's longest row done in one piece, and the next */
+    run_softmax(HCL_DTYPE_F16, 3, 4097, true);
 }
 
 CONF_TEST(types, softmax_wide) {
@@ -478,19 +482,33 @@ CONF_GLOBAL_TEST(core, conversions) {
     for (uint32_t p = 0; p < NW; p++) pat[p] = (uint16_t)(p * 40503u);
     for (int i = 0; i < NN; i++) {
         uint32_t u = i < 64 ? nans[i % 6] ^ ((uint32_t)i << 13) : (uint32_t)conf_rand_u64();
+        if (i >= 64 && i < 1024) { /* bf16 and f16 ties, float32 subnormals, near the largest finite values */
+            const uint32_t kind = (uint32_t)i % 4;
+            u = kind == 0   ? (u & ~0xffffu) | 0x8000u
+                : kind == 1 ? (u & ~0x1fffu) | 0x1000u
+                : kind == 2 ? u & 0x807fffffu
+                            : (u & 0x8000ffffu) | 0x7f7f0000u;
+        }
         memcpy(&xs[i], &u, sizeof u);
     }
     size_t array_wrong = 0;
-    for (size_t len = NW - 7; len <= NW; len++) {
+    for (size_t len = NW - 17; len <= NW; len++) {
         CHECK(hcl_convert(HCL_DTYPE_F32, wid, HCL_DTYPE_F16, pat, len) == HCL_SUCCESS, "hcl_convert f16 -> f32");
         for (size_t i = 0; i < len; i++) {
             float s = hcl_f16_to_f32(pat[i]);
             array_wrong += memcmp(&s, &wid[i], sizeof s) != 0;
         }
+        CHECK(hcl_convert(HCL_DTYPE_F32, wid, HCL_DTYPE_BF16, pat, len) == HCL_SUCCESS, "hcl_convert bf16 -> f32");
+        for (size_t i = 0; i < len; i++) {
+            float s = hcl_bf16_to_f32(pat[i]);
+            array_wrong += memcmp(&s, &wid[i], sizeof s) != 0;
+        }
     }
-    for (size_t len = NN - 7; len <= NN; len++) {
+    for (size_t len = NN - 17; len <= NN; len++) {
         CHECK(hcl_convert(HCL_DTYPE_F16, nar, HCL_DTYPE_F32, xs, len) == HCL_SUCCESS, "hcl_convert f32 -> f16");
         for (size_t i = 0; i < len; i++) array_wrong += nar[i] != hcl_f32_to_f16(xs[i]);
+        CHECK(hcl_convert(HCL_DTYPE_BF16, nar, HCL_DTYPE_F32, xs, len) == HCL_SUCCESS, "hcl_convert f32 -> bf16");
+        for (size_t i = 0; i < len; i++) array_wrong += nar[i] != hcl_f32_to_bf16(xs[i]);
     }
     CHECK(array_wrong == 0, "hcl_convert arrays: %zu elements differ from the scalar conversions", array_wrong);
     /* hcl_convert: arrays, f16 <-> bf16, bad arguments */

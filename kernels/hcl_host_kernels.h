@@ -29,7 +29,8 @@ uint16_t hcl__f32_to_f16(float value);
 float hcl__f16_to_f32(uint16_t value);
 uint16_t hcl__f32_to_bf16(float value);
 float hcl__bf16_to_f32(uint16_t value);
-/* n elements of `type` at src -> floats at dst, and back (HCL_DTYPE_F32 copies). */
+/* n elements of `type` at src -> floats at dst, and back (HCL_DTYPE_F32 copies). Vector code where the CPU has
+ * AVX-512F or AVX2 + F16C (hcl_host_simd.h, chosen once per process), the same bits as the scalar functions above. */
 void hcl__host_widen(hcl_dtype type, const void *src, float *dst, size_t n);
 void hcl__host_narrow(hcl_dtype type, const float *src, void *dst, size_t n);
 
@@ -84,7 +85,9 @@ int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out);
  *   hcl_gemm_<t>:    A, B, C, workspace (hcl__host_gemm_workspace_bytes), hcl_kgemm shape with the types
  *   hcl_softmax_<t>: in, out, uint64 rows, uint64 cols
  *   hcl_reduce_<t>:  in, out (one float), uint64 n, uint32 op (HCL__HOST_REDUCE_*)
- * <t> is f32, f16 or bf16 (the elements' type; gemm: A's and B's, one function for all three). */
+ * <t> is f32, f16 or bf16 (the elements' type; gemm: A's and B's, one function for all three). The 16-bit forms
+ * compute in float32 on the exactly widened elements and round each output once: vecadd and softmax give each element
+ * the float32 kernel's value rounded; reduce gives hcl__host_reduce_f32 of the widened elements, bit for bit. */
 void hcl__host_vecadd_kernel(const hcl_host_launch *launch, void *const *args);
 void hcl__host_vecadd_f16_kernel(const hcl_host_launch *launch, void *const *args);
 void hcl__host_vecadd_bf16_kernel(const hcl_host_launch *launch, void *const *args);

@@ -2,43 +2,19 @@
  * the public hcl_f32_to_f16 etc. (api/src/dtype.c) and the host built-ins' 16-bit loads and stores.
  *
  * Bit-exact integer code: round to nearest, ties to even; a NaN becomes a quiet NaN with its top fraction bits (as the
- * x86 F16C and AVX-512 BF16 instructions do, both ways); overflow gives infinity; f16 subnormals are kept. The loops
- * over arrays are plain C that gcc vectorises (selects only), except f16 on an x86-64 CPU with F16C (checked at run
- * time): there the instructions convert 8 elements at a time, with the same results bit for bit (the conformance
- * suite's core/conversions compares the two over every f16 pattern and 400000 floats). bf16 needs no instruction:
- * widening is a shift, and its rounding vectorises as integer code. */
+ * x86 F16C and AVX-512 BF16 instructions do, both ways); overflow gives infinity; f16 subnormals are kept. The array
+ * loops run the vector loads and stores of hcl_host_simd.h where the CPU has them (AVX-512F, else AVX2 + F16C) and
+ * these scalar functions elsewhere and for the tails; every path gives the same bits (the conformance suite's
+ * core/conversions compares the arrays with the scalar functions over every 16-bit pattern, 400000 floats and ties,
+ * subnormals and NaN payloads, at lengths that leave every tail). */
 #include "hcl_host_kernels.h"
+#include "hcl_host_simd.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef HCL_HOST_SIMD_X86
 #include <cpuid.h>
-#include <immintrin.h>
-
-static int has_f16c(void) {
-    __builtin_cpu_init(); /* idempotent; needed when called before libgcc's constructor has run */
-    /* F16C from CPUID (clang 14's __builtin_cpu_supports does not know "f16c"); "avx" also checks the OS saves ymm */
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
-}
-
-/* The first n - n % 8 elements through F16C; returns how many were converted. */
-__attribute__((target("avx,f16c"))) static size_t widen_f16c(const uint16_t *s, float *d, size_t n) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
-    return i;
-}
-
-__attribute__((target("avx,f16c"))) static size_t narrow_f16c(const float *s, uint16_t *d, size_t n) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128((__m128i *)(d + i), _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
-    return i;
-}
-#else
-static int has_f16c(void) { return 0; }
-static size_t widen_f16c(const uint16_t *s, float *d, size_t n) { return (void)s, (void)d, (void)n, 0; }
-static size_t narrow_f16c(const float *s, uint16_t *d, size_t n) { return (void)s, (void)d, (void)n, 0; }
 #endif
 
 static inline uint32_t bits_of(float f) {
@@ -90,14 +66,80 @@ float hcl__f16_to_f32(uint16_t value) {
     return sign ? -f : f;
 }
 
+/* What the CPU runs. "avx512f" and "avx2" also check that the OS saves the zmm / ymm registers. F16C from CPUID
+ * (clang 14's __builtin_cpu_supports does not know "f16c"). */
+static int simd_detect(void) {
+#ifdef HCL_HOST_SIMD_X86
+    __builtin_cpu_init(); /* idempotent; needed when called before libgcc's constructor has run */
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const int f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+    if (__builtin_cpu_supports("avx512f")) return HCL__HOST_SIMD_AVX512;
+    if (__builtin_cpu_supports("avx2") && f16c) return HCL__HOST_SIMD_AVX2;
+#endif
+    return HCL__HOST_SIMD_NONE;
+}
+
+static atomic_int simd_chosen = -1; /* racing first calls store the same value */
+
+int hcl__host_simd(void) {
+    int level = atomic_load_explicit(&simd_chosen, memory_order_relaxed);
+    if (level < 0) {
+        level = simd_detect();
+        atomic_store_explicit(&simd_chosen, level, memory_order_relaxed);
+    }
+    return level;
+}
+
+int hcl__host_simd_force(int level) {
+    const int cpu = simd_detect();
+    if (level < -1 || level > cpu) return -1;
+    atomic_store_explicit(&simd_chosen, level < 0 ? cpu : level, memory_order_relaxed);
+    return 0;
+}
+
+/* The vector loops convert the first n - n % width elements and return how many they converted; the scalar functions
+ * do the rest. */
+typedef struct vector_loops {
+    size_t (*widen)(hcl_dtype t, const uint16_t *s, float *d, size_t n);
+    size_t (*narrow)(hcl_dtype t, const float *s, uint16_t *d, size_t n);
+} vector_loops;
+
+static size_t widen_none(hcl_dtype t, const uint16_t *s, float *d, size_t n) {
+    return (void)t, (void)s, (void)d, (void)n, 0;
+}
+static size_t narrow_none(hcl_dtype t, const float *s, uint16_t *d, size_t n) {
+    return (void)t, (void)s, (void)d, (void)n, 0;
+}
+
+#ifdef HCL_HOST_SIMD_X86
+#define HCL_CONVERT_LOOPS(isa, attr, width, load16, store16, loadf, storef)                                            \
+    attr static size_t widen_##isa(hcl_dtype t, const uint16_t *s, float *d, size_t n) {                               \
+        size_t i = 0;                                                                                                  \
+        for (; i + width <= n; i += width) storef(d + i, load16(t, s + i));                                            \
+        return i;                                                                                                      \
+    }                                                                                                                  \
+    attr static size_t narrow_##isa(hcl_dtype t, const float *s, uint16_t *d, size_t n) {                              \
+        size_t i = 0;                                                                                                  \
+        for (; i + width <= n; i += width) store16(t, d + i, loadf(s + i));                                            \
+        return i;                                                                                                      \
+    }
+HCL_CONVERT_LOOPS(avx512, HCL_HOST_AVX512, 16, hcl__load16_avx512, hcl__store16_avx512, _mm512_loadu_ps,
+                  _mm512_storeu_ps)
+HCL_CONVERT_LOOPS(avx2, HCL_HOST_AVX2, 8, hcl__load8_avx2, hcl__store8_avx2, _mm256_loadu_ps, _mm256_storeu_ps)
+static const vector_loops loops[] = {
+    {widen_none, narrow_none}, {widen_avx2, narrow_avx2}, {widen_avx512, narrow_avx512}};
+#else
+static const vector_loops loops[] = {{widen_none, narrow_none}};
+#endif
+
 void hcl__host_widen(hcl_dtype type, const void *src, float *dst, size_t n) {
     const uint16_t *s = src;
     switch (type) {
     case HCL_DTYPE_F16:
-        for (size_t i = has_f16c() ? widen_f16c(s, dst, n) : 0; i < n; i++) dst[i] = hcl__f16_to_f32(s[i]);
+        for (size_t i = loops[hcl__host_simd()].widen(type, s, dst, n); i < n; i++) dst[i] = hcl__f16_to_f32(s[i]);
         break;
     case HCL_DTYPE_BF16:
-        for (size_t i = 0; i < n; i++) dst[i] = hcl__bf16_to_f32(s[i]);
+        for (size_t i = loops[hcl__host_simd()].widen(type, s, dst, n); i < n; i++) dst[i] = hcl__bf16_to_f32(s[i]);
         break;
     default: memmove(dst, src, n * sizeof(float)); break;
     }
@@ -107,10 +149,10 @@ void hcl__host_narrow(hcl_dtype type, const float *src, void *dst, size_t n) {
     uint16_t *d = dst;
     switch (type) {
     case HCL_DTYPE_F16:
-        for (size_t i = has_f16c() ? narrow_f16c(src, d, n) : 0; i < n; i++) d[i] = hcl__f32_to_f16(src[i]);
+        for (size_t i = loops[hcl__host_simd()].narrow(type, src, d, n); i < n; i++) d[i] = hcl__f32_to_f16(src[i]);
         break;
     case HCL_DTYPE_BF16:
-        for (size_t i = 0; i < n; i++) d[i] = hcl__f32_to_bf16(src[i]);
+        for (size_t i = loops[hcl__host_simd()].narrow(type, src, d, n); i < n; i++) d[i] = hcl__f32_to_bf16(src[i]);
         break;
     default: memmove(dst, src, n * sizeof(float)); break;
     }

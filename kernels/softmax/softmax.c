@@ -71,11 +71,11 @@ HCL_SOFTMAX_INLINE float hcl_softmax_lane_sum(float *lane) {
     return lane[0];
 }
 
-/* out[j] = exp(in[j] - m), returns the sum. Inlined into a restrict wrapper for each aliasing case so the
- * loop vectorises without an overlap check (which in-place would fail). */
-HCL_SOFTMAX_INLINE float hcl_softmax_exp_body(const float *in, float *out, size_t n, float m) {
-    float lane[HCL_SOFTMAX_LANES];
-    for (int l = 0; l < HCL_SOFTMAX_LANES; ++l) lane[l] = 0.0f;
+/* out[j] = exp(in[j] - m). The first n - n % LANES values are added to lane[j % LANES]; the others are summed in order
+ * into the return value (so a row done in pieces of a multiple of LANES, with the same lanes, sums as the whole row).
+ * Inlined into a restrict wrapper for each aliasing case so the loop vectorises without an overlap check (which
+ * in-place would fail). */
+HCL_SOFTMAX_INLINE float hcl_softmax_exp_body(const float *in, float *out, size_t n, float m, float *lane) {
     size_t j = 0;
     for (; j + HCL_SOFTMAX_LANES <= n; j += HCL_SOFTMAX_LANES) {
         HCL__OMP(omp simd)
@@ -91,15 +91,16 @@ HCL_SOFTMAX_INLINE float hcl_softmax_exp_body(const float *in, float *out, size_
         out[j] = e;
         tail += e;
     }
-    return hcl_softmax_lane_sum(lane) + tail;
+    return tail;
 }
 
-HCL_SOFTMAX_INLINE float hcl_softmax_exp_distinct(const float *restrict in, float *restrict out, size_t n, float m) {
-    return hcl_softmax_exp_body(in, out, n, m);
+HCL_SOFTMAX_INLINE float hcl_softmax_exp_distinct(const float *restrict in, float *restrict out, size_t n, float m,
+                                                  float *restrict lane) {
+    return hcl_softmax_exp_body(in, out, n, m, lane);
 }
 
-HCL_SOFTMAX_INLINE float hcl_softmax_exp_inplace(float *restrict io, size_t n, float m) {
-    return hcl_softmax_exp_body(io, io, n, m);
+HCL_SOFTMAX_INLINE float hcl_softmax_exp_inplace(float *restrict io, size_t n, float m, float *restrict lane) {
+    return hcl_softmax_exp_body(io, io, n, m, lane);
 }
 
 HCL_SOFTMAX_INLINE void hcl_softmax_scale(float *restrict x, size_t n, float s) {
@@ -110,17 +111,28 @@ HCL_SOFTMAX_INLINE void hcl_softmax_row(const float *x, float *y, size_t cols) {
     const float m = hcl_softmax_row_max(x, cols);
     /* A row of all -inf has m = -inf, and exp(-inf - -inf) = exp(NaN) = NaN: the row becomes NaN (0/0), as
      * in PyTorch. */
-    const float sum = x == y ? hcl_softmax_exp_inplace(y, cols, m) : hcl_softmax_exp_distinct(x, y, cols, m);
-    hcl_softmax_scale(y, cols, 1.0f / sum);
+    float lane[HCL_SOFTMAX_LANES] = {0.0f};
+    const float tail =
+        x == y ? hcl_softmax_exp_inplace(y, cols, m, lane) : hcl_softmax_exp_distinct(x, y, cols, m, lane);
+    hcl_softmax_scale(y, cols, 1.0f / (hcl_softmax_lane_sum(lane) + tail));
 }
 
-/* A row of 16-bit elements, without a row-sized buffer (a host kernel does not allocate): pieces of the row are
- * widened into a float buffer on the stack; a first pass finds the maximum, a second sums exp(x - max), a third
- * computes exp(x - max) again, scales it by 1 / sum and rounds it once into the output. Each element's value is
- * computed as in the float32 row. in == out is fine: a piece is read whole before it is written. */
-#define HCL_SOFTMAX_PIECE 1024
+/* A row of 16-bit elements, without a row-sized buffer (a host kernel does not allocate): the float32 row of the widened
+ * elements, each result rounded once, bit for bit. A row of at most HCL_SOFTMAX_PIECE elements is widened once into a
+ * float buffer on the stack and done there. A longer row goes by pieces of the buffer (a multiple of the lanes, which
+ * carry over from piece to piece): a first pass finds the maximum, a second sums exp(x - max), a third computes
+ * exp(x - max) again, scales it by 1 / sum and rounds it into the output. in == out is fine: a piece is read whole
+ * before it is written. exp is what a row costs on the host, so the buffer is as large as a stack frame comfortably
+ * holds (16 KiB), which keeps rows up to 4096 elements at one exp per element. */
+#define HCL_SOFTMAX_PIECE 4096
 HCL_SOFTMAX_INLINE void hcl_softmax_row16(hcl_dtype type, const uint16_t *x, uint16_t *y, size_t cols) {
     _Alignas(64) float piece[HCL_SOFTMAX_PIECE];
+    if (cols <= HCL_SOFTMAX_PIECE) {
+        hcl__host_widen(type, x, piece, cols);
+        hcl_softmax_row(piece, piece, cols);
+        hcl__host_narrow(type, piece, y, cols);
+        return;
+    }
     float m = -INFINITY;
     for (size_t j = 0; j < cols; j += HCL_SOFTMAX_PIECE) {
         const size_t len = cols - j < HCL_SOFTMAX_PIECE ? cols - j : HCL_SOFTMAX_PIECE;
@@ -128,17 +140,18 @@ HCL_SOFTMAX_INLINE void hcl_softmax_row16(hcl_dtype type, const uint16_t *x, uin
         const float pm = hcl_softmax_row_max(piece, len);
         m = pm > m ? pm : m;
     }
-    float sum = 0.0f;
+    float lane[HCL_SOFTMAX_LANES] = {0.0f}, tail = 0.0f; /* only the last piece has a tail */
     for (size_t j = 0; j < cols; j += HCL_SOFTMAX_PIECE) {
         const size_t len = cols - j < HCL_SOFTMAX_PIECE ? cols - j : HCL_SOFTMAX_PIECE;
         hcl__host_widen(type, x + j, piece, len);
-        sum += hcl_softmax_exp_inplace(piece, len, m);
+        tail += hcl_softmax_exp_inplace(piece, len, m, lane);
     }
-    const float scale = 1.0f / sum;
+    const float scale = 1.0f / (hcl_softmax_lane_sum(lane) + tail);
     for (size_t j = 0; j < cols; j += HCL_SOFTMAX_PIECE) {
         const size_t len = cols - j < HCL_SOFTMAX_PIECE ? cols - j : HCL_SOFTMAX_PIECE;
+        float unused[HCL_SOFTMAX_LANES] = {0.0f};
         hcl__host_widen(type, x + j, piece, len);
-        (void)hcl_softmax_exp_inplace(piece, len, m);
+        (void)hcl_softmax_exp_inplace(piece, len, m, unused);
         hcl_softmax_scale(piece, len, scale);
         hcl__host_narrow(type, piece, y + j, len);
     }
