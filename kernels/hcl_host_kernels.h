@@ -68,6 +68,11 @@ int hcl__host_gemm_force_isa(const char *isa);
  * The loops are compiled for AVX-512, AVX2 and the baseline ISA, chosen at run time; all give the same bits. */
 void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out);
 
+/* Bytes of scratch the 16-bit host softmax of rows x cols elements can use: a float row per OpenMP thread (at most one
+ * per row), so that exp runs once per element; 0 for f32, for rows its stack buffer holds and for rows above 2^20
+ * elements. The kernel uses what it is given, for as many threads as it has room for. */
+size_t hcl__host_softmax_scratch_bytes(hcl_dtype type, size_t rows, size_t cols);
+
 enum { HCL__HOST_REDUCE_SUM = 0, HCL__HOST_REDUCE_MAX = 1, HCL__HOST_REDUCE_MIN = 2 };
 
 /* out[0] = sum, max or min of in[0..n), n > 0 (op as the HCL__HOST_REDUCE_* values; any other op gives -1).
@@ -83,7 +88,8 @@ int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out);
  * table the catalogue gives the host family. Arguments, in order (buffers as data pointers, values by value):
  *   hcl_vecadd_<t>:  a, b, c, uint64 n
  *   hcl_gemm_<t>:    A, B, C, workspace (hcl__host_gemm_workspace_bytes), hcl_kgemm shape with the types
- *   hcl_softmax_<t>: in, out, uint64 rows, uint64 cols
+ *   hcl_softmax_<t>: in, out, uint64 rows, uint64 cols, scratch (hcl__host_softmax_scratch_bytes, or NULL), uint64
+ *                    the scratch's bytes
  *   hcl_reduce_<t>:  in, out (one float), uint64 n, uint32 op (HCL__HOST_REDUCE_*)
  * <t> is f32, f16 or bf16 (the elements' type; gemm: A's and B's, one function for all three). The 16-bit forms
  * compute in float32 on the exactly widened elements and round each output once: vecadd and softmax give each element

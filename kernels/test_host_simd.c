@@ -3,7 +3,7 @@
  *   conversions: the scalar hcl__f16_to_f32 etc., over every 16-bit pattern and floats with ties, subnormals, NaN;
  *   vecadd: each element widened, added in float, rounded once (c distinct, c = a, c = b, a = b = c);
  *   reduce: hcl__host_reduce_f32 of the widened values (the same lanes in the same order);
- *   softmax: hcl__host_softmax_f32 of the widened values, each result rounded once.
+ *   softmax: hcl__host_softmax_f32 of the widened values, each result rounded once (with and without scratch).
  * Lengths around the vector widths, the 16-bit chunks and pieces and the parallel threshold. A level the CPU lacks is
  * reported as skipped. The float64-reference checks of the same kernels are the conformance suite's (types). */
 #include "hcl_host_simd.h"
@@ -114,11 +114,12 @@ static void reduce(const char *lv) {
 }
 
 static void softmax(const char *lv) {
-    static const size_t shapes[][2] = {{1, 1},    {3, 17},   {5, 4095},      {2, 4096},
-                                       {3, 4097}, {2, 8193}, {2, 12289 + 5}, {300, 129}};
+    static const size_t shapes[][2] = {{1, 1},    {3, 17},        {5, 4095}, {2, 4096}, {3, 4097},
+                                       {2, 8193}, {2, 12289 + 5}, {5, 8193}, {300, 129}};
     for (size_t ti = 0; ti < 2; ti++)
         for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
-            for (int in_place = 0; in_place < 2; in_place++) {
+            for (int mode = 0; mode < 6; mode++) { /* in place or not; no scratch, a row per thread, one row */
+                const int in_place = mode & 1, with_scratch = mode >> 1;
                 const hcl_dtype t = types[ti];
                 const size_t rows = shapes[si][0], cols = shapes[si][1], n = rows * cols;
                 uint16_t *x = random16(t, n, -8.0f, 8.0f), *y = malloc(n * sizeof *y), *want = malloc(n * sizeof *y);
@@ -127,14 +128,22 @@ static void softmax(const char *lv) {
                 hcl__host_softmax_f32(rows, cols, w, w);
                 for (size_t i = 0; i < n; i++) want[i] = narrow1(t, w[i]);
                 uint16_t *out = in_place ? x : y;
-                uint64_t r64 = rows, c64 = cols;
-                void *pi = x, *po = out;
-                void *args[] = {&pi, &po, &r64, &c64};
+                uint64_t r64 = rows, c64 = cols,
+                         sbytes = with_scratch == 1   ? hcl__host_softmax_scratch_bytes(t, rows, cols)
+                                  : with_scratch == 2 ? cols * sizeof(float)
+                                                      : 0;
+                void *pi = x, *po = out, *scratch = sbytes ? malloc(sbytes) : NULL;
+                void *args[] = {&pi, &po, &r64, &c64, &scratch, &sbytes};
                 (t == HCL_DTYPE_F16 ? hcl__host_softmax_f16_kernel : hcl__host_softmax_bf16_kernel)(NULL, args);
+                free(scratch);
                 size_t wrong = 0;
                 for (size_t i = 0; i < n; i++) wrong += out[i] != want[i];
-                HCL_TS_CHECK(wrong == 0, "%s: softmax %s %zu x %zu%s: %zu elements differ from the float32 softmax", lv,
-                             type_name(t), rows, cols, in_place ? " in place" : "", wrong);
+                HCL_TS_CHECK(wrong == 0, "%s: softmax %s %zu x %zu%s%s: %zu elements differ from the float32 softmax",
+                             lv, type_name(t), rows, cols, in_place ? " in place" : "",
+                             with_scratch == 1   ? " with scratch"
+                             : with_scratch == 2 ? " with one scratch row"
+                                                 : "",
+                             wrong);
                 free(x), free(y), free(want), free(w);
             }
 }

@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #define HCL_SOFTMAX_LANES 16
 /* Below this many elements one core is faster than waking the others. */
 #define HCL_SOFTMAX_PARALLEL_MIN 32768
@@ -117,20 +121,21 @@ HCL_SOFTMAX_INLINE void hcl_softmax_row(const float *x, float *y, size_t cols) {
     hcl_softmax_scale(y, cols, 1.0f / (hcl_softmax_lane_sum(lane) + tail));
 }
 
-/* A row of 16-bit elements, without a row-sized buffer (a host kernel does not allocate): the float32 row of the widened
- * elements, each result rounded once, bit for bit. A row of at most HCL_SOFTMAX_PIECE elements is widened once into a
- * float buffer on the stack and done there. A longer row goes by pieces of the buffer (a multiple of the lanes, which
- * carry over from piece to piece): a first pass finds the maximum, a second sums exp(x - max), a third computes
- * exp(x - max) again, scales it by 1 / sum and rounds it into the output. in == out is fine: a piece is read whole
- * before it is written. exp is what a row costs on the host, so the buffer is as large as a stack frame comfortably
- * holds (16 KiB), which keeps rows up to 4096 elements at one exp per element. */
+/* A row of 16-bit elements: the float32 row of the widened elements, each result rounded once, bit for bit. A row of at
+ * most HCL_SOFTMAX_PIECE elements is widened once into a float buffer on the stack (16 KiB) and done there; a longer one
+ * likewise in `row` (cols floats of the plan's scratch) when the caller has it. Without it (a host kernel does not
+ * allocate) a longer row goes by pieces of the stack buffer (a multiple of the lanes, which carry over from piece to
+ * piece): a first pass finds the maximum, a second sums exp(x - max), a third computes exp(x - max) again, scales it by
+ * 1 / sum and rounds it into the output, twice the exps, which is what a row costs on the host. in == out is fine: a
+ * row (piece) is read whole before it is written. */
 #define HCL_SOFTMAX_PIECE 4096
-HCL_SOFTMAX_INLINE void hcl_softmax_row16(hcl_dtype type, const uint16_t *x, uint16_t *y, size_t cols) {
+HCL_SOFTMAX_INLINE void hcl_softmax_row16(hcl_dtype type, const uint16_t *x, uint16_t *y, size_t cols, float *row) {
     _Alignas(64) float piece[HCL_SOFTMAX_PIECE];
-    if (cols <= HCL_SOFTMAX_PIECE) {
-        hcl__host_widen(type, x, piece, cols);
-        hcl_softmax_row(piece, piece, cols);
-        hcl__host_narrow(type, piece, y, cols);
+    if (cols <= HCL_SOFTMAX_PIECE || row != NULL) {
+        float *buf = cols <= HCL_SOFTMAX_PIECE ? piece : row;
+        hcl__host_widen(type, x, buf, cols);
+        hcl_softmax_row(buf, buf, cols);
+        hcl__host_narrow(type, buf, y, cols);
         return;
     }
     float m = -INFINITY;
@@ -160,13 +165,13 @@ HCL_SOFTMAX_INLINE void hcl_softmax_row16(hcl_dtype type, const uint16_t *x, uin
 /* One row, compiled once per instruction set and chosen at run time: builds target the baseline ISA, where
  * the exp loop is compute-bound (AVX-512 is about 2.5x faster here). Every variant computes the same bits:
  * the arithmetic is elementwise in a fixed order, and ISO C mode (-std=c11) does not contract it into FMA. */
-typedef void (*hcl_softmax_row_fn)(hcl_dtype type, size_t cols, const void *x, void *y);
+typedef void (*hcl_softmax_row_fn)(hcl_dtype type, size_t cols, const void *x, void *y, float *row);
 #define HCL_SOFTMAX_DEFINE_ROW(name, attr)                                                                             \
-    attr static void name(hcl_dtype type, size_t cols, const void *x, void *y) {                                       \
+    attr static void name(hcl_dtype type, size_t cols, const void *x, void *y, float *row) {                           \
         if (type == HCL_DTYPE_F32)                                                                                     \
             hcl_softmax_row(x, y, cols);                                                                               \
         else                                                                                                           \
-            hcl_softmax_row16(type, x, y, cols);                                                                       \
+            hcl_softmax_row16(type, x, y, cols, row);                                                                  \
     }
 HCL_SOFTMAX_DEFINE_ROW(hcl_softmax_row_generic, )
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -183,27 +188,50 @@ static hcl_softmax_row_fn hcl_softmax_pick(void) {
     return hcl_softmax_row_generic;
 }
 
-/* The softmax of rows x cols elements of `type`. */
-static void hcl_softmax_typed(hcl_dtype type, size_t rows, size_t cols, const void *in, void *out) {
+/* Longer rows than this go by pieces even with scratch: it stays at most 4 MiB a thread. */
+#define HCL_SOFTMAX_SCRATCH_MAX_COLS ((size_t)1 << 20)
+
+size_t hcl__host_softmax_scratch_bytes(hcl_dtype type, size_t rows, size_t cols) {
+    if (type == HCL_DTYPE_F32 || rows == 0 || cols <= HCL_SOFTMAX_PIECE || cols > HCL_SOFTMAX_SCRATCH_MAX_COLS)
+        return 0;
+    size_t threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads() > 1 ? (size_t)omp_get_max_threads() : 1;
+#endif
+    return (threads < rows ? threads : rows) * cols * sizeof(float);
+}
+
+/* The softmax of rows x cols elements of `type`; `scratch` (NULL, or `scratch_bytes` bytes) holds a float row per
+ * thread, for the threads it has room for. */
+static void hcl_softmax_typed(hcl_dtype type, size_t rows, size_t cols, const void *in, void *out, float *scratch,
+                              size_t scratch_bytes) {
     if (rows == 0 || cols == 0) return;
     const hcl_softmax_row_fn row = hcl_softmax_pick();
     const size_t esize = type == HCL_DTYPE_F32 ? sizeof(float) : sizeof(uint16_t);
+    const size_t rows_in_scratch = scratch != NULL ? scratch_bytes / (cols * sizeof(float)) : 0;
     const long long count = (long long)rows;
     const int parallel = rows > 1 && (double)rows * (double)cols >= HCL_SOFTMAX_PARALLEL_MIN;
     (void)parallel; /* unused without OpenMP */
     HCL__OMP(omp parallel for schedule(static) if (parallel))
-    for (long long r = 0; r < count; ++r)
-        row(type, cols, (const char *)in + (size_t)r * cols * esize, (char *)out + (size_t)r * cols * esize);
+    for (long long r = 0; r < count; ++r) {
+        size_t thread = 0;
+#ifdef _OPENMP
+        thread = (size_t)omp_get_thread_num();
+#endif
+        float *own = thread < rows_in_scratch ? scratch + thread * cols : NULL;
+        row(type, cols, (const char *)in + (size_t)r * cols * esize, (char *)out + (size_t)r * cols * esize, own);
+    }
 }
 
 void hcl__host_softmax_f32(size_t rows, size_t cols, const float *in, float *out) {
-    hcl_softmax_typed(HCL_DTYPE_F32, rows, cols, in, out);
+    hcl_softmax_typed(HCL_DTYPE_F32, rows, cols, in, out, NULL, 0);
 }
 
 /* The host-table forms (hcl_host_kernels.h): one work-group runs the whole call. */
 static void hcl_softmax_kernel(hcl_dtype type, void *const *args) {
     hcl_softmax_typed(type, (size_t) * (const uint64_t *)args[2], (size_t) * (const uint64_t *)args[3],
-                      *(const void *const *)args[0], *(void *const *)args[1]);
+                      *(const void *const *)args[0], *(void *const *)args[1], *(float *const *)args[4],
+                      (size_t) * (const uint64_t *)args[5]);
 }
 
 void hcl__host_softmax_kernel(const hcl_host_launch *launch, void *const *args) {
