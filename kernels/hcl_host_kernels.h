@@ -49,7 +49,10 @@ void hcl__host_vecadd_f32(size_t n, const float *a, const float *b, float *c);
  * `workspace`: at least hcl__host_gemm_workspace_bytes(g) bytes, or NULL to have it allocated here. Returns 0, or -1
  * when workspace is NULL and it could not be allocated; C is then unchanged. */
 int hcl__host_gemm(const hcl_kgemm *g, const void *a, const void *b, void *c, void *workspace);
-/* Bytes of workspace hcl__host_gemm needs for g with the current micro-kernel (0 when it needs none). */
+/* Bytes of workspace hcl__host_gemm needs for g with the current micro-kernel and OpenMP thread count (0 when it needs
+ * none): one packed block of A and of B per thread that the call will use. Neither may change between this and the
+ * call. hcl__host_gemm runs on its own worker threads (kernels/gemm/gemm_pool.c), as many as OpenMP's
+ * omp_get_max_threads(), not in an OpenMP region. */
 size_t hcl__host_gemm_workspace_bytes(const hcl_kgemm *g);
 
 /* The instruction set the GEMM micro-kernel uses on this CPU: "avx512", "avx2" or "generic". */

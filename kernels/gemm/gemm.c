@@ -1,12 +1,13 @@
 /* Host SGEMM: C = alpha * op(A) * op(B) + beta * C on row-major matrices (BLAS meaning).
  *
  * The usual cache-blocked scheme (Goto / BLIS): for each block of KC rows of op(B) and NC of its columns,
- * the block of op(B) is packed into NR-wide micro-panels and each block of MB rows of op(A) into MR-tall
+ * the block of op(B) is packed into NR-wide micro-panels and each block of MC rows of op(A) into MR-tall
  * micro-panels, both contiguous, aligned and zero-padded to whole panels. Packing is where the transposes
  * are handled, so the rest sees one layout. A micro-kernel then computes one MR x NR tile of C over KC in
- * registers, and a store step applies alpha and beta to the valid part of the tile. The tiles of C are
- * spread over the cores in MC x NB blocks (a B micro-panel stays in L1 while the A panels of the block
- * stream from L2).
+ * registers and updates C with alpha and beta in the same function (a tile at the edge of C goes through a
+ * buffer and a store step for its valid part). C is cut into units of whole rows (or columns) that the threads
+ * take in turn; each unit packs its own panels, so threads never wait for each other inside a call (see
+ * hcl_gemm_split_for and kernels/gemm/gemm_pool.c for why).
  *
  * The micro-kernels are plain C loops with constant bounds; gcc unrolls and vectorises them into register
  * tiles. Builds are for the baseline ISA, so the micro-kernel is compiled a few times with a target
@@ -15,6 +16,7 @@
  */
 #include "hcl_host_kernels.h"
 #include "hcl_plan.h"
+#include "gemm_pool.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -22,31 +24,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define HCL_GEMM_X86 1
 #endif
 
-/* Depth of a packed block: a 32-wide B micro-panel of KC rows is 32 KiB (L1). */
-#define HCL_GEMM_KC 256
-/* Columns of op(B) packed at once (KC x NC floats = 4 MiB, shared by the threads, from L3). */
-#define HCL_GEMM_NC 4096
-/* Rows of op(A) packed at once (MB x KC floats = 2 MiB). */
-#define HCL_GEMM_MB 2048
-/* Largest micro-tile over every ISA: the size of the accumulator buffer. */
+/* Depth of a packed block (k). A 32-wide B micro-panel of KC rows is 64 KiB, read from L2 once per A micro-panel of
+ * the block; a deeper block reads and writes C less often (on a 2-core Zen 4, 512 was 5-10% faster than 256 at
+ * 2048^3). Tunable at run time for measurements: HCL_GEMM_KC, multiples of 8 from 8 to 1024. */
+#define HCL_GEMM_KC 512
+#define HCL_GEMM_KC_MAX 1024
+/* Columns of op(B) one thread packs at once (KC x NC floats: 2 MiB, from L2 or L3). */
+#define HCL_GEMM_NC 1024
+/* Largest micro-tile over every ISA: the size of the accumulator buffer for tiles at the edge of C. */
 #define HCL_GEMM_TILE_MAX (16 * 32)
+/* Threads share the work in units of about this many rows (or columns) of C at least: each unit packs its own
+ * panels, so a smaller unit repacks the other operand more often. */
+#define HCL_GEMM_UNIT_MIN 96
+/* Below this many multiply-adds one thread does the whole product. */
+#define HCL_GEMM_PARALLEL_MIN (1u << 21)
 
-/* Computes the full mr x nr tile acc = A_panel * B_panel over kc (panels as packed below) and writes it
- * row-major (nr floats per row) to acc_out. */
-typedef void (*hcl_gemm_micro_fn)(size_t kc, const float *restrict a, const float *restrict b, float *restrict acc_out);
+/* Computes the mr x nr tile acc = A_panel * B_panel over kc (panels as packed below). With acc_out NULL the tile is
+ * whole and goes straight to C (row stride ldc): C = alpha * acc + beta * C, C not read when beta is 0. Otherwise it
+ * is written row-major (nr floats per row) to acc_out for hcl_gemm_store (a tile at the edge of C). */
+typedef void (*hcl_gemm_micro_fn)(size_t kc, const float *restrict a, const float *restrict b, float *restrict c,
+                                  size_t ldc, float alpha, float beta, float *restrict acc_out);
 
 #define HCL_GEMM_MADD_PLAIN(x, y, acc) ((acc) + (x) * (y))
 #define HCL_GEMM_MADD_FUSED(x, y, acc) fmaf((x), (y), (acc))
 
 /* One micro-kernel: MR_ x NR_ accumulators that gcc keeps in vector registers (checked in the generated
- * assembly: for AVX-512 12x32 it is 24 zmm accumulators, two loads and one broadcast per row per k). */
+ * assembly: for AVX-512 12x32 it is 24 zmm accumulators, two loads and one broadcast per row per k, no spills).
+ * The rows of the C tile are prefetched before the k loop: C is the one operand not packed, its rows are ldc apart
+ * (often a power of two, so they share cache sets), and a miss there after the loop stalls the whole tile. The
+ * update of C is in the same function so that it is compiled for the same ISA (whole vectors, no copy of acc). */
 #define HCL_GEMM_DEFINE_MICRO(name, attr, MR_, NR_, MADD)                                                              \
-    attr static void name(size_t kc, const float *restrict a, const float *restrict b, float *restrict acc_out) {      \
+    attr static void name(size_t kc, const float *restrict a, const float *restrict b, float *restrict c, size_t ldc,  \
+                          float alpha, float beta, float *restrict acc_out) {                                          \
         float acc[MR_][NR_];                                                                                           \
+        if (acc_out == NULL)                                                                                           \
+            for (int i = 0; i < MR_; ++i) {                                                                            \
+                __builtin_prefetch(c + (size_t)i * ldc, 1, 3);                                                         \
+                __builtin_prefetch(c + (size_t)i * ldc + NR_ - 1, 1, 3);                                               \
+            }                                                                                                          \
         for (int i = 0; i < MR_; ++i)                                                                                  \
             for (int j = 0; j < NR_; ++j) acc[i][j] = 0.0f;                                                            \
         for (size_t p = 0; p < kc; ++p) {                                                                              \
@@ -57,7 +80,19 @@ typedef void (*hcl_gemm_micro_fn)(size_t kc, const float *restrict a, const floa
                 for (int j = 0; j < NR_; ++j) acc[i][j] = MADD(ai, bp[j], acc[i][j]);                                  \
             }                                                                                                          \
         }                                                                                                              \
-        memcpy(acc_out, acc, sizeof acc);                                                                              \
+        if (acc_out != NULL) {                                                                                         \
+            memcpy(acc_out, acc, sizeof acc);                                                                          \
+        } else if (beta == 0.0f) {                                                                                     \
+            for (int i = 0; i < MR_; ++i)                                                                              \
+                for (int j = 0; j < NR_; ++j) c[(size_t)i * ldc + j] = alpha * acc[i][j];                              \
+        } else if (beta == 1.0f) {                                                                                     \
+            for (int i = 0; i < MR_; ++i)                                                                              \
+                for (int j = 0; j < NR_; ++j) c[(size_t)i * ldc + j] += alpha * acc[i][j];                             \
+        } else {                                                                                                       \
+            for (int i = 0; i < MR_; ++i)                                                                              \
+                for (int j = 0; j < NR_; ++j)                                                                          \
+                    c[(size_t)i * ldc + j] = alpha * acc[i][j] + beta * c[(size_t)i * ldc + j];                        \
+        }                                                                                                              \
     }
 
 /* fmaf would be a library call without hardware FMA: the baseline kernel multiplies and adds. */
@@ -70,16 +105,16 @@ HCL_GEMM_DEFINE_MICRO(hcl_gemm_micro_avx512, __attribute__((target("avx512f,fma"
 typedef struct hcl_gemm_isa {
     const char *name;
     size_t mr, nr; /* micro-tile */
-    size_t mc, nb; /* block of C one thread takes at a time (multiples of mr, nr) */
+    size_t mc;     /* rows of op(A) packed at once (a multiple of mr; mc x KC floats stay in L2) */
     hcl_gemm_micro_fn micro;
 } hcl_gemm_isa;
 
 static const hcl_gemm_isa hcl_gemm_isas[] = {
 #ifdef HCL_GEMM_X86
-    {"avx512", 12, 32, 12 * 8, 32 * 8, hcl_gemm_micro_avx512},
-    {"avx2", 4, 24, 4 * 24, 24 * 8, hcl_gemm_micro_avx2},
+    {"avx512", 12, 32, 12 * 16, hcl_gemm_micro_avx512},
+    {"avx2", 4, 24, 4 * 48, hcl_gemm_micro_avx2},
 #endif
-    {"generic", 4, 8, 4 * 24, 8 * 16, hcl_gemm_micro_generic},
+    {"generic", 4, 8, 4 * 48, hcl_gemm_micro_generic},
 };
 #define HCL_GEMM_ISA_COUNT (sizeof hcl_gemm_isas / sizeof hcl_gemm_isas[0])
 
@@ -198,17 +233,17 @@ static void hcl_gemm_pack_b16(const uint16_t *b, size_t rs, size_t cs, size_t co
     }
 }
 
-/* Write the valid rows x cols part of a micro-tile to C. The first block of k applies beta (and does not
- * read C when beta is 0, so NaN there does not propagate); later blocks add to what the first wrote. */
+/* Write the valid rows x cols part of a micro-tile at the edge of C: C = alpha * acc + beta * C, C not read when beta
+ * is 0 (so NaN there does not propagate). */
 static void hcl_gemm_store(float *restrict c, size_t ldc, const float *restrict acc, size_t nr, size_t rows,
-                           size_t cols, float alpha, float beta, int first) {
+                           size_t cols, float alpha, float beta) {
     for (size_t i = 0; i < rows; ++i) {
         float *restrict ci = c + i * ldc;
         const float *restrict ai = acc + i * nr;
-        if (!first) {
-            for (size_t j = 0; j < cols; ++j) ci[j] += alpha * ai[j];
-        } else if (beta == 0.0f) {
+        if (beta == 0.0f) {
             for (size_t j = 0; j < cols; ++j) ci[j] = alpha * ai[j];
+        } else if (beta == 1.0f) {
+            for (size_t j = 0; j < cols; ++j) ci[j] += alpha * ai[j];
         } else {
             for (size_t j = 0; j < cols; ++j) ci[j] = alpha * ai[j] + beta * ci[j];
         }
@@ -230,14 +265,70 @@ static void hcl_gemm_scale(size_t m, size_t n, float beta, float *c, size_t ldc)
     }
 }
 
-/* The packed blocks of op(A) and op(B) for this shape on the current micro-kernel, each rounded to 64 bytes. */
-static void hcl_gemm_workspace(size_t m, size_t n, size_t k, size_t *out_a_bytes, size_t *out_b_bytes) {
-    const hcl_gemm_isa *isa = hcl_gemm_current_isa();
-    const size_t kc_max = hcl_gemm_min(k, HCL_GEMM_KC);
-    *out_a_bytes =
-        hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(m, HCL_GEMM_MB), isa->mr) * kc_max * sizeof(float), 64);
-    *out_b_bytes =
-        hcl_gemm_round_up(hcl_gemm_round_up(hcl_gemm_min(n, HCL_GEMM_NC), isa->nr) * kc_max * sizeof(float), 64);
+/* Depth of the packed blocks: HCL_GEMM_KC, or HCL_GEMM_KC from the environment (read once; for tuning runs). */
+static size_t hcl_gemm_kc(void) {
+    static atomic_size_t cached = 0;
+    size_t kc = atomic_load(&cached);
+    if (kc == 0) {
+        kc = HCL_GEMM_KC;
+        const char *text = getenv("HCL_GEMM_KC");
+        if (text != NULL) {
+            const long value = strtol(text, NULL, 10);
+            if (value >= 8 && value <= HCL_GEMM_KC_MAX && value % 8 == 0) kc = (size_t)value;
+        }
+        atomic_store(&cached, kc);
+    }
+    return kc;
+}
+
+/* The threads the host driver runs kernels on. */
+static size_t hcl_gemm_max_threads(void) {
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+    return threads > 1 ? (size_t)threads : 1;
+#else
+    return 1;
+#endif
+}
+
+/* How C is cut into units of work for the threads: gm x gn units of `rows` x `cols` (multiples of mr, nr; the last
+ * row and column of units may be smaller), taken by `threads` threads. */
+typedef struct hcl_gemm_split {
+    size_t threads, gm, gn, rows, cols;
+} hcl_gemm_split;
+
+/* Each unit runs the whole blocked product for its part of C with its own packed panels, so threads never wait for
+ * each other inside a call (the only synchronisation is the end of the parallel region): on a busy machine a thread
+ * that waits at a barrier for a descheduled partner spins through a scheduler slice (libgomp's default wait
+ * policy), which made small products 50 times slower. Rows are split first (a unit repacks the cheap, contiguous
+ * op(B) panels, not the transposing op(A) ones), into a multiple of the thread count of up to 4 units a thread so
+ * that a thread that runs while its partner is descheduled takes more; columns only when there are fewer row units
+ * than threads. A small product runs on one thread. */
+static hcl_gemm_split hcl_gemm_split_for(const hcl_gemm_isa *isa, size_t m, size_t n, size_t k) {
+    hcl_gemm_split split = {hcl_gemm_max_threads(), 1, 1, 0, 0};
+    if ((double)m * (double)n * (double)k < (double)HCL_GEMM_PARALLEL_MIN) split.threads = 1;
+    const size_t t = split.threads;
+    if (t > 1) {
+        size_t by_rows = hcl_gemm_min(4 * t, m / HCL_GEMM_UNIT_MIN);
+        if (by_rows < t) by_rows = hcl_gemm_min(t, m / (2 * isa->mr)); /* narrower units rather than idle threads */
+        split.gm = by_rows >= t ? by_rows / t * t : (by_rows > 0 ? by_rows : 1);
+        if (split.gm < t) split.gn = hcl_gemm_min((t + split.gm - 1) / split.gm, n / (2 * isa->nr));
+        if (split.gn == 0) split.gn = 1;
+    }
+    split.rows = hcl_gemm_round_up((m + split.gm - 1) / split.gm, isa->mr);
+    split.cols = hcl_gemm_round_up((n + split.gn - 1) / split.gn, isa->nr);
+    split.gm = (m + split.rows - 1) / split.rows;
+    split.gn = (n + split.cols - 1) / split.cols;
+    split.threads = hcl_gemm_min(t, split.gm * split.gn);
+    return split;
+}
+
+/* Bytes of one thread's packed op(A) block and op(B) block for this shape and split, each rounded to 64 bytes. */
+static void hcl_gemm_slot(const hcl_gemm_isa *isa, const hcl_gemm_split *split, size_t k, size_t *out_a_bytes,
+                          size_t *out_b_bytes) {
+    const size_t kc_max = hcl_gemm_min(k, hcl_gemm_kc());
+    *out_a_bytes = hcl_gemm_round_up(hcl_gemm_min(split->rows, isa->mc) * kc_max * sizeof(float), 64);
+    *out_b_bytes = hcl_gemm_round_up(hcl_gemm_min(split->cols, HCL_GEMM_NC) * kc_max * sizeof(float), 64);
 }
 
 /* Bytes of the float copy of C that a 16-bit C is accumulated in (0 for a float C or no product). */
@@ -246,88 +337,121 @@ static size_t hcl_gemm_cbuf_bytes(const hcl_kgemm *g) {
     return hcl_gemm_round_up(g->m * g->n * sizeof(float), 64);
 }
 
-size_t hcl__host_gemm_workspace_bytes(const hcl_kgemm *g) {
-    if (g->m == 0 || g->n == 0 || g->k == 0) return 0;
+/* Packed blocks of every thread, then the float copy of a 16-bit C. */
+static size_t hcl_gemm_packed_bytes(const hcl_kgemm *g) {
+    const hcl_gemm_isa *isa = hcl_gemm_current_isa();
+    const hcl_gemm_split split = hcl_gemm_split_for(isa, g->m, g->n, g->k);
     size_t a_bytes, b_bytes;
-    hcl_gemm_workspace(g->m, g->n, g->k, &a_bytes, &b_bytes);
-    return a_bytes + b_bytes + hcl_gemm_cbuf_bytes(g) + 64; /* + 64: the caller's memory need not be 64-byte aligned */
+    hcl_gemm_slot(isa, &split, g->k, &a_bytes, &b_bytes);
+    return split.threads * (a_bytes + b_bytes);
 }
 
-/* C = alpha * op(A) * op(B) + beta * C with float C, A and B of `ab` (f32, or 16-bit widened while packing), the
- * packed blocks at ap and bp (as hcl_gemm_workspace sizes them). */
-static void hcl_gemm_run(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, hcl_dtype ab,
-                         const void *a, size_t lda, const void *b, size_t ldb, float beta, float *c, size_t ldc,
-                         float *ap, float *bp) {
-    const hcl_gemm_isa *isa = hcl_gemm_current_isa();
-    const size_t mr = isa->mr, nr = isa->nr, mc = isa->mc, nb = isa->nb;
-    /* op(A)(i, p) = a[i * rs_a + p * cs_a]; op(B)(p, j) = b[p * rs_b + j * cs_b]. */
-    const size_t rs_a = trans_a ? 1 : lda, cs_a = trans_a ? lda : 1;
-    const size_t rs_b = trans_b ? 1 : ldb, cs_b = trans_b ? ldb : 1;
+size_t hcl__host_gemm_workspace_bytes(const hcl_kgemm *g) {
+    if (g->m == 0 || g->n == 0 || g->k == 0) return 0;
+    return hcl_gemm_packed_bytes(g) + hcl_gemm_cbuf_bytes(g) + 64; /* + 64: the caller's memory need not be aligned */
+}
 
-    const int bf16 = ab == HCL_DTYPE_BF16;
-    /* Below this much work the threads cost more than they bring. */
-    const int parallel = (double)m * (double)n * (double)k >= 262144.0;
-    (void)parallel; /* unused without OpenMP */
+/* One product's operands, as hcl_gemm_unit reads them. op(A)(i, p) = a[i * rs_a + p * cs_a]; op(B)(p, j) =
+ * b[p * rs_b + j * cs_b]; A and B of type ab (f32, or 16-bit widened while packing). */
+typedef struct hcl_gemm_args {
+    const hcl_gemm_isa *isa;
+    size_t m, n, k, kc;
+    float alpha, beta;
+    hcl_dtype ab;
+    const void *a, *b;
+    size_t rs_a, cs_a, rs_b, cs_b;
+    float *c;
+    size_t ldc;
+} hcl_gemm_args;
 
-    for (size_t jc = 0; jc < n; jc += HCL_GEMM_NC) {
-        const size_t ncb = hcl_gemm_min(HCL_GEMM_NC, n - jc);
-        const long long b_panels = (long long)((ncb + nr - 1) / nr);
-        for (size_t pc = 0; pc < k; pc += HCL_GEMM_KC) {
-            const size_t kc = hcl_gemm_min(HCL_GEMM_KC, k - pc);
-            const int first = pc == 0;
-            for (size_t ic = 0; ic < m; ic += HCL_GEMM_MB) {
-                const size_t mb = hcl_gemm_min(HCL_GEMM_MB, m - ic);
-                const long long a_panels = (long long)((mb + mr - 1) / mr);
-                const long long tiles_m = (long long)((mb + mc - 1) / mc);
-                const long long tiles_n = (long long)((ncb + nb - 1) / nb);
-                const int pack_b = ic == 0; /* the packed block of op(B) serves every block of rows */
-                /* Two synchronisations a block, not four: the panels of op(B) (when this block packs them) and of
-                 * op(A) are one work-sharing loop, whose barrier is the only one before the tiles; the tile loop's
-                 * own barrier is dropped (nowait), as the region's end joins the threads anyway. Each barrier costs a
-                 * scheduler slice when a thread is descheduled (a busy machine), so fewer is steadier. */
-                const long long b_items = pack_b ? b_panels : 0, pack_items = b_items + a_panels;
-                HCL__OMP(omp parallel if (parallel)) {
-                    HCL__OMP(omp for schedule(static))
-                    for (long long q = 0; q < pack_items; ++q) {
-                        if (q < b_items) {
-                            const size_t j = (size_t)q * nr;
-                            const size_t at = pc * rs_b + (jc + j) * cs_b, cols = hcl_gemm_min(nr, ncb - j);
-                            if (ab == HCL_DTYPE_F32)
-                                hcl_gemm_pack_b((const float *)b + at, rs_b, cs_b, cols, kc, nr, bp + j * kc);
-                            else
-                                hcl_gemm_pack_b16((const uint16_t *)b + at, rs_b, cs_b, cols, kc, nr, bf16,
-                                                  bp + j * kc);
+/* C[i0:i1, j0:j1] = alpha * op(A) op(B) + beta * C over the whole of k (Goto's loops: NC columns of op(B) packed per
+ * KC-deep block, mc rows of op(A) per block, then the micro-tiles with a B micro-panel held while the A micro-panels
+ * of the block pass), with this thread's packed blocks ap and bp. */
+static void hcl_gemm_unit(const hcl_gemm_args *x, size_t i0, size_t i1, size_t j0, size_t j1, float *ap, float *bp) {
+    const hcl_gemm_isa *isa = x->isa;
+    const size_t mr = isa->mr, nr = isa->nr;
+    const int bf16 = x->ab == HCL_DTYPE_BF16;
+    for (size_t jc = j0; jc < j1; jc += HCL_GEMM_NC) {
+        const size_t ncb = hcl_gemm_min(HCL_GEMM_NC, j1 - jc);
+        for (size_t pc = 0; pc < x->k; pc += x->kc) {
+            const size_t kc = hcl_gemm_min(x->kc, x->k - pc);
+            /* The first block of k applies beta (without reading C when it is 0); later ones add to it. */
+            const float beta = pc == 0 ? x->beta : 1.0f;
+            for (size_t j = 0; j < ncb; j += nr) {
+                const size_t at = pc * x->rs_b + (jc + j) * x->cs_b, cols = hcl_gemm_min(nr, ncb - j);
+                if (x->ab == HCL_DTYPE_F32)
+                    hcl_gemm_pack_b((const float *)x->b + at, x->rs_b, x->cs_b, cols, kc, nr, bp + j * kc);
+                else
+                    hcl_gemm_pack_b16((const uint16_t *)x->b + at, x->rs_b, x->cs_b, cols, kc, nr, bf16, bp + j * kc);
+            }
+            for (size_t ic = i0; ic < i1; ic += isa->mc) {
+                const size_t mcb = hcl_gemm_min(isa->mc, i1 - ic);
+                for (size_t i = 0; i < mcb; i += mr) {
+                    const size_t at = (ic + i) * x->rs_a + pc * x->cs_a, rows = hcl_gemm_min(mr, mcb - i);
+                    if (x->ab == HCL_DTYPE_F32)
+                        hcl_gemm_pack_a((const float *)x->a + at, x->rs_a, x->cs_a, rows, kc, mr, ap + i * kc);
+                    else
+                        hcl_gemm_pack_a16((const uint16_t *)x->a + at, x->rs_a, x->cs_a, rows, kc, mr, bf16,
+                                          ap + i * kc);
+                }
+                for (size_t jr = 0; jr < ncb; jr += nr) {
+                    const size_t cols = hcl_gemm_min(nr, ncb - jr);
+                    for (size_t ir = 0; ir < mcb; ir += mr) {
+                        const size_t rows = hcl_gemm_min(mr, mcb - ir);
+                        float *c = x->c + (ic + ir) * x->ldc + jc + jr;
+                        if (rows == mr && cols == nr) {
+                            isa->micro(kc, ap + ir * kc, bp + jr * kc, c, x->ldc, x->alpha, beta, NULL);
                         } else {
-                            const size_t i = (size_t)(q - b_items) * mr;
-                            const size_t at = (ic + i) * rs_a + pc * cs_a, rows = hcl_gemm_min(mr, mb - i);
-                            if (ab == HCL_DTYPE_F32)
-                                hcl_gemm_pack_a((const float *)a + at, rs_a, cs_a, rows, kc, mr, ap + i * kc);
-                            else
-                                hcl_gemm_pack_a16((const uint16_t *)a + at, rs_a, cs_a, rows, kc, mr, bf16,
-                                                  ap + i * kc);
-                        }
-                    }
-                    HCL__OMP(omp for schedule(dynamic, 1) collapse(2) nowait)
-                    for (long long tm = 0; tm < tiles_m; ++tm) {
-                        for (long long tn = 0; tn < tiles_n; ++tn) {
                             _Alignas(64) float acc[HCL_GEMM_TILE_MAX];
-                            const size_t i_begin = (size_t)tm * mc, i_end = hcl_gemm_min(mb, i_begin + mc);
-                            const size_t j_begin = (size_t)tn * nb, j_end = hcl_gemm_min(ncb, j_begin + nb);
-                            for (size_t jr = j_begin; jr < j_end; jr += nr) {
-                                const size_t cols = hcl_gemm_min(nr, j_end - jr);
-                                for (size_t ir = i_begin; ir < i_end; ir += mr) {
-                                    const size_t rows = hcl_gemm_min(mr, i_end - ir);
-                                    isa->micro(kc, ap + ir * kc, bp + jr * kc, acc);
-                                    hcl_gemm_store(c + (ic + ir) * ldc + jc + jr, ldc, acc, nr, rows, cols, alpha, beta,
-                                                   first);
-                                }
-                            }
+                            isa->micro(kc, ap + ir * kc, bp + jr * kc, c, x->ldc, x->alpha, beta, acc);
+                            hcl_gemm_store(c, x->ldc, acc, nr, rows, cols, x->alpha, beta);
                         }
                     }
                 }
             }
         }
     }
+}
+
+/* A product spread over the threads: the shared counter of units taken, each thread's packed blocks. */
+typedef struct hcl_gemm_job {
+    hcl_gemm_args args;
+    hcl_gemm_split split;
+    size_t slot_floats, a_floats; /* one thread's share of the packed blocks; its op(A) block first */
+    float *packed;
+    atomic_size_t next;
+} hcl_gemm_job;
+
+/* One thread's share (hcl_gemm_pool_fn): units taken in turn, not dealt out, so that a thread that keeps its core
+ * does the work of one that lost it. */
+static void hcl_gemm_share(void *ctx, size_t slot) {
+    hcl_gemm_job *job = ctx;
+    const hcl_gemm_split *split = &job->split;
+    float *ap = job->packed + slot * job->slot_floats, *bp = ap + job->a_floats;
+    const size_t units = split->gm * split->gn, m = job->args.m, n = job->args.n;
+    for (size_t u = atomic_fetch_add(&job->next, 1); u < units; u = atomic_fetch_add(&job->next, 1)) {
+        const size_t i0 = u / split->gn * split->rows, j0 = u % split->gn * split->cols;
+        hcl_gemm_unit(&job->args, i0, hcl_gemm_min(m, i0 + split->rows), j0, hcl_gemm_min(n, j0 + split->cols), ap, bp);
+    }
+}
+
+/* C = alpha * op(A) * op(B) + beta * C with float C, A and B of `ab`, the packed blocks in `packed` (as
+ * hcl_gemm_packed_bytes sizes them). */
+static void hcl_gemm_run(int trans_a, int trans_b, size_t m, size_t n, size_t k, float alpha, hcl_dtype ab,
+                         const void *a, size_t lda, const void *b, size_t ldb, float beta, float *c, size_t ldc,
+                         float *packed) {
+    const hcl_gemm_isa *isa = hcl_gemm_current_isa();
+    const hcl_gemm_split split = hcl_gemm_split_for(isa, m, n, k);
+    size_t a_bytes, b_bytes;
+    hcl_gemm_slot(isa, &split, k, &a_bytes, &b_bytes);
+    hcl_gemm_job job = {{isa, m, n, k, hcl_gemm_kc(), alpha, beta, ab, a, b, trans_a ? 1 : lda, trans_a ? lda : 1,
+                         trans_b ? 1 : ldb, trans_b ? ldb : 1, c, ldc},
+                        split,
+                        (a_bytes + b_bytes) / sizeof(float),
+                        a_bytes / sizeof(float),
+                        packed,
+                        0};
+    (void)hcl__gemm_pool_run(split.threads, hcl_gemm_share, &job);
 }
 
 /* 16-bit C = beta * C (k or alpha 0), without reading C when beta is 0; one rounding per element. */
@@ -354,27 +478,25 @@ int hcl__host_gemm(const hcl_kgemm *g, const void *a, const void *b, void *c, vo
             hcl_gemm_scale16(m, n, g->beta, g->c_type, c, g->ldc);
         return 0;
     }
-    size_t a_bytes, b_bytes;
-    hcl_gemm_workspace(m, n, k, &a_bytes, &b_bytes);
-    float *ap, *owned = NULL;
+    const size_t packed_bytes = hcl_gemm_packed_bytes(g);
+    float *packed, *owned = NULL;
     if (workspace != NULL) {
-        ap = (float *)hcl_gemm_round_up((size_t)(uintptr_t)workspace, 64);
+        packed = (float *)hcl_gemm_round_up((size_t)(uintptr_t)workspace, 64);
     } else {
-        owned = aligned_alloc(64, a_bytes + b_bytes + hcl_gemm_cbuf_bytes(g));
+        owned = aligned_alloc(64, packed_bytes + hcl_gemm_cbuf_bytes(g));
         if (owned == NULL) return -1;
-        ap = owned;
+        packed = owned;
     }
-    float *bp = ap + a_bytes / sizeof(float);
     const int ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS;
     if (g->c_type == HCL_DTYPE_F32) {
-        hcl_gemm_run(ta, tb, m, n, k, g->alpha, g->ab_type, a, g->lda, b, g->ldb, g->beta, c, g->ldc, ap, bp);
+        hcl_gemm_run(ta, tb, m, n, k, g->alpha, g->ab_type, a, g->lda, b, g->ldb, g->beta, c, g->ldc, packed);
     } else {
         /* a 16-bit C is accumulated in a float copy (rows of n) and rounded once at the end */
-        float *cf = bp + b_bytes / sizeof(float);
+        float *cf = packed + packed_bytes / sizeof(float);
         uint16_t *c16 = c;
         if (g->beta != 0.0f)
             for (size_t i = 0; i < m; ++i) hcl__host_widen(g->c_type, c16 + i * g->ldc, cf + i * n, n);
-        hcl_gemm_run(ta, tb, m, n, k, g->alpha, g->ab_type, a, g->lda, b, g->ldb, g->beta, cf, n, ap, bp);
+        hcl_gemm_run(ta, tb, m, n, k, g->alpha, g->ab_type, a, g->lda, b, g->ldb, g->beta, cf, n, packed);
         for (size_t i = 0; i < m; ++i) hcl__host_narrow(g->c_type, cf + i * n, c16 + i * g->ldc, n);
     }
     free(owned);
