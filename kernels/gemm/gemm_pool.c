@@ -5,8 +5,8 @@
  * spins between calls is descheduled with its time used up, so the next call waits a scheduler slice for it: small
  * products ran 50 times slower than on one thread, unless the user had set OMP_WAIT_POLICY=passive before the
  * process started. Here a call never waits for a worker that has not started: the caller closes the job when it has
- * run out of work, and waits (asleep) only for workers that are inside it. Idle workers poll with sched_yield for a
- * short while, then sleep on a condition variable.
+ * run out of work, and waits only for workers that are inside it. Idle workers spin briefly, poll with sched_yield for
+ * a while, then sleep on a condition variable.
  */
 #if defined(__unix__) || defined(__APPLE__)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, sched_yield under -std=c11 */
@@ -24,7 +24,10 @@
 
 /* Workers at most (the caller is one more). */
 #define HCL_GEMM_POOL_MAX 255
-/* How long an idle worker polls for the next job before it sleeps. */
+/* An idle worker spins for the next job this long (back-to-back small calls find it running), then polls with
+ * sched_yield (giving its core to anyone else who wants it) up to HCL_GEMM_POOL_POLL_NS, then sleeps. The caller
+ * spins as long for the last workers of a job before it sleeps. */
+#define HCL_GEMM_POOL_SPIN_NS 50000L
 #define HCL_GEMM_POOL_POLL_NS 5000000L
 
 typedef struct hcl_gemm_pool {
@@ -34,9 +37,10 @@ typedef struct hcl_gemm_pool {
     atomic_ulong generation; /* posted jobs so far */
     hcl_gemm_pool_fn fn;     /* the open job (NULL once closed) */
     void *ctx;
-    size_t want, joined, running; /* workers the job takes, that took part, that are still in it */
-    int busy, stop;               /* a caller holds the pool; the process is unloading */
-    size_t count;                 /* workers started */
+    size_t want, joined;   /* workers the job takes, that took part */
+    atomic_size_t running; /* workers still in the job (changed under lock, read by the caller's spin) */
+    int busy, stop;        /* a caller holds the pool; the process is unloading */
+    size_t count;          /* workers started */
     pthread_t threads[HCL_GEMM_POOL_MAX];
 } hcl_gemm_pool;
 
@@ -49,14 +53,26 @@ static long long hcl_gemm_pool_now_ns(void) {
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+static void hcl_gemm_pool_pause(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#endif
+}
+
 static void *hcl_gemm_pool_worker(void *unused) {
     (void)unused;
     hcl_gemm_pool *p = &hcl_gemm_pool_state;
     unsigned long seen = atomic_load(&p->generation);
     for (;;) {
         /* Poll first: back-to-back calls find the worker awake, and sched_yield lets others run meanwhile. */
-        const long long until = hcl_gemm_pool_now_ns() + HCL_GEMM_POOL_POLL_NS;
-        while (atomic_load(&p->generation) == seen && hcl_gemm_pool_now_ns() < until) sched_yield();
+        const long long start = hcl_gemm_pool_now_ns();
+        for (long long now = start; atomic_load(&p->generation) == seen && now - start < HCL_GEMM_POOL_POLL_NS;
+             now = hcl_gemm_pool_now_ns()) {
+            if (now - start < HCL_GEMM_POOL_SPIN_NS)
+                hcl_gemm_pool_pause();
+            else
+                sched_yield();
+        }
         pthread_mutex_lock(&p->lock);
         while (!p->stop && atomic_load(&p->generation) == seen) pthread_cond_wait(&p->wake, &p->lock);
         if (p->stop) {
@@ -69,13 +85,13 @@ static void *hcl_gemm_pool_worker(void *unused) {
             continue;
         }
         const size_t slot = ++p->joined;
-        ++p->running;
+        atomic_fetch_add(&p->running, 1);
         const hcl_gemm_pool_fn fn = p->fn;
         void *ctx = p->ctx;
         pthread_mutex_unlock(&p->lock);
         fn(ctx, slot);
         pthread_mutex_lock(&p->lock);
-        if (--p->running == 0) pthread_cond_signal(&p->idle);
+        if (atomic_fetch_sub(&p->running, 1) == 1) pthread_cond_signal(&p->idle);
         pthread_mutex_unlock(&p->lock);
     }
 }
@@ -113,7 +129,6 @@ size_t hcl__gemm_pool_run(size_t threads, hcl_gemm_pool_fn fn, void *ctx) {
     p->ctx = ctx;
     p->want = workers;
     p->joined = 0;
-    p->running = 0;
     atomic_fetch_add(&p->generation, 1);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
@@ -122,7 +137,12 @@ size_t hcl__gemm_pool_run(size_t threads, hcl_gemm_pool_fn fn, void *ctx) {
 
     pthread_mutex_lock(&p->lock);
     p->fn = NULL; /* the caller ran out of work: a worker that wakes now stays out */
-    while (p->running > 0) pthread_cond_wait(&p->idle, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    const long long start = hcl_gemm_pool_now_ns();
+    while (atomic_load(&p->running) > 0 && hcl_gemm_pool_now_ns() - start < HCL_GEMM_POOL_SPIN_NS)
+        hcl_gemm_pool_pause();
+    pthread_mutex_lock(&p->lock);
+    while (atomic_load(&p->running) > 0) pthread_cond_wait(&p->idle, &p->lock);
     const size_t used = 1 + p->joined;
     p->busy = 0;
     pthread_mutex_unlock(&p->lock);
