@@ -419,16 +419,39 @@ typedef struct hcl_gemm_job {
     hcl_gemm_split split;
     size_t slot_floats, a_floats; /* one thread's share of the packed blocks; its op(A) block first */
     float *packed;
-    atomic_size_t next;
+    atomic_size_t next; /* the next unit, or under guided scheduling the next row */
 } hcl_gemm_job;
 
+/* The next block of rows for a thread under guided scheduling, from the row cursor `next`: a 1/(2 threads) share of
+ * the rows left, at most the planned unit and at least HCL_GEMM_UNIT_MIN rows (or what is left), so that the last
+ * blocks are small. Returns 0 once every row is taken. */
+static size_t hcl_gemm_take_rows(hcl_gemm_job *job, size_t *out_i0) {
+    const size_t m = job->args.m, mr = job->args.isa->mr, threads = job->split.threads;
+    size_t i0 = atomic_load(&job->next), rows;
+    do {
+        if (i0 >= m) return 0;
+        const size_t left = m - i0;
+        rows = hcl_gemm_round_up((left + 2 * threads - 1) / (2 * threads), mr);
+        rows = hcl_gemm_min(job->split.rows, rows < HCL_GEMM_UNIT_MIN ? HCL_GEMM_UNIT_MIN : rows);
+        rows = hcl_gemm_min(rows, left);
+    } while (!atomic_compare_exchange_weak(&job->next, &i0, i0 + rows));
+    *out_i0 = i0;
+    return rows;
+}
+
 /* One thread's share (hcl_gemm_pool_fn): units taken in turn, not dealt out, so that a thread that keeps its core
- * does the work of one that lost it. */
+ * does the work of one that lost it. When C is cut into enough blocks of rows (4 a thread), they are taken guided
+ * (smaller towards the end): a thread descheduled in the middle of the last block then holds up the call less. */
 static void hcl_gemm_share(void *ctx, size_t slot) {
     hcl_gemm_job *job = ctx;
     const hcl_gemm_split *split = &job->split;
     float *ap = job->packed + slot * job->slot_floats, *bp = ap + job->a_floats;
     const size_t units = split->gm * split->gn, m = job->args.m, n = job->args.n;
+    if (split->threads > 1 && split->gn == 1 && split->gm >= 4 * split->threads) {
+        size_t i0, rows;
+        while ((rows = hcl_gemm_take_rows(job, &i0)) > 0) hcl_gemm_unit(&job->args, i0, i0 + rows, 0, n, ap, bp);
+        return;
+    }
     for (size_t u = atomic_fetch_add(&job->next, 1); u < units; u = atomic_fetch_add(&job->next, 1)) {
         const size_t i0 = u / split->gn * split->rows, j0 = u % split->gn * split->cols;
         hcl_gemm_unit(&job->args, i0, hcl_gemm_min(m, i0 + split->rows), j0, hcl_gemm_min(n, j0 + split->cols), ap, bp);
