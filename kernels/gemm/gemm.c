@@ -189,24 +189,41 @@ static void hcl_gemm_pack_a(const float *a, size_t rs, size_t cs, size_t rows, s
         for (size_t i = rows; i < mr; ++i) dst[p * mr + i] = 0.0f;
 }
 
-/* Pack `cols` (<= nr) columns of op(B) over kc, starting at `b` = &op(B)(p0, j0), where op(B)(p, j) is
- * b[p * rs + j * cs], into dst[p * nr + j], padding columns up to nr with zeros. */
-static void hcl_gemm_pack_b(const float *b, size_t rs, size_t cs, size_t cols, size_t kc, size_t nr,
+/* Pack a KC x ncb block of op(B), starting at `b` = &op(B)(p0, j0), where op(B)(p, j) is b[p * rs + j * cs], into
+ * NR-wide micro-panels: column j at dst[(j / nr) * nr * kc + p * nr + j % nr], the last panel padded with zeros.
+ * Row-major B (cs 1) is read a row at a time, each row scattered over the panels: the source is then read in order
+ * (prefetched), not a 128-byte piece per row ldb apart; whole panel rows are copied with a constant size. */
+static void hcl_gemm_pack_b(const float *b, size_t rs, size_t cs, size_t ncb, size_t kc, size_t nr,
                             float *restrict dst) {
     if (cs == 1) {
+        const size_t whole = ncb / nr * nr;
         for (size_t p = 0; p < kc; ++p) {
             const float *restrict src = b + p * rs;
             float *restrict row = dst + p * nr;
-            for (size_t j = 0; j < cols; ++j) row[j] = src[j];
-            for (size_t j = cols; j < nr; ++j) row[j] = 0.0f;
+            size_t j = 0;
+            if (nr == 32) {
+                for (; j < whole; j += 32) memcpy(row + j * kc, src + j, 32 * sizeof(float));
+            } else if (nr == 24) {
+                for (; j < whole; j += 24) memcpy(row + j * kc, src + j, 24 * sizeof(float));
+            } else {
+                for (; j < whole; j += nr) memcpy(row + j * kc, src + j, nr * sizeof(float));
+            }
+            if (j < ncb) {
+                float *restrict last = row + j * kc;
+                for (size_t q = 0; q < nr; ++q) last[q] = j + q < ncb ? src[j + q] : 0.0f;
+            }
         }
     } else {
-        for (size_t j = 0; j < cols; ++j) {
+        for (size_t j = 0; j < ncb; ++j) {
             const float *restrict src = b + j * cs;
-            for (size_t p = 0; p < kc; ++p) dst[p * nr + j] = src[p];
+            float *restrict panel = dst + j / nr * nr * kc + j % nr;
+            for (size_t p = 0; p < kc; ++p) panel[p * nr] = src[p];
         }
-        for (size_t p = 0; p < kc && cols < nr; ++p)
-            for (size_t j = cols; j < nr; ++j) dst[p * nr + j] = 0.0f;
+        if (ncb % nr != 0) {
+            float *restrict panel = dst + ncb / nr * nr * kc;
+            for (size_t p = 0; p < kc; ++p)
+                for (size_t j = ncb % nr; j < nr; ++j) panel[p * nr + j] = 0.0f;
+        }
     }
 }
 
@@ -377,12 +394,13 @@ static void hcl_gemm_unit(const hcl_gemm_args *x, size_t i0, size_t i1, size_t j
             const size_t kc = hcl_gemm_min(x->kc, x->k - pc);
             /* The first block of k applies beta (without reading C when it is 0); later ones add to it. */
             const float beta = pc == 0 ? x->beta : 1.0f;
-            for (size_t j = 0; j < ncb; j += nr) {
-                const size_t at = pc * x->rs_b + (jc + j) * x->cs_b, cols = hcl_gemm_min(nr, ncb - j);
-                if (x->ab == HCL_DTYPE_F32)
-                    hcl_gemm_pack_b((const float *)x->b + at, x->rs_b, x->cs_b, cols, kc, nr, bp + j * kc);
-                else
+            if (x->ab == HCL_DTYPE_F32) {
+                hcl_gemm_pack_b((const float *)x->b + pc * x->rs_b + jc * x->cs_b, x->rs_b, x->cs_b, ncb, kc, nr, bp);
+            } else {
+                for (size_t j = 0; j < ncb; j += nr) {
+                    const size_t at = pc * x->rs_b + (jc + j) * x->cs_b, cols = hcl_gemm_min(nr, ncb - j);
                     hcl_gemm_pack_b16((const uint16_t *)x->b + at, x->rs_b, x->cs_b, cols, kc, nr, bf16, bp + j * kc);
+                }
             }
             for (size_t ic = i0; ic < i1; ic += isa->mc) {
                 const size_t mcb = hcl_gemm_min(isa->mc, i1 - ic);
