@@ -118,7 +118,7 @@ CONF_TEST(gemm, large) {
     run_gemm(&g2);
     gcase g3 = {257, 511, 129, HCL_NO_TRANS, HCL_TRANS, 0, 9, 0, -1.25f, 0.75f, C_RANDOM, false};
     run_gemm(&g3);
-    /* Many row blocks (a CPU's threads take them guided, smaller towards the end) over several blocks of k. */
+    /* Many row blocks (a CPU cuts C into blocks of rows for its threads) over several blocks of k. */
     gcase g4 = {1001, 97, 1100, HCL_TRANS, HCL_NO_TRANS, 3, 0, 5, 0.75f, 0.5f, C_RANDOM, false};
     run_gemm(&g4);
     /* Few rows, many columns: a CPU splits the columns. */

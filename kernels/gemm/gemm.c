@@ -41,9 +41,6 @@
 #define HCL_GEMM_NC 1024
 /* Largest micro-tile over every ISA: the size of the accumulator buffer for tiles at the edge of C. */
 #define HCL_GEMM_TILE_MAX (16 * 32)
-/* Threads share the work in units of about this many rows (or columns) of C at least: each unit packs its own
- * panels, so a smaller unit repacks the other operand more often. */
-#define HCL_GEMM_UNIT_MIN 96
 /* Below this many multiply-adds one thread does the whole product. */
 #define HCL_GEMM_PARALLEL_MIN (1u << 21)
 
@@ -315,22 +312,32 @@ typedef struct hcl_gemm_split {
 } hcl_gemm_split;
 
 /* Each unit runs the whole blocked product for its part of C with its own packed panels, so threads never wait for
- * each other inside a call (the only synchronisation is the end of the parallel region): on a busy machine a thread
- * that waits at a barrier for a descheduled partner spins through a scheduler slice (libgomp's default wait
- * policy), which made small products 50 times slower. Rows are split first (a unit repacks the cheap, contiguous
- * op(B) panels, not the transposing op(A) ones), into a multiple of the thread count of up to 4 units a thread so
- * that a thread that runs while its partner is descheduled takes more; columns only when there are fewer row units
- * than threads. A small product runs on one thread. */
+ * each other inside a call (the caller waits for the last units at the end): on a busy machine a thread that waits at
+ * a barrier for a descheduled partner spins through a scheduler slice (libgomp's default wait policy), which made
+ * small products 50 times slower. The price is packing again: a row of units packs all of its columns of op(B), a
+ * column of units all of its rows of op(A). So C is cut into 2 units a thread (taken in turn: a thread that keeps its
+ * core takes more), of at least 2 micro-tiles each way, on the gm x gn grid that packs least, op(A)'s transposing
+ * pack counted twice op(B)'s copy. On 2 cores at 2048^3 the process used 3.5% more CPU time than one thread; 4 units a
+ * thread cost 12-15%. A small product runs on one thread. */
 static hcl_gemm_split hcl_gemm_split_for(const hcl_gemm_isa *isa, size_t m, size_t n, size_t k) {
     hcl_gemm_split split = {hcl_gemm_max_threads(), 1, 1, 0, 0};
     if ((double)m * (double)n * (double)k < (double)HCL_GEMM_PARALLEL_MIN) split.threads = 1;
     const size_t t = split.threads;
     if (t > 1) {
-        size_t by_rows = hcl_gemm_min(4 * t, m / HCL_GEMM_UNIT_MIN);
-        if (by_rows < t) by_rows = hcl_gemm_min(t, m / (2 * isa->mr)); /* narrower units rather than idle threads */
-        split.gm = by_rows >= t ? by_rows / t * t : (by_rows > 0 ? by_rows : 1);
-        if (split.gm < t) split.gn = hcl_gemm_min((t + split.gm - 1) / split.gm, n / (2 * isa->nr));
-        if (split.gn == 0) split.gn = 1;
+        const size_t max_gm = m / (2 * isa->mr) > 0 ? m / (2 * isa->mr) : 1;
+        const size_t max_gn = n / (2 * isa->nr) > 0 ? n / (2 * isa->nr) : 1;
+        const size_t units = hcl_gemm_min(2 * t, max_gm * max_gn);
+        double best = -1.0;
+        for (size_t gn = 1; gn <= hcl_gemm_min(2 * t, max_gn); ++gn) {
+            const size_t gm = hcl_gemm_min(max_gm, (units + gn - 1) / gn);
+            if (gm * gn < units) continue;
+            const double cost = (double)gm * (double)n + 2.0 * (double)gn * (double)m;
+            if (best < 0.0 || cost < best) {
+                best = cost;
+                split.gm = gm;
+                split.gn = gn;
+            }
+        }
     }
     split.rows = hcl_gemm_round_up((m + split.gm - 1) / split.gm, isa->mr);
     split.cols = hcl_gemm_round_up((n + split.gn - 1) / split.gn, isa->nr);
@@ -437,39 +444,16 @@ typedef struct hcl_gemm_job {
     hcl_gemm_split split;
     size_t slot_floats, a_floats; /* one thread's share of the packed blocks; its op(A) block first */
     float *packed;
-    atomic_size_t next; /* the next unit, or under guided scheduling the next row */
+    atomic_size_t next; /* the next unit */
 } hcl_gemm_job;
 
-/* The next block of rows for a thread under guided scheduling, from the row cursor `next`: a 1/(2 threads) share of
- * the rows left, at most the planned unit and at least HCL_GEMM_UNIT_MIN rows (or what is left), so that the last
- * blocks are small. Returns 0 once every row is taken. */
-static size_t hcl_gemm_take_rows(hcl_gemm_job *job, size_t *out_i0) {
-    const size_t m = job->args.m, mr = job->args.isa->mr, threads = job->split.threads;
-    size_t i0 = atomic_load(&job->next), rows;
-    do {
-        if (i0 >= m) return 0;
-        const size_t left = m - i0;
-        rows = hcl_gemm_round_up((left + 2 * threads - 1) / (2 * threads), mr);
-        rows = hcl_gemm_min(job->split.rows, rows < HCL_GEMM_UNIT_MIN ? HCL_GEMM_UNIT_MIN : rows);
-        rows = hcl_gemm_min(rows, left);
-    } while (!atomic_compare_exchange_weak(&job->next, &i0, i0 + rows));
-    *out_i0 = i0;
-    return rows;
-}
-
 /* One thread's share (hcl_gemm_pool_fn): units taken in turn, not dealt out, so that a thread that keeps its core
- * does the work of one that lost it. When C is cut into enough blocks of rows (4 a thread), they are taken guided
- * (smaller towards the end): a thread descheduled in the middle of the last block then holds up the call less. */
+ * does the work of one that lost it. */
 static void hcl_gemm_share(void *ctx, size_t slot) {
     hcl_gemm_job *job = ctx;
     const hcl_gemm_split *split = &job->split;
     float *ap = job->packed + slot * job->slot_floats, *bp = ap + job->a_floats;
     const size_t units = split->gm * split->gn, m = job->args.m, n = job->args.n;
-    if (split->threads > 1 && split->gn == 1 && split->gm >= 4 * split->threads) {
-        size_t i0, rows;
-        while ((rows = hcl_gemm_take_rows(job, &i0)) > 0) hcl_gemm_unit(&job->args, i0, i0 + rows, 0, n, ap, bp);
-        return;
-    }
     for (size_t u = atomic_fetch_add(&job->next, 1); u < units; u = atomic_fetch_add(&job->next, 1)) {
         const size_t i0 = u / split->gn * split->rows, j0 = u % split->gn * split->cols;
         hcl_gemm_unit(&job->args, i0, hcl_gemm_min(m, i0 + split->rows), j0, hcl_gemm_min(n, j0 + split->cols), ap, bp);
