@@ -109,7 +109,24 @@ __attribute__((destructor)) static void hcl_gemm_pool_stop(void) {
 }
 #endif
 
+/* A child of fork() has none of its parent's workers: it starts its own, and its exit joins none of the parent's
+ * (joining those would wait forever). */
+static void hcl_gemm_pool_forked(void) {
+    hcl_gemm_pool *p = &hcl_gemm_pool_state;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    pthread_cond_init(&p->idle, NULL);
+    p->count = 0;
+    p->busy = 0;
+    p->fn = NULL;
+    atomic_store(&p->running, 0);
+}
+
+static void hcl_gemm_pool_at_fork(void) { pthread_atfork(NULL, NULL, hcl_gemm_pool_forked); }
+
 size_t hcl__gemm_pool_run(size_t threads, hcl_gemm_pool_fn fn, void *ctx) {
+    static pthread_once_t fork_handler = PTHREAD_ONCE_INIT;
+    pthread_once(&fork_handler, hcl_gemm_pool_at_fork);
     hcl_gemm_pool *p = &hcl_gemm_pool_state;
     size_t workers = threads > 0 ? threads - 1 : 0;
     if (workers > HCL_GEMM_POOL_MAX) workers = HCL_GEMM_POOL_MAX;
