@@ -41,6 +41,35 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
                 float v = alpha * (float)s;
                 c[r * ldc + j] = beta != 0.0f ? v + beta * c[r * ldc + j] : v;
             }
+    } else if (strncmp(name, "hcl_gemm_splitk_f32_", 20) == 0) {
+        /* every slice of k (the grid's z) into its m x n partial product, alpha 1, beta 0 */
+        size_t len = strlen(name);
+        int ta = name[len - 2] == 't', tb = name[len - 1] == 't';
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), ks = ARG(u64, 3), lda = ARG(u64, 5), ldb = ARG(u64, 7);
+        const float *a = PTR(float, 4), *b = PTR(float, 6);
+        float *p = PTR(float, 8);
+        if (ks == 0 || ks % 16) {
+            fprintf(stderr, "test_builtin_hostgpu: %s with slices of %llu (not a multiple of 16)\n", name, ks);
+            return 1;
+        }
+        for (u64 z = 0; z * ks < k; z++)
+            for (u64 r = 0; r < m; r++)
+                for (u64 j = 0; j < n; j++) {
+                    double s = 0;
+                    for (u64 q = z * ks; q < k && q < (z + 1) * ks; q++)
+                        s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
+                    p[z * m * n + r * n + j] = (float)s;
+                }
+    } else if (strcmp(name, "hcl_gemm_splitk_sum_f32") == 0) {
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), slices = ARG(u64, 2), ldc = ARG(u64, 7);
+        const float *p = PTR(float, 3);
+        float alpha = ARG(float, 4), beta = ARG(float, 5), *c = PTR(float, 6);
+        for (u64 r = 0; r < m; r++)
+            for (u64 j = 0; j < n; j++) {
+                float s = 0;
+                for (u64 z = 0; z < slices; z++) s += p[z * m * n + r * n + j];
+                c[r * ldc + j] = beta != 0.0f ? beta * c[r * ldc + j] + alpha * s : alpha * s;
+            }
     } else if (strncmp(name, "hcl_softmax_", 12) == 0) {
         const float *in = PTR(float, 0);
         float *out = PTR(float, 1);

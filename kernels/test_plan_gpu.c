@@ -189,6 +189,35 @@ static void ampere(void) {
     hcl_kplan_free(&p);
 }
 
+/* float32 with few tiles and a long k: split-K (a launch per slice set, then the sum); square: one launch. */
+static void splitk(void) {
+    const hcl_kdevice h100 = gpu(90);
+    hcl_kplan p;
+    hcl_kgemm g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 127, 127, 1048573, 0);
+    if (plan("sm_90 f32 127x127x1048573", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p)) {
+        const hcl_klaunch *l = &p.launch[0];
+        uint64_t kslice = 0;
+        memcpy(&kslice, l->args[3].value, sizeof kslice);
+        HCL_TS_CHECK(strcmp(kernel_name(l), "hcl_gemm_splitk_f32_nn") == 0 && l->grid.x == 2 && l->grid.y == 2 &&
+                         l->grid.z * kslice >= g.k && (l->grid.z - 1) * kslice < g.k && kslice % 16 == 0 &&
+                         l->grid.z * 4 >= 3 * 132 && p.scratch_bytes == (size_t)l->grid.z * 127 * 127 * 4,
+                     "split-K: %s grid %u x %u x %u, slices of %" PRIu64 ", scratch %zu", kernel_name(l), l->grid.x,
+                     l->grid.y, l->grid.z, kslice, p.scratch_bytes);
+    }
+    hcl_kplan_free(&p);
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 1, 4096, 4096, 0);
+    if (plan("sm_90 f32 1x4096x4096 tt", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p))
+        HCL_TS_CHECK(strcmp(kernel_name(&p.launch[0]), "hcl_gemm_splitk_f32_tt") == 0, "1x4096x4096 tt: %s",
+                     kernel_name(&p.launch[0]));
+    hcl_kplan_free(&p);
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
+    plan("sm_90 f32 4096^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
+    hcl_kplan_free(&p);
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 127, 127, 600, 0); /* k too short to split */
+    plan("sm_90 f32 127x127x600", &h100, &g, 1, "hcl_gemm_f32_64_nn", &p);
+    hcl_kplan_free(&p);
+}
+
 /* An AMD GPU as the HIP driver describes it (drivers/hip/driver.c): 64-lane wavefronts, 64 KiB of LDS, MFMA with the
  * matrix types of its target ("gfx90a", "gfx940": f16 and bf16; "gfx908": f16; others none). */
 static hcl_kdevice amd(const char *target) {
@@ -365,6 +394,7 @@ int main(void) {
     hopper_16bit();
     hopper_tf32();
     ampere();
+    splitk();
     amd_mfma();
     softmax_rows();
     const int failures = hcl_ts_failures();

@@ -245,6 +245,41 @@ HCL_GEMM_KERNELS(f16_f32, hcl_f16_t, float)
 HCL_GEMM_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
 HCL_GEMM_KERNELS(bf16_f32, hcl_bf16_t, float)
 
+/* Split-K for float32 (plan_gpu.c), when the 64 x 64 tiles of C are too few to fill the GPU and k is long: slice
+ * blockIdx.z takes k in [z * kslice, min(k, (z + 1) * kslice)) (kslice a multiple of 16, so the slices' A and B stay
+ * 16-byte aligned) and writes its partial product, alpha 1 and beta 0, to P + z * m * n (pitch n);
+ * hcl_gemm_splitk_sum_f32 then adds the slices in order into C. */
+#define HCL_GEMM_SPLITK_KERNEL(NAME, TA, TB)                                                                           \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_THREADS, 3)                                       \
+        NAME(unsigned long long m, unsigned long long n, unsigned long long k, unsigned long long kslice,              \
+             const float *A, unsigned long long lda, const float *B, unsigned long long ldb, float *P) {               \
+        const long long k0 = (long long)blockIdx.z * (long long)kslice;                                                \
+        const long long kk = (long long)k - k0 < (long long)kslice ? (long long)k - k0 : (long long)kslice;            \
+        const float *a = TA ? A + k0 * (long long)lda : A + k0;                                                        \
+        const float *b = TB ? B + k0 : B + k0 * (long long)ldb;                                                        \
+        hcl_gemm_impl<64, 64, 16, 4, 4, TA, TB, float, float>(                                                         \
+            (long long)m, (long long)n, kk, 1.0f, a, (long long)lda, b, (long long)ldb, 0.0f,                          \
+            P + (long long)blockIdx.z * (long long)(m * n), (long long)n);                                             \
+    }
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_nn, false, false)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_nt, false, true)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_tn, true, false)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_tt, true, true)
+
+/* C = alpha * (sum over the slices of P, in slice order) + beta * C; beta == 0 does not read C. */
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
+    hcl_gemm_splitk_sum_f32(unsigned long long m, unsigned long long n, unsigned long long slices, const float *P,
+                            float alpha, float beta, float *C, unsigned long long ldc) {
+    const unsigned long long total = m * n;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+        float s = 0.0f;
+        for (unsigned long long z = 0; z < slices; z++) s += P[z * total + i];
+        float *c = C + (i / n) * ldc + i % n;
+        *c = beta != 0.0f ? fmaf(beta, *c, alpha * s) : alpha * s;
+    }
+}
+
 /* C = beta * C over an m x n window (k == 0 or alpha == 0); beta == 0 writes zeros without reading C. */
 template <typename T>
 __device__ __forceinline__ void hcl_gemm_scale_impl(unsigned long long m, unsigned long long n, float beta, T *C,

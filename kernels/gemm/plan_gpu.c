@@ -3,6 +3,59 @@
 
 #include <stdio.h>
 
+/* Split-K (gemm.cu's hcl_gemm_splitk_f32_*): when C's 64 x 64 tiles are fewer than the SMs and k is long (a few rows
+ * or columns, k far above m and n), k is cut into slices so that about three blocks per SM work at once, each slice's
+ * partial product goes to the scratch, and a second launch adds the slices in order into C (the same sum whatever
+ * the timing). HCL_ERROR_UNSUPPORTED: not worth it (the one-pass plan follows). */
+#define SPLITK_MIN_SLICE 256                 /* k a slice takes at least */
+#define SPLITK_MAX_BYTES ((size_t)256 << 20) /* scratch for the partial products at most */
+static hcl_status plan_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
+    const size_t sms = dev->compute_units ? dev->compute_units : 1;
+    const size_t tiles = hcl_ceil_div(g->m, 64) * hcl_ceil_div(g->n, 64);
+    if (tiles >= sms || g->k < 4 * SPLITK_MIN_SLICE) return HCL_ERROR_UNSUPPORTED;
+    size_t slices = hcl_min_size(hcl_ceil_div(3 * sms, tiles), g->k / SPLITK_MIN_SLICE);
+    slices = hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535));
+    while (slices > 1 && slices * g->m * g->n * sizeof(float) > SPLITK_MAX_BYTES) slices /= 2;
+    if (slices < 2) return HCL_ERROR_UNSUPPORTED;
+    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices), 16) * 16;
+    slices = hcl_ceil_div(g->k, kslice);
+    char name[64];
+    snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
+    hcl_status st = hcl_kplan_init(out, 2);
+    if (st != HCL_SUCCESS) return st;
+    const int part = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
+    const int sum = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_splitk_sum_f32");
+    if (part < 0 || sum < 0) { /* no such kernels (an older program): the one-pass plan, in a plan of one launch */
+        st = hcl_kplan_init(out, 1);
+        return st == HCL_SUCCESS ? HCL_ERROR_UNSUPPORTED : st;
+    }
+    out->scratch_bytes = slices * g->m * g->n * sizeof(float);
+    hcl_klaunch *l = &out->launch[0];
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, part, hcl_ceil_div(g->n, 64), 256);
+    l->grid.y = (uint32_t)hcl_ceil_div(g->m, 64);
+    l->grid.z = (uint32_t)slices;
+    hcl_klaunch_u64(l, g->m);
+    hcl_klaunch_u64(l, g->n);
+    hcl_klaunch_u64(l, g->k);
+    hcl_klaunch_u64(l, kslice);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_u64(l, g->lda);
+    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
+    hcl_klaunch_u64(l, g->ldb);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    l = &out->launch[1];
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, sum, hcl_min_size(hcl_ceil_div(g->m * g->n, 256), 32 * sms), 256);
+    hcl_klaunch_u64(l, g->m);
+    hcl_klaunch_u64(l, g->n);
+    hcl_klaunch_u64(l, slices);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    hcl_klaunch_f32(l, g->alpha);
+    hcl_klaunch_f32(l, g->beta);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, g->ldc);
+    return HCL_SUCCESS;
+}
+
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     char name[64];
@@ -25,6 +78,10 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     hcl_status st = dev->matrix_unit == HCL_MATRIX_UNIT_MFMA ? hcl__plan_gemm_mfma(dev, g, out, l)
                                                              : hcl__plan_gemm_tc(dev, g, out, l);
     if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32) return st;
+    if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
+        st = plan_splitk(dev, g, out);
+        if (st != HCL_ERROR_UNSUPPORTED) return st;
+    }
     /* 128 x 128 tiles when there are at least two per SM, else 64 x 64 (more blocks for small problems) */
     size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
     int big = tiles128 >= 2 * (size_t)(dev->compute_units ? dev->compute_units : 1);
