@@ -60,6 +60,32 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
                         s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
                     p[z * m * n + r * n + j] = (float)s;
                 }
+    } else if (strncmp(name, "hcl_gemv_f32_", 13) == 0) {
+        /* every slice of k (the grid's y) of every output into its partial sum */
+        u64 len = ARG(u64, 0), k = ARG(u64, 1), ks = ARG(u64, 2), xo = ARG(u64, 4), xq = ARG(u64, 5), vq = ARG(u64, 7);
+        const float *x = PTR(float, 3), *v = PTR(float, 6);
+        float *p = PTR(float, 8);
+        if (ks == 0) {
+            fprintf(stderr, "test_builtin_hostgpu: %s with empty slices\n", name);
+            return 1;
+        }
+        for (u64 z = 0; z * ks < k; z++)
+            for (u64 o = 0; o < len; o++) {
+                double s = 0;
+                for (u64 q = z * ks; q < k && q < (z + 1) * ks; q++) s += (double)x[o * xo + q * xq] * v[q * vq];
+                p[z * len + o] = (float)s;
+            }
+    } else if (strcmp(name, "hcl_gemm_smallk_f32") == 0) {
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), ar = ARG(u64, 5), aq = ARG(u64, 6), br = ARG(u64, 8);
+        u64 bc = ARG(u64, 9), ldc = ARG(u64, 12);
+        float alpha = ARG(float, 3), beta = ARG(float, 10), *c = PTR(float, 11);
+        const float *a = PTR(float, 4), *b = PTR(float, 7);
+        for (u64 r = 0; r < m; r++)
+            for (u64 j = 0; j < n; j++) {
+                double s = 0;
+                for (u64 q = 0; q < k; q++) s += (double)a[r * ar + q * aq] * b[q * br + j * bc];
+                c[r * ldc + j] = beta != 0.0f ? beta * c[r * ldc + j] + alpha * (float)s : alpha * (float)s;
+            }
     } else if (strcmp(name, "hcl_gemm_splitk_sum_f32") == 0) {
         u64 m = ARG(u64, 0), n = ARG(u64, 1), slices = ARG(u64, 2), ldc = ARG(u64, 7);
         const float *p = PTR(float, 3);

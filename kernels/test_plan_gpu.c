@@ -205,10 +205,25 @@ static void splitk(void) {
                      l->grid.y, l->grid.z, kslice, p.scratch_bytes);
     }
     hcl_kplan_free(&p);
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 1, 4096, 4096, 0);
-    if (plan("sm_90 f32 1x4096x4096 tt", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p))
-        HCL_TS_CHECK(strcmp(kernel_name(&p.launch[0]), "hcl_gemm_splitk_f32_tt") == 0, "1x4096x4096 tt: %s",
-                     kernel_name(&p.launch[0]));
+    /* one row or one column: matrix-vector products, a thread per output where the matrix runs along the outputs */
+    static const struct {
+        int ta, tb;
+        size_t m, n;
+        const char *kernel;
+    } gemv[] = {{0, 0, 1, 4096, "hcl_gemv_f32_thread"},
+                {0, 1, 1, 4096, "hcl_gemv_f32_warp"},
+                {0, 0, 4096, 1, "hcl_gemv_f32_warp"},
+                {1, 0, 4096, 1, "hcl_gemv_f32_thread"}};
+    for (size_t i = 0; i < sizeof gemv / sizeof gemv[0]; i++) {
+        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, gemv[i].ta, gemv[i].tb, gemv[i].m, gemv[i].n, 4096, 0);
+        if (plan("sm_90 f32 gemv", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p))
+            HCL_TS_CHECK(strcmp(kernel_name(&p.launch[0]), gemv[i].kernel) == 0 && p.launch[0].grid.y >= 2,
+                         "%zux%zux4096 %d%d: %s over %u slices, expected %s", gemv[i].m, gemv[i].n, gemv[i].ta,
+                         gemv[i].tb, kernel_name(&p.launch[0]), p.launch[0].grid.y, gemv[i].kernel);
+        hcl_kplan_free(&p);
+    }
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 8191, 8191, 1, 0); /* an outer product */
+    plan("sm_90 f32 8191x8191x1", &h100, &g, 1, "hcl_gemm_smallk_f32", &p);
     hcl_kplan_free(&p);
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     plan("sm_90 f32 4096^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);

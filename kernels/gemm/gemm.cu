@@ -280,6 +280,59 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
     }
 }
 
+/* Matrix-vector products (plan_gpu.c), for a C of one row or one column: output o of slice blockIdx.y is the sum over
+ * q in [y * kslice, min(k, (y + 1) * kslice)) of X[o * xo + q * xq] * v[q * vq], written to P + y * len + o;
+ * hcl_gemm_splitk_sum_f32 then adds the slices into C. Two shapes, by which way X is contiguous: a thread per output
+ * (xo == 1: a warp reads consecutive outputs' elements), or a warp per output (xq == 1: its lanes read consecutive
+ * q). Each output's sum has a fixed order. */
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
+    hcl_gemv_f32_thread(unsigned long long len, unsigned long long k, unsigned long long kslice, const float *X,
+                        unsigned long long xo, unsigned long long xq, const float *v, unsigned long long vq, float *P) {
+    const unsigned long long o = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (o >= len) return;
+    const unsigned long long q0 = (unsigned long long)blockIdx.y * kslice;
+    const unsigned long long q1 = k - q0 < kslice ? k : q0 + kslice;
+    float s0 = 0.0f, s1 = 0.0f;
+    unsigned long long q = q0;
+    for (; q + 1 < q1; q += 2) { /* two chains: twice the loads in flight */
+        s0 = fmaf(X[o * xo + q * xq], v[q * vq], s0);
+        s1 = fmaf(X[o * xo + (q + 1) * xq], v[(q + 1) * vq], s1);
+    }
+    if (q < q1) s0 = fmaf(X[o * xo + q * xq], v[q * vq], s0);
+    P[(unsigned long long)blockIdx.y * len + o] = s0 + s1;
+}
+
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
+    hcl_gemv_f32_warp(unsigned long long len, unsigned long long k, unsigned long long kslice, const float *X,
+                      unsigned long long xo, unsigned long long xq, const float *v, unsigned long long vq, float *P) {
+    const unsigned long long o = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / warpSize;
+    const unsigned lane = threadIdx.x % warpSize;
+    if (o >= len) return; /* the whole warp: o is the warp's */
+    const unsigned long long q0 = (unsigned long long)blockIdx.y * kslice;
+    const unsigned long long q1 = k - q0 < kslice ? k : q0 + kslice;
+    float s = 0.0f;
+    for (unsigned long long q = q0 + lane; q < q1; q += warpSize) s = fmaf(X[o * xo + q * xq], v[q * vq], s);
+    for (int d = warpSize / 2; d > 0; d /= 2) s += HCL_SHFL_XOR(s, d);
+    if (lane == 0) P[(unsigned long long)blockIdx.y * len + o] = s;
+}
+
+/* C = alpha * A * B + beta * C for a short k (plan_gpu.c: a few outer products, where staging tiles costs more than
+ * the arithmetic): a thread per element of C, columns along x, rows strided over the grid's y; element (r, q) of A at
+ * A[r * ar + q * aq], (q, c) of B at B[q * br + c * bc]. */
+extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
+    hcl_gemm_smallk_f32(unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const float *A,
+                        unsigned long long ar, unsigned long long aq, const float *B, unsigned long long br,
+                        unsigned long long bc, float beta, float *C, unsigned long long ldc) {
+    const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    for (unsigned long long r = blockIdx.y; r < m; r += gridDim.y) {
+        float s = 0.0f;
+        for (unsigned long long q = 0; q < k; q++) s = fmaf(A[r * ar + q * aq], B[q * br + c * bc], s);
+        float *p = C + r * ldc + c;
+        *p = beta != 0.0f ? fmaf(beta, *p, alpha * s) : alpha * s;
+    }
+}
+
 /* C = beta * C over an m x n window (k == 0 or alpha == 0); beta == 0 writes zeros without reading C. */
 template <typename T>
 __device__ __forceinline__ void hcl_gemm_scale_impl(unsigned long long m, unsigned long long n, float beta, T *C,

@@ -3,6 +3,20 @@
 
 #include <stdio.h>
 
+/* The slices' sum into C (hcl_gemm_splitk_sum_f32), the plan's second launch after the slices' partial products. */
+static void plan_slices_sum(const hcl_kdevice *dev, const hcl_kgemm *g, int sum, size_t slices, hcl_klaunch *l) {
+    const size_t sms = dev->compute_units ? dev->compute_units : 1;
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, sum, hcl_min_size(hcl_ceil_div(g->m * g->n, 256), 32 * sms), 256);
+    hcl_klaunch_u64(l, g->m);
+    hcl_klaunch_u64(l, g->n);
+    hcl_klaunch_u64(l, slices);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    hcl_klaunch_f32(l, g->alpha);
+    hcl_klaunch_f32(l, g->beta);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, g->ldc);
+}
+
 /* Split-K (gemm.cu's hcl_gemm_splitk_f32_*): when C's 64 x 64 tiles are fewer than the SMs and k is long (a few rows
  * or columns, k far above m and n), k is cut into slices so that about three blocks per SM work at once, each slice's
  * partial product goes to the scratch, and a second launch adds the slices in order into C (the same sum whatever
@@ -43,13 +57,76 @@ static hcl_status plan_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
     hcl_klaunch_u64(l, g->ldb);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
-    l = &out->launch[1];
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, sum, hcl_min_size(hcl_ceil_div(g->m * g->n, 256), 32 * sms), 256);
+    plan_slices_sum(dev, g, sum, slices, &out->launch[1]);
+    return HCL_SUCCESS;
+}
+
+/* C of one row or one column (gemm.cu's hcl_gemv_f32_*): the matrix operand X and the vector v as strides, k cut into
+ * slices so that about four blocks per SM work at once, then the slices' sum into C. */
+static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
+    if (g->m != 1 && g->n != 1) return HCL_ERROR_UNSUPPORTED;
+    const int ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS, row = g->m == 1;
+    const size_t len = row ? g->n : g->m, sms = dev->compute_units ? dev->compute_units : 1;
+    const size_t wave = dev->subgroup_width ? dev->subgroup_width : 32;
+    /* one row: X = B (element (j, q)), v = A; one column: X = A (element (i, q)), v = B */
+    const hcl_kslot xs = row ? HCL_KSLOT_B : HCL_KSLOT_A, vs = row ? HCL_KSLOT_A : HCL_KSLOT_B;
+    const size_t xo = row ? (tb ? g->ldb : 1) : (ta ? 1 : g->lda), xq = row ? (tb ? 1 : g->ldb) : (ta ? g->lda : 1);
+    const size_t vq = row ? (ta ? g->lda : 1) : (tb ? 1 : g->ldb);
+    const int warp = xq == 1 && xo != 1;
+    const size_t per_block = warp ? 256 / wave : 256, blocks = hcl_ceil_div(len, per_block);
+    const size_t most = g->k / (warp ? 8 * wave : 64) > 1 ? g->k / (warp ? 8 * wave : 64) : 1; /* work per thread */
+    size_t slices =
+        hcl_min_size(hcl_min_size(hcl_ceil_div(4 * sms, blocks), most), hcl_known_or(dev->max_groups[1], 65535));
+    while (slices > 1 && slices * len * sizeof(float) > SPLITK_MAX_BYTES) slices /= 2;
+    const size_t kslice = hcl_ceil_div(g->k, slices);
+    slices = hcl_ceil_div(g->k, kslice);
+    if (blocks > hcl_known_or(dev->max_groups[0], 65535)) return HCL_ERROR_UNSUPPORTED;
+    hcl_status st = hcl_kplan_init(out, 2);
+    if (st != HCL_SUCCESS) return st;
+    const int part = hcl_kplan_kernel(out, HCL_KPROG_GPU, warp ? "hcl_gemv_f32_warp" : "hcl_gemv_f32_thread");
+    const int sum = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_splitk_sum_f32");
+    if (part < 0 || sum < 0) { /* no such kernels (an older program): the one-pass plan, in a plan of one launch */
+        st = hcl_kplan_init(out, 1);
+        return st == HCL_SUCCESS ? HCL_ERROR_UNSUPPORTED : st;
+    }
+    out->scratch_bytes = slices * len * sizeof(float);
+    hcl_klaunch *l = &out->launch[0];
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, part, blocks, 256);
+    l->grid.y = (uint32_t)slices;
+    hcl_klaunch_u64(l, len);
+    hcl_klaunch_u64(l, g->k);
+    hcl_klaunch_u64(l, kslice);
+    hcl_klaunch_mem(l, xs, 0);
+    hcl_klaunch_u64(l, xo);
+    hcl_klaunch_u64(l, xq);
+    hcl_klaunch_mem(l, vs, 0);
+    hcl_klaunch_u64(l, vq);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    plan_slices_sum(dev, g, sum, slices, &out->launch[1]);
+    return HCL_SUCCESS;
+}
+
+/* A short k (gemm.cu's hcl_gemm_smallk_f32): a thread per element of C, where the tiled kernels' staging would cost more
+ * than the few products (k = 1 is an outer product, bound by writing C). */
+#define SMALLK_MAX 8
+static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+    if (g->k > SMALLK_MAX || hcl_ceil_div(g->n, 256) > hcl_known_or(dev->max_groups[0], 65535))
+        return HCL_ERROR_UNSUPPORTED;
+    const int ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS;
+    const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_smallk_f32");
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_ceil_div(g->n, 256), 256);
+    l->grid.y = (uint32_t)hcl_min_size(g->m, hcl_known_or(dev->max_groups[1], 65535));
     hcl_klaunch_u64(l, g->m);
     hcl_klaunch_u64(l, g->n);
-    hcl_klaunch_u64(l, slices);
-    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    hcl_klaunch_u64(l, g->k);
     hcl_klaunch_f32(l, g->alpha);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_u64(l, ta ? 1 : g->lda);
+    hcl_klaunch_u64(l, ta ? g->lda : 1);
+    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
+    hcl_klaunch_u64(l, tb ? 1 : g->ldb);
+    hcl_klaunch_u64(l, tb ? g->ldb : 1);
     hcl_klaunch_f32(l, g->beta);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u64(l, g->ldc);
@@ -79,8 +156,9 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
                                                              : hcl__plan_gemm_tc(dev, g, out, l);
     if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32) return st;
     if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
-        st = plan_splitk(dev, g, out);
-        if (st != HCL_ERROR_UNSUPPORTED) return st;
+        if ((st = plan_gemv(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
+        if ((st = plan_smallk(dev, g, out, l)) != HCL_ERROR_UNSUPPORTED) return st;
+        if ((st = plan_splitk(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
     }
     /* 128 x 128 tiles when there are at least two per SM, else 64 x 64 (more blocks for small problems) */
     size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
