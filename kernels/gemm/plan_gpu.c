@@ -108,15 +108,18 @@ static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
 
 /* A short k (gemm.cu's hcl_gemm_smallk_f32): a thread per element of C, where the tiled kernels' staging would cost more
  * than the few products (k = 1 is an outer product, bound by writing C). */
-#define SMALLK_MAX 8
+#define SMALLK_MAX 8 /* gemm.cu's HCL_GEMM_SMALLK_MAX */
 static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     if (g->k > SMALLK_MAX || hcl_ceil_div(g->n, 256) > hcl_known_or(dev->max_groups[0], 65535))
         return HCL_ERROR_UNSUPPORTED;
     const int ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS;
     const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_smallk_f32");
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_ceil_div(g->n, 256), 256);
-    l->grid.y = (uint32_t)hcl_min_size(g->m, hcl_known_or(dev->max_groups[1], 65535));
+    /* about eight blocks per SM, each thread writing its column in many rows */
+    const size_t cols = hcl_ceil_div(g->n, 256), sms = dev->compute_units ? dev->compute_units : 1;
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, cols, 256);
+    l->grid.y = (uint32_t)hcl_min_size(hcl_min_size(g->m, hcl_ceil_div(8 * sms, cols)),
+                                       hcl_known_or(dev->max_groups[1], 65535));
     hcl_klaunch_u64(l, g->m);
     hcl_klaunch_u64(l, g->n);
     hcl_klaunch_u64(l, g->k);
