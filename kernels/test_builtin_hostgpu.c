@@ -75,17 +75,6 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
                 for (u64 q = z * ks; q < k && q < (z + 1) * ks; q++) s += (double)x[o * xo + q * xq] * v[q * vq];
                 p[z * len + o] = (float)s;
             }
-    } else if (strcmp(name, "hcl_gemm_smallk_f32") == 0) {
-        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), ar = ARG(u64, 5), aq = ARG(u64, 6), br = ARG(u64, 8);
-        u64 bc = ARG(u64, 9), ldc = ARG(u64, 12);
-        float alpha = ARG(float, 3), beta = ARG(float, 10), *c = PTR(float, 11);
-        const float *a = PTR(float, 4), *b = PTR(float, 7);
-        for (u64 r = 0; r < m; r++)
-            for (u64 j = 0; j < n; j++) {
-                double s = 0;
-                for (u64 q = 0; q < k; q++) s += (double)a[r * ar + q * aq] * b[q * br + j * bc];
-                c[r * ldc + j] = beta != 0.0f ? beta * c[r * ldc + j] + alpha * (float)s : alpha * (float)s;
-            }
     } else if (strcmp(name, "hcl_gemm_splitk_sum_f32") == 0) {
         u64 m = ARG(u64, 0), n = ARG(u64, 1), slices = ARG(u64, 2), ldc = ARG(u64, 7);
         const float *p = PTR(float, 3);

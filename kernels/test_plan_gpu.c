@@ -222,9 +222,6 @@ static void splitk(void) {
                          gemv[i].tb, kernel_name(&p.launch[0]), p.launch[0].grid.y, gemv[i].kernel);
         hcl_kplan_free(&p);
     }
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 8191, 8191, 1, 0); /* an outer product */
-    plan("sm_90 f32 8191x8191x1", &h100, &g, 1, "hcl_gemm_smallk_f32", &p);
-    hcl_kplan_free(&p);
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     plan("sm_90 f32 4096^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
     hcl_kplan_free(&p);

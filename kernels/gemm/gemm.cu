@@ -316,30 +316,6 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
     if (lane == 0) P[(unsigned long long)blockIdx.y * len + o] = s;
 }
 
-#define HCL_GEMM_SMALLK_MAX 8 /* plan_gpu.c's SMALLK_MAX */
-/* C = alpha * A * B + beta * C for a short k (plan_gpu.c: a few outer products, where staging tiles costs more than
- * the arithmetic): a thread per column of C, the grid's y rows apart (so each thread writes many rows with its column
- * of B in registers), columns along x; element (r, q) of A at
- * A[r * ar + q * aq], (q, c) of B at B[q * br + c * bc]. */
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
-    hcl_gemm_smallk_f32(unsigned long long m, unsigned long long n, unsigned long long k, float alpha, const float *A,
-                        unsigned long long ar, unsigned long long aq, const float *B, unsigned long long br,
-                        unsigned long long bc, float beta, float *C, unsigned long long ldc) {
-    const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= n) return;
-    float b[HCL_GEMM_SMALLK_MAX]; /* this thread's column of B, read once for every row it writes */
-#pragma unroll
-    for (int q = 0; q < HCL_GEMM_SMALLK_MAX; q++) b[q] = (unsigned long long)q < k ? B[q * br + c * bc] : 0.0f;
-    for (unsigned long long r = blockIdx.y; r < m; r += gridDim.y) {
-        float s = 0.0f;
-#pragma unroll
-        for (int q = 0; q < HCL_GEMM_SMALLK_MAX; q++)
-            if ((unsigned long long)q < k) s = fmaf(A[r * ar + q * aq], b[q], s);
-        float *p = C + r * ldc + c;
-        *p = beta != 0.0f ? fmaf(beta, *p, alpha * s) : alpha * s;
-    }
-}
-
 /* C = beta * C over an m x n window (k == 0 or alpha == 0); beta == 0 writes zeros without reading C. */
 template <typename T>
 __device__ __forceinline__ void hcl_gemm_scale_impl(unsigned long long m, unsigned long long n, float beta, T *C,

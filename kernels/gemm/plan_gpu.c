@@ -106,36 +106,6 @@ static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
     return HCL_SUCCESS;
 }
 
-/* A short k (gemm.cu's hcl_gemm_smallk_f32): a thread per element of C, where the tiled kernels' staging would cost more
- * than the few products (k = 1 is an outer product, bound by writing C). */
-#define SMALLK_MAX 8 /* gemm.cu's HCL_GEMM_SMALLK_MAX */
-static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
-    if (g->k > SMALLK_MAX || hcl_ceil_div(g->n, 256) > hcl_known_or(dev->max_groups[0], 65535))
-        return HCL_ERROR_UNSUPPORTED;
-    const int ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS;
-    const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_smallk_f32");
-    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-    /* about eight blocks per SM, each thread writing its column in many rows */
-    const size_t cols = hcl_ceil_div(g->n, 256), sms = dev->compute_units ? dev->compute_units : 1;
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, cols, 256);
-    l->grid.y = (uint32_t)hcl_min_size(hcl_min_size(g->m, hcl_ceil_div(8 * sms, cols)),
-                                       hcl_known_or(dev->max_groups[1], 65535));
-    hcl_klaunch_u64(l, g->m);
-    hcl_klaunch_u64(l, g->n);
-    hcl_klaunch_u64(l, g->k);
-    hcl_klaunch_f32(l, g->alpha);
-    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
-    hcl_klaunch_u64(l, ta ? 1 : g->lda);
-    hcl_klaunch_u64(l, ta ? g->lda : 1);
-    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
-    hcl_klaunch_u64(l, tb ? 1 : g->ldb);
-    hcl_klaunch_u64(l, tb ? g->ldb : 1);
-    hcl_klaunch_f32(l, g->beta);
-    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
-    hcl_klaunch_u64(l, g->ldc);
-    return HCL_SUCCESS;
-}
-
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     char name[64];
@@ -160,7 +130,6 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32) return st;
     if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
         if ((st = plan_gemv(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
-        if ((st = plan_smallk(dev, g, out, l)) != HCL_ERROR_UNSUPPORTED) return st;
         if ((st = plan_splitk(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
     }
     /* 128 x 128 tiles when there are at least two per SM, else 64 x 64 (more blocks for small problems) */
