@@ -3,9 +3,31 @@
 
 #include <stdio.h>
 
-/* The slices' sum into C (hcl_gemm_splitk_sum_f32), the plan's second launch after the slices' partial products. */
-static void plan_slices_sum(const hcl_kdevice *dev, const hcl_kgemm *g, int sum, size_t slices, hcl_klaunch *l) {
+#define SPLITK_MAX_BYTES ((size_t)256 << 20) /* scratch for the partial products at most */
+
+/* Fewer slices while their partial products (m x n floats each) would not fit in SPLITK_MAX_BYTES. */
+static size_t slices_within_scratch(const hcl_kgemm *g, size_t slices) {
+    while (slices > 1 && slices * g->m * g->n * sizeof(float) > SPLITK_MAX_BYTES) slices /= 2;
+    return slices;
+}
+
+/* A plan of two launches over k in `slices`: launch 0, kernel `part_name` (*out_part; the caller sets its grid and
+ * arguments), writes each slice's partial product (m x n floats) to the scratch, and launch 1 adds the slices in slice
+ * order into C (hcl_gemm_splitk_sum_f32: alpha, beta, C unread at beta 0; the same sum whatever the timing).
+ * HCL_ERROR_UNSUPPORTED, in a plan of one launch again, where the program lacks the kernels (an older one). */
+static hcl_status plan_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
+                              size_t slices, int *out_part) {
+    hcl_status st = hcl_kplan_init(out, 2);
+    if (st != HCL_SUCCESS) return st;
+    const int part = hcl_kplan_kernel(out, HCL_KPROG_GPU, part_name);
+    const int sum = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_splitk_sum_f32");
+    if (part < 0 || sum < 0) {
+        st = hcl_kplan_init(out, 1);
+        return st == HCL_SUCCESS ? HCL_ERROR_UNSUPPORTED : st;
+    }
+    out->scratch_bytes = slices * g->m * g->n * sizeof(float);
     const size_t sms = dev->compute_units ? dev->compute_units : 1;
+    hcl_klaunch *l = &out->launch[1];
     hcl_klaunch_1d(l, HCL_KPROG_GPU, sum, hcl_min_size(hcl_ceil_div(g->m * g->n, 256), 32 * sms), 256);
     hcl_klaunch_u64(l, g->m);
     hcl_klaunch_u64(l, g->n);
@@ -15,35 +37,28 @@ static void plan_slices_sum(const hcl_kdevice *dev, const hcl_kgemm *g, int sum,
     hcl_klaunch_f32(l, g->beta);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u64(l, g->ldc);
+    *out_part = part;
+    return HCL_SUCCESS;
 }
 
 /* Split-K (gemm.cu's hcl_gemm_splitk_f32_*): when C's 64 x 64 tiles are fewer than the SMs and k is long (a few rows
- * or columns, k far above m and n), k is cut into slices so that about three blocks per SM work at once, each slice's
- * partial product goes to the scratch, and a second launch adds the slices in order into C (the same sum whatever
- * the timing). HCL_ERROR_UNSUPPORTED: not worth it (the one-pass plan follows). */
-#define SPLITK_MIN_SLICE 256                 /* k a slice takes at least */
-#define SPLITK_MAX_BYTES ((size_t)256 << 20) /* scratch for the partial products at most */
+ * or columns, k far above m and n), k is cut into slices (plan_sliced) so that about three blocks per SM work at once.
+ * HCL_ERROR_UNSUPPORTED: not worth it (the one-pass plan follows). */
+#define SPLITK_MIN_SLICE 256 /* k a slice takes at least */
 static hcl_status plan_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     const size_t sms = dev->compute_units ? dev->compute_units : 1;
     const size_t tiles = hcl_ceil_div(g->m, 64) * hcl_ceil_div(g->n, 64);
     if (tiles >= sms || g->k < 4 * SPLITK_MIN_SLICE) return HCL_ERROR_UNSUPPORTED;
     size_t slices = hcl_min_size(hcl_ceil_div(3 * sms, tiles), g->k / SPLITK_MIN_SLICE);
-    slices = hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535));
-    while (slices > 1 && slices * g->m * g->n * sizeof(float) > SPLITK_MAX_BYTES) slices /= 2;
+    slices = slices_within_scratch(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535)));
     if (slices < 2) return HCL_ERROR_UNSUPPORTED;
     const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices), 16) * 16;
     slices = hcl_ceil_div(g->k, kslice);
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
-    hcl_status st = hcl_kplan_init(out, 2);
+    int part;
+    hcl_status st = plan_sliced(dev, g, out, name, slices, &part);
     if (st != HCL_SUCCESS) return st;
-    const int part = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
-    const int sum = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_splitk_sum_f32");
-    if (part < 0 || sum < 0) { /* no such kernels (an older program): the one-pass plan, in a plan of one launch */
-        st = hcl_kplan_init(out, 1);
-        return st == HCL_SUCCESS ? HCL_ERROR_UNSUPPORTED : st;
-    }
-    out->scratch_bytes = slices * g->m * g->n * sizeof(float);
     hcl_klaunch *l = &out->launch[0];
     hcl_klaunch_1d(l, HCL_KPROG_GPU, part, hcl_ceil_div(g->n, 64), 256);
     l->grid.y = (uint32_t)hcl_ceil_div(g->m, 64);
@@ -57,12 +72,11 @@ static hcl_status plan_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
     hcl_klaunch_u64(l, g->ldb);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
-    plan_slices_sum(dev, g, sum, slices, &out->launch[1]);
     return HCL_SUCCESS;
 }
 
 /* C of one row or one column (gemm.cu's hcl_gemv_f32_*): the matrix operand X and the vector v as strides, k cut into
- * slices so that about four blocks per SM work at once, then the slices' sum into C. */
+ * slices (plan_sliced; a partial product is len = m x n floats) so that about four blocks per SM work at once. */
 static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     if (g->m != 1 && g->n != 1) return HCL_ERROR_UNSUPPORTED;
     const int ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS, row = g->m == 1;
@@ -75,21 +89,14 @@ static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
     const int warp = xq == 1 && xo != 1;
     const size_t per_block = warp ? 256 / wave : 256, blocks = hcl_ceil_div(len, per_block);
     const size_t most = g->k / (warp ? 8 * wave : 64) > 1 ? g->k / (warp ? 8 * wave : 64) : 1; /* work per thread */
-    size_t slices =
-        hcl_min_size(hcl_min_size(hcl_ceil_div(4 * sms, blocks), most), hcl_known_or(dev->max_groups[1], 65535));
-    while (slices > 1 && slices * len * sizeof(float) > SPLITK_MAX_BYTES) slices /= 2;
+    size_t slices = slices_within_scratch(
+        g, hcl_min_size(hcl_min_size(hcl_ceil_div(4 * sms, blocks), most), hcl_known_or(dev->max_groups[1], 65535)));
     const size_t kslice = hcl_ceil_div(g->k, slices);
     slices = hcl_ceil_div(g->k, kslice);
     if (blocks > hcl_known_or(dev->max_groups[0], 65535)) return HCL_ERROR_UNSUPPORTED;
-    hcl_status st = hcl_kplan_init(out, 2);
+    int part;
+    hcl_status st = plan_sliced(dev, g, out, warp ? "hcl_gemv_f32_warp" : "hcl_gemv_f32_thread", slices, &part);
     if (st != HCL_SUCCESS) return st;
-    const int part = hcl_kplan_kernel(out, HCL_KPROG_GPU, warp ? "hcl_gemv_f32_warp" : "hcl_gemv_f32_thread");
-    const int sum = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_splitk_sum_f32");
-    if (part < 0 || sum < 0) { /* no such kernels (an older program): the one-pass plan, in a plan of one launch */
-        st = hcl_kplan_init(out, 1);
-        return st == HCL_SUCCESS ? HCL_ERROR_UNSUPPORTED : st;
-    }
-    out->scratch_bytes = slices * len * sizeof(float);
     hcl_klaunch *l = &out->launch[0];
     hcl_klaunch_1d(l, HCL_KPROG_GPU, part, blocks, 256);
     l->grid.y = (uint32_t)slices;
@@ -102,7 +109,6 @@ static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
     hcl_klaunch_mem(l, vs, 0);
     hcl_klaunch_u64(l, vq);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
-    plan_slices_sum(dev, g, sum, slices, &out->launch[1]);
     return HCL_SUCCESS;
 }
 
