@@ -250,11 +250,11 @@ typedef struct xfer {
     hcl__queue *const *toq;
 } xfer;
 
-/* Whether copy x writes to[i] through the host: not when to[i] is the source (copied on its device) or has nothing to
- * receive, or is the source's own buffer in place. */
-static int through_host(const xfer *x, uint32_t i) {
+/* Whether copy x writes to[i]'s recv at all: not when it has nothing to receive, or is the source's own buffer in
+ * place. The source's own recv is one copy on its device; every other through the host. */
+static int writes(const xfer *x, uint32_t i) {
     const hcl__coll *t = x->to[i];
-    return t != x->from && t->recv && !(t->recv == x->from->send && x->dst_base == x->src_base);
+    return t->recv && !(t->recv == x->from->send && x->dst_base == x->src_base);
 }
 
 /* The copies x[0..nx) (nx <= COPY_WAYS), pipelined in chunks through STAGING_SETS staging buffers each: every copy's
@@ -280,7 +280,7 @@ static hcl_status copy_ranges(clique *cl, const xfer *x, uint32_t nx) {
     for (uint32_t c = 0; c < nx && st == HCL_SUCCESS; c++)
         for (uint32_t i = 0; i < x[c].nto && st == HCL_SUCCESS; i++) {
             const hcl__coll *f = x[c].from, *t = x[c].to[i];
-            if (t == f && t->recv && !(t->recv == f->send && x[c].dst_base == x[c].src_base))
+            if (t == f && writes(&x[c], i))
                 st = f->q->dev->drv->buffer_copy(f->q->native, t->recv->native, x[c].dst_base * es, f->send->native,
                                                  x[c].src_base * es, x[c].count * es, 0, 0, NULL, &ev_local[c]);
         }
@@ -301,7 +301,7 @@ static hcl_status copy_ranges(clique *cl, const xfer *x, uint32_t nx) {
             const size_t n = x[c].count - off < CHUNK_ELEMS ? x[c].count - off : CHUNK_ELEMS;
             hcl__comm_stage_wait(x[c].from->q, &ev_in[j][c], &st);
             for (uint32_t i = 0; i < x[c].nto && st == HCL_SUCCESS; i++)
-                if (through_host(&x[c], i))
+                if (x[c].to[i] != x[c].from && writes(&x[c], i))
                     st = hcl__comm_stage_out_async(x[c].toq[i], x[c].to[i]->recv, (x[c].dst_base + off) * es, n * es,
                                                    (unsigned char *)cl->mem.ptr + (j * nx + c) * piece,
                                                    &ev_out[j][c][i]);
@@ -419,7 +419,8 @@ static hcl_status execute(clique *cl, slot *const *s, uint32_t ns) {
         const hcl__coll *p = s[i]->p2p ? &s[i]->parts[s[i]->src] : &s[i]->parts[0];
         most = hcl_dtype_size(p->type) > most ? hcl_dtype_size(p->type) : most;
     }
-    /* page-locked by the first part's driver where it can (the posters' devices outlive their pending parts) */
+    /* page-locked by the first part's driver where it can (the posters' devices outlive their pending parts); a
+     * reduction's sets also hold reduce_on_devices' two copies (STAGING_SETS x 2 chunks of es bytes) */
     hcl_status st = hcl__comm_host_reserve(
         &cl->mem, p0->q->dev, STAGING_SETS * (reduction ? reduce_set_bytes(es, ranks) : ways * CHUNK_ELEMS * most));
     if (st != HCL_SUCCESS) return st;
