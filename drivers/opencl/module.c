@@ -185,6 +185,20 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
     snprintf(options, strlen(given) + sizeof ARG_INFO_OPTION + 1, "%s%s%s", ARG_INFO_OPTION, *given ? " " : "", given);
     int from_cache = 0;
     hcl_status status = hcl__ocl_program_build(dev, text, length, options, 1, &m->program, &from_cache);
+    if (status == HCL_ERROR_BUILD) {
+        /* NVIDIA's compiler (driver 580) writes PTX that its own ptxas refuses ("syntax error near '}'") for a kernel
+         * without parameters when asked for argument info: once more without it. The parameters' kinds are then
+         * unknown to kernel_params, as for a binary built elsewhere. A source that is wrong fails both times and
+         * reports the second build's log. */
+        status = hcl__ocl_program_build(dev, text, length, given, 1, &m->program, &from_cache);
+        if (status == HCL_SUCCESS) {
+            hcl__kit_host->log(HCL_LOG_WARN, HCL_OCL_NAME,
+                               "'%s' failed to build the program with %s and built it without: its kernels' "
+                               "parameter kinds are unknown",
+                               dev->entry->info.name, ARG_INFO_OPTION);
+            memmove(options, given, strlen(given) + 1); /* what a rebuild from source uses */
+        }
+    }
     if (status == HCL_SUCCESS && from_cache) { /* keep what a rebuild needs */
         m->source = malloc(length);
         if (m->source) {

@@ -144,6 +144,24 @@ int main(int argc, char **argv) {
         hcl_queue_release(q);
         hcl_device_release(d);
     }
+    /* a kernel without parameters, which NVIDIA's compiler refuses to build with -cl-kernel-arg-info (the fake does
+     * the same): the module is built again without it */
+    hcl_device d = NULL;
+    hcl_module mod = NULL;
+    hcl_kernel k = NULL;
+    static const char empty[] = "__kernel void hcl_fake_empty(void) { }\n";
+    const hcl_module_source src = {HCL_SOURCE_OPENCL_C, empty, sizeof empty - 1, NULL};
+    hcl_status st = hcl_device_open("opencl:0", &d);
+    hcl_fake_cl_record();
+    if (st == HCL_SUCCESS) st = hcl_module_create(d, &src, 1, &mod);
+    if (st == HCL_SUCCESS) st = hcl_kernel_create(mod, "hcl_fake_empty", &k);
+    const char *seen = hcl_fake_cl_record();
+    HCL_TS_CHECK(st == HCL_SUCCESS, "a kernel without parameters: %s: %s", hcl_status_name(st), hcl_last_message());
+    HCL_TS_CHECK(line_has(seen, "options='-cl-kernel-arg-info'", NULL) && line_has(seen, "options=''", NULL),
+                 "a kernel without parameters: not built with and then without argument info:\n%s", seen);
+    if (k) hcl_kernel_release(k);
+    if (mod) hcl_module_release(mod);
+    if (d) hcl_device_release(d);
     printf("%s: %d failures (a fake OpenCL library: builds and launches checked, nothing computed)\n",
            hcl_ts_failures() ? "FAIL" : "PASS", hcl_ts_failures());
     return hcl_ts_failures() ? 1 : 0;
