@@ -90,14 +90,32 @@ template <> struct hcl_elem<float> {
 
 /* The conversions of a 16-bit format. */
 template <typename S> struct hcl_conv16;
+/* from2(lo, hi): two floats rounded into one 32-bit word, lo in the low half: one cvt.rn.{f16,bf16}x2.f32 on NVIDIA
+ * sm_80+ (the same roundings and NaN as the scalar cvt), the scalar conversions elsewhere. */
+#if !defined(HCL_GPU_HIP_KERNEL) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define HCL_GPU_CVT_X2(FMT)                                                                                            \
+    static __device__ __forceinline__ unsigned from2(float lo, float hi) {                                             \
+        unsigned w;                                                                                                    \
+        asm("cvt.rn." FMT "x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));                                          \
+        return w;                                                                                                      \
+    }
+#else
+#define HCL_GPU_CVT_X2(FMT)                                                                                            \
+    static __device__ __forceinline__ unsigned from2(float lo, float hi) {                                             \
+        return (unsigned)from(lo) | ((unsigned)from(hi) << 16);                                                        \
+    }
+#endif
 template <> struct hcl_conv16<hcl_f16_t> {
     static __device__ __forceinline__ float to(unsigned short h) { return hcl_f16_to_float(h); }
     static __device__ __forceinline__ unsigned short from(float f) { return hcl_float_to_f16(f); }
+    HCL_GPU_CVT_X2("f16")
 };
 template <> struct hcl_conv16<hcl_bf16_t> {
     static __device__ __forceinline__ float to(unsigned short h) { return hcl_bf16_to_float(h); }
     static __device__ __forceinline__ unsigned short from(float f) { return hcl_float_to_bf16(f); }
+    HCL_GPU_CVT_X2("bf16")
 };
+#undef HCL_GPU_CVT_X2
 
 /* 16-bit storage of format S */
 template <typename S> struct hcl_elem16 {
@@ -117,7 +135,7 @@ template <typename S> struct hcl_elem16 {
     static __device__ __forceinline__ uint4 pack(const float *v) {
         unsigned w[4];
 #pragma unroll
-        for (int q = 0; q < 4; q++) w[q] = (unsigned)cv::from(v[2 * q]) | ((unsigned)cv::from(v[2 * q + 1]) << 16);
+        for (int q = 0; q < 4; q++) w[q] = cv::from2(v[2 * q], v[2 * q + 1]);
         return make_uint4(w[0], w[1], w[2], w[3]);
     }
     static __device__ __forceinline__ void ld_vec(const S *p, unsigned long long i, float *v) {
@@ -133,7 +151,7 @@ template <typename S> struct hcl_elem16 {
         v[1] = cv::to((unsigned short)(w >> 16));
     }
     static __device__ __forceinline__ void st2(S *p, unsigned long long i, float v0, float v1) {
-        ((unsigned *)(void *)p)[i] = (unsigned)cv::from(v0) | ((unsigned)cv::from(v1) << 16);
+        ((unsigned *)(void *)p)[i] = cv::from2(v0, v1);
     }
 };
 template <> struct hcl_elem<hcl_f16_t> : hcl_elem16<hcl_f16_t> {};

@@ -62,6 +62,75 @@ __device__ __forceinline__ void hcl_softmax_online(float &m, float &s, float x) 
     }
 }
 
+/* 16-bit rows held as they came (the cluster kernels) take the cheapest form of each step, since there the exps and
+ * conversions, not the memory, set the pace (H100, 512 x 262144 bf16: 68% of the SM's issue slots, 48% of the
+ * DRAM bandwidth, 0.69 of the copy rate; 0.87 so): the max of two pairs of values at once, exp(x - m) as
+ * 2^((x - m) log2(e)) with the hardware's exp2, and the output's division by the sum S folded into the exponent,
+ * 2^((x - m) log2(e) - log2(S)) (the output's own rounding, 2^-9 or 2^-12, is far coarser than the 2^-22 of exp2).
+ * x - m comes first: m log2(e) rounded alone errs by |m| 2^-24 in the exponent, 2^-8 for f16's largest m. */
+#define HCL_SOFTMAX_LOG2E 1.4426950408889634f
+
+/* The element-wise max of two words of two 16-bit values of format S; a NaN loses to a number, as in fmaxf. */
+template <typename S> __device__ __forceinline__ unsigned hcl_softmax_max2(unsigned a, unsigned b) {
+    typedef hcl_conv16<S> cv; /* the max of two values of S is one of them: exact */
+    return cv::from2(fmaxf(cv::to((unsigned short)a), cv::to((unsigned short)b)),
+                     fmaxf(cv::to((unsigned short)(a >> 16)), cv::to((unsigned short)(b >> 16))));
+}
+#if !defined(HCL_GPU_HIP_KERNEL) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+template <> __device__ __forceinline__ unsigned hcl_softmax_max2<hcl_f16_t>(unsigned a, unsigned b) {
+    unsigned d;
+    asm("max.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+template <> __device__ __forceinline__ unsigned hcl_softmax_max2<hcl_bf16_t>(unsigned a, unsigned b) {
+    unsigned d;
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+#endif
+
+/* The max of a thread's NV vectors of T held as they came (-inf for none). */
+template <typename T, int NV> __device__ __forceinline__ float hcl_softmax_raw_max(const uint4 *r) {
+    float m = hcl_softmax_neg_inf();
+#pragma unroll
+    for (int i = 0; i < NV; i++) {
+        float t[hcl_elem<T>::VEC];
+        hcl_elem<T>::unpack(r[i], t);
+#pragma unroll
+        for (int q = 0; q < hcl_elem<T>::VEC; q++) m = fmaxf(m, t[q]);
+    }
+    return m;
+}
+/* 16-bit: pairs at once, in two chains */
+template <typename S, int NV> __device__ __forceinline__ float hcl_softmax_raw_max16(const uint4 *r) {
+    unsigned a = hcl_softmax_max2<S>(r[0].x, r[0].y), b = hcl_softmax_max2<S>(r[0].z, r[0].w);
+#pragma unroll
+    for (int i = 1; i < NV; i++) {
+        a = hcl_softmax_max2<S>(a, hcl_softmax_max2<S>(r[i].x, r[i].y));
+        b = hcl_softmax_max2<S>(b, hcl_softmax_max2<S>(r[i].z, r[i].w));
+    }
+    a = hcl_softmax_max2<S>(a, b);
+    return fmaxf(hcl_conv16<S>::to((unsigned short)a), hcl_conv16<S>::to((unsigned short)(a >> 16)));
+}
+#define HCL_SOFTMAX_RAW_MAX16(S)                                                                                       \
+    template <> __device__ __forceinline__ float hcl_softmax_raw_max<S, 8>(const uint4 *r) {                           \
+        return hcl_softmax_raw_max16<S, 8>(r);                                                                         \
+    }
+HCL_SOFTMAX_RAW_MAX16(hcl_f16_t)
+HCL_SOFTMAX_RAW_MAX16(hcl_bf16_t)
+#undef HCL_SOFTMAX_RAW_MAX16
+
+/* 2^z, approximately (relative error about 2^-22; results below FLT_MIN are 0). */
+__device__ __forceinline__ float hcl_softmax_exp2(float z) {
+#if !defined(HCL_GPU_HIP_KERNEL)
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(z));
+    return r;
+#else
+    return exp2f(z);
+#endif
+}
+
 /* Block-wide max (or sum when SUM): result broadcast to every thread. scratch: one float per warp + 1. */
 template <bool SUM> __device__ __forceinline__ float hcl_softmax_block_fold(float v, float *scratch) {
     const unsigned lane = threadIdx.x % warpSize;
@@ -389,8 +458,8 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
         T *y = out + row * cols + start;
         /* Floats are held as they are (their exps once known); 16-bit values without PF are held as they came, 16
          * bytes a vector (half the registers, so twice the values a thread) and widened again in each pass (H100,
-         * 2^27 elements: 0.67-0.85 of the copy rate from 32768 to 262144 columns, against 0.56-0.81 widened once; f32
-         * held as it came lost 0.04-0.06 to the exps computed twice). */
+         * 2^27 elements: 0.67-0.85 of the copy rate from 32768 to 262144 columns, against 0.56-0.81 widened once, and
+         * 0.86-0.92 with the cheaper steps below; f32 held as it came lost 0.04-0.06 to the exps computed twice). */
         constexpr bool FLOATS = PF || sizeof(T) == sizeof(float);
         float v[FLOATS ? E : 1];
         uint4 r[PF ? 1 : NV];
@@ -418,12 +487,16 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
                 El::unpack(r[i], t);
         };
         float m = hcl_softmax_neg_inf();
+        if (FLOATS) {
 #pragma unroll
-        for (int i = 0; i < NV; i++) {
-            float t[VEC];
-            values(i, t);
+            for (int i = 0; i < NV; i++) {
+                float t[VEC];
+                values(i, t);
 #pragma unroll
-            for (int q = 0; q < VEC; q++) m = fmaxf(m, t[q]);
+                for (int q = 0; q < VEC; q++) m = fmaxf(m, t[q]);
+            }
+        } else {
+            m = hcl_softmax_raw_max<T, (FLOATS ? 1 : NV)>(r);
         }
 #ifdef HCL_SOFTMAX_CLUSTERS
         if (ST && row + clusters < rows) {
@@ -433,6 +506,8 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
         }
 #endif
         m = hcl_softmax_block_fold<false>(m, scratch);
+        /* held as they came: exp(x - m) = 2^((x - m) log2(e)), m taken as 0 for a slice of only -inf (exps 0) */
+        const float m0 = m == hcl_softmax_neg_inf() ? 0.0f : m;
         float s = 0.0f;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
@@ -440,13 +515,17 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
             values(i, t);
 #pragma unroll
             for (int q = 0; q < VEC; q++) {
-                const float e = hcl_softmax_exp<T>(t[q], m);
+                const float e =
+                    FLOATS ? hcl_softmax_exp<T>(t[q], m) : hcl_softmax_exp2((t[q] - m0) * HCL_SOFTMAX_LOG2E);
                 if (FLOATS) v[i * VEC + q] = e;
                 s += e;
             }
         }
         s = hcl_softmax_block_fold<true>(s, scratch);
         float scale = 1.0f / s;
+        /* held as they came, the output is 2^((x - M) log2(e) - log2(S)) for the row's max M and sum S: NaN when S is
+         * NaN, or M is -inf (then every x is -inf: a row of only -inf gives 0 / 0) */
+        float mrow = m, lsum = log2f(s);
 #ifdef HCL_SOFTMAX_CLUSTERS
         if (CS > 1) {
             if (threadIdx.x == 0) slot[parity] = make_float2(m, s);
@@ -461,6 +540,7 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
             }
             /* exp(-inf - -inf) is NaN: an all -inf row comes out NaN, as in one block (0 / 0) */
             scale = expf(m - mm) / ss;
+            mrow = mm, lsum = log2f(ss);
         }
 #endif
 #pragma unroll
@@ -469,7 +549,8 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
             float t[VEC];
             values(i, t);
 #pragma unroll
-            for (int q = 0; q < VEC; q++) t[q] = (FLOATS ? t[q] : hcl_softmax_exp<T>(t[q], m)) * scale;
+            for (int q = 0; q < VEC; q++)
+                t[q] = FLOATS ? t[q] * scale : hcl_softmax_exp2(fmaf(t[q] - mrow, HCL_SOFTMAX_LOG2E, -lsum));
             if (vec && c < len) {
                 El::st_vec(y, c / VEC, t);
             } else {
