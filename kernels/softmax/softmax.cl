@@ -12,7 +12,8 @@
  *  - hcl_softmax_<type>, streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns
  *    starting at lid * chunk, every local_size * chunk columns, and reads the row three times. chunk = 1 is
  *    the coalesced order a GPU wants; a CPU gets one contiguous run. The sum is taken in blocks of
- *    HCL_SOFTMAX_BLOCK so a long run does not become a long chain of additions.
+ *    HCL_SOFTMAX_BLOCK so a long run does not become a long chain of additions. On a GPU, rows of whole vectors of
+ *    4 go in two passes instead: the max and the sum together (online), then the write.
  * -inf entries give exp(-inf) = 0. A row of all -inf has max -inf, so x - max is NaN and the row is NaN, as in
  * PyTorch. A NaN in a row makes that row NaN (fmax skips it in the max, but the sum takes it).
  * In place works: every element is read and written by the same work-item, and the writes start after the
@@ -76,9 +77,54 @@ static void hcl_softmax_cached(__global const void *in, __global void *out, ulon
     }
 }
 
-/* Streamed: any shape; reads the row three times. */
+/* Fold four values into a running (max, sum): the sum is rescaled when the max grows; while the max is -inf every
+ * value so far is -inf and adds nothing (exp(-inf - -inf) would be NaN). A NaN skips the max and makes the sum NaN. */
+static void hcl_softmax_online4(float *m, float *s, const float4 v) {
+    const float vm = fmax(fmax(v.x, v.y), fmax(v.z, v.w));
+    if (vm > *m) {
+        *s *= exp(*m - vm);
+        *m = vm;
+    }
+    if (*m != -INFINITY) *s += (exp(v.x - *m) + exp(v.y - *m)) + (exp(v.z - *m) + exp(v.w - *m));
+}
+
+/* Streamed on a GPU (chunk 1) when the row is whole vectors of 4: one pass for the max and the sum together (the
+ * running sum rescaled as the max grows), a second for the write, each work-item two vectors at a time (H100,
+ * NVIDIA's OpenCL, 4096 x 32768 floats: 0.22 of the copy rate with three passes of one element at a time). */
+static void hcl_softmax_streamed4(__global const void *in, __global void *out, ulong row_begin, ulong cols,
+                                  __local float *scratch, const int type) {
+    const size_t lid = get_local_id(0), lsize = get_local_size(0);
+    const size_t n4 = (size_t)cols / 4, v0 = ((size_t)row_begin + get_group_id(0)) * n4; /* the row's first vector */
+    float m = -INFINITY, s = 0.0f;
+    size_t j = lid;
+    for (; j + lsize < n4; j += 2 * lsize) {
+        const float4 a = hcl_load4(in, v0 + j, type), b = hcl_load4(in, v0 + j + lsize, type);
+        hcl_softmax_online4(&m, &s, a);
+        hcl_softmax_online4(&m, &s, b);
+    }
+    if (j < n4) hcl_softmax_online4(&m, &s, hcl_load4(in, v0 + j, type));
+    const float mx = hcl_softmax_fold(scratch, m, 1);
+    s = m == -INFINITY ? 0.0f : s * exp(m - mx); /* this work-item's sum at the row's max */
+    const float inv = 1.0f / hcl_softmax_fold(scratch, s, 0);
+    for (j = lid; j + lsize < n4; j += 2 * lsize) {
+        const float4 a = hcl_load4(in, v0 + j, type), b = hcl_load4(in, v0 + j + lsize, type);
+        hcl_store4(out, v0 + j, (float4)(exp(a.x - mx), exp(a.y - mx), exp(a.z - mx), exp(a.w - mx)) * inv, type);
+        hcl_store4(out, v0 + j + lsize, (float4)(exp(b.x - mx), exp(b.y - mx), exp(b.z - mx), exp(b.w - mx)) * inv,
+                   type);
+    }
+    if (j < n4) {
+        const float4 a = hcl_load4(in, v0 + j, type);
+        hcl_store4(out, v0 + j, (float4)(exp(a.x - mx), exp(a.y - mx), exp(a.z - mx), exp(a.w - mx)) * inv, type);
+    }
+}
+
+/* Streamed: any shape; reads the row three times (hcl_softmax_streamed4 instead on a GPU where it can). */
 static void hcl_softmax_streamed(__global const void *in, __global void *out, ulong row_begin, ulong cols, ulong chunk,
                                  __local float *scratch, const int type) {
+    if (chunk == 1 && cols % 4 == 0) {
+        hcl_softmax_streamed4(in, out, row_begin, cols, scratch, type);
+        return;
+    }
     const size_t ncols = (size_t)cols, run = (size_t)chunk;
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
     const size_t first = lid * run;
