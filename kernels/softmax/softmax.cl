@@ -52,6 +52,30 @@ static void hcl_softmax_cached(__global const void *in, __global void *out, ulon
     const uint ncols = (uint)cols, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     const size_t row = (size_t)row_begin + get_group_id(0);
     const size_t x0 = row * (size_t)ncols; /* the row's first element in `in` and `out` */
+    if (ncols % 4 == 0) { /* by vectors of 4, vector lid + local_size * c (H100, NVIDIA's OpenCL, 131072 x 1024
+                           * bf16: 0.51 of the copy rate element by element) */
+        const uint n4 = ncols / 4;
+        float4 v4[HCL_SOFTMAX_CACHE / 4];
+        float m = -INFINITY;
+#pragma unroll
+        for (uint c = 0; c < HCL_SOFTMAX_CACHE / 4; c++) {
+            const uint j = lid + lsize * c;
+            v4[c] = j < n4 ? hcl_load4(in, x0 / 4 + j, type) : (float4)(-INFINITY);
+            m = fmax(m, fmax(fmax(v4[c].x, v4[c].y), fmax(v4[c].z, v4[c].w)));
+        }
+        m = hcl_softmax_fold(scratch, m, 1);
+        float s = 0.0f;
+#pragma unroll
+        for (uint c = 0; c < HCL_SOFTMAX_CACHE / 4; c++) {
+            v4[c] = lid + lsize * c < n4 ? exp(v4[c] - m) : (float4)(0.0f);
+            s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
+        }
+        const float inv = 1.0f / hcl_softmax_fold(scratch, s, 0);
+#pragma unroll
+        for (uint c = 0; c < HCL_SOFTMAX_CACHE / 4; c++)
+            if (lid + lsize * c < n4) hcl_store4(out, x0 / 4 + lid + lsize * c, v4[c] * inv, type);
+        return;
+    }
     float v[HCL_SOFTMAX_CACHE];
     float m = -INFINITY;
 #pragma unroll
