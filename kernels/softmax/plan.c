@@ -112,19 +112,23 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
 /* GPU, rows of up to 16 columns per work-item of the largest group: the cached kernel with just enough work-items (a
  * multiple of 32) for each to hold 16 columns in registers; the per-work-item cost of the folds dominates otherwise
  * (H100, 65536 x 1024: 2.9 TB/s with 64 work-items of 16 columns, 1.6 with 128 of 8, 0.9 with 256 of 4). Wider
- * rows: the streamed kernel, coalesced (chunk 1), the largest group. NVIDIA's runtime (580.159) reports
- * CL_KERNEL_WORK_GROUP_SIZE 256 for both kernels, so rows above 4096 columns stream there: the reported limit is
- * the contract. CPU: the streamed kernel with one work-item per row over the whole row (a CPU device runs a group
+ * rows of whole vectors of 4 up to 64 columns per work-item: the cached64 kernel likewise. Wider rows: the streamed
+ * kernel, coalesced (chunk 1), the largest group. NVIDIA's runtime (580.159) reports CL_KERNEL_WORK_GROUP_SIZE 256
+ * for these kernels, so rows above 4096 columns (16384 of whole vectors) stream there: the reported limit is the
+ * contract. CPU: the streamed kernel with one work-item per row over the whole row (a CPU device runs a group
  * on one core, looping over its work-items: wider groups only cost; on PoCL 3.1 this was fastest). */
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
     const char *base = "hcl_softmax";
     size_t wg = 1, chunk = cols;
     if (!dev->is_cpu) {
-        size_t max_cached = cl_group_limit(dev, 1);
+        size_t max_cached = cl_group_limit(dev, 1), max_cached64 = cl_group_limit(dev, 6);
         chunk = 1;
         if (cols <= 16 * max_cached) {
             base = "hcl_softmax_cached";
             wg = hcl_min_size((hcl_ceil_div(cols, 16) + 31) / 32 * 32, max_cached);
+        } else if (cols % 4 == 0 && cols <= 64 * max_cached64) {
+            base = "hcl_softmax_cached64";
+            wg = hcl_min_size((hcl_ceil_div(cols, 64) + 31) / 32 * 32, max_cached64);
         } else {
             wg = cl_group_limit(dev, 0);
         }

@@ -6,9 +6,10 @@
  * (`scratch`: one float per work-item; any work-group size) in a fixed order: the first
  * r ~ sqrt(local size) work-items each fold a strided slice, then every work-item folds those r (three
  * barriers, not log2 of the group size).
- * Two kernels, two ways through a row:
+ * Three kernels, two ways through a row:
  *  - hcl_softmax_cached_<type> (cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
  *    lid + local_size * c in registers, so the row is read once and exp is taken once per element;
+ *    hcl_softmax_cached64_<type> the same for rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX;
  *  - hcl_softmax_<type>, streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns
  *    starting at lid * chunk, every local_size * chunk columns, and reads the row three times. chunk = 1 is
  *    the coalesced order a GPU wants; a CPU gets one contiguous run. The sum is taken in blocks of
@@ -43,39 +44,48 @@ static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
     return acc;
 }
 
+/* Cached by vectors: each work-item holds vectors of 4 lid + local_size * c (c < nv <= HCL_SOFTMAX_CACHE_MAX / 4, a
+ * constant after inlining) in registers; needs cols a multiple of 4 and at most local size * 4 * nv. */
+#define HCL_SOFTMAX_CACHE_MAX 64
+static void hcl_softmax_cached4(__global const void *in, __global void *out, ulong row_begin, ulong cols,
+                                __local float *scratch, const int type, const uint nv) {
+    const uint n4 = (uint)cols / 4, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+    const size_t v0 = ((size_t)row_begin + get_group_id(0)) * n4; /* the row's first vector */
+    float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
+    float m = -INFINITY;
+#pragma unroll
+    for (uint c = 0; c < nv; c++) {
+        const uint j = lid + lsize * c;
+        v4[c] = j < n4 ? hcl_load4(in, v0 + j, type) : (float4)(-INFINITY);
+        m = fmax(m, fmax(fmax(v4[c].x, v4[c].y), fmax(v4[c].z, v4[c].w)));
+    }
+    m = hcl_softmax_fold(scratch, m, 1);
+    float s = 0.0f;
+#pragma unroll
+    for (uint c = 0; c < nv; c++) {
+        v4[c] = lid + lsize * c < n4 ? exp(v4[c] - m) : (float4)(0.0f);
+        s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
+    }
+    const float inv = 1.0f / hcl_softmax_fold(scratch, s, 0);
+#pragma unroll
+    for (uint c = 0; c < nv; c++)
+        if (lid + lsize * c < n4) hcl_store4(out, v0 + lid + lsize * c, v4[c] * inv, type);
+}
+
 /* Cached: each work-item holds columns lid + local_size * c (c < HCL_SOFTMAX_CACHE) in registers; needs
  * cols <= local size * HCL_SOFTMAX_CACHE. A kernel of its own, so that its register use does not lower the
  * work-group size the streamed kernel may use, and the other way round. `chunk` is unused (same arguments as
- * hcl_softmax_f32). */
+ * hcl_softmax_f32). Rows of whole vectors of 4 go by vectors (H100, NVIDIA's OpenCL, 131072 x 1024 bf16: 0.51 of
+ * the copy rate element by element, 0.70 so). */
 static void hcl_softmax_cached(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                __local float *scratch, const int type) {
+    if (cols % 4 == 0) {
+        hcl_softmax_cached4(in, out, row_begin, cols, scratch, type, HCL_SOFTMAX_CACHE / 4);
+        return;
+    }
     const uint ncols = (uint)cols, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     const size_t row = (size_t)row_begin + get_group_id(0);
     const size_t x0 = row * (size_t)ncols; /* the row's first element in `in` and `out` */
-    if (ncols % 4 == 0) { /* by vectors of 4, vector lid + local_size * c (H100, NVIDIA's OpenCL, 131072 x 1024
-                           * bf16: 0.51 of the copy rate element by element) */
-        const uint n4 = ncols / 4;
-        float4 v4[HCL_SOFTMAX_CACHE / 4];
-        float m = -INFINITY;
-#pragma unroll
-        for (uint c = 0; c < HCL_SOFTMAX_CACHE / 4; c++) {
-            const uint j = lid + lsize * c;
-            v4[c] = j < n4 ? hcl_load4(in, x0 / 4 + j, type) : (float4)(-INFINITY);
-            m = fmax(m, fmax(fmax(v4[c].x, v4[c].y), fmax(v4[c].z, v4[c].w)));
-        }
-        m = hcl_softmax_fold(scratch, m, 1);
-        float s = 0.0f;
-#pragma unroll
-        for (uint c = 0; c < HCL_SOFTMAX_CACHE / 4; c++) {
-            v4[c] = lid + lsize * c < n4 ? exp(v4[c] - m) : (float4)(0.0f);
-            s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
-        }
-        const float inv = 1.0f / hcl_softmax_fold(scratch, s, 0);
-#pragma unroll
-        for (uint c = 0; c < HCL_SOFTMAX_CACHE / 4; c++)
-            if (lid + lsize * c < n4) hcl_store4(out, x0 / 4 + lid + lsize * c, v4[c] * inv, type);
-        return;
-    }
     float v[HCL_SOFTMAX_CACHE];
     float m = -INFINITY;
 #pragma unroll
@@ -191,6 +201,12 @@ static void hcl_softmax_streamed(__global const void *in, __global void *out, ul
     __kernel void hcl_softmax_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,            \
                                   ulong chunk, __local float *scratch) {                                               \
         hcl_softmax_streamed(in, out, row_begin, cols, chunk, scratch, TYPE);                                          \
+    }                                                                                                                  \
+    /* rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX columns, held in registers */               \
+    __kernel void hcl_softmax_cached64_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,   \
+                                           ulong chunk, __local float *scratch) {                                      \
+        (void)chunk;                                                                                                   \
+        hcl_softmax_cached4(in, out, row_begin, cols, scratch, TYPE, HCL_SOFTMAX_CACHE_MAX / 4);                       \
     }
 
 HCL_SOFTMAX_KERNELS(f32, HCL_CL_F32)
