@@ -296,6 +296,10 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     run_gemm(&k0);
     tcase alpha0 = {ab, c, compute, 19, 17, 8, HCL_TRANS, HCL_NO_TRANS, 2, 0.0f, 0.25f, false};
     run_gemm(&alpha0);
+    /* a long odd k under two tiles of C (a GPU cuts k into slices: split-K), plain and transposed with alpha, beta */
+    static const size_t long_k[3] = {61, 67, 16411};
+    run_transposed(ab, c, compute, long_k, 0, 0);
+    run_transposed(ab, c, compute, long_k, 3, 1);
     /* the k loop's steps (16) and a long k, where a 16-bit accumulation fails the tolerance */
     static const size_t ks[] = {15, 16, 17, 4096};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {

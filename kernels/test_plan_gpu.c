@@ -189,7 +189,7 @@ static void ampere(void) {
     hcl_kplan_free(&p);
 }
 
-/* float32 with few tiles and a long k: split-K (a launch per slice set, then the sum); square: one launch. */
+/* Few tiles and a long k: split-K (a launch per slice set, then the sum); square: one launch. */
 static void splitk(void) {
     const hcl_kdevice h100 = gpu(90);
     hcl_kplan p;
@@ -220,6 +220,34 @@ static void splitk(void) {
             HCL_TS_CHECK(strcmp(kernel_name(&p.launch[0]), gemv[i].kernel) == 0 && p.launch[0].grid.y >= 2,
                          "%zux%zux4096 %d%d: %s over %u slices, expected %s", gemv[i].m, gemv[i].n, gemv[i].ta,
                          gemv[i].tb, kernel_name(&p.launch[0]), p.launch[0].grid.y, gemv[i].kernel);
+        hcl_kplan_free(&p);
+    }
+    /* the tensor-core types likewise, on the mma.sync kernels (128 x 128 tiles, two blocks per SM), summed in C's type;
+     * TF32 too, without copies (mma.sync reads any layout) */
+    static const struct {
+        hcl_dtype ab, c;
+        hcl_compute compute;
+        int ta, tb;
+        const char *part, *sum;
+    } typed[] = {
+        {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, "hcl_gemm_tc_splitk_f16_nn", "hcl_gemm_splitk_sum_f16"},
+        {HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, "hcl_gemm_tc_splitk_bf16_tt", "hcl_gemm_splitk_sum_f32"},
+        {HCL_DTYPE_BF16, HCL_DTYPE_BF16, HCL_COMPUTE_F32, 0, 1, "hcl_gemm_tc_splitk_bf16_nt",
+         "hcl_gemm_splitk_sum_bf16"},
+        {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, "hcl_gemm_tc_splitk_tf32_nn",
+         "hcl_gemm_splitk_sum_f32"}};
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++) {
+        g = shape(typed[i].ab, typed[i].c, typed[i].compute, typed[i].ta, typed[i].tb, 61, 67, 262139, 0);
+        if (plan("sm_90 typed 61x67x262139", &h100, &g, 2, typed[i].sum, &p)) {
+            const hcl_klaunch *l = &p.launch[0];
+            uint64_t kslice = 0;
+            memcpy(&kslice, l->args[3].value, sizeof kslice);
+            HCL_TS_CHECK(strcmp(kernel_name(l), typed[i].part) == 0 && l->grid.x == 1 && l->grid.y == 1 &&
+                             l->grid.z * kslice >= g.k && (l->grid.z - 1) * kslice < g.k && kslice % 64 == 0 &&
+                             l->grid.z >= 132 && p.scratch_bytes == (size_t)l->grid.z * 61 * 67 * 4,
+                         "typed split-K: %s grid %u x %u x %u, slices of %" PRIu64 ", scratch %zu, expected %s",
+                         kernel_name(l), l->grid.x, l->grid.y, l->grid.z, kslice, p.scratch_bytes, typed[i].part);
+        }
         hcl_kplan_free(&p);
     }
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);

@@ -266,19 +266,29 @@ HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_nt, false, true)
 HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_tn, true, false)
 HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_tt, true, true)
 
-/* C = alpha * (sum over the slices of P, in slice order) + beta * C; beta == 0 does not read C. */
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
-    hcl_gemm_splitk_sum_f32(unsigned long long m, unsigned long long n, unsigned long long slices, const float *P,
-                            float alpha, float beta, float *C, unsigned long long ldc) {
+/* C = alpha * (sum over the slices of P, in slice order) + beta * C, C of type T (each element rounded once); beta
+ * == 0 does not read C. */
+template <typename T>
+__device__ __forceinline__ void hcl_gemm_splitk_sum_impl(unsigned long long m, unsigned long long n,
+                                                         unsigned long long slices, const float *P, float alpha,
+                                                         float beta, T *C, unsigned long long ldc) {
+    typedef hcl_elem<T> EC;
     const unsigned long long total = m * n;
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
         float s = 0.0f;
         for (unsigned long long z = 0; z < slices; z++) s += P[z * total + i];
-        float *c = C + (i / n) * ldc + i % n;
-        *c = beta != 0.0f ? fmaf(beta, *c, alpha * s) : alpha * s;
+        const unsigned long long at = (i / n) * ldc + i % n;
+        EC::st(C, at, beta != 0.0f ? fmaf(beta, EC::ld(C, at), alpha * s) : alpha * s);
     }
 }
+#define HCL_GEMM_SPLITK_SUM_KERNEL(SUFFIX, T)                                                                          \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)                                                                  \
+        hcl_gemm_splitk_sum_##SUFFIX(unsigned long long m, unsigned long long n, unsigned long long slices,            \
+                                     const float *P, float alpha, float beta, T *C, unsigned long long ldc) {          \
+        hcl_gemm_splitk_sum_impl<T>(m, n, slices, P, alpha, beta, C, ldc);                                             \
+    }
+HCL_GPU_TYPES(HCL_GEMM_SPLITK_SUM_KERNEL)
 
 /* Matrix-vector products (plan_gpu.c), for a C of one row or one column: output o of slice blockIdx.y is the sum over
  * q in [y * kslice, min(k, (y + 1) * kslice)) of X[o * xo + q * xq] * v[q * vq], written to P + y * len + o;

@@ -285,6 +285,36 @@ __device__ __forceinline__ void hcl_tc_gemm(long long m, long long n, long long 
     HCL_TC_KERNEL(hcl_gemm_tc_##TYPES##_tn, true, false, TAB, TC, MINB)                                                \
     HCL_TC_KERNEL(hcl_gemm_tc_##TYPES##_tt, true, true, TAB, TC, MINB)
 
+/* Split-K (plan_gpu.c's plan_splitk, as gemm.cu's hcl_gemm_splitk_f32_*): slice blockIdx.z takes k in
+ * [z * kslice, min(k, (z + 1) * kslice)) (kslice a multiple of 64, so the slices keep the operands' alignment) and
+ * writes its partial product, alpha 1 and beta 0, as floats to P + z * m * n (pitch n); hcl_gemm_splitk_sum_<c> then
+ * adds the slices in order into C. */
+#ifdef HCL_TC_ENABLED
+#define HCL_TC_SPLITK_BODY(TA, TB, TAB)                                                                                \
+    const long long k0 = (long long)blockIdx.z * (long long)kslice;                                                    \
+    const long long kk = (long long)k - k0 < (long long)kslice ? (long long)k - k0 : (long long)kslice;                \
+    hcl_tc_gemm<TA, TB, TAB, float>((long long)m, (long long)n, kk, 1.0f, TA ? A + k0 * (long long)lda : A + k0,       \
+                                    (long long)lda, TB ? B + k0 : B + k0 * (long long)ldb, (long long)ldb, 0.0f,       \
+                                    P + (long long)blockIdx.z * (long long)(m * n), (long long)n);
+#else
+#define HCL_TC_SPLITK_BODY(TA, TB, TAB)                                                                                \
+    (void)m, (void)n, (void)k, (void)kslice, (void)A, (void)lda, (void)B, (void)ldb, (void)P;
+#endif
+#define HCL_TC_SPLITK_KERNEL(NAME, TA, TB, TAB, MINB)                                                                  \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_TC_THREADS, MINB)                                      \
+        NAME(unsigned long long m, unsigned long long n, unsigned long long k, unsigned long long kslice,              \
+             const TAB *A, unsigned long long lda, const TAB *B, unsigned long long ldb, float *P) {                   \
+        HCL_TC_SPLITK_BODY(TA, TB, TAB)                                                                                \
+    }
+#define HCL_TC_SPLITK_KERNELS(TYPE, TAB, MINB)                                                                         \
+    HCL_TC_SPLITK_KERNEL(hcl_gemm_tc_splitk_##TYPE##_nn, false, false, TAB, MINB)                                      \
+    HCL_TC_SPLITK_KERNEL(hcl_gemm_tc_splitk_##TYPE##_nt, false, true, TAB, MINB)                                       \
+    HCL_TC_SPLITK_KERNEL(hcl_gemm_tc_splitk_##TYPE##_tn, true, false, TAB, MINB)                                       \
+    HCL_TC_SPLITK_KERNEL(hcl_gemm_tc_splitk_##TYPE##_tt, true, true, TAB, MINB)
+HCL_TC_SPLITK_KERNELS(f16, hcl_f16_t, 2)
+HCL_TC_SPLITK_KERNELS(bf16, hcl_bf16_t, 2)
+HCL_TC_SPLITK_KERNELS(tf32, float, 1)
+
 HCL_TC_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t, 2)
 HCL_TC_KERNELS(f16_f32, hcl_f16_t, float, 2)
 HCL_TC_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t, 2)

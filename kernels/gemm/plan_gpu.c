@@ -13,14 +13,14 @@ static size_t slices_within_scratch(const hcl_kgemm *g, size_t slices) {
 
 /* A plan of two launches over k in `slices`: launch 0, kernel `part_name` (*out_part; the caller sets its grid and
  * arguments), writes each slice's partial product (m x n floats) to the scratch, and launch 1 adds the slices in slice
- * order into C (hcl_gemm_splitk_sum_f32: alpha, beta, C unread at beta 0; the same sum whatever the timing).
+ * order into C (hcl_gemm_splitk_sum_<C's type>: alpha, beta, C unread at beta 0; the same sum whatever the timing).
  * HCL_ERROR_UNSUPPORTED, in a plan of one launch again, where the program lacks the kernels (an older one). */
 static hcl_status plan_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
                               size_t slices, int *out_part) {
     hcl_status st = hcl_kplan_init(out, 2);
     if (st != HCL_SUCCESS) return st;
     const int part = hcl_kplan_kernel(out, HCL_KPROG_GPU, part_name);
-    const int sum = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_splitk_sum_f32");
+    const int sum = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, "hcl_gemm_splitk_sum", g->c_type);
     if (part < 0 || sum < 0) {
         st = hcl_kplan_init(out, 1);
         return st == HCL_SUCCESS ? HCL_ERROR_UNSUPPORTED : st;
@@ -41,27 +41,25 @@ static hcl_status plan_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     return HCL_SUCCESS;
 }
 
-/* Split-K (gemm.cu's hcl_gemm_splitk_f32_*): when C's 64 x 64 tiles are fewer than the SMs and k is long (a few rows
- * or columns, k far above m and n), k is cut into slices (plan_sliced) so that about three blocks per SM work at once.
- * HCL_ERROR_UNSUPPORTED: not worth it (the one-pass plan follows). */
+/* Split-K: when C's tiles are fewer than the SMs and k is long (a few rows or columns, k far above m and n), k is cut
+ * into slices (plan_sliced) so that about `per_sm` blocks per SM work at once. */
 #define SPLITK_MIN_SLICE 256 /* k a slice takes at least */
-static hcl_status plan_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
+hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
+                                 size_t tile, size_t per_sm) {
     const size_t sms = dev->compute_units ? dev->compute_units : 1;
-    const size_t tiles = hcl_ceil_div(g->m, 64) * hcl_ceil_div(g->n, 64);
+    const size_t tiles = hcl_ceil_div(g->m, tile) * hcl_ceil_div(g->n, tile);
     if (tiles >= sms || g->k < 4 * SPLITK_MIN_SLICE) return HCL_ERROR_UNSUPPORTED;
-    size_t slices = hcl_min_size(hcl_ceil_div(3 * sms, tiles), g->k / SPLITK_MIN_SLICE);
+    size_t slices = hcl_min_size(hcl_ceil_div(per_sm * sms, tiles), g->k / SPLITK_MIN_SLICE);
     slices = slices_within_scratch(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535)));
     if (slices < 2) return HCL_ERROR_UNSUPPORTED;
-    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices), 16) * 16;
+    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices), 64) * 64;
     slices = hcl_ceil_div(g->k, kslice);
-    char name[64];
-    snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
     int part;
-    hcl_status st = plan_sliced(dev, g, out, name, slices, &part);
+    hcl_status st = plan_sliced(dev, g, out, part_name, slices, &part);
     if (st != HCL_SUCCESS) return st;
     hcl_klaunch *l = &out->launch[0];
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, part, hcl_ceil_div(g->n, 64), 256);
-    l->grid.y = (uint32_t)hcl_ceil_div(g->m, 64);
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, part, hcl_ceil_div(g->n, tile), 256);
+    l->grid.y = (uint32_t)hcl_ceil_div(g->m, tile);
     l->grid.z = (uint32_t)slices;
     hcl_klaunch_u64(l, g->m);
     hcl_klaunch_u64(l, g->n);
@@ -136,7 +134,9 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32) return st;
     if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
         if ((st = plan_gemv(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
-        if ((st = plan_splitk(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
+        /* gemm.cu's hcl_gemm_splitk_f32_*, 64 x 64 tiles, three blocks per SM */
+        snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
+        if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 64, 3)) != HCL_ERROR_UNSUPPORTED) return st;
     }
     /* 128 x 128 tiles when there are at least two per SM, else 64 x 64 (more blocks for small problems) */
     size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);

@@ -4,7 +4,10 @@
  *    TF32 takes K-major operands only, so A transposed and B not transposed are first copied transposed into the
  *    scratch (hcl_transpose_f32);
  *  - sm_80 and later otherwise: the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread block per 128 x 128
- *    tile; the grid strides over tiles when it is capped. */
+ *    tile; the grid strides over tiles when it is capped;
+ *  - before both, when the 128 x 128 tiles are fewer than the SMs and k is long: the mma.sync kernels over slices of k
+ *    (hcl__plan_gemm_splitk). */
+#define HCL_TC_TILE 128
 #include "gemm_wg.h"
 #include "plan_family.h"
 
@@ -107,8 +110,13 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "no matrix-unit gemm for %s inputs%s on this device (tensor cores of sm_80 or later)",
                               hcl_kdtype_name(g->ab_type), tf32 ? " in TF32" : "");
-    if (wg_fits(dev, g)) return plan_wg(dev, g, out);
     char name[64];
+    /* few tiles and a long k: the mma.sync kernels over slices of k (two blocks per SM) */
+    snprintf(name, sizeof name, "hcl_gemm_tc_splitk_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
+             hcl__gemm_trans_name(g));
+    hcl_status st = hcl__plan_gemm_splitk(dev, g, out, name, HCL_TC_TILE, 2);
+    if (st != HCL_ERROR_UNSUPPORTED) return st;
+    if (wg_fits(dev, g)) return plan_wg(dev, g, out);
     snprintf(name, sizeof name, "hcl_gemm_tc_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
              hcl_kdtype_name(g->c_type), hcl__gemm_trans_name(g));
     return hcl__plan_gemm_tiles128(dev, g, out, l, name);
