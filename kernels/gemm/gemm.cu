@@ -246,7 +246,7 @@ HCL_GEMM_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
 HCL_GEMM_KERNELS(bf16_f32, hcl_bf16_t, float)
 
 /* Split-K for float32 (plan_gpu.c), when the 64 x 64 tiles of C are too few to fill the GPU and k is long: slice
- * blockIdx.z takes k in [z * kslice, min(k, (z + 1) * kslice)) (kslice a multiple of 16, so the slices' A and B stay
+ * blockIdx.z takes k in [z * kslice, min(k, (z + 1) * kslice)) (kslice a multiple of 64, so the slices' A and B stay
  * 16-byte aligned) and writes its partial product, alpha 1 and beta 0, to P + z * m * n (pitch n);
  * hcl_gemm_splitk_sum_f32 then adds the slices in order into C. */
 #define HCL_GEMM_SPLITK_KERNEL(NAME, TA, TB)                                                                           \
