@@ -405,14 +405,16 @@ static int run_hcl(bdev *b, const result *r, submit_fn fn, void *arg, hcl_buffer
     return run_timed(b, what, hcl_one_run, &h, out, word_bytes(bytes), poison_of(out_type), m);
 }
 
-/* On a CPU device HCL's worker threads (OpenMP's, PoCL's) and a baseline's (OpenBLAS's) share the cores, and by
- * default each pool keeps its threads spinning for a while after its work (libgomp's and OpenBLAS's wait
- * policies), which would slow the other pool's first runs. So the pools take turns, with a pause in between that
- * lets spinning threads go to sleep. (Other processes on the machine disturb CPU timings far more: on a loaded
- * 2-core machine an OpenMP region can wait a whole scheduler tick, 4 ms, for a descheduled thread.) */
+/* On a CPU device HCL's worker threads (OpenMP's, PoCL's, the host gemm's) and a baseline's (OpenBLAS's) share the
+ * cores, and by default each pool keeps its threads spinning for a while after its work (libgomp's and OpenBLAS's
+ * wait policies: OpenBLAS's 2^28 cycles of OPENBLAS_THREAD_TIMEOUT, a tenth of a second or more), which would slow the
+ * other pool's runs. So the pools take turns, with a pause in between that lets spinning threads go to sleep: 250 ms
+ * (H100 host, 16 cores, 100 ms: HCL's 1024x1x1024 gemm ran at 7-8 GFLOP/s after OpenBLAS's rows, 37-43 in a run
+ * without them). (Other processes on the machine disturb CPU timings far more: on a loaded 2-core machine an OpenMP
+ * region can wait a whole scheduler tick, 4 ms, for a descheduled thread.) */
 void settle_cpu(const bdev *b) {
     if (!b->cpu) return;
-    struct timespec ts = {0, 100 * 1000 * 1000};
+    struct timespec ts = {0, 250 * 1000 * 1000};
     nanosleep(&ts, NULL);
 }
 
