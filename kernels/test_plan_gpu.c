@@ -250,6 +250,13 @@ static void splitk(void) {
         }
         hcl_kplan_free(&p);
     }
+    /* where the Hopper kernels fit, only very few tiles split: 1024^3 (64 tiles) stays on them, 127 x 127 splits */
+    g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
+    plan("sm_90 f16 1024^3", &h100, &g, 1, "hcl_gemm_wg_f16_f16_nn", &p);
+    hcl_kplan_free(&p);
+    g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 127, 127, 65536, 0);
+    plan("sm_90 f16 127x127x65536", &h100, &g, 2, "hcl_gemm_splitk_sum_f16", &p);
+    hcl_kplan_free(&p);
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     plan("sm_90 f32 4096^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
     hcl_kplan_free(&p);

@@ -5,8 +5,8 @@
  *    scratch (hcl_transpose_f32);
  *  - sm_80 and later otherwise: the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread block per 128 x 128
  *    tile; the grid strides over tiles when it is capped;
- *  - before both, when the 128 x 128 tiles are fewer than the SMs and k is long: the mma.sync kernels over slices of k
- *    (hcl__plan_gemm_splitk). */
+ *  - before both, when the 128 x 128 tiles are fewer than the SMs (a quarter of them where the Hopper kernels fit) and
+ *    k is long: the mma.sync kernels over slices of k (hcl__plan_gemm_splitk). */
 #define HCL_TC_TILE 128
 #include "gemm_wg.h"
 #include "plan_family.h"
@@ -111,12 +111,19 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
                               "no matrix-unit gemm for %s inputs%s on this device (tensor cores of sm_80 or later)",
                               hcl_kdtype_name(g->ab_type), tf32 ? " in TF32" : "");
     char name[64];
-    /* few tiles and a long k: the mma.sync kernels over slices of k (two blocks per SM) */
-    snprintf(name, sizeof name, "hcl_gemm_tc_splitk_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
-             hcl__gemm_trans_name(g));
-    hcl_status st = hcl__plan_gemm_splitk(dev, g, out, name, HCL_TC_TILE, 2);
-    if (st != HCL_ERROR_UNSUPPORTED) return st;
-    if (wg_fits(dev, g)) return plan_wg(dev, g, out);
+    /* few tiles and a long k: the mma.sync kernels over slices of k (two blocks per SM); where the Hopper kernels take
+     * the call, only for at most a quarter of the SMs' worth of tiles (H100, 1024^3 f16, 64 tiles: 0.88 of cuBLAS on
+     * the Hopper kernels, 0.41 split; 32 tiles, 1 x 4096 x 4096: f16 0.49 -> 0.52, bf16 0.38 -> 0.54, TF32 0.24 ->
+     * 0.45 split, 127 x 4096 x 4096 f16 0.47 -> 0.39) */
+    const int wg = wg_fits(dev, g);
+    const size_t tiles = hcl_ceil_div(g->m, HCL_TC_TILE) * hcl_ceil_div(g->n, HCL_TC_TILE);
+    if (!wg || 4 * tiles <= hcl_known_or(dev->compute_units, 1)) {
+        snprintf(name, sizeof name, "hcl_gemm_tc_splitk_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
+                 hcl__gemm_trans_name(g));
+        hcl_status st = hcl__plan_gemm_splitk(dev, g, out, name, HCL_TC_TILE, 2);
+        if (st != HCL_ERROR_UNSUPPORTED) return st;
+    }
+    if (wg) return plan_wg(dev, g, out);
     snprintf(name, sizeof name, "hcl_gemm_tc_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
              hcl_kdtype_name(g->c_type), hcl__gemm_trans_name(g));
     return hcl__plan_gemm_tiles128(dev, g, out, l, name);
