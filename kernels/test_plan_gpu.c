@@ -250,7 +250,8 @@ static void splitk(void) {
         }
         hcl_kplan_free(&p);
     }
-    /* where the Hopper kernels fit, only very few tiles split: 1024^3 (64 tiles) stays on them, 127 x 127 splits */
+    /* where the Hopper kernels fit, only up to a quarter of the SMs' worth of tiles split: 1024^3 (64 tiles) stays on
+     * them, 127 x 127 splits */
     g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
     plan("sm_90 f16 1024^3", &h100, &g, 1, "hcl_gemm_wg_f16_f16_nn", &p);
     hcl_kplan_free(&p);

@@ -119,7 +119,10 @@ static void hcl_softmax_online4(float *m, float *s, const float4 v) {
         *s *= exp(*m - vm);
         *m = vm;
     }
-    if (*m != -INFINITY) *s += (exp(v.x - *m) + exp(v.y - *m)) + (exp(v.z - *m) + exp(v.w - *m));
+    if (*m != -INFINITY) {
+        const float4 e = exp(v - *m);
+        *s += (e.x + e.y) + (e.z + e.w);
+    }
 }
 
 /* Streamed on a GPU (chunk 1) when the row is whole vectors of 4: one pass for the max and the sum together (the
@@ -142,14 +145,10 @@ static void hcl_softmax_streamed4(__global const void *in, __global void *out, u
     const float inv = 1.0f / hcl_softmax_fold(scratch, s, 0);
     for (j = lid; j + lsize < n4; j += 2 * lsize) {
         const float4 a = hcl_load4(in, v0 + j, type), b = hcl_load4(in, v0 + j + lsize, type);
-        hcl_store4(out, v0 + j, (float4)(exp(a.x - mx), exp(a.y - mx), exp(a.z - mx), exp(a.w - mx)) * inv, type);
-        hcl_store4(out, v0 + j + lsize, (float4)(exp(b.x - mx), exp(b.y - mx), exp(b.z - mx), exp(b.w - mx)) * inv,
-                   type);
+        hcl_store4(out, v0 + j, exp(a - mx) * inv, type);
+        hcl_store4(out, v0 + j + lsize, exp(b - mx) * inv, type);
     }
-    if (j < n4) {
-        const float4 a = hcl_load4(in, v0 + j, type);
-        hcl_store4(out, v0 + j, (float4)(exp(a.x - mx), exp(a.y - mx), exp(a.z - mx), exp(a.w - mx)) * inv, type);
-    }
+    if (j < n4) hcl_store4(out, v0 + j, exp(hcl_load4(in, v0 + j, type) - mx) * inv, type);
 }
 
 /* Streamed: any shape; reads the row three times (hcl_softmax_streamed4 instead on a GPU where it can). */
