@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 double hcl__comm_now_s(void) {
     struct timespec t;
@@ -117,10 +120,6 @@ static void combine2(hcl_comm_op op, float *restrict out, const float *restrict 
     }
 }
 
-void hcl__comm_reduce2_f32(hcl_comm_op op, float *out, const float *a, const float *b, size_t n) {
-    combine2(op, out, a, b, n);
-}
-
 #define WIDEN_BLOCK 2048 /* floats widened at a time from 16-bit input (on the stack) */
 
 void hcl__comm_reduce_f32(hcl_comm_op op, float *acc, const void *src, hcl_dtype type, size_t n, int first) {
@@ -158,6 +157,58 @@ void hcl__comm_reduce_typed(hcl_comm_op op, hcl_dtype type, void *inout, const v
         hcl__host_widen(type, s + i, b, m);
         combine(op, a, b, m);
         hcl__host_narrow(type, a, io + i, m);
+    }
+}
+
+hcl_status hcl__comm_side_queue(hcl__queue *side, hcl__queue *q) {
+    const hcl_driver_table *d = q->dev->drv;
+    hcl_status st;
+    if (!side->native) {
+        if ((st = d->queue_create(q->dev->native, &side->native)) != HCL_SUCCESS) {
+            side->native = NULL;
+            return hcl__prefix_message(st, "creating a queue for a communicator");
+        }
+        side->dev = q->dev;
+        hcl__device_ref(q->dev);
+    }
+    void *before = NULL, *after = NULL;
+    if ((st = d->queue_marker(q->native, 0, NULL, &before)) == HCL_SUCCESS)
+        st = d->queue_marker(side->native, 1, &before, &after);
+    if (before) d->event_release(before);
+    if (after) d->event_release(after);
+    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "ordering a communicator's queue");
+}
+
+void hcl__comm_side_queue_free(hcl__queue *side) {
+    if (!side->native) return;
+    side->dev->drv->queue_finish(side->native); /* every command was waited for; finish anyway, as queue_release does */
+    side->dev->drv->queue_destroy(side->native);
+    hcl__device_unref(side->dev);
+    side->native = NULL;
+    side->dev = NULL;
+}
+
+/* Floats combined per task: a chunk is combined block by block on the host's cores (OpenMP, where the build has it). */
+#define COMBINE_BLOCK ((size_t)1 << 16)
+
+void hcl__comm_combine_ranks(hcl_comm_op op, hcl_dtype type, float *acc, const unsigned char *in, size_t stride,
+                             uint32_t ranks, size_t n, int max_threads) {
+    const size_t es = hcl_dtype_size(type), blocks = (n + COMBINE_BLOCK - 1) / COMBINE_BLOCK;
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads() < max_threads ? omp_get_max_threads() : max_threads;
+#pragma omp parallel for schedule(static) num_threads(threads) if (blocks > 1 && threads > 1)
+#else
+    (void)max_threads;
+#endif
+    for (size_t b = 0; b < blocks; b++) {
+        const size_t lo = b * COMBINE_BLOCK, m = n - lo < COMBINE_BLOCK ? n - lo : COMBINE_BLOCK;
+        const unsigned char *src = in + lo * es;
+        uint32_t r = 0;
+        if (type == HCL_DTYPE_F32 && ranks >= 2) {
+            combine2(op, acc + lo, (const float *)src, (const float *)(src + stride), m);
+            r = 2;
+        }
+        for (; r < ranks; r++) hcl__comm_reduce_f32(op, acc + lo, src + r * stride, type, m, r == 0);
     }
 }
 

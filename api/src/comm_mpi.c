@@ -1,8 +1,10 @@
 /* The mpi engine (comm_engine.h): Open MPI opened with dlopen (libmpi.so.40, then libmpi.so; HCL_MPI_LIBRARY names
- * another), one rank per process, any backend. Each collective is staged through host memory (device -> host, the
- * non-blocking MPI collective on the host buffers polled with MPI_Test until it completes or the communicator's
- * timeout passes, host -> device), in chunks that bound the staging memory and MPI's int counts. f16 and bf16
- * reductions are MPI user operations over MPI_UINT16_T that compute in float32.
+ * another), one rank per process, any backend. When every rank runs on one host, the collectives (not send/recv) go
+ * through a shared-memory segment the ranks map (comm_shm.c; HCL_MPI_SHM=0 turns that off). Otherwise each collective
+ * is staged through host memory (device -> host, the non-blocking MPI collective on the host buffers polled with
+ * MPI_Test until it completes or the communicator's timeout passes, host -> device), in chunks that bound the staging
+ * memory and MPI's int counts. f16 and bf16 reductions are MPI user operations over MPI_UINT16_T that compute in
+ * float32.
  * Open MPI's ABI is written here by hand (the core includes no vendor header): its handles are pointers, and the
  * predefined ones (MPI_COMM_WORLD, MPI_FLOAT, MPI_SUM, ...) are the addresses of global objects (mpi.h's
  * OMPI_PREDEFINED_GLOBAL), found with dlsym. Every MPI call is made under one lock, so any thread level that MPI
@@ -82,6 +84,7 @@ typedef struct mpi_state {
     MPI_Comm comm;
     unsigned char id[HCL_COMM_ID_BYTES];
     hcl__comm_host_mem send, recv;
+    hcl__comm_shm *shm; /* the ranks' shared memory (one host), or NULL: MPI messages */
 } mpi_state;
 
 /* An MPI error code as HCL_ERROR_VENDOR, with MPI's text. */
@@ -251,6 +254,50 @@ static hcl_status make_typed_ops(void) {
         }                                                                                                              \
     } while (0)
 
+/* MIN over the ranks of `value` (lock not held): 0 when any rank says 0, or on an MPI failure or timeout (logged). */
+static int all_agree(mpi_state *s, hcl__comm *comm, int value) {
+    int *both = malloc(2 * sizeof *both); /* kept by MPI if the request times out */
+    if (!both) return 0;
+    both[0] = value, both[1] = 0;
+    MPI_Request req = NULL;
+    pthread_mutex_lock(&mpi_lock);
+    int rc = mpi.MPI_Iallreduce(&both[0], &both[1], 1, mpi.t_int, mpi.op_min, s->comm, &req);
+    pthread_mutex_unlock(&mpi_lock);
+    hcl_status st = rc == MPI_SUCCESS ? wait_reqs(&req, 1, NULL, atomic_load(&comm->timeout), "hcl_comm_create")
+                                      : mpi_error(rc, "MPI_Iallreduce");
+    if (st != HCL_SUCCESS) {
+        hcl__log(HCL_LOG_WARN, "comm", "mpi rank %u: %s", comm->rank, hcl_last_message());
+        if (req) return 0; /* MPI still holds `both`: leaked, never freed under MPI */
+    }
+    const int all = st == HCL_SUCCESS ? both[1] : 0;
+    free(both);
+    return all;
+}
+
+/* The ranks' shared memory when every rank maps it (one host), else none (MPI messages carry the data). Rank 0 makes
+ * the segment under a name from the id, the others map it once rank 0 said it has, and rank 0 removes the name once
+ * every rank answered. */
+static void shm_setup(mpi_state *s, hcl__comm *comm) {
+    const char *env = getenv("HCL_MPI_SHM");
+    int want = !(env && strcmp(env, "0") == 0) && comm->size >= 2;
+    char name[64] = "/hcl-mpi-";
+    for (size_t i = 0, at = strlen(name); i < 24 && at + 2 < sizeof name; i++, at += 2)
+        snprintf(name + at, 3, "%02x", s->id[i]);
+    if (want && comm->rank == 0 &&
+        hcl__comm_shm_open(name, 1, comm->size, comm->rank, comm->dev, &s->shm) != HCL_SUCCESS)
+        hcl__log(HCL_LOG_INFO, "comm", "mpi: MPI messages carry the collectives: %s", hcl_last_message());
+    int ok = all_agree(s, comm, comm->rank == 0 ? s->shm != NULL : want);
+    if (ok && comm->rank != 0 && hcl__comm_shm_open(name, 0, comm->size, comm->rank, comm->dev, &s->shm) != HCL_SUCCESS)
+        hcl__log(HCL_LOG_INFO, "comm", "mpi rank %u: MPI messages carry the collectives: %s", comm->rank,
+                 hcl_last_message());
+    if (ok) ok = all_agree(s, comm, s->shm != NULL);
+    if (comm->rank == 0 && s->shm) hcl__comm_shm_unlink(name);
+    if (!ok) {
+        hcl__comm_shm_close(s->shm);
+        s->shm = NULL;
+    }
+}
+
 static hcl_status create(hcl__comm *comm, const unsigned char *id) {
     hcl_status st = HCL_SUCCESS;
     mpi_state *s = calloc(1, sizeof *s);
@@ -350,6 +397,9 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
         goto cleanup;
     }
     comm->state = s;
+    pthread_mutex_unlock(&mpi_lock);
+    shm_setup(s, comm);
+    pthread_mutex_lock(&mpi_lock);
 cleanup:
     if (st != HCL_SUCCESS) {
         if (s->comm) mpi.MPI_Comm_free(&s->comm);
@@ -389,6 +439,7 @@ static void destroy(hcl__comm *comm) {
     pthread_mutex_unlock(&mpi_lock);
     if (s->send.ptr) hcl__comm_host_free(&s->send);
     if (s->recv.ptr) hcl__comm_host_free(&s->recv);
+    hcl__comm_shm_close(s->shm);
     free(s);
 }
 
@@ -509,6 +560,7 @@ static hcl_status chunk_out(pipe *p, size_t k, size_t n) {
 }
 
 static hcl_status run_collective(hcl__comm *comm, const hcl__coll *op) {
+    if (((mpi_state *)comm->state)->shm) return hcl__comm_shm_run(comm, ((mpi_state *)comm->state)->shm, op);
     pipe p = {.comm = comm, .op = op, .s = comm->state, .es = hcl_dtype_size(op->type)};
     p.chunk = CHUNK_BYTES / p.es;
     const size_t count = op->count, chunks = (count + p.chunk - 1) / p.chunk, first = count < p.chunk ? count : p.chunk;

@@ -18,9 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define CHUNK_ELEMS ((size_t)1 << 20) /* elements staged per rank at a time: bounds the staging memory */
 
@@ -74,13 +71,7 @@ static void clique_free(clique *cl) {
         free(s);
     }
     hcl__comm_host_free(&cl->mem);
-    for (uint32_t r = 0; cl->outq && r < cl->size; r++) {
-        hcl__queue *q = &cl->outq[r];
-        if (!q->native) continue;
-        q->dev->drv->queue_finish(q->native); /* every command was waited for; finish anyway, as queue_release does */
-        q->dev->drv->queue_destroy(q->native);
-        hcl__device_unref(q->dev);
-    }
+    for (uint32_t r = 0; cl->outq && r < cl->size; r++) hcl__comm_side_queue_free(&cl->outq[r]);
     free(cl->outq);
     for (uint32_t r = 0; cl->scratch && r < cl->size; r++) {
         hcl__buffer *b = &cl->scratch[r];
@@ -100,31 +91,6 @@ static void clique_free(clique *cl) {
 
 /* ---- running a slot (by the executor, without the lock) ---- */
 
-/* Floats combined per task: the chunk is combined block by block on the host's cores (OpenMP, where the build has it),
- * while the next chunk is on its way in. */
-#define COMBINE_BLOCK ((size_t)1 << 16)
-
-/* acc = op over ranks of in[r * stride ..) (n elements of `type` each), in float32; f32's first two ranks in one pass. */
-static void combine_ranks(hcl_comm_op op, hcl_dtype type, float *acc, const unsigned char *in, size_t stride,
-                          uint32_t ranks, size_t n) {
-    const size_t es = hcl_dtype_size(type), blocks = (n + COMBINE_BLOCK - 1) / COMBINE_BLOCK;
-#ifdef _OPENMP
-    /* at most 8 threads: on two H100s' 32-core host 8 combined a 4 MiB chunk faster than 32 (11.5 against 8.7 GB/s) */
-    const int threads = omp_get_max_threads() < 8 ? omp_get_max_threads() : 8;
-#pragma omp parallel for schedule(static) num_threads(threads) if (blocks > 1)
-#endif
-    for (size_t b = 0; b < blocks; b++) {
-        const size_t lo = b * COMBINE_BLOCK, m = n - lo < COMBINE_BLOCK ? n - lo : COMBINE_BLOCK;
-        const unsigned char *src = in + lo * es;
-        uint32_t r = 0;
-        if (type == HCL_DTYPE_F32 && ranks >= 2) {
-            hcl__comm_reduce2_f32(op, acc + lo, (const float *)src, (const float *)(src + stride), m);
-            r = 2;
-        }
-        for (; r < ranks; r++) hcl__comm_reduce_f32(op, acc + lo, src + r * stride, type, m, r == 0);
-    }
-}
-
 /* Wait for every event of ev[0..n) on the ranks' queues (all of them, whatever fails), keeping the first failure. */
 static hcl_status wait_all(const slot *s, void **ev, uint32_t n, hcl_status st) {
     for (uint32_t r = 0; r < n; r++) hcl__comm_stage_wait(s->parts[r].q, &ev[r], &st);
@@ -141,29 +107,11 @@ static size_t reduce_set_bytes(size_t es, uint32_t ranks) {
     return (CHUNK_ELEMS * (sizeof(float) + es * ranks) + 63) & ~(size_t)63;
 }
 
-/* Rank r's queue for what the host writes to its buffers: a queue of its own beside the caller's q, so that a device's
- * link carries chunks in (on q) and results out (here) at once (copies on one queue take turns). Made on first use;
- * each collective orders it after the commands already on q (a marker on q that it waits for), so the writes come
- * after whatever the caller queued before the collective. */
+/* Rank r's queue for what the host writes to its buffers (hcl__comm_side_queue): a device's link then carries chunks
+ * in (on q) and results out (there) at once. */
 static hcl_status out_queue(clique *cl, uint32_t r, hcl__queue *q, hcl__queue **out_q) {
-    hcl__queue *oq = &cl->outq[r];
-    const hcl_driver_table *d = q->dev->drv;
-    hcl_status st;
-    if (!oq->native) {
-        if ((st = d->queue_create(q->dev->native, &oq->native)) != HCL_SUCCESS) {
-            oq->native = NULL;
-            return hcl__prefix_message(st, "creating a queue for the staged engine");
-        }
-        oq->dev = q->dev;
-        hcl__device_ref(q->dev);
-    }
-    void *before = NULL, *after = NULL;
-    if ((st = d->queue_marker(q->native, 0, NULL, &before)) == HCL_SUCCESS)
-        st = d->queue_marker(oq->native, 1, &before, &after);
-    if (before) d->event_release(before);
-    if (after) d->event_release(after);
-    *out_q = oq;
-    return st == HCL_SUCCESS ? st : hcl__prefix_message(st, "ordering the staged engine's queue");
+    *out_q = &cl->outq[r];
+    return hcl__comm_side_queue(&cl->outq[r], q);
 }
 
 /* recv[dst_base + i] = op over ranks of send[src_base + i], i < count, written to every rank's recv (only_rank
@@ -212,7 +160,7 @@ static hcl_status reduce_range(clique *cl, slot *s, size_t src_base, size_t dst_
         if ((st = wait_all(s, ev_in[j], ranks, st)) != HCL_SUCCESS) break;
         t_in += hcl__comm_now_s() - t;
         t = hcl__comm_now_s();
-        combine_ranks(p0->op, p0->type, acc, in, stride, ranks, n);
+        hcl__comm_combine_ranks(p0->op, p0->type, acc, in, stride, ranks, n, 8);
         /* f32: the result is acc; 16-bit types: narrowed into the first rank's input, combined by now */
         unsigned char *out = p0->type == HCL_DTYPE_F32 ? (unsigned char *)acc : in;
         if (p0->type != HCL_DTYPE_F32) hcl__comm_narrow(p0->type, acc, out, n);

@@ -126,6 +126,8 @@ static const hcl_driver_table g_table = {
     .kernel_params = hcl__gpu_kernel_params,
     .peer_access = hcl__gpu_peer_access,
     .buffer_copy_peer = hcl__gpu_buffer_copy_peer,
+    .host_register = hcl__gpu_host_register,
+    .host_unregister = hcl__gpu_host_unregister,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -72,6 +72,7 @@ typedef unsigned int hcl_gpu_memset32_value; /* the value parameter of MemsetD32
 #define HCL_GPU_STREAM_NON_BLOCKING CU_STREAM_NON_BLOCKING
 #define HCL_GPU_EVENT_TIMING CU_EVENT_DEFAULT /* default flags: timing enabled */
 #define HCL_GPU_HOST_ALLOC_PORTABLE CU_MEMHOSTALLOC_PORTABLE
+#define HCL_GPU_HOST_REGISTER_PORTABLE CU_MEMHOSTREGISTER_PORTABLE
 
 /* Making a device current: push its primary context when another one (or none) is current, and pop exactly
  * what was pushed, so a caller's own context is left as it was. */
@@ -112,6 +113,8 @@ typedef CUdevice_attribute hcl_gpu_attribute;
 #define HCL_GPU_SYM_MemFree cuMemFree_v2
 #define HCL_GPU_SYM_MemHostAlloc cuMemHostAlloc
 #define HCL_GPU_SYM_MemFreeHost cuMemFreeHost
+#define HCL_GPU_SYM_MemHostRegister cuMemHostRegister_v2  /* (ptr, size, HCL_GPU_HOST_REGISTER_PORTABLE); optional */
+#define HCL_GPU_SYM_MemHostUnregister cuMemHostUnregister /* optional */
 #define HCL_GPU_SYM_MemcpyHtoDAsync cuMemcpyHtoDAsync_v2
 #define HCL_GPU_SYM_MemcpyDtoHAsync cuMemcpyDtoHAsync_v2
 #define HCL_GPU_SYM_MemcpyDtoDAsync cuMemcpyDtoDAsync_v2
@@ -181,6 +184,8 @@ typedef CUdevice_attribute hcl_gpu_attribute;
     OPT(CUresult, cuDeviceCanAccessPeer, (int *, CUdevice, CUdevice))                                                  \
     OPT(CUresult, cuCtxEnablePeerAccess, (CUcontext, unsigned int))                                                    \
     OPT(CUresult, cuMemcpyPeerAsync, (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))               \
+    OPT(CUresult, cuMemHostRegister_v2, (void *, size_t, unsigned int))                                                \
+    OPT(CUresult, cuMemHostUnregister, (void *))                                                                       \
     OPT(CUresult, cuTensorMapEncodeTiled,                                                                              \
         (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,               \
          const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,    \

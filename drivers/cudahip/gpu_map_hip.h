@@ -68,6 +68,7 @@ typedef int hcl_gpu_memset32_value; /* the value parameter of MemsetD32Async */
 #define HCL_GPU_STREAM_NON_BLOCKING hipStreamNonBlocking
 #define HCL_GPU_EVENT_TIMING hipEventDefault /* default flags: timing enabled */
 #define HCL_GPU_HOST_ALLOC_PORTABLE hipHostMallocPortable
+#define HCL_GPU_HOST_REGISTER_PORTABLE hipHostRegisterPortable
 
 /* Making a device current: HIP has no context to push; a thread has a current device. Set it when it differs,
  * and set the caller's back on leaving. */
@@ -109,6 +110,8 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
 #define HCL_GPU_SYM_MemFree hipFree
 #define HCL_GPU_SYM_MemHostAlloc hipHostMalloc
 #define HCL_GPU_SYM_MemFreeHost hipHostFree
+#define HCL_GPU_SYM_MemHostRegister hipHostRegister     /* (ptr, size, HCL_GPU_HOST_REGISTER_PORTABLE); optional */
+#define HCL_GPU_SYM_MemHostUnregister hipHostUnregister /* optional */
 #define HCL_GPU_SYM_MemcpyHtoDAsync hipMemcpyHtoDAsync
 #define HCL_GPU_SYM_MemcpyDtoHAsync hipMemcpyDtoHAsync
 #define HCL_GPU_SYM_MemcpyDtoDAsync hipMemcpyDtoDAsync
@@ -173,6 +176,8 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
     REQ(hipError_t, hipFuncGetAttribute, (int *, hipFunction_attribute, hipFunction_t))                                \
     OPT(hipError_t, hipDeviceCanAccessPeer, (int *, int, int))                                                         \
     OPT(hipError_t, hipDeviceEnablePeerAccess, (int, unsigned int))                                                    \
+    OPT(hipError_t, hipHostRegister, (void *, size_t, unsigned int))                                                   \
+    OPT(hipError_t, hipHostUnregister, (void *))                                                                       \
     OPT(hipError_t, hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))                         \
     REQ(hipError_t, hipModuleLaunchKernel,                                                                             \
         (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,            \

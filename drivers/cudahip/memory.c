@@ -31,6 +31,20 @@ void hcl__gpu_host_free(void *device, void *ptr) {
     (void)HCL_GPU_ON((hcl__gpu_device *)device, (hcl__gpu.HCL_GPU_SYM_MemFreeHost(ptr), HCL_SUCCESS));
 }
 
+/* Memory mapped by the caller, page-locked for every device (portable); the optional symbols may be missing. */
+hcl_status hcl__gpu_host_register(void *device, void *ptr, size_t size) {
+    hcl__gpu_device *d = device;
+    if (!hcl__gpu.HCL_GPU_SYM_MemHostRegister || !hcl__gpu.HCL_GPU_SYM_MemHostUnregister)
+        return hcl__gpu_host->set_message(HCL_ERROR_UNSUPPORTED, "this %s driver lacks host memory registration",
+                                          HCL_GPU_NAME);
+    return HCL_GPU_ON(d, HCL_GPU(MemHostRegister, (ptr, size, HCL_GPU_HOST_REGISTER_PORTABLE),
+                                 "size=%zu on device %u '%s'", size, d->index, d->name));
+}
+
+void hcl__gpu_host_unregister(void *device, void *ptr) {
+    (void)HCL_GPU_ON((hcl__gpu_device *)device, ((void)hcl__gpu.HCL_GPU_SYM_MemHostUnregister(ptr), HCL_SUCCESS));
+}
+
 /* CUDA: device -> CUcontext (the primary context), queue -> CUstream, buffer -> CUdeviceptr (cast).
  * HIP has no context object: device -> a pointer to its hipDevice_t (the ordinal, an int, for hipSetDevice),
  * queue -> hipStream_t, buffer -> hipDeviceptr_t. */

@@ -35,7 +35,9 @@ extern "C" {
 /* 2.2: the driver table gained peer_access and buffer_copy_peer at its end (copies between two devices of one backend
  * with direct access; a driver without them, or of an older minor, has its cross-device copies staged by the core
  * through host memory). */
-#define HCL_DRIVER_ABI_MINOR 2
+/* 2.3: the driver table gained host_register and host_unregister at its end (page-locking host memory the core did not
+ * get from host_alloc: the mpi engine's shared-memory segment; without them such memory is copied as pageable). */
+#define HCL_DRIVER_ABI_MINOR 3
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -206,6 +208,14 @@ typedef struct hcl_driver_table {
     hcl_status (*buffer_copy_peer)(void *queue, void *dst_device, void *dst, size_t dst_offset, void *src_device,
                                    void *src, size_t src_offset, size_t size, int blocking, uint32_t num_wait,
                                    void *const *wait, void **out_event);
+    /* ---- since ABI 2.3 (check with HCL_DRIVER_HAS before use) ---- */
+    /* Page-lock `size` bytes of host memory at `ptr` (page-aligned, not from host_alloc, mapped by the caller) so that
+     * transfers between it and any device of this driver run as host_alloc's memory does (CUDA: cuMemHostRegister,
+     * portable); the memory stays the caller's. HCL_ERROR_UNSUPPORTED or a vendor status with a message when the runtime
+     * refuses (the caller then copies it as pageable memory). */
+    hcl_status (*host_register)(void *device, void *ptr, size_t size);
+    /* Undo host_register of `ptr` (no pending command may still use it). Reports nothing. */
+    void (*host_unregister)(void *device, void *ptr);
 } hcl_driver_table;
 
 /* True when a driver table (of any minor version) has entry `field`, non-NULL. */
