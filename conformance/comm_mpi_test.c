@@ -9,7 +9,11 @@
  *                                                        HCL_ERROR_TIMEOUT in about that time, then stay broken;
  *                                                        rank 1's late call completes (MPI messages) or fails at
  *                                                        once saying who broke the communicator (shared memory)
- *   hcl-comm-mpi-test bench [host|opencl|mixed]         all-reduce f32 timings (no checks beyond the first run)
+ *   hcl-comm-mpi-test mismatch [host|opencl|mixed]      rank 0 sends 1000 floats, rank 1 receives 999: rank 1
+ *                                                        fails with a status, no rank hangs
+ *   hcl-comm-mpi-test bench [host|opencl|mixed|cuda]    every collective in f32, 1 MiB to 256 MiB: time, algbw,
+ *                                                        busbw and algbw over the slowest host-device link (the
+ *                                                        first run of each size checked); MPI on host memory
  * Devices: host (every rank on the host backend), opencl (PoCL), mixed (even ranks host, odd ranks opencl), cuda
  * (rank r on cuda:r: the mpi engine staging GPU memory, for the GPU machines).
  * Exit status: 0 passed, 1 failed, 77 skipped (the device asked for is absent), on every rank. */
@@ -280,56 +284,137 @@ static void timeout_test(void) {
     hcl_buffer_release(b);
 }
 
+/* Seconds of `reps` runs of what (a collective or a transfer), after a barrier: the slowest rank's mean (a rank with
+ * reps 0 only takes part in the barrier and the maximum). */
+static double timed(int reps, hcl_status (*what)(void *), void *arg) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_s();
+    for (int r = 0; r < reps; r++) OK(what(arg));
+    OK(hcl_queue_finish(queue));
+    double t = reps ? (now_s() - t0) / reps : 0.0, slowest = 0;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+typedef struct bench_call {
+    kind k;
+    size_t count;
+    hcl_buffer send, recv;
+    void *host;
+    size_t bytes;
+} bench_call;
+
+static hcl_status bench_collective(void *arg) {
+    const bench_call *c = arg;
+    return issue(c->k, HCL_DTYPE_F32, HCL_COMM_SUM, c->count, 0, c->send, c->recv, 1);
+}
+static hcl_status bench_h2d(void *arg) {
+    const bench_call *c = arg;
+    return hcl_buffer_write(queue, c->send, 0, c->bytes, c->host);
+}
+static hcl_status bench_d2h(void *arg) {
+    const bench_call *c = arg;
+    return hcl_buffer_read(queue, c->send, 0, c->bytes, c->host);
+}
+
+/* Every collective in f32 (sum) from 1 MiB to 256 MiB: time, algbw and busbw (nccl-tests' sizes and formulas), and
+ * algbw over the slowest page-locked host-device link of the ranks, each measured alone; the first run of each size
+ * checked. Then MPI on host memory for the same bytes (MPI_Allreduce, an MPI_Sendrecv ring): MPI's own speed. */
+/* A send and a recv of different counts: the receiver gets an error status, and neither rank hangs (the sender may
+ * complete: MPI messages take a short send eagerly). */
+static void mismatch_test(void) {
+    hcl_buffer b = NULL;
+    OK(hcl_buffer_create(dev, 4096, 0, &b));
+    OK(hcl_comm_set_timeout(comm, 5.0));
+    const double t0 = now_s();
+    hcl_status st = HCL_SUCCESS;
+    if (rank == 0) st = hcl_comm_send(comm, queue, HCL_DTYPE_F32, 1000, b, 1, 0, NULL, NULL);
+    if (rank == 1) st = hcl_comm_recv(comm, queue, HCL_DTYPE_F32, 999, b, 0, 0, NULL, NULL);
+    const double dt = now_s() - t0;
+    if (rank == 1 && st == HCL_SUCCESS) FAIL("a recv of 999 floats from a send of 1000 succeeded");
+    if (rank <= 1 && dt > 4.0) FAIL("the mismatched send/recv took %.3f s", dt);
+    if (rank <= 1)
+        printf("rank %d: %s after %.3f s%s%s\n", rank, hcl_status_name(st), dt, st ? ": " : "",
+               st ? hcl_last_message() : "");
+    hcl_buffer_release(b);
+}
+
 static void bench(void) {
     static const size_t sizes[] = {(size_t)1 << 20, (size_t)16 << 20, (size_t)64 << 20, (size_t)256 << 20};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        const size_t bytes = sizes[i], n = bytes / 4;
-        hcl_buffer a = NULL, b = NULL;
-        OK(hcl_buffer_create(dev, bytes, 0, &a));
-        OK(hcl_buffer_create(dev, bytes, 0, &b));
-        if (!a || !b) return;
-        OK(hcl_buffer_fill(queue, a, 0, bytes, &(float){1.0f}, 4));
-        OK(hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, n, a, b, 0, NULL, NULL)); /* warm up */
-        float first = 0;
-        OK(hcl_buffer_read(queue, b, 0, 4, &first));
-        if (first != (float)nranks) FAIL("bench all_reduce: %g, want %d", first, nranks);
-        const int reps = 5;
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = now_s();
-        for (int r = 0; r < reps; r++)
-            OK(hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, n, a, b, 0, NULL, NULL));
-        const double t = (now_s() - t0) / reps;
-        const double algbw = (double)bytes / t / 1e9, busbw = algbw * 2.0 * (nranks - 1) / nranks;
-        /* the engine's own ceiling: MPI_Allreduce on host memory of the same size, called directly */
-        float *h = malloc(bytes), *g = malloc(bytes);
-        double traw = 0, tx = 0;
-        if (h && g) {
-            for (size_t e = 0; e < n; e++) h[e] = 1.0f;
-            MPI_Allreduce(h, g, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-            MPI_Barrier(MPI_COMM_WORLD);
-            const double r0 = now_s();
-            for (int r = 0; r < reps; r++) MPI_Allreduce(h, g, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-            traw = (now_s() - r0) / reps;
-            /* MPI's transport alone: each rank sends the same bytes to the next and receives from the one before */
-            const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
-            MPI_Barrier(MPI_COMM_WORLD);
-            const double x0 = now_s();
-            for (int r = 0; r < reps; r++)
-                MPI_Sendrecv(h, (int)n, MPI_FLOAT, next, 7, g, (int)n, MPI_FLOAT, prev, 7, MPI_COMM_WORLD,
-                             MPI_STATUS_IGNORE);
-            tx = (now_s() - x0) / reps;
+    const size_t big = sizes[sizeof sizes / sizeof sizes[0] - 1];
+    bench_call link = {.bytes = big};
+    OK(hcl_buffer_create(dev, big, 0, &link.send));
+    OK(hcl_host_alloc(dev, big, &link.host));
+    if (!link.send || !link.host) return;
+    memset(link.host, 0, big);
+    double slowest = 1e30;
+    for (int r = 0; r < nranks; r++) { /* each rank's link alone, in turn: best of three */
+        double h2d = 1e30, d2h = 1e30;
+        for (int i = 0; i < 3; i++) {
+            const double a = rank == r ? timed(1, bench_h2d, &link) : timed(0, bench_h2d, &link);
+            const double b = rank == r ? timed(1, bench_d2h, &link) : timed(0, bench_d2h, &link);
+            h2d = a < h2d ? a : h2d, d2h = b < d2h ? b : d2h;
         }
-        free(h);
-        free(g);
+        const double lo = (double)big / (h2d > d2h ? h2d : d2h) / 1e9;
         if (rank == 0)
-            printf("all_reduce f32 %8zu KiB: %8.3f ms  algbw %6.2f GB/s  busbw %6.2f GB/s  (on host memory: "
-                   "MPI_Allreduce %8.3f ms, busbw %6.2f GB/s; MPI_Sendrecv ring %6.2f GB/s a rank)\n",
-                   bytes >> 10, t * 1e3, algbw, busbw, traw * 1e3,
-                   traw > 0 ? (double)bytes / traw / 1e9 * 2.0 * (nranks - 1) / nranks : 0.0,
-                   tx > 0 ? (double)bytes / tx / 1e9 : 0.0);
-        hcl_buffer_release(a);
-        hcl_buffer_release(b);
+            printf("link of rank %d alone (page-locked, %zu MiB): H2D %6.2f GB/s, D2H %6.2f GB/s\n", r, big >> 20,
+                   (double)big / h2d / 1e9, (double)big / d2h / 1e9);
+        slowest = lo < slowest ? lo : slowest;
     }
+    if (rank == 0) printf("slowest link: %.2f GB/s\n", slowest);
+    hcl_host_free(dev, link.host);
+    hcl_buffer_release(link.send);
+    for (int k = K_ALL_REDUCE; k <= K_SENDRECV; k++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            const size_t bytes = sizes[i], per = k == K_ALL_GATHER || k == K_REDUCE_SCATTER ? bytes / nranks : bytes;
+            const size_t send_bytes = k == K_REDUCE_SCATTER ? bytes : per, recv_bytes = k == K_ALL_GATHER ? bytes : per;
+            bench_call c = {.k = (kind)k, .count = per / 4};
+            OK(hcl_buffer_create(dev, send_bytes, 0, &c.send));
+            OK(hcl_buffer_create(dev, recv_bytes, 0, &c.recv));
+            if (!c.send || !c.recv) return;
+            OK(hcl_buffer_fill(queue, c.send, 0, send_bytes, &(float){1.0f}, 4));
+            OK(hcl_buffer_fill(queue, c.recv, 0, recv_bytes, &(float){-1.0f}, 4));
+            timed(1, bench_collective, &c); /* warm up, checked */
+            const int sums = k == K_ALL_REDUCE || k == K_REDUCE_SCATTER || (k == K_REDUCE && rank == 0);
+            float ends[2] = {0, 0};
+            OK(hcl_buffer_read(queue, c.recv, 0, 4, &ends[0]));
+            OK(hcl_buffer_read(queue, c.recv, recv_bytes - 4, 4, &ends[1]));
+            const float want = sums ? (float)nranks : k == K_REDUCE ? -1.0f : 1.0f;
+            if (ends[0] != want || ends[1] != want)
+                FAIL("bench %s of %zu bytes: %g ... %g, want %g", kind_names[k], bytes, ends[0], ends[1], want);
+            const double t = timed(5, bench_collective, &c), algbw = (double)bytes / t / 1e9;
+            const double factor = k == K_ALL_REDUCE                            ? 2.0 * (nranks - 1) / nranks
+                                  : k == K_ALL_GATHER || k == K_REDUCE_SCATTER ? (double)(nranks - 1) / nranks
+                                                                               : 1.0;
+            if (rank == 0)
+                printf("%-14s f32 %8zu KiB: %9.3f ms  algbw %6.2f GB/s  busbw %6.2f GB/s  /slowest link %5.2f\n",
+                       kind_names[k], bytes >> 10, t * 1e3, algbw, algbw * factor, algbw / slowest);
+            hcl_buffer_release(c.send);
+            hcl_buffer_release(c.recv);
+        }
+    /* MPI on host memory, called directly: its all-reduce, and its transport alone (a ring of MPI_Sendrecv) */
+    const size_t n = big / 4;
+    float *h = malloc(big), *g = malloc(big);
+    if (h && g) {
+        for (size_t e = 0; e < n; e++) h[e] = 1.0f;
+        MPI_Allreduce(h, g, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double r0 = now_s();
+        MPI_Allreduce(h, g, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        const double traw = now_s() - r0;
+        const int next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double x0 = now_s();
+        MPI_Sendrecv(h, (int)n, MPI_FLOAT, next, 7, g, (int)n, MPI_FLOAT, prev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const double tx = now_s() - x0;
+        if (rank == 0)
+            printf("on host memory, %zu MiB: MPI_Allreduce %.3f ms (busbw %.2f GB/s); MPI_Sendrecv ring %.2f GB/s a "
+                   "rank\n",
+                   big >> 20, traw * 1e3, (double)big / traw / 1e9 * 2.0 * (nranks - 1) / nranks,
+                   (double)big / tx / 1e9);
+    }
+    free(h);
+    free(g);
 }
 
 int main(int argc, char **argv) {
@@ -362,6 +447,8 @@ int main(int argc, char **argv) {
         }
         if (strcmp(mode, "timeout") == 0)
             timeout_test();
+        else if (strcmp(mode, "mismatch") == 0)
+            mismatch_test();
         else if (strcmp(mode, "bench") == 0)
             bench();
         else

@@ -145,6 +145,17 @@ HCL__HIDDEN void hcl__comm_shm_close(hcl__comm_shm *shm);
  * when this rank's part is done. A timeout or failure breaks comm and the segment (every other rank's wait then fails
  * with that cause). */
 HCL__HIDDEN hcl_status hcl__comm_shm_run(hcl__comm *comm, hcl__comm_shm *shm, const hcl__coll *op);
+/* Whether send/recv of shm's communicator go through it (up to 16 ranks); else through MPI messages. */
+HCL__HIDDEN int hcl__comm_shm_has_p2p(const hcl__comm_shm *shm);
+/* Run sends and recvs (each of a communicator whose shm has send/recv) together, each after the commands already on its
+ * queue; returns when all are done. A timeout, a failure, or a send and recv of different sizes breaks every one's
+ * communicator and segment. */
+typedef struct hcl__comm_shm_msg {
+    hcl__comm *comm;
+    hcl__comm_shm *shm;
+    const hcl__coll *op;
+} hcl__comm_shm_msg;
+HCL__HIDDEN hcl_status hcl__comm_shm_p2p(const hcl__comm_shm_msg *msgs, size_t n);
 /* "all_reduce", "send", ... */
 HCL__HIDDEN const char *hcl__coll_name(hcl__coll_kind kind);
 HCL__HIDDEN const char *hcl__comm_op_name(hcl_comm_op op);

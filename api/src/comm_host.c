@@ -182,6 +182,7 @@ hcl_status hcl__comm_side_queue(hcl__queue *side, hcl__queue *q) {
 void hcl__comm_side_queue_free(hcl__queue *side) {
     if (!side->native) return;
     side->dev->drv->queue_finish(side->native); /* every command was waited for; finish anyway, as queue_release does */
+    hcl__builtins_queue_release(side);
     side->dev->drv->queue_destroy(side->native);
     hcl__device_unref(side->dev);
     side->native = NULL;

@@ -1,10 +1,10 @@
 /* The mpi engine (comm_engine.h): Open MPI opened with dlopen (libmpi.so.40, then libmpi.so; HCL_MPI_LIBRARY names
- * another), one rank per process, any backend. When every rank runs on one host, the collectives (not send/recv) go
- * through a shared-memory segment the ranks map (comm_shm.c; HCL_MPI_SHM=0 turns that off). Otherwise each collective
- * is staged through host memory (device -> host, the non-blocking MPI collective on the host buffers polled with
- * MPI_Test until it completes or the communicator's timeout passes, host -> device), in chunks that bound the staging
- * memory and MPI's int counts. f16 and bf16 reductions are MPI user operations over MPI_UINT16_T that compute in
- * float32.
+ * another), one rank per process, any backend. When every rank runs on one host, the collectives go through a
+ * shared-memory segment the ranks map, as do send/recv of up to 16 ranks (comm_shm.c; HCL_MPI_SHM=0 turns that off).
+ * Otherwise each collective is staged through host memory (device -> host, the non-blocking MPI collective on the
+ * host buffers polled with MPI_Test until it completes or the communicator's timeout passes, host -> device), in
+ * chunks that bound the staging memory and MPI's int counts. f16 and bf16 reductions are MPI user operations over
+ * MPI_UINT16_T that compute in float32.
  * Open MPI's ABI is written here by hand (the core includes no vendor header): its handles are pointers, and the
  * predefined ones (MPI_COMM_WORLD, MPI_FLOAT, MPI_SUM, ...) are the addresses of global objects (mpi.h's
  * OMPI_PREDEFINED_GLOBAL), found with dlsym. Every MPI call is made under one lock, so any thread level that MPI
@@ -594,7 +594,7 @@ typedef struct p2p_item {
 
 /* Send and receive together (so that two ranks sending to each other in a group do not wait on each other): stage
  * the sends, post every Isend and Irecv, wait for all, write the receives. */
-static hcl_status run_p2p(p2p_item *items, size_t n) {
+static hcl_status run_p2p_messages(p2p_item *items, size_t n) {
     hcl_status st = HCL_SUCCESS;
     double timeout = 0;
     size_t posted = 0;
@@ -655,6 +655,27 @@ static hcl_status run_p2p(p2p_item *items, size_t n) {
     pthread_mutex_unlock(&mpi_lock);
     for (size_t i = 0; i < n; i++)
         if (items[i].mem.ptr) hcl__comm_host_free(&items[i].mem);
+    return st;
+}
+
+/* The items of communicators with shared memory for send/recv through it (all at once), then the others through MPI
+ * messages (the choice is the communicator's, so every rank of it makes the same). */
+static hcl_status run_p2p(p2p_item *items, size_t n) {
+    hcl__comm_shm_msg *msgs = malloc((n ? n : 1) * sizeof *msgs);
+    p2p_item *rest = malloc((n ? n : 1) * sizeof *rest);
+    size_t nm = 0, nr = 0;
+    hcl_status st = msgs && rest ? HCL_SUCCESS : hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (size_t i = 0; i < n && st == HCL_SUCCESS; i++) {
+        hcl__comm_shm *shm = ((mpi_state *)items[i].comm->state)->shm;
+        if (hcl__comm_shm_has_p2p(shm))
+            msgs[nm++] = (hcl__comm_shm_msg){items[i].comm, shm, &items[i].op};
+        else
+            rest[nr++] = items[i];
+    }
+    if (st == HCL_SUCCESS && nm) st = hcl__comm_shm_p2p(msgs, nm);
+    if (st == HCL_SUCCESS && nr) st = run_p2p_messages(rest, nr);
+    free(msgs);
+    free(rest);
     return st;
 }
 

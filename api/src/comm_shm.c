@@ -1,5 +1,5 @@
 /* The mpi engine's shared-memory path (comm_engine.h): when every rank of an mpi communicator runs on one host, its
- * collectives (not send/recv) go through one POSIX shared-memory segment that every rank maps, made by rank 0 under a
+ * collectives and send/recv go through one POSIX shared-memory segment that every rank maps, made by rank 0 under a
  * name from the communicator's id and unlinked once every rank has mapped it, page-locked by each rank's driver where
  * it can (host_register). No MPI message carries data then: Open MPI's shared-memory transport copies every byte
  * twice and ran at 2-3 GB/s a rank on two H100s' host, a twentieth of one GPU's link.
@@ -18,6 +18,16 @@
  *      complete, its own share of a reduce-scatter, the root's or every other rank's input slot) to its device on a
  *      queue of its own (so that its link carries both directions at once), and publishes `out` (and `red`, for the
  *      copies out of input slots) when that copy is done.
+ * A sum over two ranks whose devices both add its type (the built-in vecadd, float32 arithmetic, one rounding: the
+ * host's result) is added on the devices instead: step 2 is skipped, and in step 3 each receiving rank copies the
+ * other's part of the chunk out of its input slot to device scratch and adds it to its own there. The host's memory
+ * then carries only the copies (on two H100s' host, combining on the host held an all-reduce to 10 GB/s).
+ * send/recv (up to 16 ranks) go through a channel per ordered pair of ranks (P2P_SLOTS slots), whose chunks are
+ * numbered over the pair's life: the sender copies a chunk from its device into slot q % P2P_SLOTS once the receiver's
+ * `taken` allows, records the message's and the chunk's size beside it and publishes `sent`; the receiver checks the
+ * sizes (a send and a recv of different counts fail on both sides instead of mixing messages), copies the chunk to its
+ * device and publishes `taken`. The send/recv of one call or group all advance together (a ring's sends and receives
+ * use both directions of a link at once); messages on one channel go in the order they were issued.
  * Step 1 of chunk s + 1 is issued before step 2 of chunk s, and a copy to the device is waited for only when its slot
  * comes round again, so the copies both ways and the host's combining overlap. A rank waits for the others' counters
  * spinning briefly, then yielding its core; a wait that passes the communicator's timeout, or any failure, breaks the
@@ -40,6 +50,8 @@
 #define SHM_MAGIC 0x31306d6873636c68ull /* "hclshm01" */
 #define SHM_SLOTS 3
 #define SHM_MAX_RANKS 64
+#define P2P_SLOTS 3
+#define P2P_MAX_RANKS 16 /* beyond, send/recv go through MPI messages (a channel per pair grows as ranks^2) */
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
                "the counters shared between processes must be lock-free atomics");
@@ -47,12 +59,22 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
 /* One rank's counters, each on its own cache line (each is written by one rank and read by all). */
 typedef struct shm_rank {
     _Atomic uint64_t in;
-    char pad0[56];
+    _Atomic uint32_t add_types; /* bit t: this rank's device adds type t in its scratch (set before the ranks agree) */
+    char pad0[52];
     _Atomic uint64_t red;
     char pad1[56];
     _Atomic uint64_t out;
     char pad2[56];
 } shm_rank;
+
+/* One ordered pair's channel: `sent` and the sizes are written by the sender, `taken` by the receiver. */
+typedef struct shm_chan {
+    _Atomic uint64_t sent;
+    uint64_t message_bytes[P2P_SLOTS], chunk_bytes[P2P_SLOTS]; /* of the chunk in each slot */
+    char pad0[64 - 8 - 16 * P2P_SLOTS % 64];
+    _Atomic uint64_t taken;
+    char pad1[56];
+} shm_chan;
 
 typedef struct shm_header {
     uint64_t magic, slot_bytes, bytes;
@@ -65,13 +87,17 @@ typedef struct shm_header {
 struct hcl__comm_shm {
     unsigned char *base; /* the mapping: header, counters, slots */
     size_t bytes, slot_bytes, data;
+    size_t p2p_slot; /* bytes of a channel's slot; 0: send/recv go through MPI messages */
     shm_header *h;
     shm_rank *ctl;
+    shm_chan *chan;     /* [chan_index(src, dst)] */
+    uint64_t *sent_seq; /* [dst]: chunks this rank sent to dst; then [ranks + src]: chunks it took from src */
     uint32_t ranks, rank;
-    uint64_t seq;         /* this rank's next chunk number */
-    hcl__device *reg_dev; /* whose driver page-locked the mapping (host_unregister), or NULL */
-    hcl__queue side;      /* this rank's device: the copies into it */
-    float *acc;           /* 16-bit reductions: the float32 accumulator of a share */
+    uint64_t seq;                  /* this rank's next chunk number */
+    hcl__device *reg_dev;          /* whose driver page-locked the mapping (host_unregister), or NULL */
+    hcl__queue side;               /* this rank's device: the copies into it */
+    hcl__buffer add[2][SHM_SLOTS]; /* device scratch of sums added on the device: own part, the other's part */
+    float *acc;                    /* 16-bit reductions: the float32 accumulator of a share */
     size_t acc_elems;
     int threads; /* the host's cores this rank combines on */
 };
@@ -80,8 +106,31 @@ static size_t slot_bytes_for(uint32_t ranks) {
     return ranks <= 4 ? (size_t)4 << 20 : ranks <= 8 ? (size_t)2 << 20 : (size_t)1 << 20;
 }
 
+/* Bytes of a send/recv channel's slot: 24 MiB over every pair's slots, a power of two from 64 KiB to 4 MiB (two ranks'
+ * segment is then 60 MiB, inside the 64 MiB /dev/shm that containers often have). */
+static size_t p2p_slot_for(uint32_t ranks) {
+    if (ranks > P2P_MAX_RANKS) return 0;
+    const size_t budget = ((size_t)24 << 20) / ((size_t)ranks * (ranks - 1) * P2P_SLOTS);
+    size_t b = (size_t)4 << 20;
+    while (b > budget && b > ((size_t)64 << 10)) b >>= 1;
+    return b;
+}
+
+static size_t chan_count(uint32_t ranks) { return ranks <= P2P_MAX_RANKS ? (size_t)ranks * (ranks - 1) : 0; }
+
+/* The channel from src to dst (src != dst). */
+static size_t chan_index(const hcl__comm_shm *m, uint32_t src, uint32_t dst) {
+    return (size_t)src * (m->ranks - 1) + (dst < src ? dst : dst - 1);
+}
+
 static size_t data_offset(uint32_t ranks) {
-    return (sizeof(shm_header) + (size_t)ranks * sizeof(shm_rank) + 4095) & ~(size_t)4095;
+    return (sizeof(shm_header) + (size_t)ranks * sizeof(shm_rank) + chan_count(ranks) * sizeof(shm_chan) + 4095) &
+           ~(size_t)4095;
+}
+
+static unsigned char *chan_slot(const hcl__comm_shm *m, uint32_t src, uint32_t dst, uint64_t q) {
+    const size_t collective = ((size_t)m->ranks + 1) * SHM_SLOTS * m->slot_bytes;
+    return m->base + m->data + collective + (chan_index(m, src, dst) * P2P_SLOTS + q % P2P_SLOTS) * m->p2p_slot;
 }
 
 static unsigned char *in_slot(const hcl__comm_shm *m, uint32_t r, uint64_t seq) {
@@ -92,30 +141,53 @@ static unsigned char *res_slot(const hcl__comm_shm *m, uint64_t seq) {
     return m->base + m->data + ((size_t)m->ranks * SHM_SLOTS + seq % SHM_SLOTS) * m->slot_bytes;
 }
 
+/* The types this rank's device adds (vecadd) with its scratch made, or 0 (then every sum combines on the host). */
+static unsigned device_add_types(hcl__comm_shm *m, hcl__device *dev) {
+    unsigned types = 0;
+    const hcl_dtype all[] = {HCL_DTYPE_F32, HCL_DTYPE_F16, HCL_DTYPE_BF16};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        hcl__builtin_call call = {.op = HCL_KOP_VECADD, .type = all[i], .n = m->slot_bytes / hcl_dtype_size(all[i])};
+        if (hcl__builtin_check("mpi engine", dev, &call) == HCL_SUCCESS) types |= 1u << all[i];
+    }
+    for (int w = 0; w < 2 && types; w++)
+        for (int j = 0; j < SHM_SLOTS && types; j++) {
+            hcl__buffer *b = &m->add[w][j];
+            if (dev->drv->buffer_alloc(dev->native, m->slot_bytes, &b->native) != HCL_SUCCESS) {
+                b->native = NULL;
+                hcl__log(HCL_LOG_INFO, "comm", "mpi rank %u: sums combine on the host: %s", m->rank,
+                         hcl_last_message());
+                types = 0;
+                break;
+            }
+            b->dev = dev, b->size = m->slot_bytes;
+            hcl__device_ref(dev);
+        }
+    return types;
+}
+
 hcl_status hcl__comm_shm_open(const char *name, int create, uint32_t ranks, uint32_t rank, hcl__device *dev,
                               hcl__comm_shm **out) {
     *out = NULL;
     if (ranks < 2 || ranks > SHM_MAX_RANKS)
         return hcl__set_message(HCL_ERROR_UNSUPPORTED, "shared memory serves 2 to %d ranks, not %u", SHM_MAX_RANKS,
                                 ranks);
-    const size_t slot = slot_bytes_for(ranks), data = data_offset(ranks);
-    const size_t bytes = data + ((size_t)ranks + 1) * SHM_SLOTS * slot;
+    const size_t slot = slot_bytes_for(ranks), data = data_offset(ranks), p2p = p2p_slot_for(ranks);
+    const size_t bytes = data + ((size_t)ranks + 1) * SHM_SLOTS * slot + chan_count(ranks) * P2P_SLOTS * p2p;
     int fd = shm_open(name, create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);
-    if (fd < 0)
-        return hcl__set_message(HCL_ERROR_UNSUPPORTED, "shm_open(\"%s\"): %s", name, strerror(errno));
+    if (fd < 0) return hcl__set_message(HCL_ERROR_UNSUPPORTED, "shm_open(\"%s\"): %s", name, strerror(errno));
     hcl_status st = HCL_SUCCESS;
     struct stat sb;
     int err;
     if (create && (err = posix_fallocate(fd, 0, (off_t)bytes)) != 0) /* reserved now: no SIGBUS on a full tmpfs */
-        st = hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "reserving %zu bytes of shared memory (\"%s\"): %s", bytes,
-                              name, strerror(err));
+        st = hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "reserving %zu bytes of shared memory (\"%s\"): %s", bytes, name,
+                              strerror(err));
     else if (!create && (fstat(fd, &sb) != 0 || (size_t)sb.st_size != bytes))
-        st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "shared memory \"%s\" is not the segment of %u ranks", name,
-                              ranks);
+        st =
+            hcl__set_message(HCL_ERROR_UNSUPPORTED, "shared memory \"%s\" is not the segment of %u ranks", name, ranks);
     void *p = MAP_FAILED;
     if (st == HCL_SUCCESS && (p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        st = hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "mapping %zu bytes of shared memory: %s", bytes,
-                              strerror(errno));
+        st =
+            hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "mapping %zu bytes of shared memory: %s", bytes, strerror(errno));
     close(fd);
     if (st != HCL_SUCCESS) {
         if (create) shm_unlink(name);
@@ -128,16 +200,23 @@ hcl_status hcl__comm_shm_open(const char *name, int create, uint32_t ranks, uint
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     m->base = p, m->bytes = bytes, m->slot_bytes = slot, m->data = data, m->ranks = ranks, m->rank = rank;
+    m->p2p_slot = p2p;
     m->h = p;
     m->ctl = (shm_rank *)(m->base + sizeof(shm_header));
+    m->chan = (shm_chan *)(m->base + sizeof(shm_header) + (size_t)ranks * sizeof(shm_rank));
+    if (!(m->sent_seq = calloc(2 * (size_t)ranks, sizeof *m->sent_seq))) {
+        munmap(p, bytes);
+        free(m);
+        if (create) shm_unlink(name);
+        return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
     if (create) { /* the pages are fresh zeros: the counters start at 0 */
         m->h->slot_bytes = slot, m->h->bytes = bytes, m->h->ranks = ranks, m->h->slots = SHM_SLOTS;
         m->h->magic = SHM_MAGIC; /* the other ranks look only after an MPI call that follows this */
     } else if (m->h->magic != SHM_MAGIC || m->h->ranks != ranks || m->h->slot_bytes != slot ||
                m->h->slots != SHM_SLOTS) {
         hcl__comm_shm_close(m);
-        return hcl__set_message(HCL_ERROR_UNSUPPORTED, "shared memory \"%s\" is not this communicator's segment",
-                                name);
+        return hcl__set_message(HCL_ERROR_UNSUPPORTED, "shared memory \"%s\" is not this communicator's segment", name);
     }
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     m->threads = cores > 0 && cores / (long)ranks > 1 ? (int)(cores / (long)ranks) : 1; /* the ranks share the host */
@@ -151,8 +230,10 @@ hcl_status hcl__comm_shm_open(const char *name, int create, uint32_t ranks, uint
                      hcl_last_message());
         }
     }
-    hcl__log(HCL_LOG_DEBUG, "comm", "mpi rank %u of %u: collectives through %zu bytes of shared memory%s", rank, ranks,
-             bytes, m->reg_dev ? ", page-locked" : "");
+    atomic_store(&m->ctl[rank].add_types, ranks == 2 ? device_add_types(m, dev) : 0u);
+    hcl__log(HCL_LOG_DEBUG, "comm", "mpi rank %u of %u: collectives through %zu bytes of shared memory%s%s", rank,
+             ranks, bytes, m->reg_dev ? ", page-locked" : "",
+             atomic_load(&m->ctl[rank].add_types) ? "; sums of two ranks added on the device" : "");
     *out = m;
     return HCL_SUCCESS;
 }
@@ -162,12 +243,20 @@ void hcl__comm_shm_unlink(const char *name) { shm_unlink(name); }
 void hcl__comm_shm_close(hcl__comm_shm *m) {
     if (!m) return;
     hcl__comm_side_queue_free(&m->side);
+    for (int w = 0; w < 2; w++)
+        for (int j = 0; j < SHM_SLOTS; j++) {
+            hcl__buffer *b = &m->add[w][j];
+            if (!b->native) continue;
+            b->dev->drv->buffer_free(b->dev->native, b->native);
+            hcl__device_unref(b->dev);
+        }
     if (m->reg_dev) {
         m->reg_dev->drv->host_unregister(m->reg_dev->native, m->base);
         hcl__device_unref(m->reg_dev);
     }
     munmap(m->base, m->bytes);
     free(m->acc);
+    free(m->sent_seq);
     free(m);
 }
 
@@ -223,15 +312,15 @@ static hcl_status wait_for(hcl__comm *comm, hcl__comm_shm *m, uint32_t r, int wh
             if (broken > 0) {
                 hcl_status st = (hcl_status)m->h->broken_status;
                 if (st == HCL_SUCCESS) st = HCL_ERROR_VENDOR;
-                hcl__set_message(st, "mpi %s on rank %u: rank %d broke the communicator: %s",
-                                 hcl__coll_name(op->kind), m->rank, broken - 1, m->h->broken_why);
+                hcl__set_message(st, "mpi %s on rank %u: rank %d broke the communicator: %s", hcl__coll_name(op->kind),
+                                 m->rank, broken - 1, m->h->broken_why);
                 return hcl__comm_break(comm, st);
             }
             if ((spins & 255) == 255 && hcl__comm_now_s() - start > timeout) {
                 hcl__set_message(HCL_ERROR_TIMEOUT,
                                  "mpi %s on rank %u: rank %u %s of chunk %llu after %g s; the communicator is broken",
-                                 hcl__coll_name(op->kind), m->rank, i, ctr_waits[which],
-                                 (unsigned long long)want - 1, timeout);
+                                 hcl__coll_name(op->kind), m->rank, i, ctr_waits[which], (unsigned long long)want - 1,
+                                 timeout);
                 return shm_break(comm, m, HCL_ERROR_TIMEOUT);
             }
             relax(spins);
@@ -249,7 +338,8 @@ typedef struct run_state {
     hcl__comm_shm *m;
     const hcl__coll *op;
     size_t es, c, chunks;
-    int reduction, reads_inputs; /* reads_inputs: step 3 copies out of input slots (red is published with out) */
+    int reduction, on_device; /* on_device: a sum of two ranks added on the devices */
+    int reads_inputs;         /* step 3 copies out of input slots (red is published with out) */
     void *ev_in[SHM_SLOTS], *ev_out[SHM_SLOTS], *ev_local;
     hcl_status st;
 } run_state;
@@ -261,9 +351,12 @@ static size_t chunk_n(const run_state *s, size_t k) {
 
 static uint64_t seq_of(const run_state *s, size_t k) { return s->m->seq + k; }
 
-/* Whether this rank writes its input slot (step 1). */
+/* Whether this rank writes its input slot (step 1): a broadcast's root; a reduce's other rank, where the root adds on
+ * its device; every rank otherwise. */
 static int writes_input(const run_state *s) {
-    return s->op->kind != HCL__COLL_BROADCAST || s->m->rank == s->op->root;
+    if (s->op->kind == HCL__COLL_BROADCAST) return s->m->rank == s->op->root;
+    if (s->op->kind == HCL__COLL_REDUCE && s->on_device) return s->m->rank != s->op->root;
+    return 1;
 }
 
 /* Whether this rank's device receives anything in step 3. */
@@ -299,11 +392,13 @@ static void step_in(run_state *s, size_t k) {
     if (seq >= SHM_SLOTS && (s->st = wait_for(s->comm, m, UINT32_MAX, CTR_RED, seq - SHM_SLOTS + 1, op)) != HCL_SUCCESS)
         return;
     const size_t n = chunk_n(s, k), off = k * s->c;
-    const uint32_t pieces = op->kind == HCL__COLL_REDUCE_SCATTER ? m->ranks : 1;
-    for (uint32_t t = 0; t < pieces && s->st == HCL_SUCCESS; t++) {
+    /* a reduce-scatter's piece t (for rank t) at t c; added on the devices, only the other rank's piece, at 0 */
+    const int scatter = op->kind == HCL__COLL_REDUCE_SCATTER;
+    const uint32_t first = scatter && s->on_device ? 1 - m->rank : 0, pieces = scatter && !s->on_device ? m->ranks : 1;
+    for (uint32_t t = first; t < first + pieces && s->st == HCL_SUCCESS; t++) {
         void *ev = NULL;
-        s->st = hcl__comm_stage_in_async(op->q, op->send, ((size_t)t * op->count + off) * s->es, n * s->es,
-                                         in_slot(m, m->rank, seq) + (size_t)t * s->c * s->es, &ev);
+        s->st = hcl__comm_stage_in_async(op->q, op->send, ((size_t)(scatter ? t : 0) * op->count + off) * s->es,
+                                         n * s->es, in_slot(m, m->rank, seq) + (size_t)(t - first) * s->c * s->es, &ev);
         keep(&s->ev_in[seq % SHM_SLOTS], ev, op->q);
     }
 }
@@ -344,6 +439,35 @@ static void combine_share(run_state *s, size_t k) {
     hcl__comm_narrow(op->type, m->acc, dst, len);
 }
 
+/* Step 3 of chunk k of a sum added on the devices (on the side queue, in order): the other rank's part out of its input
+ * slot and this rank's own part into scratch, added there, the sum to recv. */
+static void add_on_device(run_state *s, size_t k) {
+    hcl__comm_shm *m = s->m;
+    const hcl__coll *op = s->op;
+    const uint64_t seq = seq_of(s, k);
+    const size_t n = chunk_n(s, k), off = k * s->c, j = seq % SHM_SLOTS;
+    const size_t own = (op->kind == HCL__COLL_REDUCE_SCATTER ? (size_t)m->rank * op->count + off : off) * s->es;
+    hcl__queue *side = &m->side;
+    const hcl_driver_table *d = side->dev->drv;
+    hcl__buffer *mine = &m->add[0][j], *other = &m->add[1][j];
+    void *ev = NULL;
+    if ((s->st = wait_for(s->comm, m, 1 - m->rank, CTR_IN, seq + 1, op)) != HCL_SUCCESS) return;
+    s->st = hcl__comm_stage_out_async(side, other, 0, n * s->es, in_slot(m, 1 - m->rank, seq), &ev);
+    keep(&s->ev_out[j], ev, side);
+    if (s->st == HCL_SUCCESS)
+        s->st = d->buffer_copy(side->native, mine->native, 0, op->send->native, own, n * s->es, 0, 0, NULL, NULL);
+    hcl__builtin_call call = {.op = HCL_KOP_VECADD, .type = op->type, .n = n};
+    call.mem[HCL_KSLOT_A] = mine->native;
+    call.mem[HCL_KSLOT_B] = other->native;
+    call.mem[HCL_KSLOT_C] = mine->native;
+    if (s->st == HCL_SUCCESS) s->st = hcl__builtin_run("mpi engine", side, &call, NULL);
+    ev = NULL;
+    if (s->st == HCL_SUCCESS)
+        s->st =
+            d->buffer_copy(side->native, op->recv->native, off * s->es, mine->native, 0, n * s->es, 0, 0, NULL, &ev);
+    keep(&s->ev_out[j], ev, side);
+}
+
 /* Steps 2 and 3 of chunk k. */
 static void step_out(run_state *s, size_t k) {
     hcl__comm_shm *m = s->m;
@@ -355,6 +479,10 @@ static void step_out(run_state *s, size_t k) {
     publish(m, CTR_IN, seq + 1);
     hcl__queue *side = &m->side;
     void *ev = NULL;
+    if (s->on_device) {
+        if (receives(s)) add_on_device(s, k);
+        return;
+    }
     if (s->reduction) {
         if ((s->st = wait_for(s->comm, m, UINT32_MAX, CTR_IN, seq + 1, op)) != HCL_SUCCESS) return;
         if (seq >= SHM_SLOTS &&
@@ -389,12 +517,15 @@ static void step_out(run_state *s, size_t k) {
 
 hcl_status hcl__comm_shm_run(hcl__comm *comm, hcl__comm_shm *m, const hcl__coll *op) {
     run_state s = {.comm = comm, .m = m, .op = op, .es = hcl_dtype_size(op->type)};
-    const size_t per_slot = m->slot_bytes / s.es;
-    s.c = op->kind == HCL__COLL_REDUCE_SCATTER ? per_slot / m->ranks : per_slot;
-    s.chunks = (op->count + s.c - 1) / s.c;
     s.reduction =
         op->kind == HCL__COLL_ALL_REDUCE || op->kind == HCL__COLL_REDUCE || op->kind == HCL__COLL_REDUCE_SCATTER;
-    s.reads_inputs = !s.reduction;
+    s.on_device = s.reduction && m->ranks == 2 && op->op == HCL_COMM_SUM &&
+                  (atomic_load(&m->ctl[0].add_types) & atomic_load(&m->ctl[1].add_types) & (1u << op->type));
+    s.reads_inputs = !s.reduction || s.on_device;
+    /* a slot holds a chunk of every rank's piece of a reduce-scatter combined on the host */
+    const size_t per_slot = m->slot_bytes / s.es;
+    s.c = op->kind == HCL__COLL_REDUCE_SCATTER && !s.on_device ? per_slot / m->ranks : per_slot;
+    s.chunks = (op->count + s.c - 1) / s.c;
     if (receives(&s)) s.st = hcl__comm_side_queue(&m->side, op->q);
     /* a device-local part: an all-gather's own block, a broadcast root's recv out of place */
     const hcl_driver_table *d = op->q->dev->drv;
@@ -426,4 +557,145 @@ hcl_status hcl__comm_shm_run(hcl__comm *comm, hcl__comm_shm *m, const hcl__coll 
     if (s.st != HCL_SUCCESS && !atomic_load(&comm->broken)) s.st = shm_break(comm, m, s.st);
     m->seq += s.chunks;
     return s.st;
+}
+
+/* ---- send/recv ---- */
+
+int hcl__comm_shm_has_p2p(const hcl__comm_shm *m) { return m && m->p2p_slot; }
+
+/* One send or recv in flight: chunks [0, chunks) of its message, numbered base + i on its channel. */
+typedef struct p2p_op {
+    const hcl__comm_shm_msg *msg;
+    shm_chan *ch;
+    hcl__queue *q; /* send: the caller's queue (device -> slot); recv: the side queue (slot -> device) */
+    size_t chunk, chunks, issued, done;
+    uint64_t base;
+    void *ev[P2P_SLOTS];
+} p2p_op;
+
+static size_t p2p_bytes(const p2p_op *o, size_t i) {
+    const size_t total = hcl__coll_bytes(o->msg->op, o->msg->op->count), off = i * o->chunk;
+    return total - off < o->chunk ? total - off : o->chunk;
+}
+
+/* Issue what the channel allows, then finish the oldest chunk in flight (a wait on this rank's own copy). Returns 1
+ * when it moved, 0 when it waits for the other rank, or a failure in *st. */
+static int p2p_step(p2p_op *o, hcl_status *st) {
+    const hcl__coll *op = o->msg->op;
+    hcl__comm_shm *m = o->msg->shm;
+    const int send = op->kind == HCL__COLL_SEND;
+    const uint32_t src = send ? m->rank : op->root, dst = send ? op->root : m->rank;
+    const uint64_t total = hcl__coll_bytes(op, op->count);
+    int moved = 0;
+    while (o->issued < o->chunks && o->issued - o->done < P2P_SLOTS) {
+        const uint64_t q = o->base + o->issued;
+        const size_t j = q % P2P_SLOTS, n = p2p_bytes(o, o->issued);
+        void *ev = NULL;
+        if (send) {
+            if (q >= P2P_SLOTS && atomic_load_explicit(&o->ch->taken, memory_order_acquire) < q - P2P_SLOTS + 1) break;
+            *st = hcl__comm_stage_in_async(o->q, op->send, o->issued * o->chunk, n, chan_slot(m, src, dst, q), &ev);
+        } else {
+            if (atomic_load_explicit(&o->ch->sent, memory_order_acquire) < q + 1) break;
+            if (o->ch->message_bytes[j] != total || o->ch->chunk_bytes[j] != n) {
+                *st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                       "mpi recv on rank %u: rank %u sends a message of %llu bytes, this rank "
+                                       "receives %llu (a send and its recv must give the same count and type)",
+                                       m->rank, src, (unsigned long long)o->ch->message_bytes[j],
+                                       (unsigned long long)total);
+                return 0;
+            }
+            *st = hcl__comm_stage_out_async(o->q, op->recv, o->issued * o->chunk, n, chan_slot(m, src, dst, q), &ev);
+        }
+        o->ev[j] = ev;
+        if (*st != HCL_SUCCESS) return 0;
+        o->issued++, moved = 1;
+    }
+    if (o->done < o->issued) {
+        const uint64_t q = o->base + o->done;
+        const size_t j = q % P2P_SLOTS;
+        hcl__comm_stage_wait(o->q, &o->ev[j], st);
+        if (*st != HCL_SUCCESS) return 0;
+        if (send) {
+            o->ch->message_bytes[j] = total, o->ch->chunk_bytes[j] = p2p_bytes(o, o->done);
+            atomic_store_explicit(&o->ch->sent, q + 1, memory_order_release);
+        } else {
+            atomic_store_explicit(&o->ch->taken, q + 1, memory_order_release);
+        }
+        o->done++, moved = 1;
+    }
+    return moved;
+}
+
+hcl_status hcl__comm_shm_p2p(const hcl__comm_shm_msg *msgs, size_t n) {
+    p2p_op *ops = calloc(n ? n : 1, sizeof *ops);
+    if (!ops) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
+    hcl_status st = HCL_SUCCESS;
+    double timeout = 0;
+    for (size_t i = 0; i < n && st == HCL_SUCCESS; i++) {
+        const hcl__coll *op = msgs[i].op;
+        hcl__comm_shm *m = msgs[i].shm;
+        const int send = op->kind == HCL__COLL_SEND;
+        const uint32_t src = send ? m->rank : op->root, dst = send ? op->root : m->rank;
+        p2p_op *o = &ops[i];
+        o->msg = &msgs[i];
+        o->ch = &m->chan[chan_index(m, src, dst)];
+        o->chunk = m->p2p_slot;
+        o->chunks = (hcl__coll_bytes(op, op->count) + o->chunk - 1) / o->chunk;
+        uint64_t *seq = send ? &m->sent_seq[dst] : &m->sent_seq[m->ranks + src];
+        o->base = *seq; /* messages on one channel take consecutive chunk numbers, in the order issued */
+        *seq += o->chunks;
+        o->q = op->q;
+        if (!send) {
+            st = hcl__comm_side_queue(&m->side, op->q);
+            o->q = &m->side;
+        }
+        const double t = atomic_load(&msgs[i].comm->timeout);
+        timeout = t > timeout ? t : timeout;
+    }
+    double last = hcl__comm_now_s();
+    for (unsigned spins = 0; st == HCL_SUCCESS;) {
+        int left = 0, moved = 0;
+        for (size_t i = 0; i < n && st == HCL_SUCCESS; i++) {
+            p2p_op *o = &ops[i];
+            if (o->done == o->chunks) continue;
+            left = 1;
+            /* an earlier message on the same channel goes first (its chunks come first) */
+            int behind = 0;
+            for (size_t e = 0; e < i && !behind; e++) behind = ops[e].ch == o->ch && ops[e].done < ops[e].chunks;
+            if (!behind) moved |= p2p_step(o, &st);
+        }
+        if (!left || st != HCL_SUCCESS) break;
+        for (size_t i = 0; i < n && !moved; i++) {
+            const int broken = atomic_load(&msgs[i].shm->h->broken);
+            if (broken > 0) {
+                const hcl__comm_shm *m = msgs[i].shm;
+                st =
+                    (hcl_status)m->h->broken_status != HCL_SUCCESS ? (hcl_status)m->h->broken_status : HCL_ERROR_VENDOR;
+                hcl__set_message(st, "mpi %s on rank %u: rank %d broke the communicator: %s",
+                                 hcl__coll_name(msgs[i].op->kind), m->rank, broken - 1, m->h->broken_why);
+            }
+        }
+        if (st != HCL_SUCCESS) break;
+        if (moved) {
+            last = hcl__comm_now_s(), spins = 0;
+            continue;
+        }
+        if ((spins & 255) == 255 && hcl__comm_now_s() - last > timeout) {
+            size_t i = 0;
+            while (ops[i].done == ops[i].chunks) i++;
+            const hcl__coll *op = msgs[i].op;
+            st = hcl__set_message(HCL_ERROR_TIMEOUT,
+                                  "mpi %s on rank %u: no answer from rank %u within %g s; the communicator is broken",
+                                  hcl__coll_name(op->kind), msgs[i].shm->rank, op->root, timeout);
+        }
+        relax(spins++);
+    }
+    hcl_status done = HCL_SUCCESS; /* every copy waited for, whatever failed */
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < P2P_SLOTS; j++) hcl__comm_stage_wait(ops[i].q, &ops[i].ev[j], &done);
+    if (st == HCL_SUCCESS) st = done;
+    if (st != HCL_SUCCESS)
+        for (size_t i = 0; i < n; i++) shm_break(msgs[i].comm, msgs[i].shm, st);
+    free(ops);
+    return st;
 }
