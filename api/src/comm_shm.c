@@ -48,9 +48,9 @@
 #include <unistd.h>
 
 #define SHM_MAGIC 0x31306d6873636c68ull /* "hclshm01" */
-#define SHM_SLOTS 3
+#define SHM_SLOTS 4
 #define SHM_MAX_RANKS 64
-#define P2P_SLOTS 3
+#define P2P_SLOTS 4
 #define P2P_MAX_RANKS 16 /* beyond, send/recv go through MPI messages (a channel per pair grows as ranks^2) */
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
@@ -96,6 +96,7 @@ struct hcl__comm_shm {
     uint64_t seq;                  /* this rank's next chunk number */
     hcl__device *reg_dev;          /* whose driver page-locked the mapping (host_unregister), or NULL */
     hcl__queue side;               /* this rank's device: the copies into it */
+    hcl__queue addq;               /* this rank's device: the adding of sums added on the device */
     hcl__buffer add[2][SHM_SLOTS]; /* device scratch of sums added on the device: own part, the other's part */
     float *acc;                    /* 16-bit reductions: the float32 accumulator of a share */
     size_t acc_elems;
@@ -106,11 +107,11 @@ static size_t slot_bytes_for(uint32_t ranks) {
     return ranks <= 4 ? (size_t)4 << 20 : ranks <= 8 ? (size_t)2 << 20 : (size_t)1 << 20;
 }
 
-/* Bytes of a send/recv channel's slot: 24 MiB over every pair's slots, a power of two from 64 KiB to 4 MiB (two ranks'
- * segment is then 60 MiB, inside the 64 MiB /dev/shm that containers often have). */
+/* Bytes of a send/recv channel's slot: 32 MiB over every pair's slots, a power of two from 64 KiB to 4 MiB (two ranks'
+ * segment is then 96 MiB). */
 static size_t p2p_slot_for(uint32_t ranks) {
     if (ranks > P2P_MAX_RANKS) return 0;
-    const size_t budget = ((size_t)24 << 20) / ((size_t)ranks * (ranks - 1) * P2P_SLOTS);
+    const size_t budget = ((size_t)32 << 20) / ((size_t)ranks * (ranks - 1) * P2P_SLOTS);
     size_t b = (size_t)4 << 20;
     while (b > budget && b > ((size_t)64 << 10)) b >>= 1;
     return b;
@@ -243,6 +244,7 @@ void hcl__comm_shm_unlink(const char *name) { shm_unlink(name); }
 void hcl__comm_shm_close(hcl__comm_shm *m) {
     if (!m) return;
     hcl__comm_side_queue_free(&m->side);
+    hcl__comm_side_queue_free(&m->addq);
     for (int w = 0; w < 2; w++)
         for (int j = 0; j < SHM_SLOTS; j++) {
             hcl__buffer *b = &m->add[w][j];
@@ -447,25 +449,28 @@ static void add_on_device(run_state *s, size_t k) {
     const uint64_t seq = seq_of(s, k);
     const size_t n = chunk_n(s, k), off = k * s->c, j = seq % SHM_SLOTS;
     const size_t own = (op->kind == HCL__COLL_REDUCE_SCATTER ? (size_t)m->rank * op->count + off : off) * s->es;
-    hcl__queue *side = &m->side;
+    hcl__queue *side = &m->side, *addq = &m->addq;
     const hcl_driver_table *d = side->dev->drv;
     hcl__buffer *mine = &m->add[0][j], *other = &m->add[1][j];
-    void *ev = NULL;
+    void *in = NULL, *after = NULL, *ev = NULL;
     if ((s->st = wait_for(s->comm, m, 1 - m->rank, CTR_IN, seq + 1, op)) != HCL_SUCCESS) return;
-    s->st = hcl__comm_stage_out_async(side, other, 0, n * s->es, in_slot(m, 1 - m->rank, seq), &ev);
-    keep(&s->ev_out[j], ev, side);
+    /* the copy in on the side queue, the adding on the add queue after it: the next chunk's copy does not wait for
+     * this one's adding */
+    s->st = hcl__comm_stage_out_async(side, other, 0, n * s->es, in_slot(m, 1 - m->rank, seq), &in);
+    if (s->st == HCL_SUCCESS) s->st = d->queue_marker(addq->native, 1, &in, &after);
+    if (in) d->event_release(in);
+    if (after) d->event_release(after);
     if (s->st == HCL_SUCCESS)
-        s->st = d->buffer_copy(side->native, mine->native, 0, op->send->native, own, n * s->es, 0, 0, NULL, NULL);
+        s->st = d->buffer_copy(addq->native, mine->native, 0, op->send->native, own, n * s->es, 0, 0, NULL, NULL);
     hcl__builtin_call call = {.op = HCL_KOP_VECADD, .type = op->type, .n = n};
     call.mem[HCL_KSLOT_A] = mine->native;
     call.mem[HCL_KSLOT_B] = other->native;
     call.mem[HCL_KSLOT_C] = mine->native;
-    if (s->st == HCL_SUCCESS) s->st = hcl__builtin_run("mpi engine", side, &call, NULL);
-    ev = NULL;
+    if (s->st == HCL_SUCCESS) s->st = hcl__builtin_run("mpi engine", addq, &call, NULL);
     if (s->st == HCL_SUCCESS)
         s->st =
-            d->buffer_copy(side->native, op->recv->native, off * s->es, mine->native, 0, n * s->es, 0, 0, NULL, &ev);
-    keep(&s->ev_out[j], ev, side);
+            d->buffer_copy(addq->native, op->recv->native, off * s->es, mine->native, 0, n * s->es, 0, 0, NULL, &ev);
+    keep(&s->ev_out[j], ev, addq); /* after the copy in, too: the chunk's last command */
 }
 
 /* Steps 2 and 3 of chunk k. */
@@ -527,6 +532,7 @@ hcl_status hcl__comm_shm_run(hcl__comm *comm, hcl__comm_shm *m, const hcl__coll 
     s.c = op->kind == HCL__COLL_REDUCE_SCATTER && !s.on_device ? per_slot / m->ranks : per_slot;
     s.chunks = (op->count + s.c - 1) / s.c;
     if (receives(&s)) s.st = hcl__comm_side_queue(&m->side, op->q);
+    if (s.st == HCL_SUCCESS && receives(&s) && s.on_device) s.st = hcl__comm_side_queue(&m->addq, op->q);
     /* a device-local part: an all-gather's own block, a broadcast root's recv out of place */
     const hcl_driver_table *d = op->q->dev->drv;
     if (s.st == HCL_SUCCESS && op->kind == HCL__COLL_ALL_GATHER)
@@ -553,6 +559,7 @@ hcl_status hcl__comm_shm_run(hcl__comm *comm, hcl__comm_shm *m, const hcl__coll 
     if (s.st != HCL_SUCCESS) { /* events released unwaited (keep) may stand for copies still running */
         d->queue_finish(op->q->native);
         if (m->side.native) m->side.dev->drv->queue_finish(m->side.native);
+        if (m->addq.native) m->addq.dev->drv->queue_finish(m->addq.native);
     }
     if (s.st != HCL_SUCCESS && !atomic_load(&comm->broken)) s.st = shm_break(comm, m, s.st);
     m->seq += s.chunks;
