@@ -75,31 +75,45 @@ int comm_sizes(size_t lo, size_t hi, size_t factor, size_t *out, int max) {
     return n;
 }
 
+int comm_timed_pair(const options *o, const comm_timing *t, int count) {
+    double times[2][BENCH_MAX_REPEATS];
+    int repeats = o->repeats, failed = 0;
+    for (int k = 0; k < count; k++) {
+        t[k].m->present = 1;
+        t[k].m->ran = 0;
+        double t0 = now_s();
+        for (int it = 0; it < o->warmup && !(failed & 1 << k); it++) {
+            progress("%s (warm-up %d/%d)", t[k].what, it + 1, o->warmup);
+            if (t[k].fn(t[k].ctx, 1, t[k].m->error, sizeof t[k].m->error)) failed |= 1 << k;
+            if (it == 0) t[k].m->first_s = now_s() - t0;
+        }
+    }
+    for (int r = 0; r < repeats && failed != (1 << count) - 1; r++)
+        for (int i = 0; i < count; i++) {
+            const int k = r % 2 ? count - 1 - i : i; /* a b, b a, a b, ...: a drift falls on both */
+            if (failed & 1 << k) continue;
+            progress("%s (run %d/%d)", t[k].what, r + 1, repeats);
+            double s = now_s();
+            for (int it = 0; it < o->comm_iters && !(failed & 1 << k); it++)
+                if (t[k].fn(t[k].ctx, it == o->comm_iters - 1, t[k].m->error, sizeof t[k].m->error)) failed |= 1 << k;
+            if (failed & 1 << k) continue;
+            times[k][t[k].m->ran++] = (now_s() - s) / o->comm_iters;
+            /* without --repeats, about 3 s of timed groups (at least 3) in all, as the kernel rows */
+            if (r == 0 && k == 0)
+                repeats = repeats_within_budget(times[0][0] * o->comm_iters * count, repeats, o->repeats_set);
+        }
+    for (int k = 0; k < count; k++) {
+        if (failed & 1 << k)
+            t[k].m->failed = 1;
+        else
+            measure_summarize(t[k].m, times[k]);
+    }
+    return failed;
+}
+
 int comm_timed(const options *o, const char *what, comm_iter_fn fn, void *ctx, measure *m) {
-    double times[BENCH_MAX_REPEATS];
-    int warmup = o->warmup, repeats = o->repeats;
-    m->present = 1;
-    m->ran = 0;
-    double t0 = now_s();
-    for (int it = 0; it < warmup; it++) {
-        progress("%s (warm-up %d/%d)", what, it + 1, warmup);
-        if (fn(ctx, 1, m->error, sizeof m->error)) goto failed;
-        if (it == 0) m->first_s = now_s() - t0;
-    }
-    for (int r = 0; r < repeats; r++) {
-        progress("%s (run %d/%d)", what, r + 1, repeats);
-        double s = now_s();
-        for (int i = 0; i < o->comm_iters; i++)
-            if (fn(ctx, i == o->comm_iters - 1, m->error, sizeof m->error)) goto failed;
-        times[m->ran++] = (now_s() - s) / o->comm_iters;
-        /* without --repeats, about 3 s of timed groups (at least 3), as the kernel rows */
-        if (m->ran == 1) repeats = repeats_within_budget(times[0] * o->comm_iters, repeats, o->repeats_set);
-    }
-    measure_summarize(m, times);
-    return 0;
-failed:
-    m->failed = 1;
-    return 1;
+    const comm_timing t = {what, fn, ctx, m};
+    return comm_timed_pair(o, &t, 1);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -592,8 +606,9 @@ int comm_main(const options *o, double t_main) {
     print_wrappedf(
         stdout, "timing:    ", "           ",
         "host wall-clock: %d warm-up iteration%s, then %d group%s%s of %d iteration%s issued back to back and "
-        "ended by finishing every rank's queue; a row shows the median group's time per iteration "
-        "(the transfer rows: device time of each copy's event, as the kernel bench)",
+        "ended by finishing every rank's queue; a row shows the median group's time per iteration; a collective's "
+        "groups and its NCCL baseline's alternate (the transfer rows: device time of each copy's event, as the "
+        "kernel bench)",
         o->warmup, o->warmup == 1 ? "" : "s", o->repeats, o->repeats == 1 ? "" : "s",
         o->repeats_set ? "" : " (fewer, at least 3, past about 3 s)", o->comm_iters, o->comm_iters == 1 ? "" : "s");
     if (open_devices(&cr)) return 1;

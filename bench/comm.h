@@ -83,6 +83,16 @@ int comm_main(const options *o, double t_main);
  * ended by fn's finish; m gets the median, min and max time per iteration. Returns 0, or 1 with m->error. */
 typedef int (*comm_iter_fn)(void *ctx, int finish, char *err, size_t err_size);
 int comm_timed(const options *o, const char *what, comm_iter_fn fn, void *ctx, measure *m);
+/* Up to two figures timed together (HCL and its baseline): the warm-ups of each, then their groups alternating (a b,
+ * b a, a b, ...), so that a drift of the machine during the row falls on both. Returns a bit mask of the failed ones
+ * (bit k: t[k], its m->error set). */
+typedef struct comm_timing {
+    const char *what;
+    comm_iter_fn fn;
+    void *ctx;
+    measure *m;
+} comm_timing;
+int comm_timed_pair(const options *o, const comm_timing *t, int count);
 /* The sizes from lo to hi by factor (hi itself last when the factors miss it): their number. */
 int comm_sizes(size_t lo, size_t hi, size_t factor, size_t *out, int max);
 

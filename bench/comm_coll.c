@@ -272,14 +272,16 @@ static void run_op(comm_run *cr, coll_ctx *c, nccl_base *nb, int op, int type, c
             comm_print_coll_row(cr, r);
             continue;
         }
-        if (!comm_timed(cr->opt, what, coll_iter, c, &r->hcl)) verify(c, host, vals, salt, &r->hcl);
-        if (nb) {
-            c->nb = nb;
-            snprintf(r->base.name, sizeof r->base.name, "NCCL");
-            snprintf(what, sizeof what, "%s %zu bytes %s NCCL", comm_op_names[op], bytes, type_names[type]);
-            if (!comm_timed(cr->opt, what, coll_iter, c, &r->base)) verify(c, host, vals, salt, &r->base);
-            c->nb = NULL;
-        }
+        /* HCL and NCCL called directly, timed together (their groups alternate), each then checked */
+        coll_ctx base = *c;
+        base.nb = nb;
+        char what_base[160];
+        snprintf(what_base, sizeof what_base, "%s NCCL", what);
+        if (nb) snprintf(r->base.name, sizeof r->base.name, "NCCL");
+        const comm_timing t[2] = {{what, coll_iter, c, &r->hcl}, {what_base, coll_iter, &base, &r->base}};
+        const int failed = comm_timed_pair(cr->opt, t, nb ? 2 : 1);
+        if (!(failed & 1)) verify(c, host, vals, salt, &r->hcl);
+        if (nb && !(failed & 2)) verify(&base, host, vals, salt, &r->base);
         fill_rates(r, n);
         progress_done();
         comm_print_coll_row(cr, r);
