@@ -470,7 +470,8 @@ typedef struct group_state {
     int open;    /* HCL's group is open on this thread */
     int started; /* ncclGroupStart was called: at the group's first collective (NCCL 2.28 leaks an empty group's job) */
     uint32_t count, cap;
-    hcl__comm **comms;
+    hcl__comm **comms; /* `first` until a group holds more communicators (no allocation in each group) */
+    hcl__comm *first[8];
     hcl_status failed; /* a communicator could not be recorded */
 } group_state;
 static _Thread_local group_state tl_group[2];
@@ -478,9 +479,11 @@ static _Thread_local group_state tl_group[2];
 static hcl_status group_add(group_state *g, hcl__comm *c) {
     for (uint32_t i = 0; i < g->count; i++)
         if (g->comms[i] == c) return HCL_SUCCESS;
+    if (!g->comms) g->comms = g->first, g->cap = sizeof g->first / sizeof g->first[0];
     if (g->count == g->cap) {
-        uint32_t cap = g->cap ? 2 * g->cap : 8;
-        hcl__comm **grown = realloc(g->comms, cap * sizeof *grown);
+        const uint32_t cap = 2 * g->cap;
+        hcl__comm **grown = g->comms == g->first ? malloc(cap * sizeof *grown) : realloc(g->comms, cap * sizeof *grown);
+        if (grown && g->comms == g->first) memcpy(grown, g->first, sizeof g->first);
         if (!grown) {
             g->failed = HCL_ERROR_OUT_OF_MEMORY;
             return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory recording a group");
@@ -511,6 +514,7 @@ static hcl_status group_join(const engine_lib *L, group_state *g) {
 static hcl_status group_end_lib(engine_lib *L) {
     group_state *g = &tl_group[L->index];
     if (!g->started) { /* nothing was recorded */
+        if (g->comms != g->first) free(g->comms);
         memset(g, 0, sizeof *g);
         return HCL_SUCCESS;
     }
@@ -534,7 +538,7 @@ static hcl_status group_end_lib(engine_lib *L) {
         first = hcl__set_message(r == NCCL_INVALID_ARGUMENT || r == NCCL_INVALID_USAGE ? HCL_ERROR_INVALID_ARGUMENT
                                                                                        : HCL_ERROR_VENDOR,
                                  "ncclGroupEnd: %s (%d): %s", result_name(r), r, L->f.ncclGetErrorString(r));
-    free(g->comms);
+    if (g->comms != g->first) free(g->comms);
     memset(g, 0, sizeof *g);
     return first;
 }

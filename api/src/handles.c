@@ -5,16 +5,22 @@
 
 #include <stdlib.h>
 
+/* Slots live in chunks that never move once made, so a lookup reads them without the lock (every API call looks up
+ * its handles: the lock and unlock were most of a cheap call's cost); adding and removing take the lock. */
+#define CHUNK_BITS 12
+#define CHUNK_SLOTS (1u << CHUNK_BITS)
+#define MAX_CHUNKS 4096u /* 2^24 slots: live handles at once */
+
 typedef struct slot {
-    void *object; /* NULL when free */
-    uint32_t gen; /* bumped on every removal */
-    uint8_t type;
-    uint32_t next_free;
+    _Atomic(void *) object; /* NULL when free */
+    atomic_uint gen;        /* bumped on every removal */
+    atomic_uint type;
+    uint32_t next_free; /* under the lock */
 } slot;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static slot *slots;
-static uint32_t slot_count, slot_cap;
+static _Atomic(slot *) chunks[MAX_CHUNKS];
+static uint32_t slot_count; /* under the lock */
 static uint32_t free_head = UINT32_MAX;
 
 _Static_assert(sizeof(void *) == 8, "HCL handles need a 64-bit address space");
@@ -24,66 +30,74 @@ static void *encode(uint32_t index, uint32_t gen, uint8_t type) {
     return (void *)(uintptr_t)v;
 }
 
-/* Returns the slot index for a handle that matches a live slot of `type`, or UINT32_MAX. Lock held. */
-static uint32_t decode(const void *handle, hcl__htype type) {
-    uint64_t v = (uint64_t)(uintptr_t)handle;
-    uint32_t low = (uint32_t)v;
-    if (low == 0 || low > slot_count) return UINT32_MAX;
-    uint32_t index = low - 1;
-    if ((uint8_t)(v >> 56) != (uint8_t)type || ((v >> 32) & 0xFFFFFFu) != (slots[index].gen & 0xFFFFFFu))
-        return UINT32_MAX;
-    if (!slots[index].object || slots[index].type != (uint8_t)type) return UINT32_MAX;
-    return index;
+static slot *slot_at(uint32_t index) {
+    slot *chunk = atomic_load_explicit(&chunks[index >> CHUNK_BITS], memory_order_acquire);
+    return chunk ? &chunk[index & (CHUNK_SLOTS - 1)] : NULL;
+}
+
+/* The slot of a handle that matches a live slot of `type` (its object in *object), or NULL. Without the lock: a slot
+ * removed meanwhile shows a NULL object or a new generation. */
+static slot *decode(const void *handle, hcl__htype type, void **object) {
+    const uint64_t v = (uint64_t)(uintptr_t)handle;
+    const uint32_t low = (uint32_t)v;
+    if (low == 0 || low > MAX_CHUNKS * CHUNK_SLOTS || (uint8_t)(v >> 56) != (uint8_t)type) return NULL;
+    slot *s = slot_at(low - 1);
+    if (!s) return NULL;
+    void *o = atomic_load_explicit(&s->object, memory_order_acquire);
+    if (!o || ((v >> 32) & 0xFFFFFFu) != (atomic_load_explicit(&s->gen, memory_order_acquire) & 0xFFFFFFu) ||
+        atomic_load_explicit(&s->type, memory_order_relaxed) != (uint8_t)type)
+        return NULL;
+    *object = o;
+    return s;
 }
 
 void *hcl__handle_add(hcl__htype type, void *object) {
     void *handle = NULL;
     pthread_mutex_lock(&table_lock);
     uint32_t index;
+    slot *s;
     if (free_head != UINT32_MAX) {
         index = free_head;
-        free_head = slots[index].next_free;
+        s = slot_at(index);
+        free_head = s->next_free;
     } else {
-        if (slot_count == slot_cap) {
-            uint32_t cap = slot_cap ? slot_cap * 2 : 256;
-            if (cap > 0x7FFFFFFFu) goto out;
-            slot *grown = realloc(slots, (size_t)cap * sizeof *grown);
-            if (!grown) goto out;
-            slots = grown;
-            slot_cap = cap;
+        if (slot_count == MAX_CHUNKS * CHUNK_SLOTS) goto out;
+        index = slot_count;
+        if (!(index & (CHUNK_SLOTS - 1))) { /* the first slot of a new chunk */
+            slot *chunk = calloc(CHUNK_SLOTS, sizeof *chunk);
+            if (!chunk) goto out;
+            for (uint32_t i = 0; i < CHUNK_SLOTS; i++) atomic_init(&chunk[i].gen, 1);
+            atomic_store_explicit(&chunks[index >> CHUNK_BITS], chunk, memory_order_release);
         }
-        index = slot_count++;
-        slots[index].gen = 1;
+        slot_count++;
+        s = slot_at(index);
     }
-    slots[index].object = object;
-    slots[index].type = (uint8_t)type;
-    slots[index].next_free = UINT32_MAX;
-    handle = encode(index, slots[index].gen, (uint8_t)type);
+    atomic_store_explicit(&s->type, (uint8_t)type, memory_order_relaxed);
+    s->next_free = UINT32_MAX;
+    atomic_store_explicit(&s->object, object, memory_order_release);
+    handle = encode(index, atomic_load_explicit(&s->gen, memory_order_relaxed), (uint8_t)type);
 out:
     pthread_mutex_unlock(&table_lock);
     return handle;
 }
 
-/* The object behind a live handle of that type, or NULL; with `remove`, the slot is freed for reuse (its
- * generation moves on, so the old handle stays invalid). */
-static void *access_slot(const void *handle, hcl__htype type, int remove) {
-    if (!handle) return NULL;
+void *hcl__handle_get(const void *handle, hcl__htype type) {
     void *object = NULL;
-    pthread_mutex_lock(&table_lock);
-    uint32_t index = decode(handle, type);
-    if (index != UINT32_MAX) {
-        object = slots[index].object;
-        if (remove) {
-            slots[index].object = NULL;
-            slots[index].gen++;
-            slots[index].next_free = free_head;
-            free_head = index;
-        }
-    }
-    pthread_mutex_unlock(&table_lock);
-    return object;
+    return decode(handle, type, &object) ? object : NULL;
 }
 
-void *hcl__handle_get(const void *handle, hcl__htype type) { return access_slot(handle, type, 0); }
-
-void *hcl__handle_remove(const void *handle, hcl__htype type) { return access_slot(handle, type, 1); }
+/* The object behind a live handle of that type, or NULL; the slot is freed for reuse (its generation moves on, so the
+ * old handle stays invalid). */
+void *hcl__handle_remove(const void *handle, hcl__htype type) {
+    void *object = NULL;
+    pthread_mutex_lock(&table_lock);
+    slot *s = decode(handle, type, &object);
+    if (s) {
+        atomic_store_explicit(&s->object, NULL, memory_order_release);
+        atomic_fetch_add_explicit(&s->gen, 1, memory_order_release);
+        s->next_free = free_head;
+        free_head = (uint32_t)((uint64_t)(uintptr_t)handle & 0xFFFFFFFFu) - 1;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return s ? object : NULL;
+}
