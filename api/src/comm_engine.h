@@ -111,6 +111,9 @@ HCL__HIDDEN hcl_status hcl__comm_stage_out_async(hcl__queue *q, hcl__buffer *buf
 /* Wait for and release an event of q's driver (NULL does nothing), set *event NULL; a failure is kept in *st unless
  * *st already holds one. */
 HCL__HIDDEN void hcl__comm_stage_wait(hcl__queue *q, void **event, hcl_status *st);
+/* The same if the command is done (or failed, or the driver cannot tell without waiting: then it waits): 1; else 0,
+ * leaving *event. */
+HCL__HIDDEN int hcl__comm_stage_done(hcl__queue *q, void **event, hcl_status *st);
 /* acc[i] = op(acc[i], src[i]) for n elements of `type` at src, computed in float32 (f32: acc is float too, and the
  * loop is the one gcc vectorises). first: acc[i] = src[i] widened. */
 HCL__HIDDEN void hcl__comm_reduce_f32(hcl_comm_op op, float *acc, const void *src, hcl_dtype type, size_t n, int first);

@@ -73,6 +73,17 @@ hcl_status hcl__comm_stage_out_async(hcl__queue *q, hcl__buffer *buf, size_t off
     return q->dev->drv->buffer_write(q->native, buf->native, offset, bytes, host, 0, 0, NULL, out_event);
 }
 
+int hcl__comm_stage_done(hcl__queue *q, void **event, hcl_status *st) {
+    if (*event && HCL_DRIVER_HAS(q->dev->drv, event_query)) {
+        int done = 0;
+        hcl_status s = q->dev->drv->event_query(*event, &done);
+        if (s == HCL_SUCCESS && !done) return 0;
+        if (s != HCL_SUCCESS && *st == HCL_SUCCESS) *st = s;
+    }
+    hcl__comm_stage_wait(q, event, st);
+    return 1;
+}
+
 void hcl__comm_stage_wait(hcl__queue *q, void **event, hcl_status *st) {
     if (!*event) return;
     hcl_status w = q->dev->drv->event_wait(*event);

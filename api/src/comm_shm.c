@@ -585,8 +585,9 @@ static size_t p2p_bytes(const p2p_op *o, size_t i) {
     return total - off < o->chunk ? total - off : o->chunk;
 }
 
-/* Issue what the channel allows, then finish the oldest chunk in flight (a wait on this rank's own copy). Returns 1
- * when it moved, 0 when it waits for the other rank, or a failure in *st. */
+/* Issue what the channel allows, then publish the chunks whose copies are done (asked without waiting where the driver
+ * has event_query: a blocking wait on one copy would hold back this rank's other send or recv). Returns 1 when it
+ * moved, 0 when it waits (for the other rank or its own copies), or a failure in *st. */
 static int p2p_step(p2p_op *o, hcl_status *st) {
     const hcl__coll *op = o->msg->op;
     hcl__comm_shm *m = o->msg->shm;
@@ -617,10 +618,10 @@ static int p2p_step(p2p_op *o, hcl_status *st) {
         if (*st != HCL_SUCCESS) return 0;
         o->issued++, moved = 1;
     }
-    if (o->done < o->issued) {
+    while (o->done < o->issued) { /* the chunks whose copies are done, without waiting where the driver can tell */
         const uint64_t q = o->base + o->done;
         const size_t j = q % P2P_SLOTS;
-        hcl__comm_stage_wait(o->q, &o->ev[j], st);
+        if (!hcl__comm_stage_done(o->q, &o->ev[j], st)) break;
         if (*st != HCL_SUCCESS) return 0;
         if (send) {
             o->ch->message_bytes[j] = total, o->ch->chunk_bytes[j] = p2p_bytes(o, o->done);

@@ -128,6 +128,7 @@ static const hcl_driver_table g_table = {
     .buffer_copy_peer = hcl__gpu_buffer_copy_peer,
     .host_register = hcl__gpu_host_register,
     .host_unregister = hcl__gpu_host_unregister,
+    .event_query = hcl__gpu_event_query,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -252,6 +252,8 @@ hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr);
 void hcl__gpu_host_free(void *device, void *ptr);
 /* host_register / host_unregister (ABI 2.3): cuMemHostRegister / hipHostRegister, portable. */
 hcl_status hcl__gpu_host_register(void *device, void *ptr, size_t size);
+/* event_query (ABI 2.3): cuEventQuery / hipEventQuery (queue.c). */
+hcl_status hcl__gpu_event_query(void *event, int *out_done);
 void hcl__gpu_host_unregister(void *device, void *ptr);
 hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_native);
 /* peer_access and buffer_copy_peer (ABI 2.2), peer.c. */

@@ -108,6 +108,7 @@ typedef CUdevice_attribute hcl_gpu_attribute;
 #define HCL_GPU_SYM_EventDestroy cuEventDestroy_v2
 #define HCL_GPU_SYM_EventRecord cuEventRecord
 #define HCL_GPU_SYM_EventSynchronize cuEventSynchronize
+#define HCL_GPU_SYM_EventQuery cuEventQuery
 #define HCL_GPU_SYM_EventElapsedTime cuEventElapsedTime_v2
 #define HCL_GPU_SYM_MemAlloc cuMemAlloc_v2
 #define HCL_GPU_SYM_MemFree cuMemFree_v2
@@ -131,6 +132,7 @@ typedef CUdevice_attribute hcl_gpu_attribute;
 #define HCL_GPU_SYM_FuncGetAttribute cuFuncGetAttribute
 #define HCL_GPU_SYM_DeviceCanAccessPeer cuDeviceCanAccessPeer /* (&can, device, peer) */
 #define HCL_GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
+#define HCL_GPU_ERROR_NOT_READY CUDA_ERROR_NOT_READY
 
 /* libcuda, X-macro list:
  *   REQ(ret, name, params)          init fails without it
@@ -164,6 +166,7 @@ typedef CUdevice_attribute hcl_gpu_attribute;
     REQ(CUresult, cuEventDestroy_v2, (CUevent))                                                                        \
     REQ(CUresult, cuEventRecord, (CUevent, CUstream))                                                                  \
     REQ(CUresult, cuEventSynchronize, (CUevent))                                                                       \
+    REQ(CUresult, cuEventQuery, (CUevent))                                                                             \
     REQ_OR(CUresult, cuEventElapsedTime_v2, "cuEventElapsedTime", (float *, CUevent, CUevent))                         \
     REQ(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))                                                              \
     REQ(CUresult, cuMemFree_v2, (CUdeviceptr))                                                                         \

@@ -105,6 +105,7 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
 #define HCL_GPU_SYM_EventDestroy hipEventDestroy
 #define HCL_GPU_SYM_EventRecord hipEventRecord
 #define HCL_GPU_SYM_EventSynchronize hipEventSynchronize
+#define HCL_GPU_SYM_EventQuery hipEventQuery
 #define HCL_GPU_SYM_EventElapsedTime hipEventElapsedTime
 #define HCL_GPU_SYM_MemAlloc hipMalloc
 #define HCL_GPU_SYM_MemFree hipFree
@@ -128,6 +129,7 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
 #define HCL_GPU_SYM_FuncGetAttribute hipFuncGetAttribute
 #define HCL_GPU_SYM_DeviceCanAccessPeer hipDeviceCanAccessPeer /* (&can, device, peer) */
 #define HCL_GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED hipErrorPeerAccessAlreadyEnabled
+#define HCL_GPU_ERROR_NOT_READY hipErrorNotReady
 
 /* libamdhip64, X-macro list (the kinds are gpu_map_cuda.h's):
  *   REQ(ret, name, params), OPT(ret, name, params), REQ_OR(ret, name, old, params): checked against the HIP
@@ -159,6 +161,7 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
     REQ(hipError_t, hipEventDestroy, (hipEvent_t))                                                                     \
     REQ(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                                                         \
     REQ(hipError_t, hipEventSynchronize, (hipEvent_t))                                                                 \
+    REQ(hipError_t, hipEventQuery, (hipEvent_t))                                                                       \
     REQ(hipError_t, hipEventElapsedTime, (float *, hipEvent_t, hipEvent_t))                                            \
     REQ(hipError_t, hipMalloc, (void **, size_t))                                                                      \
     REQ(hipError_t, hipFree, (void *))                                                                                 \

@@ -172,6 +172,15 @@ hcl_status hcl__gpu_event_wait(void *event) {
                       HCL_GPU(EventSynchronize, (ev->end), "waiting for an event on device %u", ev->dev->index));
 }
 
+hcl_status hcl__gpu_event_query(void *event, int *out_done) {
+    hcl__gpu_event *ev = event;
+    hcl_gpu_result r = HCL_GPU_SUCCESS;
+    hcl_status st = HCL_GPU_ON(ev->dev, (r = hcl__gpu.HCL_GPU_SYM_EventQuery(ev->end), HCL_SUCCESS));
+    if (st != HCL_SUCCESS || r == HCL_GPU_ERROR_NOT_READY) return st;
+    *out_done = 1;
+    return r == HCL_GPU_SUCCESS ? HCL_SUCCESS : hcl__gpu_fail(r, "EventQuery", "device %u", ev->dev->index);
+}
+
 void hcl__gpu_event_release(void *event) {
     hcl__gpu_event *ev = event;
     if (!ev) return;

@@ -270,6 +270,7 @@ EXPORT hipError_t hipEventSynchronize(hipEvent_t e) {
     if (!e) return hipErrorInvalidHandle;
     return e->recorded ? hipSuccess : hipErrorInvalidHandle;
 }
+EXPORT hipError_t hipEventQuery(hipEvent_t e) { return hipEventSynchronize(e); } /* commands run at once here */
 EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b) {
     if (!a || !b || !a->recorded || !b->recorded) return hipErrorInvalidHandle;
     *ms = (float)((b->t - a->t) * 1e3);

@@ -235,6 +235,7 @@ static const hcl_driver_table hcl_host_table = {
     HCL_KIT_TABLE_ENTRIES(hcl__host)
     /* the core's aligned memory is already what the host driver would give */
     HCL_KIT_TABLE_NATIVE(NULL, NULL, hcl_host_get_native),
+    .event_query = hcl__host_event_query,
 };
 
 const hcl_driver_table *hcl__host_driver_table(void) { return &hcl_host_table; }

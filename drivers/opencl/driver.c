@@ -441,6 +441,7 @@ static const hcl_driver_table g_table = {
     /* no portable page-locking in OpenCL 1.2: the core hands out aligned host memory */
     HCL_KIT_TABLE_NATIVE(NULL, NULL, ocl_get_native),
     .kernel_params = hcl__ocl_kernel_params,
+    .event_query = hcl__ocl_event_query,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -121,6 +121,18 @@ hcl_status hcl__ocl_event_wait(void *event) {
     return wait_event(e->last);
 }
 
+hcl_status hcl__ocl_event_query(void *event, int *out_done) {
+    const hcl__ocl_event *e = event;
+    hcl_status status = HCL_SUCCESS;
+    cl_int exec = CL_COMPLETE;
+    cl_int err = hcl__cl.clGetEventInfo(e->last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+    HCL_OCL_CHECK(err, HCL_OCL_CALL, "clGetEventInfo", "CL_EVENT_COMMAND_EXECUTION_STATUS");
+    if (exec < 0) return wait_event(e->last); /* failed: the wait reports how */
+    *out_done = exec == CL_COMPLETE;
+cleanup:
+    return status;
+}
+
 void hcl__ocl_event_release(void *event) {
     hcl__ocl_event *e = event;
     if (!e) return;

@@ -36,7 +36,8 @@ extern "C" {
  * with direct access; a driver without them, or of an older minor, has its cross-device copies staged by the core
  * through host memory). */
 /* 2.3: the driver table gained host_register and host_unregister at its end (page-locking host memory the core did not
- * get from host_alloc: the mpi engine's shared-memory segment; without them such memory is copied as pageable). */
+ * get from host_alloc: the mpi engine's shared-memory segment; without them such memory is copied as pageable), and
+ * event_query (whether a command is done, without waiting; without it the core waits). */
 #define HCL_DRIVER_ABI_MINOR 3
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
@@ -216,6 +217,9 @@ typedef struct hcl_driver_table {
     hcl_status (*host_register)(void *device, void *ptr, size_t size);
     /* Undo host_register of `ptr` (no pending command may still use it). Reports nothing. */
     void (*host_unregister)(void *device, void *ptr);
+    /* Whether the command of `event` is done, without waiting: *out_done 1 or 0 (the core zeroes it first). A command
+     * that failed on the device: the failure's status (as event_wait would give). */
+    hcl_status (*event_query)(void *event, int *out_done);
 } hcl_driver_table;
 
 /* True when a driver table (of any minor version) has entry `field`, non-NULL. */
