@@ -16,6 +16,7 @@ static const hcl__comm_engine *const engines[] = {&hcl__comm_nccl, &hcl__comm_rc
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static int engine_loaded[ENGINE_COUNT];
 static hcl_comm_engine_info engine_info[ENGINE_COUNT];
+static atomic_uint engines_open; /* bit i: engine i loaded and available (read by every group without the lock) */
 
 /* Open an engine once; its info (available or the reason) stays for the life of the process. */
 static const hcl_comm_engine_info *engine_load(uint32_t i) {
@@ -32,6 +33,7 @@ static const hcl_comm_engine_info *engine_load(uint32_t i) {
                  info->available ? "available " : "unavailable: ", info->available ? info->library : info->reason,
                  info->available && info->version[0] ? info->version : "");
         engine_loaded[i] = 1;
+        if (info->available) atomic_fetch_or(&engines_open, 1u << i);
     }
     pthread_mutex_unlock(&engine_lock);
     return &engine_info[i];
@@ -326,11 +328,9 @@ HCL_API hcl_status hcl_comm_group_start(void) {
     if (group_depth++ > 0) return HCL_SUCCESS;
     group_engines = 0;
     hcl_status first = HCL_SUCCESS;
+    const unsigned open = atomic_load(&engines_open);
     for (uint32_t i = 0; i < ENGINE_COUNT; i++) {
-        pthread_mutex_lock(&engine_lock);
-        int open = engine_loaded[i] && engine_info[i].available;
-        pthread_mutex_unlock(&engine_lock);
-        if (!open || !engines[i]->group_start) continue;
+        if (!(open & 1u << i) || !engines[i]->group_start) continue;
         hcl_status st = engines[i]->group_start();
         if (st == HCL_SUCCESS)
             group_engines |= 1u << i;

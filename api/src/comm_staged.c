@@ -653,7 +653,8 @@ static hcl_status group_start(void) {
  * here. Every ticket is collected, the first failure returned. */
 static hcl_status group_end(void) {
     hcl_status first = HCL_SUCCESS;
-    char why[512] = "";
+    char why[512];
+    why[0] = 0;
     in_group = 0;
     for (size_t i = 0; i < ticket_count; i++) {
         clique *cl = tickets[i].cl;
