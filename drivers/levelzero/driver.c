@@ -417,6 +417,7 @@ static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_HEAD(HCL_ZE_NAME, ze_device_open, ze_device_close),
     HCL_KIT_TABLE_ENTRIES(hcl__ze) HCL_KIT_TABLE_NATIVE(hcl__ze_host_alloc, hcl__ze_host_free, ze_get_native),
     .kernel_params = hcl__ze_kernel_params,
+    .event_query = hcl__ze_event_query,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -181,6 +181,8 @@ HCL_KIT_DECLARE_ENTRIES(hcl__ze)
 hcl_status hcl__ze_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                  uint32_t *out_flags);
 hcl_status hcl__ze_host_alloc(void *device, size_t size, void **out_ptr);
+/* event_query (ABI 2.3): zeEventQueryStatus (queue.c). */
+hcl_status hcl__ze_event_query(void *event, int *out_done);
 void hcl__ze_host_free(void *device, void *ptr);
 
 #endif /* HCL_LEVELZERO_INTERNAL_H */

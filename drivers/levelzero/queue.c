@@ -370,6 +370,15 @@ cleanup:
     return status;
 }
 
+hcl_status hcl__ze_event_query(void *event, int *out_done) {
+    hcl__ze_event *e = event;
+    const ze_result_t r = hcl__ze.zeEventQueryStatus(e->last);
+    if (r == ZE_RESULT_NOT_READY) return HCL_SUCCESS;
+    *out_done = 1;
+    return r == ZE_RESULT_SUCCESS ? HCL_SUCCESS
+                                  : hcl__ze_fail(r, "zeEventQueryStatus", "asking whether an event is done");
+}
+
 void hcl__ze_event_release(void *event) { event_free(event); }
 
 /* Ticks from a to b, signed, on a counter of `mask` valid bits (it wraps). */

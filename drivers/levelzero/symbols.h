@@ -29,6 +29,7 @@
     X(zeEventCreate)                                                                                                   \
     X(zeEventDestroy)                                                                                                  \
     X(zeEventHostSynchronize)                                                                                          \
+    X(zeEventQueryStatus)                                                                                              \
     X(zeEventHostReset)                                                                                                \
     X(zeEventQueryKernelTimestamp)                                                                                     \
     X(zeMemAllocDevice)                                                                                                \

@@ -191,6 +191,12 @@ static void part_driver(const char *module_path) {
     if (marker) {
         ev[nev++] = marker;
         OK("event_wait (zeEventHostSynchronize) on the marker", t->event_wait(marker));
+        int done = 0;
+        OK("event_query (zeEventQueryStatus) on the marker", t->event_query(marker, &done));
+        if (!done) {
+            printf("FAIL event_query says the marker waited for is not done\n");
+            g_failures++;
+        }
     }
     double seconds = -1.0;
     expect("event_elapsed (zeEventQueryKernelTimestamp): the null driver gives no timestamps",
