@@ -108,7 +108,7 @@ static size_t slot_bytes_for(uint32_t ranks) {
 }
 
 /* Bytes of a send/recv channel's slot: 32 MiB over every pair's slots, a power of two from 64 KiB to 4 MiB (two ranks'
- * segment is then 96 MiB). */
+ * segment is then 80 MiB). */
 static size_t p2p_slot_for(uint32_t ranks) {
     if (ranks > P2P_MAX_RANKS) return 0;
     const size_t budget = ((size_t)32 << 20) / ((size_t)ranks * (ranks - 1) * P2P_SLOTS);
