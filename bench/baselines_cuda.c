@@ -389,7 +389,14 @@ static int cu_launch_one(const launch_ctx *c, int sync, char *err, size_t err_si
            (sync && cu_failed(cu.cuStreamSynchronize(s), "cuStreamSynchronize", err, err_size));
 }
 
-static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err, size_t err_size) {
+/* The raw side's rounds run with HCL's context current (pushed for the round, popped after). */
+static CUcontext launch_ctx_of; /* the context of the launch being timed (one at a time) */
+static int cu_launch_enter(char *err, size_t err_size) {
+    return cu_failed(cu.cuCtxPushCurrent_v2(launch_ctx_of), "cuCtxPushCurrent (HCL's primary context)", err, err_size);
+}
+
+static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc, char *err,
+                        size_t err_size) {
     if (!bl->cu_ready) {
         copy_text(err, err_size, cu.ok ? "CUDA baseline state not ready" : cu.reason);
         return;
@@ -402,9 +409,18 @@ static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_c
     CU_TRY(cu.cuModuleGetFunction(&fn, mod, "hcl_bench_empty"), "cuModuleGetFunction");
     launch_ctx c = {bl->queue, fn};
     lc->vendor_module_s = now_s() - t0;
-    /* the launches run with HCL's context current, as an application that uses it would have it */
-    if (!time_launches(cu_launch_one, &c, n_submit, n_sync, &lc->vendor_submit_us, &lc->vendor_sync_us, err, err_size))
-        lc->vendor_ran = 1;
+    /* HCL's rounds run as an application calls HCL (no context of ours current: HCL makes its own current inside each
+     * call); the raw rounds with HCL's context current, as an application that uses it would have it */
+    cu_pop();
+    launch_ctx_of = (CUcontext)bl->ctx;
+    launch_side sides[2] = {
+        {.fn = cu_launch_one, .ctx = c, .enter = cu_launch_enter, .leave = cu_pop, .err = err, .err_size = err_size}};
+    if (hcl) sides[1] = sides[0], sides[0] = *hcl; /* HCL first, as the rows read */
+    time_launches(sides, hcl ? 2 : 1, n_submit, n_sync);
+    const launch_side *raw = &sides[hcl ? 1 : 0];
+    if ((lc->vendor_ran = raw->ran)) lc->vendor_submit_us = raw->submit_us, lc->vendor_sync_us = raw->sync_us;
+    if (hcl) *hcl = sides[0];
+    if (cu_push(bl, err, err_size)) return; /* for the module's unload */
 fail:
     if (mod) cu.cuModuleUnload(mod);
     cu_pop();

@@ -190,7 +190,8 @@ fail:
     return 1;
 }
 
-static void opencl_launch(struct baselines *bl, int n_submit, int n_sync, launch_cost *lc, char *err, size_t err_size) {
+static void opencl_launch(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc, char *err,
+                          size_t err_size) {
     if (!ocl.ok || !bl->queue) {
         copy_text(err, err_size, ocl.ok ? "no native queue" : ocl.reason);
         return;
@@ -210,8 +211,12 @@ static void opencl_launch(struct baselines *bl, int n_submit, int n_sync, launch
     c.kernel = ocl.clCreateKernel(prog, "hcl_bench_empty", &e);
     CL_TRY(e, "clCreateKernel");
     lc->vendor_module_s = now_s() - t0;
-    if (!time_launches(cl_launch_one, &c, n_submit, n_sync, &lc->vendor_submit_us, &lc->vendor_sync_us, err, err_size))
-        lc->vendor_ran = 1;
+    launch_side sides[2] = {{.fn = cl_launch_one, .ctx = c, .err = err, .err_size = err_size}};
+    if (hcl) sides[1] = sides[0], sides[0] = *hcl; /* HCL first, as the rows read */
+    time_launches(sides, hcl ? 2 : 1, n_submit, n_sync);
+    const launch_side *raw = &sides[hcl ? 1 : 0];
+    if ((lc->vendor_ran = raw->ran)) lc->vendor_submit_us = raw->submit_us, lc->vendor_sync_us = raw->sync_us;
+    if (hcl) *hcl = sides[0];
 fail:
     if (c.kernel) ocl.clReleaseKernel((cl_kernel)c.kernel);
     if (prog) ocl.clReleaseProgram(prog);

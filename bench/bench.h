@@ -335,7 +335,6 @@ int base_gemm_typed_run(bdev *b, int kind, size_t m, size_t n, size_t k, hcl_buf
 int base_copy_run(bdev *b, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, measure *ms);
 int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, measure *ms);
 /* Raw vendor launch cost of the same empty kernel (launch.c calls it; baselines.c owns the vendor symbols). */
-void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_cost *lc);
 
 /* launch.c */
 extern const char bench_empty_ptx[]; /* the empty kernel, hcl_bench_empty, as PTX (sm_75 and newer) */
@@ -347,10 +346,27 @@ typedef struct launch_ctx {
 } launch_ctx;
 /* One launch of the empty kernel; with sync, wait for it too. Returns 0 on success. */
 typedef int (*launch_fn)(const launch_ctx *c, int sync, char *err, size_t err_size);
-/* Microseconds per launch: n_submit launches then one wait, and n_sync launches each waited for; the median of 5
- * such rounds. Returns 0 on success. */
-int time_launches(launch_fn fn, const launch_ctx *c, int n_submit, int n_sync, double *submit_us, double *sync_us,
-                  char *err, size_t err_size);
+/* One side of the launch-cost comparison: its launch, and what each of its rounds runs in (enter before, leave after;
+ * NULL: nothing; CUDA's raw side makes HCL's context current there, as an application that uses the context would
+ * have it, while HCL's side runs as an application calls it). */
+typedef struct launch_side {
+    launch_fn fn;
+    launch_ctx ctx;
+    int (*enter)(char *err, size_t err_size);
+    void (*leave)(void);
+    double submit_us, sync_us; /* out */
+    int ran;                   /* out: 1 when timed */
+    char *err;                 /* where its failure is written */
+    size_t err_size;
+} launch_side;
+/* Microseconds per launch of each side (count 1 or 2): n_submit launches then one wait, and n_sync launches each
+ * waited for, the median of 7 such rounds; the sides' rounds alternate (a b, b a, a b, ...), so that the drift of a
+ * machine over the measurement (rounds here differed by up to 30%) falls on both. A side that fails stops; the
+ * other goes on. */
+void time_launches(launch_side *sides, int count, int n_submit, int n_sync);
+/* baselines.c: the raw vendor launch timed together with HCL's side (their rounds alternate; hcl NULL: the raw one
+ * alone); HCL's side is left untimed (hcl->ran 0) when there is no vendor launch. */
+void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc);
 void measure_launch(bdev *b, launch_cost *lc);
 void measure_user_kernel(bdev *b, user_kernel *uk);
 void measure_startup(const char *selector, double t_main, startup *su);

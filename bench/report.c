@@ -188,8 +188,8 @@ void print_device_extras(const device_run *dr) {
     if (lc->ran || lc->error[0]) {
         snprintf(line, sizeof line,
                  "launch cost of an empty kernel, microseconds per launch (submit: %d launches then one wait; "
-                 "launch+sync: each of %d waited for; median of 5 rounds):",
-                 lc->n_submit, lc->n_sync);
+                 "launch+sync: each of %d waited for; median of 7 rounds%s):",
+                 lc->n_submit, lc->n_sync, lc->vendor_ran ? ", HCL's and the raw call's alternating" : "");
         printf("\n");
         print_wrapped(stdout, "", "  ", line);
         if (lc->ran)
