@@ -413,13 +413,9 @@ static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_s
      * call); the raw rounds with HCL's context current, as an application that uses it would have it */
     cu_pop();
     launch_ctx_of = (CUcontext)bl->ctx;
-    launch_side sides[2] = {
-        {.fn = cu_launch_one, .ctx = c, .enter = cu_launch_enter, .leave = cu_pop, .err = err, .err_size = err_size}};
-    if (hcl) sides[1] = sides[0], sides[0] = *hcl; /* HCL first, as the rows read */
-    time_launches(sides, hcl ? 2 : 1, n_submit, n_sync);
-    const launch_side *raw = &sides[hcl ? 1 : 0];
-    if ((lc->vendor_ran = raw->ran)) lc->vendor_submit_us = raw->submit_us, lc->vendor_sync_us = raw->sync_us;
-    if (hcl) *hcl = sides[0];
+    const launch_side raw = {
+        .fn = cu_launch_one, .ctx = c, .enter = cu_launch_enter, .leave = cu_pop, .err = err, .err_size = err_size};
+    time_raw_beside(hcl, &raw, n_submit, n_sync, lc);
     if (cu_push(bl, err, err_size)) return; /* for the module's unload */
 fail:
     if (mod) cu.cuModuleUnload(mod);

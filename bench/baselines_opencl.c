@@ -211,12 +211,8 @@ static void opencl_launch(struct baselines *bl, int n_submit, int n_sync, launch
     c.kernel = ocl.clCreateKernel(prog, "hcl_bench_empty", &e);
     CL_TRY(e, "clCreateKernel");
     lc->vendor_module_s = now_s() - t0;
-    launch_side sides[2] = {{.fn = cl_launch_one, .ctx = c, .err = err, .err_size = err_size}};
-    if (hcl) sides[1] = sides[0], sides[0] = *hcl; /* HCL first, as the rows read */
-    time_launches(sides, hcl ? 2 : 1, n_submit, n_sync);
-    const launch_side *raw = &sides[hcl ? 1 : 0];
-    if ((lc->vendor_ran = raw->ran)) lc->vendor_submit_us = raw->submit_us, lc->vendor_sync_us = raw->sync_us;
-    if (hcl) *hcl = sides[0];
+    const launch_side raw = {.fn = cl_launch_one, .ctx = c, .err = err, .err_size = err_size};
+    time_raw_beside(hcl, &raw, n_submit, n_sync, lc);
 fail:
     if (c.kernel) ocl.clReleaseKernel((cl_kernel)c.kernel);
     if (prog) ocl.clReleaseProgram(prog);

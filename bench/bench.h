@@ -364,6 +364,9 @@ typedef struct launch_side {
  * machine over the measurement (rounds here differed by up to 30%) falls on both. A side that fails stops; the
  * other goes on. */
 void time_launches(launch_side *sides, int count, int n_submit, int n_sync);
+/* For a vendor's launch op: its raw side timed beside HCL's (hcl NULL: alone): the raw figures into lc (vendor_*), HCL's
+ * into *hcl. */
+void time_raw_beside(launch_side *hcl, const launch_side *raw, int n_submit, int n_sync, launch_cost *lc);
 /* baselines.c: the raw vendor launch timed together with HCL's side (their rounds alternate; hcl NULL: the raw one
  * alone); HCL's side is left untimed (hcl->ran 0) when there is no vendor launch. */
 void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc);

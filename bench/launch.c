@@ -71,6 +71,15 @@ void time_launches(launch_side *sides, int count, int n_submit, int n_sync) {
     }
 }
 
+void time_raw_beside(launch_side *hcl, const launch_side *raw, int n_submit, int n_sync, launch_cost *lc) {
+    launch_side sides[2] = {*raw};
+    if (hcl) sides[1] = sides[0], sides[0] = *hcl; /* HCL first, as the rows read */
+    time_launches(sides, hcl ? 2 : 1, n_submit, n_sync);
+    const launch_side *r = &sides[hcl ? 1 : 0];
+    if ((lc->vendor_ran = r->ran)) lc->vendor_submit_us = r->submit_us, lc->vendor_sync_us = r->sync_us;
+    if (hcl) *hcl = sides[0];
+}
+
 static int hcl_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
     const hcl_dim3 one = {1, 1, 1};
     hcl_status st = hcl_kernel_launch(c->queue, c->kernel, one, one, 0, 0, NULL, 0, NULL, NULL);

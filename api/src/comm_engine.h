@@ -130,6 +130,11 @@ HCL__HIDDEN void hcl__comm_combine_ranks(hcl_comm_op op, hcl_dtype type, float *
  * ordered after the commands already on q (a marker on q that it waits for). Free with hcl__comm_side_queue_free. */
 HCL__HIDDEN hcl_status hcl__comm_side_queue(hcl__queue *side, hcl__queue *q);
 HCL__HIDDEN void hcl__comm_side_queue_free(hcl__queue *side);
+/* Device memory an engine keeps: make *b hold at least `bytes` on dev (a smaller one is freed first: every command that
+ * used it was waited for); a failure's message is prefixed with `what`. Free with hcl__comm_scratch_free (nothing held:
+ * nothing done). */
+HCL__HIDDEN hcl_status hcl__comm_scratch_reserve(hcl__buffer *b, hcl__device *dev, size_t bytes, const char *what);
+HCL__HIDDEN void hcl__comm_scratch_free(hcl__buffer *b);
 /* n floats -> `type` at dst (f32: a copy). */
 HCL__HIDDEN void hcl__comm_narrow(hcl_dtype type, const float *src, void *dst, size_t n);
 /* ---- the mpi engine's shared-memory path (comm_shm.c) ---- */

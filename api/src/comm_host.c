@@ -200,6 +200,28 @@ void hcl__comm_side_queue_free(hcl__queue *side) {
     side->dev = NULL;
 }
 
+hcl_status hcl__comm_scratch_reserve(hcl__buffer *b, hcl__device *dev, size_t bytes, const char *what) {
+    if (b->native && b->size < bytes) hcl__comm_scratch_free(b);
+    if (b->native) return HCL_SUCCESS;
+    hcl_status st = dev->drv->buffer_alloc(dev->native, bytes, &b->native);
+    if (st != HCL_SUCCESS) {
+        b->native = NULL;
+        return hcl__prefix_message(st, what);
+    }
+    b->dev = dev, b->size = bytes;
+    hcl__device_ref(dev);
+    return HCL_SUCCESS;
+}
+
+void hcl__comm_scratch_free(hcl__buffer *b) {
+    if (!b->native) return;
+    b->dev->drv->buffer_free(b->dev->native, b->native);
+    hcl__device_unref(b->dev);
+    b->native = NULL;
+    b->dev = NULL;
+    b->size = 0;
+}
+
 /* Floats combined per task: a chunk is combined block by block on the host's cores (OpenMP, where the build has it). */
 #define COMBINE_BLOCK ((size_t)1 << 16)
 

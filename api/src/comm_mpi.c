@@ -87,6 +87,16 @@ typedef struct mpi_state {
     hcl__comm_shm *shm; /* the ranks' shared memory (one host), or NULL: MPI messages */
 } mpi_state;
 
+/* Keep memory that MPI may still write (a request that timed out) for good, reachable (lock held): 1, or 0 when there
+ * is no memory to record it. */
+static int keep_for_mpi(hcl__comm_host_mem mem) {
+    hcl__comm_host_mem *grown = realloc(abandoned, (abandoned_count + 1) * sizeof *abandoned);
+    if (!grown) return 0;
+    abandoned = grown;
+    abandoned[abandoned_count++] = mem;
+    return 1;
+}
+
 /* An MPI error code as HCL_ERROR_VENDOR, with MPI's text. */
 static hcl_status mpi_error(int rc, const char *what) {
     char text[MPI_MAX_ERROR_STRING + 1] = "";
@@ -267,7 +277,12 @@ static int all_agree(mpi_state *s, hcl__comm *comm, int value) {
                                       : mpi_error(rc, "MPI_Iallreduce");
     if (st != HCL_SUCCESS) {
         hcl__log(HCL_LOG_WARN, "comm", "mpi rank %u: %s", comm->rank, hcl_last_message());
-        if (req) return 0; /* MPI still holds `both`: leaked, never freed under MPI */
+        if (req) { /* MPI still holds `both`: kept for good (or leaked), never freed under MPI */
+            pthread_mutex_lock(&mpi_lock);
+            keep_for_mpi((hcl__comm_host_mem){.ptr = both});
+            pthread_mutex_unlock(&mpi_lock);
+            return 0;
+        }
     }
     const int all = st == HCL_SUCCESS ? both[1] : 0;
     free(both);
@@ -353,11 +368,7 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
     pthread_mutex_lock(&mpi_lock);
     if (st != HCL_SUCCESS) {
         if (req) { /* timed out: MPI still holds the block */
-            hcl__comm_host_mem *grown = realloc(abandoned, (abandoned_count + 1) * sizeof *abandoned);
-            if (grown) {
-                abandoned = grown;
-                abandoned[abandoned_count++] = (hcl__comm_host_mem){.ptr = all};
-            }
+            keep_for_mpi((hcl__comm_host_mem){.ptr = all});
             all = NULL; /* kept for good (or, without memory to record it, leaked: never freed under MPI) */
         }
         goto cleanup;
@@ -427,15 +438,8 @@ static void destroy(hcl__comm *comm) {
      * ranks come, so neither the MPI communicator nor the staging memory may go (freeing the communicator makes
      * Open MPI's progress crash then) */
     if (!broken && mpi.MPI_Finalized(&fin) == MPI_SUCCESS && !fin) mpi.MPI_Comm_free(&s->comm);
-    if (broken) {
-        hcl__comm_host_mem *grown = realloc(abandoned, (abandoned_count + 2) * sizeof *abandoned);
-        if (grown) {
-            abandoned = grown;
-            abandoned[abandoned_count++] = s->send;
-            abandoned[abandoned_count++] = s->recv;
-            s->send.ptr = s->recv.ptr = NULL;
-        }
-    }
+    if (broken && keep_for_mpi(s->send)) s->send.ptr = NULL;
+    if (broken && keep_for_mpi(s->recv)) s->recv.ptr = NULL;
     pthread_mutex_unlock(&mpi_lock);
     if (s->send.ptr) hcl__comm_host_free(&s->send);
     if (s->recv.ptr) hcl__comm_host_free(&s->recv);
@@ -643,14 +647,7 @@ static hcl_status run_p2p_messages(p2p_item *items, size_t n) {
     }
     pthread_mutex_lock(&mpi_lock);
     for (size_t i = 0; i < n; i++) {
-        if (items[i].req) { /* still MPI's (timed out): keep its memory */
-            hcl__comm_host_mem *grown = realloc(abandoned, (abandoned_count + 1) * sizeof *abandoned);
-            if (grown) {
-                abandoned = grown;
-                abandoned[abandoned_count++] = items[i].mem;
-                items[i].mem.ptr = NULL;
-            }
-        }
+        if (items[i].req && keep_for_mpi(items[i].mem)) items[i].mem.ptr = NULL; /* still MPI's (timed out) */
     }
     pthread_mutex_unlock(&mpi_lock);
     for (size_t i = 0; i < n; i++)

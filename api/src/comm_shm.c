@@ -151,18 +151,13 @@ static unsigned device_add_types(hcl__comm_shm *m, hcl__device *dev) {
         if (hcl__builtin_check("mpi engine", dev, &call) == HCL_SUCCESS) types |= 1u << all[i];
     }
     for (int w = 0; w < 2 && types; w++)
-        for (int j = 0; j < SHM_SLOTS && types; j++) {
-            hcl__buffer *b = &m->add[w][j];
-            if (dev->drv->buffer_alloc(dev->native, m->slot_bytes, &b->native) != HCL_SUCCESS) {
-                b->native = NULL;
+        for (int j = 0; j < SHM_SLOTS && types; j++)
+            if (hcl__comm_scratch_reserve(&m->add[w][j], dev, m->slot_bytes, "device memory for the mpi engine") !=
+                HCL_SUCCESS) {
                 hcl__log(HCL_LOG_INFO, "comm", "mpi rank %u: sums combine on the host: %s", m->rank,
                          hcl_last_message());
                 types = 0;
-                break;
             }
-            b->dev = dev, b->size = m->slot_bytes;
-            hcl__device_ref(dev);
-        }
     return types;
 }
 
@@ -246,12 +241,7 @@ void hcl__comm_shm_close(hcl__comm_shm *m) {
     hcl__comm_side_queue_free(&m->side);
     hcl__comm_side_queue_free(&m->addq);
     for (int w = 0; w < 2; w++)
-        for (int j = 0; j < SHM_SLOTS; j++) {
-            hcl__buffer *b = &m->add[w][j];
-            if (!b->native) continue;
-            b->dev->drv->buffer_free(b->dev->native, b->native);
-            hcl__device_unref(b->dev);
-        }
+        for (int j = 0; j < SHM_SLOTS; j++) hcl__comm_scratch_free(&m->add[w][j]);
     if (m->reg_dev) {
         m->reg_dev->drv->host_unregister(m->reg_dev->native, m->base);
         hcl__device_unref(m->reg_dev);
@@ -273,6 +263,17 @@ static hcl_status shm_break(hcl__comm *comm, hcl__comm_shm *m, hcl_status st) {
         atomic_store(&m->h->broken, (int)m->rank + 1);
     }
     return hcl__comm_break(comm, st);
+}
+
+/* HCL_SUCCESS while no rank has broken the segment; else the status it broke it with (HCL_ERROR_VENDOR if none was
+ * written), with a message naming that rank and its cause. */
+static hcl_status broken_by(const hcl__comm_shm *m, hcl__coll_kind kind) {
+    const int broken = atomic_load(&m->h->broken);
+    if (broken <= 0) return HCL_SUCCESS;
+    hcl_status st = (hcl_status)m->h->broken_status;
+    if (st == HCL_SUCCESS) st = HCL_ERROR_VENDOR;
+    return hcl__set_message(st, "mpi %s on rank %u: rank %d broke the communicator: %s", hcl__coll_name(kind), m->rank,
+                            broken - 1, m->h->broken_why);
 }
 
 static void relax(unsigned spins) {
@@ -310,14 +311,8 @@ static hcl_status wait_for(hcl__comm *comm, hcl__comm_shm *m, uint32_t r, int wh
     const uint32_t lo = r == UINT32_MAX ? 0 : r, hi = r == UINT32_MAX ? m->ranks : r + 1;
     for (uint32_t i = lo; i < hi; i++) {
         for (unsigned spins = 0; atomic_load_explicit(counter(m, i, which), memory_order_acquire) < want; spins++) {
-            const int broken = atomic_load(&m->h->broken);
-            if (broken > 0) {
-                hcl_status st = (hcl_status)m->h->broken_status;
-                if (st == HCL_SUCCESS) st = HCL_ERROR_VENDOR;
-                hcl__set_message(st, "mpi %s on rank %u: rank %d broke the communicator: %s", hcl__coll_name(op->kind),
-                                 m->rank, broken - 1, m->h->broken_why);
-                return hcl__comm_break(comm, st);
-            }
+            const hcl_status broken = broken_by(m, op->kind);
+            if (broken != HCL_SUCCESS) return hcl__comm_break(comm, broken);
             if ((spins & 255) == 255 && hcl__comm_now_s() - start > timeout) {
                 hcl__set_message(HCL_ERROR_TIMEOUT,
                                  "mpi %s on rank %u: rank %u %s of chunk %llu after %g s; the communicator is broken",
@@ -673,16 +668,7 @@ hcl_status hcl__comm_shm_p2p(const hcl__comm_shm_msg *msgs, size_t n) {
             if (!behind) moved |= p2p_step(o, &st);
         }
         if (!left || st != HCL_SUCCESS) break;
-        for (size_t i = 0; i < n && !moved; i++) {
-            const int broken = atomic_load(&msgs[i].shm->h->broken);
-            if (broken > 0) {
-                const hcl__comm_shm *m = msgs[i].shm;
-                st =
-                    (hcl_status)m->h->broken_status != HCL_SUCCESS ? (hcl_status)m->h->broken_status : HCL_ERROR_VENDOR;
-                hcl__set_message(st, "mpi %s on rank %u: rank %d broke the communicator: %s",
-                                 hcl__coll_name(msgs[i].op->kind), m->rank, broken - 1, m->h->broken_why);
-            }
-        }
+        for (size_t i = 0; i < n && !moved && st == HCL_SUCCESS; i++) st = broken_by(msgs[i].shm, msgs[i].op->kind);
         if (st != HCL_SUCCESS) break;
         if (moved) {
             last = hcl__comm_now_s(), spins = 0;

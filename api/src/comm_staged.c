@@ -73,12 +73,7 @@ static void clique_free(clique *cl) {
     hcl__comm_host_free(&cl->mem);
     for (uint32_t r = 0; cl->outq && r < cl->size; r++) hcl__comm_side_queue_free(&cl->outq[r]);
     free(cl->outq);
-    for (uint32_t r = 0; cl->scratch && r < cl->size; r++) {
-        hcl__buffer *b = &cl->scratch[r];
-        if (!b->native) continue;
-        b->dev->drv->buffer_free(b->dev->native, b->native);
-        hcl__device_unref(b->dev);
-    }
+    for (uint32_t r = 0; cl->scratch && r < cl->size; r++) hcl__comm_scratch_free(&cl->scratch[r]);
     free(cl->scratch);
     pthread_mutex_destroy(&cl->lock);
     pthread_cond_destroy(&cl->cond);
@@ -269,23 +264,8 @@ static hcl_status copy_ranges(clique *cl, const xfer *x, uint32_t nx) {
 
 /* Rank r's scratch buffer of at least `bytes` on dev (every command that used the old one was waited for). */
 static hcl_status scratch_get(clique *cl, uint32_t r, hcl__device *dev, size_t bytes, hcl__buffer **out) {
-    hcl__buffer *b = &cl->scratch[r];
-    if (b->native && b->size < bytes) {
-        b->dev->drv->buffer_free(b->dev->native, b->native);
-        hcl__device_unref(b->dev);
-        b->native = NULL;
-    }
-    if (!b->native) {
-        hcl_status st = dev->drv->buffer_alloc(dev->native, bytes, &b->native);
-        if (st != HCL_SUCCESS) {
-            b->native = NULL;
-            return hcl__prefix_message(st, "device memory for the staged engine");
-        }
-        b->dev = dev, b->size = bytes;
-        hcl__device_ref(dev);
-    }
-    *out = b;
-    return HCL_SUCCESS;
+    *out = &cl->scratch[r];
+    return hcl__comm_scratch_reserve(&cl->scratch[r], dev, bytes, "device memory for the staged engine");
 }
 
 /* A sum over two ranks (all_reduce, reduce, reduce_scatter), added on the devices: each receiving rank gets the other
