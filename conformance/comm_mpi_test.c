@@ -7,8 +7,9 @@
  *                                                        every rank's inputs from the seed rank 0 broadcasts)
  *   hcl-comm-mpi-test timeout [host|opencl|mixed]       rank 1 sleeps past the others' 0.5 s timeout: they get
  *                                                        HCL_ERROR_TIMEOUT in about that time, then stay broken;
- *                                                        rank 1's late call completes (MPI messages) or fails at
- *                                                        once saying who broke the communicator (shared memory)
+ *                                                        rank 1's late call completes (MPI messages; shared
+ *                                                        memory when all it waits for is in) or fails at once
+ *                                                        saying who broke the communicator (shared memory)
  *   hcl-comm-mpi-test mismatch [host|opencl|mixed]      rank 0 sends 1000 floats, rank 1 receives 999: rank 1
  *                                                        fails with a status, no rank hangs
  *   hcl-comm-mpi-test bench [host|opencl|mixed|cuda]    every collective in f32, 1 MiB to 256 MiB: time, algbw,
@@ -273,7 +274,8 @@ static void timeout_test(void) {
     } else if (st != HCL_SUCCESS &&
                !(st == HCL_ERROR_TIMEOUT && strstr(hcl_last_message(), "broke the communicator"))) {
         /* MPI messages: the others' requests are still with MPI and rank 1's part completes them; shared memory: the
-         * others marked it broken, and rank 1 learns that at once (not after its own timeout) */
+         * others marked it broken, and rank 1 learns that at once (not after its own timeout), unless every part it
+         * waits for was in before they gave up (then it completes) */
         FAIL("rank 1's late all_reduce: %s: %s", hcl_status_name(st), hcl_last_message());
     } else if (dt > 2.0) {
         FAIL("rank 1's late all_reduce took %.3f s", dt);
