@@ -122,6 +122,11 @@ CONF_TEST(softmax, wide_rows) {
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, false);
     run_softmax(2, 131073, GEN_NEGINF, false);
     run_softmax(2, 65537, GEN_UNIFORM, true);
+    /* rows shared by several work-groups (OpenCL on a GPU, above 16384 columns of whole vectors): parts of only -inf
+     * beside a finite one, rows of only -inf, large magnitudes, in place */
+    run_softmax(5, 65536, GEN_NEGINF, false);
+    run_softmax(4, 65536, GEN_LARGE, false);
+    run_softmax(2, 262144, GEN_UNIFORM, true);
 }
 
 CONF_TEST(softmax, large_magnitudes) {

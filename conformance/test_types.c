@@ -135,6 +135,7 @@ CONF_TEST(types, softmax_wide) {
         run_softmax(g_half_types[ti], 300, 16384, false); /* the GPU's one block per SM over several rows */
         run_softmax(g_half_types[ti], 2, 131073, false);  /* the GPU's clusters of 8 blocks of 512 threads */
         run_softmax(g_half_types[ti], 1, 524288, false);  /* the GPU's largest cluster, 1024 threads a block */
+        run_softmax(g_half_types[ti], 2, 262144, true);   /* OpenCL on a GPU: 16 work-groups a row, in place */
     }
 }
 

@@ -138,7 +138,9 @@ typedef struct hcl_kplan {
     size_t count;
     hcl_klaunch *launch;  /* `inline_launch` or the heap (hcl_kplan_free) */
     size_t scratch_bytes; /* bytes HCL_KSLOT_SCRATCH must hold (0: not used) */
-    int scratch_zeroed;   /* the scratch must hold zeros when first allocated (the kernels leave it so) */
+    /* the scratch must hold zeros when first allocated, and the kernels leave every byte of it zero again (another
+     * plan's kernels may count in the same bytes next) */
+    int scratch_zeroed;
     hcl_klaunch inline_launch[HCL_KPLAN_INLINE];
     char why[256]; /* on failure: the reason, without the call's name */
 } hcl_kplan;

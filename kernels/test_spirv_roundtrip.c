@@ -129,6 +129,20 @@ static cl_mem scratch_for(const hcl_kplan *p) {
     return m;
 }
 
+/* A plan whose scratch must start zeroed leaves it so for the next call (the core zeroes it only once). */
+static void check_scratch_left_zeroed(cl_mem ms, const hcl_kplan *p, const char *what) {
+    if (!ms || !p->scratch_zeroed) return;
+    unsigned char *got = xmalloc(p->scratch_bytes);
+    g_checks++;
+    if (read_buf(ms, got, p->scratch_bytes))
+        for (size_t i = 0; i < p->scratch_bytes; i++)
+            if (got[i]) {
+                fail("%s: the kernels left byte %zu of the scratch %u, not 0", what, i, got[i]);
+                break;
+            }
+    free(got);
+}
+
 /* Compare n results with references within tolerances (tol 0: exact; a NaN reference needs a NaN that is not
  * the poison); account them to every kernel of the plan. */
 static void compare(const char *what, const hcl_kplan *p, const float *got, const double *ref, const double *tol,
@@ -326,16 +340,18 @@ static void check_softmax(const profile *pr, hcl_dtype t, size_t rows, size_t co
     hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, tol);
     hcl_ts_add_output_rounding(t, ref, tol, n);
     const size_t bytes = n * esize(t);
-    cl_mem mi = buffer(bytes), mo = in_place ? mi : buffer(bytes);
-    if (mi && mo && write_buf(mi, rx, bytes) && (in_place || write_buf(mo, ry, bytes))) {
-        cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, NULL};
+    cl_mem mi = buffer(bytes), mo = in_place ? mi : buffer(bytes), ms = scratch_for(&plan);
+    if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, rx, bytes) && (in_place || write_buf(mo, ry, bytes))) {
+        cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, ms};
         if (run_plan(&plan, slots, what) && read_buf(mo, ry, bytes)) {
             hcl__host_widen(t, ry, y, n);
             compare(what, &plan, y, ref, tol, n);
+            check_scratch_left_zeroed(ms, &plan, what);
         }
     }
     if (mi) clReleaseMemObject(mi);
     if (mo && !in_place) clReleaseMemObject(mo);
+    if (ms) clReleaseMemObject(ms);
     free(x), free(y), free(ref), free(tol), free(rx), free(ry);
     hcl_kplan_free(&plan);
 }
@@ -370,7 +386,10 @@ static void check_reduce(const profile *pr, hcl_dtype t, hcl_reduce_op op, size_
     cl_mem mi = buffer(n * esize(t)), mo = buffer(4), ms = scratch_for(&plan);
     if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, rx, n * esize(t)) && write_buf(mo, &got, 4)) {
         cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, ms};
-        if (run_plan(&plan, slots, what) && read_buf(mo, &got, 4)) compare(what, &plan, &got, &ref, &tol, 1);
+        if (run_plan(&plan, slots, what) && read_buf(mo, &got, 4)) {
+            compare(what, &plan, &got, &ref, &tol, 1);
+            check_scratch_left_zeroed(ms, &plan, what);
+        }
     }
     if (mi) clReleaseMemObject(mi);
     if (mo) clReleaseMemObject(mo);
@@ -424,7 +443,8 @@ int main(int argc, char **argv) {
     static const size_t gemm_shapes[][3] = {{1, 1, 1},    {1, 7, 3},    {7, 1, 5},      {17, 19, 23},
                                             {64, 64, 16}, {65, 63, 17}, {128, 129, 33}, {130, 200, 70}};
     static const size_t sm_shapes[][2] = {{1, 1},    {1, 7},    {3, 16},    {5, 17},    {4, 100}, {7, 255},
-                                          {2, 1000}, {3, 4096}, {2, 16389}, {2, 16388}, {19, 64}, {37, 300}};
+                                          {2, 1000}, {3, 4096}, {2, 16389}, {2, 16388}, {19, 64}, {37, 300},
+                                          {2, 8196}, {1, 65540}};
     for (int p = 0; p < g_nprofiles; p++) {
         const profile *pr = &g_profiles[p];
         int failures_before = g_cl.failures, checks_before = g_checks;

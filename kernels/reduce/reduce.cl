@@ -3,8 +3,8 @@
  *
  * One launch of a fixed number of work-groups (chosen from n and the device only): each group folds its part and
  * writes one partial; the last group to finish (a ticket taken with atomic_inc after a barrier with the global fence) folds the
- * partials in index order and writes the result, then puts the ticket back to 0 (it must be 0 before the first
- * launch: the host gives zeroed scratch). No order that depends on timing: the same input on the same device gives
+ * partials in index order and writes the result, then puts the ticket and the partials back to 0 (the ticket must
+ * be 0 before the first launch: the host gives zeroed scratch). No order that depends on timing: the same input on the same device gives
  * the same bits.
  *
  * chunk = 1 (GPU): a grid-stride loop over 16-byte vectors (float4, or 8 16-bit values; the input buffer starts at
@@ -82,7 +82,10 @@
         if (!is_last) return;                                                                                          \
         const __global volatile float *vp = partials; /* every group's partial, not a stale copy */                    \
         float v = IDENTITY;                                                                                            \
-        for (size_t i = lid; i < get_num_groups(0); i += get_local_size(0)) v = COMBINE(v, vp[i]);                     \
+        for (size_t i = lid; i < get_num_groups(0); i += get_local_size(0)) {                                          \
+            v = COMBINE(v, vp[i]);                                                                                     \
+            partials[i] = 0.0f; /* the scratch is left as zeros, as it came */                                         \
+        }                                                                                                              \
         barrier(CLK_LOCAL_MEM_FENCE); /* scratch[0] was read above */                                                  \
         HCL_REDUCE_TREE(COMBINE, v)                                                                                    \
         if (lid == 0) {                                                                                                \

@@ -6,7 +6,7 @@
  * shuffles and writes one partial; the last block to finish (an atomic ticket after a fence) folds the partials
  * in index order. Every fold happens in an order fixed by n, so the same input gives the same bits on every run.
  * max/min ignore NaN as fmaxf/fminf do. The ticket counter must be 0 before the first launch; the last block
- * puts it back to 0, so launches on one stream can reuse it.
+ * puts it and the partials back to 0, so launches on one stream can reuse the scratch.
  * Also the HIP kernel (reduce.hip): the folds run over warpSize lanes (32 on NVIDIA, 64 or 32 on AMD) and the
  * per-warp scratch holds 32 entries, enough for 1024 threads at either width. Includes only hcl_gpu_compat.h,
  * so NVRTC and hiprtc can build it alone. */
@@ -88,7 +88,10 @@ __device__ __forceinline__ void hcl_reduce_impl(const T *in, unsigned long long 
     /* volatile: read from L2, never from a stale L1 line */
     const volatile float *vp = partials;
     float v = op::identity();
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) v = op::apply(v, vp[i]);
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) {
+        v = op::apply(v, vp[i]);
+        partials[i] = 0.0f; /* the scratch is left as zeros, as it came */
+    }
     v = hcl_reduce_block<OP>(v, scratch);
     if (threadIdx.x == 0) {
         out[0] = v;

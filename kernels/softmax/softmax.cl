@@ -45,13 +45,12 @@ static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
 }
 
 /* Cached by vectors: each work-item holds vectors of 4 lid + local_size * c (c < nv <= HCL_SOFTMAX_CACHE_MAX / 4, a
- * constant after inlining) in registers; needs cols a multiple of 4 and at most local size * 4 * nv. */
+ * constant after inlining) of the n4 vectors from vector v0 in registers, and returns the group's maximum of them;
+ * lanes past n4 hold -inf. */
 #define HCL_SOFTMAX_CACHE_MAX 64
-static void hcl_softmax_cached4(__global const void *in, __global void *out, ulong row_begin, ulong cols,
-                                __local float *scratch, const int type, const uint nv) {
-    const uint n4 = (uint)cols / 4, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
-    const size_t v0 = ((size_t)row_begin + get_group_id(0)) * n4; /* the row's first vector */
-    float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
+static float hcl_softmax_hold4(__global const void *in, const size_t v0, const uint n4, __local float *scratch,
+                               const int type, const uint nv, float4 *v4) {
+    const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     float m = -INFINITY;
 #pragma unroll
     for (uint c = 0; c < nv; c++) {
@@ -59,7 +58,17 @@ static void hcl_softmax_cached4(__global const void *in, __global void *out, ulo
         v4[c] = j < n4 ? hcl_load4(in, v0 + j, type) : (float4)(-INFINITY);
         m = fmax(m, fmax(fmax(v4[c].x, v4[c].y), fmax(v4[c].z, v4[c].w)));
     }
-    m = hcl_softmax_fold(scratch, m, 1);
+    return hcl_softmax_fold(scratch, m, 1);
+}
+
+/* A whole row of n4 vectors from v0 cached (hcl_softmax_hold4); needs cols a multiple of 4 and at most local size * 4
+ * * nv. */
+static void hcl_softmax_cached4(__global const void *in, __global void *out, ulong row_begin, ulong cols,
+                                __local float *scratch, const int type, const uint nv) {
+    const uint n4 = (uint)cols / 4, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+    const size_t v0 = ((size_t)row_begin + get_group_id(0)) * n4; /* the row's first vector */
+    float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
+    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, v4);
     float s = 0.0f;
 #pragma unroll
     for (uint c = 0; c < nv; c++) {
@@ -70,6 +79,95 @@ static void hcl_softmax_cached4(__global const void *in, __global void *out, ulo
 #pragma unroll
     for (uint c = 0; c < nv; c++)
         if (lid + lsize * c < n4) hcl_store4(out, v0 + lid + lsize * c, v4[c] * inv, type);
+}
+
+/* Rows too long for one work-group's registers (a GPU; rows of whole vectors of 4): `parts` work-groups share a row,
+ * each holding its part in registers (hcl_softmax_hold4), so the row is read once. They meet through `ws` (scratch
+ * the host gave zeroed; the kernel leaves it so):
+ *   ws[0]  a ticket: groups take (row, part) in the order they start, so the parts of a row start together
+ *   ws[HCL_SOFTMAX_WS_ROWS + row * (2 + 3 * parts) + ...]  per row of the launch: arrivals, departures, then per part
+ *          its max, its sum of exp(x - max) (float bits) and its state (1 written by its group, 2 given up)
+ * Each group publishes its (max, sum) and arrives; the last to arrive has the row's max and sum and writes its part;
+ * the others wait for the arrivals, read every part's (max, sum) and write theirs. OpenCL promises no two
+ * work-groups run at once, so that wait is bounded (HCL_SOFTMAX_SPIN polls): a group that waits longer gives its
+ * part up. Every other group departs after its decision; the last to arrive waits for them (they have arrived, so
+ * they run), writes the parts given up from their inputs (not yet written by anyone, so in place stays right) and
+ * clears the row's words. The plan keeps `parts` within the device's compute units, so on a GPU the wait is the
+ * slowest part's load. A part of only -inf has max -inf and sum 0 and writes zeros, unless the whole row is -inf
+ * (then NaN, as with one group per row). */
+#define HCL_SOFTMAX_WS_ROWS 64
+#ifndef HCL_SOFTMAX_SPIN
+#define HCL_SOFTMAX_SPIN 65536
+#endif
+static void hcl_softmax_parts(__global const void *in, __global void *out, ulong row_begin, ulong cols, ulong parts,
+                              __global volatile uint *ws, __local float *scratch, const int type) {
+    const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0), np = (uint)parts;
+    /* after the folds' floats: the ticket, then the role (0 gave up, 1 writes its part, 2 the last to arrive) */
+    __local uint *shared = (__local uint *)(scratch + lsize);
+    if (lid == 0) {
+        const uint t = atomic_inc(ws);
+        if (t == (uint)get_num_groups(0) - 1u) atomic_xchg(ws, 0u); /* every group has taken its ticket */
+        shared[0] = t;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint ticket = shared[0], row = ticket / np, part = ticket % np, n4 = (uint)cols / 4, per = (n4 + np - 1) / np;
+    const uint first = min(part * per, n4), count = min(per, n4 - first);
+    const size_t r0 = ((size_t)row_begin + row) * n4; /* the row's first vector */
+    float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
+    const float m = hcl_softmax_hold4(in, r0 + first, count, scratch, type, HCL_SOFTMAX_CACHE_MAX / 4, v4);
+    float s = 0.0f;
+#pragma unroll
+    for (uint c = 0; c < HCL_SOFTMAX_CACHE_MAX / 4; c++) {
+        /* while the part's max is -inf its values are -inf (0 in the end) or NaN (stays NaN) */
+        const float4 e = m == -INFINITY ? select((float4)(NAN), (float4)(0.0f), isequal(v4[c], (float4)(-INFINITY)))
+                                        : exp(v4[c] - m);
+        v4[c] = lid + lsize * c < count ? e : (float4)(0.0f);
+        s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
+    }
+    s = hcl_softmax_fold(scratch, s, 0);
+    __global volatile uint *rw = ws + HCL_SOFTMAX_WS_ROWS + (size_t)row * (2 + 3 * np);
+    if (lid == 0) rw[2 + 3 * part] = as_uint(m), rw[3 + 3 * part] = as_uint(s);
+    barrier(CLK_GLOBAL_MEM_FENCE); /* the partial is out before the arrival */
+    if (lid == 0) {
+        const uint last = atomic_inc(rw) == np - 1u;
+        uint all = last;
+        for (uint spins = 0; !all && spins < HCL_SOFTMAX_SPIN; spins++) all = rw[0] >= np;
+        shared[1] = last ? 2u : all;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    const uint role = shared[1];
+    float mx = -INFINITY, sum = 0.0f;
+    if (role != 0) { /* every part's (max, sum) is out */
+        for (uint p = 0; p < np; p++) mx = fmax(mx, as_float(rw[2 + 3 * p]));
+        for (uint p = 0; p < np; p++) {
+            const float pm = as_float(rw[2 + 3 * p]), ps = as_float(rw[3 + 3 * p]);
+            sum += pm == -INFINITY ? 0.0f : ps * exp(pm - mx);
+        }
+    }
+    if (role != 2) { /* decided, and done with the row's words: depart */
+        if (lid == 0) rw[4 + 3 * part] = role == 1 ? 1u : 2u;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (lid == 0) atomic_inc(rw + 1);
+        if (role == 0) return;
+    }
+    const float inv = 1.0f / sum;
+    const float scale = m != -INFINITY ? exp(m - mx) * inv : mx == -INFINITY ? NAN : 0.0f;
+#pragma unroll
+    for (uint c = 0; c < HCL_SOFTMAX_CACHE_MAX / 4; c++)
+        if (lid + lsize * c < count) hcl_store4(out, r0 + first + lid + lsize * c, v4[c] * scale, type);
+    if (role != 2) return;
+    if (lid == 0)
+        while (rw[1] < np - 1u) {
+        } /* every other group's decision */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    for (uint p = 0; p < np; p++) {
+        if (p == part || rw[4 + 3 * p] != 2u) continue;
+        const uint f = min(p * per, n4), end = min(f + per, n4);
+        for (uint j = f + lid; j < end; j += lsize) hcl_store4(out, r0 + j, exp(hcl_load4(in, r0 + j, type) - mx) * inv, type);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE); /* every work-item has read the states */
+    if (lid == 0)
+        for (uint w = 0; w < 2 + 3 * np; w++) rw[w] = 0u;
 }
 
 /* Cached: each work-item holds columns lid + local_size * c (c < HCL_SOFTMAX_CACHE) in registers; needs
@@ -206,6 +304,11 @@ static void hcl_softmax_streamed(__global const void *in, __global void *out, ul
                                            ulong chunk, __local float *scratch) {                                      \
         (void)chunk;                                                                                                   \
         hcl_softmax_cached4(in, out, row_begin, cols, scratch, TYPE, HCL_SOFTMAX_CACHE_MAX / 4);                       \
+    }                                                                                                                  \
+    /* longer rows of whole vectors of 4: `parts` groups a row, each up to local size * HCL_SOFTMAX_CACHE_MAX columns */ \
+    __kernel void hcl_softmax_parts_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,      \
+                                        ulong parts, __global volatile uint *ws, __local float *scratch) {             \
+        hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, TYPE);                                         \
     }
 
 HCL_SOFTMAX_KERNELS(f32, HCL_CL_F32)
