@@ -77,7 +77,7 @@ static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
         PROGRAM(HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl",
                 {"hcl_softmax_f32", "hcl_softmax_cached_f32", "hcl_softmax_f16", "hcl_softmax_cached_f16",
                  "hcl_softmax_bf16", "hcl_softmax_cached_bf16", "hcl_softmax_cached64_f32", "hcl_softmax_cached64_f16",
-                 "hcl_softmax_cached64_bf16", "hcl_softmax_parts_f32", "hcl_softmax_parts_f16", "hcl_softmax_parts_bf16"}),
+                 "hcl_softmax_cached64_bf16", "hcl_softmax_parts_f32"}),
     [HCL_KPROG_CL_REDUCE] = PROGRAM(HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl",
                                     {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32",
                                      "hcl_reduce_sum_f16", "hcl_reduce_max_f16", "hcl_reduce_min_f16",

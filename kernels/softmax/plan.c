@@ -114,13 +114,15 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * (H100, 65536 x 1024: 2.9 TB/s with 64 work-items of 16 columns, 1.6 with 128 of 8, 0.9 with 256 of 4). Wider
  * rows of whole vectors of 4 up to 64 columns per work-item: the cached64 kernel likewise. NVIDIA's runtime
  * (580.159) reports CL_KERNEL_WORK_GROUP_SIZE 256 for these kernels (the reported limit is the contract), so there
- * rows above 16384 columns of whole vectors go to the parts kernel: the fewest groups of at most 64 columns a
- * work-item that hold the row (at most the device's compute units, so that they run together; H100, 2^27 floats,
- * 32768 to 262144 columns: the streamed kernel read each row twice, 0.64-0.66 of the copy rate). Other wide rows: the
- * streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel with one work-item per row over
+ * float rows above 16384 columns of whole vectors go to the parts kernel: the fewest groups of 32 columns a work-item
+ * that hold the row (at most the device's compute units, so that they run together). H100, 2^27 floats, 32768 to
+ * 262144 columns: 0.88 to 0.82 of the copy rate, where the streamed kernel, reading each row twice, gave 0.64-0.66;
+ * groups of 256, 512 or 1024 work-items measured the same. 16-bit rows ran slower so (0.46-0.50 against 0.54-0.58)
+ * and stream. Other wide rows: the * streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel with one work-item per row over
  * the whole row (a CPU device runs a group on one core, looping over its work-items: wider groups only cost; on
  * PoCL 3.1 this was fastest). */
 #define CL_WS_ROWS_AT 256 /* bytes: the parts kernel's ticket, then its per-row words (softmax.cl) */
+#define CL_PARTS_COLS 32  /* columns a work-item of the parts kernel holds (HCL_SOFTMAX_PARTS_V vectors of 4) */
 
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
     const char *base = "hcl_softmax";
@@ -129,7 +131,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
         size_t max_cached = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached_f32"));
         size_t max64 = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached64_f32"));
         size_t max_parts = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_parts_f32"));
-        size_t np = hcl_ceil_div(cols, 64 * max_parts);
+        size_t np = hcl_ceil_div(cols, CL_PARTS_COLS * max_parts);
         chunk = 1;
         if (cols <= 16 * max_cached) {
             base = "hcl_softmax_cached";
@@ -137,30 +139,32 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
         } else if (cols % 4 == 0 && cols <= 64 * max64) {
             base = "hcl_softmax_cached64";
             wg = hcl_min_size((hcl_ceil_div(cols, 64) + 31) / 32 * 32, max64);
-        } else if (cols % 4 == 0 && np <= dev->compute_units && np <= hcl_known_or(dev->max_groups[0], UINT32_MAX)) {
+        } else if (type == HCL_DTYPE_F32 && cols % 4 == 0 && np <= dev->compute_units &&
+                   np <= hcl_known_or(dev->max_groups[0], UINT32_MAX)) {
             base = "hcl_softmax_parts";
             parts = np;
-            wg = hcl_min_size((hcl_ceil_div(hcl_ceil_div(cols / 4, np), 16) + 31) / 32 * 32, max_parts);
+            wg = hcl_min_size((hcl_ceil_div(hcl_ceil_div(cols, np), CL_PARTS_COLS) + 31) / 32 * 32, max_parts);
         } else {
             wg = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_f32"));
         }
     }
     /* batches of rows that keep each launch's group count modest and within the device's */
-    const size_t batch = hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX) / (parts ? parts : 1));
+    const size_t batch =
+        hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX) / (parts ? parts : 1));
     const size_t count = hcl_ceil_div(rows, batch);
     const int which = hcl_kplan_typed_kernel(out, HCL_KPROG_CL_SOFTMAX, base, type);
     if (which < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_status st = hcl_kplan_init(out, count);
     if (st != HCL_SUCCESS) return st;
-    if (parts) { /* per row of a launch: arrivals, departures, then (max, sum, state) a part */
-        out->scratch_bytes = CL_WS_ROWS_AT + hcl_min_size(batch, rows) * (2 + 3 * parts) * sizeof(uint32_t);
+    if (parts) { /* per row of a launch: the arrivals, then (max, sum, state) a part */
+        out->scratch_bytes = CL_WS_ROWS_AT + hcl_min_size(batch, rows) * (1 + 3 * parts) * sizeof(uint32_t);
         out->scratch_zeroed = 1;
     }
     for (size_t i = 0; i < count; i++) {
         size_t r0 = i * batch;
         hcl_klaunch *l = &out->launch[i];
         hcl_klaunch_1d(l, HCL_KPROG_CL_SOFTMAX, which, hcl_min_size(batch, rows - r0) * (parts ? parts : 1), wg);
-        l->shared_bytes = (wg + (parts ? 4 : 0)) * sizeof(float); /* the parts kernel keeps 4 words after the folds' */
+        l->shared_bytes = (wg + (parts ? 2 : 0)) * sizeof(float); /* the parts kernel keeps 2 words after the folds' */
         hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
         hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
         hcl_klaunch_u64(l, r0);

@@ -82,23 +82,38 @@ static void hcl_softmax_cached4(__global const void *in, __global void *out, ulo
 }
 
 /* Rows too long for one work-group's registers (a GPU; rows of whole vectors of 4): `parts` work-groups share a row,
- * each holding its part in registers (hcl_softmax_hold4), so the row is read once. They meet through `ws` (scratch
- * the host gave zeroed; the kernel leaves it so):
- *   ws[0]  a ticket: groups take (row, part) in the order they start, so the parts of a row start together
- *   ws[HCL_SOFTMAX_WS_ROWS + row * (2 + 3 * parts) + ...]  per row of the launch: arrivals, departures, then per part
- *          its max, its sum of exp(x - max) (float bits) and its state (1 written by its group, 2 given up)
+ * each holding its part in registers (hcl_softmax_hold4, HCL_SOFTMAX_PARTS_V vectors a work-item), so the row is read
+ * once. They meet through `ws` (scratch the host gave zeroed; the kernel leaves it so):
+ *   ws[0]  a ticket: groups take (row, part) in the order they start, so the parts of a row start together (H100,
+ *          512 x 262144: 0.82-0.83 of the copy rate, 0.79-0.80 with part and row from the group id)
+ *   ws[HCL_SOFTMAX_WS_ROWS + row * (1 + 3 * parts) + ...]  per row of the launch: the arrivals, then per part its
+ *          max and its sum of exp(x - max) (hcl_softmax_word: never 0) and its state (1 kept, 2 given up)
  * Each group publishes its (max, sum) and arrives; the last to arrive has the row's max and sum and writes its part;
- * the others wait for the arrivals, read every part's (max, sum) and write theirs. OpenCL promises no two
- * work-groups run at once, so that wait is bounded (HCL_SOFTMAX_SPIN polls): a group that waits longer gives its
- * part up. Every other group departs after its decision; the last to arrive waits for them (they have arrived, so
- * they run), writes the parts given up from their inputs (not yet written by anyone, so in place stays right) and
- * clears the row's words. The plan keeps `parts` within the device's compute units, so on a GPU the wait is the
- * slowest part's load. A part of only -inf has max -inf and sum 0 and writes zeros, unless the whole row is -inf
- * (then NaN, as with one group per row). */
-#define HCL_SOFTMAX_WS_ROWS 64
+ * the others wait for the arrivals, read every part's (max, sum) and write theirs. Readers wait for each word they
+ * read to be written (not 0), so no order between stores to different words is assumed. OpenCL does not promise
+ * that two work-groups run at the same time, so the wait for the arrivals is bounded (HCL_SOFTMAX_SPIN polls): a group that waits
+ * longer gives its part up. Every other group then writes its state; the last to arrive waits for them (they have
+ * arrived, so they run), writes the parts given up from their inputs (not yet written by anyone, so in place stays
+ * right) and clears the row's words. The plan keeps `parts` within the device's compute units, so on a GPU the wait
+ * is the slowest part's load. A part of only -inf has max -inf and sum 0 and writes zeros, unless the whole row is
+ * -inf (then NaN, as with one group per row). */
+/* vectors of 4 a work-item of the parts kernel holds: 32 columns (H100, 2^27 floats, 32768 to 262144 columns: 0.88 to
+ * 0.82 of the copy rate; 64 columns, groups of 256: 0.87 to 0.83) */
+#define HCL_SOFTMAX_PARTS_V 8
+#define HCL_SOFTMAX_WS_ROWS 64 /* words: the ticket's, apart from the rows' */
 #ifndef HCL_SOFTMAX_SPIN
 #define HCL_SOFTMAX_SPIN 65536
 #endif
+/* A float as a workspace word that is never 0 (the complement of its bits, NaN made the one quiet NaN). */
+static uint hcl_softmax_word(const float v) { return ~as_uint(isnan(v) ? NAN : v); }
+/* The float in word `*w` once it has been written. */
+static float hcl_softmax_word_wait(__global volatile uint *w) {
+    uint b;
+    while ((b = *w) == 0u) {
+    }
+    return as_float(~b);
+}
+
 static void hcl_softmax_parts(__global const void *in, __global void *out, ulong row_begin, ulong cols, ulong parts,
                               __global volatile uint *ws, __local float *scratch, const int type) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0), np = (uint)parts;
@@ -110,14 +125,15 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
         shared[0] = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint ticket = shared[0], row = ticket / np, part = ticket % np, n4 = (uint)cols / 4, per = (n4 + np - 1) / np;
+    const uint ticket = shared[0], row = ticket / np, part = ticket % np, n4 = (uint)cols / 4;
+    const uint per = (n4 + np - 1) / np;
     const uint first = min(part * per, n4), count = min(per, n4 - first);
     const size_t r0 = ((size_t)row_begin + row) * n4; /* the row's first vector */
-    float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
-    const float m = hcl_softmax_hold4(in, r0 + first, count, scratch, type, HCL_SOFTMAX_CACHE_MAX / 4, v4);
+    float4 v4[HCL_SOFTMAX_PARTS_V];
+    const float m = hcl_softmax_hold4(in, r0 + first, count, scratch, type, HCL_SOFTMAX_PARTS_V, v4);
     float s = 0.0f;
 #pragma unroll
-    for (uint c = 0; c < HCL_SOFTMAX_CACHE_MAX / 4; c++) {
+    for (uint c = 0; c < HCL_SOFTMAX_PARTS_V; c++) {
         /* while the part's max is -inf its values are -inf (0 in the end) or NaN (stays NaN) */
         const float4 e = m == -INFINITY ? select((float4)(NAN), (float4)(0.0f), isequal(v4[c], (float4)(-INFINITY)))
                                         : exp(v4[c] - m);
@@ -125,9 +141,9 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
         s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
     }
     s = hcl_softmax_fold(scratch, s, 0);
-    __global volatile uint *rw = ws + HCL_SOFTMAX_WS_ROWS + (size_t)row * (2 + 3 * np);
-    if (lid == 0) rw[2 + 3 * part] = as_uint(m), rw[3 + 3 * part] = as_uint(s);
-    barrier(CLK_GLOBAL_MEM_FENCE); /* the partial is out before the arrival */
+    __global volatile uint *rw = ws + HCL_SOFTMAX_WS_ROWS + (size_t)row * (1 + 3 * np);
+    if (lid == 0) rw[1 + 3 * part] = hcl_softmax_word(m), rw[2 + 3 * part] = hcl_softmax_word(s);
+    barrier(CLK_GLOBAL_MEM_FENCE);
     if (lid == 0) {
         const uint last = atomic_inc(rw) == np - 1u;
         uint all = last;
@@ -137,37 +153,44 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     const uint role = shared[1];
     float mx = -INFINITY, sum = 0.0f;
-    if (role != 0) { /* every part's (max, sum) is out */
-        for (uint p = 0; p < np; p++) mx = fmax(mx, as_float(rw[2 + 3 * p]));
-        for (uint p = 0; p < np; p++) {
-            const float pm = as_float(rw[2 + 3 * p]), ps = as_float(rw[3 + 3 * p]);
-            sum += pm == -INFINITY ? 0.0f : ps * exp(pm - mx);
+    if (role != 0) { /* every part has arrived: work-item p reads part p's (max, sum) */
+        float pm = -INFINITY, ps = 0.0f;
+        for (uint p = lid; p < np; p += lsize) {
+            const float m2 = hcl_softmax_word_wait(rw + 1 + 3 * p), s2 = hcl_softmax_word_wait(rw + 2 + 3 * p);
+            const float mm = fmax(pm, m2);
+            ps = (pm == -INFINITY ? 0.0f : ps * exp(pm - mm)) + (m2 == -INFINITY ? 0.0f : s2 * exp(m2 - mm));
+            pm = mm;
         }
+        mx = hcl_softmax_fold(scratch, pm, 1);
+        sum = hcl_softmax_fold(scratch, pm == -INFINITY ? 0.0f : ps * exp(pm - mx), 0);
     }
-    if (role != 2) { /* decided, and done with the row's words: depart */
-        if (lid == 0) rw[4 + 3 * part] = role == 1 ? 1u : 2u;
-        barrier(CLK_GLOBAL_MEM_FENCE);
-        if (lid == 0) atomic_inc(rw + 1);
+    if (role != 2) { /* decided (and done reading the row's words) */
+        if (lid == 0) rw[3 + 3 * part] = role == 1 ? 1u : 2u;
         if (role == 0) return;
     }
     const float inv = 1.0f / sum;
     const float scale = m != -INFINITY ? exp(m - mx) * inv : mx == -INFINITY ? NAN : 0.0f;
 #pragma unroll
-    for (uint c = 0; c < HCL_SOFTMAX_CACHE_MAX / 4; c++)
+    for (uint c = 0; c < HCL_SOFTMAX_PARTS_V; c++)
         if (lid + lsize * c < count) hcl_store4(out, r0 + first + lid + lsize * c, v4[c] * scale, type);
     if (role != 2) return;
-    if (lid == 0)
-        while (rw[1] < np - 1u) {
-        } /* every other group's decision */
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    for (uint p = 0; p < np; p++) {
-        if (p == part || rw[4 + 3 * p] != 2u) continue;
-        const uint f = min(p * per, n4), end = min(f + per, n4);
-        for (uint j = f + lid; j < end; j += lsize) hcl_store4(out, r0 + j, exp(hcl_load4(in, r0 + j, type) - mx) * inv, type);
+    float gave = 0.0f; /* work-item p waits for part p's decision */
+    for (uint p = lid; p < np; p += lsize) {
+        uint state = 1u;
+        if (p != part)
+            while ((state = rw[3 + 3 * p]) == 0u) {
+            }
+        gave = state == 2u ? 1.0f : gave;
     }
+    if (hcl_softmax_fold(scratch, gave, 1) != 0.0f) /* rare: a part was given up */
+        for (uint p = 0; p < np; p++) {
+            if (p == part || rw[3 + 3 * p] != 2u) continue;
+            const uint f = min(p * per, n4), end = min(f + per, n4);
+            for (uint j = f + lid; j < end; j += lsize)
+                hcl_store4(out, r0 + j, exp(hcl_load4(in, r0 + j, type) - mx) * inv, type);
+        }
     barrier(CLK_GLOBAL_MEM_FENCE); /* every work-item has read the states */
-    if (lid == 0)
-        for (uint w = 0; w < 2 + 3 * np; w++) rw[w] = 0u;
+    for (uint w = lid; w < 1 + 3 * np; w += lsize) rw[w] = 0u;
 }
 
 /* Cached: each work-item holds columns lid + local_size * c (c < HCL_SOFTMAX_CACHE) in registers; needs
@@ -304,13 +327,16 @@ static void hcl_softmax_streamed(__global const void *in, __global void *out, ul
                                            ulong chunk, __local float *scratch) {                                      \
         (void)chunk;                                                                                                   \
         hcl_softmax_cached4(in, out, row_begin, cols, scratch, TYPE, HCL_SOFTMAX_CACHE_MAX / 4);                       \
-    }                                                                                                                  \
-    /* longer rows of whole vectors of 4: `parts` groups a row, each up to local size * HCL_SOFTMAX_CACHE_MAX columns */ \
-    __kernel void hcl_softmax_parts_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,      \
-                                        ulong parts, __global volatile uint *ws, __local float *scratch) {             \
-        hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, TYPE);                                         \
     }
 
 HCL_SOFTMAX_KERNELS(f32, HCL_CL_F32)
 HCL_SOFTMAX_KERNELS(f16, HCL_CL_F16)
 HCL_SOFTMAX_KERNELS(bf16, HCL_CL_BF16)
+
+/* Rows of whole vectors of 4 too long for one group, f32 only: `parts` groups a row, each up to local size * 4 *
+ * HCL_SOFTMAX_PARTS_V columns (H100, NVIDIA's OpenCL: 16-bit rows so ran at 0.46-0.50 of the copy rate, streamed at
+ * 0.55-0.58). */
+__kernel void hcl_softmax_parts_f32(__global const void *in, __global void *out, ulong row_begin, ulong cols,
+                                    ulong parts, __global volatile uint *ws, __local float *scratch) {
+    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_F32);
+}
