@@ -188,6 +188,23 @@ CONF_TEST(gemm, long_k) {
     run_gemm(&g4);
 }
 
+/* A short k (1 to 9: where a GPU writes C from a few values of A and B in registers), around 32-row and 256-column
+ * blocks, every transpose, padded, with alpha and beta; and with beta 0 over a C of NaN. */
+CONF_TEST(gemm, short_k) {
+    static const size_t ks[] = {1, 2, 3, 5, 8, 9};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        for (int t = 0; t < 4; t++) {
+            gcase g = {65,   257,      ks[i], (hcl_transpose)(t >> 1), (hcl_transpose)(t & 1), 3, 5, 7, 1.5f,
+                       0.5f, C_RANDOM, false};
+            run_gemm(&g);
+        }
+        gcase g = {33, 513, ks[i], HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, -0.75f, 0.0f, C_NAN, false};
+        run_gemm(&g);
+    }
+    gcase big = {1000, 1100, 1, HCL_NO_TRANS, HCL_TRANS, 0, 0, 4, 1.0f, 0.0f, C_NAN, false};
+    run_gemm(&big);
+}
+
 /* k = 0: C = beta * C; m = 0 or n = 0: nothing happens. */
 CONF_TEST(gemm, degenerate) {
     static const float betas[] = {0.0f, 1.0f, 0.5f, -3.0f};

@@ -41,6 +41,24 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
                 float v = alpha * (float)s;
                 c[r * ldc + j] = beta != 0.0f ? v + beta * c[r * ldc + j] : v;
             }
+    } else if (strcmp(name, "hcl_gemm_smallk_f32") == 0) {
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), lda = ARG(u64, 4), ldb = ARG(u64, 6), ldc = ARG(u64, 10);
+        const float *a = PTR(float, 3), *b = PTR(float, 5);
+        float alpha = ARG(float, 7), beta = ARG(float, 8), *c = PTR(float, 9);
+        unsigned ta = ARG(unsigned, 11), tb = ARG(unsigned, 12);
+        if (k > 8 || (u64)grid_x * block_x < n) { /* the kernel holds k <= 8 values of B; a thread per column */
+            fprintf(stderr, "test_builtin_hostgpu: %s with k %llu, %u blocks of %u for %llu columns\n", name, k, grid_x,
+                    block_x, n);
+            return 1;
+        }
+        for (u64 r = 0; r < m; r++)
+            for (u64 j = 0; j < n; j++) {
+                double s = 0;
+                for (u64 q = 0; q < k; q++)
+                    s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
+                float v = alpha * (float)s;
+                c[r * ldc + j] = beta != 0.0f ? v + beta * c[r * ldc + j] : v;
+            }
     } else if (strncmp(name, "hcl_gemm_splitk_f32_", 20) == 0) {
         /* every slice of k (the grid's z) into its m x n partial product, alpha 1, beta 0 */
         size_t len = strlen(name);

@@ -222,6 +222,22 @@ static void splitk(void) {
                          gemv[i].tb, kernel_name(&p.launch[0]), p.launch[0].grid.y, gemv[i].kernel);
         hcl_kplan_free(&p);
     }
+    /* a short k: the store-bound kernel, one launch, 32 rows x 256 columns a block; k of 9 on the tiled kernels */
+    static const struct {
+        int ta, tb;
+        size_t m, n, k;
+        const char *kernel;
+    } smallk[] = {{0, 0, 8191, 8191, 1, "hcl_gemm_smallk_f32"},
+                  {1, 1, 4093, 4099, 8, "hcl_gemm_smallk_f32"},
+                  {0, 0, 4093, 4099, 9, "hcl_gemm_f32_128_nn"}};
+    for (size_t i = 0; i < sizeof smallk / sizeof smallk[0]; i++) {
+        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, smallk[i].ta, smallk[i].tb, smallk[i].m, smallk[i].n,
+                  smallk[i].k, 0);
+        if (plan("sm_90 f32 short k", &h100, &g, 1, smallk[i].kernel, &p) && i < 2)
+            HCL_TS_CHECK(p.launch[0].grid.x * 256 >= g.n && p.launch[0].grid.y * 32 >= g.m, "%zux%zux%zu: grid %u x %u",
+                         smallk[i].m, smallk[i].n, smallk[i].k, p.launch[0].grid.x, p.launch[0].grid.y);
+        hcl_kplan_free(&p);
+    }
     /* the tensor-core types likewise, on the mma.sync kernels (128 x 128 tiles, two blocks per SM), summed in C's type;
      * TF32 too, without copies (mma.sync reads any layout) */
     static const struct {

@@ -110,6 +110,34 @@ static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
     return HCL_SUCCESS;
 }
 
+/* A short k (gemm.cu's hcl_gemm_smallk_f32, k <= 8): a block of 256 threads per 32 rows x 256 columns of C, which is
+ * all the kernel's traffic (the tiled kernels spent their time on tiles of A and B that are one column deep). */
+#define SMALLK_MAX 8
+#define SMALLK_ROWS 32
+static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+    if (g->k > SMALLK_MAX || hcl_ceil_div(g->m, SMALLK_ROWS) > hcl_known_or(dev->max_groups[1], 65535) ||
+        hcl_ceil_div(g->n, 256) > hcl_known_or(dev->max_groups[0], 65535))
+        return HCL_ERROR_UNSUPPORTED;
+    const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_smallk_f32");
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_ceil_div(g->n, 256), 256);
+    l->grid.y = (uint32_t)hcl_ceil_div(g->m, SMALLK_ROWS);
+    hcl_klaunch_u64(l, g->m);
+    hcl_klaunch_u64(l, g->n);
+    hcl_klaunch_u64(l, g->k);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_u64(l, g->lda);
+    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
+    hcl_klaunch_u64(l, g->ldb);
+    hcl_klaunch_f32(l, g->alpha);
+    hcl_klaunch_f32(l, g->beta);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, g->ldc);
+    hcl_klaunch_u32(l, g->trans_a == HCL_TRANS);
+    hcl_klaunch_u32(l, g->trans_b == HCL_TRANS);
+    return HCL_SUCCESS;
+}
+
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     char name[64];
@@ -134,6 +162,7 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32) return st;
     if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
         if ((st = plan_gemv(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
+        if ((st = plan_smallk(dev, g, out, l)) != HCL_ERROR_UNSUPPORTED) return st;
         /* gemm.cu's hcl_gemm_splitk_f32_*, 64 x 64 tiles, three blocks per SM */
         snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
         if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 64, 3)) != HCL_ERROR_UNSUPPORTED) return st;
