@@ -205,6 +205,22 @@ CONF_TEST(gemm, short_k) {
     run_gemm(&big);
 }
 
+/* A few columns of C (2 to 9) over a longer k (GPU tiles mostly padding, k in slices): rows around blocks of 32,
+ * k not a multiple of any slice, A and B plain and transposed, padded, alpha and beta. */
+CONF_TEST(gemm, few_columns) {
+    static const size_t ns[] = {2, 3, 7, 8, 9};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        gcase g1 = {1000, ns[i], 3001, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+        gcase g2 = {37, ns[i], 2500, HCL_NO_TRANS, HCL_TRANS, 3, 5, 2, -0.5f, 1.5f, C_RANDOM, false};
+        gcase g3 = {33, ns[i], 64, HCL_NO_TRANS, HCL_NO_TRANS, 1, 0, 0, 2.0f, 0.0f, C_NAN, false};
+        gcase g4 = {70, ns[i], 1500, HCL_TRANS, HCL_NO_TRANS, 0, 3, 0, 1.0f, -1.0f, C_RANDOM, false};
+        run_gemm(&g1);
+        run_gemm(&g2);
+        run_gemm(&g3);
+        run_gemm(&g4);
+    }
+}
+
 /* k = 0: C = beta * C; m = 0 or n = 0: nothing happens. */
 CONF_TEST(gemm, degenerate) {
     static const float betas[] = {0.0f, 1.0f, 0.5f, -3.0f};

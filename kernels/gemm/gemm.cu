@@ -302,14 +302,16 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
     if (o >= len) return;
     const unsigned long long q0 = (unsigned long long)blockIdx.y * kslice;
     const unsigned long long q1 = k - q0 < kslice ? k : q0 + kslice;
-    float s0 = 0.0f, s1 = 0.0f;
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
     unsigned long long q = q0;
-    for (; q + 1 < q1; q += 2) { /* two chains: twice the loads in flight */
+    for (; q + 3 < q1; q += 4) { /* four chains: four loads in flight */
         s0 = fmaf(X[o * xo + q * xq], v[q * vq], s0);
         s1 = fmaf(X[o * xo + (q + 1) * xq], v[(q + 1) * vq], s1);
+        s2 = fmaf(X[o * xo + (q + 2) * xq], v[(q + 2) * vq], s2);
+        s3 = fmaf(X[o * xo + (q + 3) * xq], v[(q + 3) * vq], s3);
     }
-    if (q < q1) s0 = fmaf(X[o * xo + q * xq], v[q * vq], s0);
-    P[(unsigned long long)blockIdx.y * len + o] = s0 + s1;
+    for (; q < q1; q++) s0 = fmaf(X[o * xo + q * xq], v[q * vq], s0);
+    P[(unsigned long long)blockIdx.y * len + o] = (s0 + s1) + (s2 + s3);
 }
 
 extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
