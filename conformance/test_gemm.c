@@ -186,6 +186,23 @@ CONF_TEST(gemm, long_k) {
     run_gemm(&g2);
     run_gemm(&g3);
     run_gemm(&g4);
+    /* a few nearly full 128 x 128 tiles of C over a long k (a GPU splits k on its large tiles), every transpose */
+    static const size_t big[][3] = {{120, 128, 4099}, {250, 250, 3001}, {256, 120, 2053}, {100, 250, 2048}};
+    for (int t = 0; t < 4; t++) {
+        gcase g = {big[t][0],
+                   big[t][1],
+                   big[t][2],
+                   (hcl_transpose)(t >> 1),
+                   (hcl_transpose)(t & 1),
+                   (size_t)t,
+                   3,
+                   1,
+                   t == 0 ? 1.0f : -0.75f,
+                   t == 0 ? 0.0f : 0.5f,
+                   t == 0 ? C_NAN : C_RANDOM,
+                   false};
+        run_gemm(&g);
+    }
 }
 
 /* A short k (1 to 9: where a GPU writes C from a few values of A and B in registers), around 32-row and 256-column

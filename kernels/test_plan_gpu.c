@@ -198,12 +198,21 @@ static void splitk(void) {
         const hcl_klaunch *l = &p.launch[0];
         uint64_t kslice = 0;
         memcpy(&kslice, l->args[3].value, sizeof kslice);
-        HCL_TS_CHECK(strcmp(kernel_name(l), "hcl_gemm_splitk_f32_nn") == 0 && l->grid.x == 2 && l->grid.y == 2 &&
-                         l->grid.z * kslice >= g.k && (l->grid.z - 1) * kslice < g.k && kslice % 16 == 0 &&
-                         l->grid.z * 4 >= 3 * 132 && p.scratch_bytes == (size_t)l->grid.z * 127 * 127 * 4,
+        /* one 128 x 128 tile, nearly full: that kernel, about two blocks per SM */
+        HCL_TS_CHECK(strcmp(kernel_name(l), "hcl_gemm_splitk_f32_128_nn") == 0 && l->grid.x == 1 && l->grid.y == 1 &&
+                         l->grid.z * kslice >= g.k && (l->grid.z - 1) * kslice < g.k && kslice % 64 == 0 &&
+                         l->grid.z * 4 >= 3 * 2 * 132 && p.scratch_bytes == (size_t)l->grid.z * 127 * 127 * 4,
                      "split-K: %s grid %u x %u x %u, slices of %" PRIu64 ", scratch %zu", kernel_name(l), l->grid.x,
                      l->grid.y, l->grid.z, kslice, p.scratch_bytes);
     }
+    hcl_kplan_free(&p);
+    /* 61 x 67: a 128 x 128 tile would be a quarter full; 64 x 64 tiles, three blocks per SM */
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 61, 67, 262139, 0);
+    if (plan("sm_90 f32 61x67x262139", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p))
+        HCL_TS_CHECK(strcmp(kernel_name(&p.launch[0]), "hcl_gemm_splitk_f32_nn") == 0 && p.launch[0].grid.x == 2 &&
+                         p.launch[0].grid.y == 1 && p.launch[0].grid.z * 2 * 4 >= 3 * 3 * 132,
+                     "61x67x262139: %s grid %u x %u x %u", kernel_name(&p.launch[0]), p.launch[0].grid.x,
+                     p.launch[0].grid.y, p.launch[0].grid.z);
     hcl_kplan_free(&p);
     /* one row or one column: matrix-vector products, a thread per output where the matrix runs along the outputs */
     static const struct {

@@ -245,26 +245,31 @@ HCL_GEMM_KERNELS(f16_f32, hcl_f16_t, float)
 HCL_GEMM_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
 HCL_GEMM_KERNELS(bf16_f32, hcl_bf16_t, float)
 
-/* Split-K for float32 (plan_gpu.c), when the 64 x 64 tiles of C are too few to fill the GPU and k is long: slice
- * blockIdx.z takes k in [z * kslice, min(k, (z + 1) * kslice)) (kslice a multiple of 64, so the slices' A and B stay
- * 16-byte aligned) and writes its partial product, alpha 1 and beta 0, to P + z * m * n (pitch n);
- * hcl_gemm_splitk_sum_f32 then adds the slices in order into C. */
-#define HCL_GEMM_SPLITK_KERNEL(NAME, TA, TB)                                                                           \
-    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_THREADS, 3)                                       \
+/* Split-K for float32 (plan_gpu.c), when the tiles of C are too few to fill the GPU and k is long: slice blockIdx.z
+ * takes k in [z * kslice, min(k, (z + 1) * kslice)) (kslice a multiple of 64, so the slices' A and B stay 16-byte
+ * aligned) and writes its partial product, alpha 1 and beta 0, to P + z * m * n (pitch n); hcl_gemm_splitk_sum_f32
+ * then adds the slices in order into C. Tiles of 64 x 64 (hcl_gemm_splitk_f32_<tt>) or 128 x 128
+ * (hcl_gemm_splitk_f32_128_<tt>), as the tiled kernels. */
+#define HCL_GEMM_SPLITK_KERNEL(NAME, BM, BN, BK, TM, TN, MINB, TA, TB)                                                 \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_THREADS, MINB)                                    \
         NAME(unsigned long long m, unsigned long long n, unsigned long long k, unsigned long long kslice,              \
              const float *A, unsigned long long lda, const float *B, unsigned long long ldb, float *P) {               \
         const long long k0 = (long long)blockIdx.z * (long long)kslice;                                                \
         const long long kk = (long long)k - k0 < (long long)kslice ? (long long)k - k0 : (long long)kslice;            \
         const float *a = TA ? A + k0 * (long long)lda : A + k0;                                                        \
         const float *b = TB ? B + k0 : B + k0 * (long long)ldb;                                                        \
-        hcl_gemm_impl<64, 64, 16, 4, 4, TA, TB, float, float>(                                                         \
+        hcl_gemm_impl<BM, BN, BK, TM, TN, TA, TB, float, float>(                                                       \
             (long long)m, (long long)n, kk, 1.0f, a, (long long)lda, b, (long long)ldb, 0.0f,                          \
             P + (long long)blockIdx.z * (long long)(m * n), (long long)n);                                             \
     }
-HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_nn, false, false)
-HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_nt, false, true)
-HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_tn, true, false)
-HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_tt, true, true)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_nn, 64, 64, 16, 4, 4, 3, false, false)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_nt, 64, 64, 16, 4, 4, 3, false, true)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_tn, 64, 64, 16, 4, 4, 3, true, false)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_tt, 64, 64, 16, 4, 4, 3, true, true)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_128_nn, 128, 128, 8, 8, 8, 2, false, false)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_128_nt, 128, 128, 8, 8, 8, 2, false, true)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_128_tn, 128, 128, 8, 8, 8, 2, true, false)
+HCL_GEMM_SPLITK_KERNEL(hcl_gemm_splitk_f32_128_tt, 128, 128, 8, 8, 8, 2, true, true)
 
 /* C = alpha * (sum over the slices of P, in slice order) + beta * C, C of type T (each element rounded once); beta
  * == 0 does not read C. */

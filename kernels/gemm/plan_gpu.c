@@ -163,7 +163,14 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
         if ((st = plan_gemv(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
         if ((st = plan_smallk(dev, g, out, l)) != HCL_ERROR_UNSUPPORTED) return st;
-        /* gemm.cu's hcl_gemm_splitk_f32_*, 64 x 64 tiles, three blocks per SM */
+        /* gemm.cu's hcl_gemm_splitk_f32_*: 128 x 128 tiles, two blocks per SM, where k is long and those tiles are
+         * at least 3/4 full (the 64 x 64 tiles' kernel ran at about 26 TFLOP/s on the H100, the 128 x 128 one's at 42);
+         * else 64 x 64 tiles, three blocks per SM */
+        const size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
+        if (g->k >= 2048 && 4 * g->m * g->n >= 3 * tiles128 * 128 * 128) {
+            snprintf(name, sizeof name, "hcl_gemm_splitk_f32_128_%s", hcl__gemm_trans_name(g));
+            if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 128, 2)) != HCL_ERROR_UNSUPPORTED) return st;
+        }
         snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
         if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 64, 3)) != HCL_ERROR_UNSUPPORTED) return st;
     }
