@@ -16,6 +16,24 @@ typedef unsigned long long u64;
 
 static float fold(int op, float a, float b) { return op == 0 ? a + b : op == 1 ? fmaxf(a, b) : fminf(a, b); }
 
+/* The sum over q in [q0, q1) of op(A)[r][q] * op(B)[q][j], in double. */
+static double product(const float *a, u64 lda, int ta, const float *b, u64 ldb, int tb, u64 r, u64 j, u64 q0, u64 q1) {
+    double s = 0;
+    for (u64 q = q0; q < q1; q++)
+        s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
+    return s;
+}
+
+/* C = alpha * op(A) op(B) + beta * C (C unread at beta 0), as the GPU kernels round it. */
+static void gemm_ref(u64 m, u64 n, u64 k, float alpha, const float *a, u64 lda, int ta, const float *b, u64 ldb, int tb,
+                     float beta, float *c, u64 ldc) {
+    for (u64 r = 0; r < m; r++)
+        for (u64 j = 0; j < n; j++) {
+            float v = alpha * (float)product(a, lda, ta, b, ldb, tb, r, j, 0, k);
+            c[r * ldc + j] = beta != 0.0f ? v + beta * c[r * ldc + j] : v;
+        }
+}
+
 int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, unsigned block_x, unsigned wave) {
     if (strcmp(name, "hcl_vecadd_f32") == 0) {
         const float *a = PTR(float, 0), *b = PTR(float, 1);
@@ -29,36 +47,17 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
     } else if (strncmp(name, "hcl_gemm_f32_", 13) == 0) {
         size_t len = strlen(name);
         int ta = name[len - 2] == 't', tb = name[len - 1] == 't';
-        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), lda = ARG(u64, 5), ldb = ARG(u64, 7), ldc = ARG(u64, 10);
-        float alpha = ARG(float, 3), beta = ARG(float, 8);
-        const float *a = PTR(float, 4), *b = PTR(float, 6);
-        float *c = PTR(float, 9);
-        for (u64 r = 0; r < m; r++)
-            for (u64 j = 0; j < n; j++) {
-                double s = 0;
-                for (u64 q = 0; q < k; q++)
-                    s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
-                float v = alpha * (float)s;
-                c[r * ldc + j] = beta != 0.0f ? v + beta * c[r * ldc + j] : v;
-            }
+        gemm_ref(ARG(u64, 0), ARG(u64, 1), ARG(u64, 2), ARG(float, 3), PTR(float, 4), ARG(u64, 5), ta, PTR(float, 6),
+                 ARG(u64, 7), tb, ARG(float, 8), PTR(float, 9), ARG(u64, 10));
     } else if (strcmp(name, "hcl_gemm_smallk_f32") == 0) {
-        u64 m = ARG(u64, 0), n = ARG(u64, 1), k = ARG(u64, 2), lda = ARG(u64, 4), ldb = ARG(u64, 6), ldc = ARG(u64, 10);
-        const float *a = PTR(float, 3), *b = PTR(float, 5);
-        float alpha = ARG(float, 7), beta = ARG(float, 8), *c = PTR(float, 9);
-        unsigned ta = ARG(unsigned, 11), tb = ARG(unsigned, 12);
+        u64 n = ARG(u64, 1), k = ARG(u64, 2);
         if (k > 8 || (u64)grid_x * block_x < n) { /* the kernel holds k <= 8 values of B; a thread per column */
             fprintf(stderr, "test_builtin_hostgpu: %s with k %llu, %u blocks of %u for %llu columns\n", name, k, grid_x,
                     block_x, n);
             return 1;
         }
-        for (u64 r = 0; r < m; r++)
-            for (u64 j = 0; j < n; j++) {
-                double s = 0;
-                for (u64 q = 0; q < k; q++)
-                    s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
-                float v = alpha * (float)s;
-                c[r * ldc + j] = beta != 0.0f ? v + beta * c[r * ldc + j] : v;
-            }
+        gemm_ref(ARG(u64, 0), n, k, ARG(float, 7), PTR(float, 3), ARG(u64, 4), (int)ARG(unsigned, 11), PTR(float, 5),
+                 ARG(u64, 6), (int)ARG(unsigned, 12), ARG(float, 8), PTR(float, 9), ARG(u64, 10));
     } else if (strncmp(name, "hcl_gemm_splitk_f32_", 20) == 0) {
         /* every slice of k (the grid's z) into its m x n partial product, alpha 1, beta 0 */
         size_t len = strlen(name);
@@ -72,12 +71,9 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
         }
         for (u64 z = 0; z * ks < k; z++)
             for (u64 r = 0; r < m; r++)
-                for (u64 j = 0; j < n; j++) {
-                    double s = 0;
-                    for (u64 q = z * ks; q < k && q < (z + 1) * ks; q++)
-                        s += (double)(ta ? a[q * lda + r] : a[r * lda + q]) * (tb ? b[j * ldb + q] : b[q * ldb + j]);
-                    p[z * m * n + r * n + j] = (float)s;
-                }
+                for (u64 j = 0; j < n; j++)
+                    p[z * m * n + r * n + j] =
+                        (float)product(a, lda, ta, b, ldb, tb, r, j, z * ks, k < (z + 1) * ks ? k : (z + 1) * ks);
     } else if (strncmp(name, "hcl_gemv_f32_", 13) == 0) {
         /* every slice of k (the grid's y) of every output into its partial sum */
         u64 len = ARG(u64, 0), k = ARG(u64, 1), ks = ARG(u64, 2), xo = ARG(u64, 4), xq = ARG(u64, 5), vq = ARG(u64, 7);

@@ -56,11 +56,11 @@ uint64_t hcl__host_now_ns(void);
 /* Round size up to a multiple of `align` (a power of two); 0 on overflow. */
 size_t hcl__host_round_up(size_t size, size_t align);
 
+/* event_query (ABI 2.3): always done (queue.c). */
+hcl_status hcl__host_event_query(void *event, int *out_done);
 /* A command's event: started before the command runs, when out_event is not NULL (else *cmd is NULL and
  * nothing is recorded). Returns HCL_ERROR_OUT_OF_MEMORY (message set) when the event cannot be allocated:
  * then the command must not run. */
-/* event_query (ABI 2.3): always done (queue.c). */
-hcl_status hcl__host_event_query(void *event, int *out_done);
 hcl_status hcl__host_event_begin(const char *what, void **out_event, hcl_host_event **cmd);
 /* Record the end of the command and hand the event out. */
 void hcl__host_event_end(hcl_host_event *cmd, void **out_event);

@@ -118,11 +118,21 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * that hold the row (at most the device's compute units, so that they run together). H100, 2^27 floats, 32768 to
  * 262144 columns: 0.88 to 0.82 of the copy rate, where the streamed kernel, reading each row twice, gave 0.64-0.66;
  * groups of 256, 512 or 1024 work-items measured the same. 16-bit rows ran slower so (0.46-0.50 against 0.54-0.58)
- * and stream. Other wide rows: the * streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel with one work-item per row over
- * the whole row (a CPU device runs a group on one core, looping over its work-items: wider groups only cost; on
- * PoCL 3.1 this was fastest). */
+ * and stream. Other wide rows: the streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel
+ * with one work-item per row over the whole row (a CPU device runs a group on one core, looping over its work-items:
+ * wider groups only cost; on PoCL 3.1 this was fastest). */
 #define CL_WS_ROWS_AT 256 /* bytes: the parts kernel's ticket, then its per-row words (softmax.cl) */
 #define CL_PARTS_COLS 32  /* columns a work-item of the parts kernel holds (HCL_SOFTMAX_PARTS_V vectors of 4) */
+
+/* The parts kernel's groups per row of `cols` columns, and its group size in *wg; 0 when the row needs more groups
+ * than the device runs at once (its compute units) or a launch may have. */
+static size_t cl_parts(const hcl_kdevice *dev, size_t cols, size_t *wg) {
+    const size_t max = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_parts_f32"));
+    const size_t np = hcl_ceil_div(cols, CL_PARTS_COLS * max);
+    if (np > dev->compute_units || np > hcl_known_or(dev->max_groups[0], UINT32_MAX)) return 0;
+    *wg = hcl_min_size((hcl_ceil_div(hcl_ceil_div(cols, np), CL_PARTS_COLS) + 31) / 32 * 32, max);
+    return np;
+}
 
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
     const char *base = "hcl_softmax";
@@ -130,8 +140,6 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
     if (!dev->is_cpu) {
         size_t max_cached = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached_f32"));
         size_t max64 = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached64_f32"));
-        size_t max_parts = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_parts_f32"));
-        size_t np = hcl_ceil_div(cols, CL_PARTS_COLS * max_parts);
         chunk = 1;
         if (cols <= 16 * max_cached) {
             base = "hcl_softmax_cached";
@@ -139,11 +147,8 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
         } else if (cols % 4 == 0 && cols <= 64 * max64) {
             base = "hcl_softmax_cached64";
             wg = hcl_min_size((hcl_ceil_div(cols, 64) + 31) / 32 * 32, max64);
-        } else if (type == HCL_DTYPE_F32 && cols % 4 == 0 && np <= dev->compute_units &&
-                   np <= hcl_known_or(dev->max_groups[0], UINT32_MAX)) {
+        } else if (type == HCL_DTYPE_F32 && cols % 4 == 0 && (parts = cl_parts(dev, cols, &wg)) != 0) {
             base = "hcl_softmax_parts";
-            parts = np;
-            wg = hcl_min_size((hcl_ceil_div(hcl_ceil_div(cols, np), CL_PARTS_COLS) + 31) / 32 * 32, max_parts);
         } else {
             wg = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_f32"));
         }

@@ -91,8 +91,8 @@ static void hcl_softmax_cached4(__global const void *in, __global void *out, ulo
  * Each group publishes its (max, sum) and arrives; the last to arrive has the row's max and sum and writes its part;
  * the others wait for the arrivals, read every part's (max, sum) and write theirs. Readers wait for each word they
  * read to be written (not 0), so no order between stores to different words is assumed. OpenCL does not promise
- * that two work-groups run at the same time, so the wait for the arrivals is bounded (HCL_SOFTMAX_SPIN polls): a group that waits
- * longer gives its part up. Every other group then writes its state; the last to arrive waits for them (they have
+ * that two work-groups run at the same time, so the wait for the arrivals is bounded (HCL_SOFTMAX_SPIN polls): a
+ * group that waits longer gives its part up. Every other group then writes its state; the last to arrive waits for them (they have
  * arrived, so they run), writes the parts given up from their inputs (not yet written by anyone, so in place stays
  * right) and clears the row's words. The plan keeps `parts` within the device's compute units, so on a GPU the wait
  * is the slowest part's load. A part of only -inf has max -inf and sum 0 and writes zeros, unless the whole row is
