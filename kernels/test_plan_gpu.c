@@ -1,7 +1,7 @@
 /* kernels-plan-gpu: the GPU family's gemm plans for the matrix-unit devices, and its softmax plans by row length,
  * checked without a GPU. A plan is plain C
- * (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, the TF32 transposed
- * copies in the scratch), on an sm_80 part (mma.sync) and on AMD GPUs (gfx90a, gfx940: MFMA; gfx908: MFMA for f16;
+ * (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, TF32's swapped
+ * operands and transposed copy), on an sm_80 part (mma.sync) and on AMD GPUs (gfx90a, gfx940: MFMA; gfx908: MFMA for f16;
  * gfx1030: the SIMT kernels) can be read here: kernel names, launch counts, grids, shared memory, scratch offsets and
  * every tensor map's dimensions, pitch and box. What the kernels compute is the conformance suite's business on the
  * GPU; this test pins the plan that feeds them, in CI.
@@ -129,7 +129,8 @@ static void hopper_16bit(void) {
 
 static void hopper_tf32(void) {
     const hcl_kdevice h100 = gpu(90);
-    const size_t m = 300, n = 500, k = 77, kp = 80, a_bytes = (m * kp * 4 + 255) / 256 * 256;
+    /* lda, ldb = m, n or k + 3: 304, 500, 80, every row a 16-byte multiple */
+    const size_t m = 301, n = 497, k = 77, kp = 80;
     hcl_kplan p;
     /* nt: both operands K-major, no copy */
     hcl_kgemm g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 1, m, n, k, 3);
@@ -139,33 +140,44 @@ static void hopper_tf32(void) {
         check_map("sm_90 TF32 nt", &p.launch[0], 5, HCL_KSLOT_B, 0, HCL_DTYPE_F32, n, k, 80 * 4, 32, 256);
     }
     hcl_kplan_free(&p);
-    /* nn: B (k x n) copied transposed into the scratch first, rows of k padded to 4 floats */
+    /* tt: A (k x m, M-major) in boxes of 32 x 32 floats (the kernel takes it to registers), B K-major */
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 1, m, n, k, 3);
+    if (plan("sm_90 TF32 tt", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_tt", &p)) {
+        HCL_TS_CHECK(p.scratch_bytes == 0, "sm_90 TF32 tt: scratch %zu", p.scratch_bytes);
+        check_map("sm_90 TF32 tt", &p.launch[0], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, k, m, 304 * 4, 32, 32);
+        check_map("sm_90 TF32 tt", &p.launch[0], 5, HCL_KSLOT_B, 0, HCL_DTYPE_F32, n, k, 80 * 4, 32, 256);
+    }
+    hcl_kplan_free(&p);
+    /* nn: the "nn" kernel on swapped operands, C^T = B^T A^T: m' = n, n' = m, A' = B (k x n, N-major), B' = A */
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, m, n, k, 3);
-    if (plan("sm_90 TF32 nn", &h100, &g, 2, "hcl_gemm_wg_tf32_f32_nt", &p)) {
+    if (plan("sm_90 TF32 nn", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_nn", &p)) {
+        const hcl_klaunch *l = &p.launch[0];
+        uint64_t m2 = 0, n2 = 0;
+        memcpy(&m2, l->args[0].value, sizeof m2);
+        memcpy(&n2, l->args[1].value, sizeof n2);
+        HCL_TS_CHECK(m2 == n && n2 == m && p.scratch_bytes == 0 && l->grid.x == 4 * 2,
+                     "sm_90 TF32 nn: m' %llu n' %llu, scratch %zu, grid %u (expected %zu, %zu, 0, 8)",
+                     (unsigned long long)m2, (unsigned long long)n2, p.scratch_bytes, l->grid.x, n, m);
+        check_map("sm_90 TF32 nn", l, 4, HCL_KSLOT_B, 0, HCL_DTYPE_F32, k, n, 500 * 4, 32, 32);
+        check_map("sm_90 TF32 nn", l, 5, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 256);
+    }
+    hcl_kplan_free(&p);
+    /* tn: B (k x n) copied transposed into the scratch first (rows of k padded to 4 floats), then the "tt" kernel */
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, m, n, k, 3);
+    if (plan("sm_90 TF32 tn", &h100, &g, 2, "hcl_gemm_wg_tf32_f32_tt", &p)) {
         const hcl_klaunch *t = &p.launch[0];
         HCL_TS_CHECK(strcmp(kernel_name(t), "hcl_transpose_f32") == 0 && t->grid.x == (n + 31) / 32 &&
                          t->grid.y == (k + 31) / 32 && t->block.x == 32 && t->block.y == 8,
-                     "sm_90 TF32 nn: first launch %s grid %u x %u block %u x %u", kernel_name(t), t->grid.x, t->grid.y,
+                     "sm_90 TF32 tn: first launch %s grid %u x %u block %u x %u", kernel_name(t), t->grid.x, t->grid.y,
                      t->block.x, t->block.y);
         HCL_TS_CHECK(t->args[2].kind == HCL_KPARG_MEM && t->args[2].slot == HCL_KSLOT_B &&
                          t->args[4].kind == HCL_KPARG_MEM && t->args[4].slot == HCL_KSLOT_SCRATCH &&
                          t->args[4].offset == 0,
-                     "sm_90 TF32 nn: the copy is not B -> scratch + 0");
-        HCL_TS_CHECK(p.scratch_bytes == n * kp * 4, "sm_90 TF32 nn: scratch %zu, expected %zu", p.scratch_bytes,
+                     "sm_90 TF32 tn: the copy is not B -> scratch + 0");
+        HCL_TS_CHECK(p.scratch_bytes == n * kp * 4, "sm_90 TF32 tn: scratch %zu, expected %zu", p.scratch_bytes,
                      n * kp * 4);
-        check_map("sm_90 TF32 nn", &p.launch[1], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 128);
-        check_map("sm_90 TF32 nn", &p.launch[1], 5, HCL_KSLOT_SCRATCH, 0, HCL_DTYPE_F32, n, k, kp * 4, 32, 256);
-    }
-    hcl_kplan_free(&p);
-    /* tn: A (k x m) and B (k x n) both copied: A at 0, B after it (256-byte aligned) */
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, m, n, k, 3);
-    if (plan("sm_90 TF32 tn", &h100, &g, 3, "hcl_gemm_wg_tf32_f32_nt", &p)) {
-        HCL_TS_CHECK(p.launch[0].args[2].slot == HCL_KSLOT_A && p.launch[0].args[4].offset == 0 &&
-                         p.launch[1].args[2].slot == HCL_KSLOT_B && p.launch[1].args[4].offset == a_bytes,
-                     "sm_90 TF32 tn: copies are not A -> scratch + 0, B -> scratch + %zu", a_bytes);
-        HCL_TS_CHECK(p.scratch_bytes == a_bytes + n * kp * 4, "sm_90 TF32 tn: scratch %zu", p.scratch_bytes);
-        check_map("sm_90 TF32 tn", &p.launch[2], 4, HCL_KSLOT_SCRATCH, 0, HCL_DTYPE_F32, m, k, kp * 4, 32, 128);
-        check_map("sm_90 TF32 tn", &p.launch[2], 5, HCL_KSLOT_SCRATCH, a_bytes, HCL_DTYPE_F32, n, k, kp * 4, 32, 256);
+        check_map("sm_90 TF32 tn", &p.launch[1], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, k, m, 304 * 4, 32, 32);
+        check_map("sm_90 TF32 tn", &p.launch[1], 5, HCL_KSLOT_SCRATCH, 0, HCL_DTYPE_F32, n, k, kp * 4, 32, 256);
     }
     hcl_kplan_free(&p);
 }

@@ -13,10 +13,12 @@
  *
  * Shared layout: the TMA writes with the 128-byte swizzle, rows of 128 bytes. A K-contiguous operand (A not
  * transposed, B transposed) is one box of K x rows (K-major for wgmma: a step of one wgmma in K is 32 bytes along
- * the row, 8-row groups 1024 bytes apart); an M- or N-contiguous one (16-bit only) is boxes of 64 x 64 (M/N-major,
- * "transposed" for wgmma: 64-element atoms 8 KiB apart, 8 K-rows 1024 bytes apart, a step of 16 in K is 2048 bytes).
- * TF32 has only the K-major form, so its one kernel is "nt" and the plan transposes an operand that is not.
- * TF32 reads float32 from shared memory: the tensor cores drop the low 13 bits of each factor (no rounding).
+ * the row, 8-row groups 1024 bytes apart); an M- or N-contiguous one is boxes of (a row's 128 bytes) x (the stage's
+ * K): 64 x 64 16-bit elements (M/N-major, "transposed" for wgmma: 64-element atoms 8 KiB apart, 8 K-rows 1024 bytes
+ * apart, a step of 16 in K is 2048 bytes), or 32 x 32 floats. wgmma reads TF32 operands from shared memory only
+ * K-major: an M-major A (TF32 "tt") goes to it from registers, each consumer thread loading its fragments from the
+ * boxes (hcl_wg_frag); TF32 "nn" is "tt" on swapped operands (C^T = B^T A^T, C stored transposed). The tensor cores
+ * drop the low 13 bits of each TF32 factor (no rounding).
  *
  * The tensor maps (plan_tc.c) give the TMA the matrix bounds: what lies outside reads as zeros, so any m, n, k >= 1
  * works; the plan takes these kernels only when the rows the TMA reads are 16-byte multiples (ld a multiple of 8
@@ -118,6 +120,48 @@ template <> struct hcl_wg_op<float> {
     }
 };
 
+/* d += A (64 x 8, in registers: fa, hcl_wg_frag) * B (8 x 256 at db, K-major), TF32 */
+__device__ __forceinline__ void hcl_wg_mma_rs_tf32(float *d, const float *fa, unsigned long long db) {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+                 "{%128, %129, %130, %131}, %132, 1, 1, 1;"
+                 : HCL_WG_D32(0), HCL_WG_D32(32), HCL_WG_D32(64), HCL_WG_D32(96)
+                 : "r"(__float_as_uint(fa[0])), "r"(__float_as_uint(fa[1])), "r"(__float_as_uint(fa[2])),
+                   "r"(__float_as_uint(fa[3])), "l"(db));
+}
+
+/* The compiler must keep a fragment that an issued wgmma may still read. */
+__device__ __forceinline__ void hcl_wg_fence_frag(float *fa) {
+#pragma unroll
+    for (int i = 0; i < 16; i++) asm volatile("" : "+f"(fa[i])::"memory");
+}
+
+/* The A fragments of one stage for a TF32 wgmma with A in registers, from an M-major tile in shared memory (boxes of
+ * 32 rows x 32 k, 4 KiB each, as the TMA writes them with the 128-byte swizzle: element (r, k) of a box at byte
+ * k * 128 + ((r / 4) ^ (k % 8)) * 16 + (r % 4) * 4). fa[4q + i] is fragment element a_i of the stage's K step q (8
+ * wide): a0 (row g, k t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4), g = lane / 4 and t = lane % 4, rows 16 w
+ * apart for warp w of the warpgroup; `a` is the warpgroup's first box (its 64 rows are two boxes). */
+__device__ __forceinline__ void hcl_wg_frag(float *fa, unsigned a, int w, int lane) {
+    const unsigned g = lane / 4, t = lane % 4, box = a + (w / 2) * 4096, r4 = (w % 2) * 4 + g / 4;
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const unsigned k = q * 8 + t + 4 * (i / 2), r = r4 + 2 * (i % 2);
+            asm volatile("ld.shared.f32 %0, [%1];"
+                         : "=f"(fa[4 * q + i])
+                         : "r"(box + k * 128 + ((r ^ (k % 8)) << 4) + (g % 4) * 4)
+                         : "memory");
+        }
+}
+
 /* Tile `tile` of C (row-major order would be tm * tiles_n + tn): groups of HCL_WG_GROUP_M tile rows, visited column
  * by column, so the blocks at work at one time share rows of A and columns of B in L2. */
 __device__ __forceinline__ void hcl_wg_tile(unsigned tile, unsigned tiles_m, unsigned tiles_n, int *m0, int *n0) {
@@ -127,12 +171,16 @@ __device__ __forceinline__ void hcl_wg_tile(unsigned tile, unsigned tiles_m, uns
     *n0 = (int)(in_group / rows * HCL_WG_BN);
 }
 
-template <bool TA, bool TB, typename TAB, typename TC>
+/* RA (TF32, TA): A is M-major in shared memory and goes to wgmma from registers (hcl_wg_frag), since TF32 takes only
+ * K-major operands from shared memory. CT: C is stored transposed, D(i, j) at C[j * ldc + i] (the plan swapped the
+ * operands: C^T = B^T A^T). */
+template <bool TA, bool TB, typename TAB, typename TC, bool RA = false, bool CT = false>
 __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long long n, unsigned long long k,
                                             float alpha, const hcl_tmap *ta, const hcl_tmap *tb, float beta, TC *C,
                                             unsigned long long ldc) {
     typedef hcl_elem<TC> EC;
-    enum { BK = HCL_WG_ROW / sizeof(TAB), A_BYTES = HCL_WG_BM * HCL_WG_ROW, BOX_BYTES = HCL_WG_BOX * HCL_WG_ROW };
+    /* an M- or N-major operand moves in boxes of (a row's 128 bytes) x BK: 64 x 64 16-bit elements, 32 x 32 floats */
+    enum { BK = HCL_WG_ROW / sizeof(TAB), A_BYTES = HCL_WG_BM * HCL_WG_ROW, BOX_BYTES = BK * HCL_WG_ROW };
     extern __shared__ unsigned char hcl_wg_dyn[];
     __shared__ __align__(8) unsigned long long bars[2 * HCL_WG_STAGES]; /* full[s], then empty[s] */
     const unsigned base = (hcl_wg_smem(hcl_wg_dyn) + 1023u) & ~1023u;
@@ -170,13 +218,11 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                 if (!TA)
                     hcl_wg_tma(a, ta, kk, m0, bar);
                 else
-                    for (int j = 0; j < HCL_WG_BM / HCL_WG_BOX; j++)
-                        hcl_wg_tma(a + j * BOX_BYTES, ta, m0 + j * HCL_WG_BOX, kk, bar);
+                    for (int j = 0; j < HCL_WG_BM / BK; j++) hcl_wg_tma(a + j * BOX_BYTES, ta, m0 + j * BK, kk, bar);
                 if (TB)
                     hcl_wg_tma(b, tb, kk, n0, bar);
                 else
-                    for (int j = 0; j < HCL_WG_BN / HCL_WG_BOX; j++)
-                        hcl_wg_tma(b + j * BOX_BYTES, tb, n0 + j * HCL_WG_BOX, kk, bar);
+                    for (int j = 0; j < HCL_WG_BN / BK; j++) hcl_wg_tma(b + j * BOX_BYTES, tb, n0 + j * BK, kk, bar);
             }
         }
         return;
@@ -193,25 +239,41 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
         float d[128];
 #pragma unroll
         for (int i = 0; i < 128; i++) d[i] = 0.0f;
-        for (int s = 0; s < steps; s++, it++) {
-            const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES + c * (HCL_WG_BM / 2) * 128,
-                           b = base + st * HCL_WG_STAGE_BYTES + A_BYTES;
-            hcl_wg_bar_wait(full + 8 * st, (it / HCL_WG_STAGES) & 1u);
-            hcl_wg_fence_acc(d);
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        /* RA: the A fragments of two steps (registers a wgmma in flight reads), so steps go in pairs, u the step's
+         * fragment buffer */
+        float fa[2][16];
+        for (int s0 = 0; s0 < steps; s0 += 2) {
 #pragma unroll
-            for (int q = 0; q < 4; q++) { /* K 16 (8 for TF32): 32 bytes of each row */
-                const unsigned long long da =
-                    TA ? hcl_wg_desc(a + q * 2048, BOX_BYTES, 1024) : hcl_wg_desc(a + q * 32, 16, 1024);
-                const unsigned long long db =
-                    TB ? hcl_wg_desc(b + q * 32, 16, 1024) : hcl_wg_desc(b + q * 2048, BOX_BYTES, 1024);
-                hcl_wg_op<TAB>::template mma<TA ? 1 : 0, TB ? 0 : 1>(d, da, db);
-            }
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-            hcl_wg_fence_acc(d);
-            if (s > 0) { /* the previous step's group has finished reading its stage */
-                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-                hcl_wg_bar_arrive(empty + 8 * ((it - 1) % HCL_WG_STAGES));
+            for (int u = 0; u < 2; u++) {
+                const int s = s0 + u;
+                if (s >= steps) break;
+                const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES + c * (HCL_WG_BM / 2) * 128,
+                               b = base + st * HCL_WG_STAGE_BYTES + A_BYTES;
+                hcl_wg_bar_wait(full + 8 * st, (it / HCL_WG_STAGES) & 1u);
+                if (RA) hcl_wg_frag(fa[u], a, w, lane);
+                hcl_wg_fence_acc(d);
+                asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+                for (int q = 0; q < 4; q++) { /* K 16 (8 for TF32): 32 bytes of each row */
+                    const unsigned long long db =
+                        TB ? hcl_wg_desc(b + q * 32, 16, 1024) : hcl_wg_desc(b + q * 2048, BOX_BYTES, 1024);
+                    if (RA) {
+                        hcl_wg_mma_rs_tf32(d, &fa[u][4 * q], db);
+                    } else {
+                        const unsigned long long da =
+                            TA ? hcl_wg_desc(a + q * 2048, BOX_BYTES, 1024) : hcl_wg_desc(a + q * 32, 16, 1024);
+                        hcl_wg_op<TAB>::template mma<TA ? 1 : 0, TB ? 0 : 1>(d, da, db);
+                    }
+                }
+                asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                hcl_wg_fence_acc(d);
+                if (RA) hcl_wg_fence_frag(fa[u]);
+                if (s > 0) { /* the previous step's group has finished reading its stage (and its fragments) */
+                    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+                    if (RA) hcl_wg_fence_frag(fa[u ^ 1]);
+                    hcl_wg_bar_arrive(empty + 8 * ((it - 1) % HCL_WG_STAGES));
+                }
+                it++;
             }
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -219,8 +281,24 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
         hcl_wg_bar_arrive(empty + 8 * ((it - 1) % HCL_WG_STAGES)); /* the tile's last stage */
 
         /* d[4i + 2h + q] is (row w * 16 + lane / 4 + 8h, column 8i + 2 (lane % 4) + q) of the warpgroup's 64 x 256 */
+        if (CT) { /* C^T: element (r, col) at C[col * ldc + r]; a warp's stores are 32-byte runs of 8 rows r */
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
+            for (int h = 0; h < 2; h++) {
+                const unsigned long long r = (unsigned long long)m0 + c * 64 + w * 16 + lane / 4 + 8 * h;
+                if (r >= m) continue;
+#pragma unroll
+                for (int i = 0; i < 32; i++)
+#pragma unroll
+                    for (int q = 0; q < 2; q++) {
+                        const unsigned long long col = (unsigned long long)n0 + 8 * i + 2 * (lane % 4) + q,
+                                                 at = col * ldc + r;
+                        const float v = alpha * d[4 * i + 2 * h + q];
+                        if (col < n) EC::st(C, at, beta != 0.0f ? fmaf(beta, EC::ld(C, at), v) : v);
+                    }
+            }
+        }
+#pragma unroll
+        for (int h = 0; !CT && h < 2; h++) {
             const unsigned long long r = (unsigned long long)m0 + c * 64 + w * 16 + lane / 4 + 8 * h;
             if (r >= m) continue;
 #pragma unroll
@@ -272,5 +350,21 @@ HCL_WG_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
 HCL_WG_KERNELS(f16_f32, hcl_f16_t, float)
 HCL_WG_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
 HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
-/* TF32: both operands K-major, so only "nt"; the plan transposes the others first (hcl_transpose_f32, gemm.cu) */
+/* TF32 (wgmma reads only K-major TF32 operands from shared memory): "nt" as the 16-bit kernels; "tt" with A, M-major,
+ * going to wgmma from registers; "nn" the same on swapped operands, C^T = B^T A^T: the plan passes n, m, B and A, and
+ * the kernel stores C transposed. "tn" is "tt" after the plan copies B transposed (hcl_transpose_f32, gemm.cu). */
+#ifdef HCL_WG_ENABLED
+#define HCL_WG_BODY_RS(CT) hcl_wg_gemm<true, true, float, float, true, CT>(m, n, k, alpha, &A, &B, beta, C, ldc);
+#else
+#define HCL_WG_BODY_RS(CT) HCL_WG_BODY(true, true, float, float)
+#endif
+#define HCL_WG_KERNEL_RS(NAME, CT)                                                                                     \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
+        NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
+             const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, float *C,             \
+             unsigned long long ldc) {                                                                                 \
+        HCL_WG_BODY_RS(CT)                                                                                             \
+    }
 HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_nt, false, true, float, float)
+HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_tt, false)
+HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_nn, true)

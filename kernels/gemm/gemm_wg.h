@@ -8,7 +8,6 @@
 #define HCL_WG_BN 256
 #define HCL_WG_ROW                                                                                                     \
     128 /* K per stage, in bytes of each row: one row of the 128-byte swizzle, 64 16-bit elements or 32 floats */
-#define HCL_WG_BOX 64 /* the box of an M- or N-contiguous (16-bit) operand: 64 x 64 elements (8 KiB) */
 #define HCL_WG_STAGES 4
 #define HCL_WG_STAGE_BYTES ((HCL_WG_BM + HCL_WG_BN) * HCL_WG_ROW)
 /* dynamic shared memory of a block: the stages, plus slack to align them to 1024 bytes (the swizzle's period) */

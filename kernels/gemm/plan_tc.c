@@ -1,8 +1,8 @@
 /* The gemm plan's matrix-unit part, NVIDIA tensor cores:
  *  - sm_90 (Hopper) when the rows the TMA reads are 16-byte multiples: the wgmma kernels of kernels/gemm/gemm_wg.cu,
  *    persistent 384-thread blocks, one per SM, over the 128 x 256 tiles of C, operands described by tensor maps;
- *    TF32 takes K-major operands only, so A transposed and B not transposed are first copied transposed into the
- *    scratch (hcl_transpose_f32);
+ *    wgmma reads TF32 operands from shared memory only K-major, so an M-major A goes to it from registers, "nn" runs
+ *    on swapped operands (C^T = B^T A^T) and "tn" first copies B transposed into the scratch (hcl_transpose_f32);
  *  - sm_80 and later otherwise: the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread block per 128 x 128
  *    tile; the grid strides over tiles when it is capped;
  *  - before both, when the 128 x 128 tiles are fewer than the SMs (a quarter of them where the Hopper kernels fit) and
@@ -24,20 +24,27 @@ static hcl_driver_tensor_map tensor_map(hcl_dtype type, size_t rows, size_t cols
     return t;
 }
 
-/* TF32 on Hopper: whether A, B is first copied K-major into the scratch (A transposed, B not transposed). */
-static int copies_a(const hcl_kgemm *g) { return g->compute == HCL_COMPUTE_TF32 && g->trans_a == HCL_TRANS; }
-static int copies_b(const hcl_kgemm *g) { return g->compute == HCL_COMPUTE_TF32 && g->trans_b == HCL_NO_TRANS; }
+/* TF32 on Hopper: "tn" (A transposed, B not) first copies B K-major into the scratch and runs the "tt" kernel; "nn"
+ * runs its kernel on swapped operands (C^T = B^T A^T: m and n, A and B trade places and C is stored transposed). */
+static int copies_b(const hcl_kgemm *g) {
+    return g->compute == HCL_COMPUTE_TF32 && g->trans_a == HCL_TRANS && g->trans_b == HCL_NO_TRANS;
+}
+static int swaps(const hcl_kgemm *g) {
+    return g->compute == HCL_COMPUTE_TF32 && g->trans_a == HCL_NO_TRANS && g->trans_b == HCL_NO_TRANS;
+}
 
-/* Whether the Hopper kernels take the call: sm_90; the rows the TMA reads 16-byte multiples (an operand the TF32
- * plan transposes first is read from its copy); coordinates that fit in int; the grid and shared memory fit. */
+/* Whether the Hopper kernels take the call: sm_90; the rows the TMA reads 16-byte multiples (B's copy, when there is
+ * one, is read instead of B); coordinates that fit in int; the grid and shared memory fit. */
 static int wg_fits(const hcl_kdevice *dev, const hcl_kgemm *g) {
-    const size_t v = 16 / esize(g->ab_type), tiles = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN);
-    const int a_copied = copies_a(g), b_copied = copies_b(g);
-    return dev->arch_level == 90 && (a_copied || g->lda % v == 0) && (b_copied || g->ldb % v == 0) &&
-           g->m <= INT32_MAX && g->n <= INT32_MAX && g->k <= INT32_MAX &&
-           tiles <= hcl_known_or(dev->max_groups[0], INT32_MAX) && dev->local_mem >= HCL_WG_SMEM_BYTES + 1024 &&
-           /* a copy's grid has a row of blocks per 32 of k */
-           (!(a_copied || b_copied) || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535));
+    const size_t v = 16 / esize(g->ab_type), tiles = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN),
+                 tiles_swapped = hcl_ceil_div(g->n, HCL_WG_BM) * hcl_ceil_div(g->m, HCL_WG_BN);
+    const int b_copied = copies_b(g);
+    return dev->arch_level == 90 && g->lda % v == 0 && (b_copied || g->ldb % v == 0) && g->m <= INT32_MAX &&
+           g->n <= INT32_MAX && g->k <= INT32_MAX &&
+           (swaps(g) ? tiles_swapped : tiles) <= hcl_known_or(dev->max_groups[0], INT32_MAX) &&
+           dev->local_mem >= HCL_WG_SMEM_BYTES + 1024 &&
+           /* the copy's grid has a row of blocks per 32 of k */
+           (!b_copied || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535));
 }
 
 /* Launch `l`: hcl_transpose_f32 of the matrix in `slot` (rows x cols, pitch ld) into the scratch at `offset` (cols x
@@ -55,47 +62,48 @@ static void plan_transpose(hcl_klaunch *l, int kernel, hcl_kslot slot, size_t ro
     hcl_klaunch_u64(l, ld_out);
 }
 
-/* The Hopper plan: the kernel, and for TF32 first a K-major copy of each operand that is not K-major (A transposed,
- * B not transposed) in the scratch, its rows padded to 16 bytes. */
+/* The Hopper plan: the kernel on the call's operands (on B's K-major copy for TF32 "tn", with A and B swapped for TF32
+ * "nn"). An operand's tensor map copies one box of (a row's 128 bytes) x (its tile's rows) when it is K-contiguous,
+ * boxes of (a row's 128 bytes) x (one stage's K) when it is M- or N-contiguous. */
 static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
-    const int tf32 = g->compute == HCL_COMPUTE_TF32;
-    const int a_copied = copies_a(g), b_copied = copies_b(g);
-    const size_t kp = (g->k + 3) / 4 * 4, a_bytes = (g->m * kp * 4 + 255) / 256 * 256;
+    const int tf32 = g->compute == HCL_COMPUTE_TF32, b_copied = copies_b(g), swapped = swaps(g);
+    const size_t kp = (g->k + 3) / 4 * 4;
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_wg_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
-             hcl_kdtype_name(g->c_type), tf32 ? "nt" : hcl__gemm_trans_name(g));
+             hcl_kdtype_name(g->c_type), b_copied ? "tt" : hcl__gemm_trans_name(g));
     /* the kernels first: a failure leaves the plan as it was (the caller's single launch) */
     const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
-    const int transpose = a_copied || b_copied ? hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_transpose_f32") : 0;
+    const int transpose = b_copied ? hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_transpose_f32") : 0;
     if (kernel < 0 || transpose < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_kplan_free(out);
-    hcl_status st = hcl_kplan_init(out, 1 + (size_t)a_copied + (size_t)b_copied);
+    hcl_status st = hcl_kplan_init(out, 1 + (size_t)b_copied);
     if (st != HCL_SUCCESS) return st;
     hcl_klaunch *l = out->launch;
-    if (a_copied) plan_transpose(l++, transpose, HCL_KSLOT_A, g->k, g->m, g->lda, 0, kp);
-    if (b_copied) plan_transpose(l++, transpose, HCL_KSLOT_B, g->k, g->n, g->ldb, a_copied ? a_bytes : 0, kp);
-    out->scratch_bytes = (a_copied ? a_bytes : 0) + (b_copied ? g->n * kp * 4 : 0);
+    if (b_copied) plan_transpose(l++, transpose, HCL_KSLOT_B, g->k, g->n, g->ldb, 0, kp);
+    out->scratch_bytes = b_copied ? g->n * kp * 4 : 0;
+    /* the kernel's operands: A' (m' x k), B' (k x n'), C' = C (C^T when swapped) */
+    const size_t m = swapped ? g->n : g->m, n = swapped ? g->m : g->n;
     /* persistent blocks, one per SM (the shared memory allows no more), each taking tiles until none is left */
-    const size_t tiles = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN);
+    const size_t tiles = hcl_ceil_div(m, HCL_WG_BM) * hcl_ceil_div(n, HCL_WG_BN);
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(tiles, hcl_known_or(dev->compute_units, tiles)),
                    HCL_WG_THREADS);
     l->shared_bytes = HCL_WG_SMEM_BYTES;
-    /* A is m x k (k x m transposed), B is k x n (n x k transposed); a K-contiguous operand moves in one box of
-     * (a row's 128 bytes) x (its tile's rows), an M- or N-contiguous one in boxes of 64 x 64 */
     const hcl_dtype t = g->ab_type;
     const uint32_t bk = (uint32_t)(HCL_WG_ROW / esize(t));
-    const hcl_driver_tensor_map a = a_copied                  ? tensor_map(t, g->m, g->k, kp, bk, HCL_WG_BM)
-                                    : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, HCL_WG_BOX, bk)
+    /* A is m x k (k x m transposed), B is k x n (n x k transposed) */
+    const hcl_driver_tensor_map a = swapped                   ? tensor_map(t, g->k, g->n, g->ldb, bk, bk)
+                                    : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, bk, bk)
                                                               : tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BM);
-    const hcl_driver_tensor_map b = b_copied                  ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
+    const hcl_driver_tensor_map b = swapped                   ? tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BN)
+                                    : b_copied                ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
                                     : g->trans_b == HCL_TRANS ? tensor_map(t, g->n, g->k, g->ldb, bk, HCL_WG_BN)
-                                                              : tensor_map(t, g->k, g->n, g->ldb, HCL_WG_BOX, bk);
-    hcl_klaunch_u64(l, g->m);
-    hcl_klaunch_u64(l, g->n);
+                                                              : tensor_map(t, g->k, g->n, g->ldb, bk, bk);
+    hcl_klaunch_u64(l, m);
+    hcl_klaunch_u64(l, n);
     hcl_klaunch_u64(l, g->k);
     hcl_klaunch_f32(l, g->alpha);
-    hcl_klaunch_tensor_map(l, a_copied ? HCL_KSLOT_SCRATCH : HCL_KSLOT_A, 0, &a);
-    hcl_klaunch_tensor_map(l, b_copied ? HCL_KSLOT_SCRATCH : HCL_KSLOT_B, b_copied && a_copied ? a_bytes : 0, &b);
+    hcl_klaunch_tensor_map(l, swapped ? HCL_KSLOT_B : HCL_KSLOT_A, 0, &a);
+    hcl_klaunch_tensor_map(l, b_copied ? HCL_KSLOT_SCRATCH : swapped ? HCL_KSLOT_A : HCL_KSLOT_B, 0, &b);
     hcl_klaunch_f32(l, g->beta);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u64(l, g->ldc);
