@@ -298,6 +298,13 @@ static void splitk(void) {
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     plan("sm_90 f32 4096^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
     hcl_kplan_free(&p);
+    /* 128 x 128 tiles from one per SM (2048^3: 256 tiles on 132 SMs), 64 x 64 below (1024^3: 64) */
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 2048, 2048, 2048, 0);
+    plan("sm_90 f32 2048^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
+    hcl_kplan_free(&p);
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
+    plan("sm_90 f32 1024^3", &h100, &g, 1, "hcl_gemm_f32_64_nn", &p);
+    hcl_kplan_free(&p);
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 127, 127, 600, 0); /* k too short to split */
     plan("sm_90 f32 127x127x600", &h100, &g, 1, "hcl_gemm_f32_64_nn", &p);
     hcl_kplan_free(&p);

@@ -174,9 +174,10 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
         if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 64, 3)) != HCL_ERROR_UNSUPPORTED) return st;
     }
-    /* 128 x 128 tiles when there are at least two per SM, else 64 x 64 (more blocks for small problems) */
+    /* 128 x 128 tiles when there is at least one per SM, else 64 x 64 (more blocks for small problems). H100, 2048^3
+     * (256 tiles of 128 x 128 on 132 SMs): 0.64 of cuBLAS on 64 x 64 tiles, see docs/architecture.md on 128 x 128 */
     size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
-    int big = tiles128 >= 2 * (size_t)(dev->compute_units ? dev->compute_units : 1);
+    int big = tiles128 >= (size_t)(dev->compute_units ? dev->compute_units : 1);
     size_t tile = big ? 128 : 64;
     /* hcl_gemm_<f32 | ab_c>_<tile>_<trans> (gemm.cu) */
     if (g->ab_type == HCL_DTYPE_F32)
