@@ -126,6 +126,24 @@ CONF_TEST(gemm, large) {
     run_gemm(&g5);
 }
 
+/* Enough tiles for a GPU's largest float32 tiles (256 x 128 on an H100's 132 SMs): m, n, k off every tile and step
+ * boundary, each transpose, padded, alpha and beta; and a problem of whole tiles, where the kernel skips its bounds
+ * checks. */
+CONF_TEST(gemm, big_tiles) {
+    enum { M = 2307, N = 1283, K = 41 };
+    for (int t = 0; t < 4; t++) {
+        const int ta = t & 1, tb = t >> 1;
+        /* rows padded to a multiple of 4 floats (16 bytes: the kernels' vector loads), C's not */
+        const size_t pad_a = (4 - (ta ? M : K) % 4) % 4, pad_b = (4 - (tb ? K : N) % 4) % 4;
+        gcase g = {M, N, K, (hcl_transpose)ta, (hcl_transpose)tb, pad_a, pad_b, 3, 0.75f, -0.5f, C_RANDOM, false};
+        run_gemm(&g);
+    }
+    gcase odd = {M, N, K, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false}; /* lda 41: no vectors */
+    run_gemm(&odd);
+    gcase whole = {2560, 1280, 64, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+    run_gemm(&whole);
+}
+
 /* All four transpose combinations, minimal and padded leading dimensions. */
 CONF_TEST(gemm, transposes) {
     static const size_t s[][3] = {{1, 1, 1}, {7, 11, 13}, {33, 17, 65}, {64, 65, 63}, {16, 16, 16}, {129, 31, 257}};

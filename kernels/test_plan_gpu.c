@@ -250,7 +250,7 @@ static void splitk(void) {
         const char *kernel;
     } smallk[] = {{0, 0, 8191, 8191, 1, "hcl_gemm_smallk_f32"},
                   {1, 1, 4093, 4099, 8, "hcl_gemm_smallk_f32"},
-                  {0, 0, 4093, 4099, 9, "hcl_gemm_f32_128_nn"}};
+                  {0, 0, 4093, 4099, 9, "hcl_gemm_f32_256_nn"}};
     for (size_t i = 0; i < sizeof smallk / sizeof smallk[0]; i++) {
         g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, smallk[i].ta, smallk[i].tb, smallk[i].m, smallk[i].n,
                   smallk[i].k, 0);
@@ -295,12 +295,18 @@ static void splitk(void) {
     g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 127, 127, 65536, 0);
     plan("sm_90 f16 127x127x65536", &h100, &g, 2, "hcl_gemm_splitk_sum_f16", &p);
     hcl_kplan_free(&p);
+    /* 256 x 128 tiles where they give at least 3/4 of the SMs a block (4096^3: 512; 2048^3: 128 on 132 SMs), 128 x 128
+     * from one per SM (1536^3: 72 and 144), 64 x 64 below (1024^3: 64 tiles of 128 x 128) */
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
-    plan("sm_90 f32 4096^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
+    if (plan("sm_90 f32 4096^3", &h100, &g, 1, "hcl_gemm_f32_256_nn", &p))
+        HCL_TS_CHECK(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 16, "sm_90 f32 4096^3: grid %u x %u",
+                     p.launch[0].grid.x, p.launch[0].grid.y);
     hcl_kplan_free(&p);
-    /* 128 x 128 tiles from one per SM (2048^3: 256 tiles on 132 SMs), 64 x 64 below (1024^3: 64) */
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 2048, 2048, 2048, 0);
-    plan("sm_90 f32 2048^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 2048, 2048, 2048, 0);
+    plan("sm_90 f32 2048^3", &h100, &g, 1, "hcl_gemm_f32_256_tt", &p);
+    hcl_kplan_free(&p);
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 1536, 1536, 1536, 0);
+    plan("sm_90 f32 1536^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
     hcl_kplan_free(&p);
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
     plan("sm_90 f32 1024^3", &h100, &g, 1, "hcl_gemm_f32_64_nn", &p);

@@ -12,47 +12,227 @@
  * columns apart so that its shared-memory reads are float4 and conflict-free. Shared tiles are stored k-major
  * (As[k][m], Bs[k][n]); global loads are float4 along whichever dimension is contiguous in memory when the
  * leading dimension and the base allow it, scalar and zero-padded at the edges, so any m, n, k work.
- *   128 x 128 x 8, 8 x 8 per thread: large problems.   64 x 64 x 16, 4 x 4 per thread: small ones.
- * The grid is 2-D (x over column tiles, y over row tiles) and strides over tiles, so any size fits.
+ *   256 x 128 x 8, 16 x 8 per thread (float32 only): large problems.   128 x 128 x 8, 8 x 8 per thread: middle ones.
+ *   64 x 64 x 16, 4 x 4 per thread: small ones.
+ * A thread fetches BM * BK / 1024 float4s of A's tile and BN * BK / 1024 of B's per step; a tile wholly inside the
+ * matrices (float4-aligned, k a multiple of BK) skips the bounds checks. The grid is 2-D (x over column tiles, y over
+ * row tiles) and strides over tiles, so any size fits; a grid of exactly one block per tile takes the tiles in groups
+ * of HCL_GEMM_GROUP_M tile rows (L2 reuse).
  * Also the HIP kernel (gemm.hip): nothing here depends on the warp width (the layout is per thread of a 256-thread
  * block). Includes only hcl_gpu_compat.h, so NVRTC and hiprtc can build it alone. */
 
 #include "hcl_gpu_types.h"
 
 #define HCL_GEMM_THREADS 256
+#define HCL_GEMM_GROUP_M 8 /* tile rows per group in a block's visiting order */
+
+/* The shared tiles of hcl_gemm_impl: k-major, padded (PAD keeps the transposing stores conflict-free and float4 reads
+ * aligned), two buffers */
+template <int BM, int BN, int BK> struct hcl_gemm_smem {
+    enum { PAD = 4 };
+    __align__(16) float As[2][BK][BM + PAD];
+    __align__(16) float Bs[2][BK][BN + PAD];
+};
+
+/* One BM x BN tile of C at (row0, col0): the whole k loop and the epilogue. UNCHECKED: the tile lies wholly inside A
+ * and B, k is a multiple of BK and every row is float4-aligned (a_vec, b_vec), so the loads skip the bounds checks;
+ * it is a template parameter so that each kind of tile is compiled on its own (neither pays for the other's registers
+ * or branches). */
+template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB, bool UNCHECKED, typename TAB, typename TC>
+__device__ __forceinline__ void hcl_gemm_tile(hcl_gemm_smem<BM, BN, BK> &sm, long long row0, long long col0,
+                                              long long m, long long n, long long k, float alpha,
+                                              const TAB *__restrict__ A, long long lda, const TAB *__restrict__ B,
+                                              long long ldb, float beta, TC *__restrict__ C, long long ldc, bool a_vec,
+                                              bool b_vec, bool c_vec) {
+    typedef hcl_elem<TAB> EA;
+    typedef hcl_elem<TC> EC;
+    /* LA, LB float4s of A's and B's tile per thread and K step */
+    constexpr int LA = BM * BK / (4 * HCL_GEMM_THREADS), LB = BN * BK / (4 * HCL_GEMM_THREADS);
+    constexpr int GM = TM / 4;   /* row pieces per thread */
+    constexpr int GN = TN / 4;   /* column pieces per thread */
+    constexpr int SM_ = BM / GM; /* rows between a thread's pieces (64) */
+    constexpr int SN_ = BN / GN; /* columns between a thread's pieces (64) */
+    const int t = threadIdx.x;
+    const int tx = t % (BN / TN);
+    const int ty = t / (BN / TN);
+    const long long steps = (k + BK - 1) / BK;
+
+    /* Where the thread's float4 number l of each tile comes from (element coordinates inside the tile), for the l-th
+     * run of HCL_GEMM_THREADS float4s. A: non-transposed rows of k (contiguous in k); transposed rows of m
+     * (contiguous in m). B: non-transposed rows of n (contiguous in n); transposed rows of k (contiguous in k). */
+    auto a_r = [&](int l) {
+        const int e = t + l * HCL_GEMM_THREADS;
+        return TA ? (e % (BM / 4)) * 4 : e / (BK / 4);
+    };
+    auto a_k = [&](int l) {
+        const int e = t + l * HCL_GEMM_THREADS;
+        return TA ? e / (BM / 4) : (e % (BK / 4)) * 4;
+    };
+    auto b_c = [&](int l) {
+        const int e = t + l * HCL_GEMM_THREADS;
+        return TB ? e / (BK / 4) : (e % (BN / 4)) * 4;
+    };
+    auto b_k = [&](int l) {
+        const int e = t + l * HCL_GEMM_THREADS;
+        return TB ? (e % (BK / 4)) * 4 : e / (BN / 4);
+    };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
+
+    float ra[LA][4], rb[LB][4];
+    /* Fetch the float4s of A and B for the k-step starting at k0 into ra / rb (zeros outside the matrices). */
+    auto fetch = [&](long long k0) {
+#pragma unroll
+        for (int l = 0; l < LA; l++) {
+            const long long r = row0 + a_r(l), kk = k0 + a_k(l);
+            const TAB *p = TA ? A + kk * lda + r : A + r * lda + kk;
+            /* in bounds along the contiguous dimension and across it */
+            if (UNCHECKED || (a_vec && (TA ? kk < k && r + 3 < m : r < m && kk + 3 < k))) {
+                const float4 v = *(const float4 *)(const void *)p;
+                ra[l][0] = v.x, ra[l][1] = v.y, ra[l][2] = v.z, ra[l][3] = v.w;
+            } else {
+#pragma unroll
+                for (int q = 0; q < 4; q++)
+                    ra[l][q] = (TA ? kk < k && r + q < m : r < m && kk + q < k) ? EA::ld(p, q) : 0.0f;
+            }
+        }
+#pragma unroll
+        for (int l = 0; l < LB; l++) {
+            const long long c = col0 + b_c(l), kk = k0 + b_k(l);
+            const TAB *p = TB ? B + c * ldb + kk : B + kk * ldb + c;
+            if (UNCHECKED || (b_vec && (TB ? c < n && kk + 3 < k : kk < k && c + 3 < n))) {
+                const float4 v = *(const float4 *)(const void *)p;
+                rb[l][0] = v.x, rb[l][1] = v.y, rb[l][2] = v.z, rb[l][3] = v.w;
+            } else {
+#pragma unroll
+                for (int q = 0; q < 4; q++)
+                    rb[l][q] = (TB ? c < n && kk + q < k : kk < k && c + q < n) ? EA::ld(p, q) : 0.0f;
+            }
+        }
+    };
+    /* Store ra / rb into shared buffer `buf`, k-major. */
+    auto stash = [&](int buf) {
+#pragma unroll
+        for (int l = 0; l < LA; l++) {
+            if (!TA) {
+#pragma unroll
+                for (int q = 0; q < 4; q++) sm.As[buf][a_k(l) + q][a_r(l)] = ra[l][q];
+            } else {
+                *(float4 *)&sm.As[buf][a_k(l)][a_r(l)] = make_float4(ra[l][0], ra[l][1], ra[l][2], ra[l][3]);
+            }
+        }
+#pragma unroll
+        for (int l = 0; l < LB; l++) {
+            if (!TB) {
+                *(float4 *)&sm.Bs[buf][b_k(l)][b_c(l)] = make_float4(rb[l][0], rb[l][1], rb[l][2], rb[l][3]);
+            } else {
+#pragma unroll
+                for (int q = 0; q < 4; q++) sm.Bs[buf][b_k(l) + q][b_c(l)] = rb[l][q];
+            }
+        }
+    };
+
+    if (steps > 0) {
+        fetch(0);
+        stash(0);
+    }
+    __syncthreads();
+    for (long long s = 0; s < steps; s++) {
+        const int cur = (int)(s & 1);
+        if (s + 1 < steps) fetch((s + 1) * BK);
+#pragma unroll
+        for (int kk = 0; kk < BK; kk++) {
+            float a[TM], b[TN];
+#pragma unroll
+            for (int g = 0; g < GM; g++) {
+                const float4 v = *(const float4 *)&sm.As[cur][kk][g * SM_ + ty * 4];
+                a[g * 4 + 0] = v.x;
+                a[g * 4 + 1] = v.y;
+                a[g * 4 + 2] = v.z;
+                a[g * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int g = 0; g < GN; g++) {
+                const float4 v = *(const float4 *)&sm.Bs[cur][kk][g * SN_ + tx * 4];
+                b[g * 4 + 0] = v.x;
+                b[g * 4 + 1] = v.y;
+                b[g * 4 + 2] = v.z;
+                b[g * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        if (s + 1 < steps) stash(cur ^ 1);
+        __syncthreads();
+    }
+
+    /* Epilogue: C = alpha * acc + beta * C, C untouched by reads when beta == 0. */
+#pragma unroll
+    for (int gi = 0; gi < GM; gi++) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const long long r = row0 + gi * SM_ + ty * 4 + i;
+            if (r >= m) continue;
+#pragma unroll
+            for (int gj = 0; gj < GN; gj++) {
+                const long long c = col0 + gj * SN_ + tx * 4;
+                TC *p = C + r * ldc + c;
+                const float *v = &acc[gi * 4 + i][gj * 4];
+                if (c_vec && c + 3 < n) {
+                    float4 o = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+                    if (beta != 0.0f) {
+                        const float4 old = *(const float4 *)(const void *)p;
+                        o.x = fmaf(beta, old.x, o.x);
+                        o.y = fmaf(beta, old.y, o.y);
+                        o.z = fmaf(beta, old.z, o.z);
+                        o.w = fmaf(beta, old.w, o.w);
+                    }
+                    *(float4 *)(void *)p = o;
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; q++) {
+                        if (c + q < n)
+                            EC::st(p, q, beta != 0.0f ? fmaf(beta, EC::ld(p, q), alpha * v[q]) : alpha * v[q]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* hcl_gemm_tile as a call of its own, for kernels that hold both kinds of tile: inlined side by side, the two k loops
+ * share one register allocation and schedule (H100, 4096^3 on 256 x 128 tiles: 34 TFLOP/s inlined, 47 alone) */
+template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB, bool UNCHECKED, typename TAB, typename TC>
+__device__ __noinline__ void hcl_gemm_tile_call(hcl_gemm_smem<BM, BN, BK> &sm, long long row0, long long col0,
+                                                long long m, long long n, long long k, float alpha,
+                                                const TAB *__restrict__ A, long long lda, const TAB *__restrict__ B,
+                                                long long ldb, float beta, TC *__restrict__ C, long long ldc,
+                                                bool a_vec, bool b_vec, bool c_vec) {
+    hcl_gemm_tile<BM, BN, BK, TM, TN, TA, TB, UNCHECKED, TAB, TC>(sm, row0, col0, m, n, k, alpha, A, lda, B, ldb, beta,
+                                                                  C, ldc, a_vec, b_vec, c_vec);
+}
 
 template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB, typename TAB, typename TC>
 __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long long k, float alpha,
                                               const TAB *__restrict__ A, long long lda, const TAB *__restrict__ B,
                                               long long ldb, float beta, TC *__restrict__ C, long long ldc) {
-    typedef hcl_elem<TAB> EA;
-    typedef hcl_elem<TC> EC;
     /* float4 global loads and stores for float matrices; 16-bit ones go element by element */
     constexpr bool AB_F32 = sizeof(TAB) == sizeof(float), C_F32 = sizeof(TC) == sizeof(float);
     /* thread layout checks, at compile time */
     static_assert((BM / TM) * (BN / TN) == HCL_GEMM_THREADS, "one thread per TM x TN block");
-    static_assert(BM * BK == 4 * HCL_GEMM_THREADS && BN * BK == 4 * HCL_GEMM_THREADS, "one float4 per thread");
+    static_assert(BM * BK % (4 * HCL_GEMM_THREADS) == 0 && BN * BK % (4 * HCL_GEMM_THREADS) == 0,
+                  "whole float4s per thread");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "4 x 4 pieces");
-    constexpr int GM = TM / 4;   /* row pieces per thread */
-    constexpr int GN = TN / 4;   /* column pieces per thread */
-    constexpr int SM_ = BM / GM; /* rows between a thread's pieces (64) */
-    constexpr int SN_ = BN / GN; /* columns between a thread's pieces (64) */
-    constexpr int PAD = 4;       /* keeps the transposing stores conflict-free and float4 reads aligned */
+    /* only the largest tile has the registers for a second, unchecked copy of the k loop: the others would spill */
+    constexpr bool FAST = AB_F32 && BM * BN >= 256 * 128;
 
-    __shared__ __align__(16) float As[2][BK][BM + PAD];
-    __shared__ __align__(16) float Bs[2][BK][BN + PAD];
-
-    const int t = threadIdx.x;
-    const int tx = t % (BN / TN);
-    const int ty = t / (BN / TN);
-
-    /* Where this thread's float4 of each tile comes from (element coordinates inside the tile). */
-    /* A: non-transposed rows of k (contiguous in k); transposed rows of m (contiguous in m). */
-    const int a_r = TA ? (t % (BM / 4)) * 4 : t / (BK / 4); /* m offset in the tile */
-    const int a_k = TA ? t / (BM / 4) : (t % (BK / 4)) * 4; /* k offset in the tile */
-    /* B: non-transposed rows of n (contiguous in n); transposed rows of k (contiguous in k). */
-    const int b_c = TB ? t / (BK / 4) : (t % (BN / 4)) * 4; /* n offset in the tile */
-    const int b_k = TB ? (t % (BK / 4)) * 4 : t / (BN / 4); /* k offset in the tile */
+    __shared__ hcl_gemm_smem<BM, BN, BK> sm;
 
     const bool a_vec = AB_F32 && (lda % 4 == 0) && hcl_aligned16(A);
     const bool b_vec = AB_F32 && (ldb % 4 == 0) && hcl_aligned16(B);
@@ -60,160 +240,30 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
 
     const long long tiles_m = (m + BM - 1) / BM;
     const long long tiles_n = (n + BN - 1) / BN;
-    const long long steps = (k + BK - 1) / BK;
 
-    for (long long tm = blockIdx.y; tm < tiles_m; tm += gridDim.y) {
-        for (long long tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
-            const long long row0 = tm * BM;
-            const long long col0 = tn * BN;
-            float acc[TM][TN];
-#pragma unroll
-            for (int i = 0; i < TM; i++)
-#pragma unroll
-                for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
-
-            float ra[4], rb[4];
-            /* Fetch the float4 of A and B for the k-step starting at k0 into ra / rb (zero outside). */
-            auto fetch = [&](long long k0) {
-                if (!TA) {
-                    const long long r = row0 + a_r, kk = k0 + a_k;
-                    const TAB *p = A + r * lda + kk;
-                    if (r < m && a_vec && kk + 3 < k) {
-                        const float4 v = *(const float4 *)(const void *)p;
-                        ra[0] = v.x;
-                        ra[1] = v.y;
-                        ra[2] = v.z;
-                        ra[3] = v.w;
-                    } else {
-#pragma unroll
-                        for (int q = 0; q < 4; q++) ra[q] = (r < m && kk + q < k) ? EA::ld(p, q) : 0.0f;
-                    }
-                } else {
-                    const long long r = row0 + a_r, kk = k0 + a_k;
-                    const TAB *p = A + kk * lda + r;
-                    if (kk < k && a_vec && r + 3 < m) {
-                        const float4 v = *(const float4 *)(const void *)p;
-                        ra[0] = v.x;
-                        ra[1] = v.y;
-                        ra[2] = v.z;
-                        ra[3] = v.w;
-                    } else {
-#pragma unroll
-                        for (int q = 0; q < 4; q++) ra[q] = (kk < k && r + q < m) ? EA::ld(p, q) : 0.0f;
-                    }
-                }
-                if (!TB) {
-                    const long long c = col0 + b_c, kk = k0 + b_k;
-                    const TAB *p = B + kk * ldb + c;
-                    if (kk < k && b_vec && c + 3 < n) {
-                        const float4 v = *(const float4 *)(const void *)p;
-                        rb[0] = v.x;
-                        rb[1] = v.y;
-                        rb[2] = v.z;
-                        rb[3] = v.w;
-                    } else {
-#pragma unroll
-                        for (int q = 0; q < 4; q++) rb[q] = (kk < k && c + q < n) ? EA::ld(p, q) : 0.0f;
-                    }
-                } else {
-                    const long long c = col0 + b_c, kk = k0 + b_k;
-                    const TAB *p = B + c * ldb + kk;
-                    if (c < n && b_vec && kk + 3 < k) {
-                        const float4 v = *(const float4 *)(const void *)p;
-                        rb[0] = v.x;
-                        rb[1] = v.y;
-                        rb[2] = v.z;
-                        rb[3] = v.w;
-                    } else {
-#pragma unroll
-                        for (int q = 0; q < 4; q++) rb[q] = (c < n && kk + q < k) ? EA::ld(p, q) : 0.0f;
-                    }
-                }
-            };
-            /* Store ra / rb into shared buffer `buf`, k-major. */
-            auto stash = [&](int buf) {
-                if (!TA) {
-#pragma unroll
-                    for (int q = 0; q < 4; q++) As[buf][a_k + q][a_r] = ra[q];
-                } else {
-                    *(float4 *)&As[buf][a_k][a_r] = make_float4(ra[0], ra[1], ra[2], ra[3]);
-                }
-                if (!TB) {
-                    *(float4 *)&Bs[buf][b_k][b_c] = make_float4(rb[0], rb[1], rb[2], rb[3]);
-                } else {
-#pragma unroll
-                    for (int q = 0; q < 4; q++) Bs[buf][b_k + q][b_c] = rb[q];
-                }
-            };
-
-            if (steps > 0) {
-                fetch(0);
-                stash(0);
+    /* a grid of one block per tile visits them in groups of HCL_GEMM_GROUP_M tile rows, column by column, so that
+     * the blocks at work at one time share rows of A and columns of B in L2 */
+    const bool grouped = gridDim.x == tiles_n && gridDim.y == tiles_m;
+    for (long long tm0 = blockIdx.y; tm0 < tiles_m; tm0 += gridDim.y) {
+        for (long long tn0 = blockIdx.x; tn0 < tiles_n; tn0 += gridDim.x) {
+            long long tm = tm0, tn = tn0;
+            if (grouped) {
+                const long long lin = tm0 * tiles_n + tn0, per = HCL_GEMM_GROUP_M * tiles_n,
+                                first = lin / per * HCL_GEMM_GROUP_M,
+                                rows = tiles_m - first < HCL_GEMM_GROUP_M ? tiles_m - first : HCL_GEMM_GROUP_M;
+                tm = first + lin % per % rows;
+                tn = lin % per / rows;
             }
-            __syncthreads();
-            for (long long s = 0; s < steps; s++) {
-                const int cur = (int)(s & 1);
-                if (s + 1 < steps) fetch((s + 1) * BK);
-#pragma unroll
-                for (int kk = 0; kk < BK; kk++) {
-                    float a[TM], b[TN];
-#pragma unroll
-                    for (int g = 0; g < GM; g++) {
-                        const float4 v = *(const float4 *)&As[cur][kk][g * SM_ + ty * 4];
-                        a[g * 4 + 0] = v.x;
-                        a[g * 4 + 1] = v.y;
-                        a[g * 4 + 2] = v.z;
-                        a[g * 4 + 3] = v.w;
-                    }
-#pragma unroll
-                    for (int g = 0; g < GN; g++) {
-                        const float4 v = *(const float4 *)&Bs[cur][kk][g * SN_ + tx * 4];
-                        b[g * 4 + 0] = v.x;
-                        b[g * 4 + 1] = v.y;
-                        b[g * 4 + 2] = v.z;
-                        b[g * 4 + 3] = v.w;
-                    }
-#pragma unroll
-                    for (int i = 0; i < TM; i++)
-#pragma unroll
-                        for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-                }
-                if (s + 1 < steps) stash(cur ^ 1);
-                __syncthreads();
-            }
-
-            /* Epilogue: C = alpha * acc + beta * C, C untouched by reads when beta == 0. */
-#pragma unroll
-            for (int gi = 0; gi < GM; gi++) {
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const long long r = row0 + gi * SM_ + ty * 4 + i;
-                    if (r >= m) continue;
-#pragma unroll
-                    for (int gj = 0; gj < GN; gj++) {
-                        const long long c = col0 + gj * SN_ + tx * 4;
-                        TC *p = C + r * ldc + c;
-                        const float *v = &acc[gi * 4 + i][gj * 4];
-                        if (c_vec && c + 3 < n) {
-                            float4 o = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
-                            if (beta != 0.0f) {
-                                const float4 old = *(const float4 *)(const void *)p;
-                                o.x = fmaf(beta, old.x, o.x);
-                                o.y = fmaf(beta, old.y, o.y);
-                                o.z = fmaf(beta, old.z, o.z);
-                                o.w = fmaf(beta, old.w, o.w);
-                            }
-                            *(float4 *)(void *)p = o;
-                        } else {
-#pragma unroll
-                            for (int q = 0; q < 4; q++) {
-                                if (c + q < n)
-                                    EC::st(p, q, beta != 0.0f ? fmaf(beta, EC::ld(p, q), alpha * v[q]) : alpha * v[q]);
-                            }
-                        }
-                    }
-                }
-            }
+            const long long row0 = tm * BM, col0 = tn * BN;
+            if (!FAST)
+                hcl_gemm_tile<BM, BN, BK, TM, TN, TA, TB, false, TAB, TC>(sm, row0, col0, m, n, k, alpha, A, lda, B,
+                                                                          ldb, beta, C, ldc, a_vec, b_vec, c_vec);
+            else if (a_vec && b_vec && row0 + BM <= m && col0 + BN <= n && k % BK == 0)
+                hcl_gemm_tile_call<BM, BN, BK, TM, TN, TA, TB, FAST, TAB, TC>(sm, row0, col0, m, n, k, alpha, A, lda, B,
+                                                                              ldb, beta, C, ldc, a_vec, b_vec, c_vec);
+            else
+                hcl_gemm_tile_call<BM, BN, BK, TM, TN, TA, TB, false, TAB, TC>(
+                    sm, row0, col0, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, a_vec, b_vec, c_vec);
         }
     }
 }
@@ -240,6 +290,11 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
     HCL_GEMM_KERNEL(hcl_gemm_##TYPES##_64_tt, 64, 64, 16, 4, 4, true, true, 3, TAB, TC)
 
 HCL_GEMM_KERNELS(f32, float, float)
+/* float32 on large problems: 256 x 128 tiles, 16 x 8 per thread, one block per SM (about 230 registers a thread) */
+HCL_GEMM_KERNEL(hcl_gemm_f32_256_nn, 256, 128, 8, 16, 8, false, false, 1, float, float)
+HCL_GEMM_KERNEL(hcl_gemm_f32_256_nt, 256, 128, 8, 16, 8, false, true, 1, float, float)
+HCL_GEMM_KERNEL(hcl_gemm_f32_256_tn, 256, 128, 8, 16, 8, true, false, 1, float, float)
+HCL_GEMM_KERNEL(hcl_gemm_f32_256_tt, 256, 128, 8, 16, 8, true, true, 1, float, float)
 HCL_GEMM_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
 HCL_GEMM_KERNELS(f16_f32, hcl_f16_t, float)
 HCL_GEMM_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)

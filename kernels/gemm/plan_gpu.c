@@ -138,7 +138,7 @@ static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     return HCL_SUCCESS;
 }
 
-/* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
+/* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 256 x 128, 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     char name[64];
     int kernel;
@@ -174,22 +174,25 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
         if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 64, 3)) != HCL_ERROR_UNSUPPORTED) return st;
     }
-    /* 128 x 128 tiles when there is at least one per SM, else 64 x 64 (more blocks for small problems). H100, 2048^3
-     * (256 tiles of 128 x 128 on 132 SMs): 0.64 of cuBLAS on 64 x 64 tiles, see docs/architecture.md on 128 x 128 */
-    size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
-    int big = tiles128 >= (size_t)(dev->compute_units ? dev->compute_units : 1);
-    size_t tile = big ? 128 : 64;
-    /* hcl_gemm_<f32 | ab_c>_<tile>_<trans> (gemm.cu) */
+    /* The largest tiles that keep the SMs busy (H100 SGEMM, HCL/cuBLAS, see docs/architecture.md): 256 x 128 (float32
+     * only, one block per SM) when they give at least 3/4 of the SMs a block; 128 x 128 (two per SM) when they give
+     * every SM one (2048^3 on 64 x 64 tiles: 0.64); else 64 x 64, more blocks for small problems. */
+    const size_t sms = dev->compute_units ? dev->compute_units : 1;
+    const size_t tiles256 = hcl_ceil_div(g->m, 256) * hcl_ceil_div(g->n, 128);
+    const size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
+    const size_t tile_m = g->ab_type == HCL_DTYPE_F32 && 4 * tiles256 >= 3 * sms ? 256 : tiles128 >= sms ? 128 : 64;
+    const size_t tile_n = tile_m == 256 ? 128 : tile_m;
+    /* hcl_gemm_<f32 | ab_c>_<tile rows>_<trans> (gemm.cu) */
     if (g->ab_type == HCL_DTYPE_F32)
-        snprintf(name, sizeof name, "hcl_gemm_f32_%zu_%s", tile, hcl__gemm_trans_name(g));
+        snprintf(name, sizeof name, "hcl_gemm_f32_%zu_%s", tile_m, hcl__gemm_trans_name(g));
     else
         snprintf(name, sizeof name, "hcl_gemm_%s_%s_%zu_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
-                 tile, hcl__gemm_trans_name(g));
+                 tile_m, hcl__gemm_trans_name(g));
     kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
-                   hcl_min_size(hcl_ceil_div(g->n, tile), hcl_known_or(dev->max_groups[0], 65535)), 256);
-    l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, tile), hcl_known_or(dev->max_groups[1], 65535));
+                   hcl_min_size(hcl_ceil_div(g->n, tile_n), hcl_known_or(dev->max_groups[0], 65535)), 256);
+    l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, tile_m), hcl_known_or(dev->max_groups[1], 65535));
     hcl__gemm_args(l, g, g->k, g->alpha);
     return HCL_SUCCESS;
 }
