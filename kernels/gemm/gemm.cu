@@ -207,9 +207,16 @@ __device__ __forceinline__ void hcl_gemm_tile(hcl_gemm_smem<BM, BN, BK> &sm, lon
 }
 
 /* hcl_gemm_tile as a call of its own, for kernels that hold both kinds of tile: inlined side by side, the two k loops
- * share one register allocation and schedule (H100, 4096^3 on 256 x 128 tiles: 34 TFLOP/s inlined, 47 alone) */
+ * share one register allocation and schedule (H100, 4096^3 on 256 x 128 tiles: 34 TFLOP/s inlined, 47 alone). Inlined
+ * on AMD, whose compiler gives a called function that reaches shared memory every kernel's shared variables (the four
+ * 256 x 128 kernels' tiles, 98 KiB, over the 64 KiB limit). */
+#ifdef HCL_GPU_HIP_KERNEL
+#define HCL_GEMM_TILE_CALL __forceinline__
+#else
+#define HCL_GEMM_TILE_CALL __noinline__
+#endif
 template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB, bool UNCHECKED, typename TAB, typename TC>
-__device__ __noinline__ void hcl_gemm_tile_call(hcl_gemm_smem<BM, BN, BK> &sm, long long row0, long long col0,
+__device__ HCL_GEMM_TILE_CALL void hcl_gemm_tile_call(hcl_gemm_smem<BM, BN, BK> &sm, long long row0, long long col0,
                                                 long long m, long long n, long long k, float alpha,
                                                 const TAB *__restrict__ A, long long lda, const TAB *__restrict__ B,
                                                 long long ldb, float beta, TC *__restrict__ C, long long ldc,
