@@ -90,7 +90,12 @@ typedef struct hcl_kdevice {
     /* The most work-items a group of kernel `kernel` of program `prog` may have on this device (0: unknown).
      * The core builds the program on first use to answer; a plan calls it only for the programs it launches. */
     uint64_t (*kernel_max_group)(const struct hcl_kdevice *dev, hcl_kprog prog, int kernel);
-    void *ctx; /* the core's, for kernel_max_group */
+    /* How many clusters of `cluster_blocks` groups of `threads` work-items with `shared_bytes` of dynamic local memory
+     * of that kernel the device runs at once (0: unknown, or no clusters; NULL: never known). Built on first use as
+     * above. */
+    uint32_t (*kernel_max_clusters)(const struct hcl_kdevice *dev, hcl_kprog prog, int kernel, uint32_t cluster_blocks,
+                                    uint32_t threads, uint64_t shared_bytes);
+    void *ctx; /* the core's, for kernel_max_group and kernel_max_clusters */
 } hcl_kdevice;
 
 /* Memory a launch refers to, by role; the core maps each role to a buffer. */

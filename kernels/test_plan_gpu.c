@@ -434,7 +434,8 @@ static void amd_mfma(void) {
 }
 
 /* softmax: the kernel and grid per row length on sm_90 (one block per SM at 16384 columns, clusters of 2 to 8 blocks
- * above, each cluster over 4 float rows or 2 16-bit rows with 128 bytes of shared memory a thread, the streamed kernel
+ * above, each cluster over 4 float rows or 2 16-bit rows with 128 bytes of shared memory a thread where the driver does
+ * not say how many clusters run at once, the streamed kernel
  * past 262144 floats or 524288 16-bit values) and on sm_80 (no clusters: the staged kernel above 16384). */
 static void softmax_rows(void) {
     static const struct {
@@ -488,6 +489,43 @@ static void softmax_rows(void) {
     }
 }
 
+/* The fake driver's answer to kernel_max_clusters (H100: 15 clusters of 8 blocks of 1024 threads with 128 KiB each);
+ * the last question it was asked. */
+static uint32_t g_resident = 15, g_asked_blocks, g_asked_threads;
+static uint64_t g_asked_shared;
+static uint32_t max_clusters(const hcl_kdevice *dev, hcl_kprog prog, int kernel, uint32_t cluster_blocks,
+                             uint32_t threads, uint64_t shared_bytes) {
+    (void)dev, (void)prog, (void)kernel;
+    g_asked_blocks = cluster_blocks, g_asked_threads = threads, g_asked_shared = shared_bytes;
+    return g_resident;
+}
+
+/* softmax clusters where the driver says how many run at once: that many, one wave, each over an equal share of the
+ * rows (never more clusters than rows); 0 from the driver: 4 float rows a cluster as without it. */
+static void softmax_resident(void) {
+    hcl_kdevice dev = gpu(90);
+    dev.kernel_max_clusters = max_clusters;
+    static const struct {
+        uint32_t resident;
+        size_t rows, cols;
+        uint32_t grid;
+    } cases[] = {{15, 512, 262144, 15 * 8}, {15, 10, 262144, 10 * 8}, {0, 512, 262144, 128 * 8}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        g_resident = cases[i].resident;
+        g_asked_blocks = g_asked_threads = 0, g_asked_shared = 0;
+        hcl_kplan p;
+        memset(&p, 0, sizeof p);
+        hcl_status st = hcl_plan_softmax(&dev, HCL_DTYPE_F32, cases[i].rows, cases[i].cols, &p);
+        HCL_TS_CHECK(st == HCL_SUCCESS && p.count == 1 && p.launch[0].grid.x == cases[i].grid && g_asked_blocks == 8 &&
+                         g_asked_threads == 1024 && g_asked_shared == 1024 * 128,
+                     "softmax %zu x %zu, %u clusters resident: status %d, grid %u (expected %u), asked for clusters of "
+                     "%u x %u threads, %llu bytes",
+                     cases[i].rows, cases[i].cols, cases[i].resident, (int)st, p.count ? p.launch[0].grid.x : 0,
+                     cases[i].grid, g_asked_blocks, g_asked_threads, (unsigned long long)g_asked_shared);
+        hcl_kplan_free(&p);
+    }
+}
+
 int main(void) {
     hopper_16bit();
     hopper_tf32();
@@ -495,6 +533,7 @@ int main(void) {
     splitk();
     amd_mfma();
     softmax_rows();
+    softmax_resident();
     const int failures = hcl_ts_failures();
     printf("kernels-plan-gpu: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;

@@ -144,6 +144,24 @@ static uint64_t kernel_max_group(const hcl_kdevice *kd, hcl_kprog prog, int kern
     return k->max_group;
 }
 
+/* hcl_kdevice.kernel_max_clusters: the driver's answer, 0 where it has none (or failed: the plan then guesses). */
+static uint32_t kernel_max_clusters(const hcl_kdevice *kd, hcl_kprog prog, int kernel, uint32_t cluster_blocks,
+                                    uint32_t threads, uint64_t shared_bytes) {
+    runner_ctx *ctx = kd->ctx;
+    hcl__builtin_kernel *k = NULL;
+    uint32_t count = 0;
+    if (!HCL_DRIVER_HAS(ctx->dev->drv, kernel_max_clusters)) return 0;
+    hcl_status st = get_kernel(ctx->dev, ctx->b, prog, kernel, &k);
+    if (st != HCL_SUCCESS) {
+        if (ctx->failure == HCL_SUCCESS) ctx->failure = st;
+        return 0;
+    }
+    if (ctx->dev->drv->kernel_max_clusters(k->native, cluster_blocks, threads, (size_t)shared_bytes, &count) !=
+        HCL_SUCCESS)
+        count = 0;
+    return count;
+}
+
 static void describe_device(runner_ctx *ctx, hcl_kdevice *kd) {
     hcl__device *dev = ctx->dev;
     struct hcl__builtins *b = ctx->b;
@@ -167,6 +185,7 @@ static void describe_device(runner_ctx *ctx, hcl_kdevice *kd) {
     kd->matrix_types = dev->info.matrix_types;
     kd->native_types = dev->info.native_types;
     kd->kernel_max_group = kernel_max_group;
+    kd->kernel_max_clusters = kernel_max_clusters;
     kd->ctx = ctx;
 }
 

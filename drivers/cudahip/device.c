@@ -129,6 +129,9 @@ static const hcl_driver_table g_table = {
     .host_register = hcl__gpu_host_register,
     .host_unregister = hcl__gpu_host_unregister,
     .event_query = hcl__gpu_event_query,
+#if HCL_GPU_CUDA
+    .kernel_max_clusters = hcl__gpu_kernel_max_clusters,
+#endif
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -246,6 +246,11 @@ HCL_KIT_DECLARE_ENTRIES(hcl__gpu)
 /* kernel_params (ABI 2.1), module.c. */
 hcl_status hcl__gpu_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                   uint32_t *out_flags);
+#if HCL_GPU_CUDA
+/* kernel_max_clusters (ABI 2.4), module.c: CUDA only (HIP has no thread-block clusters). */
+hcl_status hcl__gpu_kernel_max_clusters(void *kernel, uint32_t cluster_blocks, uint32_t threads, size_t shared_bytes,
+                                        uint32_t *out_count);
+#endif
 hcl_status hcl__gpu_device_open(uint32_t index, void **out_device);
 void hcl__gpu_device_close(void *device);
 hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr);

@@ -189,6 +189,7 @@ typedef CUdevice_attribute hcl_gpu_attribute;
     OPT(CUresult, cuMemcpyPeerAsync, (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))               \
     OPT(CUresult, cuMemHostRegister_v2, (void *, size_t, unsigned int))                                                \
     OPT(CUresult, cuMemHostUnregister, (void *))                                                                       \
+    OPT(CUresult, cuOccupancyMaxActiveClusters, (int *, CUfunction, const CUlaunchConfig *))                           \
     OPT(CUresult, cuTensorMapEncodeTiled,                                                                              \
         (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,               \
          const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,    \

@@ -223,6 +223,49 @@ hcl_status hcl__gpu_kernel_max_group(void *kernel, uint64_t *out_max) {
     return st;
 }
 
+#if HCL_GPU_CUDA
+/* Opt kernel k in to `shared_bytes` of dynamic shared memory where that is above the default 48 KiB (once per size
+ * and kernel; AMD has one limit, which the core checks against local_mem_bytes). */
+static hcl_status opt_in_shared(hcl__gpu_kernel *k, const hcl__gpu_device *d, size_t shared_bytes) {
+    if (shared_bytes <= (size_t)d->smem_default || (int)shared_bytes <= atomic_load(&k->dyn_smem_set))
+        return HCL_SUCCESS;
+    hcl_status st =
+        HCL_GPU_CALL(cuFuncSetAttribute, (k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes),
+                     "kernel '%s': opting in to %zu bytes of dynamic shared memory", k->name, shared_bytes);
+    if (st == HCL_SUCCESS) atomic_store(&k->dyn_smem_set, (int)shared_bytes);
+    return st;
+}
+
+/* cuOccupancyMaxActiveClusters for clusters of `cluster_blocks` blocks (driver 11.8+: else HCL_ERROR_UNSUPPORTED). */
+hcl_status hcl__gpu_kernel_max_clusters(void *kernel, uint32_t cluster_blocks, uint32_t threads, size_t shared_bytes,
+                                        uint32_t *out_count) {
+    hcl__gpu_kernel *k = kernel;
+    if (!hcl__gpu.cuOccupancyMaxActiveClusters) return HCL_ERROR_UNSUPPORTED;
+    CUlaunchAttribute cluster;
+    memset(&cluster, 0, sizeof cluster);
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = cluster_blocks, cluster.value.clusterDim.y = 1, cluster.value.clusterDim.z = 1;
+    CUlaunchConfig config;
+    memset(&config, 0, sizeof config);
+    config.gridDimX = cluster_blocks, config.gridDimY = 1, config.gridDimZ = 1;
+    config.blockDimX = threads, config.blockDimY = 1, config.blockDimZ = 1;
+    config.sharedMemBytes = (unsigned int)shared_bytes;
+    config.attrs = &cluster, config.numAttrs = 1;
+    int count = 0;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(k->mod->dev, &scope);
+    if (st != HCL_SUCCESS) return st;
+    st = opt_in_shared(k, k->mod->dev, shared_bytes);
+    if (st == HCL_SUCCESS)
+        st = HCL_GPU_CALL(cuOccupancyMaxActiveClusters, (&count, k->fn, &config),
+                          "kernel '%s': clusters of %u blocks of %u threads with %zu bytes of shared memory", k->name,
+                          cluster_blocks, threads, shared_bytes);
+    hcl__gpu_leave(&scope);
+    if (st == HCL_SUCCESS) *out_count = count > 0 ? (uint32_t)count : 0;
+    return st;
+}
+#endif
+
 /* Kinds from the text the module was made from (the `__global__` signature of the source NVRTC / hiprtc compiled, or
  * PTX's `.ptr` marks), sizes from the runtime (cuFuncGetParamInfo); where the two disagree the runtime wins and the
  * kind is UNKNOWN. HIP binaries give nothing (HIP has no parameter query): HCL_ERROR_UNSUPPORTED, no message. */
@@ -370,15 +413,8 @@ hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
         for (uint32_t i = 0; i < num_args && st == HCL_SUCCESS; i++)
             if (args[i].kind == HCL_ARG_TENSOR_MAP) st = encode_tensor_map(&args[i], params[i]);
 #if HCL_GPU_CUDA
-        /* above the default 48 KiB a kernel must opt in to its dynamic shared memory (AMD has one limit, which
-         * the core already checked against local_mem_bytes) */
-        if (st == HCL_SUCCESS && shared_bytes > (size_t)q->dev->smem_default &&
-            (int)shared_bytes > atomic_load(&k->dyn_smem_set)) {
-            st = HCL_GPU_CALL(cuFuncSetAttribute,
-                              (k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes),
-                              "kernel '%s': opting in to %zu bytes of dynamic shared memory", k->name, shared_bytes);
-            if (st == HCL_SUCCESS) atomic_store(&k->dyn_smem_set, (int)shared_bytes);
-        }
+        /* above the default 48 KiB a kernel must opt in to its dynamic shared memory */
+        if (st == HCL_SUCCESS) st = opt_in_shared(k, q->dev, shared_bytes);
 #endif
         if (st == HCL_SUCCESS)
             st = HCL_GPU(LaunchKernel,

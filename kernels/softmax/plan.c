@@ -74,11 +74,19 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
          * and loading the next while it folds this one (H100, 8192 x 16384: 0.95 of the copy rate, 0.63-0.90 with a
          * block per row). Smaller blocks share SMs: a block (cluster) per row. */
         /* A cluster stages its blocks' next rows in shared memory (128 bytes a thread) while it folds the current
-         * ones, so it takes a few rows: 4 float rows, 2 16-bit rows (H100, 2^27 elements, 32768 to 262144 columns:
-         * f32 0.92/0.91/0.90/0.84 of the copy rate at 4, 0.85/0.84/0.81/0.67 at 1 and 0.77-0.92 at 16; 16-bit
-         * 0.76-0.82 at 2, 0.52-0.75 at 16). */
+         * ones. Clusters: as many as the device runs at once where the driver says, each with an equal share of the
+         * rows in one wave, since a last wave that is not full idles SMs (H100, 512 x 262144 f32, clusters of 8: 15
+         * resident; 128 clusters of 4 rows ran at 0.84 of the copy rate, 16 clusters at 0.56, 15 at 0.89). Else a
+         * few rows a cluster: 4 float rows, 2 16-bit rows (H100, 2^27 elements, 32768 to 262144 columns: f32
+         * 0.92/0.91/0.90/0.84 at 4, 0.85/0.84/0.81/0.67 at 1; 16-bit 0.76-0.82 at 2). */
         size_t groups = cs == 1 && threads == 1024 ? hcl_known_or(dev->compute_units, rows) : rows;
-        if (cs > 1) groups = hcl_ceil_div(rows, type == HCL_DTYPE_F32 ? 4 : 2);
+        if (cs > 1) {
+            const uint32_t resident = dev->kernel_max_clusters
+                                          ? dev->kernel_max_clusters(dev, HCL_KPROG_GPU, kernel, cs, (uint32_t)threads,
+                                                                     threads * GPU_SPLIT_STAGE)
+                                          : 0;
+            groups = resident ? resident : hcl_ceil_div(rows, type == HCL_DTYPE_F32 ? 4 : 2);
+        }
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_min_size(rows, groups), max_gx / cs) * cs, threads);
         if (cs > 1) l->shared_bytes = threads * GPU_SPLIT_STAGE;
     } else {

@@ -38,7 +38,9 @@ extern "C" {
 /* 2.3: the driver table gained host_register and host_unregister at its end (page-locking host memory the core did not
  * get from host_alloc: the mpi engine's shared-memory segment; without them such memory is copied as pageable), and
  * event_query (whether a command is done, without waiting; without it the core waits). */
-#define HCL_DRIVER_ABI_MINOR 3
+/* 2.4: the driver table gained kernel_max_clusters at its end (how many thread-block clusters of a kernel run at once;
+ * without it the core's launch plans guess). */
+#define HCL_DRIVER_ABI_MINOR 4
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -220,6 +222,14 @@ typedef struct hcl_driver_table {
     /* Whether the command of `event` is done, without waiting: *out_done 1 or 0 (the core zeroes it first). A command
      * that failed on the device: the failure's status (as event_wait would give). */
     hcl_status (*event_query)(void *event, int *out_done);
+    /* ---- since ABI 2.4 (check with HCL_DRIVER_HAS before use) ---- */
+    /* How many clusters of `cluster_blocks` groups (thread-block clusters: blocks that run at once on neighbouring
+     * compute units) of `threads` work-items and `shared_bytes` of dynamic local memory each this kernel has resident on
+     * its device at once (CUDA: cuOccupancyMaxActiveClusters, after opting the kernel in to the shared memory as a
+     * launch would), so that a plan can give every resident cluster an equal share of the work in one wave. *out_count
+     * 0 (the core zeroes it first) or HCL_ERROR_UNSUPPORTED when the runtime does not say. */
+    hcl_status (*kernel_max_clusters)(void *kernel, uint32_t cluster_blocks, uint32_t threads, size_t shared_bytes,
+                                      uint32_t *out_count);
 } hcl_driver_table;
 
 /* True when a driver table (of any minor version) has entry `field`, non-NULL. */
