@@ -217,10 +217,11 @@ __device__ __forceinline__ void hcl_gemm_tile(hcl_gemm_smem<BM, BN, BK> &sm, lon
 #endif
 template <int BM, int BN, int BK, int TM, int TN, bool TA, bool TB, bool UNCHECKED, typename TAB, typename TC>
 __device__ HCL_GEMM_TILE_CALL void hcl_gemm_tile_call(hcl_gemm_smem<BM, BN, BK> &sm, long long row0, long long col0,
-                                                long long m, long long n, long long k, float alpha,
-                                                const TAB *__restrict__ A, long long lda, const TAB *__restrict__ B,
-                                                long long ldb, float beta, TC *__restrict__ C, long long ldc,
-                                                bool a_vec, bool b_vec, bool c_vec) {
+                                                      long long m, long long n, long long k, float alpha,
+                                                      const TAB *__restrict__ A, long long lda,
+                                                      const TAB *__restrict__ B, long long ldb, float beta,
+                                                      TC *__restrict__ C, long long ldc, bool a_vec, bool b_vec,
+                                                      bool c_vec) {
     hcl_gemm_tile<BM, BN, BK, TM, TN, TA, TB, UNCHECKED, TAB, TC>(sm, row0, col0, m, n, k, alpha, A, lda, B, ldb, beta,
                                                                   C, ldc, a_vec, b_vec, c_vec);
 }
