@@ -302,18 +302,20 @@ static void splitk(void) {
         HCL_TS_CHECK(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 16, "sm_90 f32 4096^3: grid %u x %u",
                      p.launch[0].grid.x, p.launch[0].grid.y);
     hcl_kplan_free(&p);
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 2048, 2048, 2048, 0);
-    plan("sm_90 f32 2048^3", &h100, &g, 1, "hcl_gemm_f32_256_tt", &p);
-    hcl_kplan_free(&p);
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 1536, 1536, 1536, 0);
-    plan("sm_90 f32 1536^3", &h100, &g, 1, "hcl_gemm_f32_128_nn", &p);
-    hcl_kplan_free(&p);
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
-    plan("sm_90 f32 1024^3", &h100, &g, 1, "hcl_gemm_f32_64_nn", &p);
-    hcl_kplan_free(&p);
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 127, 127, 600, 0); /* k too short to split */
-    plan("sm_90 f32 127x127x600", &h100, &g, 1, "hcl_gemm_f32_64_nn", &p);
-    hcl_kplan_free(&p);
+    static const struct {
+        int t; /* both transposed */
+        size_t m, k;
+        const char *kernel;
+    } tiles[] = {{1, 2048, 2048, "hcl_gemm_f32_256_tt"},
+                 {0, 1536, 1536, "hcl_gemm_f32_128_nn"},
+                 {0, 1024, 1024, "hcl_gemm_f32_64_nn"},
+                 {0, 127, 600, "hcl_gemm_f32_64_nn"}}; /* k too short to split */
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, tiles[i].t, tiles[i].t, tiles[i].m, tiles[i].m,
+                  tiles[i].k, 0);
+        plan("sm_90 f32 square", &h100, &g, 1, tiles[i].kernel, &p);
+        hcl_kplan_free(&p);
+    }
 }
 
 /* An AMD GPU as the HIP driver describes it (drivers/hip/driver.c): 64-lane wavefronts, 64 KiB of LDS, MFMA with the

@@ -144,25 +144,18 @@ __device__ __forceinline__ void hcl_gemm_tile(hcl_gemm_smem<BM, BN, BK> &sm, lon
     for (long long s = 0; s < steps; s++) {
         const int cur = (int)(s & 1);
         if (s + 1 < steps) fetch((s + 1) * BK);
+        /* four floats of a shared tile (16-byte aligned) into registers */
+        auto piece = [](const float *p, float *r) {
+            const float4 v = *(const float4 *)p;
+            r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+        };
 #pragma unroll
         for (int kk = 0; kk < BK; kk++) {
             float a[TM], b[TN];
 #pragma unroll
-            for (int g = 0; g < GM; g++) {
-                const float4 v = *(const float4 *)&sm.As[cur][kk][g * SM_ + ty * 4];
-                a[g * 4 + 0] = v.x;
-                a[g * 4 + 1] = v.y;
-                a[g * 4 + 2] = v.z;
-                a[g * 4 + 3] = v.w;
-            }
+            for (int g = 0; g < GM; g++) piece(&sm.As[cur][kk][g * SM_ + ty * 4], &a[g * 4]);
 #pragma unroll
-            for (int g = 0; g < GN; g++) {
-                const float4 v = *(const float4 *)&sm.Bs[cur][kk][g * SN_ + tx * 4];
-                b[g * 4 + 0] = v.x;
-                b[g * 4 + 1] = v.y;
-                b[g * 4 + 2] = v.z;
-                b[g * 4 + 3] = v.w;
-            }
+            for (int g = 0; g < GN; g++) piece(&sm.Bs[cur][kk][g * SN_ + tx * 4], &b[g * 4]);
 #pragma unroll
             for (int i = 0; i < TM; i++)
 #pragma unroll
