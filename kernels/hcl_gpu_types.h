@@ -160,6 +160,17 @@ template <> struct hcl_elem<hcl_bf16_t> : hcl_elem16<hcl_bf16_t> {};
 /* Whether p is 16-byte aligned (a vector access needs it). */
 __device__ __forceinline__ bool hcl_aligned16(const void *p) { return ((unsigned long long)p & 15ull) == 0; }
 
+/* Tile `tile` of a grid of tiles_m x tiles_n tiles (in row-major numbering), visited instead in groups of `group` tile
+ * rows, column by column, so that the blocks at work at one time share rows of A and columns of B in L2 (the gemm
+ * kernels): its tile row *tm and tile column *tn. */
+template <typename I>
+__device__ __forceinline__ void hcl_tile_grouped(I tile, I tiles_m, I tiles_n, I group, I *tm, I *tn) {
+    const I per = group * tiles_n, first = tile / per * group, rows = tiles_m - first < group ? tiles_m - first : group,
+            in = tile % per;
+    *tm = first + in % rows;
+    *tn = in / rows;
+}
+
 /* The three instantiations of a kernel body: NAME_f32, NAME_f16, NAME_bf16 (X(suffix, type) per type). */
 #define HCL_GPU_TYPES(X) X(f32, float) X(f16, hcl_f16_t) X(bf16, hcl_bf16_t)
 

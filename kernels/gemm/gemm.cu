@@ -242,25 +242,18 @@ __device__ __forceinline__ void hcl_gemm_impl(long long m, long long n, long lon
     const long long tiles_m = (m + BM - 1) / BM;
     const long long tiles_n = (n + BN - 1) / BN;
 
-    /* a grid of one block per tile visits them in groups of HCL_GEMM_GROUP_M tile rows, column by column, so that
-     * the blocks at work at one time share rows of A and columns of B in L2 */
+    /* a grid of one block per tile visits them in groups of HCL_GEMM_GROUP_M tile rows (hcl_tile_grouped) */
     const bool grouped = gridDim.x == tiles_n && gridDim.y == tiles_m;
     for (long long tm0 = blockIdx.y; tm0 < tiles_m; tm0 += gridDim.y) {
         for (long long tn0 = blockIdx.x; tn0 < tiles_n; tn0 += gridDim.x) {
             long long tm = tm0, tn = tn0;
-            if (grouped) {
-                const long long lin = tm0 * tiles_n + tn0, per = HCL_GEMM_GROUP_M * tiles_n,
-                                first = lin / per * HCL_GEMM_GROUP_M,
-                                rows = tiles_m - first < HCL_GEMM_GROUP_M ? tiles_m - first : HCL_GEMM_GROUP_M;
-                tm = first + lin % per % rows;
-                tn = lin % per / rows;
-            }
+            if (grouped) hcl_tile_grouped<long long>(tm0 * tiles_n + tn0, tiles_m, tiles_n, HCL_GEMM_GROUP_M, &tm, &tn);
             const long long row0 = tm * BM, col0 = tn * BN;
             if (!FAST)
                 hcl_gemm_tile<BM, BN, BK, TM, TN, TA, TB, false, TAB, TC>(sm, row0, col0, m, n, k, alpha, A, lda, B,
                                                                           ldb, beta, C, ldc, a_vec, b_vec, c_vec);
             else if (a_vec && b_vec && row0 + BM <= m && col0 + BN <= n && k % BK == 0)
-                hcl_gemm_tile_call<BM, BN, BK, TM, TN, TA, TB, FAST, TAB, TC>(sm, row0, col0, m, n, k, alpha, A, lda, B,
+                hcl_gemm_tile_call<BM, BN, BK, TM, TN, TA, TB, true, TAB, TC>(sm, row0, col0, m, n, k, alpha, A, lda, B,
                                                                               ldb, beta, C, ldc, a_vec, b_vec, c_vec);
             else
                 hcl_gemm_tile_call<BM, BN, BK, TM, TN, TA, TB, false, TAB, TC>(

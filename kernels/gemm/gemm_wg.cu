@@ -162,13 +162,12 @@ __device__ __forceinline__ void hcl_wg_frag(float *fa, unsigned a, int w, int la
         }
 }
 
-/* Tile `tile` of C (row-major order would be tm * tiles_n + tn): groups of HCL_WG_GROUP_M tile rows, visited column
- * by column, so the blocks at work at one time share rows of A and columns of B in L2. */
+/* The first row and column of C of tile `tile` (hcl_tile_grouped: groups of HCL_WG_GROUP_M tile rows). */
 __device__ __forceinline__ void hcl_wg_tile(unsigned tile, unsigned tiles_m, unsigned tiles_n, int *m0, int *n0) {
-    const unsigned per_group = HCL_WG_GROUP_M * tiles_n, first = tile / per_group * HCL_WG_GROUP_M,
-                   rows = min((unsigned)HCL_WG_GROUP_M, tiles_m - first), in_group = tile % per_group;
-    *m0 = (int)((first + in_group % rows) * HCL_WG_BM);
-    *n0 = (int)(in_group / rows * HCL_WG_BN);
+    unsigned tm, tn;
+    hcl_tile_grouped<unsigned>(tile, tiles_m, tiles_n, HCL_WG_GROUP_M, &tm, &tn);
+    *m0 = (int)(tm * HCL_WG_BM);
+    *n0 = (int)(tn * HCL_WG_BN);
 }
 
 /* RA (TF32, TA): A is M-major in shared memory and goes to wgmma from registers (hcl_wg_frag), since TF32 takes only

@@ -33,15 +33,19 @@ static int swaps(const hcl_kgemm *g) {
     return g->compute == HCL_COMPUTE_TF32 && g->trans_a == HCL_NO_TRANS && g->trans_b == HCL_NO_TRANS;
 }
 
+/* The Hopper kernel's tiles of 128 x 256: over C, or over C^T when the operands are swapped. */
+static size_t wg_tiles(const hcl_kgemm *g) {
+    const size_t m = swaps(g) ? g->n : g->m, n = swaps(g) ? g->m : g->n;
+    return hcl_ceil_div(m, HCL_WG_BM) * hcl_ceil_div(n, HCL_WG_BN);
+}
+
 /* Whether the Hopper kernels take the call: sm_90; the rows the TMA reads 16-byte multiples (B's copy, when there is
  * one, is read instead of B); coordinates that fit in int; the grid and shared memory fit. */
 static int wg_fits(const hcl_kdevice *dev, const hcl_kgemm *g) {
-    const size_t v = 16 / esize(g->ab_type), tiles = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN),
-                 tiles_swapped = hcl_ceil_div(g->n, HCL_WG_BM) * hcl_ceil_div(g->m, HCL_WG_BN);
+    const size_t v = 16 / esize(g->ab_type);
     const int b_copied = copies_b(g);
     return dev->arch_level == 90 && g->lda % v == 0 && (b_copied || g->ldb % v == 0) && g->m <= INT32_MAX &&
-           g->n <= INT32_MAX && g->k <= INT32_MAX &&
-           (swaps(g) ? tiles_swapped : tiles) <= hcl_known_or(dev->max_groups[0], INT32_MAX) &&
+           g->n <= INT32_MAX && g->k <= INT32_MAX && wg_tiles(g) <= hcl_known_or(dev->max_groups[0], INT32_MAX) &&
            dev->local_mem >= HCL_WG_SMEM_BYTES + 1024 &&
            /* the copy's grid has a row of blocks per 32 of k */
            (!b_copied || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535));
@@ -81,10 +85,8 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
     hcl_klaunch *l = out->launch;
     if (b_copied) plan_transpose(l++, transpose, HCL_KSLOT_B, g->k, g->n, g->ldb, 0, kp);
     out->scratch_bytes = b_copied ? g->n * kp * 4 : 0;
-    /* the kernel's operands: A' (m' x k), B' (k x n'), C' = C (C^T when swapped) */
-    const size_t m = swapped ? g->n : g->m, n = swapped ? g->m : g->n;
     /* persistent blocks, one per SM (the shared memory allows no more), each taking tiles until none is left */
-    const size_t tiles = hcl_ceil_div(m, HCL_WG_BM) * hcl_ceil_div(n, HCL_WG_BN);
+    const size_t tiles = wg_tiles(g);
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(tiles, hcl_known_or(dev->compute_units, tiles)),
                    HCL_WG_THREADS);
     l->shared_bytes = HCL_WG_SMEM_BYTES;
@@ -98,8 +100,9 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
                                     : b_copied                ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
                                     : g->trans_b == HCL_TRANS ? tensor_map(t, g->n, g->k, g->ldb, bk, HCL_WG_BN)
                                                               : tensor_map(t, g->k, g->n, g->ldb, bk, bk);
-    hcl_klaunch_u64(l, m);
-    hcl_klaunch_u64(l, n);
+    /* the kernel's operands: A' (m' x k), B' (k x n'), C' = C (C^T when swapped) */
+    hcl_klaunch_u64(l, swapped ? g->n : g->m);
+    hcl_klaunch_u64(l, swapped ? g->m : g->n);
     hcl_klaunch_u64(l, g->k);
     hcl_klaunch_f32(l, g->alpha);
     hcl_klaunch_tensor_map(l, swapped ? HCL_KSLOT_B : HCL_KSLOT_A, 0, &a);

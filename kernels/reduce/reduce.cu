@@ -4,7 +4,8 @@
  * One launch of a fixed-shape grid (the host picks gridDim.x <= HCL_REDUCE_MAX_BLOCKS from n alone and
  * blockDim.x = HCL_REDUCE_THREADS): each block folds a grid-stride slice (16-byte loads when aligned, a warp's
  * HCL_REDUCE_UNROLL loads one contiguous run) with warp shuffles and writes one partial; the last block to finish
- * (an atomic ticket after a fence) folds the partials in index order. Every fold happens in an order fixed by n, so the same input gives the same bits on every run.
+ * (an atomic ticket after a fence) folds the partials in index order. Every fold happens in an order fixed by n, so
+ * the same input gives the same bits on every run.
  * max/min ignore NaN as fmaxf/fminf do. The ticket counter must be 0 before the first launch; the last block
  * puts it and the partials back to 0, so launches on one stream can reuse the scratch.
  * Also the HIP kernel (reduce.hip): the folds run over warpSize lanes (32 on NVIDIA, 64 or 32 on AMD) and the
