@@ -471,6 +471,7 @@ int comm_slowest_link(const comm_run *cr, int *out_x, int *out_dir, size_t *out_
 typedef struct links_ctx {
     const comm_run *cr;
     size_t bytes;
+    int only; /* the one rank whose link is timed, or -1: every rank */
     hcl_queue q2[COMM_MAX_DEVICES];
     hcl_buffer in[COMM_MAX_DEVICES], out[COMM_MAX_DEVICES];
     void *h_in[COMM_MAX_DEVICES], *h_out[COMM_MAX_DEVICES];
@@ -480,10 +481,12 @@ static int links_iter(void *ctx, int finish, char *err, size_t err_size) {
     links_ctx *l = ctx;
     hcl_status st = HCL_SUCCESS;
     for (int r = 0; r < l->cr->nranks && st == HCL_SUCCESS; r++) {
+        if (!l->q2[r]) continue;
         st = hcl_buffer_write_async(l->cr->devs[r].queue, l->in[r], 0, l->bytes, l->h_in[r], 0, NULL, NULL);
         if (st == HCL_SUCCESS) st = hcl_buffer_read_async(l->q2[r], l->out[r], 0, l->bytes, l->h_out[r], 0, NULL, NULL);
     }
     for (int r = 0; finish && r < l->cr->nranks && st == HCL_SUCCESS; r++) {
+        if (!l->q2[r]) continue;
         st = hcl_queue_finish(l->cr->devs[r].queue);
         if (st == HCL_SUCCESS) st = hcl_queue_finish(l->q2[r]);
     }
@@ -491,14 +494,17 @@ static int links_iter(void *ctx, int finish, char *err, size_t err_size) {
     return st != HCL_SUCCESS;
 }
 
-/* Time links_iter at `bytes` per rank and direction: 0 and the median GB/s per rank and direction, or -1. */
-static int links_at_once(const comm_run *cr, size_t bytes, double *out_gbs, char *err, size_t err_size) {
+/* Time links_iter at `bytes` per rank and direction, over rank `only`'s link (-1: every rank's at once): 0 and the
+ * median GB/s per rank and direction, or -1. */
+static int links_at_once(const comm_run *cr, size_t bytes, int only, double *out_gbs, char *err, size_t err_size) {
     links_ctx l;
     memset(&l, 0, sizeof l);
     l.cr = cr;
     l.bytes = bytes;
+    l.only = only;
     hcl_status st = HCL_SUCCESS;
     for (int r = 0; r < cr->nranks && st == HCL_SUCCESS; r++) {
+        if (only >= 0 && r != only) continue;
         hcl_device d = cr->devs[r].device;
         st = hcl_queue_create(d, &l.q2[r]);
         if (st == HCL_SUCCESS) st = hcl_buffer_create(d, bytes, 0, &l.in[r]);
@@ -512,7 +518,8 @@ static int links_at_once(const comm_run *cr, size_t bytes, double *out_gbs, char
     int bad = st != HCL_SUCCESS;
     if (bad)
         hcl_ts_status_text(err, err_size, st, "setting up the links at once");
-    else if ((bad = comm_timed(cr->opt, "every link at once", links_iter, &l, &m)) != 0)
+    else if ((bad = comm_timed(cr->opt, only >= 0 ? "one link both ways" : "every link at once", links_iter, &l, &m)) !=
+             0)
         snprintf(err, err_size, "%s", m.error);
     else
         *out_gbs = (double)bytes / m.med_s / 1e9;
@@ -529,25 +536,35 @@ static int links_at_once(const comm_run *cr, size_t bytes, double *out_gbs, char
 }
 
 /* After the collectives, with every rank's link measured: each operation's largest size as a fraction of the slowest
- * link, the bound of a path staged through host memory (each rank's data crosses its link once each way), and of
- * every link carrying both directions at once (what the host's memory and buses allow a staged collective). */
+ * link alone (one direction), the bound of a path staged through host memory where a rank's data crosses its link in
+ * one direction; of that link carrying both directions at once (the bound of an operation whose every rank sends and
+ * receives, as all_reduce and sendrecv do); and of every link carrying both directions at once (what the host's
+ * memory and buses allow a staged collective). */
 static void slowest_link_section(const comm_run *cr) {
     int x, dir;
     size_t bytes;
-    double gbs, both = 0;
+    double gbs, one = 0, both = 0;
     if (!comm_slowest_link(cr, &x, &dir, &bytes, &gbs)) return;
     char size[32], err[512];
     comm_size_text(bytes, size, sizeof size);
     printf("\n4. against the links: the slowest page-locked one, %s %s at %s: %.2f GB/s\n", cr->xfer_runs[x].selector,
            dir == XFER_H2D ? "H2D" : "D2H", size, gbs);
-    if (links_at_once(cr, bytes, &both, err, sizeof err))
+    if (links_at_once(cr, bytes, x, &one, err, sizeof err))
+        print_wrapped(stdout, "   that link both ways at once: not measured: ", "    ", err);
+    else
+        printf("   that link's H2D and D2H of %s at once (page-locked, two queues): %.2f GB/s a direction\n", size,
+               one);
+    if (links_at_once(cr, bytes, -1, &both, err, sizeof err))
         print_wrapped(stdout, "   every rank's H2D and D2H at once: not measured: ", "    ", err);
     else
         printf("   every rank's H2D and D2H of %s at once (page-locked, two queues a rank): %.2f GB/s a rank and "
                "direction\n",
                size, both);
-    printf("   each operation's largest size: algbw (GB/s), over the slowest link, over every link at once\n");
-    printf("  %-15s %-4s %9s %9s %8s %12s  engine\n", "operation", "type", "size", "algbw", "/slowest", "/all at once");
+    printf(
+        "   each operation's largest size: algbw (GB/s), over the slowest link, over that link both ways, over every "
+        "link at once\n");
+    printf("  %-15s %-4s %9s %9s %8s %10s %12s  engine\n", "operation", "type", "size", "algbw", "/slowest",
+           "/both ways", "/all at once");
     for (int op = 0; op < OP_COUNT; op++)
         for (int t = 0; t < BT_COUNT; t++) {
             const coll_row *top = NULL;
@@ -558,11 +575,12 @@ static void slowest_link_section(const comm_run *cr) {
                     top = r;
             }
             if (!top) continue;
-            char all[16] = "-";
-            if (both > 0) snprintf(all, sizeof all, "%.2f", top->algbw / both);
+            char over_one[16] = "-", over_all[16] = "-";
+            if (one > 0) snprintf(over_one, sizeof over_one, "%.2f", top->algbw / one);
+            if (both > 0) snprintf(over_all, sizeof over_all, "%.2f", top->algbw / both);
             comm_size_text(top->bytes, size, sizeof size);
-            printf("  %-15s %-4s %9s %9.2f %8.2f %12s  %s\n", comm_op_names[op], type_names[t], size, top->algbw,
-                   top->algbw / gbs, all, cr->engine[0] ? cr->engine : "-");
+            printf("  %-15s %-4s %9s %9.2f %8.2f %10s %12s  %s\n", comm_op_names[op], type_names[t], size, top->algbw,
+                   top->algbw / gbs, over_one, over_all, cr->engine[0] ? cr->engine : "-");
         }
 }
 
