@@ -127,6 +127,10 @@ CONF_TEST(softmax, wide_rows) {
     run_softmax(5, 65536, GEN_NEGINF, false);
     run_softmax(4, 65536, GEN_LARGE, false);
     run_softmax(2, 262144, GEN_UNIFORM, true);
+    /* more rows than the device runs clusters at once (H100: 15 of 8 blocks at 262144 columns, tens of 4 at 65536): a
+     * cluster takes an equal share of the rows, some one more than others */
+    run_softmax(100, 65536, GEN_UNIFORM, false);
+    run_softmax(40, 262144, GEN_UNIFORM, false);
 }
 
 CONF_TEST(softmax, large_magnitudes) {
