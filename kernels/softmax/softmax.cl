@@ -13,8 +13,9 @@
  *  - hcl_softmax_<type>, streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns
  *    starting at lid * chunk, every local_size * chunk columns, and reads the row three times. chunk = 1 is
  *    the coalesced order a GPU wants; a CPU gets one contiguous run. The sum is taken in blocks of
- *    HCL_SOFTMAX_BLOCK so a long run does not become a long chain of additions. On a GPU, rows of whole vectors of
- *    4 go in two passes instead: the max and the sum together (online), then the write.
+ *    HCL_SOFTMAX_BLOCK so a long run does not become a long chain of additions. With chunk 1, rows of whole vectors
+ *    of 4 go in two passes instead: the max and the sum together (online), then the write (a GPU's coalesced order,
+ *    and a CPU's single work-item a row, where exp then runs on vectors).
  * -inf entries give exp(-inf) = 0. A row of all -inf has max -inf, so x - max is NaN and the row is NaN, as in
  * PyTorch. A NaN in a row makes that row NaN (fmax skips it in the max, but the sum takes it).
  * In place works: every element is read and written by the same work-item, and the writes start after the
