@@ -466,13 +466,12 @@ int comm_slowest_link(const comm_run *cr, int *out_x, int *out_dir, size_t *out_
     return found;
 }
 
-/* Every rank's link in both directions at once: each rank writes one buffer from page-locked memory on its queue and
- * reads another into page-locked memory on a second queue, all ranks together. */
+/* Links in both directions at once: each timed rank (one, or every rank together) writes one buffer from page-locked
+ * memory on its queue and reads another into page-locked memory on a second queue. */
 typedef struct links_ctx {
     const comm_run *cr;
     size_t bytes;
-    int only; /* the one rank whose link is timed, or -1: every rank */
-    hcl_queue q2[COMM_MAX_DEVICES];
+    hcl_queue q2[COMM_MAX_DEVICES]; /* NULL: a rank whose link is not timed */
     hcl_buffer in[COMM_MAX_DEVICES], out[COMM_MAX_DEVICES];
     void *h_in[COMM_MAX_DEVICES], *h_out[COMM_MAX_DEVICES];
 } links_ctx;
@@ -501,7 +500,6 @@ static int links_at_once(const comm_run *cr, size_t bytes, int only, double *out
     memset(&l, 0, sizeof l);
     l.cr = cr;
     l.bytes = bytes;
-    l.only = only;
     hcl_status st = HCL_SUCCESS;
     for (int r = 0; r < cr->nranks && st == HCL_SUCCESS; r++) {
         if (only >= 0 && r != only) continue;

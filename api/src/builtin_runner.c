@@ -132,32 +132,31 @@ static hcl_status get_kernel(hcl__device *dev, struct hcl__builtins *b, hcl_kpro
     return HCL_SUCCESS;
 }
 
-/* hcl_kdevice.kernel_max_group: builds what it must; a failure is kept for after the plan (and reads as unknown). */
-static uint64_t kernel_max_group(const hcl_kdevice *kd, hcl_kprog prog, int kernel) {
+/* A kernel a plan asks about, built if it must be; NULL when that failed, the failure kept for after the plan. */
+static hcl__builtin_kernel *plan_kernel(const hcl_kdevice *kd, hcl_kprog prog, int kernel) {
     runner_ctx *ctx = kd->ctx;
     hcl__builtin_kernel *k = NULL;
     hcl_status st = get_kernel(ctx->dev, ctx->b, prog, kernel, &k);
-    if (st != HCL_SUCCESS) {
-        if (ctx->failure == HCL_SUCCESS) ctx->failure = st;
-        return 0;
-    }
-    return k->max_group;
+    if (st == HCL_SUCCESS) return k;
+    if (ctx->failure == HCL_SUCCESS) ctx->failure = st;
+    return NULL;
+}
+
+/* hcl_kdevice.kernel_max_group: 0 (unknown) where the kernel could not be built. */
+static uint64_t kernel_max_group(const hcl_kdevice *kd, hcl_kprog prog, int kernel) {
+    const hcl__builtin_kernel *k = plan_kernel(kd, prog, kernel);
+    return k ? k->max_group : 0;
 }
 
 /* hcl_kdevice.kernel_max_clusters: the driver's answer, 0 where it has none (or failed: the plan then guesses). */
 static uint32_t kernel_max_clusters(const hcl_kdevice *kd, hcl_kprog prog, int kernel, uint32_t cluster_blocks,
                                     uint32_t threads, uint64_t shared_bytes) {
-    runner_ctx *ctx = kd->ctx;
-    hcl__builtin_kernel *k = NULL;
+    const runner_ctx *ctx = kd->ctx;
     uint32_t count = 0;
     if (!HCL_DRIVER_HAS(ctx->dev->drv, kernel_max_clusters)) return 0;
-    hcl_status st = get_kernel(ctx->dev, ctx->b, prog, kernel, &k);
-    if (st != HCL_SUCCESS) {
-        if (ctx->failure == HCL_SUCCESS) ctx->failure = st;
-        return 0;
-    }
-    if (ctx->dev->drv->kernel_max_clusters(k->native, cluster_blocks, threads, (size_t)shared_bytes, &count) !=
-        HCL_SUCCESS)
+    const hcl__builtin_kernel *k = plan_kernel(kd, prog, kernel);
+    if (!k || ctx->dev->drv->kernel_max_clusters(k->native, cluster_blocks, threads, (size_t)shared_bytes, &count) !=
+                  HCL_SUCCESS)
         count = 0;
     return count;
 }

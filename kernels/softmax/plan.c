@@ -129,7 +129,7 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * and stream. Other wide rows: the streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel
  * with one work-item per row over the whole row (a CPU device runs a group on one core, looping over its work-items:
  * wider groups only cost; on PoCL 3.1 this was fastest), rows of whole vectors of 4 in its vector form (chunk 1: one
- * pass for the max and the sum, exp on vectors of 4; PoCL 3.1, 2 cores, 2^23 floats, 256 to 262144 columns: 5.0-6.8
+ * pass for the max and the sum, exp on vectors of 4; PoCL 3.1, 2 cores, 2^23 floats, 256 to 262144 columns: 4.1-6.8
  * GB/s against 1.8-2.3 with the scalar form's three passes). */
 #define CL_WS_ROWS_AT 256 /* bytes: the parts kernel's ticket, then its per-row words (softmax.cl) */
 #define CL_PARTS_COLS 32  /* columns a work-item of the parts kernel holds (HCL_SOFTMAX_PARTS_V vectors of 4) */

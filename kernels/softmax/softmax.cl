@@ -247,9 +247,10 @@ static void hcl_softmax_online4(float *m, float *s, const float4 v) {
     }
 }
 
-/* Streamed on a GPU (chunk 1) when the row is whole vectors of 4: one pass for the max and the sum together (the
- * running sum rescaled as the max grows), a second for the write, each work-item two vectors at a time (H100,
- * NVIDIA's OpenCL, 4096 x 32768 floats: 0.22 of the copy rate with three passes of one element at a time). */
+/* Streamed with chunk 1 (a GPU, or a CPU's one work-item a row) when the row is whole vectors of 4: one pass for the
+ * max and the sum together (the running sum rescaled as the max grows), a second for the write, each work-item two
+ * vectors at a time (H100, NVIDIA's OpenCL, 4096 x 32768 floats: 0.22 of the copy rate with three passes of one
+ * element at a time; PoCL on 2 cores: 4.1-6.8 GB/s against 1.8-2.3). */
 static void hcl_softmax_streamed4(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                   __local float *scratch, const int type) {
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
@@ -273,7 +274,7 @@ static void hcl_softmax_streamed4(__global const void *in, __global void *out, u
     if (j < n4) hcl_store4(out, v0 + j, exp(hcl_load4(in, v0 + j, type) - mx) * inv, type);
 }
 
-/* Streamed: any shape; reads the row three times (hcl_softmax_streamed4 instead on a GPU where it can). */
+/* Streamed: any shape; reads the row three times (hcl_softmax_streamed4 instead with chunk 1 where it can). */
 static void hcl_softmax_streamed(__global const void *in, __global void *out, ulong row_begin, ulong cols, ulong chunk,
                                  __local float *scratch, const int type) {
     if (chunk == 1 && cols % 4 == 0) {
