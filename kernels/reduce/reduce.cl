@@ -30,7 +30,7 @@
     }
 
 #define HCL_REDUCE_KERNEL(NAME, IDENTITY, COMBINE, TYPE)                                                               \
-    __kernel void NAME(__global const void *in, __global float *partials, __global volatile uint *ticket,              \
+    __kernel void NAME(__global const void *restrict in, __global float *partials, __global volatile uint *ticket,     \
                        __global float *out, ulong n, ulong chunk, __local float *scratch) {                            \
         const size_t lid = get_local_id(0);                                                                            \
         const size_t len = (size_t)n, run = (size_t)chunk;                                                             \
@@ -80,13 +80,18 @@
         if (lid == 0) is_last = atomic_inc(ticket) == (uint)get_num_groups(0) - 1u;                                    \
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                                           \
         if (!is_last) return;                                                                                          \
-        const __global volatile float *vp = partials; /* every group's partial, not a stale copy */                    \
+        /* every group's partial, not a stale copy; four loads in flight a work-item, then the next four */            \
+        const __global volatile float *vp = partials;                                                                  \
+        const size_t groups = get_num_groups(0), wg = get_local_size(0);                                               \
         float v = IDENTITY;                                                                                            \
-        for (size_t i = lid; i < get_num_groups(0); i += get_local_size(0)) {                                          \
-            v = COMBINE(v, vp[i]);                                                                                     \
-            partials[i] = 0.0f; /* the scratch is left as zeros, as it came */                                         \
+        for (size_t i = lid; i < groups; i += 4 * wg) {                                                                \
+            const float p0 = vp[i], p1 = i + wg < groups ? vp[i + wg] : IDENTITY;                                      \
+            const float p2 = i + 2 * wg < groups ? vp[i + 2 * wg] : IDENTITY;                                          \
+            const float p3 = i + 3 * wg < groups ? vp[i + 3 * wg] : IDENTITY;                                          \
+            v = COMBINE(v, COMBINE(COMBINE(p0, p1), COMBINE(p2, p3)));                                                 \
         }                                                                                                              \
-        barrier(CLK_LOCAL_MEM_FENCE); /* scratch[0] was read above */                                                  \
+        for (size_t i = lid; i < groups; i += wg) partials[i] = 0.0f; /* the scratch is left as zeros, as it came */   \
+        barrier(CLK_LOCAL_MEM_FENCE);                                 /* scratch[0] was read above */                  \
         HCL_REDUCE_TREE(COMBINE, v)                                                                                    \
         if (lid == 0) {                                                                                                \
             out[0] = scratch[0];                                                                                       \
