@@ -105,6 +105,10 @@ CONF_TEST(softmax, shapes) {
     static const size_t s[][2] = {{1, 1},     {7, 1},     {1, 2},     {2, 3},     {5, 7},     {13, 11},
                                   {1000, 33}, {2049, 17}, {17, 2049}, {3, 10007}, {65537, 3}, {100003, 1}};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, false);
+    /* more short rows of whole vectors than a GPU runs groups or warps at once (H100: 132 SMs of at most 32 groups of
+     * 32 work-items), in place too */
+    run_softmax(20000, 64, GEN_UNIFORM, false);
+    run_softmax(9001, 256, GEN_UNIFORM, true);
     run_softmax(0, 5, GEN_UNIFORM, false);
     run_softmax(5, 0, GEN_UNIFORM, false);
     run_softmax(0, 0, GEN_UNIFORM, false);
