@@ -3,7 +3,7 @@
  *
  * One launch of a fixed number of work-groups (chosen from n and the device only): each group folds its part and
  * writes one partial; the last group to finish (a ticket taken with atomic_inc after a barrier with the global fence) folds the
- * partials in index order and writes the result, then puts the ticket and the partials back to 0 (the ticket must be
+ * partials in an order fixed by the group count and writes the result, then puts the ticket and the partials back to 0 (the ticket must be
  * 0 before the first launch: the host gives zeroed scratch). No order that depends on timing: the same input on the
  * same device gives the same bits.
  *
