@@ -76,4 +76,17 @@ static inline void hcl_store4(__global void *p, size_t i, const float4 v, const 
     }
 }
 
+/* NVIDIA's OpenCL compiler (it defines __NV_CL_C_VERSION) takes inline PTX, and runs a work-group as warps of 32
+ * consecutive work-items: there the folds exchange values within a warp through shuffles instead of local memory and
+ * barriers (HCL_CL_WARP_SHUFFLE). v of the work-item whose local id differs in the bits of lane_mask; every work-item
+ * of the warp must call it. */
+#if defined(__NV_CL_C_VERSION)
+#define HCL_CL_WARP_SHUFFLE 1
+static inline float hcl_cl_shfl_xor(const float v, const uint lane_mask) {
+    float r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(lane_mask));
+    return r;
+}
+#endif
+
 #endif /* HCL_CL_TYPES_H */

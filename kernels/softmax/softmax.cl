@@ -27,7 +27,8 @@
 #define HCL_SOFTMAX_CACHE 16 /* columns per work-item held in registers */
 #endif
 
-static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
+/* The fold through local memory alone. */
+static float hcl_softmax_fold_local(__local float *scratch, float v, int is_max) {
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
     size_t r = 1; /* about sqrt(local size) lanes, so both stages are short */
     while (r * r < lsize) r *= 2;
@@ -45,12 +46,37 @@ static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
     return acc;
 }
 
+/* The fold of the work-items' v (the max, or the sum), the result in every work-item; every work-item of the group
+ * calls it. Where the compiler takes warp shuffles (HCL_CL_WARP_SHUFFLE), groups of whole warps fold by a butterfly in
+ * each warp (every lane ends with the same bits) and then the warps' results in order (H100, NVIDIA's OpenCL: f32 rows
+ * 0.94 -> 1.01 of the copy rate at 256 columns, 0.83-0.88 -> 0.90-0.93 at 32768-262144 in the parts kernel, 16-bit
+ * 0.73-0.84 -> 0.96-1.00 at 1024 columns and 0.67-0.75 -> 0.86-0.93 at 4096). */
+static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
+#ifdef HCL_CL_WARP_SHUFFLE
+    const size_t lid = get_local_id(0), lsize = get_local_size(0);
+    if (lsize % 32 == 0) {
+        for (uint m = 16; m > 0; m >>= 1) {
+            const float o = hcl_cl_shfl_xor(v, m);
+            v = is_max ? fmax(v, o) : v + o;
+        }
+        if (lsize == 32) return v;
+        if (lid % 32 == 0) scratch[lid / 32] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float acc = scratch[0];
+        for (size_t i = 1; i < lsize / 32; i++) acc = is_max ? fmax(acc, scratch[i]) : acc + scratch[i];
+        barrier(CLK_LOCAL_MEM_FENCE); /* scratch is reused by the next fold */
+        return acc;
+    }
+#endif
+    return hcl_softmax_fold_local(scratch, v, is_max);
+}
+
 /* Cached by vectors: each work-item holds vectors of 4 lid + local_size * c (c < nv <= HCL_SOFTMAX_CACHE_MAX / 4, a
  * constant after inlining) of the n4 vectors from vector v0 in registers, and returns the group's maximum of them;
  * lanes past n4 hold -inf. */
 #define HCL_SOFTMAX_CACHE_MAX 64
 static float hcl_softmax_hold4(__global const void *in, const size_t v0, const uint n4, __local float *scratch,
-                               const int type, const uint nv, float4 *v4) {
+                               const int type, const uint nv, float4 *v4, const int local_folds) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     float m = -INFINITY;
 #pragma unroll
@@ -59,7 +85,7 @@ static float hcl_softmax_hold4(__global const void *in, const size_t v0, const u
         v4[c] = j < n4 ? hcl_load4(in, v0 + j, type) : (float4)(-INFINITY);
         m = fmax(m, fmax(fmax(v4[c].x, v4[c].y), fmax(v4[c].z, v4[c].w)));
     }
-    return hcl_softmax_fold(scratch, m, 1);
+    return local_folds ? hcl_softmax_fold_local(scratch, m, 1) : hcl_softmax_fold(scratch, m, 1);
 }
 
 /* A whole row of n4 vectors from v0 cached (hcl_softmax_hold4); needs cols a multiple of 4 and at most local size * 4
@@ -69,14 +95,18 @@ static void hcl_softmax_cached4(__global const void *in, __global void *out, ulo
     const uint n4 = (uint)cols / 4, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     const size_t v0 = ((size_t)row_begin + get_group_id(0)) * n4; /* the row's first vector */
     float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
-    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, v4);
+    /* 16-bit rows of more than 4 vectors a work-item (the cached64 kernel) fold through local memory: with shuffles
+     * NVIDIA's compiler made that kernel slower (H100, 8192 x 16384 f16 / bf16: 0.75 / 0.73 of the copy rate against
+     * 0.82 / 0.76; f32 the same either way) */
+    const int local_folds = type != HCL_CL_F32 && nv > 4;
+    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, v4, local_folds);
     float s = 0.0f;
 #pragma unroll
     for (uint c = 0; c < nv; c++) {
         v4[c] = lid + lsize * c < n4 ? exp(v4[c] - m) : (float4)(0.0f);
         s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
     }
-    const float inv = 1.0f / hcl_softmax_fold(scratch, s, 0);
+    const float inv = 1.0f / (local_folds ? hcl_softmax_fold_local(scratch, s, 0) : hcl_softmax_fold(scratch, s, 0));
 #pragma unroll
     for (uint c = 0; c < nv; c++)
         if (lid + lsize * c < n4) hcl_store4(out, v0 + lid + lsize * c, v4[c] * inv, type);
@@ -131,7 +161,7 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
     const uint first = min(part * per, n4), count = min(per, n4 - first);
     const size_t r0 = ((size_t)row_begin + row) * n4; /* the row's first vector */
     float4 v4[HCL_SOFTMAX_PARTS_V];
-    const float m = hcl_softmax_hold4(in, r0 + first, count, scratch, type, HCL_SOFTMAX_PARTS_V, v4);
+    const float m = hcl_softmax_hold4(in, r0 + first, count, scratch, type, HCL_SOFTMAX_PARTS_V, v4, 0);
     float s = 0.0f;
 #pragma unroll
     for (uint c = 0; c < HCL_SOFTMAX_PARTS_V; c++) {
