@@ -5,7 +5,8 @@
  * the sum of exp(x - max), then the write. The work-items' partial results meet in local memory
  * (`scratch`: one float per work-item; any work-group size) in a fixed order: the first
  * r ~ sqrt(local size) work-items each fold a strided slice, then every work-item folds those r (three
- * barriers, not log2 of the group size).
+ * barriers, not log2 of the group size); on NVIDIA's OpenCL, groups of whole warps fold through warp shuffles
+ * instead (hcl_softmax_fold).
  * Three kernels, two ways through a row:
  *  - hcl_softmax_cached_<type> (cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
  *    lid + local_size * c in registers, so the row is read once and exp is taken once per element;
