@@ -117,7 +117,7 @@ static void usage(FILE *f) {
         "\n"
         "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and\n"
         "2^28 elements, gemm 1024, 2048, 4096, 8192 (square) and the skinny set, softmax 2^27 elements as rows x\n"
-        "256, 1024, 4096, 16384, 32768, 65536, 131072, 262144 columns; on a CPU device: vectors 2^25, gemm 256 to\n"
+        "32, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144 columns; on a CPU device: vectors 2^25, gemm 256 to\n"
         "2048 and a smaller skinny set, softmax 2^23 elements over the same columns. Defaults are halved until\n"
         "they fit 45%% of the device's memory and 35%% of the host's (the table says so; gemm dimensions of 128\n"
         "and below are kept).\n"

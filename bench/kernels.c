@@ -152,7 +152,7 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
         }
         /* Defaults: a large GPU is filled (2^28-element vectors, GEMM up to 8192, softmax of 2^27 elements); a CPU
          * device gets sizes that keep a 2-core run of every kernel and baseline within about two minutes. */
-        static const size_t sm_cols[] = {256, 1024, 4096, 16384, 32768, 65536, 131072, 262144};
+        static const size_t sm_cols[] = {32, 256, 1024, 4096, 16384, 32768, 65536, 131072, 262144};
         if (k == K_VECADD || k == K_REDUCE) {
             /* 2^25 on both: the CPU's size, so --all has a shape to compare with the host driver */
             if (!cpu) add_case(tmp, &ntmp, BENCH_MAX_CASES, k, scaled((size_t)1 << 25, s), 0, 0);
