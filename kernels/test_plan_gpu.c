@@ -438,7 +438,8 @@ static void amd_mfma(void) {
 /* softmax: the kernel and grid per row length on sm_90 (one block per SM at 16384 columns, clusters of 2 to 8 blocks
  * above, each cluster over 4 float rows or 2 16-bit rows with 128 bytes of shared memory a thread where the driver does
  * not say how many clusters run at once, the streamed kernel
- * past 262144 floats or 524288 16-bit values) and on sm_80 (no clusters: the staged kernel above 16384). */
+ * past 262144 floats or 524288 16-bit values) and on sm_80 (no clusters: the staged kernel above 16384); short rows of
+ * whole 16-byte vectors two vectors a lane, several rows a warp. */
 static void softmax_rows(void) {
     static const struct {
         uint32_t arch;
@@ -449,7 +450,11 @@ static void softmax_rows(void) {
     } cases[] = {{90, HCL_DTYPE_F16, 1000, 256, "hcl_softmax_warp16_f16", 63, 256},
                  {90, HCL_DTYPE_F16, 1000, 1024, "hcl_softmax_warp32_f16", 125, 256},
                  {90, HCL_DTYPE_F16, 1000, 1022, "hcl_softmax_warp32_f16", 125, 256},
-                 {90, HCL_DTYPE_F16, 1000, 64, "hcl_softmax_warp2_f16", 125, 256},
+                 {90, HCL_DTYPE_F16, 1000, 64, "hcl_softmax_warp16_f16", 16, 256},
+                 {90, HCL_DTYPE_F16, 1000, 62, "hcl_softmax_warp2_f16", 125, 256},
+                 {90, HCL_DTYPE_F32, 1000, 32, "hcl_softmax_warp8_f32", 16, 256},
+                 {90, HCL_DTYPE_F32, 1000, 128, "hcl_softmax_warp8_f32", 63, 256},
+                 {90, HCL_DTYPE_F32, 1000, 30, "hcl_softmax_warp1_f32", 125, 256},
                  {90, HCL_DTYPE_F16, 1000, 136, "hcl_softmax_warp16_f16", 63, 256},
                  {90, HCL_DTYPE_F32, 1000, 256, "hcl_softmax_warp8_f32", 125, 256},
                  {90, HCL_DTYPE_F16, 1000, 1025, "hcl_softmax_split1_16_f16", 1000, 128},

@@ -444,7 +444,7 @@ int main(int argc, char **argv) {
                                             {64, 64, 16}, {65, 63, 17}, {128, 129, 33}, {130, 200, 70}};
     static const size_t sm_shapes[][2] = {{1, 1},    {1, 7},     {3, 16},    {5, 17},    {4, 100}, {7, 255},
                                           {2, 1000}, {3, 4096},  {2, 16389}, {2, 16388}, {19, 64}, {37, 300},
-                                          {2, 6148}, {1, 65540}, {1000, 20}, {999, 7}};
+                                          {2, 6148}, {1, 65540}, {1000, 20}, {999, 7},   {4097, 3}};
     for (int p = 0; p < g_nprofiles; p++) {
         const profile *pr = &g_profiles[p];
         int failures_before = g_cl.failures, checks_before = g_checks;

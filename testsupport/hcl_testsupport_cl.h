@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define HCL_TS_CL_MAX_PROGRAMS 16
-#define HCL_TS_CL_MAX_KERNELS 64
+#define HCL_TS_CL_MAX_KERNELS 96
 
 typedef struct hcl_ts_cl {
     cl_context ctx;

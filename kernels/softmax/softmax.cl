@@ -11,6 +11,7 @@
  *  - hcl_softmax_cached_<type> (cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
  *    lid + local_size * c in registers, so the row is read once and exp is taken once per element;
  *    hcl_softmax_cached64_<type> the same for rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX;
+ *    hcl_softmax_rows_<type> the same for short rows of whole vectors of 4, several rows a work-group (below);
  *  - hcl_softmax_<type>, streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns
  *    starting at lid * chunk, every local_size * chunk columns, and reads the row three times. chunk = 1 is
  *    the coalesced order a GPU wants; a CPU gets one contiguous run. The sum is taken in blocks of
@@ -47,8 +48,8 @@ static float hcl_softmax_fold_local(__local float *scratch, float v, int is_max)
     return acc;
 }
 
-/* The fold of the work-items' v (the max, or the sum), the result in every work-item; every work-item of the group
- * calls it. Where the compiler takes warp shuffles (HCL_CL_WARP_SHUFFLE), groups of whole warps fold by a butterfly in
+/* The fold of the group's work-items' v (the max, or the sum), the result in every work-item; every work-item of the
+ * group calls it. Where the compiler takes warp shuffles (HCL_CL_WARP_SHUFFLE), groups of whole warps fold by a butterfly in
  * each warp (every lane ends with the same bits) and then the warps' results in order (H100, NVIDIA's OpenCL: f32 rows
  * 0.94 -> 1.01 of the copy rate at 256 columns, 0.83-0.88 -> 0.90-0.93 at 32768-262144 in the parts kernel, 16-bit
  * 0.73-0.84 -> 0.96-1.00 at 1024 columns and 0.67-0.75 -> 0.86-0.93 at 4096). */
@@ -72,12 +73,40 @@ static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
     return hcl_softmax_fold_local(scratch, v, is_max);
 }
 
-/* Cached by vectors: each work-item holds vectors of 4 lid + local_size * c (c < nv <= HCL_SOFTMAX_CACHE_MAX / 4, a
- * constant after inlining) of the n4 vectors from vector v0 in registers, and returns the group's maximum of them;
- * lanes past n4 hold -inf. */
+/* The fold of the work-items of one row of a group of rows (local sizes (L, R): the L work-items of one local id (1),
+ * L a power of two of at most 32); every work-item of the group calls it. Where the compiler takes warp shuffles and
+ * the group is whole warps, a butterfly over the row's L lanes (consecutive lanes of one warp); else through the row's
+ * L floats of local memory. */
+static float hcl_softmax_fold_row(__local float *scratch, float v, int is_max) {
+    const size_t lanes = get_local_size(0);
+#ifdef HCL_CL_WARP_SHUFFLE
+    if (lanes <= 32 && lanes * get_local_size(1) % 32 == 0) {
+        for (uint m = (uint)lanes / 2; m > 0; m >>= 1) {
+            const float o = hcl_cl_shfl_xor(v, m);
+            v = is_max ? fmax(v, o) : v + o;
+        }
+        return v;
+    }
+#endif
+    return hcl_softmax_fold_local(scratch + get_local_id(1) * lanes, v, is_max);
+}
+
+/* Who folds together (a constant after inlining): */
+#define HCL_SOFTMAX_FOLD_GROUP 0 /* the whole group (hcl_softmax_fold) */
+#define HCL_SOFTMAX_FOLD_LOCAL 1 /* the whole group, through local memory alone (hcl_softmax_fold_local) */
+#define HCL_SOFTMAX_FOLD_ROW 2   /* each row of a group of rows (hcl_softmax_fold_row) */
+static float hcl_softmax_fold_by(__local float *scratch, float v, int is_max, const int fold) {
+    return fold == HCL_SOFTMAX_FOLD_ROW     ? hcl_softmax_fold_row(scratch, v, is_max)
+           : fold == HCL_SOFTMAX_FOLD_LOCAL ? hcl_softmax_fold_local(scratch, v, is_max)
+                                            : hcl_softmax_fold(scratch, v, is_max);
+}
+
+/* Cached by vectors: each work-item holds vectors of 4 lid + local_size (0) * c (c < nv <= HCL_SOFTMAX_CACHE_MAX / 4, a
+ * constant after inlining) of the n4 vectors from vector v0 in registers, and returns their maximum folded as `fold`
+ * says; lanes past n4 hold -inf. */
 #define HCL_SOFTMAX_CACHE_MAX 64
 static float hcl_softmax_hold4(__global const void *in, const size_t v0, const uint n4, __local float *scratch,
-                               const int type, const uint nv, float4 *v4, const int local_folds) {
+                               const int type, const uint nv, float4 *v4, const int fold) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     float m = -INFINITY;
 #pragma unroll
@@ -86,28 +115,23 @@ static float hcl_softmax_hold4(__global const void *in, const size_t v0, const u
         v4[c] = j < n4 ? hcl_load4(in, v0 + j, type) : (float4)(-INFINITY);
         m = fmax(m, fmax(fmax(v4[c].x, v4[c].y), fmax(v4[c].z, v4[c].w)));
     }
-    return local_folds ? hcl_softmax_fold_local(scratch, m, 1) : hcl_softmax_fold(scratch, m, 1);
+    return hcl_softmax_fold_by(scratch, m, 1, fold);
 }
 
-/* A whole row of n4 vectors from v0 cached (hcl_softmax_hold4); needs cols a multiple of 4 and at most local size * 4
- * * nv. */
-static void hcl_softmax_cached4(__global const void *in, __global void *out, ulong row_begin, ulong cols,
-                                __local float *scratch, const int type, const uint nv) {
-    const uint n4 = (uint)cols / 4, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
-    const size_t v0 = ((size_t)row_begin + get_group_id(0)) * n4; /* the row's first vector */
+/* A whole row of n4 vectors from vector v0 cached (hcl_softmax_hold4), at most local size (0) * nv vectors; its
+ * work-items fold as `fold` says. */
+static void hcl_softmax_cached4(__global const void *in, __global void *out, const size_t v0, const uint n4,
+                                __local float *scratch, const int type, const uint nv, const int fold) {
+    const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
-    /* 16-bit rows of more than 4 vectors a work-item (the cached64 kernel) fold through local memory: with shuffles
-     * NVIDIA's compiler made that kernel slower (H100, 8192 x 16384 f16 / bf16: 0.75 / 0.73 of the copy rate against
-     * 0.82 / 0.76; f32 the same either way) */
-    const int local_folds = type != HCL_CL_F32 && nv > 4;
-    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, v4, local_folds);
+    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, v4, fold);
     float s = 0.0f;
 #pragma unroll
     for (uint c = 0; c < nv; c++) {
         v4[c] = lid + lsize * c < n4 ? exp(v4[c] - m) : (float4)(0.0f);
         s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
     }
-    const float inv = 1.0f / (local_folds ? hcl_softmax_fold_local(scratch, s, 0) : hcl_softmax_fold(scratch, s, 0));
+    const float inv = 1.0f / hcl_softmax_fold_by(scratch, s, 0, fold);
 #pragma unroll
     for (uint c = 0; c < nv; c++)
         if (lid + lsize * c < n4) hcl_store4(out, v0 + lid + lsize * c, v4[c] * inv, type);
@@ -162,7 +186,8 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
     const uint first = min(part * per, n4), count = min(per, n4 - first);
     const size_t r0 = ((size_t)row_begin + row) * n4; /* the row's first vector */
     float4 v4[HCL_SOFTMAX_PARTS_V];
-    const float m = hcl_softmax_hold4(in, r0 + first, count, scratch, type, HCL_SOFTMAX_PARTS_V, v4, 0);
+    const float m =
+        hcl_softmax_hold4(in, r0 + first, count, scratch, type, HCL_SOFTMAX_PARTS_V, v4, HCL_SOFTMAX_FOLD_GROUP);
     float s = 0.0f;
 #pragma unroll
     for (uint c = 0; c < HCL_SOFTMAX_PARTS_V; c++) {
@@ -233,7 +258,8 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
 static void hcl_softmax_cached(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                __local float *scratch, const int type) {
     if (cols % 4 == 0) {
-        hcl_softmax_cached4(in, out, row_begin, cols, scratch, type, HCL_SOFTMAX_CACHE / 4);
+        hcl_softmax_cached4(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, scratch, type,
+                            HCL_SOFTMAX_CACHE / 4, HCL_SOFTMAX_FOLD_GROUP);
         return;
     }
     const uint ncols = (uint)cols, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
@@ -345,21 +371,36 @@ static void hcl_softmax_streamed(__global const void *in, __global void *out, ul
     }
 }
 
-#define HCL_SOFTMAX_KERNELS(T, TYPE)                                                                                   \
-    __kernel void hcl_softmax_cached_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,     \
-                                         ulong chunk, __local float *scratch) {                                        \
-        (void)chunk;                                                                                                   \
-        hcl_softmax_cached(in, out, row_begin, cols, scratch, TYPE);                                                   \
-    }                                                                                                                  \
-    __kernel void hcl_softmax_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,            \
-                                  ulong chunk, __local float *scratch) {                                               \
-        hcl_softmax_streamed(in, out, row_begin, cols, chunk, scratch, TYPE);                                          \
-    }                                                                                                                  \
-    /* rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX columns, held in registers */               \
-    __kernel void hcl_softmax_cached64_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,   \
-                                           ulong chunk, __local float *scratch) {                                      \
-        (void)chunk;                                                                                                   \
-        hcl_softmax_cached4(in, out, row_begin, cols, scratch, TYPE, HCL_SOFTMAX_CACHE_MAX / 4);                       \
+#define HCL_SOFTMAX_KERNELS(T, TYPE)                                                                                     \
+    __kernel void hcl_softmax_cached_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,       \
+                                         ulong chunk, __local float *scratch) {                                          \
+        (void)chunk;                                                                                                     \
+        hcl_softmax_cached(in, out, row_begin, cols, scratch, TYPE);                                                     \
+    }                                                                                                                    \
+    __kernel void hcl_softmax_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,              \
+                                  ulong chunk, __local float *scratch) {                                                 \
+        hcl_softmax_streamed(in, out, row_begin, cols, chunk, scratch, TYPE);                                            \
+    }                                                                                                                    \
+    /* rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX columns, held in registers; 16-bit rows   \
+     * fold through local memory: with shuffles NVIDIA's compiler made this kernel slower (H100, 8192 x 16384 f16 /    \
+     * bf16: 0.75 / 0.73 of the copy rate against 0.82 / 0.76; f32 the same either way) */   \
+    __kernel void hcl_softmax_cached64_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,     \
+                                           ulong chunk, __local float *scratch) {                                        \
+        (void)chunk;                                                                                                     \
+        hcl_softmax_cached4(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, scratch,        \
+                            TYPE, HCL_SOFTMAX_CACHE_MAX / 4,                                                             \
+                            TYPE == HCL_CL_F32 ? HCL_SOFTMAX_FOLD_GROUP : HCL_SOFTMAX_FOLD_LOCAL);                       \
+    }                                                                                                                    \
+    /* short rows of whole vectors of 4, several a group: local sizes (L, R), L work-items of HCL_SOFTMAX_CACHE        \
+     * columns a row (a power of two, at most 32), R rows, row row_begin + group id * R + local id (1); rows from       \
+     * row_end on are skipped (the launch's last group may hold fewer than R). One group a row spent more on starting  \
+     * groups than on the row (H100, NVIDIA's OpenCL, 2^27 floats as rows of 32 / 64 / 128 columns: 0.14 / 0.29 /     \
+     * 0.57 of the copy rate). */ \
+    __kernel void hcl_softmax_rows_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,         \
+                                       ulong row_end, __local float *scratch) {                                          \
+        const size_t row = (size_t)row_begin + get_group_id(0) * get_local_size(1) + get_local_id(1);                    \
+        hcl_softmax_cached4(in, out, row *(cols / 4), row < row_end ? (uint)cols / 4 : 0u, scratch, TYPE,                \
+                            HCL_SOFTMAX_CACHE / 4, HCL_SOFTMAX_FOLD_ROW);                                                \
     }
 
 HCL_SOFTMAX_KERNELS(f32, HCL_CL_F32)
