@@ -73,11 +73,12 @@ static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
                                     "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1", CL_GEMM_KERNELS),
     [HCL_KPROG_CL_GEMM8] = PROGRAM(HCL_KFAMILY_CL, "cl-gemm8",
                                    "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0", CL_GEMM_KERNELS),
-    [HCL_KPROG_CL_SOFTMAX] = PROGRAM(
-        HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl",
-        {"hcl_softmax_f32", "hcl_softmax_cached_f32", "hcl_softmax_f16", "hcl_softmax_cached_f16", "hcl_softmax_bf16",
-         "hcl_softmax_cached_bf16", "hcl_softmax_cached64_f32", "hcl_softmax_cached64_f16", "hcl_softmax_cached64_bf16",
-         "hcl_softmax_parts_f32", "hcl_softmax_rows_f32", "hcl_softmax_rows_f16", "hcl_softmax_rows_bf16"}),
+    [HCL_KPROG_CL_SOFTMAX] =
+        PROGRAM(HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl",
+                {"hcl_softmax_f32", "hcl_softmax_cached_f32", "hcl_softmax_f16", "hcl_softmax_cached_f16",
+                 "hcl_softmax_bf16", "hcl_softmax_cached_bf16", "hcl_softmax_cached64_f32", "hcl_softmax_cached64_f16",
+                 "hcl_softmax_cached64_bf16", "hcl_softmax_parts_f32", "hcl_softmax_rows_f32", "hcl_softmax_rows_f16",
+                 "hcl_softmax_rows_bf16", "hcl_softmax_rows8_f32", "hcl_softmax_rows8_f16", "hcl_softmax_rows8_bf16"}),
     [HCL_KPROG_CL_REDUCE] = PROGRAM(HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl",
                                     {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32",
                                      "hcl_reduce_sum_f16", "hcl_reduce_max_f16", "hcl_reduce_min_f16",

@@ -149,20 +149,28 @@ static size_t cl_parts(const hcl_kdevice *dev, size_t cols, size_t *wg) {
     return np;
 }
 
-/* GPU rows of whole vectors of 4 up to 512 columns: the rows kernel, several rows a group, each over the fewest
- * work-items (a power of two, at most 32) of 16 columns. Returns its work-items a row and sets *per_group, the rows a
- * group (within the kernel's group limit); 0 when the rows kernel does not take the rows. H100, NVIDIA's OpenCL, 2^27
- * elements as rows of 32 / 64 / 128 / 256 / 512 columns, against the cached kernel's group a row: f32 0.91 / 0.97 /
- * 0.99 / 0.99 / 1.00 of the copy rate against 0.14 / 0.29 / 0.57 / 1.01 / 1.00, bf16 0.81 / 0.91 / 0.98 / 0.97 / 0.98
- * against 0.07 / 0.15 / 0.29 / 0.57 / 0.97. */
-static size_t cl_rows(const hcl_kdevice *dev, size_t cols, size_t *per_group) {
-    if (cols % 4 != 0 || cols > 16 * 32) return 0;
-    const size_t max = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_rows_f32"));
+/* GPU rows of whole vectors of 4 up to 512 columns: the rows kernels, several rows a group, each over the fewest
+ * work-items (a power of two, at most 32) of 16 columns (hcl_softmax_rows), or of 8 (hcl_softmax_rows8) for rows of up
+ * to 32 columns. Returns the kernel's name without its type and sets *wg (the work-items a row) and *per_group (rows a
+ * group, within the kernel's group limit); NULL when the rows kernels do not take the rows. H100, NVIDIA's OpenCL, 2^27 elements as rows of
+ * 32 / 64 / 128 / 256 / 512 columns, against the cached kernel's group a row: f32 0.91 / 0.97 / 0.99 / 0.99 / 1.00 of
+ * the copy rate against 0.14 / 0.29 / 0.57 / 1.01 / 1.00, bf16 0.81 / 0.91 / 0.98 / 0.97 / 0.98 against 0.07 / 0.15 /
+ * 0.29 / 0.57 / 0.97, with 16 columns a work-item; 8 columns a work-item at 32 / 64 / 128 / 256 columns: f32 1.00 /
+ * 1.00 / 1.01 / 1.00 against 0.92 / 0.98 / 1.00 / 1.00, f16 0.99 / 0.97 / 0.97 / 0.96 against 0.81 / 0.97 / 0.99 /
+ * 0.99, bf16 0.91 / 0.90 / 0.89 / 0.88 against 0.80 / 0.96 / 0.99 / 0.99. */
+static const char *cl_rows(const hcl_kdevice *dev, size_t cols, size_t *wg, size_t *per_group) {
+    if (cols % 4 != 0 || cols > 16 * 32) return NULL;
+    const size_t per = cols <= 32 ? 8 : 16; /* columns a work-item */
+    const char *base = per == 8 ? "hcl_softmax_rows8" : "hcl_softmax_rows";
+    char name[48];
+    snprintf(name, sizeof name, "%s_f32", base);
+    const size_t max = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, name));
     size_t lanes = 1;
-    while (lanes * 16 < cols) lanes *= 2;
-    if (lanes > max) return 0;
+    while (lanes * per < cols) lanes *= 2;
+    if (lanes > max) return NULL;
+    *wg = lanes;
     *per_group = hcl_min_size(64, hcl_min_size(CL_ROWS_GROUP, max) / lanes);
-    return lanes;
+    return base;
 }
 
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
@@ -172,8 +180,9 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
         size_t max_cached = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached_f32"));
         size_t max64 = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached64_f32"));
         chunk = 1;
-        if ((wg = cl_rows(dev, cols, &per_group)) != 0) {
-            base = "hcl_softmax_rows";
+        const char *rows_kernel = cl_rows(dev, cols, &wg, &per_group);
+        if (rows_kernel) {
+            base = rows_kernel;
         } else if (cols <= 16 * max_cached) {
             base = "hcl_softmax_cached";
             wg = hcl_min_size((hcl_ceil_div(cols, 16) + 31) / 32 * 32, max_cached);

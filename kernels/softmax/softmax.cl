@@ -11,7 +11,8 @@
  *  - hcl_softmax_cached_<type> (cols <= local size * HCL_SOFTMAX_CACHE): each work-item keeps its columns
  *    lid + local_size * c in registers, so the row is read once and exp is taken once per element;
  *    hcl_softmax_cached64_<type> the same for rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX;
- *    hcl_softmax_rows_<type> the same for short rows of whole vectors of 4, several rows a work-group (below);
+ *    hcl_softmax_rows_<type> and hcl_softmax_rows8_<type> the same for short rows of whole vectors of 4, several
+ *    rows a work-group (hcl_softmax_rows);
  *  - hcl_softmax_<type>, streamed (any shape): work-item `lid` takes runs of `chunk` consecutive columns
  *    starting at lid * chunk, every local_size * chunk columns, and reads the row three times. chunk = 1 is
  *    the coalesced order a GPU wants; a CPU gets one contiguous run. The sum is taken in blocks of
@@ -290,6 +291,19 @@ static void hcl_softmax_cached(__global const void *in, __global void *out, ulon
     }
 }
 
+/* Short rows of whole vectors of 4, several a work-group (GPU): local sizes (L, R), R rows a group, row row_begin +
+ * group id * R + local id (1) over the L work-items of its local id (1) (a power of two, at most 32), each holding nv
+ * vectors (hcl_softmax_cached4); rows from row_end on are skipped (the launch's last group may hold fewer than R). One
+ * group a row spent more on starting groups than on the row (H100, NVIDIA's OpenCL, 2^27 floats as rows of 32 / 64 /
+ * 128 columns: 0.14 / 0.29 / 0.57 of the copy rate). Kernels of 4 vectors a work-item (hcl_softmax_rows_<type>) and of
+ * 2 (hcl_softmax_rows8_<type>, the rows of up to 32 columns; kernels/softmax/plan.c says why). */
+static void hcl_softmax_rows(__global const void *in, __global void *out, ulong row_begin, ulong row_end, ulong cols,
+                             __local float *scratch, const int type, const uint nv) {
+    const size_t row = (size_t)row_begin + get_group_id(0) * get_local_size(1) + get_local_id(1);
+    const uint n4 = row < row_end ? (uint)cols / 4 : 0u; /* a row past the end holds nothing */
+    hcl_softmax_cached4(in, out, (cols / 4) * row, n4, scratch, type, nv, HCL_SOFTMAX_FOLD_ROW);
+}
+
 /* Fold four values into a running (max, sum): the sum is rescaled when the max grows; while the max is -inf every
  * value so far is -inf and adds nothing (exp(-inf - -inf) would be NaN). A NaN skips the max and makes the sum NaN. */
 static void hcl_softmax_online4(float *m, float *s, const float4 v) {
@@ -371,36 +385,33 @@ static void hcl_softmax_streamed(__global const void *in, __global void *out, ul
     }
 }
 
-#define HCL_SOFTMAX_KERNELS(T, TYPE)                                                                                     \
-    __kernel void hcl_softmax_cached_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,       \
-                                         ulong chunk, __local float *scratch) {                                          \
-        (void)chunk;                                                                                                     \
-        hcl_softmax_cached(in, out, row_begin, cols, scratch, TYPE);                                                     \
-    }                                                                                                                    \
-    __kernel void hcl_softmax_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,              \
-                                  ulong chunk, __local float *scratch) {                                                 \
-        hcl_softmax_streamed(in, out, row_begin, cols, chunk, scratch, TYPE);                                            \
-    }                                                                                                                    \
+#define HCL_SOFTMAX_KERNELS(T, TYPE)                                                                                   \
+    __kernel void hcl_softmax_cached_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,     \
+                                         ulong chunk, __local float *scratch) {                                        \
+        (void)chunk;                                                                                                   \
+        hcl_softmax_cached(in, out, row_begin, cols, scratch, TYPE);                                                   \
+    }                                                                                                                  \
+    __kernel void hcl_softmax_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,            \
+                                  ulong chunk, __local float *scratch) {                                               \
+        hcl_softmax_streamed(in, out, row_begin, cols, chunk, scratch, TYPE);                                          \
+    }                                                                                                                  \
     /* rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX columns, held in registers; 16-bit rows   \
      * fold through local memory: with shuffles NVIDIA's compiler made this kernel slower (H100, 8192 x 16384 f16 /    \
-     * bf16: 0.75 / 0.73 of the copy rate against 0.82 / 0.76; f32 the same either way) */   \
-    __kernel void hcl_softmax_cached64_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,     \
-                                           ulong chunk, __local float *scratch) {                                        \
-        (void)chunk;                                                                                                     \
-        hcl_softmax_cached4(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, scratch,        \
-                            TYPE, HCL_SOFTMAX_CACHE_MAX / 4,                                                             \
-                            TYPE == HCL_CL_F32 ? HCL_SOFTMAX_FOLD_GROUP : HCL_SOFTMAX_FOLD_LOCAL);                       \
-    }                                                                                                                    \
-    /* short rows of whole vectors of 4, several a group: local sizes (L, R), L work-items of HCL_SOFTMAX_CACHE        \
-     * columns a row (a power of two, at most 32), R rows, row row_begin + group id * R + local id (1); rows from       \
-     * row_end on are skipped (the launch's last group may hold fewer than R). One group a row spent more on starting  \
-     * groups than on the row (H100, NVIDIA's OpenCL, 2^27 floats as rows of 32 / 64 / 128 columns: 0.14 / 0.29 /     \
-     * 0.57 of the copy rate). */ \
-    __kernel void hcl_softmax_rows_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,         \
-                                       ulong row_end, __local float *scratch) {                                          \
-        const size_t row = (size_t)row_begin + get_group_id(0) * get_local_size(1) + get_local_id(1);                    \
-        hcl_softmax_cached4(in, out, row *(cols / 4), row < row_end ? (uint)cols / 4 : 0u, scratch, TYPE,                \
-                            HCL_SOFTMAX_CACHE / 4, HCL_SOFTMAX_FOLD_ROW);                                                \
+     * bf16: 0.75 / 0.73 of the copy rate against 0.82 / 0.76; f32 the same either way) */ \
+    __kernel void hcl_softmax_cached64_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,   \
+                                           ulong chunk, __local float *scratch) {                                      \
+        (void)chunk;                                                                                                   \
+        hcl_softmax_cached4(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, scratch,      \
+                            TYPE, HCL_SOFTMAX_CACHE_MAX / 4,                                                           \
+                            TYPE == HCL_CL_F32 ? HCL_SOFTMAX_FOLD_GROUP : HCL_SOFTMAX_FOLD_LOCAL);                     \
+    }                                                                                                                  \
+    __kernel void hcl_softmax_rows_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,       \
+                                       ulong row_end, __local float *scratch) {                                        \
+        hcl_softmax_rows(in, out, row_begin, row_end, cols, scratch, TYPE, HCL_SOFTMAX_CACHE / 4);                     \
+    }                                                                                                                  \
+    __kernel void hcl_softmax_rows8_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,      \
+                                        ulong row_end, __local float *scratch) {                                       \
+        hcl_softmax_rows(in, out, row_begin, row_end, cols, scratch, TYPE, 2);                                         \
     }
 
 HCL_SOFTMAX_KERNELS(f32, HCL_CL_F32)
