@@ -73,9 +73,9 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         snprintf(base, sizeof base, "hcl_softmax_split%u_%u", cs, e);
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-        /* A block of 1024 threads has an SM to itself (above 32 registers a thread): one per SM then, each looping over rows
-         * and loading the next while it folds this one (H100, 8192 x 16384: 0.95 of the copy rate, 0.63-0.90 with a
-         * block per row). Smaller blocks share SMs: a block (cluster) per row. */
+        /* A block of 1024 threads has an SM to itself (above 32 registers a thread): one per SM then, each looping over
+         * rows and loading the next while it folds this one (H100, 8192 x 16384: 0.95 of the copy rate, 0.63-0.90 with
+         * a block per row). Smaller blocks share SMs: a block (cluster) per row. */
         /* A cluster stages its blocks' next rows in shared memory (128 bytes a thread) while it folds the current
          * ones. Clusters: as many as the device runs at once where the driver says, each with an equal share of the
          * rows in one wave, since a last wave that is not full idles SMs (H100, 512 x 262144 f32, clusters of 8: 15
@@ -152,12 +152,12 @@ static size_t cl_parts(const hcl_kdevice *dev, size_t cols, size_t *wg) {
 /* GPU rows of whole vectors of 4 up to 512 columns: the rows kernels, several rows a group, each over the fewest
  * work-items (a power of two, at most 32) of 16 columns (hcl_softmax_rows), or of 8 (hcl_softmax_rows8) for rows of up
  * to 32 columns. Returns the kernel's name without its type and sets *wg (the work-items a row) and *per_group (rows a
- * group, within the kernel's group limit); NULL when the rows kernels do not take the rows. H100, NVIDIA's OpenCL, 2^27 elements as rows of
- * 32 / 64 / 128 / 256 / 512 columns, against the cached kernel's group a row: f32 0.91 / 0.97 / 0.99 / 0.99 / 1.00 of
- * the copy rate against 0.14 / 0.29 / 0.57 / 1.01 / 1.00, bf16 0.81 / 0.91 / 0.98 / 0.97 / 0.98 against 0.07 / 0.15 /
- * 0.29 / 0.57 / 0.97, with 16 columns a work-item; 8 columns a work-item at 32 / 64 / 128 / 256 columns: f32 1.00 /
- * 1.00 / 1.01 / 1.00 against 0.92 / 0.98 / 1.00 / 1.00, f16 0.99 / 0.97 / 0.97 / 0.96 against 0.81 / 0.97 / 0.99 /
- * 0.99, bf16 0.91 / 0.90 / 0.89 / 0.88 against 0.80 / 0.96 / 0.99 / 0.99. */
+ * group, within the kernel's group limit); NULL when the rows kernels do not take the rows. H100, NVIDIA's OpenCL, 2^27
+ * elements as rows of 32 / 64 / 128 / 256 / 512 columns, against the cached kernel's group a row: f32 0.91 / 0.97 /
+ * 0.99 / 0.99 / 1.00 of the copy rate against 0.14 / 0.29 / 0.57 / 1.01 / 1.00, bf16 0.81 / 0.91 / 0.98 / 0.97 / 0.98
+ * against 0.07 / 0.15 / 0.29 / 0.57 / 0.97, with 16 columns a work-item; 8 columns a work-item at 32 / 64 / 128 / 256
+ * columns: f32 1.00 / 1.00 / 1.01 / 1.00 against 0.92 / 0.98 / 1.00 / 1.00, f16 0.99 / 0.97 / 0.97 / 0.96 against 0.81
+ * / 0.97 / 0.99 / 0.99, bf16 0.91 / 0.90 / 0.89 / 0.88 against 0.80 / 0.96 / 0.99 / 0.99. */
 static const char *cl_rows(const hcl_kdevice *dev, size_t cols, size_t *wg, size_t *per_group) {
     if (cols % 4 != 0 || cols > 16 * 32) return NULL;
     const size_t per = cols <= 32 ? 8 : 16; /* columns a work-item */

@@ -50,10 +50,10 @@ static float hcl_softmax_fold_local(__local float *scratch, float v, int is_max)
 }
 
 /* The fold of the group's work-items' v (the max, or the sum), the result in every work-item; every work-item of the
- * group calls it. Where the compiler takes warp shuffles (HCL_CL_WARP_SHUFFLE), groups of whole warps fold by a butterfly in
- * each warp (every lane ends with the same bits) and then the warps' results in order (H100, NVIDIA's OpenCL: f32 rows
- * 0.94 -> 1.01 of the copy rate at 256 columns, 0.83-0.88 -> 0.90-0.93 at 32768-262144 in the parts kernel, 16-bit
- * 0.73-0.84 -> 0.96-1.00 at 1024 columns and 0.67-0.75 -> 0.86-0.93 at 4096). */
+ * group calls it. Where the compiler takes warp shuffles (HCL_CL_WARP_SHUFFLE), groups of whole warps fold by a
+ * butterfly in each warp (every lane ends with the same bits) and then the warps' results in order (H100, NVIDIA's
+ * OpenCL: f32 rows 0.94 -> 1.01 of the copy rate at 256 columns, 0.83-0.88 -> 0.90-0.93 at 32768-262144 in the parts
+ * kernel, 16-bit 0.73-0.84 -> 0.96-1.00 at 1024 columns and 0.67-0.75 -> 0.86-0.93 at 4096). */
 static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
 #ifdef HCL_CL_WARP_SHUFFLE
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
@@ -149,11 +149,11 @@ static void hcl_softmax_cached4(__global const void *in, __global void *out, con
  * the others wait for the arrivals, read every part's (max, sum) and write theirs. Readers wait for each word they
  * read to be written (not 0), so no order between stores to different words is assumed. OpenCL does not promise
  * that two work-groups run at the same time, so the wait for the arrivals is bounded (HCL_SOFTMAX_SPIN polls): a
- * group that waits longer gives its part up. Every other group then writes its state; the last to arrive waits for them (they have
- * arrived, so they run), writes the parts given up from their inputs (not yet written by anyone, so in place stays
- * right) and clears the row's words. The plan keeps `parts` within the device's compute units, so on a GPU the wait
- * is the slowest part's load. A part of only -inf has max -inf and sum 0 and writes zeros, unless the whole row is
- * -inf (then NaN, as with one group per row). */
+ * group that waits longer gives its part up. Every other group then writes its state; the last to arrive waits for
+ * them (they have arrived, so they run), writes the parts given up from their inputs (not yet written by anyone, so in
+ * place stays right) and clears the row's words. The plan keeps `parts` within the device's compute units, so on a GPU
+ * the wait is the slowest part's load. A part of only -inf has max -inf and sum 0 and writes zeros, unless the whole
+ * row is -inf (then NaN, as with one group per row). */
 /* vectors of 4 a work-item of the parts kernel holds: 32 columns (H100, 2^27 floats, 32768 to 262144 columns: 0.88 to
  * 0.82 of the copy rate; 64 columns, groups of 256: 0.87 to 0.83) */
 #define HCL_SOFTMAX_PARTS_V 8
