@@ -1,5 +1,5 @@
-/* kernels-plan-gpu: the GPU family's gemm plans for the matrix-unit devices, and its softmax plans by row length,
- * checked without a GPU. A plan is plain C
+/* kernels-plan-gpu: the GPU family's gemm plans for the matrix-unit devices, and its softmax plans by row length (also
+ * an OpenCL GPU's for short rows), checked without a GPU. A plan is plain C
  * (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, TF32's swapped
  * operands and transposed copy), on an sm_80 part (mma.sync) and on AMD GPUs (gfx90a, gfx940: MFMA; gfx908: MFMA for f16;
  * gfx1030: the SIMT kernels) can be read here: kernel names, launch counts, grids, shared memory, scratch offsets and
@@ -533,6 +533,71 @@ static void softmax_resident(void) {
     }
 }
 
+/* NVIDIA's OpenCL reports 256 work-items for the softmax kernels (CL_KERNEL_WORK_GROUP_SIZE). */
+static uint64_t cl_kernel_max_group(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
+    (void)dev, (void)prog, (void)kernel;
+    return 256;
+}
+
+/* softmax on an OpenCL GPU (the H100 through NVIDIA's OpenCL): short rows of whole vectors of 4 several to a
+ * work-group, local sizes (L, R), the last argument the launch's row_end (the rows kernels skip rows from there on);
+ * rows of up to 32 columns 8 columns a work-item, longer 16; odd or longer rows one work-group a row. Also in batches
+ * where the device allows 3 groups a launch. */
+static void softmax_cl_rows(void) {
+    hcl_kdevice dev;
+    memset(&dev, 0, sizeof dev);
+    dev.family = HCL_KFAMILY_CL;
+    dev.compute_units = 132;
+    dev.subgroup_width = 32;
+    dev.max_group_size = 1024;
+    dev.local_mem = 49152;
+    dev.max_groups[0] = dev.max_groups[1] = dev.max_groups[2] = 4294967295u;
+    dev.kernel_max_group = cl_kernel_max_group;
+    static const struct {
+        hcl_dtype type;
+        size_t rows, cols;
+        uint32_t max_groups;
+        const char *kernel;
+        size_t launches;
+        uint32_t grid, lanes, per_group; /* of the last launch */
+        uint64_t row_begin, last_arg;    /* its first row; its row_end (its chunk for the one-row-a-group kernels) */
+    } cases[] = {
+        {HCL_DTYPE_F32, 1000, 32, 0, "hcl_softmax_rows8_f32", 1, 16, 4, 64, 0, 1000},
+        {HCL_DTYPE_BF16, 1000, 4, 0, "hcl_softmax_rows8_bf16", 1, 16, 1, 64, 0, 1000},
+        {HCL_DTYPE_F32, 1000, 64, 0, "hcl_softmax_rows_f32", 1, 16, 4, 64, 0, 1000},
+        {HCL_DTYPE_F16, 1000, 256, 0, "hcl_softmax_rows_f16", 1, 63, 16, 16, 0, 1000},
+        {HCL_DTYPE_BF16, 1000, 512, 0, "hcl_softmax_rows_bf16", 1, 125, 32, 8, 0, 1000},
+        {HCL_DTYPE_F32, 1000, 516, 0, "hcl_softmax_cached_f32", 1, 1000, 64, 1, 0, 1},
+        {HCL_DTYPE_F32, 1000, 30, 0, "hcl_softmax_cached_f32", 1, 1000, 32, 1, 0, 1},
+        {HCL_DTYPE_F32, 1000, 32, 3, "hcl_softmax_rows8_f32", 6, 1, 4, 64, 960, 1000},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].max_groups) dev.max_groups[0] = cases[i].max_groups;
+        hcl_kplan p;
+        memset(&p, 0, sizeof p);
+        hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
+        HCL_TS_CHECK(st == HCL_SUCCESS && p.count == cases[i].launches, "CL softmax %zu x %zu: status %d, %zu launches",
+                     cases[i].rows, cases[i].cols, (int)st, p.count);
+        if (st == HCL_SUCCESS && p.count == cases[i].launches) {
+            const hcl_klaunch *l = &p.launch[p.count - 1];
+            uint64_t row_begin = 0, last = 0;
+            memcpy(&row_begin, l->args[2].value, sizeof row_begin);
+            memcpy(&last, l->args[4].value, sizeof last);
+            HCL_TS_CHECK(strcmp(kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
+                             l->block.x == cases[i].lanes && l->block.y == cases[i].per_group &&
+                             row_begin == cases[i].row_begin && last == cases[i].last_arg &&
+                             l->shared_bytes == (size_t)cases[i].lanes * cases[i].per_group * sizeof(float),
+                         "CL softmax %zu x %zu %s: %s over %u groups of %u x %u from row %llu, last argument %llu, %zu "
+                         "bytes of local memory; expected %s over %u of %u x %u from row %llu, last argument %llu",
+                         cases[i].rows, cases[i].cols, hcl_kdtype_name(cases[i].type), kernel_name(l), l->grid.x,
+                         l->block.x, l->block.y, (unsigned long long)row_begin, (unsigned long long)last,
+                         l->shared_bytes, cases[i].kernel, cases[i].grid, cases[i].lanes, cases[i].per_group,
+                         (unsigned long long)cases[i].row_begin, (unsigned long long)cases[i].last_arg);
+        }
+        hcl_kplan_free(&p);
+    }
+}
+
 int main(void) {
     hopper_16bit();
     hopper_tf32();
@@ -541,6 +606,7 @@ int main(void) {
     amd_mfma();
     softmax_rows();
     softmax_resident();
+    softmax_cl_rows();
     const int failures = hcl_ts_failures();
     printf("kernels-plan-gpu: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;
