@@ -175,12 +175,13 @@ static const char *cl_rows(const hcl_kdevice *dev, size_t cols, size_t *wg, size
 
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
     const char *base = "hcl_softmax";
-    size_t wg = 1, chunk = cols % 4 == 0 ? 1 : cols, parts = 0, per_group = 0; /* CPU: one work-item a row */
+    size_t wg = 1, chunk = cols % 4 == 0 ? 1 : cols, parts = 0, per_group = 1; /* CPU: one work-item a row */
+    const char *rows_kernel = NULL;                                            /* several rows a group */
     if (!dev->is_cpu) {
         size_t max_cached = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached_f32"));
         size_t max64 = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached64_f32"));
         chunk = 1;
-        const char *rows_kernel = cl_rows(dev, cols, &wg, &per_group);
+        rows_kernel = cl_rows(dev, cols, &wg, &per_group);
         if (rows_kernel) {
             base = rows_kernel;
         } else if (cols <= 16 * max_cached) {
@@ -197,8 +198,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
     }
     /* batches of rows that keep each launch's group count modest and within the device's */
     const size_t batch =
-        hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX) / (parts ? parts : 1)) *
-        (per_group ? per_group : 1);
+        hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX) / (parts ? parts : 1)) * per_group;
     const size_t count = hcl_ceil_div(rows, batch);
     const int which = hcl_kplan_typed_kernel(out, HCL_KPROG_CL_SOFTMAX, base, type);
     if (which < 0) return HCL_ERROR_UNSUPPORTED;
@@ -211,16 +211,15 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
     for (size_t i = 0; i < count; i++) {
         const size_t r0 = i * batch, n = hcl_min_size(batch, rows - r0);
         hcl_klaunch *l = &out->launch[i];
-        hcl_klaunch_1d(l, HCL_KPROG_CL_SOFTMAX, which, per_group ? hcl_ceil_div(n, per_group) : n * (parts ? parts : 1),
-                       wg);
-        if (per_group) l->block.y = (uint32_t)per_group;
+        hcl_klaunch_1d(l, HCL_KPROG_CL_SOFTMAX, which, parts ? n * parts : hcl_ceil_div(n, per_group), wg);
+        l->block.y = (uint32_t)per_group;
         /* a float a work-item for the folds; the parts kernel keeps 2 words after them */
         l->shared_bytes = (wg * l->block.y + (parts ? 2 : 0)) * sizeof(float);
         hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
         hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
         hcl_klaunch_u64(l, r0);
         hcl_klaunch_u64(l, cols);
-        hcl_klaunch_u64(l, parts ? parts : per_group ? r0 + n : chunk); /* the rows kernel: its row_end */
+        hcl_klaunch_u64(l, parts ? parts : rows_kernel ? r0 + n : chunk); /* the rows kernel: its row_end */
         if (parts) hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
     }
     return HCL_SUCCESS;

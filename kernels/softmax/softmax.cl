@@ -49,6 +49,18 @@ static float hcl_softmax_fold_local(__local float *scratch, float v, int is_max)
     return acc;
 }
 
+#ifdef HCL_CL_WARP_SHUFFLE
+/* The fold of v over aligned runs of `width` consecutive lanes of a warp (a power of two of at most 32) by a butterfly:
+ * every lane of a run ends with the same bits. */
+static float hcl_softmax_butterfly(float v, int is_max, const uint width) {
+    for (uint m = width / 2; m > 0; m >>= 1) {
+        const float o = hcl_cl_shfl_xor(v, m);
+        v = is_max ? fmax(v, o) : v + o;
+    }
+    return v;
+}
+#endif
+
 /* The fold of the group's work-items' v (the max, or the sum), the result in every work-item; every work-item of the
  * group calls it. Where the compiler takes warp shuffles (HCL_CL_WARP_SHUFFLE), groups of whole warps fold by a
  * butterfly in each warp (every lane ends with the same bits) and then the warps' results in order (H100, NVIDIA's
@@ -58,10 +70,7 @@ static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
 #ifdef HCL_CL_WARP_SHUFFLE
     const size_t lid = get_local_id(0), lsize = get_local_size(0);
     if (lsize % 32 == 0) {
-        for (uint m = 16; m > 0; m >>= 1) {
-            const float o = hcl_cl_shfl_xor(v, m);
-            v = is_max ? fmax(v, o) : v + o;
-        }
+        v = hcl_softmax_butterfly(v, is_max, 32);
         if (lsize == 32) return v;
         if (lid % 32 == 0) scratch[lid / 32] = v;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -81,13 +90,7 @@ static float hcl_softmax_fold(__local float *scratch, float v, int is_max) {
 static float hcl_softmax_fold_row(__local float *scratch, float v, int is_max) {
     const size_t lanes = get_local_size(0);
 #ifdef HCL_CL_WARP_SHUFFLE
-    if (lanes <= 32 && lanes * get_local_size(1) % 32 == 0) {
-        for (uint m = (uint)lanes / 2; m > 0; m >>= 1) {
-            const float o = hcl_cl_shfl_xor(v, m);
-            v = is_max ? fmax(v, o) : v + o;
-        }
-        return v;
-    }
+    if (lanes <= 32 && lanes * get_local_size(1) % 32 == 0) return hcl_softmax_butterfly(v, is_max, (uint)lanes);
 #endif
     return hcl_softmax_fold_local(scratch + get_local_id(1) * lanes, v, is_max);
 }
@@ -136,6 +139,13 @@ static void hcl_softmax_cached4(__global const void *in, __global void *out, con
 #pragma unroll
     for (uint c = 0; c < nv; c++)
         if (lid + lsize * c < n4) hcl_store4(out, v0 + lid + lsize * c, v4[c] * inv, type);
+}
+
+/* The row of this work-group (row_begin + group id) cached (hcl_softmax_cached4). */
+static void hcl_softmax_cached_row(__global const void *in, __global void *out, ulong row_begin, ulong cols,
+                                   __local float *scratch, const int type, const uint nv, const int fold) {
+    hcl_softmax_cached4(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, scratch, type, nv,
+                        fold);
 }
 
 /* Rows too long for one work-group's registers (a GPU; rows of whole vectors of 4): `parts` work-groups share a row,
@@ -259,8 +269,7 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
 static void hcl_softmax_cached(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                __local float *scratch, const int type) {
     if (cols % 4 == 0) {
-        hcl_softmax_cached4(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, scratch, type,
-                            HCL_SOFTMAX_CACHE / 4, HCL_SOFTMAX_FOLD_GROUP);
+        hcl_softmax_cached_row(in, out, row_begin, cols, scratch, type, HCL_SOFTMAX_CACHE / 4, HCL_SOFTMAX_FOLD_GROUP);
         return;
     }
     const uint ncols = (uint)cols, lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
@@ -401,9 +410,8 @@ static void hcl_softmax_streamed(__global const void *in, __global void *out, ul
     __kernel void hcl_softmax_cached64_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,   \
                                            ulong chunk, __local float *scratch) {                                      \
         (void)chunk;                                                                                                   \
-        hcl_softmax_cached4(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, scratch,      \
-                            TYPE, HCL_SOFTMAX_CACHE_MAX / 4,                                                           \
-                            TYPE == HCL_CL_F32 ? HCL_SOFTMAX_FOLD_GROUP : HCL_SOFTMAX_FOLD_LOCAL);                     \
+        hcl_softmax_cached_row(in, out, row_begin, cols, scratch, TYPE, HCL_SOFTMAX_CACHE_MAX / 4,                     \
+                               TYPE == HCL_CL_F32 ? HCL_SOFTMAX_FOLD_GROUP : HCL_SOFTMAX_FOLD_LOCAL);                  \
     }                                                                                                                  \
     __kernel void hcl_softmax_rows_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,       \
                                        ulong row_end, __local float *scratch) {                                        \
