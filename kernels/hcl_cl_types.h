@@ -76,6 +76,19 @@ static inline void hcl_store4(__global void *p, size_t i, const float4 v, const 
     }
 }
 
+/* Eight consecutive elements to element 8 * i: one 16-byte store for the 16-bit types. */
+static inline void hcl_store8(__global void *p, size_t i, const float8 v, const int type) {
+    if (type == HCL_CL_F16) {
+        uint4 w;
+        vstore_half8_rte(v, 0, (__private half *)&w);
+        ((__global uint4 *)p)[i] = w;
+    } else if (type == HCL_CL_BF16) {
+        ((__global uint4 *)p)[i] = (uint4)(hcl_bf16x4_rne(v.lo), hcl_bf16x4_rne(v.hi));
+    } else {
+        vstore8(v, i, (__global float *)p);
+    }
+}
+
 /* NVIDIA's OpenCL compiler (it defines __NV_CL_C_VERSION) takes inline PTX, and runs a work-group as warps of 32
  * consecutive work-items: there the folds exchange values within a warp through shuffles instead of local memory and
  * barriers (HCL_CL_WARP_SHUFFLE). v of the work-item whose local id differs in the bits of lane_mask; every work-item

@@ -539,20 +539,66 @@ static uint64_t cl_kernel_max_group(const hcl_kdevice *dev, hcl_kprog prog, int 
     return 256;
 }
 
+/* An OpenCL GPU like the H100 through NVIDIA's OpenCL (132 compute units, groups of up to 256 for every kernel). */
+static void cl_gpu_device(hcl_kdevice *dev) {
+    memset(dev, 0, sizeof *dev);
+    dev->family = HCL_KFAMILY_CL;
+    dev->compute_units = 132;
+    dev->subgroup_width = 32;
+    dev->max_group_size = 1024;
+    dev->local_mem = 49152;
+    dev->max_groups[0] = dev->max_groups[1] = dev->max_groups[2] = 4294967295u;
+    dev->kernel_max_group = cl_kernel_max_group;
+}
+
+/* softmax on an OpenCL GPU, long rows: up to 64 columns a work-item of 256 the cached64 kernel; longer rows of whole
+ * vectors of 4 (16-bit: of 8) over `parts` groups of 32 columns a work-item (the last argument), the fewest that hold
+ * the row; other long rows the streamed kernel (chunk 1). */
+static void softmax_cl_long(void) {
+    hcl_kdevice dev;
+    cl_gpu_device(&dev);
+    static const struct {
+        hcl_dtype type;
+        size_t cols;
+        const char *kernel;
+        uint32_t grid, group; /* for 100 rows */
+        uint64_t last_arg;
+    } cases[] = {
+        {HCL_DTYPE_F16, 16384, "hcl_softmax_cached64_f16", 100, 256, 1},
+        {HCL_DTYPE_F16, 262144, "hcl_softmax_parts_f16", 3200, 256, 32},
+        {HCL_DTYPE_BF16, 32768, "hcl_softmax_parts_bf16", 400, 256, 4},
+        {HCL_DTYPE_BF16, 32772, "hcl_softmax_bf16", 100, 256, 1},
+        {HCL_DTYPE_F32, 32772, "hcl_softmax_parts_f32", 500, 224, 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hcl_kplan p;
+        memset(&p, 0, sizeof p);
+        hcl_status st = hcl_plan_softmax(&dev, cases[i].type, 100, cases[i].cols, &p);
+        HCL_TS_CHECK(st == HCL_SUCCESS && p.count == 1, "CL softmax 100 x %zu: status %d, %zu launches", cases[i].cols,
+                     (int)st, p.count);
+        if (st == HCL_SUCCESS && p.count == 1) {
+            const hcl_klaunch *l = &p.launch[0];
+            uint64_t last = 0;
+            memcpy(&last, l->args[4].value, sizeof last);
+            HCL_TS_CHECK(strcmp(kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
+                             l->block.x == cases[i].group && l->block.y == 1 && last == cases[i].last_arg,
+                         "CL softmax 100 x %zu %s: %s over %u groups of %u x %u, last argument %llu; expected %s over "
+                         "%u of %u, last argument %llu",
+                         cases[i].cols, hcl_kdtype_name(cases[i].type), kernel_name(l), l->grid.x, l->block.x,
+                         l->block.y, (unsigned long long)last, cases[i].kernel, cases[i].grid, cases[i].group,
+                         (unsigned long long)cases[i].last_arg);
+        }
+        hcl_kplan_free(&p);
+    }
+}
+
 /* softmax on an OpenCL GPU (the H100 through NVIDIA's OpenCL): short rows of whole vectors of 4 several to a
  * work-group, local sizes (L, R), the last argument the launch's row_end (the rows kernels skip rows from there on);
  * rows of up to 32 columns 8 columns a work-item, longer 16; odd or longer rows one work-group a row. Also in batches
  * where the device allows 3 groups a launch. */
 static void softmax_cl_rows(void) {
     hcl_kdevice dev;
-    memset(&dev, 0, sizeof dev);
-    dev.family = HCL_KFAMILY_CL;
-    dev.compute_units = 132;
-    dev.subgroup_width = 32;
-    dev.max_group_size = 1024;
-    dev.local_mem = 49152;
-    dev.max_groups[0] = dev.max_groups[1] = dev.max_groups[2] = 4294967295u;
-    dev.kernel_max_group = cl_kernel_max_group;
+    cl_gpu_device(&dev);
     static const struct {
         hcl_dtype type;
         size_t rows, cols;
@@ -607,6 +653,7 @@ int main(void) {
     softmax_rows();
     softmax_resident();
     softmax_cl_rows();
+    softmax_cl_long();
     const int failures = hcl_ts_failures();
     printf("kernels-plan-gpu: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;

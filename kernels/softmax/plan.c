@@ -128,8 +128,9 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * float rows above 16384 columns of whole vectors go to the parts kernel: the fewest groups of 32 columns a work-item
  * that hold the row (at most the device's compute units, so that they run together). H100, 2^27 floats, 32768 to
  * 262144 columns: 0.88 to 0.82 of the copy rate, where the streamed kernel, reading each row twice, gave 0.64-0.66;
- * groups of 256, 512 or 1024 work-items measured the same. 16-bit rows ran slower so (0.46-0.50 against 0.54-0.58)
- * and stream. Other wide rows: the streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel
+ * groups of 256, 512 or 1024 work-items measured the same. 16-bit rows of whole vectors of 8 take it too,
+ * by 16-byte loads of 8 (f16 0.65-0.70, bf16 0.60-0.65 against 0.57-0.59 streamed; with 8-byte loads of 4 they had
+ * run at 0.46-0.50). Other wide rows: the streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel
  * with one work-item per row over the whole row (a CPU device runs a group on one core, looping over its work-items:
  * wider groups only cost; on PoCL 3.1 this was fastest), rows of whole vectors of 4 in its vector form (chunk 1: one
  * pass for the max and the sum, exp on vectors of 4; PoCL 3.1, 2 cores, 2^23 floats, 256 to 262144 columns: 4.1-6.8
@@ -190,7 +191,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
         } else if (cols % 4 == 0 && cols <= 64 * max64) {
             base = "hcl_softmax_cached64";
             wg = hcl_min_size((hcl_ceil_div(cols, 64) + 31) / 32 * 32, max64);
-        } else if (type == HCL_DTYPE_F32 && cols % 4 == 0 && (parts = cl_parts(dev, cols, &wg)) != 0) {
+        } else if (cols % (type == HCL_DTYPE_F32 ? 4 : 8) == 0 && (parts = cl_parts(dev, cols, &wg)) != 0) {
             base = "hcl_softmax_parts";
         } else {
             wg = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_f32"));

@@ -105,52 +105,97 @@ static float hcl_softmax_fold_by(__local float *scratch, float v, int is_max, co
                                             : hcl_softmax_fold(scratch, v, is_max);
 }
 
-/* Cached by vectors: each work-item holds vectors of 4 lid + local_size (0) * c (c < nv <= HCL_SOFTMAX_CACHE_MAX / 4, a
- * constant after inlining) of the n4 vectors from vector v0 in registers, and returns their maximum folded as `fold`
- * says; lanes past n4 hold -inf. */
+/* exp(x) for rows of `type`: 16-bit rows take exp2(x * log2 e), within 3 ulp (OpenCL's full profile) apart from the
+ * product's rounding, a relative error of about |x| * 2^-24 (x is at most about 100 below 0 before exp underflows), far
+ * below a 16-bit output's rounding; NVIDIA compiles exp to a longer sequence (H100, NVIDIA's OpenCL, bf16: 0.85 ->
+ * 0.88 of the copy rate at 4096 columns, 0.60-0.63 -> 0.62-0.65 with 32768-262144 columns; f16 0.93 -> 0.95, 0.63-0.69
+ * -> 0.65-0.70). f32 rows keep exp. */
+static float4 hcl_softmax_exp4(const float4 x, const int type) {
+    return type == HCL_CL_F32 ? exp(x) : exp2(x * M_LOG2E_F);
+}
+
+/* One load of the cached kernels: w vectors of 4 from vector v0 + w * j into v[0 .. w), -inf from load `units` on.
+ * w = 2 takes 8 elements at once, one 16-byte load of a 16-bit row (v0 even); w = 1 one vector of 4. */
+static void hcl_softmax_load(__global const void *in, const size_t v0, const uint j, const uint units, const int type,
+                             const uint w, float4 *v) {
+    if (w == 2) {
+        const float8 x = j < units ? hcl_load8(in, v0 / 2 + j, type) : (float8)(-INFINITY);
+        v[0] = x.lo, v[1] = x.hi;
+    } else {
+        v[0] = j < units ? hcl_load4(in, v0 + j, type) : (float4)(-INFINITY);
+    }
+}
+
+/* v[0 .. w) * scale to the w vectors of 4 from vector v0 + w * j (hcl_softmax_load's layout). */
+static void hcl_softmax_store(__global void *out, const size_t v0, const uint j, const int type, const uint w,
+                              const float4 *v, const float scale) {
+    if (w == 2)
+        hcl_store8(out, v0 / 2 + j, (float8)(v[0], v[1]) * scale, type);
+    else
+        hcl_store4(out, v0 + j, v[0] * scale, type);
+}
+
+/* Cached by vectors: each work-item holds loads lid + local_size (0) * c (c < nv, nv * w <= HCL_SOFTMAX_CACHE_MAX / 4;
+ * both constants after inlining) of w vectors of 4 each (hcl_softmax_load) of the n4 vectors from vector v0 in
+ * registers, load c in v4[w * c ...], and returns their maximum folded as `fold` says; loads past the row hold -inf. */
 #define HCL_SOFTMAX_CACHE_MAX 64
 static float hcl_softmax_hold4(__global const void *in, const size_t v0, const uint n4, __local float *scratch,
-                               const int type, const uint nv, float4 *v4, const int fold) {
+                               const int type, const uint nv, const uint w, float4 *v4, const int fold) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     float m = -INFINITY;
 #pragma unroll
-    for (uint c = 0; c < nv; c++) {
-        const uint j = lid + lsize * c;
-        v4[c] = j < n4 ? hcl_load4(in, v0 + j, type) : (float4)(-INFINITY);
-        m = fmax(m, fmax(fmax(v4[c].x, v4[c].y), fmax(v4[c].z, v4[c].w)));
-    }
+    for (uint c = 0; c < nv; c++) hcl_softmax_load(in, v0, lid + lsize * c, n4 / w, type, w, v4 + w * c);
+#pragma unroll
+    for (uint k = 0; k < nv * w; k++) m = fmax(m, fmax(fmax(v4[k].x, v4[k].y), fmax(v4[k].z, v4[k].w)));
     return hcl_softmax_fold_by(scratch, m, 1, fold);
 }
 
-/* A whole row of n4 vectors from vector v0 cached (hcl_softmax_hold4), at most local size (0) * nv vectors; its
+/* A whole row of n4 vectors from vector v0 cached (hcl_softmax_hold4), at most local size (0) * nv * w vectors; its
  * work-items fold as `fold` says. */
 static void hcl_softmax_cached4(__global const void *in, __global void *out, const size_t v0, const uint n4,
-                                __local float *scratch, const int type, const uint nv, const int fold) {
+                                __local float *scratch, const int type, const uint nv, const uint w, const int fold) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
-    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, v4, fold);
+    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, w, v4, fold);
     float s = 0.0f;
 #pragma unroll
-    for (uint c = 0; c < nv; c++) {
-        v4[c] = lid + lsize * c < n4 ? exp(v4[c] - m) : (float4)(0.0f);
-        s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
+    for (uint k = 0; k < nv * w; k++) {
+        v4[k] = lid + lsize * (k / w) < n4 / w ? hcl_softmax_exp4(v4[k] - m, type) : (float4)(0.0f);
+        s += (v4[k].x + v4[k].y) + (v4[k].z + v4[k].w);
     }
     const float inv = 1.0f / hcl_softmax_fold_by(scratch, s, 0, fold);
 #pragma unroll
     for (uint c = 0; c < nv; c++)
-        if (lid + lsize * c < n4) hcl_store4(out, v0 + lid + lsize * c, v4[c] * inv, type);
+        if (lid + lsize * c < n4 / w) hcl_softmax_store(out, v0, lid + lsize * c, type, w, v4 + w * c, inv);
+}
+
+/* Vectors of 4 a load of rows of `cols` of `type` (hcl_softmax_load) in the kernels that hold more than 16 columns a
+ * work-item (cached64, parts): 16-bit rows of whole vectors of 8 by 16-byte loads of 8 elements, 2, else 1. */
+static uint hcl_softmax_width(const ulong cols, const int type) { return type != HCL_CL_F32 && cols % 8 == 0 ? 2 : 1; }
+
+/* A row of n4 vectors from vector v0 cached (hcl_softmax_cached4), nv vectors of 4 a work-item: above 4, by loads of
+ * hcl_softmax_width (a constant in each branch after inlining), else of one vector. H100, NVIDIA's OpenCL, 16-bit rows:
+ * 16-byte loads of 8 took 8192 x 16384 f16 / bf16 from 0.81 / 0.77 to 0.85 / 0.78 of the copy rate in the cached64
+ * kernel, but made the 16-column kernels slower (131072 x 1024 bf16 0.99 -> 0.93, 32768 x 4096 f16 0.95 -> 0.86). */
+static void hcl_softmax_cached_by(__global const void *in, __global void *out, const size_t v0, const uint n4,
+                                  const ulong cols, __local float *scratch, const int type, const uint nv,
+                                  const int fold) {
+    if (nv > 4 && hcl_softmax_width(cols, type) == 2)
+        hcl_softmax_cached4(in, out, v0, n4, scratch, type, nv / 2, 2, fold);
+    else
+        hcl_softmax_cached4(in, out, v0, n4, scratch, type, nv, 1, fold);
 }
 
 /* The row of this work-group (row_begin + group id) cached (hcl_softmax_cached4). */
 static void hcl_softmax_cached_row(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                    __local float *scratch, const int type, const uint nv, const int fold) {
-    hcl_softmax_cached4(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, scratch, type, nv,
-                        fold);
+    hcl_softmax_cached_by(in, out, ((size_t)row_begin + get_group_id(0)) * (cols / 4), (uint)cols / 4, cols, scratch,
+                          type, nv, fold);
 }
 
-/* Rows too long for one work-group's registers (a GPU; rows of whole vectors of 4): `parts` work-groups share a row,
- * each holding its part in registers (hcl_softmax_hold4, HCL_SOFTMAX_PARTS_V vectors a work-item), so the row is read
- * once. They meet through `ws` (scratch the host gave zeroed; the kernel leaves it so):
+/* Rows too long for one work-group's registers (a GPU; rows of whole vectors of 4, 16-bit rows of whole vectors of 8
+ * by loads of 8, w = 2): `parts` work-groups share a row, each holding its part in registers (hcl_softmax_hold4,
+ * HCL_SOFTMAX_PARTS_V vectors a work-item), so the row is read once. They meet through `ws` (scratch the host gave zeroed; the kernel leaves it so):
  *   ws[0]  a ticket: groups take (row, part) in the order they start, so the parts of a row start together (H100,
  *          512 x 262144: 0.82-0.83 of the copy rate, 0.79-0.80 with part and row from the group id)
  *   ws[HCL_SOFTMAX_WS_ROWS + row * (1 + 3 * parts) + ...]  per row of the launch: the arrivals, then per part its
@@ -182,7 +227,7 @@ static float hcl_softmax_word_wait(__global volatile uint *w) {
 }
 
 static void hcl_softmax_parts(__global const void *in, __global void *out, ulong row_begin, ulong cols, ulong parts,
-                              __global volatile uint *ws, __local float *scratch, const int type) {
+                              __global volatile uint *ws, __local float *scratch, const int type, const uint w) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0), np = (uint)parts;
     /* after the folds' floats: the ticket, then the role (0 gave up, 1 writes its part, 2 the last to arrive) */
     __local uint *shared = (__local uint *)(scratch + lsize);
@@ -192,21 +237,21 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
         shared[0] = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint ticket = shared[0], row = ticket / np, part = ticket % np, n4 = (uint)cols / 4;
-    const uint per = (n4 + np - 1) / np;
-    const uint first = min(part * per, n4), count = min(per, n4 - first);
-    const size_t r0 = ((size_t)row_begin + row) * n4; /* the row's first vector */
+    const uint ticket = shared[0], row = ticket / np, part = ticket % np, n4 = (uint)cols / 4, units = n4 / w;
+    const uint per = (units + np - 1) / np; /* loads of w vectors a part */
+    const uint first = min(part * per, units), count = min(per, units - first);
+    const size_t r0 = ((size_t)row_begin + row) * n4, p0 = r0 + first * w; /* the row's and the part's first vector */
     float4 v4[HCL_SOFTMAX_PARTS_V];
     const float m =
-        hcl_softmax_hold4(in, r0 + first, count, scratch, type, HCL_SOFTMAX_PARTS_V, v4, HCL_SOFTMAX_FOLD_GROUP);
+        hcl_softmax_hold4(in, p0, count * w, scratch, type, HCL_SOFTMAX_PARTS_V / w, w, v4, HCL_SOFTMAX_FOLD_GROUP);
     float s = 0.0f;
 #pragma unroll
-    for (uint c = 0; c < HCL_SOFTMAX_PARTS_V; c++) {
+    for (uint k = 0; k < HCL_SOFTMAX_PARTS_V; k++) {
         /* while the part's max is -inf its values are -inf (0 in the end) or NaN (stays NaN) */
-        const float4 e = m == -INFINITY ? select((float4)(NAN), (float4)(0.0f), isequal(v4[c], (float4)(-INFINITY)))
-                                        : exp(v4[c] - m);
-        v4[c] = lid + lsize * c < count ? e : (float4)(0.0f);
-        s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
+        const float4 e = m == -INFINITY ? select((float4)(NAN), (float4)(0.0f), isequal(v4[k], (float4)(-INFINITY)))
+                                        : hcl_softmax_exp4(v4[k] - m, type);
+        v4[k] = lid + lsize * (k / w) < count ? e : (float4)(0.0f);
+        s += (v4[k].x + v4[k].y) + (v4[k].z + v4[k].w);
     }
     s = hcl_softmax_fold(scratch, s, 0);
     __global volatile uint *rw = ws + HCL_SOFTMAX_WS_ROWS + (size_t)row * (1 + 3 * np);
@@ -239,8 +284,8 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
     const float inv = 1.0f / sum;
     const float scale = m != -INFINITY ? exp(m - mx) * inv : mx == -INFINITY ? NAN : 0.0f;
 #pragma unroll
-    for (uint c = 0; c < HCL_SOFTMAX_PARTS_V; c++)
-        if (lid + lsize * c < count) hcl_store4(out, r0 + first + lid + lsize * c, v4[c] * scale, type);
+    for (uint c = 0; c < HCL_SOFTMAX_PARTS_V / w; c++)
+        if (lid + lsize * c < count) hcl_softmax_store(out, p0, lid + lsize * c, type, w, v4 + w * c, scale);
     if (role != 2) return;
     float gave = 0.0f; /* work-item p waits for part p's decision */
     for (uint p = lid; p < np; p += lsize) {
@@ -253,12 +298,12 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
     if (hcl_softmax_fold(scratch, gave, 1) != 0.0f) /* rare: a part was given up */
         for (uint p = 0; p < np; p++) {
             if (p == part || rw[3 + 3 * p] != 2u) continue;
-            const uint f = min(p * per, n4), end = min(f + per, n4);
+            const uint f = min(p * per, units) * w, end = min(p * per + per, units) * w;
             for (uint j = f + lid; j < end; j += lsize)
-                hcl_store4(out, r0 + j, exp(hcl_load4(in, r0 + j, type) - mx) * inv, type);
+                hcl_store4(out, r0 + j, hcl_softmax_exp4(hcl_load4(in, r0 + j, type) - mx, type) * inv, type);
         }
     barrier(CLK_GLOBAL_MEM_FENCE); /* every work-item has read the states */
-    for (uint w = lid; w < 1 + 3 * np; w += lsize) rw[w] = 0u;
+    for (uint i = lid; i < 1 + 3 * np; i += lsize) rw[i] = 0u;
 }
 
 /* Cached: each work-item holds columns lid + local_size * c (c < HCL_SOFTMAX_CACHE) in registers; needs
@@ -310,7 +355,7 @@ static void hcl_softmax_rows(__global const void *in, __global void *out, ulong 
                              __local float *scratch, const int type, const uint nv) {
     const size_t row = (size_t)row_begin + get_group_id(0) * get_local_size(1) + get_local_id(1);
     const uint n4 = row < row_end ? (uint)cols / 4 : 0u; /* a row past the end holds nothing */
-    hcl_softmax_cached4(in, out, (cols / 4) * row, n4, scratch, type, nv, HCL_SOFTMAX_FOLD_ROW);
+    hcl_softmax_cached_by(in, out, (cols / 4) * row, n4, cols, scratch, type, nv, HCL_SOFTMAX_FOLD_ROW);
 }
 
 /* Fold four values into a running (max, sum): the sum is rescaled when the max grows; while the max is -inf every
@@ -426,10 +471,17 @@ HCL_SOFTMAX_KERNELS(f32, HCL_CL_F32)
 HCL_SOFTMAX_KERNELS(f16, HCL_CL_F16)
 HCL_SOFTMAX_KERNELS(bf16, HCL_CL_BF16)
 
-/* Rows of whole vectors of 4 too long for one group, f32 only: `parts` groups a row, each up to local size * 4 *
- * HCL_SOFTMAX_PARTS_V columns (H100, NVIDIA's OpenCL: 16-bit rows so ran at 0.46-0.50 of the copy rate, streamed at
- * 0.55-0.58). */
+/* Rows of whole vectors of 4 too long for one group (16-bit rows: of whole vectors of 8, loads of 8): `parts` groups a
+ * row, each up to local size * 4 * HCL_SOFTMAX_PARTS_V columns. */
 __kernel void hcl_softmax_parts_f32(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                     ulong parts, __global volatile uint *ws, __local float *scratch) {
-    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_F32);
+    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_F32, 1);
+}
+__kernel void hcl_softmax_parts_f16(__global const void *in, __global void *out, ulong row_begin, ulong cols,
+                                    ulong parts, __global volatile uint *ws, __local float *scratch) {
+    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_F16, 2);
+}
+__kernel void hcl_softmax_parts_bf16(__global const void *in, __global void *out, ulong row_begin, ulong cols,
+                                     ulong parts, __global volatile uint *ws, __local float *scratch) {
+    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_BF16, 2);
 }
