@@ -56,12 +56,16 @@ static inline float4 hcl_load4(__global const void *p, size_t i, const int type)
     return (float4)(hcl_bf16x2(w.x), hcl_bf16x2(w.y));
 }
 
+/* The eight elements of a 16-byte word of a 16-bit type, as memory holds them. */
+static inline float8 hcl_unpack8(const uint4 w, const int type) {
+    if (type == HCL_CL_F16) return vload_half8(0, (const __private half *)&w);
+    return (float8)(hcl_bf16x2(w.x), hcl_bf16x2(w.y), hcl_bf16x2(w.z), hcl_bf16x2(w.w));
+}
+
 /* Eight consecutive elements from element 8 * i: one 16-byte load for the 16-bit types. */
 static inline float8 hcl_load8(__global const void *p, size_t i, const int type) {
     if (type == HCL_CL_F32) return vload8(i, (__global const float *)p);
-    const uint4 w = ((__global const uint4 *)p)[i];
-    if (type == HCL_CL_F16) return vload_half8(0, (const __private half *)&w);
-    return (float8)(hcl_bf16x2(w.x), hcl_bf16x2(w.y), hcl_bf16x2(w.z), hcl_bf16x2(w.w));
+    return hcl_unpack8(((__global const uint4 *)p)[i], type);
 }
 
 static inline void hcl_store4(__global void *p, size_t i, const float4 v, const int type) {
@@ -100,6 +104,14 @@ static inline float hcl_cl_shfl_xor(const float v, const uint lane_mask) {
     asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(lane_mask));
     return r;
 }
+/* w, opaque to the compiler: values computed from it before are not reused after (NVIDIA's compiler otherwise keeps
+ * registers of floats unpacked from 16-bit words alive instead of unpacking the words again). */
+static inline uint4 hcl_cl_opaque4(uint4 w) {
+    asm volatile("" : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w));
+    return w;
+}
+#else
+static inline uint4 hcl_cl_opaque4(const uint4 w) { return w; }
 #endif
 
 #endif /* HCL_CL_TYPES_H */

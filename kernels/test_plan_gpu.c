@@ -552,8 +552,8 @@ static void cl_gpu_device(hcl_kdevice *dev) {
 }
 
 /* softmax on an OpenCL GPU, long rows: up to 64 columns a work-item of 256 the cached64 kernel; longer rows of whole
- * vectors of 4 (16-bit: of 8) over `parts` groups of 32 columns a work-item (the last argument), the fewest that hold
- * the row; other long rows the streamed kernel (chunk 1). */
+ * vectors of 4 (16-bit: of 8) over `parts` groups of 32 columns a work-item (16-bit: 64; the last argument), the
+ * fewest that hold the row; other long rows the streamed kernel (chunk 1). */
 static void softmax_cl_long(void) {
     hcl_kdevice dev;
     cl_gpu_device(&dev);
@@ -565,8 +565,8 @@ static void softmax_cl_long(void) {
         uint64_t last_arg;
     } cases[] = {
         {HCL_DTYPE_F16, 16384, "hcl_softmax_cached64_f16", 100, 256, 1},
-        {HCL_DTYPE_F16, 262144, "hcl_softmax_parts_f16", 3200, 256, 32},
-        {HCL_DTYPE_BF16, 32768, "hcl_softmax_parts_bf16", 400, 256, 4},
+        {HCL_DTYPE_F16, 262144, "hcl_softmax_parts_f16", 1600, 256, 16},
+        {HCL_DTYPE_BF16, 32768, "hcl_softmax_parts_bf16", 200, 256, 2},
         {HCL_DTYPE_BF16, 32772, "hcl_softmax_bf16", 100, 256, 1},
         {HCL_DTYPE_F32, 32772, "hcl_softmax_parts_f32", 500, 224, 5},
     };

@@ -129,8 +129,9 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * that hold the row (at most the device's compute units, so that they run together). H100, 2^27 floats, 32768 to
  * 262144 columns: 0.88 to 0.82 of the copy rate, where the streamed kernel, reading each row twice, gave 0.64-0.66;
  * groups of 256, 512 or 1024 work-items measured the same. 16-bit rows of whole vectors of 8 take it too,
- * by 16-byte loads of 8 (f16 0.65-0.70, bf16 0.60-0.65 against 0.57-0.59 streamed; with 8-byte loads of 4 they had
- * run at 0.46-0.50). Other wide rows: the streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel
+ * 64 columns a work-item held as 16-byte words (softmax.cl, hcl_softmax_hold_words): f16 0.82-0.88, bf16 0.77-0.78
+ * against 0.57-0.59 streamed (held as floats: 0.46-0.50 from 8-byte loads, 0.65-0.71 / 0.61-0.64 from 16-byte
+ * loads). Other wide rows: the streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel
  * with one work-item per row over the whole row (a CPU device runs a group on one core, looping over its work-items:
  * wider groups only cost; on PoCL 3.1 this was fastest), rows of whole vectors of 4 in its vector form (chunk 1: one
  * pass for the max and the sum, exp on vectors of 4; PoCL 3.1, 2 cores, 2^23 floats, 256 to 262144 columns: 4.1-6.8
@@ -138,15 +139,16 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
 #define CL_WS_ROWS_AT 256 /* bytes: the parts kernel's ticket, then its per-row words (softmax.cl) */
 /* work-items a group of the rows kernel, at most 64 rows (devices may limit the second local size to 64) */
 #define CL_ROWS_GROUP 256
-#define CL_PARTS_COLS 32 /* columns a work-item of the parts kernel holds (HCL_SOFTMAX_PARTS_V vectors of 4) */
+#define CL_PARTS_COLS 32 /* float columns a work-item of the parts kernel holds (HCL_SOFTMAX_PARTS_V vectors of 4) */
 
 /* The parts kernel's groups per row of `cols` columns, and its group size in *wg; 0 when the row needs more groups
  * than the device runs at once (its compute units) or a launch may have. */
-static size_t cl_parts(const hcl_kdevice *dev, size_t cols, size_t *wg) {
+static size_t cl_parts(const hcl_kdevice *dev, hcl_dtype type, size_t cols, size_t *wg) {
+    const size_t per = type == HCL_DTYPE_F32 ? CL_PARTS_COLS : 2 * CL_PARTS_COLS; /* 16-bit: words of 8 */
     const size_t max = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_parts_f32"));
-    const size_t np = hcl_ceil_div(cols, CL_PARTS_COLS * max);
+    const size_t np = hcl_ceil_div(cols, per * max);
     if (np > dev->compute_units || np > hcl_known_or(dev->max_groups[0], UINT32_MAX)) return 0;
-    *wg = hcl_min_size((hcl_ceil_div(hcl_ceil_div(cols, np), CL_PARTS_COLS) + 31) / 32 * 32, max);
+    *wg = hcl_min_size((hcl_ceil_div(hcl_ceil_div(cols, np), per) + 31) / 32 * 32, max);
     return np;
 }
 
@@ -191,7 +193,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
         } else if (cols % 4 == 0 && cols <= 64 * max64) {
             base = "hcl_softmax_cached64";
             wg = hcl_min_size((hcl_ceil_div(cols, 64) + 31) / 32 * 32, max64);
-        } else if (cols % (type == HCL_DTYPE_F32 ? 4 : 8) == 0 && (parts = cl_parts(dev, cols, &wg)) != 0) {
+        } else if (cols % (type == HCL_DTYPE_F32 ? 4 : 8) == 0 && (parts = cl_parts(dev, type, cols, &wg)) != 0) {
             base = "hcl_softmax_parts";
         } else {
             wg = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_f32"));

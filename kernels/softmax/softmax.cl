@@ -97,93 +97,129 @@ static float hcl_softmax_fold_row(__local float *scratch, float v, int is_max) {
 
 /* Who folds together (a constant after inlining): */
 #define HCL_SOFTMAX_FOLD_GROUP 0 /* the whole group (hcl_softmax_fold) */
-#define HCL_SOFTMAX_FOLD_LOCAL 1 /* the whole group, through local memory alone (hcl_softmax_fold_local) */
-#define HCL_SOFTMAX_FOLD_ROW 2   /* each row of a group of rows (hcl_softmax_fold_row) */
+#define HCL_SOFTMAX_FOLD_ROW 1   /* each row of a group of rows (hcl_softmax_fold_row) */
 static float hcl_softmax_fold_by(__local float *scratch, float v, int is_max, const int fold) {
-    return fold == HCL_SOFTMAX_FOLD_ROW     ? hcl_softmax_fold_row(scratch, v, is_max)
-           : fold == HCL_SOFTMAX_FOLD_LOCAL ? hcl_softmax_fold_local(scratch, v, is_max)
-                                            : hcl_softmax_fold(scratch, v, is_max);
+    return fold == HCL_SOFTMAX_FOLD_ROW ? hcl_softmax_fold_row(scratch, v, is_max)
+                                        : hcl_softmax_fold(scratch, v, is_max);
 }
 
 /* exp(x) for rows of `type`: 16-bit rows take exp2(x * log2 e), within 3 ulp (OpenCL's full profile) apart from the
  * product's rounding, a relative error of about |x| * 2^-24 (x is at most about 100 below 0 before exp underflows), far
  * below a 16-bit output's rounding; NVIDIA compiles exp to a longer sequence (H100, NVIDIA's OpenCL, bf16: 0.85 ->
- * 0.88 of the copy rate at 4096 columns, 0.60-0.63 -> 0.62-0.65 with 32768-262144 columns; f16 0.93 -> 0.95, 0.63-0.69
- * -> 0.65-0.70). f32 rows keep exp. */
+ * 0.88 of the copy rate at 4096 columns; f16 0.93 -> 0.95). f32 rows keep exp. */
 static float4 hcl_softmax_exp4(const float4 x, const int type) {
     return type == HCL_CL_F32 ? exp(x) : exp2(x * M_LOG2E_F);
 }
+static float8 hcl_softmax_exp8(const float8 x) { return exp2(x * M_LOG2E_F); } /* 16-bit rows' */
 
-/* One load of the cached kernels: w vectors of 4 from vector v0 + w * j into v[0 .. w), -inf from load `units` on.
- * w = 2 takes 8 elements at once, one 16-byte load of a 16-bit row (v0 even); w = 1 one vector of 4. */
-static void hcl_softmax_load(__global const void *in, const size_t v0, const uint j, const uint units, const int type,
-                             const uint w, float4 *v) {
-    if (w == 2) {
-        const float8 x = j < units ? hcl_load8(in, v0 / 2 + j, type) : (float8)(-INFINITY);
-        v[0] = x.lo, v[1] = x.hi;
-    } else {
-        v[0] = j < units ? hcl_load4(in, v0 + j, type) : (float4)(-INFINITY);
-    }
-}
-
-/* v[0 .. w) * scale to the w vectors of 4 from vector v0 + w * j (hcl_softmax_load's layout). */
-static void hcl_softmax_store(__global void *out, const size_t v0, const uint j, const int type, const uint w,
-                              const float4 *v, const float scale) {
-    if (w == 2)
-        hcl_store8(out, v0 / 2 + j, (float8)(v[0], v[1]) * scale, type);
-    else
-        hcl_store4(out, v0 + j, v[0] * scale, type);
-}
-
-/* Cached by vectors: each work-item holds loads lid + local_size (0) * c (c < nv, nv * w <= HCL_SOFTMAX_CACHE_MAX / 4;
- * both constants after inlining) of w vectors of 4 each (hcl_softmax_load) of the n4 vectors from vector v0 in
- * registers, load c in v4[w * c ...], and returns their maximum folded as `fold` says; loads past the row hold -inf. */
+/* Cached by vectors: each work-item holds vectors of 4 lid + local_size (0) * c (c < nv <= HCL_SOFTMAX_CACHE_MAX / 4, a
+ * constant after inlining) of the n4 vectors from vector v0 in registers, and returns their maximum folded as `fold`
+ * says; lanes past n4 hold -inf. */
 #define HCL_SOFTMAX_CACHE_MAX 64
 static float hcl_softmax_hold4(__global const void *in, const size_t v0, const uint n4, __local float *scratch,
-                               const int type, const uint nv, const uint w, float4 *v4, const int fold) {
+                               const int type, const uint nv, float4 *v4, const int fold) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     float m = -INFINITY;
 #pragma unroll
-    for (uint c = 0; c < nv; c++) hcl_softmax_load(in, v0, lid + lsize * c, n4 / w, type, w, v4 + w * c);
-#pragma unroll
-    for (uint k = 0; k < nv * w; k++) m = fmax(m, fmax(fmax(v4[k].x, v4[k].y), fmax(v4[k].z, v4[k].w)));
+    for (uint c = 0; c < nv; c++) {
+        const uint j = lid + lsize * c;
+        v4[c] = j < n4 ? hcl_load4(in, v0 + j, type) : (float4)(-INFINITY);
+        m = fmax(m, fmax(fmax(v4[c].x, v4[c].y), fmax(v4[c].z, v4[c].w)));
+    }
     return hcl_softmax_fold_by(scratch, m, 1, fold);
 }
 
-/* A whole row of n4 vectors from vector v0 cached (hcl_softmax_hold4), at most local size (0) * nv * w vectors; its
+/* A whole row of n4 vectors from vector v0 cached (hcl_softmax_hold4), at most local size (0) * nv vectors; its
  * work-items fold as `fold` says. */
 static void hcl_softmax_cached4(__global const void *in, __global void *out, const size_t v0, const uint n4,
-                                __local float *scratch, const int type, const uint nv, const uint w, const int fold) {
+                                __local float *scratch, const int type, const uint nv, const int fold) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
     float4 v4[HCL_SOFTMAX_CACHE_MAX / 4];
-    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, w, v4, fold);
+    const float m = hcl_softmax_hold4(in, v0, n4, scratch, type, nv, v4, fold);
     float s = 0.0f;
 #pragma unroll
-    for (uint k = 0; k < nv * w; k++) {
-        v4[k] = lid + lsize * (k / w) < n4 / w ? hcl_softmax_exp4(v4[k] - m, type) : (float4)(0.0f);
-        s += (v4[k].x + v4[k].y) + (v4[k].z + v4[k].w);
+    for (uint c = 0; c < nv; c++) {
+        v4[c] = lid + lsize * c < n4 ? hcl_softmax_exp4(v4[c] - m, type) : (float4)(0.0f);
+        s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
     }
     const float inv = 1.0f / hcl_softmax_fold_by(scratch, s, 0, fold);
 #pragma unroll
     for (uint c = 0; c < nv; c++)
-        if (lid + lsize * c < n4 / w) hcl_softmax_store(out, v0, lid + lsize * c, type, w, v4 + w * c, inv);
+        if (lid + lsize * c < n4) hcl_store4(out, v0 + lid + lsize * c, v4[c] * inv, type);
 }
 
-/* Vectors of 4 a load of rows of `cols` of `type` (hcl_softmax_load) in the kernels that hold more than 16 columns a
- * work-item (cached64, parts): 16-bit rows of whole vectors of 8 by 16-byte loads of 8 elements, 2, else 1. */
-static uint hcl_softmax_width(const ulong cols, const int type) { return type != HCL_CL_F32 && cols % 8 == 0 ? 2 : 1; }
+/* Held as words: 16-bit rows of whole vectors of 8 in the kernels of more than 16 columns a work-item (cached64,
+ * parts) keep the 16-byte words of 8 elements as memory holds them, four registers where 8 floats take eight, and
+ * unpack them again for the sum and for the write (hcl_cl_opaque4 keeps the compiler from holding the floats
+ * instead), so a group holds twice the elements for its registers; the write takes exp again. H100, NVIDIA's OpenCL,
+ * against floats held from 16-byte loads: 16384 x 8192 f16 / bf16 0.94 / 0.87 -> 0.98 / 0.96 of the copy rate,
+ * 8192 x 16384 0.85 / 0.78 -> 0.91 / 0.82; the parts kernel at 32768-262144 columns 0.65-0.71 / 0.61-0.64 -> 0.82-0.88
+ * / 0.77-0.78 (0.59-0.62 / 0.69-0.72 without hcl_cl_opaque4). */
+static uint4 hcl_softmax_neg_inf8(const int type) {
+    const uint h = type == HCL_CL_F16 ? 0xfc00u : 0xff80u;
+    return (uint4)(h | (h << 16));
+}
 
-/* A row of n4 vectors from vector v0 cached (hcl_softmax_cached4), nv vectors of 4 a work-item: above 4, by loads of
- * hcl_softmax_width (a constant in each branch after inlining), else of one vector. H100, NVIDIA's OpenCL, 16-bit rows:
- * 16-byte loads of 8 took 8192 x 16384 f16 / bf16 from 0.81 / 0.77 to 0.85 / 0.78 of the copy rate in the cached64
- * kernel, but made the 16-column kernels slower (131072 x 1024 bf16 0.99 -> 0.93, 32768 x 4096 f16 0.95 -> 0.86). */
+/* Each work-item holds words lid + local_size (0) * c (c < nv, a constant after inlining) of the `units` words from
+ * word u0 (words of -inf past them) and returns their maximum folded as `fold` says. */
+static float hcl_softmax_hold_words(__global const void *in, const size_t u0, const uint units, __local float *scratch,
+                                    const int type, const uint nv, uint4 *words, const int fold) {
+    const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+#pragma unroll
+    for (uint c = 0; c < nv; c++) {
+        const uint j = lid + lsize * c;
+        words[c] = j < units ? ((__global const uint4 *)in)[u0 + j] : hcl_softmax_neg_inf8(type);
+    }
+    float m = -INFINITY;
+#pragma unroll
+    for (uint c = 0; c < nv; c++) {
+        const float8 x = hcl_unpack8(words[c], type);
+        const float4 h = fmax(x.lo, x.hi);
+        m = fmax(m, fmax(fmax(h.x, h.y), fmax(h.z, h.w)));
+    }
+    return hcl_softmax_fold_by(scratch, m, 1, fold);
+}
+
+/* The sum of exp(x - m) over the held words; while m is -inf the values are -inf (0) or NaN (stays NaN). */
+static float hcl_softmax_sum_words(const uint4 *words, const uint nv, const float m, const int type) {
+    float s = 0.0f;
+#pragma unroll
+    for (uint c = 0; c < nv; c++) {
+        const float8 x = hcl_unpack8(hcl_cl_opaque4(words[c]), type);
+        const float8 e = m == -INFINITY ? select((float8)(NAN), (float8)(0.0f), isequal(x, (float8)(-INFINITY)))
+                                        : hcl_softmax_exp8(x - m);
+        const float4 h = e.lo + e.hi;
+        s += (h.x + h.y) + (h.z + h.w);
+    }
+    return s;
+}
+
+/* exp(x - mx) * inv of the held words to their places (the first `units` words from word u0). */
+static void hcl_softmax_write_words(__global void *out, const size_t u0, const uint units, const uint4 *words,
+                                    const uint nv, const float mx, const float inv, const int type) {
+    const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0);
+#pragma unroll
+    for (uint c = 0; c < nv; c++) {
+        const uint j = lid + lsize * c;
+        if (j < units)
+            hcl_store8(out, u0 + j, hcl_softmax_exp8(hcl_unpack8(hcl_cl_opaque4(words[c]), type) - mx) * inv, type);
+    }
+}
+
+/* A row of n4 vectors from vector v0 cached, nv vectors of 4 a work-item: as words (nv / 2 of them) where
+ * hcl_softmax_hold_words says (a constant in each branch after inlining), else as vectors (hcl_softmax_cached4). */
 static void hcl_softmax_cached_by(__global const void *in, __global void *out, const size_t v0, const uint n4,
                                   const ulong cols, __local float *scratch, const int type, const uint nv,
                                   const int fold) {
-    if (nv > 4 && hcl_softmax_width(cols, type) == 2)
-        hcl_softmax_cached4(in, out, v0, n4, scratch, type, nv / 2, 2, fold);
-    else
-        hcl_softmax_cached4(in, out, v0, n4, scratch, type, nv, 1, fold);
+    if (nv > 4 && type != HCL_CL_F32 && cols % 8 == 0) {
+        uint4 words[HCL_SOFTMAX_CACHE_MAX / 8];
+        const uint units = n4 / 2, nw = nv / 2;
+        const float m = hcl_softmax_hold_words(in, v0 / 2, units, scratch, type, nw, words, fold);
+        const float inv = 1.0f / hcl_softmax_fold_by(scratch, hcl_softmax_sum_words(words, nw, m, type), 0, fold);
+        hcl_softmax_write_words(out, v0 / 2, units, words, nw, m, inv, type);
+    } else {
+        hcl_softmax_cached4(in, out, v0, n4, scratch, type, nv, fold);
+    }
 }
 
 /* The row of this work-group (row_begin + group id) cached (hcl_softmax_cached4). */
@@ -193,9 +229,9 @@ static void hcl_softmax_cached_row(__global const void *in, __global void *out, 
                           type, nv, fold);
 }
 
-/* Rows too long for one work-group's registers (a GPU; rows of whole vectors of 4, 16-bit rows of whole vectors of 8
- * by loads of 8, w = 2): `parts` work-groups share a row, each holding its part in registers (hcl_softmax_hold4,
- * HCL_SOFTMAX_PARTS_V vectors a work-item), so the row is read once. They meet through `ws` (scratch the host gave zeroed; the kernel leaves it so):
+/* Rows too long for one work-group's registers (a GPU; float rows of whole vectors of 4, 16-bit rows of whole vectors of
+ * 8): `parts` work-groups share a row, each holding its part in registers (hcl_softmax_hold4, or as words:
+ * hcl_softmax_hold_words; HCL_SOFTMAX_PARTS_V of them a work-item), so the row is read once. They meet through `ws` (scratch the host gave zeroed; the kernel leaves it so):
  *   ws[0]  a ticket: groups take (row, part) in the order they start, so the parts of a row start together (H100,
  *          512 x 262144: 0.82-0.83 of the copy rate, 0.79-0.80 with part and row from the group id)
  *   ws[HCL_SOFTMAX_WS_ROWS + row * (1 + 3 * parts) + ...]  per row of the launch: the arrivals, then per part its
@@ -209,8 +245,9 @@ static void hcl_softmax_cached_row(__global const void *in, __global void *out, 
  * place stays right) and clears the row's words. The plan keeps `parts` within the device's compute units, so on a GPU
  * the wait is the slowest part's load. A part of only -inf has max -inf and sum 0 and writes zeros, unless the whole
  * row is -inf (then NaN, as with one group per row). */
-/* vectors of 4 a work-item of the parts kernel holds: 32 columns (H100, 2^27 floats, 32768 to 262144 columns: 0.88 to
- * 0.82 of the copy rate; 64 columns, groups of 256: 0.87 to 0.83) */
+/* vectors of 4 a work-item of the parts kernel holds in a float row, 32 columns (H100, 2^27 floats, 32768 to 262144
+ * columns: 0.88 to 0.82 of the copy rate; 64 columns, groups of 256: 0.87 to 0.83); words of 8 in a 16-bit row, 64
+ * columns */
 #define HCL_SOFTMAX_PARTS_V 8
 #define HCL_SOFTMAX_WS_ROWS 64 /* words: the ticket's, apart from the rows' */
 #ifndef HCL_SOFTMAX_SPIN
@@ -227,7 +264,7 @@ static float hcl_softmax_word_wait(__global volatile uint *w) {
 }
 
 static void hcl_softmax_parts(__global const void *in, __global void *out, ulong row_begin, ulong cols, ulong parts,
-                              __global volatile uint *ws, __local float *scratch, const int type, const uint w) {
+                              __global volatile uint *ws, __local float *scratch, const int type) {
     const uint lid = (uint)get_local_id(0), lsize = (uint)get_local_size(0), np = (uint)parts;
     /* after the folds' floats: the ticket, then the role (0 gave up, 1 writes its part, 2 the last to arrive) */
     __local uint *shared = (__local uint *)(scratch + lsize);
@@ -237,21 +274,29 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
         shared[0] = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* f32: units of a vector of 4; 16-bit: of a word of 8 (w vectors of 4) */
+    const uint w = type == HCL_CL_F32 ? 1 : 2;
     const uint ticket = shared[0], row = ticket / np, part = ticket % np, n4 = (uint)cols / 4, units = n4 / w;
-    const uint per = (units + np - 1) / np; /* loads of w vectors a part */
+    const uint per = (units + np - 1) / np; /* units a part */
     const uint first = min(part * per, units), count = min(per, units - first);
     const size_t r0 = ((size_t)row_begin + row) * n4, p0 = r0 + first * w; /* the row's and the part's first vector */
     float4 v4[HCL_SOFTMAX_PARTS_V];
-    const float m =
-        hcl_softmax_hold4(in, p0, count * w, scratch, type, HCL_SOFTMAX_PARTS_V / w, w, v4, HCL_SOFTMAX_FOLD_GROUP);
-    float s = 0.0f;
+    uint4 words[HCL_SOFTMAX_PARTS_V];
+    float m, s = 0.0f;
+    if (w == 2) {
+        m = hcl_softmax_hold_words(in, p0 / 2, count, scratch, type, HCL_SOFTMAX_PARTS_V, words,
+                                   HCL_SOFTMAX_FOLD_GROUP);
+        s = hcl_softmax_sum_words(words, HCL_SOFTMAX_PARTS_V, m, type);
+    } else {
+        m = hcl_softmax_hold4(in, p0, count, scratch, type, HCL_SOFTMAX_PARTS_V, v4, HCL_SOFTMAX_FOLD_GROUP);
 #pragma unroll
-    for (uint k = 0; k < HCL_SOFTMAX_PARTS_V; k++) {
-        /* while the part's max is -inf its values are -inf (0 in the end) or NaN (stays NaN) */
-        const float4 e = m == -INFINITY ? select((float4)(NAN), (float4)(0.0f), isequal(v4[k], (float4)(-INFINITY)))
-                                        : hcl_softmax_exp4(v4[k] - m, type);
-        v4[k] = lid + lsize * (k / w) < count ? e : (float4)(0.0f);
-        s += (v4[k].x + v4[k].y) + (v4[k].z + v4[k].w);
+        for (uint c = 0; c < HCL_SOFTMAX_PARTS_V; c++) {
+            /* while the part's max is -inf its values are -inf (0 in the end) or NaN (stays NaN) */
+            const float4 e = m == -INFINITY ? select((float4)(NAN), (float4)(0.0f), isequal(v4[c], (float4)(-INFINITY)))
+                                            : exp(v4[c] - m);
+            v4[c] = lid + lsize * c < count ? e : (float4)(0.0f);
+            s += (v4[c].x + v4[c].y) + (v4[c].z + v4[c].w);
+        }
     }
     s = hcl_softmax_fold(scratch, s, 0);
     __global volatile uint *rw = ws + HCL_SOFTMAX_WS_ROWS + (size_t)row * (1 + 3 * np);
@@ -283,9 +328,12 @@ static void hcl_softmax_parts(__global const void *in, __global void *out, ulong
     }
     const float inv = 1.0f / sum;
     const float scale = m != -INFINITY ? exp(m - mx) * inv : mx == -INFINITY ? NAN : 0.0f;
+    if (w == 2)
+        hcl_softmax_write_words(out, p0 / 2, count, words, HCL_SOFTMAX_PARTS_V, mx, inv, type);
+    else
 #pragma unroll
-    for (uint c = 0; c < HCL_SOFTMAX_PARTS_V / w; c++)
-        if (lid + lsize * c < count) hcl_softmax_store(out, p0, lid + lsize * c, type, w, v4 + w * c, scale);
+        for (uint c = 0; c < HCL_SOFTMAX_PARTS_V; c++)
+            if (lid + lsize * c < count) hcl_store4(out, p0 + lid + lsize * c, v4[c] * scale, type);
     if (role != 2) return;
     float gave = 0.0f; /* work-item p waits for part p's decision */
     for (uint p = lid; p < np; p += lsize) {
@@ -449,14 +497,12 @@ static void hcl_softmax_streamed(__global const void *in, __global void *out, ul
                                   ulong chunk, __local float *scratch) {                                               \
         hcl_softmax_streamed(in, out, row_begin, cols, chunk, scratch, TYPE);                                          \
     }                                                                                                                  \
-    /* rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX columns, held in registers; 16-bit rows   \
-     * fold through local memory: with shuffles NVIDIA's compiler made this kernel slower (H100, 8192 x 16384 f16 /    \
-     * bf16: 0.75 / 0.73 of the copy rate against 0.82 / 0.76; f32 the same either way) */ \
+    /* rows of whole vectors of 4 up to local size * HCL_SOFTMAX_CACHE_MAX columns, held in registers */               \
     __kernel void hcl_softmax_cached64_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,   \
                                            ulong chunk, __local float *scratch) {                                      \
         (void)chunk;                                                                                                   \
         hcl_softmax_cached_row(in, out, row_begin, cols, scratch, TYPE, HCL_SOFTMAX_CACHE_MAX / 4,                     \
-                               TYPE == HCL_CL_F32 ? HCL_SOFTMAX_FOLD_GROUP : HCL_SOFTMAX_FOLD_LOCAL);                  \
+                               HCL_SOFTMAX_FOLD_GROUP);                                                                \
     }                                                                                                                  \
     __kernel void hcl_softmax_rows_##T(__global const void *in, __global void *out, ulong row_begin, ulong cols,       \
                                        ulong row_end, __local float *scratch) {                                        \
@@ -471,17 +517,17 @@ HCL_SOFTMAX_KERNELS(f32, HCL_CL_F32)
 HCL_SOFTMAX_KERNELS(f16, HCL_CL_F16)
 HCL_SOFTMAX_KERNELS(bf16, HCL_CL_BF16)
 
-/* Rows of whole vectors of 4 too long for one group (16-bit rows: of whole vectors of 8, loads of 8): `parts` groups a
- * row, each up to local size * 4 * HCL_SOFTMAX_PARTS_V columns. */
+/* Rows of whole vectors of 4 too long for one group (16-bit rows: of whole vectors of 8): `parts` groups a row, each up
+ * to local size * 4 * HCL_SOFTMAX_PARTS_V columns (16-bit: 8 * HCL_SOFTMAX_PARTS_V). */
 __kernel void hcl_softmax_parts_f32(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                     ulong parts, __global volatile uint *ws, __local float *scratch) {
-    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_F32, 1);
+    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_F32);
 }
 __kernel void hcl_softmax_parts_f16(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                     ulong parts, __global volatile uint *ws, __local float *scratch) {
-    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_F16, 2);
+    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_F16);
 }
 __kernel void hcl_softmax_parts_bf16(__global const void *in, __global void *out, ulong row_begin, ulong cols,
                                      ulong parts, __global volatile uint *ws, __local float *scratch) {
-    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_BF16, 2);
+    hcl_softmax_parts(in, out, row_begin, cols, parts, ws, scratch, HCL_CL_BF16);
 }
