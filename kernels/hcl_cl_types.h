@@ -5,13 +5,51 @@
  * access of that type: an f32 kernel is the plain float code. Arithmetic is always float. f16 is read and written
  * with vload_half / vstore_half_rte, core OpenCL 1.2 functions that need no cl_khr_fp16 (so every device takes f16
  * buffers); bf16 is a ushort holding the upper half of a float, rounded to nearest even on store (a NaN stays a
- * quiet NaN). Offsets are in elements of the type. */
+ * quiet NaN). Offsets are in elements of the type. On NVIDIA devices of sm_80 and later (HCL_CL_NV_SM, which HCL's
+ * OpenCL driver defines) vectors of 16-bit values are rounded by one PTX instruction a pair (HCL_CL_CVT_X2), as the
+ * CUDA built-ins do; a NaN then becomes the canonical quiet NaN. */
 #ifndef HCL_CL_TYPES_H
 #define HCL_CL_TYPES_H
 
 #define HCL_CL_F32 0
 #define HCL_CL_F16 1
 #define HCL_CL_BF16 2
+
+/* NVIDIA's OpenCL compiler (it defines __NV_CL_C_VERSION) takes inline PTX, and runs a work-group as warps of 32
+ * consecutive work-items: there the folds exchange values within a warp through shuffles instead of local memory and
+ * barriers (HCL_CL_WARP_SHUFFLE). v of the work-item whose local id differs in the bits of lane_mask; every work-item
+ * of the warp must call it. */
+#if defined(__NV_CL_C_VERSION)
+#define HCL_CL_WARP_SHUFFLE 1
+static inline float hcl_cl_shfl_xor(const float v, const uint lane_mask) {
+    float r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(lane_mask));
+    return r;
+}
+/* w, opaque to the compiler: values computed from it before are not reused after (NVIDIA's compiler otherwise keeps
+ * registers of floats unpacked from 16-bit words alive instead of unpacking the words again). */
+static inline uint4 hcl_cl_opaque4(uint4 w) {
+    asm volatile("" : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w));
+    return w;
+}
+#else
+static inline uint4 hcl_cl_opaque4(const uint4 w) { return w; }
+#endif
+
+#if defined(HCL_CL_WARP_SHUFFLE) && defined(HCL_CL_NV_SM) && HCL_CL_NV_SM >= 80
+/* Two floats rounded to nearest even into one word of two 16-bit values of `type`, lo in the low half: one
+ * cvt.rn.{f16,bf16}x2.f32 (sm_80 and later), where the integer rounding of bf16 takes about nine instructions a value
+ * (H100, NVIDIA's OpenCL, bf16 softmax ...). */
+#define HCL_CL_CVT_X2 1
+static inline uint hcl_cl_cvt_x2(const float lo, const float hi, const int type) {
+    uint r;
+    if (type == HCL_CL_F16)
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    else
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+#endif
 
 static inline float hcl_load(__global const void *p, size_t i, const int type) {
     if (type == HCL_CL_F16) return vload_half(i, (__global const half *)p);
@@ -68,50 +106,32 @@ static inline float8 hcl_load8(__global const void *p, size_t i, const int type)
     return hcl_unpack8(((__global const uint4 *)p)[i], type);
 }
 
+/* Four floats as four 16-bit values of `type` in two words (element 0 in the low half of .x), rounded to nearest
+ * even. */
+static inline uint2 hcl_pack4(const float4 v, const int type) {
+#ifdef HCL_CL_CVT_X2
+    return (uint2)(hcl_cl_cvt_x2(v.x, v.y, type), hcl_cl_cvt_x2(v.z, v.w, type));
+#else
+    if (type == HCL_CL_BF16) return hcl_bf16x4_rne(v);
+    uint2 w;
+    vstore_half4_rte(v, 0, (__private half *)&w);
+    return w;
+#endif
+}
+
 static inline void hcl_store4(__global void *p, size_t i, const float4 v, const int type) {
-    if (type == HCL_CL_F16) {
-        uint2 w;
-        vstore_half4_rte(v, 0, (__private half *)&w);
-        ((__global uint2 *)p)[i] = w;
-    } else if (type == HCL_CL_BF16) {
-        ((__global uint2 *)p)[i] = hcl_bf16x4_rne(v);
-    } else {
+    if (type == HCL_CL_F32)
         ((__global float4 *)p)[i] = v;
-    }
+    else
+        ((__global uint2 *)p)[i] = hcl_pack4(v, type);
 }
 
 /* Eight consecutive elements to element 8 * i: one 16-byte store for the 16-bit types. */
 static inline void hcl_store8(__global void *p, size_t i, const float8 v, const int type) {
-    if (type == HCL_CL_F16) {
-        uint4 w;
-        vstore_half8_rte(v, 0, (__private half *)&w);
-        ((__global uint4 *)p)[i] = w;
-    } else if (type == HCL_CL_BF16) {
-        ((__global uint4 *)p)[i] = (uint4)(hcl_bf16x4_rne(v.lo), hcl_bf16x4_rne(v.hi));
-    } else {
+    if (type == HCL_CL_F32)
         vstore8(v, i, (__global float *)p);
-    }
+    else
+        ((__global uint4 *)p)[i] = (uint4)(hcl_pack4(v.lo, type), hcl_pack4(v.hi, type));
 }
-
-/* NVIDIA's OpenCL compiler (it defines __NV_CL_C_VERSION) takes inline PTX, and runs a work-group as warps of 32
- * consecutive work-items: there the folds exchange values within a warp through shuffles instead of local memory and
- * barriers (HCL_CL_WARP_SHUFFLE). v of the work-item whose local id differs in the bits of lane_mask; every work-item
- * of the warp must call it. */
-#if defined(__NV_CL_C_VERSION)
-#define HCL_CL_WARP_SHUFFLE 1
-static inline float hcl_cl_shfl_xor(const float v, const uint lane_mask) {
-    float r;
-    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(lane_mask));
-    return r;
-}
-/* w, opaque to the compiler: values computed from it before are not reused after (NVIDIA's compiler otherwise keeps
- * registers of floats unpacked from 16-bit words alive instead of unpacking the words again). */
-static inline uint4 hcl_cl_opaque4(uint4 w) {
-    asm volatile("" : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w));
-    return w;
-}
-#else
-static inline uint4 hcl_cl_opaque4(const uint4 w) { return w; }
-#endif
 
 #endif /* HCL_CL_TYPES_H */

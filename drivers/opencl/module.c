@@ -174,15 +174,25 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
         free(m);
         return HCL_KIT_FAIL(HCL_ERROR_OUT_OF_MEMORY, "opencl: pthread_mutex_init failed");
     }
+    /* On NVIDIA devices the compute capability as HCL_CL_NV_SM (major * 10 + minor, from info.arch "sm_XY"), before
+     * the source's own options: a source can then take PTX instructions that exist from some architecture on (the
+     * built-ins' one-instruction 16-bit conversions, sm_80 and later: kernels/hcl_cl_types.h). */
+    const char *user = src->options ? src->options : "", *arch = dev->entry->info.arch;
+    char sm[40] = "";
+    if (strncmp(arch, "sm_", 3) == 0 && arch[3] >= '1' && arch[3] <= '9')
+        snprintf(sm, sizeof sm, "-D HCL_CL_NV_SM=%d", atoi(arch + 3));
+    const size_t given_size = strlen(sm) + strlen(user) + 2;
+    char *given = malloc(given_size);
     /* kernel argument info (names, types, address spaces) for kernel_params: a few bytes per kernel */
-    const char *given = src->options ? src->options : "";
-    char *options = malloc(strlen(given) + sizeof ARG_INFO_OPTION + 1);
+    char *options = given ? malloc(given_size + sizeof ARG_INFO_OPTION + 1) : NULL;
     if (!options) {
+        free(given);
         pthread_mutex_destroy(&m->lock);
         free(m);
         return hcl__kit_oom("build options");
     }
-    snprintf(options, strlen(given) + sizeof ARG_INFO_OPTION + 1, "%s%s%s", ARG_INFO_OPTION, *given ? " " : "", given);
+    snprintf(given, given_size, "%s%s%s", sm, *sm && *user ? " " : "", user);
+    snprintf(options, given_size + sizeof ARG_INFO_OPTION + 1, "%s%s%s", ARG_INFO_OPTION, *given ? " " : "", given);
     int from_cache = 0;
     hcl_status status = hcl__ocl_program_build(dev, text, length, options, 1, &m->program, &from_cache);
     if (status == HCL_ERROR_BUILD) {
@@ -209,6 +219,7 @@ hcl_status hcl__ocl_module_create(void *device, const hcl_module_source *sources
         } /* else no rebuild possible: a kernel missing from the binary is not found */
     }
     free(options);
+    free(given);
     if (status != HCL_SUCCESS) {
         pthread_mutex_destroy(&m->lock);
         free(m);
