@@ -231,7 +231,8 @@ static void hcl_softmax_cached_row(__global const void *in, __global void *out, 
 
 /* Rows too long for one work-group's registers (a GPU; float rows of whole vectors of 4, 16-bit rows of whole vectors of
  * 8): `parts` work-groups share a row, each holding its part in registers (hcl_softmax_hold4, or as words:
- * hcl_softmax_hold_words; HCL_SOFTMAX_PARTS_V of them a work-item), so the row is read once. They meet through `ws` (scratch the host gave zeroed; the kernel leaves it so):
+ * hcl_softmax_hold_words; HCL_SOFTMAX_PARTS_V of them a work-item), so the row is read once. They meet through `ws`
+ * (scratch the host gave zeroed; the kernel leaves it so):
  *   ws[0]  a ticket: groups take (row, part) in the order they start, so the parts of a row start together (H100,
  *          512 x 262144: 0.82-0.83 of the copy rate, 0.79-0.80 with part and row from the group id)
  *   ws[HCL_SOFTMAX_WS_ROWS + row * (1 + 3 * parts) + ...]  per row of the launch: the arrivals, then per part its
