@@ -144,6 +144,23 @@ CONF_TEST(gemm, big_tiles) {
     run_gemm(&whole);
 }
 
+/* A regression pair: 64^3, then 2307 x 1283 x 41 on the same queue (row-major, no transpose, alpha 1, beta 0). On the
+ * host's AVX2 path the second call's packing of B, 24-wide panels in a block of 1024 columns, wrote 8 columns past the
+ * workspace the plan had sized: wrong elements, then heap corruption. Then column counts just past whole blocks of
+ * columns (1024 on the host) and of every micro-tile width. Run once per host instruction set by ctest
+ * (conformance-host-<isa>). */
+CONF_TEST(gemm, packed_blocks) {
+    gcase first = {64, 64, 64, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+    run_gemm(&first);
+    gcase report = {2307, 1283, 41, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+    run_gemm(&report);
+    static const size_t s[][3] = {{13, 1025, 7}, {37, 1033, 19}, {5, 2049, 9}, {197, 1047, 5}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        gcase g = {s[i][0], s[i][1], s[i][2], HCL_NO_TRANS, HCL_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
+        run_gemm(&g);
+    }
+}
+
 /* All four transpose combinations, minimal and padded leading dimensions. */
 CONF_TEST(gemm, transposes) {
     static const size_t s[][3] = {{1, 1, 1}, {7, 11, 13}, {33, 17, 65}, {64, 65, 63}, {16, 16, 16}, {129, 31, 257}};

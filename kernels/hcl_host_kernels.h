@@ -23,6 +23,23 @@ extern "C" {
 #define HCL__OMP(...)
 #endif
 
+/* The instruction set of every host kernel (kernels/host_isa.c), one choice for all of them: the best level this CPU
+ * runs, or the one HCL_HOST_ISA names ("avx512", "avx2", "generic") when the CPU runs it. Found once per process
+ * (CPUID traps to the hypervisor in a virtual machine, and the kernels ask for every piece). Levels are ordered: a
+ * CPU that runs one runs every lower one. Without x86-64 and GCC or clang the only level is generic. */
+enum { HCL__HOST_ISA_GENERIC = 0, HCL__HOST_ISA_AVX2 = 1, HCL__HOST_ISA_AVX512 = 2 };
+int hcl__host_isa(void);
+/* "generic", "avx2", "avx512" (HCL_HOST_ISA's spelling); "unknown" for another value. */
+const char *hcl__host_isa_name(int level);
+/* For tests: make hcl__host_isa answer `level` (a lower one than the CPU's runs too), or choose by CPU and
+ * HCL_HOST_ISA again (-1). Returns 0, or -1 when this CPU cannot run that level (the choice is then unchanged). Not
+ * while a kernel runs, nor between sizing a GEMM's workspace and running it. */
+int hcl__host_isa_force(int level);
+/* 0 when HCL_HOST_ISA is unset, empty or a level this CPU runs; else -1 with why in reason (the name is unknown, or
+ * this CPU cannot run it: which levels it runs). The host driver refuses to start then (the backend is unavailable
+ * with this reason), so a forced level never silently becomes another. */
+int hcl__host_isa_refusal(char *reason, size_t reason_size);
+
 /* float32 <-> f16 / bf16 (kernels/host_convert.c): round to nearest even, a NaN becomes a quiet NaN, overflow gives
  * infinity, f16 subnormals kept. The public hcl_f32_to_f16 etc. are these. */
 uint16_t hcl__f32_to_f16(float value);
@@ -30,7 +47,7 @@ float hcl__f16_to_f32(uint16_t value);
 uint16_t hcl__f32_to_bf16(float value);
 float hcl__bf16_to_f32(uint16_t value);
 /* n elements of `type` at src -> floats at dst, and back (HCL_DTYPE_F32 copies). Vector code where the CPU has
- * AVX-512F or AVX2 + F16C (hcl_host_simd.h, chosen once per process), the same bits as the scalar functions above. */
+ * AVX-512F or AVX2 + F16C (hcl_host_simd.h, at hcl__host_isa's level), the same bits as the scalar functions above. */
 void hcl__host_widen(hcl_dtype type, const void *src, float *dst, size_t n);
 void hcl__host_narrow(hcl_dtype type, const float *src, void *dst, size_t n);
 
@@ -54,14 +71,6 @@ int hcl__host_gemm(const hcl_kgemm *g, const void *a, const void *b, void *c, vo
  * call. hcl__host_gemm runs on its own worker threads (kernels/gemm/gemm_pool.c), as many as OpenMP's
  * omp_get_max_threads(), not in an OpenMP region. */
 size_t hcl__host_gemm_workspace_bytes(const hcl_kgemm *g);
-
-/* The instruction set the GEMM micro-kernel uses on this CPU: "avx512", "avx2" or "generic". */
-const char *hcl__host_gemm_isa(void);
-
-/* Force the GEMM micro-kernel ("avx512", "avx2", "generic"; NULL or "" = choose by CPU again), for tests.
- * Returns 0, or -1 when the name is unknown or this CPU cannot run it (the choice is then unchanged).
- * Not to be called while a GEMM runs. */
-int hcl__host_gemm_force_isa(const char *isa);
 
 /* Row-wise softmax of a rows x cols row-major matrix: out[r][j] = exp(in[r][j] - max_r) / sum_j exp(...).
  * Numerically stable (the row maximum is subtracted first); -inf entries give 0; a row of all -inf, or one

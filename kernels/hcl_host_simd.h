@@ -10,21 +10,11 @@
  *
  * Only where HCL_HOST_SIMD_X86 is defined (x86-64 with GCC or clang). Each function is compiled for its instruction
  * set (HCL_HOST_AVX512: AVX-512F, 16 lanes; HCL_HOST_AVX2: AVX2 + F16C, 8 lanes) and inlines only into functions
- * compiled for it, which run only where hcl__host_simd() says the CPU has it. */
+ * compiled for it, which run only where hcl__host_isa() is at that level. */
 #ifndef HCL_HOST_SIMD_H
 #define HCL_HOST_SIMD_H
 
 #include "hcl_host_kernels.h"
-
-enum { HCL__HOST_SIMD_NONE = 0, HCL__HOST_SIMD_AVX2 = 1, HCL__HOST_SIMD_AVX512 = 2 };
-
-/* The vector code this CPU runs (HCL__HOST_SIMD_*), found once per process (CPUID traps to the hypervisor in a
- * virtual machine, and the kernels ask for every piece). Always HCL__HOST_SIMD_NONE without HCL_HOST_SIMD_X86. */
-int hcl__host_simd(void);
-
-/* For tests: make hcl__host_simd answer `level` (a lower one than the CPU's runs too), or choose by CPU again (-1).
- * Returns 0, or -1 when this CPU cannot run that level (the choice is then unchanged). Not while a kernel runs. */
-int hcl__host_simd_force(int level);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HCL_HOST_SIMD_X86 1

@@ -3,19 +3,14 @@
  *
  * Bit-exact integer code: round to nearest, ties to even; a NaN becomes a quiet NaN with its top fraction bits (as the
  * x86 F16C and AVX-512 BF16 instructions do, both ways); overflow gives infinity; f16 subnormals are kept. The array
- * loops run the vector loads and stores of hcl_host_simd.h where the CPU has them (AVX-512F, else AVX2 + F16C) and
+ * loops run the vector loads and stores of hcl_host_simd.h at hcl__host_isa's level (AVX-512F, AVX2 + F16C) and
  * these scalar functions elsewhere and for the tails; every path gives the same bits (the conformance suite's
  * core/conversions compares the arrays with the scalar functions over every 16-bit pattern, 400000 floats and ties,
  * subnormals and NaN payloads, at lengths that leave every tail). */
 #include "hcl_host_kernels.h"
 #include "hcl_host_simd.h"
 
-#include <stdatomic.h>
 #include <string.h>
-
-#ifdef HCL_HOST_SIMD_X86
-#include <cpuid.h>
-#endif
 
 static inline uint32_t bits_of(float f) {
     uint32_t u;
@@ -66,37 +61,6 @@ float hcl__f16_to_f32(uint16_t value) {
     return sign ? -f : f;
 }
 
-/* What the CPU runs. "avx512f" and "avx2" also check that the OS saves the zmm / ymm registers. F16C from CPUID
- * (clang 14's __builtin_cpu_supports does not know "f16c"). */
-static int simd_detect(void) {
-#ifdef HCL_HOST_SIMD_X86
-    __builtin_cpu_init(); /* idempotent; needed when called before libgcc's constructor has run */
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    const int f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
-    if (__builtin_cpu_supports("avx512f")) return HCL__HOST_SIMD_AVX512;
-    if (__builtin_cpu_supports("avx2") && f16c) return HCL__HOST_SIMD_AVX2;
-#endif
-    return HCL__HOST_SIMD_NONE;
-}
-
-static atomic_int simd_chosen = -1; /* racing first calls store the same value */
-
-int hcl__host_simd(void) {
-    int level = atomic_load_explicit(&simd_chosen, memory_order_relaxed);
-    if (level < 0) {
-        level = simd_detect();
-        atomic_store_explicit(&simd_chosen, level, memory_order_relaxed);
-    }
-    return level;
-}
-
-int hcl__host_simd_force(int level) {
-    const int cpu = simd_detect();
-    if (level < -1 || level > cpu) return -1;
-    atomic_store_explicit(&simd_chosen, level < 0 ? cpu : level, memory_order_relaxed);
-    return 0;
-}
-
 /* The vector loops convert the first n - n % width elements and return how many they converted; the scalar functions
  * do the rest. */
 typedef struct vector_loops {
@@ -136,10 +100,10 @@ void hcl__host_widen(hcl_dtype type, const void *src, float *dst, size_t n) {
     const uint16_t *s = src;
     switch (type) {
     case HCL_DTYPE_F16:
-        for (size_t i = loops[hcl__host_simd()].widen(type, s, dst, n); i < n; i++) dst[i] = hcl__f16_to_f32(s[i]);
+        for (size_t i = loops[hcl__host_isa()].widen(type, s, dst, n); i < n; i++) dst[i] = hcl__f16_to_f32(s[i]);
         break;
     case HCL_DTYPE_BF16:
-        for (size_t i = loops[hcl__host_simd()].widen(type, s, dst, n); i < n; i++) dst[i] = hcl__bf16_to_f32(s[i]);
+        for (size_t i = loops[hcl__host_isa()].widen(type, s, dst, n); i < n; i++) dst[i] = hcl__bf16_to_f32(s[i]);
         break;
     default: memmove(dst, src, n * sizeof(float)); break;
     }
@@ -149,10 +113,10 @@ void hcl__host_narrow(hcl_dtype type, const float *src, void *dst, size_t n) {
     uint16_t *d = dst;
     switch (type) {
     case HCL_DTYPE_F16:
-        for (size_t i = loops[hcl__host_simd()].narrow(type, src, d, n); i < n; i++) d[i] = hcl__f32_to_f16(src[i]);
+        for (size_t i = loops[hcl__host_isa()].narrow(type, src, d, n); i < n; i++) d[i] = hcl__f32_to_f16(src[i]);
         break;
     case HCL_DTYPE_BF16:
-        for (size_t i = loops[hcl__host_simd()].narrow(type, src, d, n); i < n; i++) d[i] = hcl__f32_to_bf16(src[i]);
+        for (size_t i = loops[hcl__host_isa()].narrow(type, src, d, n); i < n; i++) d[i] = hcl__f32_to_bf16(src[i]);
         break;
     default: memmove(dst, src, n * sizeof(float)); break;
     }

@@ -1,5 +1,5 @@
 /* kernels-host-simd: the host's 16-bit kernels (vecadd, reduce, softmax) and conversions at every vector level this
- * CPU runs (AVX-512F, AVX2 + F16C, none: hcl__host_simd_force), bit for bit against what the scalar code defines:
+ * CPU runs (AVX-512F, AVX2 + F16C, none: hcl__host_isa_force), bit for bit against what the scalar code defines:
  *   conversions: the scalar hcl__f16_to_f32 etc., over every 16-bit pattern and floats with ties, subnormals, NaN;
  *   vecadd: each element widened, added in float, rounded once (c distinct, c = a, c = b, a = b = c);
  *   reduce: hcl__host_reduce_f32 of the widened values (the same lanes in the same order);
@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *level_name[] = {"none", "avx2+f16c", "avx512f"};
 static const hcl_dtype types[] = {HCL_DTYPE_F16, HCL_DTYPE_BF16};
 static const char *type_name(hcl_dtype t) { return t == HCL_DTYPE_F16 ? "f16" : "bf16"; }
 static uint64_t rng;
@@ -151,20 +150,20 @@ static void softmax(const char *lv) {
 int main(void) {
     const uint64_t seed = hcl_ts_seed();
     printf("kernels-host-simd: seed %llu (HCL_SEED to repeat)\n", (unsigned long long)seed);
-    for (int level = HCL__HOST_SIMD_NONE; level <= HCL__HOST_SIMD_AVX512; level++) {
-        if (hcl__host_simd_force(level) != 0) {
-            printf("  %s: skipped (this CPU does not run it)\n", level_name[level]);
+    for (int level = HCL__HOST_ISA_GENERIC; level <= HCL__HOST_ISA_AVX512; level++) {
+        if (hcl__host_isa_force(level) != 0) {
+            printf("  %s: skipped (this CPU does not run it)\n", hcl__host_isa_name(level));
             continue;
         }
         rng = seed;
         const int before = hcl_ts_failures();
-        conversions(level_name[level]);
-        vecadd(level_name[level]);
-        reduce(level_name[level]);
-        softmax(level_name[level]);
-        printf("  %s: %s\n", level_name[level], hcl_ts_failures() == before ? "passed" : "FAILED");
+        conversions(hcl__host_isa_name(level));
+        vecadd(hcl__host_isa_name(level));
+        reduce(hcl__host_isa_name(level));
+        softmax(hcl__host_isa_name(level));
+        printf("  %s: %s\n", hcl__host_isa_name(level), hcl_ts_failures() == before ? "passed" : "FAILED");
     }
-    (void)hcl__host_simd_force(-1);
+    (void)hcl__host_isa_force(-1);
     const int failures = hcl_ts_failures();
     printf("kernels-host-simd: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures,
            failures == 1 ? "" : "s");

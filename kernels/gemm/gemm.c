@@ -99,68 +99,30 @@ HCL_GEMM_DEFINE_MICRO(hcl_gemm_micro_avx2, __attribute__((target("avx2,fma"))), 
 HCL_GEMM_DEFINE_MICRO(hcl_gemm_micro_avx512, __attribute__((target("avx512f,fma"))), 12, 32, HCL_GEMM_MADD_FUSED)
 #endif
 
+/* One micro-kernel and the blocking that goes with it. Everything that sizes or walks a packed block is derived from
+ * these numbers: mc and nc are whole micro-panels (multiples of mr and nr), so the workspace (hcl_gemm_slot) and the
+ * packing (hcl_gemm_unit, padding each block's last panel to full width) describe the same bytes. */
 typedef struct hcl_gemm_isa {
-    const char *name;
     size_t mr, nr; /* micro-tile */
-    size_t mc;     /* rows of op(A) packed at once (a multiple of mr; mc x KC floats stay in L2) */
+    size_t mc;     /* rows of op(A) packed at once (mc x KC floats stay in L2) */
+    size_t nc;     /* columns of op(B) packed at once: HCL_GEMM_NC rounded down to whole panels */
     hcl_gemm_micro_fn micro;
 } hcl_gemm_isa;
 
+/* A micro-kernel of MR x NR with MC_PANELS A micro-panels per packed block of op(A). */
+#define HCL_GEMM_ISA(MR, NR, MC_PANELS, micro)                                                                         \
+    { (MR), (NR), (MR) * (MC_PANELS), HCL_GEMM_NC / (NR) * (NR), (micro) }
+
+/* Indexed by hcl__host_isa()'s level (HCL__HOST_ISA_*). */
 static const hcl_gemm_isa hcl_gemm_isas[] = {
+    HCL_GEMM_ISA(4, 8, 48, hcl_gemm_micro_generic),
 #ifdef HCL_GEMM_X86
-    {"avx512", 12, 32, 12 * 16, hcl_gemm_micro_avx512},
-    {"avx2", 4, 24, 4 * 48, hcl_gemm_micro_avx2},
+    HCL_GEMM_ISA(4, 24, 48, hcl_gemm_micro_avx2),
+    HCL_GEMM_ISA(12, 32, 16, hcl_gemm_micro_avx512),
 #endif
-    {"generic", 4, 8, 4 * 48, hcl_gemm_micro_generic},
 };
-#define HCL_GEMM_ISA_COUNT (sizeof hcl_gemm_isas / sizeof hcl_gemm_isas[0])
 
-static atomic_int hcl_gemm_isa_index = -1;
-
-static int hcl_gemm_cpu_can(size_t index) {
-#ifdef HCL_GEMM_X86
-    const char *name = hcl_gemm_isas[index].name;
-    __builtin_cpu_init();
-    if (strcmp(name, "avx512") == 0) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-    if (strcmp(name, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    (void)index;
-#endif
-    return 1;
-}
-
-static const hcl_gemm_isa *hcl_gemm_current_isa(void) {
-    int index = atomic_load(&hcl_gemm_isa_index);
-    if (index < 0) {
-        /* The table is in order of preference and ends with the baseline, which every CPU runs. */
-        index = (int)HCL_GEMM_ISA_COUNT - 1;
-        for (size_t i = 0; i < HCL_GEMM_ISA_COUNT; ++i) {
-            if (hcl_gemm_cpu_can(i)) {
-                index = (int)i;
-                break;
-            }
-        }
-        atomic_store(&hcl_gemm_isa_index, index);
-    }
-    return &hcl_gemm_isas[index];
-}
-
-const char *hcl__host_gemm_isa(void) { return hcl_gemm_current_isa()->name; }
-
-int hcl__host_gemm_force_isa(const char *isa) {
-    if (isa == NULL || isa[0] == '\0') {
-        atomic_store(&hcl_gemm_isa_index, -1);
-        return 0;
-    }
-    for (size_t i = 0; i < HCL_GEMM_ISA_COUNT; ++i) {
-        if (strcmp(hcl_gemm_isas[i].name, isa) == 0) {
-            if (!hcl_gemm_cpu_can(i)) return -1;
-            atomic_store(&hcl_gemm_isa_index, (int)i);
-            return 0;
-        }
-    }
-    return -1;
-}
+static const hcl_gemm_isa *hcl_gemm_current_isa(void) { return &hcl_gemm_isas[hcl__host_isa()]; }
 
 static size_t hcl_gemm_min(size_t x, size_t y) { return x < y ? x : y; }
 
@@ -352,7 +314,7 @@ static void hcl_gemm_slot(const hcl_gemm_isa *isa, const hcl_gemm_split *split, 
                           size_t *out_b_bytes) {
     const size_t kc_max = hcl_gemm_min(k, hcl_gemm_kc());
     *out_a_bytes = hcl_gemm_round_up(hcl_gemm_min(split->rows, isa->mc) * kc_max * sizeof(float), 64);
-    *out_b_bytes = hcl_gemm_round_up(hcl_gemm_min(split->cols, HCL_GEMM_NC) * kc_max * sizeof(float), 64);
+    *out_b_bytes = hcl_gemm_round_up(hcl_gemm_min(split->cols, isa->nc) * kc_max * sizeof(float), 64);
 }
 
 /* Bytes of the float copy of C that a 16-bit C is accumulated in (0 for a float C or no product). */
@@ -395,8 +357,8 @@ static void hcl_gemm_unit(const hcl_gemm_args *x, size_t i0, size_t i1, size_t j
     const hcl_gemm_isa *isa = x->isa;
     const size_t mr = isa->mr, nr = isa->nr;
     const int bf16 = x->ab == HCL_DTYPE_BF16;
-    for (size_t jc = j0; jc < j1; jc += HCL_GEMM_NC) {
-        const size_t ncb = hcl_gemm_min(HCL_GEMM_NC, j1 - jc);
+    for (size_t jc = j0; jc < j1; jc += isa->nc) {
+        const size_t ncb = hcl_gemm_min(isa->nc, j1 - jc);
         for (size_t pc = 0; pc < x->k; pc += x->kc) {
             const size_t kc = hcl_gemm_min(x->kc, x->k - pc);
             /* The first block of k applies beta (without reading C when it is 0); later ones add to it. */

@@ -169,9 +169,9 @@ static double hcl_reduce_chunk(int op, hcl_dtype type, const void *in, size_t be
     const uint16_t *x = (const uint16_t *)in + begin;
     size_t done = 0;
 #ifdef HCL_HOST_SIMD_X86
-    switch (hcl__host_simd()) {
-    case HCL__HOST_SIMD_AVX512: done = hcl_reduce_lanes16_avx512(op, type, &lanes, x, len); break;
-    case HCL__HOST_SIMD_AVX2: done = hcl_reduce_lanes16_avx2(op, type, &lanes, x, len); break;
+    switch (hcl__host_isa()) {
+    case HCL__HOST_ISA_AVX512: done = hcl_reduce_lanes16_avx512(op, type, &lanes, x, len); break;
+    case HCL__HOST_ISA_AVX2: done = hcl_reduce_lanes16_avx2(op, type, &lanes, x, len); break;
     }
 #endif
     float piece[HCL_REDUCE_PIECE];

@@ -181,9 +181,10 @@ HCL_SOFTMAX_DEFINE_ROW(hcl_softmax_row_avx512, __attribute__((target("avx512f"))
 
 static hcl_softmax_row_fn hcl_softmax_pick(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return hcl_softmax_row_avx512;
-    if (__builtin_cpu_supports("avx2")) return hcl_softmax_row_avx2;
+    switch (hcl__host_isa()) {
+    case HCL__HOST_ISA_AVX512: return hcl_softmax_row_avx512;
+    case HCL__HOST_ISA_AVX2: return hcl_softmax_row_avx2;
+    }
 #endif
     return hcl_softmax_row_generic;
 }

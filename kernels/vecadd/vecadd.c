@@ -87,7 +87,7 @@ static const hcl_vecadd_16_fn hcl_vecadd_16_simd[] = {hcl_vecadd_16_none};
 #endif
 
 static void hcl_vecadd_16(hcl_dtype type, size_t n, const uint16_t *a, const uint16_t *b, uint16_t *c) {
-    const hcl_vecadd_16_fn simd = hcl_vecadd_16_simd[hcl__host_simd()];
+    const hcl_vecadd_16_fn simd = hcl_vecadd_16_simd[hcl__host_isa()];
     const long long chunks = (long long)((n + HCL_VECADD_CHUNK - 1) / HCL_VECADD_CHUNK);
     HCL__OMP(omp parallel for schedule(static) if (n >= HCL_VECADD_PARALLEL_MIN))
     for (long long q = 0; q < chunks; ++q) {
