@@ -27,7 +27,7 @@ BENCH_ARGS ?=
 # The Debian/Ubuntu packages, by what needs them (`make deps-list` prints this table; docs: README "Dependencies").
 # libc6-dev is listed because gcc only recommends it (apt-get runs with --no-install-recommends).
 DEPS_common    := cmake ninja-build gcc libc6-dev pkg-config libcriterion-dev clang-format openmpi-bin libopenmpi-dev
-DEPS_host      := libopenblas-dev
+DEPS_host      := libopenblas-dev qemu-user
 DEPS_opencl    := ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev
 DEPS_levelzero := libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools g++ dpkg-dev
 DEPS_hip       := libamdhip64-dev hipcc rocm-device-libs g++
@@ -35,7 +35,8 @@ DEPS_cuda      :=
 WHY_common    := the build (CMake, Ninja, gcc), the conformance suite (Criterion), ctest format (clang-format); \
                  Open MPI (mpirun, mpi.h): the mpi engine's tests and example under mpirun (HCL itself opens \
                  libmpi at run time and needs no MPI to build)
-WHY_host      := the driver needs only gcc (OpenMP included); OpenBLAS is bench's host GEMM baseline
+WHY_host      := the driver needs only gcc (OpenMP included); OpenBLAS is bench's host GEMM baseline; qemu-user \
+                 runs the host kernels' CPU dispatch on emulated CPUs without AVX-512 or AVX2 (kernels-host-gemm-cpus)
 WHY_opencl    := CL/cl.h and the ICD loader; PoCL, a CPU OpenCL device for the tests; clinfo (hcl-info's \
                  cross-check); CLBlast (bench's OpenCL GEMM baseline)
 WHY_levelzero := ze_api.h and the loader; clang-14, llvm-spirv-14, spirv-val (SPIR-V built-ins); g++ and \

@@ -95,32 +95,47 @@ static void shapes(const char *lv, int threads) {
                       (hcl_transpose)(t >> 1), t == 3 ? -0.75f : 1.0f, t == 2 ? 0.5f : 0.0f);
 }
 
-int main(void) {
+/* The shapes at one level, on all threads and then on one. */
+static void level_run(int level, int all_threads) {
+    const char *lv = hcl__host_isa_name(level);
+    rng = hcl_ts_seed();
+    const int before = hcl_ts_failures();
+    shapes(lv, all_threads);
+#ifdef _OPENMP
+    if (all_threads > 1) {
+        omp_set_num_threads(1);
+        shapes(lv, 1);
+        omp_set_num_threads(all_threads);
+    }
+#endif
+    printf("  %s: %s\n", lv, hcl_ts_failures() == before ? "passed" : "FAILED");
+}
+
+/* No argument: every level this CPU runs, forced in turn. `--expect LEVEL`: the level chosen by the CPU alone must be
+ * LEVEL, and only it runs (ctest kernels-host-gemm-cpus runs this under emulated CPUs without AVX-512 or AVX2). */
+int main(int argc, char **argv) {
     const uint64_t seed = hcl_ts_seed();
     printf("kernels-host-gemm: seed %llu (HCL_SEED to repeat)\n", (unsigned long long)seed);
     int all_threads = 1;
 #ifdef _OPENMP
     all_threads = omp_get_max_threads();
 #endif
-    for (int level = HCL__HOST_ISA_AVX512; level >= HCL__HOST_ISA_GENERIC; level--) {
-        const char *lv = hcl__host_isa_name(level);
-        if (hcl__host_isa_force(level) != 0) {
-            printf("  %s: skipped (this CPU does not run it)\n", lv);
-            continue;
+    if (argc == 3 && strcmp(argv[1], "--expect") == 0) {
+        const int chosen = hcl__host_isa();
+        printf("  chosen by this CPU: %s (expected %s)\n", hcl__host_isa_name(chosen), argv[2]);
+        HCL_TS_CHECK(strcmp(hcl__host_isa_name(chosen), argv[2]) == 0, "the CPU's level is %s, expected %s",
+                     hcl__host_isa_name(chosen), argv[2]);
+        level_run(chosen, all_threads);
+    } else {
+        for (int level = HCL__HOST_ISA_AVX512; level >= HCL__HOST_ISA_GENERIC; level--) {
+            if (hcl__host_isa_force(level) != 0) {
+                printf("  %s: skipped (this CPU does not run it)\n", hcl__host_isa_name(level));
+                continue;
+            }
+            level_run(level, all_threads);
         }
-        rng = seed;
-        const int before = hcl_ts_failures();
-        shapes(lv, all_threads);
-#ifdef _OPENMP
-        if (all_threads > 1) {
-            omp_set_num_threads(1);
-            shapes(lv, 1);
-            omp_set_num_threads(all_threads);
-        }
-#endif
-        printf("  %s: %s\n", lv, hcl_ts_failures() == before ? "passed" : "FAILED");
+        (void)hcl__host_isa_force(-1);
     }
-    (void)hcl__host_isa_force(-1);
     const int failures = hcl_ts_failures();
     printf("kernels-host-gemm: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures,
            failures == 1 ? "" : "s");
