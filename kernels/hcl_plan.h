@@ -68,6 +68,21 @@ typedef struct hcl_kprogram {
 /* The built-in operations. */
 typedef enum hcl_kop { HCL_KOP_VECADD = 0, HCL_KOP_GEMM, HCL_KOP_SOFTMAX, HCL_KOP_REDUCE, HCL_KOP_COUNT } hcl_kop;
 
+/* The kernel variants of the plans (hcl_variants.def): HCL_KVARIANT_AUTO lets the plan choose; any other value, forced
+ * through hcl_kdevice.variant (the core sets it from HCL_<OP>_VARIANT), makes the plan take that variant for every call
+ * it can express, skipping the plan's preferences (is it worth it: split-K for many tiles) but never its capability
+ * tests (can the kernel run it: wgmma on sm_90 only), and refuse any other call with HCL_ERROR_UNSUPPORTED and a why
+ * that names the variable, the variant and the reason (hcl_kvariant_refuse). Never a silent fallback. */
+#define HCL_KVF_GPU (1u << HCL_KFAMILY_GPU) /* the families that have a variant (hcl_kvariant_info.families) */
+#define HCL_KVF_CL (1u << HCL_KFAMILY_CL)
+typedef enum hcl_kvariant {
+    HCL_KVARIANT_AUTO = 0,
+#define HCL_KVARIANT(op, id, name, families, what) HCL_KVARIANT_##op##_##id,
+#include "hcl_variants.def"
+#undef HCL_KVARIANT
+    HCL_KVARIANT_COUNT
+} hcl_kvariant;
+
 /* The catalogue (catalogue.c): every built-in program, with the sources this build embedded. */
 const hcl_kprogram *hcl_kprogram_get(hcl_kprog prog);
 /* Index of kernel `name` in program `prog`, or -1. */
@@ -85,8 +100,10 @@ typedef struct hcl_kdevice {
     uint32_t
         arch_level; /* GPU family on CUDA: the number of hcl_device_info.arch "sm_NN" (90 for sm_90); 0 elsewhere or unknown */
     hcl_matrix_unit matrix_unit; /* hcl_device_info.matrix_unit */
-    uint32_t matrix_types;       /* hcl_device_info.matrix_types: HCL_TYPE_BIT(t), HCL_TYPE_BIT_TF32 */
-    uint32_t native_types;       /* hcl_device_info.native_types */
+    /* the variant forced for each op (HCL_<OP>_VARIANT, read once by the core); HCL_KVARIANT_AUTO: the plan chooses */
+    hcl_kvariant variant[HCL_KOP_COUNT];
+    uint32_t matrix_types; /* hcl_device_info.matrix_types: HCL_TYPE_BIT(t), HCL_TYPE_BIT_TF32 */
+    uint32_t native_types; /* hcl_device_info.native_types */
     /* The most work-items a group of kernel `kernel` of program `prog` may have on this device (0: unknown).
      * The core builds the program on first use to answer; a plan calls it only for the programs it launches. */
     uint64_t (*kernel_max_group)(const struct hcl_kdevice *dev, hcl_kprog prog, int kernel);
@@ -147,7 +164,7 @@ typedef struct hcl_kplan {
      * plan's kernels may count in the same bytes next) */
     int scratch_zeroed;
     hcl_klaunch inline_launch[HCL_KPLAN_INLINE];
-    char why[256]; /* on failure: the reason, without the call's name */
+    char why[384]; /* on failure: the reason, without the call's name */
 } hcl_kplan;
 
 /* ---- the plans (kernels/<op>/plan.c) ----
@@ -205,6 +222,42 @@ int hcl_kplan_typed_kernel(hcl_kplan *plan, hcl_kprog prog, const char *base, hc
 /* Write the reason of a failure into plan->why and return `status`. */
 hcl_status hcl_kplan_fail(hcl_kplan *plan, hcl_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* ---- kernel variants (plan_util.c) ---- */
+typedef struct hcl_kvariant_info {
+    hcl_kop op;
+    const char *name;  /* what HCL_<OP>_VARIANT takes: "wgmma", "rows8", ... */
+    uint32_t families; /* HCL_KVF_GPU | HCL_KVF_CL: the source families that have it */
+    const char *what;  /* a line for messages and docs */
+} hcl_kvariant_info;
+/* The entry of variant v (HCL_KVARIANT_AUTO and out-of-range values: NULL). */
+const hcl_kvariant_info *hcl_kvariant_get(hcl_kvariant v);
+/* "HCL_GEMM_VARIANT", "HCL_SOFTMAX_VARIANT", "HCL_REDUCE_VARIANT": the override of op's variant; NULL for an op
+ * without variants (vecadd). */
+const char *hcl_kvariant_env(hcl_kop op);
+/* One parser for every override of a run-time choice: `text` names one of `names` (any case, blanks around it
+ * ignored), or is NULL, "" or "auto" (no override). Returns the name's index, -1 for no override, -2 when the text
+ * names none of them (then "auto, <names...>" is in `known`, up to known_size bytes, when known is not NULL). */
+int hcl_kchoice_parse(const char *text, const char *const *names, size_t count, char *known, size_t known_size);
+/* hcl_kchoice_parse over op's variants: HCL_SUCCESS with *out set (HCL_KVARIANT_AUTO when the text forces none), or
+ * HCL_ERROR_INVALID_ARGUMENT with "HCL_GEMM_VARIANT="x": no gemm variant is called that; known: auto, wgmma, ..."
+ * in why. */
+hcl_status hcl_kvariant_parse(hcl_kop op, const char *text, hcl_kvariant *out, char *why, size_t why_size);
+/* Whether a plan for dev may take variant v of op: nothing forced, or v forced. */
+static inline int hcl_kvariant_allowed(const hcl_kdevice *dev, hcl_kop op, hcl_kvariant v) {
+    return dev->variant[op] == HCL_KVARIANT_AUTO || dev->variant[op] == v;
+}
+/* HCL_SUCCESS when nothing is forced for op or dev's family has the forced variant; else the refusal naming the
+ * variants the family has. Each op's plan calls it first. */
+hcl_status hcl_kvariant_check_family(const hcl_kdevice *dev, hcl_kop op, hcl_kplan *plan);
+/* Refuse the call for the variant forced for op: HCL_ERROR_UNSUPPORTED, plan->why "HCL_GEMM_VARIANT=wgmma cannot run
+ * this call: <fmt ...>". */
+hcl_status hcl_kvariant_refuse(hcl_kplan *plan, const hcl_kdevice *dev, hcl_kop op, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* After variant v of op was tried with status st: st, turned into the refusal (hcl_kvariant_refuse with the plan's
+ * own why) when st is HCL_ERROR_UNSUPPORTED and v is the forced variant. A plan returns it when it is not
+ * HCL_ERROR_UNSUPPORTED or v is forced, and tries its next variant otherwise. */
+hcl_status hcl_kvariant_settle(const hcl_kdevice *dev, hcl_kop op, hcl_kvariant v, hcl_status st, hcl_kplan *plan);
+
 /* A limit that is 0 (unknown) does not limit: v ? v : otherwise. */
 static inline uint64_t hcl_known_or(uint64_t v, uint64_t otherwise) { return v ? v : otherwise; }
 static inline size_t hcl_min_size(size_t a, size_t b) { return a < b ? a : b; }

@@ -9,41 +9,11 @@
 #include "hcl_testsupport.h"
 #include "gemm/gemm_wg.h"
 #include "hcl_plan.h"
+#include "test_plan_devices.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-static hcl_kdevice gpu(uint32_t arch) {
-    hcl_kdevice d;
-    memset(&d, 0, sizeof d);
-    d.family = HCL_KFAMILY_GPU;
-    d.compute_units = 132;
-    d.subgroup_width = 32;
-    d.max_group_size = 1024;
-    d.local_mem = 232448; /* H100: 227 KiB a block after opting in */
-    d.max_groups[0] = 2147483647u;
-    d.max_groups[1] = d.max_groups[2] = 65535;
-    d.arch_level = arch;
-    d.matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
-    d.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16) | HCL_TYPE_BIT_TF32;
-    return d;
-}
-
-static hcl_kgemm shape(hcl_dtype ab, hcl_dtype c, hcl_compute compute, int ta, int tb, size_t m, size_t n, size_t k,
-                       size_t pad) {
-    hcl_kgemm g;
-    memset(&g, 0, sizeof g);
-    g.trans_a = ta ? HCL_TRANS : HCL_NO_TRANS;
-    g.trans_b = tb ? HCL_TRANS : HCL_NO_TRANS;
-    g.m = m, g.n = n, g.k = k;
-    g.alpha = 1.0f, g.beta = 0.0f;
-    g.lda = (ta ? m : k) + pad, g.ldb = (tb ? k : n) + pad, g.ldc = n + pad;
-    g.ab_type = ab, g.c_type = c, g.compute = compute;
-    return g;
-}
-
-static const char *kernel_name(const hcl_klaunch *l) { return hcl_kprogram_get(l->prog)->kernels[l->kernel]; }
 
 static const hcl_driver_tensor_map *map_of(const hcl_klaunch *l, uint32_t arg) {
     return arg < l->num_args && l->args[arg].kind == HCL_KPARG_TENSOR_MAP
@@ -79,17 +49,17 @@ static int plan(const char *what, const hcl_kdevice *dev, const hcl_kgemm *g, si
     if (st != HCL_SUCCESS) return 0;
     HCL_TS_CHECK(p->count == launches, "%s: %zu launches, expected %zu", what, p->count, launches);
     if (p->count != launches) return 0;
-    const char *got = kernel_name(&p->launch[p->count - 1]);
+    const char *got = hcl_test_kernel_name(&p->launch[p->count - 1]);
     HCL_TS_CHECK(strcmp(got, kernel) == 0, "%s: kernel %s, expected %s", what, got, kernel);
     return strcmp(got, kernel) == 0;
 }
 
 static void hopper_16bit(void) {
-    const hcl_kdevice h100 = gpu(90);
+    const hcl_kdevice h100 = hcl_test_gpu(90);
     static const char *const names[4] = {"nn", "nt", "tn", "tt"};
     for (int t = 0; t < 4; t++) {
         const int ta = t >> 1, tb = t & 1;
-        hcl_kgemm g = shape(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, ta, tb, 1000, 3000, 200, 8);
+        hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, ta, tb, 1000, 3000, 200, 8);
         char what[64], kernel[64];
         snprintf(what, sizeof what, "sm_90 bf16 -> f32 %s", names[t]);
         snprintf(kernel, sizeof kernel, "hcl_gemm_wg_bf16_f32_%s", names[t]);
@@ -114,13 +84,13 @@ static void hopper_16bit(void) {
         hcl_kplan_free(&p);
     }
     /* persistent: more tiles than SMs gives one block per SM */
-    hcl_kgemm big = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
+    hcl_kgemm big = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     hcl_kplan p;
     if (plan("sm_90 f16 4096^3", &h100, &big, 1, "hcl_gemm_wg_f16_f16_nn", &p))
         HCL_TS_CHECK(p.launch[0].grid.x == 132, "sm_90 f16 4096^3: %u blocks, expected one per SM", p.launch[0].grid.x);
     hcl_kplan_free(&p);
     /* a leading dimension whose rows are not 16-byte multiples: the mma.sync kernels */
-    hcl_kgemm odd = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 1, 300, 300, 300, 3);
+    hcl_kgemm odd = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 1, 300, 300, 300, 3);
     if (plan("sm_90 f16 lda 303", &h100, &odd, 1, "hcl_gemm_tc_f16_f16_nt", &p))
         HCL_TS_CHECK(p.launch[0].block.x == 256 && p.launch[0].shared_bytes == 0,
                      "sm_90 f16 lda 303: block %u, shared %zu", p.launch[0].block.x, p.launch[0].shared_bytes);
@@ -128,12 +98,12 @@ static void hopper_16bit(void) {
 }
 
 static void hopper_tf32(void) {
-    const hcl_kdevice h100 = gpu(90);
+    const hcl_kdevice h100 = hcl_test_gpu(90);
     /* lda, ldb = m, n or k + 3: 304, 500, 80, every row a 16-byte multiple */
     const size_t m = 301, n = 497, k = 77, kp = 80;
     hcl_kplan p;
     /* nt: both operands K-major, no copy */
-    hcl_kgemm g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 1, m, n, k, 3);
+    hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 1, m, n, k, 3);
     if (plan("sm_90 TF32 nt", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_nt", &p)) {
         HCL_TS_CHECK(p.scratch_bytes == 0, "sm_90 TF32 nt: scratch %zu", p.scratch_bytes);
         check_map("sm_90 TF32 nt", &p.launch[0], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 128);
@@ -141,7 +111,7 @@ static void hopper_tf32(void) {
     }
     hcl_kplan_free(&p);
     /* tt: A (k x m, M-major) in boxes of 32 x 32 floats (the kernel takes it to registers), B K-major */
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 1, m, n, k, 3);
+    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 1, m, n, k, 3);
     if (plan("sm_90 TF32 tt", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_tt", &p)) {
         HCL_TS_CHECK(p.scratch_bytes == 0, "sm_90 TF32 tt: scratch %zu", p.scratch_bytes);
         check_map("sm_90 TF32 tt", &p.launch[0], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, k, m, 304 * 4, 32, 32);
@@ -149,7 +119,7 @@ static void hopper_tf32(void) {
     }
     hcl_kplan_free(&p);
     /* nn: the "nn" kernel on swapped operands, C^T = B^T A^T: m' = n, n' = m, A' = B (k x n, N-major), B' = A */
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, m, n, k, 3);
+    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, m, n, k, 3);
     if (plan("sm_90 TF32 nn", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_nn", &p)) {
         const hcl_klaunch *l = &p.launch[0];
         uint64_t m2 = 0, n2 = 0;
@@ -163,13 +133,13 @@ static void hopper_tf32(void) {
     }
     hcl_kplan_free(&p);
     /* tn: B (k x n) copied transposed into the scratch first (rows of k padded to 4 floats), then the "tt" kernel */
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, m, n, k, 3);
+    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, m, n, k, 3);
     if (plan("sm_90 TF32 tn", &h100, &g, 2, "hcl_gemm_wg_tf32_f32_tt", &p)) {
         const hcl_klaunch *t = &p.launch[0];
-        HCL_TS_CHECK(strcmp(kernel_name(t), "hcl_transpose_f32") == 0 && t->grid.x == (n + 31) / 32 &&
+        HCL_TS_CHECK(strcmp(hcl_test_kernel_name(t), "hcl_transpose_f32") == 0 && t->grid.x == (n + 31) / 32 &&
                          t->grid.y == (k + 31) / 32 && t->block.x == 32 && t->block.y == 8,
-                     "sm_90 TF32 tn: first launch %s grid %u x %u block %u x %u", kernel_name(t), t->grid.x, t->grid.y,
-                     t->block.x, t->block.y);
+                     "sm_90 TF32 tn: first launch %s grid %u x %u block %u x %u", hcl_test_kernel_name(t), t->grid.x,
+                     t->grid.y, t->block.x, t->block.y);
         HCL_TS_CHECK(t->args[2].kind == HCL_KPARG_MEM && t->args[2].slot == HCL_KSLOT_B &&
                          t->args[4].kind == HCL_KPARG_MEM && t->args[4].slot == HCL_KSLOT_SCRATCH &&
                          t->args[4].offset == 0,
@@ -183,18 +153,18 @@ static void hopper_tf32(void) {
 }
 
 static void ampere(void) {
-    const hcl_kdevice a100 = gpu(80);
+    const hcl_kdevice a100 = hcl_test_gpu(80);
     hcl_kplan p;
-    hcl_kgemm g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
+    hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     if (plan("sm_80 f16", &a100, &g, 1, "hcl_gemm_tc_f16_f16_nn", &p))
         HCL_TS_CHECK(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 32 && p.launch[0].block.x == 256,
                      "sm_80 f16: grid %u x %u block %u", p.launch[0].grid.x, p.launch[0].grid.y, p.launch[0].block.x);
     hcl_kplan_free(&p);
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, 100, 100, 100, 0);
+    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, 100, 100, 100, 0);
     plan("sm_80 TF32", &a100, &g, 1, "hcl_gemm_tc_tf32_f32_tn", &p);
     hcl_kplan_free(&p);
     /* no tensor cores: TF32 is refused by the plan (the core refuses it earlier, from matrix_types) */
-    hcl_kdevice old = gpu(75);
+    hcl_kdevice old = hcl_test_gpu(75);
     old.matrix_unit = HCL_MATRIX_UNIT_NONE;
     old.matrix_types = 0;
     HCL_TS_CHECK(hcl_plan_gemm(&old, &g, &p) == HCL_ERROR_UNSUPPORTED, "sm_75 TF32: not refused");
@@ -203,27 +173,29 @@ static void ampere(void) {
 
 /* Few tiles and a long k: split-K (a launch per slice set, then the sum); square: one launch. */
 static void splitk(void) {
-    const hcl_kdevice h100 = gpu(90);
+    const hcl_kdevice h100 = hcl_test_gpu(90);
     hcl_kplan p;
-    hcl_kgemm g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 127, 127, 1048573, 0);
+    hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 127, 127, 1048573, 0);
     if (plan("sm_90 f32 127x127x1048573", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p)) {
         const hcl_klaunch *l = &p.launch[0];
         uint64_t kslice = 0;
         memcpy(&kslice, l->args[3].value, sizeof kslice);
         /* one 128 x 128 tile, nearly full: that kernel, about two blocks per SM */
-        HCL_TS_CHECK(strcmp(kernel_name(l), "hcl_gemm_splitk_f32_128_nn") == 0 && l->grid.x == 1 && l->grid.y == 1 &&
-                         l->grid.z * kslice >= g.k && (l->grid.z - 1) * kslice < g.k && kslice % 64 == 0 &&
-                         l->grid.z * 4 >= 3 * 2 * 132 && p.scratch_bytes == (size_t)l->grid.z * 127 * 127 * 4,
-                     "split-K: %s grid %u x %u x %u, slices of %" PRIu64 ", scratch %zu", kernel_name(l), l->grid.x,
-                     l->grid.y, l->grid.z, kslice, p.scratch_bytes);
+        HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), "hcl_gemm_splitk_f32_128_nn") == 0 && l->grid.x == 1 &&
+                         l->grid.y == 1 && l->grid.z * kslice >= g.k && (l->grid.z - 1) * kslice < g.k &&
+                         kslice % 64 == 0 && l->grid.z * 4 >= 3 * 2 * 132 &&
+                         p.scratch_bytes == (size_t)l->grid.z * 127 * 127 * 4,
+                     "split-K: %s grid %u x %u x %u, slices of %" PRIu64 ", scratch %zu", hcl_test_kernel_name(l),
+                     l->grid.x, l->grid.y, l->grid.z, kslice, p.scratch_bytes);
     }
     hcl_kplan_free(&p);
     /* 61 x 67: a 128 x 128 tile would be a quarter full; 64 x 64 tiles, three blocks per SM */
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 61, 67, 262139, 0);
+    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 61, 67, 262139, 0);
     if (plan("sm_90 f32 61x67x262139", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p))
-        HCL_TS_CHECK(strcmp(kernel_name(&p.launch[0]), "hcl_gemm_splitk_f32_nn") == 0 && p.launch[0].grid.x == 2 &&
-                         p.launch[0].grid.y == 1 && p.launch[0].grid.z * 2 * 4 >= 3 * 3 * 132,
-                     "61x67x262139: %s grid %u x %u x %u", kernel_name(&p.launch[0]), p.launch[0].grid.x,
+        HCL_TS_CHECK(strcmp(hcl_test_kernel_name(&p.launch[0]), "hcl_gemm_splitk_f32_nn") == 0 &&
+                         p.launch[0].grid.x == 2 && p.launch[0].grid.y == 1 &&
+                         p.launch[0].grid.z * 2 * 4 >= 3 * 3 * 132,
+                     "61x67x262139: %s grid %u x %u x %u", hcl_test_kernel_name(&p.launch[0]), p.launch[0].grid.x,
                      p.launch[0].grid.y, p.launch[0].grid.z);
     hcl_kplan_free(&p);
     /* one row or one column: matrix-vector products, a thread per output where the matrix runs along the outputs */
@@ -236,11 +208,12 @@ static void splitk(void) {
                 {0, 0, 4096, 1, "hcl_gemv_f32_warp"},
                 {1, 0, 4096, 1, "hcl_gemv_f32_thread"}};
     for (size_t i = 0; i < sizeof gemv / sizeof gemv[0]; i++) {
-        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, gemv[i].ta, gemv[i].tb, gemv[i].m, gemv[i].n, 4096, 0);
+        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, gemv[i].ta, gemv[i].tb, gemv[i].m, gemv[i].n,
+                          4096, 0);
         if (plan("sm_90 f32 gemv", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p))
-            HCL_TS_CHECK(strcmp(kernel_name(&p.launch[0]), gemv[i].kernel) == 0 && p.launch[0].grid.y >= 2,
+            HCL_TS_CHECK(strcmp(hcl_test_kernel_name(&p.launch[0]), gemv[i].kernel) == 0 && p.launch[0].grid.y >= 2,
                          "%zux%zux4096 %d%d: %s over %u slices, expected %s", gemv[i].m, gemv[i].n, gemv[i].ta,
-                         gemv[i].tb, kernel_name(&p.launch[0]), p.launch[0].grid.y, gemv[i].kernel);
+                         gemv[i].tb, hcl_test_kernel_name(&p.launch[0]), p.launch[0].grid.y, gemv[i].kernel);
         hcl_kplan_free(&p);
     }
     /* a short k: the store-bound kernel, one launch, 32 rows x 256 columns a block; k of 9 on the tiled kernels */
@@ -252,8 +225,8 @@ static void splitk(void) {
                   {1, 1, 4093, 4099, 8, "hcl_gemm_smallk_f32"},
                   {0, 0, 4093, 4099, 9, "hcl_gemm_f32_256_nn"}};
     for (size_t i = 0; i < sizeof smallk / sizeof smallk[0]; i++) {
-        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, smallk[i].ta, smallk[i].tb, smallk[i].m, smallk[i].n,
-                  smallk[i].k, 0);
+        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, smallk[i].ta, smallk[i].tb, smallk[i].m,
+                          smallk[i].n, smallk[i].k, 0);
         if (plan("sm_90 f32 short k", &h100, &g, 1, smallk[i].kernel, &p) && i < 2)
             HCL_TS_CHECK(p.launch[0].grid.x * 256 >= g.n && p.launch[0].grid.y * 32 >= g.m, "%zux%zux%zu: grid %u x %u",
                          smallk[i].m, smallk[i].n, smallk[i].k, p.launch[0].grid.x, p.launch[0].grid.y);
@@ -274,30 +247,31 @@ static void splitk(void) {
         {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, "hcl_gemm_tc_splitk_tf32_nn",
          "hcl_gemm_splitk_sum_f32"}};
     for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++) {
-        g = shape(typed[i].ab, typed[i].c, typed[i].compute, typed[i].ta, typed[i].tb, 61, 67, 262139, 0);
+        g = hcl_test_gemm(typed[i].ab, typed[i].c, typed[i].compute, typed[i].ta, typed[i].tb, 61, 67, 262139, 0);
         if (plan("sm_90 typed 61x67x262139", &h100, &g, 2, typed[i].sum, &p)) {
             const hcl_klaunch *l = &p.launch[0];
             uint64_t kslice = 0;
             memcpy(&kslice, l->args[3].value, sizeof kslice);
-            HCL_TS_CHECK(strcmp(kernel_name(l), typed[i].part) == 0 && l->grid.x == 1 && l->grid.y == 1 &&
+            HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), typed[i].part) == 0 && l->grid.x == 1 && l->grid.y == 1 &&
                              l->grid.z * kslice >= g.k && (l->grid.z - 1) * kslice < g.k && kslice % 64 == 0 &&
                              l->grid.z >= 132 && p.scratch_bytes == (size_t)l->grid.z * 61 * 67 * 4,
                          "typed split-K: %s grid %u x %u x %u, slices of %" PRIu64 ", scratch %zu, expected %s",
-                         kernel_name(l), l->grid.x, l->grid.y, l->grid.z, kslice, p.scratch_bytes, typed[i].part);
+                         hcl_test_kernel_name(l), l->grid.x, l->grid.y, l->grid.z, kslice, p.scratch_bytes,
+                         typed[i].part);
         }
         hcl_kplan_free(&p);
     }
     /* where the Hopper kernels fit, only up to a quarter of the SMs' worth of tiles split: 1024^3 (64 tiles) stays on
      * them, 127 x 127 splits */
-    g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
+    g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
     plan("sm_90 f16 1024^3", &h100, &g, 1, "hcl_gemm_wg_f16_f16_nn", &p);
     hcl_kplan_free(&p);
-    g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 127, 127, 65536, 0);
+    g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 127, 127, 65536, 0);
     plan("sm_90 f16 127x127x65536", &h100, &g, 2, "hcl_gemm_splitk_sum_f16", &p);
     hcl_kplan_free(&p);
     /* 256 x 128 tiles where they give at least 3/4 of the SMs a block (4096^3: 512; 2048^3: 128 on 132 SMs), 128 x 128
      * from one per SM (1536^3: 72 and 144), 64 x 64 below (1024^3: 64 tiles of 128 x 128) */
-    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
+    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     if (plan("sm_90 f32 4096^3", &h100, &g, 1, "hcl_gemm_f32_256_nn", &p))
         HCL_TS_CHECK(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 16, "sm_90 f32 4096^3: grid %u x %u",
                      p.launch[0].grid.x, p.launch[0].grid.y);
@@ -311,27 +285,11 @@ static void splitk(void) {
                  {0, 1024, 1024, "hcl_gemm_f32_64_nn"},
                  {0, 127, 600, "hcl_gemm_f32_64_nn"}}; /* k too short to split */
     for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
-        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, tiles[i].t, tiles[i].t, tiles[i].m, tiles[i].m,
-                  tiles[i].k, 0);
+        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, tiles[i].t, tiles[i].t, tiles[i].m, tiles[i].m,
+                          tiles[i].k, 0);
         plan("sm_90 f32 square", &h100, &g, 1, tiles[i].kernel, &p);
         hcl_kplan_free(&p);
     }
-}
-
-/* An AMD GPU as the HIP driver describes it (drivers/hip/driver.c): 64-lane wavefronts, 64 KiB of LDS, MFMA with the
- * matrix types of its target ("gfx90a", "gfx940": f16 and bf16; "gfx908": f16; others none). */
-static hcl_kdevice amd(const char *target) {
-    hcl_kdevice d = gpu(0);
-    const int cdna2 = strcmp(target, "gfx90a") == 0 || strncmp(target, "gfx94", 5) == 0;
-    d.compute_units = cdna2 ? 104 : 120;
-    d.subgroup_width = strncmp(target, "gfx1", 4) == 0 ? 32 : 64;
-    d.local_mem = 65536;
-    d.max_groups[1] = d.max_groups[2] = 2147483647u; /* HIP reports the grid limits of each dimension as INT_MAX */
-    d.matrix_unit = cdna2 || strcmp(target, "gfx908") == 0 ? HCL_MATRIX_UNIT_MFMA : HCL_MATRIX_UNIT_NONE;
-    d.matrix_types = cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16)
-                     : d.matrix_unit == HCL_MATRIX_UNIT_MFMA ? HCL_TYPE_BIT(HCL_DTYPE_F16)
-                                                             : 0u;
-    return d;
 }
 
 /* The MFMA kernels of kernels/gemm/gemm_mfma.cu on gfx90a and gfx940: every type pair and transpose, 256 threads per
@@ -348,12 +306,12 @@ static void amd_mfma(void) {
     static const size_t shapes[3][3] = {{1000, 3000, 200}, {1, 1, 1}, {257, 131, 509}};
     hcl_kplan p;
     for (int d = 0; d < 2; d++) {
-        const hcl_kdevice dev = amd(targets[d]);
+        const hcl_kdevice dev = hcl_test_amd(targets[d]);
         for (int ty = 0; ty < 4; ty++)
             for (int t = 0; t < 4; t++)
                 for (int s = 0; s < 3; s++) {
                     const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
-                    hcl_kgemm g = shape(types[ty].ab, types[ty].c, HCL_COMPUTE_F32, t >> 1, t & 1, m, n, k, s);
+                    hcl_kgemm g = hcl_test_gemm(types[ty].ab, types[ty].c, HCL_COMPUTE_F32, t >> 1, t & 1, m, n, k, s);
                     g.alpha = 1.5f, g.beta = s == 1 ? 0.0f : -0.5f;
                     char what[96], kernel[64];
                     snprintf(what, sizeof what, "%s %s -> %s %s %zux%zux%zu", targets[d], hcl_kdtype_name(g.ab_type),
@@ -385,36 +343,36 @@ static void amd_mfma(void) {
         /* a grid over 65535 tiles a dimension is capped; the kernel strides */
         hcl_kdevice capped = dev;
         capped.max_groups[0] = 7;
-        hcl_kgemm g = shape(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 300, 5000, 64, 0);
+        hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 300, 5000, 64, 0);
         if (plan("capped grid", &capped, &g, 1, "hcl_gemm_mfma_bf16_f32_nn", &p))
             HCL_TS_CHECK(p.launch[0].grid.x == 7 && p.launch[0].grid.y == 3, "capped grid: %u x %u", p.launch[0].grid.x,
                          p.launch[0].grid.y);
         hcl_kplan_free(&p);
         /* TF32: no MFMA kernel, refused with the reason (no SIMT fallback) */
-        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, 64, 64, 64, 0);
+        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, 64, 64, 64, 0);
         hcl_status st = hcl_plan_gemm(&dev, &g, &p);
         HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "TF32") != NULL, "%s TF32: status %d (%s)",
                      targets[d], (int)st, p.why);
         hcl_kplan_free(&p);
         /* f32: the SIMT kernels */
-        g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 1, 64, 64, 64, 0);
+        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 1, 64, 64, 64, 0);
         plan("f32 on MFMA", &dev, &g, 1, "hcl_gemm_f32_64_nt", &p);
         hcl_kplan_free(&p);
     }
     /* gfx908: f16 on MFMA, bf16 (no bf16_1k) on the SIMT kernels */
-    const hcl_kdevice mi100 = amd("gfx908");
-    hcl_kgemm g = shape(HCL_DTYPE_F16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 4096, 4096, 4096, 0);
+    const hcl_kdevice mi100 = hcl_test_amd("gfx908");
+    hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 4096, 4096, 4096, 0);
     if (plan("gfx908 f16", &mi100, &g, 1, "hcl_gemm_mfma_f16_f32_tt", &p))
         HCL_TS_CHECK(p.launch[0].grid.x == 32 && p.launch[0].grid.y == 32, "gfx908 f16: grid %u x %u",
                      p.launch[0].grid.x, p.launch[0].grid.y);
     hcl_kplan_free(&p);
-    g = shape(HCL_DTYPE_BF16, HCL_DTYPE_BF16, HCL_COMPUTE_F32, 1, 1, 4096, 4096, 4096, 0);
+    g = hcl_test_gemm(HCL_DTYPE_BF16, HCL_DTYPE_BF16, HCL_COMPUTE_F32, 1, 1, 4096, 4096, 4096, 0);
     plan("gfx908 bf16", &mi100, &g, 1, "hcl_gemm_bf16_bf16_128_tt", &p);
     hcl_kplan_free(&p);
     /* gfx1030 (RDNA2, wave32, no matrix unit): the SIMT kernels, 64 x 64 tiles for a small problem */
-    const hcl_kdevice rdna = amd("gfx1030");
+    const hcl_kdevice rdna = hcl_test_amd("gfx1030");
     for (int ty = 0; ty < 4; ty++) {
-        g = shape(types[ty].ab, types[ty].c, HCL_COMPUTE_F32, 0, 1, 100, 200, 30, 0);
+        g = hcl_test_gemm(types[ty].ab, types[ty].c, HCL_COMPUTE_F32, 0, 1, 100, 200, 30, 0);
         char what[64], kernel[64];
         snprintf(what, sizeof what, "gfx1030 %s -> %s", hcl_kdtype_name(g.ab_type), hcl_kdtype_name(g.c_type));
         snprintf(kernel, sizeof kernel, "hcl_gemm_%s_%s_64_nt", hcl_kdtype_name(g.ab_type), hcl_kdtype_name(g.c_type));
@@ -422,15 +380,15 @@ static void amd_mfma(void) {
         hcl_kplan_free(&p);
     }
     /* less LDS a block than the kernels' 40 KiB: SIMT */
-    hcl_kdevice small = amd("gfx90a");
+    hcl_kdevice small = hcl_test_amd("gfx90a");
     small.local_mem = 32768;
-    g = shape(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 100, 100, 100, 0);
+    g = hcl_test_gemm(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 100, 100, 100, 0);
     plan("MFMA with 32 KiB of LDS", &small, &g, 1, "hcl_gemm_bf16_f32_64_nn", &p);
     hcl_kplan_free(&p);
     /* a device that says MFMA but lists no type (a driver that knows the unit, not the kernels): SIMT */
-    hcl_kdevice unknown = amd("gfx90a");
+    hcl_kdevice unknown = hcl_test_amd("gfx90a");
     unknown.matrix_types = 0;
-    g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 100, 100, 100, 0);
+    g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 100, 100, 100, 0);
     plan("MFMA without types", &unknown, &g, 1, "hcl_gemm_f16_f16_64_nn", &p);
     hcl_kplan_free(&p);
 }
@@ -472,7 +430,7 @@ static void softmax_rows(void) {
                  {90, HCL_DTYPE_F32, 10, 262145, "hcl_softmax_block_f32", 10, 1024},
                  {80, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_block_staged_f16", 1000, 1024}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const hcl_kdevice dev = gpu(cases[i].arch);
+        const hcl_kdevice dev = hcl_test_gpu(cases[i].arch);
         hcl_kplan p;
         memset(&p, 0, sizeof p);
         hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
@@ -480,10 +438,10 @@ static void softmax_rows(void) {
                      cases[i].rows, cases[i].cols, cases[i].arch, (int)st, p.count);
         if (st == HCL_SUCCESS && p.count == 1) {
             const hcl_klaunch *l = &p.launch[0];
-            HCL_TS_CHECK(strcmp(kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
+            HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
                              l->block.x == cases[i].block,
                          "softmax %zu x %zu on sm_%u: %s over %u x %u, expected %s over %u x %u", cases[i].rows,
-                         cases[i].cols, cases[i].arch, kernel_name(l), l->grid.x, l->block.x, cases[i].kernel,
+                         cases[i].cols, cases[i].arch, hcl_test_kernel_name(l), l->grid.x, l->block.x, cases[i].kernel,
                          cases[i].grid, cases[i].block);
             const size_t stage = strstr(cases[i].kernel, "split") && !strstr(cases[i].kernel, "split1_")
                                      ? (size_t)cases[i].block * 128
@@ -510,7 +468,7 @@ static uint32_t max_clusters(const hcl_kdevice *dev, hcl_kprog prog, int kernel,
 /* softmax clusters where the driver says how many run at once: that many, one wave, each over an equal share of the
  * rows (never more clusters than rows); 0 from the driver: 4 float rows a cluster as without it. */
 static void softmax_resident(void) {
-    hcl_kdevice dev = gpu(90);
+    hcl_kdevice dev = hcl_test_gpu(90);
     dev.kernel_max_clusters = max_clusters;
     static const struct {
         uint32_t resident;
@@ -533,30 +491,11 @@ static void softmax_resident(void) {
     }
 }
 
-/* NVIDIA's OpenCL reports 256 work-items for the softmax kernels (CL_KERNEL_WORK_GROUP_SIZE). */
-static uint64_t cl_kernel_max_group(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
-    (void)dev, (void)prog, (void)kernel;
-    return 256;
-}
-
-/* An OpenCL GPU like the H100 through NVIDIA's OpenCL (132 compute units, groups of up to 256 for every kernel). */
-static void cl_gpu_device(hcl_kdevice *dev) {
-    memset(dev, 0, sizeof *dev);
-    dev->family = HCL_KFAMILY_CL;
-    dev->compute_units = 132;
-    dev->subgroup_width = 32;
-    dev->max_group_size = 1024;
-    dev->local_mem = 49152;
-    dev->max_groups[0] = dev->max_groups[1] = dev->max_groups[2] = 4294967295u;
-    dev->kernel_max_group = cl_kernel_max_group;
-}
-
 /* softmax on an OpenCL GPU, long rows: up to 64 columns a work-item of 256 the cached64 kernel; longer rows of whole
  * vectors of 4 (16-bit: of 8) over `parts` groups of 32 columns a work-item (16-bit: 64; the last argument), the
  * fewest that hold the row; other long rows the streamed kernel (chunk 1). */
 static void softmax_cl_long(void) {
-    hcl_kdevice dev;
-    cl_gpu_device(&dev);
+    hcl_kdevice dev = hcl_test_cl_gpu();
     static const struct {
         hcl_dtype type;
         size_t cols;
@@ -580,11 +519,11 @@ static void softmax_cl_long(void) {
             const hcl_klaunch *l = &p.launch[0];
             uint64_t last = 0;
             memcpy(&last, l->args[4].value, sizeof last);
-            HCL_TS_CHECK(strcmp(kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
+            HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
                              l->block.x == cases[i].group && l->block.y == 1 && last == cases[i].last_arg,
                          "CL softmax 100 x %zu %s: %s over %u groups of %u x %u, last argument %llu; expected %s over "
                          "%u of %u, last argument %llu",
-                         cases[i].cols, hcl_kdtype_name(cases[i].type), kernel_name(l), l->grid.x, l->block.x,
+                         cases[i].cols, hcl_kdtype_name(cases[i].type), hcl_test_kernel_name(l), l->grid.x, l->block.x,
                          l->block.y, (unsigned long long)last, cases[i].kernel, cases[i].grid, cases[i].group,
                          (unsigned long long)cases[i].last_arg);
         }
@@ -597,8 +536,7 @@ static void softmax_cl_long(void) {
  * rows of up to 32 columns 8 columns a work-item, longer 16; odd or longer rows one work-group a row. Also in batches
  * where the device allows 3 groups a launch. */
 static void softmax_cl_rows(void) {
-    hcl_kdevice dev;
-    cl_gpu_device(&dev);
+    hcl_kdevice dev = hcl_test_cl_gpu();
     static const struct {
         hcl_dtype type;
         size_t rows, cols;
@@ -629,14 +567,14 @@ static void softmax_cl_rows(void) {
             uint64_t row_begin = 0, last = 0;
             memcpy(&row_begin, l->args[2].value, sizeof row_begin);
             memcpy(&last, l->args[4].value, sizeof last);
-            HCL_TS_CHECK(strcmp(kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
+            HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
                              l->block.x == cases[i].lanes && l->block.y == cases[i].per_group &&
                              row_begin == cases[i].row_begin && last == cases[i].last_arg &&
                              l->shared_bytes == (size_t)cases[i].lanes * cases[i].per_group * sizeof(float),
                          "CL softmax %zu x %zu %s: %s over %u groups of %u x %u from row %llu, last argument %llu, %zu "
                          "bytes of local memory; expected %s over %u of %u x %u from row %llu, last argument %llu",
-                         cases[i].rows, cases[i].cols, hcl_kdtype_name(cases[i].type), kernel_name(l), l->grid.x,
-                         l->block.x, l->block.y, (unsigned long long)row_begin, (unsigned long long)last,
+                         cases[i].rows, cases[i].cols, hcl_kdtype_name(cases[i].type), hcl_test_kernel_name(l),
+                         l->grid.x, l->block.x, l->block.y, (unsigned long long)row_begin, (unsigned long long)last,
                          l->shared_bytes, cases[i].kernel, cases[i].grid, cases[i].lanes, cases[i].per_group,
                          (unsigned long long)cases[i].row_begin, (unsigned long long)cases[i].last_arg);
         }

@@ -145,6 +145,32 @@ int main(void) {
                  "xmx kernel limited to 16 work-items: status %d, why '%s'", (int)st, p.why);
     hcl_kplan_free(&p);
     g_kernel_max = 0;
+    /* HCL_GEMM_VARIANT: xmx forced takes the matrix unit where it can and is refused, naming it, elsewhere; simt and
+     * simt8 forced keep an XMX device's f16 on gemm.cl */
+    hcl_kdevice forced = dg2;
+    forced.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_XMX;
+    g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, 0, 0, 1000, 1000, 1000);
+    expect("xmx forced, sg 8: f16 nn 1000^3", &forced, &g, HCL_KPROG_CL_GEMM_XMX8, "hcl_gemm_nn_f16", 32, 16, 8, 4);
+    g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 64, 64, 64);
+    st = hcl_plan_gemm(&forced, &g, &p);
+    HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=xmx cannot run this call") &&
+                     strstr(p.why, "f16 and bf16 inputs"),
+                 "xmx forced, f32: status %d, why '%s'", (int)st, p.why);
+    hcl_kplan_free(&p);
+    hcl_kdevice no_xmx = plain;
+    no_xmx.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_XMX;
+    g = shape(HCL_DTYPE_BF16, HCL_DTYPE_BF16, 0, 0, 64, 64, 64);
+    st = hcl_plan_gemm(&no_xmx, &g, &p);
+    HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=xmx cannot run this call") &&
+                     strstr(p.why, "no XMX"),
+                 "xmx forced without the extension: status %d, why '%s'", (int)st, p.why);
+    hcl_kplan_free(&p);
+    forced.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_SIMT;
+    g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, 0, 0, 1000, 1000, 1000);
+    expect("simt forced, sg 8: f16 nn 1000^3", &forced, &g, HCL_KPROG_CL_GEMM16, "hcl_gemm_nn_f16", 8, 8, 16, 16);
+    forced.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_SIMT8;
+    expect("simt8 forced, sg 8: f16 nn 1000^3", &forced, &g, HCL_KPROG_CL_GEMM8, "hcl_gemm_nn_f16", 16, 16, 8, 8);
+
     /* TF32 is still refused (the core refuses it first: matrix_types has no TF32) */
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 64, 64, 64);
     g.compute = HCL_COMPUTE_TF32;

@@ -34,6 +34,7 @@ hcl_status hcl__plan_gemm_tiles128(const hcl_kdevice *dev, const hcl_kgemm *g, h
 
 hcl_status hcl_plan_gemm(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     hcl_status st = hcl_kplan_init(out, 1);
+    if (st == HCL_SUCCESS) st = hcl_kvariant_check_family(dev, HCL_KOP_GEMM, out);
     if (st != HCL_SUCCESS) return st;
     switch (dev->family) {
     case HCL_KFAMILY_GPU: return hcl__plan_gemm_gpu(dev, g, out, &out->launch[0]);

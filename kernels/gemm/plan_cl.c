@@ -35,29 +35,57 @@ static uint64_t xmx_local_bytes(size_t sg) { /* 64 x 17 words of A, 16 x (4*SG +
 }
 
 /* The XMX program for this call, or HCL_KPROG_COUNT: the plain gemm.cl program runs it (f32, no matrix unit, a device
- * too small for the XMX work-group). */
-static hcl_kprog xmx_program(const hcl_kdevice *dev, const hcl_kgemm *g) {
+ * too small for the XMX work-group), the reason in out->why. */
+static hcl_kprog xmx_program(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     if (dev->matrix_unit != HCL_MATRIX_UNIT_XMX || (g->ab_type != HCL_DTYPE_F16 && g->ab_type != HCL_DTYPE_BF16) ||
-        !(dev->matrix_types & HCL_TYPE_BIT(g->ab_type)) || (dev->subgroup_width != 8 && dev->subgroup_width != 16))
+        !(dev->matrix_types & HCL_TYPE_BIT(g->ab_type)) || (dev->subgroup_width != 8 && dev->subgroup_width != 16)) {
+        hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                       "the XMX kernels take f16 and bf16 inputs on devices with "
+                       "cl_intel_subgroup_matrix_multiply_accumulate for their type and sub-groups of 8 or 16 (here %s "
+                       "inputs, %s, sub-groups of %u)",
+                       hcl_kdtype_name(g->ab_type), dev->matrix_unit == HCL_MATRIX_UNIT_XMX ? "XMX" : "no XMX",
+                       dev->subgroup_width);
         return HCL_KPROG_COUNT;
+    }
     const size_t sg = dev->subgroup_width;
     if ((dev->max_group_size && dev->max_group_size < sg * XMX_NSG) ||
-        (dev->local_mem && dev->local_mem < xmx_local_bytes(sg)))
+        (dev->local_mem && dev->local_mem < xmx_local_bytes(sg))) {
+        hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                       "the XMX kernels need work-groups of %zu work-items and %llu bytes of local memory",
+                       sg * XMX_NSG, (unsigned long long)xmx_local_bytes(sg));
         return HCL_KPROG_COUNT;
+    }
     return sg == 8 ? HCL_KPROG_CL_GEMM_XMX8 : HCL_KPROG_CL_GEMM_XMX16;
+}
+
+/* The gemm.cl program of the variant forced (simt16, simt8) or the one that fits the device; HCL_KPROG_COUNT, with
+ * the reason in out->why, when that does not fit. */
+static hcl_kprog plain_program(const hcl_kdevice *dev, hcl_kplan *out) {
+    const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
+    const size_t wg = v == HCL_KVARIANT_GEMM_SIMT16 ? 16 : 8;
+    const hcl_kprog prog =
+        v == HCL_KVARIANT_GEMM_SIMT16 || v == HCL_KVARIANT_GEMM_SIMT8
+            ? (cl_fits(dev, wg) ? (wg == 16 ? HCL_KPROG_CL_GEMM16 : HCL_KPROG_CL_GEMM8) : HCL_KPROG_COUNT)
+            : hcl_plan_gemm_cl_program(dev);
+    if (prog == HCL_KPROG_COUNT)
+        hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                       "the built-in gemm needs work-groups of %zu work-items and %llu bytes of local memory; "
+                       "the device allows %llu work-items and %llu bytes",
+                       wg * wg, (unsigned long long)cl_local_bytes(wg), (unsigned long long)dev->max_group_size,
+                       (unsigned long long)dev->local_mem);
+    return prog;
 }
 
 hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     if (g->compute != HCL_COMPUTE_F32) /* the core refuses TF32: no OpenCL C gemm multiplies TF32 */
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the OpenCL C gemm computes in float32 only");
-    const hcl_kprog xmx = xmx_program(dev, g);
-    hcl_kprog prog = xmx != HCL_KPROG_COUNT ? xmx : hcl_plan_gemm_cl_program(dev);
-    if (prog == HCL_KPROG_COUNT)
-        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
-                              "the built-in gemm needs work-groups of 64 work-items and %llu bytes of local memory; "
-                              "the device allows %llu work-items and %llu bytes",
-                              (unsigned long long)cl_local_bytes(8), (unsigned long long)dev->max_group_size,
-                              (unsigned long long)dev->local_mem);
+    const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
+    const hcl_kprog xmx =
+        hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_XMX) ? xmx_program(dev, g, out) : HCL_KPROG_COUNT;
+    if (xmx == HCL_KPROG_COUNT && v == HCL_KVARIANT_GEMM_XMX)
+        return hcl_kvariant_settle(dev, HCL_KOP_GEMM, v, HCL_ERROR_UNSUPPORTED, out);
+    const hcl_kprog prog = xmx != HCL_KPROG_COUNT ? xmx : plain_program(dev, out);
+    if (prog == HCL_KPROG_COUNT) return hcl_kvariant_settle(dev, HCL_KOP_GEMM, v, HCL_ERROR_UNSUPPORTED, out);
     /* hcl_gemm_<nn|nt|tn|tt>_<A's and B's type>[_f32 when C is f32 and they are not] (gemm.cl) */
     char base[40];
     snprintf(base, sizeof base, "hcl_gemm_%s", hcl__gemm_trans_name(g));

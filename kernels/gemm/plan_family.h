@@ -22,13 +22,14 @@ hcl_status hcl__plan_gemm_host(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
  * HCL_ERROR_UNSUPPORTED when the program has no such kernel. */
 hcl_status hcl__plan_gemm_tiles128(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l,
                                    const char *name);
-/* Split-K: when C's tile x tile tiles are fewer than the device's SMs and k is long, two launches: kernel `part_name`
- * (the arguments m, n, k, kslice, A, lda, B, ldb, P; a tile per block, grid (n tiles, m tiles, slices)) writes each
- * slice of k's partial product as floats to the scratch, hcl_gemm_splitk_sum_<C's type> adds them in slice order into
- * C; about per_sm blocks per SM. HCL_ERROR_UNSUPPORTED when it is not worth it or the program lacks the kernels (the
- * plan then holds one launch again). */
+/* Split-K: when C's tile x tile tiles are fewer than the device's SMs and k is long (or whenever it can, when
+ * `forced`: a split-K variant), two launches: kernel `part_name` (the arguments m, n, k, kslice, A, lda, B, ldb, P; a
+ * tile per block, grid (n tiles, m tiles, slices)) writes each slice of k's partial product as floats to the scratch,
+ * hcl_gemm_splitk_sum_<C's type> adds them in slice order into C; about per_sm blocks per SM. HCL_ERROR_UNSUPPORTED,
+ * with the reason in out->why, when it is not worth it, k does not make two slices, or the program lacks the kernels
+ * (the plan then holds one launch again). */
 hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
-                                 size_t tile, size_t per_sm);
+                                 size_t tile, size_t per_sm, int forced);
 hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 hcl_status hcl__plan_gemm_mfma(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 

@@ -42,18 +42,25 @@ static hcl_status plan_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
 }
 
 /* Split-K: when C's tiles are fewer than the SMs and k is long (a few rows or columns, k far above m and n), k is cut
- * into slices (plan_sliced) so that about `per_sm` blocks per SM work at once. */
-#define SPLITK_MIN_SLICE 256 /* k a slice takes at least */
+ * into slices (plan_sliced) so that about `per_sm` blocks per SM work at once. Forced (a split-K variant), whenever
+ * k makes two slices of 64 or more and they fit the scratch and the grid. */
+#define SPLITK_MIN_SLICE 256 /* k a slice takes at least (unless forced) */
 hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
-                                 size_t tile, size_t per_sm) {
+                                 size_t tile, size_t per_sm, int forced) {
     const size_t sms = dev->compute_units ? dev->compute_units : 1;
     const size_t tiles = hcl_ceil_div(g->m, tile) * hcl_ceil_div(g->n, tile);
-    if (tiles >= sms || g->k < 4 * SPLITK_MIN_SLICE) return HCL_ERROR_UNSUPPORTED;
+    if (!forced && (tiles >= sms || g->k < 4 * SPLITK_MIN_SLICE))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "split-K is not worth it here");
     size_t slices = hcl_min_size(hcl_ceil_div(per_sm * sms, tiles), g->k / SPLITK_MIN_SLICE);
+    if (forced && slices < 2) slices = 2;
     slices = slices_within_scratch(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535)));
-    if (slices < 2) return HCL_ERROR_UNSUPPORTED;
     const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices), 64) * 64;
     slices = hcl_ceil_div(g->k, kslice);
+    if (slices < 2)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "split-K needs two slices of k of 64 or more within %zu MiB of scratch (m %zu, n %zu, "
+                              "k %zu)",
+                              SPLITK_MAX_BYTES >> 20, g->m, g->n, g->k);
     int part;
     hcl_status st = plan_sliced(dev, g, out, part_name, slices, &part);
     if (st != HCL_SUCCESS) return st;
@@ -76,7 +83,9 @@ hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
 /* C of one row or one column (gemm.cu's hcl_gemv_f32_*): the matrix operand X and the vector v as strides, k cut into
  * slices (plan_sliced; a partial product is len = m x n floats) so that about four blocks per SM work at once. */
 static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
-    if (g->m != 1 && g->n != 1) return HCL_ERROR_UNSUPPORTED;
+    if (g->m != 1 && g->n != 1)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the gemv kernels take C of one row or one column (%zu x %zu)", g->m, g->n);
     const int ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS, row = g->m == 1;
     const size_t len = row ? g->n : g->m, sms = dev->compute_units ? dev->compute_units : 1;
     const size_t wave = dev->subgroup_width ? dev->subgroup_width : 32;
@@ -91,7 +100,9 @@ static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
         g, hcl_min_size(hcl_min_size(hcl_ceil_div(4 * sms, blocks), most), hcl_known_or(dev->max_groups[1], 65535)));
     const size_t kslice = hcl_ceil_div(g->k, slices);
     slices = hcl_ceil_div(g->k, kslice);
-    if (blocks > hcl_known_or(dev->max_groups[0], 65535)) return HCL_ERROR_UNSUPPORTED;
+    if (blocks > hcl_known_or(dev->max_groups[0], 65535))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the gemv kernels' %zu blocks exceed the device's grid",
+                              blocks);
     int part;
     hcl_status st = plan_sliced(dev, g, out, warp ? "hcl_gemv_f32_warp" : "hcl_gemv_f32_thread", slices, &part);
     if (st != HCL_SUCCESS) return st;
@@ -117,7 +128,10 @@ static hcl_status plan_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
 static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     if (g->k > SMALLK_MAX || hcl_ceil_div(g->m, SMALLK_ROWS) > hcl_known_or(dev->max_groups[1], 65535) ||
         hcl_ceil_div(g->n, 256) > hcl_known_or(dev->max_groups[0], 65535))
-        return HCL_ERROR_UNSUPPORTED;
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the short-k kernel takes k of at most %d and a grid of 32-row x 256-column blocks the "
+                              "device allows (m %zu, n %zu, k %zu)",
+                              SMALLK_MAX, g->m, g->n, g->k);
     const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_smallk_f32");
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_ceil_div(g->n, 256), 256);
@@ -143,7 +157,8 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     char name[64];
     int kernel;
     if (g->k == 0 || g->alpha == 0.0f) {
-        /* C = beta * C without reading A or B (BLAS: NaN or Inf in them must not reach C) */
+        /* C = beta * C without reading A or B (BLAS: NaN or Inf in them must not reach C), whatever variant is forced:
+         * there is no product to compute */
         size_t cap = (size_t)(dev->compute_units ? dev->compute_units : 1) * 32;
         size_t blocks = hcl_min_size(hcl_ceil_div(g->m * g->n, 256), cap);
         kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, "hcl_gemm_scale", g->c_type);
@@ -156,23 +171,51 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         hcl_klaunch_u64(l, g->ldc);
         return HCL_SUCCESS;
     }
-    /* the matrix-unit kernels of the device's vendor first (plan_family.h) */
-    hcl_status st = dev->matrix_unit == HCL_MATRIX_UNIT_MFMA ? hcl__plan_gemm_mfma(dev, g, out, l)
-                                                             : hcl__plan_gemm_tc(dev, g, out, l);
-    if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32) return st;
+    /* the matrix-unit kernels of the device's vendor first (plan_family.h), or the matrix-unit variant forced */
+    const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
+    const int simt_side = v == HCL_KVARIANT_GEMM_SIMT || v == HCL_KVARIANT_GEMM_SIMT_SPLITK ||
+                          v == HCL_KVARIANT_GEMM_GEMV || v == HCL_KVARIANT_GEMM_SMALLK;
+    hcl_status st = HCL_ERROR_UNSUPPORTED;
+    if (!simt_side) {
+        const int mfma =
+            v == HCL_KVARIANT_GEMM_MFMA || (v == HCL_KVARIANT_AUTO && dev->matrix_unit == HCL_MATRIX_UNIT_MFMA);
+        st = mfma ? hcl__plan_gemm_mfma(dev, g, out, l) : hcl__plan_gemm_tc(dev, g, out, l);
+        if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32 || v != HCL_KVARIANT_AUTO)
+            return hcl_kvariant_settle(dev, HCL_KOP_GEMM, v, st, out);
+    } else if (g->compute == HCL_COMPUTE_TF32) {
+        return hcl_kvariant_refuse(out, dev, HCL_KOP_GEMM,
+                                   "TF32 needs a matrix unit (the wgmma, mma or mma-splitk "
+                                   "variants); the SIMT kernels compute in float32");
+    }
     if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
-        if ((st = plan_gemv(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
-        if ((st = plan_smallk(dev, g, out, l)) != HCL_ERROR_UNSUPPORTED) return st;
+        if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_GEMV) &&
+            (st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_GEMV, plan_gemv(dev, g, out), out)) !=
+                HCL_ERROR_UNSUPPORTED)
+            return st;
+        if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SMALLK) &&
+            (st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SMALLK, plan_smallk(dev, g, out, l), out)) !=
+                HCL_ERROR_UNSUPPORTED)
+            return st;
+        if (v == HCL_KVARIANT_GEMM_GEMV || v == HCL_KVARIANT_GEMM_SMALLK) return st; /* the refusal */
         /* gemm.cu's hcl_gemm_splitk_f32_*: 128 x 128 tiles, two blocks per SM, where k is long and those tiles are
          * at least 3/4 full (the 64 x 64 tiles' kernel ran at about 26 TFLOP/s on the H100, the 128 x 128 one's at 42);
          * else 64 x 64 tiles, three blocks per SM */
-        const size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
-        if (g->k >= 2048 && 4 * g->m * g->n >= 3 * tiles128 * 128 * 128) {
-            snprintf(name, sizeof name, "hcl_gemm_splitk_f32_128_%s", hcl__gemm_trans_name(g));
-            if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 128, 2)) != HCL_ERROR_UNSUPPORTED) return st;
+        if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SIMT_SPLITK)) {
+            const int forced = v == HCL_KVARIANT_GEMM_SIMT_SPLITK;
+            const size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
+            if (g->k >= 2048 && 4 * g->m * g->n >= 3 * tiles128 * 128 * 128) {
+                snprintf(name, sizeof name, "hcl_gemm_splitk_f32_128_%s", hcl__gemm_trans_name(g));
+                if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 128, 2, forced)) != HCL_ERROR_UNSUPPORTED) return st;
+            }
+            snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
+            st = hcl__plan_gemm_splitk(dev, g, out, name, 64, 3, forced);
+            if (st != HCL_ERROR_UNSUPPORTED || forced)
+                return hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SIMT_SPLITK, st, out);
         }
-        snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
-        if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 64, 3)) != HCL_ERROR_UNSUPPORTED) return st;
+    } else if (v != HCL_KVARIANT_AUTO && v != HCL_KVARIANT_GEMM_SIMT) {
+        return hcl_kvariant_refuse(out, dev, HCL_KOP_GEMM, "its kernels take f32 A, B and C (here %s x %s -> %s)",
+                                   hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->ab_type),
+                                   hcl_kdtype_name(g->c_type));
     }
     /* The largest tiles that keep the SMs busy (H100 SGEMM, HCL/cuBLAS, see docs/architecture.md): 256 x 128 (float32
      * only, one block per SM) when they give at least 3/4 of the SMs a block; 128 x 128 (two per SM) when they give

@@ -39,16 +39,30 @@ static size_t wg_tiles(const hcl_kgemm *g) {
     return hcl_ceil_div(m, HCL_WG_BM) * hcl_ceil_div(n, HCL_WG_BN);
 }
 
-/* Whether the Hopper kernels take the call: sm_90; the rows the TMA reads 16-byte multiples (B's copy, when there is
- * one, is read instead of B); coordinates that fit in int; the grid and shared memory fit. */
-static int wg_fits(const hcl_kdevice *dev, const hcl_kgemm *g) {
+/* Why the Hopper kernels do not take the call, or NULL when they do: sm_90; the rows the TMA reads 16-byte multiples
+ * (B's copy, when there is one, is read instead of B); coordinates that fit in int; the grid and shared memory fit.
+ * The reason goes to buf. */
+static const char *wg_declines(const hcl_kdevice *dev, const hcl_kgemm *g, char *buf, size_t size) {
     const size_t v = 16 / esize(g->ab_type);
     const int b_copied = copies_b(g);
-    return dev->arch_level == 90 && g->lda % v == 0 && (b_copied || g->ldb % v == 0) && g->m <= INT32_MAX &&
-           g->n <= INT32_MAX && g->k <= INT32_MAX && wg_tiles(g) <= hcl_known_or(dev->max_groups[0], INT32_MAX) &&
-           dev->local_mem >= HCL_WG_SMEM_BYTES + 1024 &&
-           /* the copy's grid has a row of blocks per 32 of k */
-           (!b_copied || hcl_ceil_div(g->k, 32) <= hcl_known_or(dev->max_groups[1], 65535));
+    if (dev->arch_level != 90)
+        snprintf(buf, size, "the Hopper kernels need sm_90 (this device: %s%u)", dev->arch_level ? "sm_" : "level ",
+                 dev->arch_level);
+    else if (g->lda % v != 0 || (!b_copied && g->ldb % v != 0))
+        snprintf(buf, size, "the TMA reads rows of 16-byte multiples: lda %zu, ldb %zu of %s must be multiples of %zu",
+                 g->lda, g->ldb, hcl_kdtype_name(g->ab_type), v);
+    else if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
+        snprintf(buf, size, "the Hopper kernels take m, n and k below 2^31 (%zu, %zu, %zu)", g->m, g->n, g->k);
+    else if (wg_tiles(g) > hcl_known_or(dev->max_groups[0], INT32_MAX) ||
+             /* the copy's grid has a row of blocks per 32 of k */
+             (b_copied && hcl_ceil_div(g->k, 32) > hcl_known_or(dev->max_groups[1], 65535)))
+        snprintf(buf, size, "the Hopper plan's grid exceeds the device's");
+    else if (dev->local_mem < HCL_WG_SMEM_BYTES + 1024)
+        snprintf(buf, size, "the Hopper kernels need %d bytes of shared memory a block (the device: %llu)",
+                 HCL_WG_SMEM_BYTES + 1024, (unsigned long long)dev->local_mem);
+    else
+        return NULL;
+    return buf;
 }
 
 /* Launch `l`: hcl_transpose_f32 of the matrix in `slot` (rows x cols, pitch ld) into the scratch at `offset` (cols x
@@ -121,20 +135,25 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "no matrix-unit gemm for %s inputs%s on this device (tensor cores of sm_80 or later)",
                               hcl_kdtype_name(g->ab_type), tf32 ? " in TF32" : "");
-    char name[64];
+    char name[64], why[160];
     /* few tiles and a long k: the mma.sync kernels over slices of k (two blocks per SM); where the Hopper kernels take
      * the call, only for at most a quarter of the SMs' worth of tiles (H100, 1024^3 f16, 64 tiles: 0.88 of cuBLAS on
      * the Hopper kernels, 0.41 split; 32 tiles, 1 x 4096 x 4096: f16 0.49 -> 0.52, bf16 0.38 -> 0.54, TF32 0.24 ->
-     * 0.45 split, 127 x 4096 x 4096 f16 0.47 -> 0.39) */
-    const int wg = wg_fits(dev, g);
+     * 0.45 split, 127 x 4096 x 4096 f16 0.47 -> 0.39). Each variant alone where it is forced. */
+    const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
+    const char *declines = wg_declines(dev, g, why, sizeof why);
     const size_t tiles = hcl_ceil_div(g->m, HCL_TC_TILE) * hcl_ceil_div(g->n, HCL_TC_TILE);
-    if (!wg || 4 * tiles <= hcl_known_or(dev->compute_units, 1)) {
+    if (v == HCL_KVARIANT_GEMM_MMA_SPLITK ||
+        (v == HCL_KVARIANT_AUTO && (declines || 4 * tiles <= hcl_known_or(dev->compute_units, 1)))) {
         snprintf(name, sizeof name, "hcl_gemm_tc_splitk_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
                  hcl__gemm_trans_name(g));
-        hcl_status st = hcl__plan_gemm_splitk(dev, g, out, name, HCL_TC_TILE, 2);
-        if (st != HCL_ERROR_UNSUPPORTED) return st;
+        hcl_status st = hcl__plan_gemm_splitk(dev, g, out, name, HCL_TC_TILE, 2, v != HCL_KVARIANT_AUTO);
+        if (st != HCL_ERROR_UNSUPPORTED || v != HCL_KVARIANT_AUTO) return st;
     }
-    if (wg) return plan_wg(dev, g, out);
+    if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_WGMMA)) {
+        if (!declines) return plan_wg(dev, g, out);
+        if (v == HCL_KVARIANT_GEMM_WGMMA) return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "%s", declines);
+    }
     snprintf(name, sizeof name, "hcl_gemm_tc_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
              hcl_kdtype_name(g->c_type), hcl__gemm_trans_name(g));
     return hcl__plan_gemm_tiles128(dev, g, out, l, name);

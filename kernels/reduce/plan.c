@@ -39,7 +39,11 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op 
     /* 8 groups per compute unit; 64 when the runtime does not say how many it has */
     size_t max_groups = dev->compute_units ? (size_t)dev->compute_units * 8 : 64;
     max_groups = hcl_min_size(hcl_min_size(max_groups, 1024), hcl_known_or(dev->max_groups[0], UINT32_MAX));
-    size_t wg = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, HCL_KPROG_CL_REDUCE, which, dev->is_cpu ? 16 : 256));
+    /* the CPU form (runs of consecutive elements, small groups) on CPUs, the GPU form (vectors) elsewhere, unless
+     * HCL_REDUCE_VARIANT forces one */
+    const hcl_kvariant v = dev->variant[HCL_KOP_REDUCE];
+    const int runs = v == HCL_KVARIANT_REDUCE_RUNS || (v == HCL_KVARIANT_AUTO && dev->is_cpu);
+    size_t wg = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, HCL_KPROG_CL_REDUCE, which, runs ? 16 : 256));
     while (wg > 1 && dev->local_mem && wg * sizeof(float) > dev->local_mem) wg /= 2;
     size_t groups = hcl_min_size(hcl_ceil_div(n, wg), max_groups);
     if (groups == 0) groups = 1;
@@ -56,15 +60,16 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op 
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u64(l, n);
-    /* GPU: coalesced, chunk 1 (float4 loads); CPU: one contiguous run per work-item */
-    hcl_klaunch_u64(l, dev->is_cpu ? hcl_ceil_div(n, groups * wg) : 1);
+    /* the GPU form: coalesced, chunk 1 (float4 loads); the CPU form: one contiguous run per work-item */
+    hcl_klaunch_u64(l, runs ? hcl_ceil_div(n, groups * wg) : 1);
     return HCL_SUCCESS;
 }
 
 hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out) {
-    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, op, n, out);
     hcl_status st = hcl_kplan_init(out, 1);
+    if (st == HCL_SUCCESS) st = hcl_kvariant_check_family(dev, HCL_KOP_REDUCE, out);
     if (st != HCL_SUCCESS) return st;
+    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, op, n, out);
     if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(type, op, n, out, &out->launch[0]);
     hcl_klaunch *l = &out->launch[0]; /* host (kernels/reduce/reduce.c): the whole call in one work-group */
     const int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_HOST, "hcl_reduce", type);

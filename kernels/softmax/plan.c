@@ -26,9 +26,13 @@ static size_t gpu_block_threads(hcl_dtype type, size_t cols) {
  * every length above 16384 (0.4-0.8 of the copy rate against 0.7-0.9). */
 static int gpu_split(const hcl_kdevice *dev, hcl_dtype type, size_t cols, unsigned *cs, unsigned *e, size_t *threads) {
     const size_t max_threads = hcl_min_size(1024, hcl_known_or(dev->max_group_size, 1024));
+    /* the blocks a row: 1 (split), 2 to 8 (cluster, sm_90), or either where nothing is forced */
+    const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
+    const unsigned cs_min = v == HCL_KVARIANT_SOFTMAX_CLUSTER ? 2 : 1;
+    const unsigned cs_max = dev->arch_level >= 90 && v != HCL_KVARIANT_SOFTMAX_SPLIT ? 8 : 1;
     *cs = 1, *e = 16;
     for (size_t limit = hcl_min_size(512, max_threads); limit <= max_threads; limit *= 2)
-        for (*cs = 1; *cs <= (dev->arch_level >= 90 ? 8u : 1u); *cs *= 2) {
+        for (*cs = cs_min; *cs <= cs_max; *cs *= 2) {
             *e = *cs == 1 ? 16 : type == HCL_DTYPE_F32 ? 32 : 64;
             if (*cs == 1 && cols > 16 * max_threads) continue;
             for (*threads = 64; *threads * *cs * *e < cols;) *threads *= 2;
@@ -48,7 +52,21 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
     const size_t wave = dev->subgroup_width ? dev->subgroup_width : 32;
     unsigned cs, e;
     size_t threads;
-    if (cols <= 32 * wave) {
+    const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
+    const int split = hcl_kvariant_allowed(dev, HCL_KOP_SOFTMAX, HCL_KVARIANT_SOFTMAX_SPLIT) ||
+                      hcl_kvariant_allowed(dev, HCL_KOP_SOFTMAX, HCL_KVARIANT_SOFTMAX_CLUSTER);
+    /* whether the staged kernel takes the row: it fits the device's most shared memory per block with room for the
+     * kernel's own */
+    const int stages = dev->local_mem && cols * sizeof(float) + 1024 <= dev->local_mem;
+    if (v == HCL_KVARIANT_SOFTMAX_WARP && cols > 32 * wave)
+        return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX, "the warp kernels hold rows of at most %zu columns (%zu)",
+                                   32 * wave, cols);
+    if (v == HCL_KVARIANT_SOFTMAX_STAGED && !stages)
+        return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
+                                   "the staged kernel holds a row of floats in shared memory: %zu columns need %zu "
+                                   "bytes with its own 1024, the device has %llu a block",
+                                   cols, cols * sizeof(float) + 1024, (unsigned long long)dev->local_mem);
+    if (hcl_kvariant_allowed(dev, HCL_KOP_SOFTMAX, HCL_KVARIANT_SOFTMAX_WARP) && cols <= 32 * wave) {
         size_t v = 1;
         while (v * wave < cols) v *= 2;
         /* 16-bit rows of whole vectors: twice the values a lane, so that a lane holds two 16-byte vectors and a warp
@@ -68,7 +86,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
                        hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave * per_warp), max_gx), GPU_WARP_THREADS);
-    } else if (gpu_split(dev, type, cols, &cs, &e, &threads)) {
+    } else if (split && gpu_split(dev, type, cols, &cs, &e, &threads)) {
         char base[48];
         snprintf(base, sizeof base, "hcl_softmax_split%u_%u", cs, e);
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
@@ -92,11 +110,19 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         }
         hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(hcl_min_size(rows, groups), max_gx / cs) * cs, threads);
         if (cs > 1) l->shared_bytes = threads * GPU_SPLIT_STAGE;
+    } else if (v == HCL_KVARIANT_SOFTMAX_SPLIT || v == HCL_KVARIANT_SOFTMAX_CLUSTER) {
+        return hcl_kvariant_refuse(
+            out, dev, HCL_KOP_SOFTMAX, "%s (%zu columns)",
+            v == HCL_KVARIANT_SOFTMAX_SPLIT
+                ? "a block holds rows of at most 16 values a thread"
+                : "clusters need sm_90 and hold rows of at most 8 blocks of 32 floats (64 16-bit "
+                  "values) a thread, staged in shared memory",
+            cols);
     } else {
         /* stage the row in shared memory when it fits the device's most per block with room for the kernel's own
          * (the driver opts a kernel in above CUDA's 48 KiB default; H100: 2.64 TB/s at 8192 x 16384 staged in
-         * 64 KiB, 2.29 streamed; 2.03 against 1.95 at 4096 x 32768) */
-        int staged = dev->local_mem && cols * sizeof(float) + 1024 <= dev->local_mem;
+         * 64 KiB, 2.29 streamed; 2.03 against 1.95 at 4096 x 32768); not where the streamed kernel is forced */
+        const int staged = stages && v != HCL_KVARIANT_SOFTMAX_STREAMED;
         const char *base = staged ? "hcl_softmax_block_staged" : "hcl_softmax_block";
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
@@ -162,8 +188,10 @@ static size_t cl_parts(const hcl_kdevice *dev, hcl_dtype type, size_t cols, size
  * columns: f32 1.00 / 1.00 / 1.01 / 1.00 against 0.92 / 0.98 / 1.00 / 1.00, f16 0.99 / 0.97 / 0.97 / 0.96 against 0.81
  * / 0.97 / 0.99 / 0.99, bf16 0.91 / 0.90 / 0.89 / 0.88 against 0.80 / 0.96 / 0.99 / 0.99. */
 static const char *cl_rows(const hcl_kdevice *dev, size_t cols, size_t *wg, size_t *per_group) {
-    if (cols % 4 != 0 || cols > 16 * 32) return NULL;
-    const size_t per = cols <= 32 ? 8 : 16; /* columns a work-item */
+    const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
+    /* columns a work-item: the forced variant's, else 8 for rows of up to 32 */
+    const size_t per = v == HCL_KVARIANT_SOFTMAX_ROWS8 ? 8 : v == HCL_KVARIANT_SOFTMAX_ROWS || cols > 32 ? 16 : 8;
+    if (cols % 4 != 0 || cols > per * 32) return NULL;
     const char *base = per == 8 ? "hcl_softmax_rows8" : "hcl_softmax_rows";
     char name[48];
     snprintf(name, sizeof name, "%s_f32", base);
@@ -176,29 +204,61 @@ static const char *cl_rows(const hcl_kdevice *dev, size_t cols, size_t *wg, size
     return base;
 }
 
+/* The refusal of a call that the forced CL variant does not take (plan_cl tried it first). */
+static hcl_status cl_refuse(const hcl_kdevice *dev, hcl_dtype type, size_t cols, size_t max_cached, size_t max64,
+                            hcl_kplan *out) {
+    const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
+    const int rows8 = v == HCL_KVARIANT_SOFTMAX_ROWS8;
+    if (rows8 || v == HCL_KVARIANT_SOFTMAX_ROWS)
+        return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
+                                   "the rows kernel takes rows of whole vectors of 4 of at most %d columns (32 "
+                                   "work-items of %d) within its group limit (%zu columns)",
+                                   rows8 ? 256 : 512, rows8 ? 8 : 16, cols);
+    if (v == HCL_KVARIANT_SOFTMAX_CACHED || v == HCL_KVARIANT_SOFTMAX_CACHED64)
+        return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
+                                   "the kernel holds rows%s of at most %zu columns (a work-group of %zu, %d columns a "
+                                   "work-item; %zu here)",
+                                   v == HCL_KVARIANT_SOFTMAX_CACHED64 ? " of whole vectors of 4" : "",
+                                   v == HCL_KVARIANT_SOFTMAX_CACHED64 ? 64 * max64 : 16 * max_cached,
+                                   v == HCL_KVARIANT_SOFTMAX_CACHED64 ? max64 : max_cached,
+                                   v == HCL_KVARIANT_SOFTMAX_CACHED64 ? 64 : 16, cols);
+    return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
+                               "the parts kernel takes rows of whole vectors of %d over at most %u work-groups (the "
+                               "compute units) of %d columns a work-item (%zu columns)",
+                               type == HCL_DTYPE_F32 ? 4 : 8, dev->compute_units,
+                               type == HCL_DTYPE_F32 ? CL_PARTS_COLS : 2 * CL_PARTS_COLS, cols);
+}
+
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
     const char *base = "hcl_softmax";
     size_t wg = 1, chunk = cols % 4 == 0 ? 1 : cols, parts = 0, per_group = 1; /* CPU: one work-item a row */
     const char *rows_kernel = NULL;                                            /* several rows a group */
-    if (!dev->is_cpu) {
+    /* a variant forced (HCL_SOFTMAX_VARIANT): it alone, on a CPU too (the streamed kernel there in its CPU form) */
+    const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
+#define ALLOWED(id) hcl_kvariant_allowed(dev, HCL_KOP_SOFTMAX, HCL_KVARIANT_SOFTMAX_##id)
+    if (!dev->is_cpu || (v != HCL_KVARIANT_AUTO && v != HCL_KVARIANT_SOFTMAX_STREAMED)) {
         size_t max_cached = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached_f32"));
         size_t max64 = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached64_f32"));
         chunk = 1;
-        rows_kernel = cl_rows(dev, cols, &wg, &per_group);
+        rows_kernel = ALLOWED(ROWS8) || ALLOWED(ROWS) ? cl_rows(dev, cols, &wg, &per_group) : NULL;
         if (rows_kernel) {
             base = rows_kernel;
-        } else if (cols <= 16 * max_cached) {
+        } else if (ALLOWED(CACHED) && cols <= 16 * max_cached) {
             base = "hcl_softmax_cached";
             wg = hcl_min_size((hcl_ceil_div(cols, 16) + 31) / 32 * 32, max_cached);
-        } else if (cols % 4 == 0 && cols <= 64 * max64) {
+        } else if (ALLOWED(CACHED64) && cols % 4 == 0 && cols <= 64 * max64) {
             base = "hcl_softmax_cached64";
             wg = hcl_min_size((hcl_ceil_div(cols, 64) + 31) / 32 * 32, max64);
-        } else if (cols % (type == HCL_DTYPE_F32 ? 4 : 8) == 0 && (parts = cl_parts(dev, type, cols, &wg)) != 0) {
+        } else if (ALLOWED(PARTS) && cols % (type == HCL_DTYPE_F32 ? 4 : 8) == 0 &&
+                   (parts = cl_parts(dev, type, cols, &wg)) != 0) {
             base = "hcl_softmax_parts";
-        } else {
+        } else if (ALLOWED(STREAMED)) {
             wg = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_f32"));
+        } else {
+            return cl_refuse(dev, type, cols, max_cached, max64, out);
         }
     }
+#undef ALLOWED
     /* batches of rows that keep each launch's group count modest and within the device's */
     const size_t batch =
         hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX) / (parts ? parts : 1)) * per_group;
@@ -229,9 +289,10 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
 }
 
 hcl_status hcl_plan_softmax(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
-    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, rows, cols, out);
     hcl_status st = hcl_kplan_init(out, 1);
+    if (st == HCL_SUCCESS) st = hcl_kvariant_check_family(dev, HCL_KOP_SOFTMAX, out);
     if (st != HCL_SUCCESS) return st;
+    if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, rows, cols, out);
     if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(dev, type, rows, cols, out, &out->launch[0]);
     /* host (kernels/softmax/softmax.c): the whole call in one work-group; a long 16-bit row gets a float row per thread
      * of scratch, so that exp runs once per element (one core, 262144 columns: 2.9 GB/s without) */
