@@ -103,7 +103,7 @@ typedef struct hcl__gpu_device_entry {
 #if HCL_GPU_CUDA
     int cc_major, cc_minor; /* compute capability */
 #else
-    char arch[256];    /* gcnArchName, "" if unknown */
+    char arch[256];    /* gcnArchName, "" if unknown; "sm_90" on HIP's NVIDIA platform (driver.c) */
     unsigned int wave; /* 64 or 32 */
 #endif
 } hcl__gpu_device_entry;
@@ -120,7 +120,8 @@ typedef struct hcl__gpu_device {
     CUcontext ctx;          /* the primary context, retained in device_open */
     int cc_major, cc_minor; /* compute capability */
 #else
-    char arch[256];    /* the target ID, "gfx90a:sramecc+:xnack-" (gcnArchName); "" if unknown */
+    char arch[256];    /* the target ID, "gfx90a:sramecc+:xnack-" (gcnArchName), or "sm_90" on HIP's NVIDIA platform
+                          (hiprtc is NVRTC there); "" if unknown */
 #endif
     char name[HCL_NAME_MAX];
     unsigned int wave; /* threads per warp (NVIDIA: 32) or wavefront (AMD: 64 on gfx9, 32 on gfx10+) */
@@ -199,7 +200,8 @@ typedef struct hcl__gpu_rtc_job {
 #if HCL_GPU_CUDA
     int arch; /* compute capability as major*10+minor */
 #else
-    const char *arch;  /* the target ID ("gfx90a:sramecc+:xnack-"); NULL or "": the user's --offload-arch */
+    const char *arch;  /* the target ID ("gfx90a:sramecc+:xnack-", or "sm_90" on HIP's NVIDIA platform); NULL or "":
+                          the user's --offload-arch */
 #endif
     int driver_version;
     int from_cache;   /* out: hcl__gpu_rtc_compile took the image from the disk cache */
@@ -211,8 +213,9 @@ typedef struct hcl__gpu_rtc_job {
 hcl_status hcl__gpu_rtc_open(void);
 /* Compile through the disk cache. CUDA: CUBIN for an architecture NVRTC knows, else PTX for the newest virtual
  * architecture it has that the device can run (*out_is_binary 0, NUL-terminated). HIP: a code object for
- * job->arch (*out_is_binary 1). *out_image is malloc'd. HCL_ERROR_BUILD with the compiler's log on an error.
- * job->from_cache says whether the image came from the cache; job->evict_cached drops the cached one first. */
+ * job->arch (*out_is_binary 1), which on HIP's NVIDIA platform is PTX for its compute_XY. *out_image is malloc'd.
+ * HCL_ERROR_BUILD with the compiler's log on an error. job->from_cache says whether the image came from the cache;
+ * job->evict_cached drops the cached one first. */
 hcl_status hcl__gpu_rtc_compile(hcl__gpu_rtc_job *job, void **out_image, size_t *out_size, int *out_is_binary);
 /* Why the compiler could not be loaded ("" if it was, or was not tried yet). */
 const char *hcl__gpu_rtc_reason(void);

@@ -4,7 +4,7 @@
  * would turn into leaks (and its exit handlers into dangling code) if it were unloaded.
  * Shared by the CUDA and HIP drivers (gpu.h). What differs is written out below: the libraries to try, the target
  * option (CUDA: sm_XY when NVRTC knows the architecture, else PTX for compute_XY; HIP: --offload-arch=<gfx
- * target>) and what comes out (CUBIN or PTX; a code object).
+ * target>, or compute_XY on HIP's NVIDIA platform) and what comes out (CUBIN or PTX; a code object, PTX there).
  * This file calls nothing in the GPU runtime itself, so the CI tests link it on a machine without a GPU. */
 #define _GNU_SOURCE 1 /* RTLD_*, strnlen under -std=c11 */
 #include "gpu.h"
@@ -248,8 +248,15 @@ static hcl_status pick_target(const hcl__gpu_rtc_job *job, char *opt, size_t opt
 }
 #else
 /* --offload-arch=<the device's target ID>: hiprtc builds a code object for exactly that target, features
- * (sramecc, xnack) included. Whether this hiprtc knows the target shows when it compiles. */
+ * (sramecc, xnack) included. Whether this hiprtc knows the target shows when it compiles. On HIP's NVIDIA platform
+ * (a target "sm_XY", driver.c) hiprtc is NVRTC, whose hiprtcGetCode gives PTX: --gpu-architecture=compute_XY, the
+ * virtual architecture, which always has PTX; the CUDA driver compiles it for the GPU when the module loads. */
 static hcl_status pick_target(const hcl__gpu_rtc_job *job, char *opt, size_t opt_size) {
+    unsigned level = 0;
+    if (job->arch && sscanf(job->arch, "sm_%u", &level) == 1) {
+        snprintf(opt, opt_size, "--gpu-architecture=compute_%u", level);
+        return HCL_SUCCESS;
+    }
     if (!job->arch || !job->arch[0])
         return HCL_KIT_FAIL(HCL_ERROR_BUILD, "hip: the device's gfx target is unknown (the runtime did not report "
                                              "gcnArchName), so hiprtc cannot be told what to build for; pass "

@@ -6,7 +6,8 @@
  *
  * The module is built against the HIP headers of the build machine and runs with whatever libamdhip64 the machine
  * it meets has (ROCm 5, 6 or 7): what it reads from the runtime is chosen to mean the same in all of them
- * (gpu_map_hip.h, and the attribute values checked below). */
+ * (gpu_map_hip.h, and the attribute values checked below). It also runs on HIP's NVIDIA platform, HIP's API over
+ * CUDA (g_nvidia below; the tests' drivers/hip/cuda/ library), which is not an AMD GPU. */
 #define _GNU_SOURCE 1 /* strnlen under -std=c11 */
 #include "gpu.h"
 
@@ -29,6 +30,8 @@ _Static_assert(hipDeviceAttributeMaxSharedMemoryPerBlock == 74, "HIP attribute A
 _Static_assert(hipDeviceAttributeWarpSize == 87, "HIP attribute ABI");
 _Static_assert(hipDeviceAttributeL2CacheSize == 19, "HIP attribute ABI");
 _Static_assert(hipDeviceAttributeMemoryBusWidth == 59 && hipDeviceAttributeMemoryClockRate == 60, "HIP attribute ABI");
+_Static_assert(hipDeviceAttributeComputeCapabilityMajor == 23 && hipDeviceAttributeComputeCapabilityMinor == 61,
+               "HIP attribute ABI");
 _Static_assert(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK == 0, "HIP function attribute ABI");
 _Static_assert(hipErrorNoDevice == 100 && hipStreamNonBlocking == 1 && hipEventDefault == 0 &&
                    hipHostMallocPortable == 1,
@@ -50,6 +53,16 @@ _Static_assert(offsetof(hipDeviceProp_tR0600, gcnArchName) == PROPS_R0600_GCN_AR
 #endif
 _Static_assert(sizeof(hipDeviceProp_t) <= PROPS_BUFFER, "hipDeviceProp_t fits the buffer");
 
+/* HIP's NVIDIA platform: a HIP runtime whose entry points are CUDA's (HIP's hip/nvidia_detail, as a HIP program
+ * built for an NVIDIA GPU runs on; the tests' drivers/hip/cuda/ library). HIP says which platform it is through
+ * hipRuntimeGetVersion, which "on NVIDIA platform returns CUDA runtime version" (hip_runtime_api.h): CUDA's encoding
+ * (1000 * major + 10 * minor, 13000) is below HIP's own (10^7 * major + ..., 50221153 for 5.2) for every version of
+ * either. There the devices have no gfx target (gcnArchName is empty) but a compute capability, which names what
+ * hiprtc (NVRTC there) compiles for; and the module and launch entry points are CUDA's driver API, which needs a
+ * current context on every thread that calls it (hcl__gpu_enter). Everything else is HIP's API as on AMD. */
+#define HIP_NVIDIA_VERSION_BELOW 10000000
+static int g_nvidia; /* set at start, before any device is described */
+
 /* ---------------------------------------------------------------------------------------------------------
  * Errors
  * ------------------------------------------------------------------------------------------------------- */
@@ -58,9 +71,13 @@ const char *hcl__gpu_error_name(hipError_t r) {
     return name && name[0] ? name : "hipError_(unnamed)";
 }
 
-/* "5.2.21153" from HIP_VERSION's encoding, major * 10^7 + minor * 10^5 + patch */
+/* "5.2.21153" from HIP_VERSION's encoding, major * 10^7 + minor * 10^5 + patch; on HIP's NVIDIA platform "13.0"
+ * from CUDA's, 1000 * major + 10 * minor. */
 static void version_text(int v, char *out, size_t size) {
-    snprintf(out, size, "%d.%d.%d", v / 10000000, (v / 100000) % 100, v % 100000);
+    if (g_nvidia)
+        snprintf(out, size, "%d.%d", v / 1000, (v % 1000) / 10);
+    else
+        snprintf(out, size, "%d.%d.%d", v / 10000000, (v / 100000) % 100, v % 100000);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -106,7 +123,7 @@ static void read_arch(hipDevice_t dev, char *out, size_t size) {
  * above as not: should the runtime and the target name disagree, the smaller is taken. */
 static unsigned int wave_size(hipDevice_t dev, const char *arch) {
     int w = hcl__gpu_attr(dev, hipDeviceAttributeWarpSize);
-    unsigned int rule = !arch[0] ? 0 : strncmp(arch, "gfx1", 4) == 0 ? 32 : 64;
+    unsigned int rule = strncmp(arch, "gfx", 3) != 0 ? 0 : strncmp(arch, "gfx1", 4) == 0 ? 32 : 64;
     if (w != 32 && w != 64) {
         HCL_GPU_LOG("device %d: warp size attribute %d; taking %u from the target '%s'", (int)dev, w, rule ? rule : 32,
                     arch);
@@ -120,31 +137,64 @@ static unsigned int wave_size(hipDevice_t dev, const char *arch) {
     return (unsigned int)w;
 }
 
-hcl_status hcl__gpu_describe(hcl__gpu_device_entry *e) {
-    hcl_device_info *info = &e->info;
-    snprintf(info->vendor, sizeof info->vendor, "AMD");
-    read_arch(e->dev, e->arch, sizeof e->arch);
-    e->wave = wave_size(e->dev, e->arch);
-    info->subgroup_size = e->wave; /* the width the kernels run at, which wave_size settles */
-    char version[32];
-    version_text(hcl__gpu_driver_version, version, sizeof version);
-    snprintf(info->driver_version, sizeof info->driver_version, "HIP %.24s, %.180s, wave%u", version,
-             e->arch[0] ? e->arch : "unknown gfx target", e->wave);
-    /* AMD has one LDS limit per work-group (64 KiB), with no opt-in above a default as on CUDA */
-    info->local_mem_bytes = (uint64_t)hcl__gpu_attr(e->dev, hipDeviceAttributeMaxSharedMemoryPerBlock);
-    /* Types: every AMD GPU does f16 arithmetic; bf16 instructions from gfx90a (CDNA2) and gfx94x. MFMA matrix cores on
-     * CDNA (gfx908, gfx90a, gfx94x). matrix_types lists what the built-in GEMM multiplies on them, the targets whose
-     * code objects hold the MFMA kernels' bodies (kernels/gemm/gemm_mfma.cu): f16 and bf16 (bf16_1k) on gfx90a and
-     * gfx94x, f16 on gfx908 (its MFMA has no bf16_1k); never TF32 (CDNA3's xf32 is another format), so TF32 is
-     * refused. */
-    snprintf(info->arch, sizeof info->arch, "%.*s", (int)strcspn(e->arch, ":"), e->arch);
+/* HIP's NVIDIA platform: the target is the compute capability, "sm_90" (gcnArchName is empty there), "" when the
+ * runtime does not say. */
+static void read_compute_capability(hipDevice_t dev, char *out, size_t size) {
+    const int major = hcl__gpu_attr(dev, hipDeviceAttributeComputeCapabilityMajor);
+    const int minor = hcl__gpu_attr(dev, hipDeviceAttributeComputeCapabilityMinor);
+    if (major > 0)
+        snprintf(out, size, "sm_%d%d", major, minor);
+    else
+        out[0] = '\0';
+    HCL_GPU_LOG("device %d: HIP's NVIDIA platform, compute capability %d.%d", (int)dev, major, minor);
+}
+
+/* Types and matrix units. AMD: every GPU does f16 arithmetic; bf16 instructions from gfx90a (CDNA2) and gfx94x. MFMA
+ * matrix cores on CDNA (gfx908, gfx90a, gfx94x). matrix_types lists what the built-in GEMM multiplies on them, the
+ * targets whose code objects hold the MFMA kernels' bodies (kernels/gemm/gemm_mfma.cu): f16 and bf16 (bf16_1k) on
+ * gfx90a and gfx94x, f16 on gfx908 (its MFMA has no bf16_1k); never TF32 (CDNA3's xf32 is another format), so TF32
+ * is refused. HIP's NVIDIA platform: f16, and bf16 from sm_80; no matrix unit, since the HIP built-ins' matrix GEMM
+ * is MFMA's and the tensor-core GEMMs need what HIP has no call for (tensor maps, opting in to shared memory). */
+static void describe_types(hcl_device_info *info) {
+    const uint32_t f32_f16 = HCL_TYPE_BIT(HCL_DTYPE_F32) | HCL_TYPE_BIT(HCL_DTYPE_F16);
+    unsigned level = 0;
+    if (g_nvidia) {
+        info->native_types =
+            f32_f16 | (sscanf(info->arch, "sm_%u", &level) == 1 && level >= 80 ? HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u);
+        info->matrix_unit = HCL_MATRIX_UNIT_NONE;
+        info->matrix_types = 0u;
+        return;
+    }
     const int cdna2 = strncmp(info->arch, "gfx90a", 6) == 0 || strncmp(info->arch, "gfx94", 5) == 0;
-    info->native_types =
-        HCL_TYPE_BIT(HCL_DTYPE_F32) | HCL_TYPE_BIT(HCL_DTYPE_F16) | (cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u);
+    info->native_types = f32_f16 | (cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u);
     info->matrix_unit = cdna2 || strncmp(info->arch, "gfx908", 6) == 0 ? HCL_MATRIX_UNIT_MFMA : HCL_MATRIX_UNIT_NONE;
     info->matrix_types = cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16)
                          : info->matrix_unit == HCL_MATRIX_UNIT_MFMA ? HCL_TYPE_BIT(HCL_DTYPE_F16)
                                                                      : 0u;
+}
+
+hcl_status hcl__gpu_describe(hcl__gpu_device_entry *e) {
+    hcl_device_info *info = &e->info;
+    snprintf(info->vendor, sizeof info->vendor, "%s", g_nvidia ? "NVIDIA" : "AMD");
+    if (g_nvidia)
+        read_compute_capability(e->dev, e->arch, sizeof e->arch);
+    else
+        read_arch(e->dev, e->arch, sizeof e->arch);
+    e->wave = wave_size(e->dev, e->arch);
+    info->subgroup_size = e->wave; /* the width the kernels run at, which wave_size settles */
+    char version[32];
+    version_text(hcl__gpu_driver_version, version, sizeof version);
+    if (g_nvidia)
+        snprintf(info->driver_version, sizeof info->driver_version, "HIP over CUDA %.24s, %.180s, warp%u", version,
+                 e->arch[0] ? e->arch : "unknown compute capability", e->wave);
+    else
+        snprintf(info->driver_version, sizeof info->driver_version, "HIP %.24s, %.180s, wave%u", version,
+                 e->arch[0] ? e->arch : "unknown gfx target", e->wave);
+    /* AMD has one LDS limit per work-group (64 KiB), with no opt-in above a default as on CUDA; on NVIDIA this is the
+     * default (48 KiB): HIP 5's module API has no call that opts a kernel in above it */
+    info->local_mem_bytes = (uint64_t)hcl__gpu_attr(e->dev, hipDeviceAttributeMaxSharedMemoryPerBlock);
+    snprintf(info->arch, sizeof info->arch, "%.*s", (int)strcspn(e->arch, ":"), e->arch);
+    describe_types(info);
     hipUUID uuid;
     memset(&uuid, 0, sizeof uuid);
     if (hcl__gpu.hipDeviceGetUuid && hcl__gpu.hipDeviceGetUuid(&uuid, e->dev) == hipSuccess &&
@@ -185,13 +235,15 @@ hcl_status hcl__gpu_start(char *reason, size_t reason_size, char *version, size_
     if (hcl__gpu.hipRuntimeGetVersion(&runtime) != hipSuccess) runtime = 0;
     if (hcl__gpu.hipDriverGetVersion(&driver) != hipSuccess) driver = 0;
     hcl__gpu_driver_version = runtime;
+    g_nvidia = runtime > 0 && runtime < HIP_NVIDIA_VERSION_BELOW;
     char rt[32], drv[32];
     version_text(runtime, rt, sizeof rt);
     version_text(driver, drv, sizeof drv);
+    const char *label = g_nvidia ? "HIP on NVIDIA, CUDA runtime" : "HIP runtime";
     if (runtime == driver)
-        snprintf(version, version_size, "HIP runtime %.24s (%.180s)", rt, hcl__kit_library_name());
+        snprintf(version, version_size, "%s %.24s (%.160s)", label, rt, hcl__kit_library_name());
     else
-        snprintf(version, version_size, "HIP runtime %.24s, driver %.24s (%.160s)", rt, drv, hcl__kit_library_name());
+        snprintf(version, version_size, "%s %.24s, driver %.24s (%.140s)", label, rt, drv, hcl__kit_library_name());
 
     /* The first runtime call initialises HIP; with no AMD GPU it fails with hipErrorNoDevice, the runtime's own
      * reason (hipInit is not called: it is implicit, and it says hipErrorInvalidDevice in that case). */
@@ -207,7 +259,8 @@ hcl_status hcl__gpu_start(char *reason, size_t reason_size, char *version, size_
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
     if (devices <= 0) {
-        snprintf(reason, reason_size, "hipGetDeviceCount: no AMD GPU (%d devices); %s", devices, version);
+        snprintf(reason, reason_size, "hipGetDeviceCount: no %s GPU (%d devices); %s", g_nvidia ? "NVIDIA" : "AMD",
+                 devices, version);
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
     if ((st = hcl__gpu_discover(devices)) != HCL_SUCCESS)
@@ -216,13 +269,17 @@ hcl_status hcl__gpu_start(char *reason, size_t reason_size, char *version, size_
 }
 
 /* HIP has no context to push: a thread has a current device. Set ours when another one is current, and set the
- * caller's back on leaving, so a caller's own choice is left as it was. */
+ * caller's back on leaving, so a caller's own choice is left as it was. On HIP's NVIDIA platform it is set even when
+ * it is the current one already: a thread's current device is 0 there before anything made a context current on it,
+ * and the module and launch entry points (CUDA's driver API) fail without one; hipSetDevice (cudaSetDevice) makes
+ * the device's primary context current on the calling thread. */
 hcl_status hcl__gpu_enter(const hcl__gpu_device *d, hcl__gpu_scope *scope) {
     scope->restore = 0;
     int current = -1;
-    if (hcl__gpu.hipGetDevice(&current) == hipSuccess && current == (int)d->dev) return HCL_SUCCESS;
+    if (hcl__gpu.hipGetDevice(&current) != hipSuccess) current = -1;
+    if (current == (int)d->dev && !g_nvidia) return HCL_SUCCESS;
     hcl_status st = HCL_GPU_CALL(hipSetDevice, ((int)d->dev), "device %u '%s'", d->index, d->name);
-    if (st == HCL_SUCCESS && current >= 0) {
+    if (st == HCL_SUCCESS && current >= 0 && current != (int)d->dev) {
         scope->restore = 1;
         scope->previous = current;
     }

@@ -17,6 +17,10 @@
  *  4. checks that a broken kernel gives HCL_ERROR_BUILD with hiprtc's log in the message.
  * (Not asked: a target this hiprtc does not know. ROCm 5.2's crashes in libamd_comgr when given gfx942; the driver
  * only ever asks for the target of a GPU the same ROCm enumerated.)
+ * With the argument `nvidia` (ctest hip-cuda-hiprtc, HCL_HIPRTC_LIBRARY the HIP-over-CUDA test library,
+ * drivers/hip/cuda) the same for HIP's NVIDIA platform, where hiprtc is NVRTC: the target is "sm_90" as the driver
+ * describes an H100/H200 there, which it asks for as compute_90 PTX; 1 and 2 check PTX for that target with an entry
+ * for every kernel, 4 NVRTC's error name.
  * Prints the time of each compile; exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu.h"
@@ -94,12 +98,67 @@ static int compile_wave64(const char *label, const hcl__gpu_rtc_job *job, const 
     return compile(label, job, entries, 64);
 }
 
-int main(void) {
+/* HIP's NVIDIA platform: compile; check the result is PTX for compute_90 with an entry for each entry point. */
+static int compile_ptx(const char *label, const hcl__gpu_rtc_job *job, const char *const *entries) {
+    size_t size = 0;
+    int is_binary = -1;
+    double ms = 0;
+    char *ptx = compile_timed(label, job, &size, &is_binary, &ms);
+    if (!ptx) return 0;
+    int ok = strstr(ptx, ".target sm_90") != NULL, kernels = 0;
+    if (!ok) printf("FAIL %-48s not PTX for sm_90 (%zu bytes)\n", label, size);
+    for (int i = 0; ok && entries && entries[i]; i++, kernels++) {
+        char entry[128];
+        snprintf(entry, sizeof entry, ".entry %s(", entries[i]);
+        if (!strstr(ptx, entry)) {
+            printf("FAIL %-48s no %s\n", label, entry);
+            ok = 0;
+        }
+    }
+    if (ok)
+        printf("ok   %-48s %8.1f ms  %7zu-byte PTX, %d entries\n", label, ms, size, kernels);
+    else
+        g_failures++;
+    free(ptx);
+    return ok;
+}
+
+/* The NVIDIA platform's run (see the top): the same programs for "sm_90", as PTX. */
+static void run_nvidia(void) {
+    static const char *const helper_entries[] = {"hcl_fill_u64", NULL};
+    hcl__gpu_rtc_job helpers;
+    hcl__gpu_helpers_job(&helpers);
+    helpers.driver_version = 13000; /* hipRuntimeGetVersion there: CUDA's */
+    helpers.arch = "sm_90";
+    compile_ptx("helpers (fill.cu) -> sm_90 (compute_90 PTX)", &helpers, helper_entries);
+    const char *entries[HCL_KPROG_MAX_KERNELS + 1];
+    hcl__gpu_rtc_job all = builtin_text_job("hcl_kernels_gpu.hip", entries);
+    all.driver_version = 13000;
+    all.arch = "sm_90";
+    if (!text_once("built-in text -> sm_90 (compute_90 PTX)"))
+        compile_ptx("built-in text -> sm_90 (compute_90 PTX)", &all, entries);
+    hcl__gpu_rtc_job user = {.options = "-DUNUSED=1", .arch = "sm_90", .driver_version = 13000};
+    test_user_and_broken(compile_ptx, user, "hip", "sm_90", "NVRTC_ERROR_COMPILATION");
+}
+
+/* The verdict: PASS or FAIL with the count, as the exit status. */
+static int finish(void) {
+    fake_cache_free();
+    printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
+    return g_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    const int nvidia = argc > 1 && strcmp(argv[1], "nvidia") == 0;
     if (test_rtc_open() != HCL_SUCCESS) {
         printf("skip: hiprtc could not be loaded: %s\n", g_message);
         return 77;
     }
     printf("%s\n", hcl__gpu_rtc_version());
+    if (nvidia) {
+        run_nvidia();
+        return finish();
+    }
 
     /* 1. the helper program, as the driver builds it without a usable bundle */
     static const char *const helper_entries[] = {"hcl_fill_u64", NULL};
@@ -125,7 +184,5 @@ int main(void) {
     hcl__gpu_rtc_job user = {.options = "-DUNUSED=1", .arch = "gfx90a", .driver_version = 50221153};
     test_user_and_broken(compile_wave64, user, "hip", "gfx90a", "HIPRTC_ERROR_COMPILATION");
 
-    fake_cache_free();
-    printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
-    return g_failures ? 1 : 0;
+    return finish();
 }
