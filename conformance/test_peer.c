@@ -9,7 +9,8 @@
  * Each copy: random source bytes (the seed printed), the whole destination poisoned first, the copy at odd offsets,
  * then the whole destination read back: the copied range must hold the source's bytes and everything else the
  * poison. Sizes 0, 1, odd, and some MiB plus an odd tail with HCL_STAGING_CHUNK set to an odd size, so that a staged
- * copy crosses many chunk boundaries and reuses both staging slots. */
+ * copy crosses many chunk boundaries and reuses both staging slots. Then each copy once more right after blocking writes
+ * that queued behind large fills. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "common.h"
 
@@ -77,6 +78,34 @@ static bool check_copy(const char *what, hcl_queue q, hcl_queue qdst, hcl_buffer
     return ok;
 }
 
+/* Each direction with each queue, right after blocking writes that each queued behind a large fill on its device's
+ * queue: a staged copy reads and writes through an internal queue of the other device, which must find those writes
+ * landed (a blocking write that returned before its bytes did, as OpenCL's may and Intel's CPU runtime does for writes
+ * of less than 1 KiB, failed here). */
+static void copy_behind_fills(hcl_device da, hcl_queue qa, hcl_device db, hcl_queue qb) {
+    const size_t busy_bytes = (size_t)64 << 20, size = 13, cap = size + 64; /* writes below 1 KiB */
+    hcl_buffer a = conf_buffer_on(da, cap), b = conf_buffer_on(db, cap);
+    hcl_buffer busy_a = conf_buffer_on(da, busy_bytes), busy_b = conf_buffer_on(db, busy_bytes);
+    REQUIRE(a && b && busy_a && busy_b, "buffers");
+    const uint32_t zero = 0;
+    for (int i = 0; i < 4; i++) {
+        CHECK_ST(HCL_SUCCESS, hcl_buffer_fill_async(qa, busy_a, 0, busy_bytes, &zero, 4, 0, NULL, NULL));
+        CHECK_ST(HCL_SUCCESS, hcl_buffer_fill_async(qb, busy_b, 0, busy_bytes, &zero, 4, 0, NULL, NULL));
+        const bool a_to_b = i < 2;
+        const hcl_queue q = i % 2 == 0 ? qa : qb;
+        if (a_to_b)
+            check_copy(q == qa ? "a->b on a's queue, behind fills" : "a->b on b's queue, behind fills", q, qb, b, qa, a,
+                       size, MODE_BLOCKING);
+        else
+            check_copy(q == qa ? "b->a on a's queue, behind fills" : "b->a on b's queue, behind fills", q, qa, a, qb, b,
+                       size, MODE_BLOCKING);
+    }
+    CHECK_ST(HCL_SUCCESS, hcl_queue_finish(qa));
+    CHECK_ST(HCL_SUCCESS, hcl_queue_finish(qb));
+    conf_release_buffer(busy_a);
+    conf_release_buffer(busy_b);
+}
+
 /* Every size, both directions, each with the queue of the source's and of the destination's device, blocking and
  * async. */
 static void copy_battery(hcl_device da, hcl_queue qa, hcl_device db, hcl_queue qb) {
@@ -103,6 +132,9 @@ static void copy_battery(hcl_device da, hcl_queue qa, hcl_device db, hcl_queue q
     REQUIRE(a && b, "buffers");
     check_copy("a->b, default chunk", qa, qb, b, qa, a, big, MODE_BLOCKING);
     check_copy("b->a, default chunk", qa, qa, a, qb, b, big, MODE_ASYNC);
+    conf_release_buffer(a);
+    conf_release_buffer(b);
+    copy_behind_fills(da, qa, db, qb);
 }
 
 /* Size 0 honours the wait list and gives a complete event; misuse gives its status and changes nothing. */
