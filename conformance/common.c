@@ -121,7 +121,7 @@ const char *conf_backend_name = "-";
 uint64_t conf_seed;
 
 static const conf_expectation *cur_xfail;
-static unsigned xfail_failures;
+static unsigned xfail_failures, failures;
 static char xfail_first[1600];
 static const char *cur_suite = "", *cur_test = "";
 static uint64_t rng_state;
@@ -165,9 +165,10 @@ static void begin_common(const char *backend, const char *suite, const char *nam
     conf_dev = NULL;
     conf_queue = NULL;
     cur_xfail = NULL;
-    xfail_failures = 0;
+    xfail_failures = failures = 0;
     xfail_first[0] = 0;
     seed_rng(suite, name);
+    conf_forced_begin();
 }
 
 bool conf_begin(const char *backend, const char *suite, const char *name) {
@@ -213,9 +214,10 @@ bool conf_begin(const char *backend, const char *suite, const char *name) {
     st = hcl_queue_create(conf_dev, &conf_queue);
     cr_assert(st == HCL_SUCCESS, "%s: hcl_queue_create: %s: %s", backend, hcl_status_name(st), hcl_last_message());
     track_add(TR_QUEUE, conf_queue);
-    cr_log_info("%s/%s on %s: device %s:%u \"%s\" (%s), seed HCL_SEED=%llu%s", suite, name, backend, conf_info.backend,
-                conf_info.index, conf_info.name, conf_info.vendor, (unsigned long long)conf_seed,
-                cur_xfail ? " (declared as an expected failure)" : "");
+    cr_log_info("%s/%s on %s: device %s:%u \"%s\" (%s), seed HCL_SEED=%llu%s%s%s", suite, name, backend,
+                conf_info.backend, conf_info.index, conf_info.name, conf_info.vendor, (unsigned long long)conf_seed,
+                cur_xfail ? " (declared as an expected failure)" : "", conf_forced_overrides()[0] ? ", forced: " : "",
+                conf_forced_overrides());
     return true;
 }
 
@@ -251,6 +253,7 @@ void conf_end(void) {
           "LeakSanitizer found memory leaked by this test (its report is on stderr, or under LSAN_OPTIONS log_path)");
 #endif
 
+    if (!cur_xfail) conf_forced_end(cur_suite, cur_test, failures);
     if (cur_xfail) {
         const conf_expectation *e = cur_xfail;
         cur_xfail = NULL; /* from here on, checks report normally */
@@ -281,6 +284,7 @@ static bool report(const char *file, int line, const char *msg) {
         cr_log_info("(expected failure) %s:%d: %s", file, line, full);
         return false;
     }
+    failures++;
     struct criterion_assert_stats stat;
     memset(&stat, 0, sizeof stat);
     stat.passed = false;
@@ -323,15 +327,28 @@ static bool status_check(hcl_status got, bool ok, const char *want_text, const c
     return true;
 }
 
+/* A call that should have succeeded but was refused by a forced code path: reported as skipped, not as a failure. */
+static bool forced_refusal(hcl_status got, bool success_wanted, const char *expr) {
+    return success_wanted && conf_forced_refusal(got, expr, hcl_last_message());
+}
+
 bool conf_status_at(hcl_status got, hcl_status want, const char *expr, const char *file, int line) {
+    if (forced_refusal(got, want == HCL_SUCCESS, expr)) return false;
     return status_check(got, got == want, hcl_status_name(want), expr, file, line);
 }
 
 bool conf_status_any_at(hcl_status got, hcl_status want1, hcl_status want2, const char *expr, const char *file,
                         int line) {
+    if (forced_refusal(got, want1 == HCL_SUCCESS || want2 == HCL_SUCCESS, expr)) return false;
     char want[96];
     snprintf(want, sizeof want, "%s or %s", hcl_status_name(want1), hcl_status_name(want2));
     return status_check(got, got == want1 || got == want2, want, expr, file, line);
+}
+
+bool conf_run_at(hcl_status got, const char *expr, const char *file, int line) {
+    const bool ok = conf_status_at(got, HCL_SUCCESS, expr, file, line);
+    if (ok) conf_forced_ran();
+    return ok;
 }
 
 bool conf_message_has_at(const char *needle, const char *file, int line) {

@@ -130,6 +130,19 @@ bool conf_status_any_at(hcl_status got, hcl_status want1, hcl_status want2, cons
     do {                                                                                                               \
         if (!CHECK_ST(HCL_SUCCESS, call)) return;                                                                      \
     } while (0)
+/* A built-in call that must succeed: counted as run; or, under a forced code path (forced.c), refused by it with a
+ * message naming the override, then counted as refused and reported as skipped. Returns whether it succeeded. */
+#define CHECK_RUN(call) (conf_prime_message(), conf_run_at((call), #call, __FILE__, __LINE__))
+bool conf_run_at(hcl_status got, const char *expr, const char *file, int line);
+/* Forced code paths (forced.c): HCL_<OP>_VARIANT, HCL_HOST_ISA. */
+void conf_forced_begin(void);
+const char *conf_forced_overrides(void); /* the overrides set, "VAR=value ...", "" when none */
+/* Whether a call that returned `got` with message `msg` was refused by an override the environment sets (then counted
+ * and logged as skipped). */
+bool conf_forced_refusal(hcl_status got, const char *expr, const char *msg);
+void conf_forced_ran(void);
+/* The test's count line; skips the test when all its built-in calls were refused and nothing failed. */
+void conf_forced_end(const char *suite, const char *test, unsigned failures);
 /* Makes the library set a known message, so that a later check can tell a fresh message from a stale one. */
 void conf_prime_message(void);
 /* Whether the message of the last failing call contains `needle` (reported as a check). */

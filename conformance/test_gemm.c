@@ -67,8 +67,7 @@ static void run_gemm(const gcase *g) {
     if (!conf_write(ba, 0, a, len_a * sizeof(float)) || !conf_write(bb, 0, b, len_b * sizeof(float)) ||
         !conf_write(bc, 0, c0, len_c * sizeof(float)))
         return;
-    if (!CHECK_ST(HCL_SUCCESS,
-                  hcl_gemm_f32(conf_queue, g->ta, g->tb, m, n, k, g->alpha, ba, lda, bb, ldb, g->beta, bc, ldc, NULL)))
+    if (!CHECK_RUN(hcl_gemm_f32(conf_queue, g->ta, g->tb, m, n, k, g->alpha, ba, lda, bb, ldb, g->beta, bc, ldc, NULL)))
         return;
     if (!conf_read(bc, 0, c, len_c * sizeof(float))) return;
 

@@ -72,7 +72,7 @@ static void run_softmax(size_t rows, size_t cols, enum gen gen, bool in_place) {
         bout = conf_buffer(bytes);
         if (!bout || !conf_poison_buffer(bout, 0, bytes)) return;
     }
-    if (!CHECK_ST(HCL_SUCCESS, hcl_softmax_f32(conf_queue, rows, cols, bin, bout, NULL))) return;
+    if (!CHECK_RUN(hcl_softmax_f32(conf_queue, rows, cols, bin, bout, NULL))) return;
     if (!conf_read(bout, 0, y, bytes)) return;
 
     char what[128];

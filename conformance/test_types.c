@@ -69,7 +69,7 @@ static void run_vecadd(hcl_dtype t, size_t n) {
     for (size_t i = 0; i < n; i++) ref[i] = hcl_ts_round_to(t, (double)a[i] + (double)b[i]); /* exact, tol 0 */
     hcl_buffer ba = typed_buffer(t, a, a16, len), bb = typed_buffer(t, b, b16, len), bc = poisoned16(t, len);
     if (!ba || !bb || !bc) return;
-    if (!CHECK_ST(HCL_SUCCESS, hcl_vecadd(conf_queue, t, n, ba, bb, bc, NULL))) return;
+    if (!CHECK_RUN(hcl_vecadd(conf_queue, t, n, ba, bb, bc, NULL))) return;
     if (!read16(bc, t, len, got, raw)) return;
     char what[96];
     snprintf(what, sizeof what, "vecadd %s n=%zu", hcl_dtype_name(t), n);
@@ -103,7 +103,7 @@ static void run_softmax(hcl_dtype t, size_t rows, size_t cols, bool in_place) {
     hcl_ts_add_output_rounding(t, ref, tol, n);
     hcl_buffer bi = typed_buffer(t, x, x16, len), bo = in_place ? bi : poisoned16(t, len);
     if (!bi || !bo) return;
-    if (!CHECK_ST(HCL_SUCCESS, hcl_softmax(conf_queue, t, rows, cols, bi, bo, NULL))) return;
+    if (!CHECK_RUN(hcl_softmax(conf_queue, t, rows, cols, bi, bo, NULL))) return;
     if (!read16(bo, t, len, got, raw)) return;
     char what[128];
     snprintf(what, sizeof what, "softmax %s %zu x %zu%s", hcl_dtype_name(t), rows, cols, in_place ? " in place" : "");
@@ -164,7 +164,7 @@ static void run_reduce(hcl_dtype t, hcl_reduce_op op, size_t n, enum rgen gen) {
     if (isnan(ref) || isinf(ref)) tol = 0.0;
     hcl_buffer bi = typed_buffer(t, x, x16, len), bo = conf_buffer(sizeof(float));
     if (!bi || !bo || !conf_poison_buffer(bo, 0, sizeof(float))) return;
-    if (!CHECK_ST(HCL_SUCCESS, hcl_reduce(conf_queue, t, op, n, bi, bo, NULL))) return;
+    if (!CHECK_RUN(hcl_reduce(conf_queue, t, op, n, bi, bo, NULL))) return;
     if (!conf_read(bo, 0, &got, sizeof got)) return;
     static const char *names[] = {"sum", "max", "min"};
     char what[96];
@@ -236,8 +236,8 @@ static void run_gemm(const tcase *g) {
              hcl_dtype_name(g->ab), hcl_dtype_name(g->ab), hcl_dtype_name(g->c),
              g->compute == HCL_COMPUTE_TF32 ? " (TF32)" : "", g->ta ? "T" : "N", g->tb ? "T" : "N", m, n, k, g->pad,
              (double)g->alpha, (double)g->beta, g->c_nan ? " (C holds NaN)" : "");
-    if (!CHECK_ST(HCL_SUCCESS, hcl_gemm(conf_queue, g->ta, g->tb, m, n, k, g->alpha, g->ab, ba, lda, g->ab, bb, ldb,
-                                        g->beta, g->c, bc, ldc, g->compute, NULL)))
+    if (!CHECK_RUN(hcl_gemm(conf_queue, g->ta, g->tb, m, n, k, g->alpha, g->ab, ba, lda, g->ab, bb, ldb, g->beta, g->c,
+                            bc, ldc, g->compute, NULL)))
         return;
     uint16_t *raw = conf_malloc(len_c * 2);
     if (g->c == HCL_DTYPE_F32) {

@@ -43,7 +43,7 @@ static void run_vecadd(size_t n, enum alias alias) {
     } else if (alias == ALIAS_C_IS_B) {
         bc = bb;
     }
-    if (!CHECK_ST(HCL_SUCCESS, hcl_vecadd_f32(conf_queue, n, ba, bb, bc, NULL))) return;
+    if (!CHECK_RUN(hcl_vecadd_f32(conf_queue, n, ba, bb, bc, NULL))) return;
     if (!conf_read(bc, 0, c, bytes)) return;
 
     char what[96];

@@ -411,7 +411,30 @@ static void sweep(void) {
            same, forced, refused);
 }
 
-int main(void) {
+/* The user's table of variants (docs/architecture.md, "Kernel variants") has a row for every variant of the list. */
+static void documented(const char *path) {
+    FILE *f = fopen(path, "rb");
+    HCL_TS_CHECK(f != NULL, "cannot read %s", path);
+    if (!f) return;
+    static char text[1 << 20];
+    const size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    for (int v = HCL_KVARIANT_AUTO + 1; v < HCL_KVARIANT_COUNT; v++) {
+        const hcl_kvariant_info *info = hcl_kvariant_get((hcl_kvariant)v);
+        char row[96];
+        snprintf(row, sizeof row, "| %s | `%s` |",
+                 info->op == HCL_KOP_GEMM      ? "gemm"
+                 : info->op == HCL_KOP_SOFTMAX ? "softmax"
+                                               : "reduce",
+                 info->name);
+        HCL_TS_CHECK(strstr(text, row) != NULL, "%s has no row '%s'", path, row);
+    }
+}
+
+/* argv[1]: docs/architecture.md, whose table of variants is checked against the list. */
+int main(int argc, char **argv) {
+    if (argc > 1) documented(argv[1]);
     parser();
     gemm_nvidia();
     gemm_other();

@@ -72,6 +72,29 @@ static int skip_binaries(const hcl__device *dev) {
     return v && *v && strcmp(v, "binary") != 0;
 }
 
+/* The variants forced through HCL_<OP>_VARIANT (hcl_plan.h), read once per process: per op the variant the plans get
+ * in hcl_kdevice.variant, or the status and message of a value that names none (every call of that op then fails). */
+static struct {
+    hcl_kvariant variant[HCL_KOP_COUNT];
+    hcl_status status[HCL_KOP_COUNT];
+    char why[HCL_KOP_COUNT][768];
+} g_forced;
+static pthread_once_t g_forced_once = PTHREAD_ONCE_INIT;
+
+static void read_forced_variants(void) {
+    for (int op = 0; op < HCL_KOP_COUNT; op++) {
+        const char *env = hcl_kvariant_env((hcl_kop)op), *text = env ? getenv(env) : NULL;
+        g_forced.status[op] =
+            hcl_kvariant_parse((hcl_kop)op, text, &g_forced.variant[op], g_forced.why[op], sizeof g_forced.why[op]);
+        const hcl_kvariant_info *info = hcl_kvariant_get(g_forced.variant[op]);
+        if (info)
+            hcl__log(HCL_LOG_INFO, "core", "%s=%s: every call takes that variant (%s) or is refused", env, info->name,
+                     info->what);
+        else if (g_forced.status[op] != HCL_SUCCESS)
+            hcl__log(HCL_LOG_WARN, "core", "%s", g_forced.why[op]);
+    }
+}
+
 static int is_binary_kind(hcl_source_kind kind) {
     return kind == HCL_SOURCE_CUDA_BINARY || kind == HCL_SOURCE_HIP_BINARY;
 }
@@ -181,6 +204,8 @@ static void describe_device(runner_ctx *ctx, hcl_kdevice *kd) {
     unsigned level = 0;
     if (sscanf(dev->info.arch, "sm_%u", &level) == 1) kd->arch_level = level; /* "sm_90", "sm_90a": 90 */
     kd->matrix_unit = dev->info.matrix_unit;
+    pthread_once(&g_forced_once, read_forced_variants);
+    memcpy(kd->variant, g_forced.variant, sizeof kd->variant);
     kd->matrix_types = dev->info.matrix_types;
     kd->native_types = dev->info.native_types;
     kd->kernel_max_group = kernel_max_group;
@@ -302,6 +327,8 @@ static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin
 static hcl_status plan_locked(runner_ctx *ctx, hcl_kdevice *kd, const hcl__builtin_call *call, hcl_kplan *plan) {
     hcl__device *dev = ctx->dev;
     describe_device(ctx, kd);
+    if ((unsigned)call->op < HCL_KOP_COUNT && g_forced.status[call->op] != HCL_SUCCESS)
+        return hcl__set_message(g_forced.status[call->op], "%s", g_forced.why[call->op]);
     hcl_status st = find_family(ctx, kd, call->op);
     if (st == HCL_SUCCESS) {
         st = plan_call(kd, call, plan);
