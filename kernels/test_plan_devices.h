@@ -63,14 +63,13 @@ static inline hcl_kdevice hcl_test_cl_gpu(void) {
 
 /* PoCL 3.1 on a 2-core CPU: groups of up to 4096, 4 MiB of local memory, no sub-groups. */
 static inline hcl_kdevice hcl_test_pocl(void) {
-    hcl_kdevice d;
-    memset(&d, 0, sizeof d);
-    d.family = HCL_KFAMILY_CL;
+    hcl_kdevice d = hcl_test_cl_gpu();
     d.is_cpu = 1;
     d.compute_units = 2;
+    d.subgroup_width = 0;
     d.max_group_size = 4096;
     d.local_mem = 4194304;
-    d.max_groups[0] = d.max_groups[1] = d.max_groups[2] = 4294967295u;
+    d.kernel_max_group = NULL; /* unknown: the device's limit */
     return d;
 }
 

@@ -7,6 +7,7 @@
  * Exit status: 0 when every check passed, 1 otherwise (each failure printed). */
 #include "hcl_testsupport.h"
 #include "hcl_plan.h"
+#include "test_plan_devices.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,19 +34,12 @@ static hcl_kdevice cl_gpu(int xmx, uint32_t sg) {
     return d;
 }
 
+/* C = A B + 0.5 C of m x n x k, no padding (test_plan_devices.h). */
 static hcl_kgemm shape(hcl_dtype ab, hcl_dtype c, int ta, int tb, size_t m, size_t n, size_t k) {
-    hcl_kgemm g;
-    memset(&g, 0, sizeof g);
-    g.trans_a = ta ? HCL_TRANS : HCL_NO_TRANS;
-    g.trans_b = tb ? HCL_TRANS : HCL_NO_TRANS;
-    g.m = m, g.n = n, g.k = k;
-    g.alpha = 1.0f, g.beta = 0.5f;
-    g.lda = ta ? m : k, g.ldb = tb ? k : n, g.ldc = n;
-    g.ab_type = ab, g.c_type = c, g.compute = HCL_COMPUTE_F32;
+    hcl_kgemm g = hcl_test_gemm(ab, c, HCL_COMPUTE_F32, ta, tb, m, n, k, 0);
+    g.beta = 0.5f;
     return g;
 }
-
-static const char *kernel_name(const hcl_klaunch *l) { return hcl_kprogram_get(l->prog)->kernels[l->kernel]; }
 
 /* The plan of g on d: one launch of `kernel` in program `prog` over gx x gy groups of bx x by work-items. */
 static void expect(const char *what, const hcl_kdevice *d, const hcl_kgemm *g, hcl_kprog prog, const char *kernel,
@@ -58,7 +52,8 @@ static void expect(const char *what, const hcl_kdevice *d, const hcl_kgemm *g, h
         HCL_TS_CHECK(p.count == 1, "%s: %zu launches", what, p.count);
         HCL_TS_CHECK(l->prog == prog, "%s: program %s, expected %s", what, hcl_kprogram_get(l->prog)->name,
                      hcl_kprogram_get(prog)->name);
-        HCL_TS_CHECK(strcmp(kernel_name(l), kernel) == 0, "%s: kernel %s, expected %s", what, kernel_name(l), kernel);
+        HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), kernel) == 0, "%s: kernel %s, expected %s", what,
+                     hcl_test_kernel_name(l), kernel);
         HCL_TS_CHECK(l->grid.x == gx && l->grid.y == gy && l->grid.z == 1,
                      "%s: grid %u x %u x %u, expected %u x %u x 1", what, l->grid.x, l->grid.y, l->grid.z, gx, gy);
         HCL_TS_CHECK(l->block.x == bx && l->block.y == by && l->block.z == 1,
@@ -67,8 +62,20 @@ static void expect(const char *what, const hcl_kdevice *d, const hcl_kgemm *g, h
                      "%s: %zu bytes of dynamic local memory, %zu of scratch", what, l->shared_bytes, p.scratch_bytes);
         HCL_TS_CHECK(l->num_args == 11, "%s: %u arguments", what, l->num_args);
         printf("ok   %-58s %-14s %-20s %u x %u groups of %u x %u\n", what, hcl_kprogram_get(l->prog)->name,
-               kernel_name(l), l->grid.x, l->grid.y, l->block.x, l->block.y);
+               hcl_test_kernel_name(l), l->grid.x, l->grid.y, l->block.x, l->block.y);
     }
+    hcl_kplan_free(&p);
+}
+
+/* g on d with gemm variant v forced: refused, naming the variable and the variant, with `needle` in the why. */
+static void refused(const char *what, hcl_kdevice d, hcl_kvariant v, const hcl_kgemm *g, const char *needle) {
+    hcl_kplan p;
+    d.variant[HCL_KOP_GEMM] = v;
+    const hcl_status st = hcl_plan_gemm(&d, g, &p);
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "HCL_GEMM_VARIANT=%s cannot run this call", hcl_kvariant_get(v)->name);
+    HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, prefix) && strstr(p.why, needle),
+                 "%s: status %d, why '%s'", what, (int)st, p.why);
     hcl_kplan_free(&p);
 }
 
@@ -152,19 +159,9 @@ int main(void) {
     g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, 0, 0, 1000, 1000, 1000);
     expect("xmx forced, sg 8: f16 nn 1000^3", &forced, &g, HCL_KPROG_CL_GEMM_XMX8, "hcl_gemm_nn_f16", 32, 16, 8, 4);
     g = shape(HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 64, 64, 64);
-    st = hcl_plan_gemm(&forced, &g, &p);
-    HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=xmx cannot run this call") &&
-                     strstr(p.why, "f16 and bf16 inputs"),
-                 "xmx forced, f32: status %d, why '%s'", (int)st, p.why);
-    hcl_kplan_free(&p);
-    hcl_kdevice no_xmx = plain;
-    no_xmx.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_XMX;
+    refused("xmx forced, f32", dg2, HCL_KVARIANT_GEMM_XMX, &g, "f16 and bf16 inputs");
     g = shape(HCL_DTYPE_BF16, HCL_DTYPE_BF16, 0, 0, 64, 64, 64);
-    st = hcl_plan_gemm(&no_xmx, &g, &p);
-    HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=xmx cannot run this call") &&
-                     strstr(p.why, "no XMX"),
-                 "xmx forced without the extension: status %d, why '%s'", (int)st, p.why);
-    hcl_kplan_free(&p);
+    refused("xmx forced without the extension", plain, HCL_KVARIANT_GEMM_XMX, &g, "no XMX");
     forced.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_SIMT;
     g = shape(HCL_DTYPE_F16, HCL_DTYPE_F16, 0, 0, 1000, 1000, 1000);
     expect("simt forced, sg 8: f16 nn 1000^3", &forced, &g, HCL_KPROG_CL_GEMM16, "hcl_gemm_nn_f16", 8, 8, 16, 16);
