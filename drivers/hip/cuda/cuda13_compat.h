@@ -26,6 +26,7 @@
 #include <cuda_fp16.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 #include <string.h>
 
 #if CUDA_VERSION >= 13000
