@@ -5,7 +5,7 @@
  * 1e-5 covers a few ulp of exp and the division; the sum of `cols` float32 terms adds a relative error that
  * grows like sqrt(cols) for sequential summation of random data (log2(cols) for a tree), hence the scaling
  * above 256 columns (1.25e-4 at 40000). The absolute term allows results below FLT_MIN to be flushed to zero.
- * An input of -inf gives exactly 0; a row of only -inf gives NaN (not the poison).
+ * An input of -inf gives exactly 0; a row of only -inf gives NaN (not the poison), and so does a row with a NaN.
  */
 #include "common.h"
 
@@ -16,8 +16,8 @@
 
 #define GUARD 5
 
-enum gen { GEN_UNIFORM, GEN_LARGE, GEN_NEGINF };
-static const char *gen_name[] = {"uniform [-10, 10]", "large magnitudes", "with -inf"};
+enum gen { GEN_UNIFORM, GEN_LARGE, GEN_NEGINF, GEN_NAN };
+static const char *gen_name[] = {"uniform [-10, 10]", "large magnitudes", "with -inf", "with a NaN"};
 
 static void generate(float *x, size_t rows, size_t cols, enum gen gen) {
     for (size_t r = 0; r < rows; r++) {
@@ -41,6 +41,16 @@ static void generate(float *x, size_t rows, size_t cols, enum gen gen) {
                 row[conf_rand_u64() % cols] = 3e38f;
                 break;
             }
+        } else if (gen == GEN_NAN) {
+            /* one NaN a row, which makes the row NaN: alone among -inf in an aligned run of 8 (what one thread or one
+             * work-item's vectors hold: the streamed kernels lost it there), among the row's numbers, or with only
+             * -inf besides */
+            const size_t run = cols < 8 ? cols : 8, at = conf_rand_u64() % (cols / run) * run;
+            if (r % 3 == 0)
+                for (size_t j = at; j < at + run; j++) row[j] = -INFINITY;
+            if (r % 3 == 2)
+                for (size_t j = 0; j < cols; j++) row[j] = -INFINITY;
+            row[at + conf_rand_u64() % run] = NAN;
         } else if (gen == GEN_NEGINF) {
             if (r % 5 == 4) { /* a row of only -inf: 0/0 */
                 for (size_t j = 0; j < cols; j++) row[j] = -INFINITY;
@@ -145,6 +155,11 @@ CONF_TEST(softmax, large_magnitudes) {
 CONF_TEST(softmax, neg_infinity) {
     static const size_t cols[] = {1, 2, 3, 16, 17, 64, 129, 1024, 1025, 4097};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) run_softmax(10, cols[i], GEN_NEGINF, false);
+}
+
+CONF_TEST(softmax, nan) {
+    static const size_t cols[] = {1, 3, 7, 8, 31, 64, 257, 1025, 4096, 20000, 70000};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) run_softmax(12, cols[i], GEN_NAN, false);
 }
 
 CONF_TEST(softmax, in_place) {

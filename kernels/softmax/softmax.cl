@@ -408,7 +408,8 @@ static void hcl_softmax_rows(__global const void *in, __global void *out, ulong 
 }
 
 /* Fold four values into a running (max, sum): the sum is rescaled when the max grows; while the max is -inf every
- * value so far is -inf and adds nothing (exp(-inf - -inf) would be NaN). A NaN skips the max and makes the sum NaN. */
+ * value so far is -inf or NaN and adds nothing (exp(-inf - -inf) would be NaN) but a NaN. A NaN skips the max and
+ * makes the sum NaN, also in a work-item that sees only NaN and -inf (its max stays -inf). */
 static void hcl_softmax_online4(float *m, float *s, const float4 v) {
     const float vm = fmax(fmax(v.x, v.y), fmax(v.z, v.w));
     if (vm > *m) {
@@ -418,6 +419,8 @@ static void hcl_softmax_online4(float *m, float *s, const float4 v) {
     if (*m != -INFINITY) {
         const float4 e = exp(v - *m);
         *s += (e.x + e.y) + (e.z + e.w);
+    } else if (any(isnan(v))) {
+        *s = NAN;
     }
 }
 
@@ -438,7 +441,7 @@ static void hcl_softmax_streamed4(__global const void *in, __global void *out, u
     }
     if (j < n4) hcl_softmax_online4(&m, &s, hcl_load4(in, v0 + j, type));
     const float mx = hcl_softmax_fold(scratch, m, 1);
-    s = m == -INFINITY ? 0.0f : s * exp(m - mx); /* this work-item's sum at the row's max */
+    s = m == -INFINITY ? s : s * exp(m - mx); /* this work-item's sum at the row's max (0 or NaN where m is -inf) */
     const float inv = 1.0f / hcl_softmax_fold(scratch, s, 0);
     for (j = lid; j + lsize < n4; j += 2 * lsize) {
         const float4 a = hcl_load4(in, v0 + j, type), b = hcl_load4(in, v0 + j + lsize, type);

@@ -42,12 +42,14 @@ __device__ __forceinline__ float hcl_softmax_warp_sum(float v, int width) {
     return v;
 }
 
-/* Merge running (max, sum) pairs: sums are rescaled to the larger max. A side whose max is -inf holds no mass
- * (and its expf(-inf - -inf) would be NaN). A NaN sum stays NaN, so a row with a NaN comes out NaN. */
+/* Merge running (max, sum) pairs: sums are rescaled to the larger max. A side whose max is -inf holds no mass, its sum
+ * is 0 (and its expf(-inf - -inf) would be NaN), or NaN where it saw a NaN and only -inf besides (fmaxf skips the NaN):
+ * that sum is kept as it is. A NaN sum stays NaN, so a row with a NaN comes out NaN. (The streamed kernel with a thread
+ * of only one NaN lost it, forced on rows of 7 to 33 16-bit columns: HCL_SOFTMAX_VARIANT=streamed on the H200.) */
 __device__ __forceinline__ void hcl_softmax_merge(float &m, float &s, float m2, float s2) {
     const float mm = fmaxf(m, m2);
-    const float a = m == hcl_softmax_neg_inf() ? 0.0f : s * expf(m - mm);
-    const float b = m2 == hcl_softmax_neg_inf() ? 0.0f : s2 * expf(m2 - mm);
+    const float a = m == hcl_softmax_neg_inf() ? s : s * expf(m - mm);
+    const float b = m2 == hcl_softmax_neg_inf() ? s2 : s2 * expf(m2 - mm);
     m = mm;
     s = a + b;
 }
