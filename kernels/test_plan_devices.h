@@ -49,14 +49,12 @@ static inline uint64_t hcl_test_cl_kernel_max_group(const hcl_kdevice *dev, hcl_
 
 /* An OpenCL GPU like the H100 through NVIDIA's OpenCL (132 compute units, groups of up to 256 for every kernel). */
 static inline hcl_kdevice hcl_test_cl_gpu(void) {
-    hcl_kdevice d;
-    memset(&d, 0, sizeof d);
+    hcl_kdevice d = hcl_test_gpu(0);
     d.family = HCL_KFAMILY_CL;
-    d.compute_units = 132;
-    d.subgroup_width = 32;
-    d.max_group_size = 1024;
     d.local_mem = 49152;
     d.max_groups[0] = d.max_groups[1] = d.max_groups[2] = 4294967295u;
+    d.matrix_unit = HCL_MATRIX_UNIT_NONE;
+    d.matrix_types = 0;
     d.kernel_max_group = hcl_test_cl_kernel_max_group;
     return d;
 }

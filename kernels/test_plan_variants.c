@@ -24,6 +24,7 @@ typedef struct vcall {
     size_t n;          /* reduce */
 } vcall;
 
+/* The calls of each op: a gemm C = A B (rows padded by `pad`), a softmax of rows x cols, a sum of n. */
 static vcall gemm_call(hcl_dtype ab, hcl_dtype c, hcl_compute compute, int ta, int tb, size_t m, size_t n, size_t k,
                        size_t pad) {
     vcall v = {HCL_KOP_GEMM, hcl_test_gemm(ab, c, compute, ta, tb, m, n, k, pad), HCL_DTYPE_F32, 0, 0, 0};
@@ -48,6 +49,7 @@ static hcl_status plan_with(hcl_kdevice dev, hcl_kvariant v, const vcall *c, hcl
     }
 }
 
+/* Whether s starts with prefix. */
 static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
 /* Whether launch l is one of variant v's kernels; launches every variant shares (the split-K sum, TF32's transposed
