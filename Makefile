@@ -1,7 +1,9 @@
 # HCL: the two commands for a fresh Debian 12 / Ubuntu 24.04 machine are `make bench` and `make test`.
 #
-#   make deps    install the missing Debian/Ubuntu packages (as root; says what to run otherwise);
-#                HCL_DEPS=minimal: only what the host and OpenCL backends need (default full: every backend)
+#   make deps    install the missing Debian/Ubuntu packages (as root; says what to run otherwise), and Intel's OpenCL
+#                CPU runtime from PyPI into .deps/intel-opencl (a second OpenCL vendor for the tests);
+#                HCL_DEPS=minimal: only what the host and OpenCL backends need (default full: every backend, Intel's
+#                runtime)
 #   make deps-list   which packages each backend needs (deps-packages: the list make deps checks, one line)
 #   make build   configure build/ (Ninja, RelWithDebInfo, warnings as errors) once, then build it
 #   make test    deps + build + every ctest test, then the same suite built with ASan+UBSan in build-asan/
@@ -32,6 +34,7 @@ DEPS_opencl    := ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libcl
 DEPS_levelzero := libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools g++ dpkg-dev
 DEPS_hip       := libamdhip64-dev hipcc rocm-device-libs g++
 DEPS_cuda      :=
+DEPS_intel     := python3 python3-venv
 WHY_common    := the build (CMake, Ninja, gcc), the conformance suite (Criterion), ctest format (clang-format); \
                  Open MPI (mpirun, mpi.h): the mpi engine's tests and example under mpirun (HCL itself opens \
                  libmpi at run time and needs no MPI to build)
@@ -43,21 +46,32 @@ WHY_levelzero := ze_api.h and the loader; clang-14, llvm-spirv-14, spirv-val (SP
                  dpkg-dev (the loader's null driver, built for the tests)
 WHY_hip       := the HIP headers and runtime (hiprtc); hipcc and the device libraries (the code-object bundle); \
                  g++ (the MFMA emulation test)
+WHY_intel     := Intel's OpenCL CPU runtime, the OpenCL suite's second vendor (ctest conformance-opencl-intel): \
+                 python3's venv and pip install PyPI's intel-opencl-rt and intel-cmplr-lib-rt (INTEL_OCL_VERSION) \
+                 into .deps/intel-opencl (in the source tree, git-ignored; nothing system-wide)
 WHY_cuda      := no Debian package: NVIDIA's CUDA toolkit, where installed, gives cuda.h and nvrtc.h (the \
                  driver), nvcc (the fatbin, bench's CUB library) and cuBLAS; running needs only the NVIDIA \
                  driver (libcuda.so.1)
 
 # HCL_DEPS picks what `make deps` (and so `make bench` and `make test`) installs: full (default) every backend's
-# packages; minimal only the common ones and the host and OpenCL backends' (the other drivers are then reported
-# as not built by CMake, with what they need).
+# packages and Intel's OpenCL CPU runtime; minimal only the common ones and the host and OpenCL backends' (the other
+# drivers are then reported as not built by CMake, with what they need, and conformance-opencl-intel as skipped).
 HCL_DEPS ?= full
-DEPS_SETS_full    := common host opencl levelzero hip cuda
+DEPS_SETS_full    := common host opencl intel levelzero hip cuda
 DEPS_SETS_minimal := common host opencl
 DEPS_SETS := $(DEPS_SETS_$(HCL_DEPS))
 ifeq ($(DEPS_SETS),)
 $(error HCL_DEPS=$(HCL_DEPS) is not known: use HCL_DEPS=full (every backend) or HCL_DEPS=minimal (host and OpenCL))
 endif
 DEB_PACKAGES := $(sort $(foreach set,$(DEPS_SETS),$(DEPS_$(set))))
+
+# Intel's OpenCL CPU runtime (set intel): PyPI's wheels in a virtual environment of their own under the source tree,
+# where conformance/CMakeLists.txt looks (HCL_INTEL_OPENCL_LIB); libintelocl.so finds the compiler runtime's libraries
+# (libimf, libsvml, libirng, libintlc) beside it through its $ORIGIN RUNPATH. The stamp, written last, names the
+# version: an interrupted install is redone, a finished one only checked.
+INTEL_OCL_VERSION := 2026.2.0
+INTEL_OCL_DIR := $(CURDIR)/.deps/intel-opencl
+INTEL_OCL_STAMP := $(INTEL_OCL_DIR)/hcl-installed-$(INTEL_OCL_VERSION)
 
 # Sanitizer settings of the ASan run. Reports go to files under $(ASAN_DIR)/sanitizer-logs as well as failing
 # the process, so a report from a child process (Criterion forks each test) cannot go unnoticed.
@@ -71,7 +85,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0:log_path=$(SAN_L
            LSAN_OPTIONS=print_suppressions=0:log_path=$(SAN_LOG_DIR)/lsan$(if $(LSAN_SUPP),:suppressions=$(LSAN_SUPP)) \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG_DIR)/ubsan
 
-.PHONY: all deps deps-list deps-packages build test test-asan bench info format clean help
+.PHONY: all deps deps-intel deps-list deps-packages build test test-asan bench info format clean help
 
 all: build
 
@@ -84,7 +98,7 @@ deps-list:
 	@$(foreach set,$(DEPS_SETS_full),printf '%-10s %s\n' "$(set)$(if $(filter $(set),$(DEPS_SETS)),*)" \
 	  "$(or $(DEPS_$(set)),(none))"; \
 	  echo "$(strip $(WHY_$(set)))" | fold -s -w 104 | sed -e 's/ *$$//' -e 's/^/           /';)
-	@echo "HCL_DEPS=full (default): every backend; HCL_DEPS=minimal: common, host and opencl only"
+	@echo "HCL_DEPS=full (default): every set; HCL_DEPS=minimal: common, host and opencl only"
 
 # The packages `make deps` checks and installs with this HCL_DEPS, one line (for scripts and the deps test).
 deps-packages:
@@ -111,6 +125,28 @@ deps:
 	export DEBIAN_FRONTEND=noninteractive; \
 	apt-get update; \
 	apt-get install -y --no-install-recommends $$missing
+	@$(if $(filter intel,$(DEPS_SETS)),$(MAKE) --no-print-directory deps-intel)
+
+# Intel's OpenCL CPU runtime from PyPI (pip in a new virtual environment; no root needed, nothing outside the folder).
+deps-intel:
+	@set -e; dir="$(INTEL_OCL_DIR)"; \
+	if [ -f "$(INTEL_OCL_STAMP)" ] && [ -e "$$dir/lib/libintelocl.so" ]; then \
+	  echo "make deps: Intel's OpenCL CPU runtime $(INTEL_OCL_VERSION) is installed ($$dir)"; exit 0; \
+	fi; \
+	if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then \
+	  echo "make deps: Intel's OpenCL CPU runtime needs python3 with venv (Debian/Ubuntu: python3-venv)"; exit 1; \
+	fi; \
+	echo "make deps: installing Intel's OpenCL CPU runtime $(INTEL_OCL_VERSION) from PyPI into $$dir (about 270 MB)"; \
+	rm -rf "$$dir"; \
+	python3 -m venv "$$dir"; \
+	if ! "$$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+	    intel-opencl-rt==$(INTEL_OCL_VERSION) intel-cmplr-lib-rt==$(INTEL_OCL_VERSION); then \
+	  echo "make deps: pip could not install Intel's OpenCL CPU runtime (HCL_DEPS=minimal leaves it out)"; \
+	  rm -rf "$$dir"; exit 1; \
+	fi; \
+	test -e "$$dir/lib/libintelocl.so" || { echo "make deps: the wheels put no lib/libintelocl.so in $$dir"; exit 1; }; \
+	touch "$(INTEL_OCL_STAMP)"; \
+	echo "make deps: Intel's OpenCL CPU runtime $(INTEL_OCL_VERSION) installed ($$dir)"
 
 build:
 	@if [ ! -f $(BUILD_DIR)/CMakeCache.txt ]; then \

@@ -1,8 +1,9 @@
 #!/bin/bash
 # ctest `deps`: the Makefile's package sets, without installing or removing anything.
-#   1. `make deps-list` has one row per backend of the build's list (HCL_BACKENDS) plus `common`;
+#   1. `make deps-list` has one row per backend of the build's list (HCL_BACKENDS) plus `common` and `intel` (Intel's
+#      OpenCL CPU runtime from PyPI);
 #   2. `make deps-packages` with HCL_DEPS=minimal is exactly the common, host and opencl rows, and holds none of the
-#      packages that only Level Zero or HIP need; with HCL_DEPS=full (and unset) it is every row;
+#      packages that only Level Zero, HIP or Intel's runtime need; with HCL_DEPS=full (and unset) it is every row;
 #   3. `make -n deps` (the recipe, not run) checks exactly that list, for both settings;
 #   4. an unknown HCL_DEPS stops make with a message that names the valid values.
 # Usage: test-deps.sh SOURCE_DIR BACKEND...   (the backends of HCL_BACKENDS, from CMake)
@@ -27,14 +28,15 @@ echo "$list"
 # The rows: "<set>[*] <packages>" (a set's explanation lines are indented).
 rows=$(echo "$list" | awk '/^[a-z][a-z0-9_]*\*? / { sub(/\*$/, "", $1); print }')
 row() { echo "$rows" | awk -v s="$1" '$1 == s { $1 = ""; print }' | sed 's/(none)//'; }
-for set in common "${backends[@]}"; do
+sets=(common "${backends[@]}" intel)
+for set in "${sets[@]}"; do
     echo "$rows" | awk '{print $1}' | grep -qx "$set" || fail "make deps-list has no row for $set"
 done
 
 # The README's table of the same sets (section "Dependencies") lists the same packages.
 readme_rows=$(awk '/^## Dependencies/ { on = 1; next } /^## / { on = 0 } on && /^\| *`?[a-z]/' "$src/README.md")
 [ -n "$readme_rows" ] || fail "README.md has no table of packages under \"## Dependencies\""
-for set in common "${backends[@]}"; do
+for set in "${sets[@]}"; do
     readme=$(echo "$readme_rows" | awk -F'|' -v s="$set" '{ n = $2; gsub(/[ `]/, "", n) } n == s { print $3 }' |
         sed 's/\bnone\b//' | sorted)
     make_row=$(row "$set" | sorted)
@@ -48,7 +50,7 @@ union() {
     echo "$out" | sorted
 }
 want_min=$(union common host opencl)
-want_full=$(union common "${backends[@]}")
+want_full=$(union "${sets[@]}")
 got_min=$(mk deps-packages HCL_DEPS=minimal | sorted)
 got_full=$(mk deps-packages HCL_DEPS=full | sorted)
 got_default=$(env -u HCL_DEPS make -s --no-print-directory -C "$src" deps-packages | sorted)
@@ -57,9 +59,9 @@ echo "full:    $got_full"
 [ "$got_min" = "$want_min" ] || fail "HCL_DEPS=minimal installs [$got_min], not the common+host+opencl rows [$want_min]"
 [ "$got_full" = "$want_full" ] || fail "HCL_DEPS=full installs [$got_full], not every row [$want_full]"
 [ "$got_default" = "$got_full" ] || fail "without HCL_DEPS make deps installs [$got_default], not the full set"
-for p in $(union levelzero hip); do
+for p in $(union levelzero hip intel); do
     case " $want_min " in *" $p "*) continue ;; esac # also needed by common/host/opencl
-    case " $got_min " in *" $p "*) fail "HCL_DEPS=minimal installs $p (only Level Zero or HIP need it)" ;; esac
+    case " $got_min " in *" $p "*) fail "HCL_DEPS=minimal installs $p (only Level Zero, HIP or Intel's runtime need it)" ;; esac
 done
 for p in ocl-icd-opencl-dev opencl-headers pocl-opencl-icd cmake gcc; do
     case " $got_min " in *" $p "*) ;; *) fail "HCL_DEPS=minimal does not install $p" ;; esac

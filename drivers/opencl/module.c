@@ -10,7 +10,8 @@ typedef struct hcl__ocl_module {
     pthread_mutex_t lock; /* guards program and the fields below (a rebuild replaces the program) */
     cl_program program;
     /* Set while `program` came from the cache: the source to rebuild it from, once, when the binary lacks a kernel
-     * that is asked for (a forged or stale entry). NULL once built from source. */
+     * that is asked for (a forged or stale entry) or the argument info its source build had. NULL once built from
+     * source. */
     char *source;
     size_t length;
     char *options;
@@ -239,14 +240,15 @@ void hcl__ocl_module_destroy(void *module) {
     free(m);
 }
 
-/* The module's program came from the cache and lacks kernel `name`: the entry is stale or forged. Evict it, build the
- * source again (once: the module then holds a program built from source) and give the new program. Kernels made
- * from the old program keep it alive (OpenCL reference counts). Called with m->lock held. */
-static hcl_status rebuild_from_source(hcl__ocl_module *m, const char *name) {
-    hcl__kit_host->log(HCL_LOG_WARN, HCL_OCL_NAME,
-                       "kernel '%s' is missing from a program binary loaded from the cache; evicting the entry and "
-                       "building from source",
-                       name);
+/* The module's program came from the cache and lacks what kernel `name` needs (`why`): the kernel itself (the entry is
+ * stale or forged: a warning), or its argument info. Evict the entry, build the source again (once: the module then
+ * holds a program built from source) and give the new program. Kernels made from the old program keep it alive
+ * (OpenCL reference counts). Called with m->lock held. */
+static hcl_status rebuild_from_source(hcl__ocl_module *m, const char *name, hcl_log_level level, const char *why) {
+    hcl__kit_host->log(level, HCL_OCL_NAME,
+                       "kernel '%s': %s a program binary loaded from the cache; evicting the entry and building from "
+                       "source",
+                       name, why);
     cl_program program = NULL;
     hcl_status status = hcl__ocl_program_build(m->device, m->source, m->length, m->options, 0, &program, NULL);
     if (status != HCL_SUCCESS) return status;
@@ -269,7 +271,7 @@ hcl_status hcl__ocl_kernel_create(void *module, const char *name, void **out_ker
     pthread_mutex_lock(&m->lock);
     k->kernel = hcl__cl.clCreateKernel(m->program, name, &err);
     if ((err == CL_INVALID_KERNEL_NAME || err == CL_INVALID_PROGRAM_EXECUTABLE) && m->source) {
-        status = rebuild_from_source(m, name);
+        status = rebuild_from_source(m, name, HCL_LOG_WARN, "missing from");
         if (status == HCL_SUCCESS) k->kernel = hcl__cl.clCreateKernel(m->program, name, &err);
     }
     pthread_mutex_unlock(&m->lock);
@@ -336,15 +338,36 @@ static int arg_info(const hcl__ocl_kernel *k, cl_uint i, hcl_driver_param *p) {
     return 1;
 }
 
-/* CL_KERNEL_NUM_ARGS (read at kernel_create) and, per parameter, clGetKernelArgInfo. Without argument info (a cached
- * or vendor binary, or a runtime without clGetKernelArgInfo) the count is still known and every kind is UNKNOWN. A
- * launch's shared_bytes is the last parameter (HCL_DRIVER_PARAMS_SHARED_LAST). */
+/* A kernel whose program came from the cache without argument info (Intel's CPU runtime, 2026.2, drops it from program
+ * binaries: CL_KERNEL_ARG_INFO_NOT_AVAILABLE) gets a program built from source, which has it: 1 when k now has a
+ * kernel of that program. Only kernel_params asks, so only user kernels pay the build (the built-in kernels, which the
+ * core launches unchecked, keep their cached binaries). */
+static int rebuild_for_arg_info(hcl__ocl_kernel *k) {
+    hcl__ocl_module *m = k->module;
+    cl_kernel fresh = NULL;
+    pthread_mutex_lock(&m->lock);
+    if (m->source && strstr(m->options, ARG_INFO_OPTION) &&
+        rebuild_from_source(m, k->name, HCL_LOG_DEBUG, "no argument info in") == HCL_SUCCESS) {
+        cl_int err = CL_SUCCESS;
+        fresh = hcl__cl.clCreateKernel(m->program, k->name, &err);
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (!fresh) return 0;
+    hcl__cl.clReleaseKernel(k->kernel); /* not launched yet: the core asks before it returns the kernel */
+    k->kernel = fresh;
+    return 1;
+}
+
+/* CL_KERNEL_NUM_ARGS (read at kernel_create) and, per parameter, clGetKernelArgInfo. Without argument info (a vendor
+ * binary, a cached one that cannot be rebuilt, or a runtime without clGetKernelArgInfo) the count is still known and
+ * every kind is UNKNOWN. A launch's shared_bytes is the last parameter (HCL_DRIVER_PARAMS_SHARED_LAST). */
 hcl_status hcl__ocl_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                   uint32_t *out_flags) {
-    const hcl__ocl_kernel *k = kernel;
+    hcl__ocl_kernel *k = kernel;
     *out_count = k->num_args;
     *out_flags = HCL_DRIVER_PARAMS_SHARED_LAST;
     int info = hcl__cl.clGetKernelArgInfo != NULL;
+    if (info && k->num_args > 0 && max > 0 && !arg_info(k, 0, &out[0]) && !rebuild_for_arg_info(k)) info = 0;
     for (cl_uint i = 0; i < k->num_args && i < max; i++) {
         if (info && !arg_info(k, i, &out[i])) {
             info = 0;
