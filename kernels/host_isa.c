@@ -6,6 +6,7 @@
  * the conversions use F16C), "avx512" is AVX-512F on top of that level (so a CPU that runs avx512 runs every lower
  * level too). __builtin_cpu_supports("avx2"/"avx512f") also checks that the OS saves the ymm / zmm registers. */
 #include "hcl_host_kernels.h"
+#include "hcl_plan.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,13 +34,10 @@ static int isa_detect(void) {
 #endif
 }
 
-/* The level HCL_HOST_ISA names, or -1 when it is unset or empty, -2 when it names no level. */
-static int isa_requested(void) {
-    const char *text = getenv("HCL_HOST_ISA");
-    if (text == NULL || text[0] == '\0') return -1;
-    for (int level = 0; level < ISA_COUNT; level++)
-        if (strcmp(text, isa_names[level]) == 0) return level;
-    return -2;
+/* The level HCL_HOST_ISA names (the plans' one parser of overrides: any case, "auto" or empty forces none), -1 when it
+ * forces none, -2 when it names no level ("auto, <levels>" then in known). */
+static int isa_requested(char *known, size_t known_size) {
+    return hcl_kchoice_parse(getenv("HCL_HOST_ISA"), isa_names, ISA_COUNT, known, known_size);
 }
 
 static atomic_int isa_chosen = -1; /* racing first calls store the same value */
@@ -47,7 +45,7 @@ static atomic_int isa_chosen = -1; /* racing first calls store the same value */
 int hcl__host_isa(void) {
     int level = atomic_load_explicit(&isa_chosen, memory_order_relaxed);
     if (level < 0) {
-        const int cpu = isa_detect(), asked = isa_requested();
+        const int cpu = isa_detect(), asked = isa_requested(NULL, 0);
         level = asked >= 0 && asked <= cpu ? asked : cpu;
         atomic_store_explicit(&isa_chosen, level, memory_order_relaxed);
     }
@@ -64,7 +62,8 @@ int hcl__host_isa_force(int level) {
 }
 
 int hcl__host_isa_refusal(char *reason, size_t reason_size) {
-    const int asked = isa_requested(), cpu = isa_detect();
+    char known[64] = "";
+    const int asked = isa_requested(known, sizeof known), cpu = isa_detect();
     if (asked == -1 || (asked >= 0 && asked <= cpu)) return 0;
     char runs[64] = "";
     size_t used = 0;
@@ -75,7 +74,7 @@ int hcl__host_isa_refusal(char *reason, size_t reason_size) {
     if (reason != NULL && reason_size > 0) {
         if (asked == -2)
             snprintf(reason, reason_size, "HCL_HOST_ISA=%s is not an instruction set of the host kernels (known: %s)",
-                     getenv("HCL_HOST_ISA"), "avx512, avx2, generic");
+                     getenv("HCL_HOST_ISA"), known);
         else
             snprintf(reason, reason_size, "HCL_HOST_ISA=%s: this CPU cannot run it (it runs %s)", isa_names[asked],
                      runs);
