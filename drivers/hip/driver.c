@@ -293,6 +293,15 @@ void hcl__gpu_leave(hcl__gpu_scope *scope) {
 }
 
 hcl_status hcl__gpu_device_setup(hcl__gpu_device *d, const hcl__gpu_device_entry *e) {
+    if (g_nvidia) {
+        /* CUDA keeps a process's context broken after a device fault, reset or not, and only the first call that makes
+         * it current says so (hipSetDevice: cudaErrorUnknown): make it current here, so that an open after a fault
+         * fails as the CUDA driver's does, not the open's first call. */
+        hcl__gpu_scope scope;
+        const hcl_status st = hcl__gpu_enter(d, &scope);
+        if (st != HCL_SUCCESS) return st;
+        hcl__gpu_leave(&scope);
+    }
     snprintf(d->arch, sizeof d->arch, "%s", e->arch);
     d->wave = e->wave;
     d->smem_default = (int)e->info.local_mem_bytes; /* one limit: all of it without opting in */
