@@ -155,9 +155,11 @@ build:
 	fi
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# One line per conformance run (from ctest's full log): what ran, passed and failed, and why a backend skipped.
-CONF_SUMMARY = awk '/^[0-9]+\/[0-9]+ Test: conformance-/{name=$$3} \
+# One line per conformance run (from ctest's full log): what ran, passed and failed, and why a backend skipped (or
+# why conformance/with-icd.sh did not run it: a vendor library missing).
+CONF_SUMMARY = awk '/^[0-9]+\/[0-9]+ Test: /{name = $$3 ~ /^conformance-/ ? $$3 : ""} name == "" {next} \
   /^hcl-conformance: [0-9]+ ran/{print "   " name ": " substr($$0, 18)} \
+  /^with-icd: skipped: /{print "   " name ": skipped: " substr($$0, 20, 160)} \
   /backend unavailable:/ && !seen[name]++ {s=$$0; sub(/.*backend unavailable: /,"",s); \
   print "   " name ": skipped, backend unavailable: " substr(s, 1, 160)}'
 

@@ -14,8 +14,13 @@
  * What this proves: the SPIR-V computes the right thing with the plans' arguments, through a translation round
  * trip. What it does not: that a Level Zero runtime compiles and runs it the same way (no such runtime here).
  *
- * Usage: hcl-kernels-test-spirv-roundtrip LLVM_SPIRV WORK_DIR. Exits 77 (skipped) without a PoCL device.
- * HCL_SEED sets the random seed (printed). */
+ * With --il (ctest levelzero-spirv-il) the same SPIR-V goes unchanged to an OpenCL device that takes SPIR-V itself
+ * (clCreateProgramWithILKHR: Intel's OpenCL CPU runtime, whose SPIR-V consumer is the one Intel's GPU runtimes build
+ * on), with no translation between; the first profile then has that device's limits and its CPU choices.
+ *
+ * Usage: hcl-kernels-test-spirv-roundtrip LLVM_SPIRV WORK_DIR, or hcl-kernels-test-spirv-roundtrip --il. Exits 77
+ * (skipped) without a PoCL device, or with --il without a device that takes SPIR-V. HCL_SEED sets the random seed
+ * (printed). */
 #define _POSIX_C_SOURCE 200809L
 #include "hcl_host_kernels.h"
 #include "hcl_plan.h"
@@ -29,6 +34,7 @@
 #include <string.h>
 
 static hcl_ts_cl g_cl;
+static int g_il; /* --il: the SPIR-V through clCreateProgramWithILKHR, not llvm-spirv -r and PoCL */
 static cl_kernel g_kernels[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS];
 static uint64_t g_kmax[HCL_KPROG_COUNT][HCL_KPROG_MAX_KERNELS]; /* CL_KERNEL_WORK_GROUP_SIZE on PoCL */
 static int g_checks;
@@ -410,6 +416,9 @@ static int load_program(hcl_kprog mi, const char *llvm_spirv, const char *dir) {
         fail("%s: this build embedded no SPIR-V of it (%s)", def->name, def->origin);
         return 0;
     }
+    if (g_il)
+        return hcl_ts_cl_load_il(&g_cl, def->name, def->origin, src->data, src->size, def->kernels, def->num_kernels,
+                                 g_kernels[mi], g_kmax[mi]);
     return hcl_ts_cl_load_spirv(&g_cl, llvm_spirv, dir, def->name, def->origin, src->data, src->size, def->kernels,
                                 def->num_kernels, g_kernels[mi], g_kmax[mi]);
 }
@@ -422,18 +431,24 @@ static int is_cl_program(int prog) {
 }
 
 int main(int argc, char **argv) {
-    int rc = hcl_ts_cl_start(&g_cl, argc, argv, "levelzero-spirv-roundtrip", &g_rng);
+    g_il = argc == 2 && strcmp(argv[1], "--il") == 0;
+    int rc = g_il ? hcl_ts_cl_open_il(&g_cl, "levelzero-spirv-il", "the SPIR-V built-ins through clCreateProgramWithIL",
+                                      &g_rng)
+                  : hcl_ts_cl_start(&g_cl, argc, argv, "levelzero-spirv-roundtrip", &g_rng);
     if (rc != 0) return rc;
     int loaded = 1;
     for (int m = 0; m < HCL_KPROG_COUNT; m++)
-        if (is_cl_program(m)) loaded &= load_program((hcl_kprog)m, argv[1], argv[2]);
+        if (is_cl_program(m)) loaded &= load_program((hcl_kprog)m, argv[1], g_il ? NULL : argv[2]);
     if (!loaded) {
         hcl_ts_cl_close(&g_cl);
-        printf("FAIL: not every SPIR-V program went through the round trip\n");
+        printf("FAIL: not every SPIR-V program %s\n",
+               g_il ? "was built from its SPIR-V" : "went through the round trip");
         return 1;
     }
 
-    g_profiles[g_nprofiles++] = make_profile("pocl-cpu", 1, g_cl.max_group_size, g_cl.local_mem, 0, g_cl.compute_units);
+    /* the device's own limits first (on a CPU: the plans' CPU choices) */
+    g_profiles[g_nprofiles++] = make_profile(g_il ? "device" : "pocl-cpu", g_il ? g_cl.is_cpu : 1, g_cl.max_group_size,
+                                             g_cl.local_mem, 0, g_cl.compute_units);
     g_profiles[g_nprofiles++] = make_profile("gpu", 0, 1024, 65536, 0, 64);
     g_profiles[g_nprofiles++] = make_profile("gpu-grid-3", 0, 256, 65536, 3, 64);
     g_profiles[g_nprofiles++] = make_profile("gpu-small", 0, 64, 12288, 0, 4);
@@ -492,8 +507,9 @@ int main(int argc, char **argv) {
                g_checks - checks_before, g_cl.failures - failures_before);
     }
 
-    printf("\nper kernel (every SPIR-V program, run from its SPIR-V on PoCL): runs, largest error as a fraction of "
-           "the tolerance, largest absolute error\n");
+    printf("\nper kernel (every SPIR-V program, run from its SPIR-V on %s): runs, largest error as a fraction of the "
+           "tolerance, largest absolute error\n",
+           g_il ? g_cl.device_name : "PoCL");
     for (int m = 0; m < HCL_KPROG_COUNT; m++) {
         if (!is_cl_program(m)) continue;
         const hcl_kprogram *def = hcl_kprogram_get((hcl_kprog)m);

@@ -2,7 +2,9 @@
  * kernels; drivers/levelzero/test_fill_roundtrip.c, the Level Zero driver's fill helper) and of the emulated XMX gemm
  * test (kernels/test_gemm_xmx.c, OpenCL C built from its text). No Level Zero GPU runs
  * here, so a test hands the SPIR-V a Level Zero driver would get to `llvm-spirv -r`, loads the bitcode on PoCL (CPU)
- * with clCreateProgramWithBinary, and runs the launches a driver would append, through OpenCL.
+ * with clCreateProgramWithBinary, and runs the launches a driver would append, through OpenCL. Where an OpenCL device
+ * takes SPIR-V itself (CL_DEVICE_IL_VERSION: Intel's OpenCL CPU runtime), the same SPIR-V goes to it unchanged through
+ * clCreateProgramWithIL (hcl_ts_cl_open_il, hcl_ts_cl_load_il).
  *
  * Static library hcl_testsupport_cl (OpenCL 1.2), built only when OpenCL is found. A failing call prints
  * "FAIL <text>" and counts a failure in hcl_ts_cl.failures; nothing here exits, but hcl_ts_alloc. */
@@ -17,11 +19,17 @@
 #define HCL_TS_CL_MAX_PROGRAMS 16
 #define HCL_TS_CL_MAX_KERNELS 96
 
+/* clCreateProgramWithILKHR (cl_khr_il_program; clCreateProgramWithIL from OpenCL 2.1), found per platform */
+typedef cl_program (*hcl_ts_cl_create_with_il)(cl_context ctx, const void *il, size_t length, cl_int *err);
+
 typedef struct hcl_ts_cl {
     cl_context ctx;
     cl_command_queue q;
     cl_device_id dev;
     int failures; /* counted by hcl_ts_cl_fail */
+    int is_cpu;   /* CL_DEVICE_TYPE_CPU */
+    char device_name[128];
+    hcl_ts_cl_create_with_il create_with_il; /* set by hcl_ts_cl_open_il */
     /* the device's limits, for the tests' device profiles */
     cl_uint compute_units;
     size_t max_group_size;
@@ -51,6 +59,10 @@ int hcl_ts_cl_start(hcl_ts_cl *cl, int argc, char **argv, const char *test, uint
 /* The same without the arguments (a test that runs OpenCL C, not SPIR-V): prints the seed, opens PoCL; 0 when open,
  * else 77 ("SKIP: no PoCL CPU device ...: <runs> runs on it") or 1. */
 int hcl_ts_cl_open(hcl_ts_cl *cl, const char *test, const char *runs, uint64_t *out_seed);
+/* The same on the first OpenCL device, of any platform and type, that takes SPIR-V (CL_DEVICE_IL_VERSION names it)
+ * with clCreateProgramWithILKHR: 0 when open, else 77 ("SKIP: no OpenCL device takes SPIR-V ...", each device seen and
+ * what it takes) or 1. */
+int hcl_ts_cl_open_il(hcl_ts_cl *cl, const char *test, const char *runs, uint64_t *out_seed);
 /* Releases the kernels and programs made by hcl_ts_cl_load_spirv / _load_source, the queue and the context. */
 void hcl_ts_cl_close(hcl_ts_cl *cl);
 
@@ -71,6 +83,12 @@ bool hcl_ts_cl_read(hcl_ts_cl *cl, cl_mem m, void *dst, size_t bytes);
 bool hcl_ts_cl_load_spirv(hcl_ts_cl *cl, const char *llvm_spirv, const char *dir, const char *name, const char *origin,
                           const void *spirv, size_t spirv_size, const char *const *kernel_names, uint32_t num_kernels,
                           cl_kernel *out_kernels, uint64_t *out_max_group);
+
+/* The SPIR-V of a program given to the device of hcl_ts_cl_open_il unchanged (clCreateProgramWithILKHR), built, and its
+ * kernels created as hcl_ts_cl_load_spirv does. Prints one "ok" line. On failure (counted) returns false. */
+bool hcl_ts_cl_load_il(hcl_ts_cl *cl, const char *name, const char *origin, const void *spirv, size_t spirv_size,
+                       const char *const *kernel_names, uint32_t num_kernels, cl_kernel *out_kernels,
+                       uint64_t *out_max_group);
 
 /* An OpenCL C text (`name`, from `origin`) built on the device with `options`, then its kernels created as
  * hcl_ts_cl_load_spirv does. Prints one "ok" line. On failure (counted, the build log printed) returns false. */

@@ -1,4 +1,5 @@
-/* The PoCL harness of the SPIR-V round-trip tests (see hcl_testsupport_cl.h). */
+/* The PoCL harness of the SPIR-V round-trip tests, and its SPIR-V path for devices that take SPIR-V (see
+ * hcl_testsupport_cl.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "hcl_testsupport_cl.h"
 
@@ -34,6 +35,20 @@ void *hcl_ts_alloc(size_t n) {
 /* ---------------------------------------------------------------------------------------------------------
  * The device
  * ------------------------------------------------------------------------------------------------------- */
+/* CL_DEVICE_IL_VERSION (OpenCL 2.1) has the value of cl_khr_il_program's CL_DEVICE_IL_VERSION_KHR; the 1.2 headers
+ * this harness compiles with declare neither. */
+#ifndef CL_DEVICE_IL_VERSION_KHR
+#define CL_DEVICE_IL_VERSION_KHR 0x105B
+#endif
+
+/* The device's name and type into cl. */
+static void describe(hcl_ts_cl *cl) {
+    cl_device_type type = 0;
+    clGetDeviceInfo(cl->dev, CL_DEVICE_NAME, sizeof cl->device_name, cl->device_name, NULL);
+    clGetDeviceInfo(cl->dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    cl->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 static bool find_pocl(hcl_ts_cl *cl) {
     cl_platform_id platforms[16];
     cl_uint np = 0;
@@ -44,10 +59,10 @@ static bool find_pocl(hcl_ts_cl *cl) {
         if (!strstr(name, "Portable Computing Language")) continue;
         cl_uint nd = 0;
         if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_CPU, 1, &cl->dev, &nd) != CL_SUCCESS || nd == 0) continue;
-        char dname[256] = "", version[256] = "";
-        clGetDeviceInfo(cl->dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+        char version[256] = "";
+        describe(cl);
         clGetPlatformInfo(platforms[p], CL_PLATFORM_VERSION, sizeof version, version, NULL);
-        printf("device: %s (%s, %s)\n", dname, name, version);
+        printf("device: %s (%s, %s)\n", cl->device_name, name, version);
         return true;
     }
     return false;
@@ -62,19 +77,46 @@ int hcl_ts_cl_start(hcl_ts_cl *cl, int argc, char **argv, const char *test, uint
     return hcl_ts_cl_open(cl, test, "the SPIR-V round trip", out_seed);
 }
 
-int hcl_ts_cl_open(hcl_ts_cl *cl, const char *test, const char *runs, uint64_t *out_seed) {
-    memset(cl, 0, sizeof *cl);
-    *out_seed = hcl_ts_seed();
-    printf("%s: seed %" PRIu64 " (HCL_SEED repeats a run)\n", test, *out_seed);
-    if (!find_pocl(cl)) {
-        printf("SKIP: no PoCL CPU device (package pocl-opencl-icd): %s runs on it\n", runs);
-        return 77;
+/* The first device of any platform whose CL_DEVICE_IL_VERSION names SPIR-V and whose platform gives
+ * clCreateProgramWithILKHR; else false, with each device seen and what it takes in `seen`. */
+static bool find_il_device(hcl_ts_cl *cl, char *seen, size_t seen_size) {
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    size_t used = 0;
+    seen[0] = '\0';
+    if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS) np = 0;
+    for (cl_uint p = 0; p < np && p < 16; p++) {
+        cl_device_id devices[16];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &nd) != CL_SUCCESS) continue;
+        hcl_ts_cl_create_with_il fn = (hcl_ts_cl_create_with_il)clGetExtensionFunctionAddressForPlatform(
+            platforms[p], "clCreateProgramWithILKHR");
+        for (cl_uint d = 0; d < nd && d < 16; d++) {
+            char il[256] = "", name[128] = "";
+            clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof name, name, NULL);
+            if (clGetDeviceInfo(devices[d], CL_DEVICE_IL_VERSION_KHR, sizeof il, il, NULL) != CL_SUCCESS) il[0] = '\0';
+            if (fn && strstr(il, "SPIR-V")) {
+                cl->dev = devices[d];
+                cl->create_with_il = fn;
+                describe(cl);
+                printf("device: %s (takes %s)\n", cl->device_name, il);
+                return true;
+            }
+            int n = snprintf(seen + used, used < seen_size ? seen_size - used : 0, "%s'%s': %s", used ? "; " : "", name,
+                             *il ? il : "no IL");
+            used += n > 0 ? (size_t)n : 0;
+        }
     }
+    return false;
+}
+
+/* A context and a queue on cl->dev and the limits the tests' profiles use; 0, or 1 on failure. */
+static int open_device(hcl_ts_cl *cl) {
     cl_int err = CL_SUCCESS;
     cl->ctx = clCreateContext(NULL, 1, &cl->dev, NULL, NULL, &err);
     if (err == CL_SUCCESS) cl->q = clCreateCommandQueue(cl->ctx, cl->dev, 0, &err);
     if (err != CL_SUCCESS) {
-        hcl_ts_cl_fail(cl, "cannot create an OpenCL context and queue on PoCL: %d", (int)err);
+        hcl_ts_cl_fail(cl, "cannot create an OpenCL context and queue on '%s': %d", cl->device_name, (int)err);
         hcl_ts_cl_close(cl);
         return 1;
     }
@@ -85,6 +127,31 @@ int hcl_ts_cl_open(hcl_ts_cl *cl, const char *test, const char *runs, uint64_t *
     clGetDeviceInfo(cl->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof cl->local_mem, &cl->local_mem, NULL);
     cl->align = align_bits >= 8 ? align_bits / 8 : 128;
     return 0;
+}
+
+int hcl_ts_cl_open(hcl_ts_cl *cl, const char *test, const char *runs, uint64_t *out_seed) {
+    memset(cl, 0, sizeof *cl);
+    *out_seed = hcl_ts_seed();
+    printf("%s: seed %" PRIu64 " (HCL_SEED repeats a run)\n", test, *out_seed);
+    if (!find_pocl(cl)) {
+        printf("SKIP: no PoCL CPU device (package pocl-opencl-icd): %s runs on it\n", runs);
+        return 77;
+    }
+    return open_device(cl);
+}
+
+int hcl_ts_cl_open_il(hcl_ts_cl *cl, const char *test, const char *runs, uint64_t *out_seed) {
+    memset(cl, 0, sizeof *cl);
+    *out_seed = hcl_ts_seed();
+    printf("%s: seed %" PRIu64 " (HCL_SEED repeats a run)\n", test, *out_seed);
+    char seen[1024];
+    if (!find_il_device(cl, seen, sizeof seen)) {
+        printf("SKIP: no OpenCL device takes SPIR-V (CL_DEVICE_IL_VERSION with clCreateProgramWithILKHR; devices: "
+               "%s): %s runs on one\n",
+               *seen ? seen : "none", runs);
+        return 77;
+    }
+    return open_device(cl);
 }
 
 void hcl_ts_cl_close(hcl_ts_cl *cl) {
@@ -185,6 +252,26 @@ bool hcl_ts_cl_load_spirv(hcl_ts_cl *cl, const char *llvm_spirv, const char *dir
     if (!build_and_create(cl, program, "", name, kernel_names, num_kernels, out_kernels, out_max_group)) return false;
     printf("ok   %-10s %6zu bytes of SPIR-V (%s) -> llvm-spirv -r -> %6zu bytes of bitcode -> built on PoCL\n", name,
            spirv_size, origin, bc_size);
+    return true;
+}
+
+bool hcl_ts_cl_load_il(hcl_ts_cl *cl, const char *name, const char *origin, const void *spirv, size_t spirv_size,
+                       const char *const *kernel_names, uint32_t num_kernels, cl_kernel *out_kernels,
+                       uint64_t *out_max_group) {
+    if (cl->num_programs == HCL_TS_CL_MAX_PROGRAMS || cl->num_kernels + num_kernels > HCL_TS_CL_MAX_KERNELS) {
+        hcl_ts_cl_fail(cl, "%s: more programs or kernels than the harness holds", name);
+        return false;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_program program = cl->create_with_il ? cl->create_with_il(cl->ctx, spirv, spirv_size, &err) : NULL;
+    if (program) cl->programs[cl->num_programs++] = program;
+    if (!program || err != CL_SUCCESS) {
+        hcl_ts_cl_fail(cl, "%s: clCreateProgramWithILKHR of %zu bytes of SPIR-V: %d", name, spirv_size, (int)err);
+        return false;
+    }
+    if (!build_and_create(cl, program, "", name, kernel_names, num_kernels, out_kernels, out_max_group)) return false;
+    printf("ok   %-10s %6zu bytes of SPIR-V (%s) -> clCreateProgramWithILKHR -> built on '%s'\n", name, spirv_size,
+           origin, cl->device_name);
     return true;
 }
 
