@@ -1,0 +1,16 @@
+#!/bin/bash
+# Here (the Debian machine), from the repository root: what the H200 run needs from build/, without objects or debug
+# information, packed with ../shared/device/pack.sh into build-dev/ (the whole build folder is over the 64 MiB that
+# travels). Carry build-dev and run run.sh there.
+set -eu
+B=build D=build-dev
+rm -rf $D && mkdir -p $D/bin $D/lib $D/conformance $D/drivers/hip/cuda
+cp $B/bin/hcl-conformance $B/bin/hcl-info $B/bin/bench $B/bin/hcl-fault-test $B/bin/hcl-kernels-test-host-gemm \
+   $B/bin/hcl-kernels-test-host-simd $D/bin/
+cp -P $B/lib/*.so* $D/lib/ && rm -f $D/lib/libfake-opencl-xmx.so
+cp -r $B/conformance/testdrivers $D/conformance/
+cp $B/drivers/hip/cuda/libhcl-test-hipcuda.so $D/drivers/hip/cuda/
+find $D -type f \( -name '*.so*' -o -perm -u+x \) -exec objcopy --strip-debug {} \;
+../shared/device/pack.sh $D
+cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 $D/device-libs/ # Debian's ICD loader: NVIDIA's driver alone
+du -sh $D
