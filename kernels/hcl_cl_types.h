@@ -134,4 +134,22 @@ static inline void hcl_store8(__global void *p, size_t i, const float8 v, const 
         ((__global uint4 *)p)[i] = (uint4)(hcl_pack4(v.lo, type), hcl_pack4(v.hi, type));
 }
 
+/* Eight consecutive elements from element e, wherever it lies (an element's alignment only: a row of any length,
+ * read by one work-item as a CPU runs it). 16-bit values move as ushort8 (PoCL 3.1 compiles vload_half8 from global
+ * memory to an aligned 16-byte load, which faults at an odd element). */
+static inline float8 hcl_load8_at(__global const void *p, size_t e, const int type) {
+    if (type == HCL_CL_F32) return vload8(0, (__global const float *)p + e);
+    const ushort8 h = vload8(0, (__global const ushort *)p + e);
+    if (type == HCL_CL_F16) return vload_half8(0, (const __private half *)&h);
+    return as_float8(convert_uint8(h) << 16);
+}
+
+/* Eight consecutive elements to element e, wherever it lies, each rounded once to nearest even. */
+static inline void hcl_store8_at(__global void *p, size_t e, const float8 v, const int type) {
+    if (type == HCL_CL_F32)
+        vstore8(v, 0, (__global float *)p + e);
+    else
+        vstore8(as_ushort8((uint4)(hcl_pack4(v.lo, type), hcl_pack4(v.hi, type))), 0, (__global ushort *)p + e);
+}
+
 #endif /* HCL_CL_TYPES_H */

@@ -1,5 +1,5 @@
 /* kernels-plan-gpu: the GPU family's gemm plans for the matrix-unit devices, and its softmax plans by row length (also
- * an OpenCL GPU's for short rows), checked without a GPU. A plan is plain C
+ * an OpenCL GPU's for short rows, and OpenCL CPU devices' one work-item a row), checked without a GPU. A plan is plain C
  * (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, TF32's swapped
  * operands and transposed copy), on an sm_80 part (mma.sync) and on AMD GPUs (gfx90a, gfx940: MFMA; gfx908: MFMA for f16;
  * gfx1030: the SIMT kernels) can be read here: kernel names, launch counts, grids, shared memory, scratch offsets and
@@ -582,6 +582,52 @@ static void softmax_cl_rows(void) {
     }
 }
 
+/* softmax on OpenCL CPU devices, PoCL 3.1's limits and Intel's OpenCL CPU runtime's (groups of up to 8192, 256 KiB of
+ * local memory): whatever the runtime, one work-item a row, one row a group (the streamed kernel then takes the row in
+ * vectors of 8 from any element: softmax.cl, hcl_softmax_row1), rows of any length and type, in batches where the
+ * device allows fewer groups a launch. */
+static void softmax_cl_cpu(void) {
+    hcl_kdevice devs[2] = {hcl_test_pocl(), hcl_test_pocl()};
+    devs[1].max_group_size = 8192;
+    devs[1].local_mem = 262144;
+    static const struct {
+        hcl_dtype type;
+        size_t rows, cols;
+        uint32_t max_groups;
+        const char *kernel;
+        size_t launches;
+        uint32_t grid; /* of the last launch */
+    } cases[] = {
+        {HCL_DTYPE_F32, 257, 1001, 0, "hcl_softmax_f32", 1, 257},
+        {HCL_DTYPE_F32, 3, 20011, 0, "hcl_softmax_f32", 1, 3},
+        {HCL_DTYPE_F16, 1000, 32, 0, "hcl_softmax_f16", 1, 1000},
+        {HCL_DTYPE_BF16, 10, 262144, 0, "hcl_softmax_bf16", 1, 10},
+        {HCL_DTYPE_F32, 1000, 7, 0, "hcl_softmax_f32", 1, 1000},
+        {HCL_DTYPE_F32, 1000, 1024, 300, "hcl_softmax_f32", 4, 100},
+    };
+    for (int d = 0; d < 2; d++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            hcl_kdevice dev = devs[d];
+            if (cases[i].max_groups) dev.max_groups[0] = cases[i].max_groups;
+            hcl_kplan p;
+            memset(&p, 0, sizeof p);
+            hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
+            HCL_TS_CHECK(st == HCL_SUCCESS && p.count == cases[i].launches,
+                         "CPU %d softmax %zu x %zu: status %d, %zu launches", d, cases[i].rows, cases[i].cols, (int)st,
+                         p.count);
+            if (st == HCL_SUCCESS && p.count == cases[i].launches) {
+                const hcl_klaunch *l = &p.launch[p.count - 1];
+                HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
+                                 l->block.x == 1 && l->block.y == 1 && l->block.z == 1,
+                             "CPU %d softmax %zu x %zu %s: %s over %u groups of %u x %u x %u; expected %s over %u "
+                             "groups of one work-item",
+                             d, cases[i].rows, cases[i].cols, hcl_kdtype_name(cases[i].type), hcl_test_kernel_name(l),
+                             l->grid.x, l->block.x, l->block.y, l->block.z, cases[i].kernel, cases[i].grid);
+            }
+            hcl_kplan_free(&p);
+        }
+}
+
 int main(void) {
     hopper_16bit();
     hopper_tf32();
@@ -592,6 +638,7 @@ int main(void) {
     softmax_resident();
     softmax_cl_rows();
     softmax_cl_long();
+    softmax_cl_cpu();
     const int failures = hcl_ts_failures();
     printf("kernels-plan-gpu: %s (%d failure%s)\n", failures ? "FAILED" : "passed", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;

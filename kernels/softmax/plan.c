@@ -159,9 +159,12 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * against 0.57-0.59 streamed (held as floats: 0.46-0.50 from 8-byte loads, 0.65-0.71 / 0.61-0.64 from 16-byte
  * loads). Other wide rows: the streamed kernel, coalesced (chunk 1), the largest group. CPU: the streamed kernel
  * with one work-item per row over the whole row (a CPU device runs a group on one core, looping over its work-items:
- * wider groups only cost; on PoCL 3.1 this was fastest), rows of whole vectors of 4 in its vector form (chunk 1: one
- * pass for the max and the sum, exp on vectors of 4; PoCL 3.1, 2 cores, 2^23 floats, 256 to 262144 columns: 4.1-6.8
- * GB/s against 1.8-2.3 with the scalar form's three passes). */
+ * wider groups only cost; on PoCL 3.1 this was fastest, and on Intel's OpenCL CPU runtime, which runs work-items in
+ * SIMD lanes, one work-item a row with explicit vectors of 8 beat groups of 8-32 work-items streaming the row
+ * together: 22 against 12.5 GB/s at 8192 x 1024 floats), which the kernel takes in vectors of 8 for any row length
+ * (softmax.cl, hcl_softmax_row1: 2^23 floats, 2 cores, 256 to 262144 columns: 19-23 GB/s on Intel's runtime, 11-22
+ * on PoCL, where the online vectors of 4 gave 6.2-7.3 and 5.8-6.7, and rows that are not whole vectors of 4, scalar,
+ * 1-2). chunk is then unused. */
 #define CL_WS_ROWS_AT 256 /* bytes: the parts kernel's ticket, then its per-row words (softmax.cl) */
 /* work-items a group of the rows kernel, at most 64 rows (devices may limit the second local size to 64) */
 #define CL_ROWS_GROUP 256
