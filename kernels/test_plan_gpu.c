@@ -1,6 +1,6 @@
 /* kernels-plan-gpu: the GPU family's gemm plans for the matrix-unit devices, and its softmax plans by row length (also
- * an OpenCL GPU's for short rows, and OpenCL CPU devices' one work-item a row), checked without a GPU. A plan is plain C
- * (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, TF32's swapped
+ * an OpenCL GPU's for short rows, and OpenCL CPU devices' one work-item a row), checked without a GPU. A plan is plain
+ * C (hcl_plan.h), so what the core would launch on an H100 (sm_90: wgmma + TMA, tensor maps, TF32's swapped
  * operands and transposed copy), on an sm_80 part (mma.sync) and on AMD GPUs (gfx90a, gfx940: MFMA; gfx908: MFMA for f16;
  * gfx1030: the SIMT kernels) can be read here: kernel names, launch counts, grids, shared memory, scratch offsets and
  * every tensor map's dimensions, pitch and box. What the kernels compute is the conformance suite's business on the
