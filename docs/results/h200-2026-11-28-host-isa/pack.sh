@@ -1,9 +1,9 @@
 #!/bin/bash
-# Here (the Debian machine), from the repository root: what the H200 run needs from build/, without objects or debug
-# information, packed with ../shared/device/pack.sh into build-dev/ (the whole build folder is over the 64 MiB that
+# Here (the Debian machine), from the repository root: pack.sh [BUILD [DEV]]: what the H200 run needs from BUILD, without objects or debug
+# information, packed with ../shared/device/pack.sh into DEV (the whole build folder is over the 64 MiB that
 # travels). Carry build-dev and run run.sh there.
 set -eu
-B=build D=build-dev
+B=${1:-build} D=${2:-build-dev}
 rm -rf $D && mkdir -p $D/bin $D/lib $D/conformance $D/drivers/hip/cuda
 cp $B/bin/hcl-conformance $B/bin/hcl-info $B/bin/bench $B/bin/hcl-fault-test $B/bin/hcl-kernels-test-host-gemm \
    $B/bin/hcl-kernels-test-host-simd $D/bin/
