@@ -583,9 +583,10 @@ static void softmax_cl_rows(void) {
 }
 
 /* softmax on OpenCL CPU devices, PoCL 3.1's limits and Intel's OpenCL CPU runtime's (groups of up to 8192, 256 KiB of
- * local memory): whatever the runtime, one work-item a row, one row a group (the streamed kernel then takes the row in
- * vectors of 8 from any element: softmax.cl, hcl_softmax_row1), rows of any length and type, in batches where the
- * device allows fewer groups a launch. */
+ * local memory): whatever the runtime, work-groups of one work-item (the streamed kernel then takes its rows in vectors
+ * of 8 from any element: softmax.cl, hcl_softmax_row1), a row each, or rows of under 512 elements several (up to 64)
+ * each, the launch's row end as the last argument; rows of any length and type, in batches where the device allows
+ * fewer groups a launch. */
 static void softmax_cl_cpu(void) {
     hcl_kdevice devs[2] = {hcl_test_pocl(), hcl_test_pocl()};
     devs[1].max_group_size = 8192;
@@ -596,14 +597,19 @@ static void softmax_cl_cpu(void) {
         uint32_t max_groups;
         const char *kernel;
         size_t launches;
-        uint32_t grid; /* of the last launch */
+        uint32_t grid;               /* of the last launch */
+        uint64_t row_begin, row_end; /* its rows */
     } cases[] = {
-        {HCL_DTYPE_F32, 257, 1001, 0, "hcl_softmax_f32", 1, 257},
-        {HCL_DTYPE_F32, 3, 20011, 0, "hcl_softmax_f32", 1, 3},
-        {HCL_DTYPE_F16, 1000, 32, 0, "hcl_softmax_f16", 1, 1000},
-        {HCL_DTYPE_BF16, 10, 262144, 0, "hcl_softmax_bf16", 1, 10},
-        {HCL_DTYPE_F32, 1000, 7, 0, "hcl_softmax_f32", 1, 1000},
-        {HCL_DTYPE_F32, 1000, 1024, 300, "hcl_softmax_f32", 4, 100},
+        {HCL_DTYPE_F32, 257, 1001, 0, "hcl_softmax_f32", 1, 257, 0, 257},
+        {HCL_DTYPE_F32, 3, 20011, 0, "hcl_softmax_f32", 1, 3, 0, 3},
+        {HCL_DTYPE_F32, 100, 512, 0, "hcl_softmax_f32", 1, 100, 0, 100},
+        {HCL_DTYPE_F32, 100, 511, 0, "hcl_softmax_f32", 1, 100, 0, 100},
+        {HCL_DTYPE_F32, 100, 256, 0, "hcl_softmax_f32", 1, 50, 0, 100},
+        {HCL_DTYPE_F16, 1000, 32, 0, "hcl_softmax_f16", 1, 63, 0, 1000},
+        {HCL_DTYPE_BF16, 10, 262144, 0, "hcl_softmax_bf16", 1, 10, 0, 10},
+        {HCL_DTYPE_F32, 1000, 7, 0, "hcl_softmax_f32", 1, 16, 0, 1000},
+        {HCL_DTYPE_F32, 1000, 1024, 300, "hcl_softmax_f32", 4, 100, 900, 1000},
+        {HCL_DTYPE_F32, 1000, 32, 30, "hcl_softmax_f32", 3, 3, 960, 1000},
     };
     for (int d = 0; d < 2; d++)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -617,12 +623,18 @@ static void softmax_cl_cpu(void) {
                          p.count);
             if (st == HCL_SUCCESS && p.count == cases[i].launches) {
                 const hcl_klaunch *l = &p.launch[p.count - 1];
+                uint64_t row_begin = 0, row_end = 0;
+                memcpy(&row_begin, l->args[2].value, sizeof row_begin);
+                memcpy(&row_end, l->args[4].value, sizeof row_end);
                 HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
-                                 l->block.x == 1 && l->block.y == 1 && l->block.z == 1,
-                             "CPU %d softmax %zu x %zu %s: %s over %u groups of %u x %u x %u; expected %s over %u "
-                             "groups of one work-item",
+                                 l->block.x == 1 && l->block.y == 1 && l->block.z == 1 &&
+                                 row_begin == cases[i].row_begin && row_end == cases[i].row_end,
+                             "CPU %d softmax %zu x %zu %s: %s over %u groups of %u x %u x %u, rows %llu to %llu; "
+                             "expected %s over %u groups of one work-item, rows %llu to %llu",
                              d, cases[i].rows, cases[i].cols, hcl_kdtype_name(cases[i].type), hcl_test_kernel_name(l),
-                             l->grid.x, l->block.x, l->block.y, l->block.z, cases[i].kernel, cases[i].grid);
+                             l->grid.x, l->block.x, l->block.y, l->block.z, (unsigned long long)row_begin,
+                             (unsigned long long)row_end, cases[i].kernel, cases[i].grid,
+                             (unsigned long long)cases[i].row_begin, (unsigned long long)cases[i].row_end);
             }
             hcl_kplan_free(&p);
         }

@@ -164,8 +164,12 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * together: 22 against 12.5 GB/s at 8192 x 1024 floats), which the kernel takes in vectors of 8 for any row length
  * (softmax.cl, hcl_softmax_row1: 2^23 floats, 2 cores, 256 to 262144 columns: 19-23 GB/s on Intel's runtime, 11-22
  * on PoCL, where the online vectors of 4 gave 6.2-7.3 and 5.8-6.7, and rows that are not whole vectors of 4, scalar,
- * 1-2). chunk is then unused. */
-#define CL_WS_ROWS_AT 256 /* bytes: the parts kernel's ticket, then its per-row words (softmax.cl) */
+ * 1-2). Short rows go several to a work-item (CL_CPU_ROW_ELEMENTS), since each work-group costs the runtime a task:
+ * Intel's runtime 7.5 -> 14.4 GB/s at 262144 x 32 floats with 16 rows a group, PoCL 11.7 -> 14.0. The rows are a
+ * work-item's, not a group's of several work-items (local sizes (1, R)): PoCL 3.1 computed rows in place wrongly
+ * there. The kernel takes the launch's row end where chunk goes, and divides the rows evenly over the groups. */
+#define CL_CPU_ROW_ELEMENTS 512 /* elements a CPU work-item takes at least, in whole rows, at most 64 rows */
+#define CL_WS_ROWS_AT 256       /* bytes: the parts kernel's ticket, then its per-row words (softmax.cl) */
 /* work-items a group of the rows kernel, at most 64 rows (devices may limit the second local size to 64) */
 #define CL_ROWS_GROUP 256
 #define CL_PARTS_COLS 32 /* float columns a work-item of the parts kernel holds (HCL_SOFTMAX_PARTS_V vectors of 4) */
@@ -234,15 +238,16 @@ static hcl_status cl_refuse(const hcl_kdevice *dev, hcl_dtype type, size_t cols,
 
 static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
     const char *base = "hcl_softmax";
-    size_t wg = 1, chunk = cols % 4 == 0 ? 1 : cols, parts = 0, per_group = 1; /* CPU: one work-item a row */
-    const char *rows_kernel = NULL;                                            /* several rows a group */
+    size_t wg = 1, chunk = 1, parts = 0, per_group = 1; /* CPU: one work-item a group */
+    size_t per_item = cols < CL_CPU_ROW_ELEMENTS ? hcl_min_size(64, CL_CPU_ROW_ELEMENTS / cols) : 1; /* its rows */
+    const char *rows_kernel = NULL; /* several rows a group */
     /* a variant forced (HCL_SOFTMAX_VARIANT): it alone, on a CPU too (the streamed kernel there in its CPU form) */
     const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
 #define ALLOWED(id) hcl_kvariant_allowed(dev, HCL_KOP_SOFTMAX, HCL_KVARIANT_SOFTMAX_##id)
     if (!dev->is_cpu || (v != HCL_KVARIANT_AUTO && v != HCL_KVARIANT_SOFTMAX_STREAMED)) {
         size_t max_cached = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached_f32"));
         size_t max64 = cl_group_limit(dev, hcl_kprogram_kernel(HCL_KPROG_CL_SOFTMAX, "hcl_softmax_cached64_f32"));
-        chunk = 1;
+        per_item = 1;
         rows_kernel = ALLOWED(ROWS8) || ALLOWED(ROWS) ? cl_rows(dev, cols, &wg, &per_group) : NULL;
         if (rows_kernel) {
             base = rows_kernel;
@@ -264,7 +269,8 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
 #undef ALLOWED
     /* batches of rows that keep each launch's group count modest and within the device's */
     const size_t batch =
-        hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX) / (parts ? parts : 1)) * per_group;
+        hcl_min_size((size_t)1 << 20, hcl_known_or(dev->max_groups[0], UINT32_MAX) / (parts ? parts : 1)) * per_group *
+        per_item;
     const size_t count = hcl_ceil_div(rows, batch);
     const int which = hcl_kplan_typed_kernel(out, HCL_KPROG_CL_SOFTMAX, base, type);
     if (which < 0) return HCL_ERROR_UNSUPPORTED;
@@ -277,7 +283,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
     for (size_t i = 0; i < count; i++) {
         const size_t r0 = i * batch, n = hcl_min_size(batch, rows - r0);
         hcl_klaunch *l = &out->launch[i];
-        hcl_klaunch_1d(l, HCL_KPROG_CL_SOFTMAX, which, parts ? n * parts : hcl_ceil_div(n, per_group), wg);
+        hcl_klaunch_1d(l, HCL_KPROG_CL_SOFTMAX, which, parts ? n * parts : hcl_ceil_div(n, per_group * per_item), wg);
         l->block.y = (uint32_t)per_group;
         /* a float a work-item for the folds; the parts kernel keeps 2 words after them */
         l->shared_bytes = (wg * l->block.y + (parts ? 2 : 0)) * sizeof(float);
@@ -285,7 +291,8 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
         hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
         hcl_klaunch_u64(l, r0);
         hcl_klaunch_u64(l, cols);
-        hcl_klaunch_u64(l, parts ? parts : rows_kernel ? r0 + n : chunk); /* the rows kernel: its row_end */
+        /* the rows kernel and the CPU form (a work-group of one work-item a row): the launch's row end */
+        hcl_klaunch_u64(l, parts ? parts : rows_kernel || wg == 1 ? r0 + n : chunk);
         if (parts) hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
     }
     return HCL_SUCCESS;

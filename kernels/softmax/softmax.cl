@@ -17,8 +17,8 @@
  *    starting at lid * chunk, every local_size * chunk columns, and reads the row three times. chunk = 1 is
  *    the coalesced order a GPU wants. The sum is taken in blocks of HCL_SOFTMAX_BLOCK so a long run does not become
  *    a long chain of additions. With chunk 1, rows of whole vectors of 4 go in two passes instead: the max and the
- *    sum together (online), then the write. A work-group of one work-item (a CPU's one work-item a row) takes the
- *    row in vectors of 8 instead (hcl_softmax_row1), whatever chunk says.
+ *    sum together (online), then the write. Work-groups of one work-item (a CPU: one work-item a row, short rows
+ *    several) take their rows in vectors of 8 instead (hcl_softmax_row1), chunk then being the launch's row end.
  * -inf entries give exp(-inf) = 0. A row of all -inf has max -inf, so x - max is NaN and the row is NaN, as in
  * PyTorch. A NaN in a row makes that row NaN (fmax skips it in the max, but the sum takes it).
  * In place works: every element is read and written by the same work-item, and the writes start after the
@@ -495,8 +495,10 @@ static void hcl_softmax_row1(__global const void *in, __global void *out, const 
  * hcl_softmax_row1 for a work-group of one work-item). */
 static void hcl_softmax_streamed(__global const void *in, __global void *out, ulong row_begin, ulong cols, ulong chunk,
                                  __local float *scratch, const int type) {
-    if (get_local_size(0) == 1) {
-        hcl_softmax_row1(in, out, ((size_t)row_begin + get_group_id(0)) * (size_t)cols, (uint)cols, type);
+    if (get_local_size(0) == 1) { /* the rows to `chunk` (the launch's row end) divided evenly over the groups */
+        const size_t per = ((size_t)chunk - row_begin + get_num_groups(0) - 1) / get_num_groups(0);
+        const size_t first = (size_t)row_begin + get_group_id(0) * per, end = min(first + per, (size_t)chunk);
+        for (size_t row = first; row < end; row++) hcl_softmax_row1(in, out, row * (size_t)cols, (uint)cols, type);
         return;
     }
     if (chunk == 1 && cols % 4 == 0) {
