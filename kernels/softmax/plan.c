@@ -165,9 +165,10 @@ static size_t cl_group_limit(const hcl_kdevice *dev, int kernel) {
  * (softmax.cl, hcl_softmax_row1: 2^23 floats, 2 cores, 256 to 262144 columns: 19-23 GB/s on Intel's runtime, 11-22
  * on PoCL, where the online vectors of 4 gave 6.2-7.3 and 5.8-6.7, and rows that are not whole vectors of 4, scalar,
  * 1-2). Short rows go several to a work-item (CL_CPU_ROW_ELEMENTS), since each work-group costs the runtime a task:
- * Intel's runtime 7.5 -> 14.4 GB/s at 262144 x 32 floats with 16 rows a group, PoCL 11.7 -> 14.0. The rows are a
- * work-item's, not a group's of several work-items (local sizes (1, R)): PoCL 3.1 computed rows in place wrongly
- * there. The kernel takes the launch's row end where chunk goes, and divides the rows evenly over the groups. */
+ * bench, 2^23 floats, Intel's runtime 6.7 -> 17.1 GB/s at 262144 x 32 (16 rows a work-item), 11.9 -> 20.3 at
+ * 32768 x 256 (2). The rows are a work-item's, not a group's of several work-items (local sizes (1, R)): PoCL 3.1
+ * computed rows in place wrongly there. The kernel takes the launch's row end where chunk goes, and divides the rows
+ * evenly over the groups. */
 #define CL_CPU_ROW_ELEMENTS 512 /* elements a CPU work-item takes at least, in whole rows, at most 64 rows */
 #define CL_WS_ROWS_AT 256       /* bytes: the parts kernel's ticket, then its per-row words (softmax.cl) */
 /* work-items a group of the rows kernel, at most 64 rows (devices may limit the second local size to 64) */
