@@ -1,5 +1,5 @@
 #!/bin/bash
-# There (the H200 machine), from the repository root, with build-dev carried (pack.sh beside this file):
+# There (the H200 machine), from the repository root, with build-dev carried (strip-build.sh beside this file):
 #   bash docs/results/h200-2026-11-28-host-isa/run.sh build-dev $OUT
 # The host backend's conformance suite and GEMM test at each instruction set on the machine's Xeon (AVX-512), bench's
 # host rows at each; the HIP driver's device-fault test over HIP's NVIDIA platform; then the final code's whole suite

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The conformance suite on the GPU machine with each GPU kernel variant forced (README.md beside this file).
 # From the repository root there:  docs/results/h200-2026-11-28-variants/run.sh BUILD OUT [cuda|opencl|both] [VARIANTS]
-# BUILD holds bin/hcl-conformance, bin/hcl-info, lib/ and device-env.sh (../shared/device/pack.sh); the logs, one per
+# BUILD holds bin/hcl-conformance, bin/hcl-info, lib/ and device-env.sh (the device tool's packing script); the logs, one per
 # backend x op x variant, and summary.txt go to OUT. VARIANTS (optional) limits the runs to "op:variant ..." names.
 set -u
 build=${1:?usage: run.sh BUILD OUT [cuda|opencl|both] [VARIANTS]} out=${2:?} which=${3:-both} only=${4:-}

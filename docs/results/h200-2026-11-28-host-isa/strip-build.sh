@@ -1,7 +1,8 @@
 #!/bin/bash
-# Here (the Debian machine), from the repository root: pack.sh [BUILD [DEV]]: what the H200 run needs from BUILD, without objects or debug
-# information, packed with ../shared/device/pack.sh into DEV (the whole build folder is over the 64 MiB that
-# travels). Carry build-dev and run run.sh there.
+# Here (the Debian machine), from the repository root: strip-build.sh [BUILD [DEV]]: what the H200 run needs from
+# BUILD, without objects or debug information, copied into DEV with the shared libraries it needs from this machine
+# (the device tool's packing script, its path given as PACK; the whole build folder is over the 64 MiB that travels).
+# Carry DEV and run run.sh there.
 set -eu
 B=${1:-build} D=${2:-build-dev}
 rm -rf $D && mkdir -p $D/bin $D/lib $D/conformance $D/drivers/hip/cuda
@@ -11,6 +12,6 @@ cp -P $B/lib/*.so* $D/lib/ && rm -f $D/lib/libfake-opencl-xmx.so
 cp -r $B/conformance/testdrivers $D/conformance/
 cp $B/drivers/hip/cuda/libhcl-test-hipcuda.so $D/drivers/hip/cuda/
 find $D -type f \( -name '*.so*' -o -perm -u+x \) -exec objcopy --strip-debug {} \;
-../shared/device/pack.sh $D
+"${PACK:?PACK: the device tool's packing script}" $D
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 $D/device-libs/ # Debian's ICD loader: NVIDIA's driver alone
 du -sh $D
