@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
+#include <hcl/hcl_comm.h>
+
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -209,6 +211,14 @@ CONF_TEST(api, released_and_wrong_handles) {
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_queue_release((hcl_queue)conf_dev));
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_write((hcl_queue)live, live, 0, 4, data));
     CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_buffer_write(conf_queue, (hcl_buffer)conf_queue, 0, 4, data));
+    /* the message names the type the call wanted, communicators included */
+    hcl_comm_info comm_info;
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_comm_get_info((hcl_comm)live, &comm_info));
+    CHECK_MSG_HAS("is not a live comm handle");
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_comm_release((hcl_comm)conf_queue));
+    CHECK_MSG_HAS("is not a live comm handle");
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_event_wait((hcl_event)live));
+    CHECK_MSG_HAS("is not a live event handle");
     /* ...and they still work as what they are. */
     CHECK_ST(HCL_SUCCESS, hcl_buffer_write(conf_queue, live, 0, sizeof data, data));
     CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue));

@@ -130,16 +130,54 @@ static const char *intern(const char *s) {
 }
 
 /* ---- writing JSON ---- */
+/* The bytes at s that make one UTF-8 character (1-4), or, when they are not well-formed UTF-8, minus the length of
+ * the ill-formed part to replace with one U+FFFD (Unicode's "maximal subpart": a lead byte and the continuation bytes
+ * that fit it so far, else the one byte). The NUL that ends s is never a continuation byte, so it is never passed. */
+static int utf8_length(const unsigned char *s) {
+    const unsigned c = s[0];
+    unsigned lo = 0x80, hi = 0xBF;
+    int n;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c == 0xE0) /* no overlong forms */
+        n = 3, lo = 0xA0;
+    else if (c == 0xED) /* no UTF-16 surrogates */
+        n = 3, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF)
+        n = 3;
+    else if (c == 0xF0)
+        n = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3)
+        n = 4;
+    else if (c == 0xF4) /* nothing above U+10FFFF */
+        n = 4, hi = 0x8F;
+    else
+        return -1;
+    for (int i = 1; i < n; i++) {
+        if (s[i] < lo || s[i] > hi) return -i;
+        lo = 0x80, hi = 0xBF;
+    }
+    return n;
+}
+
+/* A JSON string. RFC 8259 texts are UTF-8: names that reach the trace from callers (selectors, kernel names) may be
+ * any bytes, so a sequence that is not UTF-8 is written as U+FFFD, and the file stays JSON. */
 static void put_string(FILE *f, const char *s) {
     fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
+    const unsigned char *p = (const unsigned char *)s;
+    while (p && *p) {
+        const unsigned char c = *p;
+        const int n = utf8_length(p);
+        if (n < 0)
+            fputs("\\ufffd", f);
+        else if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);
         else
-            fputc(c, f);
+            fwrite(p, 1, (size_t)n, f);
+        p += n < 0 ? -n : n;
     }
     fputc('"', f);
 }

@@ -8,8 +8,9 @@
 #include <string.h>
 
 static const char *type_name(hcl__htype type) {
-    static const char *const names[] = {"?", "device", "queue", "buffer", "event", "module", "kernel"};
-    return (unsigned)type < 7 ? names[type] : "?";
+    static const char *const names[] = {"?", "device", "queue", "buffer", "event", "module", "kernel", "comm"};
+    _Static_assert(sizeof names / sizeof names[0] == HCL__H_COMM + 1, "a name for every handle type");
+    return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
 hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {

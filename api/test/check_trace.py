@@ -212,6 +212,27 @@ def main():
             check(p.returncode == 0 and "HCL_TRACE" in p.stderr and "cannot write" in p.stderr,
                   f"ring: an unwritable HCL_TRACE is reported: {p.returncode} {p.stderr.strip()}")
             print(f"ring: {n} records in {other.get('flushes')} writes")
+        elif case == "names":
+            # names that are not UTF-8 (a selector and a kernel name, both calls failing): the file is still UTF-8
+            # JSON (RFC 8259), each ill-formed sequence one U+FFFD, a well-formed one kept as it is
+            p = run_sample(sample, "host", trace, mode=("names",))
+            if not check(p.returncode == 0, f"trace_sample host names exits 0 ({p.returncode}): {p.stderr.strip()}"):
+                return 1
+            with open(trace, "rb") as fp:
+                raw = fp.read()
+            try:
+                doc = json.loads(raw.decode("utf-8"))
+            except ValueError as e:  # UnicodeDecodeError is a ValueError
+                check(False, f"names: the trace is UTF-8 JSON: {e}")
+                return 1
+            args = [e.get("args", {}) for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "api"]
+            selectors = [a.get("selector") for a in args if a.get("status") == "HCL_ERROR_UNKNOWN_BACKEND"]
+            check(selectors == ["op\ufffd"], f"names: the selector as op U+FFFD ({selectors})")
+            kernels = [a.get("kernel") for a in args if "kernel" in a and a.get("status") != "HCL_SUCCESS"]
+            want = "k\u00e9\ufffd\ufffd|\ufffd\ufffd\ufffd|\ufffd\ufffd\ufffd\ufffd|\ufffd"
+            check(kernels == [want], f"names: the kernel name with each ill-formed part replaced ({kernels!r})")
+            check_structure(doc, "host")
+            print(f"names: {len(doc['traceEvents'])} records checked")
         elif case == "threads":
             # 4 threads at once with a small buffer (many writes under contention): one track per thread, each
             # with its calls nested, one queue track per thread, every flow paired, every command timed

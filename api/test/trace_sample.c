@@ -86,6 +86,7 @@ int main(int argc, char **argv) {
     const char *selector = argc > 1 ? argv[1] : "host";
     const long launches = argc > 3 && strcmp(argv[2], "launches") == 0 ? atol(argv[3]) : 0;
     const long threads = argc > 3 && strcmp(argv[2], "threads") == 0 ? atol(argv[3]) : 0;
+    const int names = argc > 2 && strcmp(argv[2], "names") == 0;
     hcl_device dev;
     hcl_status st = hcl_device_open(selector, &dev);
     if (st == HCL_ERROR_BACKEND_UNAVAILABLE || st == HCL_ERROR_DEVICE_NOT_FOUND || st == HCL_ERROR_UNKNOWN_BACKEND) {
@@ -139,6 +140,17 @@ int main(int argc, char **argv) {
                             hcl_arg_value(&n, sizeof n)};
     const hcl_dim3 grid = {N / 64, 1, 1}, block = {64, 1, 1};
 
+    if (names) {
+        /* before the usual calls, names that are not UTF-8 (each call fails, and is traced with its name): a lone
+         * byte 0xff; an overlong NUL, a UTF-16 surrogate, a code point above U+10FFFF and a sequence cut short,
+         * after a well-formed 'é' */
+        hcl_device no_dev = NULL;
+        hcl_kernel no_kernel = NULL;
+        if (hcl_device_open("op\xff", &no_dev) == HCL_SUCCESS) return 1;
+        if (hcl_kernel_create(mod, "k\xc3\xa9\xc0\x80|\xed\xa0\x80|\xf4\x90\x80\x80|\xe2\x82", &no_kernel) ==
+            HCL_SUCCESS)
+            return 1;
+    }
     if (launches > 0) {
         /* one work-item with n = 0: the launch's own cost, the kernel does nothing */
         const unsigned none = 0;
