@@ -501,6 +501,25 @@ CONF_GLOBAL_TEST(loader, unavailable_lists_available) {
         CHECK_MSG_HAS("available: ");
 }
 
+/* A driver whose start fails for want of host memory: hcl_device_open says HCL_ERROR_OUT_OF_MEMORY (hcl.h), not that
+ * the backend is unavailable, and its message does not list that backend as available; the next call starts it. */
+CONF_GLOBAL_TEST(loader, driver_out_of_memory) {
+    environment(TESTDRIVER_DIR, "testoomonce", NULL, NULL);
+    if (CHECK_ST(HCL_ERROR_OUT_OF_MEMORY, hcl_device_open("testoomonce", &(hcl_device){NULL}))) {
+        CHECK_MSG_HAS(TESTDRV_OOM_REASON);
+        CHECK_MSG_HAS("out of host memory starting testoomonce");
+        CHECK(strstr(hcl_last_message(), "available") == NULL, "the message lists available backends: %s",
+              hcl_last_message());
+    }
+    /* started now: one device, whose open the test driver does not implement */
+    CHECK_ST(HCL_ERROR_DEVICE_NOT_FOUND, hcl_device_open("testoomonce", &(hcl_device){NULL}));
+    hcl_backend_info bi;
+    if (backend_named("testoomonce", &bi, NULL)) {
+        CHECK(bi.available, "testoomonce is unavailable after its retry: %s", bi.reason);
+        CHECK(bi.device_count == 1, "testoomonce offers %u devices", bi.device_count);
+    }
+}
+
 /* ---- HCL_LOG: the documented names and numbers, and a warning for anything else ---- */
 
 /* Run hcl_device_open("host") (which logs "opened host:0" at info) with HCL_LOG=value and stderr in a file; give what

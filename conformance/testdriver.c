@@ -7,6 +7,9 @@
  *   TESTDRV_DATAENTRY   libhcl-testdataentry.so:  hcl_driver_entry is data, not a function
  *   TESTDRV_MANYDEVICES libhcl-testmanydevices.so: reports 4294967295 devices and a version text without a NUL
  *   TESTDRV_UNTERMINATED libhcl-testunterminated.so: init fails and fills its reason buffer without a NUL
+ *   TESTDRV_OOMONCE     libhcl-testoomonce.so:    the first init fails for want of host memory (HCL_ERROR_OUT_OF_MEMORY
+ *                       and TESTDRV_OOM_REASON, as a driver whose device list cannot grow); later ones succeed, with
+ *                       one device (whose open fails: nothing below it is implemented)
  * They are built into their own folder, which only the loader tests put on HCL_DRIVER_PATH.
  */
 #include "testdriver.h"
@@ -37,6 +40,14 @@ static hcl_status t_init(const hcl_driver_host *host, char *reason, size_t reaso
     (void)reason_size;
     memset(version, TESTDRV_FILL_CHAR, version_size);
     return HCL_SUCCESS;
+#elif defined(TESTDRV_OOMONCE)
+    static int calls; /* the loader serialises init */
+    if (calls++ == 0) {
+        snprintf(reason, reason_size, "%s", TESTDRV_OOM_REASON);
+        return HCL_ERROR_OUT_OF_MEMORY;
+    }
+    snprintf(version, version_size, "%s", TESTDRV_OK_VERSION);
+    return HCL_SUCCESS;
 #else
     (void)reason;
     (void)reason_size;
@@ -50,6 +61,9 @@ static void t_shutdown(void) {}
 static hcl_status t_device_count(uint32_t *out_count) {
 #if defined(TESTDRV_MANYDEVICES)
     *out_count = UINT32_MAX;
+    return HCL_SUCCESS;
+#elif defined(TESTDRV_OOMONCE)
+    *out_count = 1;
     return HCL_SUCCESS;
 #endif
     *out_count = 0;

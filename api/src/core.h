@@ -44,7 +44,7 @@ typedef struct hcl__backend {
     hcl__default_role default_role;
     int loaded;    /* load was attempted */
     int available; /* driver initialised */
-    int retry;     /* the load failed for want of host memory: the next load tries again */
+    int retry;     /* the last load failed for want of host memory: the next load tries again */
     const hcl_driver_table *drv;
     void *dl; /* dlopen handle of the module (NULL when embedded) */
     uint32_t device_count;

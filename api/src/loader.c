@@ -278,6 +278,16 @@ done:
     return ok;
 }
 
+/* Did dlopen fail for want of memory? The dynamic loader says so only in its text: strerror(ENOMEM) ("Cannot
+ * allocate memory") after a failed mmap, or its own "cannot allocate ..." / "cannot create ..." (a shared object
+ * descriptor, a search list, address lookup data) and "out of memory", all transient. A full static TLS block
+ * ("cannot allocate memory in static TLS block") stays full: not a retry. */
+static int dlopen_out_of_memory(const char *err) {
+    if (!err || strstr(err, "static TLS")) return 0;
+    return strcasestr(err, "cannot allocate ") || strcasestr(err, "out of memory") || strstr(err, "cannot create ") ||
+           strstr(err, strerror(ENOMEM));
+}
+
 /* Try one candidate path. Returns the dlopen handle or NULL, appending why to `tried`. */
 static void *try_path(hcl__backend *b, const char *dir, const char *file, char *tried, size_t tried_size) {
     char path[HCL_NAME_MAX * 2];
@@ -299,6 +309,7 @@ static void *try_path(hcl__backend *b, const char *dir, const char *file, char *
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         const char *err = dlerror();
+        if (dlopen_out_of_memory(err)) b->retry = 1;
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: dlopen %s failed: %s", b->name, path, err ? err : "?");
         appendf(tried, tried_size, "%s%s (dlopen: %s)", tried[0] ? "; " : "", path, err ? err : "?");
         return NULL;
@@ -435,6 +446,7 @@ hcl__backend *hcl__backend_load(hcl__backend *b) {
     pthread_mutex_lock(&load_lock);
     if (b->loaded) goto out;
     b->loaded = 1;
+    b->retry = 0;
     hcl__log(HCL_LOG_DEBUG, "loader", "loading backend %s", b->name);
     const hcl_driver_table *t = NULL;
     if (b->embedded) {
@@ -473,10 +485,9 @@ report:
         dlclose(b->dl);
         b->dl = NULL;
     }
-    if (b->retry) { /* a transient failure must not make the backend unavailable for the life of the process */
-        b->retry = 0;
-        b->loaded = 0;
-    }
+    /* a transient failure must not make the backend unavailable for the life of the process; retry stays set, for
+     * the caller to report out of memory rather than an unavailable backend */
+    if (b->retry) b->loaded = 0;
 out:
     pthread_mutex_unlock(&load_lock);
     return b;

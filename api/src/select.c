@@ -150,11 +150,18 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
     const char *env_what = backend_env && *backend_env ? " (HCL_DEVICE, an index within the HCL_BACKEND backend)"
                                                        : " (HCL_DEVICE, an index within the default backend)";
     char why[HCL_REASON_MAX * 2] = "";
-    int all_unavailable = 1;
+    int all_unavailable = 1, out_of_memory = 0;
     for (uint32_t i = 0; i < count; i++) {
         hcl__backend *b = hcl__backend_load(choices[i].backend);
         uint32_t index = choices[i].has_index ? choices[i].index : (env_index_set ? env_index : 0);
         size_t used = strlen(why);
+        if (!b->available && b->retry) { /* for want of host memory: the backend may well have the device */
+            out_of_memory = 1;
+            snprintf(why + used, sizeof why - used,
+                     "%sout of host memory starting %s (the next call tries again): %.*s", used ? "; " : "", b->name,
+                     (int)(sizeof why - used > 96 ? sizeof why - used - 96 : 0), b->reason);
+            continue;
+        }
         if (!b->available) {
             snprintf(why + used, sizeof why - used, "%s%s is unavailable: %.*s", used ? "; " : "", b->name,
                      (int)(sizeof why - used > 64 ? sizeof why - used - 64 : 0), b->reason);
@@ -171,6 +178,10 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
         *out_index = index;
         return HCL_SUCCESS;
     }
+    /* Out of memory is the answer when a backend that was asked for could not start for want of it; the list of
+     * available backends is left out: listing would load backends again, which may then start and contradict the
+     * reason (and would take more memory). */
+    if (out_of_memory) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "hcl_device_open: %s", why);
     char available[512];
     list_available(available, sizeof available);
     /* the list of what is available must survive the message's 4 KiB: the reasons give way */

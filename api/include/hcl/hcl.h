@@ -227,7 +227,8 @@ HCL_API hcl_status hcl_device_get_info_by_index_v2(uint32_t index, hcl_device_in
  * backend that was not named.
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (malformed selector, out_device NULL),
  * HCL_ERROR_UNKNOWN_BACKEND (message lists the known names), HCL_ERROR_BACKEND_UNAVAILABLE (message gives
- * the reason), HCL_ERROR_DEVICE_NOT_FOUND, HCL_ERROR_VENDOR, HCL_ERROR_OUT_OF_MEMORY. */
+ * the reason), HCL_ERROR_DEVICE_NOT_FOUND, HCL_ERROR_VENDOR, HCL_ERROR_OUT_OF_MEMORY (also when a backend that
+ * was asked for could not start for want of host memory: the next call tries to start it again). */
 HCL_API hcl_status hcl_device_open(const char *selector, hcl_device *out_device);
 /* Release a device handle. Objects created from it must be released first; those still alive keep the
  * underlying device context until they go. Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE. */
