@@ -26,8 +26,8 @@ static hcl_status empty_transfer(hcl__ocl_queue *q, uint32_t num_wait, void *con
     return hcl__ocl_queue_marker(q, num_wait, wait, out_event);
 }
 
-/* The common tail of every enqueue: wait for the command if blocking, then wrap its event if asked for, else release
- * it (a blocking command may take one only to wait on). */
+/* The common tail of every enqueue: if blocking, wait for the command (its event, else the whole queue, which is in
+ * order), then wrap its event if asked for. */
 static hcl_status finish_command(hcl__ocl_queue *q, cl_event ev, int blocking, void **out_event) {
     hcl_status status = HCL_SUCCESS;
     if (blocking) {
@@ -38,7 +38,6 @@ static hcl_status finish_command(hcl__ocl_queue *q, cl_event ev, int blocking, v
         }
     }
     if (out_event) return hcl__ocl_event_wrap(ev, ev, 0, out_event);
-    if (ev) hcl__cl.clReleaseEvent(ev);
     return HCL_SUCCESS;
 }
 
@@ -52,9 +51,10 @@ hcl_status hcl__ocl_buffer_write(void *queue, void *mem, size_t offset, size_t s
     if (status != HCL_SUCCESS) return status;
     /* Not OpenCL's blocking flag: a blocking clEnqueueWriteBuffer only promises that `src` may be reused when it
      * returns, not that the write is done, and Intel's CPU runtime returns before the bytes land (a read on another
-     * queue then saw the old ones: peer2::host_opencl). Enqueued without it and waited for, the write is complete. */
+     * queue then saw the old ones: peer2::host_opencl). Enqueued without it and waited for as the fill and the copy are,
+     * the write is complete. */
     HCL_OCL_CHECK(hcl__cl.clEnqueueWriteBuffer(q->queue, (cl_mem)mem, CL_FALSE, offset, size, src, num_wait, list,
-                                               out_event || blocking ? &ev : NULL),
+                                               out_event ? &ev : NULL),
                   HCL_OCL_CALL, "clEnqueueWriteBuffer", "offset %zu, size %zu bytes", offset, size);
     status = finish_command(q, ev, blocking, out_event);
 cleanup:
