@@ -531,6 +531,23 @@ static void softmax_cl_long(void) {
     }
 }
 
+/* The CL softmax plan of rows x cols of `type` on dev, checked to hold `launches` launches: its last launch, with its
+ * first row (argument 2) and its last argument (4) in *row_begin and *last; NULL (reported) otherwise. `what` names the
+ * device in messages. p is the caller's to free. */
+static const hcl_klaunch *cl_softmax_last(const hcl_kdevice *dev, const char *what, hcl_dtype type, size_t rows,
+                                          size_t cols, size_t launches, hcl_kplan *p, uint64_t *row_begin,
+                                          uint64_t *last) {
+    memset(p, 0, sizeof *p);
+    hcl_status st = hcl_plan_softmax(dev, type, rows, cols, p);
+    HCL_TS_CHECK(st == HCL_SUCCESS && p->count == launches, "%s softmax %zu x %zu: status %d, %zu launches", what, rows,
+                 cols, (int)st, p->count);
+    if (st != HCL_SUCCESS || p->count != launches) return NULL;
+    const hcl_klaunch *l = &p->launch[p->count - 1];
+    memcpy(row_begin, l->args[2].value, sizeof *row_begin);
+    memcpy(last, l->args[4].value, sizeof *last);
+    return l;
+}
+
 /* softmax on an OpenCL GPU (the H100 through NVIDIA's OpenCL): short rows of whole vectors of 4 several to a
  * work-group, local sizes (L, R), the last argument the launch's row_end (the rows kernels skip rows from there on);
  * rows of up to 32 columns 8 columns a work-item, longer 16; odd or longer rows one work-group a row. Also in batches
@@ -558,15 +575,10 @@ static void softmax_cl_rows(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (cases[i].max_groups) dev.max_groups[0] = cases[i].max_groups;
         hcl_kplan p;
-        memset(&p, 0, sizeof p);
-        hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
-        HCL_TS_CHECK(st == HCL_SUCCESS && p.count == cases[i].launches, "CL softmax %zu x %zu: status %d, %zu launches",
-                     cases[i].rows, cases[i].cols, (int)st, p.count);
-        if (st == HCL_SUCCESS && p.count == cases[i].launches) {
-            const hcl_klaunch *l = &p.launch[p.count - 1];
-            uint64_t row_begin = 0, last = 0;
-            memcpy(&row_begin, l->args[2].value, sizeof row_begin);
-            memcpy(&last, l->args[4].value, sizeof last);
+        uint64_t row_begin = 0, last = 0;
+        const hcl_klaunch *l = cl_softmax_last(&dev, "CL", cases[i].type, cases[i].rows, cases[i].cols,
+                                               cases[i].launches, &p, &row_begin, &last);
+        if (l) {
             HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
                              l->block.x == cases[i].lanes && l->block.y == cases[i].per_group &&
                              row_begin == cases[i].row_begin && last == cases[i].last_arg &&
@@ -616,16 +628,10 @@ static void softmax_cl_cpu(void) {
             hcl_kdevice dev = devs[d];
             if (cases[i].max_groups) dev.max_groups[0] = cases[i].max_groups;
             hcl_kplan p;
-            memset(&p, 0, sizeof p);
-            hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
-            HCL_TS_CHECK(st == HCL_SUCCESS && p.count == cases[i].launches,
-                         "CPU %d softmax %zu x %zu: status %d, %zu launches", d, cases[i].rows, cases[i].cols, (int)st,
-                         p.count);
-            if (st == HCL_SUCCESS && p.count == cases[i].launches) {
-                const hcl_klaunch *l = &p.launch[p.count - 1];
-                uint64_t row_begin = 0, row_end = 0;
-                memcpy(&row_begin, l->args[2].value, sizeof row_begin);
-                memcpy(&row_end, l->args[4].value, sizeof row_end);
+            uint64_t row_begin = 0, row_end = 0;
+            const hcl_klaunch *l = cl_softmax_last(&dev, d ? "CPU 1" : "CPU 0", cases[i].type, cases[i].rows,
+                                                   cases[i].cols, cases[i].launches, &p, &row_begin, &row_end);
+            if (l) {
                 HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
                                  l->block.x == 1 && l->block.y == 1 && l->block.z == 1 &&
                                  row_begin == cases[i].row_begin && row_end == cases[i].row_end,
