@@ -1,8 +1,7 @@
-/* Kernel variants (hcl_plan.h, hcl_variants.def): the table, the one parser of override values, and the refusals the
- * plans write when a forced variant cannot run a call. */
+/* Kernel variants (hcl_plan.h, hcl_variants.def): the table, their override values (parsed by choice.c), and the
+ * refusals the plans write when a forced variant cannot run a call. */
 #include "hcl_plan.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,30 +32,6 @@ static const struct {
                           [HCL_KOP_REDUCE] = {"HCL_REDUCE_VARIANT", "reduce"}};
 
 const char *hcl_kvariant_env(hcl_kop op) { return (unsigned)op < HCL_KOP_COUNT ? g_ops[op].env : NULL; }
-
-/* Whether text[0, len) is `name`, ignoring case. */
-static int same_name(const char *text, size_t len, const char *name) {
-    if (strlen(name) != len) return 0;
-    for (size_t i = 0; i < len; i++)
-        if (tolower((unsigned char)text[i]) != tolower((unsigned char)name[i])) return 0;
-    return 1;
-}
-
-int hcl_kchoice_parse(const char *text, const char *const *names, size_t count, char *known, size_t known_size) {
-    if (!text) return -1;
-    while (isspace((unsigned char)*text)) text++;
-    size_t len = strlen(text);
-    while (len && isspace((unsigned char)text[len - 1])) len--;
-    if (len == 0 || same_name(text, len, "auto")) return -1;
-    for (size_t i = 0; i < count; i++)
-        if (same_name(text, len, names[i])) return (int)i;
-    if (known && known_size) {
-        size_t used = (size_t)snprintf(known, known_size, "auto");
-        for (size_t i = 0; i < count && used < known_size; i++)
-            used += (size_t)snprintf(known + used, known_size - used, ", %s", names[i]);
-    }
-    return -2;
-}
 
 /* Op's variants in table order: their names into names[] and their ids into ids[]; returns how many. Only those of
  * the families in `families` (HCL_KVF_*). */
