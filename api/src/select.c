@@ -3,7 +3,8 @@
  * has the device wins. Unknown names and malformed selectors are errors; an explicitly named backend is never
  * silently replaced by one that was not named, and a failure lists the backends that are available.
  * HCL_DEVICE is the device index within the chosen backend, whether HCL_BACKEND named it or the default rule chose
- * it (without HCL_DEVICE the default rule's device is that backend's first GPU). */
+ * it. A backend named without an index (and without HCL_DEVICE) opens the device bare_device picks: its first GPU,
+ * else accelerator, else CPU. */
 #include "core.h"
 
 #include <ctype.h>
@@ -77,25 +78,52 @@ static hcl_status parse(const char *text, const char *origin, choice *out, uint3
     return HCL_SUCCESS;
 }
 
-/* Without HCL_BACKEND: the first GPU of the backends marked gpu in the build's list, in list order (cuda, hip,
- * levelzero, opencl), else the fallback backend (host). */
+/* The device a backend named without an index opens ("opencl", HCL_BACKEND=opencl, and the default rule's backend):
+ * its first GPU, else its first accelerator, else its first CPU, else device 0. A user who names a backend means its
+ * accelerator: on the H200 machines PoCL's CPU is OpenCL device 0 and the GPU device 1. The one place of that rule;
+ * hcl-info shows its answer by opening each bare name. `b` is available; *out_type is the device's type (0 when
+ * no device answered). */
+static uint32_t bare_device(hcl__backend *b, hcl_device_type *out_type) {
+    static const hcl_device_type order[] = {HCL_DEVICE_TYPE_GPU, HCL_DEVICE_TYPE_ACCELERATOR, HCL_DEVICE_TYPE_CPU};
+    static const char *const said[] = {"its first GPU", "no GPU, its first accelerator",
+                                       "no GPU or accelerator, its first CPU", "no GPU, accelerator or CPU, device 0",
+                                       "no device answered, device 0"};
+    const size_t kinds = sizeof order / sizeof order[0];
+    size_t best_rank = kinds + 1; /* kinds: a device of another type; kinds + 1: none answered */
+    uint32_t best = 0;
+    *out_type = 0;
+    for (uint32_t d = 0; d < b->device_count && best_rank > 0; d++) {
+        hcl_device_info info;
+        memset(&info, 0, sizeof info);
+        if (b->drv->device_info(d, &info) != HCL_SUCCESS) continue; /* opening it would fail and say why */
+        size_t rank = 0;
+        while (rank < kinds && order[rank] != info.type) rank++;
+        if (rank < best_rank) {
+            best = d;
+            best_rank = rank;
+            *out_type = info.type;
+        }
+    }
+    hcl__log(HCL_LOG_DEBUG, "select", "%s named without an index: %s:%u (%s)", b->name, b->name, best, said[best_rank]);
+    return best;
+}
+
+/* Without HCL_BACKEND: the first of the backends marked gpu in the build's list (cuda, hip, levelzero, opencl) whose
+ * bare name opens a GPU, that GPU; else the fallback backend (host). */
 static hcl_status default_choice(choice *out) {
     hcl__backend *fallback = NULL;
     for (uint32_t i = 0; i < hcl__backend_total(); i++) {
         hcl__backend *b = hcl__backend_at(i);
         if (b->default_role == HCL__DEFAULT_FALLBACK && !fallback) fallback = b;
         if (b->default_role != HCL__DEFAULT_GPU || !hcl__backend_load(b)->available) continue;
-        for (uint32_t d = 0; d < b->device_count; d++) {
-            hcl_device_info info;
-            memset(&info, 0, sizeof info);
-            if (b->drv->device_info(d, &info) == HCL_SUCCESS && info.type == HCL_DEVICE_TYPE_GPU) {
-                out->backend = b;
-                out->has_index = 1;
-                out->index = d;
-                info.name[sizeof info.name - 1] = '\0';
-                hcl__log(HCL_LOG_DEBUG, "select", "default: first GPU is %s:%u (%s)", b->name, d, info.name);
-                return HCL_SUCCESS;
-            }
+        hcl_device_type type;
+        uint32_t d = bare_device(b, &type);
+        if (type == HCL_DEVICE_TYPE_GPU) {
+            out->backend = b;
+            out->has_index = 1;
+            out->index = d;
+            hcl__log(HCL_LOG_DEBUG, "select", "default: first GPU is %s:%u", b->name, d);
+            return HCL_SUCCESS;
         }
     }
     out->backend = fallback;
@@ -153,7 +181,6 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
     int all_unavailable = 1, out_of_memory = 0;
     for (uint32_t i = 0; i < count; i++) {
         hcl__backend *b = hcl__backend_load(choices[i].backend);
-        uint32_t index = choices[i].has_index ? choices[i].index : (env_index_set ? env_index : 0);
         size_t used = strlen(why);
         if (!b->available && b->retry) { /* for want of host memory: the backend may well have the device */
             out_of_memory = 1;
@@ -168,6 +195,8 @@ hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_
             continue;
         }
         all_unavailable = 0;
+        hcl_device_type type;
+        uint32_t index = choices[i].has_index ? choices[i].index : env_index_set ? env_index : bare_device(b, &type);
         if (index >= b->device_count) {
             snprintf(why + used, sizeof why - used, "%s%s has %u device(s), no device %u%s", used ? "; " : "", b->name,
                      b->device_count, index, !choices[i].has_index && env_index_set ? env_what : "");

@@ -6,7 +6,10 @@
  * Every entry point the driver resolves exists; buffers are host memory (writes, reads, fills and copies work);
  * programs "build" without compiling anything and kernels run nothing. What a test needs to see is recorded:
  * each clBuildProgram (device, options, whether the source calls the matrix built-ins) and each
- * clEnqueueNDRangeKernel (device, kernel name, global and local sizes), read back through hcl_fake_cl_record(). */
+ * clEnqueueNDRangeKernel (device, kernel name, global and local sizes), read back through hcl_fake_cl_record().
+ * HCL_FAKE_CL_TYPES (ctest opencl-select-fake, test_select.c) gives the devices' CL_DEVICE_TYPE in order, a comma
+ * list of gpu, cpu, accelerator, custom ("cpu,gpu": device 0 a CPU, device 1 a GPU; another word aborts); a device
+ * it does not name is a GPU, as without it. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -112,13 +115,37 @@ CL_API_ENTRY cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_devic
     return CL_SUCCESS;
 }
 
+/* The device's type: its entry of HCL_FAKE_CL_TYPES, else a GPU. */
+static cl_device_type device_type(cl_device_id device) {
+    const char *p = getenv("HCL_FAKE_CL_TYPES");
+    static const struct {
+        const char *name;
+        cl_device_type type;
+    } names[] = {{"gpu", CL_DEVICE_TYPE_GPU},
+                 {"cpu", CL_DEVICE_TYPE_CPU},
+                 {"accelerator", CL_DEVICE_TYPE_ACCELERATOR},
+                 {"custom", CL_DEVICE_TYPE_CUSTOM}};
+    for (long i = 0; p && *p; i++) {
+        size_t len = strcspn(p, ",");
+        if (i == device - g_devices) {
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+                if (strlen(names[k].name) == len && strncmp(p, names[k].name, len) == 0) return names[k].type;
+            fprintf(stderr, "fake OpenCL: HCL_FAKE_CL_TYPES: \"%.*s\" is not gpu, cpu, accelerator or custom\n",
+                    (int)len, p);
+            abort(); /* a test's typo, not a GPU */
+        }
+        p += len + (p[len] == ',');
+    }
+    return CL_DEVICE_TYPE_GPU;
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size,
                                                 void *param_value, size_t *param_value_size_ret) {
     const char *s = NULL;
     cl_uint u = 0;
     cl_ulong ul = 0;
     size_t z = 0;
-    cl_device_type type = CL_DEVICE_TYPE_GPU;
+    cl_device_type type = device_type(device);
     switch (param_name) {
     case CL_DEVICE_NAME: s = device->name; break;
     case CL_DEVICE_VENDOR: s = "Intel(R) Corporation (fake)"; break;

@@ -223,6 +223,9 @@ HCL_API hcl_status hcl_device_get_info_by_index_v2(uint32_t index, hcl_device_in
  * selector: NULL or "" means the environment: HCL_BACKEND (a name or a comma-separated preference list) and
  * HCL_DEVICE (an index within that backend); with neither set, the first GPU of cuda, hip, levelzero,
  * opencl, else the host device. Otherwise "backend", "backend:N" or a comma list of those ("cuda,opencl:1").
+ * "backend:N" is exactly its device N. A backend named without an index ("opencl", HCL_BACKEND=opencl) and without
+ * HCL_DEVICE opens its first GPU, else its first accelerator, else its first CPU (else device 0): with PoCL as
+ * OpenCL platform 0 beside NVIDIA's, "opencl" is the NVIDIA GPU and "opencl:0" PoCL's CPU.
  * An explicitly named backend that is unavailable fails with its reason: there is no silent fallback to a
  * backend that was not named.
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (malformed selector, out_device NULL),
