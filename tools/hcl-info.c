@@ -16,8 +16,8 @@
 #include <string.h>
 
 #define SELECTOR_FORMS                                                                                                 \
-    "\"backend\" (its first device), \"backend:N\" (its device N), or a comma list of those tried in order\n"          \
-    "  (\"cuda,opencl:1\"): the syntax of HCL_BACKEND and hcl_device_open"
+    "\"backend\" (its first GPU, else accelerator, else CPU: \"opens\" under Backends), \"backend:N\" (its device\n"   \
+    "  N), or a comma list of those tried in order (\"cuda,opencl:1\"): the syntax of HCL_BACKEND and hcl_device_open"
 
 static void usage(FILE *f) {
     fprintf(f, "usage: hcl-info [-l | -j] [-d SELECTOR] [-V] [-h]\n"
@@ -89,6 +89,14 @@ static void print_backends(void) {
                    info.device_count == 1 ? "" : "s");
             printf("  %-10s   module:  %s\n", "", info.module_path[0] ? info.module_path : "(unknown)");
             printf("  %-10s   version: %s\n", "", info.version[0] ? info.version : "(unknown)");
+            char opens[HCL_REASON_MAX + 64];
+            hcl_device_type type = HCL_DEVICE_TYPE_OTHER;
+            if (info.device_count > 0 && info_bare_device(info.name, opens, sizeof opens, &type)) {
+                printf("  %-10s   opens:   %s (%s) when named without an index\n", "", opens, info_type_name(type));
+            } else if (info.device_count > 0) {
+                printf("  %-10s   opens:   nothing when named without an index: ", "");
+                print_indented(opens, 25);
+            }
         } else {
             printf("  %-10s unavailable: ", info.name);
             print_indented(info.reason[0] ? info.reason : "(no reason given)", 25);

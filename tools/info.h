@@ -14,6 +14,10 @@ const char *info_type_name(hcl_device_type type);
 const char *info_matrix_unit_name(hcl_matrix_unit unit);
 /* The selector that opens the device: "<backend>:<index>" ("opencl:0"). */
 void info_selector(const hcl_device_info *d, char *out, size_t out_size);
+/* What the backend's name alone ("opencl", as in HCL_BACKEND=opencl) opens, asked of the library's own selection by
+ * opening it (hcl_device_open: its first GPU, else accelerator, else CPU): 1 with the device's selector in out and
+ * its type in *out_type, or 0 with why it opens nothing ("HCL_ERROR_...: message") in out. */
+int info_bare_device(const char *backend, char *out, size_t out_size, hcl_device_type *out_type);
 
 /* Write the whole report as one JSON document (docs/hcl-info.md gives the schema) to stdout: every backend, the
  * devices (all of them, or only global index `only` when only_one is set) and the default device (skipped, null,

@@ -120,6 +120,12 @@ static void json_backends(void) {
         json_key_string(", ", "module", b.module_path);
         json_key_string(", ", "version", b.version);
         json_key_string(", ", "reason", b.reason);
+        char opens[HCL_REASON_MAX + 64];
+        hcl_device_type type;
+        if (b.available && b.device_count > 0 && info_bare_device(b.name, opens, sizeof opens, &type))
+            json_key_string(", ", "opens", opens);
+        else
+            printf(", \"opens\": null");
         putchar('}');
         sep = ",\n";
     }

@@ -1,5 +1,5 @@
 /* hcl-info's names, shared by its text output (hcl-info.c) and its JSON output (info_json.c): device types, matrix
- * units, selectors (info.h). */
+ * units, selectors, and the device a backend's name alone opens (info.h). */
 #include "info.h"
 
 #include <inttypes.h>
@@ -27,4 +27,19 @@ const char *info_matrix_unit_name(hcl_matrix_unit u) {
 
 void info_selector(const hcl_device_info *d, char *out, size_t out_size) {
     snprintf(out, out_size, "%s:%" PRIu32, d->backend, d->index);
+}
+
+int info_bare_device(const char *backend, char *out, size_t out_size, hcl_device_type *out_type) {
+    hcl_device device = NULL;
+    hcl_device_info info;
+    hcl_status st = hcl_device_open(backend, &device);
+    if (st == HCL_SUCCESS) st = hcl_device_get_info(device, &info);
+    if (st == HCL_SUCCESS) {
+        info_selector(&info, out, out_size);
+        *out_type = info.type;
+    } else {
+        snprintf(out, out_size, "%s: %s", hcl_status_name(st), hcl_last_message());
+    }
+    if (device) hcl_device_release(device);
+    return st == HCL_SUCCESS;
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """ctest tools-hcl-info-<case>: hcl-info's options, its JSON against the schema of docs/hcl-info.md, and the device
 properties of the host and the first OpenCL device; ctest hip-fake-info: those of the HIP driver on its stand-in
-runtime.
+runtime; ctest opencl-select-fake-info: the device a backend's name alone opens, on a fake OpenCL with a CPU first.
 
-Usage: test_hcl_info.py options|json|host|opencl|hipfake path/to/hcl-info
+Usage: test_hcl_info.py options|json|host|opencl|hipfake|openclfake|peer path/to/hcl-info
 Exit status: 0 passed, 1 failed (each failure printed), 77 skipped (the reason printed).
 """
 import json
@@ -25,10 +25,11 @@ def check(ok, what):
     return ok
 
 
-def run(info, *args):
+def run(info, *args, env_extra=None):
     env = dict(os.environ)
     env.pop("HCL_BACKEND", None)
     env.pop("HCL_DEVICE", None)
+    env.update(env_extra or {})
     p = subprocess.run([info, *args], capture_output=True, text=True, env=env, timeout=100)
     return p.returncode, p.stdout, p.stderr
 
@@ -196,6 +197,9 @@ def case_json(info):
           f"devices: one per device of the available backends, indexed 0..{avail - 1}")
     for b in doc["backends"]:
         check(b["available"] == (b["reason"] == ""), f"backend {b['name']}: a reason exactly when unavailable")
+        own = [d["selector"] for d in doc["devices"] if d["backend"] == b["name"]]
+        check(b["opens"] in own if own else b["opens"] is None,
+              f"backend {b['name']}: opens {b['opens']!r}, one of its devices ({own}), null without devices")
     engines = [e["name"] for e in doc["comm_engines"]]
     check(engines == ["nccl", "rccl", "mpi", "staged"], f"comm_engines in the library's order ({engines})")
     for e in doc["comm_engines"]:
@@ -337,6 +341,41 @@ def case_hipfake(info):
         check(line in text, f"hip:1: the text output shows '{line}'")
 
 
+def case_openclfake(info):
+    """The OpenCL driver on drivers/opencl/test_fake_opencl.c with a CPU before two GPUs (ctest opencl-select-fake-info
+    sets HCL_OPENCL_LIBRARY and HCL_FAKE_CL_TYPES=cpu,gpu,gpu), as PoCL before NVIDIA on the H200 machines: hcl-info
+    says that "opencl" alone opens opencl:1, the first GPU (text and --json), and so do -d opencl and HCL_BACKEND=opencl;
+    opencl:0, HCL_BACKEND=opencl:0 and HCL_DEVICE=0 open the CPU; host opens host:0."""
+    if "fake-opencl" not in os.environ.get("HCL_OPENCL_LIBRARY", "") or \
+            os.environ.get("HCL_FAKE_CL_TYPES") != "cpu,gpu,gpu":
+        check(False, "HCL_OPENCL_LIBRARY must name the fake OpenCL library and HCL_FAKE_CL_TYPES be cpu,gpu,gpu")
+        return
+    rc, out, err = run(info, "-l")
+    lines = [l.split(None, 3)[:2] for l in out.splitlines() if l.startswith("opencl:")]
+    check(rc == 0 and lines == [["opencl:0", "CPU"], ["opencl:1", "GPU"], ["opencl:2", "GPU"]],
+          f"-l: opencl:0 a CPU, opencl:1 and opencl:2 GPUs ({lines})")
+    rc, out, err = run(info)
+    m = re.search(r"^  opencl +available, 3 devices\n(?:   +\S.*\n)*?   +opens: +(.*)$", out, re.M)
+    check(rc == 0 and m is not None and m.group(1) == "opencl:1 (GPU) when named without an index",
+          f"text: under Backends, opencl opens opencl:1, its first GPU ({m.group(1) if m else None!r})")
+    check("opens:   host:0 (CPU) when named without an index" in out, "text: host opens host:0")
+    doc = load_json(info)
+    if doc is not None:
+        opens = {b["name"]: b["opens"] for b in doc["backends"]}
+        check(opens.get("opencl") == "opencl:1" and opens.get("host") == "host:0",
+              f"--json: backends[].opens: opencl:1 for opencl, host:0 for host ({opens})")
+    for sel, want in (("opencl", "opencl:1"), ("opencl:0", "opencl:0"), ("opencl,host", "opencl:1")):
+        doc1 = load_json(info, f"--device={sel}")
+        got = [d["selector"] for d in doc1["devices"]] if doc1 else None
+        check(got == [want], f"--json --device={sel}: {want} ({got})")
+    for env, want in (({"HCL_BACKEND": "opencl"}, "opencl:1"), ({"HCL_BACKEND": "opencl", "HCL_DEVICE": "0"}, "opencl:0"),
+                      ({"HCL_BACKEND": "opencl:0"}, "opencl:0"), ({"HCL_BACKEND": "opencl", "HCL_DEVICE": "2"}, "opencl:2")):
+        rc, out, err = run(info, env_extra=env)
+        m = re.search(r"^default device: (\S+) ", out, re.M)
+        check(rc == 0 and m is not None and m.group(1) == want,
+              f"{' '.join(k + '=' + v for k, v in env.items())}: the default device is {want} ({m.group(1) if m else out[-300:]!r})")
+
+
 def case_peer(info):
     """With two OpenCL devices (POCL_DEVICES="pthread pthread"): the peer-access matrix in the JSON and the text."""
     doc = load_json(info) or {}
@@ -368,7 +407,7 @@ def case_peer(info):
 
 def main():
     cases = {"options": case_options, "json": case_json, "host": case_host, "opencl": case_opencl,
-             "hipfake": case_hipfake, "peer": case_peer}
+             "hipfake": case_hipfake, "openclfake": case_openclfake, "peer": case_peer}
     if len(sys.argv) != 3 or sys.argv[1] not in cases:
         print(__doc__)
         return 2

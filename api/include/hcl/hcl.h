@@ -225,7 +225,8 @@ HCL_API hcl_status hcl_device_get_info_by_index_v2(uint32_t index, hcl_device_in
  * opencl, else the host device. Otherwise "backend", "backend:N" or a comma list of those ("cuda,opencl:1").
  * "backend:N" is exactly its device N. A backend named without an index ("opencl", HCL_BACKEND=opencl) and without
  * HCL_DEVICE opens its first GPU, else its first accelerator, else its first CPU (else device 0): with PoCL as
- * OpenCL platform 0 beside NVIDIA's, "opencl" is the NVIDIA GPU and "opencl:0" PoCL's CPU.
+ * OpenCL platform 0 beside NVIDIA's, "opencl" is the NVIDIA GPU and "opencl:0" PoCL's CPU. hcl-info shows what
+ * each backend's name opens.
  * An explicitly named backend that is unavailable fails with its reason: there is no silent fallback to a
  * backend that was not named.
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT (malformed selector, out_device NULL),
