@@ -228,8 +228,10 @@ const char *hcl__gpu_rtc_version(void);
 hcl_status hcl__gpu_module_load(const void *image, const char *what, hcl_gpu_module *out_module);
 /* The run-time compiler's job for this device's architecture. */
 void hcl__gpu_rtc_job_target(const hcl__gpu_device *d, hcl__gpu_rtc_job *job);
-/* Compile `job` (source, name, options, headers set) for the device with the run-time compiler, and load it. */
-hcl_status hcl__gpu_rtc_build(hcl__gpu_device *d, hcl__gpu_rtc_job *job, hcl_gpu_module *out_module);
+/* Compile `job` (source, name, options, headers set) for the device with the run-time compiler, and load it. With
+ * out_image, the caller also gets the image that was loaded (malloc'd, the caller frees it) on success. */
+hcl_status hcl__gpu_rtc_build(hcl__gpu_device *d, hcl__gpu_rtc_job *job, hcl_gpu_module *out_module, void **out_image,
+                              size_t *out_image_size);
 
 /* ---- the driver's helper kernels (helpers.c, sources.c) ---- */
 /* fill.cu as one program for the run-time compiler, with the CUDA/HIP name map as its header (sources.c). Fills

@@ -138,7 +138,8 @@ typedef CUdevice_attribute hcl_gpu_attribute;
  *   REQ(ret, name, params)          init fails without it
  *   OPT(ret, name, params)          may be missing: NULL, checked where it is used
  *   REQ_OR(ret, name, old, params)  falls back to the older export `old` of the same signature (older drivers)
- *   REQ_U / OPT_U                   as REQ / OPT, for entries the headers cannot check (none on CUDA)
+ *   REQ_U / OPT_U                   as REQ / OPT, for entries the headers cannot check (CUDA: cuFuncGetParamCount,
+ *                                   which drivers after CUDA 13.0's export and 13.0's cuda.h does not declare)
  * Every signature is checked against cuda.h at compile time (runtime.c). */
 #define HCL_GPU_SYMBOLS(REQ, OPT, REQ_OR, REQ_U, OPT_U)                                                                \
     REQ(CUresult, cuGetErrorName, (CUresult, const char **))                                                           \
@@ -184,6 +185,7 @@ typedef CUdevice_attribute hcl_gpu_attribute;
     REQ(CUresult, cuFuncGetAttribute, (int *, CUfunction_attribute, CUfunction))                                       \
     REQ(CUresult, cuFuncSetAttribute, (CUfunction, CUfunction_attribute, int))                                         \
     OPT(CUresult, cuFuncGetParamInfo, (CUfunction, size_t, size_t *, size_t *))                                        \
+    OPT_U(CUresult, cuFuncGetParamCount, (CUfunction, size_t *))                                                       \
     OPT(CUresult, cuDeviceCanAccessPeer, (int *, CUdevice, CUdevice))                                                  \
     OPT(CUresult, cuCtxEnablePeerAccess, (CUcontext, unsigned int))                                                    \
     OPT(CUresult, cuMemcpyPeerAsync, (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))               \

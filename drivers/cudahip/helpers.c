@@ -33,7 +33,7 @@ static const char *arch_label(const hcl__gpu_device *d, char *buf, size_t size) 
 static hcl_status compile_helpers(hcl__gpu_device *d, hcl_gpu_module *out_module) {
     hcl__gpu_rtc_job job;
     hcl__gpu_helpers_job(&job);
-    return hcl__gpu_rtc_build(d, &job, out_module);
+    return hcl__gpu_rtc_build(d, &job, out_module, NULL, NULL);
 }
 
 static hcl_status load_locked(hcl__gpu_device *d) {

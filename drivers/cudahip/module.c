@@ -3,6 +3,8 @@
  * hipModuleLaunchKernel. Shared by the CUDA and HIP drivers (gpu.h). */
 #include "gpu.h"
 
+#include "cubin.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,8 @@ typedef struct hcl__gpu_module {
     char *text; /* NULL, or the user's source (text_is_ptx 0) or PTX: kernel_params reads parameter kinds from it */
     size_t text_size;
     int text_is_ptx;
+    void *image; /* CUDA: NULL, or the binary loaded (fatbin, cubin, PTX): query_params counts parameters in it */
+    size_t image_size;
 } hcl__gpu_module;
 
 /* Keep the text a module was made from, for kernel_params; without it (out of memory) kinds stay unknown. */
@@ -90,7 +94,8 @@ static hcl_status load_binary(const hcl_module_source *src, hcl_gpu_module *out_
 }
 #endif
 
-hcl_status hcl__gpu_rtc_build(hcl__gpu_device *d, hcl__gpu_rtc_job *job, hcl_gpu_module *out_module) {
+hcl_status hcl__gpu_rtc_build(hcl__gpu_device *d, hcl__gpu_rtc_job *job, hcl_gpu_module *out_module, void **out_image,
+                              size_t *out_image_size) {
     job->driver_version = hcl__gpu_driver_version;
     hcl__gpu_rtc_job_target(d, job);
     void *image = NULL;
@@ -105,6 +110,10 @@ hcl_status hcl__gpu_rtc_build(hcl__gpu_device *d, hcl__gpu_rtc_job *job, hcl_gpu
 #else
         st = hcl__gpu_module_load(image, "hiprtc's code object", out_module);
 #endif
+        if (st == HCL_SUCCESS && out_image) {
+            *out_image = image, *out_image_size = size;
+            return st;
+        }
         free(image);
         image = NULL;
         if (st == HCL_SUCCESS || !job->from_cache || attempt > 0 || st == HCL_ERROR_DEVICE_LOST) return st;
@@ -114,14 +123,24 @@ hcl_status hcl__gpu_rtc_build(hcl__gpu_device *d, hcl__gpu_rtc_job *job, hcl_gpu
     }
 }
 
-static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src, hcl_gpu_module *out_module) {
+static hcl_status build_source(hcl__gpu_device *d, const hcl_module_source *src, hcl__gpu_module *m) {
     hcl__gpu_rtc_job job = {
         .source = src->data,
         .source_size = src->size,
         .name = HCL_GPU_CUDA ? "user.cu" : "user.hip",
         .options = src->options,
     };
-    return hcl__gpu_rtc_build(d, &job, out_module);
+    return hcl__gpu_rtc_build(d, &job, &m->module, HCL_GPU_CUDA ? &m->image : NULL, &m->image_size);
+}
+
+/* A copy of the binary a CUDA module was loaded from, for query_params; without it (out of memory, HIP) parameter
+ * counts stay unknown. */
+static void keep_image(hcl__gpu_module *m, const hcl_module_source *src) {
+    if (!HCL_GPU_CUDA || !src->size) return;
+    m->image = malloc(src->size);
+    if (!m->image) return;
+    memcpy(m->image, src->data, src->size);
+    m->image_size = src->size;
 }
 
 /* The first source this driver takes decides: a binary always, source when the run-time compiler loads. A source
@@ -143,10 +162,11 @@ hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources
     hcl__gpu_module *m = calloc(1, sizeof *m);
     if (!m) return hcl__kit_oom("module");
     m->dev = d;
-    hcl_status st = HCL_GPU_ON(d, pick->kind == HCL_GPU_SOURCE_BINARY ? load_binary(pick, &m->module)
-                                                                      : build_source(d, pick, &m->module));
+    hcl_status st =
+        HCL_GPU_ON(d, pick->kind == HCL_GPU_SOURCE_BINARY ? load_binary(pick, &m->module) : build_source(d, pick, m));
     if (st == HCL_SUCCESS && (pick->kind == HCL_GPU_SOURCE_C || is_ptx_text(pick)))
         keep_text(m, pick->data, pick->size, pick->kind != HCL_GPU_SOURCE_C);
+    if (st == HCL_SUCCESS && pick->kind == HCL_GPU_SOURCE_BINARY) keep_image(m, pick);
     return hcl__kit_give(st, m, out_module);
 }
 
@@ -155,36 +175,39 @@ void hcl__gpu_module_destroy(void *module) {
     if (!m) return;
     (void)HCL_GPU_ON(m->dev, (hcl__gpu.HCL_GPU_SYM_ModuleUnload(m->module), HCL_SUCCESS));
     free(m->text);
+    free(m->image);
     free(m);
 }
 
 /* Parameter sizes let launches refuse an argument of the wrong size instead of having the kernel read past it.
- * CUDA lists them (cuFuncGetParamInfo, driver 12.4+); HIP has no such call, so HIP launches are not checked. */
+ * CUDA lists them (cuFuncGetParamInfo, driver 12.4+) one index at a time; HIP has no such call, so HIP launches are
+ * not checked. The count comes first, from a call that cannot fail for want of a parameter: cuFuncGetParamCount
+ * where the driver has it, else the binary the module was loaded from (a cubin's attributes, a fatbin's
+ * uncompressed entry, PTX; cubin.h). Asking for the index past the last parameter would also answer, but as a
+ * failed call (CUDA_ERROR_INVALID_VALUE) that compute-sanitizer reports among the user's errors; without a count
+ * (a fatbin whose entries are all compressed, on a driver before cuFuncGetParamCount) sizes stay unknown. */
 static void query_params(hcl__gpu_kernel *k) {
     k->num_params = HCL_GPU_UNKNOWN_PARAMS;
 #if HCL_GPU_CUDA
     if (!hcl__gpu.cuFuncGetParamInfo) return;
-    uint32_t cap = 8, n = 0;
-    uint32_t *sizes = malloc(cap * sizeof *sizes);
+    uint32_t n = 0;
+    size_t counted = 0;
+    if (hcl__gpu.cuFuncGetParamCount) {
+        if (hcl__gpu.cuFuncGetParamCount(k->fn, &counted) != CUDA_SUCCESS || counted > 4096) return;
+        n = (uint32_t)counted;
+    } else if (!k->mod->image || !hcl__kit_cuda_binary_param_count(k->mod->image, k->mod->image_size, k->name, &n) ||
+               n > 4096) {
+        return;
+    }
+    uint32_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
     if (!sizes) return;
-    for (;;) {
+    for (uint32_t i = 0; i < n; i++) {
         size_t off = 0, size = 0;
-        CUresult r = hcl__gpu.cuFuncGetParamInfo(k->fn, n, &off, &size);
-        if (r == CUDA_ERROR_INVALID_VALUE) break; /* past the last parameter */
-        if (r != CUDA_SUCCESS || n >= 4096) {     /* the driver cannot say: no checking */
+        if (hcl__gpu.cuFuncGetParamInfo(k->fn, i, &off, &size) != CUDA_SUCCESS) { /* the count misread: no check */
             free(sizes);
             return;
         }
-        if (n == cap) {
-            uint32_t *grown = realloc(sizes, 2 * cap * sizeof *sizes);
-            if (!grown) {
-                free(sizes);
-                return;
-            }
-            sizes = grown;
-            cap *= 2;
-        }
-        sizes[n++] = (uint32_t)size;
+        sizes[i] = (uint32_t)size;
     }
     k->param_sizes = sizes;
     k->num_params = n;
