@@ -5,10 +5,13 @@
 #include <criterion/event.h>
 #include <criterion/logging.h>
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CONF_LEAK_CHECK 1
@@ -26,29 +29,76 @@
 /* ------------------------------------------------------------------------------------------------------- */
 static void free_backend_params(struct criterion_test_params *params) { cr_free(params->params); }
 
-/* Runs in Criterion's runner process, once per test, before the test processes start: the list the library
- * gives there (the build's backends, then HCL_EXTRA_DRIVERS) is the list every test process sees too, as they
- * run with the same environment. The names travel in Criterion's shared memory (cr_calloc). */
-struct criterion_test_params conf_backend_params(void) {
-    static uint32_t count;
-    static bool listed;
-    if (!listed) {
-        listed = true;
+/* The backends' names as the library lists them, asked in a child process: listing starts every backend, and with
+ * it the vendor runtimes (CUDA, NVIDIA's OpenCL, PoCL's threads). The runner that spawns every test process and
+ * lives as long as the suite then starts none; a test process starts only the runtime it tests. Exits the runner
+ * with a message when the child cannot give the list (a crash while listing is a failure, not "no backends"). */
+static uint32_t list_backends(conf_backend *out, uint32_t max) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        perror("hcl-conformance: pipe");
+        exit(1);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("hcl-conformance: fork");
+        exit(1);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        uint32_t count = 0;
         if (hcl_backend_count(&count) != HCL_SUCCESS) {
             fprintf(stderr, "hcl-conformance: hcl_backend_count: %s\n", hcl_last_message());
-            count = 0;
+            _exit(1);
         }
+        for (uint32_t i = 0; i < count && i < max; i++) {
+            conf_backend b = {.index = i};
+            hcl_backend_info bi;
+            if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS)
+                snprintf(b.name, sizeof b.name, "%s", bi.name);
+            else
+                snprintf(b.name, sizeof b.name, "#%u", i); /* conf_begin fails it: not in the list */
+            if (write(fds[1], &b, sizeof b) != (ssize_t)sizeof b) _exit(1);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    uint32_t count = 0;
+    conf_backend b;
+    for (;;) {
+        ssize_t got = read(fds[0], &b, sizeof b);
+        if (got < 0 && errno == EINTR) continue;
+        if (got != (ssize_t)sizeof b) break;
+        if (count < max) out[count++] = b;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "hcl-conformance: the process that lists the backends %s %d\n",
+                WIFSIGNALED(status) ? "died of signal" : "exited with",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        exit(1);
+    }
+    return count;
+}
+
+/* Runs in Criterion's runner process, once per test, before the test processes start: the list the library
+ * gives (the build's backends, then HCL_EXTRA_DRIVERS) is the list every test process sees too, as they run with
+ * the same environment. Asked once; the names travel in Criterion's shared memory (cr_calloc). */
+struct criterion_test_params conf_backend_params(void) {
+    static conf_backend listed[64];
+    static uint32_t count;
+    static bool asked;
+    if (!asked) {
+        asked = true;
+        count = list_backends(listed, sizeof listed / sizeof listed[0]);
     }
     conf_backend *params = count ? cr_calloc(count, sizeof *params) : NULL;
     if (!params) return cr_make_param_array(conf_backend, NULL, 0, NULL);
-    for (uint32_t i = 0; i < count; i++) {
-        hcl_backend_info bi;
-        params[i].index = i;
-        if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS)
-            snprintf(params[i].name, sizeof params[i].name, "%s", bi.name);
-        else
-            snprintf(params[i].name, sizeof params[i].name, "#%u", i); /* conf_begin fails it: not in the list */
-    }
+    memcpy(params, listed, count * sizeof *params);
     return cr_make_param_array(conf_backend, params, count, free_backend_params);
 }
 
