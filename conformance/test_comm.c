@@ -353,6 +353,27 @@ ParameterizedTest(comm_pair *p, comm, misuse, .timeout = CONF_TIMEOUT_S) {
              hcl_comm_all_reduce(comms[0], queues[0], HCL_DTYPE_F32, (hcl_comm_op)9, n, a, b, 0, NULL, NULL));
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
              hcl_comm_all_reduce(comms[0], queues[0], (hcl_dtype)42, HCL_COMM_SUM, n, a, b, 0, NULL, NULL));
+    /* a NULL or released buffer where one is read or written: buffers are handles, so HCL_ERROR_INVALID_HANDLE as
+     * everywhere in hcl.h (a copy's buffer, a kernel's buffer argument), named in the message */
+    hcl_buffer dead = NULL;
+    if (CHECK_ST(HCL_SUCCESS, hcl_buffer_create(devs[0], n * 4, 0, &dead)))
+        CHECK_ST(HCL_SUCCESS, hcl_buffer_release(dead));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE,
+             hcl_comm_all_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, n, NULL, b, 0, NULL, NULL));
+    CHECK_MSG_HAS("send");
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE,
+             hcl_comm_all_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, n, a, NULL, 0, NULL, NULL));
+    CHECK_MSG_HAS("recv");
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE,
+             hcl_comm_reduce_scatter(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, n / 2, a, dead, 0, NULL, NULL));
+    CHECK_MSG_HAS("recv");
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_comm_broadcast(comms[0], queues[0], HCL_DTYPE_F32, 0, n, NULL, b, 0, NULL,
+                                                          NULL)); /* the root's send */
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE,
+             hcl_comm_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, 0, n, a, NULL, 0, NULL, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_comm_send(comms[0], queues[0], HCL_DTYPE_F32, n, NULL, 1, 0, NULL, NULL));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_comm_recv(comms[0], queues[0], HCL_DTYPE_F32, n, dead, 1, 0, NULL, NULL));
+    CHECK_MSG_HAS("buffer");
     /* send == recv where there is no in-place form */
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
              hcl_comm_all_gather(comms[0], queues[0], HCL_DTYPE_F32, 1, a, a, 0, NULL, NULL));
@@ -388,6 +409,18 @@ ParameterizedTest(comm_pair *p, comm, misuse, .timeout = CONF_TIMEOUT_S) {
     }
     CHECK_ST(HCL_SUCCESS, hcl_buffer_read(queues[1], other, 0, sizeof got, got));
     for (int i = 0; i < 64; i++) CHECK(got[i] == 2.0f * (float)i, "element %d: %g, want %g", i, got[i], 2.0 * i);
+    /* a buffer this rank does not use may be NULL: a reduce's recv and a broadcast's send off the root */
+    if (CHECK_ST(HCL_SUCCESS, hcl_comm_group_start())) {
+        CHECK_ST(HCL_SUCCESS,
+                 hcl_comm_reduce(comms[0], queues[0], HCL_DTYPE_F32, HCL_COMM_SUM, 0, n, a, b, 0, NULL, NULL));
+        CHECK_ST(HCL_SUCCESS,
+                 hcl_comm_reduce(comms[1], queues[1], HCL_DTYPE_F32, HCL_COMM_SUM, 0, n, other, NULL, 0, NULL, NULL));
+        CHECK_ST(HCL_SUCCESS, hcl_comm_broadcast(comms[0], queues[0], HCL_DTYPE_F32, 0, n, b, b, 0, NULL, NULL));
+        CHECK_ST(HCL_SUCCESS, hcl_comm_broadcast(comms[1], queues[1], HCL_DTYPE_F32, 0, n, NULL, other, 0, NULL, NULL));
+        CHECK_ST(HCL_SUCCESS, hcl_comm_group_end());
+    }
+    CHECK_ST(HCL_SUCCESS, hcl_buffer_read(queues[1], other, 0, sizeof got, got));
+    for (int i = 0; i < 64; i++) CHECK(got[i] == 4.0f * (float)i, "element %d: %g, want %g", i, got[i], 4.0 * i);
 done:
     if (a) hcl_buffer_release(a);
     if (b) hcl_buffer_release(b);

@@ -123,13 +123,16 @@ HCL_API hcl_status hcl_comm_group_end(void);
 /* The collectives. Common rules: `comm` and `queue` of the same device (HCL_ERROR_DEVICE_MISMATCH otherwise); buffers
  * of that device, large enough for what the call reads and writes (HCL_ERROR_OUT_OF_RANGE, the sizes named); count
  * elements of `type` (0 is valid and moves nothing); `root`/`peer` < size; the wait list of the queue's device; an
- * event (out_event may be NULL) that completes when this rank's part is done. Every rank of the communicator must
- * issue the same collectives in the same order with the same count, type, op and root.
- * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (type or op unknown, root/peer out of
- * range, a NULL buffer where one is read or written, out_event inside a group, send == recv where no in-place form
- * exists), HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_DEVICE_MISMATCH, HCL_ERROR_UNSUPPORTED (a type the engine cannot
- * reduce), HCL_ERROR_TIMEOUT, HCL_ERROR_VENDOR (the engine's error named), and the status that broke the
- * communicator earlier. */
+ * event (out_event may be NULL) that completes when this rank's part is done. Buffers are handles: one that the call
+ * reads or writes on this rank and that is NULL, released or not a buffer is HCL_ERROR_INVALID_HANDLE, as in hcl.h;
+ * one that it does not use there (noted at each call) may be NULL. Every argument is checked before an engine sees
+ * the call. Every rank of the communicator must issue the same collectives in the same order with the same count,
+ * type, op and root.
+ * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE (comm, queue, a buffer used here, a wait-list event),
+ * HCL_ERROR_INVALID_ARGUMENT (type or op unknown, root/peer out of range, out_event inside a group, send == recv where
+ * no in-place form exists), HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_DEVICE_MISMATCH,
+ * HCL_ERROR_UNSUPPORTED (a type the engine cannot reduce), HCL_ERROR_TIMEOUT, HCL_ERROR_VENDOR (the engine's error
+ * named), and the status that broke the communicator earlier. */
 
 /* recv[i] = op over ranks of send[i], i < count, on every rank. */
 HCL_API hcl_status hcl_comm_all_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, size_t count,
