@@ -15,6 +15,8 @@
  *   hcl-comm-mpi-test bench [host|opencl|mixed|cuda]    every collective in f32, 1 MiB to 256 MiB: time, algbw,
  *                                                        busbw and algbw over the slowest host-device link (the
  *                                                        first run of each size checked); MPI on host memory
+ * Every mode checks that MPI_COMM_WORLD's error handler is MPI_ERRORS_RETURN while the communicator lives and the
+ * default again after its release (not after a timeout or an MPI error: MPI may still hold a request then).
  * Devices: host (every rank on the host backend), opencl (PoCL), mixed (even ranks host, odd ranks opencl), cuda
  * (rank r on cuda:r: the mpi engine staging GPU memory, for the GPU machines).
  * Exit status: 0 passed, 1 failed, 77 skipped (the device asked for is absent), on every rank. */
@@ -322,6 +324,28 @@ static hcl_status bench_d2h(void *arg) {
 /* Every collective in f32 (sum) from 1 MiB to 256 MiB: time, algbw and busbw (nccl-tests' sizes and formulas), and
  * algbw over the slowest page-locked host-device link of the ranks, each measured alone; the first run of each size
  * checked. Then MPI on host memory for the same bytes (MPI_Allreduce, an MPI_Sendrecv ring): MPI's own speed. */
+/* Whether the messages path was asked for (HCL_MPI_SHM=0); else ranks on one host take shared memory. */
+static int messages_path(void) {
+    const char *env = getenv("HCL_MPI_SHM");
+    return env && strcmp(env, "0") == 0;
+}
+
+/* MPI_COMM_WORLD's error handler: Open MPI reports errors of non-blocking collectives through it, so HCL makes it
+ * MPI_ERRORS_RETURN while it holds an mpi communicator (want_return 1), and puts back the program's (here the default,
+ * MPI_ERRORS_ARE_FATAL: want_return 0) when it has released its last one. */
+static void check_world_errhandler(const char *when, int want_return) {
+    MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+    if (MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h) != MPI_SUCCESS) {
+        FAIL("%s: MPI_Comm_get_errhandler failed", when);
+        return;
+    }
+    const MPI_Errhandler want = want_return ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL;
+    if (h != want)
+        FAIL("%s: MPI_COMM_WORLD's error handler is not %s", when,
+             want_return ? "MPI_ERRORS_RETURN" : "MPI_ERRORS_ARE_FATAL");
+    MPI_Errhandler_free(&h);
+}
+
 /* A send and a recv of different counts: the receiver gets an error status, and neither rank hangs (the sender may
  * complete: MPI messages take a short send eagerly). */
 static void mismatch_test(void) {
@@ -437,6 +461,7 @@ int main(int argc, char **argv) {
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD); /* as hcl_comm.h says: the id is plain bytes */
     OK(hcl_comm_create(dev, (uint32_t)nranks, (uint32_t)rank, &id, &comm));
     if (comm) {
+        check_world_errhandler("with a communicator", 1);
         hcl_comm second = NULL;
         hcl_status st = hcl_comm_create(dev, (uint32_t)nranks, (uint32_t)rank, &id, &second);
         if (st != HCL_ERROR_UNSUPPORTED)
@@ -456,6 +481,10 @@ int main(int argc, char **argv) {
         else
             collectives();
         OK(hcl_comm_release(comm));
+        /* not after a timeout or an MPI error (the recv's MPI_ERR_TRUNCATE of a mismatch through MPI messages): MPI
+         * may still hold requests then, whose errors must not abort the job */
+        if (strcmp(mode, "timeout") != 0 && !(strcmp(mode, "mismatch") == 0 && messages_path()))
+            check_world_errhandler("after hcl_comm_release", 0);
     }
     hcl_queue_release(queue);
     hcl_device_release(dev);

@@ -39,6 +39,8 @@ typedef void(MPI_User_function)(void *in, void *inout, int *len, MPI_Datatype *t
     X(int, MPI_Comm_split, (MPI_Comm, int, int, MPI_Comm *))                                                           \
     X(int, MPI_Comm_free, (MPI_Comm *))                                                                                \
     X(int, MPI_Comm_set_errhandler, (MPI_Comm, MPI_Errhandler))                                                        \
+    X(int, MPI_Comm_get_errhandler, (MPI_Comm, MPI_Errhandler *))                                                      \
+    X(int, MPI_Errhandler_free, (MPI_Errhandler *))                                                                    \
     X(int, MPI_Op_create, (MPI_User_function *, int, MPI_Op *))                                                        \
     X(int, MPI_Test, (MPI_Request *, int *, void *))                                                                   \
     X(int, MPI_Iallreduce, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *))                 \
@@ -51,6 +53,7 @@ typedef void(MPI_User_function)(void *in, void *inout, int *len, MPI_Datatype *t
 
 #define MPI_GLOBALS(X)                                                                                                 \
     X(comm_world, ompi_mpi_comm_world)                                                                                 \
+    X(comm_self, ompi_mpi_comm_self)                                                                                   \
     X(t_float, ompi_mpi_float)                                                                                         \
     X(t_byte, ompi_mpi_byte)                                                                                           \
     X(t_u16, ompi_mpi_uint16_t)                                                                                        \
@@ -79,6 +82,14 @@ static size_t ids_count;
 /* Staging memory of collectives that timed out: MPI may still write it, so it is kept (reachable) for good. */
 static hcl__comm_host_mem *abandoned;
 static size_t abandoned_count;
+/* MPI_COMM_WORLD's and MPI_COMM_SELF's error handlers as the program had them before HCL made them MPI_ERRORS_RETURN,
+ * while `errors_holders` communicators (live, or being made) need that (errors_take / errors_give). */
+static unsigned errors_holders;
+static MPI_Errhandler saved_errors[2];
+static atomic_int requests_left; /* a request stayed with MPI after a timeout or an MPI error (left_with_mpi) */
+
+/* A request stays with MPI (timed out, or failed, or its pipeline gave up on it): its error may still come. */
+static void left_with_mpi(void) { atomic_store(&requests_left, 1); }
 
 typedef struct mpi_state {
     MPI_Comm comm;
@@ -95,6 +106,40 @@ static int keep_for_mpi(hcl__comm_host_mem mem) {
     abandoned = grown;
     abandoned[abandoned_count++] = mem;
     return 1;
+}
+
+/* Open MPI reports an error of a non-blocking collective (MPI_ERR_TRUNCATE of a piece inside MPI_Iallreduce) through
+ * MPI_COMM_WORLD's error handler, not only through the handler of the communicator it ran on, and MPI-4 reports errors
+ * that belong to no communicator through MPI_COMM_SELF's: with their default, MPI_ERRORS_ARE_FATAL, such an error
+ * aborts the job, where hcl.h promises a status. So while HCL holds an mpi communicator, both are MPI_ERRORS_RETURN:
+ * the first holder (lock held, MPI initialised) saves the program's handlers and sets MPI_ERRORS_RETURN. */
+static int errors_take(void) {
+    if (errors_holders++ > 0) return MPI_SUCCESS;
+    MPI_Comm comms[2] = {mpi.comm_world, mpi.comm_self};
+    for (int i = 0; i < 2; i++) {
+        int rc = mpi.MPI_Comm_get_errhandler(comms[i], &saved_errors[i]);
+        if (rc == MPI_SUCCESS) rc = mpi.MPI_Comm_set_errhandler(comms[i], mpi.errors_return);
+        if (rc != MPI_SUCCESS) return rc; /* the caller gives its hold back (errors_give) */
+    }
+    return MPI_SUCCESS;
+}
+
+/* The last holder gone (lock held, MPI not finalised): each communicator whose handler is still the MPI_ERRORS_RETURN
+ * that HCL set gets the program's back (one it set since stays), unless a request that timed out or failed is still
+ * with MPI (left_with_mpi): its error could still come, and must not abort the job then. */
+static void errors_give(void) {
+    if (errors_holders == 0 || --errors_holders > 0) return;
+    MPI_Comm comms[2] = {mpi.comm_world, mpi.comm_self};
+    for (int i = 0; i < 2; i++) {
+        if (!saved_errors[i]) continue;
+        MPI_Errhandler now = NULL;
+        if (!atomic_load(&requests_left) && mpi.MPI_Comm_get_errhandler(comms[i], &now) == MPI_SUCCESS) {
+            if (now == mpi.errors_return) mpi.MPI_Comm_set_errhandler(comms[i], saved_errors[i]);
+            mpi.MPI_Errhandler_free(&now);
+        }
+        mpi.MPI_Errhandler_free(&saved_errors[i]); /* the reference MPI_Comm_get_errhandler gave */
+        saved_errors[i] = NULL;
+    }
 }
 
 /* An MPI error code as HCL_ERROR_VENDOR, with MPI's text. */
@@ -213,6 +258,7 @@ static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double ti
             int rc = mpi.MPI_Test(&reqs[i], &flag, NULL);
             pthread_mutex_unlock(&mpi_lock);
             if (rc != MPI_SUCCESS) {
+                left_with_mpi();
                 hcl_status st = mpi_error(rc, what);
                 return comm ? hcl__comm_break(comm, st) : st;
             }
@@ -223,6 +269,7 @@ static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double ti
         }
         if (!left) return HCL_SUCCESS;
         if (hcl__comm_now_s() - start > timeout) {
+            left_with_mpi();
             hcl_status st = hcl__set_message(
                 HCL_ERROR_TIMEOUT, "mpi %s%s%u: no answer from the other ranks within %g s%s", what,
                 comm ? " on rank " : "", comm ? comm->rank : 0, timeout, comm ? "; the communicator is broken" : "");
@@ -319,7 +366,7 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
     if (!s) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
     memcpy(s->id, id, HCL_COMM_ID_BYTES);
     MPI_Request req = NULL;
-    int *mine = NULL, *all = NULL, world = 0, flag = 0, registered = 0;
+    int *mine = NULL, *all = NULL, world = 0, flag = 0, registered = 0, holds_errors = 0;
     pthread_mutex_lock(&mpi_lock);
     CALL(mpi.MPI_Finalized(&flag), "MPI_Finalized");
     if (flag) {
@@ -332,6 +379,8 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
         CALL(mpi.MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
         hcl_initialised = 1;
     }
+    holds_errors = 1;
+    CALL(errors_take(), "MPI_Comm_set_errhandler (MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF)");
     for (size_t i = 0; i < ids_count; i++)
         if (memcmp(ids_in_use[i], id, HCL_COMM_ID_BYTES) == 0) {
             st = hcl__set_message(HCL_ERROR_UNSUPPORTED,
@@ -415,6 +464,7 @@ cleanup:
     if (st != HCL_SUCCESS) {
         if (s->comm) mpi.MPI_Comm_free(&s->comm);
         if (registered) ids_count--;
+        if (holds_errors) errors_give();
         free(s);
     }
     pthread_mutex_unlock(&mpi_lock);
@@ -438,6 +488,7 @@ static void destroy(hcl__comm *comm) {
      * ranks come, so neither the MPI communicator nor the staging memory may go (freeing the communicator makes
      * Open MPI's progress crash then) */
     if (!broken && mpi.MPI_Finalized(&fin) == MPI_SUCCESS && !fin) mpi.MPI_Comm_free(&s->comm);
+    if (mpi.MPI_Finalized(&fin) == MPI_SUCCESS && !fin) errors_give();
     if (broken && keep_for_mpi(s->send)) s->send.ptr = NULL;
     if (broken && keep_for_mpi(s->recv)) s->recv.ptr = NULL;
     pthread_mutex_unlock(&mpi_lock);
@@ -478,7 +529,10 @@ static hcl_status copy_pieces(pipe *p, hcl__buffer *buf, size_t off, size_t byte
             pthread_mutex_lock(&mpi_lock);
             int rc = mpi.MPI_Test(&p->req, &flag, NULL);
             pthread_mutex_unlock(&mpi_lock);
-            if (rc != MPI_SUCCESS) return hcl__comm_break(p->comm, mpi_error(rc, "MPI_Test"));
+            if (rc != MPI_SUCCESS) {
+                left_with_mpi();
+                return hcl__comm_break(p->comm, mpi_error(rc, "MPI_Test"));
+            }
             if (flag) p->req = NULL;
         }
     }
@@ -647,7 +701,9 @@ static hcl_status run_p2p_messages(p2p_item *items, size_t n) {
     }
     pthread_mutex_lock(&mpi_lock);
     for (size_t i = 0; i < n; i++) {
-        if (items[i].req && keep_for_mpi(items[i].mem)) items[i].mem.ptr = NULL; /* still MPI's (timed out) */
+        if (!items[i].req) continue;
+        left_with_mpi();
+        if (keep_for_mpi(items[i].mem)) items[i].mem.ptr = NULL; /* still MPI's (timed out) */
     }
     pthread_mutex_unlock(&mpi_lock);
     for (size_t i = 0; i < n; i++)

@@ -74,6 +74,10 @@ HCL_API hcl_status hcl_comm_get_id(hcl_device device, const char *engine, hcl_co
  * id and size, and it returns when all have joined (or the timeout set by HCL_COMM_TIMEOUT, default 300 s, passed).
  * The caller owns the communicator (hcl_comm_release); it holds a reference on the device. mpi: one rank per
  * process, and every process of MPI_COMM_WORLD takes part in the call (HCL initialises MPI if the program has not).
+ * While HCL holds an mpi communicator, MPI_COMM_WORLD's and MPI_COMM_SELF's error handlers are MPI_ERRORS_RETURN
+ * (Open MPI reports errors of non-blocking collectives through MPI_COMM_WORLD's, and its default would abort the job):
+ * the program's own MPI calls on them then return errors too. HCL puts the program's handlers back when it releases
+ * its last mpi communicator, unless a timeout or an MPI error left a request with MPI (its error may still come).
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (size 0, rank >= size, id NULL or not
  * valid, out_comm NULL), HCL_ERROR_UNSUPPORTED (the id's engine does not serve the device), HCL_ERROR_TIMEOUT,
  * HCL_ERROR_BACKEND_UNAVAILABLE, HCL_ERROR_VENDOR, HCL_ERROR_OUT_OF_MEMORY. */
