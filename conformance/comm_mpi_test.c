@@ -11,7 +11,9 @@
  *                                                        memory when all it waits for is in) or fails at once
  *                                                        saying who broke the communicator (shared memory)
  *   hcl-comm-mpi-test mismatch [host|opencl|mixed]      rank 0 sends 1000 floats, rank 1 receives 999: rank 1
- *                                                        fails with a status, no rank hangs
+ *                                                        fails with a status (shared memory: rank 0 too), no rank
+ *                                                        hangs, and the next send/recv works or fails at once;
+ *                                                        then a recv of 1001 from a send of 1000 fails too
  *   hcl-comm-mpi-test bench [host|opencl|mixed|cuda]    every collective in f32, 1 MiB to 256 MiB: time, algbw,
  *                                                        busbw and algbw over the slowest host-device link (the
  *                                                        first run of each size checked); MPI on host memory
@@ -321,13 +323,75 @@ static hcl_status bench_d2h(void *arg) {
     return hcl_buffer_read(queue, c->send, 0, c->bytes, c->host);
 }
 
-/* Every collective in f32 (sum) from 1 MiB to 256 MiB: time, algbw and busbw (nccl-tests' sizes and formulas), and
- * algbw over the slowest page-locked host-device link of the ranks, each measured alone; the first run of each size
- * checked. Then MPI on host memory for the same bytes (MPI_Allreduce, an MPI_Sendrecv ring): MPI's own speed. */
 /* Whether the messages path was asked for (HCL_MPI_SHM=0); else ranks on one host take shared memory. */
 static int messages_path(void) {
     const char *env = getenv("HCL_MPI_SHM");
     return env && strcmp(env, "0") == 0;
+}
+
+/* A send and a recv of different counts: the receiver gets an error status, and neither rank hangs. Through shared
+ * memory the sender fails too (INVALID_ARGUMENT, the receiver's cause); through MPI messages it may complete (MPI takes
+ * a short send eagerly). Then a matched send/recv: it works or fails at once (the communicator broken), never waits out
+ * the timeout. */
+static void mismatch_test(void) {
+    hcl_buffer b = NULL;
+    OK(hcl_buffer_create(dev, 4096, 0, &b));
+    OK(hcl_comm_set_timeout(comm, 5.0));
+    double t0 = now_s();
+    hcl_status st = HCL_SUCCESS;
+    if (rank == 0) st = hcl_comm_send(comm, queue, HCL_DTYPE_F32, 1000, b, 1, 0, NULL, NULL);
+    if (rank == 1) st = hcl_comm_recv(comm, queue, HCL_DTYPE_F32, 999, b, 0, 0, NULL, NULL);
+    double dt = now_s() - t0;
+    if (rank == 1 && st == HCL_SUCCESS) FAIL("a recv of 999 floats from a send of 1000 succeeded");
+    if (rank == 0 && !messages_path() &&
+        (st != HCL_ERROR_INVALID_ARGUMENT || !strstr(hcl_last_message(), "4000") ||
+         !strstr(hcl_last_message(), "3996")))
+        FAIL("shared memory: a send of 1000 floats to a recv of 999: %s (%s), want HCL_ERROR_INVALID_ARGUMENT naming "
+             "both sizes (4000 and 3996 bytes)",
+             hcl_status_name(st), st ? hcl_last_message() : "");
+    if (rank <= 1 && dt > 4.0) FAIL("the mismatched send/recv took %.3f s", dt);
+    if (rank <= 1)
+        printf("rank %d: %s after %.3f s%s%s\n", rank, hcl_status_name(st), dt, st ? ": " : "",
+               st ? hcl_last_message() : "");
+    t0 = now_s();
+    st = HCL_SUCCESS;
+    if (rank == 0) st = hcl_comm_send(comm, queue, HCL_DTYPE_F32, 1000, b, 1, 0, NULL, NULL);
+    if (rank == 1) st = hcl_comm_recv(comm, queue, HCL_DTYPE_F32, 1000, b, 0, 0, NULL, NULL);
+    dt = now_s() - t0;
+    if (rank <= 1 && (st == HCL_ERROR_TIMEOUT || dt > 4.0))
+        FAIL("the send/recv after the mismatch: %s after %.3f s (%s), want it to work or fail at once",
+             hcl_status_name(st), dt, st ? hcl_last_message() : "");
+    else if (rank <= 1)
+        printf("rank %d: next send/recv: %s after %.3f s%s%s\n", rank, hcl_status_name(st), dt, st ? ": " : "",
+               st ? hcl_last_message() : "");
+    /* a recv longer than the send, on a second communicator (the first is broken): MPI takes it without an error */
+    hcl_comm_id id;
+    hcl_comm longer = NULL;
+    memset(&id, 0, sizeof id);
+    if (rank == 0) OK(hcl_comm_get_id(dev, "mpi", &id));
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    OK(hcl_comm_create(dev, (uint32_t)nranks, (uint32_t)rank, &id, &longer));
+    if (longer) {
+        OK(hcl_comm_set_timeout(longer, 5.0));
+        t0 = now_s();
+        st = HCL_SUCCESS;
+        if (rank == 0) st = hcl_comm_send(longer, queue, HCL_DTYPE_F32, 1000, b, 1, 0, NULL, NULL);
+        if (rank == 1) st = hcl_comm_recv(longer, queue, HCL_DTYPE_F32, 1001, b, 0, 0, NULL, NULL);
+        dt = now_s() - t0;
+        if (rank == 1 && (st != HCL_ERROR_INVALID_ARGUMENT || !strstr(hcl_last_message(), "4000")))
+            FAIL("a recv of 1001 floats from a send of 1000: %s (%s), want HCL_ERROR_INVALID_ARGUMENT naming the "
+                 "send's size (4000 bytes)",
+                 hcl_status_name(st), st ? hcl_last_message() : "");
+        if (rank == 0 && !messages_path() && st != HCL_ERROR_INVALID_ARGUMENT)
+            FAIL("shared memory: a send of 1000 floats to a recv of 1001: %s (%s), want HCL_ERROR_INVALID_ARGUMENT",
+                 hcl_status_name(st), st ? hcl_last_message() : "");
+        if (rank <= 1 && dt > 4.0) FAIL("the send/recv with the longer recv took %.3f s", dt);
+        if (rank <= 1)
+            printf("rank %d: longer recv: %s after %.3f s%s%s\n", rank, hcl_status_name(st), dt, st ? ": " : "",
+                   st ? hcl_last_message() : "");
+        OK(hcl_comm_release(longer));
+    }
+    hcl_buffer_release(b);
 }
 
 /* MPI_COMM_WORLD's error handler: Open MPI reports errors of non-blocking collectives through it, so HCL makes it
@@ -346,25 +410,9 @@ static void check_world_errhandler(const char *when, int want_return) {
     MPI_Errhandler_free(&h);
 }
 
-/* A send and a recv of different counts: the receiver gets an error status, and neither rank hangs (the sender may
- * complete: MPI messages take a short send eagerly). */
-static void mismatch_test(void) {
-    hcl_buffer b = NULL;
-    OK(hcl_buffer_create(dev, 4096, 0, &b));
-    OK(hcl_comm_set_timeout(comm, 5.0));
-    const double t0 = now_s();
-    hcl_status st = HCL_SUCCESS;
-    if (rank == 0) st = hcl_comm_send(comm, queue, HCL_DTYPE_F32, 1000, b, 1, 0, NULL, NULL);
-    if (rank == 1) st = hcl_comm_recv(comm, queue, HCL_DTYPE_F32, 999, b, 0, 0, NULL, NULL);
-    const double dt = now_s() - t0;
-    if (rank == 1 && st == HCL_SUCCESS) FAIL("a recv of 999 floats from a send of 1000 succeeded");
-    if (rank <= 1 && dt > 4.0) FAIL("the mismatched send/recv took %.3f s", dt);
-    if (rank <= 1)
-        printf("rank %d: %s after %.3f s%s%s\n", rank, hcl_status_name(st), dt, st ? ": " : "",
-               st ? hcl_last_message() : "");
-    hcl_buffer_release(b);
-}
-
+/* Every collective in f32 (sum) from 1 MiB to 256 MiB: time, algbw and busbw (nccl-tests' sizes and formulas), and
+ * algbw over the slowest page-locked host-device link of the ranks, each measured alone; the first run of each size
+ * checked. Then MPI on host memory for the same bytes (MPI_Allreduce, an MPI_Sendrecv ring): MPI's own speed. */
 static void bench(void) {
     static const size_t sizes[] = {(size_t)1 << 20, (size_t)16 << 20, (size_t)64 << 20, (size_t)256 << 20};
     const size_t big = sizes[sizeof sizes / sizeof sizes[0] - 1];

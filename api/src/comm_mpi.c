@@ -22,6 +22,10 @@
 /* ---- Open MPI's ABI (mpi.h of Open MPI 4 and 5) ---- */
 typedef void *MPI_Comm, *MPI_Datatype, *MPI_Op, *MPI_Request, *MPI_Errhandler;
 typedef void(MPI_User_function)(void *in, void *inout, int *len, MPI_Datatype *type);
+typedef struct MPI_Status { /* Open MPI's ompi_status_public_t */
+    int MPI_SOURCE, MPI_TAG, MPI_ERROR, cancelled_;
+    size_t ucount_;
+} MPI_Status;
 #define MPI_SUCCESS 0
 #define MPI_THREAD_MULTIPLE 3
 #define MPI_MAX_ERROR_STRING 256
@@ -42,7 +46,8 @@ typedef void(MPI_User_function)(void *in, void *inout, int *len, MPI_Datatype *t
     X(int, MPI_Comm_get_errhandler, (MPI_Comm, MPI_Errhandler *))                                                      \
     X(int, MPI_Errhandler_free, (MPI_Errhandler *))                                                                    \
     X(int, MPI_Op_create, (MPI_User_function *, int, MPI_Op *))                                                        \
-    X(int, MPI_Test, (MPI_Request *, int *, void *))                                                                   \
+    X(int, MPI_Test, (MPI_Request *, int *, MPI_Status *))                                                             \
+    X(int, MPI_Get_count, (const MPI_Status *, MPI_Datatype, int *))                                                   \
     X(int, MPI_Iallreduce, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *))                 \
     X(int, MPI_Ireduce, (const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request *))               \
     X(int, MPI_Ibcast, (void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *))                                      \
@@ -246,8 +251,9 @@ static hcl_status get_id(hcl__device *dev, unsigned char *out_id) {
 }
 
 /* Poll the requests with MPI_Test until all completed, an MPI error, or `timeout` seconds (then the communicator, if
- * any, is broken; the requests stay with MPI). */
-static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double timeout, const char *what) {
+ * any, is broken; the requests stay with MPI). statuses: NULL, or one per request, filled as each completes. */
+static hcl_status wait_reqs(MPI_Request *reqs, int n, MPI_Status *statuses, hcl__comm *comm, double timeout,
+                            const char *what) {
     const double start = hcl__comm_now_s();
     for (;;) {
         int left = 0;
@@ -255,7 +261,7 @@ static hcl_status wait_reqs(MPI_Request *reqs, int n, hcl__comm *comm, double ti
             if (!reqs[i]) continue;
             int flag = 0;
             pthread_mutex_lock(&mpi_lock);
-            int rc = mpi.MPI_Test(&reqs[i], &flag, NULL);
+            int rc = mpi.MPI_Test(&reqs[i], &flag, statuses ? &statuses[i] : NULL);
             pthread_mutex_unlock(&mpi_lock);
             if (rc != MPI_SUCCESS) {
                 left_with_mpi();
@@ -320,7 +326,7 @@ static int all_agree(mpi_state *s, hcl__comm *comm, int value) {
     pthread_mutex_lock(&mpi_lock);
     int rc = mpi.MPI_Iallreduce(&both[0], &both[1], 1, mpi.t_int, mpi.op_min, s->comm, &req);
     pthread_mutex_unlock(&mpi_lock);
-    hcl_status st = rc == MPI_SUCCESS ? wait_reqs(&req, 1, NULL, atomic_load(&comm->timeout), "hcl_comm_create")
+    hcl_status st = rc == MPI_SUCCESS ? wait_reqs(&req, 1, NULL, NULL, atomic_load(&comm->timeout), "hcl_comm_create")
                                       : mpi_error(rc, "MPI_Iallreduce");
     if (st != HCL_SUCCESS) {
         hcl__log(HCL_LOG_WARN, "comm", "mpi rank %u: %s", comm->rank, hcl_last_message());
@@ -412,7 +418,7 @@ static hcl_status create(hcl__comm *comm, const unsigned char *id) {
     mine[0] = (int)(color & 0x7fffffff), mine[1] = (int)comm->size, mine[2] = (int)comm->rank;
     CALL(mpi.MPI_Iallgather(mine, 3, mpi.t_int, all, 3, mpi.t_int, mpi.comm_world, &req), "MPI_Iallgather");
     pthread_mutex_unlock(&mpi_lock);
-    st = wait_reqs(&req, 1, NULL, atomic_load(&comm->timeout),
+    st = wait_reqs(&req, 1, NULL, NULL, atomic_load(&comm->timeout),
                    "hcl_comm_create (waiting for every process of MPI_COMM_WORLD)");
     pthread_mutex_lock(&mpi_lock);
     if (st != HCL_SUCCESS) {
@@ -633,12 +639,14 @@ static hcl_status run_collective(hcl__comm *comm, const hcl__coll *op) {
     if ((st = chunk_in(&p, 0, N_OF(0))) != HCL_SUCCESS || (st = chunk_start(&p, 0, N_OF(0))) != HCL_SUCCESS) return st;
     for (size_t k = 0; k < chunks; k++) {
         if (k + 1 < chunks && (st = chunk_in(&p, k + 1, N_OF(k + 1))) != HCL_SUCCESS) return st;
-        if (p.req && (st = wait_reqs(&p.req, 1, comm, timeout, hcl__coll_name(op->kind))) != HCL_SUCCESS) return st;
+        if (p.req && (st = wait_reqs(&p.req, 1, NULL, comm, timeout, hcl__coll_name(op->kind))) != HCL_SUCCESS)
+            return st;
         if (k + 1 < chunks && (st = chunk_start(&p, k + 1, N_OF(k + 1))) != HCL_SUCCESS) return st;
         if ((st = chunk_out(&p, k, N_OF(k))) != HCL_SUCCESS) return st;
     }
 #undef N_OF
-    if (p.req) return wait_reqs(&p.req, 1, comm, timeout, hcl__coll_name(op->kind)); /* never: the loop waits last */
+    if (p.req)
+        return wait_reqs(&p.req, 1, NULL, comm, timeout, hcl__coll_name(op->kind)); /* never: the loop waits last */
     return HCL_SUCCESS;
 }
 
@@ -689,7 +697,25 @@ static hcl_status run_p2p_messages(p2p_item *items, size_t n) {
     }
     /* wait for what was posted even after a failure: the host memory must not go while MPI holds it */
     for (size_t i = 0; i < posted; i++) {
-        hcl_status w = wait_reqs(&items[i].req, 1, items[i].comm, timeout, hcl__coll_name(items[i].op.kind));
+        MPI_Status status = {0};
+        hcl_status w = wait_reqs(&items[i].req, 1, &status, items[i].comm, timeout, hcl__coll_name(items[i].op.kind));
+        if (w == HCL_SUCCESS && items[i].op.kind == HCL__COLL_RECV) {
+            /* MPI takes a message shorter than the recv without an error (a longer one is MPI_ERR_TRUNCATE) */
+            int got = -1;
+            pthread_mutex_lock(&mpi_lock);
+            mpi.MPI_Get_count(&status, mpi_type(items[i].op.type), &got);
+            pthread_mutex_unlock(&mpi_lock);
+            if (got != (int)items[i].op.count)
+                w = hcl__comm_break(items[i].comm,
+                                    hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                                     "mpi recv on rank %u: rank %u sent %d %s elements (%zu bytes), "
+                                                     "this rank receives %zu: a send and its recv must give the same "
+                                                     "count and type; the communicator is broken",
+                                                     items[i].comm->rank, items[i].op.root, got,
+                                                     hcl_dtype_name(items[i].op.type),
+                                                     (size_t)(got > 0 ? got : 0) * hcl_dtype_size(items[i].op.type),
+                                                     items[i].op.count));
+        }
         if (w != HCL_SUCCESS) {
             if (st == HCL_SUCCESS) st = w;
             for (size_t k = 0; k < n; k++) hcl__comm_break(items[k].comm, w);

@@ -25,9 +25,11 @@
  * send/recv (up to 16 ranks) go through a channel per ordered pair of ranks (P2P_SLOTS slots), whose chunks are
  * numbered over the pair's life: the sender copies a chunk from its device into slot q % P2P_SLOTS once the receiver's
  * `taken` allows, records the message's and the chunk's size beside it and publishes `sent`; the receiver checks the
- * sizes (a send and a recv of different counts fail on both sides instead of mixing messages), copies the chunk to its
- * device and publishes `taken`. The send/recv of one call or group all advance together (a ring's sends and receives
- * use both directions of a link at once); messages on one channel go in the order they were issued.
+ * sizes, copies the chunk to its device and publishes `taken`. A send is done once the receiver has taken its first
+ * chunk, so a send and a recv of different counts fail on both sides (the receiver breaks the segment, which the
+ * waiting sender sees) instead of mixing messages. The send/recv of one call or group all advance together (a ring's
+ * sends and receives use both directions of a link at once); messages on one channel go in the order they were
+ * issued.
  * Step 1 of chunk s + 1 is issued before step 2 of chunk s, and a copy to the device is waited for only when its slot
  * comes round again, so the copies both ways and the host's combining overlap. A rank waits for the others' counters
  * spinning briefly, then yielding its core; a wait that passes the communicator's timeout, or any failure, breaks the
@@ -602,9 +604,10 @@ static int p2p_step(p2p_op *o, hcl_status *st) {
             if (o->ch->message_bytes[j] != total || o->ch->chunk_bytes[j] != n) {
                 *st = hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                        "mpi recv on rank %u: rank %u sends a message of %llu bytes, this rank "
-                                       "receives %llu (a send and its recv must give the same count and type)",
+                                       "receives %llu (%zu %s elements): a send and its recv must give the same count "
+                                       "and type; the communicator is broken",
                                        m->rank, src, (unsigned long long)o->ch->message_bytes[j],
-                                       (unsigned long long)total);
+                                       (unsigned long long)total, op->count, hcl_dtype_name(op->type));
                 return 0;
             }
             *st = hcl__comm_stage_out_async(o->q, op->recv, o->issued * o->chunk, n, chan_slot(m, src, dst, q), &ev);
@@ -627,6 +630,16 @@ static int p2p_step(p2p_op *o, hcl_status *st) {
         o->done++, moved = 1;
     }
     return moved;
+}
+
+/* A recv is done when its last chunk is on its device; a send when its chunks are in the channel and the receiver has
+ * taken the first, which it does only after checking that its recv is of the message's size: a send to a recv of
+ * another count so fails too (it sees the segment the receiver broke while it waits), instead of returning success and
+ * leaving its chunks in the channel for a later recv. */
+static int p2p_finished(const p2p_op *o) {
+    if (o->done < o->chunks) return 0;
+    return o->msg->op->kind != HCL__COLL_SEND ||
+           atomic_load_explicit(&o->ch->taken, memory_order_acquire) >= o->base + 1;
 }
 
 hcl_status hcl__comm_shm_p2p(const hcl__comm_shm_msg *msgs, size_t n) {
@@ -660,7 +673,7 @@ hcl_status hcl__comm_shm_p2p(const hcl__comm_shm_msg *msgs, size_t n) {
         int left = 0, moved = 0;
         for (size_t i = 0; i < n && st == HCL_SUCCESS; i++) {
             p2p_op *o = &ops[i];
-            if (o->done == o->chunks) continue;
+            if (p2p_finished(o)) continue;
             left = 1;
             /* an earlier message on the same channel goes first (its chunks come first) */
             int behind = 0;
@@ -676,7 +689,7 @@ hcl_status hcl__comm_shm_p2p(const hcl__comm_shm_msg *msgs, size_t n) {
         }
         if ((spins & 255) == 255 && hcl__comm_now_s() - last > timeout) {
             size_t i = 0;
-            while (ops[i].done == ops[i].chunks) i++;
+            while (i + 1 < n && p2p_finished(&ops[i])) i++;
             const hcl__coll *op = msgs[i].op;
             st = hcl__set_message(HCL_ERROR_TIMEOUT,
                                   "mpi %s on rank %u: no answer from rank %u within %g s; the communicator is broken",

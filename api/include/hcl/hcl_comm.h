@@ -159,7 +159,12 @@ HCL_API hcl_status hcl_comm_reduce_scatter(hcl_comm comm, hcl_queue queue, hcl_d
                                            hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
                                            const hcl_event *wait_list, hcl_event *out_event);
 /* Send count elements of `buffer` to rank `peer`, which receives them with hcl_comm_recv into its buffer. A rank
- * may not send to itself. Inside a group, a send and a recv between two ranks may be issued in either order. */
+ * may not send to itself. Inside a group, a send and a recv between two ranks may be issued in either order; outside
+ * one, a send may wait for its recv (two ranks that both send to each other first may wait for each other until the
+ * timeout). A send and a recv of different sizes fail the recv with HCL_ERROR_INVALID_ARGUMENT (mpi through MPI
+ * messages: HCL_ERROR_VENDOR, MPI_ERR_TRUNCATE, where the recv is shorter) and break the communicator; the send fails
+ * too on the staged engine and on the mpi engine through shared memory (through MPI messages, MPI may have taken a
+ * short send before the recv looked). */
 HCL_API hcl_status hcl_comm_send(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer buffer,
                                  uint32_t peer, uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event);
 HCL_API hcl_status hcl_comm_recv(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer buffer,
