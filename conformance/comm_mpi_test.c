@@ -14,6 +14,10 @@
  *                                                        fails with a status (shared memory: rank 0 too), no rank
  *                                                        hangs, and the next send/recv works or fails at once;
  *                                                        then a recv of 1001 from a send of 1000 fails too
+ *   hcl-comm-mpi-test coll-mismatch [host|opencl|mixed] an all-reduce whose last rank gives one element fewer, a
+ *                                                        broadcast whose ranks name different roots: every rank
+ *                                                        gets HCL_ERROR_INVALID_ARGUMENT saying what differs (no
+ *                                                        hang, no MPI abort); a matched all-reduce then works
  *   hcl-comm-mpi-test bench [host|opencl|mixed|cuda]    every collective in f32, 1 MiB to 256 MiB: time, algbw,
  *                                                        busbw and algbw over the slowest host-device link (the
  *                                                        first run of each size checked); MPI on host memory
@@ -394,6 +398,56 @@ static void mismatch_test(void) {
     hcl_buffer_release(b);
 }
 
+/* Collectives whose ranks disagree: an all-reduce where the last rank gives one element fewer, a broadcast where the
+ * ranks name different roots. Every rank must get HCL_ERROR_INVALID_ARGUMENT naming what differs, within a second or
+ * two (no hang, no MPI abort of the job: issue 33); nothing moved, so a matched all-reduce then works. */
+static void coll_mismatch_test(void) {
+    enum { N = 1000 };
+    hcl_buffer b = NULL;
+    float x[N], got[N];
+    OK(hcl_buffer_create(dev, N * 4, 0, &b));
+    if (!b) return;
+    OK(hcl_comm_set_timeout(comm, 5.0));
+    for (int i = 0; i < N; i++) x[i] = (float)(rank + 1 + i);
+    OK(hcl_buffer_write(queue, b, 0, sizeof x, x));
+    /* a NULL buffer is a handle's error, found before the engine sees the call (hcl_comm.h) */
+    hcl_status st = hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, N, NULL, b, 0, NULL, NULL);
+    if (st != HCL_ERROR_INVALID_HANDLE)
+        FAIL("an all_reduce from a NULL buffer: %s, want HCL_ERROR_INVALID_HANDLE", hcl_status_name(st));
+    const size_t count = rank == nranks - 1 ? N - 1 : N;
+    double t0 = now_s();
+    st = hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, count, b, b, 0, NULL, NULL);
+    double dt = now_s() - t0;
+    if (st != HCL_ERROR_INVALID_ARGUMENT || !strstr(hcl_last_message(), "count"))
+        FAIL("an all_reduce of %zu elements where another rank gives %d: %s (%s), want HCL_ERROR_INVALID_ARGUMENT "
+             "saying the counts differ",
+             count, count == N ? N - 1 : N, hcl_status_name(st), st ? hcl_last_message() : "");
+    else if (dt > 4.0)
+        FAIL("the mismatched all_reduce took %.3f s", dt);
+    else
+        printf("rank %d: all_reduce of %zu: %s after %.3f s: %s\n", rank, count, hcl_status_name(st), dt,
+               hcl_last_message());
+    t0 = now_s();
+    st = hcl_comm_broadcast(comm, queue, HCL_DTYPE_F32, rank == 0 ? 0 : 1, N, b, b, 0, NULL, NULL);
+    dt = now_s() - t0;
+    if (st != HCL_ERROR_INVALID_ARGUMENT || !strstr(hcl_last_message(), "root") || dt > 4.0)
+        FAIL("a broadcast whose ranks name roots 0 and 1: %s after %.3f s (%s), want HCL_ERROR_INVALID_ARGUMENT "
+             "saying the roots differ",
+             hcl_status_name(st), dt, st ? hcl_last_message() : "");
+    /* the communicator still works */
+    OK(hcl_buffer_write(queue, b, 0, sizeof x, x));
+    OK(hcl_comm_all_reduce(comm, queue, HCL_DTYPE_F32, HCL_COMM_SUM, N, b, b, 0, NULL, NULL));
+    OK(hcl_buffer_read(queue, b, 0, sizeof got, got));
+    for (int i = 0; i < N; i++) {
+        const float want = (float)nranks * (float)(i + 1) + (float)(nranks * (nranks - 1) / 2);
+        if (got[i] != want) {
+            FAIL("the all_reduce after the mismatches: element %d is %g, want %g", i, got[i], want);
+            break;
+        }
+    }
+    hcl_buffer_release(b);
+}
+
 /* MPI_COMM_WORLD's error handler: Open MPI reports errors of non-blocking collectives through it, so HCL makes it
  * MPI_ERRORS_RETURN while it holds an mpi communicator (want_return 1), and puts back the program's (here the default,
  * MPI_ERRORS_ARE_FATAL: want_return 0) when it has released its last one. */
@@ -524,6 +578,8 @@ int main(int argc, char **argv) {
             timeout_test();
         else if (strcmp(mode, "mismatch") == 0)
             mismatch_test();
+        else if (strcmp(mode, "coll-mismatch") == 0)
+            coll_mismatch_test();
         else if (strcmp(mode, "bench") == 0)
             bench();
         else

@@ -164,6 +164,18 @@ typedef struct hcl__comm_shm_msg {
     const hcl__coll *op;
 } hcl__comm_shm_msg;
 HCL__HIDDEN hcl_status hcl__comm_shm_p2p(const hcl__comm_shm_msg *msgs, size_t n);
+/* What every rank of a collective must give alike (hcl_comm.h: the same collective, count, type, op and root; the core
+ * sets op to SUM where the kind does not reduce, and root to 0 where it has none), in a form that shared memory and an
+ * MPI reduction can carry. */
+typedef struct hcl__coll_sig {
+    int32_t kind, type, op, root;
+    uint64_t count;
+} hcl__coll_sig;
+HCL__HIDDEN hcl__coll_sig hcl__coll_sig_of(const hcl__coll *op);
+/* Write the fields in which a and b differ to out ("count 1000 on this rank, 999 on rank 1; root ..." with a_where and
+ * b_where saying whose each is) and return how many differ (0: they agree, out is ""). */
+HCL__HIDDEN int hcl__coll_sig_diff(const hcl__coll_sig *a, const hcl__coll_sig *b, const char *a_where,
+                                   const char *b_where, char *out, size_t size);
 /* "all_reduce", "send", ... */
 HCL__HIDDEN const char *hcl__coll_name(hcl__coll_kind kind);
 HCL__HIDDEN const char *hcl__comm_op_name(hcl_comm_op op);

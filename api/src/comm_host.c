@@ -4,6 +4,7 @@
 #include "comm_engine.h"
 #include "hcl_host_kernels.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -257,4 +258,34 @@ const char *hcl__coll_name(hcl__coll_kind kind) {
 const char *hcl__comm_op_name(hcl_comm_op op) {
     static const char *const names[] = {"sum", "prod", "max", "min"};
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
+}
+
+hcl__coll_sig hcl__coll_sig_of(const hcl__coll *op) {
+    return (hcl__coll_sig){.kind = (int32_t)op->kind,
+                           .type = (int32_t)op->type,
+                           .op = (int32_t)op->op,
+                           .root = (int32_t)op->root,
+                           .count = op->count};
+}
+
+int hcl__coll_sig_diff(const hcl__coll_sig *a, const hcl__coll_sig *b, const char *a_where, const char *b_where,
+                       char *out, size_t size) {
+    int differ = 0;
+    size_t at = 0;
+    out[0] = 0;
+#define FIELD(cond, name, fmt, va, vb)                                                                                 \
+    if (cond) {                                                                                                        \
+        int n_ = snprintf(out + at, at < size ? size - at : 0, "%s" name " " fmt " %s, " fmt " %s",                    \
+                          differ ? "; " : "", va, a_where, vb, b_where);                                               \
+        at += n_ > 0 ? (size_t)n_ : 0;                                                                                 \
+        differ++;                                                                                                      \
+    }
+    FIELD(a->kind != b->kind, "collective", "%s", hcl__coll_name((hcl__coll_kind)a->kind),
+          hcl__coll_name((hcl__coll_kind)b->kind))
+    FIELD(a->type != b->type, "type", "%s", hcl_dtype_name((hcl_dtype)a->type), hcl_dtype_name((hcl_dtype)b->type))
+    FIELD(a->op != b->op, "op", "%s", hcl__comm_op_name((hcl_comm_op)a->op), hcl__comm_op_name((hcl_comm_op)b->op))
+    FIELD(a->root != b->root, "root", "%d", (int)a->root, (int)b->root)
+    FIELD(a->count != b->count, "count", "%llu", (unsigned long long)a->count, (unsigned long long)b->count)
+#undef FIELD
+    return differ;
 }

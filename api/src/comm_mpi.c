@@ -623,31 +623,110 @@ static hcl_status chunk_out(pipe *p, size_t k, size_t n) {
     }
 }
 
+/* Whether the ranks issued the same collective (hcl_comm.h), asked before any of its data moves: one small
+ * MPI_Iallreduce with MPI_MAX over each field of the call and its negation (each field's largest and smallest value
+ * over the ranks), started here and completed by agree_end. Without it MPI pairs pieces of different calls: a rank
+ * that receives more than it gave fails with MPI_ERR_TRUNCATE, the others complete with wrong data or wait. With it,
+ * every rank learns of the difference alike and fails with HCL_ERROR_INVALID_ARGUMENT, and the communicator stays
+ * usable: each rank ran one MPI collective. *out_block holds 4 AGREE_FIELDS ints (what this rank gives, what comes
+ * back). */
+enum { AGREE_FIELDS = 6 };
+static hcl_status agree_start(pipe *p, int **out_block) {
+    const hcl__coll_sig sig = hcl__coll_sig_of(p->op);
+    int v[AGREE_FIELDS] = {sig.kind, sig.type, sig.op, sig.root, 0, 0};
+    v[4] = (int)(sig.count & 0x7fffffff), v[5] = (int)(sig.count >> 31); /* counts below 2^62 */
+    int *block = malloc(4 * AGREE_FIELDS * sizeof *block);
+    if (!block) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (int i = 0; i < AGREE_FIELDS; i++) block[i] = v[i], block[AGREE_FIELDS + i] = -v[i];
+    pthread_mutex_lock(&mpi_lock);
+    int rc = mpi.MPI_Iallreduce(block, block + 2 * AGREE_FIELDS, 2 * AGREE_FIELDS, mpi.t_int, mpi.op_max, p->s->comm,
+                                &p->req);
+    pthread_mutex_unlock(&mpi_lock);
+    if (rc != MPI_SUCCESS) {
+        p->req = NULL;
+        free(block);
+        return hcl__comm_break(p->comm, mpi_error(rc, "MPI_Iallreduce (the ranks' calls)"));
+    }
+    *out_block = block;
+    return HCL_SUCCESS;
+}
+
+/* The answer of agree_start (its request complete): HCL_ERROR_INVALID_ARGUMENT naming each field that differs. */
+static hcl_status agree_end(pipe *p, const int *block) {
+    const int *got = block + 2 * AGREE_FIELDS;
+    hcl__coll_sig sig[2]; /* the smallest and the largest value of each field */
+    for (int w = 0; w < 2; w++) {
+        int at[AGREE_FIELDS];
+        for (int i = 0; i < AGREE_FIELDS; i++) at[i] = w ? got[i] : -got[AGREE_FIELDS + i];
+        sig[w].kind = at[0], sig[w].type = at[1], sig[w].op = at[2], sig[w].root = at[3];
+        sig[w].count = (uint64_t)(unsigned)at[4] | (uint64_t)(unsigned)at[5] << 31;
+    }
+    char diff[300];
+    if (!hcl__coll_sig_diff(&sig[0], &sig[1], "on some ranks", "on others", diff, sizeof diff)) return HCL_SUCCESS;
+    return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                            "mpi %s on rank %u: the ranks' calls differ: %s (every rank must issue the same "
+                            "collectives in the same order with the same count, type, op and root)",
+                            hcl__coll_name(p->op->kind), p->comm->rank, diff);
+}
+
+static hcl_status run_pipe(pipe *p) {
+    hcl__comm *comm = p->comm;
+    const hcl__coll *op = p->op;
+    p->chunk = CHUNK_BYTES / p->es;
+    const size_t count = op->count, chunks = (count + p->chunk - 1) / p->chunk,
+                 first = count < p->chunk ? count : p->chunk;
+    p->slot_send = first * p->es * (op->kind == HCL__COLL_REDUCE_SCATTER ? comm->size : 1);
+    p->slot_recv = first * p->es * (op->kind == HCL__COLL_ALL_GATHER ? comm->size : 1);
+    const int slots = chunks > 1 ? 2 : 1;
+    hcl_status st = hcl__comm_host_reserve(&p->s->send, comm->dev, slots * p->slot_send);
+    if (st == HCL_SUCCESS) st = hcl__comm_host_reserve(&p->s->recv, comm->dev, slots * p->slot_recv);
+    if (st != HCL_SUCCESS) return st;
+    const double timeout = atomic_load(&comm->timeout);
+#define N_OF(k) ((k) + 1 < chunks ? p->chunk : count - (k)*p->chunk)
+    /* the ranks' agreement is asked while chunk 0 comes in from the device */
+    int *agree = NULL;
+    if ((st = agree_start(p, &agree)) != HCL_SUCCESS) return st;
+    const hcl_status in0 = chunk_in(p, 0, N_OF(0));
+    st = in0;
+    if (st == HCL_SUCCESS && p->req) st = wait_reqs(&p->req, 1, NULL, comm, timeout, hcl__coll_name(op->kind));
+    if (p->req) { /* still MPI's: kept for good (or, without memory to record it, leaked), never freed under MPI */
+        pthread_mutex_lock(&mpi_lock);
+        keep_for_mpi((hcl__comm_host_mem){.ptr = agree});
+        pthread_mutex_unlock(&mpi_lock);
+        /* timed out: chunk 0 goes to MPI all the same, as without the agreement, so that a rank that comes late
+         * completes the collective (when it has one chunk) instead of waiting out its own timeout */
+        if (st == HCL_ERROR_TIMEOUT && in0 == HCL_SUCCESS) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", hcl_last_message());
+            left_with_mpi();
+            p->req = NULL; /* the agreement's request stays with MPI */
+            chunk_start(p, 0, N_OF(0));
+            hcl__set_message(st, "%s", why);
+        }
+        return st;
+    }
+    if (st == HCL_SUCCESS) st = agree_end(p, agree);
+    free(agree);
+    if (st != HCL_SUCCESS || (st = chunk_start(p, 0, N_OF(0))) != HCL_SUCCESS) return st;
+    for (size_t k = 0; k < chunks; k++) {
+        if (k + 1 < chunks && (st = chunk_in(p, k + 1, N_OF(k + 1))) != HCL_SUCCESS) return st;
+        if (p->req && (st = wait_reqs(&p->req, 1, NULL, comm, timeout, hcl__coll_name(op->kind))) != HCL_SUCCESS)
+            return st;
+        if (k + 1 < chunks && (st = chunk_start(p, k + 1, N_OF(k + 1))) != HCL_SUCCESS) return st;
+        if ((st = chunk_out(p, k, N_OF(k))) != HCL_SUCCESS) return st;
+    }
+#undef N_OF
+    if (p->req) /* never: the loop waits last */
+        return wait_reqs(&p->req, 1, NULL, comm, timeout, hcl__coll_name(op->kind));
+    return HCL_SUCCESS;
+}
+
 static hcl_status run_collective(hcl__comm *comm, const hcl__coll *op) {
     if (((mpi_state *)comm->state)->shm) return hcl__comm_shm_run(comm, ((mpi_state *)comm->state)->shm, op);
     pipe p = {.comm = comm, .op = op, .s = comm->state, .es = hcl_dtype_size(op->type)};
-    p.chunk = CHUNK_BYTES / p.es;
-    const size_t count = op->count, chunks = (count + p.chunk - 1) / p.chunk, first = count < p.chunk ? count : p.chunk;
-    p.slot_send = first * p.es * (op->kind == HCL__COLL_REDUCE_SCATTER ? comm->size : 1);
-    p.slot_recv = first * p.es * (op->kind == HCL__COLL_ALL_GATHER ? comm->size : 1);
-    const int slots = chunks > 1 ? 2 : 1;
-    hcl_status st = hcl__comm_host_reserve(&p.s->send, comm->dev, slots * p.slot_send);
-    if (st == HCL_SUCCESS) st = hcl__comm_host_reserve(&p.s->recv, comm->dev, slots * p.slot_recv);
-    if (st != HCL_SUCCESS) return st;
-    const double timeout = atomic_load(&comm->timeout);
-#define N_OF(k) ((k) + 1 < chunks ? p.chunk : count - (k)*p.chunk)
-    if ((st = chunk_in(&p, 0, N_OF(0))) != HCL_SUCCESS || (st = chunk_start(&p, 0, N_OF(0))) != HCL_SUCCESS) return st;
-    for (size_t k = 0; k < chunks; k++) {
-        if (k + 1 < chunks && (st = chunk_in(&p, k + 1, N_OF(k + 1))) != HCL_SUCCESS) return st;
-        if (p.req && (st = wait_reqs(&p.req, 1, NULL, comm, timeout, hcl__coll_name(op->kind))) != HCL_SUCCESS)
-            return st;
-        if (k + 1 < chunks && (st = chunk_start(&p, k + 1, N_OF(k + 1))) != HCL_SUCCESS) return st;
-        if ((st = chunk_out(&p, k, N_OF(k))) != HCL_SUCCESS) return st;
-    }
-#undef N_OF
-    if (p.req)
-        return wait_reqs(&p.req, 1, NULL, comm, timeout, hcl__coll_name(op->kind)); /* never: the loop waits last */
-    return HCL_SUCCESS;
+    hcl_status st = run_pipe(&p);
+    if (p.req) left_with_mpi(); /* given up on in flight: the communicator is broken, the memory kept at destroy */
+    return st;
 }
 
 /* A recorded or single send/recv. */

@@ -8,7 +8,10 @@
  * into chunks numbered across the communicator's life (every rank runs the same collectives in the same order, so the
  * numbers agree); chunk s uses slot s % SHM_SLOTS. Each rank publishes three counters, each the number of chunks it has
  * finished a step of: `in` (its part is in its input slot), `red` (it reads no input slot of that chunk any more) and
- * `out` (it reads no result slot of that chunk any more). A rank:
+ * `out` (it reads no result slot of that chunk any more). Before a collective's first chunk, each rank writes its
+ * call (kind, type, op, root, count) beside its counters, publishes `posted`, and reads every other rank's: ranks
+ * whose calls differ all fail with HCL_ERROR_INVALID_ARGUMENT before any chunk is numbered, so the communicator stays
+ * usable. A rank:
  *   1. copies its part of chunk s from its device into its input slot (on the caller's queue), once every rank's `red`
  *      says slot s % SHM_SLOTS is read no more, and publishes `in`;
  *   2. a reduction: combines its share of the chunk over every rank's input slot into the result slot (f32: in place;
@@ -49,7 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SHM_MAGIC 0x31306d6873636c68ull /* "hclshm01" */
+#define SHM_MAGIC 0x32306d6873636c68ull /* "hclshm02" */
 #define SHM_SLOTS 4
 #define SHM_MAX_RANKS 64
 #define P2P_SLOTS 4
@@ -67,6 +70,12 @@ typedef struct shm_rank {
     char pad1[56];
     _Atomic uint64_t out;
     char pad2[56];
+    _Atomic uint64_t posted; /* the collectives this rank has issued, each's call written to posts[] first */
+    char pad3[56];
+    struct {
+        uint64_t coll; /* the collective's number */
+        hcl__coll_sig sig;
+    } posts[SHM_SLOTS]; /* collective c's call in posts[c % SHM_SLOTS] (no rank gets two collectives ahead) */
 } shm_rank;
 
 /* One ordered pair's channel: `sent` and the sizes are written by the sender, `taken` by the receiver. */
@@ -96,6 +105,7 @@ struct hcl__comm_shm {
     uint64_t *sent_seq; /* [dst]: chunks this rank sent to dst; then [ranks + src]: chunks it took from src */
     uint32_t ranks, rank;
     uint64_t seq;                  /* this rank's next chunk number */
+    uint64_t colls;                /* this rank's next collective number */
     hcl__device *reg_dev;          /* whose driver page-locked the mapping (host_unregister), or NULL */
     hcl__queue side;               /* this rank's device: the copies into it */
     hcl__queue addq;               /* this rank's device: the adding of sums added on the device */
@@ -293,12 +303,17 @@ static void relax(unsigned spins) {
     }
 }
 
-enum { CTR_IN, CTR_RED, CTR_OUT };
-static const char *const ctr_waits[] = {"had not put in its part", "was still reading the inputs",
-                                        "was still reading the results"};
+enum { CTR_IN, CTR_RED, CTR_OUT, CTR_POSTED };
+static const char *const ctr_waits[] = {"had not put in its part of chunk", "was still reading the inputs of chunk",
+                                        "was still reading the results of chunk", "had not issued collective"};
 
 static _Atomic uint64_t *counter(hcl__comm_shm *m, uint32_t r, int which) {
-    return which == CTR_IN ? &m->ctl[r].in : which == CTR_RED ? &m->ctl[r].red : &m->ctl[r].out;
+    switch (which) {
+    case CTR_IN: return &m->ctl[r].in;
+    case CTR_RED: return &m->ctl[r].red;
+    case CTR_OUT: return &m->ctl[r].out;
+    default: return &m->ctl[r].posted;
+    }
 }
 
 static void publish(hcl__comm_shm *m, int which, uint64_t value) {
@@ -316,10 +331,9 @@ static hcl_status wait_for(hcl__comm *comm, hcl__comm_shm *m, uint32_t r, int wh
             const hcl_status broken = broken_by(m, op->kind);
             if (broken != HCL_SUCCESS) return hcl__comm_break(comm, broken);
             if ((spins & 255) == 255 && hcl__comm_now_s() - start > timeout) {
-                hcl__set_message(HCL_ERROR_TIMEOUT,
-                                 "mpi %s on rank %u: rank %u %s of chunk %llu after %g s; the communicator is broken",
-                                 hcl__coll_name(op->kind), m->rank, i, ctr_waits[which], (unsigned long long)want - 1,
-                                 timeout);
+                hcl__set_message(
+                    HCL_ERROR_TIMEOUT, "mpi %s on rank %u: rank %u %s %llu after %g s; the communicator is broken",
+                    hcl__coll_name(op->kind), m->rank, i, ctr_waits[which], (unsigned long long)want - 1, timeout);
                 return shm_break(comm, m, HCL_ERROR_TIMEOUT);
             }
             relax(spins);
@@ -517,7 +531,42 @@ static void step_out(run_state *s, size_t k) {
     }
 }
 
+/* Whether every rank issued the same collective (hcl_comm.h) as this one, asked before any of its data moves: each rank
+ * writes its call beside its counters and publishes `posted`, then reads every other rank's. Without it, ranks that
+ * give different counts (or types, roots, ...) would run on each other's slots and return success with wrong data, or
+ * wait. Every rank reads every rank's call, so all of them fail alike with HCL_ERROR_INVALID_ARGUMENT, and since no
+ * chunk was numbered the communicator stays usable. A rank that has not issued it within the timeout breaks it. */
+static hcl_status agree(hcl__comm *comm, hcl__comm_shm *m, const hcl__coll *op) {
+    const uint64_t c = m->colls++;
+    const size_t j = c % SHM_SLOTS;
+    m->ctl[m->rank].posts[j].coll = c;
+    m->ctl[m->rank].posts[j].sig = hcl__coll_sig_of(op);
+    publish(m, CTR_POSTED, c + 1);
+    hcl_status st = wait_for(comm, m, UINT32_MAX, CTR_POSTED, c + 1, op);
+    if (st != HCL_SUCCESS) return st;
+    char diff[300], where[32];
+    for (uint32_t r = 0; r < m->ranks; r++) {
+        if (r == m->rank) continue;
+        if (m->ctl[r].posts[j].coll != c) /* cannot happen: a rank waits for every other's call before its next */
+            return shm_break(comm, m,
+                             hcl__set_message(HCL_ERROR_VENDOR,
+                                              "mpi %s on rank %u: rank %u's collective %llu is not %llu",
+                                              hcl__coll_name(op->kind), m->rank, r,
+                                              (unsigned long long)m->ctl[r].posts[j].coll, (unsigned long long)c));
+        snprintf(where, sizeof where, "on rank %u", r);
+        if (hcl__coll_sig_diff(&m->ctl[m->rank].posts[j].sig, &m->ctl[r].posts[j].sig, "on this rank", where, diff,
+                               sizeof diff))
+            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                    "mpi %s on rank %u: the ranks' calls differ: %s (every rank must issue the same "
+                                    "collectives in the same order with the same count, type, op and root)",
+                                    hcl__coll_name(op->kind), m->rank, diff);
+    }
+    return HCL_SUCCESS;
+}
+
 hcl_status hcl__comm_shm_run(hcl__comm *comm, hcl__comm_shm *m, const hcl__coll *op) {
+    hcl_status agreed = agree(comm, m, op);
+    if (agreed != HCL_SUCCESS) return agreed;
     run_state s = {.comm = comm, .m = m, .op = op, .es = hcl_dtype_size(op->type)};
     s.reduction =
         op->kind == HCL__COLL_ALL_REDUCE || op->kind == HCL__COLL_REDUCE || op->kind == HCL__COLL_REDUCE_SCATTER;

@@ -131,10 +131,13 @@ HCL_API hcl_status hcl_comm_group_end(void);
  * reads or writes on this rank and that is NULL, released or not a buffer is HCL_ERROR_INVALID_HANDLE, as in hcl.h;
  * one that it does not use there (noted at each call) may be NULL. Every argument is checked before an engine sees
  * the call. Every rank of the communicator must issue the same collectives in the same order with the same count,
- * type, op and root.
+ * type, op and root: the staged and mpi engines check that before any data moves, and ranks whose calls differ all
+ * get HCL_ERROR_INVALID_ARGUMENT naming what differs (staged: the communicator is then broken; mpi: it stays
+ * usable); nccl and rccl do not check (such a call may never finish: hcl_comm_finish). A count of 0 never reaches an
+ * engine, so ranks that give 0 where the others do not are not told; the others time out.
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE (comm, queue, a buffer used here, a wait-list event),
  * HCL_ERROR_INVALID_ARGUMENT (type or op unknown, root/peer out of range, out_event inside a group, send == recv where
- * no in-place form exists), HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_DEVICE_MISMATCH,
+ * no in-place form exists, ranks whose calls differ), HCL_ERROR_OUT_OF_RANGE, HCL_ERROR_DEVICE_MISMATCH,
  * HCL_ERROR_UNSUPPORTED (a type the engine cannot reduce), HCL_ERROR_TIMEOUT, HCL_ERROR_VENDOR (the engine's error
  * named), and the status that broke the communicator earlier. */
 
