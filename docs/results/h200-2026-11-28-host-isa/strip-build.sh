@@ -12,6 +12,6 @@ cp -P $B/lib/*.so* $D/lib/ && rm -f $D/lib/libfake-opencl-xmx.so
 cp -r $B/conformance/testdrivers $D/conformance/
 cp $B/drivers/hip/cuda/libhcl-test-hipcuda.so $D/drivers/hip/cuda/
 find $D -type f \( -name '*.so*' -o -perm -u+x \) -exec objcopy --strip-debug {} \;
-"${PACK:?PACK: the device tool's packing script}" $D
+"${PACK:?PACK: the packing script of the device tool}" $D
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 $D/device-libs/ # Debian's ICD loader: NVIDIA's driver alone
 du -sh $D
