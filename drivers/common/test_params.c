@@ -2,20 +2,11 @@
  * including text they must refuse to guess about (templates, macros, unbalanced or truncated text). Every text is
  * also parsed at every prefix length from an exact-size heap copy, so an out-of-bounds read shows under ASan. */
 #include "params.h"
+#include "test_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int g_failures, g_checks;
-
-static void check(int ok, const char *what) {
-    g_checks++;
-    if (!ok) {
-        g_failures++;
-        fprintf(stderr, "FAIL: %s\n", what);
-    }
-}
 
 static void check_size(const char *type, hcl_kit_dialect d, uint32_t want) {
     char what[160];
@@ -175,6 +166,5 @@ int main(void) {
     type_sizes();
     cuda_sources();
     ptx_texts();
-    printf("common-params: %d checks, %d failed\n", g_checks, g_failures);
-    return g_failures ? 1 : 0;
+    return test_check_report("common-params");
 }

@@ -6,20 +6,11 @@
  * without a crash or an out-of-bounds read). Usage: hcl-test-binary-params <cubin> <ptx> <fatbin-plain>
  * <fatbin-default> <fatbin-compressed> <fatbin-ptx>. */
 #include "cubin.h"
+#include "test_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int g_failures, g_checks;
-
-static void check(int ok, const char *what) {
-    g_checks++;
-    if (!ok) {
-        g_failures++;
-        fprintf(stderr, "FAIL: %s\n", what);
-    }
-}
 
 typedef struct expect {
     const char *kernel;
@@ -123,6 +114,5 @@ int main(int argc, char **argv) {
     uint32_t count = 0;
     check(!hcl__kit_cuda_binary_param_count(NULL, 0, "affine", &count), "a NULL image is unknown");
     check(!hcl__kit_cuda_binary_param_count("", 0, "affine", &count), "an empty image is unknown");
-    printf("cuda-binary-params: %d of %d checks passed\n", g_checks - g_failures, g_checks);
-    return g_failures ? 1 : 0;
+    return test_check_report("cuda-binary-params");
 }

@@ -1,0 +1,12 @@
+/* The kit's unit tests' one check: count it, and print what failed (test_check.c). A test program ends with
+ * test_check_report. */
+#ifndef HCL_DRIVERS_COMMON_TEST_CHECK_H
+#define HCL_DRIVERS_COMMON_TEST_CHECK_H
+
+/* Count a check; when !ok, count a failure and print "FAIL: <what>" to stderr. */
+void check(int ok, const char *what);
+
+/* Print "<name>: <checks> checks, <failed> failed" and give the exit status: 0 when none failed, else 1. */
+int test_check_report(const char *name);
+
+#endif /* HCL_DRIVERS_COMMON_TEST_CHECK_H */
