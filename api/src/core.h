@@ -87,9 +87,10 @@ typedef struct hcl__device {
     uint32_t index;
     void *native;
     hcl_device_info info;
-    atomic_int refs;           /* device.c: the handle + every live child object (host allocations included) */
-    pthread_mutex_t host_lock; /* host_memory.c: guards host_blocks */
-    struct hcl__host_block *host_blocks;      /* host_memory.c: live hcl_host_alloc blocks, to check hcl_host_free */
+    atomic_int refs;                        /* lifetime.c: the handle's + every live child object's (host blocks too) */
+    void (*close)(struct hcl__device *dev); /* device.c: what the last unref runs (undoes the open, frees) */
+    pthread_mutex_t host_lock;              /* host_memory.c: guards host_blocks */
+    struct hcl__host_block *host_blocks;    /* host_memory.c: live hcl_host_alloc blocks, to check hcl_host_free */
     _Atomic(struct hcl__builtins *) builtins; /* builtin_runner.c: built-in programs and kernels, made on first use */
     pthread_mutex_t peer_lock;                /* peer.c: guards the fields below; held for the whole of a staged copy */
     void *stage; /* peer.c: staging host memory of copies between devices (grown on demand), or NULL */
@@ -119,7 +120,7 @@ typedef struct hcl__event {
     hcl__device *dev;
     void *native;    /* the last command's native event: what a wait (or a wait list) waits on */
     void *first;     /* NULL, or the first command's native event: where hcl_event_elapsed starts timing */
-    atomic_int refs; /* event.c: the handle's + the tracer's (it reads the times of a command after its call) */
+    atomic_int refs; /* lifetime.c: the handle's + the tracer's (it reads the times of a command after its call) */
 } hcl__event;
 
 typedef struct hcl__module {
@@ -156,9 +157,17 @@ HCL__HIDDEN void *hcl__handle_get(const void *handle, hcl__htype type);
 /* Remove a handle; returns the object or NULL if the handle was not valid. */
 HCL__HIDDEN void *hcl__handle_remove(const void *handle, hcl__htype type);
 
-/* Device references (device.c): every child object takes one; the last unref closes the device. */
+/* ---- lifetimes (lifetime.c): below every object file and the tracer ---- */
+/* Device references: every child object takes one; the last unref runs dev->close. */
 HCL__HIDDEN void hcl__device_ref(hcl__device *dev);
 HCL__HIDDEN void hcl__device_unref(hcl__device *dev);
+/* References on an event object (the handle's, the tracer's): the last unref releases its natives and its device
+ * reference. */
+HCL__HIDDEN void hcl__event_ref(hcl__event *ev);
+HCL__HIDDEN void hcl__event_unref(hcl__event *ev);
+/* Release an event's natives of dev: first and last, each when not NULL. */
+HCL__HIDDEN void hcl__event_natives_release(hcl__device *dev, void *first, void *last);
+
 /* The device's list of host allocations (host_memory.c): set up when the device opens, torn down at its close. */
 HCL__HIDDEN void hcl__host_memory_init(hcl__device *dev);
 HCL__HIDDEN void hcl__host_memory_fini(hcl__device *dev);
@@ -231,9 +240,6 @@ HCL__HIDDEN hcl_status hcl__wrap_event(const char *fn, hcl__queue *q, void *nati
  * not take them) both natives are released and it returns HCL_SUCCESS; on failure both are released. */
 HCL__HIDDEN hcl_status hcl__wrap_event_span(const char *fn, hcl__queue *q, void *first, void *last,
                                             hcl_event *out_event);
-/* References on an event object (the handle's, the tracer's): the last unref releases its natives. */
-HCL__HIDDEN void hcl__event_ref(hcl__event *ev);
-HCL__HIDDEN void hcl__event_unref(hcl__event *ev);
 
 /* ---- built-in kernels (builtin_runner.c) ---- */
 /* One built-in call, validated: the op, its shape, and the native memory of each slot (A, B, C). */

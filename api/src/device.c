@@ -1,5 +1,6 @@
 /* Backends and devices: the public calls, validated here before any driver is called. Devices are reference
- * counted (hcl__device_ref/unref) so that every child object keeps its device alive until it is released. */
+ * counted (hcl__device_ref/unref, lifetime.c) so that every child object keeps its device alive until it is released;
+ * the last reference runs the close that hcl_device_open left in the device. */
 #include "core.h"
 
 #include <stddef.h>
@@ -103,16 +104,14 @@ HCL_API hcl_status hcl_device_get_info_by_index_v2(uint32_t index, hcl_device_in
     return info_by_index(index, out_info, sizeof *out_info);
 }
 
-void hcl__device_ref(hcl__device *dev) { atomic_fetch_add(&dev->refs, 1); }
-
-void hcl__device_unref(hcl__device *dev) {
-    if (atomic_fetch_sub(&dev->refs, 1) == 1) {
-        hcl__builtins_release(dev);
-        hcl__peer_fini(dev);
-        dev->drv->device_close(dev->native);
-        hcl__host_memory_fini(dev);
-        free(dev);
-    }
+/* The device's close (hcl__device.close), run by the last hcl__device_unref: what the device's files attached to it
+ * goes first, then the driver's device. */
+static void device_close(hcl__device *dev) {
+    hcl__builtins_release(dev);
+    hcl__peer_fini(dev);
+    dev->drv->device_close(dev->native);
+    hcl__host_memory_fini(dev);
+    free(dev);
 }
 
 static void device_unref_object(void *object) { hcl__device_unref(object); }
@@ -133,6 +132,7 @@ static hcl_status device_open(const char *selector, hcl_device *out_device) {
         free(dev);
         return hcl__prefix_message(st, "hcl_device_open");
     }
+    dev->close = device_close;
     atomic_init(&dev->refs, 1);
     hcl__host_memory_init(dev);
     hcl__peer_init(dev);

@@ -1,24 +1,10 @@
 /* Events: the core's handle around the native events of one API call. Most calls are one device command; a
  * built-in the core runs as several device commands (two launches) is still one event to the caller, so an
  * event keeps the native event of its group's first command as well as its last: waiting needs only the last
- * (queues are in order), timing needs both ends. */
+ * (queues are in order), timing needs both ends. An event's references and its release are lifetime.c's. */
 #include "core.h"
 
 #include <stdlib.h>
-
-static void release_natives(hcl__device *dev, void *first, void *last) {
-    if (first) dev->drv->event_release(first);
-    if (last) dev->drv->event_release(last);
-}
-
-void hcl__event_ref(hcl__event *ev) { atomic_fetch_add(&ev->refs, 1); }
-
-void hcl__event_unref(hcl__event *ev) {
-    if (atomic_fetch_sub(&ev->refs, 1) != 1) return;
-    release_natives(ev->dev, ev->first, ev->native);
-    hcl__device_unref(ev->dev);
-    free(ev);
-}
 
 hcl_status hcl__wrap_event_span(const char *fn, hcl__queue *q, void *first, void *last, hcl_event *out_event) {
     hcl__device *dev = q->dev;
@@ -26,14 +12,14 @@ hcl_status hcl__wrap_event_span(const char *fn, hcl__queue *q, void *first, void
         first = NULL;
     const int traced = last && hcl__trace_on();
     if (!out_event && !traced) {
-        release_natives(dev, first, last);
+        hcl__event_natives_release(dev, first, last);
         return HCL_SUCCESS;
     }
     hcl__event *ev = calloc(1, sizeof *ev);
     if (!ev) {
         /* The call reports failure, so its caller may free the buffers at once: the commands must be done. */
         if (last) dev->drv->event_wait(last);
-        release_natives(dev, first, last);
+        hcl__event_natives_release(dev, first, last);
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", fn);
     }
     ev->dev = dev;

@@ -74,7 +74,7 @@ __attribute__((visibility("hidden"))) hcl_status hcl__trace_call_end(hcl__trace_
  * the command. */
 #define HCL__WANT_EVENT(out_event) ((out_event) != NULL || hcl__trace_on())
 
-/* A command just queued on q whose event is ev (tracing on): the tracer takes a reference on ev (event.c) and
+/* A command just queued on q whose event is ev (tracing on): the tracer takes a reference on ev (lifetime.c) and
  * links it to the calling thread's current call. */
 __attribute__((visibility("hidden"))) void hcl__trace_command(struct hcl__queue *q, struct hcl__event *ev);
 /* The queue's commands completed (hcl_queue_finish): read their device times now. */
