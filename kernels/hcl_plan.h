@@ -184,10 +184,11 @@ typedef struct hcl_kgemm {
 } hcl_kgemm;
 
 /* The program a call of `op` first needs on a device of dev->family (the core builds it before it plans, and so
- * learns which family the device runs); HCL_KPROG_COUNT when no program of the family fits the device. */
+ * learns which family the device runs); HCL_KPROG_COUNT when no program of the family fits the device
+ * (plan_program.c). */
 hcl_kprog hcl_plan_program(const hcl_kdevice *dev, hcl_kop op);
 /* The gemm program of the CL family that fits the device (16 x 16 work-items on GPUs, 8 x 8 on CPUs and small
- * GPUs), or HCL_KPROG_COUNT when neither fits (gemm/plan.c). */
+ * GPUs), or HCL_KPROG_COUNT when neither fits (gemm/plan_cl.c). */
 hcl_kprog hcl_plan_gemm_cl_program(const hcl_kdevice *dev);
 
 /* Element types: a plan launches the kernel of the call's type, named "<f32 kernel's name without _f32>_<type>"
