@@ -18,7 +18,7 @@
 
 #define HCL_ZE_NAME "levelzero"
 
-/* ---- the symbol table (filled by driver.c from libze_loader, hcl__kit_resolve) ---- */
+/* ---- the symbol table (filled by runtime.c from libze_loader, hcl__kit_resolve) ---- */
 typedef struct hcl__ze_symbols {
     HCL_ZE_SYMBOLS(HCL_KIT_SYMBOL_FIELD)
 } hcl__ze_symbols;
@@ -29,7 +29,9 @@ extern hcl__ze_symbols hcl__ze;
 
 #define HCL_ZE_LOG(...) HCL_KIT_LOG(__VA_ARGS__)
 
-/* ---- errors ---- */
+/* ---- loading and errors (runtime.c) ---- */
+/* Open libze_loader (HCL_LEVELZERO_LIBRARY alone when it is set) and resolve hcl__ze; on failure `reason` says why. */
+hcl_status hcl__ze_load(char *reason, size_t reason_size);
 /* "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY" for 0x70000003; "ZE_RESULT_UNKNOWN_CODE" for a code not in the table. */
 const char *hcl__ze_result_name(ze_result_t r);
 /* Set the thread's message to "<fn>: <ZE name> (0x<code>); <detail>" and return the mapped status: out of
@@ -95,7 +97,7 @@ typedef struct hcl__ze_device {
 /* Count a Level Zero object made (+1) or destroyed (-1) for the device. */
 static inline void hcl__ze_live(hcl__ze_device *dev, long delta) { atomic_fetch_add(&dev->live, delta); }
 
-/* ---- queues, events and commands (queue.c) ---- */
+/* ---- queues (queue.c), events and commands (command.c) ---- */
 #define HCL_ZE_STAGING_BYTES ((size_t)1 << 20)
 
 typedef struct hcl__ze_queue {
@@ -149,13 +151,20 @@ hcl_status hcl__ze_cmd_part(hcl__ze_cmd *cmd, ze_event_handle_t *out_signal);
 void hcl__ze_cmd_appended(hcl__ze_cmd *cmd);
 hcl_status hcl__ze_cmd_end(hcl__ze_cmd *cmd, hcl_status status, int blocking, const char *what, void **out_event);
 
+void hcl__ze_events_init(hcl__ze_device *dev);
+void hcl__ze_events_release(hcl__ze_device *dev);
+/* A Level Zero event of `kind` (HCL_ZE_EVENTS_TIMED or _PLAIN) from the device's pools, and back to them (`submitted`:
+ * a command that signals it was appended, waited for first). hcl__ze_event_free gives back an HCL event's first and
+ * last and frees it. */
+hcl_status hcl__ze_event_take(hcl__ze_device *dev, int kind, ze_event_handle_t *out);
+void hcl__ze_event_give(hcl__ze_device *dev, int kind, ze_event_handle_t ev, int submitted);
+void hcl__ze_event_free(hcl__ze_event *ev);
+
+/* ---- memory (memory.c) ---- */
 /* Device memory for the driver's own use (markers): counted like buffers. hcl__ze_device_free also
  * frees host allocations (zeMemFree takes both). */
 hcl_status hcl__ze_device_alloc(hcl__ze_device *dev, size_t size, const char *what, void **out_ptr);
 void hcl__ze_device_free(hcl__ze_device *dev, void *ptr);
-
-void hcl__ze_events_init(hcl__ze_device *dev);
-void hcl__ze_events_release(hcl__ze_device *dev);
 
 /* ---- modules (module.c) ---- */
 /* Build a module from SPIR-V for the device, through the on-disk cache of native binaries. HCL_ERROR_BUILD with
@@ -175,7 +184,7 @@ hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_
                                size_t pattern_size, uint32_t num_wait, void *const *wait, int blocking, int marker,
                                void **out_event);
 
-/* ---- driver entry points (queue.c, memory.c, module.c) ---- */
+/* ---- driver entry points (queue.c, command.c, memory.c, module.c; driver.c's table) ---- */
 HCL_KIT_DECLARE_ENTRIES(hcl__ze)
 /* kernel_params (ABI 2.1), module.c: from the module's SPIR-V. */
 hcl_status hcl__ze_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
