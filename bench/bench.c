@@ -5,17 +5,16 @@
  * process start to the first finished kernel. Output: a table on stdout, and --json, --csv, --plot (SVG) files;
  * --compare OLD.json prints the ratios against a saved run.
  *
- * This file: main, the options, the device loop and the progress line. See bench.h for the others. */
+ * This file: main, the options and the device loop. See bench_lib.h for the others. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 #include "comm.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,44 +26,6 @@
 #endif
 #define STR_(x) #x
 #define STR(x) STR_(x)
-
-/* ---------------------------------------------------------------------------------------------------------
- * The progress line on stderr: rewritten in place on a terminal (at most 10 times a second), otherwise one line
- * every 10 s, so a CI log shows that a long run is alive without drowning in it.
- * ------------------------------------------------------------------------------------------------------- */
-static struct {
-    int enabled, tty, shown;
-    double last;
-    char prefix[64];
-} prog;
-
-void progress(const char *fmt, ...) {
-    if (!prog.enabled) return;
-    double t = now_s();
-    if (t - prog.last < (prog.tty ? 0.1 : 10.0)) return;
-    prog.last = t;
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (prog.tty) {
-        fprintf(stderr, "\r\033[K%s%s%s", prog.prefix, prog.prefix[0] ? " " : "", line);
-        prog.shown = 1;
-    } else {
-        fprintf(stderr, "bench: %s%s%s ...\n", prog.prefix, prog.prefix[0] ? " " : "", line);
-    }
-    fflush(stderr);
-}
-
-void progress_done(void) {
-    if (prog.tty && prog.shown) {
-        fprintf(stderr, "\r\033[K");
-        fflush(stderr);
-        prog.shown = 0;
-        prog.last = 0.0;
-    }
-}
 
 /* ---------------------------------------------------------------------------------------------------------
  * Options
@@ -661,7 +622,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     settle_cpu(&b); /* opening OpenBLAS starts its threads */
     progress_done();
     print_header(&b, dr);
-    snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d]", index + 1, total);
+    progress_prefix("[device %d/%d]", index + 1, total);
     if (o->peak) { /* first: the rows' fractions of peak need it */
         measure_peak(&b, &dr->peak);
         progress_done();
@@ -670,7 +631,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     if (!o->sections_only) {
         print_table_header();
         for (int i = 0; i < ncases; i++) {
-            snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d, case %d/%d]", index + 1, total, i + 1, ncases);
+            progress_prefix("[device %d/%d, case %d/%d]", index + 1, total, i + 1, ncases);
             run_case(&b, &cases[i], &dr->results[dr->nresults]);
             progress_done();
             print_row(dr, &dr->results[dr->nresults], o);
@@ -678,7 +639,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
         }
         print_table_footer(dr, o);
     }
-    snprintf(prog.prefix, sizeof prog.prefix, "[device %d/%d]", index + 1, total);
+    progress_prefix("[device %d/%d]", index + 1, total);
     if (o->transfer) {
         measure_transfer(&b, &dr->xfer);
         progress_done();
@@ -767,8 +728,7 @@ int main(int argc, char **argv) {
         baselines_print_libs();
         return 0;
     }
-    prog.enabled = o.progress;
-    prog.tty = isatty(STDERR_FILENO);
+    progress_start(o.progress);
     if (trace_path) {
         hcl_status st = hcl_trace_start(trace_path);
         if (st != HCL_SUCCESS) {

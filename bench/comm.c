@@ -1,4 +1,4 @@
-/* bench --comm: the communication benchmark, in the style of nccl-tests (see comm.h for the files and the timing).
+/* bench --comm: the communication benchmark, in the style of nccl-tests (see comm_lib.h for the files and the timing).
  *
  * Sections, each row verified (a failed check is marked FAILED and makes the exit status 1; a row that cannot run
  * here, such as an engine that is absent, is printed as skipped with the reason):
@@ -66,54 +66,6 @@ int comm_check_options(options *o, int sections_only) {
         return -1;
     }
     return 0;
-}
-
-int comm_sizes(size_t lo, size_t hi, size_t factor, size_t *out, int max) {
-    int n = 0;
-    for (size_t s = lo; s && s <= hi && n<max; s = s> SIZE_MAX / factor ? 0 : s * factor) out[n++] = s;
-    if (n && out[n - 1] != hi && n < max) out[n++] = hi;
-    return n;
-}
-
-int comm_timed_pair(const options *o, const comm_timing *t, int count) {
-    double times[2][BENCH_MAX_REPEATS];
-    int repeats = o->repeats, failed = 0;
-    for (int k = 0; k < count; k++) {
-        t[k].m->present = 1;
-        t[k].m->ran = 0;
-        double t0 = now_s();
-        for (int it = 0; it < o->warmup && !(failed & 1 << k); it++) {
-            progress("%s (warm-up %d/%d)", t[k].what, it + 1, o->warmup);
-            if (t[k].fn(t[k].ctx, 1, t[k].m->error, sizeof t[k].m->error)) failed |= 1 << k;
-            if (it == 0) t[k].m->first_s = now_s() - t0;
-        }
-    }
-    for (int r = 0; r < repeats && failed != (1 << count) - 1; r++)
-        for (int i = 0; i < count; i++) {
-            const int k = r % 2 ? count - 1 - i : i; /* a b, b a, a b, ...: a drift falls on both */
-            if (failed & 1 << k) continue;
-            progress("%s (run %d/%d)", t[k].what, r + 1, repeats);
-            double s = now_s();
-            for (int it = 0; it < o->comm_iters && !(failed & 1 << k); it++)
-                if (t[k].fn(t[k].ctx, it == o->comm_iters - 1, t[k].m->error, sizeof t[k].m->error)) failed |= 1 << k;
-            if (failed & 1 << k) continue;
-            times[k][t[k].m->ran++] = (now_s() - s) / o->comm_iters;
-            /* without --repeats, about 3 s of timed groups (at least 3) in all, as the kernel rows */
-            if (r == 0 && k == 0)
-                repeats = repeats_within_budget(times[0][0] * o->comm_iters * count, repeats, o->repeats_set);
-        }
-    for (int k = 0; k < count; k++) {
-        if (failed & 1 << k)
-            t[k].m->failed = 1;
-        else
-            measure_summarize(t[k].m, times[k]);
-    }
-    return failed;
-}
-
-int comm_timed(const options *o, const char *what, comm_iter_fn fn, void *ctx, measure *m) {
-    const comm_timing t = {what, fn, ctx, m};
-    return comm_timed_pair(o, &t, 1);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -443,27 +395,6 @@ static void print_engines(void) {
         else
             print_wrappedf(stdout, first, "                  ", "unavailable (%s): %s", e.backends, e.reason);
     }
-}
-
-/* The slowest page-locked link of the ranks (each rank's H2D and D2H at its largest transfer size): 0 unless every
- * rank's link was measured (--comm-devices). */
-int comm_slowest_link(const comm_run *cr, int *out_x, int *out_dir, size_t *out_bytes, double *out_gbs) {
-    if (cr->nxfer != cr->nranks || cr->nranks < 2) return 0;
-    int found = 0;
-    for (int x = 0; x < cr->nxfer; x++) {
-        const transfer_result *t = &cr->xfer_runs[x].xfer;
-        size_t top = 0;
-        for (int i = 0; i < t->nrows; i++)
-            if (t->rows[i].mem == XMEM_PINNED && t->rows[i].bytes > top) top = t->rows[i].bytes;
-        for (int i = 0; i < t->nrows; i++) {
-            const transfer_row *r = &t->rows[i];
-            if (r->mem != XMEM_PINNED || r->bytes != top || !measure_ok(&r->m) || !(r->m.med_s > 0)) continue;
-            const double gbs = (double)r->bytes / r->m.med_s / 1e9;
-            if (!found || gbs < *out_gbs) *out_x = x, *out_dir = r->dir, *out_bytes = r->bytes, *out_gbs = gbs;
-            found = 1;
-        }
-    }
-    return found;
 }
 
 /* Links in both directions at once: each timed rank (one, or every rank together) writes one buffer from page-locked

@@ -9,23 +9,11 @@
  * largest error, and anything above 0 (a poisoned NaN that was not overwritten included) fails. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "comm.h"
+#include "comm_lib.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *const comm_op_names[OP_COUNT] = {"all_reduce", "all_gather", "reduce_scatter",
-                                             "broadcast",  "reduce",     "sendrecv"};
-
-double comm_bus_factor(int op, int n) {
-    switch (op) {
-    case OP_ALL_REDUCE: return 2.0 * (n - 1) / n;
-    case OP_ALL_GATHER:
-    case OP_REDUCE_SCATTER: return (double)(n - 1) / n;
-    default: return 1.0;
-    }
-}
 
 static int value_of(int r, size_t i, unsigned salt) { return (int)((i + 3u * (unsigned)r + salt) % 17u) - 8; }
 

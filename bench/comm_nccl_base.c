@@ -7,7 +7,7 @@
  * Both opened with dlopen; their few declarations are written here by hand (NCCL's and CUDA's own ABI). */
 #define _POSIX_C_SOURCE 200809L
 
-#include "comm.h"
+#include "comm_lib.h"
 #include "vendor.h"
 
 #include <stdlib.h>

@@ -1,23 +1,13 @@
 /* bench --comm's files: JSON (schema hcl-bench-comm/1; the transfer section in the kernel bench's form), CSV (one
- * line per row of every section) and the plot's rows (plot.c draws them: one panel of bus bandwidth per collective). */
+ * line per row of every section) and the plot's rows (plot.c draws them: one panel of bus bandwidth per collective);
+ * and the slowest host link of the ranks, which the JSON and comm.c's last section report. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "comm.h"
+#include "comm_lib.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-void comm_size_text(size_t bytes, char *out, size_t size) {
-    if (bytes >= ((size_t)1 << 30) && bytes % ((size_t)1 << 30) == 0)
-        snprintf(out, size, "%zu GiB", bytes >> 30);
-    else if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
-        snprintf(out, size, "%zu MiB", bytes >> 20);
-    else if (bytes >= 1024 && bytes % 1024 == 0)
-        snprintf(out, size, "%zu KiB", bytes >> 10);
-    else
-        snprintf(out, size, "%zu B", bytes);
-}
 
 /* One timed figure of `bytes` per iteration, its rate scaled by factor (the bus bandwidth's; 1 for algbw). */
 static void jmeasure(FILE *f, const char *key, const measure *m, double bytes, double factor) {
@@ -232,4 +222,25 @@ int comm_flat_rows(const comm_run *cr, flat_row **out, int *count) {
     *out = rows;
     *count = n;
     return 0;
+}
+
+/* The slowest page-locked link of the ranks (each rank's H2D and D2H at its largest transfer size): 0 unless every
+ * rank's link was measured (--comm-devices). */
+int comm_slowest_link(const comm_run *cr, int *out_x, int *out_dir, size_t *out_bytes, double *out_gbs) {
+    if (cr->nxfer != cr->nranks || cr->nranks < 2) return 0;
+    int found = 0;
+    for (int x = 0; x < cr->nxfer; x++) {
+        const transfer_result *t = &cr->xfer_runs[x].xfer;
+        size_t top = 0;
+        for (int i = 0; i < t->nrows; i++)
+            if (t->rows[i].mem == XMEM_PINNED && t->rows[i].bytes > top) top = t->rows[i].bytes;
+        for (int i = 0; i < t->nrows; i++) {
+            const transfer_row *r = &t->rows[i];
+            if (r->mem != XMEM_PINNED || r->bytes != top || !measure_ok(&r->m) || !(r->m.med_s > 0)) continue;
+            const double gbs = (double)r->bytes / r->m.med_s / 1e9;
+            if (!found || gbs < *out_gbs) *out_x = x, *out_dir = r->dir, *out_bytes = r->bytes, *out_gbs = gbs;
+            found = 1;
+        }
+    }
+    return found;
 }

@@ -7,13 +7,11 @@
  * Its summary, the median over the shapes of HCL's rate over the baseline's, is the figure issue 12 asks to hold at
  * 0.80 or above against cuBLAS. A CPU device gets smaller shapes of the same kinds, so a 2-core default run stays
  * within its few minutes. */
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *const gemm_set_names[GS_COUNT] = {"square", "skinny"};
 
 static const size_t gpu_square[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}};
 static const size_t cpu_square[][3] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}};

@@ -1,7 +1,7 @@
 /* A small JSON reader (enough for bench's own files) and --compare: this run's rates against a saved run's. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <errno.h>
 #include <math.h>

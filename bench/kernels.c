@@ -9,7 +9,7 @@
  * device sees; its tolerance adds the one rounding of a 16-bit output, and TF32's adds the rounding of the inputs. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <float.h>
 #include <math.h>
@@ -17,13 +17,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-const char *const kernel_names[K_COUNT] = {"vecadd", "gemm", "softmax", "reduce"};
-const char *const type_names[BT_COUNT] = {"f32", "tf32", "f16", "bf16"};
-
-hcl_dtype bench_dtype(int type) {
-    return type == BT_F16 ? HCL_DTYPE_F16 : type == BT_BF16 ? HCL_DTYPE_BF16 : HCL_DTYPE_F32;
-}
 
 /* ---------------------------------------------------------------------------------------------------------
  * Size plans
@@ -320,8 +313,6 @@ static void note_check(measure *m, const hcl_ts_cmp *c, double rtol) {
     m->tol = rtol;
     m->checked = 1;
 }
-
-int measure_ok(const measure *m) { return m->present && !m->failed && m->ran > 0 && (!m->checked || m->err <= m->tol); }
 
 /* ---------------------------------------------------------------------------------------------------------
  * The timed-run loop: poison the output (HCL_TS_POISON_BITS, a NaN), run, take the device time of the run; warm-up

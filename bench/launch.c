@@ -7,7 +7,7 @@
  * and "launch+sync" (every launch waited for). */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -16,69 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-const char bench_empty_ptx[] = ".version 7.0\n"
-                               ".target sm_75\n"
-                               ".address_size 64\n"
-                               "\n"
-                               ".visible .entry hcl_bench_empty()\n"
-                               "{\n"
-                               "\tret;\n"
-                               "}\n";
-
-const char bench_empty_cl[] = "__kernel void hcl_bench_empty(void) { }\n";
-
 /* HIP through hiprtc (no vendor call to compare with in bench) */
 static const char empty_hip[] = "extern \"C\" __global__ void hcl_bench_empty() { }\n";
 
 static void host_empty(const hcl_host_launch *launch, void *const *args) { (void)launch, (void)args; }
-
-/* One round of a side: n_submit launches then one wait, then n_sync launches each waited for. */
-static int round_of(launch_side *s, int n_submit, int n_sync, double *sub, double *syn) {
-    if (s->enter && s->enter(s->err, s->err_size)) return 1;
-    int bad = 0;
-    double t0 = now_s();
-    for (int i = 0; i < n_submit && !bad; i++) bad = s->fn(&s->ctx, i == n_submit - 1, s->err, s->err_size);
-    double t1 = now_s();
-    for (int i = 0; i < n_sync && !bad; i++) bad = s->fn(&s->ctx, 1, s->err, s->err_size);
-    double t2 = now_s();
-    if (s->leave) s->leave();
-    *sub = (t1 - t0) / n_submit * 1e6;
-    *syn = (t2 - t1) / n_sync * 1e6;
-    return bad;
-}
-
-void time_launches(launch_side *sides, int count, int n_submit, int n_sync) {
-    enum { ROUNDS = 7 };
-    double sub[2][ROUNDS], syn[2][ROUNDS];
-    int failed[2] = {0, 0};
-    for (int k = 0; k < count; k++) { /* warm-up: first-launch work, lazy loading, clocks */
-        sides[k].ran = 0;
-        double a, b;
-        failed[k] = round_of(&sides[k], 50, 1, &a, &b);
-    }
-    for (int r = 0; r < ROUNDS; r++)
-        for (int i = 0; i < count; i++) {
-            const int k = r % 2 ? count - 1 - i : i;
-            if (!failed[k]) failed[k] = round_of(&sides[k], n_submit, n_sync, &sub[k][r], &syn[k][r]);
-        }
-    for (int k = 0; k < count; k++) {
-        if (failed[k]) continue;
-        sort_doubles(sub[k], ROUNDS);
-        sort_doubles(syn[k], ROUNDS);
-        sides[k].submit_us = sub[k][ROUNDS / 2];
-        sides[k].sync_us = syn[k][ROUNDS / 2];
-        sides[k].ran = 1;
-    }
-}
-
-void time_raw_beside(launch_side *hcl, const launch_side *raw, int n_submit, int n_sync, launch_cost *lc) {
-    launch_side sides[2] = {*raw};
-    if (hcl) sides[1] = sides[0], sides[0] = *hcl; /* HCL first, as the rows read */
-    time_launches(sides, hcl ? 2 : 1, n_submit, n_sync);
-    const launch_side *r = &sides[hcl ? 1 : 0];
-    if ((lc->vendor_ran = r->ran)) lc->vendor_submit_us = r->submit_us, lc->vendor_sync_us = r->sync_us;
-    if (hcl) *hcl = sides[0];
-}
 
 static int hcl_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
     const hcl_dim3 one = {1, 1, 1};
@@ -97,8 +38,9 @@ void measure_launch(bdev *b, launch_cost *lc) {
     lc->n_submit = b->opt->quick ? 200 : gpu ? 1000 : 500;
     lc->n_sync = b->opt->quick ? 50 : gpu ? 500 : 200;
     static const hcl_host_function host_fn[] = {{"hcl_bench_empty", host_empty}};
+    /* The PTX is given with its NUL. */
     const hcl_module_source srcs[] = {
-        {HCL_SOURCE_CUDA_BINARY, bench_empty_ptx, sizeof bench_empty_ptx, NULL},
+        {HCL_SOURCE_CUDA_BINARY, bench_empty_ptx, strlen(bench_empty_ptx) + 1, NULL},
         {HCL_SOURCE_OPENCL_C, bench_empty_cl, strlen(bench_empty_cl), NULL},
         {HCL_SOURCE_HIP_C, empty_hip, strlen(empty_hip), NULL},
         {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},

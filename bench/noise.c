@@ -1,7 +1,7 @@
 /* The noise rules: a measurement's summary of its timed runs (median, fastest, slowest), how many runs a slow row
  * keeps, its spread (slowest over fastest timed run), when a row counts as noisy, and when a change between two runs
  * (--compare) counts as significant rather than within the runs' noise. */
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <math.h>
 #include <stdlib.h>

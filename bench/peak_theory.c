@@ -4,7 +4,7 @@
  * peak is unknown and the measured FMA chain stands in. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * where no bar, whisker or tick reaches. Plain SVG 1.1, no script, no external resource; the title names no path. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <math.h>
 #include <string.h>

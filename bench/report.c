@@ -1,7 +1,7 @@
 /* What bench prints and writes: the per-device table, the --all summary of kernels x devices, JSON and CSV. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -9,16 +9,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-const char *unit_of(const result *r) { return r->is_flops ? "GFLOP/s" : "GB/s"; }
-
-double rate_at(const result *r, const measure *m, double seconds) {
-    double work = m == &r->base ? r->base_work : r->work;
-    return m->ran > 0 && seconds > 0 ? work / seconds / 1e9 : 0.0;
-}
-
-/* Rate at the median: GB/s or GFLOP/s; 0 when it did not run. */
-double rate_of(const result *r, const measure *m) { return rate_at(r, m, m->med_s); }
 
 static const char *type_name(hcl_device_type t) {
     return t == HCL_DEVICE_TYPE_CPU           ? "CPU"

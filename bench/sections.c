@@ -14,7 +14,7 @@
  * is exact, the result is x0 again. a and b are kernel arguments, so no compiler can fold the chain. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* What the transfer and peak sections print and write (JSON), and each row's fraction of the device's peak. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <math.h>
 #include <string.h>

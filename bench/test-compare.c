@@ -6,7 +6,7 @@
  * json.c and util.c only. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* ctest tools-bench-peak-theory: theoretical_fp32 against the vendors' published f32 figures (clock x units x lanes
  * x 2), unknown devices reported as unknown, and the host's figure from its ISA. Exit status 1 on any mismatch. */
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <math.h>
 #include <string.h>

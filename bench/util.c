@@ -1,14 +1,15 @@
 /* Helpers shared by bench's files: the clock, memory, bounded text copies, printing text wrapped to the table's
- * width, and the JSON value writers of the reports. */
+ * width, the JSON value writers of the reports, and the progress line. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench.h"
+#include "bench_lib.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 double now_s(void) {
     struct timespec ts;
@@ -112,4 +113,54 @@ void json_field_num(FILE *f, const char *key, double v) {
 void json_field_str(FILE *f, const char *key, const char *s) {
     fprintf(f, ", \"%s\": ", key);
     json_str(f, s);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * The progress line on stderr: rewritten in place on a terminal (at most 10 times a second), otherwise one line
+ * every 10 s, so a CI log shows that a long run is alive without drowning in it.
+ * ------------------------------------------------------------------------------------------------------- */
+static struct {
+    int enabled, tty, shown;
+    double last;
+    char prefix[64];
+} prog;
+
+void progress_start(int enabled) {
+    prog.enabled = enabled;
+    prog.tty = isatty(STDERR_FILENO);
+}
+
+void progress_prefix(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prog.prefix, sizeof prog.prefix, fmt, ap);
+    va_end(ap);
+}
+
+void progress(const char *fmt, ...) {
+    if (!prog.enabled) return;
+    double t = now_s();
+    if (t - prog.last < (prog.tty ? 0.1 : 10.0)) return;
+    prog.last = t;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (prog.tty) {
+        fprintf(stderr, "\r\033[K%s%s%s", prog.prefix, prog.prefix[0] ? " " : "", line);
+        prog.shown = 1;
+    } else {
+        fprintf(stderr, "bench: %s%s%s ...\n", prog.prefix, prog.prefix[0] ? " " : "", line);
+    }
+    fflush(stderr);
+}
+
+void progress_done(void) {
+    if (prog.tty && prog.shown) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+        prog.shown = 0;
+        prog.last = 0.0;
+    }
 }

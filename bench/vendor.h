@@ -3,7 +3,7 @@
 #ifndef HCL_BENCH_VENDOR_H
 #define HCL_BENCH_VENDOR_H
 
-#include "bench.h"
+#include "bench_lib.h"
 
 /* A library opened with dlopen: the first candidate that loads wins; every failure is kept for the reason. */
 typedef struct lib {

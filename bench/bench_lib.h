@@ -1,22 +1,24 @@
-/* bench: shared types of the benchmark's files.
+/* bench: the types and functions that the benchmark's files share (all but bench.c's main and options, which use
+ * them).
  *
- *   bench.c      main, options (getopt_long; every value and output path checked before any work), device loop,
- *                progress line
- *   util.c       clock, memory, bounded text copies, text wrapped to the table's width
+ *   bench.c      main, options (getopt_long; every value and output path checked before any work), device loop
+ *   result.c     the names of kernels, types and gemm sets; whether a measure passed; a row's unit and rates
+ *   util.c       clock, memory, bounded text copies, text wrapped to the table's width, progress line
  *   noise.c      spread, noisy rows, and when a --compare change is significant
  *   kernels.c    size plans, the timed-run loop, the four kernels and their checks (references and tolerances:
  *                testsupport/hcl_testsupport.h, rule HCL_TS_BENCH)
  *   gemm_sets.c  the gemm shape sets (square, skinny) and the skinny set's summary (median HCL/baseline)
  *   baselines.c  vendor baselines opened with dlopen: library loading, host (OpenBLAS, memcpy), dispatch
  *   baselines_cuda.c, baselines_opencl.c   cuBLAS, CUB, cuMemcpyDtoDAsync; CLBlast, clEnqueueCopyBuffer
+ *   launch_time.c  the empty kernel's sources; the alternating timing of launch sides (HCL's and a vendor's)
  *   launch.c     launch cost of an empty kernel (HCL and the raw vendor call); a user kernel built from source
  *   report.c     the table, JSON and CSV
  *   plot.c       the SVG plot
  *   json.c       a small JSON reader and --compare
- *   comm*.c      bench --comm, the communication benchmark (comm.h)
+ *   comm*.c      bench --comm, the communication benchmark (comm.h, comm_lib.h)
  */
-#ifndef HCL_BENCH_H
-#define HCL_BENCH_H
+#ifndef HCL_BENCH_LIB_H
+#define HCL_BENCH_LIB_H
 
 #include <hcl/hcl.h>
 
@@ -45,7 +47,7 @@ extern const char *const type_names[BT_COUNT];
  * above m and n; primes). GS_NONE: a row of another kernel, or the one shape of --gemm. */
 enum { GS_SQUARE = 0, GS_SKINNY, GS_COUNT, GS_NONE = -1 };
 extern const char *const gemm_set_names[GS_COUNT];
-/* The buffers' hcl_dtype of a bench type. */
+/* The buffers' hcl_dtype of a bench type (result.c, as the names). */
 hcl_dtype bench_dtype(int type);
 
 typedef struct options {
@@ -75,7 +77,7 @@ typedef struct options {
     int comm, comm_cross, types_set;
     size_t comm_min, comm_max; /* --comm-min-bytes, --comm-max-bytes */
     int comm_iters;            /* iterations per timed group */
-    unsigned comm_ops;         /* bit mask of 1 << OP_* (comm.h) */
+    unsigned comm_ops;         /* bit mask of 1 << OP_* (comm_lib.h) */
     const char *comm_engine;   /* NULL: hcl_comm_create_all's default */
     const char *comm_devices;  /* --comm-devices: the ranks' selectors, comma separated (NULL: the backend's) */
 } options;
@@ -231,9 +233,13 @@ typedef struct bcase {
     int set;  /* GS_* */
 } bcase;
 
-/* bench.c */
-void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void progress_done(void);
+/* result.c (and the names under the enums above) */
+/* 1 when m ran, nothing failed and its check (if any) passed. */
+int measure_ok(const measure *m);
+const char *unit_of(const result *r);
+/* Rate at the median run (0 when it did not run); rate_at: at another of the measure's times (min_s: the best). */
+double rate_of(const result *r, const measure *m);
+double rate_at(const result *r, const measure *m, double seconds);
 
 /* util.c */
 double now_s(void);
@@ -256,6 +262,13 @@ void json_field_str(FILE *f, const char *key, const char *s);
 /* print_wrapped of a printf format (the text cut at 2047 bytes). */
 void print_wrappedf(FILE *f, const char *first, const char *indent, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The progress line on stderr: rewritten in place on a terminal (at most 10 times a second), otherwise one line
+ * every 10 s. progress_start turns it on (bench --no-progress leaves it off); progress_prefix sets the text before
+ * each line ("[device 1/2, case 3/40]"); progress_done clears a line shown on a terminal. */
+void progress_start(int enabled);
+void progress_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_done(void);
 
 /* noise.c */
 /* Sort n numbers in ascending order. */
@@ -289,7 +302,6 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
 void format_shape(const bcase *c, char *out, size_t size);
 /* Run one case: HCL, then the baseline, both checked against one reference. */
 void run_case(bdev *b, const bcase *c, result *r);
-int measure_ok(const measure *m);
 /* One timed run of something: its time in *out_s; 0, or 1 with m->error filled. */
 typedef int (*one_run_fn)(bdev *b, void *ctx, double *out_s, measure *m);
 /* The warm-up and timed runs of fn (--warmup, --repeats; without --repeats at most about 3 s of timed runs, at least
@@ -336,7 +348,7 @@ int base_copy_run(bdev *b, hcl_buffer src, hcl_buffer dst, size_t bytes, double 
 int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, measure *ms);
 /* Raw vendor launch cost of the same empty kernel (launch.c calls it; baselines.c owns the vendor symbols). */
 
-/* launch.c */
+/* launch_time.c */
 extern const char bench_empty_ptx[]; /* the empty kernel, hcl_bench_empty, as PTX (sm_75 and newer) */
 extern const char bench_empty_cl[];  /* ... and as OpenCL C */
 /* The empty kernel of one API and where it is launched: a cl_kernel on a cl_command_queue, a CUfunction on a
@@ -370,6 +382,8 @@ void time_raw_beside(launch_side *hcl, const launch_side *raw, int n_submit, int
 /* baselines.c: the raw vendor launch timed together with HCL's side (their rounds alternate; hcl NULL: the raw one
  * alone); HCL's side is left untimed (hcl->ran 0) when there is no vendor launch. */
 void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc);
+
+/* launch.c */
 void measure_launch(bdev *b, launch_cost *lc);
 void measure_user_kernel(bdev *b, user_kernel *uk);
 void measure_startup(const char *selector, double t_main, startup *su);
@@ -394,10 +408,6 @@ double peak_fraction(const device_run *dr, const result *r, const char **basis);
 void json_sections(FILE *f, const device_run *dr, double noise);
 
 /* report.c */
-const char *unit_of(const result *r);
-/* Rate at the median run (0 when it did not run); rate_at: at another of the measure's times (min_s: the best). */
-double rate_of(const result *r, const measure *m);
-double rate_at(const result *r, const measure *m, double seconds);
 void print_header(const bdev *b, const device_run *dr);
 void print_table_header(void);
 void print_row(const device_run *dr, const result *r, const options *o);
@@ -442,4 +452,4 @@ const flat_row *find_old(const flat_row *old_rows, int nold, const flat_row *r);
 int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row *old_rows, int nold, const char *title,
               double noise);
 
-#endif /* HCL_BENCH_H */
+#endif /* HCL_BENCH_LIB_H */
