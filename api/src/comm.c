@@ -486,104 +486,58 @@ HCL__TRACED_BODY hcl_status run_call(const coll_call *a) {
     return hcl__wrap_event(fn, q, native, a->out_event);
 }
 
-static hcl_status coll(const coll_call *a) {
+/* Every collective and point-to-point call: its arguments as one coll_call, traced under the public name. */
+static hcl_status coll(const char *fn, hcl__coll_kind kind, hcl_comm comm, hcl_queue queue, hcl_dtype type,
+                       hcl_comm_op op, uint32_t root, size_t count, hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
+                       const hcl_event *wait_list, hcl_event *out_event) {
+    const coll_call call = {fn, comm, queue, kind, type, op, root, count, send, recv, num_wait, wait_list, out_event};
+    const coll_call *a = &call;
     HCL__TRACED(a->fn, run_call(a), NULL, NULL, "count,type,root", a->count, a->type, a->root);
 }
 
 HCL_API hcl_status hcl_comm_all_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, size_t count,
                                        hcl_buffer send, hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
                                        hcl_event *out_event) {
-    coll_call a = {"hcl_comm_all_reduce",
-                   comm,
-                   queue,
-                   HCL__COLL_ALL_REDUCE,
-                   type,
-                   op,
-                   0,
-                   count,
-                   send,
-                   recv,
-                   num_wait,
-                   wait_list,
-                   out_event};
-    return coll(&a);
+    return coll("hcl_comm_all_reduce", HCL__COLL_ALL_REDUCE, comm, queue, type, op, 0, count, send, recv, num_wait,
+                wait_list, out_event);
 }
 
 HCL_API hcl_status hcl_comm_reduce(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, uint32_t root,
                                    size_t count, hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
                                    const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_reduce", comm,      queue,    HCL__COLL_REDUCE, type, op, root, count, send, recv,
-                   num_wait,          wait_list, out_event};
-    return coll(&a);
+    return coll("hcl_comm_reduce", HCL__COLL_REDUCE, comm, queue, type, op, root, count, send, recv, num_wait,
+                wait_list, out_event);
 }
 
 HCL_API hcl_status hcl_comm_broadcast(hcl_comm comm, hcl_queue queue, hcl_dtype type, uint32_t root, size_t count,
                                       hcl_buffer send, hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
                                       hcl_event *out_event) {
-    coll_call a = {"hcl_comm_broadcast",
-                   comm,
-                   queue,
-                   HCL__COLL_BROADCAST,
-                   type,
-                   HCL_COMM_SUM,
-                   root,
-                   count,
-                   send,
-                   recv,
-                   num_wait,
-                   wait_list,
-                   out_event};
-    return coll(&a);
+    return coll("hcl_comm_broadcast", HCL__COLL_BROADCAST, comm, queue, type, HCL_COMM_SUM, root, count, send, recv,
+                num_wait, wait_list, out_event);
 }
 
 HCL_API hcl_status hcl_comm_all_gather(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer send,
                                        hcl_buffer recv, uint32_t num_wait, const hcl_event *wait_list,
                                        hcl_event *out_event) {
-    coll_call a = {"hcl_comm_all_gather",
-                   comm,
-                   queue,
-                   HCL__COLL_ALL_GATHER,
-                   type,
-                   HCL_COMM_SUM,
-                   0,
-                   count,
-                   send,
-                   recv,
-                   num_wait,
-                   wait_list,
-                   out_event};
-    return coll(&a);
+    return coll("hcl_comm_all_gather", HCL__COLL_ALL_GATHER, comm, queue, type, HCL_COMM_SUM, 0, count, send, recv,
+                num_wait, wait_list, out_event);
 }
 
 HCL_API hcl_status hcl_comm_reduce_scatter(hcl_comm comm, hcl_queue queue, hcl_dtype type, hcl_comm_op op, size_t count,
                                            hcl_buffer send, hcl_buffer recv, uint32_t num_wait,
                                            const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_reduce_scatter",
-                   comm,
-                   queue,
-                   HCL__COLL_REDUCE_SCATTER,
-                   type,
-                   op,
-                   0,
-                   count,
-                   send,
-                   recv,
-                   num_wait,
-                   wait_list,
-                   out_event};
-    return coll(&a);
+    return coll("hcl_comm_reduce_scatter", HCL__COLL_REDUCE_SCATTER, comm, queue, type, op, 0, count, send, recv,
+                num_wait, wait_list, out_event);
 }
 
 HCL_API hcl_status hcl_comm_send(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer buffer,
                                  uint32_t peer, uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_send", comm,   queue, HCL__COLL_SEND, type,      HCL_COMM_SUM, peer,
-                   count,           buffer, NULL,  num_wait,       wait_list, out_event};
-    return coll(&a);
+    return coll("hcl_comm_send", HCL__COLL_SEND, comm, queue, type, HCL_COMM_SUM, peer, count, buffer, NULL, num_wait,
+                wait_list, out_event);
 }
 
 HCL_API hcl_status hcl_comm_recv(hcl_comm comm, hcl_queue queue, hcl_dtype type, size_t count, hcl_buffer buffer,
                                  uint32_t peer, uint32_t num_wait, const hcl_event *wait_list, hcl_event *out_event) {
-    coll_call a = {"hcl_comm_recv", comm, queue,  HCL__COLL_RECV, type,      HCL_COMM_SUM, peer,
-                   count,           NULL, buffer, num_wait,       wait_list, out_event};
-    return coll(&a);
+    return coll("hcl_comm_recv", HCL__COLL_RECV, comm, queue, type, HCL_COMM_SUM, peer, count, NULL, buffer, num_wait,
+                wait_list, out_event);
 }
