@@ -43,14 +43,14 @@ hcl_status hcl__wrap_event(const char *fn, hcl__queue *q, void *native, hcl_even
     return hcl__wrap_event_span(fn, q, NULL, native, out_event);
 }
 
-HCL__TRACED_BODY hcl_status event_wait(hcl_event event) {
+HCL__TRACED_BODY hcl_status wait_body(hcl_event event) {
     hcl__event *ev;
     hcl_status st = hcl__lookup(event, HCL__H_EVENT, (void **)&ev, "hcl_event_wait", "event");
     return st == HCL_SUCCESS ? hcl__prefix_message(ev->dev->drv->event_wait(ev->native), "hcl_event_wait") : st;
 }
 
 HCL_API hcl_status hcl_event_wait(hcl_event event) {
-    HCL__TRACED("hcl_event_wait", event_wait(event), NULL, NULL, NULL);
+    HCL__TRACED("hcl_event_wait", wait_body(event), NULL, NULL, NULL);
 }
 
 static void event_destroy(void *object) { hcl__event_unref(object); }

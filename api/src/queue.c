@@ -54,17 +54,17 @@ HCL_API hcl_status hcl_queue_release(hcl_queue queue) {
     HCL__TRACED("hcl_queue_release", queue_release(queue), NULL, NULL, NULL);
 }
 
-HCL__TRACED_BODY hcl_status queue_finish(hcl_queue queue) {
+HCL__TRACED_BODY hcl_status finish_body(hcl_queue queue) {
     hcl__queue *q;
     hcl_status st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, "hcl_queue_finish", "queue");
     return st == HCL_SUCCESS ? finish(q, "hcl_queue_finish") : st;
 }
 
 HCL_API hcl_status hcl_queue_finish(hcl_queue queue) {
-    HCL__TRACED("hcl_queue_finish", queue_finish(queue), NULL, NULL, NULL);
+    HCL__TRACED("hcl_queue_finish", finish_body(queue), NULL, NULL, NULL);
 }
 
-static hcl_status queue_marker(hcl_queue queue, hcl_event *out_event) {
+static hcl_status marker_body(hcl_queue queue, hcl_event *out_event) {
     hcl__queue *q;
     hcl_status st =
         hcl__lookup_out(queue, HCL__H_QUEUE, (void **)&q, out_event, "hcl_queue_marker", "queue", "out_event");
@@ -76,5 +76,5 @@ static hcl_status queue_marker(hcl_queue queue, hcl_event *out_event) {
 }
 
 HCL_API hcl_status hcl_queue_marker(hcl_queue queue, hcl_event *out_event) {
-    HCL__TRACED("hcl_queue_marker", queue_marker(queue, out_event), NULL, NULL, NULL);
+    HCL__TRACED("hcl_queue_marker", marker_body(queue, out_event), NULL, NULL, NULL);
 }
