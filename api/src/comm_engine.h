@@ -86,6 +86,14 @@ static inline size_t hcl__coll_bytes(const hcl__coll *op, size_t count) { return
 /* ---- what the engines share (comm_host.c): the clock of timeouts, host staging and reductions ---- */
 /* Seconds on the monotonic clock (for timeouts: differences only). */
 HCL__HIDDEN double hcl__comm_now_s(void);
+/* The first failure among the calls a group's end runs (each may set a message of its own): note each call's status;
+ * the result is HCL_SUCCESS, or the first failure with its message set again. Starts zeroed. */
+typedef struct hcl__comm_first_failure {
+    hcl_status status;
+    char why[512];
+} hcl__comm_first_failure;
+HCL__HIDDEN void hcl__comm_first_note(hcl__comm_first_failure *f, hcl_status st);
+HCL__HIDDEN hcl_status hcl__comm_first_result(const hcl__comm_first_failure *f);
 /* Host memory reused across collectives: grown on demand, page-locked from a device's driver (host_alloc) where it
  * has one, else aligned memory; it holds a reference on that device while it lives. */
 typedef struct hcl__comm_host_mem {

@@ -289,3 +289,12 @@ int hcl__coll_sig_diff(const hcl__coll_sig *a, const hcl__coll_sig *b, const cha
 #undef FIELD
     return differ;
 }
+void hcl__comm_first_note(hcl__comm_first_failure *f, hcl_status st) {
+    if (st == HCL_SUCCESS || f->status != HCL_SUCCESS) return;
+    f->status = st;
+    snprintf(f->why, sizeof f->why, "%s", hcl_last_message());
+}
+
+hcl_status hcl__comm_first_result(const hcl__comm_first_failure *f) {
+    return f->status == HCL_SUCCESS ? HCL_SUCCESS : hcl__set_message(f->status, "%s", f->why);
+}

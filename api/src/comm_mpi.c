@@ -867,9 +867,7 @@ static hcl_status group_start(void) {
 }
 
 static hcl_status group_end(void) {
-    hcl_status first = HCL_SUCCESS;
-    char why[512];
-    why[0] = 0;
+    hcl__comm_first_failure first = {0};
     in_group = 0;
     for (size_t i = 0; i < recorded_count;) {
         hcl_status st;
@@ -885,16 +883,13 @@ static hcl_status group_end(void) {
         } else {
             st = run_collective(recorded[i].comm, &recorded[i].op);
         }
-        if (st != HCL_SUCCESS && first == HCL_SUCCESS) {
-            first = st;
-            snprintf(why, sizeof why, "%s", hcl_last_message());
-        }
+        hcl__comm_first_note(&first, st);
         i = next;
     }
     free(recorded);
     recorded = NULL;
     recorded_count = recorded_cap = 0;
-    return first == HCL_SUCCESS ? HCL_SUCCESS : hcl__set_message(first, "%s", why);
+    return hcl__comm_first_result(&first);
 }
 
 const hcl__comm_engine hcl__comm_mpi = {.name = "mpi",

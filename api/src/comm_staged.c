@@ -632,19 +632,14 @@ static hcl_status group_start(void) {
 /* Wait for every collective this thread posted in the group; each under its communicator's timeout, counted from
  * here. Every ticket is collected, the first failure returned. */
 static hcl_status group_end(void) {
-    hcl_status first = HCL_SUCCESS;
-    char why[512];
-    why[0] = 0;
+    hcl__comm_first_failure first = {0};
     in_group = 0;
     for (size_t i = 0; i < ticket_count; i++) {
         clique *cl = tickets[i].cl;
         pthread_mutex_lock(&cl->lock);
         drain(cl);
-        hcl_status st = wait_slot(cl, tickets[i].s, tickets[i].comm, atomic_load(&tickets[i].comm->timeout));
-        if (st != HCL_SUCCESS && first == HCL_SUCCESS) {
-            first = st;
-            snprintf(why, sizeof why, "%s", hcl_last_message());
-        }
+        hcl__comm_first_note(&first,
+                             wait_slot(cl, tickets[i].s, tickets[i].comm, atomic_load(&tickets[i].comm->timeout)));
         const int last = --cl->tickets == 0 && cl->live == 0;
         pthread_mutex_unlock(&cl->lock);
         if (last) clique_free(cl);
@@ -653,7 +648,7 @@ static hcl_status group_end(void) {
     free(tickets);
     tickets = NULL;
     ticket_cap = 0;
-    return first == HCL_SUCCESS ? HCL_SUCCESS : hcl__set_message(first, "%s", why);
+    return hcl__comm_first_result(&first);
 }
 
 /* ---- the engine ---- */
