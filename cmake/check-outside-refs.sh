@@ -31,7 +31,7 @@ if out=$(echo "$docs" | tr '\n' '\0' | xargs -0 grep -n -I -i -E "$names|$paths"
     echo "FAIL: the lines above refer to notes, scripts or folders outside the repository"
     bad=1
 fi
-if out=$(echo "$data" | tr '\n' '\0' | xargs -0 grep -n -I -i -E "$names" --); then
+if [ -n "$data" ] && out=$(echo "$data" | tr '\n' '\0' | xargs -0 grep -n -I -i -E "$names" --); then
     echo "$out"
     echo "FAIL: the recorded output above names notes or scripts outside the repository"
     bad=1
