@@ -21,6 +21,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hcl_host_kernels.h"
 #include "hcl_plan.h"
+#include "test_plan_devices.h"
+#include "test_typed_data.h"
 
 #include "hcl_testsupport.h"
 #include "hcl_testsupport_cl.h"
@@ -39,28 +41,6 @@ static int g_checks;
 static uint64_t g_rng;
 
 #define fail(...) hcl_ts_cl_fail(&g_cl, __VA_ARGS__)
-static size_t esize(hcl_dtype t) { return t == HCL_DTYPE_F32 ? 4 : 2; }
-
-/* x rounded to t in place (the reference then sees the stored values); the bytes to upload (malloc'd) */
-static void *to_type(hcl_dtype t, float *x, size_t n) {
-    void *raw = hcl_ts_alloc(n * esize(t) + 4);
-    hcl__host_narrow(t, x, raw, n);
-    hcl__host_widen(t, raw, x, n);
-    return raw;
-}
-
-/* a NaN of a payload no kernel makes, in t */
-static void poison_at(hcl_dtype t, void *raw, size_t i) {
-    if (t == HCL_DTYPE_F32)
-        ((float *)raw)[i] = hcl_ts_poison();
-    else
-        ((uint16_t *)raw)[i] = t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a;
-}
-static int is_poisoned(hcl_dtype t, const void *raw, size_t i) {
-    if (t == HCL_DTYPE_F32) return hcl_ts_is_poison(((const float *)raw)[i]);
-    return ((const uint16_t *)raw)[i] == (t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a);
-}
-
 static uint64_t kernel_max_group(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
     (void)dev;
     return prog >= 0 && prog < HCL_KPROG_COUNT && kernel >= 0 && kernel < HCL_KPROG_MAX_KERNELS ? g_kmax[prog][kernel]
@@ -69,16 +49,7 @@ static uint64_t kernel_max_group(const hcl_kdevice *dev, hcl_kprog prog, int ker
 
 /* A GPU that reports XMX with sub-groups of `sg` (as drivers/opencl/driver.c does for such a device). */
 static hcl_kdevice xmx_device(uint32_t sg) {
-    hcl_kdevice d;
-    memset(&d, 0, sizeof d);
-    d.family = HCL_KFAMILY_CL;
-    d.compute_units = 32;
-    d.subgroup_width = sg;
-    d.max_group_size = 1024;
-    d.local_mem = 65536;
-    d.matrix_unit = HCL_MATRIX_UNIT_XMX;
-    d.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16);
-    d.native_types = HCL_TYPE_BIT(HCL_DTYPE_F32) | HCL_TYPE_BIT(HCL_DTYPE_F16);
+    hcl_kdevice d = hcl_test_cl_subgroup_gpu(1, sg, 32);
     d.kernel_max_group = kernel_max_group;
     return d;
 }
@@ -91,22 +62,8 @@ static void check(const hcl_kdevice *dev, hcl_kprog want, hcl_dtype abt, hcl_dty
     snprintf(what, sizeof what, "[sg %u] gemm %s -> %s %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g%s pad=%zu",
              dev->subgroup_width, hcl_kdtype_name(abt), hcl_kdtype_name(ct), ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k,
              alpha, beta, cinit == C_NAN ? " C=NaN" : "", pad);
-    size_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
-    if (lda == 0) lda = 1;
-    if (ldb == 0) ldb = 1;
-    const hcl_kgemm g = {ta ? HCL_TRANS : HCL_NO_TRANS,
-                         tb ? HCL_TRANS : HCL_NO_TRANS,
-                         m,
-                         n,
-                         k,
-                         alpha,
-                         beta,
-                         lda,
-                         ldb,
-                         ldc,
-                         abt,
-                         ct,
-                         HCL_COMPUTE_F32};
+    const hcl_kgemm g = hcl_test_gemm_run(abt, ct, ta, tb, m, n, k, alpha, beta, pad);
+    const size_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
     hcl_kplan plan;
     if (hcl_plan_gemm(dev, &g, &plan) != HCL_SUCCESS) {
         fail("%s: no plan: %s", what, plan.why);
@@ -128,12 +85,13 @@ static void check(const hcl_kdevice *dev, hcl_kprog want, hcl_dtype abt, hcl_dty
     for (size_t i = 0; i < len_a; i++) a[i] = hcl_ts_rand_float(&g_rng, -1, 1);
     for (size_t i = 0; i < len_b; i++) b[i] = hcl_ts_rand_float(&g_rng, -1, 1);
     for (size_t i = 0; i < len_c; i++) c0[i] = cinit == C_NAN ? NAN : hcl_ts_rand_float(&g_rng, -1, 1);
-    void *ra = to_type(abt, a, len_a), *rb = to_type(abt, b, len_b), *rc = to_type(ct, c0, len_c);
+    void *ra = hcl_test_to_type(abt, a, len_a), *rb = hcl_test_to_type(abt, b, len_b),
+         *rc = hcl_test_to_type(ct, c0, len_c);
     if (beta == 0.0f) /* C is not read: the whole of it starts poisoned, so an unwritten element fails */
-        for (size_t i = 0; i < len_c; i++) poison_at(ct, rc, i);
+        for (size_t i = 0; i < len_c; i++) hcl_test_poison_at(ct, rc, i);
     for (size_t i = 0; i < len_c; i++) /* the ldc padding holds the poison and must keep it */
-        if (i % ldc >= n) poison_at(ct, rc, i);
-    const size_t ea = esize(abt), ec = esize(ct);
+        if (i % ldc >= n) hcl_test_poison_at(ct, rc, i);
+    const size_t ea = hcl_test_esize(abt), ec = hcl_test_esize(ct);
     cl_mem ma = hcl_ts_cl_buffer(&g_cl, len_a * ea), mb = hcl_ts_cl_buffer(&g_cl, len_b * ea),
            mc = hcl_ts_cl_buffer(&g_cl, len_c * ec);
     if (ma && mb && mc && hcl_ts_cl_write(&g_cl, ma, ra, len_a * ea) && hcl_ts_cl_write(&g_cl, mb, rb, len_b * ea) &&
@@ -153,8 +111,7 @@ static void check(const hcl_kdevice *dev, hcl_kprog want, hcl_dtype abt, hcl_dty
             hcl__host_widen(ct, rc, c, len_c);
             hcl_ts_ref_gemm_typed(ct, HCL_COMPUTE_F32, g.trans_a, g.trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c0,
                                   ldc, ref, tol);
-            for (size_t i = 0; i < m; i++)
-                for (size_t j = 0; j < n; j++) got[i * n + j] = c[i * ldc + j];
+            hcl_test_unpad(c, ldc, m, n, got);
             hcl_ts_cmp cmp;
             hcl_ts_cmp_init(&cmp);
             char text[1200];
@@ -163,9 +120,7 @@ static void check(const hcl_kdevice *dev, hcl_kprog want, hcl_dtype abt, hcl_dty
                 fail("%s (%s): %s", what, kname, hcl_ts_cmp_text(&cmp, text, sizeof text));
             g_runs[l->prog][l->kernel]++;
             g_worst[l->prog][l->kernel] = fmax(g_worst[l->prog][l->kernel], cmp.max_rel);
-            size_t touched = 0;
-            for (size_t i = 0; i < len_c; i++)
-                if (i % ldc >= n && !is_poisoned(ct, rc, i)) touched++;
+            const size_t touched = hcl_test_padding_written(ct, rc, len_c, ldc, n);
             if (touched) fail("%s: %zu elements of the ldc padding were written", what, touched);
         }
     }

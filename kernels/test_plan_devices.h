@@ -1,6 +1,7 @@
-/* The devices and shapes the plan tests (test_plan_gpu.c, test_plan_variants.c) plan for without a device: hcl_kdevice
- * values as the core would describe an H100 / H200 (sm_90), an sm_80 part, AMD GPUs, NVIDIA's OpenCL on the H100 and
- * PoCL on a CPU. Static functions: each test program takes what it uses. */
+/* The devices and shapes the plan tests (test_plan_gpu.c, test_plan_variants.c, test_plan_xmx.c) plan for without a
+ * device, and the PoCL tests (test_gemm_xmx.c, test_spirv_roundtrip.c) run their plans for: hcl_kdevice values as the
+ * core would describe an H100 / H200 (sm_90), an sm_80 part, AMD GPUs, NVIDIA's OpenCL on the H100, PoCL on a CPU and
+ * OpenCL GPUs with or without Intel's matrix unit. Static functions: each test program takes what it uses. */
 #ifndef HCL_TEST_PLAN_DEVICES_H
 #define HCL_TEST_PLAN_DEVICES_H
 
@@ -71,6 +72,23 @@ static inline hcl_kdevice hcl_test_pocl(void) {
     return d;
 }
 
+/* An OpenCL GPU with sub-groups of `sg` and `cus` compute units, groups of up to 1024 and 64 KiB of local memory, f32
+ * and f16 native: with xmx, Intel's matrix unit for f16 and bf16 (as drivers/opencl/driver.c reports a device with
+ * cl_intel_subgroup_matrix_multiply_accumulate), else no matrix unit. */
+static inline hcl_kdevice hcl_test_cl_subgroup_gpu(int xmx, uint32_t sg, uint32_t cus) {
+    hcl_kdevice d;
+    memset(&d, 0, sizeof d);
+    d.family = HCL_KFAMILY_CL;
+    d.compute_units = cus;
+    d.subgroup_width = sg;
+    d.max_group_size = 1024;
+    d.local_mem = 65536;
+    d.native_types = HCL_TYPE_BIT(HCL_DTYPE_F32) | HCL_TYPE_BIT(HCL_DTYPE_F16);
+    d.matrix_unit = xmx ? HCL_MATRIX_UNIT_XMX : HCL_MATRIX_UNIT_NONE;
+    d.matrix_types = xmx ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0;
+    return d;
+}
+
 /* A gemm call: A m x k (k x m when ta), B k x n (n x k when tb), rows padded by `pad`, C = A B. */
 static inline hcl_kgemm hcl_test_gemm(hcl_dtype ab, hcl_dtype c, hcl_compute compute, int ta, int tb, size_t m,
                                       size_t n, size_t k, size_t pad) {
@@ -82,6 +100,17 @@ static inline hcl_kgemm hcl_test_gemm(hcl_dtype ab, hcl_dtype c, hcl_compute com
     g.alpha = 1.0f, g.beta = 0.0f;
     g.lda = (ta ? m : k) + pad, g.ldb = (tb ? k : n) + pad, g.ldc = n + pad;
     g.ab_type = ab, g.c_type = c, g.compute = compute;
+    return g;
+}
+
+/* C = alpha A B + beta C in float32, rows padded by `pad` (hcl_test_gemm), a leading dimension of 0 (k = 0 without
+ * padding) made 1, as BLAS requires: the calls the PoCL tests run. */
+static inline hcl_kgemm hcl_test_gemm_run(hcl_dtype ab, hcl_dtype c, int ta, int tb, size_t m, size_t n, size_t k,
+                                          float alpha, float beta, size_t pad) {
+    hcl_kgemm g = hcl_test_gemm(ab, c, HCL_COMPUTE_F32, ta, tb, m, n, k, pad);
+    g.alpha = alpha, g.beta = beta;
+    if (g.lda == 0) g.lda = 1;
+    if (g.ldb == 0) g.ldb = 1;
     return g;
 }
 

@@ -102,24 +102,28 @@ static void hopper_tf32(void) {
     /* lda, ldb = m, n or k + 3: 304, 500, 80, every row a 16-byte multiple */
     const size_t m = 301, n = 497, k = 77, kp = 80;
     hcl_kplan p;
-    /* nt: both operands K-major, no copy */
-    hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 1, m, n, k, 3);
-    if (plan("sm_90 TF32 nt", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_nt", &p)) {
-        HCL_TS_CHECK(p.scratch_bytes == 0, "sm_90 TF32 nt: scratch %zu", p.scratch_bytes);
-        check_map("sm_90 TF32 nt", &p.launch[0], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 128);
-        check_map("sm_90 TF32 nt", &p.launch[0], 5, HCL_KSLOT_B, 0, HCL_DTYPE_F32, n, k, 80 * 4, 32, 256);
+    /* B K-major (tb), one kernel over the operands as they are, no copy: nt, both operands K-major; tt, A (k x m,
+     * M-major) in boxes of 32 x 32 floats (the kernel takes it to registers) */
+    const struct {
+        int ta;
+        const char *what, *kernel;
+        uint64_t a_rows, a_cols, a_pitch;
+        uint32_t a_box_rows;
+    } b_k_major[] = {{0, "sm_90 TF32 nt", "hcl_gemm_wg_tf32_f32_nt", m, k, 80 * 4, 128},
+                     {1, "sm_90 TF32 tt", "hcl_gemm_wg_tf32_f32_tt", k, m, 304 * 4, 32}};
+    for (size_t i = 0; i < sizeof b_k_major / sizeof b_k_major[0]; i++) {
+        const char *what = b_k_major[i].what;
+        hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, b_k_major[i].ta, 1, m, n, k, 3);
+        if (plan(what, &h100, &g, 1, b_k_major[i].kernel, &p)) {
+            HCL_TS_CHECK(p.scratch_bytes == 0, "%s: scratch %zu", what, p.scratch_bytes);
+            check_map(what, &p.launch[0], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, b_k_major[i].a_rows, b_k_major[i].a_cols,
+                      b_k_major[i].a_pitch, 32, b_k_major[i].a_box_rows);
+            check_map(what, &p.launch[0], 5, HCL_KSLOT_B, 0, HCL_DTYPE_F32, n, k, 80 * 4, 32, 256);
+        }
+        hcl_kplan_free(&p);
     }
-    hcl_kplan_free(&p);
-    /* tt: A (k x m, M-major) in boxes of 32 x 32 floats (the kernel takes it to registers), B K-major */
-    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 1, m, n, k, 3);
-    if (plan("sm_90 TF32 tt", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_tt", &p)) {
-        HCL_TS_CHECK(p.scratch_bytes == 0, "sm_90 TF32 tt: scratch %zu", p.scratch_bytes);
-        check_map("sm_90 TF32 tt", &p.launch[0], 4, HCL_KSLOT_A, 0, HCL_DTYPE_F32, k, m, 304 * 4, 32, 32);
-        check_map("sm_90 TF32 tt", &p.launch[0], 5, HCL_KSLOT_B, 0, HCL_DTYPE_F32, n, k, 80 * 4, 32, 256);
-    }
-    hcl_kplan_free(&p);
     /* nn: the "nn" kernel on swapped operands, C^T = B^T A^T: m' = n, n' = m, A' = B (k x n, N-major), B' = A */
-    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, m, n, k, 3);
+    hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, m, n, k, 3);
     if (plan("sm_90 TF32 nn", &h100, &g, 1, "hcl_gemm_wg_tf32_f32_nn", &p)) {
         const hcl_klaunch *l = &p.launch[0];
         uint64_t m2 = 0, n2 = 0;

@@ -20,16 +20,7 @@ static uint64_t kernel_max_group(const hcl_kdevice *dev, hcl_kprog prog, int ker
 
 /* An OpenCL GPU: Intel's with XMX at sub-groups of `sg` when xmx, else one with no matrix unit. */
 static hcl_kdevice cl_gpu(int xmx, uint32_t sg) {
-    hcl_kdevice d;
-    memset(&d, 0, sizeof d);
-    d.family = HCL_KFAMILY_CL;
-    d.compute_units = 512;
-    d.subgroup_width = sg;
-    d.max_group_size = 1024;
-    d.local_mem = 65536;
-    d.native_types = HCL_TYPE_BIT(HCL_DTYPE_F32) | HCL_TYPE_BIT(HCL_DTYPE_F16);
-    d.matrix_unit = xmx ? HCL_MATRIX_UNIT_XMX : HCL_MATRIX_UNIT_NONE;
-    d.matrix_types = xmx ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0;
+    hcl_kdevice d = hcl_test_cl_subgroup_gpu(xmx, sg, 512);
     d.kernel_max_group = kernel_max_group;
     return d;
 }

@@ -24,6 +24,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hcl_host_kernels.h"
 #include "hcl_plan.h"
+#include "test_plan_devices.h"
+#include "test_typed_data.h"
 
 #include "hcl_testsupport.h"
 #include "hcl_testsupport_cl.h"
@@ -59,36 +61,10 @@ static cl_mem buffer(size_t bytes) { return hcl_ts_cl_buffer(&g_cl, bytes); }
 static bool write_buf(cl_mem m, const void *src, size_t bytes) { return hcl_ts_cl_write(&g_cl, m, src, bytes); }
 static bool read_buf(cl_mem m, void *dst, size_t bytes) { return hcl_ts_cl_read(&g_cl, m, dst, bytes); }
 
-/* Element types: data are drawn as floats and rounded to the type (so the float64 reference sees the stored values);
- * a 16-bit output is poisoned with a NaN of a payload no kernel makes, read back and widened; its one rounding adds
- * (u + 2^-24) |ref| + a denormal's worth to the tolerance (conformance/test_types.c says why). */
+/* Element types: data are drawn as floats and rounded to the type (test_typed_data.h); a 16-bit output is poisoned,
+ * read back and widened; its one rounding adds (u + 2^-24) |ref| + a denormal's worth to the tolerance
+ * (conformance/test_types.c says why). */
 static const hcl_dtype g_types[] = {HCL_DTYPE_F32, HCL_DTYPE_F16, HCL_DTYPE_BF16};
-static size_t esize(hcl_dtype t) { return t == HCL_DTYPE_F32 ? 4 : 2; }
-
-/* Round x[0..n) to t in place; returns the bytes to upload (malloc'd). */
-static void *to_type(hcl_dtype t, float *x, size_t n) {
-    void *raw = xmalloc(n * esize(t) + 4);
-    hcl__host_narrow(t, x, raw, n);
-    hcl__host_widen(t, raw, x, n);
-    return raw;
-}
-
-/* n poisoned elements of t (malloc'd) */
-static void *poisoned(hcl_dtype t, size_t n) {
-    void *raw = xmalloc(n * esize(t) + 4);
-    for (size_t i = 0; i < n; i++) {
-        if (t == HCL_DTYPE_F32)
-            ((float *)raw)[i] = hcl_ts_poison();
-        else
-            ((uint16_t *)raw)[i] = t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a;
-    }
-    return raw;
-}
-
-static int is_poisoned(hcl_dtype t, const void *raw, size_t i) {
-    if (t == HCL_DTYPE_F32) return hcl_ts_is_poison(((const float *)raw)[i]);
-    return ((const uint16_t *)raw)[i] == (t == HCL_DTYPE_F16 ? 0x7d5a : 0x7f9a);
-}
 
 /* ---------------------------------------------------------------------------------------------------------
  * The plan executor: what the core's builtin runner does through a driver's kernel_launch, done with OpenCL
@@ -213,11 +189,11 @@ static void check_vecadd(const profile *pr, hcl_dtype t, size_t n, int alias) {
         hcl_kplan_free(&plan);
         return;
     }
-    const size_t bytes = n * esize(t);
+    const size_t bytes = n * hcl_test_esize(t);
     float *a = xmalloc(n * 4), *b = xmalloc(n * 4), *c = xmalloc(n * 4);
     double *ref = xmalloc(n * 8), *tol = xmalloc(n * 8);
     for (size_t i = 0; i < n; i++) a[i] = rnd_float(-100, 100), b[i] = rnd_float(-100, 100);
-    void *ra = to_type(t, a, n), *rb = to_type(t, b, n), *rc = poisoned(t, n);
+    void *ra = hcl_test_to_type(t, a, n), *rb = hcl_test_to_type(t, b, n), *rc = hcl_test_poisoned(t, n);
     hcl_ts_ref_vecadd(HCL_TS_CONFORMANCE, a, b, n, ref, NULL);
     hcl_ts_add_output_rounding(t, ref, tol, n);
     cl_mem ma = buffer(bytes), mb = buffer(bytes), mc = alias ? ma : buffer(bytes);
@@ -250,22 +226,8 @@ static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, i
         fail("%s: no gemm program fits the profile", what);
         return;
     }
-    size_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
-    if (lda == 0) lda = 1;
-    if (ldb == 0) ldb = 1;
-    hcl_kgemm g = {ta ? HCL_TRANS : HCL_NO_TRANS,
-                   tb ? HCL_TRANS : HCL_NO_TRANS,
-                   m,
-                   n,
-                   k,
-                   alpha,
-                   beta,
-                   lda,
-                   ldb,
-                   ldc,
-                   abt,
-                   ct,
-                   HCL_COMPUTE_F32};
+    const hcl_kgemm g = hcl_test_gemm_run(abt, ct, ta, tb, m, n, k, alpha, beta, pad);
+    const size_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
     hcl_kplan plan;
     hcl_status st = hcl_plan_gemm(&pr->dev, &g, &plan);
     if (st == HCL_ERROR_UNSUPPORTED && pr->dev.max_groups[0]) {
@@ -286,11 +248,11 @@ static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, i
     for (size_t i = 0; i < len_a; i++) a[i] = rnd_float(-1, 1);
     for (size_t i = 0; i < len_b; i++) b[i] = rnd_float(-1, 1);
     for (size_t i = 0; i < len_c; i++) c0[i] = cinit == C_NAN ? NAN : rnd_float(-1, 1);
-    void *ra = to_type(abt, a, len_a), *rb = to_type(abt, b, len_b), *rc = to_type(ct, c0, len_c);
-    void *pad_poison = poisoned(ct, 1);
+    void *ra = hcl_test_to_type(abt, a, len_a), *rb = hcl_test_to_type(abt, b, len_b),
+         *rc = hcl_test_to_type(ct, c0, len_c);
     for (size_t i = 0; i < len_c; i++) /* the ldc padding holds the poison and must keep it */
-        if ((i % ldc) >= n) memcpy((char *)rc + i * esize(ct), pad_poison, esize(ct));
-    const size_t ea = esize(abt), ec = esize(ct);
+        if ((i % ldc) >= n) hcl_test_poison_at(ct, rc, i);
+    const size_t ea = hcl_test_esize(abt), ec = hcl_test_esize(ct);
     cl_mem ma = buffer(len_a * ea), mb = buffer(len_b * ea), mc = buffer(len_c * ec);
     if (ma && mb && mc && write_buf(ma, ra, len_a * ea) && write_buf(mb, rb, len_b * ea) &&
         write_buf(mc, rc, len_c * ec)) {
@@ -300,20 +262,16 @@ static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, i
             hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g.trans_a, g.trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc,
                             ref, tol);
             hcl_ts_add_output_rounding(ct, ref, tol, m * n);
-            for (size_t i = 0; i < m; i++)
-                for (size_t j = 0; j < n; j++) got[i * n + j] = c[i * ldc + j];
+            hcl_test_unpad(c, ldc, m, n, got);
             compare(what, &plan, got, ref, tol, m * n);
-            size_t touched = 0;
-            for (size_t i = 0; i < len_c; i++)
-                if ((i % ldc) >= n && !is_poisoned(ct, rc, i)) touched++;
+            const size_t touched = hcl_test_padding_written(ct, rc, len_c, ldc, n);
             if (touched) fail("%s: %zu elements of the ldc padding were written", what, touched);
         }
     }
     if (ma) clReleaseMemObject(ma);
     if (mb) clReleaseMemObject(mb);
     if (mc) clReleaseMemObject(mc);
-    free(a), free(b), free(c0), free(c), free(got), free(ref), free(tol), free(ra), free(rb), free(rc),
-        free(pad_poison);
+    free(a), free(b), free(c0), free(c), free(got), free(ref), free(tol), free(ra), free(rb), free(rc);
     hcl_kplan_free(&plan);
 }
 
@@ -342,10 +300,10 @@ static void check_softmax(const profile *pr, hcl_dtype t, size_t rows, size_t co
     }
     if (gen == SM_WITH_NEG_INF && rows > 1)
         for (size_t j = 0; j < cols; j++) x[(rows / 2) * cols + j] = -INFINITY; /* a row of all -inf: NaN */
-    void *rx = to_type(t, x, n), *ry = poisoned(t, n);
+    void *rx = hcl_test_to_type(t, x, n), *ry = hcl_test_poisoned(t, n);
     hcl_ts_ref_softmax(HCL_TS_CONFORMANCE, x, rows, cols, ref, tol);
     hcl_ts_add_output_rounding(t, ref, tol, n);
-    const size_t bytes = n * esize(t);
+    const size_t bytes = n * hcl_test_esize(t);
     cl_mem mi = buffer(bytes), mo = in_place ? mi : buffer(bytes), ms = scratch_for(&plan);
     if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, rx, bytes) && (in_place || write_buf(mo, ry, bytes))) {
         cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, ms};
@@ -378,7 +336,7 @@ static void check_reduce(const profile *pr, hcl_dtype t, hcl_reduce_op op, size_
     float *x = xmalloc(n * 4), got = hcl_ts_poison();
     for (size_t i = 0; i < n; i++) x[i] = rnd_float(-1, 1);
     if (op != HCL_REDUCE_SUM && n > 2) x[n / 3] = NAN; /* max and min skip NaN, as fmax and fmin do */
-    void *rx = to_type(t, x, n);
+    void *rx = hcl_test_to_type(t, x, n);
     double ref, tol = 0.0;
     if (op == HCL_REDUCE_SUM) {
         double s = 0.0, abs_sum = 0.0;
@@ -389,8 +347,8 @@ static void check_reduce(const profile *pr, hcl_dtype t, hcl_reduce_op op, size_
         ref = op == HCL_REDUCE_MAX ? -INFINITY : INFINITY;
         for (size_t i = 0; i < n; i++) ref = op == HCL_REDUCE_MAX ? fmax(ref, x[i]) : fmin(ref, x[i]);
     }
-    cl_mem mi = buffer(n * esize(t)), mo = buffer(4), ms = scratch_for(&plan);
-    if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, rx, n * esize(t)) && write_buf(mo, &got, 4)) {
+    cl_mem mi = buffer(n * hcl_test_esize(t)), mo = buffer(4), ms = scratch_for(&plan);
+    if (mi && mo && (ms || !plan.scratch_bytes) && write_buf(mi, rx, n * hcl_test_esize(t)) && write_buf(mo, &got, 4)) {
         cl_mem slots[HCL_KSLOT_COUNT] = {mi, NULL, mo, ms};
         if (run_plan(&plan, slots, what) && read_buf(mo, &got, 4)) {
             compare(what, &plan, &got, &ref, &tol, 1);
