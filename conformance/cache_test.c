@@ -51,22 +51,6 @@ static int list_dir(const char *dir, const char *contains, char names[][128], in
     return n;
 }
 
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return p;
-}
-
 static void write_file(const char *path, const void *data, size_t size) {
     FILE *f = fopen(path, "wb");
     CHECK(f && fwrite(data, 1, size, f) == size, "write %s", path);
@@ -135,7 +119,7 @@ static void case_copied_entry(void) {
         if (strcmp(a, b) != 0) break;
     }
     size_t size = 0;
-    unsigned char *bytes = read_file(a, &size);
+    unsigned char *bytes = hcl_ts_read_file(a, &size);
     if (bytes) write_file(b, bytes, size); /* B's name now holds A's whole file */
     free(bytes);
     void *got = hcl__cache_load("copy", "source-B", 8, &size);
@@ -154,7 +138,7 @@ static void case_truncated_and_huge(void) {
     char path[512];
     if (!CHECK(only_entry("trunc", path, sizeof path), "one entry")) return;
     size_t size = 0;
-    unsigned char *whole = read_file(path, &size);
+    unsigned char *whole = hcl_ts_read_file(path, &size);
     if (!CHECK(whole && size > HDR, "read the entry")) return;
     const size_t cuts[] = {size - 1, size / 2, HDR + 3, HDR, 10, 0};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
@@ -403,7 +387,7 @@ static int parse_entry(const unsigned char *bytes, size_t size, const unsigned c
 /* Write an entry under the key of the entry file `victim` holding the payload of the entry file `donor`. */
 static int forge(const char *victim, const char *donor) {
     size_t vs = 0, ds = 0, vk = 0, vp = 0, dk = 0, dp = 0;
-    unsigned char *v = read_file(victim, &vs), *d = read_file(donor, &ds);
+    unsigned char *v = hcl_ts_read_file(victim, &vs), *d = hcl_ts_read_file(donor, &ds);
     const unsigned char *vkey, *vpay, *dkey, *dpay;
     int ok = v && d && parse_entry(v, vs, &vkey, &vk, &vpay, &vp) && parse_entry(d, ds, &dkey, &dk, &dpay, &dp);
     if (ok) hcl__cache_store("opencl", vkey, vk, dpay, dp);
@@ -465,7 +449,7 @@ static int run_opencl(void) {
     if (CHECK(forge(b_path, a_path), "forge B's entry with A's binary")) {
         CHECK(run_kernel(src_b, "kb", 2.0f), "kb from a forged entry: rebuilt from source");
         size_t bs = 0, as = 0;
-        unsigned char *b = read_file(b_path, &bs), *a = read_file(a_path, &as);
+        unsigned char *b = hcl_ts_read_file(b_path, &bs), *a = hcl_ts_read_file(a_path, &as);
         const unsigned char *k1, *p1, *k2, *p2;
         size_t k1s, p1s, k2s, p2s;
         CHECK(b && a && parse_entry(b, bs, &k1, &k1s, &p1, &p1s) && parse_entry(a, as, &k2, &k2s, &p2, &p2s) &&
@@ -477,7 +461,7 @@ static int run_opencl(void) {
     }
     /* A's whole file copied over B's: the stored key differs, a miss */
     size_t as = 0;
-    unsigned char *a = read_file(a_path, &as);
+    unsigned char *a = hcl_ts_read_file(a_path, &as);
     if (a) write_file(b_path, a, as);
     free(a);
     CHECK(run_kernel(src_b, "kb", 2.0f), "kb with A's file at B's entry");
@@ -541,7 +525,7 @@ static int run_cuda(void) {
     if (n != 1) return 0;
     snprintf(path, sizeof path, "%s/%s", dir, names[0]);
     size_t size = 0, ks = 0, ps = 0;
-    unsigned char *bytes = read_file(path, &size);
+    unsigned char *bytes = hcl_ts_read_file(path, &size);
     const unsigned char *key, *pay;
     int ok = bytes && parse_entry(bytes, size, &key, &ks, &pay, &ps);
     CHECK(ok, "the entry parses");
@@ -552,7 +536,7 @@ static int run_cuda(void) {
     free(bytes);
     CHECK(run_kernel_on("cuda", HCL_SOURCE_CUDA_C, src_cu, "kc", 4.0f),
           "kc with a cached image the driver refuses: evicted, compiled again, right result");
-    bytes = read_file(path, &size);
+    bytes = hcl_ts_read_file(path, &size);
     ok = bytes && parse_entry(bytes, size, &key, &ks, &pay, &ps);
     CHECK(ok && ps != sizeof junk && (pay[0] == 'C' || pay[0] == 'P'), "the entry holds a real image again (%zu bytes)",
           ps);

@@ -150,3 +150,20 @@ void hcl_ts_appendf(char *buf, size_t size, const char *fmt, ...) {
     vsnprintf(buf + used, size - used, fmt, ap);
     va_end(ap);
 }
+
+/* ---- files ---- */
+
+void *hcl_ts_read_file(const char *path, size_t *out_size) {
+    *out_size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    const long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    unsigned char *data = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
+    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    if (data) *out_size = (size_t)n;
+    return data;
+}

@@ -192,6 +192,12 @@ int hcl_ts_checks(void); /* checks counted so far */
 void hcl_ts_appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int hcl_ts_failures(void); /* of those, the failed ones */
 
+/* ---- files ---- */
+
+/* The whole of the file at path (malloc'd; an empty file gives a block of one byte) and its size; NULL and 0 when it
+ * cannot be read. */
+void *hcl_ts_read_file(const char *path, size_t *out_size);
+
 /* ---- checks through HCL's public API (testsupport/api.c, the one part that calls HCL) ---- */
 
 /* A buffer of `bytes` on dev; a failure is counted, and gives NULL. */

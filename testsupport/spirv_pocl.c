@@ -192,22 +192,6 @@ bool hcl_ts_cl_read(hcl_ts_cl *cl, cl_mem m, void *dst, size_t bytes) {
 /* ---------------------------------------------------------------------------------------------------------
  * SPIR-V -> llvm-spirv -r -> bitcode -> a program built on PoCL
  * ------------------------------------------------------------------------------------------------------- */
-static unsigned char *read_file(const char *path, size_t *out_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = size > 0 ? malloc((size_t)size) : NULL;
-    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    *out_size = data ? (size_t)size : 0;
-    return data;
-}
-
 static bool build_and_create(hcl_ts_cl *cl, cl_program program, const char *options, const char *name,
                              const char *const *kernel_names, uint32_t num_kernels, cl_kernel *out_kernels,
                              uint64_t *out_max_group);
@@ -234,8 +218,9 @@ bool hcl_ts_cl_load_spirv(hcl_ts_cl *cl, const char *llvm_spirv, const char *dir
     snprintf(cmd, sizeof cmd, "'%s' -r '%s' -o '%s'", llvm_spirv, spv, bc);
     int rc = system(cmd);
     size_t bc_size = 0;
-    unsigned char *bin = rc == 0 ? read_file(bc, &bc_size) : NULL;
-    if (!bin) {
+    unsigned char *bin = rc == 0 ? hcl_ts_read_file(bc, &bc_size) : NULL;
+    if (!bin || bc_size == 0) {
+        free(bin);
         hcl_ts_cl_fail(cl, "%s: `%s` failed (status %d)", name, cmd, rc);
         return false;
     }
