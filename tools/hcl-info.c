@@ -11,6 +11,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,33 +254,36 @@ static void print_default_device(void) {
     if (st != HCL_SUCCESS) printf("hcl_device_release failed: %s: %s\n", hcl_status_name(st), hcl_last_message());
 }
 
-/* The devices there are, as selectors ("opencl:0, host:0"), for a message; "none" when there are none. */
-static void device_selectors(char *out, size_t out_size) {
-    uint32_t count = 0;
-    size_t used = 0;
-    out[0] = '\0';
-    if (hcl_device_count(&count) != HCL_SUCCESS) count = 0;
-    for (uint32_t i = 0; i < count && used < out_size; i++) {
-        hcl_device_info info;
-        char selector[48];
-        if (hcl_device_get_info_by_index(i, &info) != HCL_SUCCESS) continue;
-        info_selector(&info, selector, sizeof selector);
-        used += (size_t)snprintf(out + used, out_size - used, "%s%s", used ? ", " : "", selector);
-    }
-    if (!used) snprintf(out, out_size, "none");
+/* Global device i as its selector ("opencl:0"); false when it cannot be described. */
+static bool device_selector_at(uint32_t i, char *out, size_t out_size) {
+    hcl_device_info info;
+    if (hcl_device_get_info_by_index(i, &info) != HCL_SUCCESS) return false;
+    info_selector(&info, out, out_size);
+    return true;
 }
 
-/* The backend names the library knows ("cuda, hip, levelzero, opencl, host"). */
-static void backend_names(char *out, size_t out_size) {
+/* Backend i's name ("opencl"); false when it cannot be described. */
+static bool backend_name_at(uint32_t i, char *out, size_t out_size) {
+    hcl_backend_info info;
+    if (hcl_backend_get_info(i, &info) != HCL_SUCCESS) return false;
+    snprintf(out, out_size, "%s", info.name);
+    return true;
+}
+
+/* For a message: what name_at gives for each index below count()'s, comma-separated (an index it cannot describe left
+ * out), cut to out_size; `none` when it gives nothing. */
+static void name_list(char *out, size_t out_size, hcl_status (*count_of)(uint32_t *),
+                      bool (*name_at)(uint32_t i, char *out, size_t out_size), const char *none) {
     uint32_t count = 0;
     size_t used = 0;
     out[0] = '\0';
-    if (hcl_backend_count(&count) != HCL_SUCCESS) count = 0;
+    if (count_of(&count) != HCL_SUCCESS) count = 0;
     for (uint32_t i = 0; i < count && used < out_size; i++) {
-        hcl_backend_info info;
-        if (hcl_backend_get_info(i, &info) == HCL_SUCCESS)
-            used += (size_t)snprintf(out + used, out_size - used, "%s%s", used ? ", " : "", info.name);
+        char name[64];
+        if (name_at(i, name, sizeof name))
+            used += (size_t)snprintf(out + used, out_size - used, "%s%s", used ? ", " : "", name);
     }
+    if (!used) snprintf(out, out_size, "%s", none);
 }
 
 /* The global index of the device `selector` opens, through the library's own selection (hcl_device_open), so -d takes
@@ -306,8 +310,8 @@ static int resolve_selector(const char *selector, uint32_t *out_index) {
         why = "the device it opened is not in the device list";
     }
     char backends[256], devices[1024];
-    backend_names(backends, sizeof backends);
-    device_selectors(devices, sizeof devices);
+    name_list(backends, sizeof backends, hcl_backend_count, backend_name_at, "");     /* "cuda, hip, ..., host" */
+    name_list(devices, sizeof devices, hcl_device_count, device_selector_at, "none"); /* "opencl:0, host:0" */
     fprintf(stderr,
             "hcl-info: --device '%s' opens no device: %s: %s\n"
             "A selector is " SELECTOR_FORMS ".\n"

@@ -5,6 +5,7 @@
 #include <hcl/hcl_comm.h>
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* A JSON string: quotes, backslashes and control characters escaped; other bytes (UTF-8) as they are. */
@@ -104,54 +105,53 @@ static void json_device(uint32_t global_index, const hcl_device_info *d) {
     printf("\n    }");
 }
 
-/* The "backends" array. */
-static void json_backends(void) {
+/* A JSON array, lead then "key": [...], of an object per index below count_of's count: object(i, open) prints open,
+ * the object and its "}" and returns true, or prints nothing and returns false for an index it cannot describe. */
+static void json_objects(const char *lead, const char *key, hcl_status (*count_of)(uint32_t *),
+                         bool (*object)(uint32_t i, const char *open)) {
     uint32_t count = 0;
-    if (hcl_backend_count(&count) != HCL_SUCCESS) count = 0;
-    printf("  \"backends\": [");
-    const char *sep = "\n";
-    for (uint32_t i = 0; i < count; i++) {
-        hcl_backend_info b;
-        if (hcl_backend_get_info(i, &b) != HCL_SUCCESS) continue;
-        printf("%s    {", sep);
-        json_key_string("", "name", b.name);
-        json_key_bool(", ", "available", b.available);
-        json_key_u64(", ", "device_count", b.device_count);
-        json_key_string(", ", "module", b.module_path);
-        json_key_string(", ", "version", b.version);
-        json_key_string(", ", "reason", b.reason);
-        char opens[HCL_REASON_MAX + 64];
-        hcl_device_type type;
-        if (b.available && b.device_count > 0 && info_bare_device(b.name, opens, sizeof opens, &type))
-            json_key_string(", ", "opens", opens);
-        else
-            printf(", \"opens\": null");
-        putchar('}');
-        sep = ",\n";
-    }
+    if (count_of(&count) != HCL_SUCCESS) count = 0;
+    printf("%s\"%s\": [", lead, key);
+    const char *open = "\n    {";
+    for (uint32_t i = 0; i < count; i++)
+        if (object(i, open)) open = ",\n    {";
     printf("%s]", count ? "\n  " : "");
 }
 
-/* The "comm_engines" array: each communication engine, available or with the reason. */
-static void json_comm_engines(void) {
-    uint32_t count = 0;
-    if (hcl_comm_engine_count(&count) != HCL_SUCCESS) count = 0;
-    printf(",\n  \"comm_engines\": [");
-    const char *sep = "\n";
-    for (uint32_t i = 0; i < count; i++) {
-        hcl_comm_engine_info e;
-        if (hcl_comm_engine_get_info(i, &e) != HCL_SUCCESS) continue;
-        printf("%s    {", sep);
-        json_key_string("", "name", e.name);
-        json_key_string(", ", "backends", e.backends);
-        json_key_bool(", ", "available", e.available);
-        json_key_string(", ", "library", e.library);
-        json_key_string(", ", "version", e.version);
-        json_key_string(", ", "reason", e.reason);
-        putchar('}');
-        sep = ",\n";
-    }
-    printf("%s]", count ? "\n  " : "");
+/* An object of the "backends" array. */
+static bool json_backend(uint32_t i, const char *open) {
+    hcl_backend_info b;
+    if (hcl_backend_get_info(i, &b) != HCL_SUCCESS) return false;
+    printf("%s", open);
+    json_key_string("", "name", b.name);
+    json_key_bool(", ", "available", b.available);
+    json_key_u64(", ", "device_count", b.device_count);
+    json_key_string(", ", "module", b.module_path);
+    json_key_string(", ", "version", b.version);
+    json_key_string(", ", "reason", b.reason);
+    char opens[HCL_REASON_MAX + 64];
+    hcl_device_type type;
+    if (b.available && b.device_count > 0 && info_bare_device(b.name, opens, sizeof opens, &type))
+        json_key_string(", ", "opens", opens);
+    else
+        printf(", \"opens\": null");
+    putchar('}');
+    return true;
+}
+
+/* An object of the "comm_engines" array: a communication engine, available or with the reason. */
+static bool json_comm_engine(uint32_t i, const char *open) {
+    hcl_comm_engine_info e;
+    if (hcl_comm_engine_get_info(i, &e) != HCL_SUCCESS) return false;
+    printf("%s", open);
+    json_key_string("", "name", e.name);
+    json_key_string(", ", "backends", e.backends);
+    json_key_bool(", ", "available", e.available);
+    json_key_string(", ", "library", e.library);
+    json_key_string(", ", "version", e.version);
+    json_key_string(", ", "reason", e.reason);
+    putchar('}');
+    return true;
 }
 
 /* The "default_device" object (selector, name) or null, and "default_device_error" ("" or why none opened). */
@@ -225,7 +225,7 @@ int info_print_json(int only_one, uint32_t only) {
     json_key_string(",\n  ", "hcl_version", hcl_version(NULL, NULL, NULL));
     json_key_string(",\n  ", "hcl_info_version", HCL_VERSION_STRING);
     printf(",\n");
-    json_backends();
+    json_objects("  ", "backends", hcl_backend_count, json_backend);
     printf(",\n  \"devices\": [");
     const char *sep = "\n";
     int rc = 0;
@@ -245,7 +245,7 @@ int info_print_json(int only_one, uint32_t only) {
     }
     printf("%s]", sep[0] == ',' ? "\n  " : "");
     json_peer_access(only_one);
-    json_comm_engines();
+    json_objects(",\n  ", "comm_engines", hcl_comm_engine_count, json_comm_engine);
     json_default_device(only_one);
     printf("\n}\n");
     return rc;
