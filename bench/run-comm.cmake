@@ -13,21 +13,12 @@ endif()
 if(CROSS)
   list(APPEND ARGS --comm-cross) # peer copies between backends too
 endif()
+include(${CMAKE_CURRENT_LIST_DIR}/run-bench.cmake)
 file(REMOVE "${OUT}")
-execute_process(COMMAND "${BENCH}" --comm --comm-max-bytes 1M --comm-iters 2 --repeats 2 --warmup 1 --seed 7
-                        --types f32,bf16 --no-progress --json "${OUT}" ${ARGS}
-                RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
-message("${_out}")
-if(_err)
-  message("stderr:\n${_err}")
-endif()
-if(_rc AND "${_out}${_err}" MATCHES "HCL_ERROR_BACKEND_UNAVAILABLE: hcl_device_open|HCL_ERROR_DEVICE_NOT_FOUND")
-  message("SKIPPED: no such device here")
-  return()
-endif()
-if(NOT _rc EQUAL 0)
-  message(FATAL_ERROR "bench --comm ${ARGS} exited with ${_rc}")
-endif()
+bench_run(UNAVAILABLE "HCL_ERROR_BACKEND_UNAVAILABLE: hcl_device_open|HCL_ERROR_DEVICE_NOT_FOUND"
+          SKIP "no such device here"
+          ARGS --comm --comm-max-bytes 1M --comm-iters 2 --repeats 2 --warmup 1 --seed 7 --types f32,bf16 --no-progress
+               --json "${OUT}" ${ARGS})
 foreach(_section "\n1\\. host <-> device" "\n2\\. peer copies" "\n3\\. collectives")
   if(NOT _out MATCHES "${_section}")
     message(FATAL_ERROR "the output lacks the section '${_section}'")

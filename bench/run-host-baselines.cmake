@@ -5,18 +5,14 @@
 #   2. OPENBLAS_CORETYPE=Prescott on a CPU with AVX2 and FMA: the row is marked as a fallback ("OpenBLAS Prescott!"
 #      and the line under the table) and the JSON has generic_fallback true. Elsewhere this part is reported skipped.
 # Usage: cmake -DBENCH=path/to/bench -DDIR=out-folder -P run-host-baselines.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/run-bench.cmake)
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 set(_args --device host --kernels vecadd,gemm --types f32 --vecadd-n 1000003 --gemm 129x67x95 --repeats 2 --warmup 1
     --no-launch --no-user-kernel --no-transfer --no-peak --no-progress)
 set(ENV{OMP_NUM_THREADS} 3)
 unset(ENV{OPENBLAS_CORETYPE})
-execute_process(COMMAND "${BENCH}" ${_args} --json "${DIR}/threads.json" RESULT_VARIABLE _rc OUTPUT_VARIABLE _out
-                ERROR_VARIABLE _err)
-message("${_out}${_err}")
-if(NOT _rc EQUAL 0)
-  message(FATAL_ERROR "bench exited with ${_rc}")
-endif()
+bench_run(ARGS ${_args} --json "${DIR}/threads.json")
 if(NOT _out MATCHES "memcpy, 3 threads" OR NOT _out MATCHES "openblas_set_num_threads\\(3\\)")
   message(FATAL_ERROR "the copy or OpenBLAS does not run on the host driver's 3 threads")
 endif()
@@ -36,12 +32,8 @@ if(NOT _cpu MATCHES " avx2 " OR NOT _cpu MATCHES " fma ")
   return()
 endif()
 set(ENV{OPENBLAS_CORETYPE} Prescott)
-execute_process(COMMAND "${BENCH}" ${_args} --json "${DIR}/prescott.json" RESULT_VARIABLE _rc OUTPUT_VARIABLE _out
-                ERROR_VARIABLE _err)
-message("${_out}${_err}")
-if(NOT _rc EQUAL 0)
-  message(FATAL_ERROR "bench exited with ${_rc} under OPENBLAS_CORETYPE=Prescott")
-endif()
+message("under OPENBLAS_CORETYPE=Prescott:")
+bench_run(ARGS ${_args} --json "${DIR}/prescott.json")
 if(NOT _out MATCHES "gemm +129x67x95 +GFLOP/s[^\n]* OpenBLAS Prescott! " OR NOT _out MATCHES "\n! OpenBLAS Prescott! fell back")
   message(FATAL_ERROR "the gemm row or the line under the table does not mark OpenBLAS's Prescott fallback")
 endif()
