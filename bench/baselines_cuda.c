@@ -285,54 +285,40 @@ static int cu_end(struct baselines *bl, int failed) {
     return failed;
 }
 
-/* Whether cuBLAS's int dimensions hold m, n and k; when not, the reason is in err. */
-static int cublas_dims_fit(size_t m, size_t n, size_t k, char *err, size_t err_size) {
-    if (m <= INT_MAX && n <= INT_MAX && k <= INT_MAX) return 1;
-    snprintf(err, err_size, "cuBLAS (32-bit API) takes dimensions up to INT_MAX");
-    return 0;
-}
-
-static int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
-                     double *out_s, char *err, size_t err_size) {
-    if (!cublas_dims_fit(m, n, k, err, err_size)) return 1;
-    if (cu_push(bl, err, err_size)) return 1;
-    const float one = 1.0f, zero = 0.0f;
-    const float *a = (const float *)(uintptr_t)cu_ptr(A), *bb = (const float *)(uintptr_t)cu_ptr(B);
-    float *c = (float *)(uintptr_t)cu_ptr(C);
-    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
-    /* row-major C (m x n) = A (m x k) B (k x n) is column-major C^T (n x m) = B^T (n x k) A^T (k x m) */
-    cublasHandle_t h = (cublasHandle_t)bl->blas;
-    CU_TIMED(bl,
-             (s = cb.cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, bb, (int)n, a, (int)k,
-                                    &zero, c, (int)n)) == CUBLAS_STATUS_SUCCESS,
-             out_s);
-    return cu_end(bl, 0);
-fail:
-    if (s != CUBLAS_STATUS_SUCCESS) snprintf(err, err_size, "cublasSgemm_v2: %s (%d)", cublas_err(s), (int)s);
-    return cu_end(bl, 1);
-}
-
-/* The typed GEMMs (BASE_GEMM_TF32, _F16, _BF16): cublasGemmEx with float32 accumulation, C in the inputs' type. */
+/* A cuBLAS GEMM: kind BASE_GEMM is SGEMM (cublasSgemm_v2, default math mode), the typed ones (BASE_GEMM_TF32, _F16,
+ * _BF16) cublasGemmEx with float32 accumulation, C in the inputs' type. */
 static int cuda_gemm_typed(struct baselines *bl, int kind, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B,
                            hcl_buffer C, double *out_s, char *err, size_t err_size) {
-    if (!cublas_dims_fit(m, n, k, err, err_size)) return 1;
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
+        snprintf(err, err_size, "cuBLAS (32-bit API) takes dimensions up to INT_MAX");
+        return 1;
+    }
     const cudaDataType_t type = kind == BASE_GEMM_F16 ? CUDA_R_16F : kind == BASE_GEMM_BF16 ? CUDA_R_16BF : CUDA_R_32F;
     const cublasComputeType_t compute = kind == BASE_GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const char *call = kind == BASE_GEMM ? "cublasSgemm_v2" : "cublasGemmEx";
     if (cu_push(bl, err, err_size)) return 1;
     const float one = 1.0f, zero = 0.0f;
     const void *a = (const void *)(uintptr_t)cu_ptr(A), *bb = (const void *)(uintptr_t)cu_ptr(B);
     void *c = (void *)(uintptr_t)cu_ptr(C);
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    /* row-major C (m x n) = A (m x k) B (k x n) is column-major C^T (n x m) = B^T (n x k) A^T (k x m) */
     cublasHandle_t h = (cublasHandle_t)bl->blas;
     CU_TIMED(bl,
-             (s = cb.cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, bb, type, (int)n, a, type,
-                                  (int)k, &zero, c, type, (int)n, compute, CUBLAS_GEMM_DEFAULT)) ==
-                 CUBLAS_STATUS_SUCCESS,
+             (s = kind == BASE_GEMM ? cb.cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, bb,
+                                                        (int)n, a, (int)k, &zero, c, (int)n)
+                                    : cb.cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, bb,
+                                                      type, (int)n, a, type, (int)k, &zero, c, type, (int)n, compute,
+                                                      CUBLAS_GEMM_DEFAULT)) == CUBLAS_STATUS_SUCCESS,
              out_s);
     return cu_end(bl, 0);
 fail:
-    if (s != CUBLAS_STATUS_SUCCESS) snprintf(err, err_size, "cublasGemmEx: %s (%d)", cublas_err(s), (int)s);
+    if (s != CUBLAS_STATUS_SUCCESS) snprintf(err, err_size, "%s: %s (%d)", call, cublas_err(s), (int)s);
     return cu_end(bl, 1);
+}
+
+static int cuda_gemm(struct baselines *bl, size_t m, size_t n, size_t k, hcl_buffer A, hcl_buffer B, hcl_buffer C,
+                     double *out_s, char *err, size_t err_size) {
+    return cuda_gemm_typed(bl, BASE_GEMM, m, n, k, A, B, C, out_s, err, err_size);
 }
 
 static int cuda_copy(struct baselines *bl, hcl_buffer src, hcl_buffer dst, size_t bytes, double *out_s, char *err,

@@ -299,9 +299,16 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
         if (parse_double(v, 1.0, 1e6, &o->noise)) want = "a number above 1 (1.10: a 10% spread)";
         break;
     case OPT_VECADD_N:
-    case OPT_REDUCE_N: {
-        size_t *n = code == OPT_VECADD_N ? &o->vec_n : &o->red_n;
-        if (parse_size(v, n) || !*n) want = "a size above 0 (1000003, 16M, 1K, 2^24)";
+    case OPT_REDUCE_N:
+    case OPT_COMM_MIN:
+    case OPT_COMM_MAX: {
+        const int comm = code == OPT_COMM_MIN || code == OPT_COMM_MAX;
+        size_t *n = code == OPT_VECADD_N   ? &o->vec_n
+                    : code == OPT_REDUCE_N ? &o->red_n
+                    : code == OPT_COMM_MIN ? &o->comm_min
+                                           : &o->comm_max;
+        if (parse_size(v, n) || !*n)
+            want = comm ? "a size in bytes above 0 (8, 1M, 1G, 2^20)" : "a size above 0 (1000003, 16M, 1K, 2^24)";
         break;
     }
     case OPT_GEMM:
@@ -321,12 +328,6 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
     case OPT_PLOT: o->plot = v; break;
     case OPT_COMPARE: o->compare = v; break;
     case OPT_TRACE: trace_path = v; break;
-    case OPT_COMM_MIN:
-    case OPT_COMM_MAX: {
-        size_t *n = code == OPT_COMM_MIN ? &o->comm_min : &o->comm_max;
-        if (parse_size(v, n) || !*n) want = "a size in bytes above 0 (8, 1M, 1G, 2^20)";
-        break;
-    }
     case OPT_COMM_ITERS:
         if (parse_int(v, 1, 10000, &o->comm_iters)) want = "a whole number from 1 to 10000";
         break;

@@ -35,6 +35,20 @@ typedef struct xfer_ctx {
     int dir;
 } xfer_ctx;
 
+/* The end of a timed enqueue that returned st and ev: waits for ev, its device time in out_s, and releases it; on
+ * failure (no event is one) the status with what in m->error. Returns 1 on failure. */
+static int event_time(hcl_status st, hcl_event ev, double *out_s, measure *m, const char *what) {
+    if (st == HCL_SUCCESS && !ev) st = HCL_ERROR_VENDOR;
+    if (st == HCL_SUCCESS) st = hcl_event_wait(ev);
+    if (st == HCL_SUCCESS) st = hcl_event_elapsed(ev, ev, out_s);
+    if (ev) hcl_event_release(ev);
+    if (st != HCL_SUCCESS) {
+        hcl_ts_status_text(m->error, sizeof m->error, st, "%s", what);
+        return 1;
+    }
+    return 0;
+}
+
 static int xfer_one(bdev *b, void *ctx, double *out_s, measure *m) {
     xfer_ctx *x = ctx;
     hcl_event ev = NULL;
@@ -44,16 +58,7 @@ static int xfer_one(bdev *b, void *ctx, double *out_s, measure *m) {
         st = hcl_buffer_write_async(b->queue, x->buf, 0, x->bytes, x->host, 0, NULL, &ev);
     else
         st = hcl_buffer_read_async(b->queue, x->buf, 0, x->bytes, x->host, 0, NULL, &ev);
-    if (st == HCL_SUCCESS && !ev) st = HCL_ERROR_VENDOR;
-    if (st == HCL_SUCCESS) st = hcl_event_wait(ev);
-    if (st == HCL_SUCCESS) st = hcl_event_elapsed(ev, ev, out_s);
-    if (ev) hcl_event_release(ev);
-    if (st != HCL_SUCCESS) {
-        hcl_ts_status_text(m->error, sizeof m->error, st, "%s",
-                           x->dir == XFER_H2D ? "hcl_buffer_write_async" : "hcl_buffer_read_async");
-        return 1;
-    }
-    return 0;
+    return event_time(st, ev, out_s, m, x->dir == XFER_H2D ? "hcl_buffer_write_async" : "hcl_buffer_read_async");
 }
 
 /* A pattern no copy of other bytes makes: word i holds a mix of i. */
@@ -208,39 +213,26 @@ static const char peak_cuda_f16[] =
 /* The host: one work-group a thread; 12 vector accumulators in registers, FMA where the CPU has it (chosen at run
  * time: bench is built for the baseline ISA). */
 #define PEAK_HOST_ACC 12
-#define REP12(S) S(0) S(1) S(2) S(3) S(4) S(5) S(6) S(7) S(8) S(9) S(10) S(11)
+#define REP12(S, V) S(0, V) S(1, V) S(2, V) S(3, V) S(4, V) S(5, V) S(6, V) S(7, V) S(8, V) S(9, V) S(10, V) S(11, V)
 static float peak_x0(size_t group, int j) { return 1.0f + (float)(group & 7) * 0.125f + (float)j * 0.0078125f; }
 
 #if defined(PEAK_X86)
-__attribute__((target("avx512f,fma"))) static void peak_avx512(float *out, size_t g, float a, float b, int iters) {
-    const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
-#define P_INIT(j) __m512 x##j = _mm512_set1_ps(peak_x0(g, j));
-#define P_STEP(j) x##j = _mm512_fmadd_ps(x##j, va, vb);
-#define P_STORE(j) _mm512_storeu_ps(out + 16 * (j), x##j);
-    REP12(P_INIT)
-    for (int i = 0; i < iters; i++) {
-        REP12(P_STEP)
+/* One function per vector width V (256 or 512 bits: the __mV type, its _mmV_ intrinsics, V / 32 lanes), the 12
+ * accumulators named x0..x11 (separate variables, so they stay in registers). */
+#define P_INIT(j, V) __m##V x##j = _mm##V##_set1_ps(peak_x0(g, j));
+#define P_STEP(j, V) x##j = _mm##V##_fmadd_ps(x##j, va, vb);
+#define P_STORE(j, V) _mm##V##_storeu_ps(out + (V) / 32 * (j), x##j);
+#define PEAK_SIMD(NAME, TARGET, V)                                                                                     \
+    __attribute__((target(TARGET))) static void NAME(float *out, size_t g, float a, float b, int iters) {              \
+        const __m##V va = _mm##V##_set1_ps(a), vb = _mm##V##_set1_ps(b);                                               \
+        REP12(P_INIT, V)                                                                                               \
+        for (int i = 0; i < iters; i++) {                                                                              \
+            REP12(P_STEP, V)                                                                                           \
+        }                                                                                                              \
+        REP12(P_STORE, V)                                                                                              \
     }
-    REP12(P_STORE)
-#undef P_INIT
-#undef P_STEP
-#undef P_STORE
-}
-
-__attribute__((target("avx2,fma"))) static void peak_avx2(float *out, size_t g, float a, float b, int iters) {
-    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
-#define P_INIT(j) __m256 x##j = _mm256_set1_ps(peak_x0(g, j));
-#define P_STEP(j) x##j = _mm256_fmadd_ps(x##j, va, vb);
-#define P_STORE(j) _mm256_storeu_ps(out + 8 * (j), x##j);
-    REP12(P_INIT)
-    for (int i = 0; i < iters; i++) {
-        REP12(P_STEP)
-    }
-    REP12(P_STORE)
-#undef P_INIT
-#undef P_STEP
-#undef P_STORE
-}
+PEAK_SIMD(peak_avx512, "avx512f,fma", 512)
+PEAK_SIMD(peak_avx2, "avx2,fma", 256)
 #endif
 
 /* No FMA: a multiply and an add, 4 lanes each (what the compiler makes of it). */
@@ -308,15 +300,7 @@ static int peak_one(bdev *b, void *ctx, double *out_s, measure *m) {
     args[n++] = hcl_arg_value(&p->iters, sizeof p->iters);
     hcl_event ev = NULL;
     hcl_status st = hcl_kernel_launch(b->queue, p->kernel, p->grid, p->block, 0, n, args, 0, NULL, &ev);
-    if (st == HCL_SUCCESS && !ev) st = HCL_ERROR_VENDOR;
-    if (st == HCL_SUCCESS) st = hcl_event_wait(ev);
-    if (st == HCL_SUCCESS) st = hcl_event_elapsed(ev, ev, out_s);
-    if (ev) hcl_event_release(ev);
-    if (st != HCL_SUCCESS) {
-        hcl_ts_status_text(m->error, sizeof m->error, st, "hcl_kernel_launch (FMA chain)");
-        return 1;
-    }
-    return 0;
+    return event_time(st, ev, out_s, m, "hcl_kernel_launch (FMA chain)");
 }
 
 /* Every output exactly as the chain must leave it. per_item: outputs of one work-item (host: one group), in
@@ -429,15 +413,7 @@ static int copy_one(bdev *b, void *ctx, double *out_s, measure *m) {
         return base_copy_run(b, c->src, c->dst, c->bytes, out_s, m);
     hcl_event ev = NULL;
     hcl_status st = hcl_buffer_copy_async(b->queue, c->dst, 0, c->src, 0, c->bytes, 0, NULL, &ev);
-    if (st == HCL_SUCCESS && !ev) st = HCL_ERROR_VENDOR;
-    if (st == HCL_SUCCESS) st = hcl_event_wait(ev);
-    if (st == HCL_SUCCESS) st = hcl_event_elapsed(ev, ev, out_s);
-    if (ev) hcl_event_release(ev);
-    if (st != HCL_SUCCESS) {
-        hcl_ts_status_text(m->error, sizeof m->error, st, "hcl_buffer_copy_async");
-        return 1;
-    }
-    return 0;
+    return event_time(st, ev, out_s, m, "hcl_buffer_copy_async");
 }
 
 static void peak_copy(bdev *b, peak_rate *pr) {
