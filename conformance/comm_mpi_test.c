@@ -29,6 +29,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <hcl/hcl.h>
 #include <hcl/hcl_comm.h>
+#include "comm_cases.h"
 #include "hcl_testsupport.h"
 
 #include <mpi.h>
@@ -85,11 +86,6 @@ static void inputs(uint64_t seed, unsigned case_no, int r, hcl_dtype type, hcl_c
         x[i] = v;
     }
 }
-
-typedef enum { K_ALL_REDUCE, K_REDUCE, K_BROADCAST, K_ALL_GATHER, K_REDUCE_SCATTER, K_SENDRECV } kind;
-static const char *const kind_names[] = {"all_reduce", "reduce",         "broadcast",
-                                         "all_gather", "reduce_scatter", "send/recv"};
-static const char *const op_names[] = {"sum", "prod", "max", "min"};
 
 static hcl_status issue(kind k, hcl_dtype type, hcl_comm_op op, size_t count, uint32_t root, hcl_buffer send,
                         hcl_buffer recv, int grouped) {
@@ -179,19 +175,12 @@ static void run_case(uint64_t seed, unsigned case_no, kind k, hcl_comm_op op, hc
     const double u = type == HCL_DTYPE_F32 ? 0x1p-24 : type == HCL_DTYPE_F16 ? 0x1p-11 : 0x1p-8;
     size_t bad = 0;
     for (size_t i = 0; i < recv_n; i++) {
-        double v = 0, mag = 0, tol = 0;
-        size_t src = i;
-        switch (k) {
-        case K_BROADCAST: v = x[root][i]; break;
-        case K_SENDRECV: v = x[(rank + nranks - 1) % nranks][i]; break;
-        case K_ALL_GATHER: v = x[i / count][i % count]; break;
-        default:
-            if (k == K_REDUCE_SCATTER) src = (size_t)rank * count + i;
-            v = hcl_ts_ref_comm(op, (const float *const *)x, P, src, &mag);
+        double mag = 0, tol = 0;
+        const double v = comm_expected(k, op, (const float *const *)x, P, (size_t)rank, root, count, i, &mag);
+        if (k == K_ALL_REDUCE || k == K_REDUCE || k == K_REDUCE_SCATTER)
             tol = op == HCL_COMM_SUM    ? (double)P * (u + 0x1p-24) * mag
                   : op == HCL_COMM_PROD ? (double)P * (u + 0x1p-24) * fabs(v)
                                         : 0;
-        }
         const double g = got[i];
         if (!(fabs(g - v) <= tol)) {
             if (bad++ < 3) FAIL("%s: element %zu: got %.9g, want %.9g (tolerance %.3g)", what, i, g, v, tol);

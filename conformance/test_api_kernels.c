@@ -104,6 +104,14 @@ static float scale_rev_ref(const float *in, uint32_t n, uint32_t bs, uint32_t g)
     return (float)(2.0 * (double)v + (double)grp);
 }
 
+/* The user module's scale_rev and its two buffers of n floats, both poisoned (so a launch that should not have run is
+ * seen): what the cases of refused launches launch. NULL when any of them could not be made. */
+static hcl_kernel scale_rev_with_buffers(uint32_t n, hcl_buffer *out, hcl_buffer *in) {
+    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
+    *out = conf_buffer(n * 4), *in = conf_buffer(n * 4);
+    return k && *out && *in && conf_poison_buffer(*out, 0, n * 4) && conf_poison_buffer(*in, 0, n * 4) ? k : NULL;
+}
+
 /* Launch scale_rev over n elements with the given byte offsets of its buffer arguments, and check. */
 static void run_scale_rev(hcl_kernel k, uint32_t n, size_t out_off, size_t in_off) {
     uint32_t bs = block_size();
@@ -272,11 +280,10 @@ CONF_TEST(api, kernel_grid3d) {
 }
 
 CONF_TEST(api, kernel_launch_errors) {
-    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
-    REQUIRE(k != NULL, "kernel");
     uint32_t n = 256, bs = block_size();
-    hcl_buffer out = conf_buffer(n * 4), in = conf_buffer(n * 4);
-    REQUIRE(out && in && conf_poison_buffer(out, 0, n * 4) && conf_poison_buffer(in, 0, n * 4), "buffers");
+    hcl_buffer out, in;
+    hcl_kernel k = scale_rev_with_buffers(n, &out, &in);
+    REQUIRE(k != NULL, "the scale_rev kernel and its buffers");
     float alpha = 2.0f;
     hcl_arg ok[4] = {hcl_arg_buffer(out), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4)};
     hcl_arg a[4];
@@ -351,11 +358,10 @@ CONF_TEST(api, kernel_launch_errors) {
  * limit named, before the vendor runtime sees them (PoCL aborts and NVIDIA's OpenCL hangs on UINT32_MAX grids);
  * the device works after. */
 CONF_TEST(api, kernel_launch_limits) {
-    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
-    REQUIRE(k != NULL, "kernel");
     uint32_t n = 256;
-    hcl_buffer out = conf_buffer(n * 4), in = conf_buffer(n * 4);
-    REQUIRE(out && in && conf_poison_buffer(out, 0, n * 4) && conf_poison_buffer(in, 0, n * 4), "buffers");
+    hcl_buffer out, in;
+    hcl_kernel k = scale_rev_with_buffers(n, &out, &in);
+    REQUIRE(k != NULL, "the scale_rev kernel and its buffers");
     float alpha = 2.0f;
     hcl_arg ok[4] = {hcl_arg_buffer(out), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4)};
     const uint32_t M = UINT32_MAX, H = 1u << 31;
@@ -584,11 +590,10 @@ static bool refused_naming(hcl_kernel k, size_t shared, uint32_t count, const hc
  * mismatch is HCL_ERROR_INVALID_ARGUMENT naming the parameter, nothing runs, and a correct launch right after works.
  * A backend that cannot know the parameters (host tables declare none) is skipped with the reason. */
 CONF_TEST(api, kernel_arg_check) {
-    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
-    REQUIRE(k != NULL, "kernel");
     uint32_t n = 256, bs = block_size();
-    hcl_buffer out = conf_buffer(n * 4), in = conf_buffer(n * 4);
-    REQUIRE(out && in && conf_poison_buffer(out, 0, n * 4) && conf_poison_buffer(in, 0, n * 4), "buffers");
+    hcl_buffer out, in;
+    hcl_kernel k = scale_rev_with_buffers(n, &out, &in);
+    REQUIRE(k != NULL, "the scale_rev kernel and its buffers");
     float alpha = 2.0f;
     uint64_t wide = 7;
     const size_t sh = bs * sizeof(float);

@@ -5,6 +5,7 @@
  * groups), send/recv in a ring, against a float64 reference; then the misuse cases and the timeout. A set of devices
  * that cannot be opened skips with the reason. */
 #define _POSIX_C_SOURCE 200809L
+#include "comm_cases.h"
 #include "common.h"
 
 #include <hcl/hcl_comm.h>
@@ -77,11 +78,7 @@ static bool make_comms(void) {
 
 /* ---- one case ---- */
 
-typedef enum { K_ALL_REDUCE, K_REDUCE, K_BROADCAST, K_ALL_GATHER, K_REDUCE_SCATTER, K_SENDRECV } kind;
-static const char *const kind_names[] = {"all_reduce", "reduce",         "broadcast",
-                                         "all_gather", "reduce_scatter", "send/recv"};
 typedef enum { FORM_GROUP, FORM_THREADS } form;
-static const char *const op_names[] = {"sum", "prod", "max", "min"};
 
 typedef struct rank_call {
     kind k;
@@ -219,16 +216,8 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
         }
         if (!writes) continue; /* reduce in place off the root: the input, untouched or not */
         for (size_t i = 0; i < recv_n; i++) {
-            double v = 0, mag = 0;
-            size_t src = i;
-            switch (k) {
-            case K_BROADCAST: v = x[root][i]; break;
-            case K_SENDRECV: v = x[(r + nr - 1) % nr][i]; break;
-            case K_ALL_GATHER: v = x[i / count][i % count]; break;
-            default:
-                if (k == K_REDUCE_SCATTER) src = (size_t)r * count + i;
-                v = hcl_ts_ref_comm(op, (const float *const *)x, nr, src, &mag);
-            }
+            double mag = 0;
+            const double v = comm_expected(k, op, (const float *const *)x, (size_t)nr, (size_t)r, root, count, i, &mag);
             ref[i] = v;
             /* float32 arithmetic over nr values, then one rounding to the type; copies and max/min are exact */
             if (k == K_ALL_REDUCE || k == K_REDUCE || k == K_REDUCE_SCATTER)
@@ -275,18 +264,17 @@ done:
         conf_end();                                                                                                    \
     }
 
-COMM_CASE(all_reduce_group, K_ALL_REDUCE, FORM_GROUP)
-COMM_CASE(all_reduce_threads, K_ALL_REDUCE, FORM_THREADS)
-COMM_CASE(reduce_group, K_REDUCE, FORM_GROUP)
-COMM_CASE(reduce_threads, K_REDUCE, FORM_THREADS)
-COMM_CASE(broadcast_group, K_BROADCAST, FORM_GROUP)
-COMM_CASE(broadcast_threads, K_BROADCAST, FORM_THREADS)
-COMM_CASE(all_gather_group, K_ALL_GATHER, FORM_GROUP)
-COMM_CASE(all_gather_threads, K_ALL_GATHER, FORM_THREADS)
-COMM_CASE(reduce_scatter_group, K_REDUCE_SCATTER, FORM_GROUP)
-COMM_CASE(reduce_scatter_threads, K_REDUCE_SCATTER, FORM_THREADS)
-COMM_CASE(send_recv_group, K_SENDRECV, FORM_GROUP)
-COMM_CASE(send_recv_threads, K_SENDRECV, FORM_THREADS)
+/* A collective in both forms: comm/<name>_group and comm/<name>_threads. */
+#define COMM_CASES(Name, Kind)                                                                                         \
+    COMM_CASE(Name##_group, Kind, FORM_GROUP)                                                                          \
+    COMM_CASE(Name##_threads, Kind, FORM_THREADS)
+
+COMM_CASES(all_reduce, K_ALL_REDUCE)
+COMM_CASES(reduce, K_REDUCE)
+COMM_CASES(broadcast, K_BROADCAST)
+COMM_CASES(all_gather, K_ALL_GATHER)
+COMM_CASES(reduce_scatter, K_REDUCE_SCATTER)
+COMM_CASES(send_recv, K_SENDRECV)
 
 /* Messages of several staging chunks (the engine stages 2^20 elements per rank at a time through two buffers, so
  * from the third chunk on a buffer is refilled: 3 * 2^20 + 5 elements make four chunks, the last partial), every

@@ -170,20 +170,31 @@ CONF_GLOBAL_TEST(loader, missing_module) {
     rmdir(dir);
 }
 
-static void check_refused(const char *name, const char *const *needles, size_t n_needles) {
-    environment(TESTDRIVER_DIR, name, NULL, NULL);
+/* Backend `name`, in the environment set, is unavailable with no devices and a reason that mentions each of needles;
+ * opening it is HCL_ERROR_BACKEND_UNAVAILABLE with a message that mentions them too; the host backend still opens.
+ * out_bi (may be NULL): the backend's info, when it is listed (the return value). */
+static bool expect_refused(const char *name, const char *const *needles, size_t n_needles, hcl_backend_info *out_bi) {
     hcl_backend_info bi;
-    if (backend_named(name, &bi, NULL)) {
-        CHECK(!bi.available && bi.device_count == 0, "module %s was accepted", name);
+    const bool listed = backend_named(name, &bi, NULL);
+    if (listed) {
+        CHECK(!bi.available && bi.device_count == 0, "module %s was accepted (%s)", name, bi.module_path);
         CHECK(bi.reason[0] != 0, "module %s refused without a reason", name);
         for (size_t i = 0; i < n_needles; i++)
             CHECK(strstr(bi.reason, needles[i]) != NULL, "the reason should mention \"%s\": \"%s\"", needles[i],
                   bi.reason);
         cr_log_info("%s: %s", name, bi.reason);
+        if (out_bi) *out_bi = bi;
     }
     if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open(name, &(hcl_device){NULL})))
         for (size_t i = 0; i < n_needles; i++) CHECK_MSG_HAS(needles[i]);
     open_expect("host", HCL_SUCCESS, "host", 0);
+    return listed;
+}
+
+/* The test driver `name` (TESTDRIVER_DIR) is refused (expect_refused). */
+static void check_refused(const char *name, const char *const *needles, size_t n_needles) {
+    environment(TESTDRIVER_DIR, name, NULL, NULL);
+    expect_refused(name, needles, n_needles, NULL);
 }
 
 CONF_GLOBAL_TEST(loader, bad_abi) {
@@ -333,15 +344,8 @@ CONF_GLOBAL_TEST(loader, env_empty) {
  * (it is the test driver that fails its init). */
 CONF_GLOBAL_TEST(loader, driver_path_first) {
     environment(testdriver_dir("", "/override"), NULL, NULL, NULL);
-    hcl_backend_info bi;
-    if (backend_named("opencl", &bi, NULL)) {
-        CHECK(!bi.available, "opencl was loaded from %s, not from HCL_DRIVER_PATH", bi.module_path);
-        CHECK(strstr(bi.reason, TESTDRV_INITFAIL_REASON) != NULL,
-              "the reason should be the override module's init failure: \"%s\"", bi.reason);
-    }
-    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("opencl", &(hcl_device){NULL})))
-        CHECK_MSG_HAS(TESTDRV_INITFAIL_REASON);
-    open_expect("host", HCL_SUCCESS, "host", 0);
+    const char *needles[] = {TESTDRV_INITFAIL_REASON}; /* the override module's init failure */
+    expect_refused("opencl", needles, 1, NULL);
 }
 
 CONF_GLOBAL_TEST(loader, env_unset_default) {
@@ -365,14 +369,7 @@ static void check_broken_module(const char *name, void (*make)(const char *path)
     snprintf(path, sizeof path, "%s/libhcl-%s.so", dir, name);
     make(path);
     environment(dir, name, NULL, NULL);
-    hcl_backend_info bi;
-    if (backend_named(name, &bi, NULL)) {
-        CHECK(!bi.available && bi.device_count == 0, "the broken module %s was accepted", name);
-        CHECK(strstr(bi.reason, needle) != NULL, "the reason should say \"%s\": \"%s\"", needle, bi.reason);
-        cr_log_info("%s: %s", name, bi.reason);
-    }
-    if (CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open(name, &(hcl_device){NULL}))) CHECK_MSG_HAS(needle);
-    open_expect("host", HCL_SUCCESS, "host", 0);
+    expect_refused(name, &needle, 1, NULL);
     unlink(path);
     rmdir(dir);
 }
@@ -444,16 +441,13 @@ CONF_GLOBAL_TEST(loader, too_many_devices) {
 CONF_GLOBAL_TEST(loader, unterminated_reason) {
     environment(TESTDRIVER_DIR, "testunterminated", NULL, NULL);
     hcl_backend_info bi;
-    if (backend_named("testunterminated", &bi, NULL)) {
-        CHECK(!bi.available, "testunterminated is available");
+    if (expect_refused("testunterminated", NULL, 0, &bi)) {
         size_t n = strnlen(bi.reason, sizeof bi.reason);
         CHECK(n > 100 && n < sizeof bi.reason, "the reason is %zu bytes", n);
         for (size_t i = 0; i < n; i++)
             if (!CHECK(bi.reason[i] == TESTDRV_FILL_CHAR, "reason byte %zu is 0x%02x", i, (unsigned char)bi.reason[i]))
                 break;
     }
-    CHECK_ST(HCL_ERROR_BACKEND_UNAVAILABLE, hcl_device_open("testunterminated", &(hcl_device){NULL}));
-    open_expect("host", HCL_SUCCESS, "host", 0);
 }
 
 /* HCL_DEVICE is the index within the chosen backend on the default path too (HCL_BACKEND unset), whatever the
