@@ -59,7 +59,10 @@ static void usage(FILE *f) {
         "                      (tf32: gemm only, where the device's matrix unit has it); rows of another type than\n"
         "                      f32 carry it after the shape (\"4096x4096x4096 bf16\"); 16-bit gemm writes C in its\n"
         "                      type\n"
-        "  --quick             small odd shapes, 3 timed runs after 1 warm-up: about 30 s on PoCL (for CI)\n"
+        "  --quick             small odd shapes (vectors of 1000003, gemm 257x255x129 and 4 skinny shapes,\n"
+        "                      softmax 257x1001 and 3x20011, transfers of 64 KiB and 4 MiB), 3 timed runs after 1\n"
+        "                      warm-up: about 11 s on a 2-core CPU device once kernels are cached (for CI); with\n"
+        "                      --comm: up to 1 MiB, groups of 5 iterations\n"
         "  --repeats N         timed runs per measurement (default 7, 1 to %d; without it a slow case stops after\n"
         "                      about 3 s of timed runs, at least 3)\n"
         "  --warmup N          untimed runs first (default 2, 0 to 100; they absorb kernel builds, CLBlast's\n"
@@ -703,8 +706,6 @@ int main(int argc, char **argv) {
                  .peak = 1,
                  .noise = BENCH_NOISE_DEFAULT,
                  .comm_min = 8,
-                 .comm_max = (size_t)1 << 30,
-                 .comm_iters = 20,
                  .comm_ops = (1u << OP_COUNT) - 1};
     int parsed = parse_args(argc, argv, &o);
     if (parsed > 0) return 0; /* --help, --version */

@@ -75,8 +75,8 @@ typedef struct options {
     const char *json, *csv, *plot, *compare;
     /* bench --comm (comm.h): the communication benchmark instead of the kernels */
     int comm, comm_cross, types_set;
-    size_t comm_min, comm_max; /* --comm-min-bytes, --comm-max-bytes */
-    int comm_iters;            /* iterations per timed group */
+    size_t comm_min, comm_max; /* --comm-min-bytes, --comm-max-bytes (comm_max 0: 1 GiB, with --quick 1 MiB) */
+    int comm_iters;            /* iterations per timed group (0: 20, with --quick 5) */
     unsigned comm_ops;         /* bit mask of 1 << OP_* (comm_lib.h) */
     const char *comm_engine;   /* NULL: hcl_comm_create_all's default */
     const char *comm_devices;  /* --comm-devices: the ranks' selectors, comma separated (NULL: the backend's) */

@@ -24,9 +24,9 @@ const char comm_usage[] =
     "                      sendrecv (ring) over every device of the backend in this process, with NCCL called\n"
     "                      directly on the same buffers as the baseline on CUDA devices (libnccl.so.2)\n"
     "  --comm-min-bytes N  the smallest collective (default 8); sizes go up by factors of 2\n"
-    "  --comm-max-bytes N  the largest collective, transfer and peer copy (default 1G)\n"
-    "  --comm-iters N      iterations per timed group (default 20); a row is the median group's time per\n"
-    "                      iteration (host wall-clock, the group ended by finishing every rank's queue),\n"
+    "  --comm-max-bytes N  the largest collective, transfer and peer copy (default 1G; 1M with --quick)\n"
+    "  --comm-iters N      iterations per timed group (default 20; 5 with --quick); a row is the median group's\n"
+    "                      time per iteration (host wall-clock, the group ended by finishing every rank's queue),\n"
     "                      of --repeats groups after --warmup single iterations\n"
     "  --comm-engine NAME  the communicator's engine (nccl, rccl, mpi, staged; default: hcl_comm_create_all's)\n"
     "  --comm-ops LIST     comma list of all_reduce, all_gather, reduce_scatter, broadcast, reduce, sendrecv, or\n"
@@ -61,6 +61,9 @@ int comm_check_options(options *o, int sections_only) {
                 o->selector ? "--device" : "--comm-cross");
         return -1;
     }
+    /* --quick (CI on CPU devices): small sizes and short groups, unless given */
+    if (!o->comm_max) o->comm_max = o->quick ? (size_t)1 << 20 : (size_t)1 << 30;
+    if (!o->comm_iters) o->comm_iters = o->quick ? 5 : 20;
     if (o->comm_min > o->comm_max) {
         fprintf(stderr, "bench: --comm-min-bytes %zu is above --comm-max-bytes %zu\n", o->comm_min, o->comm_max);
         return -1;

@@ -1,9 +1,9 @@
-# ctest tools-bench-comm-<name>: bench --comm at small sizes and few iterations, then its output and --json checked:
-# the three sections are there; every line fits 120 columns; the JSON parses (schema hcl-bench-comm/1); every transfer
-# row, every peer-copy row and every collective row either ran and was verified (max error 0 against the float64
-# reference) or was skipped with a reason; with RANKS, the communicator had that many ranks (and every ordered pair
-# of them has peer rows). A failed check makes bench exit 1 and this test fail; a backend without a device here
-# prints "SKIPPED:" (the test's SKIP_REGULAR_EXPRESSION).
+# ctest tools-bench-comm-<name>: bench --comm --quick (to 1 MiB, 1 warm-up) with 2 iterations a group, then its output
+# and --json checked: the three sections are there; every line fits 120 columns; the JSON parses (schema
+# hcl-bench-comm/1); every transfer row, every peer-copy row and every collective row either ran and was verified (max
+# error 0 against the float64 reference) or was skipped with a reason; with RANKS, the communicator had that many ranks
+# (and every ordered pair of them has peer rows). A failed check makes bench exit 1 and this test fail; a backend
+# without a device here prints "SKIPPED:" (the test's SKIP_REGULAR_EXPRESSION).
 # Usage: cmake -DBENCH=path/to/bench -DOUT=comm.json [-DRANKS=2] [-DDEVICE=host] [-DCROSS=1] -P run-comm.cmake
 cmake_minimum_required(VERSION 3.19) # string(JSON)
 set(ARGS "")
@@ -17,8 +17,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/run-bench.cmake)
 file(REMOVE "${OUT}")
 bench_run(UNAVAILABLE "HCL_ERROR_BACKEND_UNAVAILABLE: hcl_device_open|HCL_ERROR_DEVICE_NOT_FOUND"
           SKIP "no such device here"
-          ARGS --comm --comm-max-bytes 1M --comm-iters 2 --repeats 2 --warmup 1 --seed 7 --types f32,bf16 --no-progress
-               --json "${OUT}" ${ARGS})
+          ARGS --comm --quick --comm-iters 2 --repeats 2 --seed 7 --types f32,bf16 --no-progress --json "${OUT}"
+               ${ARGS})
 foreach(_section "\n1\\. host <-> device" "\n2\\. peer copies" "\n3\\. collectives")
   if(NOT _out MATCHES "${_section}")
     message(FATAL_ERROR "the output lacks the section '${_section}'")
