@@ -5,10 +5,12 @@
  * process start to the first finished kernel. Output: a table on stdout, and --json, --csv, --plot (SVG) files;
  * --compare OLD.json prints the ratios against a saved run.
  *
- * This file: main, the options and the device loop. See bench_lib.h for the others. */
+ * This file: bench_main (the main of bench, main.c, and of bench-comm, main_comm.c), the options and the device loop.
+ * See bench_lib.h for the others. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_lib.h"
+#include "bench_main.h"
 #include "comm.h"
 
 #include <errno.h>
@@ -34,6 +36,7 @@ static void usage(FILE *f) {
     fprintf(
         f,
         "usage: bench [options]\n"
+        "       bench-comm [options]   (the same as bench --comm [options]: the communication benchmark below)\n"
         "\n"
         "Runs HCL's built-in kernels (vecadd, gemm, softmax, reduce sum) on a device and prints, per kernel and\n"
         "size, the rate at the median and at the fastest of the timed runs (device time, from the events the calls\n"
@@ -689,9 +692,10 @@ static int all_devices(device_run *runs, int max) {
     return n;
 }
 
-int main(int argc, char **argv) {
+int bench_main(int argc, char **argv, int comm) {
     double t_main = now_s();
-    options o = {.repeats = 7,
+    options o = {.comm = comm,
+                 .repeats = 7,
                  .warmup = 2,
                  .verify = 1,
                  .kernels = (1u << K_COUNT) - 1,

@@ -1,7 +1,8 @@
-/* bench: the types and functions that the benchmark's files share (all but bench.c's main and options, which use
- * them).
+/* bench: the types and functions that the benchmark's files share (all but bench.c's bench_main and options, which
+ * use them).
  *
- *   bench.c      main, options (getopt_long; every value and output path checked before any work), device loop
+ *   bench.c      bench_main (bench_main.h: the main of bench, main.c, and of bench-comm, main_comm.c), options
+ *                (getopt_long; every value and output path checked before any work), device loop
  *   result.c     the names of kernels, types and gemm sets; whether a measure passed; a row's unit and rates
  *   util.c       clock, memory, bounded text copies, text wrapped to the table's width, progress line
  *   noise.c      spread, noisy rows, and when a --compare change is significant

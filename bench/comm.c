@@ -16,7 +16,8 @@
 #include <string.h>
 
 const char comm_usage[] =
-    "Communication (bench --comm, instead of the kernels; nccl-tests style, every row verified):\n"
+    "Communication (bench-comm, or bench --comm: the same; instead of the kernels; nccl-tests style, every row\n"
+    "verified):\n"
     "  --comm              1. host<->device bandwidth of the selected device (H2D, D2H from pageable and\n"
     "                      page-locked memory, 4 KiB up by 4x); 2. peer copies between every ordered pair of\n"
     "                      the backend's devices (direct or staged; cuMemcpyPeerAsync beside CUDA pairs);\n"
