@@ -300,12 +300,12 @@ static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin
             const hcl_kparg *pa = &l->args[a];
             memset(&args[a], 0, sizeof args[a]);
             if (pa->kind == HCL_KPARG_MEM || pa->kind == HCL_KPARG_TENSOR_MAP) {
-                args[a].kind = pa->kind == HCL_KPARG_MEM ? HCL_ARG_BUFFER : HCL_ARG_TENSOR_MAP;
+                args[a].kind = pa->kind == HCL_KPARG_MEM ? HCL_DRIVER_ARG_BUFFER : HCL_DRIVER_ARG_TENSOR_MAP;
                 args[a].mem = pa->slot == HCL_KSLOT_SCRATCH ? q->scratch : call->mem[pa->slot];
                 args[a].offset = pa->offset;
                 if (pa->kind == HCL_KPARG_TENSOR_MAP) args[a].value = pa->value, args[a].size = pa->size;
             } else {
-                args[a].kind = HCL_ARG_VALUE;
+                args[a].kind = HCL_DRIVER_ARG_VALUE;
                 args[a].value = pa->value;
                 args[a].size = pa->size;
             }

@@ -155,7 +155,6 @@ HCL__TRACED_BODY hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hc
     hcl_driver_arg dargs[MAX_ARGS];
     for (uint32_t i = 0; i < num_args; i++) {
         memset(&dargs[i], 0, sizeof dargs[i]);
-        dargs[i].kind = args[i].kind;
         if (args[i].kind == HCL_ARG_BUFFER) {
             hcl__buffer *b;
             char what[32];
@@ -173,6 +172,7 @@ HCL__TRACED_BODY hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hc
                                         "arg_offset_alignment (%s); pass offset 0 and an element index instead",
                                         fn, i, args[i].offset, (unsigned long long)dev->info.arg_offset_alignment,
                                         dev->backend->name);
+            dargs[i].kind = HCL_DRIVER_ARG_BUFFER;
             dargs[i].mem = b->native;
             dargs[i].offset = args[i].offset;
         } else if (args[i].kind == HCL_ARG_VALUE) {
@@ -180,6 +180,7 @@ HCL__TRACED_BODY hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hc
                 return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                         "%s: args[%u] value %s with size %zu (must be 1..%d bytes)", fn, i,
                                         args[i].value ? "set" : "NULL", args[i].size, MAX_VALUE_SIZE);
+            dargs[i].kind = HCL_DRIVER_ARG_VALUE;
             dargs[i].value = args[i].value;
             dargs[i].size = args[i].size;
         } else {

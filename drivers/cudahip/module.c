@@ -348,23 +348,23 @@ static hcl_status check_launch(const hcl__gpu_device *d, const hcl__gpu_kernel *
         return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' takes %u parameters, %u given", HCL_GPU_NAME,
                             k->name, k->num_params, num_args);
     for (uint32_t i = 0; i < num_args; i++) {
-        const hcl_arg_kind kind = args[i].kind;
-        size_t given = kind == HCL_ARG_BUFFER       ? sizeof(hcl_gpu_dptr)
-                       : kind == HCL_ARG_TENSOR_MAP ? HCL_GPU_TENSOR_MAP_BYTES
-                                                    : args[i].size;
+        const hcl_driver_arg_kind kind = args[i].kind;
+        size_t given = kind == HCL_DRIVER_ARG_BUFFER       ? sizeof(hcl_gpu_dptr)
+                       : kind == HCL_DRIVER_ARG_TENSOR_MAP ? HCL_GPU_TENSOR_MAP_BYTES
+                                                           : args[i].size;
         if (given != k->param_sizes[i])
             return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
                                 "%s: kernel '%s' parameter %u is %u bytes, the %s argument is %zu bytes", HCL_GPU_NAME,
                                 k->name, i, k->param_sizes[i],
-                                kind == HCL_ARG_BUFFER       ? "buffer (pointer)"
-                                : kind == HCL_ARG_TENSOR_MAP ? "tensor map"
-                                                             : "value",
+                                kind == HCL_DRIVER_ARG_BUFFER       ? "buffer (pointer)"
+                                : kind == HCL_DRIVER_ARG_TENSOR_MAP ? "tensor map"
+                                                                    : "value",
                                 given);
     }
     return HCL_SUCCESS;
 }
 
-/* The tensor map of a HCL_ARG_TENSOR_MAP argument (hcl_driver.h), written into `out` (HCL_GPU_TENSOR_MAP_BYTES). */
+/* The tensor map of a HCL_DRIVER_ARG_TENSOR_MAP argument (hcl_driver.h), written into `out` (HCL_GPU_TENSOR_MAP_BYTES). */
 static hcl_status encode_tensor_map(const hcl_driver_arg *a, void *out) {
     const hcl_driver_tensor_map *t = a->value;
 #if HCL_GPU_CUDA
@@ -417,12 +417,12 @@ hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
     _Alignas(64) unsigned char maps[HCL_GPU_MAX_TENSOR_MAPS][HCL_GPU_TENSOR_MAP_BYTES];
     uint32_t num_maps = 0;
     for (uint32_t i = 0; i < num_args && st == HCL_SUCCESS; i++) {
-        if (args[i].kind == HCL_ARG_BUFFER) {
+        if (args[i].kind == HCL_DRIVER_ARG_BUFFER) {
             ptrs[i] = hcl__gpu_ptr_at(args[i].mem, args[i].offset);
             params[i] = &ptrs[i];
-        } else if (args[i].kind == HCL_ARG_TENSOR_MAP && num_maps < HCL_GPU_MAX_TENSOR_MAPS) {
+        } else if (args[i].kind == HCL_DRIVER_ARG_TENSOR_MAP && num_maps < HCL_GPU_MAX_TENSOR_MAPS) {
             params[i] = maps[num_maps++]; /* encoded below, where the device's context is current */
-        } else if (args[i].kind == HCL_ARG_TENSOR_MAP) {
+        } else if (args[i].kind == HCL_DRIVER_ARG_TENSOR_MAP) {
             st = HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "%s: a launch takes at most %d tensor maps", HCL_GPU_NAME,
                               HCL_GPU_MAX_TENSOR_MAPS);
         } else {
@@ -434,7 +434,7 @@ hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
     if (st == HCL_SUCCESS) st = hcl__gpu_cmd_begin(&cmd, q, num_wait, wait, out_event);
     if (st == HCL_SUCCESS) {
         for (uint32_t i = 0; i < num_args && st == HCL_SUCCESS; i++)
-            if (args[i].kind == HCL_ARG_TENSOR_MAP) st = encode_tensor_map(&args[i], params[i]);
+            if (args[i].kind == HCL_DRIVER_ARG_TENSOR_MAP) st = encode_tensor_map(&args[i], params[i]);
 #if HCL_GPU_CUDA
         /* above the default 48 KiB a kernel must opt in to its dynamic shared memory */
         if (st == HCL_SUCCESS) st = opt_in_shared(k, q->dev, shared_bytes);

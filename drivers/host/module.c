@@ -123,7 +123,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
      * values. */
     size_t bytes = (size_t)num_args * 2 * sizeof(void *);
     for (uint32_t i = 0; i < num_args; ++i)
-        if (args[i].kind == HCL_ARG_VALUE) bytes += hcl__host_round_up(args[i].size, HCL_HOST_ARG_ALIGN);
+        if (args[i].kind == HCL_DRIVER_ARG_VALUE) bytes += hcl__host_round_up(args[i].size, HCL_HOST_ARG_ALIGN);
     void **argv = NULL;
     if (bytes > 0) {
         argv = aligned_alloc(HCL_HOST_ALIGN, hcl__host_round_up(bytes, HCL_HOST_ALIGN));
@@ -133,7 +133,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
         void **slots = argv + num_args;
         unsigned char *values = (unsigned char *)(slots + num_args);
         for (uint32_t i = 0; i < num_args; ++i) {
-            if (args[i].kind == HCL_ARG_BUFFER) {
+            if (args[i].kind == HCL_DRIVER_ARG_BUFFER) {
                 slots[i] = (char *)args[i].mem + args[i].offset;
                 argv[i] = &slots[i];
             } else {

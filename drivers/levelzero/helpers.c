@@ -94,11 +94,11 @@ hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_
         hcl__ze_plan_fill(&q->dev->entry->limits, &kl, offset, size, pattern, pattern_size, &plan, why, sizeof why);
     if (status != HCL_SUCCESS) return hcl__ze_host->set_message(status, "levelzero: %s: %s", what, why);
     const hcl_driver_arg args[] = {
-        {HCL_ARG_BUFFER, mem, plan.offset, NULL, 0},
-        {HCL_ARG_VALUE, NULL, 0, &plan.count, sizeof plan.count},
-        {HCL_ARG_VALUE, NULL, 0, plan.pattern, 64},
-        {HCL_ARG_VALUE, NULL, 0, plan.pattern + 64, 64},
-        {HCL_ARG_VALUE, NULL, 0, &plan.period, sizeof plan.period},
+        {HCL_DRIVER_ARG_BUFFER, mem, plan.offset, NULL, 0},
+        {HCL_DRIVER_ARG_VALUE, NULL, 0, &plan.count, sizeof plan.count},
+        {HCL_DRIVER_ARG_VALUE, NULL, 0, plan.pattern, 64},
+        {HCL_DRIVER_ARG_VALUE, NULL, 0, plan.pattern + 64, 64},
+        {HCL_DRIVER_ARG_VALUE, NULL, 0, &plan.period, sizeof plan.period},
     };
     hcl__ze_cmd cmd;
     void *ev = NULL;

@@ -285,7 +285,7 @@ hcl_status hcl__ze_append_launch(hcl__ze_cmd *cmd, ze_kernel_handle_t kernel, co
     HCL_ZE_CHECK(zeKernelSetGroupSize, (kernel, block.x, block.y, block.z), "kernel '%s': %u x %u x %u work-items",
                  name, block.x, block.y, block.z);
     for (uint32_t i = 0; i < num_args; i++) {
-        if (args[i].kind == HCL_ARG_BUFFER) {
+        if (args[i].kind == HCL_DRIVER_ARG_BUFFER) {
             void *p = (char *)args[i].mem + args[i].offset; /* a pointer: any offset works */
             HCL_ZE_CHECK(zeKernelSetArgumentValue, (kernel, i, sizeof p, &p),
                          "kernel '%s' argument %u: a buffer at offset %zu", name, i, args[i].offset);

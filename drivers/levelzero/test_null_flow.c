@@ -233,10 +233,10 @@ static void part_driver(const char *module_path) {
     if (kern) {
         float s = 2.0f;
         uint64_t n = 1000;
-        hcl_driver_arg args[4] = {{HCL_ARG_BUFFER, c, 4, NULL, 0},
-                                  {HCL_ARG_BUFFER, a, 0, NULL, 0},
-                                  {HCL_ARG_VALUE, NULL, 0, &s, sizeof s},
-                                  {HCL_ARG_VALUE, NULL, 0, &n, sizeof n}};
+        hcl_driver_arg args[4] = {{HCL_DRIVER_ARG_BUFFER, c, 4, NULL, 0},
+                                  {HCL_DRIVER_ARG_BUFFER, a, 0, NULL, 0},
+                                  {HCL_DRIVER_ARG_VALUE, NULL, 0, &s, sizeof s},
+                                  {HCL_DRIVER_ARG_VALUE, NULL, 0, &n, sizeof n}};
         hcl_dim3 grid = {16, 1, 1}, block = {64, 1, 1};
         OK("kernel_launch: buffer at offset 4, values, 256 B of dynamic local memory, wait list, event "
            "(zeKernelSetGroupSize, zeKernelSetArgumentValue, zeCommandListAppendLaunchKernel)",

@@ -424,7 +424,7 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
     }
     /* An offset into a buffer needs a sub-buffer, and OpenCL only makes those at aligned offsets. */
     for (uint32_t i = 0; i < num_args; i++) {
-        if (args[i].kind == HCL_ARG_BUFFER && args[i].offset % e->base_align_bytes != 0)
+        if (args[i].kind == HCL_DRIVER_ARG_BUFFER && args[i].offset % e->base_align_bytes != 0)
             return HCL_KIT_FAIL(
                 HCL_ERROR_UNSUPPORTED,
                 "opencl: argument %u: buffer offset %zu is not a multiple of %u bytes, the sub-buffer alignment of "
@@ -436,7 +436,7 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
         if (!subs) return hcl__kit_oom("sub-buffer list");
     }
     for (uint32_t i = 0; i < num_args; i++) {
-        if (args[i].kind != HCL_ARG_BUFFER || args[i].offset == 0) continue;
+        if (args[i].kind != HCL_DRIVER_ARG_BUFFER || args[i].offset == 0) continue;
         cl_mem mem = (cl_mem)args[i].mem;
         size_t size = 0;
         HCL_OCL_CHECK(hcl__cl.clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL), HCL_OCL_CALL,
@@ -451,7 +451,7 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
     pthread_mutex_lock(&k->lock);
     locked = 1;
     for (uint32_t i = 0; i < num_args; i++) {
-        if (args[i].kind == HCL_ARG_BUFFER) {
+        if (args[i].kind == HCL_DRIVER_ARG_BUFFER) {
             cl_mem mem = subs[i] ? subs[i] : (cl_mem)args[i].mem;
             HCL_OCL_CHECK(hcl__cl.clSetKernelArg(k->kernel, i, sizeof mem, &mem), HCL_OCL_CALL, "clSetKernelArg",
                           "kernel '%s' argument %u: a buffer", k->name, i);

@@ -84,20 +84,36 @@ typedef enum hcl_native_kind {
     HCL_NATIVE_BUFFER = 2  /* object: the driver's memory object */
 } hcl_native_kind;
 
+/* What a hcl_driver_arg holds. BUFFER and VALUE have the numbers of their public hcl_arg_kind (hcl.h), so the core
+ * passes an application's argument through unchanged; TENSOR_MAP exists only at driver level. */
+typedef enum hcl_driver_arg_kind {
+    HCL_DRIVER_ARG_BUFFER = 1,    /* = HCL_ARG_BUFFER: `mem` + `offset`; the kernel sees a device pointer */
+    HCL_DRIVER_ARG_VALUE = 2,     /* = HCL_ARG_VALUE: `size` bytes copied from `value` */
+    HCL_DRIVER_ARG_TENSOR_MAP = 3 /* a tensor map over `mem` + `offset`, described by the hcl_driver_tensor_map at
+                                   * `value` (see below) */
+} hcl_driver_arg_kind;
+/* The name of HCL_DRIVER_ARG_TENSOR_MAP before the driver ABI had its own argument kinds (kept for driver sources). */
+#define HCL_ARG_TENSOR_MAP HCL_DRIVER_ARG_TENSOR_MAP
+
 /* A kernel argument as the driver sees it: buffers already resolved to the driver's native memory object. */
 typedef struct hcl_driver_arg {
-    hcl_arg_kind kind;
-    void *mem;         /* HCL_ARG_BUFFER, HCL_ARG_TENSOR_MAP: native memory object */
-    size_t offset;     /* HCL_ARG_BUFFER, HCL_ARG_TENSOR_MAP */
-    const void *value; /* HCL_ARG_VALUE; HCL_ARG_TENSOR_MAP: a hcl_driver_tensor_map */
-    size_t size;       /* HCL_ARG_VALUE; HCL_ARG_TENSOR_MAP: sizeof(hcl_driver_tensor_map) */
+    hcl_driver_arg_kind kind;
+    void *mem;         /* BUFFER, TENSOR_MAP: native memory object */
+    size_t offset;     /* BUFFER, TENSOR_MAP */
+    const void *value; /* VALUE; TENSOR_MAP: a hcl_driver_tensor_map */
+    size_t size;       /* VALUE; TENSOR_MAP: sizeof(hcl_driver_tensor_map) */
 } hcl_driver_arg;
+#ifndef __cplusplus
+_Static_assert((int)HCL_DRIVER_ARG_BUFFER == (int)HCL_ARG_BUFFER && (int)HCL_DRIVER_ARG_VALUE == (int)HCL_ARG_VALUE,
+               "driver argument kinds keep the numbers of the public ones");
+_Static_assert(sizeof(hcl_driver_arg_kind) == sizeof(hcl_arg_kind), "hcl_driver_arg.kind keeps its size");
+#endif
 
-/* HCL_ARG_TENSOR_MAP: an argument only the core's built-in launch plans make (hcl_launch refuses it): a 2-D tensor
- * map over a buffer for the GPU's tensor memory accelerator. The driver encodes it at launch from `mem` + `offset` and
- * the hcl_driver_tensor_map at `value` (CUDA: cuTensorMapEncodeTiled, 128-byte swizzle, zeros outside the tensor) and
- * passes the 128-byte map by value. A driver without tensor maps fails the launch with HCL_ERROR_UNSUPPORTED. */
-#define HCL_ARG_TENSOR_MAP ((hcl_arg_kind)3)
+/* HCL_DRIVER_ARG_TENSOR_MAP: an argument only the core's built-in launch plans make (hcl_launch refuses it): a 2-D
+ * tensor map over a buffer for the GPU's tensor memory accelerator. The driver encodes it at launch from `mem` +
+ * `offset` and the hcl_driver_tensor_map at `value` (CUDA: cuTensorMapEncodeTiled, 128-byte swizzle, zeros outside
+ * the tensor) and passes the 128-byte map by value. A driver without tensor maps fails the launch with
+ * HCL_ERROR_UNSUPPORTED. */
 typedef struct hcl_driver_tensor_map {
     hcl_dtype type;     /* element type */
     uint64_t dims[2];   /* elements per dimension, innermost first */
