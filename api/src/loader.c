@@ -33,7 +33,7 @@
 #define MAX_BACKENDS 16
 /* The most devices a backend may report; more is a broken driver (the loop over them would not end). */
 #define HCL__MAX_DEVICES 4096
-/* The table size of ABI 1.0: a module must provide at least these entries. */
+/* The table up to its last required entry (docs/driver-abi.md): a module must provide at least these. */
 #define TABLE_MIN_SIZE (offsetof(hcl_driver_table, kernel_launch) + sizeof(void *))
 
 /* The embedded backends' tables (hcl__<name>_driver_table, compiled into libhcl). */
@@ -405,7 +405,7 @@ static int init_driver(hcl__backend *b, const hcl_driver_table *t) {
                  b->module_path, t->size, HCL_DRIVER_ABI_MAJOR, (size_t)TABLE_MIN_SIZE);
         return 0;
     }
-    /* Every entry of ABI 1.0 must be present: the core calls them without checking. */
+    /* Every required entry must be present: the core calls them without checking. */
     const void *const *fns = (const void *const *)((const char *)t + offsetof(hcl_driver_table, init));
     size_t nfns = (TABLE_MIN_SIZE - offsetof(hcl_driver_table, init)) / sizeof(void *);
     for (size_t i = 0; i < nfns; i++)

@@ -28,7 +28,7 @@ typedef struct hcl_kit_symbol {
 #define HCL_KIT_SYMBOL_OPTIONAL(table, name) {#name, NULL, offsetof(table, name), 1},
 #define HCL_KIT_SYMBOL_OR(table, name, old) {#name, old, offsetof(table, name), 0},
 
-/* The vendor runtime: dlopen through the core's open_library (HCL_DRIVER_ABI 1.1): `env_override` alone when that
+/* The vendor runtime: dlopen through the core's open_library (an optional service of hcl_driver_host): `env_override` alone when that
  * variable is set, else names[0..count). Opened once; later calls give the same handle. It stays loaded until the
  * process ends (runtimes keep threads and exit handlers that must not outlive their code), unless
  * hcl__kit_library_close drops it before any of its code ran. On failure `reason` has the dlerror texts and the

@@ -21,7 +21,8 @@
     .name = (backend), .init = hcl__kit_init, .shutdown = hcl__kit_shutdown, .device_count = hcl__kit_device_count,    \
     .device_info = hcl__kit_device_info, .device_open = (device_open_fn), .device_close = (device_close_fn)
 
-/* The ABI 1.1 entries: host memory (NULL, NULL: the core's aligned memory) and native objects (may be NULL). */
+/* The optional page-locked host memory and interop entries (NULL, NULL: the core's aligned memory; get_native may be
+ * NULL: no native objects). docs/driver-abi.md says what each absent entry means. */
 #define HCL_KIT_TABLE_NATIVE(host_alloc_fn, host_free_fn, get_native_fn)                                               \
     .host_alloc = (host_alloc_fn), .host_free = (host_free_fn), .get_native = (get_native_fn)
 
@@ -57,8 +58,9 @@
       (void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes, uint32_t num_args,               \
        const hcl_driver_arg *args, uint32_t num_wait, void *const *wait, void **out_event))
 
-/* The device-limit entries (ABI 1.2): after the others in the table; designated initialisers place them. */
-#define HCL_KIT_ENTRIES_1_2(X, p)                                                                                      \
+/* The optional launch-limit entries, which every in-tree driver gives: after the others in the table; designated
+ * initialisers place them. */
+#define HCL_KIT_ENTRIES_LIMITS(X, p)                                                                                   \
     X(p, device_limits, hcl_status, (void *device, hcl_driver_limits *out))                                            \
     X(p, kernel_max_group, hcl_status, (void *kernel, uint64_t *out_max))
 
@@ -66,9 +68,10 @@
 #define HCL__KIT_INIT(p, entry, ret, params) .entry = p##_##entry,
 /* Declare the driver's <prefix>_<entry> functions. */
 #define HCL_KIT_DECLARE_ENTRIES(prefix)                                                                                \
-    HCL_KIT_ENTRIES(HCL__KIT_DECLARE, prefix) HCL_KIT_ENTRIES_1_2(HCL__KIT_DECLARE, prefix)
+    HCL_KIT_ENTRIES(HCL__KIT_DECLARE, prefix) HCL_KIT_ENTRIES_LIMITS(HCL__KIT_DECLARE, prefix)
 /* Their part of the table initialiser. */
-#define HCL_KIT_TABLE_ENTRIES(prefix) HCL_KIT_ENTRIES(HCL__KIT_INIT, prefix) HCL_KIT_ENTRIES_1_2(HCL__KIT_INIT, prefix)
+#define HCL_KIT_TABLE_ENTRIES(prefix)                                                                                  \
+    HCL_KIT_ENTRIES(HCL__KIT_INIT, prefix) HCL_KIT_ENTRIES_LIMITS(HCL__KIT_INIT, prefix)
 
 /* A driver module's exported entry point (HCL_DRIVER_ENTRY_NAME), giving its table. */
 #define HCL_KIT_DRIVER_ENTRY(table)                                                                                    \

@@ -1,4 +1,4 @@
-/* ctest <backend>-limits: a driver module's ABI 1.2 entries, through its table as the core calls them, on every
+/* ctest <backend>-limits: a driver module's launch-limit entries, through its table as the core calls them, on every
  * device the backend has: device_limits (the sub-group width, the grid limits, the dynamic local memory a launch has
  * without opting in) and kernel_max_group of a kernel built from the source given.
  *
@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
     if (!t || !HCL_DRIVER_HAS(t, device_limits) || !HCL_DRIVER_HAS(t, kernel_max_group)) {
         printf("FAIL %s: %s\n", argv[1],
                !lib ? dlerror()
-                    : "no driver table of ABI 1.2 with device_limits and "
+                    : "no driver table with device_limits and "
                       "kernel_max_group");
         free(data);
         return 1;

@@ -248,11 +248,11 @@ hcl_status hcl__gpu_fill_kernel(hcl__gpu_queue *q, hcl_gpu_dptr dst, size_t size
 
 /* ---- driver entry points (device.c, queue.c, memory.c, module.c) ---- */
 HCL_KIT_DECLARE_ENTRIES(hcl__gpu)
-/* kernel_params (ABI 2.1), module.c. */
+/* kernel_params (optional entry), module.c. */
 hcl_status hcl__gpu_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                   uint32_t *out_flags);
 #if HCL_GPU_CUDA
-/* kernel_max_clusters (ABI 2.4), module.c: CUDA only (HIP has no thread-block clusters). */
+/* kernel_max_clusters (optional entry), module.c: CUDA only (HIP has no thread-block clusters). */
 hcl_status hcl__gpu_kernel_max_clusters(void *kernel, uint32_t cluster_blocks, uint32_t threads, size_t shared_bytes,
                                         uint32_t *out_count);
 #endif
@@ -260,13 +260,13 @@ hcl_status hcl__gpu_device_open(uint32_t index, void **out_device);
 void hcl__gpu_device_close(void *device);
 hcl_status hcl__gpu_host_alloc(void *device, size_t size, void **out_ptr);
 void hcl__gpu_host_free(void *device, void *ptr);
-/* host_register / host_unregister (ABI 2.3): cuMemHostRegister / hipHostRegister, portable. */
+/* host_register / host_unregister (optional entry): cuMemHostRegister / hipHostRegister, portable. */
 hcl_status hcl__gpu_host_register(void *device, void *ptr, size_t size);
-/* event_query (ABI 2.3): cuEventQuery / hipEventQuery (queue.c). */
+/* event_query (optional entry): cuEventQuery / hipEventQuery (queue.c). */
 hcl_status hcl__gpu_event_query(void *event, int *out_done);
 void hcl__gpu_host_unregister(void *device, void *ptr);
 hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_native);
-/* peer_access and buffer_copy_peer (ABI 2.2), peer.c. */
+/* peer_access and buffer_copy_peer (optional entry), peer.c. */
 hcl_status hcl__gpu_peer_access(void *device, void *peer, int *out_direct);
 hcl_status hcl__gpu_buffer_copy_peer(void *queue, void *dst_device, void *dst, size_t dst_offset, void *src_device,
                                      void *src, size_t src_offset, size_t size, int blocking, uint32_t num_wait,

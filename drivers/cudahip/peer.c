@@ -1,4 +1,4 @@
-/* Copies between two GPUs of this runtime (driver ABI 2.2): whether a device reaches another's memory, and the
+/* Copies between two GPUs of this runtime (the optional driver entries peer_access, buffer_copy_peer): whether a device reaches another's memory, and the
  * runtime's peer copy. Shared by the CUDA and HIP drivers (gpu.h).
  *
  * Access is asked once per ordered pair of devices (cuDeviceCanAccessPeer / hipDeviceCanAccessPeer) and, when there is

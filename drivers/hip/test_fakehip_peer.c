@@ -1,4 +1,4 @@
-/* The HIP driver's peer copies (driver ABI 2.2: peer_access, buffer_copy_peer) through the public API, on
+/* The HIP driver's peer copies (the optional driver entries peer_access, buffer_copy_peer) through the public API, on
  * libhcl-test-fakehip.so's two devices (ctest: hip-fake-peer). The stand-in lets any two of its devices reach each
  * other, refuses a peer copy whose stream's device has not enabled access to the other, answers a second enable with
  * hipErrorPeerAccessAlreadyEnabled, and counts uses of an object while another device is current. So this proves the

@@ -56,7 +56,7 @@ uint64_t hcl__host_now_ns(void);
 /* Round size up to a multiple of `align` (a power of two); 0 on overflow. */
 size_t hcl__host_round_up(size_t size, size_t align);
 
-/* event_query (ABI 2.3): always done (queue.c). */
+/* event_query (optional entry): always done (queue.c). */
 hcl_status hcl__host_event_query(void *event, int *out_done);
 /* A command's event: started before the command runs, when out_event is not NULL (else *cmd is NULL and
  * nothing is recorded). Returns HCL_ERROR_OUT_OF_MEMORY (message set) when the event cannot be allocated:

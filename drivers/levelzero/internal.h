@@ -186,11 +186,11 @@ hcl_status hcl__ze_fill_kernel(hcl__ze_queue *q, void *mem, size_t offset, size_
 
 /* ---- driver entry points (queue.c, command.c, memory.c, module.c; driver.c's table) ---- */
 HCL_KIT_DECLARE_ENTRIES(hcl__ze)
-/* kernel_params (ABI 2.1), module.c: from the module's SPIR-V. */
+/* kernel_params (optional entry), module.c: from the module's SPIR-V. */
 hcl_status hcl__ze_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                  uint32_t *out_flags);
 hcl_status hcl__ze_host_alloc(void *device, size_t size, void **out_ptr);
-/* event_query (ABI 2.3): zeEventQueryStatus (queue.c). */
+/* event_query (optional entry): zeEventQueryStatus (queue.c). */
 hcl_status hcl__ze_event_query(void *event, int *out_done);
 void hcl__ze_host_free(void *device, void *ptr);
 

@@ -103,10 +103,10 @@ hcl_status hcl__ocl_enqueue(hcl__ocl_queue *q, cl_kernel kernel, const char *wha
 
 /* ---- driver entry points (queue.c, memory.c, module.c) ---- */
 HCL_KIT_DECLARE_ENTRIES(hcl__ocl)
-/* kernel_params (ABI 2.1): from clGetKernelArgInfo (the driver builds every program with -cl-kernel-arg-info). */
+/* kernel_params (optional entry): from clGetKernelArgInfo (the driver builds every program with -cl-kernel-arg-info). */
 hcl_status hcl__ocl_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                   uint32_t *out_flags);
-/* event_query (ABI 2.3): the command's execution status, without waiting (queue.c). */
+/* event_query (optional entry): the command's execution status, without waiting (queue.c). */
 hcl_status hcl__ocl_event_query(void *event, int *out_done);
 
 #endif /* HCL_OPENCL_INTERNAL_H */

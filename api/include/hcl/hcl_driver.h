@@ -12,7 +12,7 @@
  *
  * A driver knows nothing of the built-in kernels (vecadd, gemm, softmax, reduce): the core builds their programs
  * from kernels/ through module_create and runs them through kernel_launch like any user kernel, with launch shapes
- * from the device's limits (device_info, device_limits, kernel_max_group). ABI 2.0 dropped the op entries of 1.x.
+ * from the device's limits (device_info, device_limits, kernel_max_group).
  */
 #ifndef HCL_HCL_DRIVER_H
 #define HCL_HCL_DRIVER_H
@@ -26,20 +26,9 @@
 extern "C" {
 #endif
 
+/* The driver ABI's one version, now 2.4. Its history (which entry came with which minor), the required entries and
+ * what the core does when an optional entry is absent: docs/driver-abi.md. A minor version only adds at the end. */
 #define HCL_DRIVER_ABI_MAJOR 2
-/* 2.1: hcl_device_info grew at the end (subgroup_size ... l2_cache_bytes). device_info writes the struct of the header
- * the driver was built with; the core zeroes its buffer first and leaves room beyond it, so a 2.0 driver's devices
- * show the new fields as 0 (unknown) and a newer driver's extra fields are dropped. The host table gained
- * cache_evict at its end. The driver table gained kernel_params at its end (the core checks kernel arguments against it;
- * a 2.0 driver's kernels are checked for argument kinds only). */
-/* 2.2: the driver table gained peer_access and buffer_copy_peer at its end (copies between two devices of one backend
- * with direct access; a driver without them, or of an older minor, has its cross-device copies staged by the core
- * through host memory). */
-/* 2.3: the driver table gained host_register and host_unregister at its end (page-locking host memory the core did not
- * get from host_alloc: the mpi engine's shared-memory segment; without them such memory is copied as pageable), and
- * event_query (whether a command is done, without waiting; without it the core waits). */
-/* 2.4: the driver table gained kernel_max_clusters at its end (how many thread-block clusters of a kernel run at once;
- * without it the core's launch plans guess). */
 #define HCL_DRIVER_ABI_MINOR 4
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
@@ -60,14 +49,13 @@ typedef struct hcl_driver_host {
      * fatal. */
     void *(*cache_load)(const char *driver, const void *key, size_t key_size, size_t *out_size);
     void (*cache_store)(const char *driver, const void *key, size_t key_size, const void *data, size_t size);
-    /* ---- since ABI 1.1 (check `size` before use) ---- */
+    /* ---- optional services (a driver checks each with HCL_DRIVER_HOST_HAS before use) ---- */
     /* dlopen (RTLD_NOW | RTLD_LOCAL) the first library that loads: only the one named by the environment
      * variable `env_override` when that is set and not empty, else names[0..count) in order. Each attempt is
      * logged for `driver`. On failure returns NULL and appends to `reason` every dlerror text and the list of
      * names tried ("... (tried: libOpenCL.so.1, libOpenCL.so)"). */
     void *(*open_library)(const char *driver, const char *env_override, const char *const *names, size_t count,
                           char *reason, size_t reason_size);
-    /* ---- since ABI 2.1 (check with HCL_DRIVER_HOST_HAS before use) ---- */
     /* Remove the cache entry of `key` (a binary that cache_load gave but that then failed: a kernel missing from
      * it, a build or link error); the driver then builds from source and stores the result. Failures are logged. */
     void (*cache_evict)(const char *driver, const void *key, size_t key_size);
@@ -161,7 +149,9 @@ typedef struct hcl_driver_table {
     void (*shutdown)(void);
 
     hcl_status (*device_count)(uint32_t *out_count);
-    hcl_status (*device_info)(uint32_t index, hcl_device_info *out_info); /* backend/index/identity filled */
+    /* backend/index/identity filled. Writes the hcl_device_info of the header the driver was built with: the core
+     * zeroes a larger buffer first, so fields the driver does not know read 0 (unknown). */
+    hcl_status (*device_info)(uint32_t index, hcl_device_info *out_info);
     hcl_status (*device_open)(uint32_t index, void **out_device);
     void (*device_close)(void *device);
 
@@ -195,21 +185,25 @@ typedef struct hcl_driver_table {
                                 uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
                                 void **out_event);
 
-    /* ---- optional: the core checks `size` before using these, and each may be NULL. ---- */
+    /* ---- optional, grouped by capability: the core checks each with HCL_DRIVER_HAS (the table's `size` covers it and
+     * it is not NULL) before use; docs/driver-abi.md says what the core does without it. ---- */
+    /* ---- Page-locked host memory ---- */
     /* Host memory for fast transfers (page-locked where the runtime can). NULL: the core hands out ordinary
      * aligned memory. */
     hcl_status (*host_alloc)(void *device, size_t size, void **out_ptr);
     void (*host_free)(void *device, void *ptr);
+    /* ---- Interop ---- */
     /* The vendor object behind a native object (see hcl_device_get_native in hcl.h); HCL_ERROR_UNSUPPORTED with
      * a message when there is none. NULL: the backend exposes none. */
     hcl_status (*get_native)(hcl_native_kind kind, void *object, void **out_native);
 
+    /* ---- Launch limits ---- */
     /* The device's limits for launch plans (the core zeroes *out first; leave unknown fields 0). */
     hcl_status (*device_limits)(void *device, hcl_driver_limits *out);
     /* The most work-items a group of this kernel may have on its device (CL_KERNEL_WORK_GROUP_SIZE,
      * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ...); 0 when the runtime does not say. */
     hcl_status (*kernel_max_group)(void *kernel, uint64_t *out_max);
-    /* ---- since ABI 2.1 (check with HCL_DRIVER_HAS before use) ---- */
+    /* ---- Kernel parameters ---- */
     /* The kernel's declared parameters, in order, so that the core checks a launch's arguments before the vendor
      * runtime sees them. Writes the first min(count, max) parameters to out[], the count to *out_count and
      * HCL_DRIVER_PARAMS_* bits to *out_flags (the core zeroes all of them first). A parameter the backend cannot
@@ -217,7 +211,7 @@ typedef struct hcl_driver_table {
      * known, and the core checks nothing beyond the argument kinds. */
     hcl_status (*kernel_params)(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                 uint32_t *out_flags);
-    /* ---- since ABI 2.2 (check with HCL_DRIVER_HAS before use) ---- */
+    /* ---- Peer copies ---- */
     /* Whether `device` reaches the memory of `peer` (another opened device of this driver, possibly the same
      * vendor device opened twice) directly: *out_direct 1 or 0 (the core zeroes it first). A driver may enable the
      * access here (CUDA: cuCtxEnablePeerAccess, both directions) so that buffer_copy_peer works once it said 1. */
@@ -227,7 +221,7 @@ typedef struct hcl_driver_table {
     hcl_status (*buffer_copy_peer)(void *queue, void *dst_device, void *dst, size_t dst_offset, void *src_device,
                                    void *src, size_t src_offset, size_t size, int blocking, uint32_t num_wait,
                                    void *const *wait, void **out_event);
-    /* ---- since ABI 2.3 (check with HCL_DRIVER_HAS before use) ---- */
+    /* ---- Registering host memory; polling ---- */
     /* Page-lock `size` bytes of host memory at `ptr` (page-aligned, not from host_alloc, mapped by the caller) so that
      * transfers between it and any device of this driver run as host_alloc's memory does (CUDA: cuMemHostRegister,
      * portable); the memory stays the caller's. HCL_ERROR_UNSUPPORTED or a vendor status with a message when the runtime
@@ -238,7 +232,7 @@ typedef struct hcl_driver_table {
     /* Whether the command of `event` is done, without waiting: *out_done 1 or 0 (the core zeroes it first). A command
      * that failed on the device: the failure's status (as event_wait would give). */
     hcl_status (*event_query)(void *event, int *out_done);
-    /* ---- since ABI 2.4 (check with HCL_DRIVER_HAS before use) ---- */
+    /* ---- Thread-block clusters (CUDA only) ---- */
     /* How many clusters of `cluster_blocks` groups (thread-block clusters: blocks that run at once on neighbouring
      * compute units) of `threads` work-items and `shared_bytes` of dynamic local memory each this kernel has resident on
      * its device at once (CUDA: cuOccupancyMaxActiveClusters, after opting the kernel in to the shared memory as a
