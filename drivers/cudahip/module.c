@@ -15,7 +15,8 @@ typedef struct hcl__gpu_module {
     char *text; /* NULL, or the user's source (text_is_ptx 0) or PTX: kernel_params reads parameter kinds from it */
     size_t text_size;
     int text_is_ptx;
-    void *image; /* CUDA: NULL, or the binary loaded (fatbin, cubin, PTX): query_params counts parameters in it */
+    void *image; /* CUDA: NULL, or the binary loaded (fatbin, cubin, NVRTC's output; PTX handed in is `text`):
+                  * query_params counts parameters in it */
     size_t image_size;
 } hcl__gpu_module;
 
@@ -166,7 +167,8 @@ hcl_status hcl__gpu_module_create(void *device, const hcl_module_source *sources
         HCL_GPU_ON(d, pick->kind == HCL_GPU_SOURCE_BINARY ? load_binary(pick, &m->module) : build_source(d, pick, m));
     if (st == HCL_SUCCESS && (pick->kind == HCL_GPU_SOURCE_C || is_ptx_text(pick)))
         keep_text(m, pick->data, pick->size, pick->kind != HCL_GPU_SOURCE_C);
-    if (st == HCL_SUCCESS && pick->kind == HCL_GPU_SOURCE_BINARY) keep_image(m, pick);
+    else if (st == HCL_SUCCESS && pick->kind == HCL_GPU_SOURCE_BINARY)
+        keep_image(m, pick); /* PTX is kept once */
     return hcl__kit_give(st, m, out_module);
 }
 
@@ -190,13 +192,15 @@ static void query_params(hcl__gpu_kernel *k) {
     k->num_params = HCL_GPU_UNKNOWN_PARAMS;
 #if HCL_GPU_CUDA
     if (!hcl__gpu.cuFuncGetParamInfo) return;
+    const hcl__gpu_module *m = k->mod;
+    const void *binary = m->image ? m->image : m->text_is_ptx ? m->text : NULL;
+    const size_t binary_size = m->image ? m->image_size : m->text_size;
     uint32_t n = 0;
     size_t counted = 0;
     if (hcl__gpu.cuFuncGetParamCount) {
         if (hcl__gpu.cuFuncGetParamCount(k->fn, &counted) != CUDA_SUCCESS || counted > 4096) return;
         n = (uint32_t)counted;
-    } else if (!k->mod->image || !hcl__kit_cuda_binary_param_count(k->mod->image, k->mod->image_size, k->name, &n) ||
-               n > 4096) {
+    } else if (!binary || !hcl__kit_cuda_binary_param_count(binary, binary_size, k->name, &n) || n > 4096) {
         return;
     }
     uint32_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
