@@ -16,30 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_check.h"
 #include "test_host.h"
 
 static int g_failures, g_checks;
 
-static int check(int ok, const char *what, const char *detail) {
+static int expect(int ok, const char *what, const char *detail) {
     g_checks++;
     printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what, detail[0] ? ": " : "", detail);
     if (!ok) g_failures++;
     return ok;
-}
-
-static void *read_file(const char *path, size_t *out_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    void *data = NULL;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (size > 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)size)) != NULL &&
-        fread(data, 1, (size_t)size, f) != (size_t)size) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    *out_size = size > 0 ? (size_t)size : 0;
-    return data;
 }
 
 static int is_power_of_two(uint64_t v) { return v && !(v & (v - 1)); }
@@ -50,31 +36,31 @@ static void test_device(const hcl_driver_table *t, uint32_t index, const hcl_mod
     memset(&info, 0, sizeof info);
     void *dev = NULL, *mod = NULL, *k = NULL;
     if (t->device_info(index, &info) != HCL_SUCCESS || t->device_open(index, &dev) != HCL_SUCCESS) {
-        check(0, "device_info / device_open", g_message);
+        expect(0, "device_info / device_open", g_message);
         return;
     }
     hcl_driver_limits lim;
     memset(&lim, 0, sizeof lim);
     snprintf(what, sizeof what, "%s:%u '%s': device_limits", info.backend, index, info.name);
-    if (check(t->device_limits(dev, &lim) == HCL_SUCCESS, what, g_message)) {
+    if (expect(t->device_limits(dev, &lim) == HCL_SUCCESS, what, g_message)) {
         snprintf(detail, sizeof detail, "sub-groups of %u, at most %u x %u x %u groups", lim.subgroup_width,
                  lim.max_groups[0], lim.max_groups[1], lim.max_groups[2]);
-        check(is_power_of_two(lim.subgroup_width) && lim.subgroup_width <= 128, "a sub-group width (1 on a CPU)",
-              detail);
+        expect(is_power_of_two(lim.subgroup_width) && lim.subgroup_width <= 128, "a sub-group width (1 on a CPU)",
+               detail);
         const char *wave = strstr(info.driver_version, "wave"); /* HIP says the width it takes in its version */
         if (wave)
-            check((unsigned)atoi(wave + 4) == lim.subgroup_width, "the sub-group width is the device's wavefront",
-                  info.driver_version);
+            expect((unsigned)atoi(wave + 4) == lim.subgroup_width, "the sub-group width is the device's wavefront",
+                   info.driver_version);
     }
     snprintf(what, sizeof what, "module_create (%s) and kernel_create '%s'", hcl_source_kind_name(src->kind), kernel);
-    if (check(t->module_create(dev, src, 1, &mod) == HCL_SUCCESS && t->kernel_create(mod, kernel, &k) == HCL_SUCCESS,
-              what, g_message)) {
+    if (expect(t->module_create(dev, src, 1, &mod) == HCL_SUCCESS && t->kernel_create(mod, kernel, &k) == HCL_SUCCESS,
+               what, g_message)) {
         uint64_t max_group = UINT64_MAX;
         snprintf(what, sizeof what, "kernel_max_group of '%s'", kernel);
-        if (check(t->kernel_max_group(k, &max_group) == HCL_SUCCESS, what, g_message)) {
+        if (expect(t->kernel_max_group(k, &max_group) == HCL_SUCCESS, what, g_message)) {
             snprintf(detail, sizeof detail, "%llu work-items, the device's largest group %llu",
                      (unsigned long long)max_group, (unsigned long long)info.max_work_group_size);
-            check(max_group > 0 && max_group <= info.max_work_group_size, "a group size the device has", detail);
+            expect(max_group > 0 && max_group <= info.max_work_group_size, "a group size the device has", detail);
         }
     }
     if (k) t->kernel_destroy(k);
@@ -93,7 +79,7 @@ int main(int argc, char **argv) {
         if (strcmp(hcl_source_kind_name((hcl_source_kind)kind) + strlen("HCL_SOURCE_"), argv[2]) == 0)
             src.kind = (hcl_source_kind)kind;
     void *data = NULL;
-    if (strcmp(argv[3], "-") != 0 && !(data = read_file(argv[3], &src.size))) {
+    if (strcmp(argv[3], "-") != 0 && !(data = test_read_file(argv[3], &src.size))) {
         printf("FAIL cannot read %s\n", argv[3]);
         return 1;
     }
@@ -120,8 +106,8 @@ int main(int argc, char **argv) {
         return 77;
     }
     uint32_t count = 0;
-    if (check(st == HCL_SUCCESS && t->device_count(&count) == HCL_SUCCESS && count > 0, "init and device_count",
-              st == HCL_SUCCESS ? "" : reason)) {
+    if (expect(st == HCL_SUCCESS && t->device_count(&count) == HCL_SUCCESS && count > 0, "init and device_count",
+               st == HCL_SUCCESS ? "" : reason)) {
         printf("     %s: %u device(s), %s\n", t->name, count, version);
         for (uint32_t i = 0; i < count; i++) test_device(t, i, &src, argv[4]);
     }

@@ -20,23 +20,6 @@ typedef struct expect {
 static const expect g_kernels[] = {{"none", 0}, {"affine", 4}, {"by_value", 3}, {"unused", 3}, {"sixteen", 16}};
 #define NKERNELS (sizeof g_kernels / sizeof g_kernels[0])
 
-static unsigned char *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *data = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)n)) != NULL &&
-            fread(data, 1, (size_t)n, f) != (size_t)n) {
-            free(data);
-            data = NULL;
-        }
-        *size = n > 0 ? (size_t)n : 0;
-    }
-    fclose(f);
-    return data;
-}
-
 /* Every kernel of the image: its count when `known`, else "unknown"; and a name not in it is unknown. */
 static void check_image(const char *label, const unsigned char *img, size_t size, int known) {
     char what[256];
@@ -102,7 +85,7 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < 6; i++) {
         size_t size = 0;
-        unsigned char *img = slurp(argv[i + 1], &size);
+        unsigned char *img = test_read_file(argv[i + 1], &size);
         if (!img) {
             fprintf(stderr, "FAIL: cannot read %s\n", argv[i + 1]);
             return 1;
