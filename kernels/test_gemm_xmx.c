@@ -63,7 +63,6 @@ static void check(const hcl_kdevice *dev, hcl_kprog want, hcl_dtype abt, hcl_dty
              dev->subgroup_width, hcl_kdtype_name(abt), hcl_kdtype_name(ct), ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k,
              alpha, beta, cinit == C_NAN ? " C=NaN" : "", pad);
     const hcl_kgemm g = hcl_test_gemm_run(abt, ct, ta, tb, m, n, k, alpha, beta, pad);
-    const size_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
     hcl_kplan plan;
     if (hcl_plan_gemm(dev, &g, &plan) != HCL_SUCCESS) {
         fail("%s: no plan: %s", what, plan.why);
@@ -77,27 +76,10 @@ static void check(const hcl_kdevice *dev, hcl_kprog want, hcl_dtype abt, hcl_dty
         hcl_kplan_free(&plan);
         return;
     }
-    const size_t rows_a = ta ? k : m, rows_b = tb ? n : k;
-    const size_t len_a = rows_a * lda, len_b = rows_b * ldb, len_c = m * ldc;
-    float *a = hcl_ts_alloc(len_a * 4), *b = hcl_ts_alloc(len_b * 4), *c0 = hcl_ts_alloc(len_c * 4);
-    float *c = hcl_ts_alloc(len_c * 4), *got = hcl_ts_alloc(m * n * 4);
-    double *ref = hcl_ts_alloc(m * n * 8), *tol = hcl_ts_alloc(m * n * 8);
-    for (size_t i = 0; i < len_a; i++) a[i] = hcl_ts_rand_float(&g_rng, -1, 1);
-    for (size_t i = 0; i < len_b; i++) b[i] = hcl_ts_rand_float(&g_rng, -1, 1);
-    for (size_t i = 0; i < len_c; i++) c0[i] = cinit == C_NAN ? NAN : hcl_ts_rand_float(&g_rng, -1, 1);
-    void *ra = hcl_test_to_type(abt, a, len_a), *rb = hcl_test_to_type(abt, b, len_b),
-         *rc = hcl_test_to_type(ct, c0, len_c);
-    if (beta == 0.0f) /* C is not read: the whole of it starts poisoned, so an unwritten element fails */
-        for (size_t i = 0; i < len_c; i++) hcl_test_poison_at(ct, rc, i);
-    for (size_t i = 0; i < len_c; i++) /* the ldc padding holds the poison and must keep it */
-        if (i % ldc >= n) hcl_test_poison_at(ct, rc, i);
-    const size_t ea = hcl_test_esize(abt), ec = hcl_test_esize(ct);
-    cl_mem ma = hcl_ts_cl_buffer(&g_cl, len_a * ea), mb = hcl_ts_cl_buffer(&g_cl, len_b * ea),
-           mc = hcl_ts_cl_buffer(&g_cl, len_c * ec);
-    if (ma && mb && mc && hcl_ts_cl_write(&g_cl, ma, ra, len_a * ea) && hcl_ts_cl_write(&g_cl, mb, rb, len_b * ea) &&
-        hcl_ts_cl_write(&g_cl, mc, rc, len_c * ec)) {
+    hcl_test_gemm_data d;
+    if (hcl_test_gemm_data_init(&d, &g, &g_rng, cinit == C_NAN, &g_cl)) {
         hcl_ts_cl_arg args[HCL_KLAUNCH_MAX_ARGS];
-        const cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
+        const cl_mem slots[HCL_KSLOT_COUNT] = {d.ma, d.mb, d.mc, NULL};
         for (uint32_t i = 0; i < l->num_args; i++) {
             const hcl_kparg *p = &l->args[i];
             args[i] = p->kind == HCL_KPARG_MEM ? (hcl_ts_cl_arg){true, slots[p->slot], p->offset, NULL, 0}
@@ -107,27 +89,21 @@ static void check(const hcl_kdevice *dev, hcl_kprog want, hcl_dtype abt, hcl_dty
         const char *kname = hcl_kprogram_get(l->prog)->kernels[l->kernel];
         if (hcl_ts_cl_launch(&g_cl, g_kernels[l->prog][l->kernel], kname, grid, block, l->shared_bytes, l->num_args,
                              args, what) &&
-            hcl_ts_cl_read(&g_cl, mc, rc, len_c * ec)) {
-            hcl__host_widen(ct, rc, c, len_c);
-            hcl_ts_ref_gemm_typed(ct, HCL_COMPUTE_F32, g.trans_a, g.trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c0,
-                                  ldc, ref, tol);
-            hcl_test_unpad(c, ldc, m, n, got);
+            hcl_test_gemm_data_read(&d, &g, &g_cl)) {
+            hcl_ts_ref_gemm_typed(ct, HCL_COMPUTE_F32, g.trans_a, g.trans_b, m, n, k, alpha, d.a, g.lda, d.b, g.ldb,
+                                  beta, d.c0, g.ldc, d.ref, d.tol);
             hcl_ts_cmp cmp;
             hcl_ts_cmp_init(&cmp);
             char text[1200];
             g_checks++;
-            if (!hcl_ts_compare(&cmp, got, ref, tol, 1.0, m * n))
+            if (!hcl_ts_compare(&cmp, d.got, d.ref, d.tol, 1.0, m * n))
                 fail("%s (%s): %s", what, kname, hcl_ts_cmp_text(&cmp, text, sizeof text));
             g_runs[l->prog][l->kernel]++;
             g_worst[l->prog][l->kernel] = fmax(g_worst[l->prog][l->kernel], cmp.max_rel);
-            const size_t touched = hcl_test_padding_written(ct, rc, len_c, ldc, n);
-            if (touched) fail("%s: %zu elements of the ldc padding were written", what, touched);
+            hcl_test_gemm_data_check_padding(&d, &g, &g_cl, what);
         }
     }
-    if (ma) clReleaseMemObject(ma);
-    if (mb) clReleaseMemObject(mb);
-    if (mc) clReleaseMemObject(mc);
-    free(a), free(b), free(c0), free(c), free(got), free(ref), free(tol), free(ra), free(rb), free(rc);
+    hcl_test_gemm_data_free(&d);
     hcl_kplan_free(&plan);
 }
 

@@ -227,7 +227,6 @@ static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, i
         return;
     }
     const hcl_kgemm g = hcl_test_gemm_run(abt, ct, ta, tb, m, n, k, alpha, beta, pad);
-    const size_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
     hcl_kplan plan;
     hcl_status st = hcl_plan_gemm(&pr->dev, &g, &plan);
     if (st == HCL_ERROR_UNSUPPORTED && pr->dev.max_groups[0]) {
@@ -240,38 +239,18 @@ static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, i
         hcl_kplan_free(&plan);
         return;
     }
-    size_t rows_a = ta ? k : m, rows_b = tb ? n : k;
-    size_t len_a = rows_a * lda, len_b = rows_b * ldb, len_c = m * ldc;
-    float *a = xmalloc(len_a * 4), *b = xmalloc(len_b * 4), *c0 = xmalloc(len_c * 4), *c = xmalloc(len_c * 4);
-    float *got = xmalloc(m * n * 4);
-    double *ref = xmalloc(m * n * 8), *tol = xmalloc(m * n * 8);
-    for (size_t i = 0; i < len_a; i++) a[i] = rnd_float(-1, 1);
-    for (size_t i = 0; i < len_b; i++) b[i] = rnd_float(-1, 1);
-    for (size_t i = 0; i < len_c; i++) c0[i] = cinit == C_NAN ? NAN : rnd_float(-1, 1);
-    void *ra = hcl_test_to_type(abt, a, len_a), *rb = hcl_test_to_type(abt, b, len_b),
-         *rc = hcl_test_to_type(ct, c0, len_c);
-    for (size_t i = 0; i < len_c; i++) /* the ldc padding holds the poison and must keep it */
-        if ((i % ldc) >= n) hcl_test_poison_at(ct, rc, i);
-    const size_t ea = hcl_test_esize(abt), ec = hcl_test_esize(ct);
-    cl_mem ma = buffer(len_a * ea), mb = buffer(len_b * ea), mc = buffer(len_c * ec);
-    if (ma && mb && mc && write_buf(ma, ra, len_a * ea) && write_buf(mb, rb, len_b * ea) &&
-        write_buf(mc, rc, len_c * ec)) {
-        cl_mem slots[HCL_KSLOT_COUNT] = {ma, mb, mc, NULL};
-        if (run_plan(&plan, slots, what) && read_buf(mc, rc, len_c * ec)) {
-            hcl__host_widen(ct, rc, c, len_c);
-            hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g.trans_a, g.trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc,
-                            ref, tol);
-            hcl_ts_add_output_rounding(ct, ref, tol, m * n);
-            hcl_test_unpad(c, ldc, m, n, got);
-            compare(what, &plan, got, ref, tol, m * n);
-            const size_t touched = hcl_test_padding_written(ct, rc, len_c, ldc, n);
-            if (touched) fail("%s: %zu elements of the ldc padding were written", what, touched);
+    hcl_test_gemm_data d;
+    if (hcl_test_gemm_data_init(&d, &g, &g_rng, cinit == C_NAN, &g_cl)) {
+        cl_mem slots[HCL_KSLOT_COUNT] = {d.ma, d.mb, d.mc, NULL};
+        if (run_plan(&plan, slots, what) && hcl_test_gemm_data_read(&d, &g, &g_cl)) {
+            hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g.trans_a, g.trans_b, m, n, k, alpha, d.a, g.lda, d.b, g.ldb, beta,
+                            d.c0, g.ldc, d.ref, d.tol);
+            hcl_ts_add_output_rounding(ct, d.ref, d.tol, m * n);
+            compare(what, &plan, d.got, d.ref, d.tol, m * n);
+            hcl_test_gemm_data_check_padding(&d, &g, &g_cl, what);
         }
     }
-    if (ma) clReleaseMemObject(ma);
-    if (mb) clReleaseMemObject(mb);
-    if (mc) clReleaseMemObject(mc);
-    free(a), free(b), free(c0), free(c), free(got), free(ref), free(tol), free(ra), free(rb), free(rc);
+    hcl_test_gemm_data_free(&d);
     hcl_kplan_free(&plan);
 }
 
