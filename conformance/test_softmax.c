@@ -109,62 +109,62 @@ static const size_t boundary_cols[] = {1,   2,    3,    5,    7,    15,   16,   
                                        63,  64,   65,   127,  128,  129,  255,  256,  257,  511, 512,
                                        513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097};
 
+/* run_softmax of each shape {rows, cols} of a table, or of rows x each column count of a table. */
+static void run_shapes(const size_t (*shapes)[2], size_t count, enum gen gen, bool in_place) {
+    for (size_t i = 0; i < count; i++) run_softmax(shapes[i][0], shapes[i][1], gen, in_place);
+}
+static void run_cols(size_t rows, const size_t *cols, size_t count, enum gen gen) {
+    for (size_t i = 0; i < count; i++) run_softmax(rows, cols[i], gen, false);
+}
+#define RUN_SHAPES(table, gen, in_place) run_shapes(table, sizeof table / sizeof table[0], gen, in_place)
+#define RUN_COLS(rows, table, gen) run_cols(rows, table, sizeof table / sizeof table[0], gen)
+
 CONF_TEST(softmax, shapes) {
-    for (size_t i = 0; i < sizeof boundary_cols / sizeof boundary_cols[0]; i++)
-        run_softmax(3, boundary_cols[i], GEN_UNIFORM, false);
-    static const size_t s[][2] = {{1, 1},     {7, 1},     {1, 2},     {2, 3},     {5, 7},     {13, 11},
-                                  {1000, 33}, {2049, 17}, {17, 2049}, {3, 10007}, {65537, 3}, {100003, 1}};
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, false);
-    /* more short rows of whole vectors than a GPU runs groups or warps at once (H100: 132 SMs of at most 32 groups of
-     * 32 work-items), in place too */
-    run_softmax(20000, 64, GEN_UNIFORM, false);
+    RUN_COLS(3, boundary_cols, GEN_UNIFORM);
+    /* then more short rows of whole vectors than a GPU runs groups or warps at once (H100: 132 SMs of at most 32
+     * groups of 32 work-items), in place too; and empty calls */
+    static const size_t s[][2] = {{1, 1},      {7, 1},     {1, 2},     {2, 3},     {5, 7},     {13, 11},
+                                  {1000, 33},  {2049, 17}, {17, 2049}, {3, 10007}, {65537, 3}, {100003, 1},
+                                  {20000, 64}, {0, 5},     {5, 0},     {0, 0}};
+    RUN_SHAPES(s, GEN_UNIFORM, false);
     run_softmax(9001, 256, GEN_UNIFORM, true);
-    run_softmax(0, 5, GEN_UNIFORM, false);
-    run_softmax(5, 0, GEN_UNIFORM, false);
-    run_softmax(0, 0, GEN_UNIFORM, false);
 }
 
+/* Long rows; the GPU plan's edges: one block of 1024 threads at 16384 columns (one per SM, each over several rows: 300
+ * rows), clusters of 2, 4 and 8 blocks on sm_90 above, and past 262144 the streamed kernel; rows shared by several
+ * work-groups (OpenCL on a GPU, above 16384 columns of whole vectors): parts of only -inf beside a finite one, rows of
+ * only -inf, large magnitudes, in place; more rows than the device runs clusters at once (H100: 15 of 8 blocks at
+ * 262144 columns, tens of 4 at 65536): a cluster takes an equal share of the rows, some one more than others. */
 CONF_TEST(softmax, wide_rows) {
-    run_softmax(1, 40000, GEN_UNIFORM, false);
-    run_softmax(3, 39999, GEN_UNIFORM, false);
-    run_softmax(2, 32768, GEN_LARGE, false);
-    run_softmax(2, 32769, GEN_NEGINF, false);
-    /* the GPU plan's edges: one block of 1024 threads at 16384 columns (one per SM, each over several rows: 300 rows),
-     * clusters of 2, 4 and 8 blocks on sm_90 above, and past 262144 the streamed kernel */
-    static const size_t s[][2] = {{300, 16384}, {3, 16383},  {3, 16385},  {2, 65536},
-                                  {2, 65537},   {1, 131073}, {1, 262144}, {1, 262145}};
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, false);
-    run_softmax(2, 131073, GEN_NEGINF, false);
-    run_softmax(2, 65537, GEN_UNIFORM, true);
-    /* rows shared by several work-groups (OpenCL on a GPU, above 16384 columns of whole vectors): parts of only -inf
-     * beside a finite one, rows of only -inf, large magnitudes, in place */
-    run_softmax(5, 65536, GEN_NEGINF, false);
-    run_softmax(4, 65536, GEN_LARGE, false);
-    run_softmax(2, 262144, GEN_UNIFORM, true);
-    /* more rows than the device runs clusters at once (H100: 15 of 8 blocks at 262144 columns, tens of 4 at 65536): a
-     * cluster takes an equal share of the rows, some one more than others */
-    run_softmax(100, 65536, GEN_UNIFORM, false);
-    run_softmax(40, 262144, GEN_UNIFORM, false);
+    static const size_t uniform[][2] = {{1, 40000}, {3, 39999},  {300, 16384}, {3, 16383},  {3, 16385},   {2, 65536},
+                                        {2, 65537}, {1, 131073}, {1, 262144},  {1, 262145}, {100, 65536}, {40, 262144}};
+    static const size_t neg_inf[][2] = {{2, 32769}, {2, 131073}, {5, 65536}};
+    static const size_t large[][2] = {{2, 32768}, {4, 65536}};
+    static const size_t in_place[][2] = {{2, 65537}, {2, 262144}};
+    RUN_SHAPES(uniform, GEN_UNIFORM, false);
+    RUN_SHAPES(neg_inf, GEN_NEGINF, false);
+    RUN_SHAPES(large, GEN_LARGE, false);
+    RUN_SHAPES(in_place, GEN_UNIFORM, true);
 }
 
 CONF_TEST(softmax, large_magnitudes) {
     static const size_t cols[] = {1, 2, 3, 16, 17, 255, 256, 257, 1025, 4097};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) run_softmax(8, cols[i], GEN_LARGE, false);
+    RUN_COLS(8, cols, GEN_LARGE);
 }
 
 CONF_TEST(softmax, neg_infinity) {
     static const size_t cols[] = {1, 2, 3, 16, 17, 64, 129, 1024, 1025, 4097};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) run_softmax(10, cols[i], GEN_NEGINF, false);
+    RUN_COLS(10, cols, GEN_NEGINF);
 }
 
 CONF_TEST(softmax, nan) {
     static const size_t cols[] = {1, 3, 7, 8, 31, 64, 257, 1025, 4096, 20000, 70000};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) run_softmax(12, cols[i], GEN_NAN, false);
+    RUN_COLS(12, cols, GEN_NAN);
 }
 
 CONF_TEST(softmax, in_place) {
     static const size_t s[][2] = {{1, 1}, {3, 17}, {4, 256}, {2, 1025}, {33, 129}, {2, 40000}, {0, 4}};
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) run_softmax(s[i][0], s[i][1], GEN_UNIFORM, true);
+    RUN_SHAPES(s, GEN_UNIFORM, true);
     run_softmax(10, 33, GEN_NEGINF, true);
     run_softmax(8, 65, GEN_LARGE, true);
 }
