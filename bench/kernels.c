@@ -441,6 +441,19 @@ static void check_copy(bdev *b, result *r, hcl_buffer dst, const void *src, size
 
 static int want_base(bdev *b, int kind) { return b->opt->baselines && b->run->bases[kind].available; }
 
+/* The copy baseline: in's n elements of e bytes (of bench type t) copied into out, checked bit for bit against src,
+ * the bytes uploaded to in. */
+static void copy_base(bdev *b, result *r, hcl_buffer in, hcl_buffer out, const void *src, size_t n, size_t e, int t) {
+    base_ctx x = {.kind = BASE_COPY, .bytes = n * e, .n = n, .a = in, .c = out};
+    if (!run_base(b, r, &x, out, n * e, t) && b->opt->verify) check_copy(b, r, out, src, n, e);
+}
+
+/* The buffers of a bench, those that were made. */
+static void release_buffers(hcl_buffer *bufs, int count) {
+    for (int i = 0; i < count; i++)
+        if (bufs[i]) hcl_buffer_release(bufs[i]);
+}
+
 /* ---------------------------------------------------------------------------------------------------------
  * vecadd: c = a + b. Error |c - ref| / |ref|, checked in chunks (the reference of 2^28 elements would not fit the
  * host memory plan). Baseline: a copy of a into c.
@@ -488,14 +501,9 @@ static void bench_vecadd(bdev *b, result *r) {
         note_check(&r->hcl, &cmp, rtol);
         snprintf(r->hcl.check, sizeof r->hcl.check, "all %zu, rel.", n);
     }
-    if (want_base(b, BASE_COPY)) {
-        base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .n = n, .a = bufs[0], .c = bufs[2]};
-        if (!run_base(b, r, &x, bufs[2], bytes, t) && b->opt->verify)
-            check_copy(b, r, bufs[2], ra ? ra : (void *)a, n, e);
-    }
+    if (want_base(b, BASE_COPY)) copy_base(b, r, bufs[0], bufs[2], ra ? ra : (void *)a, n, e, t);
 cleanup:
-    for (int i = 0; i < 3; i++)
-        if (bufs[i]) hcl_buffer_release(bufs[i]);
+    release_buffers(bufs, 3);
     free(a), free(bb), free(c), free(ra), free(rb);
 }
 
@@ -634,8 +642,7 @@ static void bench_gemm(bdev *b, result *r) {
     }
 cleanup:
     gemm_ref_free(&ref);
-    for (int i = 0; i < 3; i++)
-        if (bufs[i]) hcl_buffer_release(bufs[i]);
+    release_buffers(bufs, 3);
     free(A), free(B), free(C), free(ra), free(rb);
 }
 
@@ -689,14 +696,9 @@ static void bench_softmax(bdev *b, result *r) {
         else
             snprintf(r->hcl.check, sizeof r->hcl.check, "%zu of %zu rows, rel.", nrows, rows);
     }
-    if (want_base(b, BASE_COPY)) {
-        base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .a = bufs[0], .c = bufs[1]};
-        if (!run_base(b, r, &x, bufs[1], bytes, t) && b->opt->verify)
-            check_copy(b, r, bufs[1], raw ? raw : (void *)in, count, e);
-    }
+    if (want_base(b, BASE_COPY)) copy_base(b, r, bufs[0], bufs[1], raw ? raw : (void *)in, count, e, t);
 cleanup:
-    for (int i = 0; i < 2; i++)
-        if (bufs[i]) hcl_buffer_release(bufs[i]);
+    release_buffers(bufs, 2);
     free(in), free(out), free(ref), free(raw);
 }
 
@@ -729,7 +731,7 @@ static void reduce_check(double ref, double scale, float got, measure *m) {
  * bytes (CUB's runs on floats). */
 static void bench_reduce(bdev *b, result *r) {
     const int t = r->type;
-    const size_t n = r->dims[0], e = esize_of(t), bytes = n * e;
+    const size_t n = r->dims[0], e = esize_of(t);
     r->work = (double)e * (double)n;
     float *in = host_alloc(n * sizeof(float), &r->hcl), out = 0.0f;
     void *raw = NULL;
@@ -755,13 +757,10 @@ static void bench_reduce(bdev *b, result *r) {
     } else if (want_base(b, BASE_COPY)) {
         r->base_work = 2.0 * (double)e * (double)n;
         if (make_typed(b, t, n, NULL, NULL, &bufs[2], &r->base)) goto cleanup;
-        base_ctx x = {.kind = BASE_COPY, .bytes = bytes, .a = bufs[0], .c = bufs[2]};
-        if (!run_base(b, r, &x, bufs[2], bytes, t) && b->opt->verify)
-            check_copy(b, r, bufs[2], raw ? raw : (void *)in, n, e);
+        copy_base(b, r, bufs[0], bufs[2], raw ? raw : (void *)in, n, e, t);
     }
 cleanup:
-    for (int i = 0; i < 3; i++)
-        if (bufs[i]) hcl_buffer_release(bufs[i]);
+    release_buffers(bufs, 3);
     free(in), free(raw);
 }
 
