@@ -104,12 +104,24 @@ static float scale_rev_ref(const float *in, uint32_t n, uint32_t bs, uint32_t g)
     return (float)(2.0 * (double)v + (double)grp);
 }
 
-/* The user module's scale_rev and its two buffers of n floats, both poisoned (so a launch that should not have run is
- * seen): what the cases of refused launches launch. NULL when any of them could not be made. */
-static hcl_kernel scale_rev_with_buffers(uint32_t n, hcl_buffer *out, hcl_buffer *in) {
+/* What the cases of refused launches launch: the user module's scale_rev (returned), its two buffers of n floats, both
+ * poisoned (so a launch that should not have run is seen), and ok, the arguments of a good launch over them (alpha 2;
+ * they point into the struct). NULL when any of them could not be made. */
+typedef struct scale_rev_setup {
+    uint32_t n;
+    float alpha;
+    hcl_buffer out, in;
+    hcl_arg ok[4];
+} scale_rev_setup;
+
+static hcl_kernel scale_rev_with_buffers(uint32_t n, scale_rev_setup *s) {
     hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
-    *out = conf_buffer(n * 4), *in = conf_buffer(n * 4);
-    return k && *out && *in && conf_poison_buffer(*out, 0, n * 4) && conf_poison_buffer(*in, 0, n * 4) ? k : NULL;
+    s->n = n, s->alpha = 2.0f;
+    s->out = conf_buffer(n * 4), s->in = conf_buffer(n * 4);
+    s->ok[0] = hcl_arg_buffer(s->out), s->ok[1] = hcl_arg_buffer(s->in);
+    s->ok[2] = hcl_arg_value(&s->alpha, 4), s->ok[3] = hcl_arg_value(&s->n, 4);
+    const bool made = s->out && s->in && conf_poison_buffer(s->out, 0, n * 4) && conf_poison_buffer(s->in, 0, n * 4);
+    return made ? k : NULL;
 }
 
 /* Launch scale_rev over n elements with the given byte offsets of its buffer arguments, and check. */
@@ -281,11 +293,9 @@ CONF_TEST(api, kernel_grid3d) {
 
 CONF_TEST(api, kernel_launch_errors) {
     uint32_t n = 256, bs = block_size();
-    hcl_buffer out, in;
-    hcl_kernel k = scale_rev_with_buffers(n, &out, &in);
+    scale_rev_setup s;
+    hcl_kernel k = scale_rev_with_buffers(n, &s);
     REQUIRE(k != NULL, "the scale_rev kernel and its buffers");
-    float alpha = 2.0f;
-    hcl_arg ok[4] = {hcl_arg_buffer(out), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4)};
     hcl_arg a[4];
     hcl_dim3 grid = {n / bs, 1, 1}, block = {bs, 1, 1};
     size_t sh = bs * sizeof(float);
@@ -293,41 +303,41 @@ CONF_TEST(api, kernel_launch_errors) {
     hcl_event e = SENTINEL(hcl_event);
 #define LAUNCH(want, g, b, shared, args) CHECK_ST(want, hcl_kernel_launch(q, k, g, b, shared, 4, args, 0, NULL, &e))
 
-    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){0, 1, 1}), block, sh, ok);
-    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){1, 0, 1}), block, sh, ok);
-    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){1, 1, 0}), block, sh, ok);
-    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){0, 1, 1}), sh, ok);
-    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){bs, 1, 0}), sh, ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){0, 1, 1}), block, sh, s.ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){1, 0, 1}), block, sh, s.ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, ((hcl_dim3){1, 1, 0}), block, sh, s.ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){0, 1, 1}), sh, s.ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){bs, 1, 0}), sh, s.ok);
     uint64_t max = conf_info.max_work_group_size;
     if (max < UINT32_MAX) {
-        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){(uint32_t)max + 1, 1, 1}), 0, ok);
-        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){(uint32_t)max, 2, 1}), 0, ok);
-        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){1, (uint32_t)max, 2}), 0, ok);
+        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){(uint32_t)max + 1, 1, 1}), 0, s.ok);
+        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){(uint32_t)max, 2, 1}), 0, s.ok);
+        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){1, (uint32_t)max, 2}), 0, s.ok);
     }
     /* A product of the three that overflows 64 bits is above any limit. */
-    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){UINT32_MAX, UINT32_MAX, 2}), 0, ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, ((hcl_dim3){UINT32_MAX, UINT32_MAX, 2}), 0, s.ok);
     if (conf_info.local_mem_bytes < SIZE_MAX)
-        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, conf_info.local_mem_bytes + 1, ok);
-    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, SIZE_MAX, ok);
+        LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, conf_info.local_mem_bytes + 1, s.ok);
+    LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, SIZE_MAX, s.ok);
     CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_launch(q, k, grid, block, sh, 4, NULL, 0, NULL, &e));
 
-    memcpy(a, ok, sizeof a);
+    memcpy(a, s.ok, sizeof a);
     a[2].kind = (hcl_arg_kind)7;
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
     a[2].kind = (hcl_arg_kind)0;
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
-    memcpy(a, ok, sizeof a);
+    memcpy(a, s.ok, sizeof a);
     a[3].size = 0;
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
     a[3].size = 257;
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
-    memcpy(a, ok, sizeof a);
+    memcpy(a, s.ok, sizeof a);
     a[3].value = NULL;
     LAUNCH(HCL_ERROR_INVALID_ARGUMENT, grid, block, sh, a);
-    memcpy(a, ok, sizeof a);
+    memcpy(a, s.ok, sizeof a);
     a[0].buffer = NULL;
     LAUNCH(HCL_ERROR_INVALID_HANDLE, grid, block, sh, a);
-    memcpy(a, ok, sizeof a);
+    memcpy(a, s.ok, sizeof a);
     a[1].offset = n * 4; /* must be below the size */
     LAUNCH(HCL_ERROR_OUT_OF_RANGE, grid, block, sh, a);
     a[1].offset = SIZE_MAX;
@@ -335,23 +345,23 @@ CONF_TEST(api, kernel_launch_errors) {
 
     hcl_buffer dead = conf_dead_buffer(64);
     REQUIRE(dead != NULL, "a released buffer");
-    memcpy(a, ok, sizeof a);
+    memcpy(a, s.ok, sizeof a);
     a[1].buffer = dead;
     LAUNCH(HCL_ERROR_INVALID_HANDLE, grid, block, sh, a);
 
     hcl_event dead_ev = NULL;
     REQUIRE_OK(hcl_queue_marker(q, &dead_ev));
     REQUIRE_OK(hcl_event_release(dead_ev));
-    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_launch(q, k, grid, block, sh, 4, ok, 1, NULL, &e));
-    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(q, k, grid, block, sh, 4, ok, 1, &dead_ev, &e));
-    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(NULL, k, grid, block, sh, 4, ok, 0, NULL, &e));
-    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(q, NULL, grid, block, sh, 4, ok, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_ARGUMENT, hcl_kernel_launch(q, k, grid, block, sh, 4, s.ok, 1, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(q, k, grid, block, sh, 4, s.ok, 1, &dead_ev, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(NULL, k, grid, block, sh, 4, s.ok, 0, NULL, &e));
+    CHECK_ST(HCL_ERROR_INVALID_HANDLE, hcl_kernel_launch(q, NULL, grid, block, sh, 4, s.ok, 0, NULL, &e));
     CHECK(e == SENTINEL(hcl_event), "a failing hcl_kernel_launch wrote its out_event");
 #undef LAUNCH
 
     /* Nothing ran. */
     CHECK_ST(HCL_SUCCESS, hcl_queue_finish(q));
-    conf_check_buffer_untouched("scale_rev output after failing launches", out, n);
+    conf_check_buffer_untouched("scale_rev output after failing launches", s.out, n);
 }
 
 /* Shapes far beyond any device's limits, or whose products wrap around 64 bits, are refused by the core with the
@@ -359,11 +369,9 @@ CONF_TEST(api, kernel_launch_errors) {
  * the device works after. */
 CONF_TEST(api, kernel_launch_limits) {
     uint32_t n = 256;
-    hcl_buffer out, in;
-    hcl_kernel k = scale_rev_with_buffers(n, &out, &in);
+    scale_rev_setup s;
+    hcl_kernel k = scale_rev_with_buffers(n, &s);
     REQUIRE(k != NULL, "the scale_rev kernel and its buffers");
-    float alpha = 2.0f;
-    hcl_arg ok[4] = {hcl_arg_buffer(out), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4)};
     const uint32_t M = UINT32_MAX, H = 1u << 31;
     /* The grid cases name the device's per-dimension work-group limit where it states one (CUDA/HIP x: 2^31 - 1,
      * y and z: 65535; Level Zero; host: UINT32_MAX), else the 2^63 work-items a launch may have. */
@@ -382,7 +390,7 @@ CONF_TEST(api, kernel_launch_limits) {
         hcl_event e = SENTINEL(hcl_event);
         conf_prime_message();
         if (CHECK_ST(HCL_ERROR_INVALID_ARGUMENT,
-                     hcl_kernel_launch(conf_queue, k, cases[i].grid, cases[i].block, 0, 4, ok, 0, NULL, &e))) {
+                     hcl_kernel_launch(conf_queue, k, cases[i].grid, cases[i].block, 0, 4, s.ok, 0, NULL, &e))) {
             const char *msg = hcl_last_message();
             bool named = false;
             for (const char *t = cases[i].limit; *t;) {
@@ -400,7 +408,7 @@ CONF_TEST(api, kernel_launch_limits) {
     }
     /* Nothing ran, and the device still works. */
     CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue));
-    conf_check_buffer_untouched("scale_rev output after refused launches", out, n);
+    conf_check_buffer_untouched("scale_rev output after refused launches", s.out, n);
     run_scale_rev(k, 1000, 0, 0);
 }
 
@@ -591,14 +599,12 @@ static bool refused_naming(hcl_kernel k, size_t shared, uint32_t count, const hc
  * A backend that cannot know the parameters (host tables declare none) is skipped with the reason. */
 CONF_TEST(api, kernel_arg_check) {
     uint32_t n = 256, bs = block_size();
-    hcl_buffer out, in;
-    hcl_kernel k = scale_rev_with_buffers(n, &out, &in);
+    scale_rev_setup s;
+    hcl_kernel k = scale_rev_with_buffers(n, &s);
     REQUIRE(k != NULL, "the scale_rev kernel and its buffers");
-    float alpha = 2.0f;
     uint64_t wide = 7;
     const size_t sh = bs * sizeof(float);
-    const hcl_arg ok[5] = {hcl_arg_buffer(out), hcl_arg_buffer(in), hcl_arg_value(&alpha, 4), hcl_arg_value(&n, 4),
-                           hcl_arg_value(&n, 4)};
+    const hcl_arg ok[5] = {s.ok[0], s.ok[1], s.ok[2], s.ok[3], hcl_arg_value(&n, 4)};
     hcl_arg a[5];
     /* Too many arguments: harmless to every runtime, so it also tells whether the backend knows the parameters. */
     hcl_status st =
@@ -620,7 +626,7 @@ CONF_TEST(api, kernel_arg_check) {
     refused_naming(k, sh, 3, ok, names ? "too few|parameter 3|'n'" : "too few|parameter 3");
     /* A buffer where a value goes: a harmless probe of whether the kinds are known (OpenCL without argument info). */
     memcpy(a, ok, sizeof a);
-    a[2] = hcl_arg_buffer(in);
+    a[2] = hcl_arg_buffer(s.in);
     st = hcl_kernel_launch(conf_queue, k, (hcl_dim3){2, 1, 1}, (hcl_dim3){bs, 1, 1}, sh, 4, a, 0, NULL, NULL);
     if (st == HCL_SUCCESS || !strstr(hcl_last_message(), "parameter 2")) {
         hcl_queue_finish(conf_queue);
@@ -636,7 +642,7 @@ CONF_TEST(api, kernel_arg_check) {
     a[0] = hcl_arg_value(&wide, sizeof wide);
     refused_naming(k, sh, 4, a, names ? "args[0] is a value|parameter 0|'out'|takes a buffer" : "parameter 0");
     memcpy(a, ok, sizeof a);
-    a[1] = hcl_arg_value(&alpha, sizeof alpha);
+    a[1] = hcl_arg_value(&s.alpha, sizeof s.alpha);
     refused_naming(k, sh, 4, a, names ? "parameter 1|'in'|takes a buffer" : "parameter 1");
     /* A value of the wrong size. */
     memcpy(a, ok, sizeof a);
@@ -649,6 +655,6 @@ CONF_TEST(api, kernel_arg_check) {
 
     /* Nothing ran, and a correct launch right after gives the right results. */
     CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue));
-    conf_check_buffer_untouched("scale_rev output after refused launches", out, n);
+    conf_check_buffer_untouched("scale_rev output after refused launches", s.out, n);
     run_scale_rev(k, 1000, 0, 0);
 }
