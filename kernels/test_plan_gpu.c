@@ -552,21 +552,45 @@ static const hcl_klaunch *cl_softmax_last(const hcl_kdevice *dev, const char *wh
     return l;
 }
 
+/* A CL softmax case: rows x cols of `type` (in batches where the device allows max_groups groups a launch, when not 0)
+ * planned in `launches` launches, the last one `kernel` over `grid` groups of lanes x per_group work-items from row
+ * row_begin, its last argument last_arg (its row_end; its chunk for the one-row-a-group kernels), with a float of local
+ * memory a work-item. */
+typedef struct cl_softmax_case {
+    hcl_dtype type;
+    size_t rows, cols;
+    uint32_t max_groups;
+    const char *kernel;
+    size_t launches;
+    uint32_t grid, lanes, per_group;
+    uint64_t row_begin, last_arg;
+} cl_softmax_case;
+
+static void check_cl_softmax(hcl_kdevice dev, const char *what, const cl_softmax_case *c) {
+    if (c->max_groups) dev.max_groups[0] = c->max_groups;
+    hcl_kplan p;
+    uint64_t row_begin = 0, last = 0;
+    const hcl_klaunch *l = cl_softmax_last(&dev, what, c->type, c->rows, c->cols, c->launches, &p, &row_begin, &last);
+    if (l) {
+        HCL_TS_CHECK(
+            strcmp(hcl_test_kernel_name(l), c->kernel) == 0 && l->grid.x == c->grid && l->block.x == c->lanes &&
+                l->block.y == c->per_group && l->block.z == 1 && row_begin == c->row_begin && last == c->last_arg &&
+                l->shared_bytes == (size_t)c->lanes * c->per_group * sizeof(float),
+            "%s softmax %zu x %zu %s: %s over %u groups of %u x %u x %u from row %llu, last argument %llu, %zu "
+            "bytes of local memory; expected %s over %u of %u x %u from row %llu, last argument %llu",
+            what, c->rows, c->cols, hcl_kdtype_name(c->type), hcl_test_kernel_name(l), l->grid.x, l->block.x,
+            l->block.y, l->block.z, (unsigned long long)row_begin, (unsigned long long)last, l->shared_bytes, c->kernel,
+            c->grid, c->lanes, c->per_group, (unsigned long long)c->row_begin, (unsigned long long)c->last_arg);
+    }
+    hcl_kplan_free(&p);
+}
+
 /* softmax on an OpenCL GPU (the H100 through NVIDIA's OpenCL): short rows of whole vectors of 4 several to a
  * work-group, local sizes (L, R), the last argument the launch's row_end (the rows kernels skip rows from there on);
  * rows of up to 32 columns 8 columns a work-item, longer 16; odd or longer rows one work-group a row. Also in batches
  * where the device allows 3 groups a launch. */
 static void softmax_cl_rows(void) {
-    hcl_kdevice dev = hcl_test_cl_gpu();
-    static const struct {
-        hcl_dtype type;
-        size_t rows, cols;
-        uint32_t max_groups;
-        const char *kernel;
-        size_t launches;
-        uint32_t grid, lanes, per_group; /* of the last launch */
-        uint64_t row_begin, last_arg;    /* its first row; its row_end (its chunk for the one-row-a-group kernels) */
-    } cases[] = {
+    static const cl_softmax_case cases[] = {
         {HCL_DTYPE_F32, 1000, 32, 0, "hcl_softmax_rows8_f32", 1, 16, 4, 64, 0, 1000},
         {HCL_DTYPE_BF16, 1000, 4, 0, "hcl_softmax_rows8_bf16", 1, 16, 1, 64, 0, 1000},
         {HCL_DTYPE_F32, 1000, 64, 0, "hcl_softmax_rows_f32", 1, 16, 4, 64, 0, 1000},
@@ -576,26 +600,7 @@ static void softmax_cl_rows(void) {
         {HCL_DTYPE_F32, 1000, 30, 0, "hcl_softmax_cached_f32", 1, 1000, 32, 1, 0, 1},
         {HCL_DTYPE_F32, 1000, 32, 3, "hcl_softmax_rows8_f32", 6, 1, 4, 64, 960, 1000},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (cases[i].max_groups) dev.max_groups[0] = cases[i].max_groups;
-        hcl_kplan p;
-        uint64_t row_begin = 0, last = 0;
-        const hcl_klaunch *l = cl_softmax_last(&dev, "CL", cases[i].type, cases[i].rows, cases[i].cols,
-                                               cases[i].launches, &p, &row_begin, &last);
-        if (l) {
-            HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
-                             l->block.x == cases[i].lanes && l->block.y == cases[i].per_group &&
-                             row_begin == cases[i].row_begin && last == cases[i].last_arg &&
-                             l->shared_bytes == (size_t)cases[i].lanes * cases[i].per_group * sizeof(float),
-                         "CL softmax %zu x %zu %s: %s over %u groups of %u x %u from row %llu, last argument %llu, %zu "
-                         "bytes of local memory; expected %s over %u of %u x %u from row %llu, last argument %llu",
-                         cases[i].rows, cases[i].cols, hcl_kdtype_name(cases[i].type), hcl_test_kernel_name(l),
-                         l->grid.x, l->block.x, l->block.y, (unsigned long long)row_begin, (unsigned long long)last,
-                         l->shared_bytes, cases[i].kernel, cases[i].grid, cases[i].lanes, cases[i].per_group,
-                         (unsigned long long)cases[i].row_begin, (unsigned long long)cases[i].last_arg);
-        }
-        hcl_kplan_free(&p);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_cl_softmax(hcl_test_cl_gpu(), "CL", &cases[i]);
 }
 
 /* softmax on OpenCL CPU devices, PoCL 3.1's limits and Intel's OpenCL CPU runtime's (groups of up to 8192, 256 KiB of
@@ -607,47 +612,24 @@ static void softmax_cl_cpu(void) {
     hcl_kdevice devs[2] = {hcl_test_pocl(), hcl_test_pocl()};
     devs[1].max_group_size = 8192;
     devs[1].local_mem = 262144;
-    static const struct {
-        hcl_dtype type;
-        size_t rows, cols;
-        uint32_t max_groups;
-        const char *kernel;
-        size_t launches;
-        uint32_t grid;               /* of the last launch */
-        uint64_t row_begin, row_end; /* its rows */
-    } cases[] = {
-        {HCL_DTYPE_F32, 257, 1001, 0, "hcl_softmax_f32", 1, 257, 0, 257},
-        {HCL_DTYPE_F32, 3, 20011, 0, "hcl_softmax_f32", 1, 3, 0, 3},
-        {HCL_DTYPE_F32, 100, 512, 0, "hcl_softmax_f32", 1, 100, 0, 100},
-        {HCL_DTYPE_F32, 100, 511, 0, "hcl_softmax_f32", 1, 100, 0, 100},
-        {HCL_DTYPE_F32, 100, 256, 0, "hcl_softmax_f32", 1, 50, 0, 100},
-        {HCL_DTYPE_F16, 1000, 32, 0, "hcl_softmax_f16", 1, 63, 0, 1000},
-        {HCL_DTYPE_BF16, 10, 262144, 0, "hcl_softmax_bf16", 1, 10, 0, 10},
-        {HCL_DTYPE_F32, 1000, 7, 0, "hcl_softmax_f32", 1, 16, 0, 1000},
-        {HCL_DTYPE_F32, 1000, 1024, 300, "hcl_softmax_f32", 4, 100, 900, 1000},
-        {HCL_DTYPE_F32, 1000, 32, 30, "hcl_softmax_f32", 3, 3, 960, 1000},
+#define ONE_ITEM_GROUPS(type, rows, cols, max_groups, kernel, launches, grid, row_begin, row_end)                      \
+    { type, rows, cols, max_groups, kernel, launches, grid, 1, 1, row_begin, row_end }
+    static const cl_softmax_case cases[] = {
+        ONE_ITEM_GROUPS(HCL_DTYPE_F32, 257, 1001, 0, "hcl_softmax_f32", 1, 257, 0, 257),
+        ONE_ITEM_GROUPS(HCL_DTYPE_F32, 3, 20011, 0, "hcl_softmax_f32", 1, 3, 0, 3),
+        ONE_ITEM_GROUPS(HCL_DTYPE_F32, 100, 512, 0, "hcl_softmax_f32", 1, 100, 0, 100),
+        ONE_ITEM_GROUPS(HCL_DTYPE_F32, 100, 511, 0, "hcl_softmax_f32", 1, 100, 0, 100),
+        ONE_ITEM_GROUPS(HCL_DTYPE_F32, 100, 256, 0, "hcl_softmax_f32", 1, 50, 0, 100),
+        ONE_ITEM_GROUPS(HCL_DTYPE_F16, 1000, 32, 0, "hcl_softmax_f16", 1, 63, 0, 1000),
+        ONE_ITEM_GROUPS(HCL_DTYPE_BF16, 10, 262144, 0, "hcl_softmax_bf16", 1, 10, 0, 10),
+        ONE_ITEM_GROUPS(HCL_DTYPE_F32, 1000, 7, 0, "hcl_softmax_f32", 1, 16, 0, 1000),
+        ONE_ITEM_GROUPS(HCL_DTYPE_F32, 1000, 1024, 300, "hcl_softmax_f32", 4, 100, 900, 1000),
+        ONE_ITEM_GROUPS(HCL_DTYPE_F32, 1000, 32, 30, "hcl_softmax_f32", 3, 3, 960, 1000),
     };
     for (int d = 0; d < 2; d++)
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            hcl_kdevice dev = devs[d];
-            if (cases[i].max_groups) dev.max_groups[0] = cases[i].max_groups;
-            hcl_kplan p;
-            uint64_t row_begin = 0, row_end = 0;
-            const hcl_klaunch *l = cl_softmax_last(&dev, d ? "CPU 1" : "CPU 0", cases[i].type, cases[i].rows,
-                                                   cases[i].cols, cases[i].launches, &p, &row_begin, &row_end);
-            if (l) {
-                HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), cases[i].kernel) == 0 && l->grid.x == cases[i].grid &&
-                                 l->block.x == 1 && l->block.y == 1 && l->block.z == 1 &&
-                                 row_begin == cases[i].row_begin && row_end == cases[i].row_end,
-                             "CPU %d softmax %zu x %zu %s: %s over %u groups of %u x %u x %u, rows %llu to %llu; "
-                             "expected %s over %u groups of one work-item, rows %llu to %llu",
-                             d, cases[i].rows, cases[i].cols, hcl_kdtype_name(cases[i].type), hcl_test_kernel_name(l),
-                             l->grid.x, l->block.x, l->block.y, l->block.z, (unsigned long long)row_begin,
-                             (unsigned long long)row_end, cases[i].kernel, cases[i].grid,
-                             (unsigned long long)cases[i].row_begin, (unsigned long long)cases[i].row_end);
-            }
-            hcl_kplan_free(&p);
-        }
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            check_cl_softmax(devs[d], d ? "CPU 1" : "CPU 0", &cases[i]);
+#undef ONE_ITEM_GROUPS
 }
 
 int main(void) {
