@@ -16,7 +16,6 @@ static const hcl__comm_engine *const engines[] = {&hcl__comm_nccl, &hcl__comm_rc
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static int engine_loaded[ENGINE_COUNT];
 static hcl_comm_engine_info engine_info[ENGINE_COUNT];
-static atomic_uint engines_open; /* bit i: engine i loaded and available (read by every group without the lock) */
 
 /* Open an engine once; its info (available or the reason) stays for the life of the process. */
 static const hcl_comm_engine_info *engine_load(uint32_t i) {
@@ -26,14 +25,13 @@ static const hcl_comm_engine_info *engine_load(uint32_t i) {
         memset(info, 0, sizeof *info);
         snprintf(info->name, sizeof info->name, "%s", engines[i]->name);
         snprintf(info->backends, sizeof info->backends, "%s", engines[i]->backends);
-        hcl_status st = engines[i]->load ? engines[i]->load(info) : HCL_SUCCESS;
+        hcl_status st = engines[i]->ops->load ? engines[i]->ops->load(engines[i], info) : HCL_SUCCESS;
         info->available = st == HCL_SUCCESS;
         if (!info->available && !info->reason[0]) snprintf(info->reason, sizeof info->reason, "%s", hcl_last_message());
         hcl__log(info->available ? HCL_LOG_DEBUG : HCL_LOG_INFO, "comm", "engine %s: %s%s%s", info->name,
                  info->available ? "available " : "unavailable: ", info->available ? info->library : info->reason,
                  info->available && info->version[0] ? info->version : "");
         engine_loaded[i] = 1;
-        if (info->available) atomic_fetch_or(&engines_open, 1u << i);
     }
     pthread_mutex_unlock(&engine_lock);
     return &engine_info[i];
@@ -61,7 +59,7 @@ static hcl_status engine_open(const char *fn, uint32_t i, const hcl__comm_engine
 }
 
 static hcl_status engine_serves(const char *fn, const hcl__comm_engine *e, const hcl__device *dev) {
-    return hcl__prefix_message(e->serves(dev), fn);
+    return e->ops->serves ? hcl__prefix_message(e->ops->serves(e, dev), fn) : HCL_SUCCESS;
 }
 
 /* The engine of this name for devs[0..count), opened and available. Whether it serves the devices comes before whether
@@ -143,7 +141,7 @@ static void comm_free(hcl__comm *c) {
 
 static void comm_destroy(void *object) {
     hcl__comm *c = object;
-    c->engine->destroy(c);
+    c->engine->ops->destroy(c);
     comm_free(c);
 }
 
@@ -160,7 +158,7 @@ static hcl_status get_id(hcl_device device, const char *engine, hcl_comm_id *out
                                 e->name);
     memset(out_id, 0, sizeof *out_id);
     snprintf(out_id->engine, sizeof out_id->engine, "%s", e->name);
-    return hcl__prefix_message(e->get_id(dev, out_id->bytes), fn);
+    return hcl__prefix_message(e->ops->get_id(e, dev, out_id->bytes), fn);
 }
 
 HCL_API hcl_status hcl_comm_get_id(hcl_device device, const char *engine, hcl_comm_id *out_id) {
@@ -186,7 +184,7 @@ static hcl_status comm_create(hcl_device device, uint32_t size, uint32_t rank, c
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: id names engine %s, which has no id", fn, e->name);
     hcl__comm *c = comm_new(device, dev, e, rank, size);
     if (!c) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    if ((st = e->create(c, id->bytes)) != HCL_SUCCESS) {
+    if ((st = e->ops->create(c, id->bytes)) != HCL_SUCCESS) {
         comm_free(c);
         return hcl__prefix_message(st, fn);
     }
@@ -230,13 +228,13 @@ static hcl_status create_all(uint32_t count, const hcl_device *devices, const ch
                                       j, i);
     }
     if (st == HCL_SUCCESS) st = engine_get(fn, engine ? engine : default_engine_all(devs, count), devs, count, &e);
-    if (st == HCL_SUCCESS && !e->create_all)
+    if (st == HCL_SUCCESS && !e->ops->create_all)
         st = hcl__set_message(HCL_ERROR_UNSUPPORTED, "%s: engine %s joins one rank per process (hcl_comm_create)", fn,
                               e->name);
     for (; st == HCL_SUCCESS && made < count; made++)
         if (!(comms[made] = comm_new(devices[made], devs[made], e, made, count)))
             st = hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    if (st == HCL_SUCCESS && (st = e->create_all(count, comms)) != HCL_SUCCESS) st = hcl__prefix_message(st, fn);
+    if (st == HCL_SUCCESS && (st = e->ops->create_all(count, comms)) != HCL_SUCCESS) st = hcl__prefix_message(st, fn);
     if (st == HCL_SUCCESS) {
         for (; published < count; published++) {
             hcl__comm *c = comms[published];
@@ -298,20 +296,25 @@ static hcl_status check_broken(const char *fn, hcl__comm *c) {
     return hcl__set_message((hcl_status)broken, "%s: the communicator is broken: %s", fn, c->broken_why);
 }
 
+/* The communicator and a queue of its device (hcl_comm_finish, every collective). */
+static hcl_status lookup_comm_queue(const char *fn, hcl_comm comm, hcl_queue queue, hcl__comm **out_comm,
+                                    hcl__queue **out_queue) {
+    hcl_status st = hcl__lookup(comm, HCL__H_COMM, (void **)out_comm, fn, "comm");
+    if (st == HCL_SUCCESS) st = hcl__lookup(queue, HCL__H_QUEUE, (void **)out_queue, fn, "queue");
+    if (st == HCL_SUCCESS && (*out_queue)->dev != (*out_comm)->dev)
+        st = hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
+                              "%s: the queue belongs to another device than the communicator's", fn);
+    return st;
+}
+
 static hcl_status comm_finish(hcl_comm comm, hcl_queue queue) {
     static const char fn[] = "hcl_comm_finish";
     hcl__comm *c;
     hcl__queue *q;
-    hcl_status st = hcl__lookup(comm, HCL__H_COMM, (void **)&c, fn, "comm");
-    if (st == HCL_SUCCESS) st = hcl__lookup(queue, HCL__H_QUEUE, (void **)&q, fn, "queue");
+    hcl_status st = lookup_comm_queue(fn, comm, queue, &c, &q);
+    if (st == HCL_SUCCESS) st = check_broken(fn, c);
     if (st != HCL_SUCCESS) return st;
-    if (q->dev != c->dev)
-        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
-                                "%s: the queue belongs to another device than the "
-                                "communicator's",
-                                fn);
-    if ((st = check_broken(fn, c)) != HCL_SUCCESS) return st;
-    if (c->engine->finish) return hcl__prefix_message(c->engine->finish(c, q), fn);
+    if (c->engine->ops->finish) return hcl__prefix_message(c->engine->ops->finish(c, q), fn);
     return hcl_queue_finish(queue);
 }
 
@@ -319,37 +322,36 @@ HCL_API hcl_status hcl_comm_finish(hcl_comm comm, hcl_queue queue) {
     HCL__TRACED("hcl_comm_finish", comm_finish(comm, queue), NULL, NULL, NULL);
 }
 
-/* ---- groups: per thread; the outermost start and end reach the engines that are open ---- */
+/* ---- groups: per thread; an engine takes part from its first collective in the group, and comm.c keeps what it
+ * records (hcl__comm_group) ---- */
 
 static _Thread_local uint32_t group_depth;
-static _Thread_local uint32_t group_engines; /* bit i: engines[i] had its group_start called */
+static _Thread_local uint32_t group_engines; /* bit i: engines[i] takes part in this thread's group */
+static _Thread_local hcl__comm_group groups[ENGINE_COUNT];
 
 HCL_API hcl_status hcl_comm_group_start(void) {
-    if (group_depth++ > 0) return HCL_SUCCESS;
-    group_engines = 0;
-    hcl_status first = HCL_SUCCESS;
-    const unsigned open = atomic_load(&engines_open);
-    for (uint32_t i = 0; i < ENGINE_COUNT; i++) {
-        if (!(open & 1u << i) || !engines[i]->group_start) continue;
-        hcl_status st = engines[i]->group_start();
-        if (st == HCL_SUCCESS)
-            group_engines |= 1u << i;
-        else if (first == HCL_SUCCESS)
-            first = hcl__prefix_message(st, "hcl_comm_group_start");
-    }
-    return first;
+    if (group_depth++ == 0) group_engines = 0;
+    return HCL_SUCCESS;
 }
 
-/* A collective on an engine inside this thread's group: an engine opened after the group began (a communicator made
- * inside it) joins the group now, so that its group_end issues what it records. */
-static hcl_status group_join(const hcl__comm_engine *e) {
-    if (group_depth == 0 || !e->group_start) return HCL_SUCCESS;
+hcl__comm_group *hcl__comm_group_of(const hcl__comm_engine *e) {
+    if (group_depth == 0) return NULL;
     uint32_t i = 0;
-    while (i < ENGINE_COUNT && engines[i] != e) i++;
-    if (i == ENGINE_COUNT || (group_engines & (1u << i))) return HCL_SUCCESS;
-    hcl_status st = e->group_start();
-    if (st == HCL_SUCCESS) group_engines |= 1u << i;
-    return st;
+    while (i + 1 < ENGINE_COUNT && engines[i] != e) i++;
+    group_engines |= 1u << i;
+    return &groups[i];
+}
+
+hcl_status hcl__comm_group_room(hcl__comm_group *g, size_t size) {
+    if (!g->items) g->items = g->first, g->cap = sizeof g->first / size;
+    if (g->count < g->cap) return HCL_SUCCESS;
+    const size_t cap = g->cap ? 2 * g->cap : 16;
+    void *grown = g->items == g->first ? malloc(cap * size) : realloc(g->items, cap * size);
+    if (!grown) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory recording a group's collective");
+    if (g->items == g->first) memcpy(grown, g->first, g->count * size);
+    g->items = grown;
+    g->cap = cap;
+    return HCL_SUCCESS;
 }
 
 HCL_API hcl_status hcl_comm_group_end(void) {
@@ -359,17 +361,17 @@ HCL_API hcl_status hcl_comm_group_end(void) {
     hcl_status first = HCL_SUCCESS;
     for (uint32_t i = 0; i < ENGINE_COUNT; i++) {
         if (!(group_engines & (1u << i))) continue;
-        hcl_status st = engines[i]->group_end();
+        hcl__comm_group *g = &groups[i];
+        hcl_status st = engines[i]->ops->group_end(engines[i], g);
         if (st != HCL_SUCCESS && first == HCL_SUCCESS) first = hcl__prefix_message(st, "hcl_comm_group_end");
+        if (g->items != g->first) free(g->items);
+        *g = (hcl__comm_group){0};
     }
     group_engines = 0;
     return first;
 }
 
 /* ---- collectives ---- */
-
-static const char *const kind_names[] = {"all_reduce",     "reduce", "broadcast", "all_gather",
-                                         "reduce_scatter", "send",   "recv"};
 
 /* A collective call as the API gives it. */
 typedef struct coll_call {
@@ -438,7 +440,7 @@ static hcl_status check_call(const coll_call *a, hcl__comm *c, hcl__coll *op) {
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                 "%s: send and recv are one buffer (%s has no in-place form "
                                 "here)",
-                                fn, kind_names[a->kind]);
+                                fn, hcl__coll_name(a->kind));
     op->kind = a->kind;
     op->type = a->type;
     op->op = reduces(a->kind) ? a->op : HCL_COMM_SUM;
@@ -450,17 +452,10 @@ static hcl_status check_call(const coll_call *a, hcl__comm *c, hcl__coll *op) {
 HCL__TRACED_BODY hcl_status run_call(const coll_call *a) {
     const char *fn = a->fn;
     hcl__comm *c;
+    hcl__queue *q;
     hcl__coll op;
-    hcl_status st = hcl__lookup(a->comm, HCL__H_COMM, (void **)&c, fn, "comm");
-    if (st == HCL_SUCCESS) st = hcl__lookup(a->queue, HCL__H_QUEUE, (void **)&op.q, fn, "queue");
-    if (st != HCL_SUCCESS) return st;
-    hcl__queue *q = op.q;
-    if (q->dev != c->dev)
-        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
-                                "%s: the queue belongs to another device than the "
-                                "communicator's",
-                                fn);
-    if ((st = check_call(a, c, &op)) != HCL_SUCCESS) return st;
+    hcl_status st = lookup_comm_queue(fn, a->comm, a->queue, &c, &q);
+    if (st != HCL_SUCCESS || (st = check_call(a, c, &op)) != HCL_SUCCESS) return st;
     op.q = q;
     if (a->out_event && group_depth > 0)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
@@ -468,7 +463,6 @@ HCL__TRACED_BODY hcl_status run_call(const coll_call *a) {
                                 "hcl_queue_marker after hcl_comm_group_end)",
                                 fn);
     if ((st = check_broken(fn, c)) != HCL_SUCCESS) return st;
-    if ((st = group_join(c->engine)) != HCL_SUCCESS) return hcl__prefix_message(st, fn);
     void **wait = NULL;
     if ((st = hcl__resolve_wait(fn, q->dev, a->num_wait, a->wait_list, &wait)) != HCL_SUCCESS) return st;
     const hcl_driver_table *d = q->dev->drv;
@@ -479,7 +473,7 @@ HCL__TRACED_BODY hcl_status run_call(const coll_call *a) {
     }
     free(wait);
     if (st != HCL_SUCCESS) return hcl__prefix_message(st, fn);
-    if (op.count > 0 && (st = c->engine->run(c, &op)) != HCL_SUCCESS) return hcl__prefix_message(st, fn);
+    if (op.count > 0 && (st = c->engine->ops->run(c, &op)) != HCL_SUCCESS) return hcl__prefix_message(st, fn);
     if (!HCL__WANT_EVENT(a->out_event)) return HCL_SUCCESS;
     void *native = NULL;
     if ((st = d->queue_marker(q->native, 0, NULL, &native)) != HCL_SUCCESS) return hcl__prefix_message(st, fn);

@@ -9,14 +9,22 @@
 #include "core.h"
 #include "hcl/hcl_comm.h"
 
+#include <stddef.h>
+
+/* The collectives, in the order of their numbers (hcl__coll_sig carries them between ranks): X(ID, "name"). */
+#define HCL__COLL_KINDS(X)                                                                                             \
+    X(ALL_REDUCE, "all_reduce")                                                                                        \
+    X(REDUCE, "reduce")                                                                                                \
+    X(BROADCAST, "broadcast")                                                                                          \
+    X(ALL_GATHER, "all_gather")                                                                                        \
+    X(REDUCE_SCATTER, "reduce_scatter")                                                                                \
+    X(SEND, "send")                                                                                                    \
+    X(RECV, "recv")
+
 typedef enum hcl__coll_kind {
-    HCL__COLL_ALL_REDUCE = 0,
-    HCL__COLL_REDUCE = 1,
-    HCL__COLL_BROADCAST = 2,
-    HCL__COLL_ALL_GATHER = 3,
-    HCL__COLL_REDUCE_SCATTER = 4,
-    HCL__COLL_SEND = 5,
-    HCL__COLL_RECV = 6
+#define HCL__COLL_KIND_ENUM(id, name) HCL__COLL_##id,
+    HCL__COLL_KINDS(HCL__COLL_KIND_ENUM)
+#undef HCL__COLL_KIND_ENUM
 } hcl__coll_kind;
 
 /* One collective of one rank, validated: the buffers exist on the communicator's device and are large enough, count
@@ -45,34 +53,51 @@ typedef struct hcl__comm {
     void *state;            /* the engine's */
 } hcl__comm;
 
-struct hcl__comm_engine {
-    const char *name;     /* "nccl" */
-    const char *backends; /* the backends it serves, for hcl_comm_engine_info: "cuda" */
-    int has_id;           /* hcl_comm_get_id / hcl_comm_create work with it */
+/* This thread's open group as one engine sees it (comm.c keeps one per engine and thread: the engines keep no group
+ * state of their own): what the engine recorded in it, items of the engine's own type, and two fields of the engine's.
+ * Zeroed when the group begins; comm.c frees the items after the engine's group_end. */
+typedef struct hcl__comm_group {
+    size_t count, cap; /* items recorded, room for (hcl__comm_group_room) */
+    void *items;       /* `first` until the group outgrows it (no allocation in each group) */
+    int started;       /* the engine's: it began a group of its library's (nccl: ncclGroupStart) */
+    hcl_status failed; /* the engine's: a call it passed on could not be recorded (its group_end fails with it) */
+    _Alignas(max_align_t) unsigned char first[256];
+} hcl__comm_group;
+
+/* An engine's functions. nccl and rccl share one set: `self`, or comm->engine, is the engine called (its lib). */
+typedef struct hcl__comm_engine_ops {
     /* Open the library (comm.c calls it once, under its lock): on success fill info->library and info->version; on
      * failure return a status and write info->reason. NULL: nothing to open. */
-    hcl_status (*load)(hcl_comm_engine_info *info);
+    hcl_status (*load)(const hcl__comm_engine *self, hcl_comm_engine_info *info);
     /* HCL_SUCCESS when it can serve this device, else HCL_ERROR_UNSUPPORTED with a message that says why. May be
-     * called before load (hcl_comm_create_all asks it first): it must not need the library. */
-    hcl_status (*serves)(const hcl__device *dev);
+     * called before load (hcl_comm_create_all asks it first): it must not need the library. NULL: it serves every
+     * device (its data goes through host memory). */
+    hcl_status (*serves)(const hcl__comm_engine *self, const hcl__device *dev);
     /* A new id (HCL_COMM_ID_BYTES) for ranks on dev's backend. */
-    hcl_status (*get_id)(hcl__device *dev, unsigned char *out_id);
-    /* Join comm->rank of comm->size on comm->dev (set by the core, as is the timeout); set comm->state. */
+    hcl_status (*get_id)(const hcl__comm_engine *self, hcl__device *dev, unsigned char *out_id);
+    /* Join comm->rank of comm->size on comm->dev (set by the core, as are the timeout and engine); set comm->state. */
     hcl_status (*create)(hcl__comm *comm, const unsigned char *id);
-    /* Make one communicator of `count` ranks in this process: comms[i] has dev, rank i, size count and the timeout
-     * set; set each state. */
+    /* Make one communicator of `count` ranks in this process: comms[i] has dev, rank i, size count, the timeout and the
+     * engine set; set each state. */
     hcl_status (*create_all)(uint32_t count, hcl__comm *const *comms);
     /* Free comm->state (the collectives on it have finished, or it is broken). */
     void (*destroy)(hcl__comm *comm);
     /* Queue (nccl, rccl) or run (mpi, staged) one collective after the commands already on op->q. Inside a group
-     * (between group_start and group_end on this thread) it may only record it. A failure that leaves the
-     * communicator unusable (timeout, a rank gone, an engine error) calls hcl__comm_break. */
+     * (hcl__comm_group_of is not NULL) it may only record it. A failure that leaves the communicator unusable (timeout,
+     * a rank gone, an engine error) calls hcl__comm_break. */
     hcl_status (*run)(hcl__comm *comm, const hcl__coll *op);
-    /* This thread's outermost group begins / ends (group_end issues or runs what the group recorded). */
-    hcl_status (*group_start)(void);
-    hcl_status (*group_end)(void);
+    /* This thread's outermost group ends: issue or run what g holds (the engine's collectives of the group). */
+    hcl_status (*group_end)(const hcl__comm_engine *self, hcl__comm_group *g);
     /* hcl_comm_finish: wait for q watching the communicator (errors, timeout); NULL: the queue's plain finish. */
     hcl_status (*finish)(hcl__comm *comm, hcl__queue *q);
+} hcl__comm_engine_ops;
+
+struct hcl__comm_engine {
+    const char *name;     /* "nccl" */
+    const char *backends; /* the backends it serves, for hcl_comm_engine_info: "cuda" */
+    int has_id;           /* hcl_comm_get_id / hcl_comm_create work with it */
+    void *lib;            /* the engine's own (nccl, rccl: which library) */
+    const hcl__comm_engine_ops *ops;
 };
 
 HCL__HIDDEN extern const hcl__comm_engine hcl__comm_nccl, hcl__comm_rccl, hcl__comm_mpi, hcl__comm_staged;
@@ -80,6 +105,12 @@ HCL__HIDDEN extern const hcl__comm_engine hcl__comm_nccl, hcl__comm_rccl, hcl__c
 /* Mark a communicator broken by `status` (not HCL_SUCCESS) with the current thread message, keep the first cause, and
  * return `status`: every later collective on it fails with that status and message. */
 HCL__HIDDEN hcl_status hcl__comm_break(hcl__comm *comm, hcl_status status);
+/* This thread's group of engine e (which then takes part: comm.c calls its group_end at the group's end), or NULL
+ * outside a group. */
+HCL__HIDDEN hcl__comm_group *hcl__comm_group_of(const hcl__comm_engine *e);
+/* Room in g for one more item of `size` bytes, which the engine then writes at index g->count++ (a failure leaves g
+ * as it was: HCL_ERROR_OUT_OF_MEMORY with a message). */
+HCL__HIDDEN hcl_status hcl__comm_group_room(hcl__comm_group *g, size_t size);
 /* The element size of a type, and the bytes of `count` elements (the core has checked that they fit). */
 static inline size_t hcl__coll_bytes(const hcl__coll *op, size_t count) { return count * hcl_dtype_size(op->type); }
 

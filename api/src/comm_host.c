@@ -93,43 +93,35 @@ void hcl__comm_stage_wait(hcl__queue *q, void **event, hcl_status *st) {
     if (*st == HCL_SUCCESS) *st = w;
 }
 
-/* a[i] = op(a[i], b[i]) on floats: plain loops that gcc vectorises (max and min as comparisons, not fmaxf, which
- * would need -ffast-math to vectorise). */
-static void combine(hcl_comm_op op, float *restrict a, const float *restrict b, size_t n) {
-    switch (op) {
-    case HCL_COMM_SUM:
-        for (size_t i = 0; i < n; i++) a[i] += b[i];
-        break;
-    case HCL_COMM_PROD:
-        for (size_t i = 0; i < n; i++) a[i] *= b[i];
-        break;
-    case HCL_COMM_MAX:
-        for (size_t i = 0; i < n; i++) a[i] = b[i] > a[i] ? b[i] : a[i];
-        break;
-    case HCL_COMM_MIN:
-        for (size_t i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i];
-        break;
+/* out[i] = op(a[i], b[i]) for i < n on floats: plain loops that gcc vectorises (max and min as comparisons, not fmaxf,
+ * which would need -ffast-math to vectorise). Written once for combine and combine2 below, which each expand it over
+ * their own restrict parameters. */
+#define COMBINE_LOOPS(op, out, a, b, n)                                                                                \
+    switch (op) {                                                                                                      \
+    case HCL_COMM_SUM:                                                                                                 \
+        for (size_t i = 0; i < (n); i++) (out)[i] = (a)[i] + (b)[i];                                                   \
+        break;                                                                                                         \
+    case HCL_COMM_PROD:                                                                                                \
+        for (size_t i = 0; i < (n); i++) (out)[i] = (a)[i] * (b)[i];                                                   \
+        break;                                                                                                         \
+    case HCL_COMM_MAX:                                                                                                 \
+        for (size_t i = 0; i < (n); i++) (out)[i] = (b)[i] > (a)[i] ? (b)[i] : (a)[i];                                 \
+        break;                                                                                                         \
+    case HCL_COMM_MIN:                                                                                                 \
+        for (size_t i = 0; i < (n); i++) (out)[i] = (b)[i] < (a)[i] ? (b)[i] : (a)[i];                                 \
+        break;                                                                                                         \
     }
+
+/* a[i] = op(a[i], b[i]). */
+static void combine(hcl_comm_op op, float *restrict a, const float *restrict b, size_t n) {
+    COMBINE_LOOPS(op, a, a, b, n)
 }
 
-/* out[i] = op(a[i], b[i]) on floats: the first two ranks in one pass, without copying the first. Kept apart from
- * combine: one loop serving both (out == a for in place, no restrict) measured 1.7x slower in place at -O3, as gcc then
- * versions it for aliasing. */
+/* out[i] = op(a[i], b[i]): the first two ranks in one pass, without copying the first. Kept apart from combine: one
+ * loop serving both (out == a for in place, no restrict) measured 1.7x slower in place at -O3, as gcc then versions it
+ * for aliasing. */
 static void combine2(hcl_comm_op op, float *restrict out, const float *restrict a, const float *restrict b, size_t n) {
-    switch (op) {
-    case HCL_COMM_SUM:
-        for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
-        break;
-    case HCL_COMM_PROD:
-        for (size_t i = 0; i < n; i++) out[i] = a[i] * b[i];
-        break;
-    case HCL_COMM_MAX:
-        for (size_t i = 0; i < n; i++) out[i] = b[i] > a[i] ? b[i] : a[i];
-        break;
-    case HCL_COMM_MIN:
-        for (size_t i = 0; i < n; i++) out[i] = b[i] < a[i] ? b[i] : a[i];
-        break;
-    }
+    COMBINE_LOOPS(op, out, a, b, n)
 }
 
 #define WIDEN_BLOCK 2048 /* floats widened at a time from 16-bit input (on the stack) */
@@ -250,8 +242,9 @@ void hcl__comm_combine_ranks(hcl_comm_op op, hcl_dtype type, float *acc, const u
 void hcl__comm_narrow(hcl_dtype type, const float *src, void *dst, size_t n) { hcl__host_narrow(type, src, dst, n); }
 
 const char *hcl__coll_name(hcl__coll_kind kind) {
-    static const char *const names[] = {"all_reduce",     "reduce", "broadcast", "all_gather",
-                                        "reduce_scatter", "send",   "recv"};
+#define COLL_NAME(id, name) name,
+    static const char *const names[] = {HCL__COLL_KINDS(COLL_NAME)};
+#undef COLL_NAME
     return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 

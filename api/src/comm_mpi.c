@@ -192,7 +192,8 @@ __attribute__((destructor)) static void mpi_finalize_at_exit(void) {
     if (mpi.MPI_Finalized(&done) == MPI_SUCCESS && !done) mpi.MPI_Finalize();
 }
 
-static hcl_status load(hcl_comm_engine_info *info) {
+static hcl_status load(const hcl__comm_engine *self, hcl_comm_engine_info *info) {
+    (void)self;
     static const char *const names[] = {"libmpi.so.40", "libmpi.so"};
     char reason[HCL_REASON_MAX] = "";
     void *h = hcl__driver_host()->open_library("mpi", "HCL_MPI_LIBRARY", names, 2, reason, sizeof reason);
@@ -234,13 +235,8 @@ static hcl_status load(hcl_comm_engine_info *info) {
     return HCL_SUCCESS;
 }
 
-static hcl_status serves(const hcl__device *dev) {
-    (void)dev; /* any backend: the data goes through host memory */
-    return HCL_SUCCESS;
-}
-
-static hcl_status get_id(hcl__device *dev, unsigned char *out_id) {
-    (void)dev;
+static hcl_status get_id(const hcl__comm_engine *self, hcl__device *dev, unsigned char *out_id) {
+    (void)self, (void)dev;
     size_t got = 0;
     while (got < HCL_COMM_ID_BYTES) {
         ssize_t n = getrandom(out_id + got, HCL_COMM_ID_BYTES - got, 0);
@@ -837,21 +833,14 @@ static hcl_status run_p2p(p2p_item *items, size_t n) {
     return st;
 }
 
-/* ---- groups: recorded per thread, run in order at the end (consecutive send/recv together) ---- */
-static _Thread_local int in_group;
-static _Thread_local p2p_item *recorded;
-static _Thread_local size_t recorded_count, recorded_cap;
+/* ---- groups: recorded per thread (hcl__comm_group), run in order at the end (consecutive send/recv together) ---- */
 
 static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
-    if (in_group) {
-        if (recorded_count == recorded_cap) {
-            size_t cap = recorded_cap ? 2 * recorded_cap : 16;
-            p2p_item *grown = realloc(recorded, cap * sizeof *grown);
-            if (!grown) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory recording a collective");
-            recorded = grown, recorded_cap = cap;
-        }
-        recorded[recorded_count++] = (p2p_item){.comm = comm, .op = *op};
-        return HCL_SUCCESS;
+    hcl__comm_group *g = hcl__comm_group_of(comm->engine);
+    if (g) {
+        hcl_status st = hcl__comm_group_room(g, sizeof(p2p_item));
+        if (st == HCL_SUCCESS) ((p2p_item *)g->items)[g->count++] = (p2p_item){.comm = comm, .op = *op};
+        return st;
     }
     if (op->kind == HCL__COLL_SEND || op->kind == HCL__COLL_RECV) {
         p2p_item it = {.comm = comm, .op = *op};
@@ -860,23 +849,18 @@ static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
     return run_collective(comm, op);
 }
 
-static hcl_status group_start(void) {
-    in_group = 1;
-    recorded_count = 0;
-    return HCL_SUCCESS;
-}
-
-static hcl_status group_end(void) {
+static hcl_status group_end(const hcl__comm_engine *self, hcl__comm_group *g) {
+    (void)self;
+    p2p_item *recorded = g->items;
     hcl__comm_first_failure first = {0};
-    in_group = 0;
-    for (size_t i = 0; i < recorded_count;) {
+    for (size_t i = 0; i < g->count;) {
         hcl_status st;
         size_t next = i + 1;
         const int broken = atomic_load(&recorded[i].comm->broken);
         if (broken) {
             st = hcl__set_message((hcl_status)broken, "the communicator is broken: %s", recorded[i].comm->broken_why);
         } else if (recorded[i].op.kind == HCL__COLL_SEND || recorded[i].op.kind == HCL__COLL_RECV) {
-            while (next < recorded_count &&
+            while (next < g->count &&
                    (recorded[next].op.kind == HCL__COLL_SEND || recorded[next].op.kind == HCL__COLL_RECV))
                 next++;
             st = run_p2p(&recorded[i], next - i);
@@ -886,20 +870,10 @@ static hcl_status group_end(void) {
         hcl__comm_first_note(&first, st);
         i = next;
     }
-    free(recorded);
-    recorded = NULL;
-    recorded_count = recorded_cap = 0;
     return hcl__comm_first_result(&first);
 }
 
-const hcl__comm_engine hcl__comm_mpi = {.name = "mpi",
-                                        .backends = "any",
-                                        .has_id = 1,
-                                        .load = load,
-                                        .serves = serves,
-                                        .get_id = get_id,
-                                        .create = create,
-                                        .destroy = destroy,
-                                        .run = run,
-                                        .group_start = group_start,
-                                        .group_end = group_end};
+/* serves: none, every device (the data goes through host memory) */
+static const hcl__comm_engine_ops ops = {
+    .load = load, .get_id = get_id, .create = create, .destroy = destroy, .run = run, .group_end = group_end};
+const hcl__comm_engine hcl__comm_mpi = {.name = "mpi", .backends = "any", .has_id = 1, .ops = &ops};

@@ -1,6 +1,7 @@
 /* The nccl and rccl engines (comm_engine.h): NVIDIA's NCCL for cuda devices, and AMD's RCCL, which has NCCL's API
- * over HIP, for hip devices. One source, two tables over two library handles; the core never includes a vendor
- * header, so the part of nccl.h we use is declared by hand in comm_nccl_api.h.
+ * over HIP, for hip devices. One source: two engines share one set of functions, each over its library handle (the
+ * engine's lib); the core never includes a vendor header, so the part of nccl.h we use is declared by hand in
+ * comm_nccl_api.h.
  *
  * The device: NCCL takes the CUDA runtime's current device at ncclCommInitRank and launches on the streams it is
  * given. The cuda driver works in each device's primary context, which is what the runtime uses, so making that
@@ -52,7 +53,6 @@ typedef struct engine_lib {
     const char *const *files;
     size_t file_count;
     int hip;     /* RCCL: hip devices and the HIP runtime */
-    int index;   /* into the per-thread group state */
     int version; /* ncclGetVersion */
     void *handle, *gpu_handle;
     nccl_api f;
@@ -62,9 +62,9 @@ typedef struct engine_lib {
 
 static const char *const nccl_files[] = {"libnccl.so.2", "libnccl.so"};
 static const char *const rccl_files[] = {"librccl.so.1", "librccl.so", "/opt/rocm/lib/librccl.so.1"};
-static engine_lib g_nccl = {"nccl", "NCCL", "cuda", "HCL_NCCL_LIBRARY", nccl_files, COUNT(nccl_files), 0, 0, 0, 0, 0,
+static engine_lib g_nccl = {"nccl", "NCCL", "cuda", "HCL_NCCL_LIBRARY", nccl_files, COUNT(nccl_files), 0, 0, 0, 0,
                             {0},    {0},    {0}};
-static engine_lib g_rccl = {"rccl", "RCCL", "hip", "HCL_RCCL_LIBRARY", rccl_files, COUNT(rccl_files), 1, 1, 0, 0, 0,
+static engine_lib g_rccl = {"rccl", "RCCL", "hip", "HCL_RCCL_LIBRARY", rccl_files, COUNT(rccl_files), 1, 0, 0, 0,
                             {0},    {0},    {0}};
 
 /* A communicator's engine state. */
@@ -96,33 +96,37 @@ static void version_text(int code, char *buf, size_t size) {
         snprintf(buf, size, "%d.%d.%d", code / 10000, code % 10000 / 100, code % 100);
 }
 
-static hcl_status load_gpu_runtime(engine_lib *L, const char *opened, char *reason, size_t size) {
-    const hcl_driver_host *host = hcl__driver_host();
-    const char *missing;
-    if (!L->hip) { /* NCCL links the CUDA runtime statically and opens libcuda itself: open the one the driver uses */
-        static const char *const cuda_files[] = {"libcuda.so.1", "libcuda.so"};
-        snprintf(reason, size, "%s opened, but not the CUDA driver library that it needs: ", opened);
-        if (!(L->gpu_handle = host->open_library(L->name, "HCL_CUDA_LIBRARY", cuda_files, 2, reason, size)))
-            return HCL_ERROR_BACKEND_UNAVAILABLE;
-        reason[0] = '\0';
-        if (!(missing = resolve(L->gpu_handle, cuda_symbols, COUNT(cuda_symbols), &L->cu))) return HCL_SUCCESS;
-        snprintf(reason, size, "the CUDA driver library lacks %s", missing);
-        return HCL_ERROR_BACKEND_UNAVAILABLE;
-    }
-    /* RCCL needs libamdhip64: dlsym on RCCL's handle finds it among RCCL's dependencies, the runtime RCCL runs on */
-    if (!(missing = resolve(L->handle, hip_symbols, COUNT(hip_symbols), &L->hp))) return HCL_SUCCESS;
-    static const char *const hip_files[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
-                                            "libamdhip64.so"};
-    snprintf(reason, size, "%s opened, but not the HIP runtime that it needs: ", opened);
-    if (!(L->gpu_handle = host->open_library(L->name, "HCL_HIP_LIBRARY", hip_files, 4, reason, size)))
+/* Open the GPU runtime `what` that L's library needs (`env` names its file instead of `files`) and resolve `symbols`
+ * into `table`; on failure `reason` says why. */
+static hcl_status open_gpu_runtime(engine_lib *L, const char *opened, const char *what, const char *env,
+                                   const char *const *files, size_t file_count, const symbol *symbols,
+                                   size_t symbol_count, void *table, char *reason, size_t size) {
+    snprintf(reason, size, "%s opened, but not the %s that it needs: ", opened, what);
+    if (!(L->gpu_handle = hcl__driver_host()->open_library(L->name, env, files, file_count, reason, size)))
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     reason[0] = '\0';
-    if (!(missing = resolve(L->gpu_handle, hip_symbols, COUNT(hip_symbols), &L->hp))) return HCL_SUCCESS;
-    snprintf(reason, size, "the HIP runtime lacks %s", missing);
+    const char *missing = resolve(L->gpu_handle, symbols, symbol_count, table);
+    if (!missing) return HCL_SUCCESS;
+    snprintf(reason, size, "the %s lacks %s", what, missing);
     return HCL_ERROR_BACKEND_UNAVAILABLE;
 }
 
-static hcl_status load_lib(engine_lib *L, hcl_comm_engine_info *info) {
+static hcl_status load_gpu_runtime(engine_lib *L, const char *opened, char *reason, size_t size) {
+    if (!L->hip) { /* NCCL links the CUDA runtime statically and opens libcuda itself: open the one the driver uses */
+        static const char *const cuda_files[] = {"libcuda.so.1", "libcuda.so"};
+        return open_gpu_runtime(L, opened, "CUDA driver library", "HCL_CUDA_LIBRARY", cuda_files, COUNT(cuda_files),
+                                cuda_symbols, COUNT(cuda_symbols), &L->cu, reason, size);
+    }
+    /* RCCL needs libamdhip64: dlsym on RCCL's handle finds it among RCCL's dependencies, the runtime RCCL runs on */
+    if (!resolve(L->handle, hip_symbols, COUNT(hip_symbols), &L->hp)) return HCL_SUCCESS;
+    static const char *const hip_files[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
+                                            "libamdhip64.so"};
+    return open_gpu_runtime(L, opened, "HIP runtime", "HCL_HIP_LIBRARY", hip_files, COUNT(hip_files), hip_symbols,
+                            COUNT(hip_symbols), &L->hp, reason, size);
+}
+
+static hcl_status load(const hcl__comm_engine *self, hcl_comm_engine_info *info) {
+    engine_lib *L = self->lib;
     const hcl_driver_host *host = hcl__driver_host();
     const char *missing;
     hcl_status st = HCL_ERROR_BACKEND_UNAVAILABLE;
@@ -160,10 +164,8 @@ cleanup:
     return st;
 }
 
-static hcl_status nccl_load(hcl_comm_engine_info *info) { return load_lib(&g_nccl, info); }
-static hcl_status rccl_load(hcl_comm_engine_info *info) { return load_lib(&g_rccl, info); }
-
-static hcl_status serves_lib(const engine_lib *L, const hcl__device *dev) {
+static hcl_status serves(const hcl__comm_engine *self, const hcl__device *dev) {
+    const engine_lib *L = self->lib;
     if (strcmp(dev->backend->name, L->backend) != 0)
         return hcl__set_message(HCL_ERROR_UNSUPPORTED,
                                 "engine %s serves %s devices only; device %u '%s' is a %s device", L->name, L->backend,
@@ -173,9 +175,6 @@ static hcl_status serves_lib(const engine_lib *L, const hcl__device *dev) {
                                 dev->backend->name);
     return HCL_SUCCESS;
 }
-
-static hcl_status nccl_serves(const hcl__device *dev) { return serves_lib(&g_nccl, dev); }
-static hcl_status rccl_serves(const hcl__device *dev) { return serves_lib(&g_rccl, dev); }
 
 /* ---- the device current for the calling thread ---- */
 
@@ -378,7 +377,8 @@ static void init_undo(hcl__comm *c) {
     c->state = NULL;
 }
 
-static hcl_status create_lib(engine_lib *L, hcl__comm *c, const unsigned char *id) {
+static hcl_status create(hcl__comm *c, const unsigned char *id) {
+    engine_lib *L = c->engine->lib;
     nccl_unique_id uid;
     memcpy(&uid, id, sizeof uid);
     int blocking = blocking_mode(0);
@@ -401,11 +401,9 @@ static hcl_status create_lib(engine_lib *L, hcl__comm *c, const unsigned char *i
     return st;
 }
 
-static hcl_status nccl_create(hcl__comm *c, const unsigned char *id) { return create_lib(&g_nccl, c, id); }
-static hcl_status rccl_create(hcl__comm *c, const unsigned char *id) { return create_lib(&g_rccl, c, id); }
-
 /* Every rank in this process: one id, each rank's init on its own device inside one group. */
-static hcl_status create_all_lib(engine_lib *L, uint32_t count, hcl__comm *const *comms) {
+static hcl_status create_all(uint32_t count, hcl__comm *const *comms) {
+    engine_lib *L = comms[0]->engine->lib;
     const int blocking = blocking_mode(1) || !L->f.ncclCommInitRankConfig;
     hcl_status st = HCL_SUCCESS;
     for (uint32_t i = 0; i < count && st == HCL_SUCCESS; i++) st = init_prepare(L, comms[i], blocking);
@@ -437,13 +435,6 @@ static hcl_status create_all_lib(engine_lib *L, uint32_t count, hcl__comm *const
     return st;
 }
 
-static hcl_status nccl_create_all(uint32_t count, hcl__comm *const *comms) {
-    return create_all_lib(&g_nccl, count, comms);
-}
-static hcl_status rccl_create_all(uint32_t count, hcl__comm *const *comms) {
-    return create_all_lib(&g_rccl, count, comms);
-}
-
 /* Destroy when healthy; abort when broken or in error (ncclCommDestroy would refuse it and keep its resources). */
 static void destroy(hcl__comm *c) {
     nccl_state *s = c->state;
@@ -467,44 +458,21 @@ static void destroy(hcl__comm *c) {
     c->state = NULL;
 }
 
-/* ---- groups: per thread and per engine; the communicators a group used, to wait for them at its end ---- */
+/* ---- groups: this thread's (comm.c keeps them) holds the communicators it used, to wait for them at its end ---- */
 
-typedef struct group_state {
-    int open;    /* HCL's group is open on this thread */
-    int started; /* ncclGroupStart was called: at the group's first collective (NCCL 2.28 leaks an empty group's job) */
-    uint32_t count, cap;
-    hcl__comm **comms; /* `first` until a group holds more communicators (no allocation in each group) */
-    hcl__comm *first[8];
-    hcl_status failed; /* a communicator could not be recorded */
-} group_state;
-static _Thread_local group_state tl_group[2];
-
-static hcl_status group_add(group_state *g, hcl__comm *c) {
-    for (uint32_t i = 0; i < g->count; i++)
-        if (g->comms[i] == c) return HCL_SUCCESS;
-    if (!g->comms) g->comms = g->first, g->cap = sizeof g->first / sizeof g->first[0];
-    if (g->count == g->cap) {
-        const uint32_t cap = 2 * g->cap;
-        hcl__comm **grown = g->comms == g->first ? malloc(cap * sizeof *grown) : realloc(g->comms, cap * sizeof *grown);
-        if (grown && g->comms == g->first) memcpy(grown, g->first, sizeof g->first);
-        if (!grown) {
-            g->failed = HCL_ERROR_OUT_OF_MEMORY;
-            return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory recording a group");
-        }
-        g->comms = grown;
-        g->cap = cap;
-    }
-    g->comms[g->count++] = c;
+static hcl_status group_add(hcl__comm_group *g, hcl__comm *c) {
+    hcl__comm **comms = g->items;
+    for (size_t i = 0; i < g->count; i++)
+        if (comms[i] == c) return HCL_SUCCESS;
+    hcl_status st = hcl__comm_group_room(g, sizeof c);
+    if (st != HCL_SUCCESS) return g->failed = st;
+    ((hcl__comm **)g->items)[g->count++] = c;
     return HCL_SUCCESS;
 }
 
-static hcl_status group_start_lib(engine_lib *L) {
-    tl_group[L->index].open = 1;
-    return HCL_SUCCESS;
-}
-
-/* NCCL's group starts with the first collective that HCL's group records. */
-static hcl_status group_join(const engine_lib *L, group_state *g) {
+/* NCCL's group starts with the first collective that HCL's group records (g->started): NCCL 2.28 leaks an empty
+ * group's job. */
+static hcl_status group_join(const engine_lib *L, hcl__comm_group *g) {
     if (g->started) return HCL_SUCCESS;
     nccl_result r = L->f.ncclGroupStart();
     if (r != NCCL_SUCCESS)
@@ -514,22 +482,19 @@ static hcl_status group_join(const engine_lib *L, group_state *g) {
     return HCL_SUCCESS;
 }
 
-static hcl_status group_end_lib(engine_lib *L) {
-    group_state *g = &tl_group[L->index];
-    if (!g->started) { /* nothing was recorded */
-        if (g->comms != g->first) free(g->comms);
-        memset(g, 0, sizeof *g);
-        return HCL_SUCCESS;
-    }
+static hcl_status group_end(const hcl__comm_engine *self, hcl__comm_group *g) {
+    const engine_lib *L = self->lib;
+    hcl__comm *const *comms = g->items;
+    if (!g->started) return HCL_SUCCESS; /* nothing was recorded */
     gpu_scope scope; /* NCCL ends a group back on the device current at its start: let that be one of ours */
-    const int entered = g->count && enter(L, g->comms[0]->dev, &scope, NULL) == HCL_SUCCESS;
+    const int entered = g->count && enter(L, comms[0]->dev, &scope, NULL) == HCL_SUCCESS;
     nccl_result r = L->f.ncclGroupEnd();
     if (entered) leave(L, &scope);
     hcl_status first = g->failed;
     if (first != HCL_SUCCESS)
         hcl__set_message(first, "ncclGroupEnd: a collective of the group could not be recorded (out of host memory)");
-    for (uint32_t i = 0; i < g->count; i++) {
-        hcl__comm *c = g->comms[i];
+    for (size_t i = 0; i < g->count; i++) {
+        hcl__comm *c = comms[i];
         hcl_status st;
         if (r != NCCL_SUCCESS && r != NCCL_IN_PROGRESS)
             st = nccl_fail(c, "ncclGroupEnd", r, 0); /* every communicator of the group had its part in it */
@@ -541,15 +506,8 @@ static hcl_status group_end_lib(engine_lib *L) {
         first = hcl__set_message(r == NCCL_INVALID_ARGUMENT || r == NCCL_INVALID_USAGE ? HCL_ERROR_INVALID_ARGUMENT
                                                                                        : HCL_ERROR_VENDOR,
                                  "ncclGroupEnd: %s (%d): %s", result_name(r), r, L->f.ncclGetErrorString(r));
-    if (g->comms != g->first) free(g->comms);
-    memset(g, 0, sizeof *g);
     return first;
 }
-
-static hcl_status nccl_group_start(void) { return group_start_lib(&g_nccl); }
-static hcl_status nccl_group_end(void) { return group_end_lib(&g_nccl); }
-static hcl_status rccl_group_start(void) { return group_start_lib(&g_rccl); }
-static hcl_status rccl_group_end(void) { return group_end_lib(&g_rccl); }
 
 /* ---- collectives ---- */
 
@@ -574,11 +532,9 @@ static nccl_op to_nccl_op(hcl_comm_op op) {
 
 /* After a collective's call: inside a group it was only recorded; a nonblocking communicator launches on NCCL's
  * thread, and the core puts the call's event after it, so wait until it is launched. */
-static hcl_status after_call(hcl__comm *c, const char *call, nccl_result r) {
-    const nccl_state *s = c->state;
-    group_state *g = &tl_group[s->lib->index];
+static hcl_status after_call(hcl__comm *c, hcl__comm_group *g, const char *call, nccl_result r) {
     if (r != NCCL_SUCCESS && r != NCCL_IN_PROGRESS) return nccl_fail(c, call, r, 0);
-    if (g->open) return group_add(g, c);
+    if (g) return group_add(g, c);
     return settle(c, call, r, "the launch did not finish");
 }
 
@@ -596,14 +552,14 @@ static hcl_status run(hcl__comm *c, const hcl__coll *op) {
     const nccl_dtype t = to_nccl_type(op->type);
     const nccl_op o = to_nccl_op(op->op);
     const int peer = (int)op->root;
-    group_state *g = &tl_group[L->index];
-    if (g->open && (st = group_join(L, g)) != HCL_SUCCESS) return st;
-    /* Inside a group NCCL only records the call; ncclGroupEnd launches it (group_end_lib makes a device of the group
+    hcl__comm_group *g = hcl__comm_group_of(c->engine);
+    if (g && (st = group_join(L, g)) != HCL_SUCCESS) return st;
+    /* Inside a group NCCL only records the call; ncclGroupEnd launches it (group_end makes a device of the group
      * current there). Outside one the call launches at once, on the device that must be current. Skipping the push
      * and pop of the context in the group saves three driver calls per rank and collective. */
     gpu_scope scope = {0};
     scope.previous = -1;
-    if (!g->open && (st = enter(L, c->dev, &scope, NULL)) != HCL_SUCCESS) return st;
+    if (!g && (st = enter(L, c->dev, &scope, NULL)) != HCL_SUCCESS) return st;
     const char *call = "?";
     nccl_result r = NCCL_INVALID_USAGE;
     switch (op->kind) {
@@ -637,7 +593,7 @@ static hcl_status run(hcl__comm *c, const hcl__coll *op) {
         break;
     }
     leave(L, &scope);
-    return after_call(c, call, r);
+    return after_call(c, g, call, r);
 }
 
 /* hcl_comm_finish: poll the stream, and the communicator for errors, until the stream is idle or the timeout; then
@@ -672,7 +628,8 @@ static hcl_status finish(hcl__comm *c, hcl__queue *q) {
     return st;
 }
 
-static hcl_status get_id_lib(engine_lib *L, hcl__device *dev, unsigned char *out_id) {
+static hcl_status get_id(const hcl__comm_engine *self, hcl__device *dev, unsigned char *out_id) {
+    const engine_lib *L = self->lib;
     nccl_unique_id uid;
     gpu_scope scope;
     hcl_status st = enter(L, dev, &scope, NULL);
@@ -686,34 +643,16 @@ static hcl_status get_id_lib(engine_lib *L, hcl__device *dev, unsigned char *out
     return HCL_SUCCESS;
 }
 
-static hcl_status nccl_get_id(hcl__device *dev, unsigned char *out_id) { return get_id_lib(&g_nccl, dev, out_id); }
-static hcl_status rccl_get_id(hcl__device *dev, unsigned char *out_id) { return get_id_lib(&g_rccl, dev, out_id); }
-
 _Static_assert(sizeof(nccl_unique_id) == HCL_COMM_ID_BYTES, "an hcl_comm_id holds an ncclUniqueId");
 
-const hcl__comm_engine hcl__comm_nccl = {.name = "nccl",
-                                         .backends = "cuda",
-                                         .has_id = 1,
-                                         .load = nccl_load,
-                                         .serves = nccl_serves,
-                                         .get_id = nccl_get_id,
-                                         .create = nccl_create,
-                                         .create_all = nccl_create_all,
+static const hcl__comm_engine_ops ops = {.load = load,
+                                         .serves = serves,
+                                         .get_id = get_id,
+                                         .create = create,
+                                         .create_all = create_all,
                                          .destroy = destroy,
                                          .run = run,
-                                         .group_start = nccl_group_start,
-                                         .group_end = nccl_group_end,
+                                         .group_end = group_end,
                                          .finish = finish};
-const hcl__comm_engine hcl__comm_rccl = {.name = "rccl",
-                                         .backends = "hip",
-                                         .has_id = 1,
-                                         .load = rccl_load,
-                                         .serves = rccl_serves,
-                                         .get_id = rccl_get_id,
-                                         .create = rccl_create,
-                                         .create_all = rccl_create_all,
-                                         .destroy = destroy,
-                                         .run = run,
-                                         .group_start = rccl_group_start,
-                                         .group_end = rccl_group_end,
-                                         .finish = finish};
+const hcl__comm_engine hcl__comm_nccl = {.name = "nccl", .backends = "cuda", .has_id = 1, .lib = &g_nccl, .ops = &ops};
+const hcl__comm_engine hcl__comm_rccl = {.name = "rccl", .backends = "hip", .has_id = 1, .lib = &g_rccl, .ops = &ops};

@@ -54,15 +54,12 @@ typedef struct clique {
     unsigned host_types;    /* bit t: a rank's device cannot add type t (reductions of t combine on the host) */
 } clique;
 
-/* ---- this thread's group: the slots it posted, collected by group_end ---- */
+/* What this thread's group (hcl__comm_group) holds: the slots it posted, collected by group_end. */
 typedef struct ticket {
     clique *cl;
     slot *s;
     hcl__comm *comm;
 } ticket;
-static _Thread_local int in_group;
-static _Thread_local ticket *tickets;
-static _Thread_local size_t ticket_count, ticket_cap;
 
 static void clique_free(clique *cl) {
     for (slot *s = cl->slots, *n; s; s = n) {
@@ -554,6 +551,7 @@ static hcl_status check_match(const clique *cl, const slot *s, const hcl__coll *
 static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
     clique *cl = comm->state;
     const uint32_t me = comm->rank;
+    hcl__comm_group *g = hcl__comm_group_of(comm->engine);
     hcl_status st = HCL_SUCCESS;
     pthread_mutex_lock(&cl->lock);
     if (cl->broken) {
@@ -561,14 +559,9 @@ static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
         pthread_mutex_unlock(&cl->lock);
         return hcl__comm_break(comm, cl->broken);
     }
-    if (in_group && ticket_count == ticket_cap) {
-        size_t cap = ticket_cap ? 2 * ticket_cap : 16;
-        ticket *t = realloc(tickets, cap * sizeof *t);
-        if (!t) {
-            pthread_mutex_unlock(&cl->lock);
-            return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "out of host memory recording a grouped collective");
-        }
-        tickets = t, ticket_cap = cap;
+    if (g && (st = hcl__comm_group_room(g, sizeof(ticket))) != HCL_SUCCESS) {
+        pthread_mutex_unlock(&cl->lock);
+        return st;
     }
     slot *s;
     if (op->kind == HCL__COLL_SEND)
@@ -610,10 +603,10 @@ static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
         else
             cl->ready_head = s;
         cl->ready_tail = s;
-        if (!in_group) drain(cl); /* in a group, group_end runs what is ready: send/recv pairs then run together */
+        if (!g) drain(cl); /* in a group, group_end runs what is ready: send/recv pairs then run together */
     }
-    if (in_group) {
-        tickets[ticket_count++] = (ticket){cl, s, comm};
+    if (g) {
+        ((ticket *)g->items)[g->count++] = (ticket){cl, s, comm};
         cl->tickets++;
         pthread_mutex_unlock(&cl->lock);
         return HCL_SUCCESS;
@@ -623,18 +616,13 @@ static hcl_status run(hcl__comm *comm, const hcl__coll *op) {
     return st;
 }
 
-static hcl_status group_start(void) {
-    in_group = 1;
-    ticket_count = 0;
-    return HCL_SUCCESS;
-}
-
 /* Wait for every collective this thread posted in the group; each under its communicator's timeout, counted from
  * here. Every ticket is collected, the first failure returned. */
-static hcl_status group_end(void) {
+static hcl_status group_end(const hcl__comm_engine *self, hcl__comm_group *g) {
+    (void)self;
+    const ticket *tickets = g->items;
     hcl__comm_first_failure first = {0};
-    in_group = 0;
-    for (size_t i = 0; i < ticket_count; i++) {
+    for (size_t i = 0; i < g->count; i++) {
         clique *cl = tickets[i].cl;
         pthread_mutex_lock(&cl->lock);
         drain(cl);
@@ -644,19 +632,10 @@ static hcl_status group_end(void) {
         pthread_mutex_unlock(&cl->lock);
         if (last) clique_free(cl);
     }
-    ticket_count = 0;
-    free(tickets);
-    tickets = NULL;
-    ticket_cap = 0;
     return hcl__comm_first_result(&first);
 }
 
 /* ---- the engine ---- */
-
-static hcl_status serves(const hcl__device *dev) {
-    (void)dev; /* any backend: staging goes through the buffer's own driver */
-    return HCL_SUCCESS;
-}
 
 static hcl_status create_all(uint32_t count, hcl__comm *const *comms) {
     clique *cl = calloc(1, sizeof *cl);
@@ -698,13 +677,7 @@ static void destroy(hcl__comm *comm) {
     if (last) clique_free(cl);
 }
 
-const hcl__comm_engine hcl__comm_staged = {.name = "staged",
-                                           .backends = "any",
-                                           .has_id = 0,
-                                           .load = NULL,
-                                           .serves = serves,
-                                           .create_all = create_all,
-                                           .destroy = destroy,
-                                           .run = run,
-                                           .group_start = group_start,
-                                           .group_end = group_end};
+/* serves: none, every device (staging goes through the buffer's own driver); no load, no id (create_all only) */
+static const hcl__comm_engine_ops ops = {
+    .create_all = create_all, .destroy = destroy, .run = run, .group_end = group_end};
+const hcl__comm_engine hcl__comm_staged = {.name = "staged", .backends = "any", .ops = &ops};
