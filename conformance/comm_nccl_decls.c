@@ -1,4 +1,4 @@
-/* The nccl and rccl engines declare the part of nccl.h they use by hand (api/src/comm_nccl_api.h), since the core
+/* The nccl and rccl engines declare the part of nccl.h they use by hand (api/comm/comm_nccl_api.h), since the core
  * includes no vendor header. Built only where nccl.h is installed, this file puts both side by side: every value and
  * layout the engine relies on is checked at compile time (a mismatch fails the build), and the program prints what
  * it checked against. */

@@ -1,4 +1,4 @@
-/* hcl-comm-nccl-test: the nccl engine (api/src/comm_nccl.c) through the public API (hcl/hcl_comm.h).
+/* hcl-comm-nccl-test: the nccl engine (api/comm/comm_nccl.c) through the public API (hcl/hcl_comm.h).
  *
  *   hcl-comm-nccl-test info    anywhere: nccl and rccl are listed by hcl_comm_engine_get_info, available with their
  *                              library and version, or unavailable with a reason that names what was tried (and,
