@@ -233,7 +233,7 @@ static void collectives(void) {
     for (int k = 0; k <= K_SENDRECV; k++) {
         const int reduces = k == K_ALL_REDUCE || k == K_REDUCE || k == K_REDUCE_SCATTER;
         const int places = k == K_ALL_REDUCE || k == K_REDUCE || k == K_BROADCAST ? 2 : 1;
-        for (int t = 0; t < 3; t++)
+        for (int t = 0; t < HCL_DTYPE_COUNT; t++)
             for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
                 for (int o = 0; o < (reduces ? 4 : 1); o++)
                     for (int ip = 0; ip < places; ip++, case_no++)

@@ -263,13 +263,12 @@ double ct_bus_bytes(const ct_case *k, uint32_t n) {
 size_t ct_cases(uint32_t n, uint64_t seed, int quick, ct_case *out, size_t max) {
     static const ct_kind kinds[] = {CT_ALL_REDUCE, CT_REDUCE,         CT_BROADCAST,
                                     CT_ALL_GATHER, CT_REDUCE_SCATTER, CT_SEND_RECV};
-    static const hcl_dtype types[] = {HCL_DTYPE_F32, HCL_DTYPE_F16, HCL_DTYPE_BF16};
     const size_t counts[] = {0, 1, 1009, ((size_t)1 << 20) + 3, ct_large_count(n)};
     const size_t count_n = quick ? 4 : 5;
     size_t used = 0;
     for (size_t ci = 0; ci < count_n; ci++)
         for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++)
-            for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+            for (int ti = 0; ti < HCL_DTYPE_COUNT; ti++) /* every hcl_dtype */
                 for (uint32_t op = 0; op < (reduces(kinds[ki]) ? HCL_COMM_OP_COUNT : 1); op++)
                     for (int in_place = 0; in_place < 2; in_place++) {
                         const ct_kind kind = kinds[ki];
@@ -282,7 +281,7 @@ size_t ct_cases(uint32_t n, uint64_t seed, int quick, ct_case *out, size_t max) 
                         ct_case *k = &out[used++];
                         memset(k, 0, sizeof *k);
                         k->kind = kind;
-                        k->type = types[ti];
+                        k->type = (hcl_dtype)ti;
                         k->op = (hcl_comm_op)op;
                         k->count = counts[ci];
                         k->root = (uint32_t)(used % n); /* roots vary across cases */

@@ -247,7 +247,7 @@ static void run_kind(const comm_pair *p, kind k, form f) {
     if (!open_pair(p) || !make_comms()) goto done;
     const int nops = k == K_ALL_REDUCE || k == K_REDUCE || k == K_REDUCE_SCATTER ? 4 : 1;
     const int places = k == K_ALL_REDUCE || k == K_REDUCE || k == K_BROADCAST ? 2 : 1;
-    for (int t = 0; t < 3; t++)
+    for (int t = 0; t < HCL_DTYPE_COUNT; t++)
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
             for (int o = 0; o < nops; o++)
                 for (int ip = 0; ip < places; ip++)

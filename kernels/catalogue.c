@@ -44,50 +44,80 @@ HCL_EMBEDDED(hcl_kernels_spv_reduce);
  * reduce rely on -inf. */
 #define CL_OPTIONS "-cl-std=CL1.2"
 
-#define CL_GEMM_KERNELS_OF(t) "hcl_gemm_nn_" t, "hcl_gemm_nt_" t, "hcl_gemm_tn_" t, "hcl_gemm_tt_" t
-#define CL_GEMM_KERNELS                                                                                                \
-    {                                                                                                                  \
-        CL_GEMM_KERNELS_OF("f32"), CL_GEMM_KERNELS_OF("f16"), CL_GEMM_KERNELS_OF("f16_f32"),                           \
-            CL_GEMM_KERNELS_OF("bf16"), CL_GEMM_KERNELS_OF("bf16_f32")                                                 \
-    }
-#define PROGRAM(fam, nm, from, ...)                                                                                    \
-    { .family = fam, .name = nm, .origin = from, .kernels = __VA_ARGS__ }
+#define PROGRAM(fam, nm, from)                                                                                         \
+    { .family = fam, .name = nm, .origin = from }
 /* gemm_xmx.cl: f16 and bf16 only (f32 stays with gemm.cl), on devices with the extension */
-#define CL_XMX_EXTENSION "cl_intel_subgroup_matrix_multiply_accumulate"
 #define CL_XMX_PROGRAM(nm, from)                                                                                       \
     {                                                                                                                  \
-        .family = HCL_KFAMILY_CL, .name = nm, .origin = from, .device_extension = CL_XMX_EXTENSION, .kernels = {       \
-            CL_GEMM_KERNELS_OF("f16"),                                                                                 \
-            CL_GEMM_KERNELS_OF("f16_f32"),                                                                             \
-            CL_GEMM_KERNELS_OF("bf16"),                                                                                \
-            CL_GEMM_KERNELS_OF("bf16_f32")                                                                             \
-        }                                                                                                              \
+        .family = HCL_KFAMILY_CL, .name = nm, .origin = from,                                                          \
+        .device_extension = "cl_intel_subgroup_matrix_multiply_accumulate"                                             \
     }
 
-/* The programs; their sources and kernel counts are filled in once (fill_sources). */
+/* The programs; their sources and kernels are filled in once (fill_sources). */
 static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
-    [HCL_KPROG_GPU] = PROGRAM(HCL_KFAMILY_GPU, "gpu", "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)", {NULL}),
-    [HCL_KPROG_CL_VECADD] = PROGRAM(HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl",
-                                    {"hcl_vecadd_f32", "hcl_vecadd_f16", "hcl_vecadd_bf16"}),
-    [HCL_KPROG_CL_GEMM16] = PROGRAM(HCL_KFAMILY_CL, "cl-gemm16",
-                                    "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1", CL_GEMM_KERNELS),
-    [HCL_KPROG_CL_GEMM8] = PROGRAM(HCL_KFAMILY_CL, "cl-gemm8",
-                                   "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0", CL_GEMM_KERNELS),
-    [HCL_KPROG_CL_SOFTMAX] =
-        PROGRAM(HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl",
-                {"hcl_softmax_f32", "hcl_softmax_cached_f32", "hcl_softmax_f16", "hcl_softmax_cached_f16",
-                 "hcl_softmax_bf16", "hcl_softmax_cached_bf16", "hcl_softmax_cached64_f32", "hcl_softmax_cached64_f16",
-                 "hcl_softmax_cached64_bf16", "hcl_softmax_parts_f32", "hcl_softmax_parts_f16",
-                 "hcl_softmax_parts_bf16", "hcl_softmax_rows_f32", "hcl_softmax_rows_f16", "hcl_softmax_rows_bf16",
-                 "hcl_softmax_rows8_f32", "hcl_softmax_rows8_f16", "hcl_softmax_rows8_bf16"}),
-    [HCL_KPROG_CL_REDUCE] = PROGRAM(HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl",
-                                    {"hcl_reduce_sum_f32", "hcl_reduce_max_f32", "hcl_reduce_min_f32",
-                                     "hcl_reduce_sum_f16", "hcl_reduce_max_f16", "hcl_reduce_min_f16",
-                                     "hcl_reduce_sum_bf16", "hcl_reduce_max_bf16", "hcl_reduce_min_bf16"}),
+    [HCL_KPROG_GPU] = PROGRAM(HCL_KFAMILY_GPU, "gpu", "kernels/*/*.cu (with kernels/hcl_gpu_compat.h)"),
+    [HCL_KPROG_CL_VECADD] = PROGRAM(HCL_KFAMILY_CL, "cl-vecadd", "kernels/vecadd/vecadd.cl"),
+    [HCL_KPROG_CL_GEMM16] =
+        PROGRAM(HCL_KFAMILY_CL, "cl-gemm16", "kernels/gemm/gemm.cl -DHCL_GEMM_WG=16 -DHCL_GEMM_PREFETCH=1"),
+    [HCL_KPROG_CL_GEMM8] =
+        PROGRAM(HCL_KFAMILY_CL, "cl-gemm8", "kernels/gemm/gemm.cl -DHCL_GEMM_WG=8 -DHCL_GEMM_PREFETCH=0"),
+    [HCL_KPROG_CL_SOFTMAX] = PROGRAM(HCL_KFAMILY_CL, "cl-softmax", "kernels/softmax/softmax.cl"),
+    [HCL_KPROG_CL_REDUCE] = PROGRAM(HCL_KFAMILY_CL, "cl-reduce", "kernels/reduce/reduce.cl"),
     [HCL_KPROG_CL_GEMM_XMX8] = CL_XMX_PROGRAM("cl-gemm-xmx8", "kernels/gemm/gemm_xmx.cl -DHCL_XMX_SG=8"),
     [HCL_KPROG_CL_GEMM_XMX16] = CL_XMX_PROGRAM("cl-gemm-xmx16", "kernels/gemm/gemm_xmx.cl -DHCL_XMX_SG=16"),
-    [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c", {NULL}),
+    [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c"),
 };
+
+/* The kernel names, made from the type list (hcl_dtypes.def) where they are typed: every op takes every type, a
+ * 16-bit type also the GEMMs whose C is f32 (and, with the extension, the XMX ones). The GPU program's are
+ * kernels/gpu_kernels.def and gpu_kernels_tc.def (the matrix-unit GEMMs); the host program's the names in its table. */
+static const char *const gpu_kernels[] = {
+#define HCL_GPU_KERNEL(name) #name,
+#define HCL_GPU_KERNEL_NT(base) #base "_nn", #base "_nt", #base "_tn", #base "_tt",
+#include "gpu_kernels.def"
+#include "gpu_kernels_tc.def"
+#undef HCL_GPU_KERNEL_NT
+#undef HCL_GPU_KERNEL
+    NULL};
+#define CL_NT(t) "hcl_gemm_nn_" t, "hcl_gemm_nt_" t, "hcl_gemm_tn_" t, "hcl_gemm_tt_" t,
+#define CL_GEMM_4(t) CL_NT(#t)
+#define CL_GEMM_2(t) CL_NT(#t) CL_NT(#t "_f32")
+#define CL_XMX_4(t)
+#define CL_XMX_2(t) CL_GEMM_2(t)
+static const char *const cl_vecadd[] = {
+#define HCL_DTYPE(id, t, bytes) "hcl_vecadd_" #t,
+#include "hcl_dtypes.def"
+#undef HCL_DTYPE
+    NULL};
+static const char *const cl_gemm[] = {
+#define HCL_DTYPE(id, t, bytes) CL_GEMM_##bytes(t)
+#include "hcl_dtypes.def"
+#undef HCL_DTYPE
+    NULL};
+static const char *const cl_gemm_xmx[] = {
+#define HCL_DTYPE(id, t, bytes) CL_XMX_##bytes(t)
+#include "hcl_dtypes.def"
+#undef HCL_DTYPE
+    NULL};
+static const char *const cl_softmax[] = {
+#define HCL_DTYPE(id, t, bytes)                                                                                        \
+    "hcl_softmax_" #t, "hcl_softmax_cached_" #t, "hcl_softmax_cached64_" #t, "hcl_softmax_parts_" #t,                  \
+        "hcl_softmax_rows_" #t, "hcl_softmax_rows8_" #t,
+#include "hcl_dtypes.def"
+#undef HCL_DTYPE
+    NULL};
+static const char *const cl_reduce[] = {
+#define HCL_DTYPE(id, t, bytes) "hcl_reduce_sum_" #t, "hcl_reduce_max_" #t, "hcl_reduce_min_" #t,
+#include "hcl_dtypes.def"
+#undef HCL_DTYPE
+    NULL};
+static const char *const *const g_kernel_names[HCL_KPROG_COUNT] = {
+    [HCL_KPROG_GPU] = gpu_kernels,          [HCL_KPROG_CL_VECADD] = cl_vecadd,       [HCL_KPROG_CL_GEMM16] = cl_gemm,
+    [HCL_KPROG_CL_GEMM8] = cl_gemm,         [HCL_KPROG_CL_SOFTMAX] = cl_softmax,     [HCL_KPROG_CL_REDUCE] = cl_reduce,
+    [HCL_KPROG_CL_GEMM_XMX8] = cl_gemm_xmx, [HCL_KPROG_CL_GEMM_XMX16] = cl_gemm_xmx,
+};
+_Static_assert(sizeof gpu_kernels / sizeof gpu_kernels[0] - 1 <= HCL_KPROG_MAX_KERNELS,
+               "the GPU program has more kernels than HCL_KPROG_MAX_KERNELS (hcl_plan.h)");
 
 static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data, const size_t *size,
                 const char *options) {
@@ -99,22 +129,12 @@ static void add(hcl_kprog prog, hcl_source_kind kind, const unsigned char *data,
 /* Binaries before the texts they were built from: a binary that does not load on a device (no code for its
  * architecture, a driver too old for it) falls back to compiling the text there. */
 static void fill_sources(void) {
-    /* the GPU program's kernels: kernels/gpu_kernels.def and gpu_kernels_tc.def (the matrix-unit GEMMs); the host program's: the names in its table */
-    static const char *const gpu_kernels[] = {
-#define HCL_GPU_KERNEL(name) #name,
-#include "gpu_kernels.def"
-#include "gpu_kernels_tc.def"
-#undef HCL_GPU_KERNEL
-    };
-    _Static_assert(sizeof gpu_kernels / sizeof gpu_kernels[0] <= HCL_KPROG_MAX_KERNELS,
-                   "the GPU program has more kernels than HCL_KPROG_MAX_KERNELS (hcl_plan.h)");
-    for (size_t i = 0; i < sizeof gpu_kernels / sizeof gpu_kernels[0]; i++)
-        g_programs[HCL_KPROG_GPU].kernels[i] = gpu_kernels[i];
-    for (size_t i = 0; i < hcl__host_table_count && i < HCL_KPROG_MAX_KERNELS; i++)
-        g_programs[HCL_KPROG_HOST].kernels[i] = hcl__host_table[i].name;
     for (int p = 0; p < HCL_KPROG_COUNT; p++)
-        while (g_programs[p].num_kernels < HCL_KPROG_MAX_KERNELS && g_programs[p].kernels[g_programs[p].num_kernels])
-            g_programs[p].num_kernels++;
+        for (const char *const *name = g_kernel_names[p];
+             name && *name && g_programs[p].num_kernels < HCL_KPROG_MAX_KERNELS; name++)
+            g_programs[p].kernels[g_programs[p].num_kernels++] = *name;
+    for (size_t i = 0; i < hcl__host_table_count && i < HCL_KPROG_MAX_KERNELS; i++)
+        g_programs[HCL_KPROG_HOST].kernels[g_programs[HCL_KPROG_HOST].num_kernels++] = hcl__host_table[i].name;
     add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_BINARY, FATBIN, NULL);
     add(HCL_KPROG_GPU, HCL_SOURCE_CUDA_C, hcl_kernels_gpu_text, &hcl_kernels_gpu_text_size, NULL);
     add(HCL_KPROG_GPU, HCL_SOURCE_HIP_BINARY, BUNDLE, NULL);

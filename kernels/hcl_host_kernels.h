@@ -39,6 +39,10 @@ int hcl__host_isa_force(int level);
  * this CPU cannot run it: which levels it runs). The host driver refuses to start then (the backend is unavailable
  * with this reason), so a forced level never silently becomes another. */
 int hcl__host_isa_refusal(char *reason, size_t reason_size);
+/* The CPU's 16-bit arithmetic, from CPUID whatever HCL_HOST_ISA forces: HCL__HOST_CPU_FP16 (AVX512-FP16) and
+ * HCL__HOST_CPU_BF16 (AVX512-BF16), each only where the OS saves the zmm registers; 0 elsewhere. */
+enum { HCL__HOST_CPU_FP16 = 1, HCL__HOST_CPU_BF16 = 2 };
+unsigned hcl__host_cpu_features(void);
 
 /* float32 <-> f16 / bf16 (kernels/host_convert.c): round to nearest even, a NaN becomes a quiet NaN, overflow gives
  * infinity, f16 subnormals kept. The public hcl_f32_to_f16 etc. are these. */

@@ -213,8 +213,15 @@ void hcl_klaunch_tensor_map(hcl_klaunch *l, hcl_kslot slot, size_t offset, const
 void hcl_klaunch_u64(hcl_klaunch *l, uint64_t v);
 void hcl_klaunch_u32(hcl_klaunch *l, uint32_t v);
 void hcl_klaunch_f32(hcl_klaunch *l, float v);
-/* "f32", "f16", "bf16" ("?" for another value): the suffix of typed kernel names. */
+/* native_types and matrix_types of a device (and matrix_unit cleared where no built-in GEMM uses the unit), from the
+ * hardware facts its driver wrote into `info` (backend, arch, matrix_unit, has_fp16, subgroup_size) and the host
+ * CPU's features (kernels/plan_types.c): drivers report what the hardware is, the plans decide what the built-ins
+ * use. A backend it does not know keeps what its driver wrote (f32 where it wrote no native type). */
+void hcl_plan_device_types(hcl_device_info *info);
+/* "f32", "f16", "bf16" ("?" for another value): the suffix of typed kernel names (kernels/hcl_dtypes.def). */
 const char *hcl_kdtype_name(hcl_dtype type);
+/* Bytes per element: 4, 2, 2 (0 for another value; kernels/hcl_dtypes.def). */
+size_t hcl_kdtype_size(hcl_dtype type);
 /* Index of kernel `name` in `prog`; -1 when the program has none, the plan then failed with HCL_ERROR_UNSUPPORTED
  * naming it. */
 int hcl_kplan_kernel(hcl_kplan *plan, hcl_kprog prog, const char *name);

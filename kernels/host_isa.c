@@ -34,6 +34,20 @@ static int isa_detect(void) {
 #endif
 }
 
+unsigned hcl__host_cpu_features(void) {
+    unsigned features = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* CPUID leaf 7 (clang 14's __builtin_cpu_supports knows neither name); "avx512f" checks the OS saves zmm */
+    __builtin_cpu_init();
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__builtin_cpu_supports("avx512f")) {
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 23))) features |= HCL__HOST_CPU_FP16;
+        if (__get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5))) features |= HCL__HOST_CPU_BF16;
+    }
+#endif
+    return features;
+}
+
 /* The level HCL_HOST_ISA names (the plans' one parser of overrides: any case, "auto" or empty forces none), -1 when it
  * forces none, -2 when it names no level ("auto, <levels>" then in known). */
 static int isa_requested(char *known, size_t known_size) {

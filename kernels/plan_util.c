@@ -88,10 +88,19 @@ uint64_t hcl_kgroup_max(const hcl_kdevice *dev, hcl_kprog prog, int kernel, uint
     return g;
 }
 
-const char *hcl_kdtype_name(hcl_dtype type) {
-    static const char *const names[HCL_DTYPE_COUNT] = {"f32", "f16", "bf16"};
-    return (unsigned)type < HCL_DTYPE_COUNT ? names[type] : "?";
-}
+/* The element types of hcl_dtypes.def, by hcl_dtype. */
+static const struct {
+    const char *name;
+    size_t bytes;
+} g_dtypes[] = {
+#define HCL_DTYPE(id, name, bytes) [HCL_DTYPE_##id] = {#name, bytes},
+#include "hcl_dtypes.def"
+#undef HCL_DTYPE
+};
+_Static_assert(sizeof g_dtypes / sizeof g_dtypes[0] == HCL_DTYPE_COUNT, "hcl_dtypes.def lists every hcl_dtype");
+
+const char *hcl_kdtype_name(hcl_dtype type) { return (unsigned)type < HCL_DTYPE_COUNT ? g_dtypes[type].name : "?"; }
+size_t hcl_kdtype_size(hcl_dtype type) { return (unsigned)type < HCL_DTYPE_COUNT ? g_dtypes[type].bytes : 0; }
 
 int hcl_kplan_kernel(hcl_kplan *plan, hcl_kprog prog, const char *name) {
     const int kernel = hcl_kprogram_kernel(prog, name);

@@ -1,6 +1,7 @@
 /* kernels-plan-xmx: the CL family's gemm plan on OpenCL devices with and without Intel's matrix unit, checked without a
- * device. drivers/opencl/driver.c reports matrix_unit XMX and matrix_types f16 | bf16 for a device whose extension
- * string has cl_intel_subgroup_matrix_multiply_accumulate (and whose smallest sub-group is 8 or 16); for such a
+ * device. drivers/opencl/driver.c reports matrix_unit XMX for a device whose extension string has
+ * cl_intel_subgroup_matrix_multiply_accumulate, and the core (kernels/plan_types.c) gives it matrix_types f16 | bf16
+ * where its smallest sub-group is 8 or 16; for such a
  * device the plan (kernels/gemm/plan_cl.c) runs f16 and bf16 on the XMX programs (kernels/gemm/gemm_xmx.cl) of its
  * sub-group size, and for every other device and type it plans exactly what it planned before: gemm.cl's programs.
  * Also: the catalogue marks only the XMX programs as needing the extension, and gives them OpenCL C only.

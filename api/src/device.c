@@ -2,6 +2,7 @@
  * counted (hcl__device_ref/unref, lifetime.c) so that every child object keeps its device alive until it is released;
  * the last reference runs the close that hcl_device_open left in the device. */
 #include "core.h"
+#include "hcl_plan.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -52,10 +53,11 @@ static hcl_status device_info(hcl__backend *b, uint32_t index, hcl_device_info *
     hcl_status st = b->drv->device_info(index, &written.info);
     if (st != HCL_SUCCESS) return st;
     hcl_device_info info = written.info;
+    snprintf(info.backend, sizeof info.backend, "%s", b->name);
+    hcl_plan_device_types(&info); /* the types the built-ins use, from the hardware facts the driver wrote */
     if (info.native_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) info.has_fp16 = 1;
     if (info.peak_memory_bandwidth == 0 && info.memory_clock_mhz && info.memory_bus_width_bits)
         info.peak_memory_bandwidth = 2ull * info.memory_clock_mhz * 1000000ull * (info.memory_bus_width_bits / 8u);
-    snprintf(info.backend, sizeof info.backend, "%s", b->name);
     info.index = index;
     if (info.arg_offset_alignment == 0) info.arg_offset_alignment = 1;
     if (info.has_uuid) {

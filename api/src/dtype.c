@@ -1,26 +1,13 @@
 /* Element types on the host: names, sizes and round-to-nearest-even conversions (hcl.h). */
 #include "core.h"
 #include "hcl_host_kernels.h"
+#include "hcl_plan.h"
 
 #include <string.h>
 
-HCL_API const char *hcl_dtype_name(hcl_dtype type) {
-    switch (type) {
-    case HCL_DTYPE_F32: return "f32";
-    case HCL_DTYPE_F16: return "f16";
-    case HCL_DTYPE_BF16: return "bf16";
-    }
-    return "?";
-}
+HCL_API const char *hcl_dtype_name(hcl_dtype type) { return hcl_kdtype_name(type); }
 
-HCL_API size_t hcl_dtype_size(hcl_dtype type) {
-    switch (type) {
-    case HCL_DTYPE_F32: return 4;
-    case HCL_DTYPE_F16:
-    case HCL_DTYPE_BF16: return 2;
-    }
-    return 0;
-}
+HCL_API size_t hcl_dtype_size(hcl_dtype type) { return hcl_kdtype_size(type); }
 
 HCL_API uint16_t hcl_f32_to_f16(float value) { return hcl__f32_to_f16(value); }
 HCL_API float hcl_f16_to_f32(uint16_t value) { return hcl__f16_to_f32(value); }

@@ -97,14 +97,11 @@ hcl_status hcl__gpu_describe(hcl__gpu_device_entry *e) {
     int smem = hcl__gpu_attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
     int optin = hcl__gpu_attr(e->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     info->local_mem_bytes = (uint64_t)(optin > smem ? optin : smem);
-    /* Types: f16 arithmetic from sm_53, bf16 from sm_80. Tensor cores from sm_70 (f16), with bf16 and TF32 from sm_80;
-     * matrix_types says what the built-in GEMM runs on them (kernels/gemm/gemm_tc.cu: sm_80 and later). */
+    /* The architecture and its matrix unit (tensor cores from sm_70); which types the built-ins run on them is the
+     * plans' decision (kernels/plan_types.c). */
     const int cc = e->cc_major * 10 + e->cc_minor;
     snprintf(info->arch, sizeof info->arch, "sm_%d", cc);
-    info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32) | (cc >= 53 ? HCL_TYPE_BIT(HCL_DTYPE_F16) : 0u) |
-                         (cc >= 80 ? HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u);
     info->matrix_unit = cc >= 70 ? HCL_MATRIX_UNIT_TENSOR_CORE : HCL_MATRIX_UNIT_NONE;
-    info->matrix_types = cc >= 80 ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16) | HCL_TYPE_BIT_TF32 : 0u;
     CUuuid uuid;
     if (hcl__gpu.cuDeviceGetUuid_v2(&uuid, e->dev) == CUDA_SUCCESS) hcl__kit_device_uuid(info, uuid.bytes);
     return HCL_SUCCESS;

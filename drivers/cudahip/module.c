@@ -375,9 +375,14 @@ static hcl_status encode_tensor_map(const hcl_driver_arg *a, void *out) {
     if (!hcl__gpu.cuTensorMapEncodeTiled)
         return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED,
                             "%s: the driver has no cuTensorMapEncodeTiled (tensor maps need CUDA 12)", HCL_GPU_NAME);
-    const CUtensorMapDataType type = t->type == HCL_DTYPE_F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                     : t->type == HCL_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    /* the copy moves bytes: an element type of its size (with no fill value outside the tensor but zeros) */
+    const uint32_t bytes = a->size >= sizeof *t ? t->elem_bytes : 0u;
+    if (bytes != 1 && bytes != 2 && bytes != 4)
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: a tensor map of %u-byte elements (1, 2 or 4 encode)",
+                            HCL_GPU_NAME, bytes);
+    const CUtensorMapDataType type = bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                     : bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                                  : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     const cuuint64_t dims[2] = {t->dims[0], t->dims[1]}, row[1] = {t->row_bytes};
     const cuuint32_t box[2] = {t->box[0], t->box[1]}, step[2] = {1, 1};
     return HCL_GPU_CALL(cuTensorMapEncodeTiled,

@@ -149,28 +149,19 @@ static void read_compute_capability(hipDevice_t dev, char *out, size_t size) {
     HCL_GPU_LOG("device %d: HIP's NVIDIA platform, compute capability %d.%d", (int)dev, major, minor);
 }
 
-/* Types and matrix units. AMD: every GPU does f16 arithmetic; bf16 instructions from gfx90a (CDNA2) and gfx94x. MFMA
- * matrix cores on CDNA (gfx908, gfx90a, gfx94x). matrix_types lists what the built-in GEMM multiplies on them, the
- * targets whose code objects hold the MFMA kernels' bodies (kernels/gemm/gemm_mfma.cu): f16 and bf16 (bf16_1k) on
- * gfx90a and gfx94x, f16 on gfx908 (its MFMA has no bf16_1k); never TF32 (CDNA3's xf32 is another format), so TF32
- * is refused. HIP's NVIDIA platform: f16, and bf16 from sm_80; no matrix unit, since the HIP built-ins' matrix GEMM
- * is MFMA's and the tensor-core GEMMs need what HIP has no call for (tensor maps, opting in to shared memory). */
-static void describe_types(hcl_device_info *info) {
-    const uint32_t f32_f16 = HCL_TYPE_BIT(HCL_DTYPE_F32) | HCL_TYPE_BIT(HCL_DTYPE_F16);
+/* The matrix unit: MFMA matrix cores on CDNA (gfx908, gfx90a, gfx94x); tensor cores from sm_70 on HIP's NVIDIA
+ * platform. Which types the built-ins run on it, and whether they use it at all (not through HIP on NVIDIA), is the
+ * plans' decision (kernels/plan_types.c). */
+static void describe_matrix_unit(hcl_device_info *info) {
     unsigned level = 0;
-    if (g_nvidia) {
-        info->native_types =
-            f32_f16 | (sscanf(info->arch, "sm_%u", &level) == 1 && level >= 80 ? HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u);
-        info->matrix_unit = HCL_MATRIX_UNIT_NONE;
-        info->matrix_types = 0u;
-        return;
-    }
-    const int cdna2 = strncmp(info->arch, "gfx90a", 6) == 0 || strncmp(info->arch, "gfx94", 5) == 0;
-    info->native_types = f32_f16 | (cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u);
-    info->matrix_unit = cdna2 || strncmp(info->arch, "gfx908", 6) == 0 ? HCL_MATRIX_UNIT_MFMA : HCL_MATRIX_UNIT_NONE;
-    info->matrix_types = cdna2 ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16)
-                         : info->matrix_unit == HCL_MATRIX_UNIT_MFMA ? HCL_TYPE_BIT(HCL_DTYPE_F16)
-                                                                     : 0u;
+    if (g_nvidia)
+        info->matrix_unit = sscanf(info->arch, "sm_%u", &level) == 1 && level >= 70 ? HCL_MATRIX_UNIT_TENSOR_CORE
+                                                                                    : HCL_MATRIX_UNIT_NONE;
+    else
+        info->matrix_unit = strncmp(info->arch, "gfx908", 6) == 0 || strncmp(info->arch, "gfx90a", 6) == 0 ||
+                                    strncmp(info->arch, "gfx94", 5) == 0
+                                ? HCL_MATRIX_UNIT_MFMA
+                                : HCL_MATRIX_UNIT_NONE;
 }
 
 hcl_status hcl__gpu_describe(hcl__gpu_device_entry *e) {
@@ -194,7 +185,7 @@ hcl_status hcl__gpu_describe(hcl__gpu_device_entry *e) {
      * default (48 KiB): HIP 5's module API has no call that opts a kernel in above it */
     info->local_mem_bytes = (uint64_t)hcl__gpu_attr(e->dev, hipDeviceAttributeMaxSharedMemoryPerBlock);
     snprintf(info->arch, sizeof info->arch, "%.*s", (int)strcspn(e->arch, ":"), e->arch);
-    describe_types(info);
+    describe_matrix_unit(info);
     hipUUID uuid;
     memset(&uuid, 0, sizeof uuid);
     if (hcl__gpu.hipDeviceGetUuid && hcl__gpu.hipDeviceGetUuid(&uuid, e->dev) == hipSuccess &&

@@ -16,10 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <cpuid.h>
-#endif
-
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -91,29 +87,13 @@ static uint32_t hcl_host_clock_mhz(void) {
     return 0;
 }
 
-/* Architecture and types: float32 arithmetic everywhere; f16 / bf16 arithmetic only where the ISA has it
- * (AVX512-FP16, AVX512-BF16: F16C alone converts, it does not compute). The host built-ins widen 16-bit elements
- * and compute in float32 whatever the CPU has, and use no matrix unit (AMX is not used), so matrix_types is 0. */
-static void hcl_host_types(hcl_device_info *info) {
+/* The architecture; which types the CPU computes in is the plans' decision from its features (kernels/plan_types.c). */
+static void hcl_host_arch(hcl_device_info *info) {
 #if defined(__x86_64__)
     hcl_host_copy_text(info->arch, sizeof info->arch, "x86-64");
 #elif defined(__aarch64__)
     hcl_host_copy_text(info->arch, sizeof info->arch, "aarch64");
 #endif
-    info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32);
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    /* from CPUID leaf 7 (clang 14's __builtin_cpu_supports knows neither name); "avx512f" checks the OS saves zmm */
-    __builtin_cpu_init();
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__builtin_cpu_supports("avx512f")) {
-        if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 23))) /* AVX512-FP16 */
-            info->native_types |= HCL_TYPE_BIT(HCL_DTYPE_F16);
-        if (__get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5))) /* AVX512-BF16 */
-            info->native_types |= HCL_TYPE_BIT(HCL_DTYPE_BF16);
-    }
-#endif
-    info->matrix_unit = HCL_MATRIX_UNIT_NONE;
-    info->matrix_types = 0;
 }
 
 /* The CPU's L2 cache in bytes (one core's): glibc's sysconf, else sysfs's cache index whose level is 2; 0 if
@@ -174,7 +154,7 @@ static void hcl_host_describe(hcl_device_info *info) {
     info->max_work_group_size = HCL_HOST_MAX_WORK_GROUP;
     info->local_mem_bytes = HCL_HOST_LOCAL_MEM;
     info->clock_mhz = hcl_host_clock_mhz();
-    hcl_host_types(info);
+    hcl_host_arch(info);
     hcl_host_limits(info);
 }
 

@@ -132,10 +132,6 @@ static hcl_status describe_device(hcl__ze_device_entry *e) {
     info->local_mem_bytes = c.maxSharedLocalMemory;
     info->clock_mhz = p.coreClockRate;
     info->arg_offset_alignment = 1; /* buffer arguments are pointers: any offset is the pointer plus it */
-    /* Types: float arithmetic; the built-ins take f16 and bf16 buffers through the SPIR-V of the OpenCL C kernels,
-     * which use no matrix unit (no XMX kernel yet): matrix_unit NONE, TF32 refused. */
-    info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32);
-    info->matrix_unit = HCL_MATRIX_UNIT_NONE;
     /* an all-zero UUID (the loader's null driver) identifies nothing: the kit then writes a name identity */
     hcl__kit_device_uuid(info, p.uuid.id);
 

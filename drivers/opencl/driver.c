@@ -266,10 +266,9 @@ static void describe_device(hcl__ocl_device_entry *e) {
     if (ext && strstr(ext, "cl_khr_device_uuid") != NULL &&
         hcl__cl.clGetDeviceInfo(e->id, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, NULL) == CL_SUCCESS)
         hcl__kit_device_uuid(info, uuid);
-    /* Types: f16 arithmetic with cl_khr_fp16 (f16 storage works everywhere through vload_half); no OpenCL 1.2 device
-     * computes bf16. NVIDIA's compute capability names the architecture. */
-    info->native_types =
-        HCL_TYPE_BIT(HCL_DTYPE_F32) | (ext && strstr(ext, "cl_khr_fp16") ? HCL_TYPE_BIT(HCL_DTYPE_F16) : 0u);
+    /* Half-precision arithmetic with cl_khr_fp16 (the plans decide the types: kernels/plan_types.c). NVIDIA's compute
+     * capability names the architecture. */
+    info->has_fp16 = ext && strstr(ext, "cl_khr_fp16") ? 1u : 0u;
     cl_uint cc[2] = {0, 0};
     if (ext && strstr(ext, "cl_nv_device_attribute_query") &&
         hcl__cl.clGetDeviceInfo(e->id, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, sizeof cc[0], &cc[0],
@@ -280,14 +279,10 @@ static void describe_device(hcl__ocl_device_entry *e) {
     /* OpenCL states no limit on the number of work-groups (max_groups and max_grid_size stay 0) */
     e->limits.subgroup_width = subgroup_width(e, ext ? ext : "");
     describe_limits(e);
-    /* The matrix unit: Intel's XMX where the device has cl_intel_subgroup_matrix_multiply_accumulate, whose f16 and bf16
-     * built-ins the gemm of kernels/gemm/gemm_xmx.cl calls with sub-groups of the device's smallest size (8 or 16, the
-     * only sizes the extension defines). Elsewhere OpenCL C reaches no matrix unit (not NVIDIA's tensor cores): NONE,
-     * and TF32 is refused everywhere. */
-    const int xmx = ext && strstr(ext, "cl_intel_subgroup_matrix_multiply_accumulate") &&
-                    (e->limits.subgroup_width == 8 || e->limits.subgroup_width == 16);
-    info->matrix_unit = xmx ? HCL_MATRIX_UNIT_XMX : HCL_MATRIX_UNIT_NONE;
-    info->matrix_types = xmx ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0u;
+    /* The matrix unit OpenCL C reaches: Intel's XMX through cl_intel_subgroup_matrix_multiply_accumulate (not NVIDIA's
+     * tensor cores). Which types the built-ins run on it, and at which sub-group sizes, is the plans' decision. */
+    info->matrix_unit =
+        ext && strstr(ext, "cl_intel_subgroup_matrix_multiply_accumulate") ? HCL_MATRIX_UNIT_XMX : HCL_MATRIX_UNIT_NONE;
     free(ext);
 }
 

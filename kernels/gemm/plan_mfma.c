@@ -1,8 +1,8 @@
 /* The gemm plan's matrix-unit part, AMD matrix cores: the MFMA kernels of kernels/gemm/gemm_mfma.cu (f16 and bf16
  * inputs, C in their type or f32), a 256-thread block (4 wavefronts of 64) per 128 x 128 tile of C; the grid strides
- * over tiles when it is capped. A device takes them for the input types its HIP driver lists in matrix_types
- * (drivers/hip/driver.c: f16 on gfx908, f16 and bf16 on gfx90a and gfx94x), the targets whose code objects hold the
- * kernels' bodies; elsewhere the SIMT kernels run the call. */
+ * over tiles when it is capped. A device takes them for the input types in its matrix_types (kernels/plan_types.c:
+ * f16 on gfx908, f16 and bf16 on gfx90a and gfx94x), the targets whose code objects hold the kernels' bodies;
+ * elsewhere the SIMT kernels run the call. */
 #include "plan_family.h"
 
 #include <stdio.h>

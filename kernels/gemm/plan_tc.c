@@ -14,13 +14,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-static size_t esize(hcl_dtype t) { return t == HCL_DTYPE_F32 ? 4 : 2; }
-
 /* The tensor map of a row-major matrix of `rows` x `cols` elements (row pitch ld) copied in boxes of box_cols x
  * box_rows. */
 static hcl_driver_tensor_map tensor_map(hcl_dtype type, size_t rows, size_t cols, size_t ld, uint32_t box_cols,
                                         uint32_t box_rows) {
-    hcl_driver_tensor_map t = {type, {cols, rows}, ld * esize(type), {box_cols, box_rows}};
+    hcl_driver_tensor_map t = {
+        type, {cols, rows}, ld * hcl_kdtype_size(type), {box_cols, box_rows}, (uint32_t)hcl_kdtype_size(type)};
     return t;
 }
 
@@ -43,7 +42,7 @@ static size_t wg_tiles(const hcl_kgemm *g) {
  * (B's copy, when there is one, is read instead of B); coordinates that fit in int; the grid and shared memory fit.
  * The reason goes to buf. */
 static const char *wg_declines(const hcl_kdevice *dev, const hcl_kgemm *g, char *buf, size_t size) {
-    const size_t v = 16 / esize(g->ab_type);
+    const size_t v = 16 / hcl_kdtype_size(g->ab_type);
     const int b_copied = copies_b(g);
     if (dev->arch_level != 90)
         snprintf(buf, size, "the Hopper kernels need sm_90 (this device: %s%u)", dev->arch_level ? "sm_" : "level ",
@@ -105,7 +104,7 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
                    HCL_WG_THREADS);
     l->shared_bytes = HCL_WG_SMEM_BYTES;
     const hcl_dtype t = g->ab_type;
-    const uint32_t bk = (uint32_t)(HCL_WG_ROW / esize(t));
+    const uint32_t bk = (uint32_t)(HCL_WG_ROW / hcl_kdtype_size(t));
     /* A is m x k (k x m transposed), B is k x n (n x k transposed) */
     const hcl_driver_tensor_map a = swapped                   ? tensor_map(t, g->k, g->n, g->ldb, bk, bk)
                                     : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, bk, bk)

@@ -29,7 +29,7 @@ extern "C" {
 /* The driver ABI's one version, now 2.4. Its history (which entry came with which minor), the required entries and
  * what the core does when an optional entry is absent: docs/driver-abi.md. A minor version only adds at the end. */
 #define HCL_DRIVER_ABI_MAJOR 2
-#define HCL_DRIVER_ABI_MINOR 4
+#define HCL_DRIVER_ABI_MINOR 5
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -103,10 +103,11 @@ _Static_assert(sizeof(hcl_driver_arg_kind) == sizeof(hcl_arg_kind), "hcl_driver_
  * the tensor) and passes the 128-byte map by value. A driver without tensor maps fails the launch with
  * HCL_ERROR_UNSUPPORTED. */
 typedef struct hcl_driver_tensor_map {
-    hcl_dtype type;     /* element type */
-    uint64_t dims[2];   /* elements per dimension, innermost first */
-    uint64_t row_bytes; /* bytes from one index of the outer dimension to the next (a multiple of 16) */
-    uint32_t box[2];    /* elements one copy moves per dimension, innermost first (inner box <= 128 bytes) */
+    hcl_dtype type;      /* element type, for messages: a driver encodes by elem_bytes and knows no element type */
+    uint64_t dims[2];    /* elements per dimension, innermost first */
+    uint64_t row_bytes;  /* bytes from one index of the outer dimension to the next (a multiple of 16) */
+    uint32_t box[2];     /* elements one copy moves per dimension, innermost first (inner box <= 128 bytes) */
+    uint32_t elem_bytes; /* bytes per element (1, 2 or 4); since ABI 2.5 (hcl_driver_arg.size then covers it) */
 } hcl_driver_tensor_map;
 
 /* Limits of a device that launch plans need beyond hcl_device_info. 0 means unknown. */
@@ -147,7 +148,9 @@ typedef struct hcl_driver_param {
     X(void, shutdown, (void))                                                                                             \
     X(hcl_status, device_count, (uint32_t * out_count))                                                                   \
     /* backend/index/identity filled. Writes the hcl_device_info of the header the driver was built with: the core \
-     * zeroes a larger buffer first, so fields the driver does not know read 0 (unknown). */      \
+     * zeroes a larger buffer first, so fields the driver does not know read 0 (unknown). Hardware facts only: for \
+     * an in-tree backend the core sets native_types / matrix_types (and may clear matrix_unit) from arch,       \
+     * matrix_unit, has_fp16 and subgroup_size (docs/driver-abi.md, 2.5). */      \
     X(hcl_status, device_info, (uint32_t index, hcl_device_info * out_info))                                              \
     X(hcl_status, device_open, (uint32_t index, void **out_device))                                                       \
     X(void, device_close, (void *device))                                                                                 \
