@@ -110,16 +110,14 @@ int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out);
  * <t> is f32, f16 or bf16 (the elements' type; gemm: A's and B's, one function for all three). The 16-bit forms
  * compute in float32 on the exactly widened elements and round each output once: vecadd and softmax give each element
  * the float32 kernel's value rounded; reduce gives hcl__host_reduce_f32 of the widened elements, bit for bit. */
-void hcl__host_vecadd_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_vecadd_f16_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_vecadd_bf16_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_gemm_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_softmax_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_softmax_f16_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_softmax_bf16_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_reduce_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_reduce_f16_kernel(const hcl_host_launch *launch, void *const *args);
-void hcl__host_reduce_bf16_kernel(const hcl_host_launch *launch, void *const *args);
+void hcl__host_gemm_kernel(const hcl_host_launch *launch, void *const *args); /* every type: the arguments say */
+/* hcl__host_<op>_<type>_kernel for vecadd, softmax and reduce and each type of hcl_dtypes.def */
+#define HCL_DTYPE(id, t, bytes)                                                                                        \
+    void hcl__host_vecadd_##t##_kernel(const hcl_host_launch *launch, void *const *args);                              \
+    void hcl__host_softmax_##t##_kernel(const hcl_host_launch *launch, void *const *args);                             \
+    void hcl__host_reduce_##t##_kernel(const hcl_host_launch *launch, void *const *args);
+#include "hcl_dtypes.def"
+#undef HCL_DTYPE
 
 /* The host program (kernels/host_table.c): every host kernel by name, typed names as hcl_plan.h says. */
 extern const hcl_host_function hcl__host_table[];

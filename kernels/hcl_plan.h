@@ -203,6 +203,9 @@ hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op
 /* ---- helpers for plan.c files (plan_util.c) ---- */
 /* Start a plan of `count` launches (HCL_ERROR_OUT_OF_MEMORY when they do not fit in memory). */
 hcl_status hcl_kplan_init(hcl_kplan *plan, size_t count);
+/* Start an op's plan of one launch: hcl_kplan_init, then hcl_kvariant_check_family (a variant forced for `op` that the
+ * device's family does not have fails the plan with HCL_ERROR_UNSUPPORTED). */
+hcl_status hcl_kplan_begin(const hcl_kdevice *dev, hcl_kop op, hcl_kplan *plan);
 void hcl_kplan_free(hcl_kplan *plan);
 /* Set launch `l` to kernel `kernel` of `prog` over grid x block (y, z of both 1); no arguments yet. */
 void hcl_klaunch_1d(hcl_klaunch *l, hcl_kprog prog, int kernel, size_t groups, size_t group_size);

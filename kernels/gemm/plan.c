@@ -3,8 +3,7 @@
 #include "plan_family.h"
 
 hcl_status hcl_plan_gemm(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
-    hcl_status st = hcl_kplan_init(out, 1);
-    if (st == HCL_SUCCESS) st = hcl_kvariant_check_family(dev, HCL_KOP_GEMM, out);
+    const hcl_status st = hcl_kplan_begin(dev, HCL_KOP_GEMM, out);
     if (st != HCL_SUCCESS) return st;
     switch (dev->family) {
     case HCL_KFAMILY_GPU: return hcl__plan_gemm_gpu(dev, g, out, &out->launch[0]);

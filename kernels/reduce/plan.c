@@ -66,8 +66,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op 
 }
 
 hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out) {
-    hcl_status st = hcl_kplan_init(out, 1);
-    if (st == HCL_SUCCESS) st = hcl_kvariant_check_family(dev, HCL_KOP_REDUCE, out);
+    const hcl_status st = hcl_kplan_begin(dev, HCL_KOP_REDUCE, out);
     if (st != HCL_SUCCESS) return st;
     if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, op, n, out);
     if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(type, op, n, out, &out->launch[0]);

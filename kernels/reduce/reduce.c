@@ -241,7 +241,7 @@ int hcl__host_reduce_f32(int op, size_t n, const float *in, float *out) {
 }
 
 /* The host-table form (hcl_host_kernels.h): one work-group runs the whole call (the op was checked by the core). */
-void hcl__host_reduce_kernel(const hcl_host_launch *launch, void *const *args) {
+void hcl__host_reduce_f32_kernel(const hcl_host_launch *launch, void *const *args) {
     (void)launch;
     (void)hcl__host_reduce_f32((int)*(const uint32_t *)args[3], (size_t) * (const uint64_t *)args[2],
                                *(const float *const *)args[0], *(float *const *)args[1]);

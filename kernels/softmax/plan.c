@@ -300,8 +300,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
 }
 
 hcl_status hcl_plan_softmax(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
-    hcl_status st = hcl_kplan_init(out, 1);
-    if (st == HCL_SUCCESS) st = hcl_kvariant_check_family(dev, HCL_KOP_SOFTMAX, out);
+    const hcl_status st = hcl_kplan_begin(dev, HCL_KOP_SOFTMAX, out);
     if (st != HCL_SUCCESS) return st;
     if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, rows, cols, out);
     if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(dev, type, rows, cols, out, &out->launch[0]);

@@ -235,7 +235,7 @@ static void hcl_softmax_kernel(hcl_dtype type, void *const *args) {
                       (size_t) * (const uint64_t *)args[5]);
 }
 
-void hcl__host_softmax_kernel(const hcl_host_launch *launch, void *const *args) {
+void hcl__host_softmax_f32_kernel(const hcl_host_launch *launch, void *const *args) {
     (void)launch;
     hcl_softmax_kernel(HCL_DTYPE_F32, args);
 }

@@ -53,7 +53,7 @@ void hcl__host_vecadd_f32(size_t n, const float *a, const float *b, float *c) {
 }
 
 /* The host-table form (hcl_host_kernels.h): one work-group runs the whole call. */
-void hcl__host_vecadd_kernel(const hcl_host_launch *launch, void *const *args) {
+void hcl__host_vecadd_f32_kernel(const hcl_host_launch *launch, void *const *args) {
     (void)launch;
     hcl__host_vecadd_f32((size_t) * (const uint64_t *)args[3], *(const float *const *)args[0],
                          *(const float *const *)args[1], *(float *const *)args[2]);
