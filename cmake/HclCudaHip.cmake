@@ -43,3 +43,40 @@ function(hcl_cudahip_rtc_test target backend define source)
   target_include_directories(${target} PRIVATE ${_shared} ${ARGN})
   target_link_libraries(${target} PRIVATE hcl_kernels hcl_driver_api ${CMAKE_DL_LIBS} Threads::Threads hcl_driver_kit)
 endfunction()
+
+# hcl_cudahip_helper_binary(<out_var> <binary> <source> <what> <vendor compiler command...>): the rule that builds the
+# helper kernel (<source>: fill.cu, or HIP's copy of it) into <binary> with the vendor compiler, embedded as
+# hcl_gpu_helpers_binary; <what> says so in the build's and the configure's output. <out_var> gets the embedding
+# source, for hcl_cudahip_module.
+function(hcl_cudahip_helper_binary out_var binary source what)
+  add_custom_command(OUTPUT ${binary} COMMAND ${ARGN} DEPENDS ${source} ${HCL_SOURCE_DIR}/kernels/hcl_gpu_compat.h
+                     COMMENT "${what}" VERBATIM)
+  hcl_embed(${CMAKE_CURRENT_BINARY_DIR}/helpers_binary.c hcl_gpu_helpers_binary ${binary})
+  set(${out_var} ${CMAKE_CURRENT_BINARY_DIR}/helpers_binary.c PARENT_SCOPE)
+  message(STATUS "hcl: ${what}")
+endfunction()
+
+# hcl_cudahip_gpu_tests(<backend> <define> <test kernel binaries' embedding sources...>): the tests through the public
+# API that need the backend's GPUs, each exiting 77 (skipped) on a machine without them:
+#   <backend>-gpu       drivers/cudahip/test_gpu.c, with test_kernels.cu as text (test_src.c, embedded here, which
+#                       the folder's other tests may use too) and, where the vendor compiler built them, as the
+#                       binaries given (HCL_GPU_TEST_BINARIES);
+#   <backend>-peer-gpu  drivers/cudahip/test_peer_gpu.c: the peer-access matrix between GPUs 0 and 1, 1 GiB each way
+#                       verified, and the bandwidth.
+function(hcl_cudahip_gpu_tests backend define)
+  set(_shared ${HCL_SOURCE_DIR}/drivers/cudahip)
+  hcl_embed(${CMAKE_CURRENT_BINARY_DIR}/test_src.c hcl_gpu_test_src ${_shared}/test_kernels.cu)
+  add_executable(hcl-${backend}-test-gpu ${_shared}/test_gpu.c ${CMAKE_CURRENT_BINARY_DIR}/test_src.c ${ARGN})
+  target_link_libraries(hcl-${backend}-test-gpu PRIVATE hcl::hcl hcl_testsupport m)
+  target_compile_definitions(hcl-${backend}-test-gpu PRIVATE ${define}=1)
+  if(ARGN)
+    target_compile_definitions(hcl-${backend}-test-gpu PRIVATE HCL_GPU_TEST_BINARIES=1)
+  endif()
+  add_test(NAME ${backend}-gpu COMMAND hcl-${backend}-test-gpu)
+  add_executable(hcl-${backend}-test-peer-gpu ${_shared}/test_peer_gpu.c)
+  target_link_libraries(hcl-${backend}-test-peer-gpu PRIVATE hcl::hcl)
+  target_compile_definitions(hcl-${backend}-test-peer-gpu PRIVATE ${define}=1)
+  add_test(NAME ${backend}-peer-gpu COMMAND hcl-${backend}-test-peer-gpu)
+  set_tests_properties(${backend}-peer-gpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  set_tests_properties(${backend}-gpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endfunction()
