@@ -2,6 +2,7 @@
  * Transfers are memory copies and fills on the queue's command list; the core has checked every range. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,19 +82,24 @@ static void *staging_for(hcl__ze_queue *q, size_t size, int blocking) {
     return q->staging;
 }
 
-/* One memory copy as one command. `after_dst`: where to copy `dst` (the staging memory of a staged read) once the
- * command is done, else NULL. */
-static hcl_status copy_command(hcl__ze_queue *q, void *dst, const void *src, size_t size, int blocking,
-                               uint32_t num_wait, void *const *wait, void **out_event, const char *what,
-                               void *after_dst) {
+/* One memory command: a copy of `size` bytes from `src` to `dst` or, when `pattern_size` is not 0, a fill of them
+ * with the pattern of that many bytes at `src`. `after_dst`: where to copy `dst` (the staging memory of a staged read)
+ * once the command is done, else NULL. */
+static hcl_status memory_command(hcl__ze_queue *q, void *dst, const void *src, size_t size, size_t pattern_size,
+                                 int blocking, uint32_t num_wait, void *const *wait, void **out_event, const char *what,
+                                 void *after_dst) {
     hcl__ze_cmd cmd;
     hcl_status status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
     if (status != HCL_SUCCESS) return status;
     ze_event_handle_t signal = NULL;
     status = hcl__ze_cmd_part(&cmd, &signal);
     if (status != HCL_SUCCESS) goto cleanup;
-    HCL_ZE_CHECK(zeCommandListAppendMemoryCopy, (q->list, dst, src, size, signal, 0, NULL), "%s of %zu bytes", what,
-                 size);
+    if (pattern_size == 0)
+        HCL_ZE_CHECK(zeCommandListAppendMemoryCopy, (q->list, dst, src, size, signal, 0, NULL), "%s of %zu bytes", what,
+                     size);
+    else
+        HCL_ZE_CHECK(zeCommandListAppendMemoryFill, (q->list, dst, src, pattern_size, size, signal, 0, NULL),
+                     "%s, size %zu bytes, pattern of %zu bytes", what, size, pattern_size);
     hcl__ze_cmd_appended(&cmd);
 cleanup:
     status = hcl__ze_cmd_end(&cmd, status, blocking, what, out_event);
@@ -109,7 +115,8 @@ hcl_status hcl__ze_buffer_write(void *queue, void *mem, size_t offset, size_t si
         memcpy(staging, src, size);
         src = staging;
     }
-    return copy_command(q, (char *)mem + offset, src, size, blocking, num_wait, wait, out_event, "buffer write", NULL);
+    return memory_command(q, (char *)mem + offset, src, size, 0, blocking, num_wait, wait, out_event, "buffer write",
+                          NULL);
 }
 
 hcl_status hcl__ze_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
@@ -117,15 +124,16 @@ hcl_status hcl__ze_buffer_read(void *queue, void *mem, size_t offset, size_t siz
     hcl__ze_queue *q = queue;
     void *staging = staging_for(q, size, blocking);
     if (staging)
-        return copy_command(q, staging, (char *)mem + offset, size, blocking, num_wait, wait, out_event, "buffer read",
-                            dst);
-    return copy_command(q, dst, (char *)mem + offset, size, blocking, num_wait, wait, out_event, "buffer read", NULL);
+        return memory_command(q, staging, (char *)mem + offset, size, 0, blocking, num_wait, wait, out_event,
+                              "buffer read", dst);
+    return memory_command(q, dst, (char *)mem + offset, size, 0, blocking, num_wait, wait, out_event, "buffer read",
+                          NULL);
 }
 
 hcl_status hcl__ze_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
                                int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
-    return copy_command(queue, (char *)dst + dst_offset, (char *)src + src_offset, size, blocking, num_wait, wait,
-                        out_event, "buffer copy", NULL);
+    return memory_command(queue, (char *)dst + dst_offset, (char *)src + src_offset, size, 0, blocking, num_wait, wait,
+                          out_event, "buffer copy", NULL);
 }
 
 /* The runtime's fill takes patterns up to the compute group's maxMemoryFillPatternSize; longer ones (and every
@@ -136,16 +144,8 @@ hcl_status hcl__ze_buffer_fill(void *queue, void *mem, size_t offset, size_t siz
     hcl__ze_queue *q = queue;
     if (pattern_size > q->dev->entry->max_fill_pattern)
         return hcl__ze_fill_kernel(q, mem, offset, size, pattern, pattern_size, num_wait, wait, blocking, 0, out_event);
-    hcl__ze_cmd cmd;
-    hcl_status status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
-    if (status != HCL_SUCCESS) return status;
-    ze_event_handle_t signal = NULL;
-    status = hcl__ze_cmd_part(&cmd, &signal);
-    if (status != HCL_SUCCESS) goto cleanup;
-    HCL_ZE_CHECK(zeCommandListAppendMemoryFill,
-                 (q->list, (char *)mem + offset, pattern, pattern_size, size, signal, 0, NULL),
-                 "offset %zu, size %zu bytes, pattern of %zu bytes", offset, size, pattern_size);
-    hcl__ze_cmd_appended(&cmd);
-cleanup:
-    return hcl__ze_cmd_end(&cmd, status, blocking, "buffer fill", out_event);
+    char what[64];
+    snprintf(what, sizeof what, "buffer fill at offset %zu", offset);
+    return memory_command(q, (char *)mem + offset, pattern, size, pattern_size, blocking, num_wait, wait, out_event,
+                          what, NULL);
 }
