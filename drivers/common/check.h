@@ -63,6 +63,18 @@ typedef enum hcl_kit_code_format { HCL_KIT_CODE_DECIMAL = 0, HCL_KIT_CODE_HEX = 
 hcl_status hcl__kit_vendor_fail(hcl_status status, const char *call, const char *name, long long code,
                                 hcl_kit_code_format format, const char *note, const char *fmt, va_list ap);
 
+/* hcl__kit_vendor_fail on the variable arguments of the driver's failure function it stands in (a variadic one whose
+ * last named parameter is `fmt`), as a value: `return HCL_KIT_VENDOR_FAIL(status, fn, name, code, format, NULL, fmt);` */
+#define HCL_KIT_VENDOR_FAIL(status, call, name, code, format, note, fmt)                                               \
+    __extension__({                                                                                                    \
+        va_list hcl_kit_ap_;                                                                                           \
+        va_start(hcl_kit_ap_, fmt);                                                                                    \
+        hcl_status hcl_kit_s_ =                                                                                        \
+            hcl__kit_vendor_fail((status), (call), (name), (code), (format), (note), fmt, hcl_kit_ap_);                \
+        va_end(hcl_kit_ap_);                                                                                           \
+        hcl_kit_s_;                                                                                                    \
+    })
+
 /* The text of this thread's last vendor failure or hcl__kit_oom, for a log line about a failure that is not
  * returned, or for a reason that combines two failures. "" when there was none. */
 const char *hcl__kit_last_failure(void);

@@ -78,11 +78,7 @@ hcl_status hcl__ze_fail(ze_result_t r, const char *fn, const char *fmt, ...) {
     case ZE_RESULT_ERROR_INVALID_KERNEL_NAME: status = HCL_ERROR_NOT_FOUND; break;
     default: break;
     }
-    va_list ap;
-    va_start(ap, fmt);
-    status = hcl__kit_vendor_fail(status, fn, hcl__ze_result_name(r), r, HCL_KIT_CODE_HEX, NULL, fmt, ap);
-    va_end(ap);
-    return status;
+    return HCL_KIT_VENDOR_FAIL(status, fn, hcl__ze_result_name(r), r, HCL_KIT_CODE_HEX, NULL, fmt);
 }
 
 /* ---------------------------------------------------------------------------------------------------------

@@ -143,11 +143,7 @@ hcl_status hcl__ocl_fail(cl_int err, int mode, const char *fn, const char *fmt, 
         (mode == HCL_OCL_ALLOC && err == CL_OUT_OF_RESOURCES))
         status = HCL_ERROR_OUT_OF_MEMORY;
     if (err == -9999) status = HCL_ERROR_DEVICE_LOST; /* NVIDIA: the device faulted earlier in this process */
-    va_list ap;
-    va_start(ap, fmt);
-    status = hcl__kit_vendor_fail(status, fn, hcl__ocl_error_name(err), err, HCL_KIT_CODE_DECIMAL, NULL, fmt, ap);
-    va_end(ap);
-    return status;
+    return HCL_KIT_VENDOR_FAIL(status, fn, hcl__ocl_error_name(err), err, HCL_KIT_CODE_DECIMAL, NULL, fmt);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
