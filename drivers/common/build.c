@@ -1,4 +1,5 @@
-/* The driver kit's help for drivers that build programs: the on-disk cache key and the build-failure message. */
+/* The driver kit's help for drivers that build programs: the on-disk cache key, the build-failure message, and the
+ * check of a launch's argument count against the parameters its kernel declares. */
 #include "kit.h"
 
 #include <stdio.h>
@@ -34,4 +35,13 @@ hcl_status hcl__kit_build_failed(const char *log, const char *fmt, ...) {
     const int cut = n > HCL_KIT_BUILD_LOG_MAX;
     return HCL_KIT_FAIL(HCL_ERROR_BUILD, "%s; build log%s:\n%.*s%s", detail, cut ? " (truncated)" : "",
                         (int)(cut ? HCL_KIT_BUILD_LOG_MAX : n), log ? log : "", cut ? "\n..." : "");
+}
+
+hcl_status hcl__kit_launch_arity(const char *name, uint32_t declared, uint32_t num_args, size_t shared_bytes) {
+    const uint32_t given = num_args + (shared_bytes > 0 ? 1 : 0);
+    if (declared == UINT32_MAX || given == declared) return HCL_SUCCESS;
+    return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                        "%s: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", hcl__kit_name,
+                        name, (unsigned)declared, (unsigned)num_args,
+                        shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
 }

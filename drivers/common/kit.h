@@ -9,8 +9,8 @@
  *   symbols.h  the vendor library, opened through the core's open_library, and its symbol table;
  *   devices.h  the device list and the lifecycle entry points;
  *   table.h    the driver table's common entries, declared and listed under the driver's prefix;
- *   below      which module source a driver takes, the cache key and build-failure message of a program, and a
- *              device's identity text. */
+ *   below      which module source a driver takes, the cache key and build-failure message of a program, the
+ *              check of a launch's argument count, and a device's identity text. */
 #ifndef HCL_DRIVERS_COMMON_KIT_H
 #define HCL_DRIVERS_COMMON_KIT_H
 
@@ -55,6 +55,11 @@ char *hcl__kit_cache_key(const void *payload, size_t payload_size, size_t *out_s
     __attribute__((format(printf, 4, 5)));
 /* HCL_ERROR_BUILD with "<detail>; build log[ (truncated)]:\n<the log's head>" (log may be NULL). */
 hcl_status hcl__kit_build_failed(const char *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A launch of kernel `name` gives `num_args` arguments, plus, when `shared_bytes` > 0, the dynamic local memory as one
+ * more (a trailing __local parameter, as OpenCL C and SPIR-V kernels declare it). HCL_SUCCESS when that is the
+ * `declared` count of parameters, or when the count is not known (UINT32_MAX); else HCL_ERROR_INVALID_ARGUMENT with
+ * "<driver>: kernel '<name>' declares <declared> parameters; the launch gives <num_args> argument(s)[ plus ...]". */
+hcl_status hcl__kit_launch_arity(const char *name, uint32_t declared, uint32_t num_args, size_t shared_bytes);
 
 /* ---- identity (identity.c) ---- */
 /* Give the device the runtime's UUID, unless it is all zero (which identifies nothing: the Level Zero null driver

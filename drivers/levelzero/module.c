@@ -307,15 +307,11 @@ hcl_status hcl__ze_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_d
                                  void **out_event) {
     hcl__ze_queue *q = queue;
     hcl__ze_kernel *k = kernel;
-    uint32_t given = num_args + (shared_bytes > 0 ? 1 : 0);
-    if (k->num_args != UINT32_MAX && given != k->num_args)
-        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
-                            "levelzero: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
-                            (unsigned)k->num_args, num_args,
-                            shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
+    hcl_status status = hcl__kit_launch_arity(k->name, k->num_args, num_args, shared_bytes);
+    if (status != HCL_SUCCESS) return status;
     /* the core holds the kernel's lock: no other launch sets its arguments until this one is appended */
     hcl__ze_cmd cmd;
-    hcl_status status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
+    status = hcl__ze_cmd_begin(&cmd, q, 1, num_wait, wait, out_event != NULL);
     if (status != HCL_SUCCESS) return status;
     status = hcl__ze_append_launch(&cmd, k->kernel, k->name, grid, block, shared_bytes, num_args, args);
     return hcl__ze_cmd_end(&cmd, status, 0, k->name, out_event);

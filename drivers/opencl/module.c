@@ -410,18 +410,12 @@ hcl_status hcl__ocl_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
     hcl__ocl_queue *q = queue;
     hcl__ocl_kernel *k = kernel;
     const hcl__ocl_device_entry *e = q->device->entry;
-    hcl_status status = HCL_SUCCESS;
     cl_mem *subs = NULL;
     cl_event ev = NULL;
     int locked = 0;
 
-    uint32_t expected = num_args + (shared_bytes > 0 ? 1 : 0);
-    if (expected != k->num_args) {
-        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
-                            "opencl: kernel '%s' declares %u parameters; the launch gives %u argument(s)%s", k->name,
-                            (unsigned)k->num_args, num_args,
-                            shared_bytes > 0 ? " plus one __local parameter for the dynamic local memory" : "");
-    }
+    hcl_status status = hcl__kit_launch_arity(k->name, k->num_args, num_args, shared_bytes);
+    if (status != HCL_SUCCESS) return status;
     /* An offset into a buffer needs a sub-buffer, and OpenCL only makes those at aligned offsets. */
     for (uint32_t i = 0; i < num_args; i++) {
         if (args[i].kind == HCL_DRIVER_ARG_BUFFER && args[i].offset % e->base_align_bytes != 0)
