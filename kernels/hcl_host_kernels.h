@@ -36,8 +36,8 @@ const char *hcl__host_isa_name(int level);
  * while a kernel runs, nor between sizing a GEMM's workspace and running it. */
 int hcl__host_isa_force(int level);
 /* 0 when HCL_HOST_ISA is unset, empty or a level this CPU runs; else -1 with why in reason (the name is unknown, or
- * this CPU cannot run it: which levels it runs). The host driver refuses to start then (the backend is unavailable
- * with this reason), so a forced level never silently becomes another. */
+ * this CPU cannot run it: which levels it runs). The core makes the host backend unavailable with this reason then
+ * (api/src/loader.c), so a forced level never silently becomes another. */
 int hcl__host_isa_refusal(char *reason, size_t reason_size);
 /* The CPU's 16-bit arithmetic, from CPUID whatever HCL_HOST_ISA forces: HCL__HOST_CPU_FP16 (AVX512-FP16) and
  * HCL__HOST_CPU_BF16 (AVX512-BF16), each only where the OS saves the zmm registers; 0 elsewhere. */

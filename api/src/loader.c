@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "core.h"
 #include "hcl_backends.h"
+#include "hcl_host_kernels.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -442,6 +443,17 @@ static int init_driver(hcl__backend *b, const hcl_driver_table *t) {
     return 1;
 }
 
+/* The host backend runs the host built-ins at one instruction set (kernels/host_isa.c), which the host driver knows
+ * nothing of: a level HCL_HOST_ISA forces that this CPU cannot run makes the backend unavailable with why (so a forced
+ * level never silently becomes another), and its version names the level. Returns 1 when refused. */
+static int host_isa(hcl__backend *b, int started) {
+    if (strcmp(b->name, "host") != 0 || !b->embedded) return 0;
+    if (!started) return hcl__host_isa_refusal(b->reason, sizeof b->reason) != 0;
+    const size_t len = strlen(b->version);
+    snprintf(b->version + len, sizeof b->version - len, ", isa %s", hcl__host_isa_name(hcl__host_isa()));
+    return 0;
+}
+
 hcl__backend *hcl__backend_load(hcl__backend *b) {
     pthread_mutex_lock(&load_lock);
     if (b->loaded) goto out;
@@ -451,6 +463,7 @@ hcl__backend *hcl__backend_load(hcl__backend *b) {
     const hcl_driver_table *t = NULL;
     if (b->embedded) {
         snprintf(b->module_path, sizeof b->module_path, "(built in)");
+        if (host_isa(b, 0)) goto report;
         t = b->embedded();
     } else {
         b->dl = find_module(b);
@@ -473,6 +486,7 @@ hcl__backend *hcl__backend_load(hcl__backend *b) {
         t = entry();
     }
     if (init_driver(b, t)) {
+        host_isa(b, 1);
         b->drv = t;
         b->available = 1;
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: available, %u device(s), %s", b->name, b->device_count, b->version);

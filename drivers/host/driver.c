@@ -7,8 +7,6 @@
 #define _GNU_SOURCE /* sysconf(_SC_NPROCESSORS_ONLN, _SC_PHYS_PAGES) */
 #include "host.h"
 
-#include "hcl_host_kernels.h"
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,7 +158,7 @@ static void hcl_host_describe(hcl_device_info *info) {
 
 /* The kit's start: one device, this machine's CPU. */
 static hcl_status hcl_host_start(char *reason, size_t reason_size, char *version, size_t version_size) {
-    if (hcl__host_isa_refusal(reason, reason_size) != 0) return HCL_ERROR_UNSUPPORTED;
+    (void)reason, (void)reason_size; /* it always starts */
     hcl_host_device *device = hcl__kit_device_add();
     if (device == NULL) return HCL_ERROR_OUT_OF_MEMORY;
     hcl_host_describe(&device->info);
@@ -173,12 +171,12 @@ static hcl_status hcl_host_start(char *reason, size_t reason_size, char *version
     const char *parallel = "serial (built without OpenMP)";
 #endif
     if (version != NULL && version_size > 0) {
-        const int len = snprintf(version, version_size, "hcl-host %s, %s, %d threads, isa %s", HCL_HOST_VERSION,
-                                 parallel, threads, hcl__host_isa_name(hcl__host_isa()));
+        const int len =
+            snprintf(version, version_size, "hcl-host %s, %s, %d threads", HCL_HOST_VERSION, parallel, threads);
         if (len < 0) version[0] = '\0';
     }
-    HCL_KIT_LOG("device \"%s\" (%s), %u cores, %d threads, isa %s", device->info.name, device->info.vendor,
-                device->info.compute_units, threads, hcl__host_isa_name(hcl__host_isa()));
+    HCL_KIT_LOG("device \"%s\" (%s), %u cores, %d threads", device->info.name, device->info.vendor,
+                device->info.compute_units, threads);
     return HCL_SUCCESS;
 }
 

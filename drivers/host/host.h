@@ -16,6 +16,13 @@
 
 #include <stdint.h>
 
+/* An OpenMP directive where the driver is built with OpenMP, nothing otherwise. */
+#ifdef _OPENMP
+#define HCL_HOST_OMP(...) _Pragma(#__VA_ARGS__)
+#else
+#define HCL_HOST_OMP(...)
+#endif
+
 #define HCL_HOST_NAME "host"
 #define HCL_HOST_ALIGN 64
 #define HCL_HOST_MAX_WORK_GROUP 1024

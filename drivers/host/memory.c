@@ -2,8 +2,6 @@
  * Transfers are memcpy (split over the cores when large), fills a pattern doubled in place. */
 #include "host.h"
 
-#include "hcl_host_kernels.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +16,7 @@ static void hcl_host_copy(char *dst, const char *src, size_t size) {
         return;
     }
     const long long pieces = (long long)((size + HCL_HOST_COPY_PIECE - 1) / HCL_HOST_COPY_PIECE);
-    HCL__OMP(omp parallel for schedule(static))
+    HCL_HOST_OMP(omp parallel for schedule(static))
     for (long long q = 0; q < pieces; ++q) {
         const size_t at = (size_t)q * HCL_HOST_COPY_PIECE;
         const size_t len = size - at < HCL_HOST_COPY_PIECE ? size - at : HCL_HOST_COPY_PIECE;

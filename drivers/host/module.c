@@ -6,8 +6,6 @@
  */
 #include "host.h"
 
-#include "hcl_host_kernels.h"
-
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +182,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
         free(argv);
         return HCL_SUCCESS;
     }
-    HCL__OMP(omp parallel num_threads(threads) if (threads > 1)) {
+    HCL_HOST_OMP(omp parallel num_threads(threads) if (threads > 1)) {
         int tid = 0;
 #ifdef _OPENMP
         tid = omp_get_thread_num();
@@ -194,7 +192,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
         launch.block = block;
         launch.shared = scratch != NULL ? scratch + (size_t)tid * stride : NULL;
         launch.shared_size = shared_bytes;
-        HCL__OMP(omp for schedule(dynamic, chunk))
+        HCL_HOST_OMP(omp for schedule(dynamic, chunk))
         for (long long g = 0; g < total; ++g) {
             const uint64_t flat = (uint64_t)g;
             launch.group_id.x = (uint32_t)(flat % grid.x);
