@@ -203,9 +203,6 @@ hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op
 /* ---- helpers for plan.c files (plan_util.c) ---- */
 /* Start a plan of `count` launches (HCL_ERROR_OUT_OF_MEMORY when they do not fit in memory). */
 hcl_status hcl_kplan_init(hcl_kplan *plan, size_t count);
-/* Start an op's plan of one launch: hcl_kplan_init, then hcl_kvariant_check_family (a variant forced for `op` that the
- * device's family does not have fails the plan with HCL_ERROR_UNSUPPORTED). */
-hcl_status hcl_kplan_begin(const hcl_kdevice *dev, hcl_kop op, hcl_kplan *plan);
 void hcl_kplan_free(hcl_kplan *plan);
 /* Set launch `l` to kernel `kernel` of `prog` over grid x block (y, z of both 1); no arguments yet. */
 void hcl_klaunch_1d(hcl_klaunch *l, hcl_kprog prog, int kernel, size_t groups, size_t group_size);
@@ -260,6 +257,9 @@ static inline int hcl_kvariant_allowed(const hcl_kdevice *dev, hcl_kop op, hcl_k
 /* HCL_SUCCESS when nothing is forced for op or dev's family has the forced variant; else the refusal naming the
  * variants the family has. Each op's plan calls it first. */
 hcl_status hcl_kvariant_check_family(const hcl_kdevice *dev, hcl_kop op, hcl_kplan *plan);
+/* Start an op's plan of one launch: hcl_kplan_init, then hcl_kvariant_check_family (plan_variant.c; a variant forced for `op` that the
+ * device's family does not have fails the plan with HCL_ERROR_UNSUPPORTED). */
+hcl_status hcl_kplan_begin(const hcl_kdevice *dev, hcl_kop op, hcl_kplan *plan);
 /* Refuse the call for the variant forced for op: HCL_ERROR_UNSUPPORTED, plan->why "HCL_GEMM_VARIANT=wgmma cannot run
  * this call: <fmt ...>". */
 hcl_status hcl_kvariant_refuse(hcl_kplan *plan, const hcl_kdevice *dev, hcl_kop op, const char *fmt, ...)

@@ -21,11 +21,6 @@ hcl_status hcl_kplan_init(hcl_kplan *plan, size_t count) {
     return HCL_SUCCESS;
 }
 
-hcl_status hcl_kplan_begin(const hcl_kdevice *dev, hcl_kop op, hcl_kplan *plan) {
-    const hcl_status st = hcl_kplan_init(plan, 1);
-    return st == HCL_SUCCESS ? hcl_kvariant_check_family(dev, op, plan) : st;
-}
-
 void hcl_kplan_free(hcl_kplan *plan) {
     if (plan->launch && plan->launch != plan->inline_launch) free(plan->launch);
     plan->launch = plan->inline_launch;

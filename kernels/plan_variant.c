@@ -97,3 +97,8 @@ hcl_status hcl_kvariant_settle(const hcl_kdevice *dev, hcl_kop op, hcl_kvariant 
     memcpy(why, plan->why, sizeof why);
     return hcl_kvariant_refuse(plan, dev, op, "%s", why[0] ? why : "the plan declines it");
 }
+
+hcl_status hcl_kplan_begin(const hcl_kdevice *dev, hcl_kop op, hcl_kplan *plan) {
+    const hcl_status st = hcl_kplan_init(plan, 1);
+    return st == HCL_SUCCESS ? hcl_kvariant_check_family(dev, op, plan) : st;
+}

@@ -136,108 +136,140 @@ typedef struct hcl_driver_param {
                                           * declared parameter (OpenCL), after the launch's own arguments */
 
 /* Every entry of hcl_driver_table after its header (size, abi_major, abi_minor, name), in table order, as
- * X(return type, name, (parameters)): the one list the table's members are generated from. Only ever add at the end
- * (docs/driver-abi.md); drivers/common/test_abi_layout.c checks the layout against the hand-written
- * struct of ABI 2.4. Every native object is a void *. `wait`/`num_wait` are the driver's own events. `out_event` may
- * be NULL: then the driver creates no event. Blocking calls (blocking != 0) return after the command completed. */
-#define HCL_DRIVER_ENTRIES(X)                                                                                             \
+ * E(a, return type, name, (parameters)) in one list per capability group (`a` is passed through: the driver
+ * kit's prefix, drivers/common/table.h). HCL_DRIVER_ENTRIES(X) is all of them as X(return type, name, (parameters)):
+ * the one list the table's members, the kit's declarations and the drivers' initialisers are generated from. Only
+ * ever add at the end (docs/driver-abi.md); drivers/common/test_abi_layout.c checks the layout against the
+ * hand-written struct of ABI 2.4. Every native object is a void *. `wait`/`num_wait` are the driver's own events.
+ * `out_event` may be NULL: then the driver creates no event. Blocking calls (blocking != 0) return after the command
+ * completed. */
+/* ---- Required: the runtime and its devices ---- */
+#define HCL_DRIVER_ENTRIES_DEVICES(E, a)                                                                               \
     /* Open the vendor runtime. On failure return a status and write why (dlerror text and paths tried, or the \
-     * vendor's error name) into `reason`. `version` receives the runtime's version text if known. */          \
-    X(hcl_status, init,                                                                                                   \
-      (const hcl_driver_host *host, char *reason, size_t reason_size, char *version, size_t version_size))                \
-    X(void, shutdown, (void))                                                                                             \
-    X(hcl_status, device_count, (uint32_t * out_count))                                                                   \
+     * vendor's error name) into `reason`. `version` receives the runtime's version text if known. */       \
+    E(a, hcl_status, init,                                                                                             \
+      (const hcl_driver_host *host, char *reason, size_t reason_size, char *version, size_t version_size))             \
+    E(a, void, shutdown, (void))                                                                                       \
+    E(a, hcl_status, device_count, (uint32_t * out_count))                                                             \
     /* backend/index/identity filled. Writes the hcl_device_info of the header the driver was built with: the core \
      * zeroes a larger buffer first, so fields the driver does not know read 0 (unknown). Hardware facts only: for \
-     * an in-tree backend the core sets native_types / matrix_types (and may clear matrix_unit) from arch,       \
-     * matrix_unit, has_fp16 and subgroup_size (docs/driver-abi.md, 2.5). */      \
-    X(hcl_status, device_info, (uint32_t index, hcl_device_info * out_info))                                              \
-    X(hcl_status, device_open, (uint32_t index, void **out_device))                                                       \
-    X(void, device_close, (void *device))                                                                                 \
-    X(hcl_status, queue_create, (void *device, void **out_queue))                                                         \
-    /* the core calls queue_finish first */                                                                               \
-    X(void, queue_destroy, (void *queue))                                                                                 \
-    X(hcl_status, queue_finish, (void *queue))                                                                            \
-    X(hcl_status, queue_marker, (void *queue, uint32_t num_wait, void *const *wait, void **out_event))                    \
-    X(hcl_status, buffer_alloc, (void *device, size_t size, void **out_mem))                                              \
-    X(void, buffer_free, (void *device, void *mem))                                                                       \
-    X(hcl_status, buffer_write,                                                                                           \
-      (void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking, uint32_t num_wait,              \
-       void *const *wait, void **out_event))                                                                              \
-    X(hcl_status, buffer_read,                                                                                            \
-      (void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking, uint32_t num_wait,                    \
-       void *const *wait, void **out_event))                                                                              \
-    X(hcl_status, buffer_copy,                                                                                            \
-      (void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size, int blocking,                \
-       uint32_t num_wait, void *const *wait, void **out_event))                                                           \
-    X(hcl_status, buffer_fill,                                                                                            \
-      (void *queue, void *mem, size_t offset, size_t size, const void *pattern, size_t pattern_size, int blocking,        \
-       uint32_t num_wait, void *const *wait, void **out_event))                                                           \
-    X(hcl_status, event_wait, (void *event))                                                                              \
-    X(void, event_release, (void *event))                                                                                 \
-    /* Seconds from the start of `start`'s command to the end of `end`'s command; waits for both. */                      \
-    X(hcl_status, event_elapsed, (void *start, void *end, double *out_seconds))                                           \
-    X(hcl_status, module_create, (void *device, const hcl_module_source *sources, uint32_t count, void **out_module))     \
-    X(void, module_destroy, (void *module))                                                                               \
-    X(hcl_status, kernel_create, (void *module, const char *name, void **out_kernel))                                     \
-    X(void, kernel_destroy, (void *kernel))                                                                               \
-    X(hcl_status, kernel_launch,                                                                                          \
-      (void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes, uint32_t num_args,                  \
-       const hcl_driver_arg *args, uint32_t num_wait, void *const *wait, void **out_event))                               \
-    /* ---- optional, grouped by capability: the core checks each with HCL_DRIVER_HAS (the table's `size` covers it and \
-     * it is not NULL) before use; docs/driver-abi.md says what the core does without it. ---- */ \
-    /* ---- Page-locked host memory ---- */                                                                               \
+     * an in-tree backend the core sets native_types / matrix_types (and may clear matrix_unit) from arch, \
+     * matrix_unit, has_fp16 and subgroup_size (docs/driver-abi.md, 2.5). */   \
+    E(a, hcl_status, device_info, (uint32_t index, hcl_device_info * out_info))                                        \
+    E(a, hcl_status, device_open, (uint32_t index, void **out_device))                                                 \
+    E(a, void, device_close, (void *device))
+
+/* ---- Required: queues, buffers, events, modules, kernels (the driver kit's entries, drivers/common/table.h) ---- */
+#define HCL_DRIVER_ENTRIES_OBJECTS(E, a)                                                                               \
+    E(a, hcl_status, queue_create, (void *device, void **out_queue))                                                   \
+    /* the core calls queue_finish first */                                                                            \
+    E(a, void, queue_destroy, (void *queue))                                                                           \
+    E(a, hcl_status, queue_finish, (void *queue))                                                                      \
+    E(a, hcl_status, queue_marker, (void *queue, uint32_t num_wait, void *const *wait, void **out_event))              \
+    E(a, hcl_status, buffer_alloc, (void *device, size_t size, void **out_mem))                                        \
+    E(a, void, buffer_free, (void *device, void *mem))                                                                 \
+    E(a, hcl_status, buffer_write,                                                                                     \
+      (void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking, uint32_t num_wait,           \
+       void *const *wait, void **out_event))                                                                           \
+    E(a, hcl_status, buffer_read,                                                                                      \
+      (void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking, uint32_t num_wait,                 \
+       void *const *wait, void **out_event))                                                                           \
+    E(a, hcl_status, buffer_copy,                                                                                      \
+      (void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size, int blocking,             \
+       uint32_t num_wait, void *const *wait, void **out_event))                                                        \
+    E(a, hcl_status, buffer_fill,                                                                                      \
+      (void *queue, void *mem, size_t offset, size_t size, const void *pattern, size_t pattern_size, int blocking,     \
+       uint32_t num_wait, void *const *wait, void **out_event))                                                        \
+    E(a, hcl_status, event_wait, (void *event))                                                                        \
+    E(a, void, event_release, (void *event))                                                                           \
+    /* Seconds from the start of `start`'s command to the end of `end`'s command; waits for both. */                   \
+    E(a, hcl_status, event_elapsed, (void *start, void *end, double *out_seconds))                                     \
+    E(a, hcl_status, module_create,                                                                                    \
+      (void *device, const hcl_module_source *sources, uint32_t count, void **out_module))                             \
+    E(a, void, module_destroy, (void *module))                                                                         \
+    E(a, hcl_status, kernel_create, (void *module, const char *name, void **out_kernel))                               \
+    E(a, void, kernel_destroy, (void *kernel))                                                                         \
+    E(a, hcl_status, kernel_launch,                                                                                    \
+      (void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes, uint32_t num_args,               \
+       const hcl_driver_arg *args, uint32_t num_wait, void *const *wait, void **out_event))
+
+/* ---- Optional, grouped by capability: the core checks each with HCL_DRIVER_HAS (the table's `size` covers it and
+ * it is not NULL) before use; docs/driver-abi.md says what the core does without it. ---- */
+/* ---- Page-locked host memory ---- */
+#define HCL_DRIVER_ENTRIES_HOST_MEMORY(E, a)                                                                           \
     /* Host memory for fast transfers (page-locked where the runtime can). NULL: the core hands out ordinary \
-     * aligned memory. */            \
-    X(hcl_status, host_alloc, (void *device, size_t size, void **out_ptr))                                                \
-    X(void, host_free, (void *device, void *ptr))                                                                         \
-    /* ---- Interop ---- */                                                                                               \
+     * aligned memory. */         \
+    E(a, hcl_status, host_alloc, (void *device, size_t size, void **out_ptr))                                          \
+    E(a, void, host_free, (void *device, void *ptr))
+
+/* ---- Interop ---- */
+#define HCL_DRIVER_ENTRIES_INTEROP(E, a)                                                                               \
     /* The vendor object behind a native object (see hcl_device_get_native in hcl.h); HCL_ERROR_UNSUPPORTED with \
-     * a message when there is none. NULL: the backend exposes none. */        \
-    X(hcl_status, get_native, (hcl_native_kind kind, void *object, void **out_native))                                    \
-    /* ---- Launch limits ---- */                                                                                         \
-    /* The device's limits for launch plans (the core zeroes *out first; leave unknown fields 0). */                      \
-    X(hcl_status, device_limits, (void *device, hcl_driver_limits *out))                                                  \
+     * a message when there is none. NULL: the backend exposes none. */     \
+    E(a, hcl_status, get_native, (hcl_native_kind kind, void *object, void **out_native))
+
+/* ---- Launch limits ---- */
+#define HCL_DRIVER_ENTRIES_LIMITS(E, a)                                                                                \
+    /* The device's limits for launch plans (the core zeroes *out first; leave unknown fields 0). */                   \
+    E(a, hcl_status, device_limits, (void *device, hcl_driver_limits *out))                                            \
     /* The most work-items a group of this kernel may have on its device (CL_KERNEL_WORK_GROUP_SIZE, \
-     * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ...); 0 when the runtime does not say. */                    \
-    X(hcl_status, kernel_max_group, (void *kernel, uint64_t *out_max))                                                    \
-    /* ---- Kernel parameters ---- */                                                                                     \
+     * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ...); 0 when the runtime does not say. */                 \
+    E(a, hcl_status, kernel_max_group, (void *kernel, uint64_t *out_max))
+
+/* ---- Kernel parameters ---- */
+#define HCL_DRIVER_ENTRIES_PARAMS(E, a)                                                                                \
     /* The kernel's declared parameters, in order, so that the core checks a launch's arguments before the vendor \
      * runtime sees them. Writes the first min(count, max) parameters to out[], the count to *out_count and \
      * HCL_DRIVER_PARAMS_* bits to *out_flags (the core zeroes all of them first). A parameter the backend cannot \
      * describe is HCL_DRIVER_PARAM_UNKNOWN; a non-success status (or a NULL entry) means that not even the count is \
-     * known, and the core checks nothing beyond the argument kinds. */       \
-    X(hcl_status, kernel_params,                                                                                          \
-      (void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count, uint32_t *out_flags))                      \
-    /* ---- Peer copies ---- */                                                                                           \
+     * known, and the core checks nothing beyond the argument kinds. */    \
+    E(a, hcl_status, kernel_params,                                                                                    \
+      (void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count, uint32_t *out_flags))
+
+/* ---- Peer copies ---- */
+#define HCL_DRIVER_ENTRIES_PEER(E, a)                                                                                  \
     /* Whether `device` reaches the memory of `peer` (another opened device of this driver, possibly the same \
      * vendor device opened twice) directly: *out_direct 1 or 0 (the core zeroes it first). A driver may enable the \
-     * access here (CUDA: cuCtxEnablePeerAccess, both directions) so that buffer_copy_peer works once it said 1. */           \
-    X(hcl_status, peer_access, (void *device, void *peer, int *out_direct))                                               \
+     * access here (CUDA: cuCtxEnablePeerAccess, both directions) so that buffer_copy_peer works once it said 1. */        \
+    E(a, hcl_status, peer_access, (void *device, void *peer, int *out_direct))                                         \
     /* Copy between memory of two devices of this driver that peer_access called direct, as a command on `queue` \
-     * (a queue of either device), ordered like buffer_copy: after `wait`, an event in *out_event when asked for. */        \
-    X(hcl_status, buffer_copy_peer,                                                                                       \
-      (void *queue, void *dst_device, void *dst, size_t dst_offset, void *src_device, void *src, size_t src_offset,       \
-       size_t size, int blocking, uint32_t num_wait, void *const *wait, void **out_event))                                \
-    /* ---- Registering host memory; polling ---- */                                                                      \
+     * (a queue of either device), ordered like buffer_copy: after `wait`, an event in *out_event when asked for. */     \
+    E(a, hcl_status, buffer_copy_peer,                                                                                 \
+      (void *queue, void *dst_device, void *dst, size_t dst_offset, void *src_device, void *src, size_t src_offset,    \
+       size_t size, int blocking, uint32_t num_wait, void *const *wait, void **out_event))
+
+/* ---- Registering host memory; polling ---- */
+#define HCL_DRIVER_ENTRIES_REGISTER(E, a)                                                                                 \
     /* Page-lock `size` bytes of host memory at `ptr` (page-aligned, not from host_alloc, mapped by the caller) so that \
      * transfers between it and any device of this driver run as host_alloc's memory does (CUDA: cuMemHostRegister, \
      * portable); the memory stays the caller's. HCL_ERROR_UNSUPPORTED or a vendor status with a message when the runtime \
      * refuses (the caller then copies it as pageable memory). */ \
-    X(hcl_status, host_register, (void *device, void *ptr, size_t size))                                                  \
+    E(a, hcl_status, host_register, (void *device, void *ptr, size_t size))                                               \
     /* Undo host_register of `ptr` (no pending command may still use it). Reports nothing. */                             \
-    X(void, host_unregister, (void *device, void *ptr))                                                                   \
+    E(a, void, host_unregister, (void *device, void *ptr))                                                                \
     /* Whether the command of `event` is done, without waiting: *out_done 1 or 0 (the core zeroes it first). A command \
      * that failed on the device: the failure's status (as event_wait would give). */  \
-    X(hcl_status, event_query, (void *event, int *out_done))                                                              \
-    /* ---- Thread-block clusters (CUDA only) ---- */                                                                     \
+    E(a, hcl_status, event_query, (void *event, int *out_done))
+
+/* ---- Thread-block clusters (CUDA only) ---- */
+#define HCL_DRIVER_ENTRIES_CLUSTERS(E, a)                                                                              \
     /* How many clusters of `cluster_blocks` groups (thread-block clusters: blocks that run at once on neighbouring \
      * compute units) of `threads` work-items and `shared_bytes` of dynamic local memory each this kernel has resident on \
      * its device at once (CUDA: cuOccupancyMaxActiveClusters, after opting the kernel in to the shared memory as a \
      * launch would), so that a plan can give every resident cluster an equal share of the work in one wave. *out_count \
-     * 0 (the core zeroes it first) or HCL_ERROR_UNSUPPORTED when the runtime does not say. */     \
-    X(hcl_status, kernel_max_clusters,                                                                                    \
+     * 0 (the core zeroes it first) or HCL_ERROR_UNSUPPORTED when the runtime does not say. */  \
+    E(a, hcl_status, kernel_max_clusters,                                                                              \
       (void *kernel, uint32_t cluster_blocks, uint32_t threads, size_t shared_bytes, uint32_t *out_count))
+
+/* Every group in table order, as X(return type, name, (parameters)). */
+#define HCL__DRIVER_APPLY(X, ret, name, params) X(ret, name, params)
+#define HCL_DRIVER_ENTRIES(X)                                                                                          \
+    HCL_DRIVER_ENTRIES_DEVICES(HCL__DRIVER_APPLY, X)                                                                   \
+    HCL_DRIVER_ENTRIES_OBJECTS(HCL__DRIVER_APPLY, X)                                                                   \
+    HCL_DRIVER_ENTRIES_HOST_MEMORY(HCL__DRIVER_APPLY, X)                                                               \
+    HCL_DRIVER_ENTRIES_INTEROP(HCL__DRIVER_APPLY, X) HCL_DRIVER_ENTRIES_LIMITS(HCL__DRIVER_APPLY, X)                   \
+        HCL_DRIVER_ENTRIES_PARAMS(HCL__DRIVER_APPLY, X) HCL_DRIVER_ENTRIES_PEER(HCL__DRIVER_APPLY, X)                  \
+            HCL_DRIVER_ENTRIES_REGISTER(HCL__DRIVER_APPLY, X) HCL_DRIVER_ENTRIES_CLUSTERS(HCL__DRIVER_APPLY, X)
 
 /* The table a driver module gives the core: its header, then the entries of HCL_DRIVER_ENTRIES. */
 typedef struct hcl_driver_table {
