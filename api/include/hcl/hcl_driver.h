@@ -263,13 +263,17 @@ typedef struct hcl_driver_param {
 
 /* Every group in table order, as X(return type, name, (parameters)). */
 #define HCL__DRIVER_APPLY(X, ret, name, params) X(ret, name, params)
+#define HCL__DRIVER_GROUP(group, X) HCL_DRIVER_ENTRIES_##group(HCL__DRIVER_APPLY, X)
 #define HCL_DRIVER_ENTRIES(X)                                                                                          \
-    HCL_DRIVER_ENTRIES_DEVICES(HCL__DRIVER_APPLY, X)                                                                   \
-    HCL_DRIVER_ENTRIES_OBJECTS(HCL__DRIVER_APPLY, X)                                                                   \
-    HCL_DRIVER_ENTRIES_HOST_MEMORY(HCL__DRIVER_APPLY, X)                                                               \
-    HCL_DRIVER_ENTRIES_INTEROP(HCL__DRIVER_APPLY, X) HCL_DRIVER_ENTRIES_LIMITS(HCL__DRIVER_APPLY, X)                   \
-        HCL_DRIVER_ENTRIES_PARAMS(HCL__DRIVER_APPLY, X) HCL_DRIVER_ENTRIES_PEER(HCL__DRIVER_APPLY, X)                  \
-            HCL_DRIVER_ENTRIES_REGISTER(HCL__DRIVER_APPLY, X) HCL_DRIVER_ENTRIES_CLUSTERS(HCL__DRIVER_APPLY, X)
+    HCL__DRIVER_GROUP(DEVICES, X)     /* required */                                                                   \
+    HCL__DRIVER_GROUP(OBJECTS, X)     /* required */                                                                   \
+    HCL__DRIVER_GROUP(HOST_MEMORY, X) /* 2.0, optional from here on */                                                 \
+    HCL__DRIVER_GROUP(INTEROP, X)     /* 2.0 */                                                                        \
+    HCL__DRIVER_GROUP(LIMITS, X)      /* 2.0 */                                                                        \
+    HCL__DRIVER_GROUP(PARAMS, X)      /* 2.1 */                                                                        \
+    HCL__DRIVER_GROUP(PEER, X)        /* 2.2 */                                                                        \
+    HCL__DRIVER_GROUP(REGISTER, X)    /* 2.3 */                                                                        \
+    HCL__DRIVER_GROUP(CLUSTERS, X)    /* 2.4 */
 
 /* The table a driver module gives the core: its header, then the entries of HCL_DRIVER_ENTRIES. */
 typedef struct hcl_driver_table {
