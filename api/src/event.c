@@ -63,9 +63,8 @@ HCL_API hcl_status hcl_event_elapsed(hcl_event start, hcl_event end, double *out
     static const char fn[] = "hcl_event_elapsed";
     hcl__event *a, *b;
     hcl_status st = hcl__lookup(start, HCL__H_EVENT, (void **)&a, fn, "start");
-    if (st == HCL_SUCCESS) st = hcl__lookup(end, HCL__H_EVENT, (void **)&b, fn, "end");
+    if (st == HCL_SUCCESS) st = hcl__lookup_out(end, HCL__H_EVENT, (void **)&b, out_seconds, fn, "end", "out_seconds");
     if (st != HCL_SUCCESS) return st;
-    if (!out_seconds) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_seconds is NULL", fn);
     if (a->dev != b->dev)
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: start and end belong to different devices", fn);
     /* From the first command of start's group, so hcl_event_elapsed(e, e) times all of e's commands. */

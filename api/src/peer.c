@@ -199,9 +199,8 @@ HCL__TRACED_BODY hcl_status peer_access(hcl_device device, hcl_device peer, int 
     static const char fn[] = "hcl_device_peer_access";
     hcl__device *a, *b;
     hcl_status st = hcl__lookup(device, HCL__H_DEVICE, (void **)&a, fn, "device");
-    if (st == HCL_SUCCESS) st = hcl__lookup(peer, HCL__H_DEVICE, (void **)&b, fn, "peer");
+    if (st == HCL_SUCCESS) st = hcl__lookup_out(peer, HCL__H_DEVICE, (void **)&b, out_direct, fn, "peer", "out_direct");
     if (st != HCL_SUCCESS) return st;
-    if (!out_direct) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: out_direct is NULL", fn);
     int direct = 0;
     if ((st = direct_access(a, b, &direct)) != HCL_SUCCESS) return hcl__prefix_message(st, fn);
     *out_direct = direct;
