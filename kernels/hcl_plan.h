@@ -66,7 +66,14 @@ typedef struct hcl_kprogram {
 } hcl_kprogram;
 
 /* The built-in operations. */
-typedef enum hcl_kop { HCL_KOP_VECADD = 0, HCL_KOP_GEMM, HCL_KOP_SOFTMAX, HCL_KOP_REDUCE, HCL_KOP_COUNT } hcl_kop;
+typedef enum hcl_kop {
+#define HCL_KOP(id, name) HCL_KOP_##id,
+#include "hcl_ops.def"
+#undef HCL_KOP
+    HCL_KOP_COUNT
+} hcl_kop;
+/* "vecadd", "gemm", ... (hcl_ops.def); "?" for another value. */
+const char *hcl_kop_name(hcl_kop op);
 
 /* The kernel variants of the plans (hcl_variants.def): HCL_KVARIANT_AUTO lets the plan choose; any other value, forced
  * through hcl_kdevice.variant (the core sets it from HCL_<OP>_VARIANT), makes the plan take that variant for every call

@@ -24,14 +24,16 @@ const hcl_kvariant_info *hcl_kvariant_get(hcl_kvariant v) {
     return v > HCL_KVARIANT_AUTO && v < HCL_KVARIANT_COUNT ? &g_variants[v] : NULL;
 }
 
-/* The ops with variants: their override variable and their name in messages. */
+/* The ops (hcl_ops.def): their override variable and their name in messages. */
 static const struct {
     const char *env, *name;
-} g_ops[HCL_KOP_COUNT] = {[HCL_KOP_GEMM] = {"HCL_GEMM_VARIANT", "gemm"},
-                          [HCL_KOP_SOFTMAX] = {"HCL_SOFTMAX_VARIANT", "softmax"},
-                          [HCL_KOP_REDUCE] = {"HCL_REDUCE_VARIANT", "reduce"}};
+} g_ops[HCL_KOP_COUNT] = {
+#define HCL_KOP(id, nm) [HCL_KOP_##id] = {"HCL_" #id "_VARIANT", #nm},
+#include "hcl_ops.def"
+#undef HCL_KOP
+};
 
-const char *hcl_kvariant_env(hcl_kop op) { return (unsigned)op < HCL_KOP_COUNT ? g_ops[op].env : NULL; }
+const char *hcl_kop_name(hcl_kop op) { return (unsigned)op < HCL_KOP_COUNT ? g_ops[op].name : "?"; }
 
 /* Op's variants in table order: their names into names[] and their ids into ids[]; returns how many. Only those of
  * the families in `families` (HCL_KVF_*). */
@@ -45,6 +47,12 @@ static size_t op_variants(hcl_kop op, uint32_t families, const char **names, hcl
     return n;
 }
 
+const char *hcl_kvariant_env(hcl_kop op) {
+    const char *names[HCL_KVARIANT_COUNT];
+    hcl_kvariant ids[HCL_KVARIANT_COUNT];
+    return (unsigned)op < HCL_KOP_COUNT && op_variants(op, ~0u, names, ids) ? g_ops[op].env : NULL;
+}
+
 hcl_status hcl_kvariant_parse(hcl_kop op, const char *text, hcl_kvariant *out, char *why, size_t why_size) {
     const char *names[HCL_KVARIANT_COUNT];
     hcl_kvariant ids[HCL_KVARIANT_COUNT];
@@ -53,9 +61,9 @@ hcl_status hcl_kvariant_parse(hcl_kop op, const char *text, hcl_kvariant *out, c
     const int i = hcl_kchoice_parse(text, names, n, known, sizeof known);
     *out = i >= 0 ? ids[i] : HCL_KVARIANT_AUTO;
     if (i != -2) return HCL_SUCCESS;
-    const int has = (unsigned)op < HCL_KOP_COUNT && g_ops[op].env;
-    snprintf(why, why_size, "%s=\"%s\": no %s variant is called that; known: %s", has ? g_ops[op].env : "?", text,
-             has ? g_ops[op].name : "?", known);
+    const char *env = hcl_kvariant_env(op);
+    snprintf(why, why_size, "%s=\"%s\": no %s variant is called that; known: %s", env ? env : "?", text,
+             env ? g_ops[op].name : "?", known);
     return HCL_ERROR_INVALID_ARGUMENT;
 }
 

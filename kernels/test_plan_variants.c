@@ -425,11 +425,7 @@ static void documented(const char *path) {
     for (int v = HCL_KVARIANT_AUTO + 1; v < HCL_KVARIANT_COUNT; v++) {
         const hcl_kvariant_info *info = hcl_kvariant_get((hcl_kvariant)v);
         char row[96];
-        snprintf(row, sizeof row, "| %s | `%s` |",
-                 info->op == HCL_KOP_GEMM      ? "gemm"
-                 : info->op == HCL_KOP_SOFTMAX ? "softmax"
-                                               : "reduce",
-                 info->name);
+        snprintf(row, sizeof row, "| %s | `%s` |", hcl_kop_name(info->op), info->name);
         HCL_TS_CHECK(strstr(text, row) != NULL, "%s has no row '%s'", path, row);
     }
 }
