@@ -67,14 +67,15 @@ HCL__HIDDEN const hcl_driver_host *hcl__driver_host(void);
 HCL__HIDDEN hcl_status hcl__select(const char *selector, hcl__backend **out_backend, uint32_t *out_index);
 
 /* ---- handles (handles.c) ---- */
+/* The handle types, X(ID, name in messages), one list: HCL__H_<ID> numbered from 1 in this order (0 is no type). */
+#define HCL__HTYPES(X)                                                                                                 \
+    X(DEVICE, "device")                                                                                                \
+    X(QUEUE, "queue") X(BUFFER, "buffer") X(EVENT, "event") X(MODULE, "module") X(KERNEL, "kernel") X(COMM, "comm")
 typedef enum hcl__htype {
-    HCL__H_DEVICE = 1,
-    HCL__H_QUEUE = 2,
-    HCL__H_BUFFER = 3,
-    HCL__H_EVENT = 4,
-    HCL__H_MODULE = 5,
-    HCL__H_KERNEL = 6,
-    HCL__H_COMM = 7
+    HCL__H_NONE = 0,
+#define HCL__HTYPE_ENUM(id, name) HCL__H_##id,
+    HCL__HTYPES(HCL__HTYPE_ENUM)
+#undef HCL__HTYPE_ENUM
 } hcl__htype;
 
 /* ---- the objects behind handles: one file each (device.c, queue.c, buffer.c, event.c, module.c) ----

@@ -8,8 +8,9 @@
 #include <string.h>
 
 static const char *type_name(hcl__htype type) {
-    static const char *const names[] = {"?", "device", "queue", "buffer", "event", "module", "kernel", "comm"};
-    _Static_assert(sizeof names / sizeof names[0] == HCL__H_COMM + 1, "a name for every handle type");
+#define HCL__HTYPE_NAME(id, name) name,
+    static const char *const names[] = {"?", HCL__HTYPES(HCL__HTYPE_NAME)};
+#undef HCL__HTYPE_NAME
     return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
