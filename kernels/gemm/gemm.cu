@@ -294,7 +294,7 @@ HCL_GEMM_KERNELS(f16_f32, hcl_f16_t, float)
 HCL_GEMM_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
 HCL_GEMM_KERNELS(bf16_f32, hcl_bf16_t, float)
 
-/* Split-K for float32 (plan_gpu.c), when the tiles of C are too few to fill the GPU and k is long: slice blockIdx.z
+/* Split-K for float32 (plan_splitk.c), when the tiles of C are too few to fill the GPU and k is long: slice blockIdx.z
  * takes k in [z * kslice, min(k, (z + 1) * kslice)) (kslice a multiple of 64, so the slices' A and B stay 16-byte
  * aligned) and writes its partial product, alpha 1 and beta 0, to P + z * m * n (pitch n); hcl_gemm_splitk_sum_f32
  * then adds the slices in order into C. Tiles of 64 x 64 (hcl_gemm_splitk_f32_<tt>) or 128 x 128
@@ -344,7 +344,7 @@ __device__ __forceinline__ void hcl_gemm_splitk_sum_impl(unsigned long long m, u
     }
 HCL_GPU_TYPES(HCL_GEMM_SPLITK_SUM_KERNEL)
 
-/* Matrix-vector products (plan_gpu.c), for a C of one row or one column: output o of slice blockIdx.y is the sum over
+/* Matrix-vector products (plan_splitk.c), for a C of one row or one column: output o of slice blockIdx.y is the sum over
  * q in [y * kslice, min(k, (y + 1) * kslice)) of X[o * xo + q * xq] * v[q * vq], written to P + y * len + o;
  * hcl_gemm_splitk_sum_f32 then adds the slices into C. Two shapes, by which way X is contiguous: a thread per output
  * (xo == 1: a warp reads consecutive outputs' elements), or a warp per output (xq == 1: its lanes read consecutive

@@ -285,7 +285,7 @@ __device__ __forceinline__ void hcl_tc_gemm(long long m, long long n, long long 
     HCL_TC_KERNEL(hcl_gemm_tc_##TYPES##_tn, true, false, TAB, TC, MINB)                                                \
     HCL_TC_KERNEL(hcl_gemm_tc_##TYPES##_tt, true, true, TAB, TC, MINB)
 
-/* Split-K (hcl__plan_gemm_splitk in plan_gpu.c, as gemm.cu's hcl_gemm_splitk_f32_*): slice blockIdx.z takes k in
+/* Split-K (hcl__plan_gemm_splitk in plan_splitk.c, as gemm.cu's hcl_gemm_splitk_f32_*): slice blockIdx.z takes k in
  * [z * kslice, min(k, (z + 1) * kslice)) (kslice a multiple of 64, so the slices keep the operands' alignment) and
  * writes its partial product, alpha 1 and beta 0, as floats to P + z * m * n (pitch n); hcl_gemm_splitk_sum_<c> then
  * adds the slices in order into C. */
