@@ -6,6 +6,7 @@
 #include <criterion/logging.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +30,34 @@
 /* ------------------------------------------------------------------------------------------------------- */
 static void free_backend_params(struct criterion_test_params *params) { cr_free(params->params); }
 
+int conf_print_backends(void) {
+    uint32_t count = 0;
+    if (hcl_backend_count(&count) != HCL_SUCCESS) {
+        fprintf(stderr, "hcl-conformance: hcl_backend_count: %s\n", hcl_last_message());
+        return 1;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        conf_backend b = {.index = i};
+        hcl_backend_info bi;
+        if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS)
+            snprintf(b.name, sizeof b.name, "%s", bi.name);
+        else
+            snprintf(b.name, sizeof b.name, "#%u", i); /* conf_begin fails it: not in the list */
+        if (write(STDOUT_FILENO, &b, sizeof b) != (ssize_t)sizeof b) return 1;
+    }
+    return 0;
+}
+
 /* The backends' names as the library lists them, asked in a child process: listing starts every backend, and with
  * it the vendor runtimes (CUDA, NVIDIA's OpenCL, PoCL's threads). The runner that spawns every test process and
- * lives as long as the suite then starts none; a test process starts only the runtime it tests. Exits the runner
- * with a message when the child cannot give the list (a crash while listing is a failure, not "no backends"). */
+ * lives as long as the suite then starts none; a test process starts only the runtime it tests. The child is this
+ * program run anew (CONF_LIST_BACKENDS_ARG: conf_print_backends), not a forked copy of the runner, which has other
+ * threads by now (Criterion's message thread): a lock one of them held at the fork, ASan's allocator's say, would
+ * never be released in the copy, and the listing hung (seen once in CI under ASan). Exits the runner with a message
+ * when the child cannot give the list (a crash while listing is a failure, not "no backends"). */
 static uint32_t list_backends(conf_backend *out, uint32_t max) {
     int fds[2];
-    if (pipe(fds) != 0) {
+    if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
         perror("hcl-conformance: pipe");
         exit(1);
     }
@@ -45,23 +67,10 @@ static uint32_t list_backends(conf_backend *out, uint32_t max) {
         perror("hcl-conformance: fork");
         exit(1);
     }
-    if (pid == 0) {
-        close(fds[0]);
-        uint32_t count = 0;
-        if (hcl_backend_count(&count) != HCL_SUCCESS) {
-            fprintf(stderr, "hcl-conformance: hcl_backend_count: %s\n", hcl_last_message());
-            _exit(1);
-        }
-        for (uint32_t i = 0; i < count && i < max; i++) {
-            conf_backend b = {.index = i};
-            hcl_backend_info bi;
-            if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS)
-                snprintf(b.name, sizeof b.name, "%s", bi.name);
-            else
-                snprintf(b.name, sizeof b.name, "#%u", i); /* conf_begin fails it: not in the list */
-            if (write(fds[1], &b, sizeof b) != (ssize_t)sizeof b) _exit(1);
-        }
-        _exit(0);
+    if (pid == 0) { /* only async-signal-safe calls until the new image runs */
+        if (dup2(fds[1], STDOUT_FILENO) >= 0)
+            execl("/proc/self/exe", "hcl-conformance", CONF_LIST_BACKENDS_ARG, (char *)NULL);
+        _exit(127);
     }
     close(fds[1]);
     uint32_t count = 0;

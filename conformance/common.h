@@ -39,6 +39,10 @@ typedef struct conf_backend {
 
 /* One parameter per backend of hcl_backend_count, extras included (called by Criterion's runner). */
 struct criterion_test_params conf_backend_params(void);
+/* hcl-conformance CONF_LIST_BACKENDS_ARG: the process conf_backend_params starts to list the backends. Writes one
+ * conf_backend per backend to standard output; returns the exit status (0, or 1 when the library cannot list). */
+#define CONF_LIST_BACKENDS_ARG "--hcl-list-backends"
+int conf_print_backends(void);
 
 /* Per-backend declarations: a case the backend does not support (skipped with the reason), or one expected to
  * fail (it must fail, and its first failure must contain `match`; a pass is reported as a failure so that a

@@ -7,7 +7,10 @@
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
 
+#include "common.h"
+
 #include <stdio.h>
+#include <string.h>
 
 #define CONF_EXIT_NOTHING_RAN 77
 
@@ -24,6 +27,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
 __attribute__((visibility("default"))) int main(int argc, char *argv[]);
 
 int main(int argc, char *argv[]) {
+    if (argc == 2 && strcmp(argv[1], CONF_LIST_BACKENDS_ARG) == 0) return conf_print_backends();
     struct criterion_test_set *tests = criterion_initialize();
     int result = 0;
     if (criterion_handle_args(argc, argv, true)) result = !criterion_run_all_tests(tests);
