@@ -34,10 +34,11 @@ static int isa_detect(void) {
 #endif
 }
 
-unsigned hcl__host_cpu_features(void) {
+/* The CPU's 16-bit arithmetic from CPUID leaf 7 (clang 14's __builtin_cpu_supports knows neither name); "avx512f"
+ * checks the OS saves zmm. */
+static unsigned cpu_features_detect(void) {
     unsigned features = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-    /* CPUID leaf 7 (clang 14's __builtin_cpu_supports knows neither name); "avx512f" checks the OS saves zmm */
     __builtin_cpu_init();
     unsigned a = 0, b = 0, c = 0, d = 0;
     if (__builtin_cpu_supports("avx512f")) {
@@ -46,6 +47,19 @@ unsigned hcl__host_cpu_features(void) {
     }
 #endif
     return features;
+}
+
+/* Found once per process, as the level is: every hcl_device_get_info of the host device asks (CPUID traps to the
+ * hypervisor in a virtual machine). -1: not yet; racing first calls store the same value. */
+static atomic_int cpu_features = -1;
+
+unsigned hcl__host_cpu_features(void) {
+    int f = atomic_load_explicit(&cpu_features, memory_order_relaxed);
+    if (f < 0) {
+        f = (int)cpu_features_detect();
+        atomic_store_explicit(&cpu_features, f, memory_order_relaxed);
+    }
+    return (unsigned)f;
 }
 
 /* The level HCL_HOST_ISA names (the plans' one parser of overrides: any case, "auto" or empty forces none), -1 when it
