@@ -92,10 +92,15 @@ static void usage(FILE *f) {
         "                      F^(1/3))\n"
         "  --vecadd-n N        one vecadd length instead of the defaults\n"
         "  --gemm N|MxNxK      one gemm shape (instead of the sets)\n"
-        "  --gemm-set LIST     comma list of square, skinny, or all (default: all): the gemm shapes to run.\n"
-        "                      skinny: m or n of 1, 7, 127; k of 1; k far above m and n (up to 2^20 on a GPU,\n"
-        "                      2^18 on a CPU); primes. After the table: \"gemm skinny: median HCL/baseline over N\n"
-        "                      shapes = X\" of its f32 rows that have a baseline and pass both checks\n"
+        "  --gemm-set LIST     comma list of square, skinny, llm, or all (default: square,skinny): the gemm\n"
+        "                      shapes to run. skinny: m or n of 1, 7, 127; k of 1; k far above m and n (up to\n"
+        "                      2^20 on a GPU, 2^18 on a CPU); primes. llm: an 8B model's projections (N x K of\n"
+        "                      4096x4096, 1024x4096, 14336x4096, 4096x14336, 128256x4096; a CPU: a quarter) at\n"
+        "                      M = 1, 4, 16, 64, 256, 1024 tokens (a CPU: up to 256); their rows' peak column is\n"
+        "                      the fraction of the copy rate for the bytes the GEMM moves. After the table, per\n"
+        "                      set and type: \"gemm SET: median HCL/baseline over N shapes = X, worst Y\" of the\n"
+        "                      rows that have a baseline and pass both checks (llm: and its rows of m <= 16 as a\n"
+        "                      fraction of the copy rate, HCL's and the baseline's)\n"
         "  --softmax RxC       one softmax shape (rows x cols)\n"
         "  --reduce-n N        one reduce length\n"
         "\n"
@@ -700,7 +705,7 @@ int bench_main(int argc, char **argv, int comm) {
                  .verify = 1,
                  .kernels = (1u << K_COUNT) - 1,
                  .types = (1u << BT_COUNT) - 1,
-                 .gemm_sets = (1u << GS_COUNT) - 1,
+                 .gemm_sets = GS_DEFAULT,
                  .scale = 1.0,
                  .baselines = 1,
                  .launch = 1,

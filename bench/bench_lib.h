@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define BENCH_MAX_REPEATS 1000
-#define BENCH_MAX_CASES 160
+#define BENCH_MAX_CASES 320
 #define BENCH_MAX_DEVICES 32
 /* Every line bench prints fits this many columns (ctest tools-bench-width checks it). */
 #define BENCH_WIDTH 120
@@ -44,9 +44,13 @@ extern const char *const kernel_names[K_COUNT];
 enum { BT_F32 = 0, BT_TF32, BT_F16, BT_BF16, BT_COUNT };
 extern const char *const type_names[BT_COUNT];
 
-/* The gemm shape sets (--gemm-set): the square sizes, and the skinny and odd ones (m or n of 1, 7, 127; k of 1; k far
- * above m and n; primes). GS_NONE: a row of another kernel, or the one shape of --gemm. */
-enum { GS_SQUARE = 0, GS_SKINNY, GS_COUNT, GS_NONE = -1 };
+/* The gemm shape sets (--gemm-set): the square sizes, the skinny and odd ones (m or n of 1, 7, 127; k of 1; k far
+ * above m and n; primes), and a language model's projections (llm: M tokens of 1 to 1024 x N outputs x K inputs).
+ * GS_NONE: a row of another kernel, or the one shape of --gemm. GS_DEFAULT: the sets run without --gemm-set. */
+enum { GS_SQUARE = 0, GS_SKINNY, GS_LLM, GS_COUNT, GS_NONE = -1 };
+#define GS_DEFAULT ((1u << GS_SQUARE) | (1u << GS_SKINNY))
+/* An llm row of at most this many rows of C (decode) is judged by the copy rate of the bytes it moves. */
+#define GEMM_FEW_ROWS 16
 extern const char *const gemm_set_names[GS_COUNT];
 /* The buffers' hcl_dtype of a bench type (result.c, as the names). */
 hcl_dtype bench_dtype(int type);
@@ -317,16 +321,23 @@ void settle_cpu(const bdev *b);
 /* The default shapes of a gemm set (GS_*) for a CPU or a GPU device, or the --quick ones: their number, at most max,
  * written as {m, n, k} triples to out. */
 int gemm_set_shapes(int set, int cpu, int quick, size_t (*out)[3], int max);
-/* The skinny set's summary of a device: the median of HCL's rate over the baseline's across its f32 rows that have
- * both (ratio NaN when none has), how many such rows, how many skinny f32 rows lacked a ratio, and the baseline's
- * name (the first row's). Returns 0 when the device has no skinny f32 row (nothing to summarise). */
+/* A gemm set's summary of a device in one type (BT_*): the median and the worst of HCL's rate over the baseline's
+ * across its rows that have both and passed their checks (NaN when none has; worst_shape: that row's shape), how
+ * many such rows, how many lacked a ratio, and the baseline's name (the first row's). For the llm set, its rows of
+ * m <= GEMM_FEW_ROWS that passed: HCL's fraction of the copy rate for the bytes they move (peak_fraction), median
+ * and worst, and the baseline's median (NaN when none). Returns 0 when the device has no row of that set and type
+ * (nothing to summarise). gemm_skinny_summary: the skinny set's f32 rows (the JSON's gemm_skinny). */
 typedef struct gemm_summary {
     int shapes, missing;
-    double median_ratio;
+    double median_ratio, worst_ratio;
+    char worst_shape[64];
     char baseline[64];
+    int few;
+    double copy_median, copy_worst, base_copy_median;
 } gemm_summary;
+int gemm_set_summary(const device_run *dr, int set, int type, gemm_summary *out);
 int gemm_skinny_summary(const device_run *dr, gemm_summary *out);
-/* The summary line after a device's table (nothing when it has no skinny row). */
+/* The summary lines after a device's table: one per set (skinny, llm) and type that has rows. */
 void print_gemm_summary(const device_run *dr);
 
 /* baselines_host.c: the host driver's thread count (from the "N threads" of its backend version, else
@@ -406,6 +417,9 @@ void print_transfer(const device_run *dr, const options *o);
  * against the theoretical f32 peak, else the measured FMA peak. NaN when there is no basis; *basis says which
  * (or why none). */
 double peak_fraction(const device_run *dr, const result *r, const char **basis);
+/* The baseline's median rate of a gemm row of the llm set as a fraction of the copy rate, for the bytes the GEMM must
+ * move (gemm_min_bytes); NaN when the baseline did not pass or the copy was not measured. */
+double base_copy_fraction(const device_run *dr, const result *r);
 void json_sections(FILE *f, const device_run *dr, double noise);
 
 /* report.c */

@@ -178,10 +178,13 @@ int plan_cases(const options *o, const hcl_device_info *info, bcase *out, int ma
                  "memory",
                  dev_budget / 1073741824.0, host_budget / 1073741824.0);
     }
-    if ((o->kernels & (1u << K_GEMM)) && !o->gemm_m && o->gemm_sets != (1u << GS_COUNT) - 1) {
-        size_t used = strlen(note);
-        snprintf(note + used, note_size - used, ", --gemm-set %s", gemm_set_names[o->gemm_sets & 1u ? 0 : 1]);
-    }
+    if ((o->kernels & (1u << K_GEMM)) && !o->gemm_m && o->gemm_sets != GS_DEFAULT)
+        for (int set = 0, first = 1; set < GS_COUNT; set++)
+            if (o->gemm_sets & (1u << set)) {
+                size_t used = strlen(note);
+                snprintf(note + used, note_size - used, "%s%s", first ? ", --gemm-set " : ",", gemm_set_names[set]);
+                first = 0;
+            }
     if (s != 1.0) {
         size_t used = strlen(note);
         snprintf(note + used, note_size - used, ", --scale %g", s);

@@ -572,6 +572,28 @@ int write_json(const char *path, const options *o, const startup *su, const devi
         } else {
             fputs("null", f);
         }
+        /* every set's summary in every type: median and worst ratio, the llm set's fraction of the copy rate */
+        fputs(",\n     \"gemm_summaries\": [", f);
+        for (int set = GS_SKINNY, first = 1; set < GS_COUNT; set++)
+            for (int t = 0; t < BT_COUNT; t++) {
+                if (!gemm_set_summary(dr, set, t, &gs)) continue;
+                fprintf(f, "%s{\"set\": \"%s\", \"type\": \"%s\", \"shapes\": %d, \"left_out\": %d", first ? "" : ", ",
+                        gemm_set_names[set], type_names[t], gs.shapes, gs.missing);
+                json_field_num(f, "median_ratio", gs.median_ratio);
+                json_field_num(f, "worst_ratio", gs.worst_ratio);
+                json_field_str(f, "worst_shape", gs.worst_shape);
+                json_field_str(f, "baseline", gs.baseline);
+                if (set == GS_LLM) {
+                    fprintf(f, ", \"few_rows\": {\"max_m\": %d, \"rows\": %d", GEMM_FEW_ROWS, gs.few);
+                    json_field_num(f, "copy_fraction_median", gs.copy_median);
+                    json_field_num(f, "copy_fraction_worst", gs.copy_worst);
+                    json_field_num(f, "baseline_copy_fraction_median", gs.base_copy_median);
+                    fputs("}", f);
+                }
+                fputs("}", f);
+                first = 0;
+            }
+        fputs("]", f);
         const launch_cost *lc = &dr->launch;
         fputs(",\n     \"launch\": ", f);
         if (lc->ran || lc->error[0] || lc->vendor_reason[0]) {
@@ -716,18 +738,21 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
             cstr(f, basis);
             fprintf(f, ",%s\n", r->kernel == K_GEMM && r->set != GS_NONE ? gemm_set_names[r->set] : "");
         }
-        /* the skinny set's summary: its median ratio in the ratio column, the baseline in the baseline column */
+        /* each set's summary per type: its median ratio in the ratio column, the baseline in the baseline column */
         gemm_summary gs;
-        if (gemm_skinny_summary(dr, &gs)) {
-            char shape[64];
-            snprintf(shape, sizeof shape, "gemm skinny median over %d shapes", gs.shapes);
-            crow(f, dr, "summary", shape, "f32", "ratio");
-            fputs(",,,,,,,,,", f);
-            cstr(f, gs.baseline);
-            fputs(",,,", f);
-            cnum(f, gs.median_ratio);
-            fputs(",,,,,,,,,,,,,,,,,,skinny\n", f); /* the 17 noise, check and peak columns, and gemm_set */
-        }
+        for (int set = GS_SKINNY; set < GS_COUNT; set++)
+            for (int t = 0; t < BT_COUNT; t++) {
+                if (!gemm_set_summary(dr, set, t, &gs)) continue;
+                char shape[64];
+                snprintf(shape, sizeof shape, "gemm %s median over %d shapes", gemm_set_names[set], gs.shapes);
+                crow(f, dr, "summary", shape, type_names[t], "ratio");
+                fputs(",,,,,,,,,", f);
+                cstr(f, gs.baseline);
+                fputs(",,,", f);
+                cnum(f, gs.median_ratio);
+                /* the 17 noise, check and peak columns, and gemm_set */
+                fprintf(f, ",,,,,,,,,,,,,,,,,,%s\n", gemm_set_names[set]);
+            }
         const launch_cost *lc = &dr->launch;
         for (int s = 0; s < 2 && lc->ran; s++) {
             crow(f, dr, "launch", s ? "launch+sync" : "submit", "", "us");

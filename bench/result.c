@@ -4,7 +4,7 @@
 
 const char *const kernel_names[K_COUNT] = {"vecadd", "gemm", "softmax", "reduce"};
 const char *const type_names[BT_COUNT] = {"f32", "tf32", "f16", "bf16"};
-const char *const gemm_set_names[GS_COUNT] = {"square", "skinny"};
+const char *const gemm_set_names[GS_COUNT] = {"square", "skinny", "llm"};
 
 hcl_dtype bench_dtype(int type) {
     return type == BT_F16 ? HCL_DTYPE_F16 : type == BT_BF16 ? HCL_DTYPE_BF16 : HCL_DTYPE_F32;

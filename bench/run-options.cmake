@@ -39,7 +39,7 @@ run(gemm-set 0 "sizes: +--quick sizes, --gemm-set skinny.*gemm +1x257x131 .*gemm
 run(bad-kernel 2 "--kernels: unknown name 'nosuch'; valid names: vecadd, gemm, softmax, reduce, all"
     --kernels vecadd,nosuch)
 run(bad-kernel-eq 2 "--kernels: unknown name 'gem'; valid names: vecadd, gemm, softmax, reduce, all" --kernels=gem)
-run(bad-gemm-set 2 "--gemm-set: unknown name 'thin'; valid names: square, skinny, all" --gemm-set thin)
+run(bad-gemm-set 2 "--gemm-set: unknown name 'thin'; valid names: square, skinny, llm, all" --gemm-set thin)
 run(bad-type 2 "--types: unknown name 'f64'; valid names: f32, tf32, f16, bf16, all" --types=f64)
 run(empty-list 2 "--kernels: no name given; valid names: vecadd" --kernels=,)
 run(bad-repeats 2 "--repeats: bad value '0': expected a whole number from 1 to 1000" --repeats=0)

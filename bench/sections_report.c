@@ -9,6 +9,33 @@
 /* A peak is the best run's rate (the headline figure of clpeak and BabelStream): the ceiling the device reached. */
 static double rate_best(const peak_rate *p) { return p->ran && p->m.min_s > 0 ? p->work / p->m.min_s / 1e9 : 0.0; }
 
+/* A gemm row of the llm set: the least bytes its GEMM moves, A and B read once and C written once (beta 0). */
+static double gemm_min_bytes(const result *r) {
+    const double m = (double)r->dims[0], n = (double)r->dims[1], k = (double)r->dims[2];
+    return (m * k + k * n + m * n) * (double)hcl_dtype_size(bench_dtype(r->type));
+}
+
+/* A measure's median rate in GB/s against the copy rate (for the llm set's gemm rows, of the bytes the GEMM moves);
+ * NaN, with *basis saying why, without a copy rate. */
+static double copy_fraction(const device_run *dr, const result *r, const measure *m, const char **basis) {
+    const peak_result *p = &dr->peak;
+    const double copy = measure_ok(&p->copy.m) ? rate_best(&p->copy) : 0.0;
+    if (!(copy > 0)) {
+        *basis = p->ran ? "none: the copy was not measured" : "none: no peak section (--no-peak)";
+        return NAN;
+    }
+    const double rate =
+        r->is_flops ? (m->ran > 0 && m->med_s > 0 ? gemm_min_bytes(r) / m->med_s / 1e9 : 0.0) : rate_of(r, m);
+    *basis = r->is_flops ? "copy (A, B and C moved once)" : "copy";
+    return rate / copy;
+}
+
+double base_copy_fraction(const device_run *dr, const result *r) {
+    const char *basis;
+    return r->kernel == K_GEMM && r->set == GS_LLM && measure_ok(&r->base) ? copy_fraction(dr, r, &r->base, &basis)
+                                                                           : NAN;
+}
+
 double peak_fraction(const device_run *dr, const result *r, const char **basis) {
     const peak_result *p = &dr->peak;
     const double rate = rate_of(r, &r->hcl);
@@ -16,15 +43,9 @@ double peak_fraction(const device_run *dr, const result *r, const char **basis) 
         *basis = "no HCL rate";
         return NAN;
     }
-    if (!r->is_flops) {
-        double copy = measure_ok(&p->copy.m) ? rate_best(&p->copy) : 0.0;
-        if (copy > 0) {
-            *basis = "copy";
-            return rate / copy;
-        }
-        *basis = p->ran ? "none: the copy was not measured" : "none: no peak section (--no-peak)";
-        return NAN;
-    }
+    /* a GB/s row, or an llm row (its decode rows are bound by reading the weights; prefill's by the matrix unit,
+     * whose peak bench does not know) */
+    if (!r->is_flops || (r->kernel == K_GEMM && r->set == GS_LLM)) return copy_fraction(dr, r, &r->hcl, basis);
     const hcl_device_info *i = &dr->info;
     const uint32_t bit = r->type == BT_TF32 ? HCL_TYPE_BIT_TF32 : HCL_TYPE_BIT(bench_dtype(r->type));
     if (r->type != BT_F32 && (i->matrix_types & bit)) {
