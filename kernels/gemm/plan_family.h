@@ -17,6 +17,15 @@ hcl_status hcl__plan_gemm_tiles128(const hcl_kdevice *dev, const hcl_kgemm *g, h
                                    const char *name);
 
 /* ---- the plans that slice k (plan_splitk.c) ---- */
+/* A plan of two launches over k in `slices`: launch 0, kernel `part_name` (*out_part; the caller sets its grid and
+ * arguments), writes each slice's partial product (m x n floats) to the scratch, and launch 1 adds the slices in slice
+ * order into C (hcl_gemm_splitk_sum_<C's type>: alpha, beta, C unread at beta 0; the same sum whatever the timing).
+ * HCL_ERROR_UNSUPPORTED, in a plan of one launch again, where the program lacks the kernels (an older one). */
+hcl_status hcl__plan_gemm_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
+                                 size_t slices, int *out_part);
+/* The slice of k for about `slices` slices: a multiple of align, fewer slices while their partial products (m x n
+ * floats each) would pass the scratch's limit (256 MiB). The slices are then ceil(k / the slice). */
+size_t hcl__gemm_kslice(const hcl_kgemm *g, size_t slices, size_t align);
 /* Split-K: when C's tile x tile tiles are fewer than the device's SMs and k is long (or whenever it can, when
  * `forced`: a split-K variant), two launches: kernel `part_name` (the arguments m, n, k, kslice, A, lda, B, ldb, P; a
  * tile per block, grid (n tiles, m tiles, slices)) writes each slice of k's partial product as floats to the scratch,

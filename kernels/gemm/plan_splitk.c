@@ -11,12 +11,13 @@ static size_t slices_within_scratch(const hcl_kgemm *g, size_t slices) {
     return slices;
 }
 
-/* A plan of two launches over k in `slices`: launch 0, kernel `part_name` (*out_part; the caller sets its grid and
- * arguments), writes each slice's partial product (m x n floats) to the scratch, and launch 1 adds the slices in slice
- * order into C (hcl_gemm_splitk_sum_<C's type>: alpha, beta, C unread at beta 0; the same sum whatever the timing).
- * HCL_ERROR_UNSUPPORTED, in a plan of one launch again, where the program lacks the kernels (an older one). */
-static hcl_status plan_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
-                              size_t slices, int *out_part) {
+size_t hcl__gemm_kslice(const hcl_kgemm *g, size_t slices, size_t align) {
+    slices = slices_within_scratch(g, slices ? slices : 1);
+    return hcl_ceil_div(hcl_ceil_div(g->k, slices), align) * align;
+}
+
+hcl_status hcl__plan_gemm_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
+                                 size_t slices, int *out_part) {
     hcl_status st = hcl_kplan_init(out, 2);
     if (st != HCL_SUCCESS) return st;
     const int part = hcl_kplan_kernel(out, HCL_KPROG_GPU, part_name);
@@ -42,7 +43,7 @@ static hcl_status plan_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
 }
 
 /* Split-K: when C's tiles are fewer than the SMs and k is long (a few rows or columns, k far above m and n), k is cut
- * into slices (plan_sliced) so that about `per_sm` blocks per SM work at once. Forced (a split-K variant), whenever
+ * into slices (hcl__plan_gemm_sliced) so that about `per_sm` blocks per SM work at once. Forced (a split-K variant), whenever
  * k makes two slices of 64 or more and they fit the scratch and the grid. */
 #define SPLITK_MIN_SLICE 256 /* k a slice takes at least (unless forced) */
 hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
@@ -53,8 +54,7 @@ hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "split-K is not worth it here");
     size_t slices = hcl_min_size(hcl_ceil_div(per_sm * sms, tiles), g->k / SPLITK_MIN_SLICE);
     if (forced && slices < 2) slices = 2;
-    slices = slices_within_scratch(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535)));
-    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices), 64) * 64;
+    const size_t kslice = hcl__gemm_kslice(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535)), 64);
     slices = hcl_ceil_div(g->k, kslice);
     if (slices < 2)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
@@ -62,7 +62,7 @@ hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
                               "k %zu)",
                               SPLITK_MAX_BYTES >> 20, g->m, g->n, g->k);
     int part;
-    hcl_status st = plan_sliced(dev, g, out, part_name, slices, &part);
+    hcl_status st = hcl__plan_gemm_sliced(dev, g, out, part_name, slices, &part);
     if (st != HCL_SUCCESS) return st;
     hcl_klaunch *l = &out->launch[0];
     hcl_klaunch_1d(l, HCL_KPROG_GPU, part, hcl_ceil_div(g->n, tile), 256);
@@ -81,7 +81,7 @@ hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
 }
 
 /* C of one row or one column (gemm.cu's hcl_gemv_f32_*): the matrix operand X and the vector v as strides, k cut into
- * slices (plan_sliced; a partial product is len = m x n floats) so that about four blocks per SM work at once. */
+ * slices (hcl__plan_gemm_sliced; a partial product is len = m x n floats) so that about four blocks per SM work at once. */
 hcl_status hcl__plan_gemm_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     if (g->m != 1 && g->n != 1)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
@@ -104,7 +104,8 @@ hcl_status hcl__plan_gemm_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the gemv kernels' %zu blocks exceed the device's grid",
                               blocks);
     int part;
-    hcl_status st = plan_sliced(dev, g, out, warp ? "hcl_gemv_f32_warp" : "hcl_gemv_f32_thread", slices, &part);
+    hcl_status st =
+        hcl__plan_gemm_sliced(dev, g, out, warp ? "hcl_gemv_f32_warp" : "hcl_gemv_f32_thread", slices, &part);
     if (st != HCL_SUCCESS) return st;
     hcl_klaunch *l = &out->launch[0];
     hcl_klaunch_1d(l, HCL_KPROG_GPU, part, blocks, 256);
