@@ -552,11 +552,13 @@ static int gemm_ref_make(bdev *b, const float *A, const float *B, size_t m, size
         g->rows[s] = g->full ? s : s == 0 ? 0 : s == 1 ? m - 1 : (size_t)(hcl_ts_splitmix64(&b->rng) % m);
     for (size_t s = 0; s < g->ncols; s++)
         g->cols[s] = s == 0 ? 0 : s == 1 ? n - 1 : (size_t)(hcl_ts_splitmix64(&b->rng) % n);
-    for (size_t s = 0; s < g->nrows; s++) {
-        if (s % 64 == 0) progress("%s:%u gemm reference (row %zu of %zu)", b->info.backend, b->info.index, s, g->nrows);
+    /* the rows on the host's threads when they are much work (an llm row's 16 x 128256 x 4096 multiply-adds: seconds
+     * on one core); small ones in this thread */
+    progress("%s:%u gemm reference (%zu rows)", b->info.backend, b->info.index, g->nrows);
+#pragma omp parallel for schedule(dynamic, 1) if ((double)g->nrows * (double)n * (double)k > 67108864.0)
+    for (size_t s = 0; s < g->nrows; s++)
         hcl_ts_ref_gemm(HCL_TS_BENCH, HCL_NO_TRANS, HCL_NO_TRANS, 1, n, k, 1.0f, A + g->rows[s] * k, k, B, n, 0.0f,
                         NULL, n, g->row_ref + s * n, g->row_scale + s * n);
-    }
     for (size_t s = 0; s < g->ncols; s++) {
         progress("%s:%u gemm reference (column %zu of %zu)", b->info.backend, b->info.index, s, g->ncols);
         for (size_t p = 0; p < k; p++) /* the column, gathered: read along it m times */

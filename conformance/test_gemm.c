@@ -272,6 +272,61 @@ CONF_TEST(gemm, few_columns) {
     }
 }
 
+/* A C of few rows (GPU: the few-rows kernels, over slices of k) and of few columns (the same on swapped operands):
+ * rows around the kernels' row counts (1, 2, 4, 8, 16) and past them (17), n off the 16-byte vectors, k off the slices
+ * (multiples of 64), every transpose, B's rows padded to whole vectors of 4 floats or one past them (no vectors),
+ * alpha and beta, and a C of NaN under beta 0. */
+CONF_TEST(gemm, few_rows) {
+    static const size_t ms[] = {1, 2, 3, 8, 15, 16, 17};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+        for (int t = 0; t < 4; t++)
+            for (int odd = 0; odd < 2; odd++) {
+                const size_t n = 1027, k = 1000, cols_b = t & 1 ? k : n;
+                const size_t pad_b = (4 - cols_b % 4) % 4 + (size_t)odd; /* ldb a multiple of 4 floats, or not */
+                const int plain = t != 3 && !odd;
+                gcase g = {ms[i],
+                           n,
+                           k,
+                           (hcl_transpose)(t >> 1),
+                           (hcl_transpose)(t & 1),
+                           (size_t)odd,
+                           pad_b,
+                           2,
+                           plain ? 1.0f : -0.75f,
+                           plain ? 0.0f : 0.5f,
+                           plain ? C_NAN : C_RANDOM,
+                           false};
+                run_gemm(&g);
+            }
+    /* a long k over many slices, its last one short; a C wider than a block of every kernel */
+    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 4099, 4097}, {1, 130, 20000}, {3, 40000, 257}};
+    for (size_t s = 0; s < sizeof long_k / sizeof long_k[0]; s++)
+        for (int t = 0; t < 4; t++) {
+            gcase g = {long_k[s][0],
+                       long_k[s][1],
+                       long_k[s][2],
+                       (hcl_transpose)(t >> 1),
+                       (hcl_transpose)(t & 1),
+                       0,
+                       (size_t)t,
+                       1,
+                       1.25f,
+                       t ? -1.0f : 0.0f,
+                       t ? C_RANDOM : C_NAN,
+                       false};
+            run_gemm(&g);
+        }
+    /* few columns: C^T = B^T A^T */
+    static const size_t cols[][3] = {{1000, 1, 777}, {1003, 3, 1029}, {2000, 16, 640}, {500, 17, 300}};
+    for (size_t s = 0; s < sizeof cols / sizeof cols[0]; s++)
+        for (int t = 0; t < 4; t++) {
+            gcase g = {
+                cols[s][0],      cols[s][1], cols[s][2], (hcl_transpose)(t >> 1), (hcl_transpose)(t & 1),   (size_t)t,
+                (size_t)(3 - t), 0,          -0.5f,      t & 1 ? 0.0f : 2.0f,     t & 1 ? C_NAN : C_RANDOM, false};
+            run_gemm(&g);
+        }
+}
+
 /* k = 0: C = beta * C; m = 0 or n = 0: nothing happens. */
 CONF_TEST(gemm, degenerate) {
     static const float betas[] = {0.0f, 1.0f, 0.5f, -3.0f};

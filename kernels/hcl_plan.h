@@ -48,7 +48,7 @@ typedef enum hcl_kprog {
 } hcl_kprog;
 
 #define HCL_KPROG_MAX_SOURCES 4
-#define HCL_KPROG_MAX_KERNELS 192
+#define HCL_KPROG_MAX_KERNELS 256
 
 typedef struct hcl_kprogram {
     hcl_kfamily family;

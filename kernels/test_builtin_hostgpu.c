@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ARG(T, i) (*(T *)params[i])
@@ -74,21 +75,28 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
                 for (u64 j = 0; j < n; j++)
                     p[z * m * n + r * n + j] =
                         (float)product(a, lda, ta, b, ldb, tb, r, j, z * ks, k < (z + 1) * ks ? k : (z + 1) * ks);
-    } else if (strncmp(name, "hcl_gemv_f32_", 13) == 0) {
-        /* every slice of k (the grid's y) of every output into its partial sum */
-        u64 len = ARG(u64, 0), k = ARG(u64, 1), ks = ARG(u64, 2), xo = ARG(u64, 4), xq = ARG(u64, 5), vq = ARG(u64, 7);
-        const float *x = PTR(float, 3), *v = PTR(float, 6);
-        float *p = PTR(float, 8);
-        if (ks == 0) {
-            fprintf(stderr, "test_builtin_hostgpu: %s with empty slices\n", name);
+    } else if (strncmp(name, "hcl_gemm_rows_f32_", 18) == 0) {
+        /* every slice of k (the grid's y) into its rows x cols partial product, element (i, j) at i * p_i + j * p_j;
+         * A' (i, p) at i * a_i + p * a_p, B' (p, j) at p * ldb + j (_n) or j * ldb + p (_t) */
+        u64 rows = ARG(u64, 0), cols = ARG(u64, 1), k = ARG(u64, 2), ks = ARG(u64, 3), a_i = ARG(u64, 5),
+            a_p = ARG(u64, 6), ldb = ARG(u64, 8), p_i = ARG(u64, 10), p_j = ARG(u64, 11);
+        const float *a = PTR(float, 4), *b = PTR(float, 7);
+        float *p = PTR(float, 9);
+        const int kt = name[strlen(name) - 1] == 't', mr = atoi(name + 18);
+        const u64 per_block = kt ? 32 : 128; /* gemm_rows.cu: 8 groups x 4 columns; 32 threads x 4 floats */
+        if (ks == 0 || ks % 64 || (u64)mr < rows || (u64)grid_x * per_block < cols || block_x != 256) {
+            fprintf(stderr, "test_builtin_hostgpu: %s for %llu x %llu, slices of %llu, %u blocks of %u\n", name, rows,
+                    cols, ks, grid_x, block_x);
             return 1;
         }
         for (u64 z = 0; z * ks < k; z++)
-            for (u64 o = 0; o < len; o++) {
-                double s = 0;
-                for (u64 q = z * ks; q < k && q < (z + 1) * ks; q++) s += (double)x[o * xo + q * xq] * v[q * vq];
-                p[z * len + o] = (float)s;
-            }
+            for (u64 i = 0; i < rows; i++)
+                for (u64 j = 0; j < cols; j++) {
+                    double sum = 0;
+                    for (u64 q = z * ks; q < k && q < (z + 1) * ks; q++)
+                        sum += (double)a[i * a_i + q * a_p] * b[kt ? j * ldb + q : q * ldb + j];
+                    p[z * rows * cols + i * p_i + j * p_j] = (float)sum;
+                }
     } else if (strcmp(name, "hcl_gemm_splitk_sum_f32") == 0) {
         u64 m = ARG(u64, 0), n = ARG(u64, 1), slices = ARG(u64, 2), ldc = ARG(u64, 7);
         const float *p = PTR(float, 3);

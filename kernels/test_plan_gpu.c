@@ -202,24 +202,6 @@ static void splitk(void) {
                      "61x67x262139: %s grid %u x %u x %u", hcl_test_kernel_name(&p.launch[0]), p.launch[0].grid.x,
                      p.launch[0].grid.y, p.launch[0].grid.z);
     hcl_kplan_free(&p);
-    /* one row or one column: matrix-vector products, a thread per output where the matrix runs along the outputs */
-    static const struct {
-        int ta, tb;
-        size_t m, n;
-        const char *kernel;
-    } gemv[] = {{0, 0, 1, 4096, "hcl_gemv_f32_thread"},
-                {0, 1, 1, 4096, "hcl_gemv_f32_warp"},
-                {0, 0, 4096, 1, "hcl_gemv_f32_warp"},
-                {1, 0, 4096, 1, "hcl_gemv_f32_thread"}};
-    for (size_t i = 0; i < sizeof gemv / sizeof gemv[0]; i++) {
-        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, gemv[i].ta, gemv[i].tb, gemv[i].m, gemv[i].n,
-                          4096, 0);
-        if (plan("sm_90 f32 gemv", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p))
-            HCL_TS_CHECK(strcmp(hcl_test_kernel_name(&p.launch[0]), gemv[i].kernel) == 0 && p.launch[0].grid.y >= 2,
-                         "%zux%zux4096 %d%d: %s over %u slices, expected %s", gemv[i].m, gemv[i].n, gemv[i].ta,
-                         gemv[i].tb, hcl_test_kernel_name(&p.launch[0]), p.launch[0].grid.y, gemv[i].kernel);
-        hcl_kplan_free(&p);
-    }
     /* a short k: the store-bound kernel, one launch, 32 rows x 256 columns a block; k of 9 on the tiled kernels */
     static const struct {
         int ta, tb;
@@ -333,6 +315,105 @@ static void splitk(void) {
         plan("sm_90 f32 square", &h100, &g, 1, tiles[i].kernel, &p);
         hcl_kplan_free(&p);
     }
+}
+
+/* Argument `arg` of launch l as a u64. */
+static uint64_t arg_u64(const hcl_klaunch *l, uint32_t arg) {
+    uint64_t v = 0;
+    if (arg < l->num_args && l->args[arg].size == sizeof v) memcpy(&v, l->args[arg].value, sizeof v);
+    return v;
+}
+
+/* The few-rows kernels of kernels/gemm/gemm_rows.cu on sm_90 (plan_rows.c): 1, 4 and 16 rows x 4096 x 4096 for every
+ * type pair and TF32, B's rows along the columns (n) or along k (t), over slices of k that fill the SMs about four
+ * times (each a multiple of 64, the scratch one m x n of floats a slice), summed in C's type; 17 rows go elsewhere; a
+ * C of one or a few columns runs on swapped operands (the kernel's rows are C's columns, its products written
+ * transposed). */
+static void rows(void) {
+    const hcl_kdevice h100 = hcl_test_gpu(90);
+    static const struct {
+        hcl_dtype ab, c;
+        hcl_compute compute;
+    } types[] = {{HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32},  {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32},
+                 {HCL_DTYPE_F16, HCL_DTYPE_F32, HCL_COMPUTE_F32},  {HCL_DTYPE_BF16, HCL_DTYPE_BF16, HCL_COMPUTE_F32},
+                 {HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32}, {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32}};
+    static const size_t ms[] = {1, 4, 16, 17};
+    hcl_kplan p;
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+            for (int tb = 0; tb < 2; tb++) {
+                const size_t m = ms[i], n = 4096, k = 4096;
+                const hcl_kgemm g =
+                    hcl_test_gemm(types[t].ab, types[t].c, types[t].compute, (int)(i & 1), tb, m, n, k, 0);
+                char what[96], part[64], sum[64];
+                snprintf(what, sizeof what, "sm_90 %s -> %s%s %zu x 4096 x 4096 %s", hcl_kdtype_name(g.ab_type),
+                         hcl_kdtype_name(g.c_type), g.compute == HCL_COMPUTE_TF32 ? " (TF32)" : "", m,
+                         (i & 1) ? (tb ? "tt" : "tn") : (tb ? "nt" : "nn"));
+                snprintf(part, sizeof part, "hcl_gemm_rows_%s_%zu_%c", hcl_kdtype_name(g.ab_type), m, tb ? 't' : 'n');
+                snprintf(sum, sizeof sum, "hcl_gemm_splitk_sum_%s", hcl_kdtype_name(g.c_type));
+                const hcl_status st = hcl_plan_gemm(&h100, &g, &p);
+                HCL_TS_CHECK(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p.why);
+                if (st != HCL_SUCCESS) continue;
+                const char *got = hcl_test_kernel_name(&p.launch[0]);
+                if (m > 16) {
+                    HCL_TS_CHECK(strncmp(got, "hcl_gemm_rows_", 14) != 0, "%s: %s, not a rows kernel", what, got);
+                    hcl_kplan_free(&p);
+                    continue;
+                }
+                if (!plan(what, &h100, &g, 2, sum, &p)) continue;
+                const hcl_klaunch *l = &p.launch[0];
+                const uint64_t kslice = arg_u64(l, 3);
+                /* columns a block: t 32; n 32 vectors of 16 bytes, of 8 at 16 rows of 16-bit values */
+                const size_t esize = hcl_kdtype_size(g.ab_type),
+                             cols = tb ? 32 : 32 * (m * 16 / esize > 64 ? 8 / esize : 16 / esize);
+                HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), part) == 0 && l->grid.x == n / cols && l->grid.z == 1 &&
+                                 l->block.x == 256 && kslice % 64 == 0 && l->grid.y * kslice >= k &&
+                                 (l->grid.y - 1) * kslice < k && l->grid.x * l->grid.y >= 2 * 132 &&
+                                 l->grid.x * l->grid.y <= 8 * 132 &&
+                                 p.scratch_bytes == (size_t)l->grid.y * m * n * sizeof(float) && arg_u64(l, 0) == m &&
+                                 arg_u64(l, 1) == n && arg_u64(l, 5) == ((i & 1) ? 1 : k) &&
+                                 arg_u64(l, 6) == ((i & 1) ? m : 1) && arg_u64(l, 8) == (tb ? k : n) &&
+                                 arg_u64(l, 10) == n && arg_u64(l, 11) == 1 && l->args[4].slot == HCL_KSLOT_A &&
+                                 l->args[7].slot == HCL_KSLOT_B && l->args[9].slot == HCL_KSLOT_SCRATCH,
+                             "%s: %s grid %u x %u x %u, slices of %" PRIu64 ", scratch %zu, a %" PRIu64 " %" PRIu64
+                             ", ldb %" PRIu64 "; expected %s",
+                             what, hcl_test_kernel_name(l), l->grid.x, l->grid.y, l->grid.z, kslice, p.scratch_bytes,
+                             arg_u64(l, 5), arg_u64(l, 6), arg_u64(l, 8), part);
+                hcl_kplan_free(&p);
+            }
+    /* one column (the former gemv shapes) and a few: C^T = B^T A^T, the kernel's B the stored A */
+    static const struct {
+        int ta, tb;
+        size_t m, n;
+        const char *kernel;
+    } cols[] = {{0, 0, 4096, 1, "hcl_gemm_rows_f32_1_t"},
+                {1, 0, 4096, 1, "hcl_gemm_rows_f32_1_n"},
+                {0, 1, 4093, 3, "hcl_gemm_rows_f32_4_t"},
+                {1, 1, 4093, 16, "hcl_gemm_rows_f32_16_n"}};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        const hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, cols[i].ta, cols[i].tb,
+                                          cols[i].m, cols[i].n, 4096, 0);
+        if (plan("sm_90 f32 few columns", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p)) {
+            const hcl_klaunch *l = &p.launch[0];
+            HCL_TS_CHECK(
+                strcmp(hcl_test_kernel_name(l), cols[i].kernel) == 0 && l->grid.y >= 2 && arg_u64(l, 0) == cols[i].n &&
+                    arg_u64(l, 1) == cols[i].m && l->args[4].slot == HCL_KSLOT_B && l->args[7].slot == HCL_KSLOT_A &&
+                    arg_u64(l, 8) == g.lda && arg_u64(l, 10) == 1 && arg_u64(l, 11) == cols[i].n,
+                "%zux%zux4096 %d%d: %s over %u slices, rows %" PRIu64 ", p %" PRIu64 " %" PRIu64 "; expected %s",
+                cols[i].m, cols[i].n, cols[i].ta, cols[i].tb, hcl_test_kernel_name(l), l->grid.y, arg_u64(l, 0),
+                arg_u64(l, 10), arg_u64(l, 11), cols[i].kernel);
+        }
+        hcl_kplan_free(&p);
+    }
+    /* a k too short for the second launch to pay: the tensor-core kernels (f16) and the short-k kernel (f32) */
+    hcl_kgemm g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4, 4096, 63, 0);
+    if (hcl_plan_gemm(&h100, &g, &p) == HCL_SUCCESS)
+        HCL_TS_CHECK(strncmp(hcl_test_kernel_name(&p.launch[0]), "hcl_gemm_rows_", 14) != 0,
+                     "sm_90 f16 4 x 4096 x 63: %s", hcl_test_kernel_name(&p.launch[0]));
+    hcl_kplan_free(&p);
+    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 1, 4096, 8, 0);
+    plan("sm_90 f32 1 x 4096 x 8", &h100, &g, 1, "hcl_gemm_smallk_f32", &p);
+    hcl_kplan_free(&p);
 }
 
 /* The MFMA kernels of kernels/gemm/gemm_mfma.cu on gfx90a and gfx940: every type pair and transpose, 256 threads per
@@ -676,6 +757,7 @@ int main(void) {
     hopper_tf32();
     ampere();
     splitk();
+    rows();
     amd_mfma();
     softmax_rows();
     softmax_resident();

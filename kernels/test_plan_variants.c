@@ -63,7 +63,7 @@ static int launch_of(const hcl_klaunch *l, hcl_kvariant v) {
     case HCL_KVARIANT_GEMM_MMA: return starts(k, "hcl_gemm_tc_") && !starts(k, "hcl_gemm_tc_splitk_");
     case HCL_KVARIANT_GEMM_MFMA: return starts(k, "hcl_gemm_mfma_");
     case HCL_KVARIANT_GEMM_SIMT_SPLITK: return starts(k, "hcl_gemm_splitk_f32_");
-    case HCL_KVARIANT_GEMM_GEMV: return starts(k, "hcl_gemv_");
+    case HCL_KVARIANT_GEMM_ROWS: return starts(k, "hcl_gemm_rows_");
     case HCL_KVARIANT_GEMM_SMALLK: return starts(k, "hcl_gemm_smallk_");
     case HCL_KVARIANT_GEMM_SIMT:
         if (l->prog != HCL_KPROG_GPU) return l->prog == HCL_KPROG_CL_GEMM16 || l->prog == HCL_KPROG_CL_GEMM8;
@@ -170,7 +170,7 @@ static void parser(void) {
     /* unknown, or another op's: an error that lists the op's own */
     hcl_status st = hcl_kvariant_parse(HCL_KOP_GEMM, "tensor", &v, why, sizeof why);
     HCL_TS_CHECK(st == HCL_ERROR_INVALID_ARGUMENT && strstr(why, "HCL_GEMM_VARIANT=\"tensor\"") &&
-                     strstr(why, "known: auto, wgmma, mma, mma-splitk, mfma, simt, simt-splitk, gemv, smallk, simt16, "
+                     strstr(why, "known: auto, wgmma, mma, mma-splitk, mfma, simt, simt-splitk, rows, smallk, simt16, "
                                  "simt8, xmx"),
                  "'tensor': status %d, why '%s'", (int)st, why);
     st = hcl_kvariant_parse(HCL_KOP_SOFTMAX, "wgmma", &v, why, sizeof why);
@@ -205,7 +205,7 @@ static void gemm_nvidia(void) {
     expect("sm_90 f16 1024^3", h, V(GEMM, MMA_SPLITK), &f16, "hcl_gemm_tc_splitk_f16_nn", "hcl_gemm_splitk_sum_f16");
     expect("sm_90 f16 1024^3", h, V(GEMM, SIMT), &f16, "hcl_gemm_f16_f16_64_nn", NULL);
     refuse("sm_90 f16 1024^3", h, V(GEMM, MFMA), &f16, "MFMA kernels");
-    refuse("sm_90 f16 1024^3", h, V(GEMM, GEMV), &f16, "f32 A, B and C");
+    refuse("sm_90 f16 1024^3", h, V(GEMM, ROWS), &f16, "at most 16 rows or 16 columns (here 1024 x 1024)");
     refuse("sm_90 f16 1024^3", h, V(GEMM, XMX), &f16, "the CUDA/HIP kernels");
     const vcall tf32 = gemm_call(F32, F32, TF32, 1, 0, 301, 497, 77, 3);
     expect("sm_90 TF32 tn", h, V(GEMM, WGMMA), &tf32, "hcl_transpose_f32", "hcl_gemm_wg_tf32_f32_tt");
@@ -227,10 +227,25 @@ static void gemm_nvidia(void) {
     expect("sm_90 f32 2048^3 (split anyway)", h, V(GEMM, SIMT_SPLITK), &sq, "hcl_gemm_splitk_f32_128_nn",
            "hcl_gemm_splitk_sum_f32");
     refuse("sm_90 f32 2048^3", h, V(GEMM, WGMMA), &sq, "no matrix-unit gemm for f32 inputs");
-    refuse("sm_90 f32 2048^3", h, V(GEMM, GEMV), &sq, "one row or one column");
+    refuse("sm_90 f32 2048^3", h, V(GEMM, ROWS), &sq, "at most 16 rows or 16 columns");
     refuse("sm_90 f32 2048^3", h, V(GEMM, SMALLK), &sq, "k of at most 8");
     const vcall row = gemm_call(F32, F32, FLOAT, 0, 1, 1, 4096, 4096, 0);
-    expect("sm_90 f32 1 x 4096 x 4096", h, V(GEMM, GEMV), &row, "hcl_gemv_f32_warp", "hcl_gemm_splitk_sum_f32");
+    expect("sm_90 f32 1 x 4096 x 4096", h, V(GEMM, ROWS), &row, "hcl_gemm_rows_f32_1_t", "hcl_gemm_splitk_sum_f32");
+    /* the rows kernels: every type, TF32 in float, few columns on swapped operands, a short k only when forced */
+    const vcall r16 = gemm_call(F16, F16, FLOAT, 0, 0, 16, 4096, 4096, 0),
+                r17 = gemm_call(BF16, F32, FLOAT, 0, 1, 17, 4096, 4096, 0);
+    expect("sm_90 f16 16 x 4096 x 4096", h, V(GEMM, ROWS), &r16, "hcl_gemm_rows_f16_16_n", "hcl_gemm_splitk_sum_f16");
+    expect("sm_90 f16 16 x 4096 x 4096", h, V(GEMM, MMA), &r16, "hcl_gemm_tc_f16_f16_nn", NULL);
+    refuse("sm_90 bf16 17 x 4096 x 4096", h, V(GEMM, ROWS), &r17, "at most 16 rows or 16 columns (here 17 x 4096)");
+    const vcall r3tf32 = gemm_call(F32, F32, TF32, 1, 1, 3, 4096, 4096, 0);
+    expect("sm_90 TF32 3 x 4096 x 4096 tt", h, V(GEMM, ROWS), &r3tf32, "hcl_gemm_rows_f32_4_t",
+           "hcl_gemm_splitk_sum_f32");
+    const vcall col = gemm_call(BF16, BF16, FLOAT, 1, 0, 4096, 5, 4096, 0);
+    expect("sm_80 bf16 4096 x 5 x 4096 tn", a, V(GEMM, ROWS), &col, "hcl_gemm_rows_bf16_8_n",
+           "hcl_gemm_splitk_sum_bf16");
+    const vcall rowk = gemm_call(F16, F32, FLOAT, 0, 0, 4, 4096, 63, 0);
+    expect("sm_90 f16 -> f32 4 x 4096 x 63", h, V(GEMM, ROWS), &rowk, "hcl_gemm_rows_f16_4_n",
+           "hcl_gemm_splitk_sum_f32");
     expect("sm_90 f32 1 x 4096 x 4096", h, V(GEMM, SIMT), &row, "hcl_gemm_f32_64_nt", NULL);
     const vcall shortk = gemm_call(F32, F32, FLOAT, 1, 1, 1000, 1000, 5, 0);
     expect("sm_80 f32 k 5", a, V(GEMM, SMALLK), &shortk, "hcl_gemm_smallk_f32", NULL);

@@ -11,8 +11,11 @@ hcl_status hcl__wrap_event_span(const char *fn, hcl__queue *q, void *first, void
     if (first == last) /* a group of one: keep a single native so it is released once */
         first = NULL;
     const int traced = last && hcl__trace_on();
-    if (!out_event && !traced) {
-        hcl__event_natives_release(dev, first, last);
+    if (!out_event) { /* the tracer's alone, when tracing: no event object for it */
+        if (traced)
+            hcl__trace_command(q, NULL, first, last);
+        else
+            hcl__event_natives_release(dev, first, last);
         return HCL_SUCCESS;
     }
     hcl__event *ev = calloc(1, sizeof *ev);
@@ -27,12 +30,11 @@ hcl_status hcl__wrap_event_span(const char *fn, hcl__queue *q, void *first, void
     ev->first = first;
     atomic_init(&ev->refs, 1);
     hcl__device_ref(dev);
-    if (traced) hcl__trace_command(q, ev); /* takes its own reference */
-    void *h = out_event ? hcl__handle_add(HCL__H_EVENT, ev) : NULL;
+    if (traced) hcl__trace_command(q, ev, first, last); /* takes its own reference */
+    void *h = hcl__handle_add(HCL__H_EVENT, ev);
     if (!h) {
-        if (out_event && last) dev->drv->event_wait(last);
+        if (last) dev->drv->event_wait(last);
         hcl__event_unref(ev);
-        if (!out_event) return HCL_SUCCESS;
         return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the event", fn);
     }
     *out_event = h;

@@ -39,15 +39,15 @@ void hcl__kernel_params_free(hcl__kernel_params *params) {
     params->params = NULL;
 }
 
-/* Parameter i as the driver described it; UNKNOWN past what was stored. */
-static hcl_driver_param param_at(const hcl__kernel_params *p, uint32_t i) {
-    hcl_driver_param unknown;
-    memset(&unknown, 0, sizeof unknown);
-    return p->params && i < p->count && i < HCL__MAX_PARAMS ? p->params[i] : unknown;
+/* Parameter i as the driver described it (the kernel's own copy); UNKNOWN past what was stored. */
+static const hcl_driver_param *param_at(const hcl__kernel_params *p, uint32_t i) {
+    static const hcl_driver_param unknown; /* zeros: HCL_DRIVER_PARAM_UNKNOWN, no size, no name */
+    return p->params && i < p->count && i < HCL__MAX_PARAMS ? &p->params[i] : &unknown;
 }
 
-/* "parameter 2 'n' (int)" with what is known of it. */
-static void describe(char *buf, size_t size, uint32_t i, const hcl_driver_param *p) {
+/* "parameter 2 'n' (int)" with what is known of it, into buf; returns buf. Only for messages: a launch that passes
+ * formats nothing. */
+static const char *describe(char *buf, size_t size, uint32_t i, const hcl_driver_param *p) {
     int w = snprintf(buf, size, "parameter %u", i);
     size_t used = w > 0 ? (size_t)w : 0;
     if (p->name[0] && used < size) {
@@ -55,16 +55,18 @@ static void describe(char *buf, size_t size, uint32_t i, const hcl_driver_param 
         used += w > 0 ? (size_t)w : 0;
     }
     if (p->type[0] && used < size) snprintf(buf + used, size - used, " (%s)", p->type);
+    return buf;
 }
 
-/* What a parameter takes, for messages: "a buffer", "a value of 4 bytes", "a value". */
-static void takes(char *buf, size_t size, const hcl_driver_param *p) {
+/* What a parameter takes, for messages: "a buffer", "a value of 4 bytes", "a value"; returns buf. */
+static const char *takes(char *buf, size_t size, const hcl_driver_param *p) {
     if (p->kind == HCL_DRIVER_PARAM_BUFFER)
         snprintf(buf, size, "a buffer");
     else if (p->size)
         snprintf(buf, size, "a value of %u bytes", p->size);
     else
         snprintf(buf, size, "a value");
+    return buf;
 }
 
 hcl_status hcl__check_args(const char *fn, const hcl__kernel_params *p, size_t shared_bytes, uint32_t num_args,
@@ -75,18 +77,17 @@ hcl_status hcl__check_args(const char *fn, const hcl__kernel_params *p, size_t s
     const int shared_last = (p->flags & HCL_DRIVER_PARAMS_SHARED_LAST) != 0;
     uint32_t expected = p->count;
     if (shared_last && p->count > 0) {
-        const hcl_driver_param last = param_at(p, p->count - 1);
-        describe(what, sizeof what, p->count - 1, &last);
-        if (shared_bytes > 0 && last.kind != HCL_DRIVER_PARAM_LOCAL && last.kind != HCL_DRIVER_PARAM_UNKNOWN)
+        const hcl_driver_param *last = param_at(p, p->count - 1);
+        if (shared_bytes > 0 && last->kind != HCL_DRIVER_PARAM_LOCAL && last->kind != HCL_DRIVER_PARAM_UNKNOWN)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                     "%s: shared_bytes %zu is passed to kernel '%s' as its last parameter, but %s is "
                                     "not a __local pointer",
-                                    fn, shared_bytes, kname, what);
-        if (shared_bytes == 0 && last.kind == HCL_DRIVER_PARAM_LOCAL)
+                                    fn, shared_bytes, kname, describe(what, sizeof what, p->count - 1, last));
+        if (shared_bytes == 0 && last->kind == HCL_DRIVER_PARAM_LOCAL)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                     "%s: %s of kernel '%s' is a __local pointer: give its size as shared_bytes (0 was "
                                     "given)",
-                                    fn, what, kname);
+                                    fn, describe(what, sizeof what, p->count - 1, last), kname);
     }
     if (shared_last && shared_bytes > 0) {
         if (p->count == 0)
@@ -98,12 +99,11 @@ hcl_status hcl__check_args(const char *fn, const hcl__kernel_params *p, size_t s
     }
     const char *plus = shared_last && shared_bytes > 0 ? " plus the __local parameter that shared_bytes sizes" : "";
     if (num_args < expected) {
-        const hcl_driver_param missing = param_at(p, num_args);
-        describe(what, sizeof what, num_args, &missing);
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                 "%s: kernel '%s' declares %u parameter(s); the launch gives %u argument(s)%s: too few, "
                                 "%s is missing",
-                                fn, kname, p->count, num_args, plus, what);
+                                fn, kname, p->count, num_args, plus,
+                                describe(what, sizeof what, num_args, param_at(p, num_args)));
     }
     if (num_args > expected)
         return hcl__set_message(
@@ -112,39 +112,38 @@ hcl_status hcl__check_args(const char *fn, const hcl__kernel_params *p, size_t s
             "args[%u] has no parameter %u",
             fn, kname, p->count, num_args, plus, expected, expected);
     for (uint32_t i = 0; i < num_args; i++) {
-        const hcl_driver_param q = param_at(p, i);
-        if (q.kind == HCL_DRIVER_PARAM_UNKNOWN && !q.size) continue;
-        describe(what, sizeof what, i, &q);
-        if (q.kind == HCL_DRIVER_PARAM_UNKNOWN) { /* only its size is known: a value's, or a device address */
-            if (args[i].kind == HCL_ARG_VALUE && args[i].size != q.size)
+        const hcl_driver_param *q = param_at(p, i);
+        if (q->kind == HCL_DRIVER_PARAM_UNKNOWN && !q->size) continue;
+        if (q->kind == HCL_DRIVER_PARAM_UNKNOWN) { /* only its size is known: a value's, or a device address */
+            if (args[i].kind == HCL_ARG_VALUE && args[i].size != q->size)
                 return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                         "%s: args[%u] is a value of %zu bytes, but %s of kernel '%s' takes %u bytes",
-                                        fn, i, args[i].size, what, kname, q.size);
-            if (args[i].kind == HCL_ARG_BUFFER && q.size != HCL__DEVICE_ADDRESS_BYTES)
+                                        fn, i, args[i].size, describe(what, sizeof what, i, q), kname, q->size);
+            if (args[i].kind == HCL_ARG_BUFFER && q->size != HCL__DEVICE_ADDRESS_BYTES)
                 return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                         "%s: args[%u] is a buffer (a %d-byte device address), but %s of kernel '%s' "
                                         "takes %u bytes",
-                                        fn, i, HCL__DEVICE_ADDRESS_BYTES, what, kname, q.size);
+                                        fn, i, HCL__DEVICE_ADDRESS_BYTES, describe(what, sizeof what, i, q), kname,
+                                        q->size);
             continue;
         }
-        if (q.kind == HCL_DRIVER_PARAM_LOCAL)
+        if (q->kind == HCL_DRIVER_PARAM_LOCAL)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                     "%s: %s of kernel '%s' is a __local pointer, which no launch argument can give "
                                     "(only a last __local parameter, sized by shared_bytes)",
-                                    fn, what, kname);
-        takes(need, sizeof need, &q);
-        if (args[i].kind == HCL_ARG_VALUE && q.kind == HCL_DRIVER_PARAM_BUFFER)
+                                    fn, describe(what, sizeof what, i, q), kname);
+        if (args[i].kind == HCL_ARG_VALUE && q->kind == HCL_DRIVER_PARAM_BUFFER)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
                                     "%s: args[%u] is a value of %zu bytes, but %s of kernel '%s' takes a buffer", fn, i,
-                                    args[i].size, what, kname);
-        if (args[i].kind == HCL_ARG_BUFFER && q.kind == HCL_DRIVER_PARAM_VALUE)
+                                    args[i].size, describe(what, sizeof what, i, q), kname);
+        if (args[i].kind == HCL_ARG_BUFFER && q->kind == HCL_DRIVER_PARAM_VALUE)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                    "%s: args[%u] is a buffer, but %s of kernel '%s' takes %s", fn, i, what, kname,
-                                    need);
-        if (args[i].kind == HCL_ARG_VALUE && q.size && args[i].size != q.size)
-            return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT,
-                                    "%s: args[%u] is a value of %zu bytes, but %s of kernel '%s' takes %s", fn, i,
-                                    args[i].size, what, kname, need);
+                                    "%s: args[%u] is a buffer, but %s of kernel '%s' takes %s", fn, i,
+                                    describe(what, sizeof what, i, q), kname, takes(need, sizeof need, q));
+        if (args[i].kind == HCL_ARG_VALUE && q->size && args[i].size != q->size)
+            return hcl__set_message(
+                HCL_ERROR_INVALID_ARGUMENT, "%s: args[%u] is a value of %zu bytes, but %s of kernel '%s' takes %s", fn,
+                i, args[i].size, describe(what, sizeof what, i, q), kname, takes(need, sizeof need, q));
     }
     return HCL_SUCCESS;
 }

@@ -1,9 +1,9 @@
 /* The tracer's hooks in the core (trace.c). With tracing off each hook is one predictable branch on a global flag:
  * the public calls below run their untraced body directly and no event is asked of a driver that the caller did not
  * ask for. With tracing on (HCL_TRACE=FILE at load, or hcl_trace_start), a public call is a host slice on its
- * thread's track; each queued command keeps its event until the tracer has read its device times (at the queue's
- * finish or release, or when tracing stops), then it is a device slice on its queue's track, with a flow from the
- * call that submitted it. */
+ * thread's track, recorded into that thread's own buffer without a lock; each queued command keeps its native events
+ * until the tracer has read its device times (at the queue's finish or release, or when tracing stops), then it is a
+ * device slice on its queue's track, with a flow from the call that submitted it. */
 #ifndef HCL_TRACE_H
 #define HCL_TRACE_H
 
@@ -39,6 +39,7 @@ typedef struct hcl__trace_call {
     hcl__trace_args args;
     int64_t t0;    /* ns since the trace started */
     uint64_t flow; /* the flow to the device slice of the command this call queued; 0: none yet */
+    unsigned gen;  /* the trace the call began in: it is recorded only if that trace still runs at its end */
     struct hcl__trace_call *outer;
 } hcl__trace_call;
 
@@ -74,9 +75,12 @@ __attribute__((visibility("hidden"))) hcl_status hcl__trace_call_end(hcl__trace_
  * the command. */
 #define HCL__WANT_EVENT(out_event) ((out_event) != NULL || hcl__trace_on())
 
-/* A command just queued on q whose event is ev (tracing on): the tracer takes a reference on ev (lifetime.c) and
- * links it to the calling thread's current call. */
-__attribute__((visibility("hidden"))) void hcl__trace_command(struct hcl__queue *q, struct hcl__event *ev);
+/* A command just queued on q (tracing on), whose native events are first (its group's first command's, or NULL) and
+ * last: the tracer links it to the calling thread's current call and reads its times later. ev: the event object the
+ * caller gets, on which the tracer takes a reference (lifetime.c); or NULL, and the tracer owns first and last and
+ * gives them back to the driver (the caller wants no event, so no object is made for the tracer alone). */
+__attribute__((visibility("hidden"))) void hcl__trace_command(struct hcl__queue *q, struct hcl__event *ev, void *first,
+                                                              void *last);
 /* The queue's commands completed (hcl_queue_finish): read their device times now. */
 __attribute__((visibility("hidden"))) void hcl__trace_queue_idle(struct hcl__queue *q);
 /* A queue is destroyed (finished first): read what is pending and drop the tracer's state of it. */

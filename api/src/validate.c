@@ -141,11 +141,11 @@ hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait
     void **native = malloc(num_wait * sizeof *native);
     if (!native) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     for (uint32_t i = 0; i < num_wait; i++) {
-        hcl__event *ev = NULL; /* set by hcl__lookup on success (gcc -O3 cannot tell) */
-        char what[48];
-        snprintf(what, sizeof what, "wait_list[%u]", i);
-        hcl_status st = hcl__lookup(wait_list[i], HCL__H_EVENT, (void **)&ev, fn, what);
-        if (st != HCL_SUCCESS) {
+        hcl__event *ev = hcl__handle_get(wait_list[i], HCL__H_EVENT);
+        if (!ev) { /* hcl__lookup says why; the entry's name is formatted only then */
+            char what[48];
+            snprintf(what, sizeof what, "wait_list[%u]", i);
+            hcl_status st = hcl__lookup(wait_list[i], HCL__H_EVENT, (void **)&ev, fn, what);
             free(native);
             return st;
         }

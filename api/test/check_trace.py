@@ -9,6 +9,9 @@ clock alignment's stated error) and inside the trace.
 CASE ring: HCL_TRACE_EVENTS=8 forces many writes of the buffer; the file is still one valid JSON document holding
 every record (otherData.events), and the result has the same calls as with a large buffer. A bad HCL_TRACE_EVENTS
 warns and traces anyway; an HCL_TRACE that cannot be written is an error message, not a crash.
+CASE mt (then TRACE_SAMPLE is trace_threads): threads launch on the host backend while traces start and stop from
+several threads and threads exit mid-trace; every file is valid JSON with every record, named tracks, nested calls and
+paired flows, and the trace that spans the whole run holds exactly the launches made.
 Exit 0 when every check held, 1 otherwise, 77 skipped."""
 import json
 import os
@@ -52,6 +55,52 @@ QUEUED = ["hcl_buffer_write", "hcl_buffer_write_async", "hcl_buffer_fill", "hcl_
           "hcl_reduce", "hcl_softmax", "hcl_gemm", "hcl_kernel_launch", "hcl_buffer_read"]
 
 
+def check_threads(api, names, label):
+    """Each API slice's thread track is named and its status given; slices nest on each thread. Returns them by
+    thread."""
+    by_thread = {}
+    for e in api:
+        check((e["pid"], e["tid"]) in names, f"{label}: thread track {e['tid']} is named")
+        check("status" in e["args"], f"{label}: {e['name']} has its status")
+        by_thread.setdefault(e["tid"], []).append(e)
+    for tid, slices in by_thread.items():
+        slices.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in slices:
+            while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"]:
+                stack.pop()
+            if stack:
+                top = stack[-1]
+                check(e["ts"] + e["dur"] <= top["ts"] + top["dur"],
+                      f"{label}: {e['name']} at {e['ts']} overlaps {top['name']} without nesting in it")
+            stack.append(e)
+    return by_thread
+
+
+def check_threaded(doc, label):
+    """A trace written while threads came and went and tracing started and stopped (trace_threads): every record
+    written (otherData.events), every command timed, every track named, calls nested per thread, each flow start paired
+    with one end. Returns the API and device slices."""
+    events = doc.get("traceEvents", [])
+    other = doc.get("otherData", {})
+    check(other.get("events") == len(events), f"{label}: otherData.events {other.get('events')} == {len(events)}")
+    check(other.get("commands_untimed") == 0, f"{label}: every command timed ({other.get('commands_untimed')})")
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    procs = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    api = [e for e in events if e["ph"] == "X" and e["cat"] == "api"]
+    dev = [e for e in events if e["ph"] == "X" and e["cat"] == "device"]
+    check_threads(api, names, label)
+    for e in api + dev:
+        check(e["pid"] in procs, f"{label}: process {e['pid']} is named")
+    for e in dev:
+        check(names.get((e["pid"], e["tid"]), "").startswith("queue "), f"{label}: queue track {e['tid']} named")
+    starts = [e["id"] for e in events if e["ph"] == "s"]
+    ends = [e["id"] for e in events if e["ph"] == "f"]
+    check(len(set(starts)) == len(starts) and len(set(ends)) == len(ends), f"{label}: flow ids are unique")
+    check(set(starts) == set(ends), f"{label}: flows pair up ({len(starts)} starts, {len(ends)} ends)")
+    return api, dev
+
+
 def check_structure(doc, label):
     events = doc.get("traceEvents")
     if not check(isinstance(events, list) and events, f"{label}: traceEvents is a non-empty list"):
@@ -81,22 +130,7 @@ def check_structure(doc, label):
     check(len(host_pids) == 1, f"{label}: API slices in one process ({host_pids})")
     for pid in host_pids:
         check(pid in procs and "trace_sample" in procs[pid], f"{label}: the program's process is named ({procs})")
-    by_thread = {}
-    for e in api:
-        check((e["pid"], e["tid"]) in names, f"{label}: thread track {e['tid']} is named")
-        check("status" in e["args"], f"{label}: {e['name']} has its status")
-        by_thread.setdefault(e["tid"], []).append(e)
-    for tid, slices in by_thread.items():
-        slices.sort(key=lambda e: (e["ts"], -e["dur"]))
-        stack = []
-        for e in slices:
-            while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"]:
-                stack.pop()
-            if stack:
-                top = stack[-1]
-                check(e["ts"] + e["dur"] <= top["ts"] + top["dur"],
-                      f"{label}: {e['name']} at {e['ts']} overlaps {top['name']} without nesting in it")
-            stack.append(e)
+    by_thread = check_threads(api, names, label)
 
     seen = [e["name"] for e in api]
     for c in CALLS:
@@ -205,7 +239,7 @@ def main():
             check(p.returncode == 0 and "HCL_TRACE_EVENTS" in p.stderr, f"ring: HCL_TRACE_EVENTS=lots warns: "
                   f"{p.stderr.strip()}")
             with open(small_trace) as fp:
-                check(json.load(fp)["otherData"]["capacity"] == 262144, "ring: HCL_TRACE_EVENTS=lots: the default")
+                check(json.load(fp)["otherData"]["capacity"] == 16384, "ring: HCL_TRACE_EVENTS=lots: the default")
             # an HCL_TRACE that cannot be written: a message, the program runs untraced
             bad = os.path.join(tmp, "no-such-folder", "t.json")
             p = run_sample(sample, "host", bad)
@@ -261,6 +295,39 @@ def main():
                 for a, b in zip(slices, slices[1:]):
                     check(b["ts"] >= a["ts"] + a["dur"], f"threads: calls on thread {tid} do not overlap")
             print(f"threads: {len(events)} records checked")
+        elif case == "mt":
+            # trace_threads DIR (sys.argv[2] is trace_threads here): threads launching on the host backend while
+            # traces start and stop (from the main thread and from others) and threads exit mid-trace; a small
+            # per-thread buffer (HCL_TRACE_EVENTS=50), so the threads' buffers are written out under contention
+            env = {k: v for k, v in os.environ.items() if k != "HCL_TRACE"}
+            env["HCL_TRACE_EVENTS"] = "50"
+            p = subprocess.run([sample, tmp], env=env, capture_output=True, text=True, timeout=400)
+            if not check(p.returncode == 0, f"trace_threads exits 0 ({p.returncode}): {p.stderr.strip()[-2000:]}"):
+                return 1
+            want = int(p.stdout.split("exact_launches")[1].split()[0])
+            with open(os.path.join(tmp, "exact.json")) as fp:
+                doc = json.load(fp)
+            api, dev = check_threaded(doc, "mt exact")
+            launches = [e for e in api if e["name"] == "hcl_kernel_launch"]
+            check(len(launches) == want, f"mt exact: {want} launches traced ({len(launches)})")
+            check(all(e["args"]["status"] == "HCL_SUCCESS" and e["args"]["kernel"] == "touch" for e in launches),
+                  "mt exact: each launch's status and kernel name")
+            check(len([e for e in dev if e["args"]["api"] == "hcl_kernel_launch"]) == want,
+                  f"mt exact: {want} launch device slices")
+            check(len({e["tid"] for e in launches}) == 4, "mt exact: launches on 4 thread tracks")
+            check(len({(e["pid"], e["tid"]) for e in dev}) == 4 + 3, "mt exact: 7 queue tracks (worker 0's, two of each other worker)")
+            check(doc["otherData"]["capacity"] == 50 and doc["otherData"]["flushes"] > 10,
+                  f"mt exact: written out many times: {doc['otherData']}")
+            rounds = int(p.stdout.split("restart_rounds")[1].split()[0])
+            total = 0
+            for r in range(rounds):
+                with open(os.path.join(tmp, f"restart-{r}.json")) as fp:
+                    doc = json.load(fp)
+                api, dev = check_threaded(doc, f"mt restart {r}")
+                n = len([e for e in api if e["name"] == "hcl_kernel_launch"])
+                check(n >= 10, f"mt restart {r}: the short-lived thread's 10 launches at least ({n})")
+                total += n
+            print(f"mt: {want} launches in one trace, {total} in {rounds} restarted traces")
         elif case == "bench":
             # bench --trace FILE (sys.argv[2] is bench here): the trace of a short host run; a bad path and a second
             # trace (HCL_TRACE set too) stop bench with status 2 before any work

@@ -7,29 +7,35 @@
 /* ---------------------------------------------------------------------------------------------------------
  * Event pool: runtime events are recycled per device, so timing every command does not cost an event creation.
  * ------------------------------------------------------------------------------------------------------- */
-static hcl_status event_take(hcl__gpu_device *d, hcl_gpu_event *out) {
+/* n runtime events (1 or 2) into out: from the pool under one lock, the rest created. On failure none is kept. */
+static hcl_status events_take(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *out) {
+    uint32_t got = 0;
     pthread_mutex_lock(&d->lock);
-    if (d->pool_count > 0) {
-        *out = d->pool[--d->pool_count];
-        pthread_mutex_unlock(&d->lock);
-        return HCL_SUCCESS;
-    }
+    while (got < n && d->pool_count > 0) out[got++] = d->pool[--d->pool_count];
     pthread_mutex_unlock(&d->lock);
-    /* default flags: timing enabled, as elapsed time needs */
-    return HCL_GPU(EventCreate, (out, HCL_GPU_EVENT_TIMING), "timing event on device %u", d->index);
+    for (; got < n; got++) {
+        /* default flags: timing enabled, as elapsed time needs */
+        hcl_status st = HCL_GPU(EventCreate, (&out[got], HCL_GPU_EVENT_TIMING), "timing event on device %u", d->index);
+        if (st != HCL_SUCCESS) {
+            while (got) hcl__gpu.HCL_GPU_SYM_EventDestroy(out[--got]);
+            return st;
+        }
+    }
+    return HCL_SUCCESS;
 }
 
-/* Return an event to the pool. Recording it again later is fine even if it is still pending now: nothing else
- * refers to it once released. */
-static void event_give(hcl__gpu_device *d, hcl_gpu_event e) {
-    if (!e) return;
+/* Return n runtime events (NULLs skipped) to the pool under one lock; those it has no room for are destroyed.
+ * Recording one again later is fine even if it is still pending now: nothing else refers to it once released. */
+static void events_give(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *e) {
     pthread_mutex_lock(&d->lock);
-    if (d->pool_count < HCL_GPU_EVENT_POOL) {
-        d->pool[d->pool_count++] = e;
-        e = NULL;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i] && d->pool_count < HCL_GPU_EVENT_POOL) {
+            d->pool[d->pool_count++] = e[i];
+            e[i] = NULL;
+        }
     pthread_mutex_unlock(&d->lock);
-    if (e) hcl__gpu.HCL_GPU_SYM_EventDestroy(e);
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i]) hcl__gpu.HCL_GPU_SYM_EventDestroy(e[i]);
 }
 
 void hcl__gpu_event_pool_drain(hcl__gpu_device *d) {
@@ -41,8 +47,8 @@ void hcl__gpu_event_pool_drain(hcl__gpu_device *d) {
 
 static void event_free(hcl__gpu_event *ev) {
     if (!ev) return;
-    if (ev->end && ev->end != ev->begin) event_give(ev->dev, ev->end);
-    event_give(ev->dev, ev->begin);
+    hcl_gpu_event e[2] = {ev->begin, ev->end != ev->begin ? ev->end : NULL};
+    events_give(ev->dev, 2, e);
     free(ev);
 }
 
@@ -51,17 +57,14 @@ static hcl_status event_new(hcl__gpu_device *d, int pair, hcl__gpu_event **out) 
     hcl__gpu_event *ev = calloc(1, sizeof *ev);
     if (!ev) return hcl__kit_oom("event");
     ev->dev = d;
-    hcl_status st = event_take(d, &ev->begin);
-    if (st == HCL_SUCCESS) {
-        if (pair)
-            st = event_take(d, &ev->end);
-        else
-            ev->end = ev->begin;
-    }
+    hcl_gpu_event e[2] = {NULL, NULL};
+    hcl_status st = events_take(d, pair ? 2 : 1, e);
     if (st != HCL_SUCCESS) {
-        event_free(ev);
+        free(ev);
         return st;
     }
+    ev->begin = e[0];
+    ev->end = pair ? e[1] : e[0];
     *out = ev;
     return HCL_SUCCESS;
 }

@@ -105,6 +105,9 @@ void hcl__host_kernel_destroy(void *kernel) {
 
 /* Value arguments are copied at this alignment, enough for any scalar or plain struct. */
 #define HCL_HOST_ARG_ALIGN 16
+/* An argument block up to this size lives on the launching call's stack (the kernel has run when the call returns),
+ * so a launch of a few arguments allocates nothing. */
+#define HCL_HOST_ARG_STACK 512
 
 hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_dim3 block, size_t shared_bytes,
                                    uint32_t num_args, const hcl_driver_arg *args, uint32_t num_wait, void *const *wait,
@@ -122,9 +125,12 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
     size_t bytes = (size_t)num_args * 2 * sizeof(void *);
     for (uint32_t i = 0; i < num_args; ++i)
         if (args[i].kind == HCL_DRIVER_ARG_VALUE) bytes += hcl__host_round_up(args[i].size, HCL_HOST_ARG_ALIGN);
-    void **argv = NULL;
+    _Alignas(HCL_HOST_ALIGN) unsigned char on_stack[HCL_HOST_ARG_STACK];
+    void **argv = NULL, *argv_heap = NULL; /* argv_heap: argv when it did not fit on_stack (this call frees it) */
     if (bytes > 0) {
-        argv = aligned_alloc(HCL_HOST_ALIGN, hcl__host_round_up(bytes, HCL_HOST_ALIGN));
+        argv = bytes <= sizeof on_stack
+                   ? (void **)on_stack
+                   : (argv_heap = aligned_alloc(HCL_HOST_ALIGN, hcl__host_round_up(bytes, HCL_HOST_ALIGN)));
         if (argv == NULL)
             return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY, "host kernel_launch %s: out of host memory for %u arguments",
                                  k->name, num_args);
@@ -153,7 +159,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
     if (shared_bytes > 0) {
         scratch = aligned_alloc(HCL_HOST_ALIGN, stride * (size_t)threads);
         if (scratch == NULL) {
-            free(argv);
+            free(argv_heap);
             return HCL_HOST_FAIL(HCL_ERROR_OUT_OF_MEMORY,
                                  "host kernel_launch %s: out of host memory for %d x %zu bytes of local memory",
                                  k->name, threads, shared_bytes);
@@ -164,7 +170,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
     const hcl_status status = hcl__host_event_begin("host kernel_launch", out_event, &event);
     if (status != HCL_SUCCESS) {
         free(scratch);
-        free(argv);
+        free(argv_heap);
         return status;
     }
     const long long total = (long long)groups;
@@ -179,7 +185,7 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
         k->fn(&launch, argv);
         hcl__host_event_end(event, out_event);
         free(scratch);
-        free(argv);
+        free(argv_heap);
         return HCL_SUCCESS;
     }
     HCL_HOST_OMP(omp parallel num_threads(threads) if (threads > 1)) {
@@ -203,6 +209,6 @@ hcl_status hcl__host_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl
     }
     hcl__host_event_end(event, out_event);
     free(scratch);
-    free(argv);
+    free(argv_heap);
     return HCL_SUCCESS;
 }

@@ -344,44 +344,6 @@ __device__ __forceinline__ void hcl_gemm_splitk_sum_impl(unsigned long long m, u
     }
 HCL_GPU_TYPES(HCL_GEMM_SPLITK_SUM_KERNEL)
 
-/* Matrix-vector products (plan_splitk.c), for a C of one row or one column: output o of slice blockIdx.y is the sum over
- * q in [y * kslice, min(k, (y + 1) * kslice)) of X[o * xo + q * xq] * v[q * vq], written to P + y * len + o;
- * hcl_gemm_splitk_sum_f32 then adds the slices into C. Two shapes, by which way X is contiguous: a thread per output
- * (xo == 1: a warp reads consecutive outputs' elements), or a warp per output (xq == 1: its lanes read consecutive
- * q). Each output's sum has a fixed order. */
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
-    hcl_gemv_f32_thread(unsigned long long len, unsigned long long k, unsigned long long kslice, const float *X,
-                        unsigned long long xo, unsigned long long xq, const float *v, unsigned long long vq, float *P) {
-    const unsigned long long o = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (o >= len) return;
-    const unsigned long long q0 = (unsigned long long)blockIdx.y * kslice;
-    const unsigned long long q1 = k - q0 < kslice ? k : q0 + kslice;
-    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
-    unsigned long long q = q0;
-    for (; q + 3 < q1; q += 4) { /* four chains: four loads in flight */
-        s0 = fmaf(X[o * xo + q * xq], v[q * vq], s0);
-        s1 = fmaf(X[o * xo + (q + 1) * xq], v[(q + 1) * vq], s1);
-        s2 = fmaf(X[o * xo + (q + 2) * xq], v[(q + 2) * vq], s2);
-        s3 = fmaf(X[o * xo + (q + 3) * xq], v[(q + 3) * vq], s3);
-    }
-    for (; q < q1; q++) s0 = fmaf(X[o * xo + q * xq], v[q * vq], s0);
-    P[(unsigned long long)blockIdx.y * len + o] = (s0 + s1) + (s2 + s3);
-}
-
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
-    hcl_gemv_f32_warp(unsigned long long len, unsigned long long k, unsigned long long kslice, const float *X,
-                      unsigned long long xo, unsigned long long xq, const float *v, unsigned long long vq, float *P) {
-    const unsigned long long o = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / warpSize;
-    const unsigned lane = threadIdx.x % warpSize;
-    if (o >= len) return; /* the whole warp: o is the warp's */
-    const unsigned long long q0 = (unsigned long long)blockIdx.y * kslice;
-    const unsigned long long q1 = k - q0 < kslice ? k : q0 + kslice;
-    float s = 0.0f;
-    for (unsigned long long q = q0 + lane; q < q1; q += warpSize) s = fmaf(X[o * xo + q * xq], v[q * vq], s);
-    for (int d = warpSize / 2; d > 0; d /= 2) s += HCL_SHFL_XOR(s, d);
-    if (lane == 0) P[(unsigned long long)blockIdx.y * len + o] = s;
-}
-
 /* C = alpha * A B + beta * C for a short k (at most HCL_GEMM_SMALLK; k = 1 is an outer product): writing C is the
  * whole cost, so a block takes HCL_GEMM_SMALLK_ROWS rows of C by 256 consecutive columns (coalesced stores, C read
  * only at beta != 0): it stages its rows' k values of A in shared memory, and each thread holds its column's k values

@@ -17,15 +17,6 @@ hcl_status hcl__plan_gemm_tiles128(const hcl_kdevice *dev, const hcl_kgemm *g, h
                                    const char *name);
 
 /* ---- the plans that slice k (plan_splitk.c) ---- */
-/* A plan of two launches over k in `slices`: launch 0, kernel `part_name` (*out_part; the caller sets its grid and
- * arguments), writes each slice's partial product (m x n floats) to the scratch, and launch 1 adds the slices in slice
- * order into C (hcl_gemm_splitk_sum_<C's type>: alpha, beta, C unread at beta 0; the same sum whatever the timing).
- * HCL_ERROR_UNSUPPORTED, in a plan of one launch again, where the program lacks the kernels (an older one). */
-hcl_status hcl__plan_gemm_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
-                                 size_t slices, int *out_part);
-/* The slice of k for about `slices` slices: a multiple of align, fewer slices while their partial products (m x n
- * floats each) would pass the scratch's limit (256 MiB). The slices are then ceil(k / the slice). */
-size_t hcl__gemm_kslice(const hcl_kgemm *g, size_t slices, size_t align);
 /* Split-K: when C's tile x tile tiles are fewer than the device's SMs and k is long (or whenever it can, when
  * `forced`: a split-K variant), two launches: kernel `part_name` (the arguments m, n, k, kslice, A, lda, B, ldb, P; a
  * tile per block, grid (n tiles, m tiles, slices)) writes each slice of k's partial product as floats to the scratch,
@@ -34,10 +25,22 @@ size_t hcl__gemm_kslice(const hcl_kgemm *g, size_t slices, size_t align);
  * (the plan then holds one launch again). */
 hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
                                  size_t tile, size_t per_sm, int forced);
-/* C of one row or one column: the gemv kernels (gemm.cu's hcl_gemv_f32_*; the caller checked that A, B and C are f32)
- * over slices of k, about four blocks per SM; HCL_ERROR_UNSUPPORTED, with the reason in out->why, for any other C or
- * a grid the device does not allow. */
-hcl_status hcl__plan_gemm_gemv(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out);
+/* The number of slices, halved while their partial products (m x n floats each) would not fit in the scratch the
+ * sliced plans allow themselves (256 MiB). */
+size_t hcl__gemm_slices_fit(const hcl_kgemm *g, size_t slices);
+/* A plan of two launches over k in `slices`: launch 0, the program's kernel `part_name` (its index in *out_part; the
+ * caller sets its grid and arguments), writes each slice's partial product (m x n floats, pitch n, slice z at z * m *
+ * n floats) to the scratch, and launch 1 (hcl_gemm_splitk_sum_<C's type>) adds the slices in slice order into C with
+ * alpha and beta. HCL_ERROR_UNSUPPORTED, in a plan of one launch again, where the program lacks the kernels. */
+hcl_status hcl__plan_gemm_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
+                                 size_t slices, int *out_part);
+
+/* ---- the few-rows kernels (plan_rows.c) ---- */
+/* C of at most 16 rows, or else of at most 16 columns (on swapped operands, C^T = B^T A^T), any element type (TF32
+ * computed in float): gemm_rows.cu's kernels over slices of k (hcl__plan_gemm_sliced), about four blocks per SM.
+ * HCL_ERROR_UNSUPPORTED, with the reason in out->why, for any other C, a k too short to pay for the second launch
+ * (unless the rows variant is forced) or a grid the device does not allow. */
+hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out);
 
 /* ---- the parts, one per family (plan_gpu.c, plan_cl.c, plan_host.c), called by hcl_plan_gemm (plan.c) ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);

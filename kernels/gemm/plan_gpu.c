@@ -53,11 +53,18 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         hcl_klaunch_u64(l, g->ldc);
         return HCL_SUCCESS;
     }
-    /* the matrix-unit kernels of the device's vendor first (plan_family.h), or the matrix-unit variant forced */
+    /* a C of few rows (or columns) first, any type (plan_rows.c): the matrix-unit kernels' tiles would be mostly
+     * padding, and reading B once is the whole cost */
     const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
-    const int simt_side = v == HCL_KVARIANT_GEMM_SIMT || v == HCL_KVARIANT_GEMM_SIMT_SPLITK ||
-                          v == HCL_KVARIANT_GEMM_GEMV || v == HCL_KVARIANT_GEMM_SMALLK;
     hcl_status st = HCL_ERROR_UNSUPPORTED;
+    if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS) &&
+        ((st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS, hcl__plan_gemm_rows(dev, g, out), out)) !=
+             HCL_ERROR_UNSUPPORTED ||
+         v == HCL_KVARIANT_GEMM_ROWS))
+        return st;
+    /* the matrix-unit kernels of the device's vendor next (plan_family.h), or the matrix-unit variant forced */
+    const int simt_side =
+        v == HCL_KVARIANT_GEMM_SIMT || v == HCL_KVARIANT_GEMM_SIMT_SPLITK || v == HCL_KVARIANT_GEMM_SMALLK;
     if (!simt_side) {
         const int mfma =
             v == HCL_KVARIANT_GEMM_MFMA || (v == HCL_KVARIANT_AUTO && dev->matrix_unit == HCL_MATRIX_UNIT_MFMA);
@@ -70,15 +77,11 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
                                    "variants); the SIMT kernels compute in float32");
     }
     if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
-        if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_GEMV) &&
-            (st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_GEMV, hcl__plan_gemm_gemv(dev, g, out),
-                                      out)) != HCL_ERROR_UNSUPPORTED)
-            return st;
         if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SMALLK) &&
             (st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SMALLK, plan_smallk(dev, g, out, l), out)) !=
                 HCL_ERROR_UNSUPPORTED)
             return st;
-        if (v == HCL_KVARIANT_GEMM_GEMV || v == HCL_KVARIANT_GEMM_SMALLK) return st; /* the refusal */
+        if (v == HCL_KVARIANT_GEMM_SMALLK) return st; /* the refusal */
         /* gemm.cu's hcl_gemm_splitk_f32_*: 128 x 128 tiles, two blocks per SM, where k is long and those tiles are
          * at least 3/4 full (the 64 x 64 tiles' kernel ran at about 26 TFLOP/s on the H100, the 128 x 128 one's at 42);
          * else 64 x 64 tiles, three blocks per SM */
