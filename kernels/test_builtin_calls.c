@@ -151,6 +151,9 @@ static void gemm(run *r) {
     gemm_one(r, 0, 0, 130, 200, 70, 1.0f, 0.0f, 1, 0); /* beta 0: C is not read */
     gemm_one(r, 0, 1, 9, 10, 11, 0.0f, 0.5f, 0, 0);    /* alpha 0: C = beta C */
     gemm_one(r, 1, 0, 5, 5, 0, 1.0f, 0.0f, 1, 0);      /* k 0, beta 0 over NaN: zeros */
+    /* few rows, and few columns (swapped operands): a GPU's few-rows kernels over slices of k, then the sum kernel */
+    for (int t = 0; t < 4; t++) gemm_one(r, t & 1, t >> 1, 3, 150, 200, 1.25f, 0.5f, 0, 0);
+    gemm_one(r, 1, 0, 300, 2, 130, 1.0f, 0.0f, 1, 0);
 }
 
 /* ---- softmax (conformance/test_softmax.c's tolerance) ---- */

@@ -326,8 +326,9 @@ static uint64_t arg_u64(const hcl_klaunch *l, uint32_t arg) {
 
 /* The few-rows kernels of kernels/gemm/gemm_rows.cu on sm_90 (plan_rows.c): 1, 4 and 16 rows x 4096 x 4096 for every
  * type pair and TF32, B's rows along the columns (n) or along k (t), over slices of k that fill the SMs about four
- * times (each a multiple of 64, the scratch one m x n of floats a slice), summed in C's type; 17 rows go elsewhere; a
- * C of one or a few columns runs on swapped operands (the kernel's rows are C's columns, its products written
+ * times (each a multiple of 64, the scratch one m x n of floats a slice), summed in C's type; 17 rows go elsewhere, and
+ * so do 16-bit inputs of 16 rows where a matrix-unit kernel takes them (faster there), not where none does (gfx1030);
+ * a C of one or a few columns runs on swapped operands (the kernel's rows are C's columns, its products written
  * transposed). */
 static void rows(void) {
     const hcl_kdevice h100 = hcl_test_gpu(90);
@@ -355,7 +356,7 @@ static void rows(void) {
                 HCL_TS_CHECK(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p.why);
                 if (st != HCL_SUCCESS) continue;
                 const char *got = hcl_test_kernel_name(&p.launch[0]);
-                if (m > 16) {
+                if (m > 16 || (g.ab_type != HCL_DTYPE_F32 && m > 4)) { /* 16-bit from 5 rows: the matrix unit's */
                     HCL_TS_CHECK(strncmp(got, "hcl_gemm_rows_", 14) != 0, "%s: %s, not a rows kernel", what, got);
                     hcl_kplan_free(&p);
                     continue;
@@ -403,6 +404,18 @@ static void rows(void) {
                 cols[i].m, cols[i].n, cols[i].ta, cols[i].tb, hcl_test_kernel_name(l), l->grid.y, arg_u64(l, 0),
                 arg_u64(l, 10), arg_u64(l, 11), cols[i].kernel);
         }
+        hcl_kplan_free(&p);
+    }
+    /* 16-bit inputs of 16 rows where no matrix-unit kernel takes them: an RDNA part (gfx1030: no MFMA) */
+    const hcl_kdevice rdna = hcl_test_amd("gfx1030");
+    static const hcl_dtype half[2] = {HCL_DTYPE_F16, HCL_DTYPE_BF16};
+    for (int t = 0; t < 2; t++) {
+        const hcl_kgemm g16 = hcl_test_gemm(half[t], half[t], HCL_COMPUTE_F32, 0, 1, 16, 4096, 4096, 0);
+        if (plan("gfx1030 16-bit 16 x 4096 x 4096 nt", &rdna, &g16, 2,
+                 t ? "hcl_gemm_splitk_sum_bf16" : "hcl_gemm_splitk_sum_f16", &p))
+            HCL_TS_CHECK(strcmp(hcl_test_kernel_name(&p.launch[0]),
+                                t ? "hcl_gemm_rows_bf16_16_t" : "hcl_gemm_rows_f16_16_t") == 0,
+                         "gfx1030 16 x 4096 x 4096: %s", hcl_test_kernel_name(&p.launch[0]));
         hcl_kplan_free(&p);
     }
     /* a k too short for the second launch to pay: the tensor-core kernels (f16) and the short-k kernel (f32) */

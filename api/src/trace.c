@@ -474,6 +474,13 @@ static void thread_gone(void *arg) {
 
 static void make_thread_key(void) { thread_key_made = pthread_key_create(&thread_key, thread_gone) == 0; }
 
+/* libhcl unloaded (dlclose): the key goes, so a thread that exits later does not call into unmapped code (its buffer
+ * is left, as the process ends or the library is gone). */
+__attribute__((destructor)) static void drop_thread_key(void) {
+    if (thread_key_made) pthread_key_delete(thread_key);
+    thread_key_made = 0;
+}
+
 static rec *append(tbuf *b, rec_kind kind, unsigned gen);
 static void commit(tbuf *b);
 

@@ -199,11 +199,17 @@ hcl_status hcl__gpu_event_elapsed(void *start, void *end, double *out_seconds) {
     hcl_status st = hcl__gpu_enter(s->dev, &scope);
     if (st != HCL_SUCCESS) return st;
     float ms = 0.0f;
-    if ((st = HCL_GPU(EventSynchronize, (s->begin), "start event")) == HCL_SUCCESS &&
-        (st = HCL_GPU(EventSynchronize, (e->end), "end event")) == HCL_SUCCESS &&
-        (st = HCL_GPU(EventElapsedTime, (&ms, s->begin, e->end), "start and end events on device %u", s->dev->index)) ==
-            HCL_SUCCESS)
-        *out_seconds = (double)ms / 1e3;
+    /* one call when both have completed (the tracer reads its commands after a finish); else (not ready, or any
+     * error: the calls below report it) wait for both, then ask again */
+    if (hcl__gpu.HCL_GPU_SYM_EventElapsedTime(&ms, s->begin, e->end) != HCL_GPU_SUCCESS &&
+        ((st = HCL_GPU(EventSynchronize, (s->begin), "start event")) != HCL_SUCCESS ||
+         (st = HCL_GPU(EventSynchronize, (e->end), "end event")) != HCL_SUCCESS ||
+         (st = HCL_GPU(EventElapsedTime, (&ms, s->begin, e->end), "start and end events on device %u",
+                       s->dev->index)) != HCL_SUCCESS)) {
+        hcl__gpu_leave(&scope);
+        return st;
+    }
+    *out_seconds = (double)ms / 1e3;
     hcl__gpu_leave(&scope);
     return st;
 }

@@ -53,11 +53,12 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         hcl_klaunch_u64(l, g->ldc);
         return HCL_SUCCESS;
     }
-    /* a C of few rows (or columns) first, any type (plan_rows.c): the matrix-unit kernels' tiles would be mostly
-     * padding, and reading B once is the whole cost */
+    /* a C of few rows (or columns), any type (plan_rows.c): reading B once is the whole cost. First where the
+     * few-rows kernels beat the matrix-unit kernels, else where these decline the call (below) */
     const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
+    const int rows_first = v == HCL_KVARIANT_GEMM_ROWS || hcl__plan_gemm_rows_first(g);
     hcl_status st = HCL_ERROR_UNSUPPORTED;
-    if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS) &&
+    if (rows_first && hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS) &&
         ((st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS, hcl__plan_gemm_rows(dev, g, out), out)) !=
              HCL_ERROR_UNSUPPORTED ||
          v == HCL_KVARIANT_GEMM_ROWS))
@@ -71,6 +72,8 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         st = mfma ? hcl__plan_gemm_mfma(dev, g, out, l) : hcl__plan_gemm_tc(dev, g, out, l);
         if (st != HCL_ERROR_UNSUPPORTED || g->compute == HCL_COMPUTE_TF32 || v != HCL_KVARIANT_AUTO)
             return hcl_kvariant_settle(dev, HCL_KOP_GEMM, v, st, out);
+        /* no matrix-unit kernel takes it (nothing forced): the few-rows kernels, where they were not tried first */
+        if (!rows_first && (st = hcl__plan_gemm_rows(dev, g, out)) != HCL_ERROR_UNSUPPORTED) return st;
     } else if (g->compute == HCL_COMPUTE_TF32) {
         return hcl_kvariant_refuse(out, dev, HCL_KOP_GEMM,
                                    "TF32 needs a matrix unit (the wgmma, mma or mma-splitk "

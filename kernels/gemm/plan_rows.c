@@ -6,11 +6,24 @@
 
 #include <stdio.h>
 
-#define ROWS_MAX 16    /* rows of C the kernels take (their largest MR) */
-#define ROWS_MIN_K 64  /* k below which the one-launch kernels are left the call (unless the variant is forced) */
-#define ROWS_PER_SM 4  /* blocks per SM the slices aim at */
-#define ROWS_SLICE 64  /* slices of k are multiples of this (keeps the slices' vectors of B aligned) */
-#define ROWS_COLS_T 32 /* columns of a t kernel's block (gemm_rows.cu: 8 groups x HCL_GEMM_ROWS_COLS_T) */
+#define ROWS_MAX 16      /* rows of C the kernels take (their largest MR) */
+#define ROWS_MIN_K 64    /* k below which the one-launch kernels are left the call (unless the variant is forced) */
+#define ROWS_PER_SM 4    /* blocks per SM the slices aim at */
+#define ROWS_SLICE 64    /* slices of k are multiples of this (keeps the slices' vectors of B aligned) */
+#define ROWS_COLS_T 32   /* columns of a t kernel's block (gemm_rows.cu: 8 groups x HCL_GEMM_ROWS_COLS_T) */
+#define ROWS_MAX_16BIT 4 /* 16-bit rows the kernels take before the matrix-unit kernels */
+
+/* The rows of C the kernel computes: C's own, or on swapped operands its columns. */
+static size_t kernel_rows(const hcl_kgemm *g) { return g->m <= ROWS_MAX ? g->m : g->n; }
+
+/* Whether the few-rows kernels go before the matrix-unit kernels (plan_family.h). On an H200 (HCL/cuBLAS, k 4096):
+ * f32, and TF32 in float32, from 1 to 16 rows (TF32 4 x 4096: 0.91 against 0.46 on the mma split-K kernels, 16 x
+ * 14336: 0.53 against 0.47 on wgmma); 16-bit up to 4 rows (bf16 2 x 4096: 0.98 against 0.60, 4 x 128256: 0.85
+ * against 0.77), but from 8 rows the float FMA kernel is bound by its arithmetic and the matrix-unit kernels win (f16
+ * 8 x 14336: 0.54 against 0.80 on wgmma, 16 x 4096: 0.47 against 0.50 on the mma split-K kernels). */
+int hcl__plan_gemm_rows_first(const hcl_kgemm *g) {
+    return g->ab_type == HCL_DTYPE_F32 || kernel_rows(g) <= ROWS_MAX_16BIT;
+}
 
 /* The rows kernels' plan (plan_family.h): the kernel's operands, MR and layout from the shape, slices of k for about
  * ROWS_PER_SM blocks per SM, two launches (hcl__plan_gemm_sliced). */
@@ -25,7 +38,7 @@ hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
                               g->k);
     /* the kernel's operands: A' (rows x k, element (i, p) at i * a_i + p * a_p) and B' (k x cols; kt: k contiguous,
      * element (p, j) at j * ldb' + p, else at p * ldb' + j); swapped, A' = B^T and B' = A^T */
-    const size_t rows = swap ? g->n : g->m, cols = swap ? g->m : g->n;
+    const size_t rows = kernel_rows(g), cols = swap ? g->m : g->n;
     const hcl_kslot sa = swap ? HCL_KSLOT_B : HCL_KSLOT_A, sb = swap ? HCL_KSLOT_A : HCL_KSLOT_B;
     const int at = swap ? tb : ta; /* the operand stored for A' is transposed (op()) */
     const size_t lda = swap ? g->ldb : g->lda, ldb = swap ? g->lda : g->ldb;
