@@ -71,7 +71,10 @@ static void hopper_16bit(void) {
                              l->shared_bytes == HCL_WG_SMEM_BYTES && p.scratch_bytes == 0,
                          "%s: grid %u x %u, block %u, shared %zu, scratch %zu", what, l->grid.x, l->grid.y, l->block.x,
                          l->shared_bytes, p.scratch_bytes);
-            HCL_TS_CHECK(l->num_args == 9, "%s: %u arguments", what, l->num_args);
+            uint64_t kslice = 0;
+            if (l->num_args == 10) memcpy(&kslice, l->args[9].value, sizeof kslice);
+            HCL_TS_CHECK(l->num_args == 10 && kslice == 200, "%s: %u arguments, slices of %" PRIu64 " (k 200: one)",
+                         what, l->num_args, kslice);
             if (ta) /* A stored k x m, M contiguous: boxes of 64 x 64 */
                 check_map(what, l, 4, HCL_KSLOT_A, 0, HCL_DTYPE_BF16, 200, 1000, 1008 * 2, 64, 64);
             else
@@ -248,7 +251,7 @@ static void splitk(void) {
         hcl_kplan_free(&p);
     }
     /* where the Hopper kernels fit, they slice k themselves when their 128 x 256 tiles fill at most half the SMs and
-     * k is at least 2048: 1024^3 (32 tiles, k short) stays whole; 127 x 127 x 65536 (one tile) takes 128 slices of
+     * k is at least 2048: 1024^3 (32 tiles, k short) stays whole; 128 x 128 x 65536 (one tile) takes 128 slices of
      * 512; an 8B model's down projection at 256 tokens (256 x 4096 x 14336: 32 tiles) 4 slices of 3584, f16 partial
      * products in f32 (the kernel whose C is f32), alpha 1 and beta 0 into the scratch, pitch n; TF32 "nn" likewise
      * on its swapped operands (C^T's tiles: 64 x 4096 has 32) */
@@ -260,7 +263,7 @@ static void splitk(void) {
         hcl_compute compute;
         size_t m, n, k, items, kslice;
         const char *part, *sum;
-    } wg_sliced[] = {{HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 127, 127, 65536, 128, 512,
+    } wg_sliced[] = {{HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 128, 128, 65536, 128, 512,
                       "hcl_gemm_wg_f16_f32_nn", "hcl_gemm_splitk_sum_f16"},
                      {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 256, 4096, 14336, 128, 3584,
                       "hcl_gemm_wg_f16_f32_nn", "hcl_gemm_splitk_sum_f16"},

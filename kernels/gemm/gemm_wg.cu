@@ -188,7 +188,8 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
 
     const unsigned tiles_m = (unsigned)((m + HCL_WG_BM - 1) / HCL_WG_BM),
                    tiles_n = (unsigned)((n + HCL_WG_BN - 1) / HCL_WG_BN), tiles = tiles_m * tiles_n;
-    const int steps = (int)((k + BK - 1) / BK), slice_steps = (int)(kslice / BK);
+    /* kslice is k itself (one slice: its steps are the steps, whatever k is) or a multiple of 64 */
+    const int steps = (int)((k + BK - 1) / BK), slice_steps = (int)((kslice + BK - 1) / BK);
     const unsigned items = tiles * (unsigned)((steps + slice_steps - 1) / slice_steps); /* tiles x slices of k */
 
     if (threadIdx.x == 0) {
