@@ -71,7 +71,10 @@ static void hopper_16bit(void) {
                              l->shared_bytes == HCL_WG_SMEM_BYTES && p.scratch_bytes == 0,
                          "%s: grid %u x %u, block %u, shared %zu, scratch %zu", what, l->grid.x, l->grid.y, l->block.x,
                          l->shared_bytes, p.scratch_bytes);
-            HCL_TS_CHECK(l->num_args == 9, "%s: %u arguments", what, l->num_args);
+            uint64_t kslice = 0;
+            if (l->num_args == 10) memcpy(&kslice, l->args[9].value, sizeof kslice);
+            HCL_TS_CHECK(l->num_args == 10 && kslice == 200, "%s: %u arguments, slices of %" PRIu64 " (k 200: one)",
+                         what, l->num_args, kslice);
             if (ta) /* A stored k x m, M contiguous: boxes of 64 x 64 */
                 check_map(what, l, 4, HCL_KSLOT_A, 0, HCL_DTYPE_BF16, 200, 1000, 1008 * 2, 64, 64);
             else
@@ -247,14 +250,53 @@ static void splitk(void) {
         }
         hcl_kplan_free(&p);
     }
-    /* where the Hopper kernels fit, only up to a quarter of the SMs' worth of tiles split: 1024^3 (64 tiles) stays on
-     * them, 127 x 127 splits */
+    /* where the Hopper kernels fit, they slice k themselves when their 128 x 256 tiles fill at most half the SMs and
+     * k is at least 2048: 1024^3 (32 tiles, k short) stays whole; 128 x 128 x 65536 (one tile) takes 128 slices of
+     * 512; an 8B model's down projection at 256 tokens (256 x 4096 x 14336: 32 tiles) 4 slices of 3584, f16 partial
+     * products in f32 (the kernel whose C is f32), alpha 1 and beta 0 into the scratch, pitch n; TF32 "nn" likewise
+     * on its swapped operands (C^T's tiles: 64 x 4096 has 32) */
     g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
     plan("sm_90 f16 1024^3", &h100, &g, 1, "hcl_gemm_wg_f16_f16_nn", &p);
     hcl_kplan_free(&p);
-    g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 127, 127, 65536, 0);
-    plan("sm_90 f16 127x127x65536", &h100, &g, 2, "hcl_gemm_splitk_sum_f16", &p);
-    hcl_kplan_free(&p);
+    static const struct {
+        hcl_dtype ab, c;
+        hcl_compute compute;
+        size_t m, n, k, items, kslice;
+        const char *part, *sum;
+    } wg_sliced[] = {{HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 128, 128, 65536, 128, 512,
+                      "hcl_gemm_wg_f16_f32_nn", "hcl_gemm_splitk_sum_f16"},
+                     {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 256, 4096, 14336, 128, 3584,
+                      "hcl_gemm_wg_f16_f32_nn", "hcl_gemm_splitk_sum_f16"},
+                     {HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 256, 4096, 14336, 128, 3584,
+                      "hcl_gemm_wg_bf16_f32_nn", "hcl_gemm_splitk_sum_f32"},
+                     {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 64, 4096, 4096, 128, 1024,
+                      "hcl_gemm_wg_tf32_f32_nn", "hcl_gemm_splitk_sum_f32"}};
+    for (size_t i = 0; i < sizeof wg_sliced / sizeof wg_sliced[0]; i++) {
+        const size_t m = wg_sliced[i].m, n = wg_sliced[i].n, k = wg_sliced[i].k;
+        g = hcl_test_gemm(wg_sliced[i].ab, wg_sliced[i].c, wg_sliced[i].compute, 0, 0, m, n, k, 0);
+        g.alpha = 0.5f;
+        g.beta = 2.0f;
+        if (!plan("sm_90 Hopper sliced", &h100, &g, 2, wg_sliced[i].sum, &p)) continue;
+        const hcl_klaunch *l = &p.launch[0];
+        uint64_t kslice = 0, ldc = 0;
+        float alpha = -1, beta = -1;
+        if (l->num_args == 10) {
+            memcpy(&alpha, l->args[3].value, sizeof alpha);
+            memcpy(&beta, l->args[6].value, sizeof beta);
+            memcpy(&ldc, l->args[8].value, sizeof ldc);
+            memcpy(&kslice, l->args[9].value, sizeof kslice);
+        }
+        HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), wg_sliced[i].part) == 0 && l->num_args == 10 &&
+                         l->grid.x == wg_sliced[i].items && l->shared_bytes == HCL_WG_SMEM_BYTES &&
+                         kslice == wg_sliced[i].kslice && alpha == 1.0f && beta == 0.0f && ldc == n &&
+                         l->args[7].slot == HCL_KSLOT_SCRATCH &&
+                         p.scratch_bytes == hcl_ceil_div(k, wg_sliced[i].kslice) * m * n * 4,
+                     "sm_90 Hopper sliced %zux%zux%zu: %s, %u args, grid %u, slices of %" PRIu64
+                     ", alpha %g beta %g ldc %" PRIu64 ", scratch %zu; expected %s, grid %zu, slices of %zu",
+                     m, n, k, hcl_test_kernel_name(l), l->num_args, l->grid.x, kslice, alpha, beta, ldc,
+                     p.scratch_bytes, wg_sliced[i].part, wg_sliced[i].items, wg_sliced[i].kslice);
+        hcl_kplan_free(&p);
+    }
     /* 256 x 128 tiles where they give at least 3/4 of the SMs a block (4096^3: 512; 2048^3: 128 on 132 SMs), 128 x 128
      * from one per SM (1536^3: 72 and 144), 64 x 64 below (1024^3: 64 tiles of 128 x 128) */
     g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);

@@ -9,7 +9,8 @@
  * the stage before last to the producer through its "empty" barrier (one wgmma group stays in flight). The
  * accumulators (128 floats a thread) go straight to global memory, bounds-checked, scaled by alpha and beta. Blocks
  * are persistent: one per SM takes tile after tile, the producer running ahead into the next tile while the
- * consumers store the last.
+ * consumers store the last. When the tiles are too few to fill the SMs the plan cuts k into slices (kslice): a work
+ * item is then a tile and a slice, whose partial product goes to the scratch for hcl_gemm_splitk_sum to add.
  *
  * Shared layout: the TMA writes with the 128-byte swizzle, rows of 128 bytes. A K-contiguous operand (A not
  * transposed, B transposed) is one box of K x rows (K-major for wgmma: a step of one wgmma in K is 32 bytes along
@@ -175,8 +176,8 @@ __device__ __forceinline__ void hcl_wg_tile(unsigned tile, unsigned tiles_m, uns
  * operands: C^T = B^T A^T). */
 template <bool TA, bool TB, typename TAB, typename TC, bool RA = false, bool CT = false>
 __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long long n, unsigned long long k,
-                                            float alpha, const hcl_tmap *ta, const hcl_tmap *tb, float beta, TC *C,
-                                            unsigned long long ldc) {
+                                            float alpha, const hcl_tmap *ta, const hcl_tmap *tb, float beta, TC *C0,
+                                            unsigned long long ldc, unsigned long long kslice) {
     typedef hcl_elem<TC> EC;
     /* an M- or N-major operand moves in boxes of (a row's 128 bytes) x BK: 64 x 64 16-bit elements, 32 x 32 floats */
     enum { BK = HCL_WG_ROW / sizeof(TAB), A_BYTES = HCL_WG_BM * HCL_WG_ROW, BOX_BYTES = BK * HCL_WG_ROW };
@@ -187,7 +188,9 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
 
     const unsigned tiles_m = (unsigned)((m + HCL_WG_BM - 1) / HCL_WG_BM),
                    tiles_n = (unsigned)((n + HCL_WG_BN - 1) / HCL_WG_BN), tiles = tiles_m * tiles_n;
-    const int steps = (int)((k + BK - 1) / BK);
+    /* kslice is k itself (one slice: its steps are the steps, whatever k is) or a multiple of 64 */
+    const int steps = (int)((k + BK - 1) / BK), slice_steps = (int)((kslice + BK - 1) / BK);
+    const unsigned items = tiles * (unsigned)((steps + slice_steps - 1) / slice_steps); /* tiles x slices of k */
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < HCL_WG_STAGES; s++) {
@@ -198,17 +201,19 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     }
     __syncthreads();
 
-    /* The block's tiles: blockIdx.x, then every gridDim.x-th; the stage ring runs on across them (`it` counts the K
-     * steps the block has made), so the producer loads the next tile while the consumers store this one. */
+    /* The block's work items (a tile and a slice of k: item % tiles, item / tiles): blockIdx.x, then every
+     * gridDim.x-th; the stage ring runs on across them (`it` counts the K steps the block has made), so the producer
+     * loads the next item while the consumers store this one. */
     const int wg = threadIdx.x / 128;
     if (wg == 0) { /* the producer */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         if (threadIdx.x != 0) return;
         unsigned it = 0;
-        for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        for (unsigned item = blockIdx.x; item < items; item += gridDim.x) {
             int m0, n0;
-            hcl_wg_tile(tile, tiles_m, tiles_n, &m0, &n0);
-            for (int s = 0; s < steps; s++, it++) {
+            hcl_wg_tile(item % tiles, tiles_m, tiles_n, &m0, &n0);
+            const int s1 = min(steps, (int)(item / tiles + 1) * slice_steps);
+            for (int s = (int)(item / tiles) * slice_steps; s < s1; s++, it++) {
                 const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES, b = a + A_BYTES,
                                bar = full + 8 * st;
                 const int kk = s * BK;
@@ -230,22 +235,25 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     /* a consumer: rows 64 * c .. of each tile */
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
     const int c = wg - 1, t = threadIdx.x % 128, w = t / 32, lane = t % 32;
-    const bool pairs = ldc % 2 == 0 && ((unsigned long long)C % (2 * sizeof(TC))) == 0;
     unsigned it = 0;
-    for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (unsigned item = blockIdx.x; item < items; item += gridDim.x) {
         int m0, n0;
-        hcl_wg_tile(tile, tiles_m, tiles_n, &m0, &n0);
+        hcl_wg_tile(item % tiles, tiles_m, tiles_n, &m0, &n0);
+        /* the item's steps of k, and its C: the slice's partial product at C0 + slice * m * n when k is sliced */
+        const int z = (int)(item / tiles), nsteps = min(steps, (z + 1) * slice_steps) - z * slice_steps;
+        TC *const C = C0 + (unsigned long long)z * m * n;
+        const bool pairs = ldc % 2 == 0 && ((unsigned long long)C % (2 * sizeof(TC))) == 0;
         float d[128];
 #pragma unroll
         for (int i = 0; i < 128; i++) d[i] = 0.0f;
         /* RA: the A fragments of two steps (registers a wgmma in flight reads), so steps go in pairs, u the step's
          * fragment buffer */
         float fa[2][16];
-        for (int s0 = 0; s0 < steps; s0 += 2) {
+        for (int s0 = 0; s0 < nsteps; s0 += 2) {
 #pragma unroll
             for (int u = 0; u < 2; u++) {
-                const int s = s0 + u;
-                if (s >= steps) break;
+                const int s = s0 + u; /* the item's step: its slice's first is 0 */
+                if (s >= nsteps) break;
                 const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES + c * (HCL_WG_BM / 2) * 128,
                                b = base + st * HCL_WG_STAGE_BYTES + A_BYTES;
                 hcl_wg_bar_wait(full + 8 * st, (it / HCL_WG_STAGES) & 1u);
@@ -322,21 +330,23 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
 #endif /* HCL_WG_ENABLED */
 
 #ifdef HCL_WG_ENABLED
-#define HCL_WG_BODY(TA, TB, TAB, TC) hcl_wg_gemm<TA, TB, TAB, TC>(m, n, k, alpha, &A, &B, beta, C, ldc);
+#define HCL_WG_BODY(TA, TB, TAB, TC) hcl_wg_gemm<TA, TB, TAB, TC>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
 #else /* a launch here is a bug (the plan takes these kernels only on sm_90, whose code is sm_90a): fail it loudly */
 #define HCL_WG_BODY(TA, TB, TAB, TC)                                                                                   \
-    (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)ldc;                          \
+    (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)ldc, (void)kslice;            \
     HCL_GPU_UNREACHABLE
 #endif
 
-/* hcl_gemm_wg_<ab>_<c>_<nn|nt|tn|tt>: m, n, k, alpha, the tensor maps of A and B (plan_tc.c), beta, C, ldc. A 1-D
- * grid of at most one block per tile (one per SM is enough: each block takes tiles until none is left);
- * HCL_WG_SMEM_BYTES of dynamic shared memory. */
+/* hcl_gemm_wg_<ab>_<c>_<nn|nt|tn|tt>: m, n, k, alpha, the tensor maps of A and B (plan_tc.c), beta, C, ldc, kslice.
+ * kslice, a multiple of 64: k cut into slices of that many (k itself: one slice, C = alpha A B + beta C); with
+ * several, slice z's product (alpha 1, beta 0 from the plan) goes to C + z * m * n, pitch ldc = n, for
+ * hcl_gemm_splitk_sum to add. A 1-D grid of at most one block per work item (one per SM is enough: each block takes
+ * items until none is left); HCL_WG_SMEM_BYTES of dynamic shared memory. */
 #define HCL_WG_KERNEL(NAME, TA, TB, TAB, TC)                                                                           \
     extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
         NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
              const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, TC *C,                \
-             unsigned long long ldc) {                                                                                 \
+             unsigned long long ldc, unsigned long long kslice) {                                                      \
         HCL_WG_BODY(TA, TB, TAB, TC)                                                                                   \
     }
 #define HCL_WG_KERNELS(TYPES, TAB, TC)                                                                                 \
@@ -353,7 +363,8 @@ HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
  * going to wgmma from registers; "nn" the same on swapped operands, C^T = B^T A^T: the plan passes n, m, B and A, and
  * the kernel stores C transposed. "tn" is "tt" after the plan copies B transposed (hcl_transpose_f32, gemm.cu). */
 #ifdef HCL_WG_ENABLED
-#define HCL_WG_BODY_RS(CT) hcl_wg_gemm<true, true, float, float, true, CT>(m, n, k, alpha, &A, &B, beta, C, ldc);
+#define HCL_WG_BODY_RS(CT)                                                                                             \
+    hcl_wg_gemm<true, true, float, float, true, CT>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
 #else
 #define HCL_WG_BODY_RS(CT) HCL_WG_BODY(true, true, float, float)
 #endif
@@ -361,7 +372,7 @@ HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
     extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
         NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
              const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, float *C,             \
-             unsigned long long ldc) {                                                                                 \
+             unsigned long long ldc, unsigned long long kslice) {                                                      \
         HCL_WG_BODY_RS(CT)                                                                                             \
     }
 HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_nt, false, true, float, float)

@@ -5,8 +5,11 @@
  *    on swapped operands (C^T = B^T A^T) and "tn" first copies B transposed into the scratch (hcl_transpose_f32);
  *  - sm_80 and later otherwise: the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread block per 128 x 128
  *    tile; the grid strides over tiles when it is capped;
- *  - before both, when the 128 x 128 tiles are fewer than the SMs (a quarter of them where the Hopper kernels fit) and
- *    k is long: the mma.sync kernels over slices of k (hcl__plan_gemm_splitk). */
+ *  - where the Hopper kernels take the call but their tiles fill at most half the SMs and k is long, they run over
+ *    slices of k too (a work item is a tile and a slice; the partial products go to the scratch and
+ *    hcl_gemm_splitk_sum adds them: hcl__plan_gemm_sliced);
+ *  - where they do not, when the 128 x 128 tiles are fewer than the SMs and k is long: the mma.sync kernels over
+ *    slices of k (hcl__plan_gemm_splitk). */
 #define HCL_TC_TILE 128
 #include "gemm_wg.h"
 #include "plan_family.h"
@@ -79,11 +82,45 @@ static void plan_transpose(hcl_klaunch *l, int kernel, hcl_kslot slot, size_t ro
     hcl_klaunch_u64(l, ld_out);
 }
 
-/* The Hopper plan: the kernel on the call's operands (on B's K-major copy for TF32 "tn", with A and B swapped for TF32
- * "nn"). An operand's tensor map copies one box of (a row's 128 bytes) x (its tile's rows) when it is K-contiguous,
- * boxes of (a row's 128 bytes) x (one stage's K) when it is M- or N-contiguous. */
+/* The Hopper kernel's launch l (kernel index `kernel`) over `items` work items: its operands (B's K-major copy for TF32
+ * "tn", A and B swapped for TF32 "nn") and C, or with k in slices of kslice (< k) the scratch, where each slice's
+ * product (alpha 1, beta 0) goes to its m x n floats. An operand's tensor map copies one box of (a row's 128 bytes) x
+ * (its tile's rows) when it is K-contiguous, boxes of (a row's 128 bytes) x (one stage's K) when it is M- or
+ * N-contiguous. */
+static void wg_launch(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaunch *l, int kernel, size_t items,
+                      size_t kslice) {
+    const int b_copied = copies_b(g), swapped = swaps(g), sliced = kslice < g->k;
+    const size_t kp = (g->k + 3) / 4 * 4;
+    /* persistent blocks, one per SM (the shared memory allows no more), each taking items until none is left */
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(items, hcl_known_or(dev->compute_units, items)),
+                   HCL_WG_THREADS);
+    l->shared_bytes = HCL_WG_SMEM_BYTES;
+    const hcl_dtype t = g->ab_type;
+    const uint32_t bk = (uint32_t)(HCL_WG_ROW / hcl_kdtype_size(t));
+    /* A is m x k (k x m transposed), B is k x n (n x k transposed) */
+    const hcl_driver_tensor_map a = swapped                   ? tensor_map(t, g->k, g->n, g->ldb, bk, bk)
+                                    : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, bk, bk)
+                                                              : tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BM);
+    const hcl_driver_tensor_map b = swapped                   ? tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BN)
+                                    : b_copied                ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
+                                    : g->trans_b == HCL_TRANS ? tensor_map(t, g->n, g->k, g->ldb, bk, HCL_WG_BN)
+                                                              : tensor_map(t, g->k, g->n, g->ldb, bk, bk);
+    /* the kernel's operands: A' (m' x k), B' (k x n'), C' = C (C^T when swapped; a slice's pitch is n either way) */
+    hcl_klaunch_u64(l, swapped ? g->n : g->m);
+    hcl_klaunch_u64(l, swapped ? g->m : g->n);
+    hcl_klaunch_u64(l, g->k);
+    hcl_klaunch_f32(l, sliced ? 1.0f : g->alpha);
+    hcl_klaunch_tensor_map(l, swapped ? HCL_KSLOT_B : HCL_KSLOT_A, 0, &a);
+    hcl_klaunch_tensor_map(l, b_copied ? HCL_KSLOT_SCRATCH : swapped ? HCL_KSLOT_A : HCL_KSLOT_B, 0, &b);
+    hcl_klaunch_f32(l, sliced ? 0.0f : g->beta);
+    hcl_klaunch_mem(l, sliced ? HCL_KSLOT_SCRATCH : HCL_KSLOT_C, 0);
+    hcl_klaunch_u64(l, sliced ? g->n : g->ldc);
+    hcl_klaunch_u64(l, sliced ? kslice : g->k);
+}
+
+/* The Hopper plan, unsliced: the kernel (after B's transposed copy for TF32 "tn") over C's tiles. */
 static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
-    const int tf32 = g->compute == HCL_COMPUTE_TF32, b_copied = copies_b(g), swapped = swaps(g);
+    const int tf32 = g->compute == HCL_COMPUTE_TF32, b_copied = copies_b(g);
     const size_t kp = (g->k + 3) / 4 * 4;
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_wg_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
@@ -98,31 +135,28 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
     hcl_klaunch *l = out->launch;
     if (b_copied) plan_transpose(l++, transpose, HCL_KSLOT_B, g->k, g->n, g->ldb, 0, kp);
     out->scratch_bytes = b_copied ? g->n * kp * 4 : 0;
-    /* persistent blocks, one per SM (the shared memory allows no more), each taking tiles until none is left */
-    const size_t tiles = wg_tiles(g);
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_min_size(tiles, hcl_known_or(dev->compute_units, tiles)),
-                   HCL_WG_THREADS);
-    l->shared_bytes = HCL_WG_SMEM_BYTES;
-    const hcl_dtype t = g->ab_type;
-    const uint32_t bk = (uint32_t)(HCL_WG_ROW / hcl_kdtype_size(t));
-    /* A is m x k (k x m transposed), B is k x n (n x k transposed) */
-    const hcl_driver_tensor_map a = swapped                   ? tensor_map(t, g->k, g->n, g->ldb, bk, bk)
-                                    : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, bk, bk)
-                                                              : tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BM);
-    const hcl_driver_tensor_map b = swapped                   ? tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BN)
-                                    : b_copied                ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
-                                    : g->trans_b == HCL_TRANS ? tensor_map(t, g->n, g->k, g->ldb, bk, HCL_WG_BN)
-                                                              : tensor_map(t, g->k, g->n, g->ldb, bk, bk);
-    /* the kernel's operands: A' (m' x k), B' (k x n'), C' = C (C^T when swapped) */
-    hcl_klaunch_u64(l, swapped ? g->n : g->m);
-    hcl_klaunch_u64(l, swapped ? g->m : g->n);
-    hcl_klaunch_u64(l, g->k);
-    hcl_klaunch_f32(l, g->alpha);
-    hcl_klaunch_tensor_map(l, swapped ? HCL_KSLOT_B : HCL_KSLOT_A, 0, &a);
-    hcl_klaunch_tensor_map(l, b_copied ? HCL_KSLOT_SCRATCH : swapped ? HCL_KSLOT_A : HCL_KSLOT_B, 0, &b);
-    hcl_klaunch_f32(l, g->beta);
-    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
-    hcl_klaunch_u64(l, g->ldc);
+    wg_launch(dev, g, l, kernel, wg_tiles(g), g->k);
+    return HCL_SUCCESS;
+}
+
+/* The Hopper plan over slices of k, when its tiles fill at most half the SMs and k is long (not for TF32 "tn", whose
+ * scratch holds B's copy): about one work item per SM, slices of a multiple of 64 of k, at least 512, within the
+ * scratch's limit; the partial products in f32 (the kernel whose C is f32), summed into C's type.
+ * HCL_ERROR_UNSUPPORTED (the plan as it was) when that does not apply or the program lacks the kernels. */
+#define WG_MIN_SLICE 512
+static hcl_status plan_wg_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
+    const size_t sms = hcl_known_or(dev->compute_units, 1), tiles = wg_tiles(g);
+    if (copies_b(g) || 2 * tiles > sms || g->k < 4 * WG_MIN_SLICE) return HCL_ERROR_UNSUPPORTED;
+    const size_t fit = hcl__gemm_slices_fit(g, hcl_min_size(sms / tiles, g->k / WG_MIN_SLICE));
+    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, fit ? fit : 1), 64) * 64, slices = hcl_ceil_div(g->k, kslice);
+    if (slices < 2) return HCL_ERROR_UNSUPPORTED;
+    char name[64];
+    snprintf(name, sizeof name, "hcl_gemm_wg_%s_f32_%s",
+             g->compute == HCL_COMPUTE_TF32 ? "tf32" : hcl_kdtype_name(g->ab_type), hcl__gemm_trans_name(g));
+    int kernel;
+    hcl_status st = hcl__plan_gemm_sliced(dev, g, out, name, slices, &kernel);
+    if (st != HCL_SUCCESS) return st;
+    wg_launch(dev, g, &out->launch[0], kernel, tiles * slices, kslice);
     return HCL_SUCCESS;
 }
 
@@ -135,22 +169,23 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
                               "no matrix-unit gemm for %s inputs%s on this device (tensor cores of sm_80 or later)",
                               hcl_kdtype_name(g->ab_type), tf32 ? " in TF32" : "");
     char name[64], why[160];
-    /* few tiles and a long k: the mma.sync kernels over slices of k (two blocks per SM); where the Hopper kernels take
-     * the call, only for at most a quarter of the SMs' worth of tiles (H100, 1024^3 f16, 64 tiles: 0.88 of cuBLAS on
-     * the Hopper kernels, 0.41 split; 32 tiles, 1 x 4096 x 4096: f16 0.49 -> 0.52, bf16 0.38 -> 0.54, TF32 0.24 ->
-     * 0.45 split, 127 x 4096 x 4096 f16 0.47 -> 0.39). Each variant alone where it is forced. */
+    /* few tiles and a long k where the Hopper kernels do not take the call: the mma.sync kernels over slices of k (two
+     * blocks per SM). Where they do, they slice k themselves (plan_wg_sliced: H100 before, with the mma.sync kernels
+     * split instead for at most a quarter of the SMs' worth of tiles, 1024^3 f16 on 64 tiles: 0.88 of cuBLAS unsplit,
+     * 0.41 split on mma.sync). Each variant alone where it is forced. */
     const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
     const char *declines = wg_declines(dev, g, why, sizeof why);
-    const size_t tiles = hcl_ceil_div(g->m, HCL_TC_TILE) * hcl_ceil_div(g->n, HCL_TC_TILE);
-    if (v == HCL_KVARIANT_GEMM_MMA_SPLITK ||
-        (v == HCL_KVARIANT_AUTO && (declines || 4 * tiles <= hcl_known_or(dev->compute_units, 1)))) {
+    if (v == HCL_KVARIANT_GEMM_MMA_SPLITK || (v == HCL_KVARIANT_AUTO && declines)) {
         snprintf(name, sizeof name, "hcl_gemm_tc_splitk_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
                  hcl__gemm_trans_name(g));
         hcl_status st = hcl__plan_gemm_splitk(dev, g, out, name, HCL_TC_TILE, 2, v != HCL_KVARIANT_AUTO);
         if (st != HCL_ERROR_UNSUPPORTED || v != HCL_KVARIANT_AUTO) return st;
     }
     if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_WGMMA)) {
-        if (!declines) return plan_wg(dev, g, out);
+        if (!declines) {
+            const hcl_status st = plan_wg_sliced(dev, g, out);
+            return st != HCL_ERROR_UNSUPPORTED ? st : plan_wg(dev, g, out);
+        }
         if (v == HCL_KVARIANT_GEMM_WGMMA) return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "%s", declines);
     }
     snprintf(name, sizeof name, "hcl_gemm_tc_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
