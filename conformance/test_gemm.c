@@ -299,7 +299,7 @@ CONF_TEST(gemm, few_rows) {
                 run_gemm(&g);
             }
     /* a long k over many slices, its last one short; a C wider than a block of every kernel */
-    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 4099, 4097}, {1, 130, 20000}, {3, 40000, 257}};
+    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 1029, 4097}, {1, 130, 20000}, {3, 40000, 257}};
     for (size_t s = 0; s < sizeof long_k / sizeof long_k[0]; s++)
         for (int t = 0; t < 4; t++) {
             gcase g = {long_k[s][0],

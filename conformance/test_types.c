@@ -287,9 +287,9 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     static const size_t tiles[][3] = {{133, 301, 77}, {261, 525, 333}};
     for (size_t s = 0; s < sizeof tiles / sizeof tiles[0]; s++)
         for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, tiles[s], t, 3);
-    /* a long k under few tiles with every row a whole number of 16-byte vectors (m, n, k 5 mod 8, rows padded by 3):
-     * the Hopper kernels take it over slices of k (8 slices of 576, the last of 69), each way */
-    static const size_t sliced[3] = {133, 301, 4101};
+    /* a long k under one tile with every row a whole number of 16-byte vectors (m, n, k 5 mod 8, rows padded by 3):
+     * the Hopper kernels take it over slices of k (4 slices of 576, the last of 325), each way */
+    static const size_t sliced[3] = {69, 77, 2053};
     for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, sliced, t, 3);
     /* more tiles (17 x 10) than a GPU has SMs, so that blocks that take several tiles in turn are seen too */
     tcase many = {ab, c, compute, 2173, 2309, 45, HCL_NO_TRANS, HCL_NO_TRANS, 3, 0.5f, -1.0f, false};
@@ -330,7 +330,7 @@ static void gemm_rows_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
                 run_gemm(&g);
             }
     /* a long k over many slices, its last one short */
-    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 4099, 4097}, {1, 130, 20000}};
+    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 1029, 4097}, {1, 130, 20000}};
     for (size_t s = 0; s < sizeof long_k / sizeof long_k[0]; s++)
         for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, long_k[s], t, s == 1 ? 0 : 3);
     /* few columns: C^T = B^T A^T */
