@@ -25,9 +25,9 @@ static size_t gpu_block_threads(hcl_dtype type, size_t cols) {
  * floats, 64 16-bit values), the fewest blocks of at most 512 threads, else of 1024. 0: none fits (longer rows, or no
  * clusters). H100, 2^27 elements: 16 values a thread in clusters were slower at every length above 16384 (0.4-0.8 of
  * the copy rate against 0.7-0.9). H200, 2^27 elements, a block a row against the split1_16 kernel it replaced (16
- * values a thread, 1024 threads looping over rows at 16384 columns) and clusters above 16384: f32 0.96 / 0.96 / 0.88
- * of the copy rate at 4096 / 16384 / 32768 columns, against 0.92 / 0.89 / 0.81; f16 0.95 / 0.92 / 0.91 against
- * 0.71 / 0.67 / 0.79; bf16 0.95 / 0.85 / 0.84 against 0.71 / 0.66 / 0.79 (16-bit at 4096 columns: 64 values a thread
+ * values a thread, 1024 threads looping over rows at 16384 columns) and clusters above 16384: f32 0.97 / 0.97 / 0.89
+ * of the copy rate at 4096 / 16384 / 32768 columns, against 0.92 / 0.89 / 0.81; f16 0.92 / 0.94 / 0.92 against
+ * 0.71 / 0.67 / 0.79; bf16 0.93 / 0.85 / 0.84 against 0.71 / 0.66 / 0.79 (16-bit at 4096 columns: 64 values a thread
  * 0.93 / 0.86, at 16384 32 values 0.85 / 0.85; 65536 columns in 1024 threads of 64: 0.83 / 0.79, as the clusters). */
 #define GPU_SPLIT1_COLS 32768
 static int gpu_split(const hcl_kdevice *dev, hcl_dtype type, size_t cols, unsigned *cs, unsigned *e, size_t *threads) {
@@ -89,7 +89,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         /* 16-bit rows of whole vectors are held as they came (softmax.cu, hcl_softmax_warp_held): 64 values, 128 bytes
          * a lane above 64 columns (the row over 2 lanes or more: one lane a row read 64 bytes a lane at 32 columns, 0.66
          * of the copy rate against 0.77 over 2 lanes), in the registers 32 floats take. H200, 2^27 elements as rows of
-         * 256 / 1024 columns: f16 0.93 / 0.94 of the copy rate, bf16 0.91 / 0.92, against 0.74 / 0.89 held in warp16 /
+         * 256 / 1024 columns: f16 0.93 / 0.94 of the copy rate, bf16 0.92 / 0.93, against 0.74 / 0.89 held in warp16 /
          * warp32 (32 and 64 bytes a lane), 0.70-0.87 where those held floats. */
         if (type != HCL_DTYPE_F32 && cols % 8 == 0 && cols > 64) v = 64;
         while (per_warp < wave && (wave / per_warp / 2) * v >= cols) per_warp *= 2;
@@ -104,8 +104,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         snprintf(base, sizeof base, "hcl_softmax_split%u_%u", cs, e);
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-        /* A block per row (split1_32, split1_64: many blocks share an SM, one folding while another loads) */
-        /* A cluster stages its blocks' next rows in shared memory (128 bytes a thread) while it folds the current
+        /* A block per row (split1_32, split1_64: many blocks share an SM, one folding while another loads). A cluster stages its blocks' next rows in shared memory (128 bytes a thread) while it folds the current
          * ones. Clusters: as many as the device runs at once where the driver says, each with an equal share of the
          * rows in one wave, since a last wave that is not full idles SMs (H100, 512 x 262144 f32, clusters of 8: 15
          * resident; 128 clusters of 4 rows ran at 0.84 of the copy rate, 16 clusters at 0.56, 15 at 0.89). Else a
