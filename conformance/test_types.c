@@ -112,17 +112,25 @@ static void run_softmax(hcl_dtype t, size_t rows, size_t cols, bool in_place) {
 }
 
 CONF_TEST(types, softmax) {
-    /* the last five: the GPU's two rows per warp (odd row counts: a warp's second row missing) */
-    static const size_t shapes[][2] = {{1, 1},    {3, 1},    {5, 7},     {4, 31},   {3, 32},   {3, 33},
-                                       {9, 64},   {2, 127},  {4, 1024},  {3, 1025}, {2, 2048}, {2, 2049},
-                                       {65, 257}, {2, 4097}, {2, 12033}, {7, 136},  {33, 256}, {5, 264},
-                                       {3, 512},  {1, 256},  {2, 4095},  {2, 4096}};
+    /* {7, 136} to {1, 256}: the GPU's two rows per warp (odd row counts: a warp's second row missing); from {3, 72}:
+     * the GPU's warp64 (16-bit rows of whole vectors of 72 to 2048 columns, 1 to 16 rows a warp, the rows of the last
+     * warp missing), its end and the block a row of 32 values a thread after it (2056), the block a row of 64 from
+     * 4104, prime lengths (not whole vectors); rows of one or two vectors
+     * over a lane each (8, 16) */
+    static const size_t shapes[][2] = {{1, 1},     {3, 1},    {5, 7},    {4, 31},   {3, 32},    {3, 33},    {9, 64},
+                                       {2, 127},   {4, 1024}, {3, 1025}, {2, 2048}, {2, 2049},  {65, 257},  {2, 4097},
+                                       {2, 12033}, {7, 136},  {33, 256}, {5, 264},  {3, 512},   {1, 256},   {2, 4095},
+                                       {2, 4096},  {3, 72},   {37, 72},  {17, 128}, {9, 1000},  {5, 1016},  {1, 2048},
+                                       {33, 2040}, {3, 2056}, {2, 4104}, {3, 8191}, {2, 16384}, {2, 16392}, {1, 4099},
+                                       {5, 1031},  {40, 16},  {3, 8}};
     for (size_t ti = 0; ti < 2; ti++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             run_softmax(g_half_types[ti], shapes[i][0], shapes[i][1], false);
     run_softmax(HCL_DTYPE_F16, 7, 300, true);
     run_softmax(HCL_DTYPE_BF16, 7, 300, true);
     run_softmax(HCL_DTYPE_F16, 9, 256, true);
+    run_softmax(HCL_DTYPE_BF16, 9, 1024, true); /* warp64 in place */
+    run_softmax(HCL_DTYPE_F16, 5, 8192, true);  /* a block a row of 64 values a thread in place */
     run_softmax(HCL_DTYPE_BF16, 3, 4096, true); /* the host's longest row done in one piece, and the next */
     run_softmax(HCL_DTYPE_F16, 3, 4097, true);
 }
@@ -132,7 +140,10 @@ CONF_TEST(types, softmax_wide) {
         run_softmax(g_half_types[ti], 3, 40000, false);
         run_softmax(g_half_types[ti], 2, 65536, false); /* the CL cached kernel's end at 4096 work-items */
         run_softmax(g_half_types[ti], 2, 65537, false);
-        run_softmax(g_half_types[ti], 300, 16384, false); /* the GPU's one block per SM over several rows */
+        run_softmax(g_half_types[ti], 300, 16384, false); /* the GPU's block a row of 256 threads, 300 rows */
+        run_softmax(g_half_types[ti], 3, 32768, false);   /* the GPU's longest block a row (512 threads of 64) */
+        run_softmax(g_half_types[ti], 3, 32776, false);   /* and clusters of 2 after it */
+        run_softmax(g_half_types[ti], 2, 32771, false);   /* a prime: not whole vectors */
         run_softmax(g_half_types[ti], 2, 131073, false);  /* the GPU's clusters of 8 blocks of 512 threads */
         run_softmax(g_half_types[ti], 1, 524288, false);  /* the GPU's largest cluster, 1024 threads a block */
         run_softmax(g_half_types[ti], 2, 262144, true);   /* OpenCL on a GPU: 16 work-groups a row, in place */

@@ -533,11 +533,12 @@ static void amd_mfma(void) {
     hcl_kplan_free(&p);
 }
 
-/* softmax: the kernel and grid per row length on sm_90 (one block per SM at 16384 columns, clusters of 2 to 8 blocks
- * above, each cluster over 4 float rows or 2 16-bit rows with 128 bytes of shared memory a thread where the driver does
- * not say how many clusters run at once, the streamed kernel
- * past 262144 floats or 524288 16-bit values) and on sm_80 (no clusters: the staged kernel above 16384); short rows of
- * whole 16-byte vectors two vectors a lane, several rows a warp. */
+/* softmax: the kernel and grid per row length on sm_90 (a block a row up to 32768 columns, 32 values a thread, 16-bit
+ * rows above 4096 columns 64; clusters of 2 to 8 blocks above, each cluster over 4 float rows or 2 16-bit rows with 128
+ * bytes of shared memory a thread where the driver does not say how many clusters run at once, the streamed kernel
+ * past 262144 floats or 524288 16-bit values) and on sm_80 (no clusters: the staged kernel above 32768); short rows of
+ * whole 16-byte vectors two vectors a lane, several rows a warp; 16-bit rows of whole vectors above 64 columns 64
+ * values a lane (warp64, up to 2048 columns). */
 static void softmax_rows(void) {
     static const struct {
         uint32_t arch;
@@ -545,30 +546,41 @@ static void softmax_rows(void) {
         size_t rows, cols;
         const char *kernel;
         uint32_t grid, block;
-    } cases[] = {{90, HCL_DTYPE_F16, 1000, 256, "hcl_softmax_warp16_f16", 63, 256},
-                 {90, HCL_DTYPE_F16, 1000, 1024, "hcl_softmax_warp32_f16", 125, 256},
+    } cases[] = {{90, HCL_DTYPE_F16, 1000, 256, "hcl_softmax_warp64_f16", 16, 256},
+                 {90, HCL_DTYPE_F16, 1000, 1024, "hcl_softmax_warp64_f16", 63, 256},
+                 {90, HCL_DTYPE_BF16, 1000, 2048, "hcl_softmax_warp64_bf16", 125, 256},
+                 {90, HCL_DTYPE_BF16, 1000, 72, "hcl_softmax_warp64_bf16", 8, 256},
                  {90, HCL_DTYPE_F16, 1000, 1022, "hcl_softmax_warp32_f16", 125, 256},
                  {90, HCL_DTYPE_F16, 1000, 64, "hcl_softmax_warp16_f16", 16, 256},
                  {90, HCL_DTYPE_F16, 1000, 62, "hcl_softmax_warp2_f16", 125, 256},
                  {90, HCL_DTYPE_F32, 1000, 32, "hcl_softmax_warp8_f32", 16, 256},
                  {90, HCL_DTYPE_F32, 1000, 128, "hcl_softmax_warp8_f32", 63, 256},
                  {90, HCL_DTYPE_F32, 1000, 30, "hcl_softmax_warp1_f32", 125, 256},
-                 {90, HCL_DTYPE_F16, 1000, 136, "hcl_softmax_warp16_f16", 63, 256},
+                 {90, HCL_DTYPE_F16, 1000, 136, "hcl_softmax_warp64_f16", 16, 256},
                  {90, HCL_DTYPE_F32, 1000, 256, "hcl_softmax_warp8_f32", 125, 256},
-                 {90, HCL_DTYPE_F16, 1000, 1025, "hcl_softmax_split1_16_f16", 1000, 128},
-                 {90, HCL_DTYPE_F16, 1000, 16384, "hcl_softmax_split1_16_f16", 132, 1024},
-                 {90, HCL_DTYPE_F16, 100, 16384, "hcl_softmax_split1_16_f16", 100, 1024},
-                 {90, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_split2_64_f16", 1000, 256},
+                 {90, HCL_DTYPE_F16, 1000, 1025, "hcl_softmax_split1_32_f16", 1000, 64},
+                 {90, HCL_DTYPE_BF16, 1000, 2056, "hcl_softmax_split1_32_bf16", 1000, 128},
+                 {90, HCL_DTYPE_F16, 1000, 4096, "hcl_softmax_split1_32_f16", 1000, 128},
+                 {90, HCL_DTYPE_F16, 1000, 4104, "hcl_softmax_split1_64_f16", 1000, 128},
+                 {90, HCL_DTYPE_F16, 1000, 16384, "hcl_softmax_split1_64_f16", 1000, 256},
+                 {90, HCL_DTYPE_F16, 100, 16384, "hcl_softmax_split1_64_f16", 100, 256},
+                 {90, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_split1_64_f16", 1000, 512},
+                 {90, HCL_DTYPE_BF16, 1000, 32768, "hcl_softmax_split1_64_bf16", 1000, 512},
+                 {90, HCL_DTYPE_F16, 1000, 32769, "hcl_softmax_split2_64_f16", 1000, 512},
                  {90, HCL_DTYPE_F16, 1000, 65537, "hcl_softmax_split4_64_f16", 2000, 512},
                  {90, HCL_DTYPE_BF16, 10, 262144, "hcl_softmax_split8_64_bf16", 40, 512},
                  {90, HCL_DTYPE_F16, 10, 524288, "hcl_softmax_split8_64_f16", 40, 1024},
                  {90, HCL_DTYPE_F16, 10, 524289, "hcl_softmax_block_f16", 10, 1024},
-                 {90, HCL_DTYPE_F32, 1000, 16385, "hcl_softmax_split2_32_f32", 500, 512},
+                 {90, HCL_DTYPE_F32, 1000, 4096, "hcl_softmax_split1_32_f32", 1000, 128},
+                 {90, HCL_DTYPE_F32, 1000, 16385, "hcl_softmax_split1_32_f32", 1000, 1024},
+                 {90, HCL_DTYPE_F32, 1000, 32768, "hcl_softmax_split1_32_f32", 1000, 1024},
+                 {90, HCL_DTYPE_F32, 1000, 32769, "hcl_softmax_split4_32_f32", 1000, 512},
                  {90, HCL_DTYPE_F32, 1000, 65536, "hcl_softmax_split4_32_f32", 1000, 512},
                  {90, HCL_DTYPE_F32, 1000, 65537, "hcl_softmax_split8_32_f32", 2000, 512},
                  {90, HCL_DTYPE_F32, 10, 262144, "hcl_softmax_split8_32_f32", 24, 1024},
                  {90, HCL_DTYPE_F32, 10, 262145, "hcl_softmax_block_f32", 10, 1024},
-                 {80, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_block_staged_f16", 1000, 1024}};
+                 {80, HCL_DTYPE_F16, 1000, 16385, "hcl_softmax_split1_64_f16", 1000, 512},
+                 {80, HCL_DTYPE_F16, 1000, 32769, "hcl_softmax_block_staged_f16", 1000, 1024}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const hcl_kdevice dev = hcl_test_gpu(cases[i].arch);
         hcl_kplan p;

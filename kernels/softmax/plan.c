@@ -20,24 +20,32 @@ static size_t gpu_block_threads(hcl_dtype type, size_t cols) {
 }
 
 /* The split kernel for rows of `cols` (hcl_softmax_split<CS>_<E>): a row over CS blocks of `threads` threads holding E
- * values each. Up to 16384 columns one block of 16 values a thread; longer rows, on sm_90, a cluster of 2, 4 or 8
- * blocks of 128 bytes a thread (32 floats, 64 16-bit values), the fewest blocks of at most 512 threads, else of 1024.
- * 0: none fits (longer rows, or no clusters). H100, 2^27 elements: 16 values a thread in clusters were slower at
- * every length above 16384 (0.4-0.8 of the copy rate against 0.7-0.9). */
+ * values each. Up to 32768 columns one block a row, 32 values a thread (split1_32), 16-bit rows above 4096 columns 64
+ * (split1_64, at most 512 threads); longer rows, on sm_90, a cluster of 2, 4 or 8 blocks of 128 bytes a thread (32
+ * floats, 64 16-bit values), the fewest blocks of at most 512 threads, else of 1024. 0: none fits (longer rows, or no
+ * clusters). H100, 2^27 elements: 16 values a thread in clusters were slower at every length above 16384 (0.4-0.8 of
+ * the copy rate against 0.7-0.9). H200, 2^27 elements, a block a row against the split1_16 kernel it replaced (16
+ * values a thread, 1024 threads looping over rows at 16384 columns) and clusters above 16384: f32 0.97 / 0.97 / 0.89
+ * of the copy rate at 4096 / 16384 / 32768 columns, against 0.92 / 0.89 / 0.81; f16 0.92 / 0.94 / 0.92 against
+ * 0.71 / 0.67 / 0.79; bf16 0.93 / 0.85 / 0.84 against 0.71 / 0.66 / 0.79 (16-bit at 4096 columns: 64 values a thread
+ * 0.93 / 0.86, at 16384 32 values 0.85 / 0.85; 65536 columns in 1024 threads of 64: 0.83 / 0.79, as the clusters). */
+#define GPU_SPLIT1_COLS 32768
 static int gpu_split(const hcl_kdevice *dev, hcl_dtype type, size_t cols, unsigned *cs, unsigned *e, size_t *threads) {
     const size_t max_threads = hcl_min_size(1024, hcl_known_or(dev->max_group_size, 1024));
     /* the blocks a row: 1 (split), 2 to 8 (cluster, sm_90), or either where nothing is forced */
     const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
     const unsigned cs_min = v == HCL_KVARIANT_SOFTMAX_CLUSTER ? 2 : 1;
     const unsigned cs_max = dev->arch_level >= 90 && v != HCL_KVARIANT_SOFTMAX_SPLIT ? 8 : 1;
-    *cs = 1, *e = 16;
     for (size_t limit = hcl_min_size(512, max_threads); limit <= max_threads; limit *= 2)
         for (*cs = cs_min; *cs <= cs_max; *cs *= 2) {
-            *e = *cs == 1 ? 16 : type == HCL_DTYPE_F32 ? 32 : 64;
-            if (*cs == 1 && cols > 16 * max_threads) continue;
+            *e = type == HCL_DTYPE_F32 || (*cs == 1 && cols <= 32 * 128) ? 32 : 64;
             for (*threads = 64; *threads * *cs * *e < cols;) *threads *= 2;
+            if (*cs == 1) {
+                if (cols <= GPU_SPLIT1_COLS && *threads <= max_threads) return 1;
+                continue;
+            }
             /* clusters stage the next row in shared memory */
-            if (*cs == 1 || (*threads <= limit && *threads * GPU_SPLIT_STAGE + 1024 <= dev->local_mem)) return 1;
+            if (*threads <= limit && *threads * GPU_SPLIT_STAGE + 1024 <= dev->local_mem) return 1;
         }
     return 0;
 }
@@ -50,6 +58,8 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
     /* A warp kernel holds V values per lane, V * wave columns per row, wave rows per 256-thread block; `wave` is the
      * device's warp / wavefront width (32 on NVIDIA, 64 or 32 on AMD), which the kernel sees as warpSize. */
     const size_t wave = dev->subgroup_width ? dev->subgroup_width : 32;
+    /* the warp kernels' widest row: 32 values a lane, 64 for 16-bit rows of whole vectors (warp64, 16-bit only) */
+    const size_t warp_cols = (type != HCL_DTYPE_F32 && cols % 8 == 0 ? 64 : 32) * wave;
     unsigned cs, e;
     size_t threads;
     const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
@@ -58,27 +68,30 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
     /* whether the staged kernel takes the row: it fits the device's most shared memory per block with room for the
      * kernel's own */
     const int stages = dev->local_mem && cols * sizeof(float) + 1024 <= dev->local_mem;
-    if (v == HCL_KVARIANT_SOFTMAX_WARP && cols > 32 * wave)
+    if (v == HCL_KVARIANT_SOFTMAX_WARP && cols > warp_cols)
         return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX, "the warp kernels hold rows of at most %zu columns (%zu)",
-                                   32 * wave, cols);
+                                   warp_cols, cols);
     if (v == HCL_KVARIANT_SOFTMAX_STAGED && !stages)
         return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
                                    "the staged kernel holds a row of floats in shared memory: %zu columns need %zu "
                                    "bytes with its own 1024, the device has %llu a block",
                                    cols, cols * sizeof(float) + 1024, (unsigned long long)dev->local_mem);
-    if (hcl_kvariant_allowed(dev, HCL_KOP_SOFTMAX, HCL_KVARIANT_SOFTMAX_WARP) && cols <= 32 * wave) {
+    if (hcl_kvariant_allowed(dev, HCL_KOP_SOFTMAX, HCL_KVARIANT_SOFTMAX_WARP) && cols <= warp_cols) {
         size_t v = 1;
         while (v * wave < cols) v *= 2;
-        /* 16-bit rows of whole vectors: twice the values a lane, so that a lane holds two 16-byte vectors and a warp
-         * two rows of up to 16 * wave columns at once (the kernel takes the fewest lanes that hold a row; H100,
-         * 524288 x 256 f16: 0.81-0.85 of the copy rate with one vector a lane). Shorter rows of whole vectors: two
-         * vectors a lane too, several rows a warp, where a lane of one value, or one 16-bit pair, a warp a row waited
-         * on latency (H100, 2^27 elements as rows of 32 / 64 / 128 columns: f32 0.38 / 0.65 / 0.88 of the copy rate
-         * -> 1.00 / 1.00 / 1.01, bf16 0.19 / 0.35 / 0.53 -> 0.95 / 0.95 / 0.94). */
+        /* Short rows of whole vectors: two vectors a lane, several rows a warp (the kernel takes the fewest lanes that
+         * hold a row), where a lane of one value, or one 16-bit pair, a warp a row waited on latency (H100, 2^27
+         * elements as rows of 32 / 64 / 128 columns: f32 0.38 / 0.65 / 0.88 of the copy rate -> 1.00 / 1.00 / 1.01,
+         * bf16 0.19 / 0.35 / 0.53 -> 0.95 / 0.95 / 0.94). */
         size_t per_warp = 1;
         const size_t vec = type == HCL_DTYPE_F32 ? 4 : 8; /* values in 16 bytes */
-        if (type != HCL_DTYPE_F32 && cols % 8 == 0 && v >= 8 && v < 32) v *= 2;
         if (cols % vec == 0 && v < 2 * vec) v = 2 * vec;
+        /* 16-bit rows of whole vectors are held as they came (softmax.cu, hcl_softmax_warp_held): 64 values, 128 bytes
+         * a lane above 64 columns (the row over 2 lanes or more: one lane a row read 64 bytes a lane at 32 columns, 0.66
+         * of the copy rate against 0.77 over 2 lanes), in the registers 32 floats take. H200, 2^27 elements as rows of
+         * 256 / 1024 columns: f16 0.93 / 0.94 of the copy rate, bf16 0.92 / 0.93, against 0.74 / 0.89 held in warp16 /
+         * warp32 (32 and 64 bytes a lane), 0.70-0.87 where those held floats. */
+        if (type != HCL_DTYPE_F32 && cols % 8 == 0 && cols > 64) v = 64;
         while (per_warp < wave && (wave / per_warp / 2) * v >= cols) per_warp *= 2;
         char base[48];
         snprintf(base, sizeof base, "hcl_softmax_warp%zu", v);
@@ -91,16 +104,13 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         snprintf(base, sizeof base, "hcl_softmax_split%u_%u", cs, e);
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-        /* A block of 1024 threads has an SM to itself (above 32 registers a thread): one per SM then, each looping over
-         * rows and loading the next while it folds this one (H100, 8192 x 16384: 0.95 of the copy rate, 0.63-0.90 with
-         * a block per row). Smaller blocks share SMs: a block (cluster) per row. */
-        /* A cluster stages its blocks' next rows in shared memory (128 bytes a thread) while it folds the current
+        /* A block per row (split1_32, split1_64: many blocks share an SM, one folding while another loads). A cluster stages its blocks' next rows in shared memory (128 bytes a thread) while it folds the current
          * ones. Clusters: as many as the device runs at once where the driver says, each with an equal share of the
          * rows in one wave, since a last wave that is not full idles SMs (H100, 512 x 262144 f32, clusters of 8: 15
          * resident; 128 clusters of 4 rows ran at 0.84 of the copy rate, 16 clusters at 0.56, 15 at 0.89). Else a
          * few rows a cluster: 4 float rows, 2 16-bit rows (H100, 2^27 elements, 32768 to 262144 columns: f32
          * 0.92/0.91/0.90/0.84 at 4, 0.85/0.84/0.81/0.67 at 1; 16-bit 0.76-0.82 at 2). */
-        size_t groups = cs == 1 && threads == 1024 ? hcl_known_or(dev->compute_units, rows) : rows;
+        size_t groups = rows;
         if (cs > 1) {
             const uint32_t resident = dev->kernel_max_clusters
                                           ? dev->kernel_max_clusters(dev, HCL_KPROG_GPU, kernel, cs, (uint32_t)threads,
@@ -114,7 +124,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         return hcl_kvariant_refuse(
             out, dev, HCL_KOP_SOFTMAX, "%s (%zu columns)",
             v == HCL_KVARIANT_SOFTMAX_SPLIT
-                ? "a block holds rows of at most 16 values a thread"
+                ? "a block holds rows of at most 32768 columns (32 values a thread, 16-bit 64 in at most 512 threads)"
                 : "clusters need sm_90 and hold rows of at most 8 blocks of 32 floats (64 16-bit "
                   "values) a thread, staged in shared memory",
             cols);

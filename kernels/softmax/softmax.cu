@@ -3,9 +3,9 @@
  *
  * Four shapes, picked by the host from cols (kernels/softmax/plan.c):
  *  - hcl_softmax_warp<V>_<type>, cols <= V * warpSize: one warp per row, the row held in registers (V values per lane),
- *    one read and one write of global memory.
+ *    one read and one write of global memory; 16-bit rows of whole vectors held as they came (V = 64 too, 16-bit only).
  *  - hcl_softmax_split<CS>_<E>_<type>, cols <= CS * blockDim.x * E: a row over CS blocks (a thread block cluster when
- *    CS > 1, sm_90), each thread holding E values in registers; one read and one write.
+ *    CS > 1, sm_90), each thread holding E values in registers; one read and one write (split1_64: 16-bit only).
  *  - hcl_softmax_block_staged_<type>, cols * 4 bytes fit the dynamic shared memory the host gives it: one block per
  *    row, the row staged in shared memory, one read and one write (longer rows where there are no clusters).
  *  - hcl_softmax_block_<type>, any cols: one block per row, an online max/sum pass (rescaling the running sum when
@@ -64,6 +64,15 @@ __device__ __forceinline__ void hcl_softmax_online(float &m, float &s, float x) 
     }
 }
 
+/* Merge running (max, sum) pairs across the warp: every lane ends with the warp's pair. */
+__device__ __forceinline__ void hcl_softmax_warp_merge(float &m, float &s) {
+    for (int off = warpSize / 2; off > 0; off /= 2) {
+        const float m2 = HCL_SHFL_XOR(m, off);
+        const float s2 = HCL_SHFL_XOR(s, off);
+        hcl_softmax_merge(m, s, m2, s2);
+    }
+}
+
 /* 16-bit rows held as they came (the cluster kernels) take the cheapest form of each step, since there the exps and
  * conversions, not the memory, set the pace (H100, 512 x 262144 bf16: 68% of the SM's issue slots, 48% of the
  * DRAM bandwidth, 0.69 of the copy rate; 0.87 so): the max of two pairs of values at once, exp(x - m) as
@@ -114,12 +123,15 @@ template <typename S, int NV> __device__ __forceinline__ float hcl_softmax_raw_m
     a = hcl_softmax_max2<S>(a, b);
     return fmaxf(hcl_conv16<S>::to((unsigned short)a), hcl_conv16<S>::to((unsigned short)(a >> 16)));
 }
-#define HCL_SOFTMAX_RAW_MAX16(S)                                                                                       \
-    template <> __device__ __forceinline__ float hcl_softmax_raw_max<S, 8>(const uint4 *r) {                           \
-        return hcl_softmax_raw_max16<S, 8>(r);                                                                         \
+#define HCL_SOFTMAX_RAW_MAX16(S, NV)                                                                                   \
+    template <> __device__ __forceinline__ float hcl_softmax_raw_max<S, NV>(const uint4 *r) {                          \
+        return hcl_softmax_raw_max16<S, NV>(r);                                                                        \
     }
-HCL_SOFTMAX_RAW_MAX16(hcl_f16_t)
-HCL_SOFTMAX_RAW_MAX16(hcl_bf16_t)
+#define HCL_SOFTMAX_RAW_MAX16S(S)                                                                                      \
+    HCL_SOFTMAX_RAW_MAX16(S, 1) HCL_SOFTMAX_RAW_MAX16(S, 2) HCL_SOFTMAX_RAW_MAX16(S, 4) HCL_SOFTMAX_RAW_MAX16(S, 8)
+HCL_SOFTMAX_RAW_MAX16S(hcl_f16_t)
+HCL_SOFTMAX_RAW_MAX16S(hcl_bf16_t)
+#undef HCL_SOFTMAX_RAW_MAX16S
 #undef HCL_SOFTMAX_RAW_MAX16
 
 /* 2^z, approximately (relative error about 2^-22; results below FLT_MIN are 0). */
@@ -152,6 +164,86 @@ template <bool SUM> __device__ __forceinline__ float hcl_softmax_block_fold(floa
     return r;
 }
 
+/* ---- 16-bit rows of whole vectors, a group of lanes per row, held as they came ---- */
+/* The rows of whole 16-byte vectors at 16-byte aligned bases of a 16-bit warp kernel of V values a lane (NV = V / 8
+ * vectors): each row over the fewest lanes G (a power of two) whose NV vectors hold it, warpSize / G rows a warp at
+ * once, the vectors held as they came (4 registers each, where floats take 8), so a lane holds twice the values of a
+ * float row in the same registers: 128 bytes a lane at V = 64 (rows of up to 64 * warpSize columns), where 16-bit
+ * values held as floats took 64 at V = 32. The steps are those of the split kernels' held rows: the max of pairs at
+ * once, exp(x - m) as exp2 and the division by the sum folded into the exponent. A warp loops over its turns (its
+ * rows, then the rows a grid further on). */
+template <int NV, typename S>
+__device__ __forceinline__ void hcl_softmax_warp_held(const S *in, S *out, unsigned long long rows, unsigned cols,
+                                                      unsigned group) {
+    typedef hcl_elem<S> E;
+    constexpr int VEC = E::VEC;
+    const unsigned lane = threadIdx.x % warpSize, per_warp = warpSize / group, sub = lane / group, gl = lane % group;
+    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / warpSize * per_warp;
+    const unsigned long long step = ((unsigned long long)gridDim.x * blockDim.x) / warpSize * per_warp;
+    const unsigned nvec = cols / VEC, ninf = hcl_conv16<S>::from(hcl_softmax_neg_inf()) * 0x10001u;
+    /* the lane's vectors of the row at base + sub, -inf past the row (a lane past the last row takes base's row, and
+     * writes nothing) */
+    auto load = [&](unsigned long long base, uint4 *r) {
+        const unsigned long long row = base + sub < rows ? base + sub : base;
+        const uint4 *x = (const uint4 *)(const void *)(in + row * cols);
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            const unsigned j = gl + (unsigned)i * group;
+            r[i] = j < nvec ? x[j] : make_uint4(ninf, ninf, ninf, ninf);
+        }
+    };
+    for (unsigned long long base = first; base < rows; base += step) {
+        uint4 r[NV];
+        load(base, r);
+        const float m = hcl_softmax_warp_max(hcl_softmax_raw_max<S, NV>(r), (int)group);
+        const float m0 = m == hcl_softmax_neg_inf() ? 0.0f : m; /* a row of only -inf: exps 0, then 0 / 0 */
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            float t[VEC];
+            E::unpack(r[i], t);
+#pragma unroll
+            for (int q = 0; q < VEC; q++) s += hcl_softmax_exp2((t[q] - m0) * HCL_SOFTMAX_LOG2E);
+        }
+        const float lsum = log2f(hcl_softmax_warp_sum(s, (int)group));
+        if (base + sub < rows) {
+            uint4 *y = (uint4 *)(void *)(out + (base + sub) * cols);
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                const unsigned j = gl + (unsigned)i * group;
+                float t[VEC];
+                E::unpack(r[i], t);
+#pragma unroll
+                for (int q = 0; q < VEC; q++) t[q] = hcl_softmax_exp2(fmaf(t[q] - m, HCL_SOFTMAX_LOG2E, -lsum));
+                if (j < nvec) y[j] = E::pack(t);
+            }
+        }
+    }
+}
+/* floats take the warp kernel's own path (this is never called) */
+template <int NV>
+__device__ __forceinline__ void hcl_softmax_warp_held(const float *, float *, unsigned long long, unsigned, unsigned) {}
+
+/* Rows a warp kernel of more than 32 values a lane (warp64, 16-bit) cannot hold as they came (not whole vectors, or
+ * bases not 16-byte aligned; the host never gives it such rows): a warp a row, an online max and sum, then a pass
+ * that reads the row again. */
+template <typename T>
+__device__ __forceinline__ void hcl_softmax_warp_streamed(const T *in, T *out, unsigned long long rows, unsigned cols) {
+    typedef hcl_elem<T> E;
+    const unsigned lane = threadIdx.x % warpSize;
+    const unsigned long long first = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / warpSize;
+    const unsigned long long warps = ((unsigned long long)gridDim.x * blockDim.x) / warpSize;
+    for (unsigned long long row = first; row < rows; row += warps) {
+        const T *x = in + row * cols;
+        T *y = out + row * cols;
+        float m = hcl_softmax_neg_inf(), s = 0.0f;
+        for (unsigned c = lane; c < cols; c += warpSize) hcl_softmax_online(m, s, E::ld(x, c));
+        hcl_softmax_warp_merge(m, s);
+        const float inv = 1.0f / s;
+        for (unsigned c = lane; c < cols; c += warpSize) E::st(y, c, hcl_softmax_exp<T>(E::ld(x, c), m) * inv);
+    }
+}
+
 /* ---- one warp per row, row in registers ---- */
 template <int V, typename T>
 __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsigned long long rows, unsigned int cols) {
@@ -171,6 +263,14 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
      * once: 256 16-bit columns in a kernel of V = 16 are two rows per warp, two vectors a lane. */
     unsigned group = lanes;
     while (vecs && group > 1 && group / 2 * V >= cols) group /= 2;
+    if (sizeof(T) == 2 && vecs) { /* 16-bit rows of whole vectors: held as they came, V / 8 vectors a lane */
+        hcl_softmax_warp_held<(V >= VEC ? V / VEC : 1)>(in, out, rows, cols, group);
+        return;
+    }
+    if (V > 32) { /* never 64 floats a lane: the compiler drops the code below from warp64 */
+        hcl_softmax_warp_streamed(in, out, rows, cols);
+        return;
+    }
     const unsigned per_warp = lanes / group, sub = lane / group, gl = lane % group;
     for (unsigned long long base = first * per_warp; base < rows; base += warps * per_warp) {
         const unsigned long long row = base + sub < rows ? base + sub : base; /* a lane past the end redoes base */
@@ -260,6 +360,12 @@ __device__ __forceinline__ void hcl_softmax_warp_impl(const T *in, T *out, unsig
     HCL_SOFTMAX_WARP_KERNEL(16, SUFFIX, T)                                                                             \
     HCL_SOFTMAX_WARP_KERNEL(32, SUFFIX, T)
 HCL_GPU_TYPES(HCL_SOFTMAX_WARP_KERNELS)
+/* 16-bit only: 64 values a lane, 8 vectors held as they came (128 bytes; rows of up to 64 * warpSize columns). The
+ * host takes it for rows of whole vectors; other rows (or bases not 16-byte aligned) are streamed, a warp a row (H200,
+ * 131072 x 1024 bf16: 0.59 of the copy rate where the kernel also held the float path's 64 floats a lane, 0.92
+ * without). */
+HCL_SOFTMAX_WARP_KERNEL(64, f16, hcl_f16_t)
+HCL_SOFTMAX_WARP_KERNEL(64, bf16, hcl_bf16_t)
 
 /* ---- one block per row, row staged in dynamic shared memory (cols floats) ---- */
 template <typename T>
@@ -426,11 +532,13 @@ __device__ __forceinline__ void hcl_softmax_split_take(uint4 *r, const uint4 *st
  * block of the cluster; a slice is at most blockDim.x * E columns. Each block folds its slice's max m and sum s of
  * exp(x - m); with CS > 1 the blocks swap their (m, s) through distributed shared memory (a slot per row parity, so
  * one cluster barrier per row suffices: a block writes a slot again only after the next row's barrier, which every
- * block passes after reading it) and scale their values by exp(m - M) / S of the merged pair. With PF the block's
- * next row is loaded into registers while this one is folded, so the memory stays busy through the barriers; with ST
- * (the clusters, sm_90) it is copied into the thread's slots of the dynamic shared memory instead (cp.async, NV * 16
- * bytes a thread, which the host gives), leaving the registers to this row. */
-template <int CS, int E, bool PF, bool ST, typename T>
+ * block passes after reading it) and scale their values by exp(m - M) / S of the merged pair. With ST (the clusters,
+ * sm_90) the block's next row is copied into the thread's slots of the dynamic shared memory while this one is folded
+ * (cp.async, NV * 16 bytes a thread, which the host gives), so the memory stays busy through the barriers. One block
+ * a row (CS 1) has no next row: many blocks share an SM and overlap instead. (H200, 2^27 elements: a block per row of
+ * 128 bytes a thread, 128 to 512 threads, ran at 0.97 of the copy rate for f32 rows of 4096 to 16384 columns,
+ * where 1024 threads of 64 bytes a thread, each loading its next row while folding one, ran at 0.89-0.92.) */
+template <int CS, int E, bool ST, typename T>
 __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsigned long long rows,
                                                        unsigned int cols) {
     typedef hcl_elem<T> El;
@@ -451,35 +559,27 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
     /* every slice starts on a vector: rows of whole vectors at 16-byte aligned bases go by vectors */
     const bool vec = cols % VEC == 0 && hcl_aligned16(in) && hcl_aligned16(out);
     unsigned long long row = blockIdx.x / CS;
-    uint4 next[NV];
-    if (PF && row < rows) hcl_softmax_split_load<E>(next, in + row * cols + start, len, vec);
 #ifdef HCL_SOFTMAX_CLUSTERS
     if (ST && row < rows) hcl_softmax_split_issue<E>(stage, in + row * cols + start, len, vec);
 #endif
     for (int parity = 0; row < rows; row += clusters, parity ^= 1) {
         T *y = out + row * cols + start;
-        /* Floats are held as they are (their exps once known); 16-bit values without PF are held as they came, 16
-         * bytes a vector (half the registers, so twice the values a thread) and widened again in each pass (H100,
-         * 2^27 elements: 0.67-0.85 of the copy rate from 32768 to 262144 columns, against 0.56-0.81 widened once, and
-         * 0.86-0.92 with the cheaper steps below; f32 held as it came lost 0.04-0.06 to the exps computed twice). */
-        constexpr bool FLOATS = PF || sizeof(T) == sizeof(float);
+        /* Floats are held as they are (their exps once known); 16-bit values are held as they came, 16 bytes a vector
+         * (half the registers, so twice the values a thread) and widened again in each pass (H100, 2^27 elements:
+         * 0.67-0.85 of the copy rate from 32768 to 262144 columns, against 0.56-0.81 widened once, and 0.86-0.92 with
+         * the cheaper steps below; f32 held as it came lost 0.04-0.06 to the exps computed twice). */
+        constexpr bool FLOATS = sizeof(T) == sizeof(float);
         float v[FLOATS ? E : 1];
-        uint4 r[PF ? 1 : NV];
-        if (PF) {
-#pragma unroll
-            for (int i = 0; i < NV; i++) El::unpack(next[i], &v[i * VEC]);
-            if (row + clusters < rows) hcl_softmax_split_load<E>(next, in + (row + clusters) * cols + start, len, vec);
-        } else {
+        uint4 r[NV];
 #ifdef HCL_SOFTMAX_CLUSTERS
-            if (ST)
-                hcl_softmax_split_take<E>(r, stage, in + row * cols + start, len, vec);
-            else
+        if (ST)
+            hcl_softmax_split_take<E>(r, stage, in + row * cols + start, len, vec);
+        else
 #endif
-                hcl_softmax_split_load<E>(r, in + row * cols + start, len, vec);
-            if (FLOATS) {
+            hcl_softmax_split_load<E>(r, in + row * cols + start, len, vec);
+        if (FLOATS) {
 #pragma unroll
-                for (int i = 0; i < NV; i++) El::unpack(r[i], &v[i * VEC]);
-            }
+            for (int i = 0; i < NV; i++) El::unpack(r[i], &v[i * VEC]);
         }
         /* the thread's vector i as floats */
         auto values = [&](int i, float *t) {
@@ -574,24 +674,27 @@ __device__ __forceinline__ void hcl_softmax_split_impl(const T *in, T *out, unsi
         HCL_SOFTMAX_SPLIT_BODY(CS, E, T)                                                                               \
     }
 #ifdef HCL_SOFTMAX_CLUSTERS
-#define HCL_SOFTMAX_SPLIT_BODY(CS, E, T) hcl_softmax_split_impl<CS, E, E == 16, (CS > 1), T>(in, out, rows, cols);
+#define HCL_SOFTMAX_SPLIT_BODY(CS, E, T) hcl_softmax_split_impl<CS, E, (CS > 1), T>(in, out, rows, cols);
 #else
 #define HCL_SOFTMAX_SPLIT_BODY(CS, E, T)                                                                               \
     if (CS > 1) {                                                                                                      \
         HCL_GPU_UNREACHABLE                                                                                            \
     } else {                                                                                                           \
-        hcl_softmax_split_impl<1, E, E == 16, false, T>(in, out, rows, cols);                                          \
+        hcl_softmax_split_impl<1, E, false, T>(in, out, rows, cols);                                                   \
     }
 #endif
-/* the cluster kernels hold 128 bytes a thread: 32 floats, 64 16-bit values */
+/* the cluster kernels hold 128 bytes a thread: 32 floats, 64 16-bit values; a block a row holds 32 values a thread
+ * (split1_32), or, 16-bit only, 64 (split1_64) */
 #define HCL_SOFTMAX_SPLIT_KERNELS(SUFFIX, T, E)                                                                        \
-    HCL_SOFTMAX_SPLIT_KERNEL(1, 16, SUFFIX, T)                                                                         \
+    HCL_SOFTMAX_SPLIT_KERNEL(1, 32, SUFFIX, T)                                                                         \
     HCL_SOFTMAX_SPLIT_KERNEL(2, E, SUFFIX, T)                                                                          \
     HCL_SOFTMAX_SPLIT_KERNEL(4, E, SUFFIX, T)                                                                          \
     HCL_SOFTMAX_SPLIT_KERNEL(8, E, SUFFIX, T)
 HCL_SOFTMAX_SPLIT_KERNELS(f32, float, 32)
 HCL_SOFTMAX_SPLIT_KERNELS(f16, hcl_f16_t, 64)
 HCL_SOFTMAX_SPLIT_KERNELS(bf16, hcl_bf16_t, 64)
+HCL_SOFTMAX_SPLIT_KERNEL(1, 64, f16, hcl_f16_t)
+HCL_SOFTMAX_SPLIT_KERNEL(1, 64, bf16, hcl_bf16_t)
 
 /* ---- one block per row, online max/sum then a second read; no staging, any cols ---- */
 template <typename T>
@@ -621,12 +724,7 @@ __device__ __forceinline__ void hcl_softmax_block_impl(const T *in, T *out, unsi
         } else {
             for (unsigned j = threadIdx.x; j < cols; j += blockDim.x) hcl_softmax_online(m, s, E::ld(x, j));
         }
-        /* merge (m, s) across the warp, then across warps */
-        for (int off = warpSize / 2; off > 0; off /= 2) {
-            const float m2 = HCL_SHFL_XOR(m, off);
-            const float s2 = HCL_SHFL_XOR(s, off);
-            hcl_softmax_merge(m, s, m2, s2);
-        }
+        hcl_softmax_warp_merge(m, s); /* across the warp, then across warps */
         if (lane == 0) {
             scratch_m[warp] = m;
             scratch_s[warp] = s;
@@ -635,11 +733,7 @@ __device__ __forceinline__ void hcl_softmax_block_impl(const T *in, T *out, unsi
         if (warp == 0) {
             m = lane < warps ? scratch_m[lane] : hcl_softmax_neg_inf();
             s = lane < warps ? scratch_s[lane] : 0.0f;
-            for (int off = warpSize / 2; off > 0; off /= 2) {
-                const float m2 = HCL_SHFL_XOR(m, off);
-                const float s2 = HCL_SHFL_XOR(s, off);
-                hcl_softmax_merge(m, s, m2, s2);
-            }
+            hcl_softmax_warp_merge(m, s);
             if (lane == 0) {
                 result[0] = m;
                 result[1] = s;
