@@ -273,15 +273,15 @@ CONF_TEST(gemm, few_columns) {
 }
 
 /* A C of few rows (GPU: the few-rows kernels, over slices of k) and of few columns (the same on swapped operands):
- * rows around the kernels' row counts (1, 2, 4, 8, 16) and past them (17), n off the 16-byte vectors, k off the slices
- * (multiples of 64), every transpose, B's rows padded to whole vectors of 4 floats or one past them (no vectors),
+ * rows around the kernels' row counts (1, 2, 4, 8, 16) and past them (17), n off the 16-byte vectors and over several
+ * blocks of every kernel (at most 256 columns), k off the slices (multiples of 64), every transpose, B's rows padded to whole vectors of 4 floats or one past them (no vectors),
  * alpha and beta, and a C of NaN under beta 0. */
 CONF_TEST(gemm, few_rows) {
     static const size_t ms[] = {1, 2, 3, 8, 15, 16, 17};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         for (int t = 0; t < 4; t++)
             for (int odd = 0; odd < 2; odd++) {
-                const size_t n = 1027, k = 1000, cols_b = t & 1 ? k : n;
+                const size_t n = 301, k = 1000, cols_b = t & 1 ? k : n;
                 const size_t pad_b = (4 - cols_b % 4) % 4 + (size_t)odd; /* ldb a multiple of 4 floats, or not */
                 const int plain = t != 3 && !odd;
                 gcase g = {ms[i],
@@ -299,7 +299,7 @@ CONF_TEST(gemm, few_rows) {
                 run_gemm(&g);
             }
     /* a long k over many slices, its last one short; a C wider than a block of every kernel */
-    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 1029, 4097}, {1, 130, 20000}, {3, 40000, 257}};
+    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 301, 4097}, {1, 130, 20000}, {3, 40000, 257}};
     for (size_t s = 0; s < sizeof long_k / sizeof long_k[0]; s++)
         for (int t = 0; t < 4; t++) {
             gcase g = {long_k[s][0],

@@ -325,15 +325,15 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
 }
 
 /* A C of few rows (GPU: the few-rows kernels, over slices of k) and of few columns (the same on swapped operands):
- * rows around the kernels' row counts (1, 2, 4, 8, 16) and past them (17), n off the 16-byte vectors, k off the slices
- * (multiples of 64), every transpose, rows of A and B padded to whole 16-byte vectors or one element past them (no
- * vectors), alpha and beta, and a C of NaN under beta 0. */
+ * rows around the kernels' row counts (1, 2, 4, 8, 16) and past them (17), n off the 16-byte vectors and over several
+ * blocks of every kernel (at most 256 columns), k off the slices (multiples of 64), every transpose, rows of A and B
+ * padded to whole 16-byte vectors or one element past them (no vectors), alpha and beta, and a C of NaN under beta 0. */
 static void gemm_rows_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     static const size_t ms[] = {1, 2, 3, 8, 15, 16, 17};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         for (int t = 0; t < 4; t++)
             for (int odd = 0; odd < 2; odd++) {
-                const size_t n = 1029, k = 1000, cols_b = t & 1 ? k : n;
+                const size_t n = 301, k = 1000, cols_b = t & 1 ? k : n;
                 const size_t pad = (8 - cols_b % 8) % 8 + (size_t)odd; /* ldb a multiple of 8 elements, or not */
                 tcase g = {ab,  c,    compute, ms[i], n, k, (hcl_transpose)(t >> 1), (hcl_transpose)(t & 1),
                            pad, 1.0f, 0.0f,    true};
@@ -341,7 +341,7 @@ static void gemm_rows_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
                 run_gemm(&g);
             }
     /* a long k over many slices, its last one short */
-    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 1029, 4097}, {1, 130, 20000}};
+    static const size_t long_k[][3] = {{8, 77, 16411}, {16, 301, 4097}, {1, 130, 20000}};
     for (size_t s = 0; s < sizeof long_k / sizeof long_k[0]; s++)
         for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, long_k[s], t, s == 1 ? 0 : 3);
     /* few columns: C^T = B^T A^T */
