@@ -78,7 +78,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The median of n sorted values. */
+/* The median of n values (sorts them in place). */
 static double median_of(double *v, int n) {
     qsort(v, (size_t)n, sizeof v[0], cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);

@@ -25,9 +25,10 @@ hcl_status hcl__plan_gemm_tiles128(const hcl_kdevice *dev, const hcl_kgemm *g, h
  * (the plan then holds one launch again). */
 hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
                                  size_t tile, size_t per_sm, int forced);
-/* The number of slices, halved while their partial products (m x n floats each) would not fit in the scratch the
- * sliced plans allow themselves (256 MiB). */
-size_t hcl__gemm_slices_fit(const hcl_kgemm *g, size_t slices);
+/* The length of k's slices (a multiple of `align`) for about `slices` of them, their number halved while their partial
+ * products (m x n floats each) would not fit in the scratch the sliced plans allow themselves (256 MiB); the number
+ * of slices that length makes (the last one short) in *out_slices. Every sliced plan cuts k this one way. */
+size_t hcl__gemm_kslice(const hcl_kgemm *g, size_t slices, size_t align, size_t *out_slices);
 /* A plan of two launches over k in `slices`: launch 0, the program's kernel `part_name` (its index in *out_part; the
  * caller sets its grid and arguments), writes each slice's partial product (m x n floats, pitch n, slice z at z * m *
  * n floats) to the scratch, and launch 1 (hcl_gemm_splitk_sum_<C's type>) adds the slices in slice order into C with

@@ -54,9 +54,8 @@ hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
     const size_t traffic = g->k * esize / (16 * rows), deep = g->k / ROWS_SLICE;
     slices = hcl_min_size(slices, traffic > 1 ? traffic : 1);
     slices = hcl_min_size(slices, deep > 1 ? deep : 1);
-    slices = hcl__gemm_slices_fit(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[1], 65535)));
-    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices), ROWS_SLICE) * ROWS_SLICE;
-    slices = hcl_ceil_div(g->k, kslice);
+    const size_t kslice =
+        hcl__gemm_kslice(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[1], 65535)), ROWS_SLICE, &slices);
     if (blocks > hcl_known_or(dev->max_groups[0], 65535))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the rows kernels' %zu blocks exceed the device's grid",
                               blocks);

@@ -5,10 +5,13 @@
 
 #define SPLITK_MAX_BYTES ((size_t)256 << 20) /* scratch for the partial products at most */
 
-/* Fewer slices while their partial products (m x n floats each) would not fit in SPLITK_MAX_BYTES. */
-size_t hcl__gemm_slices_fit(const hcl_kgemm *g, size_t slices) {
+/* Fewer slices while their partial products (m x n floats each) would not fit in SPLITK_MAX_BYTES; then k over that
+ * many slices rounded up to `align`, and the slices that makes counted again. */
+size_t hcl__gemm_kslice(const hcl_kgemm *g, size_t slices, size_t align, size_t *out_slices) {
     while (slices > 1 && slices * g->m * g->n * sizeof(float) > SPLITK_MAX_BYTES) slices /= 2;
-    return slices;
+    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices ? slices : 1), align) * align;
+    *out_slices = hcl_ceil_div(g->k, kslice);
+    return kslice;
 }
 
 /* A plan of two launches over k in `slices`: launch 0, kernel `part_name` (*out_part; the caller sets its grid and
@@ -53,9 +56,8 @@ hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "split-K is not worth it here");
     size_t slices = hcl_min_size(hcl_ceil_div(per_sm * sms, tiles), g->k / SPLITK_MIN_SLICE);
     if (forced && slices < 2) slices = 2;
-    slices = hcl__gemm_slices_fit(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535)));
-    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, slices), 64) * 64;
-    slices = hcl_ceil_div(g->k, kslice);
+    const size_t kslice =
+        hcl__gemm_kslice(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535)), 64, &slices);
     if (slices < 2)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "split-K needs two slices of k of 64 or more within %zu MiB of scratch (m %zu, n %zu, "

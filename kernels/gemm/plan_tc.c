@@ -147,8 +147,8 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
 static hcl_status plan_wg_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     const size_t sms = hcl_known_or(dev->compute_units, 1), tiles = wg_tiles(g);
     if (copies_b(g) || 2 * tiles > sms || g->k < 4 * WG_MIN_SLICE) return HCL_ERROR_UNSUPPORTED;
-    const size_t fit = hcl__gemm_slices_fit(g, hcl_min_size(sms / tiles, g->k / WG_MIN_SLICE));
-    const size_t kslice = hcl_ceil_div(hcl_ceil_div(g->k, fit ? fit : 1), 64) * 64, slices = hcl_ceil_div(g->k, kslice);
+    size_t slices;
+    const size_t kslice = hcl__gemm_kslice(g, hcl_min_size(sms / tiles, g->k / WG_MIN_SLICE), 64, &slices);
     if (slices < 2) return HCL_ERROR_UNSUPPORTED;
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_wg_%s_f32_%s",
