@@ -25,6 +25,8 @@ hcl_status hcl__plan_gemm_tiles128(const hcl_kdevice *dev, const hcl_kgemm *g, h
  * (the plan then holds one launch again). */
 hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
                                  size_t tile, size_t per_sm, int forced);
+/* The part of tiles of tile_m x tile_n over C that lies inside C (1: C is whole tiles). */
+double hcl__gemm_tile_fill(const hcl_kgemm *g, size_t tile_m, size_t tile_n);
 /* The length of k's slices (a multiple of `align`) for about `slices` of them, their number halved while their partial
  * products (m x n floats each) would not fit in the scratch the sliced plans allow themselves (256 MiB); the number
  * of slices that length makes (the last one short) in *out_slices. Every sliced plan cuts k this one way. */

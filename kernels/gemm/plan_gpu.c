@@ -35,6 +35,11 @@ static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
 }
 
 /* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 256 x 128, 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
+/* The SIMT kernels' float32 rates relative to the 256 x 128 tiles' on full tiles (H100 and H200: 64 x 64 about 26,
+ * 128 x 128 about 42, 256 x 128 about 48 TFLOP/s) */
+#define SIMT_RATE_128 0.85
+#define SIMT_RATE_64 0.5
+
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     char name[64];
     int kernel;
@@ -90,8 +95,7 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
          * else 64 x 64 tiles, three blocks per SM */
         if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SIMT_SPLITK)) {
             const int forced = v == HCL_KVARIANT_GEMM_SIMT_SPLITK;
-            const size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
-            if (g->k >= 2048 && 4 * g->m * g->n >= 3 * tiles128 * 128 * 128) {
+            if (g->k >= 2048 && hcl__gemm_tile_fill(g, 128, 128) >= 0.75) {
                 snprintf(name, sizeof name, "hcl_gemm_splitk_f32_128_%s", hcl__gemm_trans_name(g));
                 if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 128, 2, forced)) != HCL_ERROR_UNSUPPORTED) return st;
             }
@@ -105,13 +109,19 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
                                    hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->ab_type),
                                    hcl_kdtype_name(g->c_type));
     }
-    /* The largest tiles that keep the SMs busy (H100 SGEMM, HCL/cuBLAS, see docs/architecture.md): 256 x 128 (float32
-     * only, one block per SM) when they give at least 3/4 of the SMs a block; 128 x 128 (two per SM) when they give
-     * every SM one (2048^3 on 64 x 64 tiles: 0.64); else 64 x 64, more blocks for small problems. */
+    /* The tiles that do the most useful work: each tile size's rate (256 x 128, float32 only, one block per SM, where
+     * its tiles give at least 3/4 of the SMs a block; 128 x 128, two per SM, where its tiles give every SM one; 64 x
+     * 64, three per SM, more blocks for small problems) times the part of its tiles inside C (a C of 64 rows fills a
+     * quarter of the 256-row tiles: 64 x 14336 x 4096 ran at 0.27 of cuBLAS on them on an H200). H100 SGEMM,
+     * HCL/cuBLAS, see docs/architecture.md: 2048^3 on 64 x 64 tiles: 0.64. */
     const size_t sms = dev->compute_units ? dev->compute_units : 1;
     const size_t tiles256 = hcl_ceil_div(g->m, 256) * hcl_ceil_div(g->n, 128);
     const size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
-    const size_t tile_m = g->ab_type == HCL_DTYPE_F32 && 4 * tiles256 >= 3 * sms ? 256 : tiles128 >= sms ? 128 : 64;
+    size_t tile_m = 64;
+    double best = SIMT_RATE_64 * hcl__gemm_tile_fill(g, 64, 64);
+    if (tiles128 >= sms && SIMT_RATE_128 * hcl__gemm_tile_fill(g, 128, 128) > best)
+        tile_m = 128, best = SIMT_RATE_128 * hcl__gemm_tile_fill(g, 128, 128);
+    if (g->ab_type == HCL_DTYPE_F32 && 4 * tiles256 >= 3 * sms && hcl__gemm_tile_fill(g, 256, 128) > best) tile_m = 256;
     const size_t tile_n = tile_m == 256 ? 128 : tile_m;
     /* hcl_gemm_<f32 | ab_c>_<tile rows>_<trans> (gemm.cu) */
     if (g->ab_type == HCL_DTYPE_F32)

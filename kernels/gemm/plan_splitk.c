@@ -5,6 +5,10 @@
 
 #define SPLITK_MAX_BYTES ((size_t)256 << 20) /* scratch for the partial products at most */
 
+double hcl__gemm_tile_fill(const hcl_kgemm *g, size_t tile_m, size_t tile_n) {
+    return (double)(g->m * g->n) / (double)(hcl_ceil_div(g->m, tile_m) * tile_m * hcl_ceil_div(g->n, tile_n) * tile_n);
+}
+
 /* Fewer slices while their partial products (m x n floats each) would not fit in SPLITK_MAX_BYTES; then k over that
  * many slices rounded up to `align`, and the slices that makes counted again. */
 size_t hcl__gemm_kslice(const hcl_kgemm *g, size_t slices, size_t align, size_t *out_slices) {
@@ -44,6 +48,18 @@ hcl_status hcl__plan_gemm_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
     return HCL_SUCCESS;
 }
 
+/* The number of slices, 1 to max, for `tiles` tiles on `slots` blocks at once that takes the least time when every
+ * block does the same work (k / slices) and b blocks take ceil(b / slots) rounds: not a last round nearly empty (64
+ * tiles on 264 slots: 4 slices, one round, rather than 5, two rounds, the second a fifth full). The fewest of equals. */
+static size_t wave_slices(size_t tiles, size_t slots, size_t max) {
+    size_t best = 1, best_rounds = hcl_ceil_div(tiles, slots);
+    for (size_t s = 2; s <= max; s++) {
+        const size_t rounds = hcl_ceil_div(tiles * s, slots);
+        if (rounds * best < best_rounds * s) best = s, best_rounds = rounds; /* rounds / s < best_rounds / best */
+    }
+    return best;
+}
+
 /* Split-K: when C's tiles are fewer than the SMs and k is long (a few rows or columns, k far above m and n), k is cut
  * into slices (hcl__plan_gemm_sliced) so that about `per_sm` blocks per SM work at once. Forced (a split-K variant),
  * whenever k makes two slices of 64 or more and they fit the scratch and the grid. */
@@ -54,7 +70,8 @@ hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
     const size_t tiles = hcl_ceil_div(g->m, tile) * hcl_ceil_div(g->n, tile);
     if (!forced && (tiles >= sms || g->k < 4 * SPLITK_MIN_SLICE))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "split-K is not worth it here");
-    size_t slices = hcl_min_size(hcl_ceil_div(per_sm * sms, tiles), g->k / SPLITK_MIN_SLICE);
+    size_t slices =
+        wave_slices(tiles, per_sm * sms, hcl_min_size(hcl_ceil_div(per_sm * sms, tiles), g->k / SPLITK_MIN_SLICE));
     if (forced && slices < 2) slices = 2;
     const size_t kslice =
         hcl__gemm_kslice(g, hcl_min_size(slices, hcl_known_or(dev->max_groups[2], 65535)), 64, &slices);
