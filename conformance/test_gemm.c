@@ -141,6 +141,23 @@ CONF_TEST(gemm, big_tiles) {
     run_gemm(&odd);
     gcase whole = {2560, 1280, 64, HCL_NO_TRANS, HCL_NO_TRANS, 0, 0, 0, 1.0f, 0.0f, C_NAN, false};
     run_gemm(&whole);
+    /* a C of under 64 rows with more 64 x 128 tiles than two for each of 132 SMs (a GPU's float32 tiles of 64 x 128),
+     * each transpose, padded or not */
+    for (int t = 0; t < 4; t++) {
+        gcase g = {63,
+                   33800,
+                   9,
+                   (hcl_transpose)(t >> 1),
+                   (hcl_transpose)(t & 1),
+                   (size_t)t,
+                   (size_t)(3 - t),
+                   1,
+                   t ? -0.5f : 1.0f,
+                   t ? 1.5f : 0.0f,
+                   t ? C_RANDOM : C_NAN,
+                   false};
+        run_gemm(&g);
+    }
 }
 
 /* A regression pair: 64^3, then 2307 x 1283 x 41 on the same queue (row-major, no transpose, alpha 1, beta 0). On the
@@ -220,7 +237,8 @@ CONF_TEST(gemm, long_k) {
     run_gemm(&g2);
     run_gemm(&g3);
     run_gemm(&g4);
-    /* a few nearly full 128 x 128 tiles of C over a long k (a GPU splits k on its large tiles), every transpose */
+    /* a few nearly full 128 x 128 tiles of C over a long k (a GPU splits k on its large tiles), every transpose; then
+     * nearly full 64 x 128 tiles (63 rows) */
     static const size_t big[][3] = {{120, 128, 4099}, {250, 250, 3001}, {256, 120, 2053}, {100, 250, 2048}};
     for (int t = 0; t < 4; t++) {
         gcase g = {big[t][0],
@@ -235,6 +253,11 @@ CONF_TEST(gemm, long_k) {
                    t == 0 ? 0.0f : 0.5f,
                    t == 0 ? C_NAN : C_RANDOM,
                    false};
+        run_gemm(&g);
+    }
+    for (int t = 0; t < 4; t++) {
+        gcase g = {63,        250, 2113,  (hcl_transpose)(t >> 1), (hcl_transpose)(t & 1), 3,
+                   (size_t)t, 0,   1.25f, t ? 0.25f : 0.0f,        t ? C_RANDOM : C_NAN,   false};
         run_gemm(&g);
     }
 }

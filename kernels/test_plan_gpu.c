@@ -319,36 +319,43 @@ static void splitk(void) {
         hcl_kplan_free(&p);
     }
     /* the tiles mostly inside C: 64 rows fill a quarter of the 256-row tiles (and half of the 128-row ones), so 64 x
-     * 64 tiles take 64 x 14336 x 4096 (224 of them) and 64 x 128256 x 4096; 200 rows fill 78% of one 256-row tile */
+     * 128 tiles take 64 x 128256 x 4096 (1002 of them), and 40 rows too (5/8 of the 64-row tiles, either width: the
+     * wider tiles are faster); 200 rows fill 78% of one 256-row tile; 1021 x 1031 makes 144 tiles of 64 x 128, too few
+     * for two per SM, and takes 272 of 64 x 64 */
     static const struct {
-        size_t m, n;
+        size_t m, n, k;
         const char *kernel;
         uint32_t grid_x, grid_y;
-    } fill[] = {{64, 14336, "hcl_gemm_f32_64_nn", 224, 1},
-                {64, 128256, "hcl_gemm_f32_64_nn", 2004, 1},
-                {200, 14336, "hcl_gemm_f32_256_nn", 112, 1}};
+    } fill[] = {{64, 128256, 4096, "hcl_gemm_f32_64x128_nn", 1002, 1},
+                {40, 128256, 4096, "hcl_gemm_f32_64x128_nn", 1002, 1},
+                {200, 14336, 4096, "hcl_gemm_f32_256_nn", 112, 1},
+                {1021, 1031, 1033, "hcl_gemm_f32_64_nn", 17, 16}};
     for (size_t i = 0; i < sizeof fill / sizeof fill[0]; i++) {
-        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, fill[i].m, fill[i].n, 4096, 0);
+        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, fill[i].m, fill[i].n, fill[i].k, 0);
         if (plan("sm_90 f32 tile fill", &h100, &g, 1, fill[i].kernel, &p))
             HCL_TS_CHECK(p.launch[0].grid.x == fill[i].grid_x && p.launch[0].grid.y == fill[i].grid_y,
-                         "sm_90 f32 %zu x %zu x 4096: grid %u x %u, expected %u x %u", fill[i].m, fill[i].n,
+                         "sm_90 f32 %zu x %zu x %zu: grid %u x %u, expected %u x %u", fill[i].m, fill[i].n, fill[i].k,
                          p.launch[0].grid.x, p.launch[0].grid.y, fill[i].grid_x, fill[i].grid_y);
         hcl_kplan_free(&p);
     }
-    /* split-K slices in whole rounds of the SMs' blocks: 256 x 4096 x 4096 on 128 x 128 tiles (64 tiles, two blocks
-     * per SM: 264 at once) takes 4 slices (256 blocks, one round), not 5 (320: a second round a fifth full); 64 x 4096
-     * x 4096 on 64 x 64 tiles (64, three per SM: 396) takes 6, not 7 */
+    /* split-K on the largest tiles at least 3/4 full, its slices in whole rounds of the SMs' blocks: 256 x 4096 x 4096
+     * on 128 x 128 tiles (64 tiles, two blocks per SM: 264 at once) takes 4 slices (256 blocks, one round), not 5 (320:
+     * a second round a fifth full); 64 x 4096 x 4096 on 64 x 128 tiles (32) takes 8, not 9; 40 x 4096 x 4096 on 64 x
+     * 64 tiles (64, three per SM: 396) takes 6, not 7; 64 x 14336 x 4096 (112 tiles of 64 x 128) takes 2 */
     static const struct {
-        size_t m;
+        size_t m, n;
         const char *kernel;
         uint32_t slices;
-    } rounds[] = {{256, "hcl_gemm_splitk_f32_128_nn", 4}, {64, "hcl_gemm_splitk_f32_nn", 6}};
+    } rounds[] = {{256, 4096, "hcl_gemm_splitk_f32_128_nn", 4},
+                  {64, 4096, "hcl_gemm_splitk_f32_64x128_nn", 8},
+                  {40, 4096, "hcl_gemm_splitk_f32_nn", 6},
+                  {64, 14336, "hcl_gemm_splitk_f32_64x128_nn", 2}};
     for (size_t i = 0; i < sizeof rounds / sizeof rounds[0]; i++) {
-        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, rounds[i].m, 4096, 4096, 0);
+        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, rounds[i].m, rounds[i].n, 4096, 0);
         if (plan("sm_90 f32 split-K rounds", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p))
             HCL_TS_CHECK(strcmp(hcl_test_kernel_name(&p.launch[0]), rounds[i].kernel) == 0 &&
                              p.launch[0].grid.z == rounds[i].slices,
-                         "sm_90 f32 %zu x 4096 x 4096: %s over %u slices, expected %s over %u", rounds[i].m,
+                         "sm_90 f32 %zu x %zu x 4096: %s over %u slices, expected %s over %u", rounds[i].m, rounds[i].n,
                          hcl_test_kernel_name(&p.launch[0]), p.launch[0].grid.z, rounds[i].kernel, rounds[i].slices);
         hcl_kplan_free(&p);
     }

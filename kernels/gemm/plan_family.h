@@ -17,14 +17,14 @@ hcl_status hcl__plan_gemm_tiles128(const hcl_kdevice *dev, const hcl_kgemm *g, h
                                    const char *name);
 
 /* ---- the plans that slice k (plan_splitk.c) ---- */
-/* Split-K: when C's tile x tile tiles are fewer than the device's SMs and k is long (or whenever it can, when
+/* Split-K: when C's tile_m x tile_n tiles are fewer than the device's SMs and k is long (or whenever it can, when
  * `forced`: a split-K variant), two launches: kernel `part_name` (the arguments m, n, k, kslice, A, lda, B, ldb, P; a
  * tile per block, grid (n tiles, m tiles, slices)) writes each slice of k's partial product as floats to the scratch,
  * hcl_gemm_splitk_sum_<C's type> adds them in slice order into C; about per_sm blocks per SM. HCL_ERROR_UNSUPPORTED,
  * with the reason in out->why, when it is not worth it, k does not make two slices, or the program lacks the kernels
  * (the plan then holds one launch again). */
 hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
-                                 size_t tile, size_t per_sm, int forced);
+                                 size_t tile_m, size_t tile_n, size_t per_sm, int forced);
 /* The part of tiles of tile_m x tile_n over C that lies inside C (1: C is whole tiles). */
 double hcl__gemm_tile_fill(const hcl_kgemm *g, size_t tile_m, size_t tile_n);
 /* The length of k's slices (a multiple of `align`) for about `slices` of them, their number halved while their partial

@@ -34,11 +34,26 @@ static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     return HCL_SUCCESS;
 }
 
-/* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 256 x 128, 128 x 128 or 64 x 64 tile, the kernel strides over tiles ---- */
-/* The SIMT kernels' float32 rates relative to the 256 x 128 tiles' on full tiles (H100 and H200: 64 x 64 about 26,
- * 128 x 128 about 42, 256 x 128 about 48 TFLOP/s) */
-#define SIMT_RATE_128 0.85
-#define SIMT_RATE_64 0.5
+/* ---- GPU (kernels/gemm/gemm.cu): 256 threads per 256 x 128, 128 x 128, 64 x 128 or 64 x 64 tile, the kernel strides
+ * over tiles ---- */
+/* The SIMT tiles, largest first: rows, columns, the kernels' name part, their float32 rate relative to the 256 x 128
+ * tiles' on full tiles (H100 and H200: 64 x 64 about 26, 128 x 128 about 42, 256 x 128 about 48 TFLOP/s; 64 x 128
+ * about 36 at 64 x 128256 x 4096 on an H200), the tiles that keep the SMs busy (in SMs: 256 x 128, one block per SM,
+ * where 3/4 of the SMs get one; 128 x 128 where every SM gets one of its two; 64 x 128 where every SM gets two: 1021 x
+ * 1031 x 1033 on 144 of them ran at 0.55 of cuBLAS, on 272 of 64 x 64 at 0.64), blocks per SM, whether the kernels
+ * exist for 16-bit inputs, and the name part of their split-K form (float32 only; NULL: none) (gemm.cu). */
+static const struct simt_tile {
+    size_t m, n;
+    const char *name;
+    double rate, busy;
+    size_t per_sm;
+    int typed;
+    const char *splitk;
+} simt_tiles[] = {{256, 128, "256", 1.0, 0.75, 1, 0, NULL},
+                  {128, 128, "128", 0.85, 1.0, 2, 1, "_128"},
+                  {64, 128, "64x128", 0.75, 2.0, 2, 0, "_64x128"},
+                  {64, 64, "64", 0.5, 0.0, 3, 1, ""}};
+#define SIMT_TILES (sizeof simt_tiles / sizeof simt_tiles[0])
 
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     char name[64];
@@ -90,50 +105,49 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
                 HCL_ERROR_UNSUPPORTED)
             return st;
         if (v == HCL_KVARIANT_GEMM_SMALLK) return st; /* the refusal */
-        /* gemm.cu's hcl_gemm_splitk_f32_*: 128 x 128 tiles, two blocks per SM, where k is long and those tiles are
-         * at least 3/4 full (the 64 x 64 tiles' kernel ran at about 26 TFLOP/s on the H100, the 128 x 128 one's at 42);
-         * else 64 x 64 tiles, three blocks per SM */
+        /* gemm.cu's hcl_gemm_splitk_f32_*: the largest tiles with a split-K form that are at least 3/4 full where k is
+         * long (128 x 128, then 64 x 128, two blocks per SM), else 64 x 64 tiles, three blocks per SM */
         if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SIMT_SPLITK)) {
             const int forced = v == HCL_KVARIANT_GEMM_SIMT_SPLITK;
-            if (g->k >= 2048 && hcl__gemm_tile_fill(g, 128, 128) >= 0.75) {
-                snprintf(name, sizeof name, "hcl_gemm_splitk_f32_128_%s", hcl__gemm_trans_name(g));
-                if ((st = hcl__plan_gemm_splitk(dev, g, out, name, 128, 2, forced)) != HCL_ERROR_UNSUPPORTED) return st;
+            for (size_t i = 0; i < SIMT_TILES; i++) {
+                const struct simt_tile *t = &simt_tiles[i];
+                const int last = i + 1 == SIMT_TILES;
+                if (!t->splitk || (!last && (g->k < 2048 || hcl__gemm_tile_fill(g, t->m, t->n) < 0.75))) continue;
+                snprintf(name, sizeof name, "hcl_gemm_splitk_f32%s_%s", t->splitk, hcl__gemm_trans_name(g));
+                st = hcl__plan_gemm_splitk(dev, g, out, name, t->m, t->n, t->per_sm, forced);
+                if (st != HCL_ERROR_UNSUPPORTED || (last && forced))
+                    return hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SIMT_SPLITK, st, out);
             }
-            snprintf(name, sizeof name, "hcl_gemm_splitk_f32_%s", hcl__gemm_trans_name(g));
-            st = hcl__plan_gemm_splitk(dev, g, out, name, 64, 3, forced);
-            if (st != HCL_ERROR_UNSUPPORTED || forced)
-                return hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SIMT_SPLITK, st, out);
         }
     } else if (v != HCL_KVARIANT_AUTO && v != HCL_KVARIANT_GEMM_SIMT) {
         return hcl_kvariant_refuse(out, dev, HCL_KOP_GEMM, "its kernels take f32 A, B and C (here %s x %s -> %s)",
                                    hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->ab_type),
                                    hcl_kdtype_name(g->c_type));
     }
-    /* The tiles that do the most useful work: each tile size's rate (256 x 128, float32 only, one block per SM, where
-     * its tiles give at least 3/4 of the SMs a block; 128 x 128, two per SM, where its tiles give every SM one; 64 x
-     * 64, three per SM, more blocks for small problems) times the part of its tiles inside C (a C of 64 rows fills a
-     * quarter of the 256-row tiles: 64 x 14336 x 4096 ran at 0.27 of cuBLAS on them on an H200). H100 SGEMM,
-     * HCL/cuBLAS, see docs/architecture.md: 2048^3 on 64 x 64 tiles: 0.64. */
-    const size_t sms = dev->compute_units ? dev->compute_units : 1;
-    const size_t tiles256 = hcl_ceil_div(g->m, 256) * hcl_ceil_div(g->n, 128);
-    const size_t tiles128 = hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128);
-    size_t tile_m = 64;
-    double best = SIMT_RATE_64 * hcl__gemm_tile_fill(g, 64, 64);
-    if (tiles128 >= sms && SIMT_RATE_128 * hcl__gemm_tile_fill(g, 128, 128) > best)
-        tile_m = 128, best = SIMT_RATE_128 * hcl__gemm_tile_fill(g, 128, 128);
-    if (g->ab_type == HCL_DTYPE_F32 && 4 * tiles256 >= 3 * sms && hcl__gemm_tile_fill(g, 256, 128) > best) tile_m = 256;
-    const size_t tile_n = tile_m == 256 ? 128 : tile_m;
-    /* hcl_gemm_<f32 | ab_c>_<tile rows>_<trans> (gemm.cu) */
+    /* The tiles that do the most useful work: the rate of each tile size that keeps the SMs busy (simt_tiles; 64 x 64
+     * always, more blocks for small problems) times the part of its tiles inside C (a C of 64 rows fills a quarter of
+     * the 256-row tiles: 64 x 14336 x 4096 ran at 0.27 of cuBLAS on them on an H200). H100 SGEMM, HCL/cuBLAS, see
+     * docs/architecture.md: 2048^3 on 64 x 64 tiles: 0.64. */
+    const double sms = dev->compute_units ? dev->compute_units : 1;
+    const struct simt_tile *t = &simt_tiles[SIMT_TILES - 1];
+    double best = 0;
+    for (size_t i = 0; i < SIMT_TILES; i++) {
+        const struct simt_tile *c = &simt_tiles[i];
+        const double tiles = (double)(hcl_ceil_div(g->m, c->m) * hcl_ceil_div(g->n, c->n)),
+                     score = c->rate * hcl__gemm_tile_fill(g, c->m, c->n);
+        if ((c->typed || g->ab_type == HCL_DTYPE_F32) && tiles >= c->busy * sms && score > best) t = c, best = score;
+    }
+    /* hcl_gemm_<f32 | ab_c>_<tile>_<trans> (gemm.cu) */
     if (g->ab_type == HCL_DTYPE_F32)
-        snprintf(name, sizeof name, "hcl_gemm_f32_%zu_%s", tile_m, hcl__gemm_trans_name(g));
+        snprintf(name, sizeof name, "hcl_gemm_f32_%s_%s", t->name, hcl__gemm_trans_name(g));
     else
-        snprintf(name, sizeof name, "hcl_gemm_%s_%s_%zu_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
-                 tile_m, hcl__gemm_trans_name(g));
+        snprintf(name, sizeof name, "hcl_gemm_%s_%s_%s_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type),
+                 t->name, hcl__gemm_trans_name(g));
     kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
-                   hcl_min_size(hcl_ceil_div(g->n, tile_n), hcl_known_or(dev->max_groups[0], 65535)), 256);
-    l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, tile_m), hcl_known_or(dev->max_groups[1], 65535));
+                   hcl_min_size(hcl_ceil_div(g->n, t->n), hcl_known_or(dev->max_groups[0], 65535)), 256);
+    l->grid.y = (uint32_t)hcl_min_size(hcl_ceil_div(g->m, t->m), hcl_known_or(dev->max_groups[1], 65535));
     hcl__gemm_args(l, g, g->k, g->alpha);
     return HCL_SUCCESS;
 }

@@ -65,9 +65,9 @@ static size_t wave_slices(size_t tiles, size_t slots, size_t max) {
  * whenever k makes two slices of 64 or more and they fit the scratch and the grid. */
 #define SPLITK_MIN_SLICE 256 /* k a slice takes at least (unless forced) */
 hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, const char *part_name,
-                                 size_t tile, size_t per_sm, int forced) {
+                                 size_t tile_m, size_t tile_n, size_t per_sm, int forced) {
     const size_t sms = dev->compute_units ? dev->compute_units : 1;
-    const size_t tiles = hcl_ceil_div(g->m, tile) * hcl_ceil_div(g->n, tile);
+    const size_t tiles = hcl_ceil_div(g->m, tile_m) * hcl_ceil_div(g->n, tile_n);
     if (!forced && (tiles >= sms || g->k < 4 * SPLITK_MIN_SLICE))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "split-K is not worth it here");
     size_t slices =
@@ -84,8 +84,8 @@ hcl_status hcl__plan_gemm_splitk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
     hcl_status st = hcl__plan_gemm_sliced(dev, g, out, part_name, slices, &part);
     if (st != HCL_SUCCESS) return st;
     hcl_klaunch *l = &out->launch[0];
-    hcl_klaunch_1d(l, HCL_KPROG_GPU, part, hcl_ceil_div(g->n, tile), 256);
-    l->grid.y = (uint32_t)hcl_ceil_div(g->m, tile);
+    hcl_klaunch_1d(l, HCL_KPROG_GPU, part, hcl_ceil_div(g->n, tile_n), 256);
+    l->grid.y = (uint32_t)hcl_ceil_div(g->m, tile_m);
     l->grid.z = (uint32_t)slices;
     hcl_klaunch_u64(l, g->m);
     hcl_klaunch_u64(l, g->n);

@@ -178,7 +178,7 @@ hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
     if (v == HCL_KVARIANT_GEMM_MMA_SPLITK || (v == HCL_KVARIANT_AUTO && declines)) {
         snprintf(name, sizeof name, "hcl_gemm_tc_splitk_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
                  hcl__gemm_trans_name(g));
-        hcl_status st = hcl__plan_gemm_splitk(dev, g, out, name, HCL_TC_TILE, 2, v != HCL_KVARIANT_AUTO);
+        hcl_status st = hcl__plan_gemm_splitk(dev, g, out, name, HCL_TC_TILE, HCL_TC_TILE, 2, v != HCL_KVARIANT_AUTO);
         if (st != HCL_ERROR_UNSUPPORTED || v != HCL_KVARIANT_AUTO) return st;
     }
     if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_WGMMA)) {
