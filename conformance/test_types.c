@@ -302,6 +302,10 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
      * the Hopper kernels take it over slices of k (4 slices of 576, the last of 325), each way */
     static const size_t sliced[3] = {69, 77, 2053};
     for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, sliced, t, 3);
+    /* a short k over several of a GPU's short-k blocks (32 rows x 256 columns), a last one partial each way */
+    static const size_t short_k[][3] = {{97, 530, 1}, {300, 260, 8}};
+    for (size_t s = 0; s < sizeof short_k / sizeof short_k[0]; s++)
+        for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, short_k[s], t, (size_t)t);
     /* more tiles (17 x 10) than a GPU has SMs, so that blocks that take several tiles in turn are seen too */
     tcase many = {ab, c, compute, 2173, 2309, 45, HCL_NO_TRANS, HCL_NO_TRANS, 3, 0.5f, -1.0f, false};
     run_gemm(&many);

@@ -205,18 +205,26 @@ static void splitk(void) {
                      "61x67x262139: %s grid %u x %u x %u", hcl_test_kernel_name(&p.launch[0]), p.launch[0].grid.x,
                      p.launch[0].grid.y, p.launch[0].grid.z);
     hcl_kplan_free(&p);
-    /* a short k: the store-bound kernel, one launch, 32 rows x 256 columns a block; k of 9 on the tiled kernels */
+    /* a short k: the store-bound kernel, one launch, 32 rows x 256 columns a block, every type (TF32 in float32, before
+     * the matrix units); k of 9 on the tiled kernels */
     static const struct {
+        hcl_dtype ab, c;
+        hcl_compute compute;
         int ta, tb;
         size_t m, n, k;
         const char *kernel;
-    } smallk[] = {{0, 0, 8191, 8191, 1, "hcl_gemm_smallk_f32"},
-                  {1, 1, 4093, 4099, 8, "hcl_gemm_smallk_f32"},
-                  {0, 0, 4093, 4099, 9, "hcl_gemm_f32_256_nn"}};
+    } smallk[] = {{HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 8191, 8191, 1, "hcl_gemm_smallk_f32"},
+                  {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 1, 4093, 4099, 8, "hcl_gemm_smallk_f32"},
+                  {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 1, 8191, 8191, 1, "hcl_gemm_smallk_f32"},
+                  {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 8191, 8191, 1, "hcl_gemm_smallk_f16_f16"},
+                  {HCL_DTYPE_F16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 1, 0, 4093, 4099, 8, "hcl_gemm_smallk_f16_f32"},
+                  {HCL_DTYPE_BF16, HCL_DTYPE_BF16, HCL_COMPUTE_F32, 1, 1, 4093, 4099, 3, "hcl_gemm_smallk_bf16_bf16"},
+                  {HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 1, 1, 1, 1, "hcl_gemm_smallk_bf16_f32"},
+                  {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, 0, 0, 4093, 4099, 9, "hcl_gemm_f32_256_nn"}};
     for (size_t i = 0; i < sizeof smallk / sizeof smallk[0]; i++) {
-        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_F32, smallk[i].ta, smallk[i].tb, smallk[i].m,
+        g = hcl_test_gemm(smallk[i].ab, smallk[i].c, smallk[i].compute, smallk[i].ta, smallk[i].tb, smallk[i].m,
                           smallk[i].n, smallk[i].k, 0);
-        if (plan("sm_90 f32 short k", &h100, &g, 1, smallk[i].kernel, &p) && i < 2)
+        if (plan("sm_90 short k", &h100, &g, 1, smallk[i].kernel, &p) && smallk[i].k <= 8)
             HCL_TS_CHECK(p.launch[0].grid.x * 256 >= g.n && p.launch[0].grid.y * 32 >= g.m, "%zux%zux%zu: grid %u x %u",
                          smallk[i].m, smallk[i].n, smallk[i].k, p.launch[0].grid.x, p.launch[0].grid.y);
         hcl_kplan_free(&p);
@@ -484,7 +492,7 @@ static void amd_mfma(void) {
                   {HCL_DTYPE_F16, HCL_DTYPE_F32},
                   {HCL_DTYPE_BF16, HCL_DTYPE_BF16},
                   {HCL_DTYPE_BF16, HCL_DTYPE_F32}};
-    static const size_t shapes[3][3] = {{1000, 3000, 200}, {1, 1, 1}, {257, 131, 509}};
+    static const size_t shapes[3][3] = {{1000, 3000, 200}, {1, 1, 9}, {257, 131, 509}}; /* k <= 8: the short-k kernel */
     hcl_kplan p;
     for (int d = 0; d < 2; d++) {
         const hcl_kdevice dev = hcl_test_amd(targets[d]);

@@ -358,13 +358,18 @@ HCL_GPU_TYPES(HCL_GEMM_SPLITK_SUM_KERNEL)
  * whole cost, so a block takes HCL_GEMM_SMALLK_ROWS rows of C by 256 consecutive columns (coalesced stores, C read
  * only at beta != 0): it stages its rows' k values of A in shared memory, and each thread holds its column's k values
  * of B in registers. ta, tb: A, B transposed (element (i, p) of A at p * lda + i, (p, j) of B at j * ldb + p). The
- * products are summed in p order; each element of C is rounded once more by alpha and beta, as in the tiled kernels. */
+ * products are summed in float32 in p order (16-bit inputs widened exactly, TF32 calls too: at most 8 products, no
+ * matrix unit); each element of C is rounded once more by alpha and beta, as in the tiled kernels.
+ * hcl_gemm_smallk_<f32 | ab_c>. */
 #define HCL_GEMM_SMALLK 8
 #define HCL_GEMM_SMALLK_ROWS 32
-extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
-    hcl_gemm_smallk_f32(unsigned long long m, unsigned long long n, unsigned long long k, const float *A,
-                        unsigned long long lda, const float *B, unsigned long long ldb, float alpha, float beta,
-                        float *C, unsigned long long ldc, unsigned ta, unsigned tb) {
+template <typename TAB, typename TC>
+__device__ __forceinline__ void hcl_gemm_smallk_impl(unsigned long long m, unsigned long long n, unsigned long long k,
+                                                     const TAB *A, unsigned long long lda, const TAB *B,
+                                                     unsigned long long ldb, float alpha, float beta, TC *C,
+                                                     unsigned long long ldc, unsigned ta, unsigned tb) {
+    typedef hcl_elem<TAB> EA;
+    typedef hcl_elem<TC> EC;
     __shared__ float a_s[HCL_GEMM_SMALLK_ROWS][HCL_GEMM_SMALLK];
     const unsigned long long i0 = (unsigned long long)blockIdx.y * HCL_GEMM_SMALLK_ROWS;
     const unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -372,13 +377,13 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
     for (unsigned t = threadIdx.x; t < HCL_GEMM_SMALLK_ROWS * kk; t += blockDim.x) {
         const unsigned r = t / kk, p = t % kk;
         const unsigned long long i = i0 + r;
-        a_s[r][p] = i < m ? A[ta ? p * lda + i : i * lda + p] : 0.0f;
+        a_s[r][p] = i < m ? EA::ld(A, ta ? p * lda + i : i * lda + p) : 0.0f;
     }
     __syncthreads();
     if (j >= n) return;
     float b[HCL_GEMM_SMALLK];
 #pragma unroll
-    for (unsigned p = 0; p < HCL_GEMM_SMALLK; p++) b[p] = p < kk ? B[tb ? j * ldb + p : p * ldb + j] : 0.0f;
+    for (unsigned p = 0; p < HCL_GEMM_SMALLK; p++) b[p] = p < kk ? EA::ld(B, tb ? j * ldb + p : p * ldb + j) : 0.0f;
     const unsigned rows = m - i0 < HCL_GEMM_SMALLK_ROWS ? (unsigned)(m - i0) : HCL_GEMM_SMALLK_ROWS;
     for (unsigned r = 0; r < rows; r++) {
         float c = 0.0f;
@@ -386,9 +391,21 @@ extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)
         for (unsigned p = 0; p < HCL_GEMM_SMALLK; p++)
             if (p < kk) c = fmaf(a_s[r][p], b[p], c);
         const unsigned long long at = (i0 + r) * ldc + j;
-        C[at] = beta != 0.0f ? fmaf(beta, C[at], alpha * c) : alpha * c;
+        EC::st(C, at, beta != 0.0f ? fmaf(beta, EC::ld(C, at), alpha * c) : alpha * c);
     }
 }
+#define HCL_GEMM_SMALLK_KERNEL(NAME, TAB, TC)                                                                          \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)                                                                  \
+        NAME(unsigned long long m, unsigned long long n, unsigned long long k, const TAB *A, unsigned long long lda,   \
+             const TAB *B, unsigned long long ldb, float alpha, float beta, TC *C, unsigned long long ldc,             \
+             unsigned ta, unsigned tb) {                                                                               \
+        hcl_gemm_smallk_impl<TAB, TC>(m, n, k, A, lda, B, ldb, alpha, beta, C, ldc, ta, tb);                           \
+    }
+HCL_GEMM_SMALLK_KERNEL(hcl_gemm_smallk_f32, float, float)
+HCL_GEMM_SMALLK_KERNEL(hcl_gemm_smallk_f16_f16, hcl_f16_t, hcl_f16_t)
+HCL_GEMM_SMALLK_KERNEL(hcl_gemm_smallk_f16_f32, hcl_f16_t, float)
+HCL_GEMM_SMALLK_KERNEL(hcl_gemm_smallk_bf16_bf16, hcl_bf16_t, hcl_bf16_t)
+HCL_GEMM_SMALLK_KERNEL(hcl_gemm_smallk_bf16_f32, hcl_bf16_t, float)
 
 /* C = beta * C over an m x n window (k == 0 or alpha == 0); beta == 0 writes zeros without reading C. */
 template <typename T>

@@ -3,8 +3,9 @@
 
 #include <stdio.h>
 
-/* A short k (gemm.cu's hcl_gemm_smallk_f32, k <= 8): a block of 256 threads per 32 rows x 256 columns of C, which is
- * all the kernel's traffic (the tiled kernels spent their time on tiles of A and B that are one column deep). */
+/* A short k (gemm.cu's hcl_gemm_smallk_<f32 | ab_c>, k <= 8, every type, TF32 in float32): a block of 256 threads per
+ * 32 rows x 256 columns of C, which is all the kernel's traffic (the tiled and matrix-unit kernels spent their time on
+ * tiles of A and B that are one column deep: H200, 8191 x 8191 x 1, f16 0.42 and TF32 0.33 of cuBLAS on them). */
 #define SMALLK_MAX 8
 #define SMALLK_ROWS 32
 static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
@@ -14,7 +15,12 @@ static hcl_status plan_smallk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
                               "the short-k kernel takes k of at most %d and a grid of 32-row x 256-column blocks the "
                               "device allows (m %zu, n %zu, k %zu)",
                               SMALLK_MAX, g->m, g->n, g->k);
-    const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_gemm_smallk_f32");
+    char name[48];
+    if (g->ab_type == HCL_DTYPE_F32)
+        snprintf(name, sizeof name, "hcl_gemm_smallk_f32");
+    else
+        snprintf(name, sizeof name, "hcl_gemm_smallk_%s_%s", hcl_kdtype_name(g->ab_type), hcl_kdtype_name(g->c_type));
+    const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, hcl_ceil_div(g->n, 256), 256);
     l->grid.y = (uint32_t)hcl_ceil_div(g->m, SMALLK_ROWS);
@@ -73,19 +79,24 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
         hcl_klaunch_u64(l, g->ldc);
         return HCL_SUCCESS;
     }
+    /* a short k, any type: writing C is the whole cost (plan_smallk), before any other kernel */
+    const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
+    hcl_status st = HCL_ERROR_UNSUPPORTED;
+    if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SMALLK) &&
+        (st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SMALLK, plan_smallk(dev, g, out, l), out)) !=
+            HCL_ERROR_UNSUPPORTED)
+        return st;
+    if (v == HCL_KVARIANT_GEMM_SMALLK) return st; /* the refusal */
     /* a C of few rows (or columns), any type (plan_rows.c): reading B once is the whole cost. First where the
      * few-rows kernels beat the matrix-unit kernels, else where these decline the call (below) */
-    const hcl_kvariant v = dev->variant[HCL_KOP_GEMM];
     const int rows_first = v == HCL_KVARIANT_GEMM_ROWS || hcl__plan_gemm_rows_first(g);
-    hcl_status st = HCL_ERROR_UNSUPPORTED;
     if (rows_first && hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS) &&
         ((st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS, hcl__plan_gemm_rows(dev, g, out), out)) !=
              HCL_ERROR_UNSUPPORTED ||
          v == HCL_KVARIANT_GEMM_ROWS))
         return st;
     /* the matrix-unit kernels of the device's vendor next (plan_family.h), or the matrix-unit variant forced */
-    const int simt_side =
-        v == HCL_KVARIANT_GEMM_SIMT || v == HCL_KVARIANT_GEMM_SIMT_SPLITK || v == HCL_KVARIANT_GEMM_SMALLK;
+    const int simt_side = v == HCL_KVARIANT_GEMM_SIMT || v == HCL_KVARIANT_GEMM_SIMT_SPLITK;
     if (!simt_side) {
         const int mfma =
             v == HCL_KVARIANT_GEMM_MFMA || (v == HCL_KVARIANT_AUTO && dev->matrix_unit == HCL_MATRIX_UNIT_MFMA);
@@ -100,11 +111,6 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
                                    "variants); the SIMT kernels compute in float32");
     }
     if (g->ab_type == HCL_DTYPE_F32 && g->c_type == HCL_DTYPE_F32) {
-        if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SMALLK) &&
-            (st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SMALLK, plan_smallk(dev, g, out, l), out)) !=
-                HCL_ERROR_UNSUPPORTED)
-            return st;
-        if (v == HCL_KVARIANT_GEMM_SMALLK) return st; /* the refusal */
         /* gemm.cu's hcl_gemm_splitk_f32_*: the largest tiles with a split-K form that are at least 3/4 full where k is
          * long (128 x 128, then 64 x 128, two blocks per SM), else 64 x 64 tiles, three blocks per SM */
         if (hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_SIMT_SPLITK)) {
