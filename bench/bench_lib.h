@@ -94,13 +94,14 @@ typedef struct options {
  * energy counter at the window's ends where it has one, else integrated from the sampler thread's power readings
  * (method says which); clocks and throttle reasons from the samples the sampler took in the window. */
 typedef struct row_energy {
-    int measured;                            /* 1: the window was read; 0: note says why not */
-    char method[32];                         /* "energy counter", "power samples" */
-    double window_s;                         /* wall time of the window */
-    int runs;                                /* calls in it: the timed runs and the extension's */
-    double joules;                           /* over the window */
-    double avg_w;                            /* joules / window_s */
-    int samples;                             /* sampler readings in the window (and one at its end) */
+    int measured;      /* 1: the window was read; 0: note says why not */
+    char method[32];   /* "energy counter", "power samples" */
+    double window_s;   /* wall time of the window */
+    double start_unix; /* the window's start, seconds since 1970 (to line it up with nvidia-smi's samples) */
+    int runs;          /* calls in it: the timed runs and the extension's */
+    double joules;     /* over the window */
+    double avg_w;      /* joules / window_s */
+    int samples;       /* sampler readings in the window (and one at its end) */
     double sm_min, sm_max, mem_min, mem_max; /* MHz the samples saw; NaN: none known */
     uint32_t throttle;                       /* HCL_THROTTLE_* bits seen in the window */
     int throttle_known;                      /* the source reports throttle reasons */

@@ -77,9 +77,12 @@ static void *sampler_main(void *arg) {
 }
 
 /* The statistics of the samples taken in [t0, t1] and of `last` (a reading at the window's end): mean power, clocks'
- * range, throttle bits. Returns the number of samples used. */
-static int window_stats(bench_sampler *s, double t0, double t1, const sample *last, double *mean_w, row_energy *e) {
-    double psum = 0;
+ * range, throttle bits, and the energy counter's rate between its first and last update seen in the window (NaN
+ * when they span less than half the window): a counter that steps every 20 to 100 ms (NVML's) read only at the
+ * window's ends would be off by up to a step, which this rate is not. Returns the number of samples used. */
+static int window_stats(bench_sampler *s, double t0, double t1, const sample *last, double *mean_w, double *update_w,
+                        row_energy *e) {
+    double psum = 0, prev = NAN, ta = NAN, ea = NAN, tb = NAN, eb = NAN;
     int pn = 0, n = 0;
     e->sm_min = e->sm_max = e->mem_min = e->mem_max = NAN;
     e->throttle = 0;
@@ -101,10 +104,29 @@ static int window_stats(bench_sampler *s, double t0, double t1, const sample *la
         }
         e->throttle |= x->throttle;
         e->throttle_known |= x->throttle_known;
+        if (isfinite(x->energy)) {
+            if (isfinite(prev) && x->energy != prev) { /* the counter stepped since the previous sample */
+                if (!isfinite(ta)) ta = x->t, ea = x->energy;
+                tb = x->t, eb = x->energy;
+            }
+            prev = x->energy;
+        }
     }
     pthread_mutex_unlock(&s->lock);
     *mean_w = pn ? psum / pn : NAN;
+    *update_w = tb - ta >= 0.5 * (t1 - t0) && eb >= ea ? (eb - ea) / (tb - ta) : NAN;
     return n;
+}
+
+/* CLOCK_REALTIME minus now_s()'s CLOCK_MONOTONIC, taken once. */
+static double unix_offset(void) {
+    static double offset = NAN;
+    if (isnan(offset)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        offset = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - now_s();
+    }
+    return offset;
 }
 
 /* The energy and mean power over [t0, now] from the counter (e0 at t0) or the power samples; 0 when neither. */
@@ -114,10 +136,14 @@ static int window_energy(bdev *b, double t0, double e0, row_energy *e) {
         snprintf(e->note, sizeof e->note, "the telemetry read at the window's end failed");
         return 0;
     }
-    double mean_w = NAN;
+    double mean_w = NAN, update_w = NAN;
     e->window_s = last.t - t0;
-    e->samples = window_stats(b->sampler, t0, last.t, &last, &mean_w, e);
-    if (isfinite(e0) && isfinite(last.energy) && last.energy >= e0) {
+    e->start_unix = t0 + unix_offset();
+    e->samples = window_stats(b->sampler, t0, last.t, &last, &mean_w, &update_w, e);
+    if (isfinite(update_w)) {
+        snprintf(e->method, sizeof e->method, "energy counter");
+        e->joules = update_w * e->window_s;
+    } else if (isfinite(e0) && isfinite(last.energy) && last.energy >= e0) {
         snprintf(e->method, sizeof e->method, "energy counter");
         e->joules = last.energy - e0;
     } else if (isfinite(mean_w)) {

@@ -78,6 +78,7 @@ void json_energy(FILE *f, const result *r, const measure *m) {
     fputs("{\"method\": ", f);
     json_str(f, e->method);
     json_field_num(f, "window_s", e->window_s);
+    fprintf(f, ", \"start_unix\": %.3f", e->start_unix);
     fprintf(f, ", \"runs\": %d, \"samples\": %d", e->runs, e->samples);
     json_field_num(f, "joules", e->joules);
     json_field_num(f, "avg_power_w", e->avg_w);

@@ -144,7 +144,7 @@ int info_monitor(int only_one, uint32_t only, unsigned interval_ms, long count, 
     }
     /* each physical device once: a GPU seen through two backends (CUDA and OpenCL) is read through the first */
     uint32_t pick[256];
-    char selectors[256][48];
+    char selectors[256][48], identities[256][80];
     uint32_t picked = 0;
     for (uint32_t i = 0; i < n && picked < 256; i++) {
         hcl_device_info d;
@@ -157,6 +157,7 @@ int info_monitor(int only_one, uint32_t only, unsigned interval_ms, long count, 
         }
         if (seen) continue;
         info_selector(&d, selectors[picked], sizeof selectors[picked]);
+        snprintf(identities[picked], sizeof identities[picked], "%s", d.identity);
         pick[picked++] = i;
     }
     uint32_t mask = 0;
@@ -164,17 +165,23 @@ int info_monitor(int only_one, uint32_t only, unsigned interval_ms, long count, 
     if (!json)
         printf("# %9s %-12s %7s %11s %5s %6s %6s %4s %8s %4s\n", "time_s", "device", "power_W", "energy_J", "temp",
                "sm_MHz", "mem_MHz", "util", "used_MiB", "thr");
-    struct timespec start;
+    struct timespec start, wall;
     clock_gettime(CLOCK_MONOTONIC, &start);
+    clock_gettime(CLOCK_REALTIME, &wall); /* unix_time of a reading: its monotonic time + this offset */
+    double unix_offset =
+        ((double)wall.tv_sec + (double)wall.tv_nsec * 1e-9) - ((double)start.tv_sec + (double)start.tv_nsec * 1e-9);
     for (long s = 0; count <= 0 || s < count; s++) {
         for (uint32_t p = 0; p < picked; p++) {
             hcl_telemetry t;
             if (hcl_device_get_telemetry_by_index(pick[p], mask, &t) != HCL_SUCCESS) continue;
             double at = t.time_s - ((double)start.tv_sec + (double)start.tv_nsec * 1e-9);
             if (json) {
-                printf("{\"schema\": \"hcl-info-monitor/1\", \"time_s\": %.3f, \"index\": %" PRIu32 ", \"selector\": ",
-                       at, pick[p]);
+                printf("{\"schema\": \"hcl-info-monitor/1\", \"time_s\": %.3f, \"unix_time\": %.3f, \"index\": %" PRIu32
+                       ", \"selector\": ",
+                       at, t.time_s + unix_offset, pick[p]);
                 info_json_string(selectors[p]);
+                printf(", \"identity\": ");
+                info_json_string(identities[p]);
                 printf(", \"source\": ");
                 info_json_string(t.source);
                 for (size_t k = 0; k < MONITOR_COUNT; k++) {

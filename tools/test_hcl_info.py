@@ -448,6 +448,24 @@ def case_telemetry(info):
     check(len(lines) == 3 and all(x["schema"] == "hcl-info-monitor/1" and x["selector"] == "telefake:0" for x in lines)
           and [x["energy_j"] for x in lines] == [lines[0]["energy_j"] + k for k in range(3)]
           and lines[2]["time_s"] >= 0.035, f"--monitor 20 --count 3 --json: 3 lines, the counter advancing ({out[:600]})")
+    # compare_smi.py on those lines beside a made-up nvidia-smi CSV of the same GPU: 2% more power, same clocks
+    import datetime
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        mon, smi = os.path.join(tmp, "mon.jsonl"), os.path.join(tmp, "smi.csv")
+        with open(mon, "w") as f:
+            f.write(out)
+        with open(smi, "w") as f:
+            f.write("timestamp, uuid, power.draw [W], total_energy_consumption [mJ], clocks.sm [MHz], clocks.mem [MHz]\n")
+            for x in lines:
+                ts = datetime.datetime.fromtimestamp(x["unix_time"] + 0.005).strftime("%Y/%m/%d %H:%M:%S.%f")[:-3]
+                f.write(f"{ts}, GPU-01234567-89ab-cdef-0123-456789abcdef, {x['power_w'] * 1.02:.2f} W, "
+                        f"{x['energy_j'] * 1000:.0f}, {x['clock_sm_mhz']:.0f} MHz, {x['clock_memory_mhz']:.0f} MHz\n")
+        p = subprocess.run([sys.executable, os.path.join(HERE, "compare_smi.py"), "--smi", smi, "--monitor", mon],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and "power: 3 of 3 readings within 5%" in p.stdout and "(median |diff| 1.96%)" in p.stdout
+              and "SM equal in 3 of 3, memory equal in 3 of 3" in p.stdout,
+              f"compare_smi.py beside a made-up nvidia-smi CSV ({p.stdout[-600:]}{p.stderr[-300:]})")
     rc, out, err = run(info, "--monitor=10", "-c", "2")
     rows = [x for x in out.splitlines() if x.startswith("  ")]
     check(rc == 0 and out.startswith("#") and len(rows) == 2 * len(doc["devices"])
