@@ -355,7 +355,7 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
 void settle_cpu(const bdev *b);
 
 /* energy.c: the device's telemetry during a run (hcl_telemetry.h). energy_start finds the device's source, starts
- * the sampler thread (every 20 ms on a GPU, 100 ms on a CPU, so it takes no time from the timed runs' thread), reads
+ * the sampler thread (every 20 ms on a GPU, 250 ms on a CPU, so it takes no time from the timed runs' thread), reads
  * the idle power over a second and prints the "energy:" line; with no source it prints why and does nothing more.
  * run_timed calls energy_begin before the first timed run and energy_end after the last: energy_end runs fn more
  * times while the window is shorter than --energy-window, then fills m->energy (returns 1 when such a run failed,

@@ -78,8 +78,9 @@ static void *sampler_main(void *arg) {
 
 /* The statistics of the samples taken in [t0, t1] and of `last` (a reading at the window's end): mean power, clocks'
  * range, throttle bits, and the energy counter's rate between its first and last update seen in the window (NaN
- * when they span less than half the window): a counter that steps every 20 to 100 ms (NVML's) read only at the
- * window's ends would be off by up to a step, which this rate is not. Returns the number of samples used. */
+ * when they span less than half the window): a counter that steps only now and then (NVML does not document its
+ * update period) and is read only at the window's ends is off by up to a step, which this rate is not. Returns the
+ * number of samples used. */
 static int window_stats(bench_sampler *s, double t0, double t1, const sample *last, double *mean_w, double *update_w,
                         row_energy *e) {
     double psum = 0, prev = NAN, ta = NAN, ea = NAN, tb = NAN, eb = NAN;
@@ -226,7 +227,7 @@ void energy_start(bdev *b) {
     bench_sampler *s = calloc(1, sizeof *s);
     if (!s) return;
     s->index = index;
-    s->interval_ms = b->cpu ? 100 : 20; /* a CPU device's sampler would take time from its kernels' cores */
+    s->interval_ms = b->cpu ? 250 : 20; /* a CPU device's sampler would take time from its kernels' cores */
     pthread_mutex_init(&s->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

@@ -37,6 +37,8 @@ grep -q "^energy:    powercap+hwmon, " "$dir/out.txt" && grep -q "idle [0-9.]* W
     { echo "FAIL: no idle line"; fail=1; }
 n=$(grep -c "^        energy: [0-9.e+-]* J/run, [0-9.]* W over [0-9.]* s, [0-9]* runs (energy counter); [0-9.e+-]* G" "$dir/out.txt")
 [ "$n" -eq 2 ] || { echo "FAIL: $n energy lines under the rows, not 2"; fail=1; }
+wide=$(awk 'length > 120' "$dir/out.txt" | wc -l)
+[ "$wide" -eq 0 ] || { echo "FAIL: $wide lines wider than 120 columns"; fail=1; }
 "$cmake" -DJSON="$dir/e.json" -DKERNELS="vecadd;gemm" -DREQUIRE_ENERGY=1 -P "$check" || fail=1
 head -1 "$dir/e.csv" | grep -q ",energy_method,energy_window_s,.*,throttled,throttle_reasons,idle_power_w$" ||
     { echo "FAIL: CSV header lacks the energy columns"; fail=1; }
