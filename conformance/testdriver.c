@@ -11,8 +11,8 @@
  *                       and TESTDRV_OOM_REASON, as a driver whose device list cannot grow); later ones succeed, with
  *                       one device (whose open fails: nothing below it is implemented)
  *   TESTDRV_TELEMETRY   libhcl-telefake.so (api/telemetry/CMakeLists.txt): three GPUs that cannot be opened, described
- *                       for the telemetry tests: an NVIDIA one and an AMD one whose UUIDs the fake NVML and ROCm SMI
- *                       know, and an Intel one; they open, but nothing can be run on them
+ *                       for the telemetry tests: an NVIDIA, an AMD and an Intel one whose UUIDs the fake NVML, ROCm SMI
+ *                       and Sysman know; they open, but nothing can be run on them
  * They are built into their own folder, which only the loader tests put on HCL_DRIVER_PATH.
  */
 #include "testdriver.h"
@@ -88,8 +88,9 @@ static hcl_status t_device_info(uint32_t index, hcl_device_info *out_info) {
     snprintf(out_info->name, sizeof out_info->name, "telemetry test GPU %u", index);
     snprintf(out_info->vendor, sizeof out_info->vendor, "%s", vendors[index]);
     out_info->type = HCL_DEVICE_TYPE_GPU;
-    out_info->has_uuid = index < 2;
+    out_info->has_uuid = 1;
     if (index == 0) memcpy(out_info->uuid, nvidia_uuid, 16);
+    if (index == 2) memcpy(out_info->uuid, "hcl-intel-gpu-02", 16);
     if (index == 1) memcpy(out_info->uuid, "00000000c0ffee01", 16); /* HIP's UUID: ROCm SMI's unique id as text */
     snprintf(out_info->identity, sizeof out_info->identity, "%s:%u", TESTDRV_NAME, index);
     return HCL_SUCCESS;

@@ -28,6 +28,7 @@ HCL__HIDDEN_T void hcl__tele_throttle_text(hcl_telemetry *t, uint32_t bits);
 HCL__HIDDEN_T int hcl__tele_nvml_read(const hcl_device_info *d, hcl_telemetry *t, char *why, size_t why_size);
 HCL__HIDDEN_T int hcl__tele_nvml_mig(const hcl_device_info *d, hcl_mig_info *m);
 HCL__HIDDEN_T int hcl__tele_rsmi_read(const hcl_device_info *d, hcl_telemetry *t, char *why, size_t why_size);
+HCL__HIDDEN_T int hcl__tele_sysman_read(const hcl_device_info *d, hcl_telemetry *t, char *why, size_t why_size);
 HCL__HIDDEN_T int hcl__tele_host_read(const hcl_device_info *d, hcl_telemetry *t, char *why, size_t why_size);
 /* The folder that stands for / (HCL_TELEMETRY_ROOT, tests), "" for the real one. */
 HCL__HIDDEN_T const char *hcl__tele_root(void);

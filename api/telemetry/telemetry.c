@@ -113,7 +113,7 @@ static void read_device(const hcl_device_info *d, uint32_t fields, hcl_telemetry
     } else if (d->type == HCL_DEVICE_TYPE_CPU) {
         served = hcl__tele_host_read(d, t, why, sizeof why);
     } else if (contains(d->vendor, "intel") || strcmp(d->backend, "levelzero") == 0) {
-        snprintf(why, sizeof why, "Level Zero Sysman is not read by this HCL version (no source for Intel GPUs yet)");
+        served = hcl__tele_sysman_read(d, t, why, sizeof why);
     } else {
         snprintf(why, sizeof why, "no telemetry source for a %s device of vendor '%.100s'", d->backend, d->vendor);
     }

@@ -2,14 +2,15 @@
  * reasons and link, as the vendor's management library reports them, and the MIG instances of an NVIDIA GPU.
  *
  * The sources are opened at run time, like the vendor runtimes (libhcl links none of them): NVML
- * (libnvidia-ml.so.1) for NVIDIA GPUs, ROCm SMI (librocm_smi64.so) for AMD GPUs, and Linux powercap (RAPL) and hwmon
- * under /sys for the host CPU. A device is matched to its source by UUID (NVIDIA: the CUDA or OpenCL device UUID is
- * NVML's "GPU-..." UUID; AMD: HIP's UUID is ROCm SMI's unique id). Every field is either known, with its value, or
+ * (libnvidia-ml.so.1) for NVIDIA GPUs, ROCm SMI (librocm_smi64.so) for AMD GPUs, Level Zero Sysman (libze_loader.so.1,
+ * zesInit) for Intel GPUs, and Linux powercap (RAPL) and hwmon under /sys for the host CPU. A device is matched to its
+ * source by UUID (NVIDIA: the CUDA or OpenCL device UUID is NVML's "GPU-..." UUID; AMD: HIP's UUID is ROCm SMI's
+ * unique id; Intel: the Level Zero device UUID). Every field is either known, with its value, or
  * unknown with the reason (no source for the device, the library missing, the vendor's "not supported"); a missing
  * source is never an error of the call. Reading is read-only: nothing here changes a device setting.
  *
- * Overrides (docs/telemetry.md): HCL_NVML_LIBRARY and HCL_ROCM_SMI_LIBRARY name the library to open instead of the
- * usual names; HCL_TELEMETRY_ROOT is a folder read in place of / (tests: its sys/ and proc/); HCL_TELEMETRY=off turns every
+ * Overrides (docs/telemetry.md): HCL_NVML_LIBRARY, HCL_ROCM_SMI_LIBRARY and HCL_SYSMAN_LIBRARY name the library to
+ * open instead of the usual names; HCL_TELEMETRY_ROOT is a folder read in place of / (tests: its sys/ and proc/); HCL_TELEMETRY=off turns every
  * source off (each field then says so).
  */
 #ifndef HCL_HCL_TELEMETRY_H
@@ -68,7 +69,7 @@ typedef struct hcl_telemetry_value {
 } hcl_telemetry_value;
 
 typedef struct hcl_telemetry {
-    char source[32];      /* "nvml", "rocm-smi", "powercap+hwmon", ...; "" when no source serves the device */
+    char source[32];      /* "nvml", "rocm-smi", "sysman", "powercap+hwmon"; "" when no source serves the device */
     char detail[256];     /* the library or folder read and how the device was matched ("libnvidia-ml.so.1 580.159,
                            GPU-1234... by UUID"); when source is "", why no source serves it */
     double time_s;        /* CLOCK_MONOTONIC seconds when the reading was taken */

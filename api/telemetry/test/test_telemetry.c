@@ -1,8 +1,8 @@
 /* hcl_telemetry.h through the public API, on stand-ins (api/telemetry/CMakeLists.txt sets the environment):
- *   fake    the test driver's NVIDIA and AMD GPUs read through the fake NVML and ROCm SMI: every value exactly, the
- *           energy counters advancing, the throttle bits and text, a field the library does not support, the MIG
- *           instances; the Intel GPU unknown with the reason; a field mask
- *   absent  HCL_NVML_LIBRARY and HCL_ROCM_SMI_LIBRARY name missing files: every field unknown, the reason naming
+ *   fake    the test driver's NVIDIA, AMD and Intel GPUs read through the fake NVML, ROCm SMI and Sysman: every value
+ *           exactly, the energy counters advancing, power from Sysman's counter, the throttle bits and text, fields
+ *           the library does not support, the MIG instances; a field mask
+ *   absent  HCL_NVML_LIBRARY, HCL_ROCM_SMI_LIBRARY and HCL_SYSMAN_LIBRARY name missing files: every field unknown, the reason naming
  *           the file, and nothing fails
  *   host    the host device on a fake /sys and /proc (HCL_TELEMETRY_ROOT, written here): package energy summed over
  *           zones and unfolded across a counter wrap, power from the counter, limit, temperature, clock, memory
@@ -126,8 +126,23 @@ static void test_fake(void) {
     check_value(&t, HCL_TELEMETRY_ENERGY, 2000000.0 * 15.25 * 1e-6);
 
     read_at(intel, 0, &t);
-    CHECK(t.source[0] == '\0' && strstr(t.detail, "Sysman"), "source '%s' detail '%s'", t.source, t.detail);
-    check_unknown(&t, HCL_TELEMETRY_POWER, "Sysman");
+    CHECK(strcmp(t.source, "sysman") == 0 && strstr(t.detail, "1.3.99999 (fake)") && strstr(t.detail, "device 1"),
+          "source '%s' detail '%s'", t.source, t.detail);
+    check_value(&t, HCL_TELEMETRY_ENERGY, 1000.0);
+    check_value(&t, HCL_TELEMETRY_POWER, 20.0); /* 2 J over the counter's own 100 ms */
+    check_value(&t, HCL_TELEMETRY_POWER_LIMIT, 300);
+    check_value(&t, HCL_TELEMETRY_CLOCK_SM, 1450);
+    check_value(&t, HCL_TELEMETRY_CLOCK_MEMORY, 1200);
+    check_value(&t, HCL_TELEMETRY_THROTTLE, HCL_THROTTLE_POWER | HCL_THROTTLE_THERMAL);
+    check_value(&t, HCL_TELEMETRY_TEMPERATURE, 61.5);
+    check_value(&t, HCL_TELEMETRY_MEMORY_USED, 4.0 * (1 << 30));
+    check_value(&t, HCL_TELEMETRY_MEMORY_TOTAL, 64.0 * (1 << 30));
+    check_value(&t, HCL_TELEMETRY_LINK_GENERATION, 4);
+    check_unknown(&t, HCL_TELEMETRY_LINK_WIDTH, "link width is not known");
+    check_unknown(&t, HCL_TELEMETRY_UTILIZATION, "Sysman");
+    read_at(intel, HCL_TELEMETRY_BIT(HCL_TELEMETRY_ENERGY) | HCL_TELEMETRY_BIT(HCL_TELEMETRY_POWER), &t);
+    check_value(&t, HCL_TELEMETRY_ENERGY, 1004.0); /* no wait this time: the previous read is 100 ms old */
+    check_value(&t, HCL_TELEMETRY_POWER, 20.0);
 }
 
 static void test_absent(void) {
@@ -141,6 +156,8 @@ static void test_absent(void) {
         check_unknown(&t, (hcl_telemetry_field)f, "NVML: /nonexistent/libnvidia-ml-hcl-test.so.1");
     read_at(amd, 0, &t);
     check_unknown(&t, HCL_TELEMETRY_ENERGY, "ROCm SMI: /nonexistent/librocm_smi64-hcl-test.so");
+    read_at(find("telefake", 2), 0, &t);
+    check_unknown(&t, HCL_TELEMETRY_CLOCK_SM, "Level Zero Sysman: /nonexistent/libze_loader-hcl-test.so.1");
     hcl_mig_info m;
     CHECK(hcl_device_get_mig_by_index(nv, &m) == HCL_SUCCESS && !m.known && strstr(m.reason, "nonexistent"), "'%s'",
           m.reason);
