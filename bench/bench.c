@@ -80,6 +80,9 @@ static void usage(FILE *f) {
         "                      f32 peak; without it rows have no fraction of peak, except GFLOP/s against a\n"
         "                      theoretical peak)\n"
         "  --no-transfer       skip the transfer section (host-to-device and device-to-host bandwidth)\n"
+        "  --no-energy         read no telemetry (power, energy, clocks: docs/telemetry.md)\n"
+        "  --energy-window S   a row's energy is read over its timed runs and, when they take less than S seconds\n"
+        "                      (default 0.5), more runs of the same call (0: the timed runs alone)\n"
         "  --peak, --transfer  run only these sections (either or both): no kernel table, launch or user kernel\n"
         "\n"
         "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and\n"
@@ -261,6 +264,7 @@ enum {
     OPT_SOFTMAX,
     OPT_REDUCE_N,
     OPT_NOISE,
+    OPT_ENERGY_WINDOW,
     OPT_JSON,
     OPT_CSV,
     OPT_PLOT,
@@ -308,6 +312,9 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
         break;
     case OPT_NOISE:
         if (parse_double(v, 1.0, 1e6, &o->noise)) want = "a number above 1 (1.10: a 10% spread)";
+        break;
+    case OPT_ENERGY_WINDOW:
+        if (parse_double(v, 0.0, 60.0, &o->energy_window)) want = "seconds from 0 to 60";
         break;
     case OPT_VECADD_N:
     case OPT_REDUCE_N:
@@ -426,6 +433,8 @@ static int parse_args(int argc, char **argv, options *o) {
         {"softmax", required_argument, NULL, OPT_SOFTMAX},
         {"reduce-n", required_argument, NULL, OPT_REDUCE_N},
         {"noise-threshold", required_argument, NULL, OPT_NOISE},
+        {"no-energy", no_argument, &o->energy, 0},
+        {"energy-window", required_argument, NULL, OPT_ENERGY_WINDOW},
         {"json", required_argument, NULL, OPT_JSON},
         {"csv", required_argument, NULL, OPT_CSV},
         {"plot", required_argument, NULL, OPT_PLOT},
@@ -634,6 +643,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     settle_cpu(&b); /* opening OpenBLAS starts its threads */
     progress_done();
     print_header(&b, dr);
+    energy_start(&b); /* the sampler thread, the idle power and its line */
     progress_prefix("[device %d/%d]", index + 1, total);
     if (o->peak) { /* first: the rows' fractions of peak need it */
         measure_peak(&b, &dr->peak);
@@ -642,6 +652,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     }
     if (!o->sections_only) {
         print_table_header();
+        b.energy_rows = 1;
         for (int i = 0; i < ncases; i++) {
             progress_prefix("[device %d/%d, case %d/%d]", index + 1, total, i + 1, ncases);
             run_case(&b, &cases[i], &dr->results[dr->nresults]);
@@ -649,6 +660,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
             print_row(dr, &dr->results[dr->nresults], o);
             dr->nresults++;
         }
+        b.energy_rows = 0;
         print_table_footer(dr, o);
     }
     progress_prefix("[device %d/%d]", index + 1, total);
@@ -663,6 +675,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
         progress_done();
         print_device_extras(dr);
     }
+    energy_stop(&b);
     baselines_close(&b);
     st = hcl_queue_release(b.queue);
     if (st == HCL_SUCCESS)
@@ -714,6 +727,8 @@ int bench_main(int argc, char **argv, int comm) {
                  .transfer = 1,
                  .peak = 1,
                  .noise = BENCH_NOISE_DEFAULT,
+                 .energy = 1,
+                 .energy_window = 0.5,
                  .comm_min = 8,
                  .comm_ops = (1u << OP_COUNT) - 1};
     int parsed = parse_args(argc, argv, &o);

@@ -77,6 +77,8 @@ typedef struct options {
     int transfer, peak;    /* the sections (default on; --no-transfer, --no-peak) */
     int sections_only;     /* --transfer or --peak: only the sections named, no kernels, launch or user kernel */
     double noise;          /* --noise-threshold: a spread above it marks a row noisy */
+    int energy;            /* 0: --no-energy (no telemetry read at all) */
+    double energy_window;  /* --energy-window: a row's energy window is at least this many seconds */
     const char *json, *csv, *plot, *compare;
     /* bench --comm (comm.h): the communication benchmark instead of the kernels */
     int comm, comm_cross, types_set;
@@ -86,6 +88,37 @@ typedef struct options {
     const char *comm_engine;   /* NULL: hcl_comm_create_all's default */
     const char *comm_devices;  /* --comm-devices: the ranks' selectors, comma separated (NULL: the backend's) */
 } options;
+
+/* The energy of a row's timed runs (energy.c): the device's telemetry over a window that holds the timed runs and,
+ * when they take less than --energy-window seconds, more runs of the same call until they do. Read on the device's
+ * energy counter at the window's ends where it has one, else integrated from the sampler thread's power readings
+ * (method says which); clocks and throttle reasons from the samples the sampler took in the window. */
+typedef struct row_energy {
+    int measured;      /* 1: the window was read; 0: note says why not */
+    char method[32];   /* "energy counter", "power samples" */
+    double window_s;   /* wall time of the window */
+    double start_unix; /* the window's start, seconds since 1970 (to line it up with nvidia-smi's samples) */
+    int runs;          /* calls in it: the timed runs and the extension's */
+    double joules;     /* over the window */
+    double avg_w;      /* joules / window_s */
+    int samples;       /* sampler readings in the window (and one at its end) */
+    double sm_min, sm_max, mem_min, mem_max; /* MHz the samples saw; NaN: none known */
+    uint32_t throttle;                       /* HCL_THROTTLE_* bits seen in the window */
+    int throttle_known;                      /* the source reports throttle reasons */
+    char note[128];
+} row_energy;
+
+/* A device's telemetry in bench (energy.c): whether rows get energy, and its idle power. */
+typedef struct device_energy {
+    int active;        /* the device's telemetry has power or an energy counter: rows get energy figures */
+    int has_counter;   /* ... an energy counter */
+    char source[32];   /* "nvml", ... */
+    char detail[256];  /* the library and the match, or why no source serves the device */
+    int idle_measured; /* the idle line's figures (NaN where unknown) */
+    double idle_w, idle_s, idle_sm, idle_mem, idle_temp;
+    char idle_method[32];
+    double window_min_s; /* --energy-window */
+} device_energy;
 
 /* One timed thing: HCL's call or a baseline's. */
 typedef struct measure {
@@ -99,6 +132,7 @@ typedef struct measure {
     double err, tol;
     char check[96];  /* what was checked: "all 1000x1000", "16 rows + 16 cols", ... */
     char error[320]; /* a failed call, with the vendor's error */
+    row_energy energy;
 } measure;
 
 /* One (kernel, shape) row. */
@@ -214,6 +248,7 @@ typedef struct device_run {
     user_kernel uk;
     transfer_result xfer;
     peak_result peak;
+    device_energy energy;
     double wall_s;
 } device_run;
 
@@ -228,6 +263,8 @@ typedef struct bdev {
     int cpu;
     struct baselines *bl;
     device_run *run;
+    struct bench_sampler *sampler; /* energy.c's sampler thread (NULL: no telemetry) */
+    int energy_rows;               /* 1 while the kernel rows run: run_timed measures their energy */
 } bdev;
 
 /* A planned case. */
@@ -316,6 +353,34 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
               measure *m);
 /* On a CPU device: a pause that lets spinning worker threads (OpenMP, OpenBLAS, PoCL) go to sleep. */
 void settle_cpu(const bdev *b);
+
+/* energy.c: the device's telemetry during a run (hcl_telemetry.h). energy_start finds the device's source, starts
+ * the sampler thread (every 20 ms on a GPU, 250 ms on a CPU, so it takes no time from the timed runs' thread), reads
+ * the idle power over a second and prints the "energy:" line; with no source it prints why and does nothing more.
+ * run_timed calls energy_begin before the first timed run and energy_end after the last: energy_end runs fn more
+ * times while the window is shorter than --energy-window, then fills m->energy (returns 1 when such a run failed,
+ * with m->error). energy_stop ends the thread. */
+typedef struct energy_mark {
+    double t0, e0; /* wall time and energy counter (NaN: none) at the window's start */
+    int started;
+} energy_mark;
+void energy_start(bdev *b);
+void energy_stop(bdev *b);
+void energy_begin(bdev *b, energy_mark *mk);
+int energy_end(bdev *b, energy_mark *mk, one_run_fn fn, void *ctx, measure *m);
+/* energy_report.c: a row's energy line under it in the table (only where the device has telemetry), its JSON
+ * ("energy": {...} or null; the device's "telemetry" object) and CSV cells (ENERGY_CSV_COLUMNS after the others). */
+void print_energy_line(const device_run *dr, const result *r);
+void json_energy(FILE *f, const result *r, const measure *m);
+void json_device_energy(FILE *f, const device_run *dr);
+#define ENERGY_CSV_HEADER                                                                                              \
+    ",energy_method,energy_window_s,energy_runs,energy_j,avg_power_w,energy_per_run_j,work_per_joule,"                 \
+    "work_per_joule_unit,sm_clock_min_mhz,sm_clock_max_mhz,mem_clock_min_mhz,mem_clock_max_mhz,throttled,"             \
+    "throttle_reasons,idle_power_w"
+#define ENERGY_CSV_COLUMNS 15
+void csv_energy(FILE *f, const device_run *dr, const result *r); /* NULL r: empty cells */
+/* Work per joule of a measure (GB/J or GFLOP/J: its median rate over the window's average power); NaN unknown. */
+double energy_per_joule(const result *r, const measure *m);
 
 /* gemm_sets.c */
 /* The default shapes of a gemm set (GS_*) for a CPU or a GPU device, or the --quick ones: their number, at most max,
@@ -452,8 +517,13 @@ typedef struct flat_row {
     double base_best, base_worst, base_spread; /* the same figures of the baseline */
     char base_name[64];
     int verified;
+    double per_joule, avg_w; /* HCL's work per joule and the window's average power (0: not measured) */
+    char per_joule_unit[16]; /* "GFLOP/J", "GB/J" */
+    int throttled;           /* the device throttled during the row */
 } flat_row;
 int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count);
+/* energy_report.c: a row's energy figures into its flat row (for --plot). */
+void energy_flat(flat_row *f, const result *r);
 /* A saved --json run's rows (*out: the caller frees it): each result's median, best and worst rate and spread, of
  * HCL and the baseline, taken from its times (so files older than the spread fields give them too). Returns 0, or 1
  * with err filled (the file cannot be opened, is not JSON, or not a bench file). */

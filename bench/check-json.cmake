@@ -2,7 +2,9 @@
 # names all four kernels, every result of HCL and of every baseline that ran was verified, every such measure has
 # its noise figures (median_rate = rate, best_rate >= median_rate >= worst_rate, spread >= 1 or null with fewer than
 # 2 runs, noisy exactly when spread > options.noise_threshold), every gemm row names its set and the skinny set's
-# summary (gemm_skinny) counts its f32 rows, and the summary agrees.
+# summary (gemm_skinny) counts its f32 rows, and the summary agrees. Each device that ran has its telemetry object
+# (active or not; with -DREQUIRE_ENERGY=1 it must be active) and each HCL measure its energy: an object with its
+# figures where the device's telemetry is active, else null.
 # Usage: cmake -DJSON=file.json -P check-json.cmake   (or include() it with JSON set)
 cmake_minimum_required(VERSION 3.19) # string(JSON)
 if(NOT JSON)
@@ -65,6 +67,35 @@ function(check_noise where)
       string(APPEND p "\n  ${where}: spread ${_spread} > ${_noise} but not noisy")
     elseif(NOT _spread GREATER _noise AND _noisy)
       string(APPEND p "\n  ${where}: spread ${_spread} <= ${_noise} but noisy")
+    endif()
+  endif()
+  set(_problems "${_problems}${p}" PARENT_SCOPE)
+endfunction()
+
+# check_energy(<where> <active> <path to a measure object...>): its "energy" is null when the device's telemetry is
+# not active, else an object: method "energy counter" or "power samples", window_s > 0, runs >= 1, joules and
+# avg_power_w numbers >= 0, throttled a boolean, throttle_reasons a number or null.
+function(check_energy where active)
+  set(p "")
+  string(JSON _et ERROR_VARIABLE _e TYPE "${_text}" ${ARGN} energy)
+  if(_e)
+    string(APPEND p "\n  ${where}: no energy member")
+  elseif(NOT active AND NOT _et STREQUAL "NULL")
+    string(APPEND p "\n  ${where}: energy is ${_et} though the device's telemetry is not active")
+  elseif(active AND NOT _et STREQUAL "OBJECT")
+    string(APPEND p "\n  ${where}: energy is ${_et}, not an object, though the device's telemetry is active")
+  elseif(active)
+    string(JSON _m GET "${_text}" ${ARGN} energy method)
+    string(JSON _w GET "${_text}" ${ARGN} energy window_s)
+    string(JSON _n GET "${_text}" ${ARGN} energy runs)
+    string(JSON _j GET "${_text}" ${ARGN} energy joules)
+    string(JSON _a GET "${_text}" ${ARGN} energy avg_power_w)
+    string(JSON _tt TYPE "${_text}" ${ARGN} energy throttled)
+    string(JSON _rt TYPE "${_text}" ${ARGN} energy throttle_reasons)
+    if(NOT _m MATCHES "^(energy counter|power samples)$" OR NOT _w GREATER 0 OR _n LESS 1 OR _j LESS 0 OR _a LESS 0
+       OR NOT _tt STREQUAL "BOOLEAN" OR NOT _rt MATCHES "^(NUMBER|NULL)$")
+      string(APPEND p "\n  ${where}: energy figures wrong: method '${_m}' window_s ${_w} runs ${_n} joules ${_j} "
+                      "avg_power_w ${_a} throttled ${_tt} throttle_reasons ${_rt}")
     endif()
   endif()
   set(_problems "${_problems}${p}" PARENT_SCOPE)
@@ -148,6 +179,17 @@ foreach(_d RANGE 0 ${_last})
   math(EXPR _ran "${_ran} + 1")
   set(_kernels "")
   check_sections(${_d} "${_sel}")
+  string(JSON _active ERROR_VARIABLE _e GET "${_text}" devices ${_d} telemetry active)
+  if(_e OR NOT _active MATCHES "^(ON|OFF)$")
+    string(APPEND _problems "\n  ${_sel}: no telemetry object with a boolean 'active'")
+    set(_active OFF)
+  else()
+    string(JSON _tsrc GET "${_text}" devices ${_d} telemetry detail)
+    message(STATUS "check-json: ${_sel}: telemetry active ${_active}: ${_tsrc}")
+    if(REQUIRE_ENERGY AND NOT _active)
+      string(APPEND _problems "\n  ${_sel}: telemetry not active (REQUIRE_ENERGY)")
+    endif()
+  endif()
   # the device properties a kernel writer looks up (hcl_device_info), with their JSON types
   foreach(_pk subgroup_size:NUMBER has_fp16:BOOLEAN has_fp64:BOOLEAN clock_mhz:NUMBER memory_clock_mhz:NUMBER
               memory_bus_width_bits:NUMBER peak_memory_bandwidth:NUMBER l2_cache_bytes:NUMBER
@@ -204,6 +246,7 @@ foreach(_d RANGE 0 ${_last})
       string(APPEND _problems "\n  ${_sel} ${_k} ${_shape}: HCL result not verified")
     endif()
     check_noise("${_sel} ${_k} ${_shape} (HCL)" devices ${_d} results ${_r} hcl)
+    check_energy("${_sel} ${_k} ${_shape} (HCL)" ${_active} devices ${_d} results ${_r} hcl)
     string(JSON _pft ERROR_VARIABLE _e TYPE "${_text}" devices ${_d} results ${_r} peak_fraction)
     string(JSON _pfb ERROR_VARIABLE _e2 GET "${_text}" devices ${_d} results ${_r} peak_basis)
     if(_e OR _e2 OR NOT _pft MATCHES "^(NUMBER|NULL)$" OR NOT _pfb)

@@ -327,7 +327,9 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
     int warmup = b->opt->warmup, repeats = b->opt->repeats;
     m->present = 1;
     m->ran = 0;
+    energy_mark mk = {0, 0, 0};
     for (int it = 0; it < warmup + repeats; it++) {
+        if (it == warmup) energy_begin(b, &mk); /* the window starts before the first timed run's fill */
         progress("%s:%u %s (%s %d/%d)", b->info.backend, b->info.index, what, it < warmup ? "warm-up" : "run",
                  it < warmup ? it + 1 : it - warmup + 1, it < warmup ? warmup : repeats);
         hcl_status st = out ? hcl_buffer_fill(b->queue, out, 0, out_bytes, &poison, sizeof poison) : HCL_SUCCESS;
@@ -344,7 +346,7 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
         }
     }
     measure_summarize(m, times);
-    return 0;
+    return energy_end(b, &mk, fn, ctx, m);
 }
 
 /* HCL's own calls: submit with an event, wait, and take the event's device time. */

@@ -102,6 +102,9 @@ static int bar_pair(FILE *f, const flat_row *r, const flat_row *old_rows, int no
     if (isfinite(r->spread)) n += snprintf(label + n, sizeof label - (size_t)n, ", spread %.2f", r->spread);
     if (is_noisy(r->spread, noise)) n += snprintf(label + n, sizeof label - (size_t)n, " noisy");
     if (!r->verified) n += snprintf(label + n, sizeof label - (size_t)n, " (not verified)");
+    if (r->per_joule > 0)
+        n += snprintf(label + n, sizeof label - (size_t)n, "; %.4g %s at %.0f W%s", r->per_joule, r->per_joule_unit,
+                      r->avg_w, r->throttled ? " THROTTLED" : "");
     const flat_row *o = nold ? find_old(old_rows, nold, r) : NULL;
     if (o && o->rate > 0 && r->rate > 0) {
         double ratio = r->rate / o->rate;

@@ -125,6 +125,7 @@ void print_row(const device_run *dr, const result *r, const options *o) {
     if (name_w < 6) name_w = 6;
     printf(ROW_FMT, kernel_names[r->kernel], r->shape, unit_of(r), rate, best, spread, check_word(h), name_w, name_w,
            bm->name[0] ? bm->name : "(none)", brate, bspread, bm->present ? check_word(bm) : "", ratio);
+    print_energy_line(dr, r);
     if (o->verbose) {
         print_detail(r, h, "HCL");
         print_detail(r, bm, bm->name);
@@ -414,6 +415,7 @@ static void jmeasure(FILE *f, const result *r, const measure *m, int is_base, do
     json_field_num(f, "tolerance", m->tol);
     json_field_str(f, "check", m->check);
     json_field_str(f, "error", m->error);
+    json_energy(f, r, m);
     fputs("}", f);
 }
 
@@ -518,6 +520,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             (uint64_t)i->max_grid_size[1], (uint64_t)i->max_grid_size[2], i->local_mem_bytes);
         json_field_str(f, "sizes", dr->plan_note);
         json_field_num(f, "wall_s", dr->wall_s);
+        json_device_energy(f, dr);
         fputs(",\n     \"baselines\": [", f);
         int first = 1;
         for (int k = 0; k < BASE_COUNT; k++) {
@@ -693,7 +696,7 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
           "hcl_verified,hcl_max_error,hcl_tolerance,baseline,baseline_median_ms,baseline_rate,baseline_verified,"
           "ratio,hcl_best_rate,hcl_worst_rate,hcl_spread,hcl_noisy,hcl_first_ms,hcl_check,baseline_min_ms,"
           "baseline_max_ms,baseline_best_rate,baseline_worst_rate,baseline_spread,baseline_noisy,baseline_max_error,"
-          "baseline_tolerance,baseline_check,hcl_peak_fraction,peak_basis,gemm_set\n",
+          "baseline_tolerance,baseline_check,hcl_peak_fraction,peak_basis,gemm_set" ENERGY_CSV_HEADER "\n",
           f);
     for (int d = 0; d < nruns; d++) {
         const device_run *dr = &runs[d];
@@ -736,7 +739,9 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
             cnum(f, peak_fraction(dr, r, &basis));
             fputc(',', f);
             cstr(f, basis);
-            fprintf(f, ",%s\n", r->kernel == K_GEMM && r->set != GS_NONE ? gemm_set_names[r->set] : "");
+            fprintf(f, ",%s", r->kernel == K_GEMM && r->set != GS_NONE ? gemm_set_names[r->set] : "");
+            csv_energy(f, dr, r);
+            fputc('\n', f);
         }
         /* each set's summary per type: its median ratio in the ratio column, the baseline in the baseline column */
         gemm_summary gs;
@@ -751,7 +756,9 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
                 fputs(",,,", f);
                 cnum(f, gs.median_ratio);
                 /* the 17 noise, check and peak columns, and gemm_set */
-                fprintf(f, ",,,,,,,,,,,,,,,,,,%s\n", gemm_set_names[set]);
+                fprintf(f, ",,,,,,,,,,,,,,,,,,%s", gemm_set_names[set]);
+                csv_energy(f, dr, NULL);
+                fputc('\n', f);
             }
         const launch_cost *lc = &dr->launch;
         for (int s = 0; s < 2 && lc->ran; s++) {
@@ -766,7 +773,9 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
             fputs(",", f);
             double ratio = s ? lc->hcl_sync_us / lc->vendor_sync_us : lc->hcl_submit_us / lc->vendor_submit_us;
             cnum(f, lc->vendor_ran ? ratio : NAN);
-            fputs(",,,,,,,,,,,,,,,,,,\n", f); /* the 15 noise and check columns, the 2 peak ones, gemm_set */
+            fputs(",,,,,,,,,,,,,,,,,,", f); /* the 15 noise and check columns, the 2 peak ones, gemm_set */
+            csv_energy(f, dr, NULL);
+            fputc('\n', f);
         }
     }
     int bad = ferror(f);
@@ -800,6 +809,7 @@ int flatten_runs(const device_run *runs, int nruns, flat_row **out, int *count) 
             f->base_best = bm->ran ? rate_at(r, bm, bm->min_s) : 0.0;
             f->base_worst = bm->ran ? rate_at(r, bm, bm->max_s) : 0.0;
             f->base_spread = spread_of(bm->ran, bm->min_s, bm->max_s);
+            energy_flat(f, r);
             snprintf(f->base_name, sizeof f->base_name, "%s", r->base.present ? r->base.name : "");
             f->verified = r->hcl.checked && measure_ok(&r->hcl);
         }

@@ -10,6 +10,9 @@
  *   TESTDRV_OOMONCE     libhcl-testoomonce.so:    the first init fails for want of host memory (HCL_ERROR_OUT_OF_MEMORY
  *                       and TESTDRV_OOM_REASON, as a driver whose device list cannot grow); later ones succeed, with
  *                       one device (whose open fails: nothing below it is implemented)
+ *   TESTDRV_TELEMETRY   libhcl-telefake.so (api/telemetry/CMakeLists.txt): three GPUs that cannot be opened, described
+ *                       for the telemetry tests: an NVIDIA, an AMD and an Intel one whose UUIDs the fake NVML, ROCm SMI
+ *                       and Sysman know; they open, but nothing can be run on them
  * They are built into their own folder, which only the loader tests put on HCL_DRIVER_PATH.
  */
 #include "testdriver.h"
@@ -65,19 +68,49 @@ static hcl_status t_device_count(uint32_t *out_count) {
 #elif defined(TESTDRV_OOMONCE)
     *out_count = 1;
     return HCL_SUCCESS;
+#elif defined(TESTDRV_TELEMETRY)
+    *out_count = 3;
+    return HCL_SUCCESS;
 #endif
     *out_count = 0;
     return HCL_SUCCESS;
 }
 static hcl_status t_device_info(uint32_t index, hcl_device_info *out_info) {
+#if defined(TESTDRV_TELEMETRY)
+    static const uint8_t nvidia_uuid[16] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+                                            0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+    static const char *const vendors[3] = {"NVIDIA Corporation", "Advanced Micro Devices, Inc.",
+                                           "Intel(R) Corporation"};
+    if (index >= 3) return HCL_ERROR_DEVICE_NOT_FOUND;
+    memset(out_info, 0, sizeof *out_info);
+    snprintf(out_info->backend, sizeof out_info->backend, "%s", TESTDRV_NAME);
+    out_info->index = index;
+    snprintf(out_info->name, sizeof out_info->name, "telemetry test GPU %u", index);
+    snprintf(out_info->vendor, sizeof out_info->vendor, "%s", vendors[index]);
+    out_info->type = HCL_DEVICE_TYPE_GPU;
+    out_info->has_uuid = 1;
+    if (index == 0) memcpy(out_info->uuid, nvidia_uuid, 16);
+    if (index == 2) memcpy(out_info->uuid, "hcl-intel-gpu-02", 16);
+    if (index == 1) memcpy(out_info->uuid, "00000000c0ffee01", 16); /* HIP's UUID: ROCm SMI's unique id as text */
+    snprintf(out_info->identity, sizeof out_info->identity, "%s:%u", TESTDRV_NAME, index);
+    return HCL_SUCCESS;
+#else
     (void)index;
     (void)out_info;
     return HCL_ERROR_DEVICE_NOT_FOUND;
+#endif
 }
 static hcl_status t_device_open(uint32_t index, void **out_device) {
+#if defined(TESTDRV_TELEMETRY)
+    static int devices[3]; /* opens (hcl-info -d), though nothing can be run on it */
+    if (index >= 3) return HCL_ERROR_DEVICE_NOT_FOUND;
+    *out_device = &devices[index];
+    return HCL_SUCCESS;
+#else
     (void)index;
     (void)out_device;
     return HCL_ERROR_DEVICE_NOT_FOUND;
+#endif
 }
 static void t_void(void *p) { (void)p; }
 static void t_buffer_free(void *device, void *mem) {

@@ -21,30 +21,38 @@
     "  N), or a comma list of those tried in order (\"cuda,opencl:1\"): the syntax of HCL_BACKEND and hcl_device_open"
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: hcl-info [-l | -j] [-d SELECTOR] [-V] [-h]\n"
-               "\n"
-               "Lists every HCL backend (available, with its driver module, version and device count, or\n"
-               "unavailable with the reason), every device with its properties, and the default device: the one\n"
-               "hcl_device_open(NULL) picks, honouring the environment.\n"
-               "\n"
-               "Options (a long option takes its value as --opt=value or --opt value):\n"
-               "  -l, --list             one line per device: selector, type, architecture, name\n"
-               "  -d, --device=SELECTOR  only the device SELECTOR opens; SELECTOR is\n"
-               "  " SELECTOR_FORMS "\n"
-               "  -j, --json             the whole report as one JSON document (schema: docs/hcl-info.md)\n"
-               "  -V, --version          hcl-info's version and the library's, then exit\n"
-               "  -h, --help             this text, then exit\n"
-               "\n"
-               "Environment:\n"
-               "  HCL_BACKEND=name[,name...]  backend(s) to prefer for the default device (the names under\n"
-               "                              \"Backends\" in hcl-info's output)\n"
-               "  HCL_DEVICE=N                device index within that backend\n"
-               "  HCL_LOG=error|warn|info|debug  log to stderr (debug shows every loader step)\n"
-               "  HCL_DRIVER_PATH=dir[:dir]   folders searched first for driver modules libhcl-<name>.so\n"
-               "  HCL_EXTRA_DRIVERS=name[,name]  extra (out-of-tree) backends, loaded as libhcl-<name>.so\n"
-               "\n"
-               "Exit status: 0 (also when backends are unavailable), 1 if the library call itself failed,\n"
-               "2 on a usage error (unknown option, missing value, a selector that opens no device).\n");
+    fprintf(
+        f, "usage: hcl-info [-l | -j] [-d SELECTOR] [-V] [-h]\n"
+           "       hcl-info --monitor [MS] [--count N] [-j] [-d SELECTOR]\n"
+           "\n"
+           "Lists every HCL backend (available, with its driver module, version and device count, or\n"
+           "unavailable with the reason), every device with its properties, and the default device: the one\n"
+           "hcl_device_open(NULL) picks, honouring the environment.\n"
+           "\n"
+           "Options (a long option takes its value as --opt=value or --opt value):\n"
+           "  -l, --list             one line per device: selector, type, architecture, name\n"
+           "  -d, --device=SELECTOR  only the device SELECTOR opens; SELECTOR is\n"
+           "  " SELECTOR_FORMS "\n"
+           "  -j, --json             the whole report as one JSON document (schema: docs/hcl-info.md)\n"
+           "  -m, --monitor[=MS]     every MS milliseconds (default 1000) a line per device: power, energy\n"
+           "                         counter, temperature, clocks, utilization, memory used, throttling\n"
+           "                         (like nvidia-smi dmon); with -j one JSON object per line\n"
+           "  -c, --count=N          with --monitor: stop after N samples (default: until interrupted)\n"
+           "  -V, --version          hcl-info's version and the library's, then exit\n"
+           "  -h, --help             this text, then exit\n"
+           "\n"
+           "Environment:\n"
+           "  HCL_BACKEND=name[,name...]  backend(s) to prefer for the default device (the names under\n"
+           "                              \"Backends\" in hcl-info's output)\n"
+           "  HCL_DEVICE=N                device index within that backend\n"
+           "  HCL_LOG=error|warn|info|debug  log to stderr (debug shows every loader step)\n"
+           "  HCL_DRIVER_PATH=dir[:dir]   folders searched first for driver modules libhcl-<name>.so\n"
+           "  HCL_EXTRA_DRIVERS=name[,name]  extra (out-of-tree) backends, loaded as libhcl-<name>.so\n"
+           "  HCL_TELEMETRY=off           read no telemetry (NVML, ROCm SMI, Sysman, powercap); HCL_NVML_LIBRARY,\n"
+           "                              HCL_ROCM_SMI_LIBRARY, HCL_SYSMAN_LIBRARY: the libraries (docs/telemetry.md)\n"
+           "\n"
+           "Exit status: 0 (also when backends are unavailable), 1 if the library call itself failed,\n"
+           "2 on a usage error (unknown option, missing value, a selector that opens no device).\n");
 }
 
 /* "24.0 GiB (25769803776 bytes)" or "512.0 MiB (...)" or "48.0 KiB (...)". */
@@ -191,6 +199,7 @@ static void print_device(uint32_t global_index, const hcl_device_info *d) {
     printf("        identity:            %s\n", d->identity);
     printf("        offset alignment:    %" PRIu64 " byte%s (of buffer kernel arguments)\n", d->arg_offset_alignment,
            d->arg_offset_alignment == 1 ? "" : "s");
+    info_print_telemetry_text(global_index);
 }
 
 /* One line of -l: the selector, the type, the architecture and the name (last: it may hold blanks). */
@@ -339,21 +348,38 @@ static int usage_error(const char *fmt, const char *what) {
 
 int main(int argc, char **argv) {
     static const struct option options[] = {
-        {"list", no_argument, NULL, 'l'},    {"device", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},
-        {"version", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"list", no_argument, NULL, 'l'},        {"device", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},        {"monitor", optional_argument, NULL, 'm'},
+        {"count", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
     };
-    int list = 0, json = 0, version = 0, opt;
+    int list = 0, json = 0, version = 0, monitor = 0, opt;
+    long interval_ms = 1000, count = 0;
+    char *end = NULL;
     const char *selector = NULL;
     char bad[64];
     opterr = 0; /* hcl-info says what was wrong itself, with the usage */
-    while ((opt = getopt_long(argc, argv, ":ld:jVh", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":ld:jVhm::c:", options, NULL)) != -1) {
         switch (opt) {
+        case 'm': /* --monitor, --monitor=MS, or --monitor MS (a number as the next argument) */
+            monitor = 1;
+            if (!optarg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9') optarg = argv[optind++];
+            if (optarg) {
+                interval_ms = strtol(optarg, &end, 10);
+                if (*end || interval_ms < 1 || interval_ms > 3600000)
+                    return usage_error("--monitor takes an interval of 1 to 3600000 milliseconds, not '%s'", optarg);
+            }
+            break;
+        case 'c':
+            count = strtol(optarg, &end, 10);
+            if (*end || count < 1) return usage_error("--count takes a number of samples >= 1, not '%s'", optarg);
+            break;
         case 'l': list = 1; break;
         case 'd': selector = optarg; break;
         case 'j': json = 1; break;
         case 'V': version = 1; break;
         case 'h': usage(stdout); return 0;
-        case ':': return usage_error("option '%s' needs a value (a device selector)", argv[optind - 1]);
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: /* '?': an unknown option, or a value given to a long option that takes none (optopt set) */
             if (strncmp(argv[optind - 1], "--", 2) == 0 && optopt)
                 return usage_error("option '%s' takes no value", argv[optind - 1]);
@@ -366,6 +392,8 @@ int main(int argc, char **argv) {
     }
     if (optind < argc) return usage_error("unexpected argument '%s' (options only)", argv[optind]);
     if (list && json) return usage_error("%s", "choose one of --list and --json");
+    if (monitor && list) return usage_error("%s", "choose one of --list and --monitor");
+    if (count && !monitor) return usage_error("%s", "--count goes with --monitor");
     if (version) return print_version();
 
     uint32_t only = 0;
@@ -374,7 +402,9 @@ int main(int argc, char **argv) {
         if (rc != 0) return rc;
     }
     int rc;
-    if (json) {
+    if (monitor) {
+        rc = info_monitor(selector != NULL, only, (unsigned)interval_ms, count, json);
+    } else if (json) {
         rc = info_print_json(selector != NULL, only);
     } else if (list) {
         rc = print_devices(1, selector != NULL, only);

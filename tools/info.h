@@ -39,6 +39,17 @@ void info_peer_free(info_peer *m);
 /* The text output's "Peer access" section: a matrix per backend with more than one device. */
 void info_print_peer_text(void);
 
+/* A JSON string (quotes, backslashes and control characters escaped) on stdout (info_json.c). */
+void info_json_string(const char *s);
+
+/* Telemetry (info_telemetry.c): the block under a device in the text output (its readings, each known or unknown
+ * with the reason, and its MIG instances where MIG is on); the device object's "telemetry" and "mig" keys, each
+ * after `sep`; and --monitor: every `interval_ms` a line per device (text, or one JSON object per line), `count`
+ * samples (0: until interrupted). info_monitor returns the exit status. */
+void info_print_telemetry_text(uint32_t index);
+void info_json_telemetry(uint32_t index, const char *sep);
+int info_monitor(int only_one, uint32_t only, unsigned interval_ms, long count, int json);
+
 /* The text output's "Communication engines" section (info_engines.c). */
 void info_print_engines_text(void);
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* A JSON string: quotes, backslashes and control characters escaped; other bytes (UTF-8) as they are. */
-static void json_string(const char *s) {
+void info_json_string(const char *s) {
     putchar('"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
@@ -31,7 +31,7 @@ static void json_string(const char *s) {
 /* `"key": "value"` with the separator before it. */
 static void json_key_string(const char *sep, const char *key, const char *value) {
     printf("%s\"%s\": ", sep, key);
-    json_string(value);
+    info_json_string(value);
 }
 
 static void json_key_u64(const char *sep, const char *key, uint64_t value) {
@@ -102,6 +102,7 @@ static void json_device(uint32_t global_index, const hcl_device_info *d) {
     }
     json_key_string(FIELD, "identity", d->identity);
     json_key_u64(FIELD, "arg_offset_alignment", d->arg_offset_alignment);
+    info_json_telemetry(global_index, FIELD);
     printf("\n    }");
 }
 
@@ -195,7 +196,7 @@ static void json_peer_access(int skip) {
             char sel[48];
             snprintf(sel, sizeof sel, "%s:%" PRIu32, bi.name, i);
             printf("%s", i ? ", " : "");
-            json_string(sel);
+            info_json_string(sel);
         }
         printf("], \"direct\": [");
         for (uint32_t i = 0; i < m.count; i++) {

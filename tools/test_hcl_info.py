@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """ctest tools-hcl-info-<case>: hcl-info's options, its JSON against the schema of docs/hcl-info.md, and the device
 properties of the host and the first OpenCL device; ctest hip-fake-info: those of the HIP driver on its stand-in
-runtime; ctest opencl-select-fake-info: the device a backend's name alone opens, on a fake OpenCL with a CPU first.
+runtime; ctest opencl-select-fake-info: the device a backend's name alone opens, on a fake OpenCL with a CPU first;
+ctest tools-hcl-info-telemetry: each device's telemetry, MIG instances and --monitor on the stand-in NVML and ROCm
+SMI (the environment names them and the test driver "telefake"), and with the libraries missing.
 
-Usage: test_hcl_info.py options|json|host|opencl|hipfake|openclfake|peer path/to/hcl-info
+Usage: test_hcl_info.py options|json|host|opencl|hipfake|openclfake|peer|telemetry path/to/hcl-info
 Exit status: 0 passed, 1 failed (each failure printed), 77 skipped (the reason printed).
 """
 import json
@@ -150,6 +152,8 @@ def type_ok(value, t):
                                                and all(isinstance(v, bool) for v in r) for r in value)
     if t == "array":
         return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    if t == "object":
+        return isinstance(value, dict)
     if t == "object|null":
         return value is None or isinstance(value, dict)
     if t == "string|null":
@@ -405,9 +409,89 @@ def case_peer(info):
     check(["opencl:1", "staged", "self"] == rows[1][:3] if len(rows) > 1 else False, f"text: opencl:1's row ({rows[1:2]})")
 
 
+# ---------------------------------------------------------------------------------------------------- telemetry
+def case_telemetry(info):
+    doc = load_json(info)
+    if not doc:
+        return
+    by_sel = {d["selector"]: d for d in doc["devices"]}
+    nv, amd, intel = by_sel.get("telefake:0"), by_sel.get("telefake:1"), by_sel.get("telefake:2")
+    if not check(nv and amd and intel, f"the test driver's GPUs are listed ({sorted(by_sel)})"):
+        return
+    for d in doc["devices"]:
+        t = d["telemetry"]
+        names = set(t["fields"])
+        check(len(names) == 13 and all(set(v) == {"value", "reason"} for v in t["fields"].values()),
+              f"{d['selector']}: 13 telemetry fields, each a value and a reason")
+        check(all((v["value"] is None) == (v["reason"] != "") for v in t["fields"].values()),
+              f"{d['selector']}: every field a number, or null with the reason")
+    f = nv["telemetry"]["fields"]
+    check(nv["telemetry"]["source"] == "nvml" and f["power_w"]["value"] == 123.456 and f["clock_sm_mhz"]["value"] == 1980
+          and f["clock_memory_mhz"]["value"] == 2619 and f["memory_total_bytes"]["value"] == 85899345920
+          and f["throttle_reasons"]["value"] == 12 and nv["telemetry"]["throttle_text"] == "power cap, thermal",
+          f"NVIDIA GPU: NVML's values ({nv['telemetry']})")
+    check("Not Supported" in f["link_generation"]["reason"], f"an unsupported field says why ({f['link_generation']})")
+    mig = nv["mig"]
+    check(mig["known"] and mig["enabled"] and [m["gpu_instance"] for m in mig["instances"]] == [9, 2]
+          and mig["instances"][0]["name"].endswith("MIG 1g.10gb") and mig["instances"][1]["multiprocessors"] == 60,
+          f"NVIDIA GPU: MIG on, two instances ({mig})")
+    check(amd["telemetry"]["source"] == "rocm-smi" and amd["telemetry"]["fields"]["power_w"]["value"] == 250
+          and not amd["mig"]["known"], f"AMD GPU: ROCm SMI's values, no MIG ({amd['telemetry']['fields']['power_w']})")
+    check(intel["telemetry"]["source"] == "" and "Sysman" in intel["telemetry"]["fields"]["energy_j"]["reason"],
+          f"Intel GPU: unknown with the reason ({intel['telemetry']['detail']})")
+    rc, out, err = run(info, "-d", "telefake:0")
+    check(rc == 0 and re.search(r"power +123\.456 W", out) and re.search(r"throttle +power cap, thermal \(0xc\)", out)
+          and "GPU instance 2 / compute instance 0: NVIDIA H100 80GB HBM3 MIG 3g.40gb, 60 SMs, 3 slices" in out
+          and "MIG mode:            enabled, 2 instances" in out, f"text: telemetry and MIG of telefake:0 ({out[-1500:]})")
+    rc, out, err = run(info, "--monitor", "20", "--count", "3", "--json", "-d", "telefake:0")
+    lines = [json.loads(x) for x in out.splitlines()] if rc == 0 else []
+    check(len(lines) == 3 and all(x["schema"] == "hcl-info-monitor/1" and x["selector"] == "telefake:0" for x in lines)
+          and [x["energy_j"] for x in lines] == [lines[0]["energy_j"] + k for k in range(3)]
+          and lines[2]["time_s"] >= 0.035, f"--monitor 20 --count 3 --json: 3 lines, the counter advancing ({out[:600]})")
+    # compare_smi.py on those lines beside a made-up nvidia-smi CSV of the same GPU: 2% more power, same clocks
+    import datetime
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        mon, smi = os.path.join(tmp, "mon.jsonl"), os.path.join(tmp, "smi.csv")
+        with open(mon, "w") as f:
+            f.write(out)
+        with open(smi, "w") as f:
+            f.write("timestamp, uuid, power.draw [W], total_energy_consumption [mJ], clocks.sm [MHz], clocks.mem [MHz]\n")
+            for x in lines:
+                ts = datetime.datetime.fromtimestamp(x["unix_time"] + 0.005).strftime("%Y/%m/%d %H:%M:%S.%f")[:-3]
+                f.write(f"{ts}, GPU-01234567-89ab-cdef-0123-456789abcdef, {x['power_w'] * 1.02:.2f} W, "
+                        f"{x['energy_j'] * 1000:.0f}, {x['clock_sm_mhz']:.0f} MHz, {x['clock_memory_mhz']:.0f} MHz\n")
+        p = subprocess.run([sys.executable, os.path.join(HERE, "compare_smi.py"), "--smi", smi, "--monitor", mon],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and "power: 3 of 3 readings within 5%" in p.stdout and "(median |diff| 1.96%)" in p.stdout
+              and "SM equal in 3 of 3, memory equal in 3 of 3" in p.stdout,
+              f"compare_smi.py beside a made-up nvidia-smi CSV ({p.stdout[-600:]}{p.stderr[-300:]})")
+    rc, out, err = run(info, "--monitor=10", "-c", "2")
+    rows = [x for x in out.splitlines() if x.startswith("  ")]
+    check(rc == 0 and out.startswith("#") and len(rows) == 2 * len(doc["devices"])
+          and any(re.search(r"telefake:0 +123\.5 +\d+\.0 +47 +1980 +2619 +87 +1024 SLOW$", r) for r in rows),
+          f"--monitor=10 -c 2: a line per device per sample ({out[:800]})")
+    for args, what in ((["--count", "2"], "--count goes with --monitor"), (["--monitor", "-l"], "choose one of"),
+                       (["--monitor=0"], "1 to 3600000"), (["-m", "-c", "x"], "--count takes")):
+        rc, out, err = run(info, *args)
+        check(rc == 2 and what in err and out == "", f"hcl-info {' '.join(args)}: usage error ({err[:200]!r})")
+    absent = {"HCL_NVML_LIBRARY": "/nonexistent/libnvidia-ml-hcl-test.so.1",
+              "HCL_ROCM_SMI_LIBRARY": "/nonexistent/librocm_smi64-hcl-test.so"}
+    rc, out, err = run(info, "--json", "-d", "telefake:0", env_extra=absent)
+    try:
+        t = json.loads(out)["devices"][0]["telemetry"] if rc == 0 else None
+    except (json.JSONDecodeError, KeyError, IndexError):
+        t = None
+    check(t is not None and t["source"] == "" and all(v["value"] is None and "libnvidia-ml-hcl-test" in v["reason"]
+                                                      for v in t["fields"].values()),
+          f"without NVML: every field unknown with the library's name, exit 0 ({t and t['detail']})")
+    rc, out, err = run(info, "--monitor", "5", "--count", "1", env_extra=absent)
+    check(rc == 0 and re.search(r"telefake:0 +- +- ", out), f"without NVML: --monitor still runs ({out[:400]})")
+
+
 def main():
     cases = {"options": case_options, "json": case_json, "host": case_host, "opencl": case_opencl,
-             "hipfake": case_hipfake, "openclfake": case_openclfake, "peer": case_peer}
+             "hipfake": case_hipfake, "openclfake": case_openclfake, "peer": case_peer, "telemetry": case_telemetry}
     if len(sys.argv) != 3 or sys.argv[1] not in cases:
         print(__doc__)
         return 2
