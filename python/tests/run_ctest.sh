@@ -12,8 +12,8 @@ case "$sanitize" in ON | on | 1 | TRUE | true)
     exit 77 ;;
 esac
 venv=$build/python-venv
-# numpy and pytest: the versions the tests were written against (pinned so that a CI run is repeatable)
-reqs="numpy==2.2.6 pytest==8.4.2"
+# numpy and pytest (and scikit-build-core for python-wheel): the versions the tests were written against (pinned so that a CI run is repeatable)
+reqs="numpy==2.2.6 pytest==8.4.2 scikit-build-core==1.1.2"
 stamp=$venv/hcl-venv-$(echo "$reqs" | tr ' =' '_-')
 if [ ! -f "$stamp" ]; then
     rm -rf "$venv"
@@ -28,6 +28,7 @@ if [ ! -f "$stamp" ]; then
     fi
     touch "$stamp"
 fi
+[ -n "${HCL_PY_ENV_ONLY:-}" ] && exit 0 # run_wheel_ctest.sh: the environment only
 export PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONDONTWRITEBYTECODE=1
 cd "$src/tests" || exit 1
