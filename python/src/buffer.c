@@ -73,7 +73,8 @@ static PyObject *transfer(PyObject *obj, PyObject *args, PyObject *kwds, int is_
         return NULL;
     hcl_buffer b = hclpy_buffer_handle(obj);
     if (!b) return NULL;
-    hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device, &lock);
     if (!q) return NULL;
     if (offset < 0) return hclpy_raise(HCL_ERROR_OUT_OF_RANGE, "negative offset");
     Py_buffer view;
@@ -98,15 +99,16 @@ static PyObject *transfer(PyObject *obj, PyObject *args, PyObject *kwds, int is_
     }
     hcl_status st;
     hcl_event ev = NULL;
-    Py_BEGIN_ALLOW_THREADS if (async || nw) {
+    Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+    if (async || nw) {
         st = is_write ? hcl_buffer_write_async(q, b, (size_t)offset, size, view.buf, nw, wl, async ? &ev : NULL)
                       : hcl_buffer_read_async(q, b, (size_t)offset, size, view.buf, nw, wl, async ? &ev : NULL);
         if (st == HCL_SUCCESS && !async) st = hcl_queue_finish(q);
-    }
-    else {
+    } else {
         st = is_write ? hcl_buffer_write(q, b, (size_t)offset, size, view.buf)
                       : hcl_buffer_read(q, b, (size_t)offset, size, view.buf);
     }
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS PyMem_Free(wl);
     if (st != HCL_SUCCESS) {
         PyBuffer_Release(&view);
@@ -135,17 +137,20 @@ static PyObject *buffer_copy_from(PyObject *obj, PyObject *args, PyObject *kwds)
     if (doff < 0 || soff < 0) return hclpy_raise(HCL_ERROR_OUT_OF_RANGE, "negative offset");
     size_t size = ((hclpy_buffer *)src)->size > (size_t)soff ? ((hclpy_buffer *)src)->size - (size_t)soff : 0;
     if (size_obj != Py_None && hclpy_size(size_obj, &size) < 0) return NULL;
-    hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device, &lock);
     if (!q) return NULL;
     uint32_t nw = 0;
     hcl_event *wl = NULL, ev = NULL;
     if (hclpy_wait_list(wait, &nw, &wl) < 0) return NULL;
     hcl_status st;
-    Py_BEGIN_ALLOW_THREADS if (async || nw) {
+    Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+    if (async || nw) {
         st = hcl_buffer_copy_async(q, d, (size_t)doff, s, (size_t)soff, size, nw, wl, async ? &ev : NULL);
         if (st == HCL_SUCCESS && !async) st = hcl_queue_finish(q);
-    }
-    else st = hcl_buffer_copy(q, d, (size_t)doff, s, (size_t)soff, size);
+    } else
+        st = hcl_buffer_copy(q, d, (size_t)doff, s, (size_t)soff, size);
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS PyMem_Free(wl);
     if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
     if (async) return hclpy_event_new(ev, ((hclpy_buffer *)obj)->device);
@@ -166,7 +171,8 @@ static PyObject *buffer_fill(PyObject *obj, PyObject *args, PyObject *kwds) {
     if (offset < 0) return hclpy_raise(HCL_ERROR_OUT_OF_RANGE, "negative offset");
     size_t size = ((hclpy_buffer *)obj)->size > (size_t)offset ? ((hclpy_buffer *)obj)->size - (size_t)offset : 0;
     if (size_obj != Py_None && hclpy_size(size_obj, &size) < 0) return NULL;
-    hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device, &lock);
     if (!q) return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(pattern, &view, PyBUF_SIMPLE) < 0) return NULL;
@@ -179,11 +185,13 @@ static PyObject *buffer_fill(PyObject *obj, PyObject *args, PyObject *kwds) {
     if (hclpy_wait_list(wait, &nw, &wl) < 0) return NULL;
     hcl_status st;
     /* A pattern over 128 bytes goes to the C call as it is, to be refused there with its own message. */
-    Py_BEGIN_ALLOW_THREADS if (async || nw) {
+    Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+    if (async || nw) {
         st = hcl_buffer_fill_async(q, b, (size_t)offset, size, pat, plen, nw, wl, async ? &ev : NULL);
         if (st == HCL_SUCCESS && !async) st = hcl_queue_finish(q);
-    }
-    else st = hcl_buffer_fill(q, b, (size_t)offset, size, pat, plen);
+    } else
+        st = hcl_buffer_fill(q, b, (size_t)offset, size, pat, plen);
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS PyMem_Free(wl);
     if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
     if (async) return hclpy_event_new(ev, ((hclpy_buffer *)obj)->device);

@@ -2,10 +2,13 @@
  * functions of the same names check shapes and types of arrays and call these. */
 #include "hclpy.h"
 
-/* `q` is an hcl.Queue, or an hcl.Device for its default queue. */
-static hcl_queue queue_of(PyObject *q) {
-    if (PyObject_TypeCheck(q, (PyTypeObject *)hclpy_DeviceType)) return hclpy_device_default_queue((hclpy_device *)q);
-    return hclpy_queue_handle(q);
+/* `q` is an hcl.Queue, or an hcl.Device for its default queue; *lock gets the queue's lock. */
+static hcl_queue queue_of(PyObject *q, PyThread_type_lock *lock) {
+    if (q == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "expected an hcl.Queue or an hcl.Device, got None");
+        return NULL;
+    }
+    return hclpy_pick_queue(q, q, lock);
 }
 
 static PyObject *queue_device(PyObject *q) {
@@ -37,13 +40,16 @@ static PyObject *py_vecadd(PyObject *self, PyObject *args) {
     int dtype, want;
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "OinOOOp", &qo, &dtype, &n, &ao, &bo, &co, &want)) return NULL;
-    hcl_queue q = queue_of(qo);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = queue_of(qo, &lock);
     hcl_buffer a, b, c;
     if (!q || opt_buffer(ao, &a) < 0 || opt_buffer(bo, &b) < 0 || opt_buffer(co, &c) < 0) return NULL;
     if (n < 0) return hclpy_raise(HCL_ERROR_INVALID_ARGUMENT, "vecadd: negative n");
     hcl_event ev = NULL;
     hcl_status st;
-    Py_BEGIN_ALLOW_THREADS st = hcl_vecadd(q, (hcl_dtype)dtype, (size_t)n, a, b, c, want ? &ev : NULL);
+    Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+    st = hcl_vecadd(q, (hcl_dtype)dtype, (size_t)n, a, b, c, want ? &ev : NULL);
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS return done(st, want, ev, qo);
 }
 
@@ -63,16 +69,19 @@ static PyObject *py_gemm(PyObject *self, PyObject *args) {
                           &qo, &ta, &tb, &m, &n, &k, &alpha, &at, &ao, &lda, &bt, &bo, &ldb, &beta, &ct, &co, &ldc,
                           &compute, &want))
         return NULL;
-    hcl_queue q = queue_of(qo);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = queue_of(qo, &lock);
     hcl_buffer a, b, c;
     if (!q || opt_buffer(ao, &a) < 0 || opt_buffer(bo, &b) < 0 || opt_buffer(co, &c) < 0) return NULL;
     if (m < 0 || n < 0 || k < 0 || lda < 0 || ldb < 0 || ldc < 0)
         return hclpy_raise(HCL_ERROR_INVALID_ARGUMENT, "gemm: a negative size or leading dimension");
     hcl_event ev = NULL;
     hcl_status st;
-    Py_BEGIN_ALLOW_THREADS st = hcl_gemm(q, (hcl_transpose)ta, (hcl_transpose)tb, (size_t)m, (size_t)n, (size_t)k,
-                                         alpha, (hcl_dtype)at, a, (size_t)lda, (hcl_dtype)bt, b, (size_t)ldb, beta,
-                                         (hcl_dtype)ct, c, (size_t)ldc, (hcl_compute)compute, want ? &ev : NULL);
+    Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+    st = hcl_gemm(q, (hcl_transpose)ta, (hcl_transpose)tb, (size_t)m, (size_t)n, (size_t)k, alpha, (hcl_dtype)at, a,
+                  (size_t)lda, (hcl_dtype)bt, b, (size_t)ldb, beta, (hcl_dtype)ct, c, (size_t)ldc, (hcl_compute)compute,
+                  want ? &ev : NULL);
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS return done(st, want, ev, qo);
 }
 
@@ -83,7 +92,8 @@ static PyObject *py_softmax(PyObject *self, PyObject *args) {
     int dtype, want;
     Py_ssize_t rows, cols;
     if (!PyArg_ParseTuple(args, "OinnOOp", &qo, &dtype, &rows, &cols, &io, &oo, &want)) return NULL;
-    hcl_queue q = queue_of(qo);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = queue_of(qo, &lock);
     hcl_buffer in, out;
     if (!q || opt_buffer(io, &in) < 0 || opt_buffer(oo, &out) < 0) return NULL;
     if (rows < 0 || cols < 0) return hclpy_raise(HCL_ERROR_INVALID_ARGUMENT, "softmax: a negative size");
@@ -91,6 +101,7 @@ static PyObject *py_softmax(PyObject *self, PyObject *args) {
     hcl_status st;
     Py_BEGIN_ALLOW_THREADS st =
         hcl_softmax(q, (hcl_dtype)dtype, (size_t)rows, (size_t)cols, in, out, want ? &ev : NULL);
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS return done(st, want, ev, qo);
 }
 
@@ -101,7 +112,8 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
     int dtype, op, want;
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "OiinOOp", &qo, &dtype, &op, &n, &io, &oo, &want)) return NULL;
-    hcl_queue q = queue_of(qo);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = queue_of(qo, &lock);
     hcl_buffer in, out;
     if (!q || opt_buffer(io, &in) < 0 || opt_buffer(oo, &out) < 0) return NULL;
     if (n < 0) return hclpy_raise(HCL_ERROR_INVALID_ARGUMENT, "reduce: negative n");
@@ -109,22 +121,25 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
     hcl_status st;
     Py_BEGIN_ALLOW_THREADS st =
         hcl_reduce(q, (hcl_dtype)dtype, (hcl_reduce_op)op, (size_t)n, in, out, want ? &ev : NULL);
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS return done(st, want, ev, qo);
 }
 
 /* _finish(queue_or_device): hcl_queue_finish of a queue or of a device's default queue, GIL released. */
 static PyObject *py_finish(PyObject *self, PyObject *qo) {
     (void)self;
-    hcl_queue q = queue_of(qo);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = queue_of(qo, &lock);
     if (!q) return NULL;
-    HCLPY_CALL(NULL, hcl_queue_finish(q));
+    HCLPY_QCALL(NULL, lock, hcl_queue_finish(q));
     Py_RETURN_NONE;
 }
 
 /* _queue_native(queue_or_device) -> int: hcl_queue_get_native (CUstream...), 0 where the backend has none. */
 static PyObject *py_queue_native(PyObject *self, PyObject *qo) {
     (void)self;
-    hcl_queue q = queue_of(qo);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = queue_of(qo, &lock);
     if (!q) return NULL;
     void *p = NULL;
     if (hcl_queue_get_native(q, &p) != HCL_SUCCESS) p = NULL;

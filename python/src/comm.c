@@ -48,13 +48,19 @@ static PyObject *comm_create_all(PyObject *self, PyObject *args) {
     }
     ret = PyList_New(n);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *c = ret ? comm_wrap(cs[i], PySequence_GetItem(fast, i)) : NULL;
-        if (c) {
-            Py_DECREF(((hclpy_comm *)c)->device); /* PySequence_GetItem's reference went to the object */
-            PyList_SetItem(ret, i, c);
-        } else {
-            if (!ret || !c) hcl_comm_release(cs[i]);
+        if (!ret) { /* every communicator is released; the error stays set */
+            hcl_comm_release(cs[i]);
+            continue;
         }
+        PyObject *dev = PySequence_GetItem(fast, i);
+        PyObject *c = dev ? comm_wrap(cs[i], dev) : NULL; /* comm_wrap releases cs[i] itself on failure */
+        if (!dev) hcl_comm_release(cs[i]);
+        Py_XDECREF(dev);
+        if (!c) {
+            Py_CLEAR(ret);
+            continue;
+        }
+        PyList_SetItem(ret, i, c);
     }
 cleanup:
     PyMem_Free(hs);
@@ -155,9 +161,10 @@ static PyObject *comm_set_timeout(PyObject *obj, PyObject *arg) {
 
 static PyObject *comm_finish(PyObject *obj, PyObject *qo) {
     hcl_comm c = comm_handle(obj);
-    hcl_queue q = c ? hclpy_pick_queue(qo, ((hclpy_comm *)obj)->device) : NULL;
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = c ? hclpy_pick_queue(qo, ((hclpy_comm *)obj)->device, &lock) : NULL;
     if (!q) return NULL;
-    HCLPY_CALL(NULL, hcl_comm_finish(c, q));
+    HCLPY_QCALL(NULL, lock, hcl_comm_finish(c, q));
     Py_RETURN_NONE;
 }
 
@@ -180,7 +187,8 @@ static PyObject *comm_collective(PyObject *obj, PyObject *args) {
     Py_ssize_t count;
     if (!PyArg_ParseTuple(args, "sOiIinOO", &name, &qo, &dtype, &root, &op, &count, &so, &ro)) return NULL;
     hcl_comm c = comm_handle(obj);
-    hcl_queue q = c ? hclpy_pick_queue(qo, ((hclpy_comm *)obj)->device) : NULL;
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = c ? hclpy_pick_queue(qo, ((hclpy_comm *)obj)->device, &lock) : NULL;
     hcl_buffer s, r;
     if (!q || opt_buffer(so, &s) < 0 || opt_buffer(ro, &r) < 0) return NULL;
     if (count < 0) return hclpy_raise(HCL_ERROR_INVALID_ARGUMENT, "negative count");
@@ -188,14 +196,22 @@ static PyObject *comm_collective(PyObject *obj, PyObject *args) {
     hcl_comm_op o = (hcl_comm_op)op;
     size_t n = (size_t)count;
     hcl_status st = HCL_ERROR_INVALID_ARGUMENT;
-    Py_BEGIN_ALLOW_THREADS if (!strcmp(name, "all_reduce")) st =
-        hcl_comm_all_reduce(c, q, t, o, n, s, r, 0, NULL, NULL);
-    else if (!strcmp(name, "reduce")) st = hcl_comm_reduce(c, q, t, o, root, n, s, r, 0, NULL, NULL);
-    else if (!strcmp(name, "broadcast")) st = hcl_comm_broadcast(c, q, t, root, n, s, r, 0, NULL, NULL);
-    else if (!strcmp(name, "all_gather")) st = hcl_comm_all_gather(c, q, t, n, s, r, 0, NULL, NULL);
-    else if (!strcmp(name, "reduce_scatter")) st = hcl_comm_reduce_scatter(c, q, t, o, n, s, r, 0, NULL, NULL);
-    else if (!strcmp(name, "send")) st = hcl_comm_send(c, q, t, n, s, root, 0, NULL, NULL);
-    else if (!strcmp(name, "recv")) st = hcl_comm_recv(c, q, t, n, r, root, 0, NULL, NULL);
+    Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+    if (!strcmp(name, "all_reduce"))
+        st = hcl_comm_all_reduce(c, q, t, o, n, s, r, 0, NULL, NULL);
+    else if (!strcmp(name, "reduce"))
+        st = hcl_comm_reduce(c, q, t, o, root, n, s, r, 0, NULL, NULL);
+    else if (!strcmp(name, "broadcast"))
+        st = hcl_comm_broadcast(c, q, t, root, n, s, r, 0, NULL, NULL);
+    else if (!strcmp(name, "all_gather"))
+        st = hcl_comm_all_gather(c, q, t, n, s, r, 0, NULL, NULL);
+    else if (!strcmp(name, "reduce_scatter"))
+        st = hcl_comm_reduce_scatter(c, q, t, o, n, s, r, 0, NULL, NULL);
+    else if (!strcmp(name, "send"))
+        st = hcl_comm_send(c, q, t, n, s, root, 0, NULL, NULL);
+    else if (!strcmp(name, "recv"))
+        st = hcl_comm_recv(c, q, t, n, r, root, 0, NULL, NULL);
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
     Py_RETURN_NONE;
 }

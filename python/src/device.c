@@ -91,7 +91,7 @@ hcl_queue hclpy_device_default_queue(hclpy_device *dev) {
     }
     if (!dev->queue) {
         hcl_queue q = NULL;
-        HCLPY_CALL(NULL, hcl_queue_create(dev->h, &q));
+        HCLPY_QUICK(NULL, hcl_queue_create(dev->h, &q)); /* with the GIL: two threads must not both create it */
         dev->queue = q;
     }
     return dev->queue;
@@ -102,16 +102,25 @@ static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     static char *kwlist[] = {"selector", NULL};
     const char *selector = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|z", kwlist, &selector)) return NULL;
+    PyThread_type_lock lock = PyThread_allocate_lock();
+    if (!lock) return PyErr_NoMemory();
     hcl_device h = NULL;
-    HCLPY_CALL(NULL, hcl_device_open(selector, &h));
+    hcl_status st;
+    Py_BEGIN_ALLOW_THREADS st = hcl_device_open(selector, &h);
+    Py_END_ALLOW_THREADS if (st != HCL_SUCCESS) {
+        PyThread_free_lock(lock);
+        return hclpy_raise(st, NULL);
+    }
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     hclpy_device *self = (hclpy_device *)alloc(type, 0);
     if (!self) {
         hcl_device_release(h);
+        PyThread_free_lock(lock);
         return NULL;
     }
     self->h = h;
     self->queue = NULL;
+    self->qlock = lock;
     return (PyObject *)self;
 }
 
@@ -120,7 +129,10 @@ static hcl_status device_close(hclpy_device *self) {
     if (self->queue) {
         hcl_queue q = self->queue;
         self->queue = NULL;
-        Py_BEGIN_ALLOW_THREADS st = hcl_queue_release(q);
+        PyThread_type_lock lock = self->qlock;
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+        st = hcl_queue_release(q);
+        PyThread_release_lock(lock);
         Py_END_ALLOW_THREADS
     }
     if (self->h) {
@@ -135,6 +147,7 @@ static hcl_status device_close(hclpy_device *self) {
 static void device_dealloc(PyObject *obj) {
     PyTypeObject *tp = Py_TYPE(obj);
     device_close((hclpy_device *)obj);
+    if (((hclpy_device *)obj)->qlock) PyThread_free_lock(((hclpy_device *)obj)->qlock);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(obj);
     Py_DECREF(tp);
@@ -201,6 +214,7 @@ static PyObject *device_queue(PyObject *obj, void *closure) {
     qo->h = q;
     qo->device = Py_NewRef(obj);
     qo->owned = 0;
+    qo->lock = ((hclpy_device *)obj)->qlock;
     return (PyObject *)qo;
 }
 
@@ -282,12 +296,18 @@ hcl_queue hclpy_queue_handle(PyObject *obj) {
     return q->h;
 }
 
-hcl_queue hclpy_pick_queue(PyObject *queue, PyObject *device) {
-    if (queue && queue != Py_None) return hclpy_queue_handle(queue);
+hcl_queue hclpy_pick_queue(PyObject *queue, PyObject *device, PyThread_type_lock *out_lock) {
+    if (queue && queue != Py_None && !PyObject_TypeCheck(queue, (PyTypeObject *)hclpy_DeviceType)) {
+        hcl_queue q = hclpy_queue_handle(queue);
+        if (q) *out_lock = ((hclpy_queue *)queue)->lock;
+        return q;
+    }
+    if (queue && queue != Py_None) device = queue;
     if (!PyObject_TypeCheck(device, (PyTypeObject *)hclpy_DeviceType)) {
         PyErr_Format(PyExc_TypeError, "expected an hcl.Device, got %S", (PyObject *)Py_TYPE(device));
         return NULL;
     }
+    *out_lock = ((hclpy_device *)device)->qlock;
     return hclpy_device_default_queue((hclpy_device *)device);
 }
 
@@ -298,17 +318,26 @@ static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &dev)) return NULL;
     hcl_device d = hclpy_device_handle(dev);
     if (!d) return NULL;
+    PyThread_type_lock lock = PyThread_allocate_lock();
+    if (!lock) return PyErr_NoMemory();
     hcl_queue h = NULL;
-    HCLPY_CALL(NULL, hcl_queue_create(d, &h));
+    hcl_status st;
+    Py_BEGIN_ALLOW_THREADS st = hcl_queue_create(d, &h);
+    Py_END_ALLOW_THREADS if (st != HCL_SUCCESS) {
+        PyThread_free_lock(lock);
+        return hclpy_raise(st, NULL);
+    }
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     hclpy_queue *self = (hclpy_queue *)alloc(type, 0);
     if (!self) {
         hcl_queue_release(h);
+        PyThread_free_lock(lock);
         return NULL;
     }
     self->h = h;
     self->device = Py_NewRef(dev);
     self->owned = 1;
+    self->lock = lock;
     return (PyObject *)self;
 }
 
@@ -317,7 +346,10 @@ static hcl_status queue_close(hclpy_queue *self) {
     hcl_queue h = self->h;
     self->h = NULL;
     if (h && self->owned) {
-        Py_BEGIN_ALLOW_THREADS st = hcl_queue_release(h);
+        PyThread_type_lock lock = self->lock;
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+        st = hcl_queue_release(h);
+        PyThread_release_lock(lock);
         Py_END_ALLOW_THREADS
     }
     return st;
@@ -327,6 +359,8 @@ static void queue_dealloc(PyObject *obj) {
     PyTypeObject *tp = Py_TYPE(obj);
     hclpy_queue *self = (hclpy_queue *)obj;
     queue_close(self);
+    if (self->owned && self->lock) PyThread_free_lock(self->lock);
+    self->lock = NULL;
     Py_CLEAR(self->device);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(obj);
@@ -347,7 +381,7 @@ static PyObject *queue_finish(PyObject *obj, PyObject *noargs) {
     (void)noargs;
     hcl_queue q = hclpy_queue_handle(obj);
     if (!q) return NULL;
-    HCLPY_CALL(NULL, hcl_queue_finish(q));
+    HCLPY_QCALL(NULL, ((hclpy_queue *)obj)->lock, hcl_queue_finish(q));
     Py_RETURN_NONE;
 }
 
@@ -357,7 +391,7 @@ static PyObject *queue_marker(PyObject *obj, PyObject *noargs) {
     hcl_queue q = hclpy_queue_handle(obj);
     if (!q) return NULL;
     hcl_event e = NULL;
-    HCLPY_CALL(NULL, hcl_queue_marker(q, &e));
+    HCLPY_QCALL(NULL, ((hclpy_queue *)obj)->lock, hcl_queue_marker(q, &e));
     return hclpy_event_new(e, ((hclpy_queue *)obj)->device);
 }
 

@@ -14,6 +14,7 @@
 typedef struct {
     PyObject_HEAD hcl_device h;
     hcl_queue queue;
+    PyThread_type_lock qlock; /* held around every call on `queue` (a queue must not be used by two threads at once) */
 } hclpy_device;
 
 /* A queue; `owned` is 0 for the device's default queue (released with the device, not here). */
@@ -21,6 +22,7 @@ typedef struct {
     PyObject_HEAD hcl_queue h;
     PyObject *device;
     int owned;
+    PyThread_type_lock lock; /* held around every call on the queue; the device's qlock when not owned */
 } hclpy_queue;
 
 typedef struct {
@@ -82,8 +84,10 @@ hcl_device hclpy_device_handle(PyObject *obj);
 hcl_queue hclpy_queue_handle(PyObject *obj);
 hcl_buffer hclpy_buffer_handle(PyObject *obj);
 hcl_event hclpy_event_handle(PyObject *obj);
-/* The queue to submit to: `queue` when it is not None, else the default queue of the device `device`. */
-hcl_queue hclpy_pick_queue(PyObject *queue, PyObject *device);
+/* The queue to submit to: `queue` when it is not None (an hcl.Queue, or an hcl.Device for its default queue), else
+ * the default queue of the device `device`; *out_lock gets the lock to hold (with the GIL released) around every call
+ * on it, since Python threads that release the GIL could otherwise use one queue at once. */
+hcl_queue hclpy_pick_queue(PyObject *queue, PyObject *device, PyThread_type_lock *out_lock);
 /* The default queue of a device object (created on first use); NULL with an exception set on failure. */
 hcl_queue hclpy_device_default_queue(hclpy_device *dev);
 /* A new event object owning `h`, of device `device`. */
@@ -102,6 +106,19 @@ int hclpy_init_kernel(PyObject *m);
 int hclpy_init_builtins(PyObject *m);
 int hclpy_init_dlpack(PyObject *m);
 int hclpy_init_comm(PyObject *m);
+
+/* Run `call` on a queue with the GIL released and the queue's lock held; on failure raise and return `fail`. */
+#define HCLPY_QCALL(fail, lock, call)                                                                                  \
+    do {                                                                                                               \
+        hcl_status st_;                                                                                                \
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock((lock), WAIT_LOCK);                                               \
+        st_ = (call);                                                                                                  \
+        PyThread_release_lock((lock));                                                                                 \
+        Py_END_ALLOW_THREADS if (st_ != HCL_SUCCESS) {                                                                 \
+            hclpy_raise(st_, NULL);                                                                                    \
+            return fail;                                                                                               \
+        }                                                                                                              \
+    } while (0)
 
 /* Run `call` (an expression giving an hcl_status) with the GIL released; on failure raise and return `fail`. */
 #define HCLPY_CALL(fail, call)                                                                                         \

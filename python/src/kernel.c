@@ -436,7 +436,8 @@ static PyObject *kernel_launch(PyObject *obj, PyObject *args, PyObject *kwds) {
     hcl_dim3 grid, block;
     if (parse_dim3(grid_o, &grid, "grid") < 0 || parse_dim3(block_o, &block, "block") < 0) return NULL;
     if (shared < 0) return hclpy_raise(HCL_ERROR_INVALID_ARGUMENT, "shared: negative size");
-    hcl_queue q = hclpy_pick_queue(queue, self->device);
+    PyThread_type_lock lock = NULL;
+    hcl_queue q = hclpy_pick_queue(queue, self->device, &lock);
     if (!q) return NULL;
     hcl_arg cargs[HCLPY_MAX_ARGS];
     PyObject *hold[HCLPY_MAX_ARGS];
@@ -463,8 +464,10 @@ static PyObject *kernel_launch(PyObject *obj, PyObject *args, PyObject *kwds) {
     if (hclpy_wait_list(wait, &nw, &wl) < 0) goto cleanup;
     hcl_status st;
     hcl_kernel k = self->h;
-    Py_BEGIN_ALLOW_THREADS st = hcl_kernel_launch(q, k, grid, block, (size_t)shared, (uint32_t)n, n ? cargs : NULL, nw,
-                                                  wl, want_event ? &ev : NULL);
+    Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+    st = hcl_kernel_launch(q, k, grid, block, (size_t)shared, (uint32_t)n, n ? cargs : NULL, nw, wl,
+                           want_event ? &ev : NULL);
+    PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS PyMem_Free(wl);
     if (st != HCL_SUCCESS) {
         hclpy_raise(st, NULL);

@@ -126,3 +126,31 @@ def test_array_constructor_misuse(host):
                  (b, (100,), "float32"), (b, (4,), "float32", None, 1 << 40), (b, (2, 2), "float32", (-1, 1))]:
         with pytest.raises(Exception):
             hcl.Array(*args).numpy()
+
+
+def test_threads_share_a_queue(device):
+    # Python threads release the GIL around calls: the binding serialises calls on one queue (the C API forbids two
+    # threads on a queue at once); each thread's result must still be right
+    import threading
+
+    n = 4096
+    errors = []
+    x = hcl.asarray(np.arange(n, dtype=np.float32), device=device)
+
+    def work(t):
+        try:
+            for i in range(20):
+                y = hcl.zeros(n, device=device)
+                hcl.vecadd(x, x, y)
+                y.buffer.fill(np.float32(t).tobytes(), size=16)
+                got = y.numpy()
+                assert got[0] == t and got[5] == 10.0 and got[-1] == 2 * (n - 1)
+        except Exception as e:  # reported below, not lost in the thread
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(120)
+    assert not errors, errors
