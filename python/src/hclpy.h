@@ -101,6 +101,7 @@ int hclpy_size(PyObject *obj, size_t *out);
 
 /* Adds the types and functions of each file to the module; return 0 on success, -1 with an exception. */
 int hclpy_init_device(PyObject *m);
+int hclpy_init_hostmem(PyObject *m);
 int hclpy_init_buffer(PyObject *m);
 int hclpy_init_kernel(PyObject *m);
 int hclpy_init_builtins(PyObject *m);
