@@ -121,6 +121,7 @@ static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     self->h = h;
     self->queue = NULL;
     self->qlock = lock;
+    self->host_allocs = 0;
     return (PyObject *)self;
 }
 
@@ -159,6 +160,9 @@ static PyObject *device_release(PyObject *obj, PyObject *noargs) {
     (void)noargs;
     hclpy_device *self = (hclpy_device *)obj;
     if (!self->h) return hclpy_released("device");
+    if (self->host_allocs > 0)
+        return hclpy_raise(HCL_ERROR_INVALID_ARGUMENT,
+                           "hcl.Device.release: free its hcl.HostMemory first (hcl_host_free needs the device)");
     hcl_status st = device_close(self);
     if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
     Py_RETURN_NONE;
@@ -235,6 +239,8 @@ static PyObject *ctx_enter(PyObject *obj, PyObject *noargs) {
 static PyObject *device_exit(PyObject *obj, PyObject *args) {
     (void)args;
     hclpy_device *self = (hclpy_device *)obj;
+    if (self->h && self->host_allocs > 0) /* host memory still alive: the device is released when it is collected */
+        Py_RETURN_FALSE;
     if (self->h) {
         hcl_status st = device_close(self);
         if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);

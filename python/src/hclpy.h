@@ -15,6 +15,7 @@ typedef struct {
     PyObject_HEAD hcl_device h;
     hcl_queue queue;
     PyThread_type_lock qlock; /* held around every call on `queue` (a queue must not be used by two threads at once) */
+    Py_ssize_t host_allocs;   /* live hcl.HostMemory of this device: hcl_host_free needs the device handle */
 } hclpy_device;
 
 /* A queue; `owned` is 0 for the device's default queue (released with the device, not here). */

@@ -29,6 +29,7 @@ static PyObject *hostmem_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->ptr = p;
     self->size = (size_t)size;
     self->device = Py_NewRef(dev);
+    ((hclpy_device *)dev)->host_allocs++;
     self->exports = 0;
     return (PyObject *)self;
 }
@@ -38,7 +39,8 @@ static hcl_status hostmem_close(hclpy_hostmem *self) {
     void *p = self->ptr;
     self->ptr = NULL;
     hclpy_device *dev = (hclpy_device *)self->device;
-    return dev->h ? hcl_host_free(dev->h, p) : HCL_SUCCESS; /* a released device freed nothing: see release() */
+    dev->host_allocs--;
+    return hcl_host_free(dev->h, p); /* the device cannot be released while host memory of it is alive */
 }
 
 static void hostmem_dealloc(PyObject *obj) {
@@ -57,7 +59,6 @@ static PyObject *hostmem_free(PyObject *obj, PyObject *noargs) {
     hclpy_hostmem *self = (hclpy_hostmem *)obj;
     if (!self->ptr) return hclpy_released("host memory");
     if (self->exports > 0) return hclpy_raise(HCL_ERROR_INVALID_ARGUMENT, "HostMemory.free: memoryviews still use it");
-    if (!((hclpy_device *)self->device)->h) return hclpy_released("device of this host memory");
     hcl_status st = hostmem_close(self);
     if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
     Py_RETURN_NONE;

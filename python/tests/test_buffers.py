@@ -116,3 +116,16 @@ def test_native_handles(device):
     if device.backend == "host":
         with pytest.raises(hcl.UnsupportedError):
             device.native
+
+
+def test_device_release_waits_for_host_memory():
+    d = hcl.Device("host")
+    h = hcl.HostMemory(d, 64)
+    with pytest.raises(hcl.InvalidArgumentError, match="HostMemory"):
+        d.release()  # hcl_host_free needs the device: it must outlive its host memory
+    h.free()
+    d.release()
+    with hcl.Device("host") as d2:
+        h2 = hcl.HostMemory(d2, 64)
+    assert not d2.released  # kept for h2; released when both are collected
+    del h2
