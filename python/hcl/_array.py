@@ -18,8 +18,8 @@ from . import _dtypes
 _DL_CPU, _DL_CUDA, _DL_ROCM = 1, 2, 10
 _DL_OF_BACKEND = {"cuda": _DL_CUDA, "hip": _DL_ROCM, "host": _DL_CPU}
 
-# Live arrays that own their buffer, by DLPack device: {(dl_type, dl_id): {address: (end, weakref(array))}}, so that a
-# tensor handed back by torch (or NumPy) is recognised as HCL memory and wrapped in place.
+# Live arrays that own their buffer, by DLPack device: {(dl_type, dl_id): (sorted start addresses, {address: (end,
+# weakref(array))})}, so that a tensor handed back by torch (or NumPy) is recognised as HCL memory and wrapped in place.
 _registry = {}
 _registry_lock = threading.Lock()
 
@@ -43,22 +43,25 @@ def _register(arr):
 
     def forget(_ref, key=key, addr=addr):
         with _registry_lock:
-            d = _registry.get(key)
-            if d is not None and d.get(addr, (0, None))[1] is _ref:
+            starts, d = _registry.get(key, ((), {}))
+            if d.get(addr, (0, None))[1] is _ref:
                 del d[addr]
+                i = bisect.bisect_left(starts, addr)
+                if i < len(starts) and starts[i] == addr:
+                    del starts[i]
 
     ref = weakref.ref(arr, forget)
     with _registry_lock:
-        _registry.setdefault(key, {})[addr] = (end, ref)
+        starts, d = _registry.setdefault(key, ([], {}))
+        if addr not in d:
+            bisect.insort(starts, addr)
+        d[addr] = (end, ref)
 
 
 def _lookup(dl_type, dl_id, address):
     """The live base array whose buffer holds `address` on that DLPack device, or None."""
     with _registry_lock:
-        d = _registry.get((dl_type, dl_id))
-        if not d:
-            return None
-        starts = sorted(d)
+        starts, d = _registry.get((dl_type, dl_id), ((), {}))
         i = bisect.bisect_right(starts, address) - 1
         if i < 0:
             return None
@@ -72,7 +75,7 @@ def _lookup(dl_type, dl_id, address):
 def _any_device(dl_type, dl_id):
     """An hcl.Device with live arrays on that DLPack device (for the stream of the handshake), or None."""
     with _registry_lock:
-        for _end, ref in (_registry.get((dl_type, dl_id)) or {}).values():
+        for _end, ref in list(_registry.get((dl_type, dl_id), ((), {}))[1].values()):
             arr = ref()
             if arr is not None and not arr._buf.released:
                 return arr._buf.device

@@ -106,3 +106,21 @@ def test_dlpack_versioned_capsule(host):
     a.release()
     with pytest.raises(hcl.InvalidHandleError):
         a.__dlpack__()
+
+
+def test_dlpack_registry_many_arrays(host):
+    import gc
+
+    from hcl import _array
+
+    arrs = [hcl.zeros(16, device=host) for _ in range(200)]
+    views = [np.from_dlpack(a) for a in arrs]
+    for a, v in zip(arrs, views):
+        assert hcl.from_dlpack(v[2:]).buffer is a.buffer
+    before = len(_array._registry[(1, 0)][0])
+    del arrs, a
+    gc.collect()
+    assert len(_array._registry[(1, 0)][0]) == before  # the NumPy views keep the arrays (and entries) alive
+    del views, v
+    gc.collect()
+    assert len(_array._registry[(1, 0)][0]) <= before - 200
