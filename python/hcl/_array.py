@@ -258,6 +258,13 @@ class Array:
         view = np.lib.stride_tricks.as_strided(flat[(-lo // it):], self.shape, [s * it_out for s in self.strides])
         return np.array(view, copy=True)
 
+    def __array__(self, dtype=None, copy=None):
+        """np.asarray(a): a NumPy copy (HCL memory is not host memory on most devices: copy=False is refused)."""
+        if copy is False:
+            raise ValueError("hcl.Array: a NumPy view needs numpy.from_dlpack (host backend); np.asarray copies")
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
     # ---- DLPack --------------------------------------------------------------------------------------------------
 
     def __dlpack_device__(self):

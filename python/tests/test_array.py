@@ -124,3 +124,9 @@ def test_dlpack_registry_many_arrays(host):
     del views, v
     gc.collect()
     assert len(_array._registry[(1, 0)][0]) <= before - 200
+
+
+def test_np_asarray(device):
+    a = hcl.asarray(np.arange(6, dtype=np.float32).reshape(2, 3), device=device)
+    assert np.array_equal(np.asarray(a), np.arange(6).reshape(2, 3))
+    assert np.asarray(a, dtype=np.float64).dtype == np.float64
