@@ -21,8 +21,9 @@ rm -rf "$site"
 echo "== pip install . (scikit-build-core; build folder $build/python-wheel-build)"
 start=$(date +%s)
 if ! "$venv/bin/python" -m pip install --disable-pip-version-check --no-build-isolation --no-deps --target "$site" \
-    -C build-dir="$build/python-wheel-build" -C cmake.define.HCL_WITH_CUDA=OFF -C cmake.define.HCL_WITH_HIP=OFF \
-    -C cmake.define.HCL_WITH_LEVELZERO=OFF "$src" >"$build/python-wheel.log" 2>&1; then
+    --config-settings=build-dir="$build/python-wheel-build" --config-settings=cmake.define.HCL_WITH_CUDA=OFF \
+    --config-settings=cmake.define.HCL_WITH_HIP=OFF --config-settings=cmake.define.HCL_WITH_LEVELZERO=OFF "$src" \
+    >"$build/python-wheel.log" 2>&1; then
     tail -n 40 "$build/python-wheel.log"
     echo "FAIL: pip install . failed (whole log: $build/python-wheel.log)"
     exit 1
