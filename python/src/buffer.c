@@ -39,12 +39,52 @@ static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     self->h = h;
     self->device = Py_NewRef(dev);
     self->size = size;
+    self->pending = NULL;
+    self->pending_owner = NULL;
     return (PyObject *)self;
+}
+
+void hclpy_buffer_used(PyObject *buf, PyObject *owner, hcl_queue q) {
+    if (!buf || !PyObject_TypeCheck(buf, (PyTypeObject *)hclpy_BufferType)) return;
+    hclpy_buffer *b = (hclpy_buffer *)buf;
+    if (b->pending == q && b->pending_owner == owner) return;
+    PyObject *old = b->pending_owner;
+    b->pending = q;
+    b->pending_owner = Py_NewRef(owner);
+    Py_XDECREF(old);
+}
+
+/* Finish the queue of the buffer's last asynchronous command, if that queue is still alive (a released queue waited
+ * for its commands already). Errors are not reported: the command's own event or the next finish reports them. */
+static void buffer_drain(hclpy_buffer *b) {
+    PyObject *owner = b->pending_owner;
+    hcl_queue q = b->pending;
+    b->pending = NULL;
+    b->pending_owner = NULL;
+    if (!owner) return;
+    PyThread_type_lock lock = NULL;
+    int alive = 0;
+    if (PyObject_TypeCheck(owner, (PyTypeObject *)hclpy_QueueType)) {
+        hclpy_queue *qo = (hclpy_queue *)owner;
+        alive = qo->h == q && (qo->owned || ((hclpy_device *)qo->device)->queue == q);
+        lock = qo->lock;
+    } else if (PyObject_TypeCheck(owner, (PyTypeObject *)hclpy_DeviceType)) {
+        alive = ((hclpy_device *)owner)->queue == q;
+        lock = ((hclpy_device *)owner)->qlock;
+    }
+    if (alive && q && lock) {
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
+        hcl_queue_finish(q);
+        PyThread_release_lock(lock);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(owner);
 }
 
 static void buffer_dealloc(PyObject *obj) {
     PyTypeObject *tp = Py_TYPE(obj);
     hclpy_buffer *self = (hclpy_buffer *)obj;
+    buffer_drain(self);
     if (self->h) hcl_buffer_release(self->h);
     self->h = NULL;
     Py_CLEAR(self->device);
@@ -58,6 +98,7 @@ static PyObject *buffer_release(PyObject *obj, PyObject *noargs) {
     (void)noargs;
     hcl_buffer b = hclpy_buffer_handle(obj);
     if (!b) return NULL;
+    buffer_drain((hclpy_buffer *)obj);
     ((hclpy_buffer *)obj)->h = NULL;
     HCLPY_QUICK(NULL, hcl_buffer_release(b));
     Py_RETURN_NONE;
@@ -116,7 +157,10 @@ static PyObject *transfer(PyObject *obj, PyObject *args, PyObject *kwds, int is_
     }
     PyBuffer_Release(&view);
     /* The event keeps the host object alive until it is released (it must not be freed while the copy runs). */
-    if (async) return hclpy_event_new_keep(ev, ((hclpy_buffer *)obj)->device, data);
+    if (async) {
+        hclpy_buffer_used(obj, hclpy_queue_owner(queue, ((hclpy_buffer *)obj)->device), q);
+        return hclpy_event_new_keep(ev, ((hclpy_buffer *)obj)->device, data);
+    }
     Py_RETURN_NONE;
 }
 
@@ -153,7 +197,12 @@ static PyObject *buffer_copy_from(PyObject *obj, PyObject *args, PyObject *kwds)
     PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS PyMem_Free(wl);
     if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
-    if (async) return hclpy_event_new(ev, ((hclpy_buffer *)obj)->device);
+    if (async) {
+        PyObject *owner = hclpy_queue_owner(queue, ((hclpy_buffer *)obj)->device);
+        hclpy_buffer_used(obj, owner, q);
+        hclpy_buffer_used(src, owner, q);
+        return hclpy_event_new(ev, ((hclpy_buffer *)obj)->device);
+    }
     Py_RETURN_NONE;
 }
 
@@ -194,7 +243,10 @@ static PyObject *buffer_fill(PyObject *obj, PyObject *args, PyObject *kwds) {
     PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS PyMem_Free(wl);
     if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
-    if (async) return hclpy_event_new(ev, ((hclpy_buffer *)obj)->device);
+    if (async) {
+        hclpy_buffer_used(obj, hclpy_queue_owner(queue, ((hclpy_buffer *)obj)->device), q);
+        return hclpy_event_new(ev, ((hclpy_buffer *)obj)->device);
+    }
     Py_RETURN_NONE;
 }
 

@@ -16,9 +16,13 @@ static PyObject *queue_device(PyObject *q) {
     return ((hclpy_queue *)q)->device;
 }
 
-/* The result of a built-in: an event when asked for, else None. */
-static PyObject *done(hcl_status st, int want, hcl_event ev, PyObject *q) {
+/* The result of a built-in: an event when asked for, else None; the buffers used are marked pending on the queue. */
+static PyObject *done(hcl_status st, int want, hcl_event ev, PyObject *q, hcl_queue qh, PyObject *b1, PyObject *b2,
+                      PyObject *b3) {
     if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
+    hclpy_buffer_used(b1, q, qh);
+    hclpy_buffer_used(b2, q, qh);
+    hclpy_buffer_used(b3, q, qh);
     if (want) return hclpy_event_new(ev, queue_device(q));
     Py_RETURN_NONE;
 }
@@ -50,7 +54,7 @@ static PyObject *py_vecadd(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(lock, WAIT_LOCK);
     st = hcl_vecadd(q, (hcl_dtype)dtype, (size_t)n, a, b, c, want ? &ev : NULL);
     PyThread_release_lock(lock);
-    Py_END_ALLOW_THREADS return done(st, want, ev, qo);
+    Py_END_ALLOW_THREADS return done(st, want, ev, qo, q, ao, bo, co);
 }
 
 /* _gemm(queue, trans_a, trans_b, m, n, k, alpha, a_type, a, lda, b_type, b, ldb, beta, c_type, c, ldc, compute,
@@ -82,7 +86,7 @@ static PyObject *py_gemm(PyObject *self, PyObject *args) {
                   (size_t)lda, (hcl_dtype)bt, b, (size_t)ldb, beta, (hcl_dtype)ct, c, (size_t)ldc, (hcl_compute)compute,
                   want ? &ev : NULL);
     PyThread_release_lock(lock);
-    Py_END_ALLOW_THREADS return done(st, want, ev, qo);
+    Py_END_ALLOW_THREADS return done(st, want, ev, qo, q, ao, bo, co);
 }
 
 /* _softmax(queue, dtype, rows, cols, in, out, event) */
@@ -102,7 +106,7 @@ static PyObject *py_softmax(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS st =
         hcl_softmax(q, (hcl_dtype)dtype, (size_t)rows, (size_t)cols, in, out, want ? &ev : NULL);
     PyThread_release_lock(lock);
-    Py_END_ALLOW_THREADS return done(st, want, ev, qo);
+    Py_END_ALLOW_THREADS return done(st, want, ev, qo, q, io, oo, NULL);
 }
 
 /* _reduce(queue, dtype, op, n, in, out, event) */
@@ -122,7 +126,7 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS st =
         hcl_reduce(q, (hcl_dtype)dtype, (hcl_reduce_op)op, (size_t)n, in, out, want ? &ev : NULL);
     PyThread_release_lock(lock);
-    Py_END_ALLOW_THREADS return done(st, want, ev, qo);
+    Py_END_ALLOW_THREADS return done(st, want, ev, qo, q, io, oo, NULL);
 }
 
 /* _finish(queue_or_device): hcl_queue_finish of a queue or of a device's default queue, GIL released. */

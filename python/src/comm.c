@@ -213,6 +213,9 @@ static PyObject *comm_collective(PyObject *obj, PyObject *args) {
         st = hcl_comm_recv(c, q, t, n, r, root, 0, NULL, NULL);
     PyThread_release_lock(lock);
     Py_END_ALLOW_THREADS if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
+    PyObject *owner = hclpy_queue_owner(qo, ((hclpy_comm *)obj)->device);
+    hclpy_buffer_used(so, owner, q);
+    hclpy_buffer_used(ro, owner, q);
     Py_RETURN_NONE;
 }
 

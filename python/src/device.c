@@ -317,6 +317,11 @@ hcl_queue hclpy_pick_queue(PyObject *queue, PyObject *device, PyThread_type_lock
     return hclpy_device_default_queue((hclpy_device *)device);
 }
 
+PyObject *hclpy_queue_owner(PyObject *queue, PyObject *device) {
+    if (queue && queue != Py_None) return queue;
+    return device;
+}
+
 /* Queue(device): hcl_queue_create. */
 static PyObject *queue_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"device", NULL};

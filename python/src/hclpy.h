@@ -36,6 +36,11 @@ typedef struct {
     PyObject_HEAD hcl_buffer h;
     PyObject *device;
     size_t size;
+    /* The queue of the last asynchronous command that used the buffer, and the hcl.Queue or hcl.Device that owns it:
+     * releasing the buffer (explicitly or when collected) finishes that queue first, since the C API must not see a
+     * buffer released under a pending command, and Python drops temporaries at once. */
+    hcl_queue pending;
+    PyObject *pending_owner;
 } hclpy_buffer;
 
 typedef struct {
@@ -89,6 +94,10 @@ hcl_event hclpy_event_handle(PyObject *obj);
  * the default queue of the device `device`; *out_lock gets the lock to hold (with the GIL released) around every call
  * on it, since Python threads that release the GIL could otherwise use one queue at once. */
 hcl_queue hclpy_pick_queue(PyObject *queue, PyObject *device, PyThread_type_lock *out_lock);
+/* The object that owns the queue hclpy_pick_queue picks for the same arguments (an hcl.Queue or hcl.Device). */
+PyObject *hclpy_queue_owner(PyObject *queue, PyObject *device);
+/* Record that a command on `q` (owned by `owner`) uses buffer object `buf` (an hcl.Buffer; anything else is ignored). */
+void hclpy_buffer_used(PyObject *buf, PyObject *owner, hcl_queue q);
 /* The default queue of a device object (created on first use); NULL with an exception set on failure. */
 hcl_queue hclpy_device_default_queue(hclpy_device *dev);
 /* A new event object owning `h`, of device `device`. */

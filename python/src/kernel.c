@@ -359,7 +359,7 @@ bad:
 #define HCLPY_MAX_ARGS 64
 
 /* One launch argument from a Python object; `hold` receives a reference the caller drops after the launch. */
-static int to_arg(PyObject *a, Py_ssize_t i, hcl_arg *out, PyObject **hold) {
+static int to_arg(PyObject *a, Py_ssize_t i, hcl_arg *out, PyObject **hold, PyObject **bufobj) {
     if (PyObject_TypeCheck(a, (PyTypeObject *)hclpy_BufferType)) {
         hclpy_buffer *b = (hclpy_buffer *)a;
         if (!b->h) {
@@ -367,6 +367,7 @@ static int to_arg(PyObject *a, Py_ssize_t i, hcl_arg *out, PyObject **hold) {
             return -1;
         }
         *out = hcl_arg_buffer(b->h);
+        *bufobj = a;
         return 0;
     }
     if (PyObject_TypeCheck(a, (PyTypeObject *)hclpy_ScalarType)) {
@@ -415,6 +416,7 @@ static int to_arg(PyObject *a, Py_ssize_t i, hcl_arg *out, PyObject **hold) {
     if (rc == 0) {
         *out = hcl_arg_buffer(((hclpy_buffer *)buf)->h);
         out->offset = offset;
+        *bufobj = buf;
     }
     Py_DECREF(buf); /* the array (or the caller's args) keeps it alive */
     return rc;
@@ -441,6 +443,7 @@ static PyObject *kernel_launch(PyObject *obj, PyObject *args, PyObject *kwds) {
     if (!q) return NULL;
     hcl_arg cargs[HCLPY_MAX_ARGS];
     PyObject *hold[HCLPY_MAX_ARGS];
+    PyObject *bufobj[HCLPY_MAX_ARGS]; /* the hcl.Buffer behind each buffer argument (borrowed), else NULL */
     Py_ssize_t n = 0;
     PyObject *fast = NULL;
     if (kargs && kargs != Py_None) {
@@ -457,7 +460,8 @@ static PyObject *kernel_launch(PyObject *obj, PyObject *args, PyObject *kwds) {
     for (; done < n; done++) {
         PyObject *a = PyTuple_Check(fast) ? PyTuple_GetItem(fast, done) : PyList_GetItem(fast, done);
         hold[done] = NULL;
-        if (!a || to_arg(a, done, &cargs[done], &hold[done]) < 0) goto cleanup;
+        bufobj[done] = NULL;
+        if (!a || to_arg(a, done, &cargs[done], &hold[done], &bufobj[done]) < 0) goto cleanup;
     }
     uint32_t nw = 0;
     hcl_event *wl = NULL, ev = NULL;
@@ -473,6 +477,8 @@ static PyObject *kernel_launch(PyObject *obj, PyObject *args, PyObject *kwds) {
         hclpy_raise(st, NULL);
         goto cleanup;
     }
+    PyObject *owner = hclpy_queue_owner(queue, self->device);
+    for (Py_ssize_t i = 0; i < n; i++) hclpy_buffer_used(bufobj[i], owner, q);
     ret = want_event ? hclpy_event_new(ev, self->device) : Py_NewRef(Py_None);
 cleanup:
     for (Py_ssize_t i = 0; i < done; i++) Py_XDECREF(hold[i]);

@@ -154,3 +154,22 @@ def test_threads_share_a_queue(device):
     for th in threads:
         th.join(120)
     assert not errors, errors
+
+
+def test_temporaries_dropped_under_pending_commands(device, rng):
+    # Python frees a temporary at once; a command still queued on it must not see the buffer released under it (the
+    # binding finishes the buffer's last queue first)
+    n = 1 << 16
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    out = hcl.empty(n, device=device)
+    q = hcl.Queue(device)
+    for _ in range(20):
+        hcl.vecadd(hcl.asarray(x, device=device), hcl.asarray(x, device=device), out)
+        b = hcl.Buffer(device, 1 << 20)
+        b.fill(b"\1\2\3\4", async_=True, queue=q)
+        del b
+        k = hcl.module(device, *sources()).kernel("saxpy")
+        y = hcl.asarray(x, device=device)
+        k.launch(n // 64, 64, (hcl.uint32(n), hcl.float32(1.0), hcl.asarray(x, device=device), y), queue=q)
+        y.release()
+    assert np.array_equal(out.numpy(), x + x)
