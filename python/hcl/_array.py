@@ -275,8 +275,8 @@ class Array:
         return dl
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule sharing this array's memory. The array's default queue is finished first, so the data is
-        ready on any consumer stream (the producer side of the protocol's stream handshake)."""
+        """A DLPack capsule sharing this array's memory. The queue of the buffer's last asynchronous command is finished
+        first, so the data is ready on any consumer stream (the producer side of the protocol's stream handshake)."""
         dl = self.__dlpack_device__()
         if dl_device is not None and tuple(dl_device) != tuple(dl):
             raise BufferError(f"hcl.Array: asked for DLPack device {tuple(dl_device)}, the array is on {dl}")
@@ -287,7 +287,7 @@ class Array:
         if self._buf.released:
             raise _hcl.InvalidHandleError("HCL_ERROR_INVALID_HANDLE: this array's buffer was released")
         if stream != -1:
-            _hcl._finish(self.device)
+            self._buf.synchronize()  # the queue of the buffer's last asynchronous command
         code, bits = _dtypes.dlpack_code(self.dtype)
         versioned = max_version is not None and tuple(max_version) >= (1, 0)
         return _hcl._to_dlpack(self, self._buf.native, dl[0], dl[1], self.shape, self.strides, code, bits,

@@ -81,6 +81,13 @@ static void buffer_drain(hclpy_buffer *b) {
     Py_DECREF(owner);
 }
 
+/* Before a blocking host transfer on queue `q`: a command of another queue still pending on the buffer finishes first
+ * (on its own queue the order of the queue already holds). */
+static void buffer_sync_for(PyObject *obj, hcl_queue q) {
+    hclpy_buffer *b = (hclpy_buffer *)obj;
+    if (b->pending_owner && b->pending != q) buffer_drain(b);
+}
+
 static void buffer_dealloc(PyObject *obj) {
     PyTypeObject *tp = Py_TYPE(obj);
     hclpy_buffer *self = (hclpy_buffer *)obj;
@@ -93,7 +100,16 @@ static void buffer_dealloc(PyObject *obj) {
     Py_DECREF(tp);
 }
 
-/* release(): hcl_buffer_release now (pending commands that use it must have finished). */
+/* synchronize(): finish the queue of the buffer's last asynchronous command (launch, built-in, asynchronous transfer,
+ * collective), so that its data is ready for any reader: DLPack export and host reads on another queue call it. */
+static PyObject *buffer_synchronize(PyObject *obj, PyObject *noargs) {
+    (void)noargs;
+    if (!hclpy_buffer_handle(obj)) return NULL;
+    buffer_drain((hclpy_buffer *)obj);
+    Py_RETURN_NONE;
+}
+
+/* release(): hcl_buffer_release now, after finishing the queue of its last asynchronous command. */
 static PyObject *buffer_release(PyObject *obj, PyObject *noargs) {
     (void)noargs;
     hcl_buffer b = hclpy_buffer_handle(obj);
@@ -118,6 +134,7 @@ static PyObject *transfer(PyObject *obj, PyObject *args, PyObject *kwds, int is_
     hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device, &lock);
     if (!q) return NULL;
     if (offset < 0) return hclpy_raise(HCL_ERROR_OUT_OF_RANGE, "negative offset");
+    if (!async) buffer_sync_for(obj, q);
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, (is_write ? PyBUF_SIMPLE : PyBUF_WRITABLE) | PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
@@ -184,6 +201,10 @@ static PyObject *buffer_copy_from(PyObject *obj, PyObject *args, PyObject *kwds)
     PyThread_type_lock lock = NULL;
     hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device, &lock);
     if (!q) return NULL;
+    if (!async) {
+        buffer_sync_for(obj, q);
+        buffer_sync_for(src, q);
+    }
     uint32_t nw = 0;
     hcl_event *wl = NULL, ev = NULL;
     if (hclpy_wait_list(wait, &nw, &wl) < 0) return NULL;
@@ -223,6 +244,7 @@ static PyObject *buffer_fill(PyObject *obj, PyObject *args, PyObject *kwds) {
     PyThread_type_lock lock = NULL;
     hcl_queue q = hclpy_pick_queue(queue, ((hclpy_buffer *)obj)->device, &lock);
     if (!q) return NULL;
+    if (!async) buffer_sync_for(obj, q);
     Py_buffer view;
     if (PyObject_GetBuffer(pattern, &view, PyBUF_SIMPLE) < 0) return NULL;
     unsigned char pat[128];
@@ -291,6 +313,7 @@ static PyObject *buffer_exit(PyObject *obj, PyObject *args) {
 
 static PyMethodDef buffer_methods[] = {
     {"release", buffer_release, METH_NOARGS, "Release the buffer now."},
+    {"synchronize", buffer_synchronize, METH_NOARGS, "Finish the queue of the buffer's last asynchronous command."},
     {"write", (PyCFunction)(void (*)(void))buffer_write, METH_VARARGS | METH_KEYWORDS,
      "write(data, offset=0, size=None, queue=None, wait=None, async_=False): host -> buffer."},
     {"read", (PyCFunction)(void (*)(void))buffer_read, METH_VARARGS | METH_KEYWORDS,

@@ -129,3 +129,20 @@ def test_device_release_waits_for_host_memory():
         h2 = hcl.HostMemory(d2, 64)
     assert not d2.released  # kept for h2; released when both are collected
     del h2
+
+
+def test_reads_wait_for_other_queues(device, rng):
+    # a blocking read on the default queue after a launch on another queue sees the launch's result
+    from kernels_src import sources
+
+    q = hcl.Queue(device)
+    n = 1 << 15
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    X, Y = hcl.asarray(x, device=device), hcl.zeros(n, device=device)
+    k = hcl.module(device, *sources()).kernel("saxpy")
+    for _ in range(3):
+        k.launch(n // 64, 64, (hcl.uint32(n), hcl.float32(1.0), X, Y), queue=q)
+    assert np.array_equal(Y.numpy(), 3 * x)
+    Y.buffer.synchronize()
+    with pytest.raises(hcl.InvalidHandleError):
+        Y.release() or Y.buffer.synchronize()
