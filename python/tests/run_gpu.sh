@@ -5,7 +5,9 @@
 #
 # Prepare here (a machine with PyPI), then carry the build folder:
 #   python/tests/run_gpu.sh --prepare [BUILD_DIR]   # wheels of numpy and pytest for CPython 3.11-3.13 into
-#                                                   # BUILD_DIR/python-wheels (for a python3 without them)
+#                                                   # BUILD_DIR/python-wheels (for a python3 without them), and
+#                                                   # HCL's own wheel (pip wheel ., every driver, the device code
+#                                                   # of BUILD_DIR/kernels reused) into BUILD_DIR/python-dist
 # Run there, from the repository root (the build folder as built here: build/python/hcl, build/lib, build/bin):
 #   python/tests/run_gpu.sh [BUILD_DIR]             # results and logs into $OUT if set, else BUILD_DIR/python-gpu
 # Environment: HCL_PYTEST_DEVICES (comma list of selectors; default every device), HCL_PYTEST_LEAK_N (default
@@ -22,6 +24,9 @@ if [ "${1:-}" = "--prepare" ]; then
             numpy==2.2.6 pytest==8.4.2 || exit 1
     done
     ls "$build/python-wheels"
+    "$py" -m pip wheel --disable-pip-version-check --no-deps -w "$build/python-dist" \
+        --config-settings=cmake.define.HCL_DEVICE_CODE_FROM="$build/kernels" "$root" || exit 1
+    ls -l "$build/python-dist"
     exit 0
 fi
 build=$(cd "${1:-$root/build}" && pwd) || exit 1
@@ -58,6 +63,22 @@ echo "== pytest: every device, torch interop, leak loops of ${HCL_PYTEST_LEAK_N:
     --junitxml="$out/pytest.xml" -s . 2>&1) | tee "$out/pytest.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest.txt" | tail -n 30
+
+wheel=$(ls "$build"/python-dist/hcl-*.whl 2>/dev/null | head -n 1)
+if [ -n "$wheel" ]; then
+    echo "== the wheel of pip install . ($wheel), installed with pip, the suite on it (leak loops short)"
+    site=$build/python-gpu-wheel-site
+    rm -rf "$site"
+    if "$py" -m pip install -q --disable-pip-version-check --no-deps --no-index --target "$site" "$wheel"; then
+        (cd "$here" && PYTHONPATH=$site HCL_PYTEST_LEAK_N=20000 "$py" -m pytest -q -p no:cacheprovider \
+            --junitxml="$out/pytest-wheel.xml" . 2>&1) | tee "$out/pytest-wheel.txt"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+        PYTHONPATH=$site "$py" -c 'import hcl, sys; print("imported from", hcl.__file__)' | tee -a "$out/pytest-wheel.txt"
+    else
+        echo "pip could not install $wheel"
+        rc=1
+    fi
+fi
 
 if [ -z "${SKIP_BENCH:-}" ]; then
     echo "== per-call cost from Python, and the C bench's figures in the same run"
