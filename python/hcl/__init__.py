@@ -12,7 +12,12 @@ release() and work as context managers; the GIL is released around every call th
     print(hcl.vecadd(a, a).numpy())        # [0. 2. 4. 6.]
 """
 
-from . import _hcl
+import sys as _sys
+
+if _sys.version_info < (3, 11):  # the extension is built on 3.11's stable ABI (the buffer protocol came in 3.11)
+    raise ImportError(f"hcl needs CPython 3.11 or later, not {_sys.version.split()[0]}")
+
+from . import _hcl  # noqa: E402
 from ._hcl import (Buffer, Comm, Device, Error, Event, HostMemory, Kernel, Module, Queue, Scalar, backends,
                    comm_engines, comm_group_end, comm_group_start, convert as _convert, devices, last_message,
                    status_name, trace_start, trace_stop, version, f32_to_f16, f16_to_f32, f32_to_bf16, bf16_to_f32,
