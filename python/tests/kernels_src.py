@@ -60,3 +60,6 @@ def sources(name="saxpy"):
         return [("opencl_c", OPENCL_C), ("cuda_c", CUDA_C), ("hip_c", HIP_C), ("host_table", [("saxpy", host_saxpy)])]
     return [("opencl_c", EMPTY_OPENCL_C), ("cuda_c", EMPTY_CUDA_C), ("hip_c", "#include <hip/hip_runtime.h>\n"
             + EMPTY_CUDA_C), ("host_table", [("empty", host_empty)])]
+
+# PTX of an empty kernel (CUDA's binary form: fatbin, cubin or PTX), NUL-terminated as cuModuleLoadData reads it
+EMPTY_PTX = b".version 7.0\n.target sm_75\n.address_size 64\n\n.visible .entry empty()\n{\n\tret;\n}\n\0"

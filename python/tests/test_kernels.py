@@ -94,3 +94,20 @@ def test_release_order(device):
     k.release()
     with pytest.raises(hcl.InvalidHandleError):
         k.launch(1, 1, ())
+
+
+def test_binary_source_kinds(device):
+    from kernels_src import EMPTY_PTX
+
+    if device.backend == "cuda":
+        mod = hcl.module(device, cuda_binary=EMPTY_PTX)
+        k = mod.kernel("empty")
+        k.launch(2, 32, ())
+        device.queue.finish()
+    else:
+        with pytest.raises(hcl.UnsupportedError):
+            hcl.module(device, cuda_binary=EMPTY_PTX)
+    # a module of several forms takes the first the device runs, a binary among them
+    mod = hcl.module(device, ("cuda_binary", EMPTY_PTX), *sources("empty"))
+    mod.kernel("empty").launch(1, 1, ())
+    device.queue.finish()
