@@ -370,7 +370,7 @@ def asarray(data, dtype=None, device=None):
     return arr
 
 
-def from_dlpack(x, *, device=None, copy=None):
+def from_dlpack(x, *, device=None, copy=None, _queue=None):
     """An hcl.Array over a DLPack tensor (torch, CuPy, NumPy, hcl). copy=None or False: in place, which HCL's public C
     API allows only for memory HCL allocated (an hcl.Array handed to torch and back); anything else raises
     BufferError saying why. copy=True: a new HCL array with a copy (CPU tensors; `device` picks the device)."""
@@ -390,8 +390,9 @@ def from_dlpack(x, *, device=None, copy=None):
             raise BufferError(f"hcl.from_dlpack: the tensor is on DLPack device ({dl_type}, {dl_id}), where HCL holds "
                               "no memory: HCL's C API cannot wrap memory it did not allocate (make the tensor from an "
                               "hcl.Array: torch.from_dlpack(hcl.empty(...)))")
-        # The consumer's stream: the producer orders its pending work before it (the protocol's handshake).
-        stream = _hcl._queue_native(owner) or None
+        # The consumer's stream (the queue the caller will use, else the default queue of a device HCL holds memory
+        # on): the producer orders its pending work before it (the protocol's handshake).
+        stream = _hcl._queue_native(_queue if _queue is not None else owner) or None
     try:
         cap = x.__dlpack__(stream=stream, max_version=(1, 0))
     except TypeError:

@@ -14,11 +14,11 @@ _COMPUTE = {"f32": 0, "float32": 0, "tf32": 1}
 _REDUCE = {"sum": 0, "max": 1, "min": 2}
 
 
-def _operand(x, what):
+def _operand(x, what, queue=None):
     if isinstance(x, Array):
         return x, False
     if hasattr(x, "__dlpack__"):
-        return from_dlpack(x), True
+        return from_dlpack(x, _queue=queue), True
     raise TypeError(f"hcl: {what} must be an hcl.Array or a DLPack tensor over HCL memory, not {type(x).__name__}")
 
 
@@ -52,8 +52,8 @@ def _same_device(arrays):
 def vecadd(a, b, out=None, *, queue=None, event=False):
     """out = a + b, elementwise (same shape and dtype: float32, float16 or bfloat16; contiguous). Returns out (or an
     Event when event=True)."""
-    a, fa = _operand(a, "a")
-    b, fb = _operand(b, "b")
+    a, fa = _operand(a, "a", queue)
+    b, fb = _operand(b, "b", queue)
     if a.shape != b.shape:
         raise ValueError(f"hcl.vecadd: shapes {a.shape} and {b.shape} differ")
     if a.dtype != b.dtype:
@@ -62,7 +62,7 @@ def vecadd(a, b, out=None, *, queue=None, event=False):
     if out is None:
         out = empty(a.shape, a.dtype, a.device)
     else:
-        out, fo = _operand(out, "out")
+        out, fo = _operand(out, "out", queue)
         if out.shape != a.shape or out.dtype != a.dtype:
             raise ValueError(f"hcl.vecadd: out is {out.shape} {out.dtype}, not {a.shape} {a.dtype}")
     _same_device([a, b, out])
@@ -95,8 +95,8 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, com
     """c = alpha * op(a) @ op(b) + beta * c (hcl_gemm). a and b: 2-D, same dtype, row-major or transposed views
     (a.T); c: 2-D row-major, of a's dtype or float32 (made when None: out_dtype, default a's). compute: "f32" or
     "tf32". Returns c (or an Event when event=True)."""
-    a, fa = _operand(a, "a")
-    b, fb = _operand(b, "b")
+    a, fa = _operand(a, "a", queue)
+    b, fb = _operand(b, "b", queue)
     ta, lda = _matrix(a, "a")
     tb, ldb = _matrix(b, "b")
     ta ^= _TRANS[trans_a]
@@ -112,7 +112,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, com
     if c is None:
         c = empty((m, n), _dtypes.dtype_name(out_dtype) if out_dtype else a.dtype, a.device)
     else:
-        c, fc = _operand(c, "c")
+        c, fc = _operand(c, "c", queue)
     if c.shape != (m, n):
         raise ValueError(f"hcl.gemm: c is {c.shape}, op(a) @ op(b) is {(m, n)}")
     tc, ldc = _matrix(c, "c")
@@ -134,12 +134,12 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, com
 
 def softmax(x, out=None, *, queue=None, event=False):
     """Row-wise softmax over the last axis (rows = the product of the others); contiguous; out may be x."""
-    x, fx = _operand(x, "x")
+    x, fx = _operand(x, "x", queue)
     fo = False
     if out is None:
         out = empty(x.shape, x.dtype, x.device)
     else:
-        out, fo = _operand(out, "out")
+        out, fo = _operand(out, "out", queue)
     if out.shape != x.shape or out.dtype != x.dtype:
         raise ValueError(f"hcl.softmax: out is {out.shape} {out.dtype}, x is {x.shape} {x.dtype}")
     _same_device([x, out])
@@ -160,7 +160,7 @@ def reduce(x, op="sum", out=None, *, queue=None, event=False):
     """The sum, max or min of every element of x (contiguous) in float32. Without `out`: returns the value as a Python
     float (waits). With `out` (a float32 array of at least one element): writes out[0] and returns out (or an
     Event)."""
-    x, fx = _operand(x, "x")
+    x, fx = _operand(x, "x", queue)
     if op not in _REDUCE:
         raise ValueError(f"hcl.reduce: op must be one of {list(_REDUCE)}, not {op!r}")
     ret_value = out is None
@@ -168,7 +168,7 @@ def reduce(x, op="sum", out=None, *, queue=None, event=False):
     if out is None:
         out = empty((1,), "float32", x.device)
     else:
-        out, fo = _operand(out, "out")
+        out, fo = _operand(out, "out", queue)
         if out.dtype != "float32" or out.size < 1:
             raise ValueError("hcl.reduce: out must be a float32 array of at least one element")
     _same_device([x, out])
