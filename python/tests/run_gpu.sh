@@ -11,7 +11,8 @@
 # Run there, from the repository root (the build folder as built here: build/python/hcl, build/lib, build/bin):
 #   python/tests/run_gpu.sh [BUILD_DIR]             # results and logs into $OUT if set, else BUILD_DIR/python-gpu
 # Environment: HCL_PYTEST_DEVICES (comma list of selectors; default every device), HCL_PYTEST_LEAK_N (default
-# 1000000), PYTHON (default python3: the one with torch), SKIP_BENCH=1 (tests only).
+# 1000000), PYTHON (default python3: the one with torch), SKIP_BENCH=1 (tests only). Nothing is installed outside the
+# build folder.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -36,20 +37,30 @@ py=${PYTHON:-python3}
 export PYTHONDONTWRITEBYTECODE=1
 test -f "$build/python/hcl/_hcl.abi3.so" || { echo "no $build/python/hcl/_hcl.abi3.so: build with python3-dev first"; exit 1; }
 
-# numpy and pytest: the interpreter's own, else a venv that sees its packages (torch) plus the carried wheels
+# numpy and pytest: the interpreter's own, else unpacked from the carried wheels (a wheel is a zip file: no pip and no
+# venv needed) into a folder put on PYTHONPATH; numpy only when the interpreter has none (torch may use its own)
+deps=""
 if ! "$py" -c 'import numpy, pytest' 2>/dev/null; then
-    venv=$build/python-gpu-venv
-    if ! "$venv/bin/python" -c 'import numpy, pytest' 2>/dev/null; then
-        rm -rf "$venv"
-        "$py" -m venv --system-site-packages "$venv" || exit 1
-        "$venv/bin/python" -m pip install -q --no-index --find-links "$build/python-wheels" numpy pytest || {
-            echo "numpy/pytest: not in $py and not installable from $build/python-wheels (run --prepare here first)"
-            exit 1
-        }
-    fi
-    py=$venv/bin/python
+    deps=$build/python-gpu-deps
+    rm -rf "$deps"
+    "$py" - "$build/python-wheels" "$deps" <<'PYEOF' || exit 1
+import glob, importlib.util, os, sys, zipfile
+src, dst = sys.argv[1:3]
+tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+wheels = glob.glob(os.path.join(src, "*.whl"))
+if not wheels:
+    sys.exit(f"no wheels in {src}: run python/tests/run_gpu.sh --prepare where PyPI is reachable")
+for w in wheels:
+    name = os.path.basename(w)
+    if name.startswith("numpy-") and (importlib.util.find_spec("numpy") or f"-{tag}-" not in name):
+        continue
+    zipfile.ZipFile(w).extractall(dst)
+    print("unpacked", name)
+PYEOF
+    "$py" -c "import sys; sys.path.insert(0, '$deps'); import numpy, pytest" ||
+        { echo "numpy/pytest: neither in $py nor usable from $build/python-wheels"; exit 1; }
 fi
-export PYTHONPATH=$build/python
+export PYTHONPATH=$build/python${deps:+:$deps}
 rc=0
 {
     echo "== $(date -u) $(hostname) $("$py" --version 2>&1)"
@@ -69,11 +80,17 @@ if [ -n "$wheel" ]; then
     echo "== the wheel of pip install . ($wheel), installed with pip, the suite on it (leak loops short)"
     site=$build/python-gpu-wheel-site
     rm -rf "$site"
-    if "$py" -m pip install -q --disable-pip-version-check --no-deps --no-index --target "$site" "$wheel"; then
-        (cd "$here" && PYTHONPATH=$site HCL_PYTEST_LEAK_N=20000 "$py" -m pytest -q -p no:cacheprovider \
+    if ! "$py" -m pip --version >/dev/null 2>&1; then # no pip there: a wheel's files are its zip's
+        echo "   (no pip in $py: the wheel is unpacked instead of installed)"
+        "$py" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$wheel" "$site" &&
+            chmod +x "$site"/hcl/*.so "$site"/hcl/lib/*.so
+    fi
+    if [ -f "$site/hcl/_hcl.abi3.so" ] ||
+        "$py" -m pip install -q --disable-pip-version-check --no-deps --no-index --target "$site" "$wheel"; then
+        (cd "$here" && PYTHONPATH=$site${deps:+:$deps} HCL_PYTEST_LEAK_N=20000 "$py" -m pytest -q -p no:cacheprovider \
             --junitxml="$out/pytest-wheel.xml" . 2>&1) | tee "$out/pytest-wheel.txt"
         [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
-        PYTHONPATH=$site "$py" -c 'import hcl, sys; print("imported from", hcl.__file__)' | tee -a "$out/pytest-wheel.txt"
+        PYTHONPATH=$site "$py" -c 'import hcl; print("imported from", hcl.__file__)' | tee -a "$out/pytest-wheel.txt"
     else
         echo "pip could not install $wheel"
         rc=1
