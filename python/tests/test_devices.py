@@ -139,3 +139,20 @@ def test_selectors_open():
     for sel in SELECTORS:
         with hcl.Device(sel) as d:
             assert f"{d.backend}:{d.index}" == sel
+
+
+def test_trace(tmp_path, host):
+    import json
+
+    path = tmp_path / "trace.json"
+    hcl.trace_start(str(path))
+    with pytest.raises(hcl.InvalidArgumentError):
+        hcl.trace_start(str(path))  # one trace at a time
+    a = hcl.zeros(1024, device=host)
+    hcl.vecadd(a, a, a)
+    a.numpy()
+    hcl.trace_stop()
+    events = json.loads(path.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    names = {e.get("name") for e in events}
+    assert any(n and "vecadd" in n for n in names), sorted(n for n in names if n)[:20]
