@@ -25,7 +25,8 @@ _registry_lock = threading.Lock()
 
 
 def _dl_device_of(device):
-    """(DLPack device type, id) of an hcl.Device, or None when its buffers are no plain pointers (OpenCL, Level Zero)."""
+    """(DLPack device type, id) of an hcl.Device, or None: OpenCL buffers are cl_mem objects; Level Zero's device
+    pointers could go as kDLOneAPI, not wired up without a Level Zero device to test on."""
     backend = device.backend
     t = _DL_OF_BACKEND.get(backend)
     if t is None:
@@ -270,8 +271,8 @@ class Array:
     def __dlpack_device__(self):
         dl = _dl_device_of(self.device)
         if dl is None:
-            raise BufferError(f"hcl.Array on {self.device.backend}: DLPack needs buffers that are plain pointers "
-                              "(cuda, hip, host); this backend's are not")
+            raise BufferError(f"hcl.Array on {self.device.backend}: HCL shares memory through DLPack on cuda, hip and "
+                              "host only (OpenCL buffers are cl_mem objects, not pointers; Level Zero is not wired up)")
         return dl
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
