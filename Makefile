@@ -28,7 +28,8 @@ BENCH_ARGS ?=
 
 # The Debian/Ubuntu packages, by what needs them (`make deps-list` prints this table; docs: README "Dependencies").
 # libc6-dev is listed because gcc only recommends it (apt-get runs with --no-install-recommends).
-DEPS_common    := cmake ninja-build gcc libc6-dev pkg-config libcriterion-dev clang-format openmpi-bin libopenmpi-dev
+DEPS_common    := cmake ninja-build gcc libc6-dev pkg-config libcriterion-dev clang-format openmpi-bin libopenmpi-dev \
+                  python3-dev python3-venv
 DEPS_host      := libopenblas-dev qemu-user
 DEPS_opencl    := ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev
 DEPS_levelzero := libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools g++ dpkg-dev
@@ -37,7 +38,9 @@ DEPS_cuda      :=
 DEPS_intel     := python3 python3-venv
 WHY_common    := the build (CMake, Ninja, gcc), the conformance suite (Criterion), ctest format (clang-format); \
                  Open MPI (mpirun, mpi.h): the mpi engine's tests and example under mpirun (HCL itself opens \
-                 libmpi at run time and needs no MPI to build)
+                 libmpi at run time and needs no MPI to build); python3-dev (Python.h) and python3-venv: the Python \
+                 package's extension and its tests (ctest python-pytest, python-wheel: numpy, pytest and \
+                 scikit-build-core from PyPI into a virtual environment under the build folder)
 WHY_host      := the driver needs only gcc (OpenMP included); OpenBLAS is bench's host GEMM baseline; qemu-user \
                  runs the host kernels' CPU dispatch on emulated CPUs without AVX-512 or AVX2 (kernels-host-gemm-cpus)
 WHY_opencl    := CL/cl.h and the ICD loader; PoCL, a CPU OpenCL device for the tests; clinfo (hcl-info's \
