@@ -47,10 +47,12 @@ def load_smi(path):
             if h.split(" ")[0] == name:
                 return i
         return None
-    ci = {k: col(k) for k in ("timestamp", "uuid", "index", "power.draw", "total_energy_consumption", "clocks.sm",
-                              "clocks.mem", "clocks.current.sm", "clocks.current.memory")}
+    ci = {k: col(k) for k in ("timestamp", "uuid", "index", "power.draw", "clocks.sm", "clocks.mem",
+                              "clocks.current.sm", "clocks.current.memory")}
+    # the energy counter's column: its name differs between drivers (none on some; then power is compared only)
+    ci["energy"] = next((i for i, h in enumerate(head) if "energy" in h.split(" ")[0]), None)
     energy_scale = 1.0
-    if ci["total_energy_consumption"] is not None and "[mJ]" in head[ci["total_energy_consumption"]]:
+    if ci["energy"] is not None and "[mJ]" in head[ci["energy"]]:
         energy_scale = 1e-3
     out = {}
     for r in rows[1:]:
@@ -62,7 +64,7 @@ def load_smi(path):
             continue
         key = norm_uuid(r[ci["uuid"]]) if ci["uuid"] is not None else r[ci["index"]].strip()
         get = lambda k: number(r[ci[k]]) if ci[k] is not None else None
-        e = get("total_energy_consumption")
+        e = get("energy")
         sm = get("clocks.sm") if ci["clocks.sm"] is not None else get("clocks.current.sm")
         mem = get("clocks.mem") if ci["clocks.mem"] is not None else get("clocks.current.memory")
         out.setdefault(key, []).append((t, get("power.draw"), e * energy_scale if e is not None else None, sm, mem))
