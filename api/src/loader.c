@@ -10,6 +10,7 @@
  * texts a driver writes (reason, version) are cut at their buffer's end, and a device count above
  * HCL__MAX_DEVICES makes the backend unavailable. */
 #define _GNU_SOURCE
+#include "check.h"
 #include "core.h"
 #include "hcl_backends.h"
 #include "hcl_host_kernels.h"
@@ -63,17 +64,6 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static hcl__backend backends[MAX_BACKENDS];
 static uint32_t backend_count;
 
-/* Append printf text to a bounded string. */
-static void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t size, const char *fmt, ...) {
-    size_t used = strlen(buf);
-    if (used + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 static void host_log(hcl_log_level level, const char *driver, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -105,13 +95,13 @@ static void *host_open_library(const char *driver, const char *env_override, con
         }
         const char *e = dlerror();
         hcl__log(HCL_LOG_DEBUG, driver, "dlopen %s: %s", names[i], e ? e : "failed");
-        if (reason) appendf(reason, reason_size, "%s%s", i ? "; " : "", e ? e : names[i]);
+        if (reason) hcl__kit_appendf(reason, reason_size, "%s%s", i ? "; " : "", e ? e : names[i]);
     }
     if (reason) {
-        appendf(reason, reason_size, " (tried: ");
-        for (size_t i = 0; i < count; i++) appendf(reason, reason_size, "%s%s", i ? ", " : "", names[i]);
-        appendf(reason, reason_size, "%s%s)", override && override[0] ? ", from " : "",
-                override && override[0] ? env_override : "");
+        hcl__kit_appendf(reason, reason_size, " (tried: ");
+        for (size_t i = 0; i < count; i++) hcl__kit_appendf(reason, reason_size, "%s%s", i ? ", " : "", names[i]);
+        hcl__kit_appendf(reason, reason_size, "%s%s)", override && override[0] ? ", from " : "",
+                         override && override[0] ? env_override : "");
     }
     return NULL;
 }
@@ -296,7 +286,7 @@ static void *try_path(hcl__backend *b, const char *dir, const char *file, char *
     struct stat st;
     if (stat(path, &st) != 0) {
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: %s: not found", b->name, path);
-        appendf(tried, tried_size, "%s%s (not found)", tried[0] ? "; " : "", path);
+        hcl__kit_appendf(tried, tried_size, "%s%s (not found)", tried[0] ? "; " : "", path);
         return NULL;
     }
     char why[256];
@@ -304,7 +294,7 @@ static void *try_path(hcl__backend *b, const char *dir, const char *file, char *
     if (whole <= 0) {
         if (whole < 0) b->retry = 1;
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: %s refused: %s", b->name, path, why);
-        appendf(tried, tried_size, "%s%s (refused: %s)", tried[0] ? "; " : "", path, why);
+        hcl__kit_appendf(tried, tried_size, "%s%s (refused: %s)", tried[0] ? "; " : "", path, why);
         return NULL;
     }
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -312,7 +302,7 @@ static void *try_path(hcl__backend *b, const char *dir, const char *file, char *
         const char *err = dlerror();
         if (dlopen_out_of_memory(err)) b->retry = 1;
         hcl__log(HCL_LOG_DEBUG, "loader", "%s: dlopen %s failed: %s", b->name, path, err ? err : "?");
-        appendf(tried, tried_size, "%s%s (dlopen: %s)", tried[0] ? "; " : "", path, err ? err : "?");
+        hcl__kit_appendf(tried, tried_size, "%s%s (dlopen: %s)", tried[0] ? "; " : "", path, err ? err : "?");
         return NULL;
     }
     hcl__log(HCL_LOG_DEBUG, "loader", "%s: loaded %s", b->name, path);

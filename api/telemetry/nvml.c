@@ -167,7 +167,7 @@ int hcl__tele_nvml_read(const hcl_device_info *d, hcl_telemetry *t, char *why, s
         board = dev;
     snprintf(t->source, sizeof t->source, "nvml");
     t->detail[0] = '\0';
-    hcl__tele_append(t->detail, sizeof t->detail, "NVML, driver %s; %s by UUID%s", g_version, uuid,
+    hcl__kit_appendf(t->detail, sizeof t->detail, "NVML, driver %s; %s by UUID%s", g_version, uuid,
                      mig ? " (a MIG device: power, energy, clocks, temperature and link are its whole GPU's)" : "");
     READ_UINT(t, HCL_TELEMETRY_POWER, nvmlDeviceGetPowerUsage, 1e-3, board);
     if (hcl__tele_wanted(t, HCL_TELEMETRY_ENERGY)) {
@@ -257,7 +257,7 @@ static void mig_instance(nvmlDevice_t mig, hcl_mig_instance *out) {
 int hcl__tele_nvml_mig(const hcl_device_info *d, hcl_mig_info *m) {
     if (!nvml_ready()) {
         m->reason[0] = '\0';
-        hcl__tele_append(m->reason, sizeof m->reason, "%s", g_reason);
+        hcl__kit_appendf(m->reason, sizeof m->reason, "%s", g_reason);
         return 0;
     }
     nvmlDevice_t dev = NULL, gpu = NULL;

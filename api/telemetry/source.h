@@ -4,6 +4,7 @@
 #ifndef HCL_TELEMETRY_SOURCE_H
 #define HCL_TELEMETRY_SOURCE_H
 
+#include "check.h" /* hcl__kit_appendf */
 #include "hcl/hcl_telemetry.h"
 
 #include <stddef.h>
@@ -18,8 +19,6 @@ HCL__HIDDEN_T void hcl__tele_unknown(hcl_telemetry *t, hcl_telemetry_field f, co
     __attribute__((format(printf, 3, 4)));
 /* 1 when field f was asked for. */
 HCL__HIDDEN_T int hcl__tele_wanted(const hcl_telemetry *t, hcl_telemetry_field f);
-/* Append printf-style text to buf (cut at size). */
-HCL__HIDDEN_T void hcl__tele_append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The throttle bits in words into t->throttle_text. */
 HCL__HIDDEN_T void hcl__tele_throttle_text(hcl_telemetry *t, uint32_t bits);
 

@@ -259,7 +259,7 @@ int hcl__tele_sysman_read(const hcl_device_info *d, hcl_telemetry *t, char *why,
     hcl_zes_device_handle_t dev = g_dev[k].handle;
     snprintf(t->source, sizeof t->source, "sysman");
     t->detail[0] = '\0';
-    hcl__tele_append(t->detail, sizeof t->detail, "Level Zero Sysman, driver %s; device %u by UUID",
+    hcl__kit_appendf(t->detail, sizeof t->detail, "Level Zero Sysman, driver %s; device %u by UUID",
                      g_dev[k].driver_version[0] ? g_dev[k].driver_version : "(version not given)", k);
     read_power(k, dev, t);
     read_clocks(dev, t);

@@ -29,15 +29,6 @@ HCL_API const char *hcl_telemetry_field_unit(hcl_telemetry_field field) {
     return (unsigned)field < HCL_TELEMETRY_FIELD_COUNT ? field_units[field] : NULL;
 }
 
-void hcl__tele_append(char *buf, size_t size, const char *fmt, ...) {
-    size_t used = strnlen(buf, size);
-    if (used + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 /* The "asked for" marks live in the reason of fields not yet read: a field not asked for says so. */
 static const char not_asked[] = "not asked for";
 
@@ -72,7 +63,7 @@ void hcl__tele_throttle_text(hcl_telemetry *t, uint32_t bits) {
     t->throttle_text[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (bits & names[i].bit)
-            hcl__tele_append(t->throttle_text, sizeof t->throttle_text, "%s%s", t->throttle_text[0] ? ", " : "",
+            hcl__kit_appendf(t->throttle_text, sizeof t->throttle_text, "%s%s", t->throttle_text[0] ? ", " : "",
                              names[i].name);
 }
 
@@ -119,7 +110,8 @@ static void read_device(const hcl_device_info *d, uint32_t fields, hcl_telemetry
     }
     if (!served) {
         t->source[0] = '\0';
-        snprintf(t->detail, sizeof t->detail, "%s", why);
+        t->detail[0] = '\0';
+        hcl__kit_appendf(t->detail, sizeof t->detail, "%s", why); /* cut at its size */
         for (int f = 0; f < HCL_TELEMETRY_FIELD_COUNT; f++) hcl__tele_unknown(t, (hcl_telemetry_field)f, "%s", why);
     }
 }

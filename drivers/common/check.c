@@ -1,4 +1,5 @@
 /* The driver kit's failure messages and the core's services as the driver sees them. */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "check.h"
 
 #include <stdio.h>
@@ -53,3 +54,12 @@ hcl_status hcl__kit_oom(const char *what) {
 /* The kit's default injected code; a driver whose vendor has an out-of-memory code defines its own. */
 __attribute__((weak)) const long long hcl__kit_fault_code = 2;
 #endif
+
+void hcl__kit_appendf(char *buf, size_t size, const char *fmt, ...) {
+    const size_t used = strnlen(buf, size);
+    if (used + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}

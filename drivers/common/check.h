@@ -82,4 +82,8 @@ const char *hcl__kit_last_failure(void);
 /* HCL_ERROR_OUT_OF_MEMORY with "<driver>: out of host memory (<what>)". */
 hcl_status hcl__kit_oom(const char *what);
 
+/* Append printf text to the NUL-terminated string in buf (size bytes in all), cut at the end of buf; for the messages
+ * and reasons built in pieces (the loader's, the run-time compilers', telemetry's). */
+void hcl__kit_appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif /* HCL_DRIVERS_COMMON_CHECK_H */

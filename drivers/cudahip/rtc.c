@@ -38,16 +38,6 @@ static int *g_archs; /* real architectures NVRTC can make SASS for, ascending (7
 static int g_num_archs;
 #endif
 
-static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t size, const char *fmt, ...) {
-    size_t used = strnlen(buf, size);
-    if (used + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 #define MAX_CANDIDATES 12
 
 /* Where the compiler may be, in order. The environment variable alone when it is set. */
@@ -104,24 +94,25 @@ static hcl_status open_locked(void) {
         if (!h) {
             const char *e = dlerror();
             HCL_GPU_LOG("dlopen %s: %s", names[i], e ? e : "failed");
-            append(g_reason, sizeof g_reason, "%s%s", g_reason[0] ? "; " : "", e ? e : names[i]);
+            hcl__kit_appendf(g_reason, sizeof g_reason, "%s%s", g_reason[0] ? "; " : "", e ? e : names[i]);
             continue;
         }
         if (!dlsym(h, create_name)) {
             /* a GPU runtime without the compiler (libamdhip64 of ROCm 6+): not closed, since its constructors ran
              * and unloading such a library is not safe */
             HCL_GPU_LOG("dlopen %s: loaded, but it has no %s", names[i], create_name);
-            append(g_reason, sizeof g_reason, "%s%s has no %s", g_reason[0] ? "; " : "", names[i], create_name);
+            hcl__kit_appendf(g_reason, sizeof g_reason, "%s%s has no %s", g_reason[0] ? "; " : "", names[i],
+                             create_name);
             continue;
         }
         HCL_GPU_LOG("dlopen %s: loaded", names[i]);
         g_library = h;
     }
     if (!g_library) {
-        append(g_reason, sizeof g_reason, " (tried: ");
-        for (size_t i = 0; i < count; i++) append(g_reason, sizeof g_reason, "%s%s", i ? ", " : "", names[i]);
+        hcl__kit_appendf(g_reason, sizeof g_reason, " (tried: ");
+        for (size_t i = 0; i < count; i++) hcl__kit_appendf(g_reason, sizeof g_reason, "%s%s", i ? ", " : "", names[i]);
         const char *override = getenv(HCL_GPU_RTC_ENV);
-        append(g_reason, sizeof g_reason, "%s)", override && override[0] ? ", from " HCL_GPU_RTC_ENV : "");
+        hcl__kit_appendf(g_reason, sizeof g_reason, "%s)", override && override[0] ? ", from " HCL_GPU_RTC_ENV : "");
         return HCL_ERROR_UNSUPPORTED;
     }
     hcl__gpu_rtc_symbols syms;
