@@ -34,7 +34,7 @@ DEPS_opencl    := ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libcl
 DEPS_levelzero := libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools g++ dpkg-dev
 DEPS_hip       := libamdhip64-dev hipcc rocm-device-libs g++
 DEPS_cuda      :=
-DEPS_vulkan    := libvulkan-dev mesa-vulkan-drivers glslang-tools
+DEPS_vulkan    := libvulkan-dev mesa-vulkan-drivers glslang-tools spirv-tools
 DEPS_intel     := python3 python3-venv
 WHY_common    := the build (CMake, Ninja, gcc), the conformance suite (Criterion), ctest format (clang-format); \
                  Open MPI (mpirun, mpi.h): the mpi engine's tests and example under mpirun (HCL itself opens \
@@ -52,7 +52,7 @@ WHY_intel     := Intel's OpenCL CPU runtime, the OpenCL suite's second vendor (c
                  into .deps/intel-opencl (in the source tree, git-ignored; nothing system-wide)
 WHY_vulkan    := the Vulkan headers (types only: the driver opens libvulkan.so.1 at run time) and the loader; \
                  lavapipe (Mesa's Vulkan on the CPU) for the tests; glslangValidator compiles the built-in \
-                 kernels' GLSL to SPIR-V
+                 kernels' GLSL to SPIR-V, spirv-link joins them into one module
 WHY_cuda      := no Debian package: NVIDIA's CUDA toolkit, where installed, gives cuda.h and nvrtc.h (the \
                  driver), nvcc (the fatbin, bench's CUB library) and cuBLAS; running needs only the NVIDIA \
                  driver (libcuda.so.1)
