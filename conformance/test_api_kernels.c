@@ -74,15 +74,26 @@ static void host_index3d(const hcl_host_launch *L, void *const *args) {
 
 static const hcl_host_function host_table[] = {{"scale_rev", host_scale_rev}, {"index3d", host_index3d}};
 
+#ifdef HCL_CONF_HAVE_VULKAN_SPIRV
+/* user_kernels.comp compiled by glslangValidator and joined by spirv-link (conformance/CMakeLists.txt) */
+extern const unsigned char hcl_conf_vulkan_spirv[];
+extern const size_t hcl_conf_vulkan_spirv_size;
+#endif
+
 static hcl_module user_module_on(hcl_device dev) {
-    hcl_module_source src[4] = {
+    hcl_module_source src[5] = {
         {HCL_SOURCE_OPENCL_C, opencl_src, sizeof opencl_src - 1, NULL},
         {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
         {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
         {HCL_SOURCE_HOST_TABLE, host_table, sizeof host_table / sizeof host_table[0], NULL},
     };
+    uint32_t count = 4;
+#ifdef HCL_CONF_HAVE_VULKAN_SPIRV
+    src[count++] =
+        (hcl_module_source){HCL_SOURCE_SPIRV_VULKAN, hcl_conf_vulkan_spirv, hcl_conf_vulkan_spirv_size, NULL};
+#endif
     hcl_module m = NULL;
-    if (!CHECK_ST(HCL_SUCCESS, hcl_module_create(dev, src, 4, &m))) return NULL;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_module_create(dev, src, count, &m))) return NULL;
     conf_track_module(m);
     return m;
 }
@@ -430,11 +441,16 @@ CONF_TEST(api, kernel_handles) {
     hcl_module m2 = NULL;
     hcl_kernel dead = NULL, live = NULL;
     hcl_module_source src = {HCL_SOURCE_OPENCL_C, opencl_src, sizeof opencl_src - 1, NULL};
-    hcl_module_source srcs[4] = {src,
+    hcl_module_source srcs[5] = {src,
                                  {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
                                  {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
                                  {HCL_SOURCE_HOST_TABLE, host_table, 2, NULL}};
-    REQUIRE_OK(hcl_module_create(conf_dev, srcs, 4, &m2));
+    uint32_t nsrcs = 4;
+#ifdef HCL_CONF_HAVE_VULKAN_SPIRV
+    srcs[nsrcs++] =
+        (hcl_module_source){HCL_SOURCE_SPIRV_VULKAN, hcl_conf_vulkan_spirv, hcl_conf_vulkan_spirv_size, NULL};
+#endif
+    REQUIRE_OK(hcl_module_create(conf_dev, srcs, nsrcs, &m2));
     REQUIRE_OK(hcl_kernel_create(m2, "index3d", &dead));
     REQUIRE_OK(hcl_kernel_create(m2, "scale_rev", &live));
     conf_track_kernel(live);

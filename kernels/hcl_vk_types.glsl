@@ -26,6 +26,10 @@ uint16_t hcl_bf16(float v) {
 #error "define HCL_F32, HCL_F16 or HCL_BF16"
 #endif
 
+// The work-group size: specialisation constants 0, 1, 2 (the driver sets them from the launch's block) in every
+// shader, since spirv-link joins them into one module and a WorkgroupSize built-in applies to every entry point of it.
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
 // max and min that skip NaN, as OpenCL's fmax and fmin do
 float hcl_fmax(float a, float b) { return isnan(a) ? b : isnan(b) ? a : max(a, b); }
 float hcl_fmin(float a, float b) { return isnan(a) ? b : isnan(b) ? a : min(a, b); }

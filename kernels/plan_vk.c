@@ -7,6 +7,10 @@
 #define VK_WG 256u            /* work-items per group of the 1-D kernels */
 #define VK_MAX_PARTIALS 1024u /* reduce: groups of the first launch */
 #define VK_GEMM_TILE 64u      /* gemm: C tile per 16 x 16 work-group */
+/* gemm on a CPU device: k in slices of at most this many, one launch each, the later ones adding to C (beta 1).
+ * lavapipe (Mesa 22.3) ends a shader loop after 65535 trips of its loop limiter, which the gemm kernel's k loop
+ * reaches near k = 174768 (6 trips a step of 16): without slices C would silently miss the rest of k. */
+#define VK_GEMM_CPU_KSLICE 32768u
 
 static hcl_kprog vk_prog(hcl_dtype type) { return type == HCL_DTYPE_F32 ? HCL_KPROG_VK : HCL_KPROG_VK16; }
 
@@ -121,17 +125,31 @@ hcl_status hcl__plan_gemm_vk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
                               "%zu x %zu tiles of 64 x 64 exceed the device's work-group "
                               "counts",
                               gx, gy);
-    hcl_klaunch *l = &out->launch[0];
-    hcl_klaunch_1d(l, prog, kernel, gx, 16);
-    l->grid.y = (uint32_t)gy;
-    l->block.y = 16;
-    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
-    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
-    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
-    const uint32_t v[7] = {(uint32_t)g->m,   (uint32_t)g->n,          (uint32_t)k, (uint32_t)g->lda, (uint32_t)g->ldb,
-                           (uint32_t)g->ldc, (uint32_t)(ta | tb << 1)};
-    for (int i = 0; i < 7; i++) hcl_klaunch_u32(l, v[i]);
-    hcl_klaunch_f32(l, alpha);
-    hcl_klaunch_f32(l, g->beta);
+    const size_t slice = dev->is_cpu && k > VK_GEMM_CPU_KSLICE ? VK_GEMM_CPU_KSLICE : (k ? k : 1);
+    const size_t slices = k ? hcl_ceil_div(k, slice) : 1;
+    if (k >= ((size_t)1 << 30) && slices > 1)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "k %zu: the Vulkan GEMM's k slices start below 2^30", k);
+    hcl_status st = hcl_kplan_init(out, slices);
+    if (st != HCL_SUCCESS) return st;
+    for (size_t s = 0; s < slices; s++) {
+        hcl_klaunch *l = &out->launch[s];
+        const size_t k0 = s * slice, k1 = hcl_min_size(k, k0 + slice);
+        hcl_klaunch_1d(l, prog, kernel, gx, 16);
+        l->grid.y = (uint32_t)gy;
+        l->block.y = 16;
+        hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+        hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
+        hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+        const uint32_t v[7] = {(uint32_t)g->m,
+                               (uint32_t)g->n,
+                               (uint32_t)k1,
+                               (uint32_t)g->lda,
+                               (uint32_t)g->ldb,
+                               (uint32_t)g->ldc,
+                               (uint32_t)(ta | tb << 1 | k0 << 2)};
+        for (int i = 0; i < 7; i++) hcl_klaunch_u32(l, v[i]);
+        hcl_klaunch_f32(l, alpha);
+        hcl_klaunch_f32(l, s == 0 ? g->beta : 1.0f);
+    }
     return HCL_SUCCESS;
 }

@@ -1,10 +1,12 @@
 /* The Vulkan driver: its devices (every physical device with a compute queue, Vulkan 1.2 and push descriptors),
  * device_open/close and the driver table. Built on the driver kit (drivers/common/kit.h). */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *vendor_name(uint32_t id) {
     switch (id) {
@@ -31,7 +33,11 @@ static int has_extension(VkPhysicalDevice phys, const char *name) {
 /* Fill a device entry; HCL_ERROR_UNSUPPORTED (with the message) for a device HCL cannot use. */
 static hcl_status describe_device(hcl__vk_device_entry *e) {
     hcl_device_info *info = &e->info;
-    VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    const int nv_sm = has_extension(e->phys, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+    VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+                                              .pNext = nv_sm ? &sm : NULL};
     VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES, .pNext = &sub};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
     hcl__vk.vkGetPhysicalDeviceProperties2(e->phys, &p2);
@@ -105,6 +111,14 @@ static hcl_status describe_device(hcl__vk_device_entry *e) {
         e->limits.max_groups[d] = lim->maxComputeWorkGroupCount[d];
     }
     info->arg_offset_alignment = lim->minStorageBufferOffsetAlignment ? lim->minStorageBufferOffsetAlignment : 1;
+    /* Vulkan core states no count of compute units: NVIDIA's SMs come from VK_NV_shader_sm_builtins, a CPU device's
+     * cores are the host's (lavapipe runs on them); elsewhere 0, unknown */
+    if (nv_sm)
+        info->compute_units = sm.shaderSMCount;
+    else if (info->type == HCL_DEVICE_TYPE_CPU) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        info->compute_units = cpus > 0 ? (uint32_t)cpus : 0;
+    }
     info->subgroup_size = sub.subgroupSize;
     e->limits.subgroup_width = sub.subgroupSize;
     info->has_fp16 = e->has_float16 && e->has_16bit_storage;
@@ -262,15 +276,17 @@ static void vk_device_close(void *device) {
     free(dev);
 }
 
-/* Interop: device -> VkDevice, queue -> its timeline VkSemaphore is not a queue; the VkQueue is the device's:
- * only the device and buffers (VkBuffer) are given. */
+/* Interop: device -> VkDevice, queue -> the device's one VkQueue (every HCL queue of the device submits to it; a
+ * caller that submits to it too must hold no HCL call on the device meanwhile), buffer -> VkBuffer. HCL keeps
+ * ownership of all three. */
 static hcl_status vk_get_native(hcl_native_kind kind, void *object, void **out_native) {
     switch (kind) {
     case HCL_NATIVE_DEVICE: *out_native = (void *)((hcl__vk_device *)object)->device; return HCL_SUCCESS;
+    case HCL_NATIVE_QUEUE: *out_native = (void *)((hcl__vk_queue *)object)->dev->queue; return HCL_SUCCESS;
     case HCL_NATIVE_BUFFER: *out_native = (void *)((hcl__vk_buffer *)object)->buffer; return HCL_SUCCESS;
     default: break;
     }
-    return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "vulkan: no native queue (HCL queues share the device's VkQueue)");
+    return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "vulkan: native object kind %d", (int)kind);
 }
 
 hcl_status hcl__vk_device_limits(void *device, hcl_driver_limits *out) {

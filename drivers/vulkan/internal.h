@@ -119,6 +119,7 @@ typedef struct hcl__vk_event {
     VkSemaphore timeline;
     uint64_t value;
     VkQueryPool queries; /* VK_NULL_HANDLE without timestamps */
+    int marker;          /* a marker is one instant: its start timestamp stands for its end */
 } hcl__vk_event;
 
 /* One HCL command recorded into one or more command buffers (a transfer larger than the staging is several): begin
@@ -129,7 +130,8 @@ typedef struct hcl__vk_cmd {
     hcl__vk_event *ev; /* when an event is wanted */
     uint32_t num_wait;
     void *const *wait;
-    int first; /* the part being recorded is the command's first */
+    int first;  /* the part being recorded is the command's first */
+    int marker; /* a marker: one timestamp */
 } hcl__vk_cmd;
 /* Lock the queue, take a command buffer and begin it (a barrier orders it after everything submitted before; the
  * first part writes the start timestamp). On failure the queue is unlocked again. */

@@ -3,7 +3,8 @@
  * A module is a VkShaderModule made from Vulkan SPIR-V (HCL_SOURCE_SPIRV_VULKAN); a kernel is one of its GLCompute
  * entry points, reflected (spirv_reflect.h) into a descriptor-set layout of push descriptors (one storage buffer per
  * binding of set 0) and a pipeline layout with its push-constant block; its pipelines are made per work-group size on
- * first launch (the size goes in as specialisation constants 0, 1, 2, GLSL's local_size_x_id = 0 ...).
+ * first launch (the size goes in as specialisation constants 0, 1, 2, GLSL's local_size_x_id = 0 ..., and the launch's
+ * dynamic shared memory in bytes as specialisation constant 3, which a shader may size a shared array by).
  *
  * The launch ABI (docs/backends.md): the launch's BUFFER arguments, in order, bind to the shader's storage buffers in
  * ascending binding order; its VALUE arguments, in order, fill the push-constant block's members in offset order. */
@@ -23,7 +24,7 @@ typedef struct hcl__vk_module {
 } hcl__vk_module;
 
 typedef struct hcl__vk_pipeline {
-    uint32_t block[3];
+    uint32_t block[4]; /* x, y, z, dynamic shared bytes: the specialisation constants 0-3 */
     VkPipeline pipeline;
 } hcl__vk_pipeline;
 
@@ -239,8 +240,9 @@ hcl_status hcl__vk_kernel_params(void *kernel, hcl_driver_param *out, uint32_t m
     return HCL_SUCCESS;
 }
 
-/* The kernel's pipeline for work-groups of `block` (kernel locked): made on first use, 8 kept per kernel. */
-static hcl_status pipeline_for(hcl__vk_kernel *k, const uint32_t block[3], VkPipeline *out) {
+/* The kernel's pipeline for work-groups of block[0..2] with block[3] bytes of dynamic shared memory (kernel locked):
+ * made on first use, 8 kept per kernel. */
+static hcl_status pipeline_for(hcl__vk_kernel *k, const uint32_t block[4], VkPipeline *out) {
     hcl_status status = HCL_SUCCESS;
     hcl__vk_device *dev = k->module->dev;
     for (uint32_t i = 0; i < k->num_pipelines; i++)
@@ -248,8 +250,8 @@ static hcl_status pipeline_for(hcl__vk_kernel *k, const uint32_t block[3], VkPip
             *out = k->pipelines[i].pipeline;
             return HCL_SUCCESS;
         }
-    const VkSpecializationMapEntry map[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-    VkSpecializationInfo spec = {.mapEntryCount = 3, .pMapEntries = map, .dataSize = 12, .pData = block};
+    const VkSpecializationMapEntry map[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
+    VkSpecializationInfo spec = {.mapEntryCount = 4, .pMapEntries = map, .dataSize = 16, .pData = block};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
@@ -259,7 +261,8 @@ static hcl_status pipeline_for(hcl__vk_kernel *k, const uint32_t block[3], VkPip
                                       .layout = k->layout};
     VkPipeline p = VK_NULL_HANDLE;
     HCL_VK_CHECK(vkCreateComputePipelines, (dev->device, dev->pipeline_cache, 1, &ci, NULL, &p),
-                 "kernel '%s', work-groups of %u x %u x %u", k->name, block[0], block[1], block[2]);
+                 "kernel '%s', work-groups of %u x %u x %u, %u bytes of shared memory", k->name, block[0], block[1],
+                 block[2], block[3]);
     hcl__vk_live(dev, 1);
     uint32_t slot = k->num_pipelines;
     if (slot == MAX_PIPELINES) { /* the oldest goes: its launches were submitted, so wait for the device first */
@@ -283,12 +286,11 @@ hcl_status hcl__vk_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_d
     hcl__vk_queue *q = queue;
     hcl__vk_kernel *k = kernel;
     const hcl__vk_reflect *r = &k->refl;
-    if (shared_bytes)
-        return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED,
-                            "vulkan: kernel '%s': dynamic shared memory (%zu bytes) has no Vulkan form; declare shared "
-                            "arrays in the shader",
-                            k->name, shared_bytes);
-    const uint32_t bs[3] = {block.x, block.y, block.z};
+    if (shared_bytes > k->module->dev->entry->info.local_mem_bytes)
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                            "vulkan: kernel '%s': %zu bytes of dynamic shared memory; the device has %llu", k->name,
+                            shared_bytes, (unsigned long long)k->module->dev->entry->info.local_mem_bytes);
+    const uint32_t bs[4] = {block.x, block.y, block.z, (uint32_t)shared_bytes};
     if (!r->size_from_spec && r->local_size[0] &&
         (bs[0] != r->local_size[0] || bs[1] != r->local_size[1] || bs[2] != r->local_size[2]))
         return HCL_KIT_FAIL(

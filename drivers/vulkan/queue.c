@@ -137,7 +137,7 @@ hcl_status hcl__vk_cmd_submit(hcl__vk_cmd *cmd, int last, int wait_done) {
     VkSemaphore *sems = NULL;
     uint64_t *values = NULL;
     VkPipelineStageFlags *stages = NULL;
-    if (last && cmd->ev && cmd->ev->queries)
+    if (last && cmd->ev && cmd->ev->queries && !cmd->marker)
         hcl__vk.vkCmdWriteTimestamp(cmd->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, cmd->ev->queries, 1);
     /* what the command wrote is visible to the host once its value is reached (reads through the staging) */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -293,6 +293,8 @@ hcl_status hcl__vk_queue_marker(void *queue, uint32_t num_wait, void *const *wai
     hcl__vk_cmd cmd;
     hcl_status status = hcl__vk_cmd_begin(&cmd, queue, num_wait, wait, out_event != NULL);
     if (status != HCL_SUCCESS) return status;
+    cmd.marker = 1;
+    if (cmd.ev) cmd.ev->marker = 1;
     status = hcl__vk_cmd_submit(&cmd, 1, 0);
     return hcl__vk_cmd_finish(&cmd, status, out_event);
 }
@@ -325,15 +327,16 @@ hcl_status hcl__vk_event_elapsed(void *start, void *end, double *out_seconds) {
     status = hcl__vk_event_wait(a);
     if (status == HCL_SUCCESS) status = hcl__vk_event_wait(b);
     if (status != HCL_SUCCESS) return status;
-    uint64_t ta[2] = {0, 0}, tb[2] = {0, 0};
+    uint64_t t0 = 0, t1 = 0;
     const VkQueryResultFlags flags = VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT;
-    HCL_VK_CHECK(vkGetQueryPoolResults, (dev->device, a->queries, 0, 2, sizeof ta, ta, sizeof ta[0], flags),
-                 "the start event's timestamps");
-    HCL_VK_CHECK(vkGetQueryPoolResults, (dev->device, b->queries, 0, 2, sizeof tb, tb, sizeof tb[0], flags),
-                 "the end event's timestamps");
+    HCL_VK_CHECK(vkGetQueryPoolResults, (dev->device, a->queries, 0, 1, sizeof t0, &t0, sizeof t0, flags),
+                 "the start event's timestamp");
+    HCL_VK_CHECK(vkGetQueryPoolResults,
+                 (dev->device, b->queries, b->marker ? 0 : 1, 1, sizeof t1, &t1, sizeof t1, flags),
+                 "the end event's timestamp");
     const uint32_t bits = dev->entry->timestamp_bits;
     const uint64_t mask = bits >= 64 ? UINT64_MAX : (((uint64_t)1 << bits) - 1);
-    const uint64_t ticks = (tb[1] - ta[0]) & mask;
+    const uint64_t ticks = (t1 - t0) & mask;
     *out_seconds = (double)ticks * dev->entry->ns_per_tick * 1e-9;
 cleanup:
     return status;

@@ -1,12 +1,12 @@
 // gemm (Vulkan GLSL, kernels/hcl_vk_types.glsl): row-major GEMM with BLAS meaning, C = alpha * op(A) * op(B) + beta * C,
 // A and B of type T, C of type T or (-DHCL_C_F32) f32, accumulated in float32.
-// hcl_gemm_<type>[_f32]: a 16 x 16 work-group per 64 x 64 tile of C, each work-item 4 x 4 of it; the tiles of A and B
-// go through shared memory 16 deep in k. The transposes are flags (bit 0: A, bit 1: B). beta == 0 writes alpha * AB
+// hcl_gemm_<type>[_f32]: a 16 x 16 work-group (the plan launches no other size) per 64 x 64 tile of C, each work-item 4 x 4 of it; the tiles of A and B
+// go through shared memory 16 deep in k. flags: bit 0 A transposed, bit 1 B transposed, bits 2-31 the first k of this
+// launch (k slices, one launch each, for lavapipe: see kernels/plan_vk.c); k is the end of the slice. beta == 0 writes alpha * AB
 // without reading C (NaN in C does not propagate); the host passes k = 0 and alpha = 0 when k or alpha is 0.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "hcl_vk_types.glsl"
-layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, set = 0, binding = 0) readonly buffer A { T a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { T b[]; };
 #ifdef HCL_C_F32
@@ -42,7 +42,7 @@ void main() {
     float acc[4][4];
     for (int r = 0; r < 4; r++)
         for (int q = 0; q < 4; q++) acc[r][q] = 0.0;
-    for (uint k0 = 0; k0 < p.k; k0 += TK) {
+    for (uint k0 = p.flags >> 2; k0 < p.k; k0 += TK) {
         // 64 x 16 of A and 16 x 64 of B: 1024 values each, 4 per work-item
         for (uint e = lid; e < TM * TK; e += 256u) {
             const uint i = e / TK, kk = e % TK; // A: consecutive kk for row-major A

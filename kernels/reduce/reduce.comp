@@ -2,12 +2,10 @@
 // into one float, deterministic: two launches of shapes fixed by n and the device only.
 //   hcl_reduce_<op>_<type> (-DPARTIAL): work-group g folds the elements g*WG + lid + k*groups*WG into partial[g];
 //   hcl_reduce_<op>_final (f32 partials, one work-group): folds partial[0..n) into out[0].
-// The work-items' totals meet in a tree in shared memory (the work-group size, specialisation constant 0, is a power
-// of two of at most 1024). Padding is the identity (0, -inf, inf); max and min skip NaN as fmax and fmin do.
+// The work-items' totals meet in a tree in shared memory (the work-group size is a power of two of at most 1024). Padding is the identity (0, -inf, inf); max and min skip NaN as fmax and fmin do.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "hcl_vk_types.glsl"
-layout(local_size_x_id = 0) in;
 #ifdef PARTIAL
 layout(std430, set = 0, binding = 0) readonly buffer In { T x[]; };
 #else

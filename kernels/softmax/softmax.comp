@@ -1,14 +1,13 @@
 // softmax (Vulkan GLSL, kernels/hcl_vk_types.glsl): row-wise, numerically stable, out[r][j] = exp(in[r][j] - max_r)
 // / sum_j exp(in[r][j] - max_r), computed in float32.
 // hcl_softmax_<type>: one work-group a row, rows gl_WorkGroupID.x + k * groups (any row count); the row is read three
-// times (max, sum, write), the work-items' partials meet in a tree in shared memory (the work-group size,
-// specialisation constant 0, is a power of two of at most 1024). -inf entries give 0; a row of all -inf, or with a
+// times (max, sum, write), the work-items' partials meet in a tree in shared memory (the work-group size is a power of two of at
+// most 1024). -inf entries give 0; a row of all -inf, or with a
 // NaN, is NaN, as in PyTorch (the max skips NaN as fmax does, the sum takes it). In place works: each element is
 // read and written by one work-item, the writes after the barriers that end the sum.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "hcl_vk_types.glsl"
-layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer In { T x[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T y[]; };
 layout(push_constant) uniform P { uint rows; uint cols; } p;

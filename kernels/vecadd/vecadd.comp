@@ -1,9 +1,8 @@
 // vecadd (Vulkan GLSL, kernels/hcl_vk_types.glsl): c[i] = a[i] + b[i] for i < n, a grid-stride loop over the
-// launch's work-items (the work-group size is specialisation constant 0).
+// launch's work-items .
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "hcl_vk_types.glsl"
-layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer A { T a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { T b[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer C { T c[]; };
