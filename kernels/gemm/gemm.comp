@@ -22,6 +22,25 @@ layout(push_constant) uniform P {
     uint m, n, k, lda, ldb, ldc, flags;
     float alpha, beta;
 } p;
+#ifdef HCL_GEMM_DOT
+// hcl_gemm_dot_<type>[_f32] (-DHCL_GEMM_DOT): one work-item per element of C (x: column, y: row), its dot product
+// in one loop, no shared memory and no barrier: for C of at most 16 rows or columns (kernels/plan_vk.c), where most
+// of a 64 x 64 tile would be idle.
+void main() {
+    const uint j = gl_GlobalInvocationID.x, i = gl_GlobalInvocationID.y;
+    if (i >= p.m || j >= p.n) return;
+    const bool ta = (p.flags & 1u) != 0u, tb = (p.flags & 2u) != 0u;
+    float acc = 0.0;
+    for (uint kk = p.flags >> 2; kk < p.k; kk++) {
+        const float av = ta ? LOAD(a[kk * p.lda + i]) : LOAD(a[i * p.lda + kk]);
+        const float bv = tb ? LOAD(b[j * p.ldb + kk]) : LOAD(b[kk * p.ldb + j]);
+        acc = fma(av, bv, acc);
+    }
+    float v = p.alpha * acc;
+    if (p.beta != 0.0) v = fma(p.beta, CLOAD(c[i * p.ldc + j]), v);
+    c[i * p.ldc + j] = CSTORE(v);
+}
+#else
 #define TM 64
 #define TK 16
 shared float sa[TK][TM + 1]; // sa[kk][i]: A(row0 + i, k0 + kk)
@@ -72,3 +91,4 @@ void main() {
         }
     }
 }
+#endif
