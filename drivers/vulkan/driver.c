@@ -119,8 +119,10 @@ static hcl_status describe_device(hcl__vk_device_entry *e) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         info->compute_units = cpus > 0 ? (uint32_t)cpus : 0;
     }
-    info->subgroup_size = sub.subgroupSize;
-    e->limits.subgroup_width = sub.subgroupSize;
+    /* hcl_device_info's rule: 1 on a CPU device (lavapipe's sub-groups of 8 are SIMD lanes of one core, and its
+     * work-groups run as loops), as OpenCL's and the host's CPU devices report it */
+    info->subgroup_size = info->type == HCL_DEVICE_TYPE_CPU ? 1 : sub.subgroupSize;
+    e->limits.subgroup_width = info->subgroup_size;
     info->has_fp16 = e->has_float16 && e->has_16bit_storage;
     info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32);
     e->ns_per_tick = lim->timestampPeriod;
