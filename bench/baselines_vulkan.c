@@ -3,7 +3,10 @@
  * is found as the driver picks it (the first family with compute and without graphics, else the first with compute;
  * drivers/vulkan/driver.c) on the physical device whose deviceUUID is the HCL device's, through an instance of bench's
  * own. libvulkan.so.1 is opened with dlopen (HCL_VULKAN_LIBRARY names another); prototypes come from vulkan_core.h
- * through __typeof__. Compiled only with BENCH_HAVE_VULKAN. No raw-launch baseline yet. */
+ * through __typeof__. Compiled only with BENCH_HAVE_VULKAN. The raw launch: bench's empty kernel (its Vulkan SPIR-V,
+ * bench_vulkan_source) in a compute pipeline of bench's own, one command buffer recorded once with vkCmdDispatch and
+ * submitted by vkQueueSubmit for each launch (the least a Vulkan application pays per separately submitted launch); a
+ * launch with sync waits for the queue (vkQueueWaitIdle). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "vendor.h"
@@ -36,7 +39,16 @@
     X(vkDestroyFence)                                                                                                  \
     X(vkResetFences)                                                                                                   \
     X(vkWaitForFences)                                                                                                 \
-    X(vkQueueSubmit)
+    X(vkQueueSubmit)                                                                                                   \
+    X(vkQueueWaitIdle)                                                                                                 \
+    X(vkCreateShaderModule)                                                                                            \
+    X(vkDestroyShaderModule)                                                                                           \
+    X(vkCreatePipelineLayout)                                                                                          \
+    X(vkDestroyPipelineLayout)                                                                                         \
+    X(vkCreateComputePipelines)                                                                                        \
+    X(vkDestroyPipeline)                                                                                               \
+    X(vkCmdBindPipeline)                                                                                               \
+    X(vkCmdDispatch)
 #define DECLARE(name) __typeof__(name) *name;
 static struct {
     PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
@@ -238,10 +250,91 @@ fail:
     return 1;
 }
 
+/* The raw launch's objects (on the device bench has open). */
+static struct {
+    VkShaderModule shader;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    VkCommandBuffer cb;
+} rl;
+
+static int vk_launch_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
+    (void)c;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &rl.cb};
+    VkResult r = vk.vkQueueSubmit(cp.queue, 1, &si, VK_NULL_HANDLE);
+    if (r == VK_SUCCESS && sync) r = vk.vkQueueWaitIdle(cp.queue);
+    if (r != VK_SUCCESS) {
+        snprintf(err, err_size, "%s: VkResult %d", sync ? "vkQueueSubmit/vkQueueWaitIdle" : "vkQueueSubmit", (int)r);
+        return 1;
+    }
+    return 0;
+}
+
+static void raw_free(void) {
+    if (rl.pipeline) vk.vkDestroyPipeline(cp.device, rl.pipeline, NULL);
+    if (rl.layout) vk.vkDestroyPipelineLayout(cp.device, rl.layout, NULL);
+    if (rl.shader) vk.vkDestroyShaderModule(cp.device, rl.shader, NULL);
+    memset(&rl, 0, sizeof rl); /* rl.cb goes with the copy's pool */
+}
+
 static void vulkan_launch(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc, char *err,
                           size_t err_size) {
-    (void)bl, (void)n_submit, (void)n_sync, (void)hcl, (void)lc;
-    copy_text(err, err_size, "not in bench yet: a raw vkCmdDispatch of the empty kernel (issue 38)");
+    (void)bl;
+    hcl_module_source src;
+    if (!cp.device) {
+        copy_text(err, err_size, vk.ok ? "the Vulkan baselines are not set up on this device" : vk.reason);
+        return;
+    }
+    if (!bench_vulkan_source(&src)) {
+        copy_text(err, err_size, "bench was built without the empty kernel's Vulkan SPIR-V (glslangValidator)");
+        return;
+    }
+    double t0 = now_s();
+    VkResult r;
+    const char *what = "vkCreateShaderModule";
+    VkShaderModuleCreateInfo mi = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = src.size, .pCode = src.data};
+    if ((r = vk.vkCreateShaderModule(cp.device, &mi, NULL, &rl.shader)) != VK_SUCCESS) goto fail;
+    VkPipelineLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    what = "vkCreatePipelineLayout";
+    if ((r = vk.vkCreatePipelineLayout(cp.device, &li, NULL, &rl.layout)) != VK_SUCCESS) goto fail;
+    static const uint32_t one[3] = {1, 1, 1};
+    const VkSpecializationMapEntry map[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    VkSpecializationInfo spec = {.mapEntryCount = 3, .pMapEntries = map, .dataSize = sizeof one, .pData = one};
+    VkComputePipelineCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                                      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                                                .module = rl.shader,
+                                                .pName = "hcl_bench_empty",
+                                                .pSpecializationInfo = &spec},
+                                      .layout = rl.layout};
+    what = "vkCreateComputePipelines";
+    if ((r = vk.vkCreateComputePipelines(cp.device, VK_NULL_HANDLE, 1, &pi, NULL, &rl.pipeline)) != VK_SUCCESS)
+        goto fail;
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = cp.pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    what = "vkAllocateCommandBuffers";
+    if ((r = vk.vkAllocateCommandBuffers(cp.device, &ai, &rl.cb)) != VK_SUCCESS) goto fail;
+    /* recorded once, submitted for every launch (simultaneous use: several may be pending) */
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+    what = "vkBeginCommandBuffer";
+    if ((r = vk.vkBeginCommandBuffer(rl.cb, &bi)) != VK_SUCCESS) goto fail;
+    vk.vkCmdBindPipeline(rl.cb, VK_PIPELINE_BIND_POINT_COMPUTE, rl.pipeline);
+    vk.vkCmdDispatch(rl.cb, 1, 1, 1);
+    what = "vkEndCommandBuffer";
+    if ((r = vk.vkEndCommandBuffer(rl.cb)) != VK_SUCCESS) goto fail;
+    lc->vendor_module_s = now_s() - t0;
+    const launch_side raw = {.fn = vk_launch_one, .err = err, .err_size = err_size};
+    time_raw_beside(hcl, &raw, n_submit, n_sync, lc);
+    if (vk.vkQueueWaitIdle(cp.queue) != VK_SUCCESS) copy_text(err, err_size, "vkQueueWaitIdle after the launches");
+    raw_free();
+    return;
+fail:
+    snprintf(err, err_size, "%s: VkResult %d", what, (int)r);
+    raw_free();
 }
 
 static void vulkan_print_libs(void) {
