@@ -52,7 +52,8 @@ WHY_intel     := Intel's OpenCL CPU runtime, the OpenCL suite's second vendor (c
                  into .deps/intel-opencl (in the source tree, git-ignored; nothing system-wide)
 WHY_vulkan    := the Vulkan headers (types only: the driver opens libvulkan.so.1 at run time) and the loader; \
                  lavapipe (Mesa's Vulkan on the CPU) for the tests; glslangValidator compiles the built-in \
-                 kernels' GLSL to SPIR-V, spirv-link joins them into one module
+                 kernels' GLSL to SPIR-V, spirv-link joins them into one module; glslangValidator \
+                 also compiles GLSL user kernels at run time (a child process)
 WHY_cuda      := no Debian package: NVIDIA's CUDA toolkit, where installed, gives cuda.h and nvrtc.h (the \
                  driver), nvcc (the fatbin, bench's CUB library) and cuBLAS; running needs only the NVIDIA \
                  driver (libcuda.so.1)

@@ -20,12 +20,6 @@ const conf_expectation conf_expectations[] = {
     {"host", "api", "kernel_arg_check", CONF_UNSUPPORTED,
      "host modules are tables of C functions (name, pointer) that declare no parameters: arguments cannot be checked",
      NULL},
-    {"vulkan", "api", "module_build_error", CONF_UNSUPPORTED,
-     "vulkan takes SPIR-V binaries only (no GLSL compiler at run time yet); the suite carries no SPIR-V with a build "
-     "error",
-     NULL},
-    {"vulkan", "api", "kernel_build_options", CONF_UNSUPPORTED,
-     "vulkan takes SPIR-V binaries only: there is no compiler at run time to pass build options to (yet)", NULL},
     {"levelzero", "api", "kernel_*", CONF_UNSUPPORTED,
      "the suite carries no SPIR-V build of its user kernel (it has OpenCL C, CUDA C, HIP C and host C)", NULL},
 };

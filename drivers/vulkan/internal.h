@@ -146,6 +146,14 @@ hcl_status hcl__vk_cmd_finish(hcl__vk_cmd *cmd, hcl_status status, void **out_ev
 /* Wait until the queue's timeline reaches `value`. */
 hcl_status hcl__vk_wait_value(hcl__vk_device *dev, VkSemaphore timeline, uint64_t value, const char *what);
 
+/* ---- GLSL at run time (glsl.c) ---- */
+/* Compile `size` bytes of GLSL (a trailing NUL is allowed) with build `options` (-DNAME[=VALUE], -O0, -O) into
+ * SPIR-V for Vulkan 1.2, entry point "main": *out_words (malloc'd, free() it) of *out_size bytes. HCL_ERROR_BUILD with
+ * the compiler's log, or for an unknown option; HCL_ERROR_UNSUPPORTED when there is no compiler to run (the reason
+ * says what was tried). */
+hcl_status hcl__vk_glsl_compile(const char *text, size_t size, const char *options, uint32_t **out_words,
+                                size_t *out_size);
+
 /* ---- modules (module.c) ---- */
 /* The kernel-parameter and pipeline entries (module.c). */
 hcl_status hcl__vk_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,

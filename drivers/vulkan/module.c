@@ -21,6 +21,7 @@ typedef struct hcl__vk_module {
     VkShaderModule shader;
     uint32_t *words;
     size_t size;
+    int glsl; /* from GLSL: one shader, entry point "main", whatever name its kernel is given */
 } hcl__vk_module;
 
 typedef struct hcl__vk_pipeline {
@@ -30,7 +31,8 @@ typedef struct hcl__vk_pipeline {
 
 typedef struct hcl__vk_kernel {
     hcl__vk_module *module;
-    char name[128];
+    char name[128];  /* for messages */
+    char entry[128]; /* the entry point: the name, or "main" in a module from GLSL */
     hcl__vk_reflect refl;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
@@ -89,26 +91,38 @@ void hcl__vk_pipeline_cache_close(hcl__vk_device *dev) {
 hcl_status hcl__vk_module_create(void *device, const hcl_module_source *sources, uint32_t count, void **out_module) {
     hcl_status status = HCL_SUCCESS;
     hcl__vk_device *dev = device;
-    const hcl_module_source *s = hcl__kit_source_pick(sources, count, HCL_KIT_KIND(HCL_SOURCE_SPIRV_VULKAN));
-    if (!s) return hcl__kit_source_unsupported(count, "Vulkan SPIR-V (HCL_SOURCE_SPIRV_VULKAN)");
-    if (!hcl__vk_spirv_is_shader(s->data, s->size))
+    const hcl_module_source *s =
+        hcl__kit_source_pick(sources, count, HCL_KIT_KIND(HCL_SOURCE_SPIRV_VULKAN) | HCL_KIT_KIND(HCL_SOURCE_GLSL));
+    if (!s)
+        return hcl__kit_source_unsupported(count, "Vulkan SPIR-V (HCL_SOURCE_SPIRV_VULKAN) or GLSL (HCL_SOURCE_GLSL)");
+    uint32_t *words = NULL;
+    size_t size = 0;
+    if (s->kind == HCL_SOURCE_GLSL) {
+        status = hcl__vk_glsl_compile(s->data, s->size, s->options, &words, &size);
+        if (status != HCL_SUCCESS) return status;
+    } else if (!hcl__vk_spirv_is_shader(s->data, s->size)) {
         return HCL_KIT_FAIL(HCL_ERROR_BUILD,
                             "vulkan: the %zu bytes given are not a Vulkan SPIR-V module (the magic number and the "
                             "Shader capability; OpenCL SPIR-V declares Kernel)",
                             s->size);
-    hcl__vk_module *m = calloc(1, sizeof *m);
-    if (!m) return hcl__kit_oom("module");
-    m->dev = dev;
-    m->size = s->size;
-    m->words = malloc(s->size);
-    if (!m->words) {
-        free(m);
-        return hcl__kit_oom("module words");
+    } else {
+        words = malloc(s->size);
+        if (!words) return hcl__kit_oom("module words");
+        memcpy(words, s->data, s->size);
+        size = s->size;
     }
-    memcpy(m->words, s->data, s->size);
+    hcl__vk_module *m = calloc(1, sizeof *m);
+    if (!m) {
+        free(words);
+        return hcl__kit_oom("module");
+    }
+    m->dev = dev;
+    m->size = size;
+    m->words = words;
+    m->glsl = s->kind == HCL_SOURCE_GLSL;
     VkShaderModuleCreateInfo ci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = s->size, .pCode = m->words};
-    HCL_VK_CHECK(vkCreateShaderModule, (dev->device, &ci, NULL, &m->shader), "%zu bytes of SPIR-V", s->size);
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = m->size, .pCode = m->words};
+    HCL_VK_CHECK(vkCreateShaderModule, (dev->device, &ci, NULL, &m->shader), "%zu bytes of SPIR-V", m->size);
     hcl__vk_live(dev, 1);
     *out_module = m;
     return HCL_SUCCESS;
@@ -139,7 +153,8 @@ hcl_status hcl__vk_kernel_create(void *module, const char *name, void **out_kern
     k->module = m;
     pthread_mutex_init(&k->lock, NULL);
     snprintf(k->name, sizeof k->name, "%s", name);
-    if (!hcl__vk_spirv_reflect(m->words, m->size, name, &k->refl, why, sizeof why)) {
+    snprintf(k->entry, sizeof k->entry, "%s", m->glsl ? "main" : name);
+    if (!hcl__vk_spirv_reflect(m->words, m->size, k->entry, &k->refl, why, sizeof why)) {
         status = HCL_KIT_FAIL(strncmp(why, "no GLCompute", 12) == 0 ? HCL_ERROR_NOT_FOUND : HCL_ERROR_UNSUPPORTED,
                               "vulkan: kernel '%s': %s", name, why);
         goto cleanup;
@@ -256,7 +271,7 @@ static hcl_status pipeline_for(hcl__vk_kernel *k, const uint32_t block[4], VkPip
                                       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                                                 .module = k->module->shader,
-                                                .pName = k->name,
+                                                .pName = k->entry,
                                                 .pSpecializationInfo = &spec},
                                       .layout = k->layout};
     VkPipeline p = VK_NULL_HANDLE;

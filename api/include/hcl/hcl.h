@@ -384,7 +384,8 @@ typedef enum hcl_source_kind {
     HCL_SOURCE_CUDA_BINARY = 5, /* fatbin, cubin or PTX (cuda) */
     HCL_SOURCE_HIP_BINARY = 6,  /* HIP code object or bundle (hip) */
     HCL_SOURCE_HOST_TABLE = 7,  /* a table of C functions (host): data points to an hcl_host_function array */
-    HCL_SOURCE_SPIRV_VULKAN = 8 /* SPIR-V of Vulkan compute shaders (vulkan; docs/backends.md: its launch ABI) */
+    HCL_SOURCE_SPIRV_VULKAN = 8, /* SPIR-V of Vulkan compute shaders (vulkan; docs/backends.md: its launch ABI) */
+    HCL_SOURCE_GLSL = 9          /* GLSL text of one Vulkan compute shader, compiled at run time (vulkan) */
 } hcl_source_kind;
 
 /* The enum name of a source kind ("HCL_SOURCE_CUDA_C"), or "HCL_SOURCE_UNKNOWN". Inline, so drivers and tools can
@@ -399,6 +400,7 @@ static inline const char *hcl_source_kind_name(hcl_source_kind kind) {
     case HCL_SOURCE_HIP_BINARY: return "HCL_SOURCE_HIP_BINARY";
     case HCL_SOURCE_HOST_TABLE: return "HCL_SOURCE_HOST_TABLE";
     case HCL_SOURCE_SPIRV_VULKAN: return "HCL_SOURCE_SPIRV_VULKAN";
+    case HCL_SOURCE_GLSL: return "HCL_SOURCE_GLSL";
     }
     return "HCL_SOURCE_UNKNOWN";
 }
