@@ -201,8 +201,13 @@ static hcl_status choose_memory(hcl__vk_device *dev) {
     hcl__vk.vkGetPhysicalDeviceMemoryProperties(dev->entry->phys, &mp);
     dev->buffer_type = memory_type(&mp, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     if (dev->buffer_type == UINT32_MAX) dev->buffer_type = memory_type(&mp, req.memoryTypeBits, 0);
+    /* host-cached where there is such a type: reads out of the staging from uncached (write-combined) memory crawl */
     dev->staging_type = memory_type(&mp, req.memoryTypeBits,
-                                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+                                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                        VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    if (dev->staging_type == UINT32_MAX)
+        dev->staging_type = memory_type(&mp, req.memoryTypeBits,
+                                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     if (dev->buffer_type == UINT32_MAX || dev->staging_type == UINT32_MAX)
         return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "vulkan: device '%s' has no %s memory type for storage buffers",
                             dev->entry->info.name, dev->buffer_type == UINT32_MAX ? "" : "host-visible coherent");
