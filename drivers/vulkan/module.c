@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PIPELINES 8
-
 typedef struct hcl__vk_module {
     hcl__vk_device *dev;
     VkShaderModule shader;
@@ -36,9 +34,10 @@ typedef struct hcl__vk_kernel {
     hcl__vk_reflect refl;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
-    pthread_mutex_t lock; /* the pipelines */
-    hcl__vk_pipeline pipelines[MAX_PIPELINES];
-    uint32_t num_pipelines, next_evict;
+    pthread_mutex_t lock;        /* the pipelines */
+    hcl__vk_pipeline *pipelines; /* one per launch shape seen, kept until the kernel goes (a launch recorded on
+                                  * another thread may still use any of them) */
+    uint32_t num_pipelines, cap_pipelines;
 } hcl__vk_kernel;
 
 /* ---- the pipeline cache, in the core's disk cache under a key of the device and its driver ---- */
@@ -213,6 +212,7 @@ void hcl__vk_kernel_destroy(void *kernel) {
         hcl__vk.vkDestroyPipeline(dev->device, k->pipelines[i].pipeline, NULL);
         hcl__vk_live(dev, -1);
     }
+    free(k->pipelines);
     if (k->layout) {
         hcl__vk.vkDestroyPipelineLayout(dev->device, k->layout, NULL);
         hcl__vk_live(dev, -1);
@@ -256,7 +256,7 @@ hcl_status hcl__vk_kernel_params(void *kernel, hcl_driver_param *out, uint32_t m
 }
 
 /* The kernel's pipeline for work-groups of block[0..2] with block[3] bytes of dynamic shared memory (kernel locked):
- * made on first use, 8 kept per kernel. */
+ * made on first use, kept until the kernel is destroyed. */
 static hcl_status pipeline_for(hcl__vk_kernel *k, const uint32_t block[4], VkPipeline *out) {
     hcl_status status = HCL_SUCCESS;
     hcl__vk_device *dev = k->module->dev;
@@ -275,19 +275,18 @@ static hcl_status pipeline_for(hcl__vk_kernel *k, const uint32_t block[4], VkPip
                                                 .pSpecializationInfo = &spec},
                                       .layout = k->layout};
     VkPipeline p = VK_NULL_HANDLE;
+    if (k->num_pipelines == k->cap_pipelines) {
+        const uint32_t cap = k->cap_pipelines ? 2 * k->cap_pipelines : 4;
+        hcl__vk_pipeline *grown = realloc(k->pipelines, cap * sizeof *grown);
+        if (!grown) return hcl__kit_oom("pipeline list");
+        k->pipelines = grown;
+        k->cap_pipelines = cap;
+    }
     HCL_VK_CHECK(vkCreateComputePipelines, (dev->device, dev->pipeline_cache, 1, &ci, NULL, &p),
                  "kernel '%s', work-groups of %u x %u x %u, %u bytes of shared memory", k->name, block[0], block[1],
                  block[2], block[3]);
     hcl__vk_live(dev, 1);
-    uint32_t slot = k->num_pipelines;
-    if (slot == MAX_PIPELINES) { /* the oldest goes: its launches were submitted, so wait for the device first */
-        slot = k->next_evict++ % MAX_PIPELINES;
-        hcl__vk.vkDeviceWaitIdle(dev->device);
-        hcl__vk.vkDestroyPipeline(dev->device, k->pipelines[slot].pipeline, NULL);
-        hcl__vk_live(dev, -1);
-    } else {
-        k->num_pipelines++;
-    }
+    const uint32_t slot = k->num_pipelines++;
     memcpy(k->pipelines[slot].block, block, sizeof k->pipelines[slot].block);
     k->pipelines[slot].pipeline = p;
     *out = p;
