@@ -35,6 +35,7 @@ DEPS_opencl    := ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libcl
 DEPS_levelzero := libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools g++ dpkg-dev
 DEPS_hip       := libamdhip64-dev hipcc rocm-device-libs g++
 DEPS_cuda      :=
+DEPS_vulkan    := libvulkan-dev mesa-vulkan-drivers glslang-tools spirv-tools
 DEPS_intel     := python3 python3-venv
 WHY_common    := the build (CMake, Ninja, gcc), the conformance suite (Criterion), ctest format (clang-format); \
                  Open MPI (mpirun, mpi.h): the mpi engine's tests and example under mpirun (HCL itself opens \
@@ -52,6 +53,10 @@ WHY_hip       := the HIP headers and runtime (hiprtc); hipcc and the device libr
 WHY_intel     := Intel's OpenCL CPU runtime, the OpenCL suite's second vendor (ctest conformance-opencl-intel): \
                  python3's venv and pip install PyPI's intel-opencl-rt and intel-cmplr-lib-rt (INTEL_OCL_VERSION) \
                  into .deps/intel-opencl (in the source tree, git-ignored; nothing system-wide)
+WHY_vulkan    := the Vulkan headers (types only: the driver opens libvulkan.so.1 at run time) and the loader; \
+                 lavapipe (Mesa's Vulkan on the CPU) for the tests; glslangValidator compiles the built-in \
+                 kernels' GLSL to SPIR-V, spirv-link joins them into one module; glslangValidator \
+                 also compiles GLSL user kernels at run time (a child process)
 WHY_cuda      := no Debian package: NVIDIA's CUDA toolkit, where installed, gives cuda.h and nvrtc.h (the \
                  driver), nvcc (the fatbin, bench's CUB library) and cuBLAS; running needs only the NVIDIA \
                  driver (libcuda.so.1)
@@ -60,7 +65,7 @@ WHY_cuda      := no Debian package: NVIDIA's CUDA toolkit, where installed, give
 # packages and Intel's OpenCL CPU runtime; minimal only the common ones and the host and OpenCL backends' (the other
 # drivers are then reported as not built by CMake, with what they need, and conformance-opencl-intel as skipped).
 HCL_DEPS ?= full
-DEPS_SETS_full    := common host opencl intel levelzero hip cuda
+DEPS_SETS_full    := common host opencl intel levelzero hip cuda vulkan
 DEPS_SETS_minimal := common host opencl
 DEPS_SETS := $(DEPS_SETS_$(HCL_DEPS))
 ifeq ($(DEPS_SETS),)

@@ -1,6 +1,7 @@
 /* Vendor baselines, opened with dlopen at run time so that bench links none of them (readelf -d shows no vendor
  * library): on cuda, cuBLAS SGEMM, a device-to-device copy (cuMemcpyDtoDAsync) and CUB's DeviceReduce::Sum
- * (baselines_cuda.c); on opencl, CLBlast SGEMM and clEnqueueCopyBuffer (baselines_opencl.c); on host, OpenBLAS
+ * (baselines_cuda.c); on opencl, CLBlast SGEMM and clEnqueueCopyBuffer (baselines_opencl.c); on vulkan,
+ * vkCmdCopyBuffer (baselines_vulkan.c); on host, OpenBLAS
  * cblas_sgemm and a parallel copy (baselines_host.c). Each runs on HCL's own queue and buffers through the interop calls
  * (hcl_*_get_native) and is timed by the vendor's own means: CUDA events on that stream, OpenCL profiling events,
  * or the wall clock on host.
@@ -26,6 +27,7 @@ static int which_backend(const char *name) {
     if (!strcmp(name, "host")) return BK_HOST;
     if (!strcmp(name, "opencl")) return BK_OPENCL;
     if (!strcmp(name, "cuda")) return BK_CUDA;
+    if (!strcmp(name, "vulkan")) return BK_VULKAN;
     return BK_OTHER;
 }
 
@@ -40,6 +42,11 @@ static int which_backend(const char *name) {
 #define OPENCL_OPS (&opencl_ops)
 #else
 #define OPENCL_OPS NULL
+#endif
+#if defined(BENCH_HAVE_VULKAN)
+#define VULKAN_OPS (&vulkan_ops)
+#else
+#define VULKAN_OPS NULL
 #endif
 typedef struct vendor {
     int backend;
@@ -65,6 +72,13 @@ static const vendor vendors[] = {
      "OpenCL baselines",
      "clEnqueueNDRangeKernel",
      {"CLBlast SGEMM", "clEnqueueCopyBuffer", NULL}},
+    {BK_VULKAN,
+     VULKAN_OPS,
+     "vulkan/vulkan.h",
+     "vulkan/vulkan.h (libvulkan-dev)",
+     "Vulkan baselines",
+     "vkCmdDispatch",
+     {NULL, "vkCmdCopyBuffer", NULL}},
 };
 
 static const vendor *vendor_of(int backend) {

@@ -428,6 +428,9 @@ int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *ou
 /* launch_time.c */
 extern const char bench_empty_ptx[]; /* the empty kernel, hcl_bench_empty, as PTX (sm_75 and newer) */
 extern const char bench_empty_cl[];  /* ... and as OpenCL C */
+/* bench's user kernels (hcl_bench_empty, hcl_bench_axpy, hcl_bench_peak_f32) as one Vulkan SPIR-V module (vulkan_kernels.comp): 1 and the
+ * source in *out where bench was built with glslangValidator and spirv-link, else 0 (vulkan_spirv.c). */
+int bench_vulkan_source(hcl_module_source *out);
 /* The empty kernel of one API and where it is launched: a cl_kernel on a cl_command_queue, a CUfunction on a
  * CUstream, an hcl_kernel on an hcl_queue. */
 typedef struct launch_ctx {

@@ -39,16 +39,17 @@ void measure_launch(bdev *b, launch_cost *lc) {
     lc->n_sync = b->opt->quick ? 50 : gpu ? 500 : 200;
     static const hcl_host_function host_fn[] = {{"hcl_bench_empty", host_empty}};
     /* The PTX is given with its NUL. */
-    const hcl_module_source srcs[] = {
+    hcl_module_source srcs[5] = {
         {HCL_SOURCE_CUDA_BINARY, bench_empty_ptx, strlen(bench_empty_ptx) + 1, NULL},
         {HCL_SOURCE_OPENCL_C, bench_empty_cl, strlen(bench_empty_cl), NULL},
         {HCL_SOURCE_HIP_C, empty_hip, strlen(empty_hip), NULL},
         {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
     };
+    const uint32_t nsrcs = bench_vulkan_source(&srcs[4]) ? 5 : 4;
     hcl_module mod = NULL;
     hcl_kernel k = NULL;
     double t0 = now_s();
-    hcl_status st = hcl_module_create(b->device, srcs, 4, &mod);
+    hcl_status st = hcl_module_create(b->device, srcs, nsrcs, &mod);
     if (st == HCL_SUCCESS) st = hcl_kernel_create(mod, "hcl_bench_empty", &k);
     lc->hcl_module_s = now_s() - t0;
     if (st == HCL_ERROR_UNSUPPORTED && !mod) { /* the backend takes none of the forms bench carries */
@@ -128,15 +129,17 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
              : !strcmp(b->info.backend, "opencl") ? "OpenCL C"
              : !strcmp(b->info.backend, "hip")    ? "HIP C (hiprtc)"
              : host                               ? "host C function table"
+             : !strcmp(b->info.backend, "vulkan") ? "Vulkan SPIR-V (GLSL compiled at build time)"
                                                   : "the form the backend takes");
     cache_folder(b->info.backend, uk->cache_dir, sizeof uk->cache_dir);
     static const hcl_host_function host_fn[] = {{"hcl_bench_axpy", host_axpy}};
-    const hcl_module_source srcs[] = {
+    hcl_module_source srcs[5] = {
         {HCL_SOURCE_CUDA_C, axpy_cuda, strlen(axpy_cuda), NULL},
         {HCL_SOURCE_OPENCL_C, axpy_cl, strlen(axpy_cl), NULL},
         {HCL_SOURCE_HIP_C, axpy_cuda, strlen(axpy_cuda), NULL}, /* the same text: HIP takes CUDA's syntax here */
         {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
     };
+    const uint32_t nsrcs = bench_vulkan_source(&srcs[4]) ? 5 : 4;
     const uint32_t n = 1000003;
     const float a = 0.75f;
     float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
@@ -152,7 +155,7 @@ void measure_user_kernel(bdev *b, user_kernel *uk) {
         progress("%s:%u user kernel (build %d of 2)", b->info.backend, b->info.index, i + 1);
         long before = cache_entries(uk->cache_dir);
         double t0 = now_s();
-        st = hcl_module_create(b->device, srcs, 4, &mod[i]);
+        st = hcl_module_create(b->device, srcs, nsrcs, &mod[i]);
         uk->create_s[i] = now_s() - t0;
         long after = cache_entries(uk->cache_dir);
         if (st == HCL_ERROR_UNSUPPORTED) {

@@ -461,20 +461,23 @@ void measure_peak(bdev *b, peak_result *p) {
     peak_copy(b, &p->copy);
     if (host) peak_host_pick();
     static const hcl_host_function host_fn[] = {{"hcl_bench_peak_f32", peak_host_kernel}};
-    const hcl_module_source f32[] = {
+    hcl_module_source f32[5] = {
         {HCL_SOURCE_OPENCL_C, peak_cl_f32, strlen(peak_cl_f32), NULL},
         {HCL_SOURCE_CUDA_C, peak_cuda_f32, strlen(peak_cuda_f32), NULL},
         {HCL_SOURCE_HIP_C, peak_cuda_f32, strlen(peak_cuda_f32), NULL}, /* HIP takes CUDA's syntax here */
         {HCL_SOURCE_HOST_TABLE, host_fn, 1, NULL},
     };
+    const uint32_t nf32 = bench_vulkan_source(&f32[4]) ? 5 : 4;
     snprintf(p->fp32.kernel, sizeof p->fp32.kernel, "%s",
              host                    ? peak_host.name
              : !strcmp(be, "cuda")   ? "CUDA C fmaf (NVRTC)"
              : !strcmp(be, "hip")    ? "HIP C fmaf (hiprtc)"
              : !strcmp(be, "opencl") ? "OpenCL C mad, float4"
+             : !strcmp(be, "vulkan") ? "GLSL fma, vec4 (SPIR-V)"
                                      : "the form the backend takes");
     snprintf(p->fp32.m.name, sizeof p->fp32.m.name, "fp32");
-    peak_chain(b, &p->fp32, f32, 4, "hcl_bench_peak_f32", 0, host, !strcmp(be, "opencl") ? 4 : 1);
+    peak_chain(b, &p->fp32, f32, nf32, "hcl_bench_peak_f32", 0, host,
+               !strcmp(be, "opencl") || !strcmp(be, "vulkan") ? 4 : 1);
 
     snprintf(p->fp16.m.name, sizeof p->fp16.m.name, "fp16");
     if (host) {

@@ -31,7 +31,7 @@ void print_lib(const char *what, const lib *l, int ok, const char *reason, const
 #define NOT_BUILT(bi, what)                                                                                            \
     snprintf((bi)->reason, sizeof(bi)->reason, "not built: %s was not found when bench was built", what)
 
-enum { BK_OTHER = 0, BK_HOST, BK_OPENCL, BK_CUDA };
+enum { BK_OTHER = 0, BK_HOST, BK_OPENCL, BK_CUDA, BK_VULKAN };
 
 /* Per-device state. Vendor handles are kept as void * (CUevent, cublasHandle_t, ... are pointer types). */
 struct baselines {
@@ -46,7 +46,8 @@ struct baselines {
 };
 
 /* A vendor's baselines, as the dispatch in baselines.c calls them (baselines_cuda.c: cuda_ops, only with
- * BENCH_HAVE_CUDA; baselines_opencl.c: opencl_ops, only with BENCH_HAVE_OPENCL). A NULL entry: the vendor has no such
+ * BENCH_HAVE_CUDA; baselines_opencl.c: opencl_ops, only with BENCH_HAVE_OPENCL; baselines_vulkan.c: vulkan_ops, only
+ * with BENCH_HAVE_VULKAN). A NULL entry: the vendor has no such
  * baseline, or it was not built. Errors are written to err (err_size bytes). */
 typedef struct vendor_ops {
     void (*open)(bdev *b, struct baselines *bl);
@@ -67,7 +68,7 @@ typedef struct vendor_ops {
     void (*print_libs)(void);
 } vendor_ops;
 
-extern const vendor_ops cuda_ops, opencl_ops;
+extern const vendor_ops cuda_ops, opencl_ops, vulkan_ops;
 
 /* baselines_host.c: the host backend's baselines (OpenBLAS SGEMM, the parallel copy); errors go to ms->error. */
 void host_open(bdev *b);

@@ -74,15 +74,26 @@ static void host_index3d(const hcl_host_launch *L, void *const *args) {
 
 static const hcl_host_function host_table[] = {{"scale_rev", host_scale_rev}, {"index3d", host_index3d}};
 
+#ifdef HCL_CONF_HAVE_VULKAN_SPIRV
+/* user_kernels.comp compiled by glslangValidator and joined by spirv-link (conformance/CMakeLists.txt) */
+extern const unsigned char hcl_conf_vulkan_spirv[];
+extern const size_t hcl_conf_vulkan_spirv_size;
+#endif
+
 static hcl_module user_module_on(hcl_device dev) {
-    hcl_module_source src[4] = {
+    hcl_module_source src[5] = {
         {HCL_SOURCE_OPENCL_C, opencl_src, sizeof opencl_src - 1, NULL},
         {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
         {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
         {HCL_SOURCE_HOST_TABLE, host_table, sizeof host_table / sizeof host_table[0], NULL},
     };
+    uint32_t count = 4;
+#ifdef HCL_CONF_HAVE_VULKAN_SPIRV
+    src[count++] =
+        (hcl_module_source){HCL_SOURCE_SPIRV_VULKAN, hcl_conf_vulkan_spirv, hcl_conf_vulkan_spirv_size, NULL};
+#endif
     hcl_module m = NULL;
-    if (!CHECK_ST(HCL_SUCCESS, hcl_module_create(dev, src, 4, &m))) return NULL;
+    if (!CHECK_ST(HCL_SUCCESS, hcl_module_create(dev, src, count, &m))) return NULL;
     conf_track_module(m);
     return m;
 }
@@ -430,11 +441,16 @@ CONF_TEST(api, kernel_handles) {
     hcl_module m2 = NULL;
     hcl_kernel dead = NULL, live = NULL;
     hcl_module_source src = {HCL_SOURCE_OPENCL_C, opencl_src, sizeof opencl_src - 1, NULL};
-    hcl_module_source srcs[4] = {src,
+    hcl_module_source srcs[5] = {src,
                                  {HCL_SOURCE_CUDA_C, cuda_src, sizeof cuda_src - 1, NULL},
                                  {HCL_SOURCE_HIP_C, cuda_src, sizeof cuda_src - 1, NULL},
                                  {HCL_SOURCE_HOST_TABLE, host_table, 2, NULL}};
-    REQUIRE_OK(hcl_module_create(conf_dev, srcs, 4, &m2));
+    uint32_t nsrcs = 4;
+#ifdef HCL_CONF_HAVE_VULKAN_SPIRV
+    srcs[nsrcs++] =
+        (hcl_module_source){HCL_SOURCE_SPIRV_VULKAN, hcl_conf_vulkan_spirv, hcl_conf_vulkan_spirv_size, NULL};
+#endif
+    REQUIRE_OK(hcl_module_create(conf_dev, srcs, nsrcs, &m2));
     REQUIRE_OK(hcl_kernel_create(m2, "index3d", &dead));
     REQUIRE_OK(hcl_kernel_create(m2, "scale_rev", &live));
     conf_track_kernel(live);
@@ -505,8 +521,22 @@ CONF_TEST(api, module_build_error) {
     static const char ocl_bad[] = "__kernel void broken(__global float *x) { x[0] = undeclared_identifier_xyz; }\n";
     static const char cu_bad[] =
         "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_identifier_xyz; }\n";
+    static const char glsl_bad[] = "#version 450\nlayout(local_size_x = 1) in;\n"
+                                   "layout(std430, binding = 0) buffer X { float x[]; };\n"
+                                   "void main() { x[0] = undeclared_identifier_xyz; }\n";
     hcl_module_source src;
-    if (conf_backend_is("opencl"))
+    if (conf_backend_is("vulkan")) { /* GLSL through shaderc, where the machine has it */
+        src = (hcl_module_source){HCL_SOURCE_GLSL, glsl_bad, sizeof glsl_bad - 1, NULL};
+        hcl_module m = NULL;
+        hcl_status st = hcl_module_create(conf_dev, &src, 1, &m);
+        if (st == HCL_ERROR_UNSUPPORTED) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", hcl_last_message());
+            conf_end();
+            cr_skip_test("vulkan: no GLSL compiler at run time: %s", why);
+        }
+        if (st == HCL_SUCCESS) conf_track_module(m);
+    } else if (conf_backend_is("opencl"))
         src = (hcl_module_source){HCL_SOURCE_OPENCL_C, ocl_bad, sizeof ocl_bad - 1, NULL};
     else if (conf_backend_is("cuda"))
         src = (hcl_module_source){HCL_SOURCE_CUDA_C, cu_bad, sizeof cu_bad - 1, NULL};
@@ -541,10 +571,25 @@ CONF_TEST(api, kernel_build_options) {
     static const char ocl[] = "__kernel void put(__global float *out) { out[get_global_id(0)] = VALUE; }\n";
     static const char cu[] =
         "extern \"C\" __global__ void put(float *out) { out[blockIdx.x * blockDim.x + threadIdx.x] = VALUE; }\n";
-    hcl_source_kind kind = conf_backend_is("opencl") ? HCL_SOURCE_OPENCL_C
-                           : conf_backend_is("cuda") ? HCL_SOURCE_CUDA_C
-                                                     : HCL_SOURCE_HIP_C;
-    const char *text = kind == HCL_SOURCE_OPENCL_C ? ocl : cu;
+    static const char glsl[] = "#version 450\nlayout(local_size_x_id = 0) in;\n"
+                               "layout(std430, binding = 0) writeonly buffer O { float o[]; };\n"
+                               "void main() { o[gl_GlobalInvocationID.x] = VALUE; }\n";
+    hcl_source_kind kind = conf_backend_is("opencl")   ? HCL_SOURCE_OPENCL_C
+                           : conf_backend_is("cuda")   ? HCL_SOURCE_CUDA_C
+                           : conf_backend_is("vulkan") ? HCL_SOURCE_GLSL
+                                                       : HCL_SOURCE_HIP_C;
+    const char *text = kind == HCL_SOURCE_OPENCL_C ? ocl : kind == HCL_SOURCE_GLSL ? glsl : cu;
+    if (kind == HCL_SOURCE_GLSL) { /* GLSL through shaderc, where the machine has it */
+        hcl_module_source probe = {kind, text, strlen(text), "-DVALUE=1.0"};
+        hcl_module m = NULL;
+        if (hcl_module_create(conf_dev, &probe, 1, &m) == HCL_ERROR_UNSUPPORTED) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", hcl_last_message());
+            conf_end();
+            cr_skip_test("vulkan: no GLSL compiler at run time: %s", why);
+        }
+        if (m) conf_track_module(m);
+    }
     size_t len = strlen(text);
     float fresh = (float)conf_rand_int(1, 1 << 20) + 0.25f;
     float values[4] = {1.5f, 2.5f, fresh, 3.5f};

@@ -88,7 +88,7 @@ static void open_expect(const char *selector, hcl_status want, const char *backe
     CHECK_ST(HCL_SUCCESS, hcl_device_release(d));
 }
 
-/* The backend and index that an unset selector must pick: the first GPU of cuda, hip, levelzero, opencl,
+/* The backend and index that an unset selector must pick: the first GPU of cuda, hip, levelzero, opencl, vulkan,
  * else the host device. */
 static void default_device(char *backend, size_t size, uint32_t *index) {
     snprintf(backend, size, "host");

@@ -42,6 +42,14 @@ HCL_EMBEDDED(hcl_kernels_spv_reduce);
 
 /* -cl-fast-relaxed-math is deliberately absent: it lets the compiler assume there is no infinity, and softmax and
  * reduce rely on -inf. */
+#ifdef HCL_KERNELS_HAVE_VULKAN
+HCL_EMBEDDED(hcl_kernels_vk_vk);   /* the f32 kernels of kernels/<op>/<op>.comp, one SPIR-V module */
+HCL_EMBEDDED(hcl_kernels_vk_vk16); /* the f16 and bf16 ones */
+#define VULKAN(name) hcl_kernels_vk_##name, &hcl_kernels_vk_##name##_size
+#else
+#define VULKAN(name) NULL, NULL
+#endif
+
 #define CL_OPTIONS "-cl-std=CL1.2"
 
 #define PROGRAM(fam, nm, from)                                                                                         \
@@ -66,6 +74,8 @@ static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
     [HCL_KPROG_CL_GEMM_XMX8] = CL_XMX_PROGRAM("cl-gemm-xmx8", "kernels/gemm/gemm_xmx.cl -DHCL_XMX_SG=8"),
     [HCL_KPROG_CL_GEMM_XMX16] = CL_XMX_PROGRAM("cl-gemm-xmx16", "kernels/gemm/gemm_xmx.cl -DHCL_XMX_SG=16"),
     [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c"),
+    [HCL_KPROG_VK] = PROGRAM(HCL_KFAMILY_VK, "vk", "kernels/*/*.comp -DHCL_F32"),
+    [HCL_KPROG_VK16] = PROGRAM(HCL_KFAMILY_VK, "vk16", "kernels/*/*.comp -DHCL_F16, -DHCL_BF16"),
 };
 
 /* The kernel names, made from the type list (hcl_dtypes.def) where they are typed: every op takes every type, a
@@ -111,10 +121,36 @@ static const char *const cl_reduce[] = {
 #include "hcl_dtypes.def"
 #undef HCL_DTYPE
     NULL};
+/* the entry points kernels/CMakeLists.txt gives the Vulkan modules */
+static const char *const vk_kernels[] = {"hcl_vecadd_f32",
+                                         "hcl_gemm_f32",
+                                         "hcl_gemm_dot_f32",
+                                         "hcl_softmax_f32",
+                                         "hcl_reduce_sum_f32",
+                                         "hcl_reduce_max_f32",
+                                         "hcl_reduce_min_f32",
+                                         "hcl_reduce_sum_final",
+                                         "hcl_reduce_max_final",
+                                         "hcl_reduce_min_final",
+                                         NULL};
+static const char *const vk16_kernels[] = {
+#define VK16(t)                                                                                                        \
+    "hcl_vecadd_" t, "hcl_gemm_" t, "hcl_gemm_" t "_f32", "hcl_gemm_dot_" t, "hcl_gemm_dot_" t "_f32",                 \
+        "hcl_softmax_" t, "hcl_reduce_sum_" t, "hcl_reduce_max_" t, "hcl_reduce_min_" t,
+    VK16("f16") VK16("bf16")
+#undef VK16
+        NULL};
 static const char *const *const g_kernel_names[HCL_KPROG_COUNT] = {
-    [HCL_KPROG_GPU] = gpu_kernels,          [HCL_KPROG_CL_VECADD] = cl_vecadd,       [HCL_KPROG_CL_GEMM16] = cl_gemm,
-    [HCL_KPROG_CL_GEMM8] = cl_gemm,         [HCL_KPROG_CL_SOFTMAX] = cl_softmax,     [HCL_KPROG_CL_REDUCE] = cl_reduce,
-    [HCL_KPROG_CL_GEMM_XMX8] = cl_gemm_xmx, [HCL_KPROG_CL_GEMM_XMX16] = cl_gemm_xmx,
+    [HCL_KPROG_VK] = vk_kernels,
+    [HCL_KPROG_VK16] = vk16_kernels,
+    [HCL_KPROG_GPU] = gpu_kernels,
+    [HCL_KPROG_CL_VECADD] = cl_vecadd,
+    [HCL_KPROG_CL_GEMM16] = cl_gemm,
+    [HCL_KPROG_CL_GEMM8] = cl_gemm,
+    [HCL_KPROG_CL_SOFTMAX] = cl_softmax,
+    [HCL_KPROG_CL_REDUCE] = cl_reduce,
+    [HCL_KPROG_CL_GEMM_XMX8] = cl_gemm_xmx,
+    [HCL_KPROG_CL_GEMM_XMX16] = cl_gemm_xmx,
 };
 _Static_assert(sizeof gpu_kernels / sizeof gpu_kernels[0] - 1 <= HCL_KPROG_MAX_KERNELS,
                "the GPU program has more kernels than HCL_KPROG_MAX_KERNELS (hcl_plan.h)");
@@ -164,6 +200,8 @@ static void fill_sources(void) {
         add(cl[i].prog, HCL_SOURCE_OPENCL_C, cl[i].text, cl[i].text_size, cl[i].options);
         add(cl[i].prog, HCL_SOURCE_SPIRV, cl[i].spirv, cl[i].spirv_size, NULL);
     }
+    add(HCL_KPROG_VK, HCL_SOURCE_SPIRV_VULKAN, VULKAN(vk), NULL);
+    add(HCL_KPROG_VK16, HCL_SOURCE_SPIRV_VULKAN, VULKAN(vk16), NULL);
     add(HCL_KPROG_HOST, HCL_SOURCE_HOST_TABLE, (const unsigned char *)hcl__host_table, &hcl__host_table_count, NULL);
 }
 

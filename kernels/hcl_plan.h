@@ -9,6 +9,7 @@
  *   HCL_KFAMILY_GPU   kernels/<op>/<op>.cu: CUDA fatbin or CUDA C (NVRTC), HIP bundle or HIP C (hiprtc)
  *   HCL_KFAMILY_CL    kernels/<op>/<op>.cl: OpenCL C text, or SPIR-V built from it (Level Zero)
  *   HCL_KFAMILY_HOST  kernels/<op>/<op>.c: a table of C functions, each launched as a single work-group
+ *   HCL_KFAMILY_VK    kernels/<op>/<op>.comp: GLSL compute shaders compiled to Vulkan SPIR-V at build time (plan_vk.c)
  * A plan reads the family and the device's limits, and writes the launches: program, kernel, grid, block,
  * dynamic local memory, arguments (buffers by role), and the scratch memory the core must provide. */
 #ifndef HCL_PLAN_H
@@ -28,6 +29,7 @@ typedef enum hcl_kfamily {
     HCL_KFAMILY_GPU = 0,
     HCL_KFAMILY_CL = 1,
     HCL_KFAMILY_HOST = 2,
+    HCL_KFAMILY_VK = 3,
     HCL_KFAMILY_COUNT
 } hcl_kfamily;
 
@@ -44,6 +46,8 @@ typedef enum hcl_kprog {
     HCL_KPROG_CL_GEMM_XMX8,
     HCL_KPROG_CL_GEMM_XMX16,
     HCL_KPROG_HOST,
+    HCL_KPROG_VK,   /* the Vulkan f32 kernels (and reduce's final folds) */
+    HCL_KPROG_VK16, /* the Vulkan f16 and bf16 kernels: only on devices with 16-bit storage */
     HCL_KPROG_COUNT
 } hcl_kprog;
 

@@ -6,6 +6,7 @@ hcl_kprog hcl_plan_program(const hcl_kdevice *dev, hcl_kop op) {
     switch (dev->family) {
     case HCL_KFAMILY_GPU: return HCL_KPROG_GPU;
     case HCL_KFAMILY_HOST: return HCL_KPROG_HOST;
+    case HCL_KFAMILY_VK: return HCL_KPROG_VK;
     case HCL_KFAMILY_CL:
         switch (op) {
         case HCL_KOP_VECADD: return HCL_KPROG_CL_VECADD;

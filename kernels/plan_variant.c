@@ -18,6 +18,7 @@ static const char *const g_family_sources[HCL_KFAMILY_COUNT] = {
     [HCL_KFAMILY_GPU] = "the CUDA/HIP kernels (kernels/<op>/<op>.cu)",
     [HCL_KFAMILY_CL] = "the OpenCL C kernels (kernels/<op>/<op>.cl)",
     [HCL_KFAMILY_HOST] = "the host C kernels (kernels/<op>/<op>.c)",
+    [HCL_KFAMILY_VK] = "the Vulkan compute shaders (kernels/<op>/<op>.comp)",
 };
 
 const hcl_kvariant_info *hcl_kvariant_get(hcl_kvariant v) {

@@ -195,7 +195,7 @@ def case_json(info):
     rc, out, err = run(info, "--version")
     check(doc.get("hcl_version", "?") in out, f"hcl_version {doc.get('hcl_version')!r} is the library's (--version)")
     names = [b["name"] for b in doc["backends"]]
-    check(names[:5] == ["cuda", "hip", "levelzero", "opencl", "host"], f"backends in the library's order ({names})")
+    check(names[:6] == ["cuda", "hip", "levelzero", "opencl", "vulkan", "host"], f"backends in the library's order ({names})")
     avail = sum(b["device_count"] for b in doc["backends"] if b["available"])
     check(len(doc["devices"]) == avail and [d["index"] for d in doc["devices"]] == list(range(avail)),
           f"devices: one per device of the available backends, indexed 0..{avail - 1}")

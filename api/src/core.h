@@ -60,7 +60,7 @@ HCL__HIDDEN hcl__backend *hcl__backend_at(uint32_t index);
 HCL__HIDDEN hcl__backend *hcl__backend_find(const char *name, size_t name_len);
 /* Load (once) and return the backend; check ->available. */
 HCL__HIDDEN hcl__backend *hcl__backend_load(hcl__backend *backend);
-/* "cuda, hip, levelzero, opencl, host" plus extras, into buf. */
+/* "cuda, hip, levelzero, opencl, vulkan, host" plus extras, into buf. */
 HCL__HIDDEN void hcl__backend_names(char *buf, size_t size);
 HCL__HIDDEN const hcl_driver_host *hcl__driver_host(void);
 /* Resolve a selector (NULL/"": the environment) to a backend and device index (select.c). */

@@ -40,7 +40,7 @@ static hcl_status module_create(hcl_device device, const hcl_module_source *sour
     if (count == 0 || !sources)
         return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: no sources given (count %u)", fn, count);
     for (uint32_t i = 0; i < count; i++) {
-        if (sources[i].kind < HCL_SOURCE_OPENCL_C || sources[i].kind > HCL_SOURCE_HOST_TABLE)
+        if (sources[i].kind < HCL_SOURCE_OPENCL_C || sources[i].kind > HCL_SOURCE_GLSL)
             return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: sources[%u].kind %d is not an hcl_source_kind", fn,
                                     i, (int)sources[i].kind);
         if (!sources[i].data || sources[i].size == 0)

@@ -1,6 +1,7 @@
 /* The launch plan of reduce (hcl_plan.h): the sum, max or min of n elements of one type into one float. The launch shape depends on n
  * and the device only, so a reduction's order, and with it the result's bits, is always the same. */
 #include "hcl_plan.h"
+#include "plan_vk.h"
 
 static int op_index(hcl_reduce_op op) { return op == HCL_REDUCE_MAX ? 1 : op == HCL_REDUCE_MIN ? 2 : 0; }
 
@@ -70,6 +71,7 @@ hcl_status hcl_plan_reduce(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op
     if (st != HCL_SUCCESS) return st;
     if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, op, n, out);
     if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(type, op, n, out, &out->launch[0]);
+    if (dev->family == HCL_KFAMILY_VK) return hcl__plan_reduce_vk(dev, type, op, n, out);
     hcl_klaunch *l = &out->launch[0]; /* host (kernels/reduce/reduce.c): the whole call in one work-group */
     const int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_HOST, "hcl_reduce", type);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;

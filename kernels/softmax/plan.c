@@ -1,6 +1,7 @@
 /* The launch plan of softmax (hcl_plan.h): a row-wise softmax of rows x cols elements of one type. */
 #include "hcl_host_kernels.h"
 #include "hcl_plan.h"
+#include "plan_vk.h"
 
 #include <stdio.h>
 
@@ -314,6 +315,7 @@ hcl_status hcl_plan_softmax(const hcl_kdevice *dev, hcl_dtype type, size_t rows,
     if (st != HCL_SUCCESS) return st;
     if (dev->family == HCL_KFAMILY_CL) return plan_cl(dev, type, rows, cols, out);
     if (dev->family == HCL_KFAMILY_GPU) return plan_gpu(dev, type, rows, cols, out, &out->launch[0]);
+    if (dev->family == HCL_KFAMILY_VK) return hcl__plan_softmax_vk(dev, type, rows, cols, out);
     /* host (kernels/softmax/softmax.c): the whole call in one work-group; a long 16-bit row gets a float row per thread
      * of scratch, so that exp runs once per element (one core, 262144 columns: 2.9 GB/s without) */
     hcl_klaunch *l = &out->launch[0];

@@ -1,5 +1,6 @@
 /* The launch plan of vecadd (hcl_plan.h): c = a + b over n elements of one type, one launch. */
 #include "hcl_plan.h"
+#include "plan_vk.h"
 
 /* Blocks of a grid-stride loop over `items` with `threads` per block: enough to fill the GPU several times. */
 static size_t gpu_stride_blocks(const hcl_kdevice *dev, size_t items, size_t threads) {
@@ -11,6 +12,7 @@ static size_t gpu_stride_blocks(const hcl_kdevice *dev, size_t items, size_t thr
 hcl_status hcl_plan_vecadd(const hcl_kdevice *dev, hcl_dtype type, size_t n, hcl_kplan *out) {
     hcl_status st = hcl_kplan_init(out, 1);
     if (st != HCL_SUCCESS) return st;
+    if (dev->family == HCL_KFAMILY_VK) return hcl__plan_vecadd_vk(dev, type, n, out);
     hcl_klaunch *l = &out->launch[0];
     const hcl_kprog prog = hcl_plan_program(dev, HCL_KOP_VECADD);
     const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_vecadd", type);

@@ -1,7 +1,7 @@
 /* HCL: a portable multi-vendor compute layer.
  *
  * One vendor-neutral C API for devices, queues, buffers, events, modules and kernel launches. Each call is
- * routed to a backend driver chosen at run time (cuda, hip, levelzero, opencl, or the built-in host driver).
+ * routed to a backend driver chosen at run time (cuda, hip, levelzero, opencl, vulkan, or the built-in host driver).
  *
  * Conventions that hold for every call in this header:
  *  - Every call returns an hcl_status. HCL_SUCCESS is 0; every error is negative.
@@ -206,7 +206,7 @@ HCL_API hcl_status hcl_backend_count(uint32_t *out_count);
  * range). */
 HCL_API hcl_status hcl_backend_get_info(uint32_t index, hcl_backend_info *out_info);
 
-/* Number of devices over every available backend, in backend order cuda, hip, levelzero, opencl, host.
+/* Number of devices over every available backend, in backend order cuda, hip, levelzero, opencl, vulkan, host.
  * Returns HCL_SUCCESS, HCL_ERROR_INVALID_ARGUMENT. */
 HCL_API hcl_status hcl_device_count(uint32_t *out_count);
 /* Properties of device `index` in the global list of hcl_device_count, without opening it.
@@ -377,13 +377,15 @@ HCL_API hcl_status hcl_buffer_get_native(hcl_buffer buffer, void **out_native);
  * given, and fails with HCL_ERROR_UNSUPPORTED (listing the kinds given and the kinds it takes) if none fits.
  * ------------------------------------------------------------------------------------------------------- */
 typedef enum hcl_source_kind {
-    HCL_SOURCE_OPENCL_C = 1,    /* OpenCL C text (opencl) */
-    HCL_SOURCE_CUDA_C = 2,      /* CUDA C++ text, compiled with NVRTC (cuda) */
-    HCL_SOURCE_HIP_C = 3,       /* HIP C++ text, compiled with hiprtc (hip) */
-    HCL_SOURCE_SPIRV = 4,       /* SPIR-V binary (levelzero) */
-    HCL_SOURCE_CUDA_BINARY = 5, /* fatbin, cubin or PTX (cuda) */
-    HCL_SOURCE_HIP_BINARY = 6,  /* HIP code object or bundle (hip) */
-    HCL_SOURCE_HOST_TABLE = 7   /* a table of C functions (host): data points to an hcl_host_function array */
+    HCL_SOURCE_OPENCL_C = 1,     /* OpenCL C text (opencl) */
+    HCL_SOURCE_CUDA_C = 2,       /* CUDA C++ text, compiled with NVRTC (cuda) */
+    HCL_SOURCE_HIP_C = 3,        /* HIP C++ text, compiled with hiprtc (hip) */
+    HCL_SOURCE_SPIRV = 4,        /* SPIR-V binary (levelzero) */
+    HCL_SOURCE_CUDA_BINARY = 5,  /* fatbin, cubin or PTX (cuda) */
+    HCL_SOURCE_HIP_BINARY = 6,   /* HIP code object or bundle (hip) */
+    HCL_SOURCE_HOST_TABLE = 7,   /* a table of C functions (host): data points to an hcl_host_function array */
+    HCL_SOURCE_SPIRV_VULKAN = 8, /* SPIR-V of Vulkan compute shaders (vulkan; docs/backends.md: its launch ABI) */
+    HCL_SOURCE_GLSL = 9          /* GLSL text of one Vulkan compute shader, compiled at run time (vulkan) */
 } hcl_source_kind;
 
 /* The enum name of a source kind ("HCL_SOURCE_CUDA_C"), or "HCL_SOURCE_UNKNOWN". Inline, so drivers and tools can
@@ -397,6 +399,8 @@ static inline const char *hcl_source_kind_name(hcl_source_kind kind) {
     case HCL_SOURCE_CUDA_BINARY: return "HCL_SOURCE_CUDA_BINARY";
     case HCL_SOURCE_HIP_BINARY: return "HCL_SOURCE_HIP_BINARY";
     case HCL_SOURCE_HOST_TABLE: return "HCL_SOURCE_HOST_TABLE";
+    case HCL_SOURCE_SPIRV_VULKAN: return "HCL_SOURCE_SPIRV_VULKAN";
+    case HCL_SOURCE_GLSL: return "HCL_SOURCE_GLSL";
     }
     return "HCL_SOURCE_UNKNOWN";
 }

@@ -1,0 +1,153 @@
+/* Buffers of the Vulkan driver, and the transfers: reads and writes go through the queue's host-visible staging
+ * buffer (in parts of HCL_VK_STAGING_BYTES, each waited for, so the staging can be reused), copies are
+ * vkCmdCopyBuffer, fills vkCmdFillBuffer where the pattern is a 4-byte word over 4-byte aligned bytes, else copies of
+ * the pattern repeated in the staging. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+hcl_status hcl__vk_buffer_make(hcl__vk_device *dev, size_t size, uint32_t type, int map, hcl__vk_buffer *out) {
+    hcl_status status = HCL_SUCCESS;
+    memset(out, 0, sizeof *out);
+    out->size = size;
+    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                             .size = size,
+                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    HCL_VK_CHECK(vkCreateBuffer, (dev->device, &bi, NULL, &out->buffer), "size %zu bytes", size);
+    hcl__vk_live(dev, 1);
+    VkMemoryRequirements req;
+    hcl__vk.vkGetBufferMemoryRequirements(dev->device, out->buffer, &req);
+    VkMemoryAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
+    HCL_VK_CHECK(vkAllocateMemory, (dev->device, &ai, NULL, &out->memory), "%zu bytes of memory type %u",
+                 (size_t)req.size, type);
+    hcl__vk_live(dev, 1);
+    HCL_VK_CHECK(vkBindBufferMemory, (dev->device, out->buffer, out->memory, 0), "size %zu bytes", size);
+    if (map) HCL_VK_CHECK(vkMapMemory, (dev->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped), "the staging");
+    return HCL_SUCCESS;
+cleanup:
+    hcl__vk_buffer_unmake(dev, out);
+    return status;
+}
+
+void hcl__vk_buffer_unmake(hcl__vk_device *dev, hcl__vk_buffer *b) {
+    if (b->mapped) hcl__vk.vkUnmapMemory(dev->device, b->memory);
+    if (b->buffer) {
+        hcl__vk.vkDestroyBuffer(dev->device, b->buffer, NULL);
+        hcl__vk_live(dev, -1);
+    }
+    if (b->memory) {
+        hcl__vk.vkFreeMemory(dev->device, b->memory, NULL);
+        hcl__vk_live(dev, -1);
+    }
+    memset(b, 0, sizeof *b);
+}
+
+hcl_status hcl__vk_buffer_alloc(void *device, size_t size, void **out_mem) {
+    hcl__vk_device *dev = device;
+    hcl__vk_buffer *b = malloc(sizeof *b);
+    if (!b) return hcl__kit_oom("buffer");
+    return hcl__kit_give(hcl__vk_buffer_make(dev, size, dev->buffer_type, 0, b), b, out_mem);
+}
+
+void hcl__vk_buffer_free(void *device, void *mem) {
+    if (!mem) return;
+    hcl__vk_buffer_unmake(device, mem);
+    free(mem);
+}
+
+/* A transfer between host memory and a buffer through the staging, in parts. */
+static hcl_status transfer(hcl__vk_queue *q, hcl__vk_buffer *b, size_t offset, size_t size, void *host, int to_device,
+                           uint32_t num_wait, void *const *wait, void **out_event) {
+    hcl__vk_cmd cmd;
+    hcl_status status = hcl__vk_cmd_begin(&cmd, q, num_wait, wait, out_event != NULL);
+    if (status != HCL_SUCCESS) return status;
+    size_t done = 0;
+    do {
+        const size_t part = size - done < HCL_VK_STAGING_BYTES ? size - done : HCL_VK_STAGING_BYTES;
+        if (done > 0) status = hcl__vk_cmd_next(&cmd);
+        if (status != HCL_SUCCESS) break;
+        VkBufferCopy region = {.size = part};
+        if (to_device) {
+            memcpy(q->staging.mapped, (const char *)host + done, part);
+            region.dstOffset = offset + done;
+            hcl__vk.vkCmdCopyBuffer(cmd.cb, q->staging.buffer, b->buffer, 1, &region);
+        } else {
+            region.srcOffset = offset + done;
+            hcl__vk.vkCmdCopyBuffer(cmd.cb, b->buffer, q->staging.buffer, 1, &region);
+        }
+        status = hcl__vk_cmd_submit(&cmd, done + part == size, 1);
+        if (status != HCL_SUCCESS) break;
+        if (!to_device) memcpy((char *)host + done, q->staging.mapped, part);
+        done += part;
+    } while (done < size);
+    return hcl__vk_cmd_finish(&cmd, status, out_event);
+}
+
+/* Writes and reads wait for their parts whatever `blocking` says: the staging is reused by the next part and the
+ * next command (a later version can keep several stagings in flight). */
+hcl_status hcl__vk_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
+                                uint32_t num_wait, void *const *wait, void **out_event) {
+    (void)blocking;
+    return transfer(queue, mem, offset, size, (void *)src, 1, num_wait, wait, out_event);
+}
+
+hcl_status hcl__vk_buffer_read(void *queue, void *mem, size_t offset, size_t size, void *dst, int blocking,
+                               uint32_t num_wait, void *const *wait, void **out_event) {
+    (void)blocking;
+    return transfer(queue, mem, offset, size, dst, 0, num_wait, wait, out_event);
+}
+
+hcl_status hcl__vk_buffer_copy(void *queue, void *dst, size_t dst_offset, void *src, size_t src_offset, size_t size,
+                               int blocking, uint32_t num_wait, void *const *wait, void **out_event) {
+    hcl__vk_cmd cmd;
+    hcl_status status = hcl__vk_cmd_begin(&cmd, queue, num_wait, wait, out_event != NULL);
+    if (status != HCL_SUCCESS) return status;
+    VkBufferCopy region = {.srcOffset = src_offset, .dstOffset = dst_offset, .size = size};
+    hcl__vk.vkCmdCopyBuffer(cmd.cb, ((hcl__vk_buffer *)src)->buffer, ((hcl__vk_buffer *)dst)->buffer, 1, &region);
+    status = hcl__vk_cmd_submit(&cmd, 1, blocking);
+    return hcl__vk_cmd_finish(&cmd, status, out_event);
+}
+
+/* The pattern as one 4-byte word when it repeats every 1, 2 or 4 bytes, for vkCmdFillBuffer. */
+static int word_of(const void *pattern, size_t pattern_size, uint32_t *out) {
+    const unsigned char *p = pattern;
+    unsigned char w[4];
+    if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4) return 0;
+    for (int i = 0; i < 4; i++) w[i] = p[(size_t)i % pattern_size];
+    memcpy(out, w, 4);
+    return 1;
+}
+
+hcl_status hcl__vk_buffer_fill(void *queue, void *mem, size_t offset, size_t size, const void *pattern,
+                               size_t pattern_size, int blocking, uint32_t num_wait, void *const *wait,
+                               void **out_event) {
+    hcl__vk_queue *q = queue;
+    hcl__vk_buffer *b = mem;
+    hcl__vk_cmd cmd;
+    uint32_t word = 0;
+    const int by_word = word_of(pattern, pattern_size, &word) && offset % 4 == 0 && size % 4 == 0;
+    hcl_status status = hcl__vk_cmd_begin(&cmd, q, num_wait, wait, out_event != NULL);
+    if (status != HCL_SUCCESS) return status;
+    if (by_word) {
+        hcl__vk.vkCmdFillBuffer(cmd.cb, b->buffer, offset, size, word);
+        status = hcl__vk_cmd_submit(&cmd, 1, blocking);
+        return hcl__vk_cmd_finish(&cmd, status, out_event);
+    }
+    /* the pattern repeated over the staging (the core checked that offset and size are multiples of its size), then
+     * copied over the range; waited for, since the staging is reused */
+    const size_t span = HCL_VK_STAGING_BYTES / pattern_size * pattern_size;
+    const size_t fill = size < span ? size : span;
+    for (size_t i = 0; i < fill; i += pattern_size) memcpy((char *)q->staging.mapped + i, pattern, pattern_size);
+    for (size_t done = 0; done < size;) {
+        const size_t part = size - done < fill ? size - done : fill;
+        VkBufferCopy region = {.srcOffset = 0, .dstOffset = offset + done, .size = part};
+        hcl__vk.vkCmdCopyBuffer(cmd.cb, q->staging.buffer, b->buffer, 1, &region);
+        done += part;
+    }
+    status = hcl__vk_cmd_submit(&cmd, 1, 1);
+    return hcl__vk_cmd_finish(&cmd, status, out_event);
+}

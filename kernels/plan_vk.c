@@ -1,0 +1,160 @@
+/* The launch plans of the Vulkan family (plan_vk.h). The kernels index with 32-bit integers (GLSL without
+ * shaderInt64), so a call whose elements do not fit is refused, never cut. f16 and bf16 kernels are in the vk16
+ * program, which only a device with 16-bit storage builds (elsewhere the call is HCL_ERROR_UNSUPPORTED with the
+ * driver's reason). */
+#include "plan_vk.h"
+
+#include <stdio.h>
+
+#define VK_WG 256u            /* work-items per group of the 1-D kernels */
+#define VK_MAX_PARTIALS 1024u /* reduce: groups of the first launch */
+#define VK_GEMM_TILE 64u      /* gemm: C tile per 16 x 16 work-group */
+/* gemm on a CPU device: k in slices of at most this many, one launch each, the later ones adding to C (beta 1).
+ * lavapipe (Mesa 22.3) ends a shader loop after 65535 trips of its loop limiter, which the gemm kernel's k loop
+ * reaches near k = 174768 (6 trips a step of 16): without slices C would silently miss the rest of k. */
+#define VK_GEMM_CPU_KSLICE 32768u
+
+static hcl_kprog vk_prog(hcl_dtype type) { return type == HCL_DTYPE_F32 ? HCL_KPROG_VK : HCL_KPROG_VK16; }
+
+/* The group count of a 1-D launch over `items` work-items: at most the device's limit (65535 where unknown). */
+static size_t vk_groups(const hcl_kdevice *dev, size_t items, size_t wg, size_t cap) {
+    size_t groups = hcl_min_size(hcl_ceil_div(items, wg), cap);
+    groups = hcl_min_size(groups, hcl_known_or(dev->max_groups[0], 65535));
+    return groups ? groups : 1;
+}
+
+static int fits_u32(size_t v) { return v <= UINT32_MAX; }
+
+/* The work-group size of a kernel: VK_WG, or less where the device or kernel takes less (a power of two). */
+static size_t vk_wg(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
+    size_t wg = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, prog, kernel, VK_WG));
+    return wg ? wg : 1;
+}
+
+hcl_status hcl__plan_vecadd_vk(const hcl_kdevice *dev, hcl_dtype type, size_t n, hcl_kplan *out) {
+    const hcl_kprog prog = vk_prog(type);
+    const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_vecadd", type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    if (!fits_u32(n))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels take at most 2^32-1 elements (n %zu)", n);
+    hcl_klaunch *l = &out->launch[0];
+    const size_t wg = vk_wg(dev, prog, kernel);
+    hcl_klaunch_1d(l, prog, kernel, vk_groups(dev, n, wg, 4096), wg); /* a grid-stride loop */
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u32(l, (uint32_t)n);
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out) {
+    static const char *const base[3] = {"hcl_reduce_sum", "hcl_reduce_max", "hcl_reduce_min"};
+    static const char *const final[3] = {"hcl_reduce_sum_final", "hcl_reduce_max_final", "hcl_reduce_min_final"};
+    const int o = op == HCL_REDUCE_MAX ? 1 : op == HCL_REDUCE_MIN ? 2 : 0;
+    const hcl_kprog prog = vk_prog(type);
+    const int partial = hcl_kplan_typed_kernel(out, prog, base[o], type);
+    const int fold = hcl_kplan_kernel(out, HCL_KPROG_VK, final[o]);
+    if (partial < 0 || fold < 0) return HCL_ERROR_UNSUPPORTED;
+    if (!fits_u32(n))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels take at most 2^32-1 elements (n %zu)", n);
+    hcl_status st = hcl_kplan_init(out, 2);
+    if (st != HCL_SUCCESS) return st;
+    /* groups from n and the device only: the same input gives the same bits */
+    const size_t wg = vk_wg(dev, prog, partial), wg2 = vk_wg(dev, HCL_KPROG_VK, fold);
+    const size_t groups = vk_groups(dev, hcl_ceil_div(n, 4), wg, VK_MAX_PARTIALS);
+    hcl_klaunch *l = &out->launch[0];
+    hcl_klaunch_1d(l, prog, partial, groups, wg);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    hcl_klaunch_u32(l, (uint32_t)n);
+    l = &out->launch[1];
+    hcl_klaunch_1d(l, HCL_KPROG_VK, fold, 1, wg2);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u32(l, (uint32_t)groups);
+    out->scratch_bytes = groups * sizeof(float);
+    return HCL_SUCCESS;
+}
+
+hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
+    const hcl_kprog prog = vk_prog(type);
+    const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_softmax", type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    if (!fits_u32(rows) || cols > UINT32_MAX / rows)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the Vulkan kernels take at most 2^32-1 elements (%zu rows x %zu columns)", rows, cols);
+    /* short rows: a smaller group, so fewer work-items idle */
+    size_t wg = vk_wg(dev, prog, kernel);
+    while (wg > 32 && wg / 2 >= cols) wg /= 2;
+    hcl_klaunch *l = &out->launch[0];
+    hcl_klaunch_1d(l, prog, kernel, vk_groups(dev, rows, 1, 65535), wg); /* one group a row, rows strided */
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_u32(l, (uint32_t)rows);
+    hcl_klaunch_u32(l, (uint32_t)cols);
+    return HCL_SUCCESS;
+}
+
+/* The last element of an operand stored with leading dimension `ld`, `outer` rows of `inner` columns, fits in 32 bits. */
+static int operand_fits(size_t outer, size_t inner, size_t ld) {
+    return outer == 0 || (fits_u32(ld) && outer - 1 <= (UINT32_MAX - inner) / (ld ? ld : 1));
+}
+
+hcl_status hcl__plan_gemm_vk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
+    if (g->compute == HCL_COMPUTE_TF32)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels have no TF32 GEMM");
+    const hcl_kprog prog = vk_prog(g->ab_type);
+    /* the dot kernel (one work-item an element, no barrier) for C of at most 16 rows or columns, where most of a 64 x 64
+     * tile would be idle (on lavapipe: gemm/few_rows 7 s instead of 22), the tiled one elsewhere */
+    const int dot = g->m <= 16 || g->n <= 16;
+    char name[32];
+    snprintf(name, sizeof name, "hcl_gemm%s_%s%s", dot ? "_dot" : "", hcl_kdtype_name(g->ab_type),
+             g->c_type != g->ab_type ? "_f32" : "");
+    const int kernel = hcl_kplan_kernel(out, prog, name);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    const int ta = g->trans_a != HCL_NO_TRANS, tb = g->trans_b != HCL_NO_TRANS;
+    size_t k = g->k;
+    float alpha = g->alpha;
+    if (k == 0 || alpha == 0.0f) k = 0, alpha = 0.0f; /* C = beta * C; A and B are not read */
+    const size_t tile = dot ? 16 : VK_GEMM_TILE;      /* C per 16 x 16 work-group */
+    const size_t gx = hcl_ceil_div(g->n, tile), gy = hcl_ceil_div(g->m, tile);
+    if (!fits_u32(g->m) || !fits_u32(g->n) || !fits_u32(g->k) ||
+        !operand_fits(ta ? g->k : g->m, ta ? g->m : g->k, g->lda) ||
+        !operand_fits(tb ? g->n : g->k, tb ? g->k : g->n, g->ldb) || !operand_fits(g->m, g->n, g->ldc))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the Vulkan GEMM indexes with 32 bits: %zu x %zu x %zu with "
+                              "leading dimensions %zu, %zu, %zu reach past 2^32 elements",
+                              g->m, g->n, g->k, g->lda, g->ldb, g->ldc);
+    if (gx > hcl_known_or(dev->max_groups[0], 65535) || gy > hcl_known_or(dev->max_groups[1], 65535))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "%zu x %zu tiles of C exceed the device's work-group "
+                              "counts",
+                              gx, gy);
+    const size_t slice = dev->is_cpu && k > VK_GEMM_CPU_KSLICE ? VK_GEMM_CPU_KSLICE : (k ? k : 1);
+    const size_t slices = k ? hcl_ceil_div(k, slice) : 1;
+    if (k >= ((size_t)1 << 30) && slices > 1)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "k %zu: the Vulkan GEMM's k slices start below 2^30", k);
+    hcl_status st = hcl_kplan_init(out, slices);
+    if (st != HCL_SUCCESS) return st;
+    for (size_t s = 0; s < slices; s++) {
+        hcl_klaunch *l = &out->launch[s];
+        const size_t k0 = s * slice, k1 = hcl_min_size(k, k0 + slice);
+        hcl_klaunch_1d(l, prog, kernel, gx, 16);
+        l->grid.y = (uint32_t)gy;
+        l->block.y = 16;
+        hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
+        hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
+        hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+        const uint32_t v[7] = {(uint32_t)g->m,
+                               (uint32_t)g->n,
+                               (uint32_t)k1,
+                               (uint32_t)g->lda,
+                               (uint32_t)g->ldb,
+                               (uint32_t)g->ldc,
+                               (uint32_t)(ta | tb << 1 | k0 << 2)};
+        for (int i = 0; i < 7; i++) hcl_klaunch_u32(l, v[i]);
+        hcl_klaunch_f32(l, alpha);
+        hcl_klaunch_f32(l, s == 0 ? g->beta : 1.0f);
+    }
+    return HCL_SUCCESS;
+}
