@@ -72,7 +72,7 @@ static hcl_gpu_result pointer_attr(void *data, int attr, hcl_gpu_dptr p) {
 hcl_status hcl__gpu_buffer_wrap(void *device, void *native, size_t size, void **out_mem) {
     hcl__gpu_device *d = device;
     if (!hcl__gpu.HCL_GPU_SYM_PointerGetAttribute) {
-        HCL_GPU_LOG(HCL_LOG_DEBUG, "buffer_wrap: no pointer attributes in this runtime; %p taken unchecked", native);
+        HCL_GPU_LOG("buffer_wrap: no pointer attributes in this runtime; %p taken unchecked", native);
         *out_mem = native;
         return HCL_SUCCESS;
     }
