@@ -61,6 +61,9 @@ hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_na
     return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: native kind %d unknown", HCL_GPU_NAME, (int)kind);
 }
 
+#define HCL__GPU_STR(x) #x
+#define HCL__GPU_XSTR(x) HCL__GPU_STR(x) /* the runtime's name of a neutral operation, for messages */
+
 /* One pointer attribute of `p`; the runtime's failure is the caller's to report. */
 static hcl_gpu_result pointer_attr(void *data, int attr, hcl_gpu_dptr p) {
     return hcl__gpu.HCL_GPU_SYM_PointerGetAttribute(data, attr, p);
@@ -87,7 +90,7 @@ hcl_status hcl__gpu_buffer_wrap(void *device, void *native, size_t size, void **
     if (r == HCL_GPU_SUCCESS) r = pointer_attr(&range, HCL_GPU_POINTER_RANGE_SIZE, p);
     hcl__gpu_leave(&scope);
     if (r != HCL_GPU_SUCCESS) {
-        hcl__gpu_fail(r, HCL_GPU_API " pointer attributes", "%p", native);
+        hcl__gpu_fail(r, HCL__GPU_XSTR(HCL_GPU_SYM_PointerGetAttribute), "%p", native);
         return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
                                           "%s: %p is not device memory the %s runtime knows (%s)", HCL_GPU_NAME, native,
                                           HCL_GPU_API, hcl__gpu_last_failure());
