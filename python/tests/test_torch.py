@@ -145,6 +145,8 @@ def test_foreign_torch_lifetime(device, tdev):
     a = hcl.from_dlpack(t, device=device)
     ptr = t.data_ptr()
     del t
-    big = torch.zeros(1 << 16, device=tdev)  # would reuse the freed block if the array had not kept it
-    assert big.data_ptr() != ptr
+    # a tensor of the same size: torch's allocator would hand it the block just freed, had the array not kept it
+    other = torch.full((32,), -1.0, device=tdev)
+    assert other.data_ptr() != ptr
     assert a.numpy().tolist() == list(range(32))
+    assert a.buffer.native == ptr
