@@ -355,7 +355,8 @@ static PyMethodDef buffer_methods[] = {
     {"release", buffer_release, METH_NOARGS, "Release the buffer now."},
     {"wrap", (PyCFunction)(void (*)(void))buffer_wrap, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "Buffer.wrap(device, address, size, owner=None): hcl_buffer_wrap_native over memory another library allocated "
-     "(kept alive by `owner` until the buffer is released; never freed by HCL)."},
+     "(kept alive by `owner` until the buffer is released; never freed by HCL). The address must be valid memory of "
+     "the device for `size` bytes: the host backend cannot check it."},
     {"synchronize", buffer_synchronize, METH_NOARGS, "Finish the queue of the buffer's last asynchronous command."},
     {"write", (PyCFunction)(void (*)(void))buffer_write, METH_VARARGS | METH_KEYWORDS,
      "write(data, offset=0, size=None, queue=None, wait=None, async_=False): host -> buffer."},
