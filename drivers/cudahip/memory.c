@@ -88,6 +88,12 @@ hcl_status hcl__gpu_buffer_wrap(void *device, void *native, size_t size, void **
     hcl_gpu_result r = pointer_attr(&ordinal, HCL_GPU_POINTER_DEVICE_ORDINAL, p);
     if (r == HCL_GPU_SUCCESS) r = pointer_attr(&start, HCL_GPU_POINTER_RANGE_START, p);
     if (r == HCL_GPU_SUCCESS) r = pointer_attr(&range, HCL_GPU_POINTER_RANGE_SIZE, p);
+#if HCL_GPU_CUDA
+    /* memory of another context of the device is not mapped in the primary context the driver's queues use (NULL:
+     * memory of no one context, as the virtual memory management calls map it) */
+    CUcontext owner = NULL;
+    if (r == HCL_GPU_SUCCESS) r = pointer_attr(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p);
+#endif
     hcl__gpu_leave(&scope);
     if (r != HCL_GPU_SUCCESS) {
         hcl__gpu_fail(r, HCL__GPU_XSTR(HCL_GPU_SYM_PointerGetAttribute), "%p", native);
@@ -99,6 +105,13 @@ hcl_status hcl__gpu_buffer_wrap(void *device, void *native, size_t size, void **
         return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
                                           "%s: %p is memory of device %d, not of device %u '%s'", HCL_GPU_NAME, native,
                                           ordinal, d->index, d->name);
+#if HCL_GPU_CUDA
+    if (owner && owner != d->ctx)
+        return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                          "cuda: %p is memory of context %p, not of the primary context %p of device "
+                                          "%u '%s' that HCL uses",
+                                          native, (void *)owner, (void *)d->ctx, d->index, d->name);
+#endif
     uintptr_t at = (uintptr_t)p, base = (uintptr_t)start;
     if (range != 0 && (at < base || at - base > range || range - (at - base) < size))
         return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,

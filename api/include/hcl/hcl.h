@@ -371,9 +371,9 @@ HCL_API hcl_status hcl_queue_get_native(hcl_queue queue, void **out_native);
 HCL_API hcl_status hcl_buffer_get_native(hcl_buffer buffer, void **out_native);
 /* The other way: an HCL buffer over `size` bytes (> 0) of memory the application allocated through the backend's own
  * API on this device, without a copy (a torch or CuPy tensor's data, a NumPy array's):
- *   cuda:   a CUdeviceptr (cast to void *) of this device, in its primary context or another context of it; the
- *           driver asks cuPointerGetAttribute and refuses a pointer of another device, host memory, or an
- *           allocation that ends before native + size
+ *   cuda:   a CUdeviceptr (cast to void *) of this device in its primary context (the CUDA runtime's, which torch
+ *           and CuPy allocate in); the driver asks cuPointerGetAttribute and refuses a pointer of another device or
+ *           of another context, host memory, or an allocation that ends before native + size
  *   hip:    a device pointer of this device (hipPointerGetAttributes checks its device and extent where it can)
  *   levelzero: a device or shared USM pointer of this device's context (zeMemGetAllocProperties checks it)
  *   host:   a host pointer (nothing to check)
