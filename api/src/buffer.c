@@ -8,7 +8,7 @@
 /* Free the memory and drop the device reference: a release, or a create that could not register its handle. */
 static void buffer_destroy(void *object) {
     hcl__buffer *buf = object;
-    buf->dev->drv->buffer_free(buf->dev->native, buf->native);
+    if (!buf->wrapped) buf->dev->drv->buffer_free(buf->dev->native, buf->native);
     hcl__device_unref(buf->dev);
     free(buf);
 }
@@ -38,6 +38,40 @@ static hcl_status buffer_create(hcl_device device, size_t size, uint32_t flags, 
 
 HCL_API hcl_status hcl_buffer_create(hcl_device device, size_t size, uint32_t flags, hcl_buffer *out_buffer) {
     HCL__TRACED("hcl_buffer_create", buffer_create(device, size, flags, out_buffer), NULL, NULL, "size", size);
+}
+
+/* A buffer over the application's memory: checked here, the pointer's device and extent by the driver (buffer_wrap),
+ * and marked so that its release never frees what HCL did not allocate. */
+static hcl_status buffer_wrap_native(hcl_device device, void *native, size_t size, uint32_t flags,
+                                     hcl_buffer *out_buffer) {
+    static const char fn[] = "hcl_buffer_wrap_native";
+    hcl__device *dev;
+    hcl_status st = hcl__lookup_out(device, HCL__H_DEVICE, (void **)&dev, out_buffer, fn, "device", "out_buffer");
+    if (st != HCL_SUCCESS) return st;
+    if (!native) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: native is NULL", fn);
+    if (size == 0) return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: size is 0", fn);
+    if (flags != 0)
+        return hcl__set_message(HCL_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (must be 0)", fn, flags);
+    if (!HCL_DRIVER_HAS(dev->drv, buffer_wrap))
+        return hcl__set_message(HCL_ERROR_UNSUPPORTED, "%s: the %s driver cannot wrap memory it did not allocate", fn,
+                                dev->backend->name);
+    hcl__buffer *buf = calloc(1, sizeof *buf);
+    if (!buf) return hcl__set_message(HCL_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if ((st = dev->drv->buffer_wrap(dev->native, native, size, &buf->native)) != HCL_SUCCESS) {
+        free(buf);
+        return hcl__prefix_message(st, fn);
+    }
+    buf->dev = dev;
+    buf->size = size;
+    buf->wrapped = 1;
+    hcl__device_ref(dev);
+    return hcl__publish(HCL__H_BUFFER, buf, buffer_destroy, (void **)out_buffer, fn);
+}
+
+HCL_API hcl_status hcl_buffer_wrap_native(hcl_device device, void *native, size_t size, uint32_t flags,
+                                          hcl_buffer *out_buffer) {
+    HCL__TRACED("hcl_buffer_wrap_native", buffer_wrap_native(device, native, size, flags, out_buffer), NULL, NULL,
+                "size", size);
 }
 
 HCL_API hcl_status hcl_buffer_release(hcl_buffer buffer) {

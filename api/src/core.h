@@ -113,6 +113,7 @@ typedef struct hcl__buffer {
     hcl__device *dev;
     void *native;
     size_t size;
+    int wrapped; /* hcl_buffer_wrap_native: the memory is the application's, never given to buffer_free */
 } hcl__buffer;
 
 /* One API call's commands: a call the core runs as several device commands (a built-in of two launches) is one

@@ -1,7 +1,7 @@
 /* ctest loader-abi-layout: hcl_driver_table, generated from HCL_DRIVER_ENTRIES, has exactly the layout of the
  * hand-written struct of driver ABI 2.4 it replaced (below, comments dropped): every member at the same offset with the
- * same type and size, and the same total size, so that a driver built against the old header still loads. Checked at
- * compile time; the program only says so. */
+ * same type and size, so that a driver built against the old header still loads; the entries added since (2.6:
+ * buffer_wrap) follow it, at its end. Checked at compile time; the program only says so. */
 #include "hcl/hcl_driver.h"
 
 #include <stddef.h>
@@ -74,13 +74,25 @@ SAME(abi_major)
 SAME(abi_minor)
 SAME(name)
 #define SAME_ENTRY(ret, name, params) SAME(name)
-HCL_DRIVER_ENTRIES(SAME_ENTRY)
-_Static_assert(sizeof(hcl_driver_table) == sizeof(abi_2_4_table), "hcl_driver_table changed size");
+#define SAME_GROUP(group) HCL_DRIVER_ENTRIES_##group(HCL__DRIVER_APPLY, SAME_ENTRY)
+SAME_GROUP(DEVICES)
+SAME_GROUP(OBJECTS)
+SAME_GROUP(HOST_MEMORY)
+SAME_GROUP(INTEROP)
+SAME_GROUP(LIMITS)
+SAME_GROUP(PARAMS)
+SAME_GROUP(PEER)
+SAME_GROUP(REGISTER)
+SAME_GROUP(CLUSTERS)
+/* 2.6: buffer_wrap, right after the 2.4 table's end */
+_Static_assert(offsetof(hcl_driver_table, buffer_wrap) == sizeof(abi_2_4_table), "buffer_wrap is not at the 2.4 end");
+_Static_assert(sizeof(hcl_driver_table) == sizeof(abi_2_4_table) + sizeof(void (*)(void)),
+               "hcl_driver_table changed size");
 _Static_assert(HCL_DRIVER_ABI_MAJOR == 2 && HCL_DRIVER_ABI_MINOR >= 4, "the layout above is of ABI 2.4");
 
 int main(void) {
 #define COUNT(ret, name, params) +1
-    printf("PASS hcl_driver_table: %d entries, %zu bytes, the layout of ABI 2.4\n", 0 HCL_DRIVER_ENTRIES(COUNT),
-           sizeof(hcl_driver_table));
+    printf("PASS hcl_driver_table: %d entries, %zu bytes, the layout of ABI 2.4 and buffer_wrap (2.6) after it\n",
+           0 HCL_DRIVER_ENTRIES(COUNT), sizeof(hcl_driver_table));
     return 0;
 }

@@ -132,6 +132,7 @@ static const hcl_driver_table g_table = {
 #if HCL_GPU_CUDA
     .kernel_max_clusters = hcl__gpu_kernel_max_clusters,
 #endif
+    .buffer_wrap = hcl__gpu_buffer_wrap,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

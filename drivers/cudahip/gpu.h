@@ -266,6 +266,9 @@ hcl_status hcl__gpu_host_register(void *device, void *ptr, size_t size);
 hcl_status hcl__gpu_event_query(void *event, int *out_done);
 void hcl__gpu_host_unregister(void *device, void *ptr);
 hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_native);
+/* buffer_wrap (optional entry): a device pointer of the application's, checked with the runtime's pointer
+ * attributes where it has them (memory.c). */
+hcl_status hcl__gpu_buffer_wrap(void *device, void *native, size_t size, void **out_mem);
 /* peer_access and buffer_copy_peer (optional entry), peer.c. */
 hcl_status hcl__gpu_peer_access(void *device, void *peer, int *out_direct);
 hcl_status hcl__gpu_buffer_copy_peer(void *queue, void *dst_device, void *dst, size_t dst_offset, void *src_device,

@@ -133,6 +133,11 @@ typedef CUdevice_attribute hcl_gpu_attribute;
 #define HCL_GPU_SYM_DeviceCanAccessPeer cuDeviceCanAccessPeer /* (&can, device, peer) */
 #define HCL_GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
 #define HCL_GPU_ERROR_NOT_READY CUDA_ERROR_NOT_READY
+/* buffer_wrap's checks of a foreign pointer: cuPointerGetAttribute (data, attribute, pointer); optional */
+#define HCL_GPU_SYM_PointerGetAttribute cuPointerGetAttribute
+#define HCL_GPU_POINTER_DEVICE_ORDINAL CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+#define HCL_GPU_POINTER_RANGE_START CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
+#define HCL_GPU_POINTER_RANGE_SIZE CU_POINTER_ATTRIBUTE_RANGE_SIZE
 
 /* libcuda, X-macro list:
  *   REQ(ret, name, params)          init fails without it
@@ -191,6 +196,7 @@ typedef CUdevice_attribute hcl_gpu_attribute;
     OPT(CUresult, cuMemcpyPeerAsync, (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))               \
     OPT(CUresult, cuMemHostRegister_v2, (void *, size_t, unsigned int))                                                \
     OPT(CUresult, cuMemHostUnregister, (void *))                                                                       \
+    OPT(CUresult, cuPointerGetAttribute, (void *, CUpointer_attribute, CUdeviceptr))                                   \
     OPT(CUresult, cuOccupancyMaxActiveClusters, (int *, CUfunction, const CUlaunchConfig *))                           \
     OPT(CUresult, cuTensorMapEncodeTiled,                                                                              \
         (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,               \

@@ -130,6 +130,11 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
 #define HCL_GPU_SYM_DeviceCanAccessPeer hipDeviceCanAccessPeer /* (&can, device, peer) */
 #define HCL_GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED hipErrorPeerAccessAlreadyEnabled
 #define HCL_GPU_ERROR_NOT_READY hipErrorNotReady
+/* buffer_wrap's checks of a foreign pointer: hipPointerGetAttribute (data, attribute, pointer); optional */
+#define HCL_GPU_SYM_PointerGetAttribute hipPointerGetAttribute
+#define HCL_GPU_POINTER_DEVICE_ORDINAL HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+#define HCL_GPU_POINTER_RANGE_START HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR
+#define HCL_GPU_POINTER_RANGE_SIZE HIP_POINTER_ATTRIBUTE_RANGE_SIZE
 
 /* libamdhip64, X-macro list (the kinds are gpu_map_cuda.h's):
  *   REQ(ret, name, params), OPT(ret, name, params), REQ_OR(ret, name, old, params): checked against the HIP
@@ -181,6 +186,7 @@ typedef hipDeviceAttribute_t hcl_gpu_attribute;
     OPT(hipError_t, hipDeviceEnablePeerAccess, (int, unsigned int))                                                    \
     OPT(hipError_t, hipHostRegister, (void *, size_t, unsigned int))                                                   \
     OPT(hipError_t, hipHostUnregister, (void *))                                                                       \
+    OPT(hipError_t, hipPointerGetAttribute, (void *, hipPointer_attribute, hipDeviceptr_t))                            \
     OPT(hipError_t, hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))                         \
     REQ(hipError_t, hipModuleLaunchKernel,                                                                             \
         (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,            \

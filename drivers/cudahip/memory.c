@@ -61,6 +61,67 @@ hcl_status hcl__gpu_get_native(hcl_native_kind kind, void *object, void **out_na
     return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "%s: native kind %d unknown", HCL_GPU_NAME, (int)kind);
 }
 
+#define HCL__GPU_STR(x) #x
+#define HCL__GPU_XSTR(x) HCL__GPU_STR(x) /* the runtime's name of a neutral operation, for messages */
+
+/* One pointer attribute of `p`; the runtime's failure is the caller's to report. */
+static hcl_gpu_result pointer_attr(void *data, int attr, hcl_gpu_dptr p) {
+    return hcl__gpu.HCL_GPU_SYM_PointerGetAttribute(data, attr, p);
+}
+
+/* The application's device memory as a buffer: the device address itself, as buffer_alloc gives it. Where the runtime
+ * has pointer attributes, the pointer must be its memory, of this device, with size bytes from it inside one
+ * allocation; a runtime without them lets the pointer through unchecked (logged). */
+hcl_status hcl__gpu_buffer_wrap(void *device, void *native, size_t size, void **out_mem) {
+    hcl__gpu_device *d = device;
+    if (!hcl__gpu.HCL_GPU_SYM_PointerGetAttribute) {
+        HCL_GPU_LOG("buffer_wrap: no pointer attributes in this runtime; %p taken unchecked", native);
+        *out_mem = native;
+        return HCL_SUCCESS;
+    }
+    hcl_gpu_dptr p = hcl__gpu_ptr(native), start = 0;
+    int ordinal = -1;
+    size_t range = 0;
+    hcl__gpu_scope scope;
+    hcl_status st = hcl__gpu_enter(d, &scope);
+    if (st != HCL_SUCCESS) return st;
+    hcl_gpu_result r = pointer_attr(&ordinal, HCL_GPU_POINTER_DEVICE_ORDINAL, p);
+    if (r == HCL_GPU_SUCCESS) r = pointer_attr(&start, HCL_GPU_POINTER_RANGE_START, p);
+    if (r == HCL_GPU_SUCCESS) r = pointer_attr(&range, HCL_GPU_POINTER_RANGE_SIZE, p);
+#if HCL_GPU_CUDA
+    /* memory of another context of the device is not mapped in the primary context the driver's queues use (NULL:
+     * memory of no one context, as the virtual memory management calls map it) */
+    CUcontext owner = NULL;
+    if (r == HCL_GPU_SUCCESS) r = pointer_attr(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p);
+#endif
+    hcl__gpu_leave(&scope);
+    if (r != HCL_GPU_SUCCESS) {
+        hcl__gpu_fail(r, HCL__GPU_XSTR(HCL_GPU_SYM_PointerGetAttribute), "%p", native);
+        return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                          "%s: %p is not device memory the %s runtime knows (%s)", HCL_GPU_NAME, native,
+                                          HCL_GPU_API, hcl__gpu_last_failure());
+    }
+    if (ordinal != (int)d->index)
+        return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                          "%s: %p is memory of device %d, not of device %u '%s'", HCL_GPU_NAME, native,
+                                          ordinal, d->index, d->name);
+#if HCL_GPU_CUDA
+    if (owner && owner != d->ctx)
+        return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                          "cuda: %p is memory of context %p, not of the primary context %p of device "
+                                          "%u '%s' that HCL uses",
+                                          native, (void *)owner, (void *)d->ctx, d->index, d->name);
+#endif
+    uintptr_t at = (uintptr_t)p, base = (uintptr_t)start;
+    if (range != 0 && (at < base || at - base > range || range - (at - base) < size))
+        return hcl__gpu_host->set_message(HCL_ERROR_INVALID_ARGUMENT,
+                                          "%s: %zu bytes from %p run past the end of its allocation (%zu bytes from "
+                                          "%#llx)",
+                                          HCL_GPU_NAME, size, native, range, (unsigned long long)base);
+    *out_mem = native;
+    return HCL_SUCCESS;
+}
+
 void hcl__gpu_buffer_free(void *device, void *mem) {
     (void)HCL_GPU_ON((hcl__gpu_device *)device, (hcl__gpu.HCL_GPU_SYM_MemFree(hcl__gpu_ptr(mem)), HCL_SUCCESS));
 }

@@ -70,8 +70,10 @@ typedef struct alloc_head {
     uint64_t magic;
     int dev, host;
     size_t size;
-    char pad[32];
+    struct alloc_head *next; /* the device allocations, for hipPointerGetAttribute */
+    char pad[24];
 } alloc_head;
+static alloc_head *g_device_allocs;
 #define ALLOC_MAGIC 0x6661b3e1c0ffee11ull
 
 static void *alloc(size_t size, int dev, int host) {
@@ -81,8 +83,25 @@ static void *alloc(size_t size, int dev, int host) {
     h->dev = dev;
     h->host = host;
     h->size = size;
+    h->next = NULL;
+    if (!host) {
+        pthread_mutex_lock(&g_lock);
+        h->next = g_device_allocs;
+        g_device_allocs = h;
+        pthread_mutex_unlock(&g_lock);
+    }
     live(1);
     return (char *)h + (sizeof(alloc_head) + 255) / 256 * 256;
+}
+
+static void forget_device_alloc(alloc_head *h) {
+    pthread_mutex_lock(&g_lock);
+    for (alloc_head **at = &g_device_allocs; *at; at = &(*at)->next)
+        if (*at == h) {
+            *at = h->next;
+            break;
+        }
+    pthread_mutex_unlock(&g_lock);
 }
 
 static alloc_head *head_of(void *p) {
@@ -285,11 +304,36 @@ EXPORT hipError_t hipMalloc(void **p, size_t size) {
 EXPORT hipError_t hipFree(void *p) {
     alloc_head *h = head_of(p);
     if (!h || h->host) return hipErrorInvalidValue;
+    forget_device_alloc(h);
     h->magic = 0;
     free(h);
     live(-1);
     return hipSuccess;
 }
+/* The attributes buffer_wrap asks of a pointer anywhere inside a device allocation (any other pointer: invalid, as
+ * host memory is to a real runtime); every device's allocations are known whatever device is current. */
+EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attr, hipDeviceptr_t ptr) {
+    uintptr_t p = (uintptr_t)ptr;
+    hipError_t e = hipErrorInvalidValue;
+    pthread_mutex_lock(&g_lock);
+    for (alloc_head *h = g_device_allocs; h; h = h->next) {
+        uintptr_t start = (uintptr_t)h + (sizeof(alloc_head) + 255) / 256 * 256;
+        if (p < start || p >= start + h->size) continue;
+        e = hipSuccess;
+        if (attr == HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+            *(int *)data = h->dev;
+        else if (attr == HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR)
+            *(void **)data = (void *)start;
+        else if (attr == HIP_POINTER_ATTRIBUTE_RANGE_SIZE)
+            *(size_t *)data = h->size;
+        else
+            e = hipErrorNotSupported;
+        break;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return e;
+}
+
 EXPORT hipError_t hipHostMalloc(void **p, size_t size, unsigned int flags) {
     if (flags != hipHostMallocPortable) return hipErrorInvalidValue;
     if (!(*p = alloc(size, -1, 1))) return hipErrorOutOfMemory;

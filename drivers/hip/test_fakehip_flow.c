@@ -31,6 +31,7 @@ extern const size_t hcl_gpu_test_binary_size;
 /* the stand-in's own counters and its current device, through a handle of our own on the same library */
 static long (*fake_live)(void), (*fake_wrong_device)(void);
 static int (*fake_get_device)(int *), (*fake_set_device)(int);
+static int (*fake_malloc)(void **, size_t), (*fake_free)(void *);
 
 static hcl_device dev;
 static hcl_queue q;
@@ -72,6 +73,68 @@ static void test_memory(void) {
 }
 
 /* hcl_test_builtin_calls' steps: failures counted and printed as this test's own */
+/* hcl_buffer_wrap_native over memory the application allocated with the runtime (the stand-in's hipMalloc) on device
+ * `d`: used like any buffer (transfers, a built-in), released without a hipFree (the application's hipFree after it
+ * succeeds, and the live-object count at the end holds); memory of the other device, past the end of an allocation,
+ * or not the runtime's at all refused by the driver (hipPointerGetAttribute). */
+static void test_wrap(int d) {
+    enum { N = 1000 };
+    const size_t bytes = N * sizeof(float);
+    void *mem[4] = {NULL, NULL, NULL, NULL};
+    fake_set_device(d);
+    for (int i = 0; i < 3; i++) CHECK(fake_malloc(&mem[i], bytes) == 0, "hipMalloc");
+    fake_set_device(1 - d);
+    CHECK(fake_malloc(&mem[3], bytes) == 0, "hipMalloc on the other device");
+    fake_set_device(1 - d);
+    if (!mem[0] || !mem[1] || !mem[2] || !mem[3]) return;
+    float *x = mem[0], *y = mem[1], *z = mem[2]; /* the stand-in's device memory is host memory */
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)i;
+        y[i] = 0.5f * (float)i;
+        z[i] = -1.0f;
+    }
+    hcl_buffer w[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) OK(hcl_buffer_wrap_native(dev, mem[i], bytes, 0, &w[i]));
+    if (w[0] && w[1] && w[2]) {
+        void *back = NULL;
+        OK(hcl_buffer_get_native(w[0], &back));
+        CHECK(back == mem[0], "the wrapped buffer's native is %p, not %p", back, mem[0]);
+        float v[4] = {1.5f, 2.5f, 3.5f, 4.5f}, r[4] = {0};
+        OK(hcl_buffer_write(q, w[2], 16, sizeof v, v));
+        CHECK(memcmp(z + 4, v, sizeof v) == 0, "a write through the wrapped buffer is not in the memory");
+        OK(hcl_buffer_read(q, w[0], 40, sizeof r, r));
+        CHECK(r[0] == 10.0f && r[3] == 13.0f, "a read through the wrapped buffer: %g %g", r[0], r[3]);
+        OK(hcl_vecadd_f32(q, N, w[0], w[1], w[2], NULL));
+        OK(hcl_queue_finish(q));
+        int bad = 0;
+        for (int i = 0; i < N; i++) bad += z[i] != 1.5f * (float)i;
+        CHECK(bad == 0, "vecadd on wrapped buffers: %d of %d wrong", bad, N);
+        /* a part of an allocation, from an offset to its end */
+        hcl_buffer part = NULL;
+        OK(hcl_buffer_wrap_native(dev, (char *)mem[0] + 256, bytes - 256, 0, &part));
+        if (part) OK(hcl_buffer_release(part));
+    }
+    for (int i = 0; i < 3; i++)
+        if (w[i]) OK(hcl_buffer_release(w[i]));
+    CHECK(x[N - 1] == (float)(N - 1) && z[N - 1] == 1.5f * (float)(N - 1), "the release changed the memory");
+    hcl_buffer bad = NULL;
+    hcl_status st = hcl_buffer_wrap_native(dev, mem[3], bytes, 0, &bad);
+    CHECK(st == HCL_ERROR_INVALID_ARGUMENT && strstr(hcl_last_message(), "memory of device"),
+          "memory of the other device: %s (%s)", hcl_status_name(st), hcl_last_message());
+    st = hcl_buffer_wrap_native(dev, (char *)mem[0] + 8, bytes, 0, &bad);
+    CHECK(st == HCL_ERROR_INVALID_ARGUMENT && strstr(hcl_last_message(), "past the end"),
+          "past the end of the allocation: %s (%s)", hcl_status_name(st), hcl_last_message());
+    static float host_mem[16];
+    st = hcl_buffer_wrap_native(dev, host_mem, sizeof host_mem, 0, &bad);
+    CHECK(st == HCL_ERROR_INVALID_ARGUMENT && strstr(hcl_last_message(), "hipPointerGetAttribute"),
+          "host memory: %s (%s)", hcl_status_name(st), hcl_last_message());
+    fake_set_device(d);
+    for (int i = 0; i < 3; i++) CHECK(fake_free(mem[i]) == 0, "the application's hipFree after the release");
+    fake_set_device(1 - d);
+    CHECK(fake_free(mem[3]) == 0, "hipFree on the other device");
+    fake_set_device(1 - d);
+}
+
 static void report(void *ctx, int ok, const char *what) {
     CHECK(ok, "built-ins (wave%u): %s", *(const unsigned *)ctx, what);
 }
@@ -148,7 +211,9 @@ int main(void) {
     if (!h || !(fake_live = (long (*)(void))dlsym(h, "fakehip_live_objects")) ||
         !(fake_wrong_device = (long (*)(void))dlsym(h, "fakehip_wrong_device_uses")) ||
         !(fake_get_device = (int (*)(int *))dlsym(h, "hipGetDevice")) ||
-        !(fake_set_device = (int (*)(int))dlsym(h, "hipSetDevice"))) {
+        !(fake_set_device = (int (*)(int))dlsym(h, "hipSetDevice")) ||
+        !(fake_malloc = (int (*)(void **, size_t))dlsym(h, "hipMalloc")) ||
+        !(fake_free = (int (*)(void *))dlsym(h, "hipFree"))) {
         printf("FAIL HCL_HIP_LIBRARY must name libhcl-test-fakehip.so (got %s)\n", lib ? lib : "nothing");
         return 1;
     }
@@ -221,6 +286,7 @@ int main(void) {
         CHECK(native && *(int *)native == d, "device native: a pointer to the ordinal %d", d);
         OK(hcl_queue_create(dev, &q));
         test_memory();
+        test_wrap(d);
         test_builtins(want[d].wave);
         test_modules();
         OK(hcl_queue_release(q));
@@ -228,8 +294,8 @@ int main(void) {
         int current = -1;
         fake_get_device(&current);
         CHECK(current == 1 - d, "the caller's current device was %d, the driver left %d", 1 - d, current);
-        printf("%s   %s: memory, fills, events, built-ins (wave%u), modules\n", hcl_ts_failures() ? "FAIL" : "ok  ",
-               want[d].selector, want[d].wave);
+        printf("%s   %s: memory, fills, events, wrapped memory, built-ins (wave%u), modules\n",
+               hcl_ts_failures() ? "FAIL" : "ok  ", want[d].selector, want[d].wave);
     }
     long live = fake_live(), wrong = fake_wrong_device();
     CHECK(live == 0, "%ld runtime objects still alive after every handle was released", live);

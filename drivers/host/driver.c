@@ -200,6 +200,15 @@ static hcl_status hcl_host_get_native(hcl_native_kind kind, void *object, void *
     return HCL_SUCCESS;
 }
 
+/* A wrapped buffer is the application's host memory as it is: a host buffer's native object is its data pointer,
+ * and the runtime has nothing that could check it. */
+static hcl_status hcl_host_buffer_wrap(void *device, void *native, size_t size, void **out_mem) {
+    (void)device;
+    (void)size;
+    *out_mem = native;
+    return HCL_SUCCESS;
+}
+
 /* A CPU runs a work-group's work-items as a loop (a sub-group of 1); groups are counted in 32 bits. */
 hcl_status hcl__host_device_limits(void *device, hcl_driver_limits *out) {
     (void)device;
@@ -214,6 +223,7 @@ static const hcl_driver_table hcl_host_table = {
     /* the core's aligned memory is already what the host driver would give */
     HCL_KIT_TABLE_NATIVE(NULL, NULL, hcl_host_get_native),
     .event_query = hcl__host_event_query,
+    .buffer_wrap = hcl_host_buffer_wrap,
 };
 
 const hcl_driver_table *hcl__host_driver_table(void) { return &hcl_host_table; }

@@ -318,6 +318,7 @@ static const hcl_driver_table g_table = {
     HCL_KIT_TABLE_ENTRIES(hcl__ze) HCL_KIT_TABLE_NATIVE(hcl__ze_host_alloc, hcl__ze_host_free, ze_get_native),
     .kernel_params = hcl__ze_kernel_params,
     .event_query = hcl__ze_event_query,
+    .buffer_wrap = hcl__ze_buffer_wrap,
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

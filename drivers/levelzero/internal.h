@@ -190,6 +190,9 @@ HCL_KIT_DECLARE_ENTRIES(hcl__ze)
 hcl_status hcl__ze_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                  uint32_t *out_flags);
 hcl_status hcl__ze_host_alloc(void *device, size_t size, void **out_ptr);
+/* buffer_wrap (optional entry): a device or shared USM pointer of the device's context, checked with
+ * zeMemGetAllocProperties and zeMemGetAddressRange (memory.c). */
+hcl_status hcl__ze_buffer_wrap(void *device, void *native, size_t size, void **out_mem);
 /* event_query (optional entry): zeEventQueryStatus (queue.c). */
 hcl_status hcl__ze_event_query(void *event, int *out_done);
 void hcl__ze_host_free(void *device, void *ptr);

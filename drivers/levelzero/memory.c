@@ -40,6 +40,37 @@ hcl_status hcl__ze_buffer_alloc(void *device, size_t size, void **out_mem) {
 
 void hcl__ze_buffer_free(void *device, void *mem) { hcl__ze_device_free(device, mem); }
 
+/* The application's USM as a buffer, as zeMemAllocDevice's would be: a device or shared allocation of this device in
+ * the device's context (hcl_device_get_native), with size bytes from the pointer inside it. */
+hcl_status hcl__ze_buffer_wrap(void *device, void *native, size_t size, void **out_mem) {
+    hcl__ze_device *dev = device;
+    hcl_status status = HCL_SUCCESS;
+    ze_memory_allocation_properties_t props;
+    memset(&props, 0, sizeof props);
+    props.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
+    ze_device_handle_t owner = NULL;
+    HCL_ZE_CHECK(zeMemGetAllocProperties, (dev->context, native, &props, &owner), "buffer_wrap of %p", native);
+    if (props.type != ZE_MEMORY_TYPE_DEVICE && props.type != ZE_MEMORY_TYPE_SHARED)
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                            "levelzero: %p is not a device or shared allocation of the device's context (memory type "
+                            "%d)",
+                            native, (int)props.type);
+    if (owner && owner != dev->device)
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT, "levelzero: %p is memory of another device than '%s'", native,
+                            dev->entry->info.name);
+    void *base = NULL;
+    size_t range = 0;
+    HCL_ZE_CHECK(zeMemGetAddressRange, (dev->context, native, &base, &range), "buffer_wrap of %p", native);
+    uintptr_t at = (uintptr_t)native, from = (uintptr_t)base;
+    if (range != 0 && (at < from || at - from > range || range - (at - from) < size))
+        return HCL_KIT_FAIL(HCL_ERROR_INVALID_ARGUMENT,
+                            "levelzero: %zu bytes from %p run past the end of its allocation (%zu bytes from %p)", size,
+                            native, range, base);
+    *out_mem = native;
+cleanup:
+    return status;
+}
+
 /* hcl_host_alloc: host memory the device reaches directly (zeMemAllocHost), so transfers from and to it need no
  * staging in the runtime. */
 hcl_status hcl__ze_host_alloc(void *device, size_t size, void **out_ptr) {

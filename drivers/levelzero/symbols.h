@@ -35,6 +35,8 @@
     X(zeMemAllocDevice)                                                                                                \
     X(zeMemAllocHost)                                                                                                  \
     X(zeMemFree)                                                                                                       \
+    X(zeMemGetAllocProperties)                                                                                         \
+    X(zeMemGetAddressRange)                                                                                            \
     X(zeModuleCreate)                                                                                                  \
     X(zeModuleDestroy)                                                                                                 \
     X(zeModuleGetNativeBinary)                                                                                         \

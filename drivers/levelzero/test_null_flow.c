@@ -163,6 +163,12 @@ static void part_driver(const char *module_path) {
             g_failures++;
         }
     }
+    if (HCL_DRIVER_HAS(t, buffer_wrap)) {
+        /* the null driver fills in no allocation properties (memory type unknown): a wrap asks and is refused */
+        void *wrapped = NULL;
+        expect("buffer_wrap of a device pointer (zeMemGetAllocProperties: the null driver says unknown memory)",
+               t->buffer_wrap(dev, a, N * sizeof(float), &wrapped), HCL_ERROR_INVALID_ARGUMENT);
+    }
 
     /* transfers: blocking small ones are staged through zeMemAllocHost memory, the rest copy directly */
     for (int i = 0; i < N; i++) host_a[i] = (float)i, host_b[i] = 1.0f;

@@ -3,9 +3,8 @@ with copies from and to NumPy, and DLPack both ways.
 
 DLPack export (`__dlpack__`) shares HCL's memory with the consumer (torch.from_dlpack, numpy.from_dlpack, cupy) on
 backends whose buffers are plain pointers: cuda (kDLCUDA), hip (kDLROCM) and host (kDLCPU). DLPack import
-(`hcl.from_dlpack`) wraps a tensor in place only when its memory is HCL's own: HCL's public C API has no call that
-turns memory another library allocated into an hcl_buffer, so a tensor that torch or NumPy allocated itself can be
-copied in (`copy=True`, CPU tensors) but not shared; this says so in the error."""
+(`hcl.from_dlpack`) shares the tensor's memory on the same three: HCL's own memory through its buffer, memory torch,
+CuPy or NumPy allocated through hcl_buffer_wrap_native (the array keeps the tensor alive; HCL never frees it)."""
 
 import bisect
 import threading
@@ -102,7 +101,7 @@ def _shape_tuple(shape):
 
 class Array:
     """An n-dimensional view of an HCL buffer. Make one with hcl.empty, hcl.zeros, hcl.asarray (a copy of host data)
-    or hcl.from_dlpack (HCL memory handed back by another library). Commands on it run on its device's default queue
+    or hcl.from_dlpack (a tensor of torch, CuPy, NumPy, shared in place). Commands on it run on its device's default queue
     unless a queue is given; numpy() and DLPack export wait for that queue first."""
 
     __slots__ = ("_buf", "_offset", "shape", "dtype", "strides", "_base", "__weakref__")
@@ -371,52 +370,112 @@ def asarray(data, dtype=None, device=None):
     return arr
 
 
+_BACKEND_OF_DL = {_DL_CPU: "host", _DL_CUDA: "cuda", _DL_ROCM: "hip"}
+_DL_NAME = {_DL_CPU: "kDLCPU", _DL_CUDA: "kDLCUDA", _DL_ROCM: "kDLROCM"}
+# Devices from_dlpack opened for foreign tensors, by (backend, index): kept for the process, as default_device is.
+_opened = {}
+
+
+def _device_for(dl_type, dl_id, device):
+    """The hcl.Device a tensor on DLPack device (dl_type, dl_id) lives on: `device` when given (it must be that one),
+    else an open one (the default device, a device of live arrays), else that device opened now (cuda:N for kDLCUDA
+    N, hip:N for kDLROCM N, the host for kDLCPU). BufferError when HCL cannot open it."""
+    backend = _BACKEND_OF_DL[dl_type]
+    index = None if dl_type == _DL_CPU else dl_id
+    where = f"{_DL_NAME[dl_type]}" + ("" if index is None else f" {index}")
+
+    def is_it(d):
+        return d is not None and not d.released and d.backend == backend and (index is None or d.index == index)
+
+    if device is not None:
+        if isinstance(device, str):
+            device = _hcl.Device(device)
+        if not is_it(device):
+            raise BufferError(f"hcl.from_dlpack: the tensor is on {where}, not on device={device.backend}:"
+                              f"{device.index}")
+        return device
+    with _default_lock:
+        dev = _opened.get((backend, index))
+    if is_it(dev):  # the one chosen before, so that every tensor of a device gives arrays of one hcl.Device
+        return dev
+    try:  # else the default device when the tensor is on it, so that hcl.empty's arrays and the tensor's share it
+        dev = default_device()
+    except _hcl.Error:
+        dev = None
+    if not is_it(dev):
+        dev = _any_device(dl_type, dl_id)  # else a device of live arrays
+    if not is_it(dev):
+        try:
+            dev = _hcl.Device(backend if index is None else f"{backend}:{index}")
+        except _hcl.Error as e:
+            raise BufferError(f"hcl.from_dlpack: the tensor is on {where}, a device HCL cannot open ({e})") from e
+    with _default_lock:
+        _opened[(backend, index)] = dev
+    return dev
+
+
 def from_dlpack(x, *, device=None, copy=None, _queue=None):
-    """An hcl.Array over a DLPack tensor (torch, CuPy, NumPy, hcl). copy=None or False: in place, which HCL's public C
-    API allows only for memory HCL allocated (an hcl.Array handed to torch and back); anything else raises
-    BufferError saying why. copy=True: a new HCL array with a copy (CPU tensors; `device` picks the device)."""
+    """An hcl.Array over a DLPack tensor (torch, CuPy, NumPy, hcl), on the device it lives on: kDLCPU -> the host
+    device, kDLCUDA N -> cuda:N, kDLROCM N -> hip:N (`device`, when given, must be that one).
+
+    copy=None or False: in place, without a copy. Memory HCL allocated (an hcl.Array handed to torch and back) is seen
+    through its own buffer; any other memory is wrapped (hcl_buffer_wrap_native), and the array keeps the tensor (its
+    DLPack capsule) alive until its buffer is released. HCL never frees that memory. The producer's pending work is
+    ordered before HCL's queue through the protocol's stream handshake (__dlpack__(stream=<HCL's stream>)); HCL's work
+    on the array is the caller's to finish (array.buffer.synchronize(), or the queue's finish) before the producer
+    reads it on its own streams. copy=True: a new HCL array with a copy (CPU tensors; `device` picks the device)."""
     if isinstance(x, Array):
         return x
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"hcl.from_dlpack: {type(x).__name__} has no __dlpack__")
     dl_type, dl_id = x.__dlpack_device__()
     dl_type, dl_id = int(dl_type), int(dl_id)
-    if dl_type not in (_DL_CPU, _DL_CUDA, _DL_ROCM):
+    if dl_type not in _BACKEND_OF_DL:
         raise BufferError(f"hcl.from_dlpack: DLPack device type {dl_type} is not one HCL shares memory with "
                           "(CPU 1, CUDA 2, ROCm 10)")
+    if copy is True:
+        if dl_type != _DL_CPU:
+            raise BufferError("hcl.from_dlpack(copy=True): only CPU tensors can be copied in (a device tensor is "
+                              "shared in place: copy=None)")
+        import numpy as np
+
+        try:
+            host = np.from_dlpack(x)
+        except (TypeError, BufferError, RuntimeError) as e:
+            raise TypeError(f"hcl.from_dlpack(copy=True): NumPy cannot read this tensor ({e}); bfloat16 CPU tensors "
+                            "are not supported (NumPy has no bfloat16)") from e
+        return asarray(host, None, device)
+    qdev = _queue.device if isinstance(_queue, _hcl.Queue) else _queue
+    dev = _device_for(dl_type, dl_id, device if qdev is None else qdev)
     stream = None
     if dl_type != _DL_CPU:
-        owner = _any_device(dl_type, dl_id)
-        if owner is None:
-            raise BufferError(f"hcl.from_dlpack: the tensor is on DLPack device ({dl_type}, {dl_id}), where HCL holds "
-                              "no memory: HCL's C API cannot wrap memory it did not allocate (make the tensor from an "
-                              "hcl.Array: torch.from_dlpack(hcl.empty(...)))")
-        # The consumer's stream (the queue the caller will use, else the default queue of a device HCL holds memory
-        # on): the producer orders its pending work before it (the protocol's handshake).
-        stream = _hcl._queue_native(_queue if _queue is not None else owner) or None
+        # The consumer's stream (the queue the caller will use, else the device's default queue): the producer orders
+        # its pending work before it (the protocol's handshake).
+        stream = _hcl._queue_native(_queue if _queue is not None else dev) or None
     try:
         cap = x.__dlpack__(stream=stream, max_version=(1, 0))
     except TypeError:
         cap = x.__dlpack__(stream=stream)
-    addr, t, i, shape, strides, code, bits, lanes, _ro, holder = _hcl._from_dlpack(cap)
+    addr, t, i, shape, strides, code, bits, lanes, read_only, holder = _hcl._from_dlpack(cap)
     dtype = _dtypes.from_dlpack_code(code, bits, lanes)
     base = _lookup(t, i, addr)
-    if base is not None and copy is not True:
-        arr = Array(base._buf, shape, dtype, strides, addr - base._buf.native, (base, holder))
-        return arr
-    if copy is False or copy is None:
-        raise BufferError("hcl.from_dlpack: this tensor's memory was not allocated by HCL, and HCL's public C API has "
-                          "no call to wrap foreign memory in an hcl buffer, so it cannot be shared in place; pass "
-                          "copy=True (CPU tensors) or make the tensor from an hcl.Array")
-    if t != _DL_CPU:
-        raise BufferError("hcl.from_dlpack(copy=True): only CPU tensors can be copied in (HCL's public C API has no "
-                          "copy from a foreign device pointer)")
-    import numpy as np
-
-    host = np.from_dlpack(x) if dtype != "bfloat16" else None
-    if host is None:
-        raise TypeError("hcl.from_dlpack(copy=True): bfloat16 CPU tensors are not supported (NumPy has no bfloat16)")
-    return asarray(host, dtype, device)
+    if base is not None:
+        return Array(base._buf, shape, dtype, strides, addr - base._buf.native, (base, holder))
+    if read_only:
+        raise BufferError("hcl.from_dlpack: the tensor is read-only (DLPack flag), and an hcl.Array is writable; pass "
+                          "copy=True (CPU tensors) or share a writable tensor")
+    shape = _shape_tuple(shape)
+    strides = _contiguous_strides(shape) if strides is None else tuple(int(s) for s in strides)
+    n = 1
+    for s in shape:
+        n *= s
+    if n == 0:  # nothing to share: an empty array of the device
+        return empty(shape, dtype, dev)
+    itemsize = _dtypes.itemsize(dtype)
+    lo = sum((k - 1) * st for k, st in zip(shape, strides) if st < 0) * itemsize
+    hi = (sum((k - 1) * st for k, st in zip(shape, strides) if st > 0) + 1) * itemsize
+    buf = _hcl.Buffer.wrap(dev, addr + lo, hi - lo, (holder, x))
+    return Array(buf, shape, dtype, strides, -lo)
 
 
 def _launch_arg(obj):
@@ -424,7 +483,7 @@ def _launch_arg(obj):
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj)
     raise TypeError(f"hcl: {type(obj).__name__} is not a kernel argument (hcl.Array, hcl.Buffer, hcl.Scalar such as "
-                    "hcl.int32(v), bytes, or a DLPack tensor over HCL memory)")
+                    "hcl.int32(v), bytes, or a DLPack tensor)")
 
 
 _hcl._set_arg_hook(_launch_arg)

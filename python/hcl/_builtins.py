@@ -1,5 +1,5 @@
 """The built-in kernels on arrays: hcl.vecadd, hcl.gemm, hcl.softmax, hcl.reduce. Operands are hcl.Arrays or DLPack
-tensors over HCL memory (torch tensors made from hcl.Arrays), checked here for shape, dtype, layout and device before
+tensors (torch, CuPy, NumPy; shared in place by hcl.from_dlpack), checked here for shape, dtype, layout and device before
 the C call checks its own part. They run on the operands' device's default queue (or `queue`); with a DLPack tensor
 among the operands the call waits for its result before it returns (the consumer reads it on its own stream next);
 with hcl.Arrays only it returns at once (numpy() and __dlpack__ wait). event=True returns an hcl.Event (device
@@ -19,7 +19,7 @@ def _operand(x, what, queue=None):
         return x, False
     if hasattr(x, "__dlpack__"):
         return from_dlpack(x, _queue=queue), True
-    raise TypeError(f"hcl: {what} must be an hcl.Array or a DLPack tensor over HCL memory, not {type(x).__name__}")
+    raise TypeError(f"hcl: {what} must be an hcl.Array or a DLPack tensor, not {type(x).__name__}")
 
 
 def _whole(arr, what):

@@ -41,6 +41,37 @@ static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     self->size = size;
     self->pending = NULL;
     self->pending_owner = NULL;
+    self->owner = NULL;
+    return (PyObject *)self;
+}
+
+/* Buffer.wrap(device, address, size, owner): hcl_buffer_wrap_native over `size` bytes at `address`, memory another
+ * library allocated through the backend's API (a CUdeviceptr, a HIP device pointer, a host pointer). The buffer holds
+ * `owner` (what keeps that memory alive) until it is released; HCL never frees the memory. */
+static PyObject *buffer_wrap(PyObject *cls, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"device", "address", "size", "owner", NULL};
+    PyObject *dev, *addr, *size_obj, *owner = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|O", kwlist, &dev, &addr, &size_obj, &owner)) return NULL;
+    hcl_device d = hclpy_device_handle(dev);
+    if (!d) return NULL;
+    void *p = PyLong_AsVoidPtr(addr);
+    if (!p && PyErr_Occurred()) return NULL;
+    size_t size;
+    if (hclpy_size(size_obj, &size) < 0) return NULL;
+    hcl_buffer h = NULL;
+    HCLPY_CALL(NULL, hcl_buffer_wrap_native(d, p, size, 0, &h));
+    allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)cls, Py_tp_alloc);
+    hclpy_buffer *self = (hclpy_buffer *)alloc((PyTypeObject *)cls, 0);
+    if (!self) {
+        hcl_buffer_release(h);
+        return NULL;
+    }
+    self->h = h;
+    self->device = Py_NewRef(dev);
+    self->size = size;
+    self->pending = NULL;
+    self->pending_owner = NULL;
+    self->owner = Py_NewRef(owner);
     return (PyObject *)self;
 }
 
@@ -94,6 +125,7 @@ static void buffer_dealloc(PyObject *obj) {
     buffer_drain(self);
     if (self->h) hcl_buffer_release(self->h);
     self->h = NULL;
+    Py_CLEAR(self->owner); /* the wrapped memory's keeper, once HCL no longer uses the memory */
     Py_CLEAR(self->device);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(obj);
@@ -116,7 +148,9 @@ static PyObject *buffer_release(PyObject *obj, PyObject *noargs) {
     if (!b) return NULL;
     buffer_drain((hclpy_buffer *)obj);
     ((hclpy_buffer *)obj)->h = NULL;
-    HCLPY_QUICK(NULL, hcl_buffer_release(b));
+    hcl_status st = hcl_buffer_release(b);
+    Py_CLEAR(((hclpy_buffer *)obj)->owner);
+    if (st != HCL_SUCCESS) return hclpy_raise(st, NULL);
     Py_RETURN_NONE;
 }
 
@@ -290,6 +324,12 @@ static PyObject *buffer_native(PyObject *obj, void *closure) {
     return PyLong_FromVoidPtr(p);
 }
 
+static PyObject *buffer_owner(PyObject *obj, void *closure) {
+    (void)closure;
+    PyObject *o = ((hclpy_buffer *)obj)->owner;
+    return Py_NewRef(o ? o : Py_None);
+}
+
 static PyObject *buffer_device(PyObject *obj, void *closure) {
     (void)closure;
     return Py_NewRef(((hclpy_buffer *)obj)->device);
@@ -313,6 +353,10 @@ static PyObject *buffer_exit(PyObject *obj, PyObject *args) {
 
 static PyMethodDef buffer_methods[] = {
     {"release", buffer_release, METH_NOARGS, "Release the buffer now."},
+    {"wrap", (PyCFunction)(void (*)(void))buffer_wrap, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "Buffer.wrap(device, address, size, owner=None): hcl_buffer_wrap_native over memory another library allocated "
+     "(kept alive by `owner` until the buffer is released; never freed by HCL). The address must be valid memory of "
+     "the device for `size` bytes: the host backend cannot check it."},
     {"synchronize", buffer_synchronize, METH_NOARGS, "Finish the queue of the buffer's last asynchronous command."},
     {"write", (PyCFunction)(void (*)(void))buffer_write, METH_VARARGS | METH_KEYWORDS,
      "write(data, offset=0, size=None, queue=None, wait=None, async_=False): host -> buffer."},
@@ -330,6 +374,7 @@ static PyMethodDef buffer_methods[] = {
 static PyGetSetDef buffer_getset[] = {
     {"size", buffer_size, NULL, "bytes (hcl_buffer_size)", NULL},
     {"native", buffer_native, NULL, "hcl_buffer_get_native (CUdeviceptr, cl_mem, host pointer) as an int", NULL},
+    {"owner", buffer_owner, NULL, "what keeps a wrapped buffer's memory alive (Buffer.wrap), else None", NULL},
     {"device", buffer_device, NULL, "the buffer's device", NULL},
     {"released", buffer_released, NULL, "True once released", NULL},
     {NULL, NULL, NULL, NULL, NULL},

@@ -41,6 +41,9 @@ typedef struct {
      * buffer released under a pending command, and Python drops temporaries at once. */
     hcl_queue pending;
     PyObject *pending_owner;
+    /* Buffer.wrap: the object that keeps the wrapped memory alive (a DLPack holder, a tensor), dropped only after
+     * hcl_buffer_release; NULL for memory HCL allocated. */
+    PyObject *owner;
 } hclpy_buffer;
 
 typedef struct {

@@ -62,8 +62,6 @@ def test_dlpack_export_shares_memory(device):
     if not dlpack_capable(device):
         with pytest.raises(BufferError, match="cuda, hip and host only"):
             a.__dlpack_device__()
-        with pytest.raises(BufferError):
-            hcl.from_dlpack(np.zeros(3, np.float32))
         return
     if device.backend != "host":
         pytest.skip("NumPy takes CPU tensors only (the torch test covers GPUs)")
@@ -82,14 +80,66 @@ def test_dlpack_export_shares_memory(device):
     assert t.strides == (1, 4) and np.array_equal(t.numpy(), n.T)
 
 
+def test_dlpack_import_numpy_zero_copy(host):
+    """A NumPy array (memory NumPy allocated) is wrapped on the host device without a copy: HCL's writes and built-ins
+    are in the NumPy array, and the hcl.Array keeps it alive."""
+    x = np.arange(1000, dtype=np.float32)
+    a = hcl.from_dlpack(x, device=host)
+    assert a.device is host and a.buffer.native == x.ctypes.data and a.buffer.size == x.nbytes
+    assert a.buffer.owner is not None  # what keeps NumPy's memory alive
+    a.write(np.full(1000, 3.0, np.float32))  # written through HCL, seen in NumPy
+    assert np.all(x == 3.0)
+    hcl.vecadd(a, a, a)
+    a.buffer.synchronize()
+    assert np.all(x == 6.0)
+    x[7] = -1.0  # and NumPy's writes in HCL
+    assert a.numpy()[7] == -1.0
+    # a strided view (every other element, reversed): the span it touches is wrapped, the strides kept
+    v = hcl.from_dlpack(x[::-2], device=host)
+    assert v.shape == (500,) and v.strides == (-2,)
+    assert np.array_equal(v.numpy(), x[::-2])
+    # the array alone keeps the memory: dropping every NumPy name leaves it valid
+    ref = x.copy()
+    del x
+    assert np.array_equal(a.numpy(), ref)
+    # without device=: the host device is the one a CPU tensor lives on
+    y = np.ones((3, 5), np.float32)
+    b = hcl.from_dlpack(y)
+    assert b.device.backend == "host" and b.buffer.native == y.ctypes.data and b.shape == (3, 5)
+    # releasing the buffer leaves NumPy's memory to NumPy
+    b.buffer.release()
+    assert np.all(y == 1.0)
+    z = np.zeros(0, np.float32)
+    assert hcl.from_dlpack(z).shape == (0,)
+
+
 def test_dlpack_import_foreign(device):
     x = np.arange(6, dtype=np.float32)
-    with pytest.raises(BufferError, match="not allocated by HCL"):
-        hcl.from_dlpack(x) if device.backend == "host" else hcl.from_dlpack(x, copy=False)
+    if device.backend != "host":  # a CPU tensor lives on the host device, not on this one
+        with pytest.raises(BufferError, match="kDLCPU"):
+            hcl.from_dlpack(x, device=device)
+    else:
+        assert hcl.from_dlpack(x, device=device).buffer.native == x.ctypes.data
     c = hcl.from_dlpack(x, copy=True, device=device)
     assert c.device is device and np.array_equal(c.numpy(), x)
+    assert c.buffer.native != x.ctypes.data or device.backend != "host"
     with pytest.raises(TypeError):
         hcl.from_dlpack([1, 2, 3])
+
+
+class _FakeTensor:
+    """A DLPack producer on a device type HCL does not share (kDLOneAPI 14)."""
+
+    def __dlpack_device__(self):
+        return (14, 0)
+
+    def __dlpack__(self, **kw):
+        raise AssertionError("not to be called")
+
+
+def test_dlpack_import_unsupported_device(host):
+    with pytest.raises(BufferError, match="DLPack device type 14"):
+        hcl.from_dlpack(_FakeTensor())
 
 
 def test_dlpack_versioned_capsule(host):

@@ -146,3 +146,27 @@ def test_reads_wait_for_other_queues(device, rng):
     Y.buffer.synchronize()
     with pytest.raises(hcl.InvalidHandleError):
         Y.release() or Y.buffer.synchronize()
+
+
+def test_buffer_wrap(device):
+    """Buffer.wrap (hcl_buffer_wrap_native): memory HCL did not allocate, shared; never freed by HCL."""
+    mine = hcl.Buffer(device, 4096)
+    with pytest.raises(hcl.InvalidArgumentError, match="native is NULL"):
+        hcl.Buffer.wrap(device, 0, 16)
+    if device.backend == "opencl":  # a cl_mem is not an address
+        with pytest.raises(hcl.UnsupportedError, match="cannot wrap"):
+            hcl.Buffer.wrap(device, mine.native, 4096)
+        return
+    with pytest.raises(hcl.InvalidArgumentError, match="size is 0"):
+        hcl.Buffer.wrap(device, mine.native, 0)
+    keep = object()
+    w = hcl.Buffer.wrap(device, mine.native + 1024, 2048, keep)  # a part of another buffer's memory
+    assert w.native == mine.native + 1024 and w.size == 2048 and w.owner is keep
+    w.write(b"\x07" * 16, offset=8)
+    out = bytearray(16)
+    mine.read(out, offset=1032)
+    assert bytes(out) == b"\x07" * 16
+    w.release()
+    assert w.owner is None  # dropped with the release
+    mine.read(out, offset=1032)  # the memory is still the other buffer's, untouched
+    assert bytes(out) == b"\x07" * 16

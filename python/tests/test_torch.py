@@ -1,5 +1,6 @@
-"""PyTorch interop through DLPack (skipped where torch is not installed): torch tensors over HCL memory, the built-ins
-on them with no copy (the same data pointer), results equal to torch's within the conformance tolerances."""
+"""PyTorch interop through DLPack (skipped where torch is not installed): torch tensors over HCL memory and HCL arrays
+over torch's own memory (hcl_buffer_wrap_native), the built-ins on them with no copy (the same data pointer), results
+equal to torch's within the conformance tolerances."""
 
 import numpy as np
 import pytest
@@ -89,15 +90,63 @@ def test_torch_views_and_lifetime(device, tdev):
     assert back_t.strides == (1, 4)
 
 
-def test_foreign_torch_tensor_is_a_clear_error(device, tdev):
+def test_foreign_torch_tensor_shared(device, tdev):
+    """A tensor torch allocated itself is wrapped in place on its device (cuda:N -> HCL's cuda:N; a CPU tensor -> the
+    host device): the same pointer, HCL's writes seen by torch, torch's by HCL."""
     t = torch.zeros(16, device=tdev)  # torch's own memory
-    with pytest.raises(BufferError, match="HCL"):
-        hcl.from_dlpack(t)
-    with pytest.raises(BufferError):
-        hcl.vecadd(t, t)
-    if tdev == "cpu":
-        c = hcl.from_dlpack(t, copy=True, device=device)
-        assert c.numpy().tolist() == [0.0] * 16
+    a = hcl.from_dlpack(t, device=device)
+    assert a.device is device and a.buffer.native == t.data_ptr() and a.buffer.size == 64
+    a.write(np.arange(16, dtype=np.float32))
+    assert t.tolist() == list(range(16))  # HCL's write, in torch's tensor
+    t.add_(1)  # queued on torch's stream: a new import orders it before HCL's queue (the stream handshake)
+    assert hcl.from_dlpack(t, device=device).numpy().tolist() == list(range(1, 17))
+    a.buffer.release()  # HCL lets go; torch's memory stays torch's
+    assert t.sum().item() == sum(range(1, 17))
     wrong = torch.zeros(16, dtype=torch.complex64, device=tdev)
     with pytest.raises((TypeError, BufferError)):
         hcl.from_dlpack(wrong)
+    if tdev == "cpu":
+        c = hcl.from_dlpack(t, copy=True, device=device)
+        assert c.numpy().tolist() == t.tolist() and c.buffer.native != t.data_ptr()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_gemm_on_foreign_torch_tensors(device, tdev, rng, dtype):
+    """hcl.gemm on tensors torch allocated (no HCL memory anywhere): in place, equal to torch.matmul within the
+    conformance tolerance, and torch sees HCL's result without a copy or a synchronisation of its own."""
+    m, n, k = 257, 129, 515
+    tdt = getattr(torch, dtype)
+    g = torch.Generator(device="cpu").manual_seed(int(rng.integers(1 << 31)))
+    A = (torch.rand((m, k), generator=g) * 2 - 1).to(tdt).to(tdev)
+    B = (torch.rand((k, n), generator=g) * 2 - 1).to(tdt).to(tdev)
+    C = torch.full((m, n), float("nan"), device=tdev)
+    ptrs = (A.data_ptr(), B.data_ptr(), C.data_ptr())
+    out = hcl.gemm(A, B, C)
+    assert out.buffer.native == ptrs[2] and out.device.backend == device.backend  # HCL wrote torch's tensor
+    assert (A.data_ptr(), B.data_ptr(), C.data_ptr()) == ptrs
+    a64, b64 = A.double().cpu().numpy(), B.double().cpu().numpy()
+    ref = a64 @ b64
+    got = C.double().cpu().numpy()
+    tol = gemm_tol(a64, b64, ref, k, 1.0, 0.0, None, "float32")
+    check(got, ref, tol, f"hcl.gemm {dtype} on torch's tensors")
+    with torch.no_grad():
+        prev = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        tref = (A.float() @ B.float()).double().cpu().numpy()
+        torch.backends.cuda.matmul.allow_tf32 = prev
+    check(got, tref, 2 * tol, "hcl.gemm on torch's tensors vs torch.matmul")
+    # a torch op right after, on torch's stream, reads HCL's result (hcl.gemm finished its queue for the tensor)
+    assert torch.isfinite(C).all().item()
+
+
+def test_foreign_torch_lifetime(device, tdev):
+    """The hcl.Array keeps torch's tensor alive: dropping every torch name leaves the memory valid."""
+    t = torch.arange(32, dtype=torch.float32, device=tdev)
+    a = hcl.from_dlpack(t, device=device)
+    ptr = t.data_ptr()
+    del t
+    # a tensor of the same size: torch's allocator would hand it the block just freed, had the array not kept it
+    other = torch.full((32,), -1.0, device=tdev)
+    assert other.data_ptr() != ptr
+    assert a.numpy().tolist() == list(range(32))
+    assert a.buffer.native == ptr

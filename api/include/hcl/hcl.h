@@ -369,6 +369,25 @@ HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr);
 HCL_API hcl_status hcl_device_get_native(hcl_device device, void **out_native);
 HCL_API hcl_status hcl_queue_get_native(hcl_queue queue, void **out_native);
 HCL_API hcl_status hcl_buffer_get_native(hcl_buffer buffer, void **out_native);
+/* The other way: an HCL buffer over `size` bytes (> 0) of memory the application allocated through the backend's own
+ * API on this device, without a copy (a torch or CuPy tensor's data, a NumPy array's):
+ *   cuda:   a CUdeviceptr (cast to void *) of this device in its primary context (the CUDA runtime's, which torch
+ *           and CuPy allocate in); the driver asks cuPointerGetAttribute and refuses a pointer of another device or
+ *           of another context, host memory, or an allocation that ends before native + size
+ *   hip:    a device pointer of this device (hipPointerGetAttributes checks its device and extent where it can)
+ *   levelzero: a device or shared USM pointer of this device's context (zeMemGetAllocProperties checks it)
+ *   host:   a host pointer (nothing to check)
+ *   opencl: not supported (HCL_ERROR_UNSUPPORTED): a cl_mem cannot be made from an address, and an OpenCL buffer is
+ *           shared as the cl_mem of hcl_buffer_get_native
+ * HCL does not own the memory: hcl_buffer_release never frees it, and the application keeps it valid (and does not
+ * free it) until the buffer is released and the commands that use it are complete. hcl_buffer_get_native of the
+ * buffer gives `native` back. The buffer is used like any other (transfers, launches, built-ins) on queues of
+ * `device`; ordering with the application's own work on that memory (its streams) is the application's to ensure.
+ * flags must be 0 (reserved). Returns HCL_SUCCESS, HCL_ERROR_INVALID_HANDLE, HCL_ERROR_INVALID_ARGUMENT (native
+ * NULL, size 0, unknown flags, out_buffer NULL, or memory the driver can tell is not this device's or is shorter
+ * than size), HCL_ERROR_UNSUPPORTED (the backend cannot wrap memory), HCL_ERROR_OUT_OF_MEMORY, HCL_ERROR_VENDOR. */
+HCL_API hcl_status hcl_buffer_wrap_native(hcl_device device, void *native, size_t size, uint32_t flags,
+                                          hcl_buffer *out_buffer);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Modules and kernels

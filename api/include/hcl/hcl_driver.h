@@ -26,10 +26,10 @@
 extern "C" {
 #endif
 
-/* The driver ABI's one version, now 2.4. Its history (which entry came with which minor), the required entries and
+/* The driver ABI's one version, now 2.6. Its history (which entry came with which minor), the required entries and
  * what the core does when an optional entry is absent: docs/driver-abi.md. A minor version only adds at the end. */
 #define HCL_DRIVER_ABI_MAJOR 2
-#define HCL_DRIVER_ABI_MINOR 5
+#define HCL_DRIVER_ABI_MINOR 6
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -261,6 +261,16 @@ typedef struct hcl_driver_param {
     E(a, hcl_status, kernel_max_clusters,                                                                              \
       (void *kernel, uint32_t cluster_blocks, uint32_t threads, size_t shared_bytes, uint32_t *out_count))
 
+/* ---- Wrapping foreign memory ---- */
+#define HCL_DRIVER_ENTRIES_WRAP(E, a)                                                                                  \
+    /* The native memory object (what buffer_alloc gives) for `size` bytes at `native`, memory the application \
+     * allocated through the vendor's own API on this device (CUDA: a CUdeviceptr in the device's context; HIP: a \
+     * device pointer; Level Zero: a device or shared USM pointer; host: a host pointer). The driver checks what the \
+     * runtime can tell cheaply (the pointer's device, the allocation's extent) and refuses with \
+     * HCL_ERROR_INVALID_ARGUMENT and a message; HCL_ERROR_UNSUPPORTED when it cannot wrap such memory. The core never \
+     * calls buffer_free on the result: the memory stays the application's. */       \
+    E(a, hcl_status, buffer_wrap, (void *device, void *native, size_t size, void **out_mem))
+
 /* Every group in table order, as X(return type, name, (parameters)). */
 #define HCL__DRIVER_APPLY(X, ret, name, params) X(ret, name, params)
 #define HCL__DRIVER_GROUP(group, X) HCL_DRIVER_ENTRIES_##group(HCL__DRIVER_APPLY, X)
@@ -273,7 +283,8 @@ typedef struct hcl_driver_param {
     HCL__DRIVER_GROUP(PARAMS, X)      /* 2.1 */                                                                        \
     HCL__DRIVER_GROUP(PEER, X)        /* 2.2 */                                                                        \
     HCL__DRIVER_GROUP(REGISTER, X)    /* 2.3 */                                                                        \
-    HCL__DRIVER_GROUP(CLUSTERS, X)    /* 2.4 */
+    HCL__DRIVER_GROUP(CLUSTERS, X)    /* 2.4 */                                                                        \
+    HCL__DRIVER_GROUP(WRAP, X)        /* 2.6 */
 
 /* The table a driver module gives the core: its header, then the entries of HCL_DRIVER_ENTRIES. */
 typedef struct hcl_driver_table {
