@@ -116,7 +116,7 @@ static hcl_buffer wrap_native_of(hcl_buffer b, size_t offset, size_t size) {
 CONF_TEST(api, buffer_wrap_native) {
     enum { N = 1000 };
     const size_t bytes = N * sizeof(float);
-    if (conf_backend_is("opencl")) { /* a cl_mem cannot be made from an address */
+    if (conf_backend_is("opencl") || conf_backend_is("vulkan")) { /* a cl_mem or VkBuffer is not made from an address */
         hcl_buffer b = conf_buffer(bytes), w = NULL;
         void *nat = NULL;
         if (b && CHECK_ST(HCL_SUCCESS, hcl_buffer_get_native(b, &nat)))

@@ -110,6 +110,8 @@ typedef struct hcl__vk_queue {
     hcl__vk_inflight *flights; /* command buffers: in flight (value > completed) or free to reuse */
     uint32_t flight_count, flight_capacity;
     hcl__vk_buffer staging; /* HCL_VK_STAGING_BYTES host-visible, for reads and writes */
+    int refs; /* the HCL queue's own, and one for each of its events alive (an event may outlive its queue: its
+               * timeline semaphore stays until the last of them is released) */
 } hcl__vk_queue;
 
 /* An event: the timeline value of its command's last submission, and a query pool of two timestamps (the start of

@@ -102,6 +102,7 @@ hcl_status hcl__vk_cmd_begin(hcl__vk_cmd *cmd, hcl__vk_queue *q, uint32_t num_wa
         if (!cmd->ev) return hcl__kit_oom("event");
         cmd->ev->q = q;
         cmd->ev->timeline = q->timeline;
+        __atomic_add_fetch(&q->refs, 1, __ATOMIC_RELAXED);
         if (q->dev->entry->timestamp_bits) {
             VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                         .queryType = VK_QUERY_TYPE_TIMESTAMP,
@@ -125,6 +126,7 @@ cleanup:
         }
         free(cmd->ev);
         cmd->ev = NULL;
+        __atomic_sub_fetch(&q->refs, 1, __ATOMIC_RELAXED); /* the event's; the queue's own stays */
     }
     return status;
 }
@@ -204,6 +206,8 @@ cleanup:
 
 hcl_status hcl__vk_cmd_next(hcl__vk_cmd *cmd) { return begin_part(cmd); }
 
+static void queue_unref(hcl__vk_queue *q);
+
 static void event_free(hcl__vk_event *ev) {
     if (!ev) return;
     hcl__vk_device *dev = ev->q->dev;
@@ -212,6 +216,7 @@ static void event_free(hcl__vk_event *ev) {
         hcl__vk.vkDestroyQueryPool(dev->device, ev->queries, NULL);
         hcl__vk_live(dev, -1);
     }
+    queue_unref(ev->q);
     free(ev);
 }
 
@@ -241,6 +246,7 @@ hcl_status hcl__vk_queue_create(void *device, void **out_queue) {
     hcl__vk_queue *q = calloc(1, sizeof *q);
     if (!q) return hcl__kit_oom("queue");
     q->dev = dev;
+    q->refs = 1;
     pthread_mutex_init(&q->lock, NULL);
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -262,11 +268,10 @@ cleanup:
     return status;
 }
 
-void hcl__vk_queue_destroy(void *queue) {
-    hcl__vk_queue *q = queue;
-    if (!q) return;
+/* The queue's objects go with its last reference (hcl__vk_queue's refs). */
+static void queue_unref(hcl__vk_queue *q) {
+    if (__atomic_sub_fetch(&q->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
     hcl__vk_device *dev = q->dev;
-    if (q->timeline && q->submitted) (void)hcl__vk_wait_value(dev, q->timeline, q->submitted, "a queue destroyed");
     if (q->staging.buffer) hcl__vk_buffer_unmake(dev, &q->staging);
     if (q->pool) { /* frees its command buffers */
         hcl__vk.vkDestroyCommandPool(dev->device, q->pool, NULL);
@@ -279,6 +284,13 @@ void hcl__vk_queue_destroy(void *queue) {
     free(q->flights);
     pthread_mutex_destroy(&q->lock);
     free(q);
+}
+
+void hcl__vk_queue_destroy(void *queue) {
+    hcl__vk_queue *q = queue;
+    if (!q) return;
+    if (q->timeline && q->submitted) (void)hcl__vk_wait_value(q->dev, q->timeline, q->submitted, "a queue destroyed");
+    queue_unref(q);
 }
 
 hcl_status hcl__vk_queue_finish(void *queue) {

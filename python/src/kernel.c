@@ -82,6 +82,8 @@ static const struct {
     {"cuda_binary", HCL_SOURCE_CUDA_BINARY},
     {"hip_binary", HCL_SOURCE_HIP_BINARY},
     {"host_table", HCL_SOURCE_HOST_TABLE},
+    {"spirv_vulkan", HCL_SOURCE_SPIRV_VULKAN},
+    {"glsl", HCL_SOURCE_GLSL},
 };
 
 static int parse_kind(PyObject *obj, hcl_source_kind *out) {
@@ -102,7 +104,9 @@ static int parse_kind(PyObject *obj, hcl_source_kind *out) {
             return 0;
         }
     PyErr_Format(PyExc_ValueError,
-                 "unknown source kind %R (opencl_c, cuda_c, hip_c, spirv, cuda_binary, hip_binary, host_table)", obj);
+                 "unknown source kind %R (opencl_c, cuda_c, hip_c, spirv, cuda_binary, hip_binary, host_table, "
+                 "spirv_vulkan, glsl)",
+                 obj);
     return -1;
 }
 
@@ -276,7 +280,7 @@ static PyType_Slot module_slots[] = {
     {Py_tp_methods, module_methods},
     {Py_tp_getset, module_getset},
     {Py_tp_doc, "Module(device, sources): sources is a sequence of (kind, data, options); kinds: opencl_c, cuda_c, "
-                "hip_c, spirv, cuda_binary, hip_binary, host_table."},
+                "hip_c, spirv, cuda_binary, hip_binary, host_table, spirv_vulkan, glsl (one Vulkan compute shader)."},
     {0, NULL},
 };
 

@@ -22,6 +22,8 @@ def test_vecadd_numpy(device):
 
 
 def test_user_kernel(device):
+    if device.backend == "vulkan":
+        pytest.skip("vulkan: the example's saxpy(n, a, x, y) has no GLSL form (a Vulkan kernel takes its buffers first)")
     if device.backend == "host" and not shutil.which("cc"):
         pytest.skip("the host form of the example compiles C with cc")
     assert ": ok" in run("user_kernel.py", f"{device.backend}:{device.index}")

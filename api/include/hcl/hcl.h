@@ -358,6 +358,7 @@ HCL_API hcl_status hcl_host_free(hcl_device device, void *ptr);
  * is released.
  *   cuda:   device -> CUcontext (the primary context), queue -> CUstream, buffer -> CUdeviceptr (cast)
  *   opencl: device -> cl_context, queue -> cl_command_queue, buffer -> cl_mem
+ *   vulkan: device -> VkDevice, queue -> VkQueue, buffer -> VkBuffer
  *   hip:    device -> a pointer to its hipDevice_t ordinal (for hipSetDevice), queue -> hipStream_t,
  *           buffer -> hipDeviceptr_t
  *   levelzero: device -> ze_context_handle_t, queue -> ze_command_list_handle_t (immediate), buffer -> the
@@ -379,6 +380,8 @@ HCL_API hcl_status hcl_buffer_get_native(hcl_buffer buffer, void **out_native);
  *   host:   a host pointer (nothing to check)
  *   opencl: not supported (HCL_ERROR_UNSUPPORTED): a cl_mem cannot be made from an address, and an OpenCL buffer is
  *           shared as the cl_mem of hcl_buffer_get_native
+ *   vulkan: not supported (HCL_ERROR_UNSUPPORTED): a VkBuffer is bound to memory the driver allocates; a Vulkan
+ *           buffer is shared as the VkBuffer of hcl_buffer_get_native
  * HCL does not own the memory: hcl_buffer_release never frees it, and the application keeps it valid (and does not
  * free it) until the buffer is released and the commands that use it are complete. hcl_buffer_get_native of the
  * buffer gives `native` back. The buffer is used like any other (transfers, launches, built-ins) on queues of
