@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Put HCL's telemetry beside nvidia-smi's, sampled in the same run (docs/telemetry.md, "Checking against nvidia-smi").
 
-  nvidia-smi --query-gpu=timestamp,uuid,power.draw,total_energy_consumption,clocks.sm,clocks.mem \\
-      --format=csv -lms 100 > smi.csv &
+  nvidia-smi --query-gpu=timestamp,uuid,power.draw,power.draw.instant,clocks.current.sm,clocks.current.memory \\
+      --format=csv -lms 100 > smi.csv &    # (and the energy counter's field where the driver has one)
   hcl-info --monitor 100 --json > monitor.jsonl &      # and/or
   bench --device cuda:0 --energy-window 2 --json bench.json
   compare_smi.py --smi smi.csv [--monitor monitor.jsonl] [--bench bench.json] [--rows N]
@@ -10,8 +10,8 @@
 Monitor lines: each HCL reading beside the nvidia-smi reading of the same GPU (matched by UUID) nearest in time:
 power, SM and memory clocks, and the energy counters' increase over the whole run; the share of power readings
 within 5% and of clock readings equal. Bench rows: each row's average power beside the mean of nvidia-smi's
-power.draw samples in the row's window, and the energy beside nvidia-smi's energy counter over the window.
-nvidia-smi's power.draw on Hopper is a one-second average: compare rows of windows of a second or more.
+power.draw.instant samples in the row's window (power.draw where the CSV has no instant readings: a one-second
+average on Hopper, which lags), and the energy beside nvidia-smi's energy counter over the window where it has one.
 Exit status 0; 2 on a usage error or an unreadable file.
 """
 import argparse
@@ -38,7 +38,7 @@ def number(cell):
 
 
 def load_smi(path):
-    """{uuid: sorted [(unix_time, power_w, energy_j, sm_mhz, mem_mhz)]}"""
+    """{uuid: sorted [(unix_time, power_w, energy_j, sm_mhz, mem_mhz, instant_power_w)]}"""
     rows = list(csv.reader(open(path, encoding="utf-8", errors="replace")))
     head = [h.strip() for h in rows[0]]
 
@@ -47,8 +47,8 @@ def load_smi(path):
             if h.split(" ")[0] == name:
                 return i
         return None
-    ci = {k: col(k) for k in ("timestamp", "uuid", "index", "power.draw", "clocks.sm", "clocks.mem",
-                              "clocks.current.sm", "clocks.current.memory")}
+    ci = {k: col(k) for k in ("timestamp", "uuid", "index", "power.draw", "power.draw.instant", "clocks.sm",
+                              "clocks.mem", "clocks.current.sm", "clocks.current.memory")}
     # the energy counter's column: its name differs between drivers (none on some; then power is compared only)
     ci["energy"] = next((i for i, h in enumerate(head) if "energy" in h.split(" ")[0]), None)
     energy_scale = 1.0
@@ -67,7 +67,8 @@ def load_smi(path):
         e = get("energy")
         sm = get("clocks.sm") if ci["clocks.sm"] is not None else get("clocks.current.sm")
         mem = get("clocks.mem") if ci["clocks.mem"] is not None else get("clocks.current.memory")
-        out.setdefault(key, []).append((t, get("power.draw"), e * energy_scale if e is not None else None, sm, mem))
+        out.setdefault(key, []).append((t, get("power.draw"), e * energy_scale if e is not None else None, sm, mem,
+                                        get("power.draw.instant")))
     for v in out.values():
         v.sort()
     return out
@@ -147,7 +148,9 @@ def compare_bench(smi, path, rows):
                 continue
             t0, t1 = e["start_unix"], e["start_unix"] + e["window_s"]
             inside = [v for v in s if t0 <= v[0] <= t1]
-            pw = [v[1] for v in inside if v[1] is not None]
+            # the instantaneous readings where nvidia-smi gives them (power.draw is a one-second average on Hopper,
+            # which lags a window of a few seconds by most of a second)
+            pw = [v[5] for v in inside if v[5] is not None] or [v[1] for v in inside if v[1] is not None]
             en = [v for v in inside if v[2] is not None]
             smi_w = statistics.mean(pw) if pw else None
             smi_j = (en[-1][2] - en[0][2]) * e["window_s"] / (en[-1][0] - en[0][0]) if len(en) > 1 and en[-1][0] > en[0][0] else None
@@ -164,8 +167,9 @@ def compare_bench(smi, path, rows):
                       f"{dj if dj is not None else float('nan'):6.1f} {hsm:>11} {ssm:>11}")
                 shown += 1
         if diffs:
+            which = "power.draw.instant" if any(v[5] is not None for v in s) else "power.draw"
             print(f"  average power: {sum(x <= 5 for x in diffs)} of {len(diffs)} rows within 5% of the mean of "
-                  f"nvidia-smi's power.draw in the row's window")
+                  f"nvidia-smi's {which} in the row's window")
 
 
 def main():
