@@ -8,26 +8,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* A JSON string: quotes, backslashes and control characters escaped; other bytes (UTF-8) as they are. */
-void info_json_string(const char *s) {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", stdout); break;
-        case '\\': fputs("\\\\", stdout); break;
-        case '\n': fputs("\\n", stdout); break;
-        case '\t': fputs("\\t", stdout); break;
-        case '\r': fputs("\\r", stdout); break;
-        default:
-            if (*p < 0x20)
-                printf("\\u%04x", *p);
-            else
-                putchar(*p);
-        }
-    }
-    putchar('"');
-}
-
 /* `"key": "value"` with the separator before it. */
 static void json_key_string(const char *sep, const char *key, const char *value) {
     printf("%s\"%s\": ", sep, key);

@@ -1,5 +1,5 @@
-/* hcl-info's names, shared by its text output (hcl-info.c) and its JSON output (info_json.c): device types, matrix
- * units, selectors, and the device a backend's name alone opens (info.h). */
+/* hcl-info's names, shared by its text output (hcl-info.c) and its JSON output (info_json.c, info_telemetry.c):
+ * device types, matrix units, selectors, the device a backend's name alone opens, and JSON strings (info.h). */
 #include "info.h"
 
 #include <inttypes.h>
@@ -42,4 +42,24 @@ int info_bare_device(const char *backend, char *out, size_t out_size, hcl_device
     }
     if (device) hcl_device_release(device);
     return st == HCL_SUCCESS;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; other bytes (UTF-8) as they are. */
+void info_json_string(const char *s) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", stdout); break;
+        case '\\': fputs("\\\\", stdout); break;
+        case '\n': fputs("\\n", stdout); break;
+        case '\t': fputs("\\t", stdout); break;
+        case '\r': fputs("\\r", stdout); break;
+        default:
+            if (*p < 0x20)
+                printf("\\u%04x", *p);
+            else
+                putchar(*p);
+        }
+    }
+    putchar('"');
 }

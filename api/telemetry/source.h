@@ -13,6 +13,9 @@
 #define HCL__HIDDEN_T __attribute__((visibility("hidden")))
 
 /* A field read: known with value. */
+/* `t` emptied: every field "not read", or "not asked for" where `fields` (HCL_TELEMETRY_BIT of each; 0: all) leaves
+ * it out, "no such field" past the list (fields.c). */
+HCL__HIDDEN_T void hcl__tele_reset(hcl_telemetry *t, uint32_t fields);
 HCL__HIDDEN_T void hcl__tele_set(hcl_telemetry *t, hcl_telemetry_field f, double value);
 /* A field not read: unknown with the reason (printf-style); a field not asked for keeps "not asked for". */
 HCL__HIDDEN_T void hcl__tele_unknown(hcl_telemetry *t, hcl_telemetry_field f, const char *fmt, ...)

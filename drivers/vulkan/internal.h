@@ -80,7 +80,7 @@ typedef struct hcl__vk_device {
 
 static inline void hcl__vk_live(hcl__vk_device *dev, long delta) { atomic_fetch_add(&dev->live, delta); }
 
-/* ---- memory (memory.c) ---- */
+/* ---- memory (alloc.c) ---- */
 typedef struct hcl__vk_buffer {
     VkBuffer buffer;
     VkDeviceMemory memory;

@@ -601,7 +601,7 @@ static int add_type(PyObject *m, PyType_Spec *spec, const char *name, PyObject *
 int hclpy_init_device(PyObject *m) {
     if (add_type(m, &device_spec, "Device", &hclpy_DeviceType) < 0 ||
         add_type(m, &queue_spec, "Queue", &hclpy_QueueType) < 0 ||
-        add_type(m, &event_spec, "Event", &hclpy_EventType) < 0 || hclpy_init_hostmem(m) < 0)
+        add_type(m, &event_spec, "Event", &hclpy_EventType) < 0)
         return -1;
     return 0;
 }

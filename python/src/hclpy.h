@@ -112,7 +112,9 @@ int hclpy_wait_list(PyObject *seq, uint32_t *out_count, hcl_event **out_list);
 /* A Python int from a size_t, and back (with an OverflowError or TypeError set on failure, returning -1). */
 int hclpy_size(PyObject *obj, size_t *out);
 
-/* Adds the types and functions of each file to the module; return 0 on success, -1 with an exception. */
+/* Adds the types and functions of each file to the module (errors.c: the exception classes); return 0 on success,
+ * -1 with an exception. */
+int hclpy_init_errors(PyObject *m);
 int hclpy_init_device(PyObject *m);
 int hclpy_init_hostmem(PyObject *m);
 int hclpy_init_buffer(PyObject *m);
