@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the libFuzzer harnesses in a dir of their own and run each for a bounded time (fuzz/README.md):
 #   run-fuzz.sh <source dir> <build dir> [harness...]
-# FUZZ_SECONDS (default 10) per harness, FUZZ_CC (default clang-14). Each harness starts from its committed seed
+# FUZZ_SECONDS (default 6) per harness, FUZZ_CC (default clang-14). Each harness starts from its committed seed
 # corpus (corpus/<harness>/; new inputs go to a scratch copy, never into the source tree). Exit 0: no harness found a
 # crash, leak, timeout or sanitizer report; 1: one did (its reproducer is in the build dir); 77: clang or libFuzzer
 # is missing (the reason is printed).
@@ -9,7 +9,7 @@ set -u
 src=$1 dir=$2
 shift 2
 harnesses=${*:-select launch module cache params}
-seconds=${FUZZ_SECONDS:-10}
+seconds=${FUZZ_SECONDS:-6}
 cc=${FUZZ_CC:-clang-14}
 jobs=${FUZZ_JOBS:-2}
 
