@@ -16,6 +16,24 @@ hcl_buffer hclpy_buffer_handle(PyObject *obj) {
     return b->h;
 }
 
+/* A Buffer object of `type` over h (size bytes on Device `dev`), holding `owner` (NULL: none); h is released when
+ * the object cannot be made. */
+static PyObject *buffer_object(PyTypeObject *type, hcl_buffer h, PyObject *dev, size_t size, PyObject *owner) {
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    hclpy_buffer *self = (hclpy_buffer *)alloc(type, 0);
+    if (!self) {
+        hcl_buffer_release(h);
+        return NULL;
+    }
+    self->h = h;
+    self->device = Py_NewRef(dev);
+    self->size = size;
+    self->pending = NULL;
+    self->pending_owner = NULL;
+    self->owner = owner ? Py_NewRef(owner) : NULL;
+    return (PyObject *)self;
+}
+
 /* Buffer(device, size): hcl_buffer_create (contents undefined). */
 static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"device", "size", NULL};
@@ -30,19 +48,7 @@ static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     if (hclpy_size(size_obj, &size) < 0) return NULL;
     hcl_buffer h = NULL;
     HCLPY_CALL(NULL, hcl_buffer_create(d, size, 0, &h));
-    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    hclpy_buffer *self = (hclpy_buffer *)alloc(type, 0);
-    if (!self) {
-        hcl_buffer_release(h);
-        return NULL;
-    }
-    self->h = h;
-    self->device = Py_NewRef(dev);
-    self->size = size;
-    self->pending = NULL;
-    self->pending_owner = NULL;
-    self->owner = NULL;
-    return (PyObject *)self;
+    return buffer_object(type, h, dev, size, NULL);
 }
 
 /* Buffer.wrap(device, address, size, owner): hcl_buffer_wrap_native over `size` bytes at `address`, memory another
@@ -60,19 +66,7 @@ static PyObject *buffer_wrap(PyObject *cls, PyObject *args, PyObject *kwds) {
     if (hclpy_size(size_obj, &size) < 0) return NULL;
     hcl_buffer h = NULL;
     HCLPY_CALL(NULL, hcl_buffer_wrap_native(d, p, size, 0, &h));
-    allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)cls, Py_tp_alloc);
-    hclpy_buffer *self = (hclpy_buffer *)alloc((PyTypeObject *)cls, 0);
-    if (!self) {
-        hcl_buffer_release(h);
-        return NULL;
-    }
-    self->h = h;
-    self->device = Py_NewRef(dev);
-    self->size = size;
-    self->pending = NULL;
-    self->pending_owner = NULL;
-    self->owner = Py_NewRef(owner);
-    return (PyObject *)self;
+    return buffer_object((PyTypeObject *)cls, h, dev, size, owner);
 }
 
 void hclpy_buffer_used(PyObject *buf, PyObject *owner, hcl_queue q) {
