@@ -122,7 +122,11 @@ hcl_status hcl__vk_load(char *reason, size_t reason_size, char *version, size_t 
     if (r != VK_SUCCESS) {
         snprintf(reason, reason_size, "vkCreateInstance: %s (%d)%s", hcl__vk_result_name(r), (int)r,
                  r == VK_ERROR_INCOMPATIBLE_DRIVER ? ": the Vulkan loader found no driver (ICD); a vendor's Vulkan "
-                                                     "driver or Mesa's lavapipe (mesa-vulkan-drivers) is needed"
+                                                     "driver or Mesa's lavapipe (mesa-vulkan-drivers) is needed "
+                                                     "(NVIDIA's libGLX_nvidia.so.0 also fails this way where "
+                                                     "libX11 and libXext are missing: an ICD file naming "
+                                                     "libEGL_nvidia.so.0 reaches the same driver, "
+                                                     "docs/backends.md)"
                                                    : "");
         return HCL_ERROR_BACKEND_UNAVAILABLE;
     }
