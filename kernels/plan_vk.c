@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #define VK_WG 256u            /* work-items per group of the 1-D kernels */
-#define VK_MAX_PARTIALS 1024u /* reduce: groups of the first launch */
+#define VK_MAX_PARTIALS 1024u /* reduce: groups of the first launch where the device states no compute units */
 #define VK_GEMM_TILE 64u      /* gemm: C tile per 16 x 16 work-group */
 /* gemm on a CPU device: k in slices of at most this many, one launch each, the later ones adding to C (beta 1).
  * lavapipe (Mesa 22.3) ends a shader loop after 65535 trips of its loop limiter, which the gemm kernel's k loop
@@ -31,6 +31,22 @@ static size_t vk_wg(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
     return wg ? wg : 1;
 }
 
+/* Elements a 16-byte word holds (the shaders' HCL_VN): 4 float32 or 8 16-bit values. */
+static size_t vk_word_elems(hcl_dtype type) { return type == HCL_DTYPE_F32 ? 4 : 8; }
+
+/* Work-groups that keep every compute unit full: `per_unit` groups a unit (an SM runs 2048 work-items: 8 groups of
+ * 256), or `fallback` where the device states no count of units. */
+static size_t vk_fill_groups(const hcl_kdevice *dev, size_t per_unit, size_t fallback) {
+    return dev->compute_units ? (size_t)dev->compute_units * per_unit : fallback;
+}
+
+/* Buffer slot `slot` as two arguments: its elements (binding k) and its 16-byte words (binding k + count), the order
+ * the shaders declare them; `slots` lists the `count` slots in binding order. */
+static void vk_mem_twice(hcl_klaunch *l, const hcl_kslot *slots, int count) {
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < count; i++) hcl_klaunch_mem(l, slots[i], 0);
+}
+
 hcl_status hcl__plan_vecadd_vk(const hcl_kdevice *dev, hcl_dtype type, size_t n, hcl_kplan *out) {
     const hcl_kprog prog = vk_prog(type);
     const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_vecadd", type);
@@ -39,10 +55,13 @@ hcl_status hcl__plan_vecadd_vk(const hcl_kdevice *dev, hcl_dtype type, size_t n,
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels take at most 2^32-1 elements (n %zu)", n);
     hcl_klaunch *l = &out->launch[0];
     const size_t wg = vk_wg(dev, prog, kernel);
-    hcl_klaunch_1d(l, prog, kernel, vk_groups(dev, n, wg, 4096), wg); /* a grid-stride loop */
-    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
-    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
-    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    /* a grid-stride loop over 16-byte words, a work-item a word a trip: at most 4096 groups, at least one word (or
+     * element of the tail) a work-item */
+    const size_t words = n / vk_word_elems(type), tail = n % vk_word_elems(type);
+    const size_t items = words > tail ? words : tail;
+    hcl_klaunch_1d(l, prog, kernel, vk_groups(dev, items, wg, 4096), wg);
+    static const hcl_kslot abc[3] = {HCL_KSLOT_A, HCL_KSLOT_B, HCL_KSLOT_C};
+    vk_mem_twice(l, abc, 3);
     hcl_klaunch_u32(l, (uint32_t)n);
     return HCL_SUCCESS;
 }
@@ -59,13 +78,17 @@ hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduc
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels take at most 2^32-1 elements (n %zu)", n);
     hcl_status st = hcl_kplan_init(out, 2);
     if (st != HCL_SUCCESS) return st;
-    /* groups from n and the device only: the same input gives the same bits */
+    /* groups from n and the device only: the same input gives the same bits. A work-item folds two 16-byte words a
+     * trip; enough groups to fill every compute unit (8 of 256 an SM), fewer where n is small */
     const size_t wg = vk_wg(dev, prog, partial), wg2 = vk_wg(dev, HCL_KPROG_VK, fold);
-    const size_t groups = vk_groups(dev, hcl_ceil_div(n, 4), wg, VK_MAX_PARTIALS);
+    const size_t words = n / vk_word_elems(type) ? n / vk_word_elems(type) : 1;
+    const size_t groups =
+        vk_groups(dev, hcl_ceil_div(words, 2), wg, vk_fill_groups(dev, 2048 / wg ? 2048 / wg : 1, VK_MAX_PARTIALS));
     hcl_klaunch *l = &out->launch[0];
     hcl_klaunch_1d(l, prog, partial, groups, wg);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0); /* its 16-byte words */
     hcl_klaunch_u32(l, (uint32_t)n);
     l = &out->launch[1];
     hcl_klaunch_1d(l, HCL_KPROG_VK, fold, 1, wg2);
@@ -76,22 +99,45 @@ hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduc
     return HCL_SUCCESS;
 }
 
+#define VK_SOFTMAX_CAP 32u       /* softmax: values a work-item keeps in registers (the shader's CAP) */
+#define VK_SOFTMAX_ROW_LANES 32u /* the subgroup kernel: at most this many lanes a row (NVIDIA's subgroup) */
+#define VK_SOFTMAX_SUBGROUP_COLS (VK_SOFTMAX_CAP * VK_SOFTMAX_ROW_LANES) /* rows it takes unforced */
+
 hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
+    const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
+    /* the subgroup kernel for rows of at most 1024 (a row in 32 lanes' registers), the work-group kernel above it,
+     * keeping 32 values a work-item and streaming the rest; a forced variant takes every row */
+    const int sub = v == HCL_KVARIANT_SOFTMAX_SUBGROUP || (v == HCL_KVARIANT_AUTO && cols <= VK_SOFTMAX_SUBGROUP_COLS);
+    const int keep = v != HCL_KVARIANT_SOFTMAX_STREAMED;
     const hcl_kprog prog = vk_prog(type);
-    const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_softmax", type);
+    const int kernel = hcl_kplan_typed_kernel(out, prog, sub ? "hcl_softmax_rows" : "hcl_softmax", type);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     if (!fits_u32(rows) || cols > UINT32_MAX / rows)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the Vulkan kernels take at most 2^32-1 elements (%zu rows x %zu columns)", rows, cols);
-    /* short rows: a smaller group, so fewer work-items idle */
-    size_t wg = vk_wg(dev, prog, kernel);
-    while (wg > 32 && wg / 2 >= cols) wg /= 2;
+    const size_t words = hcl_ceil_div(cols, vk_word_elems(type)), per_item = VK_SOFTMAX_CAP / vk_word_elems(type);
+    size_t wg, lanes = 1, groups;
+    if (sub) {
+        /* lanes a row: about 4 words each (a 16-byte load in flight per word), a power of two of at most 32 (the
+         * shader takes at most the subgroup); a work-group of 256 takes 256 / lanes rows at once */
+        while (lanes < VK_SOFTMAX_ROW_LANES && lanes * 4 < words) lanes *= 2;
+        wg = vk_wg(dev, prog, kernel);
+        groups = vk_groups(dev, rows, wg / hcl_min_size(lanes, wg), SIZE_MAX);
+    } else {
+        /* a work-group a row: enough work-items to keep the row (32 values each), a power of two of 64 to 1024 */
+        const size_t most = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, prog, kernel, 1024));
+        wg = hcl_min_size(64, most);
+        while (wg < most && wg * per_item < words) wg *= 2;
+        groups = vk_groups(dev, rows, 1, SIZE_MAX); /* rows strided */
+    }
     hcl_klaunch *l = &out->launch[0];
-    hcl_klaunch_1d(l, prog, kernel, vk_groups(dev, rows, 1, 65535), wg); /* one group a row, rows strided */
-    hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
-    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_1d(l, prog, kernel, groups, wg ? wg : 1);
+    static const hcl_kslot in_out[2] = {HCL_KSLOT_A, HCL_KSLOT_C};
+    vk_mem_twice(l, in_out, 2);
     hcl_klaunch_u32(l, (uint32_t)rows);
     hcl_klaunch_u32(l, (uint32_t)cols);
+    hcl_klaunch_u32(l, (uint32_t)lanes);
+    hcl_klaunch_u32(l, (uint32_t)keep);
     return HCL_SUCCESS;
 }
 

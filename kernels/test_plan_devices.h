@@ -1,7 +1,7 @@
 /* The devices and shapes the plan tests (test_plan_gpu.c, test_plan_variants.c, test_plan_xmx.c) plan for without a
  * device, and the PoCL tests (test_gemm_xmx.c, test_spirv_roundtrip.c) run their plans for: hcl_kdevice values as the
  * core would describe an H100 / H200 (sm_90), an sm_80 part, AMD GPUs, NVIDIA's OpenCL on the H100, PoCL on a CPU and
- * OpenCL GPUs with or without Intel's matrix unit. Static functions: each test program takes what it uses. */
+ * OpenCL GPUs with or without Intel's matrix unit, Vulkan's GPU (the H200 on NVIDIA's driver) and CPU (lavapipe). Static functions: each test program takes what it uses. */
 #ifndef HCL_TEST_PLAN_DEVICES_H
 #define HCL_TEST_PLAN_DEVICES_H
 
@@ -86,6 +86,22 @@ static inline hcl_kdevice hcl_test_cl_subgroup_gpu(int xmx, uint32_t sg, uint32_
     d.native_types = HCL_TYPE_BIT(HCL_DTYPE_F32) | HCL_TYPE_BIT(HCL_DTYPE_F16);
     d.matrix_unit = xmx ? HCL_MATRIX_UNIT_XMX : HCL_MATRIX_UNIT_NONE;
     d.matrix_types = xmx ? HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16) : 0;
+    return d;
+}
+
+/* A Vulkan device as drivers/vulkan/driver.c reports it: the H200 on NVIDIA's driver (132 SMs, sub-groups of 32), or
+ * with `cpu` lavapipe on 2 cores (sub-group width 1, as a CPU device reports it); groups of up to 1024, 65535 groups
+ * a dimension. */
+static inline hcl_kdevice hcl_test_vk(int cpu) {
+    hcl_kdevice d;
+    memset(&d, 0, sizeof d);
+    d.family = HCL_KFAMILY_VK;
+    d.is_cpu = cpu;
+    d.compute_units = cpu ? 2 : 132;
+    d.subgroup_width = cpu ? 1 : 32;
+    d.max_group_size = 1024;
+    d.local_mem = cpu ? 32768 : 49152;
+    d.max_groups[0] = d.max_groups[1] = d.max_groups[2] = 65535;
     return d;
 }
 

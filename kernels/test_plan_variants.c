@@ -56,6 +56,17 @@ static int starts(const char *s, const char *prefix) { return strncmp(s, prefix,
  * copy, the k = 0 scale kernel) are of every variant. */
 static int launch_of(const hcl_klaunch *l, hcl_kvariant v) {
     const char *k = hcl_test_kernel_name(l);
+    if (l->prog == HCL_KPROG_VK || l->prog == HCL_KPROG_VK16) {
+        /* Vulkan's softmax: the subgroup kernel, or the work-group kernel keeping values (its last argument 1) or
+         * streaming every word (0) */
+        const int group = starts(k, "hcl_softmax_") && !starts(k, "hcl_softmax_rows_");
+        uint32_t keep = 0;
+        if (group) memcpy(&keep, l->args[l->num_args - 1].value, sizeof keep);
+        return v == HCL_KVARIANT_SOFTMAX_SUBGROUP   ? starts(k, "hcl_softmax_rows_")
+               : v == HCL_KVARIANT_SOFTMAX_CACHED   ? group && keep
+               : v == HCL_KVARIANT_SOFTMAX_STREAMED ? group && !keep
+                                                    : 0;
+    }
     if (starts(k, "hcl_gemm_splitk_sum_") || starts(k, "hcl_transpose_") || starts(k, "hcl_gemm_scale_")) return 1;
     switch (v) {
     case HCL_KVARIANT_GEMM_WGMMA: return starts(k, "hcl_gemm_wg_");
@@ -175,8 +186,8 @@ static void parser(void) {
                  "'tensor': status %d, why '%s'", (int)st, why);
     st = hcl_kvariant_parse(HCL_KOP_SOFTMAX, "wgmma", &v, why, sizeof why);
     HCL_TS_CHECK(st == HCL_ERROR_INVALID_ARGUMENT &&
-                     strstr(why, "known: auto, warp, split, cluster, staged, rows8, rows, cached, cached64, parts, "
-                                 "streamed"),
+                     strstr(why, "known: auto, warp, split, cluster, staged, rows8, rows, subgroup, cached, cached64, "
+                                 "parts, streamed"),
                  "softmax 'wgmma': status %d, why '%s'", (int)st, why);
     st = hcl_kvariant_parse(HCL_KOP_REDUCE, "runs2", &v, why, sizeof why);
     HCL_TS_CHECK(st == HCL_ERROR_INVALID_ARGUMENT && strstr(why, "known: auto, vector, runs"),
@@ -365,9 +376,10 @@ static void reduce(void) {
 
 /* Every call on every device under every variant of its op (see the head of the file). Counts what it saw. */
 static void sweep(void) {
-    const hcl_kdevice devices[] = {hcl_test_gpu(90),        hcl_test_gpu(80),  hcl_test_amd("gfx90a"),
-                                   hcl_test_amd("gfx1030"), hcl_test_cl_gpu(), hcl_test_pocl()};
-    static const char *const dev_names[] = {"sm_90", "sm_80", "gfx90a", "gfx1030", "NVIDIA OpenCL", "PoCL"};
+    const hcl_kdevice devices[] = {hcl_test_gpu(90),  hcl_test_gpu(80), hcl_test_amd("gfx90a"), hcl_test_amd("gfx1030"),
+                                   hcl_test_cl_gpu(), hcl_test_pocl(),  hcl_test_vk(0)};
+    static const char *const dev_names[] = {"sm_90",         "sm_80", "gfx90a",     "gfx1030",
+                                            "NVIDIA OpenCL", "PoCL",  "Vulkan H200"};
     vcall calls[64];
     size_t n = 0;
     static const size_t mnk[][3] = {{1, 1, 1},        {1, 4096, 4096},    {4096, 1, 300},  {7, 11, 13},
