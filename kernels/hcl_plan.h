@@ -86,6 +86,7 @@ const char *hcl_kop_name(hcl_kop op);
  * that names the variable, the variant and the reason (hcl_kvariant_refuse). Never a silent fallback. */
 #define HCL_KVF_GPU (1u << HCL_KFAMILY_GPU) /* the families that have a variant (hcl_kvariant_info.families) */
 #define HCL_KVF_CL (1u << HCL_KFAMILY_CL)
+#define HCL_KVF_VK (1u << HCL_KFAMILY_VK)
 typedef enum hcl_kvariant {
     HCL_KVARIANT_AUTO = 0,
 #define HCL_KVARIANT(op, id, name, families, what) HCL_KVARIANT_##op##_##id,
@@ -245,7 +246,7 @@ hcl_status hcl_kplan_fail(hcl_kplan *plan, hcl_status status, const char *fmt, .
 typedef struct hcl_kvariant_info {
     hcl_kop op;
     const char *name;  /* what HCL_<OP>_VARIANT takes: "wgmma", "rows8", ... */
-    uint32_t families; /* HCL_KVF_GPU | HCL_KVF_CL: the source families that have it */
+    uint32_t families; /* HCL_KVF_GPU | HCL_KVF_CL | HCL_KVF_VK: the source families that have it */
     const char *what;  /* a line for messages and docs */
 } hcl_kvariant_info;
 /* The entry of variant v (HCL_KVARIANT_AUTO and out-of-range values: NULL). */
