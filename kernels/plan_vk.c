@@ -1,7 +1,8 @@
 /* The launch plans of the Vulkan family (plan_vk.h). The kernels index with 32-bit integers (GLSL without
  * shaderInt64), so a call whose elements do not fit is refused, never cut. f16 and bf16 kernels are in the vk16
  * program, which only a device with 16-bit storage builds (elsewhere the call is HCL_ERROR_UNSUPPORTED with the
- * driver's reason). */
+ * driver's reason); the f16 gemm on cooperative matrices in vk-coop, which a plan launches only where the driver
+ * reports the matrix unit for it. */
 #include "plan_vk.h"
 
 #include <stdio.h>
@@ -102,9 +103,9 @@ static int operand_fits(size_t outer, size_t inner, size_t ld) {
     return outer == 0 || (fits_u32(ld) && outer - 1 <= (UINT32_MAX - inner) / (ld ? ld : 1));
 }
 
-/* gemm's kernels (kernels/gemm/gemm.comp), one variant each (hcl_variants.def), in the order an unforced plan
- * considers them: "<base>_<A's and B's type>[_f32 when C is f32 and they are not]", a 16 x 16 work-group per bm x bn
- * tile of C. */
+/* gemm's kernels (kernels/gemm/gemm.comp, and gemm_coop.comp in the vk-coop program), one variant each
+ * (hcl_variants.def), in the order an unforced plan considers them: "<base>_<A's and B's type>[_f32 when C is f32 and
+ * they are not]", a 16 x 16 work-group per bm x bn tile of C, all with the same arguments. */
 typedef struct vk_gemm_kernel {
     hcl_kvariant variant;
     const char *base;
@@ -112,14 +113,18 @@ typedef struct vk_gemm_kernel {
 } vk_gemm_kernel;
 static const vk_gemm_kernel g_vk_gemm[] = {
     {HCL_KVARIANT_GEMM_VK_DOT, "hcl_gemm_dot", 16, 16},
+    {HCL_KVARIANT_GEMM_VK_COOP, "hcl_gemm_coop", 128, 128},
     {HCL_KVARIANT_GEMM_VK_SIMT128, "hcl_gemm_128", 128, 128},
     {HCL_KVARIANT_GEMM_VK_SIMT128X64, "hcl_gemm_128x64", 128, 64},
     {HCL_KVARIANT_GEMM_VK_SIMT64, "hcl_gemm", 64, 64},
 };
 
-/* Shared memory of a kernel: the tiled ones hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B. */
+/* Shared memory of a kernel: the SIMT tiles hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B; the
+ * cooperative-matrix one 128 x 40 f16 of each of A and B and a 16 x 16 float patch of C per sub-group (8). */
 static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
-    return kk->variant == HCL_KVARIANT_GEMM_VK_DOT ? 0u : 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return 0u;
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 2u * 128u * 40u * 2u + 8u * 256u * sizeof(float);
+    return 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
 }
 
 /* Whether an unforced plan takes kernel kk for g. The dot kernel for C of at most 16 rows or columns, where most of a
@@ -130,13 +135,23 @@ static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
  * device (lavapipe runs a group's work-items as a loop: the smaller tile is its measured one). */
 static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return g->m <= 16 || g->n <= 16;
-    if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT64) return 1;
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT64 || kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 1;
     const size_t groups = hcl_ceil_div(g->m, kk->bm) * hcl_ceil_div(g->n, kk->bn);
     return !dev->is_cpu && groups * 4 >= hcl_known_or(dev->compute_units, 64) * 3;
 }
 
-/* HCL_SUCCESS when the device runs kernel kk (a 256-work-item group and its shared memory), else the refusal in out. */
-static hcl_status vk_gemm_fits(const hcl_kdevice *dev, const vk_gemm_kernel *kk, hcl_kplan *out) {
+/* HCL_SUCCESS when the device runs kernel kk for g (a 256-work-item group and its shared memory; the cooperative-matrix
+ * kernel only f16 inputs on a device with the matrix unit for f16 and sub-groups of 32), else the refusal in out. */
+static hcl_status vk_gemm_fits(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk, hcl_kplan *out) {
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP &&
+        (g->ab_type != HCL_DTYPE_F16 || dev->matrix_unit != HCL_MATRIX_UNIT_TENSOR_CORE ||
+         !(dev->matrix_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) || dev->subgroup_width != 32))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the cooperative-matrix gemm takes f16 inputs on a device with VK_NV_cooperative_matrix "
+                              "for f16 and sub-groups of 32 (here %s inputs, %s, sub-groups of %u)",
+                              hcl_kdtype_name(g->ab_type),
+                              dev->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE ? "the matrix unit" : "no matrix unit",
+                              dev->subgroup_width);
     if (hcl_known_or(dev->max_group_size, 256) >= 256 && hcl_known_or(dev->local_mem, UINT64_MAX) >= vk_gemm_shared(kk))
         return HCL_SUCCESS;
     return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
@@ -153,7 +168,7 @@ static const vk_gemm_kernel *vk_gemm_choose(const hcl_kdevice *dev, const hcl_kg
     for (size_t i = 0; i < sizeof g_vk_gemm / sizeof g_vk_gemm[0]; i++) {
         const vk_gemm_kernel *kk = &g_vk_gemm[i];
         if (forced != HCL_KVARIANT_AUTO ? forced != kk->variant : !vk_gemm_worth(dev, g, kk)) continue;
-        if (vk_gemm_fits(dev, kk, out) == HCL_SUCCESS) return kk;
+        if (vk_gemm_fits(dev, g, kk, out) == HCL_SUCCESS) return kk;
         if (forced != HCL_KVARIANT_AUTO) break;
     }
     return NULL; /* the last refusal is in out (the 64 x 64 tile's, unforced: the plan tries it last, always) */
@@ -162,7 +177,7 @@ static const vk_gemm_kernel *vk_gemm_choose(const hcl_kdevice *dev, const hcl_kg
 /* The launches of kernel kk for g: one, or on a CPU device one per slice of k. */
 static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk,
                                    hcl_kplan *out) {
-    const hcl_kprog prog = vk_prog(g->ab_type);
+    const hcl_kprog prog = kk->variant == HCL_KVARIANT_GEMM_VK_COOP ? HCL_KPROG_VK_COOP : vk_prog(g->ab_type);
     char name[40];
     snprintf(name, sizeof name, "%s_%s%s", kk->base, hcl_kdtype_name(g->ab_type),
              g->c_type != g->ab_type ? "_f32" : "");

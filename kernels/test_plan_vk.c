@@ -1,6 +1,7 @@
 /* ctest kernels-plan-vk: the Vulkan family's plans (plan_vk.c) without a device: each op's kernels and programs by type
  * (f32 in vk, f16 and bf16 in vk16, reduce's fold in vk), the arguments in the order the shaders' bindings and
- * push constants take them, gemm's tile by shape and device (dot kernel for few rows), each gemm variant forced, its k
+ * push constants take them, gemm's tile by shape and device (dot kernel for few rows; f16 on the vk-coop program for a
+ * device with VK_NV_cooperative_matrix, bf16 not), each gemm variant forced, its k
  * slices on a CPU device only (lavapipe's loop limiter), and calls past the kernels' 32-bit indices refused, never cut. */
 #include "hcl_plan.h"
 #include "hcl_testsupport.h"
@@ -116,6 +117,61 @@ int main(void) {
                          p.why);
             hcl_kplan_free(&p);
         }
+    /* a GPU whose driver enabled VK_NV_cooperative_matrix for f16 (the H200's): f16 on the vk-coop program, C f16 or f32,
+     * every shape above 16 rows and columns (the kernel pads the edges); bf16 and f32 stay SIMT, few rows the dot */
+    hcl_kdevice nv = gpu;
+    nv.matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
+    nv.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16);
+    nv.subgroup_width = 32;
+    static const struct {
+        size_t m, n;
+        hcl_dtype ab, c;
+        const char *kernel;
+        hcl_kprog prog;
+    } coop[] = {{4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
+                {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
+                {4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128_bf16", HCL_KPROG_VK16},
+                {4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
+                {16, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_dot_f16", HCL_KPROG_VK16}};
+    for (size_t i = 0; i < sizeof coop / sizeof coop[0]; i++) {
+        g = gemm_shape(coop[i].m, coop[i].n, 1000, coop[i].ab);
+        g.c_type = coop[i].c;
+        HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && p.launch[0].prog == coop[i].prog &&
+                         !strcmp(kernel_name(&p.launch[0]), coop[i].kernel) &&
+                         (coop[i].prog != HCL_KPROG_VK_COOP || (p.launch[0].grid.x == hcl_ceil_div(coop[i].n, 128) &&
+                                                                p.launch[0].grid.y == hcl_ceil_div(coop[i].m, 128))) &&
+                         p.launch[0].block.x == 16 && p.launch[0].block.y == 16 && p.launch[0].num_args == 12,
+                     "matrix unit, %zu x %zu %s -> %s: %s (%s)", coop[i].m, coop[i].n, hcl_kdtype_name(coop[i].ab),
+                     hcl_kdtype_name(coop[i].c), coop[i].kernel, p.why);
+        hcl_kplan_free(&p);
+    }
+    /* forced: vk-coop runs f16 only on such a device, refused elsewhere with the reason; vk-simt64 still runs f16 there */
+    nv.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;
+    g = gemm_shape(7, 5, 3, HCL_DTYPE_F16);
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop_f16") &&
+                     p.launch[0].grid.x == 1 && p.launch[0].grid.y == 1,
+                 "forced vk-coop: a 7 x 5 x 3 f16 call on the matrix unit (%s)", p.why);
+    hcl_kplan_free(&p);
+    g.ab_type = g.c_type = HCL_DTYPE_BF16;
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=vk-coop") &&
+                     strstr(p.why, "bf16 inputs"),
+                 "forced vk-coop, bf16: refused (%s)", p.why);
+    hcl_kplan_free(&p);
+    for (int d = 0; d < 2; d++) {
+        hcl_kdevice plain = d ? cpu : gpu;
+        plain.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;
+        g = gemm_shape(256, 256, 256, HCL_DTYPE_F16);
+        HCL_TS_CHECK(hcl_plan_gemm(&plain, &g, &p) == HCL_ERROR_UNSUPPORTED &&
+                         strstr(p.why, "HCL_GEMM_VARIANT=vk-coop") && strstr(p.why, "no matrix unit"),
+                     "forced vk-coop without the matrix unit (%s): refused, never built (%s)", d ? "CPU" : "GPU",
+                     p.why);
+        hcl_kplan_free(&p);
+    }
+    nv.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_SIMT64;
+    g = gemm_shape(256, 256, 256, HCL_DTYPE_F16);
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_f16"),
+                 "forced vk-simt64 on the matrix unit's device: the SIMT kernel (%s)", p.why);
+    hcl_kplan_free(&p);
     hcl_kdevice other = gpu;
     other.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_SIMT;
     g = gemm_shape(64, 64, 64, HCL_DTYPE_F32);
