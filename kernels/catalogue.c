@@ -43,8 +43,9 @@ HCL_EMBEDDED(hcl_kernels_spv_reduce);
 /* -cl-fast-relaxed-math is deliberately absent: it lets the compiler assume there is no infinity, and softmax and
  * reduce rely on -inf. */
 #ifdef HCL_KERNELS_HAVE_VULKAN
-HCL_EMBEDDED(hcl_kernels_vk_vk);   /* the f32 kernels of kernels/<op>/<op>.comp, one SPIR-V module */
-HCL_EMBEDDED(hcl_kernels_vk_vk16); /* the f16 and bf16 ones */
+HCL_EMBEDDED(hcl_kernels_vk_vk);      /* the f32 kernels of kernels/<op>/<op>.comp, one SPIR-V module */
+HCL_EMBEDDED(hcl_kernels_vk_vk16);    /* the f16 and bf16 ones */
+HCL_EMBEDDED(hcl_kernels_vk_vk_coop); /* the f16 gemm on NVIDIA's cooperative matrices (kernels/gemm/gemm_coop.comp) */
 #define VULKAN(name) hcl_kernels_vk_##name, &hcl_kernels_vk_##name##_size
 #else
 #define VULKAN(name) NULL, NULL
@@ -76,6 +77,7 @@ static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
     [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c"),
     [HCL_KPROG_VK] = PROGRAM(HCL_KFAMILY_VK, "vk", "kernels/*/*.comp -DHCL_F32"),
     [HCL_KPROG_VK16] = PROGRAM(HCL_KFAMILY_VK, "vk16", "kernels/*/*.comp -DHCL_F16, -DHCL_BF16"),
+    [HCL_KPROG_VK_COOP] = PROGRAM(HCL_KFAMILY_VK, "vk-coop", "kernels/gemm/gemm_coop.comp -DHCL_F16"),
 };
 
 /* The kernel names, made from the type list (hcl_dtypes.def) where they are typed: every op takes every type, a
@@ -122,20 +124,26 @@ static const char *const cl_reduce[] = {
 #undef HCL_DTYPE
     NULL};
 /* the entry points kernels/CMakeLists.txt gives the Vulkan modules */
-static const char *const vk_kernels[] = {"hcl_vecadd_f32",       "hcl_gemm_f32",         "hcl_gemm_dot_f32",
-                                         "hcl_softmax_f32",      "hcl_softmax_rows_f32", "hcl_reduce_sum_f32",
-                                         "hcl_reduce_max_f32",   "hcl_reduce_min_f32",   "hcl_reduce_sum_final",
-                                         "hcl_reduce_max_final", "hcl_reduce_min_final", NULL};
+static const char *const vk_kernels[] = {"hcl_vecadd_f32",       "hcl_gemm_f32",
+                                         "hcl_gemm_128x64_f32",  "hcl_gemm_128_f32",
+                                         "hcl_gemm_dot_f32",     "hcl_softmax_f32",
+                                         "hcl_softmax_rows_f32", "hcl_reduce_sum_f32",
+                                         "hcl_reduce_max_f32",   "hcl_reduce_min_f32",
+                                         "hcl_reduce_sum_final", "hcl_reduce_max_final",
+                                         "hcl_reduce_min_final", NULL};
 static const char *const vk16_kernels[] = {
 #define VK16(t)                                                                                                        \
-    "hcl_vecadd_" t, "hcl_gemm_" t, "hcl_gemm_" t "_f32", "hcl_gemm_dot_" t, "hcl_gemm_dot_" t "_f32",                 \
-        "hcl_softmax_" t, "hcl_softmax_rows_" t, "hcl_reduce_sum_" t, "hcl_reduce_max_" t, "hcl_reduce_min_" t,
+    "hcl_vecadd_" t, "hcl_gemm_" t, "hcl_gemm_" t "_f32", "hcl_gemm_128x64_" t, "hcl_gemm_128x64_" t "_f32",           \
+        "hcl_gemm_128_" t, "hcl_gemm_128_" t "_f32", "hcl_gemm_dot_" t, "hcl_gemm_dot_" t "_f32", "hcl_softmax_" t,    \
+        "hcl_softmax_rows_" t, "hcl_reduce_sum_" t, "hcl_reduce_max_" t, "hcl_reduce_min_" t,
     VK16("f16") VK16("bf16")
 #undef VK16
         NULL};
+static const char *const vk_coop_kernels[] = {"hcl_gemm_coop_f16", "hcl_gemm_coop_f16_f32", NULL};
 static const char *const *const g_kernel_names[HCL_KPROG_COUNT] = {
     [HCL_KPROG_VK] = vk_kernels,
     [HCL_KPROG_VK16] = vk16_kernels,
+    [HCL_KPROG_VK_COOP] = vk_coop_kernels,
     [HCL_KPROG_GPU] = gpu_kernels,
     [HCL_KPROG_CL_VECADD] = cl_vecadd,
     [HCL_KPROG_CL_GEMM16] = cl_gemm,
@@ -195,6 +203,7 @@ static void fill_sources(void) {
     }
     add(HCL_KPROG_VK, HCL_SOURCE_SPIRV_VULKAN, VULKAN(vk), NULL);
     add(HCL_KPROG_VK16, HCL_SOURCE_SPIRV_VULKAN, VULKAN(vk16), NULL);
+    add(HCL_KPROG_VK_COOP, HCL_SOURCE_SPIRV_VULKAN, VULKAN(vk_coop), NULL);
     add(HCL_KPROG_HOST, HCL_SOURCE_HOST_TABLE, (const unsigned char *)hcl__host_table, &hcl__host_table_count, NULL);
 }
 

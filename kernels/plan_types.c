@@ -79,15 +79,21 @@ static void host_types(hcl_device_info *info) {
     info->matrix_types = 0u;
 }
 
+/* Vulkan: the built-ins compute in float32 (16-bit elements widened); the cooperative-matrix GEMM
+ * (kernels/gemm/gemm_coop.comp) multiplies f16 where the driver enabled VK_NV_cooperative_matrix for it (matrix_unit
+ * TENSOR_CORE). NV's extension has no bf16 type and no TF32, so bf16 stays on the SIMT kernels and TF32 is refused. */
+static void vulkan_types(hcl_device_info *info) {
+    info->native_types = BIT(F32);
+    info->matrix_types = info->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE ? BIT(F16) : 0u;
+    if (!info->matrix_types) info->matrix_unit = HCL_MATRIX_UNIT_NONE;
+}
+
 void hcl_plan_device_types(hcl_device_info *info) {
     static const struct {
         const char *backend;
         void (*types)(hcl_device_info *);
-    } rules[] = {{"cuda", cuda_types},
-                 {"hip", hip_types},
-                 {"opencl", opencl_types},
-                 {"levelzero", levelzero_types},
-                 {"host", host_types}};
+    } rules[] = {{"cuda", cuda_types},           {"hip", hip_types},       {"opencl", opencl_types},
+                 {"levelzero", levelzero_types}, {"vulkan", vulkan_types}, {"host", host_types}};
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
         if (strcmp(info->backend, rules[i].backend) == 0) rules[i].types(info);
     if (info->native_types == 0) info->native_types = BIT(F32); /* said nothing: every device computes in f32 */

@@ -1,17 +1,20 @@
 /* The launch plans of the Vulkan family (plan_vk.h). The kernels index with 32-bit integers (GLSL without
  * shaderInt64), so a call whose elements do not fit is refused, never cut. f16 and bf16 kernels are in the vk16
  * program, which only a device with 16-bit storage builds (elsewhere the call is HCL_ERROR_UNSUPPORTED with the
- * driver's reason). */
+ * driver's reason); the f16 gemm on cooperative matrices in vk-coop, which a plan launches only where the driver
+ * reports the matrix unit for it. */
 #include "plan_vk.h"
 
 #include <stdio.h>
 
 #define VK_WG 256u            /* work-items per group of the 1-D kernels */
 #define VK_MAX_PARTIALS 1024u /* reduce: groups of the first launch where the device states no compute units */
-#define VK_GEMM_TILE 64u      /* gemm: C tile per 16 x 16 work-group */
 /* gemm on a CPU device: k in slices of at most this many, one launch each, the later ones adding to C (beta 1).
- * lavapipe (Mesa 22.3) ends a shader loop after 65535 trips of its loop limiter, which the gemm kernel's k loop
- * reaches near k = 174768 (6 trips a step of 16): without slices C would silently miss the rest of k. */
+ * lavapipe (Mesa 22.3) ends a shader's loops after 65535 trips of its loop limiter, counted over all of them. Measured
+ * (32 x 32 x k of ones, unsliced): the dot kernel stops at k = 65535 (a trip a k), the 128 x 128 tiled one at 52429
+ * (10 trips a step of 8 k: its k loop and its 8 k, not unrolled), the 64 x 64 one at 524280 (one trip a step). Without
+ * slices C would silently miss the rest of k; with 32768 every kernel stays below the limit, and a 16-bit C is rounded
+ * between slices only from k > 32768. */
 #define VK_GEMM_CPU_KSLICE 32768u
 
 static hcl_kprog vk_prog(hcl_dtype type) { return type == HCL_DTYPE_F32 ? HCL_KPROG_VK : HCL_KPROG_VK16; }
@@ -146,15 +149,83 @@ static int operand_fits(size_t outer, size_t inner, size_t ld) {
     return outer == 0 || (fits_u32(ld) && outer - 1 <= (UINT32_MAX - inner) / (ld ? ld : 1));
 }
 
-hcl_status hcl__plan_gemm_vk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
-    if (g->compute == HCL_COMPUTE_TF32)
-        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels have no TF32 GEMM");
-    const hcl_kprog prog = vk_prog(g->ab_type);
-    /* the dot kernel (one work-item an element, no barrier) for C of at most 16 rows or columns, where most of a 64 x 64
-     * tile would be idle (on lavapipe: gemm/few_rows 7 s instead of 22), the tiled one elsewhere */
-    const int dot = g->m <= 16 || g->n <= 16;
-    char name[32];
-    snprintf(name, sizeof name, "hcl_gemm%s_%s%s", dot ? "_dot" : "", hcl_kdtype_name(g->ab_type),
+/* gemm's kernels (kernels/gemm/gemm.comp, and gemm_coop.comp in the vk-coop program), one variant each
+ * (hcl_variants.def), in the order an unforced plan considers them: "<base>_<A's and B's type>[_f32 when C is f32 and
+ * they are not]", a 16 x 16 work-group per bm x bn tile of C, all with the same arguments. */
+typedef struct vk_gemm_kernel {
+    hcl_kvariant variant;
+    const char *base;
+    size_t bm, bn;
+} vk_gemm_kernel;
+static const vk_gemm_kernel g_vk_gemm[] = {
+    {HCL_KVARIANT_GEMM_VK_DOT, "hcl_gemm_dot", 16, 16},
+    {HCL_KVARIANT_GEMM_VK_COOP, "hcl_gemm_coop", 128, 128},
+    {HCL_KVARIANT_GEMM_VK_SIMT128, "hcl_gemm_128", 128, 128},
+    {HCL_KVARIANT_GEMM_VK_SIMT128X64, "hcl_gemm_128x64", 128, 64},
+    {HCL_KVARIANT_GEMM_VK_SIMT64, "hcl_gemm", 64, 64},
+};
+
+/* Shared memory of a kernel: the SIMT tiles hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B; the
+ * cooperative-matrix one 128 x 40 f16 of each of A and B and a 16 x 16 float patch of C per sub-group (8). */
+static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return 0u;
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 2u * 128u * 40u * 2u + 8u * 256u * sizeof(float);
+    return 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
+}
+
+/* Whether an unforced plan takes kernel kk for g. The dot kernel for C of at most 16 rows or columns, where most of a
+ * tile would idle (on lavapipe: gemm/few_rows 7 s instead of 22). On a GPU the largest tile whose groups still number
+ * 3/4 of the compute units: a work-item's 8 x 8 (8 x 4) values of C take 4 (3) vec4 reads of shared memory per k, the
+ * 64 x 64 tile's 4 x 4 take 2, so the larger tiles do twice (1.3 times) the fmas per shared read and read A and B from
+ * global memory half (3/4) as often; fewer groups than that leave SMs idle. The 64 x 64 tile otherwise, and on a CPU
+ * device (lavapipe runs a group's work-items as a loop: the smaller tile is its measured one). */
+static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return g->m <= 16 || g->n <= 16;
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT64 || kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 1;
+    const size_t groups = hcl_ceil_div(g->m, kk->bm) * hcl_ceil_div(g->n, kk->bn);
+    return !dev->is_cpu && groups * 4 >= hcl_known_or(dev->compute_units, 64) * 3;
+}
+
+/* HCL_SUCCESS when the device runs kernel kk for g (a 256-work-item group and its shared memory; the cooperative-matrix
+ * kernel only f16 inputs on a device with the matrix unit for f16 and sub-groups of 32), else the refusal in out. */
+static hcl_status vk_gemm_fits(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk, hcl_kplan *out) {
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP &&
+        (g->ab_type != HCL_DTYPE_F16 || dev->matrix_unit != HCL_MATRIX_UNIT_TENSOR_CORE ||
+         !(dev->matrix_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) || dev->subgroup_width != 32))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the cooperative-matrix gemm takes f16 inputs on a device with VK_NV_cooperative_matrix "
+                              "for f16 and sub-groups of 32 (here %s inputs, %s, sub-groups of %u)",
+                              hcl_kdtype_name(g->ab_type),
+                              dev->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE ? "the matrix unit" : "no matrix unit",
+                              dev->subgroup_width);
+    if (hcl_known_or(dev->max_group_size, 256) >= 256 && hcl_known_or(dev->local_mem, UINT64_MAX) >= vk_gemm_shared(kk))
+        return HCL_SUCCESS;
+    return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                          "%s needs work-groups of 256 work-items and %llu bytes of shared memory; the device allows "
+                          "%llu and %llu",
+                          kk->base, (unsigned long long)vk_gemm_shared(kk), (unsigned long long)dev->max_group_size,
+                          (unsigned long long)dev->local_mem);
+}
+
+/* The kernel of the variant forced for gemm, or the first the plan considers worth it that the device runs; NULL with
+ * the refusal in out. */
+static const vk_gemm_kernel *vk_gemm_choose(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
+    const hcl_kvariant forced = dev->variant[HCL_KOP_GEMM];
+    for (size_t i = 0; i < sizeof g_vk_gemm / sizeof g_vk_gemm[0]; i++) {
+        const vk_gemm_kernel *kk = &g_vk_gemm[i];
+        if (forced != HCL_KVARIANT_AUTO ? forced != kk->variant : !vk_gemm_worth(dev, g, kk)) continue;
+        if (vk_gemm_fits(dev, g, kk, out) == HCL_SUCCESS) return kk;
+        if (forced != HCL_KVARIANT_AUTO) break;
+    }
+    return NULL; /* the last refusal is in out (the 64 x 64 tile's, unforced: the plan tries it last, always) */
+}
+
+/* The launches of kernel kk for g: one, or on a CPU device one per slice of k. */
+static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk,
+                                   hcl_kplan *out) {
+    const hcl_kprog prog = kk->variant == HCL_KVARIANT_GEMM_VK_COOP ? HCL_KPROG_VK_COOP : vk_prog(g->ab_type);
+    char name[40];
+    snprintf(name, sizeof name, "%s_%s%s", kk->base, hcl_kdtype_name(g->ab_type),
              g->c_type != g->ab_type ? "_f32" : "");
     const int kernel = hcl_kplan_kernel(out, prog, name);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
@@ -162,8 +233,7 @@ hcl_status hcl__plan_gemm_vk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
     size_t k = g->k;
     float alpha = g->alpha;
     if (k == 0 || alpha == 0.0f) k = 0, alpha = 0.0f; /* C = beta * C; A and B are not read */
-    const size_t tile = dot ? 16 : VK_GEMM_TILE;      /* C per 16 x 16 work-group */
-    const size_t gx = hcl_ceil_div(g->n, tile), gy = hcl_ceil_div(g->m, tile);
+    const size_t gx = hcl_ceil_div(g->n, kk->bn), gy = hcl_ceil_div(g->m, kk->bm);
     if (!fits_u32(g->m) || !fits_u32(g->n) || !fits_u32(g->k) ||
         !operand_fits(ta ? g->k : g->m, ta ? g->m : g->k, g->lda) ||
         !operand_fits(tb ? g->n : g->k, tb ? g->k : g->n, g->ldb) || !operand_fits(g->m, g->n, g->ldc))
@@ -180,7 +250,7 @@ hcl_status hcl__plan_gemm_vk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
     const size_t slices = k ? hcl_ceil_div(k, slice) : 1;
     if (k >= ((size_t)1 << 30) && slices > 1)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "k %zu: the Vulkan GEMM's k slices start below 2^30", k);
-    hcl_status st = hcl_kplan_init(out, slices);
+    const hcl_status st = hcl_kplan_init(out, slices);
     if (st != HCL_SUCCESS) return st;
     for (size_t s = 0; s < slices; s++) {
         hcl_klaunch *l = &out->launch[s];
@@ -203,4 +273,13 @@ hcl_status hcl__plan_gemm_vk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
         hcl_klaunch_f32(l, s == 0 ? g->beta : 1.0f);
     }
     return HCL_SUCCESS;
+}
+
+hcl_status hcl__plan_gemm_vk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
+    if (g->compute == HCL_COMPUTE_TF32)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels have no TF32 GEMM");
+    const vk_gemm_kernel *kk = vk_gemm_choose(dev, g, out);
+    if (!kk) return hcl_kvariant_settle(dev, HCL_KOP_GEMM, dev->variant[HCL_KOP_GEMM], HCL_ERROR_UNSUPPORTED, out);
+    const hcl_status st = vk_gemm_launches(dev, g, kk, out);
+    return hcl_kvariant_settle(dev, HCL_KOP_GEMM, kk->variant, st, out);
 }

@@ -1,7 +1,8 @@
 /* ctest kernels-plan-vk: the Vulkan family's plans (plan_vk.c) without a device: each op's kernels and programs by type
  * (f32 in vk, f16 and bf16 in vk16, reduce's fold in vk), the arguments in the order the shaders' bindings and
- * push constants take them, gemm's dot kernel for few rows, its k slices on a CPU device only (lavapipe's loop limiter),
- * and calls past the kernels' 32-bit indices refused, never cut. */
+ * push constants take them, gemm's tile by shape and device (dot kernel for few rows; f16 on the vk-coop program for a
+ * device with VK_NV_cooperative_matrix, bf16 not), each gemm variant forced, its k
+ * slices on a CPU device only (lavapipe's loop limiter), and calls past the kernels' 32-bit indices refused, never cut. */
 #include "hcl_plan.h"
 #include "hcl_testsupport.h"
 #include "test_plan_devices.h"
@@ -119,12 +120,123 @@ int main(void) {
                  "softmax past 2^32 elements refused");
     hcl_kplan_free(&p);
 
-    hcl_kgemm g = gemm_shape(1024, 1024, 1024, HCL_DTYPE_F32);
-    HCL_TS_CHECK(hcl_plan_gemm(&gpu, &g, &p) == HCL_SUCCESS, "gemm: %s", p.why);
-    HCL_TS_CHECK(p.count == 1 && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_f32") && p.launch[0].grid.x == 16 &&
-                     p.launch[0].grid.y == 16 && p.launch[0].block.x == 16 && p.launch[0].block.y == 16,
-                 "gemm 1024^3: 16 x 16 groups of the tiled kernel");
-    HCL_TS_CHECK(p.launch[0].num_args == 12, "gemm: A, B, C and nine push constants (%u)", p.launch[0].num_args);
+    /* the tile by the fill of the GPU's 132 compute units: 128 x 128 where its groups number 3/4 of them, else
+     * 128 x 64, else 64 x 64; a CPU always 64 x 64 */
+    static const struct {
+        size_t m, n;
+        int cpu;
+        const char *kernel;
+        uint32_t gx, gy;
+    } tiles[] = {{4096, 4096, 0, "hcl_gemm_128_f32", 32, 32},   {2048, 1024, 0, "hcl_gemm_128_f32", 8, 16},
+                 {1024, 1024, 0, "hcl_gemm_128x64_f32", 16, 8}, {600, 1300, 0, "hcl_gemm_128x64_f32", 21, 5},
+                 {512, 512, 0, "hcl_gemm_f32", 8, 8},           {17, 100000, 0, "hcl_gemm_128_f32", 782, 1},
+                 {4096, 4096, 1, "hcl_gemm_f32", 64, 64},       {17, 17, 1, "hcl_gemm_f32", 1, 1}};
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        hcl_kgemm g = gemm_shape(tiles[i].m, tiles[i].n, 64, HCL_DTYPE_F32);
+        HCL_TS_CHECK(hcl_plan_gemm(tiles[i].cpu ? &cpu : &gpu, &g, &p) == HCL_SUCCESS, "gemm: %s", p.why);
+        HCL_TS_CHECK(p.count == 1 && !strcmp(kernel_name(&p.launch[0]), tiles[i].kernel) &&
+                         p.launch[0].grid.x == tiles[i].gx && p.launch[0].grid.y == tiles[i].gy &&
+                         p.launch[0].block.x == 16 && p.launch[0].block.y == 16,
+                     "gemm %zu x %zu on a %s: %s over %u x %u groups of 16 x 16 (%s, %u x %u)", tiles[i].m, tiles[i].n,
+                     tiles[i].cpu ? "CPU" : "GPU", tiles[i].kernel, tiles[i].gx, tiles[i].gy, kernel_name(&p.launch[0]),
+                     p.launch[0].grid.x, p.launch[0].grid.y);
+        HCL_TS_CHECK(p.launch[0].num_args == 12, "gemm: A, B, C and nine push constants (%u)", p.launch[0].num_args);
+        hcl_kplan_free(&p);
+    }
+    hcl_kgemm g = gemm_shape(1024, 1024, 1024, HCL_DTYPE_F16);
+    HCL_TS_CHECK(hcl_plan_gemm(&gpu, &g, &p) == HCL_SUCCESS && p.launch[0].prog == HCL_KPROG_VK16 &&
+                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_128x64_f16"),
+                 "gemm f16 without a matrix unit: the same tiles in vk16");
+    hcl_kplan_free(&p);
+    /* every variant forced, on either device: its kernel, whatever the shape */
+    static const struct {
+        hcl_kvariant v;
+        const char *kernel;
+        uint32_t gx;
+    } forced[] = {{HCL_KVARIANT_GEMM_VK_SIMT128, "hcl_gemm_128_f32", 1},
+                  {HCL_KVARIANT_GEMM_VK_SIMT128X64, "hcl_gemm_128x64_f32", 2},
+                  {HCL_KVARIANT_GEMM_VK_SIMT64, "hcl_gemm_f32", 2},
+                  {HCL_KVARIANT_GEMM_VK_DOT, "hcl_gemm_dot_f32", 7}};
+    for (int d = 0; d < 2; d++)
+        for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
+            hcl_kdevice dev = d ? cpu : gpu;
+            dev.variant[HCL_KOP_GEMM] = forced[i].v;
+            g = gemm_shape(10, 100, 30, HCL_DTYPE_F32);
+            HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS &&
+                             !strcmp(kernel_name(&p.launch[0]), forced[i].kernel) && p.launch[0].grid.x == forced[i].gx,
+                         "forced %s: %s (%s: %s)", hcl_kvariant_get(forced[i].v)->name, forced[i].kernel, p.why,
+                         p.count ? kernel_name(&p.launch[0]) : "-");
+            hcl_kplan_free(&p);
+            dev.local_mem = 8192; /* less than any tiled kernel's shared memory */
+            const hcl_status st = hcl_plan_gemm(&dev, &g, &p);
+            HCL_TS_CHECK(forced[i].v == HCL_KVARIANT_GEMM_VK_DOT
+                             ? st == HCL_SUCCESS
+                             : st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=") &&
+                                   strstr(p.why, "shared memory"),
+                         "forced %s with 8 KiB of shared memory: %d (%s)", hcl_kvariant_get(forced[i].v)->name, (int)st,
+                         p.why);
+            hcl_kplan_free(&p);
+        }
+    /* a GPU whose driver enabled VK_NV_cooperative_matrix for f16 (the H200's): f16 on the vk-coop program, C f16 or f32,
+     * every shape above 16 rows and columns (the kernel pads the edges); bf16 and f32 stay SIMT, few rows the dot */
+    hcl_kdevice nv = gpu;
+    nv.matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
+    nv.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16);
+    nv.subgroup_width = 32;
+    static const struct {
+        size_t m, n;
+        hcl_dtype ab, c;
+        const char *kernel;
+        hcl_kprog prog;
+    } coop[] = {{4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
+                {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
+                {4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128_bf16", HCL_KPROG_VK16},
+                {4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
+                {16, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_dot_f16", HCL_KPROG_VK16}};
+    for (size_t i = 0; i < sizeof coop / sizeof coop[0]; i++) {
+        g = gemm_shape(coop[i].m, coop[i].n, 1000, coop[i].ab);
+        g.c_type = coop[i].c;
+        HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && p.launch[0].prog == coop[i].prog &&
+                         !strcmp(kernel_name(&p.launch[0]), coop[i].kernel) &&
+                         (coop[i].prog != HCL_KPROG_VK_COOP || (p.launch[0].grid.x == hcl_ceil_div(coop[i].n, 128) &&
+                                                                p.launch[0].grid.y == hcl_ceil_div(coop[i].m, 128))) &&
+                         p.launch[0].block.x == 16 && p.launch[0].block.y == 16 && p.launch[0].num_args == 12,
+                     "matrix unit, %zu x %zu %s -> %s: %s (%s)", coop[i].m, coop[i].n, hcl_kdtype_name(coop[i].ab),
+                     hcl_kdtype_name(coop[i].c), coop[i].kernel, p.why);
+        hcl_kplan_free(&p);
+    }
+    /* forced: vk-coop runs f16 only on such a device, refused elsewhere with the reason; vk-simt64 still runs f16 there */
+    nv.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;
+    g = gemm_shape(7, 5, 3, HCL_DTYPE_F16);
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop_f16") &&
+                     p.launch[0].grid.x == 1 && p.launch[0].grid.y == 1,
+                 "forced vk-coop: a 7 x 5 x 3 f16 call on the matrix unit (%s)", p.why);
+    hcl_kplan_free(&p);
+    g.ab_type = g.c_type = HCL_DTYPE_BF16;
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=vk-coop") &&
+                     strstr(p.why, "bf16 inputs"),
+                 "forced vk-coop, bf16: refused (%s)", p.why);
+    hcl_kplan_free(&p);
+    for (int d = 0; d < 2; d++) {
+        hcl_kdevice plain = d ? cpu : gpu;
+        plain.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;
+        g = gemm_shape(256, 256, 256, HCL_DTYPE_F16);
+        HCL_TS_CHECK(hcl_plan_gemm(&plain, &g, &p) == HCL_ERROR_UNSUPPORTED &&
+                         strstr(p.why, "HCL_GEMM_VARIANT=vk-coop") && strstr(p.why, "no matrix unit"),
+                     "forced vk-coop without the matrix unit (%s): refused, never built (%s)", d ? "CPU" : "GPU",
+                     p.why);
+        hcl_kplan_free(&p);
+    }
+    nv.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_SIMT64;
+    g = gemm_shape(256, 256, 256, HCL_DTYPE_F16);
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_f16"),
+                 "forced vk-simt64 on the matrix unit's device: the SIMT kernel (%s)", p.why);
+    hcl_kplan_free(&p);
+    hcl_kdevice other = gpu;
+    other.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_SIMT;
+    g = gemm_shape(64, 64, 64, HCL_DTYPE_F32);
+    HCL_TS_CHECK(hcl_plan_gemm(&other, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "vk-simt128"),
+                 "the CUDA/OpenCL simt forced on Vulkan: refused, listing Vulkan's variants (%s)", p.why);
     hcl_kplan_free(&p);
     g = gemm_shape(8, 4096, 1024, HCL_DTYPE_BF16);
     g.c_type = HCL_DTYPE_F32;
@@ -145,6 +257,8 @@ int main(void) {
         memcpy(&beta, p.launch[2].args[11].value, 4);
         HCL_TS_CHECK(flags >> 2 == 65536 && k1 == 98304 && beta == 1.0f, "slice 2: k 65536..98304, beta 1 (%u %u %g)",
                      flags >> 2, k1, beta);
+        memcpy(&k1, p.launch[3].args[5].value, 4);
+        HCL_TS_CHECK(k1 == 100000, "the last slice ends at k (%u)", k1);
         memcpy(&beta, p.launch[0].args[11].value, 4);
         HCL_TS_CHECK(beta == 0.5f, "slice 0 keeps the call's beta");
     }

@@ -30,6 +30,32 @@ static int has_extension(VkPhysicalDevice phys, const char *name) {
     return found;
 }
 
+/* Whether the device multiplies what kernels/gemm/gemm_coop.comp does through VK_NV_cooperative_matrix: the extension,
+ * its cooperativeMatrix feature, and an entry of 16 x 16 x 16, f16 A and B, f32 C and D, sub-group scope. */
+static int coop_matrix_f16(VkPhysicalDevice phys) {
+    if (!has_extension(phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) return 0;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &cm};
+    hcl__vk.vkGetPhysicalDeviceFeatures2(phys, &f2);
+    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV props =
+        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)hcl__vk.vkGetInstanceProcAddr(
+            hcl__vk_instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+    uint32_t n = 0;
+    if (!cm.cooperativeMatrix || !props || props(phys, &n, NULL) != VK_SUCCESS || n == 0) return 0;
+    VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof *p);
+    int found = 0;
+    for (uint32_t i = 0; p && i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    if (p && props(phys, &n, p) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = p[i].MSize == 16 && p[i].NSize == 16 && p[i].KSize == 16 &&
+                    p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                    p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                    p[i].scope == VK_SCOPE_SUBGROUP_NV;
+    free(p);
+    return found;
+}
+
 /* Fill a device entry; HCL_ERROR_UNSUPPORTED (with the message) for a device HCL cannot use. */
 static hcl_status describe_device(hcl__vk_device_entry *e) {
     hcl_device_info *info = &e->info;
@@ -124,6 +150,10 @@ static hcl_status describe_device(hcl__vk_device_entry *e) {
     info->subgroup_size = info->type == HCL_DEVICE_TYPE_CPU ? 1 : sub.subgroupSize;
     e->limits.subgroup_width = info->subgroup_size;
     info->has_fp16 = e->has_float16 && e->has_16bit_storage;
+    /* the hardware fact; the plans decide what uses it (kernels/plan_types.c) */
+    e->has_coop_matrix = info->has_fp16 && sub.subgroupSize == 32 && info->type == HCL_DEVICE_TYPE_GPU &&
+                         f12.vulkanMemoryModel && coop_matrix_f16(e->phys);
+    if (e->has_coop_matrix) info->matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
     info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32);
     e->ns_per_tick = lim->timestampPeriod;
     e->max_push_bytes = lim->maxPushConstantsSize;
@@ -167,9 +197,10 @@ static hcl_status start(char *reason, size_t reason_size, char *version, size_t 
             continue;
         }
         hcl__kit_device_keep();
-        HCL_KIT_LOG("device %u: %s (%s), queue family %u, sub-groups of %u, 16-bit storage %u, float16 %u, %s",
+        HCL_KIT_LOG("device %u: %s (%s), queue family %u, sub-groups of %u, 16-bit storage %u, float16 %u, "
+                    "cooperative matrices (NV, f16) %u, %s",
                     e->info.index, e->info.name, e->info.vendor, e->queue_family, e->info.subgroup_size,
-                    e->has_16bit_storage, e->has_float16, e->info.identity);
+                    e->has_16bit_storage, e->has_float16, e->has_coop_matrix, e->info.identity);
     }
     free(phys);
     return HCL_SUCCESS;
@@ -231,20 +262,25 @@ static hcl_status vk_device_open(uint32_t index, void **out_device) {
                                   .queueFamilyIndex = e->queue_family,
                                   .queueCount = 1,
                                   .pQueuePriorities = &priority};
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV, .cooperativeMatrix = VK_TRUE};
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                            .pNext = e->has_coop_matrix ? &cm : NULL,
                                             .timelineSemaphore = VK_TRUE,
+                                            /* glslang's cooperative-matrix modules use the Vulkan memory model */
+                                            .vulkanMemoryModel = e->has_coop_matrix ? VK_TRUE : VK_FALSE,
                                             .shaderFloat16 = e->has_float16 ? VK_TRUE : VK_FALSE};
     VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
                                             .pNext = &f12,
                                             .storageBuffer16BitAccess = e->has_16bit_storage ? VK_TRUE : VK_FALSE};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
     f2.features.shaderInt16 = e->has_int16 ? VK_TRUE : VK_FALSE;
-    const char *ext[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    const char *ext[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME};
     VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f2,
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &qi,
-                             .enabledExtensionCount = 1,
+                             .enabledExtensionCount = e->has_coop_matrix ? 2 : 1,
                              .ppEnabledExtensionNames = ext};
     HCL_VK_CHECK(vkCreateDevice, (e->phys, &di, NULL, &dev->device), "device %u '%s'", index, e->info.name);
     hcl__vk.vkGetDeviceQueue(dev->device, e->queue_family, 0, &dev->queue);

@@ -58,6 +58,10 @@ typedef struct hcl__vk_device_entry {
     uint32_t has_16bit_storage; /* storageBuffer16BitAccess (f16/bf16 kernels read and write 16-bit elements) */
     uint32_t has_int16;         /* shaderInt16 */
     uint32_t has_float16;       /* shaderFloat16 (VkPhysicalDeviceShaderFloat16Int8Features) */
+    /* VK_NV_cooperative_matrix with its cooperativeMatrix feature and 16 x 16 x 16 f16 x f16 + f32 on sub-groups of 32
+     * (what kernels/gemm/gemm_coop.comp multiplies), shaderFloat16, 16-bit storage and vulkanMemoryModel: the device is
+     * made with the extension and those features on, and reports matrix_unit HCL_MATRIX_UNIT_TENSOR_CORE */
+    uint32_t has_coop_matrix;
     uint8_t cache_uuid[VK_UUID_SIZE];
     uint32_t vendor_id, device_id, driver_version;
 } hcl__vk_device_entry;

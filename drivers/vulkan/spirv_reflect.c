@@ -194,11 +194,14 @@ int hcl__vk_spirv_reflect(const void *spirv, size_t size, const char *entry, hcl
                 snprintf(why, why_size, "a storage buffer in descriptor set %u (HCL binds set 0 only)", ids[v].set - 1);
                 goto done;
             }
+            uint32_t b = ids[v].binding ? ids[v].binding - 1 : 0, seen = 0;
+            for (uint32_t k = 0; k < out->num_bindings && !seen; k++) seen = out->bindings[k] == b;
+            if (seen) continue; /* one buffer seen through two declarations (gemm.comp reads its scalars and vec4s) */
             if (out->num_bindings == HCL_VK_MAX_BINDINGS) {
                 fail(why, why_size, "more than 16 storage buffers");
                 goto done;
             }
-            uint32_t b = ids[v].binding ? ids[v].binding - 1 : 0, k = out->num_bindings++;
+            uint32_t k = out->num_bindings++;
             while (k > 0 && out->bindings[k - 1] > b) {
                 out->bindings[k] = out->bindings[k - 1];
                 k--;

@@ -14,7 +14,7 @@
 
 typedef struct hcl__vk_reflect {
     uint32_t num_bindings;
-    uint32_t bindings[HCL_VK_MAX_BINDINGS]; /* binding numbers of set 0, ascending */
+    uint32_t bindings[HCL_VK_MAX_BINDINGS]; /* binding numbers of set 0, ascending, each once */
     uint32_t num_push;
     uint32_t push_offset[HCL_VK_MAX_PUSH]; /* the push-constant block's members, by offset */
     uint32_t push_size[HCL_VK_MAX_PUSH];   /* bytes (0: a member whose size is not known) */

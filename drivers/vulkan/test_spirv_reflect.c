@@ -1,6 +1,7 @@
 /* ctest vulkan-spirv-reflect: the driver's SPIR-V reflection (spirv_reflect.c) on the built-in kernels' Vulkan module
  * (kernels/CMakeLists.txt's vk.spv, given as argv[1]): every entry point's storage buffers and push constants as the
- * plans pass them (vecadd: bindings 0-5, a, b and c as elements then as 16-byte words, and one uint; gemm: bindings 0-2, seven uints and two floats); a missing entry
+ * plans pass them (vecadd: bindings 0-5, a, b and c as elements then as 16-byte words, and one uint; gemm: bindings
+ * 0-2, each once though A and B are declared twice, seven uints and two floats); a missing entry
  * point, OpenCL SPIR-V and every truncated or corrupted copy refused or read without a read past the module (the
  * sanitizer build checks that). */
 #include "spirv_reflect.h"
@@ -51,7 +52,8 @@ int main(int argc, char **argv) {
     EXPECT(r.num_push == 1 && r.push_size[0] == 4 && r.push_bytes == 4, "vecadd: %u push constants", r.num_push);
     EXPECT(r.size_from_spec, "vecadd: the work-group size is not the specialisation constants'");
     EXPECT(hcl__vk_spirv_reflect(spv, size, "hcl_gemm_f32", &r, why, sizeof why), "gemm: %s", why);
-    EXPECT(r.num_bindings == 3 && r.num_push == 9 && r.push_bytes == 36,
+    EXPECT(r.num_bindings == 3 && r.bindings[0] == 0 && r.bindings[1] == 1 && r.bindings[2] == 2 && r.num_push == 9 &&
+               r.push_bytes == 36,
            "gemm: %u bindings, %u push constants, %u bytes", r.num_bindings, r.num_push, r.push_bytes);
     for (uint32_t i = 0; i < r.num_push; i++)
         EXPECT(r.push_offset[i] == 4 * i && r.push_size[i] == 4, "gemm: push constant %u at %u, %u bytes", i,
