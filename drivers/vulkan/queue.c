@@ -287,8 +287,10 @@ hcl_status hcl__vk_cmd_submit(hcl__vk_cmd *cmd, int last, hcl__vk_when when) {
     if (cmd->ev) cmd->ev->value = value;
     if (when == HCL_VK_BATCHED && q->batch_count < q->batch_max) {
         if (!q->submit_when_idle) return HCL_SUCCESS;
-        /* the GPU still runs what was submitted before: this command waits for more to join it */
-        if (read_completed(q) == HCL_SUCCESS && q->completed < q->submitted) return HCL_SUCCESS;
+        /* the GPU still runs what was submitted before (the timeline read again only while it last said so): this
+         * command waits for more to join it */
+        if (q->completed < q->submitted && read_completed(q) == HCL_SUCCESS && q->completed < q->submitted)
+            return HCL_SUCCESS;
     }
     status = flush(q);
     if (status == HCL_SUCCESS && when == HCL_VK_WAITED)
