@@ -270,6 +270,61 @@ CONF_TEST(api, kernel_arg_offset_alignment) {
     }
 }
 
+/* Many launches in a row, each reading what the one before wrote (scale_rev between two buffers), with events on some,
+ * released while their commands may still be pending (a driver that gathers commands into one submission, as Vulkan's
+ * does, must submit them for that), a second queue's copy waiting on the last one's event, then the result read
+ * through that queue and the device time from the first event to the last. */
+CONF_TEST(api, kernel_chain_events) {
+    enum { STEPS = 37, EVERY = 4 };
+    hcl_kernel k = kernel_of(user_module_on(conf_dev), "scale_rev");
+    REQUIRE(k != NULL, "kernel");
+    const uint32_t n = 1001, bs = block_size();
+    float *x = conf_floats(n), *got = conf_floats(n);
+    conf_fill_uniform(x, n, -1.0f, 1.0f);
+    hcl_buffer buf[2] = {conf_buffer(n * 4), conf_buffer(n * 4)}, copy = conf_buffer(n * 4);
+    REQUIRE(buf[0] && buf[1] && copy && conf_write(buf[0], 0, x, n * 4) && conf_poison_buffer(copy, 0, n * 4),
+            "buffers");
+    hcl_queue q2 = conf_queue_on(conf_dev);
+    REQUIRE(q2 != NULL, "second queue");
+    float alpha = 2.0f;
+    hcl_event first = NULL, last = NULL;
+    for (uint32_t i = 0; i < STEPS; i++) {
+        hcl_arg args[4] = {hcl_arg_buffer(buf[(i + 1) % 2]), hcl_arg_buffer(buf[i % 2]), hcl_arg_value(&alpha, 4),
+                           hcl_arg_value(&n, 4)};
+        const bool want = i % EVERY == 0 || i == STEPS - 1;
+        hcl_event e = NULL;
+        REQUIRE_OK(hcl_kernel_launch(conf_queue, k, (hcl_dim3){(n + bs - 1) / bs, 1, 1}, (hcl_dim3){bs, 1, 1},
+                                     bs * sizeof(float), 4, args, 0, NULL, want ? &e : NULL));
+        if (!want) continue;
+        if (i == 0) {
+            first = e;
+            conf_track_event(e);
+        } else if (i == STEPS - 1) {
+            last = e;
+            conf_track_event(e);
+        } else {
+            CHECK_ST(HCL_SUCCESS, hcl_event_release(e)); /* its command still runs, in order */
+        }
+    }
+    hcl_event copied = NULL;
+    REQUIRE_OK(hcl_buffer_copy_async(q2, copy, 0, buf[STEPS % 2], 0, n * 4, 1, &last, &copied));
+    conf_track_event(copied);
+    REQUIRE_OK(hcl_buffer_read(q2, copy, 0, n * 4, got));
+    CHECK_ST(HCL_SUCCESS, hcl_event_wait(last));
+    double s = -1;
+    if (CHECK_ST(HCL_SUCCESS, hcl_event_elapsed(first, last, &s)))
+        CHECK(s >= 0 && isfinite(s), "elapsed from the first launch to the last %g s", s);
+    float *cur = conf_floats(n), *next = conf_floats(n);
+    memcpy(cur, x, n * 4);
+    for (uint32_t i = 0; i < STEPS; i++) {
+        for (uint32_t g = 0; g < n; g++) next[g] = scale_rev_ref(cur, n, bs, g);
+        memcpy(cur, next, n * 4);
+    }
+    double *ref = conf_doubles(n);
+    for (uint32_t g = 0; g < n; g++) ref[g] = cur[g];
+    conf_compare("scale_rev chained 37 times, read through a second queue", got, ref, NULL, n);
+}
+
 CONF_TEST(api, kernel_grid3d) {
     hcl_kernel k = kernel_of(user_module_on(conf_dev), "index3d");
     REQUIRE(k != NULL, "kernel");

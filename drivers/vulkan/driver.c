@@ -257,6 +257,7 @@ static hcl_status vk_device_open(uint32_t index, void **out_device) {
     dev->entry = e;
     atomic_init(&dev->live, 0);
     pthread_mutex_init(&dev->submit_lock, NULL);
+    pthread_mutex_init(&dev->queues_lock, NULL);
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                   .queueFamilyIndex = e->queue_family,
@@ -301,6 +302,7 @@ static hcl_status vk_device_open(uint32_t index, void **out_device) {
 cleanup:
     if (dev->device) hcl__vk.vkDestroyDevice(dev->device, NULL);
     pthread_mutex_destroy(&dev->submit_lock);
+    pthread_mutex_destroy(&dev->queues_lock);
     free(dev);
     return status;
 }
@@ -316,6 +318,7 @@ static void vk_device_close(void *device) {
                      live);
     hcl__vk.vkDestroyDevice(dev->device, NULL);
     pthread_mutex_destroy(&dev->submit_lock);
+    pthread_mutex_destroy(&dev->queues_lock);
     free(dev);
 }
 

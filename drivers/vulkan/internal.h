@@ -66,16 +66,20 @@ typedef struct hcl__vk_device_entry {
     uint32_t vendor_id, device_id, driver_version;
 } hcl__vk_device_entry;
 
+struct hcl__vk_queue;
+
 /* An opened device: a VkDevice with one compute queue (several HCL queues submit to it, under `submit_lock`), the
  * memory type its buffers take, a staging one, and the pipeline cache (kept in the core's disk cache). */
 typedef struct hcl__vk_device {
     const hcl__vk_device_entry *entry;
     VkDevice device;
     VkQueue queue;
-    pthread_mutex_t submit_lock; /* vkQueueSubmit on `queue` is externally synchronised */
-    uint32_t buffer_type;        /* memory type of buffers: device-local first */
-    uint32_t staging_type;       /* memory type of staging: host-visible and coherent */
-    int buffers_mapped;          /* buffer_type is host-visible too (a CPU or integrated device) */
+    pthread_mutex_t submit_lock;  /* vkQueueSubmit on `queue` is externally synchronised */
+    pthread_mutex_t queues_lock;  /* `queues` (taken before any queue's lock, never while holding one) */
+    struct hcl__vk_queue *queues; /* the HCL queues not yet destroyed, linked by their `next` */
+    uint32_t buffer_type;         /* memory type of buffers: device-local first */
+    uint32_t staging_type;        /* memory type of staging: host-visible and coherent */
+    int buffers_mapped;           /* buffer_type is host-visible too (a CPU or integrated device) */
     VkPipelineCache pipeline_cache;
     size_t cache_size_loaded; /* bytes of the pipeline cache loaded at open (stored again at close when it grew) */
     PFN_vkCmdPushDescriptorSetKHR push_descriptors;
@@ -99,27 +103,55 @@ void hcl__vk_buffer_unmake(hcl__vk_device *dev, hcl__vk_buffer *b);
 /* ---- queues, commands and events (queue.c) ---- */
 #define HCL_VK_STAGING_BYTES ((size_t)8 << 20)
 
-/* A command buffer submitted and the timeline value that says it completed. */
+/* Commands per submission at most, unless HCL_VULKAN_BATCH says otherwise (docs/backends.md, "Vulkan"). */
+#define HCL_VK_BATCH_DEFAULT 32
+
+/* A command buffer of the queue and the timeline value that says its submission completed (TAKEN: recording). */
 typedef struct hcl__vk_inflight {
     VkCommandBuffer cb;
     uint64_t value;
 } hcl__vk_inflight;
 
+/* Commands whose submission failed: timeline values first..last never ran (the host signalled them instead); their
+ * events report `result` of `fn`. */
+typedef struct hcl__vk_failure {
+    uint64_t first, last;
+    VkResult result;
+    const char *fn;
+} hcl__vk_failure;
+
+/* An HCL queue. Every command takes the next value of the timeline (`recorded`) and is recorded into the open batch,
+ * a command buffer submitted as a whole (signalling its last command's value) when the GPU has finished what was
+ * submitted before, when it holds `batch_max` commands, or when something must observe its commands (queue.c). */
 typedef struct hcl__vk_queue {
     hcl__vk_device *dev;
-    pthread_mutex_t lock;      /* the pool, the in-flight list and the staging */
-    VkCommandPool pool;        /* command buffers of this queue, reset one by one */
-    VkSemaphore timeline;      /* signalled to `submitted` by the last submission */
-    uint64_t submitted;        /* the value of the last submission */
-    hcl__vk_inflight *flights; /* command buffers: in flight (value > completed) or free to reuse */
+    pthread_mutex_t lock;   /* everything below but `refs` and `next` */
+    VkCommandPool pool;     /* command buffers of this queue, reset when begun again */
+    VkSemaphore timeline;   /* signalled to `submitted` by the last submission */
+    uint64_t recorded;      /* the value of the last command recorded (submitted or in the open batch) */
+    uint64_t submitted;     /* the value the last submission signals; the open batch's commands are above it */
+    uint64_t completed;     /* the timeline's value when it was last read */
+    uint32_t batch_max;     /* HCL_VULKAN_BATCH: commands per submission at most (1: each its own) */
+    int submit_when_idle;   /* HCL_VULKAN_BATCH_IDLE (default 1): submit at once when the GPU has finished */
+    uint32_t batch;         /* the open batch: its index in `flights`; UINT32_MAX when none is open */
+    uint32_t batch_count;   /* the commands (parts) in it */
+    VkPipeline bound;       /* the pipeline bound in it (module.c binds only when another is wanted) */
+    VkSemaphore *wait_sems; /* the timeline waits of the open batch (events of other queues its commands named) */
+    uint64_t *wait_values;
+    VkPipelineStageFlags *wait_stages;
+    uint32_t num_wait, cap_wait;
+    hcl__vk_inflight *flights; /* command buffers: in flight (value > completed), recording, or free to reuse */
     uint32_t flight_count, flight_capacity;
+    hcl__vk_failure *failures; /* submissions that failed, in value order (adjacent ones of one result merged) */
+    uint32_t num_failures;
     hcl__vk_buffer staging; /* HCL_VK_STAGING_BYTES host-visible, for reads and writes */
     int refs; /* the HCL queue's own, and one for each of its events alive (an event may outlive its queue: its
                * timeline semaphore stays until the last of them is released) */
+    struct hcl__vk_queue *next; /* in the device's list (under dev->queues_lock) */
 } hcl__vk_queue;
 
-/* An event: the timeline value of its command's last submission, and a query pool of two timestamps (the start of
- * the command's first submission and the end of its last) when the queue family has timestamps. */
+/* An event: the timeline value of its command's last part, and a query pool of two timestamps (the start of the
+ * command's first part and the end of its last) when the queue family has timestamps. */
 typedef struct hcl__vk_event {
     hcl__vk_queue *q;
     VkSemaphore timeline;
@@ -128,29 +160,42 @@ typedef struct hcl__vk_event {
     int marker;          /* a marker is one instant: its start timestamp stands for its end */
 } hcl__vk_event;
 
-/* One HCL command recorded into one or more command buffers (a transfer larger than the staging is several): begin
- * (with the wait list before the first), record into cmd->cb, end (submit; wait when blocking or not last). */
+/* One HCL command recorded into the queue's open batch, in one or more parts (a transfer larger than the staging is
+ * several, each submitted and waited for): begin (the wait list joins the batch), record into cmd->cb, end (each part
+ * takes a timeline value), finish. */
 typedef struct hcl__vk_cmd {
     hcl__vk_queue *q;
-    VkCommandBuffer cb;
-    hcl__vk_event *ev; /* when an event is wanted */
-    uint32_t num_wait;
-    void *const *wait;
-    int first;  /* the part being recorded is the command's first */
-    int marker; /* a marker: one timestamp */
+    VkCommandBuffer cb; /* the open batch's, while a part is being recorded */
+    hcl__vk_event *ev;  /* when an event is wanted */
+    int first;          /* the part being recorded is the command's first */
+    int marker;         /* a marker: one timestamp */
 } hcl__vk_cmd;
-/* Lock the queue, take a command buffer and begin it (a barrier orders it after everything submitted before; the
- * first part writes the start timestamp). On failure the queue is unlocked again. */
+
+/* When a command's part, once recorded, is submitted. */
+typedef enum hcl__vk_when {
+    HCL_VK_BATCHED, /* with its batch: at once when the GPU is idle, else when the batch is full or observed */
+    HCL_VK_NOW,     /* its batch submitted now */
+    HCL_VK_WAITED   /* its batch submitted now and waited for */
+} hcl__vk_when;
+
+/* Submit the open batches of the queues holding the wait list's events, lock the queue, open a batch if none is
+ * (the wait list's events of other queues join its waits), and record the part's barrier (it orders the command after
+ * everything recorded or submitted before on the device's VkQueue) and, first, the start timestamp. On failure the
+ * queue is unlocked again. */
 hcl_status hcl__vk_cmd_begin(hcl__vk_cmd *cmd, hcl__vk_queue *q, uint32_t num_wait, void *const *wait, int want_event);
-/* End and submit the part recorded (the last part writes the end timestamp, `last`), waiting for the wait list before
- * the first; wait for it when `wait_done`. The queue stays locked (hcl__vk_cmd_finish unlocks). */
-hcl_status hcl__vk_cmd_submit(hcl__vk_cmd *cmd, int last, int wait_done);
+/* End the part recorded (the last part writes the end timestamp, `last`): it takes the next timeline value, and its
+ * batch is submitted as `when` says. The queue stays locked (hcl__vk_cmd_finish unlocks). A failed submission's status
+ * is returned here (and by the events of every command in that batch). */
+hcl_status hcl__vk_cmd_submit(hcl__vk_cmd *cmd, int last, hcl__vk_when when);
 /* Begin the next part of a command after hcl__vk_cmd_submit (the queue still locked). */
 hcl_status hcl__vk_cmd_next(hcl__vk_cmd *cmd);
 /* Unlock the queue; on success hand the event out, else free it. Returns `status`. */
 hcl_status hcl__vk_cmd_finish(hcl__vk_cmd *cmd, hcl_status status, void **out_event);
 /* Wait until the queue's timeline reaches `value`. */
 hcl_status hcl__vk_wait_value(hcl__vk_device *dev, VkSemaphore timeline, uint64_t value, const char *what);
+/* Submit every queue's open batch and wait for all of them: before something their commands use is destroyed (a
+ * kernel's pipelines). */
+void hcl__vk_device_drain(hcl__vk_device *dev);
 
 /* ---- GLSL at run time (glsl.c) ---- */
 /* Compile `size` bytes of GLSL (a trailing NUL is allowed) with build `options` (-DNAME[=VALUE], -O0, -O) into

@@ -27,7 +27,7 @@ static hcl_status transfer(hcl__vk_queue *q, hcl__vk_buffer *b, size_t offset, s
             region.srcOffset = offset + done;
             hcl__vk.vkCmdCopyBuffer(cmd.cb, b->buffer, q->staging.buffer, 1, &region);
         }
-        status = hcl__vk_cmd_submit(&cmd, done + part == size, 1);
+        status = hcl__vk_cmd_submit(&cmd, done + part == size, HCL_VK_WAITED);
         if (status != HCL_SUCCESS) break;
         if (!to_device) memcpy((char *)host + done, q->staging.mapped, part);
         done += part;
@@ -56,7 +56,7 @@ hcl_status hcl__vk_buffer_copy(void *queue, void *dst, size_t dst_offset, void *
     if (status != HCL_SUCCESS) return status;
     VkBufferCopy region = {.srcOffset = src_offset, .dstOffset = dst_offset, .size = size};
     hcl__vk.vkCmdCopyBuffer(cmd.cb, ((hcl__vk_buffer *)src)->buffer, ((hcl__vk_buffer *)dst)->buffer, 1, &region);
-    status = hcl__vk_cmd_submit(&cmd, 1, blocking);
+    status = hcl__vk_cmd_submit(&cmd, 1, blocking ? HCL_VK_WAITED : HCL_VK_BATCHED);
     return hcl__vk_cmd_finish(&cmd, status, out_event);
 }
 
@@ -82,7 +82,7 @@ hcl_status hcl__vk_buffer_fill(void *queue, void *mem, size_t offset, size_t siz
     if (status != HCL_SUCCESS) return status;
     if (by_word) {
         hcl__vk.vkCmdFillBuffer(cmd.cb, b->buffer, offset, size, word);
-        status = hcl__vk_cmd_submit(&cmd, 1, blocking);
+        status = hcl__vk_cmd_submit(&cmd, 1, blocking ? HCL_VK_WAITED : HCL_VK_BATCHED);
         return hcl__vk_cmd_finish(&cmd, status, out_event);
     }
     /* the pattern repeated over the staging (the core checked that offset and size are multiples of its size), then
@@ -96,6 +96,6 @@ hcl_status hcl__vk_buffer_fill(void *queue, void *mem, size_t offset, size_t siz
         hcl__vk.vkCmdCopyBuffer(cmd.cb, q->staging.buffer, b->buffer, 1, &region);
         done += part;
     }
-    status = hcl__vk_cmd_submit(&cmd, 1, 1);
+    status = hcl__vk_cmd_submit(&cmd, 1, HCL_VK_WAITED);
     return hcl__vk_cmd_finish(&cmd, status, out_event);
 }

@@ -208,6 +208,7 @@ void hcl__vk_kernel_destroy(void *kernel) {
     hcl__vk_kernel *k = kernel;
     if (!k) return;
     hcl__vk_device *dev = k->module->dev;
+    if (k->num_pipelines) hcl__vk_device_drain(dev); /* launches recorded or running may use its pipelines */
     for (uint32_t i = 0; i < k->num_pipelines; i++) {
         hcl__vk.vkDestroyPipeline(dev->device, k->pipelines[i].pipeline, NULL);
         hcl__vk_live(dev, -1);
@@ -363,11 +364,14 @@ hcl_status hcl__vk_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_d
     hcl__vk_cmd cmd;
     status = hcl__vk_cmd_begin(&cmd, q, num_wait, wait, out_event != NULL);
     if (status != HCL_SUCCESS) return status;
-    hcl__vk.vkCmdBindPipeline(cmd.cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    if (q->bound != pipeline) { /* still bound from the batch's previous launch otherwise */
+        hcl__vk.vkCmdBindPipeline(cmd.cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+        q->bound = pipeline;
+    }
     if (nb) q->dev->push_descriptors(cmd.cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, nb, writes);
     if (r->push_bytes)
         hcl__vk.vkCmdPushConstants(cmd.cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, r->push_bytes, push);
     hcl__vk.vkCmdDispatch(cmd.cb, grid.x, grid.y, grid.z);
-    status = hcl__vk_cmd_submit(&cmd, 1, 0);
+    status = hcl__vk_cmd_submit(&cmd, 1, HCL_VK_BATCHED);
     return hcl__vk_cmd_finish(&cmd, status, out_event);
 }

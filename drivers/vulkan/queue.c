@@ -1,14 +1,21 @@
 /* Queues, commands and events of the Vulkan driver. An HCL queue is a command pool and a timeline semaphore over the
- * device's one VkQueue: each command is a command buffer (or several, for transfers larger than the staging) that
- * starts with a full memory barrier, so commands run in order (a barrier's first scope is every command submitted
- * before it on the VkQueue), and signals the queue's timeline with the next value. An event is that value plus two
- * timestamps. */
+ * device's one VkQueue. Its commands are recorded into an open batch, one command buffer, each after a full memory
+ * barrier (so commands run in order: a barrier's first scope is everything recorded before it in the batch and
+ * everything submitted before on the VkQueue), each taking the next value of the queue's timeline. The batch is
+ * submitted, signalling its last command's value, when the GPU has finished everything the queue submitted before (so
+ * an idle GPU never waits for work: the first command of a quiet queue goes at once), when it holds `batch_max`
+ * commands, or when anything must observe its commands: hcl_queue_finish, an event waited for, queried, released or
+ * named in another queue's wait list, a transfer through the staging, a blocking call, a marker, the queue's end, a
+ * kernel's end. So while the GPU works, the commands that come meanwhile go in one vkQueueSubmit. An event is its
+ * command's value plus two timestamps. A batch that cannot be submitted fails the call that submits it; its values are
+ * then signalled from the host (nothing waits for them forever) and its events report the failure. */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define TAKEN UINT64_MAX /* a command buffer being recorded */
+#define NONE UINT32_MAX  /* no open batch */
 
 hcl_status hcl__vk_wait_value(hcl__vk_device *dev, VkSemaphore timeline, uint64_t value, const char *what) {
     hcl_status status = HCL_SUCCESS;
@@ -22,19 +29,36 @@ cleanup:
     return status;
 }
 
-/* A command buffer to record into: a completed one reset, else a new one (queue locked). */
+/* Read the queue's timeline into q->completed (queue locked). */
+static hcl_status read_completed(hcl__vk_queue *q) {
+    hcl_status status = HCL_SUCCESS;
+    HCL_VK_CHECK(vkGetSemaphoreCounterValue, (q->dev->device, q->timeline, &q->completed), "the queue's timeline");
+cleanup:
+    return status;
+}
+
+/* The index of a command buffer whose submission completed, or NONE (queue locked). */
+static uint32_t completed_cb(const hcl__vk_queue *q) {
+    for (uint32_t i = 0; i < q->flight_count; i++)
+        if (q->flights[i].value != TAKEN && q->flights[i].value <= q->completed) return i;
+    return NONE;
+}
+
+/* A command buffer to record a batch into: a completed one (vkBeginCommandBuffer resets it: the pool allows that),
+ * else a new one (queue locked). */
 static hcl_status take_cb(hcl__vk_queue *q, uint32_t *out_index) {
     hcl_status status = HCL_SUCCESS;
-    hcl__vk_device *dev = q->dev;
-    uint64_t done = 0;
-    HCL_VK_CHECK(vkGetSemaphoreCounterValue, (dev->device, q->timeline, &done), "the queue's timeline");
-    for (uint32_t i = 0; i < q->flight_count; i++)
-        if (q->flights[i].value != TAKEN && q->flights[i].value <= done) {
-            HCL_VK_CHECK(vkResetCommandBuffer, (q->flights[i].cb, 0), "a completed command buffer");
-            q->flights[i].value = TAKEN;
-            *out_index = i;
-            return HCL_SUCCESS;
-        }
+    uint32_t i = completed_cb(q);
+    if (i == NONE && q->flight_count) { /* the timeline may have moved since it was last read */
+        status = read_completed(q);
+        if (status != HCL_SUCCESS) return status;
+        i = completed_cb(q);
+    }
+    if (i != NONE) {
+        q->flights[i].value = TAKEN;
+        *out_index = i;
+        return HCL_SUCCESS;
+    }
     if (q->flight_count == q->flight_capacity) {
         uint32_t cap = q->flight_capacity ? q->flight_capacity * 2 : 8;
         hcl__vk_inflight *f = realloc(q->flights, cap * sizeof *f);
@@ -47,26 +71,146 @@ static hcl_status take_cb(hcl__vk_queue *q, uint32_t *out_index) {
                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                       .commandBufferCount = 1};
     VkCommandBuffer cb = VK_NULL_HANDLE;
-    HCL_VK_CHECK(vkAllocateCommandBuffers, (dev->device, &ai, &cb), "a command buffer");
+    HCL_VK_CHECK(vkAllocateCommandBuffers, (q->dev->device, &ai, &cb), "a command buffer");
     q->flights[q->flight_count] = (hcl__vk_inflight){cb, TAKEN};
     *out_index = q->flight_count++;
 cleanup:
     return status;
 }
 
-static uint32_t g_no_index = UINT32_MAX;
-
-/* Begin recording a part: a command buffer, then the barrier that orders it after everything before. */
-static hcl_status begin_part(hcl__vk_cmd *cmd) {
+/* Open a batch unless one is open: a command buffer begun (queue locked). */
+static hcl_status batch_open(hcl__vk_queue *q) {
     hcl_status status = HCL_SUCCESS;
-    hcl__vk_queue *q = cmd->q;
-    uint32_t index = g_no_index;
+    if (q->batch != NONE) return HCL_SUCCESS;
+    uint32_t index = NONE;
     status = take_cb(q, &index);
     if (status != HCL_SUCCESS) return status;
-    cmd->cb = q->flights[index].cb;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    HCL_VK_CHECK(vkBeginCommandBuffer, (cmd->cb, &bi), "a command");
+    HCL_VK_CHECK(vkBeginCommandBuffer, (q->flights[index].cb, &bi), "a batch of commands");
+    q->batch = index;
+    q->batch_count = 0;
+    q->num_wait = 0;
+    q->bound = VK_NULL_HANDLE;
+    return HCL_SUCCESS;
+cleanup:
+    q->flights[index].value = 0; /* back to the free ones */
+    return status;
+}
+
+/* The open batch could not be submitted (`r` from `fn`): its commands never run. Once everything before them has
+ * completed, the host signals their values, so nothing waits for them forever; their events report the failure
+ * (queue locked). Returns the failure's status, with the message set. */
+static hcl_status batch_failed(hcl__vk_queue *q, VkResult r, const char *fn) {
+    hcl__vk_device *dev = q->dev;
+    hcl__vk_inflight *f = &q->flights[q->batch];
+    const uint64_t first = q->submitted + 1, last = q->recorded;
+    hcl__vk.vkResetCommandBuffer(f->cb, 0); /* it may still be recording (vkEndCommandBuffer failed) */
+    f->value = 0;
+    q->batch = NONE;
+    hcl__vk_failure *prev = q->num_failures ? &q->failures[q->num_failures - 1] : NULL;
+    if (prev && prev->last + 1 == first && prev->result == r && prev->fn == fn) {
+        prev->last = last;
+    } else {
+        hcl__vk_failure *grown = realloc(q->failures, (q->num_failures + 1) * sizeof *grown);
+        if (grown) { /* without room its events cannot tell: the status below still does */
+            q->failures = grown;
+            q->failures[q->num_failures++] = (hcl__vk_failure){first, last, r, fn};
+        }
+    }
+    if (q->submitted) (void)hcl__vk_wait_value(dev, q->timeline, q->submitted, "the commands before a failed batch");
+    VkSemaphoreSignalInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = q->timeline, .value = last};
+    (void)hcl__vk.vkSignalSemaphore(dev->device, &si);
+    q->submitted = last;
+    return hcl__vk_fail(r, fn, "a batch of %u command(s), timeline values %llu-%llu: none of them ran", q->batch_count,
+                        (unsigned long long)first, (unsigned long long)last);
+}
+
+/* Submit the open batch, when it holds a command, signalling its last command's value after the waits its commands
+ * named (queue locked). */
+static hcl_status flush(hcl__vk_queue *q) {
+    if (q->batch == NONE || q->batch_count == 0) return HCL_SUCCESS;
+    hcl__vk_device *dev = q->dev;
+    hcl__vk_inflight *f = &q->flights[q->batch];
+    /* what the commands wrote is visible to the host once the value is reached (reads through the staging) */
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    hcl__vk.vkCmdPipelineBarrier(f->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+                                 NULL, 0, NULL);
+    VkResult r = HCL_KIT_FAULT(VkResult, hcl__vk.vkEndCommandBuffer(f->cb));
+    if (r != VK_SUCCESS) return batch_failed(q, r, "vkEndCommandBuffer");
+    const uint64_t value = q->recorded;
+    VkTimelineSemaphoreSubmitInfo ti = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                        .waitSemaphoreValueCount = q->num_wait,
+                                        .pWaitSemaphoreValues = q->wait_values,
+                                        .signalSemaphoreValueCount = 1,
+                                        .pSignalSemaphoreValues = &value};
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .pNext = &ti,
+                       .waitSemaphoreCount = q->num_wait,
+                       .pWaitSemaphores = q->wait_sems,
+                       .pWaitDstStageMask = q->wait_stages,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &f->cb,
+                       .signalSemaphoreCount = 1,
+                       .pSignalSemaphores = &q->timeline};
+    pthread_mutex_lock(&dev->submit_lock);
+    r = HCL_KIT_FAULT(VkResult, hcl__vk.vkQueueSubmit(dev->queue, 1, &si, VK_NULL_HANDLE));
+    pthread_mutex_unlock(&dev->submit_lock);
+    if (r != VK_SUCCESS) return batch_failed(q, r, "vkQueueSubmit");
+    f->value = value;
+    q->submitted = value;
+    q->batch = NONE;
+    return HCL_SUCCESS;
+}
+
+/* The status of the command of timeline value `value`: its batch's failure, if its submission failed (queue locked). */
+static hcl_status failure_of(const hcl__vk_queue *q, uint64_t value) {
+    for (uint32_t i = 0; i < q->num_failures; i++) {
+        const hcl__vk_failure *f = &q->failures[i];
+        if (value >= f->first && value <= f->last)
+            return hcl__vk_fail(f->result, f->fn,
+                                "the submission of this event's command (timeline value %llu, in a batch of values "
+                                "%llu-%llu) failed: it never ran",
+                                (unsigned long long)value, (unsigned long long)f->first, (unsigned long long)f->last);
+    }
+    return HCL_SUCCESS;
+}
+
+/* Submit the batch that holds the event's command, if it is not submitted yet; with `check`, also the status of the
+ * command's submission. */
+static hcl_status event_submit(const hcl__vk_event *ev, int check) {
+    hcl__vk_queue *q = ev->q;
+    hcl_status status = HCL_SUCCESS;
+    pthread_mutex_lock(&q->lock);
+    if (ev->value > q->submitted) status = flush(q);
+    if (status == HCL_SUCCESS && check) status = failure_of(q, ev->value);
+    pthread_mutex_unlock(&q->lock);
+    return status;
+}
+
+/* Room in the open batch's wait list for `more` waits (queue locked). */
+static hcl_status wait_room(hcl__vk_queue *q, uint32_t more) {
+    if (q->num_wait + more <= q->cap_wait) return HCL_SUCCESS;
+    uint32_t cap = q->cap_wait ? q->cap_wait : 4;
+    while (cap < q->num_wait + more) cap *= 2;
+    VkSemaphore *sems = realloc(q->wait_sems, cap * sizeof *sems);
+    if (sems) q->wait_sems = sems;
+    uint64_t *values = realloc(q->wait_values, cap * sizeof *values);
+    if (values) q->wait_values = values;
+    VkPipelineStageFlags *stages = realloc(q->wait_stages, cap * sizeof *stages);
+    if (stages) q->wait_stages = stages;
+    if (!sems || !values || !stages) return hcl__kit_oom("wait list");
+    q->cap_wait = cap;
+    return HCL_SUCCESS;
+}
+
+/* Record the barrier that begins a part and, in the command's first, its start timestamp (queue locked, batch open). */
+static void begin_part(hcl__vk_cmd *cmd) {
+    hcl__vk_queue *q = cmd->q;
+    cmd->cb = q->flights[q->batch].cb;
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
@@ -76,27 +220,25 @@ static hcl_status begin_part(hcl__vk_cmd *cmd) {
         hcl__vk.vkCmdResetQueryPool(cmd->cb, cmd->ev->queries, 0, 2);
         hcl__vk.vkCmdWriteTimestamp(cmd->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, cmd->ev->queries, 0);
     }
-    return HCL_SUCCESS;
-cleanup:
-    q->flights[index].value = 0; /* back to the free ones */
-    cmd->cb = VK_NULL_HANDLE;
-    return status;
 }
 
-/* The flight entry of cmd->cb. */
-static hcl__vk_inflight *flight_of(hcl__vk_cmd *cmd) {
-    for (uint32_t i = 0; i < cmd->q->flight_count; i++)
-        if (cmd->q->flights[i].cb == cmd->cb) return &cmd->q->flights[i];
-    return NULL;
-}
+static void event_free(hcl__vk_event *ev);
 
 hcl_status hcl__vk_cmd_begin(hcl__vk_cmd *cmd, hcl__vk_queue *q, uint32_t num_wait, void *const *wait, int want_event) {
     hcl_status status = HCL_SUCCESS;
     memset(cmd, 0, sizeof *cmd);
     cmd->q = q;
-    cmd->num_wait = num_wait;
-    cmd->wait = wait;
     cmd->first = 1;
+    /* events of other queues still in their open batch: submitted first (one queue locked at a time). The queue's own
+     * events need no wait: its commands run in order. */
+    uint32_t foreign = 0;
+    for (uint32_t i = 0; i < num_wait; i++) {
+        const hcl__vk_event *w = wait[i];
+        if (w->q == q) continue;
+        foreign++;
+        status = event_submit(w, 0);
+        if (status != HCL_SUCCESS) return status;
+    }
     if (want_event) {
         cmd->ev = calloc(1, sizeof *cmd->ev);
         if (!cmd->ev) return hcl__kit_oom("event");
@@ -112,106 +254,65 @@ hcl_status hcl__vk_cmd_begin(hcl__vk_cmd *cmd, hcl__vk_queue *q, uint32_t num_wa
         }
     }
     pthread_mutex_lock(&q->lock);
-    status = begin_part(cmd);
+    status = wait_room(q, foreign);
+    if (status == HCL_SUCCESS) status = batch_open(q);
     if (status != HCL_SUCCESS) {
         pthread_mutex_unlock(&q->lock);
         goto cleanup;
     }
+    for (uint32_t i = 0; i < num_wait; i++) {
+        const hcl__vk_event *w = wait[i];
+        if (w->q == q) continue;
+        q->wait_sems[q->num_wait] = w->timeline;
+        q->wait_values[q->num_wait] = w->value;
+        q->wait_stages[q->num_wait++] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    }
+    begin_part(cmd);
     return HCL_SUCCESS;
 cleanup:
-    if (cmd->ev) {
-        if (cmd->ev->queries) {
-            hcl__vk.vkDestroyQueryPool(q->dev->device, cmd->ev->queries, NULL);
-            hcl__vk_live(q->dev, -1);
-        }
-        free(cmd->ev);
-        cmd->ev = NULL;
-        __atomic_sub_fetch(&q->refs, 1, __ATOMIC_RELAXED); /* the event's; the queue's own stays */
-    }
+    event_free(cmd->ev);
+    cmd->ev = NULL;
     return status;
 }
 
-hcl_status hcl__vk_cmd_submit(hcl__vk_cmd *cmd, int last, int wait_done) {
+hcl_status hcl__vk_cmd_submit(hcl__vk_cmd *cmd, int last, hcl__vk_when when) {
     hcl_status status = HCL_SUCCESS;
     hcl__vk_queue *q = cmd->q;
-    hcl__vk_device *dev = q->dev;
-    hcl__vk_inflight *flight = flight_of(cmd);
-    VkSemaphore *sems = NULL;
-    uint64_t *values = NULL;
-    VkPipelineStageFlags *stages = NULL;
     if (last && cmd->ev && cmd->ev->queries && !cmd->marker)
         hcl__vk.vkCmdWriteTimestamp(cmd->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, cmd->ev->queries, 1);
-    /* what the command wrote is visible to the host once its value is reached (reads through the staging) */
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    hcl__vk.vkCmdPipelineBarrier(cmd->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
-                                 NULL, 0, NULL);
-    HCL_VK_CHECK(vkEndCommandBuffer, (cmd->cb), "a command");
-    const uint32_t nwait = cmd->first ? cmd->num_wait : 0;
-    if (nwait) {
-        sems = calloc(nwait, sizeof *sems);
-        values = calloc(nwait, sizeof *values);
-        stages = calloc(nwait, sizeof *stages);
-        if (!sems || !values || !stages) {
-            status = hcl__kit_oom("wait list");
-            goto cleanup;
-        }
-        for (uint32_t i = 0; i < nwait; i++) {
-            const hcl__vk_event *w = cmd->wait[i];
-            sems[i] = w->timeline;
-            values[i] = w->value;
-            stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-        }
-    }
-    const uint64_t value = q->submitted + 1;
-    VkTimelineSemaphoreSubmitInfo ti = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-                                        .waitSemaphoreValueCount = nwait,
-                                        .pWaitSemaphoreValues = values,
-                                        .signalSemaphoreValueCount = 1,
-                                        .pSignalSemaphoreValues = &value};
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                       .pNext = &ti,
-                       .waitSemaphoreCount = nwait,
-                       .pWaitSemaphores = sems,
-                       .pWaitDstStageMask = stages,
-                       .commandBufferCount = 1,
-                       .pCommandBuffers = &cmd->cb,
-                       .signalSemaphoreCount = 1,
-                       .pSignalSemaphores = &q->timeline};
-    pthread_mutex_lock(&dev->submit_lock);
-    VkResult r = HCL_KIT_FAULT(VkResult, hcl__vk.vkQueueSubmit(dev->queue, 1, &si, VK_NULL_HANDLE));
-    pthread_mutex_unlock(&dev->submit_lock);
-    if (r != VK_SUCCESS) {
-        status = hcl__vk_fail(r, "vkQueueSubmit", "a command of %u wait(s)", nwait);
-        goto cleanup;
-    }
-    q->submitted = value;
-    if (flight) flight->value = value;
-    flight = NULL;
+    const uint64_t value = ++q->recorded;
+    q->batch_count++;
+    cmd->cb = VK_NULL_HANDLE;
     cmd->first = 0;
     if (cmd->ev) cmd->ev->value = value;
-    if (wait_done) status = hcl__vk_wait_value(dev, q->timeline, value, "a command");
-cleanup:
-    if (flight) { /* never submitted: free to reuse */
-        hcl__vk.vkResetCommandBuffer(flight->cb, 0);
-        flight->value = 0;
+    if (when == HCL_VK_BATCHED && q->batch_count < q->batch_max) {
+        if (!q->submit_when_idle) return HCL_SUCCESS;
+        /* the GPU still runs what was submitted before (the timeline read again only while it last said so): this
+         * command waits for more to join it */
+        if (q->completed < q->submitted && read_completed(q) == HCL_SUCCESS && q->completed < q->submitted)
+            return HCL_SUCCESS;
     }
-    cmd->cb = VK_NULL_HANDLE;
-    free(sems);
-    free(values);
-    free(stages);
+    status = flush(q);
+    if (status == HCL_SUCCESS && when == HCL_VK_WAITED)
+        status = hcl__vk_wait_value(q->dev, q->timeline, value, "a command");
     return status;
 }
 
-hcl_status hcl__vk_cmd_next(hcl__vk_cmd *cmd) { return begin_part(cmd); }
+hcl_status hcl__vk_cmd_next(hcl__vk_cmd *cmd) {
+    hcl_status status = batch_open(cmd->q);
+    if (status == HCL_SUCCESS) begin_part(cmd);
+    return status;
+}
 
 static void queue_unref(hcl__vk_queue *q);
 
 static void event_free(hcl__vk_event *ev) {
     if (!ev) return;
     hcl__vk_device *dev = ev->q->dev;
-    if (ev->value) (void)hcl__vk_wait_value(dev, ev->timeline, ev->value, "an event released");
+    if (ev->value) { /* its query pool may be written until then */
+        (void)event_submit(ev, 0);
+        (void)hcl__vk_wait_value(dev, ev->timeline, ev->value, "an event released");
+    }
     if (ev->queries) {
         hcl__vk.vkDestroyQueryPool(dev->device, ev->queries, NULL);
         hcl__vk_live(dev, -1);
@@ -221,15 +322,8 @@ static void event_free(hcl__vk_event *ev) {
 }
 
 hcl_status hcl__vk_cmd_finish(hcl__vk_cmd *cmd, hcl_status status, void **out_event) {
-    if (cmd->cb) { /* begun but not submitted (a failure while recording) */
-        hcl__vk_inflight *f = flight_of(cmd);
-        if (f) {
-            hcl__vk.vkEndCommandBuffer(cmd->cb);
-            hcl__vk.vkResetCommandBuffer(cmd->cb, 0);
-            f->value = 0;
-        }
-        cmd->cb = VK_NULL_HANDLE;
-    }
+    if (cmd->cb) /* begun, never ended (a failure while recording): ended as recorded, so its batch stays whole */
+        (void)hcl__vk_cmd_submit(cmd, 1, HCL_VK_BATCHED);
     pthread_mutex_unlock(&cmd->q->lock);
     if (status == HCL_SUCCESS && cmd->ev && out_event)
         *out_event = cmd->ev;
@@ -239,7 +333,27 @@ hcl_status hcl__vk_cmd_finish(hcl__vk_cmd *cmd, hcl_status status, void **out_ev
     return status;
 }
 
+void hcl__vk_device_drain(hcl__vk_device *dev) {
+    pthread_mutex_lock(&dev->queues_lock);
+    for (hcl__vk_queue *q = dev->queues; q; q = q->next) {
+        pthread_mutex_lock(&q->lock);
+        (void)flush(q); /* a failure stays with the batch's events */
+        const uint64_t value = q->submitted;
+        pthread_mutex_unlock(&q->lock);
+        if (value) (void)hcl__vk_wait_value(dev, q->timeline, value, "the device's queues drained");
+    }
+    pthread_mutex_unlock(&dev->queues_lock);
+}
+
 /* ---- the entry points ---- */
+/* A positive count from the environment variable `name`, else `fallback`. */
+static uint32_t env_count(const char *name, uint32_t fallback) {
+    const char *v = getenv(name);
+    char *end = NULL;
+    const unsigned long n = v ? strtoul(v, &end, 10) : 0;
+    return v && *v && !*end && n > 0 && n <= 65536 ? (uint32_t)n : fallback;
+}
+
 hcl_status hcl__vk_queue_create(void *device, void **out_queue) {
     hcl_status status = HCL_SUCCESS;
     hcl__vk_device *dev = device;
@@ -247,6 +361,10 @@ hcl_status hcl__vk_queue_create(void *device, void **out_queue) {
     if (!q) return hcl__kit_oom("queue");
     q->dev = dev;
     q->refs = 1;
+    q->batch = NONE;
+    q->batch_max = env_count("HCL_VULKAN_BATCH", HCL_VK_BATCH_DEFAULT);
+    const char *idle = getenv("HCL_VULKAN_BATCH_IDLE");
+    q->submit_when_idle = !(idle && strcmp(idle, "0") == 0);
     pthread_mutex_init(&q->lock, NULL);
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -261,10 +379,14 @@ hcl_status hcl__vk_queue_create(void *device, void **out_queue) {
     hcl__vk_live(dev, 1);
     status = hcl__vk_buffer_make(dev, HCL_VK_STAGING_BYTES, dev->staging_type, 1, &q->staging);
     if (status != HCL_SUCCESS) goto cleanup;
+    pthread_mutex_lock(&dev->queues_lock);
+    q->next = dev->queues;
+    dev->queues = q;
+    pthread_mutex_unlock(&dev->queues_lock);
     *out_queue = q;
     return HCL_SUCCESS;
 cleanup:
-    hcl__vk_queue_destroy(q);
+    queue_unref(q);
     return status;
 }
 
@@ -282,6 +404,10 @@ static void queue_unref(hcl__vk_queue *q) {
         hcl__vk_live(dev, -1);
     }
     free(q->flights);
+    free(q->wait_sems);
+    free(q->wait_values);
+    free(q->wait_stages);
+    free(q->failures);
     pthread_mutex_destroy(&q->lock);
     free(q);
 }
@@ -289,15 +415,28 @@ static void queue_unref(hcl__vk_queue *q) {
 void hcl__vk_queue_destroy(void *queue) {
     hcl__vk_queue *q = queue;
     if (!q) return;
-    if (q->timeline && q->submitted) (void)hcl__vk_wait_value(q->dev, q->timeline, q->submitted, "a queue destroyed");
+    hcl__vk_device *dev = q->dev;
+    pthread_mutex_lock(&dev->queues_lock);
+    for (hcl__vk_queue **p = &dev->queues; *p; p = &(*p)->next)
+        if (*p == q) {
+            *p = q->next;
+            break;
+        }
+    pthread_mutex_unlock(&dev->queues_lock);
+    pthread_mutex_lock(&q->lock);
+    (void)flush(q); /* a failure stays with the batch's events */
+    pthread_mutex_unlock(&q->lock);
+    if (q->submitted) (void)hcl__vk_wait_value(dev, q->timeline, q->submitted, "a queue destroyed");
     queue_unref(q);
 }
 
 hcl_status hcl__vk_queue_finish(void *queue) {
     hcl__vk_queue *q = queue;
     pthread_mutex_lock(&q->lock);
+    hcl_status status = flush(q);
     const uint64_t value = q->submitted;
     pthread_mutex_unlock(&q->lock);
+    if (status != HCL_SUCCESS) return status;
     return value ? hcl__vk_wait_value(q->dev, q->timeline, value, "hcl_queue_finish") : HCL_SUCCESS;
 }
 
@@ -307,19 +446,21 @@ hcl_status hcl__vk_queue_marker(void *queue, uint32_t num_wait, void *const *wai
     if (status != HCL_SUCCESS) return status;
     cmd.marker = 1;
     if (cmd.ev) cmd.ev->marker = 1;
-    status = hcl__vk_cmd_submit(&cmd, 1, 0);
+    status = hcl__vk_cmd_submit(&cmd, 1, HCL_VK_NOW);
     return hcl__vk_cmd_finish(&cmd, status, out_event);
 }
 
 hcl_status hcl__vk_event_wait(void *event) {
     hcl__vk_event *ev = event;
-    return hcl__vk_wait_value(ev->q->dev, ev->timeline, ev->value, "hcl_event_wait");
+    hcl_status status = event_submit(ev, 1);
+    return status == HCL_SUCCESS ? hcl__vk_wait_value(ev->q->dev, ev->timeline, ev->value, "hcl_event_wait") : status;
 }
 
 hcl_status hcl__vk_event_query(void *event, int *out_done) {
-    hcl_status status = HCL_SUCCESS;
     hcl__vk_event *ev = event;
     uint64_t done = 0;
+    hcl_status status = event_submit(ev, 1);
+    if (status != HCL_SUCCESS) return status;
     HCL_VK_CHECK(vkGetSemaphoreCounterValue, (ev->q->dev->device, ev->timeline, &done), "an event's timeline");
     *out_done = done >= ev->value;
 cleanup:

@@ -57,6 +57,7 @@
     X(vkDestroySemaphore)                                                                                              \
     X(vkWaitSemaphores)                                                                                                \
     X(vkGetSemaphoreCounterValue)                                                                                      \
+    X(vkSignalSemaphore)                                                                                               \
     X(vkCreateShaderModule)                                                                                            \
     X(vkDestroyShaderModule)                                                                                           \
     X(vkCreateDescriptorSetLayout)                                                                                     \
