@@ -181,7 +181,12 @@ static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
  * device (lavapipe runs a group's work-items as a loop: the smaller tile is its measured one). */
 static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return g->m <= 16 || g->n <= 16;
-    if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT64 || kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 1;
+    /* Measured on an H200 (bench, 4096^3, TFLOP/s): f16 on the cooperative-matrix kernel 21.7, on the SIMT tiles 33.1
+     * (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x 128), 29.2 (128 x 64), 25.1 (64 x 64). So the
+     * cooperative-matrix kernel only when forced, until it beats the SIMT tiles, and bf16 never on 128 x 128 unforced. */
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 0;
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT128 && g->ab_type == HCL_DTYPE_BF16) return 0;
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT64) return 1;
     const size_t groups = hcl_ceil_div(g->m, kk->bm) * hcl_ceil_div(g->n, kk->bn);
     return !dev->is_cpu && groups * 4 >= hcl_known_or(dev->compute_units, 64) * 3;
 }
