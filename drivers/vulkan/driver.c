@@ -83,6 +83,15 @@ static hcl_status describe_device(hcl__vk_device_entry *e) {
     hcl__vk.vkGetPhysicalDeviceFeatures2(e->phys, &f2);
     if (!f12.timelineSemaphore)
         return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "vulkan: device '%s' lacks timeline semaphores", info->name);
+    /* the built-in kernels fold with sub-group operations (kernels/<op>/<op>.comp): a device without them in compute
+     * shaders could build none of them */
+    const VkSubgroupFeatureFlags need =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+    if (!(sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) || (sub.supportedOperations & need) != need)
+        return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED,
+                            "vulkan: device '%s' lacks sub-group basic, arithmetic and shuffle operations in compute "
+                            "shaders (the built-in kernels use them)",
+                            info->name);
     e->has_16bit_storage = f11.storageBuffer16BitAccess;
     e->has_int16 = f2.features.shaderInt16;
     e->has_float16 = f12.shaderFloat16;
