@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SENTINEL(type) ((type)(uintptr_t)0x5e5e5e50u)
 
@@ -472,6 +473,50 @@ CONF_TEST(api, blocking_forms_complete) {
             CHECK(memcmp(back, src, SZ) == 0, "round %u: a blocking copy was not complete for another queue", r);
     }
     CHECK_ST(HCL_SUCCESS, hcl_queue_finish(conf_queue));
+}
+
+/* Seconds of CLOCK_MONOTONIC. */
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A command queued behind a busy one runs when the device is free, while the host makes no HCL call (a driver that
+ * gathers commands into one submission, as Vulkan's does, must still send it unasked: CPU and GPU overlap). A long
+ * fill (a) and one behind it (b), then the host sleeps, calling nothing, for several times what the pair takes (timed
+ * first): the device time from a's start to b's end must be well within the sleep, which it is not when b waits for
+ * the next call to be submitted. */
+CONF_TEST(api, queue_runs_without_calls) {
+    const char *idle = getenv("HCL_VULKAN_BATCH_IDLE");
+    if (conf_backend_is("vulkan") && idle && strcmp(idle, "0") == 0)
+        cr_skip_test("HCL_VULKAN_BATCH_IDLE=0: the Vulkan driver holds commands until a call observes them, as asked");
+    const size_t big = (size_t)64 << 20, small = (size_t)16 << 20;
+    hcl_buffer busy = conf_buffer(big), other = conf_buffer(small);
+    REQUIRE(busy && other, "buffers");
+    const uint32_t pat = 0x5a5a0f0fu;
+    hcl_event a = NULL, b = NULL;
+    const double t0 = now_s();
+    REQUIRE_OK(hcl_buffer_fill_async(conf_queue, busy, 0, big, &pat, 4, 0, NULL, &a));
+    conf_track_event(a);
+    REQUIRE_OK(hcl_buffer_fill_async(conf_queue, other, 0, small, &pat, 4, 0, NULL, &b));
+    conf_track_event(b);
+    REQUIRE_OK(hcl_event_wait(b));
+    const double pair = now_s() - t0, sleep_s = 4 * pair + 0.25;
+
+    hcl_event a2 = NULL, b2 = NULL;
+    REQUIRE_OK(hcl_buffer_fill_async(conf_queue, busy, 0, big, &pat, 4, 0, NULL, &a2));
+    conf_track_event(a2);
+    REQUIRE_OK(hcl_buffer_fill_async(conf_queue, other, 0, small, &pat, 4, 0, NULL, &b2));
+    conf_track_event(b2);
+    const struct timespec pause = {(time_t)sleep_s, (long)((sleep_s - (double)(time_t)sleep_s) * 1e9)};
+    nanosleep(&pause, NULL); /* no HCL call meanwhile */
+    double s = -1;
+    if (CHECK_ST(HCL_SUCCESS, hcl_event_elapsed(a2, b2, &s)))
+        CHECK(s >= 0 && s < sleep_s / 2,
+              "the second command ran %.3f s after the first began, though the host slept %.3f s without an HCL call "
+              "(the pair took %.3f s when waited for): it waited for a call to submit it",
+              s, sleep_s, pair);
 }
 
 CONF_TEST(api, zero_size_transfers) {

@@ -267,6 +267,7 @@ static hcl_status vk_device_open(uint32_t index, void **out_device) {
     atomic_init(&dev->live, 0);
     pthread_mutex_init(&dev->submit_lock, NULL);
     pthread_mutex_init(&dev->queues_lock, NULL);
+    hcl__vk_submitter_init(dev);
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                   .queueFamilyIndex = e->queue_family,
@@ -310,6 +311,7 @@ static hcl_status vk_device_open(uint32_t index, void **out_device) {
     return HCL_SUCCESS;
 cleanup:
     if (dev->device) hcl__vk.vkDestroyDevice(dev->device, NULL);
+    hcl__vk_submitter_end(dev);
     pthread_mutex_destroy(&dev->submit_lock);
     pthread_mutex_destroy(&dev->queues_lock);
     free(dev);
@@ -319,6 +321,7 @@ cleanup:
 static void vk_device_close(void *device) {
     hcl__vk_device *dev = device;
     if (!dev) return;
+    hcl__vk_submitter_end(dev); /* the queues are gone: it holds nothing */
     hcl__vk.vkDeviceWaitIdle(dev->device);
     hcl__vk_pipeline_cache_close(dev);
     long live = atomic_load(&dev->live);
@@ -331,9 +334,9 @@ static void vk_device_close(void *device) {
     free(dev);
 }
 
-/* Interop: device -> VkDevice, queue -> the device's one VkQueue (every HCL queue of the device submits to it; a
- * caller that submits to it too must hold no HCL call on the device meanwhile), buffer -> VkBuffer. HCL keeps
- * ownership of all three. */
+/* Interop: device -> VkDevice, queue -> the device's one VkQueue (every HCL queue of the device submits to it, the
+ * driver's submitter thread too while a queue holds a batch back; a caller that submits to it too must hold no HCL
+ * call on the device meanwhile and have finished its queues), buffer -> VkBuffer. HCL keeps ownership of all three. */
 static hcl_status vk_get_native(hcl_native_kind kind, void *object, void **out_native) {
     switch (kind) {
     case HCL_NATIVE_DEVICE: *out_native = (void *)((hcl__vk_device *)object)->device; return HCL_SUCCESS;

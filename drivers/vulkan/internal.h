@@ -83,7 +83,15 @@ typedef struct hcl__vk_device {
     VkPipelineCache pipeline_cache;
     size_t cache_size_loaded; /* bytes of the pipeline cache loaded at open (stored again at close when it grew) */
     PFN_vkCmdPushDescriptorSetKHR push_descriptors;
-    atomic_long live; /* Vulkan objects not yet destroyed (checked at close) */
+    atomic_long live;     /* Vulkan objects not yet destroyed (checked at close) */
+    uint64_t submissions; /* vkQueueSubmit calls on `queue` (under submit_lock): the order of the queues' last ones */
+    /* The submitter (queue.c): a thread, started when a queue first holds a batch back, that submits each held batch
+     * once the submission before it completed; told to stop and joined at close. */
+    pthread_mutex_t held_lock; /* the three below (taken after a queue's lock, never before one) */
+    pthread_cond_t held_cond;  /* signalled when `held_new` is set or the submitter is told to stop */
+    int held_new;              /* a queue held a batch back since the submitter last looked */
+    int submitter_state;       /* 0: no thread, 1: running, 2: told to stop */
+    pthread_t submitter;
 } hcl__vk_device;
 
 static inline void hcl__vk_live(hcl__vk_device *dev, long delta) { atomic_fetch_add(&dev->live, delta); }
@@ -122,7 +130,8 @@ typedef struct hcl__vk_failure {
 
 /* An HCL queue. Every command takes the next value of the timeline (`recorded`) and is recorded into the open batch,
  * a command buffer submitted as a whole (signalling its last command's value) when the GPU has finished what was
- * submitted before, when it holds `batch_max` commands, or when something must observe its commands (queue.c). */
+ * submitted before (at once by the caller, or later by the device's submitter thread), when it holds `batch_max`
+ * commands, or when something must observe its commands (queue.c). */
 typedef struct hcl__vk_queue {
     hcl__vk_device *dev;
     pthread_mutex_t lock;   /* everything below but `refs` and `next` */
@@ -144,6 +153,9 @@ typedef struct hcl__vk_queue {
     uint32_t flight_count, flight_capacity;
     hcl__vk_failure *failures; /* submissions that failed, in value order (adjacent ones of one result merged) */
     uint32_t num_failures;
+    hcl__vk_failure late;   /* a batch the submitter failed to submit, not yet reported by a call (fn NULL: none) */
+    int held;               /* the open batch waits for `submitted` to complete: the submitter watches the queue */
+    uint64_t order;         /* dev->submissions at the queue's last submission (the submitter waits for the oldest) */
     hcl__vk_buffer staging; /* HCL_VK_STAGING_BYTES host-visible, for reads and writes */
     int refs; /* the HCL queue's own, and one for each of its events alive (an event may outlive its queue: its
                * timeline semaphore stays until the last of them is released) */
@@ -196,6 +208,10 @@ hcl_status hcl__vk_wait_value(hcl__vk_device *dev, VkSemaphore timeline, uint64_
 /* Submit every queue's open batch and wait for all of them: before something their commands use is destroyed (a
  * kernel's pipelines). */
 void hcl__vk_device_drain(hcl__vk_device *dev);
+/* The submitter's lock and condition, at device open; stop and join its thread (when started) and destroy them, at
+ * close (after the last queue is gone). */
+void hcl__vk_submitter_init(hcl__vk_device *dev);
+void hcl__vk_submitter_end(hcl__vk_device *dev);
 
 /* ---- GLSL at run time (glsl.c) ---- */
 /* Compile `size` bytes of GLSL (a trailing NUL is allowed) with build `options` (-DNAME[=VALUE], -O0, -O) into

@@ -6,13 +6,17 @@
  * an idle GPU never waits for work: the first command of a quiet queue goes at once), when it holds `batch_max`
  * commands, or when anything must observe its commands: hcl_queue_finish, an event waited for, queried, released or
  * named in another queue's wait list, a transfer through the staging, a blocking call, a marker, the queue's end, a
- * kernel's end. So while the GPU works, the commands that come meanwhile go in one vkQueueSubmit. An event is its
+ * kernel's end. So while the GPU works, the commands that come meanwhile go in one vkQueueSubmit, which the device's
+ * submitter thread makes as soon as the GPU has finished what came before, when no call did it first. An event is its
  * command's value plus two timestamps. A batch that cannot be submitted fails the call that submits it; its values are
  * then signalled from the host (nothing waits for them forever) and its events report the failure. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, pthread_sigmask */
 #include "internal.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define TAKEN UINT64_MAX /* a command buffer being recorded */
 #define NONE UINT32_MAX  /* no open batch */
@@ -99,15 +103,18 @@ cleanup:
 }
 
 /* The open batch could not be submitted (`r` from `fn`): its commands never run. Once everything before them has
- * completed, the host signals their values, so nothing waits for them forever; their events report the failure
- * (queue locked). Returns the failure's status, with the message set. */
-static hcl_status batch_failed(hcl__vk_queue *q, VkResult r, const char *fn) {
+ * completed, the host signals their values, so nothing waits for them forever; their events report the failure, and
+ * when the submitter (`late`) was submitting, so does the next call that submits or finishes the queue (queue
+ * locked). Returns the failure's status, with the message set. */
+static hcl_status batch_failed(hcl__vk_queue *q, VkResult r, const char *fn, int late) {
     hcl__vk_device *dev = q->dev;
     hcl__vk_inflight *f = &q->flights[q->batch];
     const uint64_t first = q->submitted + 1, last = q->recorded;
     hcl__vk.vkResetCommandBuffer(f->cb, 0); /* it may still be recording (vkEndCommandBuffer failed) */
     f->value = 0;
     q->batch = NONE;
+    q->held = 0;
+    if (late && !q->late.fn) q->late = (hcl__vk_failure){first, last, r, fn};
     hcl__vk_failure *prev = q->num_failures ? &q->failures[q->num_failures - 1] : NULL;
     if (prev && prev->last + 1 == first && prev->result == r && prev->fn == fn) {
         prev->last = last;
@@ -128,8 +135,8 @@ static hcl_status batch_failed(hcl__vk_queue *q, VkResult r, const char *fn) {
 }
 
 /* Submit the open batch, when it holds a command, signalling its last command's value after the waits its commands
- * named (queue locked). */
-static hcl_status flush(hcl__vk_queue *q) {
+ * named; `late` when the submitter does it (queue locked). */
+static hcl_status submit_batch(hcl__vk_queue *q, int late) {
     if (q->batch == NONE || q->batch_count == 0) return HCL_SUCCESS;
     hcl__vk_device *dev = q->dev;
     hcl__vk_inflight *f = &q->flights[q->batch];
@@ -140,7 +147,7 @@ static hcl_status flush(hcl__vk_queue *q) {
     hcl__vk.vkCmdPipelineBarrier(f->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
                                  NULL, 0, NULL);
     VkResult r = HCL_KIT_FAULT(VkResult, hcl__vk.vkEndCommandBuffer(f->cb));
-    if (r != VK_SUCCESS) return batch_failed(q, r, "vkEndCommandBuffer");
+    if (r != VK_SUCCESS) return batch_failed(q, r, "vkEndCommandBuffer", late);
     const uint64_t value = q->recorded;
     VkTimelineSemaphoreSubmitInfo ti = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
                                         .waitSemaphoreValueCount = q->num_wait,
@@ -158,12 +165,28 @@ static hcl_status flush(hcl__vk_queue *q) {
                        .pSignalSemaphores = &q->timeline};
     pthread_mutex_lock(&dev->submit_lock);
     r = HCL_KIT_FAULT(VkResult, hcl__vk.vkQueueSubmit(dev->queue, 1, &si, VK_NULL_HANDLE));
+    if (r == VK_SUCCESS) q->order = ++dev->submissions;
     pthread_mutex_unlock(&dev->submit_lock);
-    if (r != VK_SUCCESS) return batch_failed(q, r, "vkQueueSubmit");
+    if (r != VK_SUCCESS) return batch_failed(q, r, "vkQueueSubmit", late);
     f->value = value;
     q->submitted = value;
     q->batch = NONE;
+    q->held = 0;
     return HCL_SUCCESS;
+}
+
+/* Submit the open batch for a call (queue locked): its status, else that of a batch the submitter failed to submit
+ * since the last call that submitted or finished (reported once). */
+static hcl_status flush(hcl__vk_queue *q) {
+    hcl_status status = submit_batch(q, 0);
+    if (status == HCL_SUCCESS && q->late.fn) {
+        status = hcl__vk_fail(q->late.result, q->late.fn,
+                              "a batch of commands of this queue (timeline values %llu-%llu), submitted by the driver "
+                              "once the GPU had finished what came before: none of them ran",
+                              (unsigned long long)q->late.first, (unsigned long long)q->late.last);
+        q->late.fn = NULL;
+    }
+    return status;
 }
 
 /* The status of the command of timeline value `value`: its batch's failure, if its submission failed (queue locked). */
@@ -223,6 +246,7 @@ static void begin_part(hcl__vk_cmd *cmd) {
 }
 
 static void event_free(hcl__vk_event *ev);
+static void hold(hcl__vk_queue *q);
 
 hcl_status hcl__vk_cmd_begin(hcl__vk_cmd *cmd, hcl__vk_queue *q, uint32_t num_wait, void *const *wait, int want_event) {
     hcl_status status = HCL_SUCCESS;
@@ -288,9 +312,11 @@ hcl_status hcl__vk_cmd_submit(hcl__vk_cmd *cmd, int last, hcl__vk_when when) {
     if (when == HCL_VK_BATCHED && q->batch_count < q->batch_max) {
         if (!q->submit_when_idle) return HCL_SUCCESS;
         /* the GPU still runs what was submitted before (the timeline read again only while it last said so): this
-         * command waits for more to join it */
-        if (q->completed < q->submitted && read_completed(q) == HCL_SUCCESS && q->completed < q->submitted)
+         * command waits for more to join it, or for the submitter to see that submission complete */
+        if (q->completed < q->submitted && read_completed(q) == HCL_SUCCESS && q->completed < q->submitted) {
+            hold(q);
             return HCL_SUCCESS;
+        }
     }
     status = flush(q);
     if (status == HCL_SUCCESS && when == HCL_VK_WAITED)
@@ -337,12 +363,135 @@ void hcl__vk_device_drain(hcl__vk_device *dev) {
     pthread_mutex_lock(&dev->queues_lock);
     for (hcl__vk_queue *q = dev->queues; q; q = q->next) {
         pthread_mutex_lock(&q->lock);
-        (void)flush(q); /* a failure stays with the batch's events */
+        (void)submit_batch(q, 0); /* a failure stays with the batch's events */
         const uint64_t value = q->submitted;
         pthread_mutex_unlock(&q->lock);
         if (value) (void)hcl__vk_wait_value(dev, q->timeline, value, "the device's queues drained");
     }
     pthread_mutex_unlock(&dev->queues_lock);
+}
+
+/* ---- the submitter ---- */
+#define RUNNING 1
+#define STOPPING 2
+/* How long the submitter waits on one queue's timeline before it looks for queues that held a batch meanwhile (one
+ * whose last submission is older completes first: the device's VkQueue runs submissions in order). */
+#define HELD_SLICE_NS 1000000ull
+
+/* Submit the held batches whose previous submission completed; wait (in slices, until it completes, new work comes or
+ * the submitter is told to stop) for the oldest submission of the queues still holding one. Returns whether any
+ * queue still holds one. Takes the device's queue list, then one queue's lock at a time, as the callers do. */
+static int submit_held(hcl__vk_device *dev) {
+    hcl__vk_queue *oldest = NULL;
+    uint64_t value = 0;
+    int more = 0;
+    pthread_mutex_lock(&dev->queues_lock);
+    for (hcl__vk_queue *q = dev->queues; q; q = q->next) {
+        pthread_mutex_lock(&q->lock);
+        if (q->held) {
+            /* a timeline that cannot be read (a lost device) is not waited for: the submission reports the error */
+            if (read_completed(q) != HCL_SUCCESS || q->completed >= q->submitted) {
+                (void)submit_batch(q, 1); /* a failure goes to its events and the queue's next call */
+            } else {
+                more = 1;
+                if (!oldest || q->order < oldest->order) {
+                    oldest = q;
+                    value = q->submitted;
+                }
+            }
+        }
+        pthread_mutex_unlock(&q->lock);
+    }
+    if (oldest) __atomic_add_fetch(&oldest->refs, 1, __ATOMIC_RELAXED); /* its timeline outlives a release meanwhile */
+    pthread_mutex_unlock(&dev->queues_lock);
+    if (!oldest) return more;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                              .semaphoreCount = 1,
+                              .pSemaphores = &oldest->timeline,
+                              .pValues = &value};
+    for (;;) {
+        const VkResult r = hcl__vk.vkWaitSemaphores(dev->device, &wi, HELD_SLICE_NS);
+        if (r != VK_TIMEOUT) {
+            if (r != VK_SUCCESS) { /* looked at again after a pause, never in a busy loop */
+                struct timespec pause = {0, (long)HELD_SLICE_NS};
+                nanosleep(&pause, NULL);
+            }
+            break;
+        }
+        pthread_mutex_lock(&dev->held_lock);
+        const int news = dev->held_new || dev->submitter_state != RUNNING;
+        pthread_mutex_unlock(&dev->held_lock);
+        if (news) break;
+    }
+    queue_unref(oldest);
+    return more;
+}
+
+/* The submitter thread: sleeps until a queue holds a batch back, then submits held batches as their queues' previous
+ * submissions complete, until told to stop. */
+static void *submitter_main(void *arg) {
+    hcl__vk_device *dev = arg;
+    pthread_mutex_lock(&dev->held_lock);
+    while (dev->submitter_state == RUNNING) {
+        if (!dev->held_new) {
+            pthread_cond_wait(&dev->held_cond, &dev->held_lock);
+            continue;
+        }
+        dev->held_new = 0; /* cleared before looking: a batch held meanwhile sets it again */
+        pthread_mutex_unlock(&dev->held_lock);
+        const int more = submit_held(dev);
+        pthread_mutex_lock(&dev->held_lock);
+        if (more) dev->held_new = 1;
+    }
+    pthread_mutex_unlock(&dev->held_lock);
+    return NULL;
+}
+
+/* The open batch waits for the queue's last submission to complete: tell the submitter, starting it the first time
+ * (queue locked). Without a thread (pthread_create failed) the batch waits for a call that submits, as it would with
+ * HCL_VULKAN_BATCH_IDLE=0. */
+static void hold(hcl__vk_queue *q) {
+    hcl__vk_device *dev = q->dev;
+    if (q->held) return; /* the submitter knows already */
+    q->held = 1;
+    pthread_mutex_lock(&dev->held_lock);
+    dev->held_new = 1;
+    if (dev->submitter_state == 0) {
+        /* the thread takes no signals: the program's handlers run on its own threads */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        dev->submitter_state = RUNNING;
+        const int err = pthread_create(&dev->submitter, NULL, submitter_main, dev);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (err) {
+            dev->submitter_state = 0;
+            HCL_KIT_LOG("the submitter thread could not be started (pthread_create: %s): held batches wait for a call "
+                        "that submits them",
+                        strerror(err));
+        }
+    } else {
+        pthread_cond_signal(&dev->held_cond);
+    }
+    pthread_mutex_unlock(&dev->held_lock);
+}
+
+void hcl__vk_submitter_init(hcl__vk_device *dev) {
+    pthread_mutex_init(&dev->held_lock, NULL);
+    pthread_cond_init(&dev->held_cond, NULL);
+    dev->held_new = 0;
+    dev->submitter_state = 0;
+}
+
+void hcl__vk_submitter_end(hcl__vk_device *dev) {
+    pthread_mutex_lock(&dev->held_lock);
+    const int started = dev->submitter_state == RUNNING;
+    if (started) dev->submitter_state = STOPPING;
+    pthread_cond_signal(&dev->held_cond);
+    pthread_mutex_unlock(&dev->held_lock);
+    if (started) pthread_join(dev->submitter, NULL);
+    pthread_cond_destroy(&dev->held_cond);
+    pthread_mutex_destroy(&dev->held_lock);
 }
 
 /* ---- the entry points ---- */
@@ -424,7 +573,7 @@ void hcl__vk_queue_destroy(void *queue) {
         }
     pthread_mutex_unlock(&dev->queues_lock);
     pthread_mutex_lock(&q->lock);
-    (void)flush(q); /* a failure stays with the batch's events */
+    (void)submit_batch(q, 0); /* a failure stays with the batch's events */
     pthread_mutex_unlock(&q->lock);
     if (q->submitted) (void)hcl__vk_wait_value(dev, q->timeline, q->submitted, "a queue destroyed");
     queue_unref(q);
