@@ -43,13 +43,6 @@ static size_t vk_fill_groups(const hcl_kdevice *dev, size_t per_unit, size_t fal
     return dev->compute_units ? (size_t)dev->compute_units * per_unit : fallback;
 }
 
-/* Buffer slot `slot` as two arguments: its elements (binding k) and its 16-byte words (binding k + count), the order
- * the shaders declare them; `slots` lists the `count` slots in binding order. */
-static void vk_mem_twice(hcl_klaunch *l, const hcl_kslot *slots, int count) {
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < count; i++) hcl_klaunch_mem(l, slots[i], 0);
-}
-
 hcl_status hcl__plan_vecadd_vk(const hcl_kdevice *dev, hcl_dtype type, size_t n, hcl_kplan *out) {
     const hcl_kprog prog = vk_prog(type);
     const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_vecadd", type);
@@ -63,8 +56,9 @@ hcl_status hcl__plan_vecadd_vk(const hcl_kdevice *dev, hcl_dtype type, size_t n,
     const size_t words = n / vk_word_elems(type), tail = n % vk_word_elems(type);
     const size_t items = words > tail ? words : tail;
     hcl_klaunch_1d(l, prog, kernel, vk_groups(dev, items, wg, 4096), wg);
-    static const hcl_kslot abc[3] = {HCL_KSLOT_A, HCL_KSLOT_B, HCL_KSLOT_C};
-    vk_mem_twice(l, abc, 3);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0); /* each seen by the shader as elements and as 16-byte words */
+    hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u32(l, (uint32_t)n);
     return HCL_SUCCESS;
 }
@@ -91,7 +85,6 @@ hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduc
     hcl_klaunch_1d(l, prog, partial, groups, wg);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
-    hcl_klaunch_mem(l, HCL_KSLOT_A, 0); /* its 16-byte words */
     hcl_klaunch_u32(l, (uint32_t)n);
     l = &out->launch[1];
     hcl_klaunch_1d(l, HCL_KPROG_VK, fold, 1, wg2);
@@ -135,8 +128,8 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
     }
     hcl_klaunch *l = &out->launch[0];
     hcl_klaunch_1d(l, prog, kernel, groups, wg ? wg : 1);
-    static const hcl_kslot in_out[2] = {HCL_KSLOT_A, HCL_KSLOT_C};
-    vk_mem_twice(l, in_out, 2);
+    hcl_klaunch_mem(l, HCL_KSLOT_A, 0); /* each seen by the shader as elements and as 16-byte words */
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
     hcl_klaunch_u32(l, (uint32_t)rows);
     hcl_klaunch_u32(l, (uint32_t)cols);
     hcl_klaunch_u32(l, (uint32_t)lanes);

@@ -52,14 +52,14 @@ static void softmax_plans(const hcl_kdevice *gpu) {
         hcl_kplan p;
         const hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
         const hcl_klaunch *l = &p.launch[0];
-        HCL_TS_CHECK(st == HCL_SUCCESS && !strcmp(kernel_name(l), cases[i].kernel) && l->num_args == 8 &&
-                         l->args[2].slot == HCL_KSLOT_A && l->args[3].slot == HCL_KSLOT_C &&
+        HCL_TS_CHECK(st == HCL_SUCCESS && !strcmp(kernel_name(l), cases[i].kernel) && l->num_args == 6 &&
+                         l->args[0].slot == HCL_KSLOT_A && l->args[1].slot == HCL_KSLOT_C &&
                          l->grid.x == cases[i].groups && l->block.x == cases[i].block &&
-                         arg_u32(l, 6) == cases[i].lanes && arg_u32(l, 7) == cases[i].keep,
+                         arg_u32(l, 4) == cases[i].lanes && arg_u32(l, 5) == cases[i].keep,
                      "softmax %zu x %zu (case %zu): %s, %u groups of %u, lanes %u, keep %u (status %d: %s)",
                      cases[i].rows, cases[i].cols, i, st == HCL_SUCCESS ? kernel_name(l) : "-",
                      st == HCL_SUCCESS ? l->grid.x : 0, st == HCL_SUCCESS ? l->block.x : 0,
-                     st == HCL_SUCCESS ? arg_u32(l, 6) : 0, st == HCL_SUCCESS ? arg_u32(l, 7) : 0, (int)st, p.why);
+                     st == HCL_SUCCESS ? arg_u32(l, 4) : 0, st == HCL_SUCCESS ? arg_u32(l, 5) : 0, (int)st, p.why);
         hcl_kplan_free(&p);
     }
 }
@@ -73,9 +73,9 @@ int main(void) {
     HCL_TS_CHECK(p.count == 1 && p.launch[0].prog == HCL_KPROG_VK16 &&
                      !strcmp(kernel_name(&p.launch[0]), "hcl_vecadd_bf16"),
                  "vecadd bf16 runs hcl_vecadd_bf16 of vk16");
-    HCL_TS_CHECK(p.launch[0].num_args == 7 && p.launch[0].args[3].slot == HCL_KSLOT_A &&
-                     p.launch[0].args[5].slot == HCL_KSLOT_C && p.launch[0].args[6].size == 4,
-                 "vecadd: a, b, c, again as 16-byte words, then n as 32 bits");
+    HCL_TS_CHECK(p.launch[0].num_args == 4 && p.launch[0].args[0].slot == HCL_KSLOT_A &&
+                     p.launch[0].args[2].slot == HCL_KSLOT_C && p.launch[0].args[3].size == 4,
+                 "vecadd: a, b, c (each seen as elements and as 16-byte words), then n as 32 bits");
     hcl_kplan_free(&p);
     /* a work-item a 16-byte word (8 16-bit elements) a trip, at most 4096 groups; at least one for a tail alone */
     HCL_TS_CHECK(hcl_plan_vecadd(&gpu, HCL_DTYPE_F16, (size_t)1 << 28, &p) == HCL_SUCCESS &&
@@ -99,8 +99,9 @@ int main(void) {
                      p.launch[1].grid.x == 1,
                  "reduce: the f16 partials, then one group folds them in f32");
     HCL_TS_CHECK(p.scratch_bytes == p.launch[0].grid.x * sizeof(float), "reduce: one float of scratch a partial");
-    HCL_TS_CHECK(p.launch[0].num_args == 4 && p.launch[0].args[2].slot == HCL_KSLOT_A,
-                 "reduce: in, the partials, in again as 16-byte words, then n");
+    HCL_TS_CHECK(p.launch[0].num_args == 3 && p.launch[0].args[0].slot == HCL_KSLOT_A &&
+                     p.launch[0].args[1].slot == HCL_KSLOT_SCRATCH,
+                 "reduce: in (seen as elements and as 16-byte words), the partials, then n");
     hcl_kplan_free(&p);
     /* groups that fill the device: 8 of 256 an SM (132 SMs), where n has two words a work-item for them */
     HCL_TS_CHECK(hcl_plan_reduce(&gpu, HCL_DTYPE_F32, HCL_REDUCE_SUM, (size_t)1 << 25, &p) == HCL_SUCCESS &&

@@ -1,7 +1,7 @@
 // reduce (Vulkan GLSL, kernels/hcl_vk_types.glsl): the sum, max or min (-DOP_SUM, -DOP_MAX, -DOP_MIN) of in[0..n)
 // into one float, deterministic: two launches of shapes fixed by n and the device only.
 //   hcl_reduce_<op>_<type> (-DPARTIAL): work-group g folds its share of in into partial[g]: a grid-stride loop over
-//     in's 16-byte words (in bound a second time as uvec4, binding 2), two words a trip into two sets of HCL_VN
+//     in's 16-byte words (in seen a second time, as uvec4, at its binding 0), two words a trip into two sets of HCL_VN
 //     accumulators, then the last n % HCL_VN elements one a work-item;
 //   hcl_reduce_<op>_final (f32 partials, one work-group): folds partial[0..n) into out[0].
 // The work-items' totals meet in subgroup operations and shared memory (HCL_GROUP_FOLD_FN). Padding is the identity
@@ -12,7 +12,7 @@
 #include "hcl_vk_types.glsl"
 #ifdef PARTIAL
 layout(std430, set = 0, binding = 0) readonly buffer In { T x[]; };
-layout(std430, set = 0, binding = 2) readonly buffer In4 { uvec4 x4[]; };
+layout(std430, set = 0, binding = 0) readonly buffer In4 { uvec4 x4[]; };
 #else
 layout(std430, set = 0, binding = 0) readonly buffer In { float x[]; };
 #endif

@@ -4,7 +4,8 @@
 //     operations and shared memory (HCL_GROUP_FOLD_FN);
 //   hcl_softmax_rows_<type> (-DSOFTMAX_ROWS): a run of p.lanes invocations of a subgroup a row (a power of two, at
 //     most the subgroup size), so a work-group takes several rows at once; the team folds through subgroup shuffles.
-// The row is read in 16-byte words (HCL_VN elements; in and out are bound a second time as uvec4) where its length
+// The row is read in 16-byte words (HCL_VN elements; in and out are seen a second time, as uvec4, at
+// their bindings) where its length
 // is a multiple of HCL_VN (so every row starts on a word), else element by element, a word's worth an invocation.
 // With p.keep, each invocation keeps its first CAP values in registers (words member + k * team), read once; the
 // words past those (all of them without p.keep) are streamed: a pass that folds the running max and the sum rescaled
@@ -23,8 +24,8 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 layout(std430, set = 0, binding = 0) readonly buffer In { T x[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T y[]; };
-layout(std430, set = 0, binding = 2) readonly buffer In4 { uvec4 x4[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Out4 { uvec4 y4[]; };
+layout(std430, set = 0, binding = 0) readonly buffer In4 { uvec4 x4[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Out4 { uvec4 y4[]; };
 layout(push_constant) uniform P { uint rows; uint cols; uint lanes; uint keep; } p;
 
 #define CAP 32                 // values an invocation keeps in registers
@@ -141,7 +142,8 @@ void main() {
     member = gl_SubgroupInvocationID % team;
     const uint slots = gl_NumSubgroups * (gl_SubgroupSize / team); // rows a work-group takes at once
     const uint slot = gl_SubgroupID * (gl_SubgroupSize / team) + gl_SubgroupInvocationID / team;
-    for (uint r0 = gl_WorkGroupID.x * slots; r0 < p.rows; r0 += gl_NumWorkGroups.x * slots) row(r0 + slot, r0 + slot < p.rows);
+    for (uint r0 = gl_WorkGroupID.x * slots; r0 < p.rows; r0 += gl_NumWorkGroups.x * slots)
+        row(r0 + slot, r0 + slot < p.rows);
 #else
     team = gl_WorkGroupSize.x;
     member = gl_LocalInvocationID.x;

@@ -1,5 +1,5 @@
-// vecadd (Vulkan GLSL, kernels/hcl_vk_types.glsl): c[i] = a[i] + b[i] for i < n. Each buffer is bound twice: as T
-// (bindings 0-2) and as 16-byte words (bindings 3-5, hcl_unpack/hcl_pack). A grid-stride loop over the whole words
+// vecadd (Vulkan GLSL, kernels/hcl_vk_types.glsl): c[i] = a[i] + b[i] for i < n. Each buffer is seen two ways at its
+// one binding (0-2): as T and as 16-byte words (hcl_unpack/hcl_pack). A grid-stride loop over the whole words
 // (4 float32 or 8 16-bit elements a work-item a trip: one 16-byte load a buffer), then the last n % HCL_VN elements
 // one a work-item.
 #version 450
@@ -8,9 +8,9 @@
 layout(std430, set = 0, binding = 0) readonly buffer A { T a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { T b[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer C { T c[]; };
-layout(std430, set = 0, binding = 3) readonly buffer A4 { uvec4 a4[]; };
-layout(std430, set = 0, binding = 4) readonly buffer B4 { uvec4 b4[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer C4 { uvec4 c4[]; };
+layout(std430, set = 0, binding = 0) readonly buffer A4 { uvec4 a4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B4 { uvec4 b4[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer C4 { uvec4 c4[]; };
 layout(push_constant) uniform P { uint n; } p;
 void main() {
     const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x, words = p.n / HCL_VN;
