@@ -2,11 +2,12 @@
 # The fault-injection walk (robust/README.md):
 #   fault-walk.sh <source dir> <build dir> <backend>...
 # Configures <build dir> once with -DHCL_FAULT_INJECTION=ON and ASan+UBSan (LSan on), builds only libhcl, the OpenCL
-# driver and hcl-fault-flow, counts the injectable sites the flow hits on each backend, then runs the flow once per
-# site with that site failing (HCL_FAULT_AT), two at a time. A site fails the walk when the flow crashes, reports a
-# failure without a message, computes a wrong result, leaks (LSan) or does not work again afterwards. Sites that
-# known-vendor-limits.md lists as crashing inside a vendor library would be skipped here with the reason (none is, at
-# present). Exit 0: every site passed on every backend that has a device; 77: no backend had one.
+# driver (and the Vulkan one when vulkan is walked) and hcl-fault-flow, counts the injectable sites the flow hits on
+# each backend, then runs the flow once per site with that site failing (HCL_FAULT_AT), two at a time. A site fails
+# the walk when the flow crashes, reports a failure without a message, computes a wrong result, leaks (LSan) or does
+# not work again afterwards. Sites that known-vendor-limits.md lists as crashing inside a vendor library would be
+# skipped here with the reason (none is, at present). Exit 0: every site passed on every backend that has a device;
+# 77: no backend had one.
 set -u
 # one_site <backend> <N>: run the flow with the N-th site failing; prints "<N> ok|FAIL <details>"
 one_site() {
@@ -38,7 +39,10 @@ if [ ! -f "$dir/CMakeCache.txt" ]; then
         >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; echo "fault-walk: configure failed"; exit 1; }
 fi
 start=$(date +%s)
-cmake --build "$dir" -j "$jobs" --target hcl-fault-flow hcl-opencl >"$dir.build.log" 2>&1 ||
+targets="hcl-fault-flow hcl-opencl"
+for b in "$@"; do [ "$b" = vulkan ] && targets="$targets hcl-vulkan"; done
+# shellcheck disable=SC2086 # the targets are words
+cmake --build "$dir" -j "$jobs" --target $targets >"$dir.build.log" 2>&1 ||
     { tail -50 "$dir.build.log"; echo "fault-walk: build failed"; exit 1; }
 echo "fault-walk: build ready in $(($(date +%s) - start)) s ($dir)"
 

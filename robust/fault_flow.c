@@ -29,7 +29,10 @@ typedef struct flow {
 } flow;
 
 static hcl_status flow_release(flow *f, hcl_status st) {
-    /* release in reverse order; a release never fails on a handle the flow holds */
+    /* the queue finished first (hcl.h: a buffer that pending commands use must not be released; a run that failed
+     * half-way may leave commands queued), its status ignored: the run's own is what counts; then release in reverse
+     * order; a release never fails on a handle the flow holds */
+    if (f->q) (void)hcl_queue_finish(f->q);
     hcl_status r = HCL_SUCCESS;
 #define REL(call, h)                                                                                                   \
     if (h && (r = call(h)) != HCL_SUCCESS) fprintf(stderr, #call ": %s: %s\n", hcl_status_name(r), hcl_last_message());

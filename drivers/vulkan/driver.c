@@ -18,22 +18,26 @@ static const char *vendor_name(uint32_t id) {
     }
 }
 
-/* Whether the device offers extension `name`. */
+/* Whether the device offers extension `name`: 1 or 0; -1 when the host is out of memory (the caller's start then fails
+ * with HCL_ERROR_OUT_OF_MEMORY, which the core tries again later, rather than describe the device without it). */
 static int has_extension(VkPhysicalDevice phys, const char *name) {
     uint32_t n = 0;
     if (hcl__vk.vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL) != VK_SUCCESS || n == 0) return 0;
     VkExtensionProperties *ext = calloc(n, sizeof *ext);
+    if (!ext) return -1;
     int found = 0;
-    if (ext && hcl__vk.vkEnumerateDeviceExtensionProperties(phys, NULL, &n, ext) == VK_SUCCESS)
+    if (hcl__vk.vkEnumerateDeviceExtensionProperties(phys, NULL, &n, ext) == VK_SUCCESS)
         for (uint32_t i = 0; i < n && !found; i++) found = strcmp(ext[i].extensionName, name) == 0;
     free(ext);
     return found;
 }
 
 /* Whether the device multiplies what kernels/gemm/gemm_coop.comp does through VK_NV_cooperative_matrix: the extension,
- * its cooperativeMatrix feature, and an entry of 16 x 16 x 16, f16 A and B, f32 C and D, sub-group scope. */
+ * its cooperativeMatrix feature, and an entry of 16 x 16 x 16, f16 A and B, f32 C and D, sub-group scope: 1 or 0; -1
+ * out of host memory. */
 static int coop_matrix_f16(VkPhysicalDevice phys) {
-    if (!has_extension(phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) return 0;
+    const int ext = has_extension(phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    if (ext <= 0) return ext;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &cm};
@@ -44,9 +48,10 @@ static int coop_matrix_f16(VkPhysicalDevice phys) {
     uint32_t n = 0;
     if (!cm.cooperativeMatrix || !props || props(phys, &n, NULL) != VK_SUCCESS || n == 0) return 0;
     VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof *p);
+    if (!p) return -1;
     int found = 0;
-    for (uint32_t i = 0; p && i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
-    if (p && props(phys, &n, p) == VK_SUCCESS)
+    for (uint32_t i = 0; i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    if (props(phys, &n, p) == VK_SUCCESS)
         for (uint32_t i = 0; i < n && !found; i++)
             found = p[i].MSize == 16 && p[i].NSize == 16 && p[i].KSize == 16 &&
                     p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
@@ -60,6 +65,8 @@ static int coop_matrix_f16(VkPhysicalDevice phys) {
 static hcl_status describe_device(hcl__vk_device_entry *e) {
     hcl_device_info *info = &e->info;
     const int nv_sm = has_extension(e->phys, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    const int push = has_extension(e->phys, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    if (nv_sm < 0 || push < 0) return hcl__kit_oom("device extensions");
     VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
     VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
@@ -73,7 +80,7 @@ static hcl_status describe_device(hcl__vk_device_entry *e) {
     if (p->apiVersion < VK_API_VERSION_1_2)
         return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "vulkan: device '%s' offers Vulkan %u.%u; HCL needs 1.2", info->name,
                             VK_API_VERSION_MAJOR(p->apiVersion), VK_API_VERSION_MINOR(p->apiVersion));
-    if (!has_extension(e->phys, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME))
+    if (!push)
         return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "vulkan: device '%s' lacks %s (the driver binds buffers with it)",
                             info->name, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -160,8 +167,12 @@ static hcl_status describe_device(hcl__vk_device_entry *e) {
     e->limits.subgroup_width = info->subgroup_size;
     info->has_fp16 = e->has_float16 && e->has_16bit_storage;
     /* the hardware fact; the plans decide what uses it (kernels/plan_types.c) */
-    e->has_coop_matrix = info->has_fp16 && sub.subgroupSize == 32 && info->type == HCL_DEVICE_TYPE_GPU &&
-                         f12.vulkanMemoryModel && coop_matrix_f16(e->phys);
+    const int coop =
+        info->has_fp16 && sub.subgroupSize == 32 && info->type == HCL_DEVICE_TYPE_GPU && f12.vulkanMemoryModel
+            ? coop_matrix_f16(e->phys)
+            : 0;
+    if (coop < 0) return hcl__kit_oom("cooperative-matrix properties");
+    e->has_coop_matrix = coop;
     if (e->has_coop_matrix) info->matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
     info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32);
     e->ns_per_tick = lim->timestampPeriod;
@@ -201,7 +212,13 @@ static hcl_status start(char *reason, size_t reason_size, char *version, size_t 
             return HCL_ERROR_OUT_OF_MEMORY;
         }
         e->phys = phys[i];
-        if (describe_device(e) != HCL_SUCCESS) { /* not kept: the next add takes its place */
+        const hcl_status described = describe_device(e);
+        if (described == HCL_ERROR_OUT_OF_MEMORY) { /* the start fails, and the core tries it again later */
+            snprintf(reason, reason_size, "out of host memory describing device %u", i);
+            free(phys);
+            return HCL_ERROR_OUT_OF_MEMORY;
+        }
+        if (described != HCL_SUCCESS) { /* not kept: the next add takes its place */
             HCL_KIT_WARN("physical device %u skipped: %s", i, hcl__kit_last_failure());
             continue;
         }
