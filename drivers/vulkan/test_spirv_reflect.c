@@ -1,77 +1,54 @@
 /* ctest vulkan-spirv-reflect: the driver's SPIR-V reflection (spirv_reflect.c) on the built-in kernels' Vulkan module
  * (kernels/CMakeLists.txt's vk.spv, given as argv[1]): every entry point's storage buffers and push constants as the
- * plans pass them (vecadd: bindings 0-2, each once though a, b and c are declared twice, as elements and as 16-byte words,
- * and one uint; gemm: bindings 0-2, each once though A and B are declared twice, seven uints and two floats); a missing entry
- * point, OpenCL SPIR-V and every truncated or corrupted copy refused or read without a read past the module (the
- * sanitizer build checks that). */
+ * plans pass them (vecadd: bindings 0-2, each once though a, b and c are declared twice, as elements and as 16-byte
+ * words, and one uint; gemm: bindings 0-2, each once though A and B are declared twice, seven uints and two floats); a
+ * missing entry point, OpenCL SPIR-V and every truncated or corrupted copy refused or read without a read past the
+ * module (the sanitizer build checks that). Checks through the test library (HCL_TS_CHECK). */
+#include "hcl_testsupport.h"
 #include "spirv_reflect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(cond, ...)                                                                                              \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
-
-static void *read_file(const char *path, size_t *out_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = n > 0 ? malloc((size_t)n) : NULL;
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *out_size = p ? (size_t)n : 0;
-    return p;
-}
-
 int main(int argc, char **argv) {
     size_t size = 0;
-    uint32_t *spv = argc > 1 ? read_file(argv[1], &size) : NULL;
+    uint32_t *spv = argc > 1 ? hcl_ts_read_file(argv[1], &size) : NULL;
     if (!spv) {
         printf("usage: %s vk.spv (could not read it)\n", argv[0]);
         return 1;
     }
     char why[256];
     hcl__vk_reflect r;
-    EXPECT(hcl__vk_spirv_is_shader(spv, size), "vk.spv is not a Vulkan shader module");
-    EXPECT(hcl__vk_spirv_reflect(spv, size, "hcl_vecadd_f32", &r, why, sizeof why), "vecadd: %s", why);
-    EXPECT(r.num_bindings == 3 && r.bindings[0] == 0 && r.bindings[2] == 2, "vecadd: %u bindings", r.num_bindings);
-    EXPECT(r.num_push == 1 && r.push_size[0] == 4 && r.push_bytes == 4, "vecadd: %u push constants", r.num_push);
-    EXPECT(r.size_from_spec, "vecadd: the work-group size is not the specialisation constants'");
-    EXPECT(hcl__vk_spirv_reflect(spv, size, "hcl_gemm_f32", &r, why, sizeof why), "gemm: %s", why);
-    EXPECT(r.num_bindings == 3 && r.bindings[0] == 0 && r.bindings[1] == 1 && r.bindings[2] == 2 && r.num_push == 9 &&
-               r.push_bytes == 36,
-           "gemm: %u bindings, %u push constants, %u bytes", r.num_bindings, r.num_push, r.push_bytes);
+    HCL_TS_CHECK(hcl__vk_spirv_is_shader(spv, size), "vk.spv is not a Vulkan shader module");
+    HCL_TS_CHECK(hcl__vk_spirv_reflect(spv, size, "hcl_vecadd_f32", &r, why, sizeof why), "vecadd: %s", why);
+    HCL_TS_CHECK(r.num_bindings == 3 && r.bindings[0] == 0 && r.bindings[2] == 2, "vecadd: %u bindings",
+                 r.num_bindings);
+    HCL_TS_CHECK(r.num_push == 1 && r.push_size[0] == 4 && r.push_bytes == 4, "vecadd: %u push constants", r.num_push);
+    HCL_TS_CHECK(r.size_from_spec, "vecadd: the work-group size is not the specialisation constants'");
+    HCL_TS_CHECK(hcl__vk_spirv_reflect(spv, size, "hcl_gemm_f32", &r, why, sizeof why), "gemm: %s", why);
+    HCL_TS_CHECK(r.num_bindings == 3 && r.bindings[0] == 0 && r.bindings[1] == 1 && r.bindings[2] == 2 &&
+                     r.num_push == 9 && r.push_bytes == 36,
+                 "gemm: %u bindings, %u push constants, %u bytes", r.num_bindings, r.num_push, r.push_bytes);
     for (uint32_t i = 0; i < r.num_push; i++)
-        EXPECT(r.push_offset[i] == 4 * i && r.push_size[i] == 4, "gemm: push constant %u at %u, %u bytes", i,
-               r.push_offset[i], r.push_size[i]);
-    EXPECT(!strcmp(r.push_type[7], "float32") && !strcmp(r.push_type[0], "uint32"), "gemm: types %s, %s",
-           r.push_type[0], r.push_type[7]);
-    EXPECT(hcl__vk_spirv_reflect(spv, size, "hcl_reduce_sum_final", &r, why, sizeof why), "reduce: %s", why);
-    EXPECT(r.num_bindings == 2 && r.num_push == 1, "reduce final: %u bindings, %u push", r.num_bindings, r.num_push);
-    EXPECT(!hcl__vk_spirv_reflect(spv, size, "no_such_kernel", &r, why, sizeof why) && strstr(why, "no GLCompute"),
-           "a missing entry point: %s", why);
+        HCL_TS_CHECK(r.push_offset[i] == 4 * i && r.push_size[i] == 4, "gemm: push constant %u at %u, %u bytes", i,
+                     r.push_offset[i], r.push_size[i]);
+    HCL_TS_CHECK(!strcmp(r.push_type[7], "float32") && !strcmp(r.push_type[0], "uint32"), "gemm: types %s, %s",
+                 r.push_type[0], r.push_type[7]);
+    HCL_TS_CHECK(hcl__vk_spirv_reflect(spv, size, "hcl_reduce_sum_final", &r, why, sizeof why), "reduce: %s", why);
+    HCL_TS_CHECK(r.num_bindings == 2 && r.num_push == 1, "reduce final: %u bindings, %u push", r.num_bindings,
+                 r.num_push);
+    HCL_TS_CHECK(!hcl__vk_spirv_reflect(spv, size, "no_such_kernel", &r, why, sizeof why) &&
+                     strstr(why, "no GLCompute"),
+                 "a missing entry point: %s", why);
     /* OpenCL SPIR-V: the Kernel capability instead of Shader */
     uint32_t *cl = malloc(size);
     memcpy(cl, spv, size);
     for (size_t i = 5; i < size / 4 && (cl[i] & 0xffff) == 17; i += cl[i] >> 16)
         if (cl[i + 1] == 1) cl[i + 1] = 6;
-    EXPECT(!hcl__vk_spirv_is_shader(cl, size), "OpenCL SPIR-V taken for a shader");
-    EXPECT(!hcl__vk_spirv_reflect(cl, size, "hcl_vecadd_f32", &r, why, sizeof why) && strstr(why, "OpenCL"),
-           "OpenCL SPIR-V: %s", why);
+    HCL_TS_CHECK(!hcl__vk_spirv_is_shader(cl, size), "OpenCL SPIR-V taken for a shader");
+    HCL_TS_CHECK(!hcl__vk_spirv_reflect(cl, size, "hcl_vecadd_f32", &r, why, sizeof why) && strstr(why, "OpenCL"),
+                 "OpenCL SPIR-V: %s", why);
     /* every truncation, and corrupted words: no crash, no read past (ASan) */
     int refused = 0;
     for (size_t n = 0; n < size; n += 4) {
@@ -80,7 +57,7 @@ int main(int argc, char **argv) {
         refused += !hcl__vk_spirv_reflect(cut, n, "hcl_gemm_f32", &r, why, sizeof why);
         free(cut);
     }
-    EXPECT(refused > 0, "no truncated copy was refused");
+    HCL_TS_CHECK(refused > 0, "no truncated copy was refused");
     srand(38);
     for (int t = 0; t < 2000; t++) {
         memcpy(cl, spv, size);
@@ -90,7 +67,8 @@ int main(int argc, char **argv) {
     }
     free(cl);
     free(spv);
-    printf("%s: %d failure(s); %zu truncated copies, %d refused\n", failures ? "FAIL" : "PASS", failures, size / 4,
-           refused);
+    const int failures = hcl_ts_failures();
+    printf("%s: %d of %d check(s) failed; %zu truncated copies, %d refused\n", failures ? "FAIL" : "PASS", failures,
+           hcl_ts_checks(), size / 4, refused);
     return failures ? 1 : 0;
 }
