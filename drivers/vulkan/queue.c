@@ -359,15 +359,18 @@ hcl_status hcl__vk_cmd_finish(hcl__vk_cmd *cmd, hcl_status status, void **out_ev
     return status;
 }
 
+/* Submit the queue's open batch and wait for everything it submitted; a failure stays with the batch's events. */
+static void queue_drain(hcl__vk_queue *q, const char *what) {
+    pthread_mutex_lock(&q->lock);
+    (void)submit_batch(q, 0);
+    const uint64_t value = q->submitted;
+    pthread_mutex_unlock(&q->lock);
+    if (value) (void)hcl__vk_wait_value(q->dev, q->timeline, value, what);
+}
+
 void hcl__vk_device_drain(hcl__vk_device *dev) {
     pthread_mutex_lock(&dev->queues_lock);
-    for (hcl__vk_queue *q = dev->queues; q; q = q->next) {
-        pthread_mutex_lock(&q->lock);
-        (void)submit_batch(q, 0); /* a failure stays with the batch's events */
-        const uint64_t value = q->submitted;
-        pthread_mutex_unlock(&q->lock);
-        if (value) (void)hcl__vk_wait_value(dev, q->timeline, value, "the device's queues drained");
-    }
+    for (hcl__vk_queue *q = dev->queues; q; q = q->next) queue_drain(q, "the device's queues drained");
     pthread_mutex_unlock(&dev->queues_lock);
 }
 
@@ -572,10 +575,7 @@ void hcl__vk_queue_destroy(void *queue) {
             break;
         }
     pthread_mutex_unlock(&dev->queues_lock);
-    pthread_mutex_lock(&q->lock);
-    (void)submit_batch(q, 0); /* a failure stays with the batch's events */
-    pthread_mutex_unlock(&q->lock);
-    if (q->submitted) (void)hcl__vk_wait_value(dev, q->timeline, q->submitted, "a queue destroyed");
+    queue_drain(q, "a queue destroyed");
     queue_unref(q);
 }
 
