@@ -98,13 +98,22 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
                     p[z * rows * cols + i * p_i + j * p_j] = (float)sum;
                 }
     } else if (strcmp(name, "hcl_gemm_splitk_sum_f32") == 0) {
-        u64 m = ARG(u64, 0), n = ARG(u64, 1), slices = ARG(u64, 2), ldc = ARG(u64, 7);
+        /* gemm.cu's order: thread group h of `groups` adds slices h, h + groups, ...; then the groups in order */
+        u64 m = ARG(u64, 0), n = ARG(u64, 1), slices = ARG(u64, 2), ldc = ARG(u64, 7), groups = ARG(u64, 8);
         const float *p = PTR(float, 3);
         float alpha = ARG(float, 4), beta = ARG(float, 5), *c = PTR(float, 6);
+        if (groups == 0 || groups > 32 || block_x % groups) {
+            fprintf(stderr, "test_builtin_hostgpu: %s with %llu groups, blocks of %u\n", name, groups, block_x);
+            return 1;
+        }
         for (u64 r = 0; r < m; r++)
             for (u64 j = 0; j < n; j++) {
                 float s = 0;
-                for (u64 z = 0; z < slices; z++) s += p[z * m * n + r * n + j];
+                for (u64 h = 0; h < groups; h++) {
+                    float t = 0;
+                    for (u64 z = h; z < slices; z += groups) t += p[z * m * n + r * n + j];
+                    s = h ? s + t : t;
+                }
                 c[r * ldc + j] = beta != 0.0f ? beta * c[r * ldc + j] + alpha * s : alpha * s;
             }
     } else if (strncmp(name, "hcl_softmax_", 12) == 0) {

@@ -30,7 +30,7 @@
 #define HCL_GEMM_ROWS_GROUPS 8   /* groups of 32 threads a block */
 #define HCL_GEMM_ROWS_STAGE 8192 /* floats of A in shared memory: MR rows x HCL_GEMM_ROWS_STAGE / MR values of k */
 #define HCL_GEMM_ROWS_COLS_T 4   /* columns a group takes in the t kernels */
-#define HCL_GEMM_ROWS_UNROLL 4   /* loads of B in flight a thread in the n kernels */
+#define HCL_GEMM_ROWS_UNROLL(MR) ((MR) <= 4 ? 8 : 4) /* loads of B in flight a thread in the n kernels */
 
 /* Stage rows 0..MR-1 of A's values of k [p0, p0 + len) into as as floats, value q of row r at q * MR + r (QR: the n
  * kernels, which read a value of k for every row) or r * KC + q (the t kernels, which read a run of k per row): zeros
@@ -90,7 +90,7 @@ __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned l
                                                 const TAB *__restrict__ B, unsigned long long ldb,
                                                 float *__restrict__ P, unsigned long long p_i, unsigned long long p_j) {
     constexpr int VEC = hcl_elem<TAB>::VEC, CW = MR * VEC > 64 ? VEC / 2 : VEC, KC = HCL_GEMM_ROWS_STAGE / MR,
-                  G = HCL_GEMM_ROWS_GROUPS, U = HCL_GEMM_ROWS_UNROLL;
+                  G = HCL_GEMM_ROWS_GROUPS, U = HCL_GEMM_ROWS_UNROLL(MR);
     __shared__ __align__(16) float as[MR * KC];
     const int c = threadIdx.x % 32, w = threadIdx.x / 32;
     const unsigned long long j = (unsigned long long)blockIdx.x * (32 * CW) + (unsigned long long)c * CW;
