@@ -81,8 +81,13 @@ static void usage(FILE *f) {
         "                      theoretical peak)\n"
         "  --no-transfer       skip the transfer section (host-to-device and device-to-host bandwidth)\n"
         "  --no-energy         read no telemetry (power, energy, clocks: docs/telemetry.md)\n"
-        "  --energy-window S   a row's energy is read over its timed runs and, when they take less than S seconds\n"
-        "                      (default 0.5), more runs of the same call (0: the timed runs alone)\n"
+        "  --energy-window S   a row's energy is read over runs of the same call after its timed runs (without\n"
+        "                      their poison and gate fills): one, and more while they take less than S seconds\n"
+        "                      (default 0.5)\n"
+        "  --gate-bytes N      before each timed run, a fill of N bytes of a buffer of its own (the gate), so the\n"
+        "                      device is still busy while the host submits the run and its device time holds no\n"
+        "                      wait for the host, and so the caches hold none of the run's data (default on a\n"
+        "                      GPU 256M, at most 1/16 of its memory; on a CPU device 0: no gate)\n"
         "  --peak, --transfer  run only these sections (either or both): no kernel table, launch or user kernel\n"
         "\n"
         "Sizes (N accepts 1000, 16M = 16*2^20, 1K = 2^10, 2^24). Defaults on a GPU: vecadd and reduce 2^25 and\n"
@@ -265,6 +270,7 @@ enum {
     OPT_REDUCE_N,
     OPT_NOISE,
     OPT_ENERGY_WINDOW,
+    OPT_GATE,
     OPT_JSON,
     OPT_CSV,
     OPT_PLOT,
@@ -315,6 +321,10 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
         break;
     case OPT_ENERGY_WINDOW:
         if (parse_double(v, 0.0, 60.0, &o->energy_window)) want = "seconds from 0 to 60";
+        break;
+    case OPT_GATE:
+        if (parse_size(v, &o->gate_bytes)) want = "a size in bytes (0: no gate; 256M, 1G, 2^28)";
+        o->gate_set = 1;
         break;
     case OPT_VECADD_N:
     case OPT_REDUCE_N:
@@ -435,6 +445,7 @@ static int parse_args(int argc, char **argv, options *o) {
         {"noise-threshold", required_argument, NULL, OPT_NOISE},
         {"no-energy", no_argument, &o->energy, 0},
         {"energy-window", required_argument, NULL, OPT_ENERGY_WINDOW},
+        {"gate-bytes", required_argument, NULL, OPT_GATE},
         {"json", required_argument, NULL, OPT_JSON},
         {"csv", required_argument, NULL, OPT_CSV},
         {"plot", required_argument, NULL, OPT_PLOT},
@@ -614,6 +625,30 @@ static int count_failures(const options *o, const device_run *dr) {
     return bad;
 }
 
+/* The gate (--gate-bytes): its buffer, or none (a CPU device by default; or when it cannot be made, said in the
+ * device's header line). */
+static void gate_open(bdev *b) {
+    device_run *dr = b->run;
+    size_t bytes = b->opt->gate_set ? b->opt->gate_bytes : b->cpu ? 0 : BENCH_GATE_BYTES;
+    if (!b->opt->gate_set && b->info.global_mem_bytes && bytes > b->info.global_mem_bytes / 16)
+        bytes = (size_t)(b->info.global_mem_bytes / 16) / 4 * 4;
+    bytes = bytes / 4 * 4;
+    if (bytes == 0) {
+        snprintf(dr->gate_note, sizeof dr->gate_note, "none (%s)",
+                 b->opt->gate_set ? "--gate-bytes 0" : "a CPU device");
+        return;
+    }
+    hcl_status st = hcl_buffer_create(b->device, bytes, 0, &b->gate);
+    if (st != HCL_SUCCESS) {
+        b->gate = NULL;
+        snprintf(dr->gate_note, sizeof dr->gate_note, "none (its %zu-byte buffer: %s: %s)", bytes, hcl_status_name(st),
+                 hcl_last_message());
+        return;
+    }
+    b->gate_bytes = dr->gate_bytes = bytes;
+    snprintf(dr->gate_note, sizeof dr->gate_note, "a %.0f MiB fill before each timed run", bytes / 1048576.0);
+}
+
 static void run_device(const options *o, device_run *dr, int index, int total) {
     double t0 = now_s();
     bdev b;
@@ -636,6 +671,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     dr->info = b.info;
     b.cpu = b.info.type == HCL_DEVICE_TYPE_CPU;
     snprintf(dr->selector, sizeof dr->selector, "%s:%u", b.info.backend, b.info.index);
+    gate_open(&b);
     bcase cases[BENCH_MAX_CASES];
     int ncases = plan_cases(o, &b.info, cases, BENCH_MAX_CASES, dr->plan_note, sizeof dr->plan_note);
     progress("%s: opening the baselines", dr->selector);
@@ -677,6 +713,7 @@ static void run_device(const options *o, device_run *dr, int index, int total) {
     }
     energy_stop(&b);
     baselines_close(&b);
+    if (b.gate) hcl_buffer_release(b.gate);
     st = hcl_queue_release(b.queue);
     if (st == HCL_SUCCESS)
         st = hcl_device_release(b.device);

@@ -55,6 +55,10 @@ extern const char *const gemm_set_names[GS_COUNT];
 /* The buffers' hcl_dtype of a bench type (result.c, as the names). */
 hcl_dtype bench_dtype(int type);
 
+/* The gate's default size on a GPU (--gate-bytes): larger than any GPU's last-level cache, and on an H200 about
+ * 70 us of filling, longer than the host takes to submit any timed call (cuBLAS's first-run heuristics included). */
+#define BENCH_GATE_BYTES ((size_t)256 << 20)
+
 typedef struct options {
     const char *selector; /* --device; NULL: the environment */
     int all;              /* --all: every available backend and device */
@@ -79,6 +83,8 @@ typedef struct options {
     double noise;          /* --noise-threshold: a spread above it marks a row noisy */
     int energy;            /* 0: --no-energy (no telemetry read at all) */
     double energy_window;  /* --energy-window: a row's energy window is at least this many seconds */
+    size_t gate_bytes;     /* --gate-bytes (gate_set: given; else the default, BENCH_GATE_BYTES on a GPU) */
+    int gate_set;
     const char *json, *csv, *plot, *compare;
     /* bench --comm (comm.h): the communication benchmark instead of the kernels */
     int comm, comm_cross, types_set;
@@ -244,6 +250,8 @@ typedef struct device_run {
     result results[BENCH_MAX_CASES];
     int nresults;
     char plan_note[256]; /* "scaled down to fit ...", "CPU sizes", ... */
+    size_t gate_bytes;   /* the gate's fill before each timed run (0: none; gate_note says why) */
+    char gate_note[HCL_REASON_MAX + 96];
     launch_cost launch;
     user_kernel uk;
     transfer_result xfer;
@@ -265,6 +273,8 @@ typedef struct bdev {
     device_run *run;
     struct bench_sampler *sampler; /* energy.c's sampler thread (NULL: no telemetry) */
     int energy_rows;               /* 1 while the kernel rows run: run_timed measures their energy */
+    hcl_buffer gate;               /* filled before each timed run (--gate-bytes; NULL: no gate) */
+    size_t gate_bytes;
 } bdev;
 
 /* A planned case. */
@@ -357,9 +367,9 @@ void settle_cpu(const bdev *b);
 /* energy.c: the device's telemetry during a run (hcl_telemetry.h). energy_start finds the device's source, starts
  * the sampler thread (every 20 ms on a GPU, 250 ms on a CPU, so it takes no time from the timed runs' thread), reads
  * the idle power over a second and prints the "energy:" line; with no source it prints why and does nothing more.
- * run_timed calls energy_begin before the first timed run and energy_end after the last: energy_end runs fn more
- * times while the window is shorter than --energy-window, then fills m->energy (returns 1 when such a run failed,
- * with m->error). energy_stop ends the thread. */
+ * run_timed calls energy_begin and energy_end after the last timed run: energy_end runs fn once and more times while
+ * the window is shorter than --energy-window (runs of the call alone: no poison or gate fills in the window), then
+ * fills m->energy (returns 1 when such a run failed, with m->error). energy_stop ends the thread. */
 typedef struct energy_mark {
     double t0, e0; /* wall time and energy counter (NaN: none) at the window's start */
     int started;

@@ -177,9 +177,9 @@ void energy_begin(bdev *b, energy_mark *mk) {
 int energy_end(bdev *b, energy_mark *mk, one_run_fn fn, void *ctx, measure *m) {
     memset(&m->energy, 0, sizeof m->energy);
     if (!mk->started) return 0;
-    int runs = m->ran;
+    int runs = 0;
     double s = 0;
-    while (now_s() - mk->t0 < b->run->energy.window_min_s && runs < 1000000) {
+    while (runs == 0 || (now_s() - mk->t0 < b->run->energy.window_min_s && runs < 1000000)) {
         progress("%s:%u energy window (%d runs, %.2f s)", b->info.backend, b->info.index, runs, now_s() - mk->t0);
         if (fn(b, ctx, &s, m)) {
             m->failed = 1;

@@ -318,8 +318,11 @@ static void note_check(measure *m, const hcl_ts_cmp *c, double rtol) {
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * The timed-run loop: poison the output (HCL_TS_POISON_BITS, a NaN), run, take the device time of the run; warm-up
- * runs are discarded. Without --repeats, a slow case stops after about 3 s of timed runs (at least 3 runs).
+ * The timed-run loop: poison the output (HCL_TS_POISON_BITS, a NaN), fill the gate (--gate-bytes: the device is still
+ * filling it while the host submits the run, so the run's device time holds no wait for the host's submission, and
+ * the caches hold none of the run's data), run, take the device time of the run; warm-up runs are discarded. Without
+ * --repeats, a slow case stops after about 3 s of timed runs (at least 3 runs). Then the energy window (energy.c):
+ * more runs of the call alone.
  * ------------------------------------------------------------------------------------------------------- */
 int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer out, size_t out_bytes, uint32_t poison,
               measure *m) {
@@ -329,11 +332,15 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
     m->ran = 0;
     energy_mark mk = {0, 0, 0};
     for (int it = 0; it < warmup + repeats; it++) {
-        if (it == warmup) energy_begin(b, &mk); /* the window starts before the first timed run's fill */
         progress("%s:%u %s (%s %d/%d)", b->info.backend, b->info.index, what, it < warmup ? "warm-up" : "run",
                  it < warmup ? it + 1 : it - warmup + 1, it < warmup ? warmup : repeats);
         hcl_status st = out ? hcl_buffer_fill(b->queue, out, 0, out_bytes, &poison, sizeof poison) : HCL_SUCCESS;
         if (st != HCL_SUCCESS) return call_failed(m, "hcl_buffer_fill (NaN poison)", st);
+        if (b->gate) { /* the device busy while the host submits the run (--gate-bytes), and the caches cold */
+            const uint32_t zero = 0;
+            st = hcl_buffer_fill_async(b->queue, b->gate, 0, b->gate_bytes, &zero, sizeof zero, 0, NULL, NULL);
+            if (st != HCL_SUCCESS) return call_failed(m, "hcl_buffer_fill_async (the gate)", st);
+        }
         double t0 = now_s(), s = 0.0;
         if (fn(b, ctx, &s, m)) {
             m->failed = 1;
@@ -346,6 +353,7 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
         }
     }
     measure_summarize(m, times);
+    energy_begin(b, &mk); /* the energy window: runs of the call alone (no fills of the poison or the gate in it) */
     return energy_end(b, &mk, fn, ctx, m);
 }
 

@@ -60,6 +60,7 @@ void print_header(const bdev *b, const device_run *dr) {
     print_wrapped(stdout, "identity:  ", "           ", i->identity);
     print_wrapped(stdout, "driver:    ", "           ", i->driver_version);
     print_wrapped(stdout, "sizes:     ", "           ", dr->plan_note);
+    print_wrapped(stdout, "gate:      ", "           ", dr->gate_note);
     printf("baselines:\n");
     static const char *const what[BASE_COUNT] = {"gemm", "copy", "reduce", "gemm", "gemm", "gemm"};
     for (int k = 0; k < BASE_COUNT; k++) {
@@ -519,6 +520,8 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             (uint64_t)i->max_work_item_sizes[1], (uint64_t)i->max_work_item_sizes[2], (uint64_t)i->max_grid_size[0],
             (uint64_t)i->max_grid_size[1], (uint64_t)i->max_grid_size[2], i->local_mem_bytes);
         json_field_str(f, "sizes", dr->plan_note);
+        fprintf(f, ", \"gate_bytes\": %zu", dr->gate_bytes);
+        json_field_str(f, "gate", dr->gate_note);
         json_field_num(f, "wall_s", dr->wall_s);
         json_device_energy(f, dr);
         fputs(",\n     \"baselines\": [", f);

@@ -26,12 +26,13 @@ run(version-short 0 "^hcl bench ${_v}\n$" -V)
 run(help 0 "usage: bench .*--noise-threshold F.*--compare OLD.json.*Exit status" --help)
 
 # a short real run in GNU forms: --opt=value, a unique prefix (--rep), and -v
-run(gnu-forms 0 "sizes: +--quick sizes, --scale 0\\.25.*kernel +shape.*vecadd +n=250001 .*HCL: [0-9]+ timed run"
+# (and the gate, forced on the CPU device: each timed run behind a 1 MiB fill)
+run(gnu-forms 0 "sizes: +--quick sizes, --scale 0\\.25.*gate: +a 1 MiB fill before each timed run.*kernel +shape.*vecadd +n=250001 .*HCL: [0-9]+ timed run"
     --device=host --quick --scale=0.25 --kernels=vecadd --types=f32 --rep=2 --warmup=0 --no-launch
-    --no-user-kernel --no-progress -v)
+    --no-user-kernel --no-progress -v --gate-bytes=1M)
 
 # --gemm-set skinny: only the skinny shapes, and the summary line after the table
-run(gemm-set 0 "sizes: +--quick sizes, --gemm-set skinny.*gemm +1x257x131 .*gemm skinny: median HCL/baseline over [0-9]+ shapes = "
+run(gemm-set 0 "sizes: +--quick sizes, --gemm-set skinny.*gate: +none \\(a CPU device\\).*gemm +1x257x131 .*gemm skinny: median HCL/baseline over [0-9]+ shapes = "
     --device=host --quick --kernels=gemm --gemm-set=skinny --types=f32 --rep=2 --warmup=0 --no-launch --no-user-kernel
     --no-peak --no-transfer --no-progress)
 
@@ -48,6 +49,7 @@ run(bad-scale-text 2 "--scale: bad value '0.25x'" --scale 0.25x)
 run(bad-noise 2 "--noise-threshold: bad value '0.9': expected a number above 1" --noise-threshold=0.9)
 run(bad-gemm 2 "--gemm: bad value '12x0x3': expected N or MxNxK" --gemm 12x0x3)
 run(bad-size 2 "--vecadd-n: bad value '12Q'" --vecadd-n 12Q)
+run(bad-gate 2 "--gate-bytes: bad value '1T': expected a size in bytes" --gate-bytes 1T)
 run(unknown-option 2 "unknown option '--nosuch'" --nosuch=3)
 run(unknown-short 2 "unknown option '-x'" -x)
 run(ambiguous-prefix 2 "ambiguous option '--no': it could be --no-verify --no-baselines" --no)
