@@ -165,12 +165,12 @@ int base_reduce_run(bdev *b, hcl_buffer in, hcl_buffer out, size_t n, double *ou
     return 1;
 }
 
-void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc) {
+void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_side *hcl, int nhcl, launch_cost *lc) {
     const vendor *v = vendor_of(b->bl->backend);
     if (v) {
         snprintf(lc->vendor_name, sizeof lc->vendor_name, "%s", v->launch);
         if (v->ops)
-            v->ops->launch(b->bl, n_submit, n_sync, hcl, lc, lc->vendor_reason, sizeof lc->vendor_reason);
+            v->ops->launch(b->bl, n_submit, n_sync, hcl, nhcl, lc, lc->vendor_reason, sizeof lc->vendor_reason);
         else
             snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "not built: %s was not found when bench was built",
                      v->header);

@@ -381,8 +381,84 @@ static int cu_launch_enter(char *err, size_t err_size) {
     return cu_failed(cu.cuCtxPushCurrent_v2(launch_ctx_of), "cuCtxPushCurrent (HCL's primary context)", err, err_size);
 }
 
-static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc, char *err,
-                        size_t err_size) {
+/* The raw launch timed as the tracer times a command: an event recorded before and after each launch (events made
+ * before the rounds, as HCL's pool keeps them), and after the wait that ends the launches two cuEventElapsedTime per
+ * launch: an anchor event (recorded and waited for at the start of each round, as the tracer anchors a queue once per
+ * trace) to the launch's end, and the launch's start to its end. */
+static struct {
+    CUevent *ev; /* 2 per launch: start, end */
+    int cap, used;
+    CUevent anchor;
+    CUstream stream;
+} cu_timed;
+
+static int cu_timed_enter(char *err, size_t err_size) {
+    if (cu_launch_enter(err, err_size)) return 1;
+    cu_timed.used = 0;
+    if (cu_failed(cu.cuEventRecord(cu_timed.anchor, cu_timed.stream), "cuEventRecord (the anchor)", err, err_size) ||
+        cu_failed(cu.cuEventSynchronize(cu_timed.anchor), "cuEventSynchronize (the anchor)", err, err_size)) {
+        cu_pop();
+        return 1;
+    }
+    return 0;
+}
+
+static int cu_timed_one(const launch_ctx *c, int sync, char *err, size_t err_size) {
+    CUstream s = (CUstream)c->queue;
+    if (cu_timed.used + 2 > cu_timed.cap) {
+        snprintf(err, err_size, "more launches before a wait than bench made events for (%d)", cu_timed.cap / 2);
+        return 1;
+    }
+    CUevent b = cu_timed.ev[cu_timed.used], e = cu_timed.ev[cu_timed.used + 1];
+    if (cu_failed(cu.cuEventRecord(b, s), "cuEventRecord", err, err_size) ||
+        cu_failed(cu.cuLaunchKernel((CUfunction)c->kernel, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL), "cuLaunchKernel", err,
+                  err_size) ||
+        cu_failed(cu.cuEventRecord(e, s), "cuEventRecord", err, err_size))
+        return 1;
+    cu_timed.used += 2;
+    if (!sync) return 0;
+    if (cu_failed(cu.cuStreamSynchronize(s), "cuStreamSynchronize", err, err_size)) return 1;
+    for (int i = 0; i < cu_timed.used; i += 2) {
+        float to_end = 0.0f, duration = 0.0f;
+        if (cu_failed(cu.elapsed(&to_end, cu_timed.anchor, cu_timed.ev[i + 1]), "cuEventElapsedTime", err, err_size) ||
+            cu_failed(cu.elapsed(&duration, cu_timed.ev[i], cu_timed.ev[i + 1]), "cuEventElapsedTime", err, err_size))
+            return 1;
+    }
+    cu_timed.used = 0;
+    return 0;
+}
+
+static void cu_timed_free(void) {
+    for (int i = 0; i < cu_timed.cap; i++)
+        if (cu_timed.ev[i]) cu.cuEventDestroy_v2(cu_timed.ev[i]);
+    if (cu_timed.anchor) cu.cuEventDestroy_v2(cu_timed.anchor);
+    free(cu_timed.ev);
+    memset(&cu_timed, 0, sizeof cu_timed);
+}
+
+/* The timed side's events (context pushed); 0, or 1 with lc->timed_reason saying why not. */
+static int cu_timed_make(struct baselines *bl, int n_submit, launch_cost *lc) {
+    char *err = lc->timed_reason;
+    size_t err_size = sizeof lc->timed_reason;
+    const int launches = n_submit > 50 ? n_submit : 50; /* the warm-up round's 50 launches */
+    cu_timed.stream = (CUstream)bl->queue;
+    if (!(cu_timed.ev = calloc((size_t)launches * 2, sizeof *cu_timed.ev))) {
+        snprintf(err, err_size, "out of host memory");
+        return 1;
+    }
+    cu_timed.cap = launches * 2;
+    /* default flags: timing enabled, as HCL's events */
+    CU_TRY(cu.cuEventCreate(&cu_timed.anchor, CU_EVENT_DEFAULT), "cuEventCreate");
+    for (int i = 0; i < cu_timed.cap; i++) CU_TRY(cu.cuEventCreate(&cu_timed.ev[i], CU_EVENT_DEFAULT), "cuEventCreate");
+    return 0;
+fail:
+    cu_timed_free();
+    return 1;
+}
+
+static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, int nhcl, launch_cost *lc,
+                        char *err, size_t err_size) {
+    snprintf(lc->timed_name, sizeof lc->timed_name, "cuLaunchKernel + timing event pair");
     if (!bl->cu_ready) {
         copy_text(err, err_size, cu.ok ? "CUDA baseline state not ready" : cu.reason);
         return;
@@ -395,15 +471,26 @@ static void cuda_launch(struct baselines *bl, int n_submit, int n_sync, launch_s
     CU_TRY(cu.cuModuleGetFunction(&fn, mod, "hcl_bench_empty"), "cuModuleGetFunction");
     launch_ctx c = {bl->queue, fn};
     lc->vendor_module_s = now_s() - t0;
+    const int timed_ok = !cu_timed_make(bl, n_submit, lc);
     /* HCL's rounds run as an application calls HCL (no context of ours current: HCL makes its own current inside each
      * call); the raw rounds with HCL's context current, as an application that uses it would have it */
     cu_pop();
     launch_ctx_of = (CUcontext)bl->ctx;
     const launch_side raw = {
         .fn = cu_launch_one, .ctx = c, .enter = cu_launch_enter, .leave = cu_pop, .err = err, .err_size = err_size};
-    time_raw_beside(hcl, &raw, n_submit, n_sync, lc);
+    const launch_side timed = {.fn = cu_timed_one,
+                               .ctx = c,
+                               .enter = cu_timed_enter,
+                               .leave = cu_pop,
+                               .err = lc->timed_reason,
+                               .err_size = sizeof lc->timed_reason};
+    time_raw_beside(hcl, nhcl, &raw, timed_ok ? &timed : NULL, n_submit, n_sync, lc);
     if (cu_push(bl, err, err_size)) return; /* for the module's unload */
 fail:
+    if (cu_timed.ev) {
+        cu.cuStreamSynchronize((CUstream)bl->queue); /* a failed round may have left events recorded */
+        cu_timed_free();
+    }
     if (mod) cu.cuModuleUnload(mod);
     cu_pop();
 }

@@ -277,9 +277,10 @@ static void raw_free(void) {
     memset(&rl, 0, sizeof rl); /* rl.cb goes with the copy's pool */
 }
 
-static void vulkan_launch(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc, char *err,
-                          size_t err_size) {
+static void vulkan_launch(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, int nhcl, launch_cost *lc,
+                          char *err, size_t err_size) {
     (void)bl;
+    snprintf(lc->timed_reason, sizeof lc->timed_reason, "bench has no timed raw launch for vulkan (timestamp queries)");
     hcl_module_source src;
     if (!cp.device) {
         copy_text(err, err_size, vk.ok ? "the Vulkan baselines are not set up on this device" : vk.reason);
@@ -328,7 +329,7 @@ static void vulkan_launch(struct baselines *bl, int n_submit, int n_sync, launch
     if ((r = vk.vkEndCommandBuffer(rl.cb)) != VK_SUCCESS) goto fail;
     lc->vendor_module_s = now_s() - t0;
     const launch_side raw = {.fn = vk_launch_one, .err = err, .err_size = err_size};
-    time_raw_beside(hcl, &raw, n_submit, n_sync, lc);
+    time_raw_beside(hcl, nhcl, &raw, NULL, n_submit, n_sync, lc);
     if (vk.vkQueueWaitIdle(cp.queue) != VK_SUCCESS) copy_text(err, err_size, "vkQueueWaitIdle after the launches");
     raw_free();
     return;

@@ -180,6 +180,17 @@ typedef struct launch_cost {
     int vendor_ran;
     double vendor_submit_us, vendor_sync_us, vendor_module_s;
     char vendor_reason[320];
+    /* HCL's launches with a trace running (hcl_trace_start into a temporary file, one trace per round, started and
+     * stopped outside the timed part), alternating with the rounds above */
+    int traced_ran;
+    double traced_submit_us, traced_sync_us;
+    char traced_reason[320]; /* why not measured (bench is tracing already, or the trace failed) */
+    /* the raw launch timed as the tracer times a command: an event before and after it, both read after the wait
+     * ("cuLaunchKernel + timing event pair"); "" where bench has none */
+    char timed_name[64];
+    int timed_ran;
+    double timed_submit_us, timed_sync_us;
+    char timed_reason[320];
 } launch_cost;
 
 typedef struct user_kernel {
@@ -461,17 +472,20 @@ typedef struct launch_side {
     char *err;                 /* where its failure is written */
     size_t err_size;
 } launch_side;
-/* Microseconds per launch of each side (count 1 or 2): n_submit launches then one wait, and n_sync launches each
+#define LAUNCH_SIDES_MAX 4 /* HCL, HCL traced, the raw call, the raw call timed */
+/* Microseconds per launch of each side (count 1 to LAUNCH_SIDES_MAX): n_submit launches then one wait, and n_sync launches each
  * waited for, the median of 7 such rounds; the sides' rounds alternate (a b, b a, a b, ...), so that the drift of a
  * machine over the measurement (rounds here differed by up to 30%) falls on both. A side that fails stops; the
  * other goes on. */
 void time_launches(launch_side *sides, int count, int n_submit, int n_sync);
-/* For a vendor's launch op: its raw side timed beside HCL's (hcl NULL: alone): the raw figures into lc (vendor_*), HCL's
- * into *hcl. */
-void time_raw_beside(launch_side *hcl, const launch_side *raw, int n_submit, int n_sync, launch_cost *lc);
-/* baselines.c: the raw vendor launch timed together with HCL's side (their rounds alternate; hcl NULL: the raw one
- * alone); HCL's side is left untimed (hcl->ran 0) when there is no vendor launch. */
-void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc);
+/* For a vendor's launch op: its raw side, and its timed side (timed NULL: none; its err is lc->timed_reason), timed
+ * beside HCL's nhcl sides hcl[] (0: the raw ones alone; hcl[0] untraced, hcl[1] traced): the raw figures into lc
+ * (vendor_*, timed_*), HCL's into hcl[]. */
+void time_raw_beside(launch_side *hcl, int nhcl, const launch_side *raw, const launch_side *timed, int n_submit,
+                     int n_sync, launch_cost *lc);
+/* baselines.c: the raw vendor launch (and its timed form) timed together with HCL's nhcl sides hcl[] (their rounds
+ * alternate; nhcl 0: the raw ones alone); HCL's sides are left untimed (ran 0) when there is no vendor launch. */
+void vendor_launch_cost(bdev *b, int n_submit, int n_sync, launch_side *hcl, int nhcl, launch_cost *lc);
 
 /* launch.c */
 void measure_launch(bdev *b, launch_cost *lc);

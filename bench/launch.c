@@ -10,6 +10,7 @@
 #include "bench_lib.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,67 @@ static int hcl_launch_one(const launch_ctx *c, int sync, char *err, size_t err_s
         return 1;
     }
     return 0;
+}
+
+/* HCL's traced side: each round runs with a trace of its own, into a temporary file that is removed after the round.
+ * The trace is started before the round's clock starts, with one untimed launch and finish that join the thread and
+ * the queue to it (the tracer's first command on a queue in a trace anchors its clock: a finish and three markers),
+ * and stopped (its records formatted and written) after the clock stops. */
+static struct {
+    char path[4096];
+    launch_ctx ctx;
+} traced;
+
+static int traced_enter(char *err, size_t err_size) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(traced.path, sizeof traced.path, "%s/hcl-bench-trace-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(traced.path);
+    if (fd < 0) {
+        snprintf(err, err_size, "no temporary file for the trace (%s): %s", traced.path, strerror(errno));
+        traced.path[0] = '\0';
+        return 1;
+    }
+    close(fd);
+    hcl_status st = hcl_trace_start(traced.path);
+    if (st != HCL_SUCCESS) {
+        hcl_ts_status_text(err, err_size, st, "hcl_trace_start");
+        unlink(traced.path);
+        traced.path[0] = '\0';
+        return 1;
+    }
+    if (hcl_launch_one(&traced.ctx, 1, err, err_size)) {
+        hcl_trace_stop();
+        unlink(traced.path);
+        traced.path[0] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+static void traced_leave(void) {
+    hcl_trace_stop();
+    if (traced.path[0]) unlink(traced.path);
+    traced.path[0] = '\0';
+}
+
+/* Whether HCL's rounds can run traced: not while bench itself is tracing (--trace, HCL_TRACE), as one trace runs at
+ * a time; else reason says why not. */
+static int can_trace(char *reason, size_t size) {
+    const char *env = getenv("HCL_TRACE");
+    if (env && *env) {
+        snprintf(reason, size, "not measured: bench is traced itself (HCL_TRACE; one trace at a time)");
+        return 0;
+    }
+    char err[320] = "";
+    if (traced_enter(err, sizeof err)) {
+        if (strstr(err, "being written already"))
+            snprintf(reason, size, "not measured: bench is traced itself (--trace; one trace at a time)");
+        else
+            snprintf(reason, size, "not measured: %s", err);
+        return 0;
+    }
+    traced_leave();
+    return 1;
 }
 
 void measure_launch(bdev *b, launch_cost *lc) {
@@ -59,20 +121,30 @@ void measure_launch(bdev *b, launch_cost *lc) {
     } else if (st != HCL_SUCCESS) {
         hcl_ts_status_text(lc->error, sizeof lc->error, st, "the empty kernel");
     }
-    launch_side hcl = {.fn = hcl_launch_one, .ctx = {b->queue, k}, .err = lc->error, .err_size = sizeof lc->error};
-    launch_side *mine = st == HCL_SUCCESS ? &hcl : NULL; /* the vendor's launch is timed without HCL's otherwise */
+    /* HCL's sides: [0] untraced, [1] traced (when bench is not tracing itself) */
+    launch_side hcl[2] = {{.fn = hcl_launch_one, .ctx = {b->queue, k}, .err = lc->error, .err_size = sizeof lc->error},
+                          {.fn = hcl_launch_one,
+                           .ctx = {b->queue, k},
+                           .enter = traced_enter,
+                           .leave = traced_leave,
+                           .err = lc->traced_reason,
+                           .err_size = sizeof lc->traced_reason}};
+    traced.ctx = hcl[0].ctx;
+    int nhcl = st != HCL_SUCCESS ? 0 : can_trace(lc->traced_reason, sizeof lc->traced_reason) ? 2 : 1;
     if (!lc->unsupported && b->opt->baselines) {
         progress("%s:%u launch cost (HCL and vendor)", b->info.backend, b->info.index);
-        vendor_launch_cost(b, lc->n_submit, lc->n_sync, mine, lc);
+        vendor_launch_cost(b, lc->n_submit, lc->n_sync, hcl, nhcl, lc); /* without HCL's sides when nhcl is 0 */
     } else if (!lc->unsupported) {
         snprintf(lc->vendor_reason, sizeof lc->vendor_reason, "--no-baselines");
     }
-    if (mine && !hcl.ran && !lc->error[0]) { /* no vendor launch to alternate with */
+    if (nhcl && !hcl[0].ran && !lc->error[0]) { /* no vendor launch to alternate with */
         progress("%s:%u launch cost (HCL)", b->info.backend, b->info.index);
-        time_launches(&hcl, 1, lc->n_submit, lc->n_sync);
+        time_launches(hcl, nhcl, lc->n_submit, lc->n_sync);
     }
-    lc->ran = hcl.ran;
-    lc->hcl_submit_us = hcl.submit_us, lc->hcl_sync_us = hcl.sync_us;
+    lc->ran = hcl[0].ran;
+    lc->hcl_submit_us = hcl[0].submit_us, lc->hcl_sync_us = hcl[0].sync_us;
+    if (nhcl == 2 && (lc->traced_ran = hcl[1].ran))
+        lc->traced_submit_us = hcl[1].submit_us, lc->traced_sync_us = hcl[1].sync_us;
     if (k) hcl_kernel_release(k);
     if (mod) hcl_module_release(mod);
 }

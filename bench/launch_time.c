@@ -31,8 +31,9 @@ static int round_of(launch_side *s, int n_submit, int n_sync, double *sub, doubl
 
 void time_launches(launch_side *sides, int count, int n_submit, int n_sync) {
     enum { ROUNDS = 7 };
-    double sub[2][ROUNDS], syn[2][ROUNDS];
-    int failed[2] = {0, 0};
+    double sub[LAUNCH_SIDES_MAX][ROUNDS], syn[LAUNCH_SIDES_MAX][ROUNDS];
+    int failed[LAUNCH_SIDES_MAX] = {0};
+    if (count > LAUNCH_SIDES_MAX) count = LAUNCH_SIDES_MAX;
     for (int k = 0; k < count; k++) { /* warm-up: first-launch work, lazy loading, clocks */
         sides[k].ran = 0;
         double a, b;
@@ -53,11 +54,18 @@ void time_launches(launch_side *sides, int count, int n_submit, int n_sync) {
     }
 }
 
-void time_raw_beside(launch_side *hcl, const launch_side *raw, int n_submit, int n_sync, launch_cost *lc) {
-    launch_side sides[2] = {*raw};
-    if (hcl) sides[1] = sides[0], sides[0] = *hcl; /* HCL first, as the rows read */
-    time_launches(sides, hcl ? 2 : 1, n_submit, n_sync);
-    const launch_side *r = &sides[hcl ? 1 : 0];
-    if ((lc->vendor_ran = r->ran)) lc->vendor_submit_us = r->submit_us, lc->vendor_sync_us = r->sync_us;
-    if (hcl) *hcl = sides[0];
+void time_raw_beside(launch_side *hcl, int nhcl, const launch_side *raw, const launch_side *timed, int n_submit,
+                     int n_sync, launch_cost *lc) {
+    launch_side sides[LAUNCH_SIDES_MAX];
+    int n = 0;
+    for (int i = 0; i < nhcl && n < 2; i++) sides[n++] = hcl[i]; /* HCL first, as the rows read */
+    const int r = n;
+    sides[n++] = *raw;
+    if (timed) sides[n++] = *timed;
+    time_launches(sides, n, n_submit, n_sync);
+    if ((lc->vendor_ran = sides[r].ran))
+        lc->vendor_submit_us = sides[r].submit_us, lc->vendor_sync_us = sides[r].sync_us;
+    if (timed && (lc->timed_ran = sides[r + 1].ran))
+        lc->timed_submit_us = sides[r + 1].submit_us, lc->timed_sync_us = sides[r + 1].sync_us;
+    for (int i = 0; i < r; i++) hcl[i] = sides[i];
 }

@@ -174,6 +174,45 @@ void print_table_footer(const device_run *dr, const options *o) {
     fflush(stdout);
 }
 
+/* The traced launch's figures (s 0: submit, 1: launch+sync; NAN where a row it needs did not run): HCL traced minus
+ * HCL untraced; the raw call timed as the tracer times a command minus the raw call (the vendor's own timing calls);
+ * and HCL's own traced overhead, the first minus the second. On the host backend there is no vendor call at all (the
+ * host driver's event is HCL's own), so its own overhead is the whole traced cost. */
+static double launch_traced_cost(const launch_cost *lc, int s) {
+    if (!lc->ran || !lc->traced_ran) return NAN;
+    return s ? lc->traced_sync_us - lc->hcl_sync_us : lc->traced_submit_us - lc->hcl_submit_us;
+}
+
+static double launch_vendor_timing(const launch_cost *lc, int s) {
+    if (!lc->vendor_ran || !lc->timed_ran) return NAN;
+    return s ? lc->timed_sync_us - lc->vendor_sync_us : lc->timed_submit_us - lc->vendor_submit_us;
+}
+
+static double launch_own_overhead(const device_run *dr, int s) {
+    const launch_cost *lc = &dr->launch;
+    if (!strcmp(dr->info.backend, "host")) return launch_traced_cost(lc, s);
+    return launch_traced_cost(lc, s) - launch_vendor_timing(lc, s);
+}
+
+static const char *launch_own_basis(const device_run *dr) {
+    return !strcmp(dr->info.backend, "host") ? "HCL traced - HCL untraced (no vendor call on host)"
+                                             : "(HCL traced - HCL untraced) - (raw timed - raw)";
+}
+
+/* One line of the launch table: a label, then submit and launch+sync (and the module time when module_s >= 0). */
+static void launch_line(const char *label, double submit, double sync, double module_s) {
+    printf("  %-40s submit %8.2f   launch+sync %8.2f", label, submit, sync);
+    if (module_s >= 0) printf("   (module %.1f ms)", 1e3 * module_s);
+    printf("\n");
+}
+
+/* A row that did not run: its label and why. */
+static void launch_not(const char *label, const char *reason) {
+    char first[128];
+    snprintf(first, sizeof first, "  %-40s ", label);
+    print_wrapped(stdout, first, "    ", reason);
+}
+
 void print_device_extras(const device_run *dr) {
     const launch_cost *lc = &dr->launch;
     char line[1024];
@@ -181,27 +220,48 @@ void print_device_extras(const device_run *dr) {
         snprintf(line, sizeof line,
                  "launch cost of an empty kernel, microseconds per launch (submit: %d launches then one wait; "
                  "launch+sync: each of %d waited for; median of 7 rounds%s):",
-                 lc->n_submit, lc->n_sync, lc->vendor_ran ? ", HCL's and the raw call's alternating" : "");
+                 lc->n_submit, lc->n_sync, lc->vendor_ran || lc->traced_ran ? ", the rows' rounds alternating" : "");
         printf("\n");
         print_wrapped(stdout, "", "  ", line);
         if (lc->ran)
-            printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)\n", "HCL hcl_kernel_launch",
-                   lc->hcl_submit_us, lc->hcl_sync_us, 1e3 * lc->hcl_module_s);
+            launch_line("HCL hcl_kernel_launch", lc->hcl_submit_us, lc->hcl_sync_us, lc->hcl_module_s);
         else if (lc->unsupported)
             print_wrapped(stdout, "  ", "    ", lc->error);
         else
             print_wrapped(stdout, "  HCL: error: ", "    ", lc->error);
+        if (lc->traced_ran)
+            launch_line("HCL hcl_kernel_launch, traced", lc->traced_submit_us, lc->traced_sync_us, -1);
+        else if (lc->ran && lc->traced_reason[0]) {
+            char why[400];
+            snprintf(why, sizeof why, "%s%s", strncmp(lc->traced_reason, "not measured", 12) ? "error: " : "",
+                     lc->traced_reason);
+            launch_not("HCL hcl_kernel_launch, traced", why);
+        }
         if (lc->vendor_ran) {
-            printf("  %-24s submit %8.2f   launch+sync %8.2f   (module %.1f ms)\n", lc->vendor_name,
-                   lc->vendor_submit_us, lc->vendor_sync_us, 1e3 * lc->vendor_module_s);
-            printf("  %-24s submit %8.2f   launch+sync %8.2f\n", "HCL/raw",
-                   lc->ran ? lc->hcl_submit_us / lc->vendor_submit_us : NAN,
-                   lc->ran ? lc->hcl_sync_us / lc->vendor_sync_us : NAN);
+            launch_line(lc->vendor_name, lc->vendor_submit_us, lc->vendor_sync_us, lc->vendor_module_s);
+            if (lc->timed_ran) {
+                launch_line(lc->timed_name, lc->timed_submit_us, lc->timed_sync_us, -1);
+            } else if (lc->timed_name[0]) {
+                char why[400];
+                snprintf(why, sizeof why, "not measured: %s", lc->timed_reason[0] ? lc->timed_reason : "(no reason)");
+                launch_not(lc->timed_name, why);
+            }
+            launch_line("HCL/raw", lc->ran ? lc->hcl_submit_us / lc->vendor_submit_us : NAN,
+                        lc->ran ? lc->hcl_sync_us / lc->vendor_sync_us : NAN, -1);
         } else {
-            char first[128];
-            snprintf(first, sizeof first,
-                     "  %-24s not measured: ", lc->vendor_name[0] ? lc->vendor_name : "raw vendor call");
-            print_wrapped(stdout, first, "    ", lc->vendor_reason);
+            char why[400];
+            snprintf(why, sizeof why, "not measured: %s", lc->vendor_reason);
+            launch_not(lc->vendor_name[0] ? lc->vendor_name : "raw vendor call", why);
+        }
+        if (lc->traced_ran) {
+            launch_line("traced - untraced (HCL)", launch_traced_cost(lc, 0), launch_traced_cost(lc, 1), -1);
+            if (lc->timed_ran)
+                launch_line("raw timed - raw (the vendor's timing)", launch_vendor_timing(lc, 0),
+                            launch_vendor_timing(lc, 1), -1);
+            if (isfinite(launch_own_overhead(dr, 0)))
+                launch_line("HCL's own traced overhead", launch_own_overhead(dr, 0), launch_own_overhead(dr, 1), -1);
+            else
+                launch_not("HCL's own traced overhead", "not measured: needs the raw call timed and untimed");
         }
     }
     const user_kernel *uk = &dr->uk;
@@ -434,6 +494,18 @@ static void jlaunch(FILE *f, int ran, const char *name, double submit_us, double
     fputs("}", f);
 }
 
+/* A submit and launch+sync pair of derived figures: null when either is unknown. */
+static void jpair(FILE *f, double submit_us, double sync_us) {
+    if (!isfinite(submit_us) || !isfinite(sync_us)) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"submit_us\": ", f);
+    json_num(f, submit_us);
+    json_field_num(f, "sync_us", sync_us);
+    fputs("}", f);
+}
+
 int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns, double total_s,
                int failures) {
     FILE *f = fopen(path, "w");
@@ -610,6 +682,22 @@ int write_json(const char *path, const options *o, const startup *su, const devi
             jlaunch(f, lc->vendor_ran, lc->vendor_name, lc->vendor_submit_us, lc->vendor_sync_us, lc->vendor_module_s);
             json_field_str(f, "error", lc->error);
             json_field_str(f, "vendor_reason", lc->vendor_ran ? "" : lc->vendor_reason);
+            fputs(",\n      \"hcl_traced\": ", f);
+            jlaunch(f, lc->traced_ran, NULL, lc->traced_submit_us, lc->traced_sync_us, lc->hcl_module_s);
+            json_field_str(f, "traced_reason", lc->traced_ran ? "" : lc->traced_reason);
+            fputs(", \"vendor_timed\": ", f);
+            jlaunch(f, lc->timed_ran, lc->timed_name, lc->timed_submit_us, lc->timed_sync_us, lc->vendor_module_s);
+            json_field_str(f, "vendor_timed_reason",
+                           lc->timed_ran         ? ""
+                           : lc->timed_reason[0] ? lc->timed_reason
+                                                 : lc->vendor_reason);
+            fputs(",\n      \"traced_over_untraced_us\": ", f);
+            jpair(f, launch_traced_cost(lc, 0), launch_traced_cost(lc, 1));
+            fputs(", \"vendor_timing_us\": ", f);
+            jpair(f, launch_vendor_timing(lc, 0), launch_vendor_timing(lc, 1));
+            fputs(", \"own_traced_overhead_us\": ", f);
+            jpair(f, launch_own_overhead(dr, 0), launch_own_overhead(dr, 1));
+            json_field_str(f, "own_traced_overhead_basis", launch_own_basis(dr));
             fputs("}", f);
         } else {
             fputs("null", f);
@@ -780,6 +868,32 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
             csv_energy(f, dr, NULL);
             fputc('\n', f);
         }
+        /* the traced launch: HCL traced beside the raw call timed as the tracer times; the traced cost beside the
+         * vendor's timing calls; HCL's own traced overhead */
+        for (int row = 0; row < 3 && lc->ran && lc->traced_ran; row++)
+            for (int s = 0; s < 2; s++) {
+                static const char *const kinds[3] = {"launch-traced", "launch-traced-cost", "launch-own-overhead"};
+                double mine = row == 0   ? (s ? lc->traced_sync_us : lc->traced_submit_us)
+                              : row == 1 ? launch_traced_cost(lc, s)
+                                         : launch_own_overhead(dr, s);
+                double theirs = row == 0 ? (s ? lc->timed_sync_us : lc->timed_submit_us) : launch_vendor_timing(lc, s);
+                const int base = row < 2 && lc->timed_ran;
+                char name[160];
+                snprintf(name, sizeof name, row == 0 ? "%s" : "%s - %s", lc->timed_name, lc->vendor_name);
+                crow(f, dr, kinds[row], s ? "launch+sync" : "submit", "", "us");
+                fputs(",,,,", f);
+                fprintf(f, "%d", s ? lc->n_sync : lc->n_submit);
+                cnum(f, mine);
+                fputs(",,,,", f);
+                cstr(f, base ? name : "");
+                fputs(",", f);
+                cnum(f, base ? theirs : NAN);
+                fputs(",", f);
+                cnum(f, base && row == 0 ? mine / theirs : NAN);
+                fputs(",,,,,,,,,,,,,,,,,,", f);
+                csv_energy(f, dr, NULL);
+                fputc('\n', f);
+            }
     }
     int bad = ferror(f);
     bad |= fclose(f) != 0;

@@ -60,11 +60,12 @@ typedef struct vendor_ops {
                 size_t err_size);
     int (*reduce)(bdev *b, struct baselines *bl, hcl_buffer in, hcl_buffer out, size_t n, double *out_s, char *err,
                   size_t err_size);
-    /* The raw launch of the empty kernel, timed with HCL's side (time_launches; hcl NULL: alone) once the raw kernel
-     * is ready, which leaves HCL's side untimed if it never gets there (lc->vendor_name is already set; err is
-     * lc->vendor_reason). */
-    void (*launch)(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, launch_cost *lc, char *err,
-                   size_t err_size);
+    /* The raw launch of the empty kernel, timed with HCL's nhcl sides hcl[] (time_raw_beside; nhcl 0: alone) once the
+     * raw kernel is ready, which leaves HCL's sides untimed if it never gets there (lc->vendor_name is already set;
+     * err is lc->vendor_reason); with it, where the vendor has one, the raw launch timed as the tracer times a command
+     * (lc->timed_name, lc->timed_reason). */
+    void (*launch)(struct baselines *bl, int n_submit, int n_sync, launch_side *hcl, int nhcl, launch_cost *lc,
+                   char *err, size_t err_size);
     void (*print_libs)(void);
 } vendor_ops;
 

@@ -76,7 +76,7 @@ typedef struct rec {
     uint32_t pid, tid;
     int64_t ts, dur;        /* ns since the trace started */
     int64_t aux;            /* REC_API: the status; REC_DEVICE: the clock alignment's error in ns */
-    uint64_t id;            /* flows */
+    uint64_t id;            /* flows; REC_DEVICE: the flow it ends (0: none), written after the slice */
     const char *name, *api; /* static or interned; api: the call that queued a device slice's command */
     hcl__trace_args args;   /* REC_API, REC_DEVICE; REC_*_NAME: the name in args.text */
 } rec;
@@ -430,6 +430,18 @@ static void take_locked(tbuf *b) {
         if (r->gen != gen) continue;
         o_str(written++ ? ",\n" : "\n");
         o_rec(r);
+        if (r->kind == REC_DEVICE && r->id) { /* the end of the flow from the call that queued the command */
+            rec f;
+            memset(&f, 0, sizeof f);
+            f.kind = REC_FLOW_END;
+            f.pid = r->pid;
+            f.tid = r->tid;
+            f.ts = r->ts;
+            f.id = r->id;
+            written++;
+            o_str(",\n");
+            o_rec(&f);
+        }
     }
     atomic_store_explicit(&b->tail, h, memory_order_release);
 }
@@ -517,7 +529,11 @@ static tbuf *thread_join(unsigned gen) {
         if (b->cap != capacity) {
             rec *recs = malloc(capacity * sizeof *recs);
             if (recs) {
-                memset(recs, 0, capacity * sizeof *recs); /* its pages are touched here, not by the calls traced */
+                /* its pages are touched here, not by the calls traced (a page fault each 27 records otherwise, the
+                 * largest part of a traced launch on the host backend): written through a volatile pointer, as a
+                 * malloc and memset to zero is compiled to calloc, which leaves fresh pages untouched */
+                volatile char *page = (volatile char *)recs;
+                for (size_t at = 0; at < capacity * sizeof *recs; at += 4096) page[at] = 0;
                 free(b->recs);
                 b->recs = recs;
                 b->cap = capacity;
@@ -747,15 +763,8 @@ static void resolve(struct hcl__trace_queue *tq, uint32_t n) {
             r->name = p->name;
             r->api = p->api;
             r->args = p->args;
+            r->id = p->flow; /* its flow's end ("f" at the slice's start) is written from this record too */
             commit(b);
-            if (p->flow) {
-                rec *f = append(b, REC_FLOW_END, tq->gen);
-                f->pid = tq->pid;
-                f->tid = tq->tid;
-                f->ts = end - dur;
-                f->id = p->flow;
-                commit(b);
-            }
         } else if (b) {
             atomic_fetch_add(&untimed, 1);
         }

@@ -24,16 +24,26 @@ static hcl_status events_take(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *out
     return HCL_SUCCESS;
 }
 
-/* Return n runtime events (NULLs skipped) to the pool under one lock; those it has no room for are destroyed.
- * Recording one again later is fine even if it is still pending now: nothing else refers to it once released. */
-static void events_give(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *e) {
+/* Put n runtime events (NULLs skipped) in the pool under one lock; those it takes are set to NULL in e, and whether any
+ * is left (for the caller to destroy) is returned. No context is needed for this. Recording one again later is fine
+ * even if it is still pending now: nothing else refers to it once released. */
+static int events_pool(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *e) {
+    int left = 0;
     pthread_mutex_lock(&d->lock);
     for (uint32_t i = 0; i < n; i++)
         if (e[i] && d->pool_count < HCL_GPU_EVENT_POOL) {
             d->pool[d->pool_count++] = e[i];
             e[i] = NULL;
+        } else if (e[i]) {
+            left = 1;
         }
     pthread_mutex_unlock(&d->lock);
+    return left;
+}
+
+/* Return n runtime events to the pool; those it has no room for are destroyed (the device's context current). */
+static void events_give(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *e) {
+    if (!events_pool(d, n, e)) return;
     for (uint32_t i = 0; i < n; i++)
         if (e[i]) hcl__gpu.HCL_GPU_SYM_EventDestroy(e[i]);
 }
@@ -184,17 +194,38 @@ hcl_status hcl__gpu_event_query(void *event, int *out_done) {
     return r == HCL_GPU_SUCCESS ? HCL_SUCCESS : hcl__gpu_fail(r, "EventQuery", "device %u", ev->dev->index);
 }
 
+/* The tracer gives every command's events back here once it has read them: to the pool, which needs no context, so
+ * a traced command's release costs no context switch; only events the pool has no room for are destroyed, in the
+ * device's context. */
 void hcl__gpu_event_release(void *event) {
     hcl__gpu_event *ev = event;
     if (!ev) return;
+    hcl__gpu_device *d = ev->dev;
+    hcl_gpu_event e[2] = {ev->begin, ev->end != ev->begin ? ev->end : NULL};
+    free(ev);
+    if (!events_pool(d, 2, e)) return;
     hcl__gpu_scope scope;
-    int entered = hcl__gpu_enter(ev->dev, &scope) == HCL_SUCCESS;
-    event_free(ev);
+    int entered = hcl__gpu_enter(d, &scope) == HCL_SUCCESS;
+    for (int i = 0; i < 2; i++)
+        if (e[i]) hcl__gpu.HCL_GPU_SYM_EventDestroy(e[i]);
     if (entered) hcl__gpu_leave(&scope);
 }
 
 hcl_status hcl__gpu_event_elapsed(void *start, void *end, double *out_seconds) {
     hcl__gpu_event *s = start, *e = end;
+#if HCL_GPU_CUDA
+    /* The tracer reads two of these per command after a finish: first without making the context current (a push and
+     * a pop per read otherwise, when the caller has no context current); when that does not succeed (not complete
+     * yet, a driver that wants the events' context current, any error) the way below, in the context, decides. HIP
+     * keeps to the way below: on NVIDIA's platform its runtime would make a context of the current device current. */
+    {
+        float ms = 0.0f;
+        if (hcl__gpu.HCL_GPU_SYM_EventElapsedTime(&ms, s->begin, e->end) == HCL_GPU_SUCCESS) {
+            *out_seconds = (double)ms / 1e3;
+            return HCL_SUCCESS;
+        }
+    }
+#endif
     hcl__gpu_scope scope;
     hcl_status st = hcl__gpu_enter(s->dev, &scope);
     if (st != HCL_SUCCESS) return st;
