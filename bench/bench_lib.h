@@ -322,6 +322,11 @@ void json_str(FILE *f, const char *s);
 void json_num(FILE *f, double v);
 void json_field_num(FILE *f, const char *key, double v);
 void json_field_str(FILE *f, const char *key, const char *s);
+/* A report file (--json, --csv, --plot) opened for writing; NULL, with "bench: cannot write <path>" on stderr, when it
+ * cannot be. */
+FILE *report_open(const char *path);
+/* Close a report file: nonzero when a write to it or the close failed. */
+int report_close(FILE *f);
 /* print_wrapped of a printf format (the text cut at 2047 bytes). */
 void print_wrappedf(FILE *f, const char *first, const char *indent, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -34,11 +34,8 @@ static void jmeasure(FILE *f, const char *key, const measure *m, double bytes, d
 }
 
 int comm_write_json(const char *path, const comm_run *cr, double total_s, int failures) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "bench: cannot write %s\n", path);
-        return 1;
-    }
+    FILE *f = report_open(path);
+    if (!f) return 1;
     const options *o = cr->opt;
     fprintf(f, "{\"schema\": \"hcl-bench-comm/1\", \"version\": \"%s\", \"seed\": %llu, \"iters\": %d, \"repeats\": %d",
             BENCH_VERSION, (unsigned long long)o->seed, o->comm_iters, o->repeats);
@@ -104,9 +101,7 @@ int comm_write_json(const char *path, const comm_run *cr, double total_s, int fa
         fputs("}", f);
     }
     fprintf(f, "],\n \"summary\": {\"failures\": %d, \"total_s\": %.3f}}\n", failures, total_s);
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    return bad;
+    return report_close(f);
 }
 
 static void cstr(FILE *f, const char *s) {
@@ -134,11 +129,8 @@ static void cmeasure(FILE *f, const measure *m, double bytes, double factor) {
 }
 
 int comm_write_csv(const char *path, const comm_run *cr) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "bench: cannot write %s\n", path);
-        return 1;
-    }
+    FILE *f = report_open(path);
+    if (!f) return 1;
     fputs("section,from,to,engine,op,type,bytes,count,time_us,algbw_gbs,busbw_gbs,verified,base,base_time_us,base_"
           "algbw_gbs,"
           "base_busbw_gbs,base_verified,ratio,skipped\n",
@@ -182,9 +174,7 @@ int comm_write_csv(const char *path, const comm_run *cr) {
         cstr(f, r->skipped);
         fputs("\n", f);
     }
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    return bad;
+    return report_close(f);
 }
 
 int comm_flat_rows(const comm_run *cr, flat_row **out, int *count) {

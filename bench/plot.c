@@ -181,11 +181,8 @@ int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row 
         if (n) height += 32 + n * row_h + axis_h + 8;
     }
     height += 12;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "bench: cannot write %s\n", path);
-        return 1;
-    }
+    FILE *f = report_open(path);
+    if (!f) return 1;
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
@@ -242,7 +239,5 @@ int write_svg(const char *path, const flat_row *rows, int nrows, const flat_row 
         y += axis_h + 8;
     }
     fputs("</svg>\n", f);
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    return bad;
+    return report_close(f);
 }

@@ -508,11 +508,8 @@ static void jpair(FILE *f, double submit_us, double sync_us) {
 
 int write_json(const char *path, const options *o, const startup *su, const device_run *runs, int nruns, double total_s,
                int failures) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "bench: cannot write %s\n", path);
-        return 1;
-    }
+    FILE *f = report_open(path);
+    if (!f) return 1;
     char host[256] = "", date[64] = "";
     gethostname(host, sizeof host - 1);
     time_t now = time(NULL);
@@ -729,8 +726,7 @@ int write_json(const char *path, const options *o, const startup *su, const devi
     fputs("\n  ],\n  \"summary\": {\"wall_s\": ", f);
     json_num(f, total_s);
     fprintf(f, ", \"failures\": %d, \"all_verified\": %s}\n}\n", failures, failures ? "false" : "true");
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
+    int bad = report_close(f);
     if (bad) fprintf(stderr, "bench: error writing %s\n", path);
     return bad;
 }
@@ -778,11 +774,8 @@ static void cnoise(FILE *f, const result *r, const measure *m, double noise) {
 }
 
 int write_csv(const char *path, const device_run *runs, int nruns, double noise) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "bench: cannot write %s\n", path);
-        return 1;
-    }
+    FILE *f = report_open(path);
+    if (!f) return 1;
     fputs("backend,index,device,identity,kernel,shape,type,unit,hcl_median_ms,hcl_min_ms,hcl_max_ms,hcl_runs,hcl_rate,"
           "hcl_verified,hcl_max_error,hcl_tolerance,baseline,baseline_median_ms,baseline_rate,baseline_verified,"
           "ratio,hcl_best_rate,hcl_worst_rate,hcl_spread,hcl_noisy,hcl_first_ms,hcl_check,baseline_min_ms,"
@@ -895,9 +888,7 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
                 fputc('\n', f);
             }
     }
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    return bad;
+    return report_close(f);
 }
 
 /* ---------------------------------------------------------------------------------------------------------
