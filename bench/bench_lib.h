@@ -322,6 +322,8 @@ void json_str(FILE *f, const char *s);
 void json_num(FILE *f, double v);
 void json_field_num(FILE *f, const char *key, double v);
 void json_field_str(FILE *f, const char *key, const char *s);
+/* A CSV number cell after the row's previous cells: ",<%.6g>", or "," (an empty cell) for NaN and infinities. */
+void csv_num(FILE *f, double v);
 /* A report file (--json, --csv, --plot) opened for writing; NULL, with "bench: cannot write <path>" on stderr, when it
  * cannot be. */
 FILE *report_open(const char *path);

@@ -113,12 +113,8 @@ static void cstr(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-static void cnum(FILE *f, double v) {
-    if (isfinite(v) && v > 0)
-        fprintf(f, ",%.6g", v);
-    else
-        fputs(",", f);
-}
+/* A figure's CSV cell: 0 or less (a time or rate that was not measured) is an empty cell, as NaN is. */
+static void cnum(FILE *f, double v) { csv_num(f, v > 0 ? v : NAN); }
 
 static void cmeasure(FILE *f, const measure *m, double bytes, double factor) {
     int ok = m->present && m->ran && m->med_s > 0;

@@ -120,40 +120,33 @@ void json_device_energy(FILE *f, const device_run *dr) {
     fputs("}}", f);
 }
 
-static void cell(FILE *f, double v) {
-    if (isfinite(v))
-        fprintf(f, ",%.6g", v);
-    else
-        fputs(",", f);
-}
-
 void csv_energy(FILE *f, const device_run *dr, const result *r) {
     const row_energy *e = r ? &r->hcl.energy : NULL;
     if (!e || !e->measured) {
         for (int i = 0; i < ENERGY_CSV_COLUMNS - 1; i++) fputc(',', f);
-        cell(f, dr->energy.idle_measured ? dr->energy.idle_w : NAN);
+        csv_num(f, dr->energy.idle_measured ? dr->energy.idle_w : NAN);
         return;
     }
     char unit[24];
     per_joule_unit(r, unit, sizeof unit);
     fprintf(f, ",%s", e->method);
-    cell(f, e->window_s);
+    csv_num(f, e->window_s);
     fprintf(f, ",%d", e->runs);
-    cell(f, e->joules);
-    cell(f, e->avg_w);
-    cell(f, e->avg_w * r->hcl.med_s);
-    cell(f, energy_per_joule(r, &r->hcl));
+    csv_num(f, e->joules);
+    csv_num(f, e->avg_w);
+    csv_num(f, e->avg_w * r->hcl.med_s);
+    csv_num(f, energy_per_joule(r, &r->hcl));
     fprintf(f, ",%s", unit);
-    cell(f, e->sm_min);
-    cell(f, e->sm_max);
-    cell(f, e->mem_min);
-    cell(f, e->mem_max);
+    csv_num(f, e->sm_min);
+    csv_num(f, e->sm_max);
+    csv_num(f, e->mem_min);
+    csv_num(f, e->mem_max);
     fprintf(f, ",%s", (e->throttle & HCL_THROTTLE_SLOWDOWN) ? "true" : "false");
     if (e->throttle_known)
         fprintf(f, ",%u", (unsigned)e->throttle);
     else
         fputs(",", f);
-    cell(f, dr->energy.idle_measured ? dr->energy.idle_w : NAN);
+    csv_num(f, dr->energy.idle_measured ? dr->energy.idle_w : NAN);
 }
 
 void energy_flat(flat_row *f, const result *r) {

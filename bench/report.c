@@ -747,13 +747,6 @@ static void cstr(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-static void cnum(FILE *f, double v) {
-    if (isfinite(v))
-        fprintf(f, ",%.6g", v);
-    else
-        fputs(",", f);
-}
-
 /* A row's first columns: backend,index,device,identity,kernel,shape,type,unit */
 static void crow(FILE *f, const device_run *dr, const char *kernel, const char *shape, const char *type,
                  const char *unit) {
@@ -767,9 +760,9 @@ static void crow(FILE *f, const device_run *dr, const char *kernel, const char *
 /* A measure's noise columns: best and worst rate, spread, noisy (empty when it did not run). */
 static void cnoise(FILE *f, const result *r, const measure *m, double noise) {
     double spread = spread_of(m->ran, m->min_s, m->max_s);
-    cnum(f, m->ran > 0 ? rate_at(r, m, m->min_s) : NAN);
-    cnum(f, m->ran > 0 ? rate_at(r, m, m->max_s) : NAN);
-    cnum(f, spread);
+    csv_num(f, m->ran > 0 ? rate_at(r, m, m->min_s) : NAN);
+    csv_num(f, m->ran > 0 ? rate_at(r, m, m->max_s) : NAN);
+    csv_num(f, spread);
     fprintf(f, ",%s", m->ran > 0 ? (is_noisy(spread, noise) ? "true" : "false") : "");
 }
 
@@ -788,39 +781,39 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
         for (int k = 0; k < dr->nresults; k++) {
             const result *r = &dr->results[k];
             crow(f, dr, kernel_names[r->kernel], r->shape, type_names[r->type], unit_of(r));
-            cnum(f, 1e3 * r->hcl.med_s);
-            cnum(f, 1e3 * r->hcl.min_s);
-            cnum(f, 1e3 * r->hcl.max_s);
+            csv_num(f, 1e3 * r->hcl.med_s);
+            csv_num(f, 1e3 * r->hcl.min_s);
+            csv_num(f, 1e3 * r->hcl.max_s);
             fprintf(f, ",%d", r->hcl.ran);
-            cnum(f, rate_of(r, &r->hcl));
+            csv_num(f, rate_of(r, &r->hcl));
             fprintf(f, ",%s", r->hcl.checked && measure_ok(&r->hcl) ? "true" : "false");
-            cnum(f, r->hcl.err);
-            cnum(f, r->hcl.tol);
+            csv_num(f, r->hcl.err);
+            csv_num(f, r->hcl.tol);
             fputc(',', f);
             cstr(f, r->base.present ? r->base.name : "");
-            cnum(f, r->base.ran ? 1e3 * r->base.med_s : NAN);
-            cnum(f, r->base.ran ? rate_of(r, &r->base) : NAN);
+            csv_num(f, r->base.ran ? 1e3 * r->base.med_s : NAN);
+            csv_num(f, r->base.ran ? rate_of(r, &r->base) : NAN);
             fprintf(f, ",%s", !r->base.present ? "" : r->base.checked && measure_ok(&r->base) ? "true" : "false");
-            cnum(f, r->base.ran && r->hcl.ran ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
+            csv_num(f, r->base.ran && r->hcl.ran ? rate_of(r, &r->hcl) / rate_of(r, &r->base) : NAN);
             /* the columns added with the noise figures (after the old ones, which keep their places) */
             char chk[256];
             cnoise(f, r, &r->hcl, noise);
-            cnum(f, r->hcl.ran > 0 ? 1e3 * r->hcl.first_s : NAN);
+            csv_num(f, r->hcl.ran > 0 ? 1e3 * r->hcl.first_s : NAN);
             check_text(&r->hcl, chk, sizeof chk);
             fputc(',', f);
             cstr(f, chk);
-            cnum(f, r->base.ran ? 1e3 * r->base.min_s : NAN);
-            cnum(f, r->base.ran ? 1e3 * r->base.max_s : NAN);
+            csv_num(f, r->base.ran ? 1e3 * r->base.min_s : NAN);
+            csv_num(f, r->base.ran ? 1e3 * r->base.max_s : NAN);
             cnoise(f, r, &r->base, noise);
-            cnum(f, r->base.present && r->base.checked ? r->base.err : NAN);
-            cnum(f, r->base.present && r->base.checked ? r->base.tol : NAN);
+            csv_num(f, r->base.present && r->base.checked ? r->base.err : NAN);
+            csv_num(f, r->base.present && r->base.checked ? r->base.tol : NAN);
             fputc(',', f);
             if (r->base.present) {
                 check_text(&r->base, chk, sizeof chk);
                 cstr(f, chk);
             }
             const char *basis = "";
-            cnum(f, peak_fraction(dr, r, &basis));
+            csv_num(f, peak_fraction(dr, r, &basis));
             fputc(',', f);
             cstr(f, basis);
             fprintf(f, ",%s", r->kernel == K_GEMM && r->set != GS_NONE ? gemm_set_names[r->set] : "");
@@ -838,7 +831,7 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
                 fputs(",,,,,,,,,", f);
                 cstr(f, gs.baseline);
                 fputs(",,,", f);
-                cnum(f, gs.median_ratio);
+                csv_num(f, gs.median_ratio);
                 /* the 17 noise, check and peak columns, and gemm_set */
                 fprintf(f, ",,,,,,,,,,,,,,,,,,%s", gemm_set_names[set]);
                 csv_energy(f, dr, NULL);
@@ -849,14 +842,14 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
             crow(f, dr, "launch", s ? "launch+sync" : "submit", "", "us");
             fputs(",,,,", f);
             fprintf(f, "%d", s ? lc->n_sync : lc->n_submit);
-            cnum(f, s ? lc->hcl_sync_us : lc->hcl_submit_us);
+            csv_num(f, s ? lc->hcl_sync_us : lc->hcl_submit_us);
             fputs(",,,,", f);
             cstr(f, lc->vendor_ran ? lc->vendor_name : "");
             fputs(",", f);
-            cnum(f, lc->vendor_ran ? (s ? lc->vendor_sync_us : lc->vendor_submit_us) : NAN);
+            csv_num(f, lc->vendor_ran ? (s ? lc->vendor_sync_us : lc->vendor_submit_us) : NAN);
             fputs(",", f);
             double ratio = s ? lc->hcl_sync_us / lc->vendor_sync_us : lc->hcl_submit_us / lc->vendor_submit_us;
-            cnum(f, lc->vendor_ran ? ratio : NAN);
+            csv_num(f, lc->vendor_ran ? ratio : NAN);
             fputs(",,,,,,,,,,,,,,,,,,", f); /* the 15 noise and check columns, the 2 peak ones, gemm_set */
             csv_energy(f, dr, NULL);
             fputc('\n', f);
@@ -876,13 +869,13 @@ int write_csv(const char *path, const device_run *runs, int nruns, double noise)
                 crow(f, dr, kinds[row], s ? "launch+sync" : "submit", "", "us");
                 fputs(",,,,", f);
                 fprintf(f, "%d", s ? lc->n_sync : lc->n_submit);
-                cnum(f, mine);
+                csv_num(f, mine);
                 fputs(",,,,", f);
                 cstr(f, base ? name : "");
                 fputs(",", f);
-                cnum(f, base ? theirs : NAN);
+                csv_num(f, base ? theirs : NAN);
                 fputs(",", f);
-                cnum(f, base && row == 0 ? mine / theirs : NAN);
+                csv_num(f, base && row == 0 ? mine / theirs : NAN);
                 fputs(",,,,,,,,,,,,,,,,,,", f);
                 csv_energy(f, dr, NULL);
                 fputc('\n', f);

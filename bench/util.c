@@ -1,5 +1,5 @@
 /* Helpers shared by bench's files: the clock, memory, bounded text copies, printing text wrapped to the table's
- * width, the report files (opening and closing them, their JSON values), and the progress line. */
+ * width, the report files (opening and closing them, their JSON values and CSV number cells), and the progress line. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_lib.h"
@@ -113,6 +113,13 @@ void json_field_num(FILE *f, const char *key, double v) {
 void json_field_str(FILE *f, const char *key, const char *s) {
     fprintf(f, ", \"%s\": ", key);
     json_str(f, s);
+}
+
+void csv_num(FILE *f, double v) {
+    if (isfinite(v))
+        fprintf(f, ",%.6g", v);
+    else
+        fputs(",", f);
 }
 
 FILE *report_open(const char *path) {
