@@ -43,7 +43,12 @@ void hcl_klaunch_1d(hcl_klaunch *l, hcl_kprog prog, int kernel, size_t groups, s
     l->block = (hcl_dim3){(uint32_t)group_size, 1, 1};
 }
 
+/* The launch's next argument, or NULL when it has HCL_KLAUNCH_MAX_ARGS already (num_args then says so: one more). */
 static hcl_kparg *next_arg(hcl_klaunch *l, hcl_kparg_kind kind) {
+    if (l->num_args >= HCL_KLAUNCH_MAX_ARGS) {
+        l->num_args = HCL_KLAUNCH_MAX_ARGS + 1;
+        return NULL;
+    }
     hcl_kparg *a = &l->args[l->num_args++];
     memset(a, 0, offsetof(hcl_kparg, value));
     a->kind = kind;
@@ -52,18 +57,21 @@ static hcl_kparg *next_arg(hcl_klaunch *l, hcl_kparg_kind kind) {
 
 void hcl_klaunch_mem(hcl_klaunch *l, hcl_kslot slot, size_t offset) {
     hcl_kparg *a = next_arg(l, HCL_KPARG_MEM);
+    if (!a) return;
     a->slot = slot;
     a->offset = offset;
 }
 
 void hcl_klaunch_value(hcl_klaunch *l, const void *value, size_t size) {
     hcl_kparg *a = next_arg(l, HCL_KPARG_VALUE);
+    if (!a) return;
     a->size = size;
     memcpy(a->value, value, size);
 }
 
 void hcl_klaunch_tensor_map(hcl_klaunch *l, hcl_kslot slot, size_t offset, const hcl_driver_tensor_map *map) {
     hcl_kparg *a = next_arg(l, HCL_KPARG_TENSOR_MAP);
+    if (!a) return;
     a->slot = slot;
     a->offset = offset;
     a->size = sizeof *map;

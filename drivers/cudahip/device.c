@@ -107,6 +107,7 @@ void hcl__gpu_device_close(void *device) {
     if (hcl__gpu_lost_close((int)d->dev)) hcl__gpu_device_reset(d);
     pthread_mutex_destroy(&d->lock);
     HCL_GPU_LOG("device %u '%s' closed", d->index, d->name);
+    free(d->pool); /* NULL once drained; its events, where the context could not be entered, go with the context */
     free(d);
 }
 

@@ -109,7 +109,11 @@ typedef struct hcl__gpu_device_entry {
 } hcl__gpu_device_entry;
 
 /* ---- devices (driver.c) ---- */
-#define HCL_GPU_EVENT_POOL 64
+/* Runtime events the device's pool keeps for reuse at most: enough for the commands the tracer may hold unread (4096
+ * commands of two events each), so that timing every command of a long submission creates no event once warm (an H200:
+ * with a pool of 64, a traced 1000-launch submission created about two events a launch, 2.3 us a launch of HCL's own
+ * over the vendor's timing calls). The pool grows to it as events come back. */
+#define HCL_GPU_EVENT_POOL 8192
 #define HCL_GPU_MAX_PEERS 64 /* peers whose access is remembered; beyond, peer_access asks the runtime each time */
 
 /* An opened device: what launches and the helper kernels need. */
@@ -133,8 +137,8 @@ typedef struct hcl__gpu_device {
     hcl_gpu_module helpers;   /* the helper kernels (helpers.c); NULL until first needed */
     const char *helpers_from; /* "fatbin" / "code-object bundle", or the run-time compiler's name */
     hcl_gpu_function fill;    /* hcl_fill_u64 of `helpers` */
-    hcl_gpu_event pool[HCL_GPU_EVENT_POOL];
-    uint32_t pool_count;
+    hcl_gpu_event *pool;      /* pool_count events kept for reuse, room for pool_cap (grown up to HCL_GPU_EVENT_POOL) */
+    uint32_t pool_count, pool_cap;
     signed char peer[HCL_GPU_MAX_PEERS]; /* by the peer's ordinal: 0 not asked yet, 1 direct access, -1 none (peer.c) */
 } hcl__gpu_device;
 

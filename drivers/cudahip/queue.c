@@ -30,8 +30,14 @@ static hcl_status events_take(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *out
 static int events_pool(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *e) {
     int left = 0;
     pthread_mutex_lock(&d->lock);
+    if (d->pool_count + n > d->pool_cap && d->pool_cap < HCL_GPU_EVENT_POOL) { /* room for more, doubling */
+        uint32_t cap = d->pool_cap ? 2 * d->pool_cap : 64;
+        if (cap > HCL_GPU_EVENT_POOL) cap = HCL_GPU_EVENT_POOL;
+        hcl_gpu_event *grown = realloc(d->pool, cap * sizeof *grown);
+        if (grown) d->pool = grown, d->pool_cap = cap; /* else the events it has no room for are destroyed */
+    }
     for (uint32_t i = 0; i < n; i++)
-        if (e[i] && d->pool_count < HCL_GPU_EVENT_POOL) {
+        if (e[i] && d->pool_count < d->pool_cap) {
             d->pool[d->pool_count++] = e[i];
             e[i] = NULL;
         } else if (e[i]) {
@@ -51,7 +57,9 @@ static void events_give(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *e) {
 void hcl__gpu_event_pool_drain(hcl__gpu_device *d) {
     pthread_mutex_lock(&d->lock);
     for (uint32_t i = 0; i < d->pool_count; i++) hcl__gpu.HCL_GPU_SYM_EventDestroy(d->pool[i]);
-    d->pool_count = 0;
+    free(d->pool);
+    d->pool = NULL;
+    d->pool_count = d->pool_cap = 0;
     pthread_mutex_unlock(&d->lock);
 }
 

@@ -374,10 +374,9 @@ __device__ __forceinline__ void hcl_gemm_splitk_sum_impl(unsigned long long m, u
     }
 }
 #define HCL_GEMM_SPLITK_SUM_KERNEL(SUFFIX, T)                                                                          \
-    extern "C" __global__ void HCL_LAUNCH_BOUNDS(256)                                                                  \
-        hcl_gemm_splitk_sum_##SUFFIX(unsigned long long m, unsigned long long n, unsigned long long slices,            \
-                                     const float *P, float alpha, float beta, T *C, unsigned long long ldc,            \
-                                     unsigned long long groups) {                                                      \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS(256) hcl_gemm_splitk_sum_##SUFFIX(                                    \
+        unsigned long long m, unsigned long long n, unsigned long long slices, const float *P, float alpha,            \
+        float beta, T *C, unsigned long long ldc, unsigned long long groups) {                                         \
         hcl_gemm_splitk_sum_impl<T>(m, n, slices, P, alpha, beta, C, ldc, groups);                                     \
     }
 HCL_GPU_TYPES(HCL_GEMM_SPLITK_SUM_KERNEL)
