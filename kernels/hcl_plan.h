@@ -149,7 +149,7 @@ typedef enum hcl_kparg_kind {
 
 #define HCL_KPARG_VALUE_MAX 128
 #define HCL_KLAUNCH_MAX_ARGS                                                                                           \
-    20 /* a launch that asks for more holds num_args HCL_KLAUNCH_MAX_ARGS + 1: the core refuses it */
+    12 /* a launch that asks for more holds num_args HCL_KLAUNCH_MAX_ARGS + 1: the core refuses it */
 
 typedef struct hcl_kparg {
     hcl_kparg_kind kind;
@@ -176,9 +176,9 @@ typedef struct hcl_kplan {
     size_t count;
     hcl_klaunch *launch;  /* `inline_launch` or the heap (hcl_kplan_free) */
     size_t scratch_bytes; /* bytes HCL_KSLOT_SCRATCH must hold (0: not used) */
-    /* bytes at the start of the scratch that must hold zeros before the launches and that the kernels leave zero
-     * again (counters and sums another plan's kernels may use next); 0: none. At most scratch_bytes. */
-    size_t scratch_zeroed;
+    /* the scratch must hold zeros when first allocated, and the kernels leave every byte of it zero again (another
+     * plan's kernels may count in the same bytes next) */
+    int scratch_zeroed;
     hcl_klaunch inline_launch[HCL_KPLAN_INLINE];
     char why[384]; /* on failure: the reason, without the call's name */
 } hcl_kplan;

@@ -111,13 +111,13 @@ static cl_mem scratch_for(const hcl_kplan *p) {
     return m;
 }
 
-/* A plan whose scratch must start with zeros leaves them so for the next call (the core zeroes them only once). */
+/* A plan whose scratch must start zeroed leaves it so for the next call (the core zeroes it only once). */
 static void check_scratch_left_zeroed(cl_mem ms, const hcl_kplan *p, const char *what) {
     if (!ms || !p->scratch_zeroed) return;
     unsigned char *got = xmalloc(p->scratch_bytes);
     g_checks++;
     if (read_buf(ms, got, p->scratch_bytes))
-        for (size_t i = 0; i < p->scratch_zeroed; i++)
+        for (size_t i = 0; i < p->scratch_bytes; i++)
             if (got[i]) {
                 fail("%s: the kernels left byte %zu of the scratch %u, not 0", what, i, got[i]);
                 break;

@@ -244,8 +244,7 @@ static hcl_status find_family(runner_ctx *ctx, hcl_kdevice *kd, hcl_kop op) {
                             ctx->dev->backend->name, tried);
 }
 
-/* The queue's scratch: at least the plan's bytes, its first scratch_zeroed bytes zeroed first where the memory may not
- * hold zeros there. */
+/* The queue's scratch: at least `bytes`, zeroed first when the plan needs zeros and the memory may not hold them. */
 static hcl_status prepare_scratch(hcl__queue *q, const hcl_kplan *plan) {
     const hcl_driver_table *drv = q->dev->drv;
     if (plan->scratch_bytes > q->scratch_size) {
@@ -265,13 +264,13 @@ static hcl_status prepare_scratch(hcl__queue *q, const hcl_kplan *plan) {
         q->scratch_size = bytes;
         q->scratch_zeroed = 0;
     }
-    if (plan->scratch_zeroed > q->scratch_zeroed) {
+    if (plan->scratch_zeroed && !q->scratch_zeroed) {
         static const uint32_t zero = 0;
-        const size_t bytes = (plan->scratch_zeroed + 3) / 4 * 4; /* within the scratch: it is whole 256-byte units */
-        hcl_status st = drv->buffer_fill(q->native, q->scratch, 0, bytes, &zero, sizeof zero, 0, 0, NULL, NULL);
+        hcl_status st =
+            drv->buffer_fill(q->native, q->scratch, 0, q->scratch_size, &zero, sizeof zero, 0, 0, NULL, NULL);
         if (st != HCL_SUCCESS) return st;
     }
-    /* kernels leave zeros where they needed them; the rest of what they use holds what they left */
+    /* kernels that need zeros leave zeros; any other use leaves what it leaves */
     if (plan->scratch_bytes) q->scratch_zeroed = plan->scratch_zeroed;
     return HCL_SUCCESS;
 }

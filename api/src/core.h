@@ -105,8 +105,7 @@ typedef struct hcl__queue {
     void *native;
     void *scratch; /* the built-ins' scratch memory (native), made and grown on demand */
     size_t scratch_size;
-    size_t scratch_zeroed; /* bytes at the scratch's start known to hold zeros (as the last built-in that needed
-                              zeros left them) */
+    int scratch_zeroed; /* the scratch holds zeros (as the last built-in that needed zeros left it) */
     _Atomic(struct hcl__trace_queue *) trace; /* trace.c: the tracer's state of the queue, while tracing */
 } hcl__queue;
 

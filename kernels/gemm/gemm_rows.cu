@@ -3,12 +3,11 @@
  * tiled kernels of gemm.cu and the matrix-unit ones (gemm_tc.cu, gemm_wg.cu, gemm_mfma.cu) spend most of their work on
  * the padding of their 64- or 128-row tiles there.
  *
- * hcl_gemm_rows_<A and B's type>_<MR>_<n|t> is the whole call in one launch (plan_rows.c): slice z = blockIdx.y takes
- * k in [z * kslice, min(k, (z + 1) * kslice)) and writes element (i, j) of its m x n partial product to P[z * m * n + i
- * * p_i + j * p_j]; the last block of a column range to finish (an atomic ticket on counters[blockIdx.x] after a
- * fence) adds that range's slices into C (hcl_gemm_rows_finish: alpha, beta, C's type ctype 0 f32, 1 f16, 2 bf16, so
- * one kernel serves both C types of a 16-bit A and B) and puts its counter back to 0. Before, a second launch (the
- * split-K sum) did the adding: on an H200 it took 2.7 to 5.5 us of a decode row's 10 to 14. Element (i, p) of A is A[i * a_i + p * a_p] (a transposed A
+ * hcl_gemm_rows_<A and B's type>_<MR>_<n|t> computes the partial products of one slice of k into the scratch, as the
+ * split-K kernels do (plan_rows.c, plan_splitk.c): slice z = blockIdx.y takes k in [z * kslice, min(k, (z + 1) *
+ * kslice)) and writes element (i, j) of its m x n partial product to P[z * m * n + i * p_i + j * p_j];
+ * hcl_gemm_splitk_sum_<C's type> then adds the slices in slice order into C (alpha, beta). C's type enters only there,
+ * so one kernel serves both C types of a 16-bit A and B. Element (i, p) of A is A[i * a_i + p * a_p] (a transposed A
  * is other strides), element (p, j) of B is B[p * ldb + j] (n: B's rows run along the columns) or B[j * ldb + p] (t:
  * along k, PyTorch's weight layout W[n][k]). MR (1, 2, 4, 8, 16) is the rows a block computes at once: m <= MR, the
  * rows from m to MR are zeros.
@@ -83,80 +82,13 @@ __device__ __forceinline__ void hcl_gemm_rows_fma(float (&acc)[MR][CW], const fl
         for (int e = 0; e < CW; e++) acc[r][e] = fmaf(a[r], v[e], acc[r][e]);
 }
 
-/* C[at] = alpha * s + beta * C[at] in C's type T (C unread at beta 0). */
-template <typename T>
-__device__ __forceinline__ void hcl_gemm_rows_put(void *C, unsigned long long at, float alpha, float beta, float s) {
-    typedef hcl_elem<T> EC;
-    T *c = (T *)C;
-    EC::st(c, at, beta != 0.0f ? fmaf(beta, EC::ld(c, at), alpha * s) : alpha * s);
-}
-
-/* After every thread of the block is past its writes of the block's partial product to P (slice blockIdx.y of the
- * kernel product's `rows` x [j0, j0 + width) elements; element (r, j) at r * p_i + j * p_j of each slice of `total`):
- * the block that finishes last among the slices of its columns adds their partials into C (element offset o of the
- * product is C's (o / cn, o % cn), at C + (o / cn) * ldc + o % cn) and resets its counter. With few elements over many
- * slices, `groups` threads share an element (thread group g adds the slices g, g + groups, ... in order, then group 0
- * the groups' sums in order); groups comes from the shape alone, so a call gives the same bits on every run. `red`:
- * HCL_GEMM_ROWS_THREADS floats of shared memory. Every thread of the block calls it. */
-__device__ __forceinline__ void hcl_gemm_rows_finish(float *red, const float *P, unsigned long long total,
-                                                     unsigned rows, unsigned long long j0, unsigned width,
-                                                     unsigned long long p_i, unsigned long long p_j, unsigned *counters,
-                                                     void *C, unsigned long long ldc, unsigned long long cn,
-                                                     unsigned long long ctype, float alpha, float beta) {
-    __shared__ unsigned last;
-    __threadfence(); /* this thread's partials are visible device-wide before the ticket is taken */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        last = atomicAdd(&counters[blockIdx.x], 1u) == gridDim.y - 1;
-        if (last) counters[blockIdx.x] = 0; /* every slice has arrived: the next launch starts from 0 */
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    const unsigned E = rows * width, S = gridDim.y;
-    unsigned groups = 1;
-    while (groups < 32 && 2 * groups * E <= HCL_GEMM_ROWS_THREADS && 2 * groups <= S) groups *= 2;
-    const unsigned per = HCL_GEMM_ROWS_THREADS / groups, g = threadIdx.x / per, t = threadIdx.x % per;
-    const volatile float *v = P;                     /* written by other blocks: read past this SM's L1 */
-    for (unsigned base = 0; base < E; base += per) { /* the same trips for every thread: the barriers are reached */
-        const unsigned e = base + t;
-        const unsigned long long o = e < E ? (e / width) * p_i + (j0 + e % width) * p_j : 0;
-        float s = 0.0f;
-        if (e < E)
-            for (unsigned z = g; z < S; z += groups) s += v[z * total + o];
-        if (groups > 1) {
-            red[threadIdx.x] = s;
-            __syncthreads();
-            if (g == 0)
-                for (unsigned h = 1; h < groups; h++) s += red[h * per + t];
-            __syncthreads();
-        }
-        if (g == 0 && e < E) {
-            const unsigned long long at = (o / cn) * ldc + o % cn;
-            if (ctype == 1)
-                hcl_gemm_rows_put<hcl_f16_t>(C, at, alpha, beta, s);
-            else if (ctype == 2)
-                hcl_gemm_rows_put<hcl_bf16_t>(C, at, alpha, beta, s);
-            else
-                hcl_gemm_rows_put<float>(C, at, alpha, beta, s);
-        }
-    }
-}
-
-/* The finishing arguments every kernel takes after its own (see the top of the file). */
-#define HCL_GEMM_ROWS_FINISH_PARAMS                                                                                    \
-    unsigned *counters, void *C, unsigned long long ldc, unsigned long long cn, unsigned long long ctype, float alpha, \
-        float beta
-#define HCL_GEMM_ROWS_FINISH_ARGS counters, C, ldc, cn, ctype, alpha, beta
-
 /* The n kernels' body (B's element (p, j) at p * ldb + j; see the top of the file). */
 template <int MR, typename TAB>
 __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned long long n, unsigned long long k,
                                                 unsigned long long kslice, const TAB *__restrict__ A,
                                                 unsigned long long a_i, unsigned long long a_p,
                                                 const TAB *__restrict__ B, unsigned long long ldb,
-                                                float *__restrict__ P, unsigned long long p_i, unsigned long long p_j,
-                                                HCL_GEMM_ROWS_FINISH_PARAMS) {
+                                                float *__restrict__ P, unsigned long long p_i, unsigned long long p_j) {
     constexpr int VEC = hcl_elem<TAB>::VEC, CW = MR * VEC > 64 ? VEC / 2 : VEC, KC = HCL_GEMM_ROWS_STAGE / MR,
                   G = HCL_GEMM_ROWS_GROUPS, U = HCL_GEMM_ROWS_UNROLL(MR);
     __shared__ __align__(16) float as[MR * KC];
@@ -213,19 +145,14 @@ __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned l
                 }
         __syncthreads();
     }
-    if (w == 0) {
-        float *out = P + (unsigned long long)blockIdx.y * m * n;
+    if (w != 0) return;
+    float *out = P + (unsigned long long)blockIdx.y * m * n;
 #pragma unroll
-        for (int r = 0; r < MR; r++)
+    for (int r = 0; r < MR; r++)
 #pragma unroll
-            for (int e = 0; e < CW; e++)
-                if ((unsigned long long)r < m && j + e < n)
-                    out[r * p_i + (j + e) * p_j] = red[(r * CW + e) * 32 + c] + acc[r][e];
-    }
-    __syncthreads(); /* red (the staging memory) is free again */
-    const unsigned long long j0 = (unsigned long long)blockIdx.x * (32 * CW);
-    hcl_gemm_rows_finish(as, P, m * n, (unsigned)m, j0, (unsigned)(n - j0 < 32 * CW ? n - j0 : 32 * CW), p_i, p_j,
-                         HCL_GEMM_ROWS_FINISH_ARGS);
+        for (int e = 0; e < CW; e++)
+            if ((unsigned long long)r < m && j + e < n)
+                out[r * p_i + (j + e) * p_j] = red[(r * CW + e) * 32 + c] + acc[r][e];
 }
 
 /* The t kernels' body (B's element (p, j) at j * ldb + p; see the top of the file). */
@@ -234,8 +161,7 @@ __device__ __forceinline__ void hcl_gemm_rows_t(unsigned long long m, unsigned l
                                                 unsigned long long kslice, const TAB *__restrict__ A,
                                                 unsigned long long a_i, unsigned long long a_p,
                                                 const TAB *__restrict__ B, unsigned long long ldb,
-                                                float *__restrict__ P, unsigned long long p_i, unsigned long long p_j,
-                                                HCL_GEMM_ROWS_FINISH_PARAMS) {
+                                                float *__restrict__ P, unsigned long long p_i, unsigned long long p_j) {
     constexpr int VEC = hcl_elem<TAB>::VEC, KC = HCL_GEMM_ROWS_STAGE / MR, CT = HCL_GEMM_ROWS_COLS_T,
                   STEP = 32 * VEC; /* values of k a group reads at a time */
     static_assert(KC % STEP == 0, "a chunk of k is whole steps");
@@ -295,30 +221,23 @@ __device__ __forceinline__ void hcl_gemm_rows_t(unsigned long long m, unsigned l
         for (int c = 0; c < CT; c++)
 #pragma unroll
             for (int d = 16; d > 0; d /= 2) acc[r][c] += HCL_SHFL_XOR(acc[r][c], d);
-    if (l == 0) {
-        float *out = P + (unsigned long long)blockIdx.y * m * n;
+    if (l != 0) return;
+    float *out = P + (unsigned long long)blockIdx.y * m * n;
 #pragma unroll
-        for (int r = 0; r < MR; r++)
+    for (int r = 0; r < MR; r++)
 #pragma unroll
-            for (int c = 0; c < CT; c++)
-                if ((unsigned long long)r < m && j0 + c < n) out[r * p_i + (j0 + c) * p_j] = acc[r][c];
-    }
-    __syncthreads(); /* the staging memory is free again */
-    const unsigned long long b0 = (unsigned long long)blockIdx.x * (HCL_GEMM_ROWS_GROUPS * CT);
-    hcl_gemm_rows_finish(as, P, m * n, (unsigned)m, b0,
-                         (unsigned)(n - b0 < HCL_GEMM_ROWS_GROUPS * CT ? n - b0 : HCL_GEMM_ROWS_GROUPS * CT), p_i, p_j,
-                         HCL_GEMM_ROWS_FINISH_ARGS);
+        for (int c = 0; c < CT; c++)
+            if ((unsigned long long)r < m && j0 + c < n) out[r * p_i + (j0 + c) * p_j] = acc[r][c];
 }
 
-/* hcl_gemm_rows_<type>_<MR>_<n|t>: the arguments m, n, k, kslice, A, a_i, a_p, B, ldb, P, p_i, p_j, counters, C,
- * ldc, cn, ctype, alpha, beta (see the top) */
+/* hcl_gemm_rows_<type>_<MR>_<n|t>: the arguments m, n, k, kslice, A, a_i, a_p, B, ldb, P, p_i, p_j (see the top) */
 #define HCL_GEMM_ROWS_KERNEL(SUFFIX, T, MR, L)                                                                         \
     extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_ROWS_THREADS, 2)                                  \
-        hcl_gemm_rows_##SUFFIX##_##MR##_##L(                                                                           \
-            unsigned long long m, unsigned long long n, unsigned long long k, unsigned long long kslice, const T *A,   \
-            unsigned long long a_i, unsigned long long a_p, const T *B, unsigned long long ldb, float *P,              \
-            unsigned long long p_i, unsigned long long p_j, HCL_GEMM_ROWS_FINISH_PARAMS) {                             \
-        hcl_gemm_rows_##L<MR, T>(m, n, k, kslice, A, a_i, a_p, B, ldb, P, p_i, p_j, HCL_GEMM_ROWS_FINISH_ARGS);        \
+        hcl_gemm_rows_##SUFFIX##_##MR##_##L(unsigned long long m, unsigned long long n, unsigned long long k,          \
+                                            unsigned long long kslice, const T *A, unsigned long long a_i,             \
+                                            unsigned long long a_p, const T *B, unsigned long long ldb, float *P,      \
+                                            unsigned long long p_i, unsigned long long p_j) {                          \
+        hcl_gemm_rows_##L<MR, T>(m, n, k, kslice, A, a_i, a_p, B, ldb, P, p_i, p_j);                                   \
     }
 #define HCL_GEMM_ROWS_KERNELS(SUFFIX, T)                                                                               \
     HCL_GEMM_ROWS_KERNEL(SUFFIX, T, 1, n)                                                                              \

@@ -21,7 +21,7 @@ static hcl_status plan_gpu(hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, blocks ? blocks : 1, GPU_THREADS);
     out->scratch_bytes = GPU_MAX_BLOCKS * sizeof(float) + 256; /* partials, then the ticket */
-    out->scratch_zeroed = out->scratch_bytes;
+    out->scratch_zeroed = 1;
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_u64(l, n);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
@@ -55,7 +55,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op 
     l->shared_bytes = wg * sizeof(float);
     /* the ticket, then the partials at an offset that meets any device's sub-buffer alignment (NVIDIA: 512 bytes) */
     out->scratch_bytes = CL_PARTIALS_AT + max_groups * sizeof(float);
-    out->scratch_zeroed = out->scratch_bytes;
+    out->scratch_zeroed = 1;
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, CL_PARTIALS_AT);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);

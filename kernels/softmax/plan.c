@@ -290,7 +290,7 @@ static hcl_status plan_cl(const hcl_kdevice *dev, hcl_dtype type, size_t rows, s
     if (st != HCL_SUCCESS) return st;
     if (parts) { /* per row of a launch: the arrivals, then (max, sum, state) a part */
         out->scratch_bytes = CL_WS_ROWS_AT + hcl_min_size(batch, rows) * (1 + 3 * parts) * sizeof(uint32_t);
-        out->scratch_zeroed = out->scratch_bytes;
+        out->scratch_zeroed = 1;
     }
     for (size_t i = 0; i < count; i++) {
         const size_t r0 = i * batch, n = hcl_min_size(batch, rows - r0);
