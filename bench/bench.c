@@ -284,9 +284,6 @@ enum {
     OPT_COMM_DEVICES
 };
 
-/* --trace FILE: the run as a Chrome / Perfetto trace, through hcl_trace_start (what HCL_TRACE=FILE does). */
-static const char *trace_path;
-
 /* One option's value: 0, or -1 after a message that names the option, the value and what it should be. */
 static int parse_value(int code, const char *name, const char *v, options *o) {
     size_t d[3];
@@ -355,7 +352,7 @@ static int parse_value(int code, const char *name, const char *v, options *o) {
     case OPT_CSV: o->csv = v; break;
     case OPT_PLOT: o->plot = v; break;
     case OPT_COMPARE: o->compare = v; break;
-    case OPT_TRACE: trace_path = v; break;
+    case OPT_TRACE: o->trace = v; break;
     case OPT_COMM_ITERS:
         if (parse_int(v, 1, 10000, &o->comm_iters)) want = "a whole number from 1 to 10000";
         break;
@@ -542,7 +539,7 @@ static int check_output(const char *opt, const char *path) {
 
 /* Every output path, and that no two outputs name one file. */
 static int check_outputs(const options *o) {
-    const char *names[] = {"json", "csv", "plot", "trace"}, *paths[] = {o->json, o->csv, o->plot, trace_path};
+    const char *names[] = {"json", "csv", "plot", "trace"}, *paths[] = {o->json, o->csv, o->plot, o->trace};
     for (int i = 0; i < 4; i++) {
         if (!paths[i]) continue;
         if (check_output(names[i], paths[i])) return -1;
@@ -792,18 +789,18 @@ int bench_main(int argc, char **argv, int comm) {
         return 0;
     }
     progress_start(o.progress);
-    if (trace_path) {
-        hcl_status st = hcl_trace_start(trace_path);
+    if (o.trace) {
+        hcl_status st = hcl_trace_start(o.trace);
         if (st != HCL_SUCCESS) {
-            fprintf(stderr, "bench: --trace %s: %s: %s\n", trace_path, hcl_status_name(st), hcl_last_message());
+            fprintf(stderr, "bench: --trace %s: %s: %s\n", o.trace, hcl_status_name(st), hcl_last_message());
             free(old_rows);
             return 2;
         }
     }
     if (o.comm) { /* the communication benchmark (comm.c) instead of the kernels */
         int bad = comm_main(&o, t_main);
-        if (trace_path && hcl_trace_stop() != HCL_SUCCESS) {
-            printf("bench: --trace %s: %s\n", trace_path, hcl_last_message());
+        if (o.trace && hcl_trace_stop() != HCL_SUCCESS) {
+            printf("bench: --trace %s: %s\n", o.trace, hcl_last_message());
             bad++;
         }
         return bad ? 1 : 0;
@@ -891,8 +888,8 @@ int bench_main(int argc, char **argv, int comm) {
     }
     free(rows);
     free(old_rows);
-    if (trace_path && hcl_trace_stop() != HCL_SUCCESS) {
-        printf("bench: --trace %s: %s\n", trace_path, hcl_last_message());
+    if (o.trace && hcl_trace_stop() != HCL_SUCCESS) {
+        printf("bench: --trace %s: %s\n", o.trace, hcl_last_message());
         out_bad = 1;
     }
     if (out_bad) {

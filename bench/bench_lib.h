@@ -86,6 +86,7 @@ typedef struct options {
     size_t gate_bytes;     /* --gate-bytes (gate_set: given; else the default, BENCH_GATE_BYTES on a GPU) */
     int gate_set;
     const char *json, *csv, *plot, *compare;
+    const char *trace; /* --trace FILE: the run as a Chrome / Perfetto trace (hcl_trace_start, as HCL_TRACE=FILE) */
     /* bench --comm (comm.h): the communication benchmark instead of the kernels */
     int comm, comm_cross, types_set;
     size_t comm_min, comm_max; /* --comm-min-bytes, --comm-max-bytes (comm_max 0: 1 GiB, with --quick 1 MiB) */

@@ -42,6 +42,24 @@ static struct {
     launch_ctx ctx;
 } traced;
 
+static void traced_leave(void) {
+    hcl_trace_stop();
+    if (traced.path[0]) unlink(traced.path);
+    traced.path[0] = '\0';
+}
+
+/* Whether HCL's rounds can run traced: not while bench itself is tracing (--trace, HCL_TRACE), as one trace runs at
+ * a time; else reason says why not. */
+static int can_trace(const options *o, char *reason, size_t size) {
+    const char *env = getenv("HCL_TRACE");
+    if (o->trace || (env && *env)) {
+        snprintf(reason, size, "not measured: bench is traced itself (%s; one trace at a time)",
+                 o->trace ? "--trace" : "HCL_TRACE");
+        return 0;
+    }
+    return 1;
+}
+
 static int traced_enter(char *err, size_t err_size) {
     const char *dir = getenv("TMPDIR");
     snprintf(traced.path, sizeof traced.path, "%s/hcl-bench-trace-XXXXXX", dir && *dir ? dir : "/tmp");
@@ -60,38 +78,10 @@ static int traced_enter(char *err, size_t err_size) {
         return 1;
     }
     if (hcl_launch_one(&traced.ctx, 1, err, err_size)) {
-        hcl_trace_stop();
-        unlink(traced.path);
-        traced.path[0] = '\0';
+        traced_leave();
         return 1;
     }
     return 0;
-}
-
-static void traced_leave(void) {
-    hcl_trace_stop();
-    if (traced.path[0]) unlink(traced.path);
-    traced.path[0] = '\0';
-}
-
-/* Whether HCL's rounds can run traced: not while bench itself is tracing (--trace, HCL_TRACE), as one trace runs at
- * a time; else reason says why not. */
-static int can_trace(char *reason, size_t size) {
-    const char *env = getenv("HCL_TRACE");
-    if (env && *env) {
-        snprintf(reason, size, "not measured: bench is traced itself (HCL_TRACE; one trace at a time)");
-        return 0;
-    }
-    char err[320] = "";
-    if (traced_enter(err, sizeof err)) {
-        if (strstr(err, "being written already"))
-            snprintf(reason, size, "not measured: bench is traced itself (--trace; one trace at a time)");
-        else
-            snprintf(reason, size, "not measured: %s", err);
-        return 0;
-    }
-    traced_leave();
-    return 1;
 }
 
 void measure_launch(bdev *b, launch_cost *lc) {
@@ -130,7 +120,7 @@ void measure_launch(bdev *b, launch_cost *lc) {
                            .err = lc->traced_reason,
                            .err_size = sizeof lc->traced_reason}};
     traced.ctx = hcl[0].ctx;
-    int nhcl = st != HCL_SUCCESS ? 0 : can_trace(lc->traced_reason, sizeof lc->traced_reason) ? 2 : 1;
+    int nhcl = st != HCL_SUCCESS ? 0 : can_trace(b->opt, lc->traced_reason, sizeof lc->traced_reason) ? 2 : 1;
     if (!lc->unsupported && b->opt->baselines) {
         progress("%s:%u launch cost (HCL and vendor)", b->info.backend, b->info.index);
         vendor_launch_cost(b, lc->n_submit, lc->n_sync, hcl, nhcl, lc); /* without HCL's sides when nhcl is 0 */

@@ -47,13 +47,6 @@ static int events_pool(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *e) {
     return left;
 }
 
-/* Return n runtime events to the pool; those it has no room for are destroyed (the device's context current). */
-static void events_give(hcl__gpu_device *d, uint32_t n, hcl_gpu_event *e) {
-    if (!events_pool(d, n, e)) return;
-    for (uint32_t i = 0; i < n; i++)
-        if (e[i]) hcl__gpu.HCL_GPU_SYM_EventDestroy(e[i]);
-}
-
 void hcl__gpu_event_pool_drain(hcl__gpu_device *d) {
     pthread_mutex_lock(&d->lock);
     for (uint32_t i = 0; i < d->pool_count; i++) hcl__gpu.HCL_GPU_SYM_EventDestroy(d->pool[i]);
@@ -63,11 +56,20 @@ void hcl__gpu_event_pool_drain(hcl__gpu_device *d) {
     pthread_mutex_unlock(&d->lock);
 }
 
-static void event_free(hcl__gpu_event *ev) {
+/* Free an event: its runtime events go back to the pool, which needs no context, so a release costs no context switch;
+ * those the pool has no room for are destroyed in the device's context (entered here when `enter`; else the caller
+ * has it current). */
+static void event_free(hcl__gpu_event *ev, int enter) {
     if (!ev) return;
+    hcl__gpu_device *d = ev->dev;
     hcl_gpu_event e[2] = {ev->begin, ev->end != ev->begin ? ev->end : NULL};
-    events_give(ev->dev, 2, e);
     free(ev);
+    if (!events_pool(d, 2, e)) return;
+    hcl__gpu_scope scope;
+    const int entered = enter && hcl__gpu_enter(d, &scope) == HCL_SUCCESS;
+    for (int i = 0; i < 2; i++)
+        if (e[i]) hcl__gpu.HCL_GPU_SYM_EventDestroy(e[i]);
+    if (entered) hcl__gpu_leave(&scope);
 }
 
 /* Make an event of one or two runtime events (one for a marker). */
@@ -138,7 +140,7 @@ hcl_status hcl__gpu_cmd_begin(hcl__gpu_cmd *cmd, hcl__gpu_queue *q, uint32_t num
     }
     return HCL_SUCCESS;
 fail:
-    event_free(cmd->ev);
+    event_free(cmd->ev, 0);
     cmd->ev = NULL;
     hcl__gpu_leave(&cmd->scope);
     return st;
@@ -154,7 +156,7 @@ hcl_status hcl__gpu_cmd_end(hcl__gpu_cmd *cmd, hcl_status st, int blocking, cons
         *out_event = cmd->ev;
     } else {
         /* a begin event already recorded is harmless: nothing waits for it and the pool may reuse it */
-        event_free(cmd->ev);
+        event_free(cmd->ev, 0);
     }
     cmd->ev = NULL;
     hcl__gpu_leave(&cmd->scope);
@@ -177,7 +179,7 @@ hcl_status hcl__gpu_queue_marker(void *queue, uint32_t num_wait, void *const *wa
     cmd.ev = NULL;
     st = hcl__gpu_cmd_end(&cmd, st, 0, "marker", NULL);
     if (st != HCL_SUCCESS) {
-        event_free(ev);
+        event_free(ev, 1); /* cmd_end has left the context */
         return st;
     }
     if (out_event) *out_event = ev;
@@ -202,22 +204,9 @@ hcl_status hcl__gpu_event_query(void *event, int *out_done) {
     return r == HCL_GPU_SUCCESS ? HCL_SUCCESS : hcl__gpu_fail(r, "EventQuery", "device %u", ev->dev->index);
 }
 
-/* The tracer gives every command's events back here once it has read them: to the pool, which needs no context, so
- * a traced command's release costs no context switch; only events the pool has no room for are destroyed, in the
- * device's context. */
-void hcl__gpu_event_release(void *event) {
-    hcl__gpu_event *ev = event;
-    if (!ev) return;
-    hcl__gpu_device *d = ev->dev;
-    hcl_gpu_event e[2] = {ev->begin, ev->end != ev->begin ? ev->end : NULL};
-    free(ev);
-    if (!events_pool(d, 2, e)) return;
-    hcl__gpu_scope scope;
-    int entered = hcl__gpu_enter(d, &scope) == HCL_SUCCESS;
-    for (int i = 0; i < 2; i++)
-        if (e[i]) hcl__gpu.HCL_GPU_SYM_EventDestroy(e[i]);
-    if (entered) hcl__gpu_leave(&scope);
-}
+/* The tracer gives every command's events back here once it has read them (event_free: no context switch unless the
+ * pool is full). */
+void hcl__gpu_event_release(void *event) { event_free(event, 1); }
 
 hcl_status hcl__gpu_event_elapsed(void *start, void *end, double *out_seconds) {
     hcl__gpu_event *s = start, *e = end;
