@@ -440,7 +440,7 @@ static void cu_timed_free(void) {
 static int cu_timed_make(struct baselines *bl, int n_submit, launch_cost *lc) {
     char *err = lc->timed_reason;
     size_t err_size = sizeof lc->timed_reason;
-    const int launches = n_submit > 50 ? n_submit : 50; /* the warm-up round's 50 launches */
+    const int launches = launches_before_wait(n_submit);
     cu_timed.stream = (CUstream)bl->queue;
     if (!(cu_timed.ev = calloc((size_t)launches * 2, sizeof *cu_timed.ev))) {
         snprintf(err, err_size, "out of host memory");

@@ -260,7 +260,7 @@ static void opencl_launch(struct baselines *bl, int n_submit, int n_sync, launch
     cl_command_queue_properties props = 0;
     CL_TRY(ocl.clGetCommandQueueInfo((cl_command_queue)c.queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL),
            "clGetCommandQueueInfo");
-    cl_timed.cap = n_submit > 50 ? n_submit : 50; /* the warm-up round's 50 launches */
+    cl_timed.cap = launches_before_wait(n_submit);
     cl_timed.used = 0;
     cl_timed.ev = (props & CL_QUEUE_PROFILING_ENABLE) ? calloc((size_t)cl_timed.cap, sizeof *cl_timed.ev) : NULL;
     const launch_side timed = {

@@ -481,6 +481,9 @@ typedef struct launch_side {
     size_t err_size;
 } launch_side;
 #define LAUNCH_SIDES_MAX 4 /* HCL, HCL traced, the raw call, the raw call timed */
+#define LAUNCH_WARMUP 50   /* launches of each side's warm-up round (then one wait) */
+/* The most launches a side makes before a wait in time_launches (n_submit, or the warm-up round's). */
+int launches_before_wait(int n_submit);
 /* Microseconds per launch of each side (count 1 to LAUNCH_SIDES_MAX): n_submit launches then one wait, and n_sync launches each
  * waited for, the median of 7 such rounds; the sides' rounds alternate (a b, b a, a b, ...), so that the drift of a
  * machine over the measurement (rounds here differed by up to 30%) falls on both. A side that fails stops; the

@@ -29,6 +29,8 @@ static int round_of(launch_side *s, int n_submit, int n_sync, double *sub, doubl
     return bad;
 }
 
+int launches_before_wait(int n_submit) { return n_submit > LAUNCH_WARMUP ? n_submit : LAUNCH_WARMUP; }
+
 void time_launches(launch_side *sides, int count, int n_submit, int n_sync) {
     enum { ROUNDS = 7 };
     double sub[LAUNCH_SIDES_MAX][ROUNDS], syn[LAUNCH_SIDES_MAX][ROUNDS];
@@ -37,7 +39,7 @@ void time_launches(launch_side *sides, int count, int n_submit, int n_sync) {
     for (int k = 0; k < count; k++) { /* warm-up: first-launch work, lazy loading, clocks */
         sides[k].ran = 0;
         double a, b;
-        failed[k] = round_of(&sides[k], 50, 1, &a, &b);
+        failed[k] = round_of(&sides[k], LAUNCH_WARMUP, 1, &a, &b);
     }
     for (int r = 0; r < ROUNDS; r++)
         for (int i = 0; i < count; i++) {
