@@ -386,17 +386,12 @@ void settle_cpu(const bdev *b);
 /* energy.c: the device's telemetry during a run (hcl_telemetry.h). energy_start finds the device's source, starts
  * the sampler thread (every 20 ms on a GPU, 250 ms on a CPU, so it takes no time from the timed runs' thread), reads
  * the idle power over a second and prints the "energy:" line; with no source it prints why and does nothing more.
- * run_timed calls energy_begin and energy_end after the last timed run: energy_end runs fn once and more times while
- * the window is shorter than --energy-window (runs of the call alone: no poison or gate fills in the window), then
- * fills m->energy (returns 1 when such a run failed, with m->error). energy_stop ends the thread. */
-typedef struct energy_mark {
-    double t0, e0; /* wall time and energy counter (NaN: none) at the window's start */
-    int started;
-} energy_mark;
+ * run_timed calls energy_window after the last timed run: it runs fn once and more times while the window is shorter
+ * than --energy-window (runs of the call alone: no poison or gate fills in the window), then fills m->energy (returns
+ * 1 when such a run failed, with m->error; m->energy all zero where no energy is read). energy_stop ends the thread. */
 void energy_start(bdev *b);
 void energy_stop(bdev *b);
-void energy_begin(bdev *b, energy_mark *mk);
-int energy_end(bdev *b, energy_mark *mk, one_run_fn fn, void *ctx, measure *m);
+int energy_window(bdev *b, one_run_fn fn, void *ctx, measure *m);
 /* energy_report.c: a row's energy line under it in the table (only where the device has telemetry), its JSON
  * ("energy": {...} or null; the device's "telemetry" object) and CSV cells (ENERGY_CSV_COLUMNS after the others). */
 void print_energy_line(const device_run *dr, const result *r);

@@ -167,20 +167,14 @@ static double energy_now(bdev *b) {
     return x.energy;
 }
 
-void energy_begin(bdev *b, energy_mark *mk) {
-    mk->started = b->sampler && b->energy_rows;
-    if (!mk->started) return;
-    mk->e0 = energy_now(b);
-    mk->t0 = now_s();
-}
-
-int energy_end(bdev *b, energy_mark *mk, one_run_fn fn, void *ctx, measure *m) {
+int energy_window(bdev *b, one_run_fn fn, void *ctx, measure *m) {
     memset(&m->energy, 0, sizeof m->energy);
-    if (!mk->started) return 0;
+    if (!b->sampler || !b->energy_rows) return 0;
+    const double e0 = energy_now(b), t0 = now_s();
     int runs = 0;
     double s = 0;
-    while (runs == 0 || (now_s() - mk->t0 < b->run->energy.window_min_s && runs < 1000000)) {
-        progress("%s:%u energy window (%d runs, %.2f s)", b->info.backend, b->info.index, runs, now_s() - mk->t0);
+    while (runs == 0 || (now_s() - t0 < b->run->energy.window_min_s && runs < 1000000)) {
+        progress("%s:%u energy window (%d runs, %.2f s)", b->info.backend, b->info.index, runs, now_s() - t0);
         if (fn(b, ctx, &s, m)) {
             m->failed = 1;
             return 1;
@@ -188,7 +182,7 @@ int energy_end(bdev *b, energy_mark *mk, one_run_fn fn, void *ctx, measure *m) {
         runs++;
     }
     m->energy.runs = runs;
-    window_energy(b, mk->t0, mk->e0, &m->energy);
+    window_energy(b, t0, e0, &m->energy);
     return 0;
 }
 

@@ -330,7 +330,6 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
     int warmup = b->opt->warmup, repeats = b->opt->repeats;
     m->present = 1;
     m->ran = 0;
-    energy_mark mk = {0, 0, 0};
     for (int it = 0; it < warmup + repeats; it++) {
         progress("%s:%u %s (%s %d/%d)", b->info.backend, b->info.index, what, it < warmup ? "warm-up" : "run",
                  it < warmup ? it + 1 : it - warmup + 1, it < warmup ? warmup : repeats);
@@ -353,8 +352,7 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
         }
     }
     measure_summarize(m, times);
-    energy_begin(b, &mk); /* the energy window: runs of the call alone (no fills of the poison or the gate in it) */
-    return energy_end(b, &mk, fn, ctx, m);
+    return energy_window(b, fn, ctx, m); /* runs of the call alone (no fills of the poison or the gate in it) */
 }
 
 /* HCL's own calls: submit with an event, wait, and take the event's device time. */
