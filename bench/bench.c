@@ -628,8 +628,8 @@ static void gate_open(bdev *b) {
     device_run *dr = b->run;
     size_t bytes = b->opt->gate_set ? b->opt->gate_bytes : b->cpu ? 0 : BENCH_GATE_BYTES;
     if (!b->opt->gate_set && b->info.global_mem_bytes && bytes > b->info.global_mem_bytes / 16)
-        bytes = (size_t)(b->info.global_mem_bytes / 16) / 4 * 4;
-    bytes = bytes / 4 * 4;
+        bytes = (size_t)(b->info.global_mem_bytes / 16);
+    bytes = bytes / 4 * 4; /* whole words of the fill's pattern */
     if (bytes == 0) {
         snprintf(dr->gate_note, sizeof dr->gate_note, "none (%s)",
                  b->opt->gate_set ? "--gate-bytes 0" : "a CPU device");
@@ -642,7 +642,7 @@ static void gate_open(bdev *b) {
                  hcl_last_message());
         return;
     }
-    b->gate_bytes = dr->gate_bytes = bytes;
+    dr->gate_bytes = bytes;
     snprintf(dr->gate_note, sizeof dr->gate_note, "a %.0f MiB fill before each timed run", bytes / 1048576.0);
 }
 

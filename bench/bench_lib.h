@@ -285,8 +285,7 @@ typedef struct bdev {
     device_run *run;
     struct bench_sampler *sampler; /* energy.c's sampler thread (NULL: no telemetry) */
     int energy_rows;               /* 1 while the kernel rows run: run_timed measures their energy */
-    hcl_buffer gate;               /* filled before each timed run (--gate-bytes; NULL: no gate) */
-    size_t gate_bytes;
+    hcl_buffer gate;               /* run->gate_bytes filled before each timed run (--gate-bytes; NULL: no gate) */
 } bdev;
 
 /* A planned case. */

@@ -337,7 +337,7 @@ int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer ou
         if (st != HCL_SUCCESS) return call_failed(m, "hcl_buffer_fill (NaN poison)", st);
         if (b->gate) { /* the device busy while the host submits the run (--gate-bytes), and the caches cold */
             const uint32_t zero = 0;
-            st = hcl_buffer_fill_async(b->queue, b->gate, 0, b->gate_bytes, &zero, sizeof zero, 0, NULL, NULL);
+            st = hcl_buffer_fill_async(b->queue, b->gate, 0, b->run->gate_bytes, &zero, sizeof zero, 0, NULL, NULL);
             if (st != HCL_SUCCESS) return call_failed(m, "hcl_buffer_fill_async (the gate)", st);
         }
         double t0 = now_s(), s = 0.0;
