@@ -28,7 +28,8 @@ const char comm_usage[] =
     "  --comm-max-bytes N  the largest collective, transfer and peer copy (default 1G; 1M with --quick)\n"
     "  --comm-iters N      iterations per timed group (default 20; 5 with --quick); a row is the median group's\n"
     "                      time per iteration (host wall-clock, the group ended by finishing every rank's queue),\n"
-    "                      of --repeats groups after --warmup single iterations\n"
+    "                      of --repeats groups after --warmup single iterations (without --repeats: more\n"
+    "                      groups, up to 201, where they fill less than about 0.3 s; fewer past 3 s)\n"
     "  --comm-engine NAME  the communicator's engine (nccl, rccl, mpi, staged; default: hcl_comm_create_all's)\n"
     "  --comm-ops LIST     comma list of all_reduce, all_gather, reduce_scatter, broadcast, reduce, sendrecv, or\n"
     "                      all (default: all)\n"
@@ -561,7 +562,10 @@ int comm_main(const options *o, double t_main) {
         "groups and its NCCL baseline's alternate (the transfer rows: device time of each copy's event, as the "
         "kernel bench)",
         o->warmup, o->warmup == 1 ? "" : "s", o->repeats, o->repeats == 1 ? "" : "s",
-        o->repeats_set ? "" : " (fewer, at least 3, past about 3 s)", o->comm_iters, o->comm_iters == 1 ? "" : "s");
+        o->repeats_set ? ""
+        : o->quick     ? " (fewer, at least 3, past about 3 s)"
+                       : " (fewer, at least 3, past about 3 s; more, up to 201, for rows under 0.3 s)",
+        o->comm_iters, o->comm_iters == 1 ? "" : "s");
     if (open_devices(&cr)) return 1;
     cr.sel = cr.xfer_dev[0];
     if (o->comm_devices)

@@ -10,7 +10,8 @@
  *
  * Timing (the same for HCL and for every baseline): a group of --comm-iters iterations is issued back to back and
  * ended by finishing every rank's queue; host wall-clock of the group / iterations is one timed run, and a row
- * shows the median of --repeats such groups (after --warmup single iterations), as nccl-tests times -n iterations. */
+ * shows the median of such groups (after --warmup single iterations), as nccl-tests times -n iterations: --repeats
+ * of them, or without it as many as comm_groups gives (more for short groups, fewer for long ones). */
 #ifndef HCL_BENCH_COMM_LIB_H
 #define HCL_BENCH_COMM_LIB_H
 
@@ -96,6 +97,10 @@ typedef struct comm_timing {
     measure *m;
 } comm_timing;
 int comm_timed_pair(const options *o, const comm_timing *t, int count);
+/* How many groups a row times, given its first group of every figure (first_pair_s, seconds): --repeats when given;
+ * else the default, fewer (at least 3) past about 3 s in all, or more (up to 201, not with --quick) for short groups,
+ * as many as fill about 0.3 s. */
+int comm_groups(const options *o, double first_pair_s);
 
 /* comm_coll.c */
 void comm_collectives(comm_run *cr);
