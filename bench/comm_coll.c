@@ -53,7 +53,7 @@ static int coll_iter(void *ctx, int finish, char *err, size_t err_size) {
     coll_ctx *c = ctx;
     hcl_status st = HCL_SUCCESS;
     if (c->nb) {
-        if (nccl_base_issue(c->nb, c->op, c->dtype, c->count, c->send, c->recv, c->queues, err, err_size)) return 1;
+        if (nccl_base_issue(c->nb, c->op, c->dtype, c->count, err, err_size)) return 1;
     } else {
         hcl_comm_group_start();
         int failed_rank = -1;
@@ -320,7 +320,7 @@ void comm_collectives(comm_run *cr) {
         snprintf(cr->base_note, sizeof cr->base_note, "none: --no-baselines");
     else if (!all_cuda)
         snprintf(cr->base_note, sizeof cr->base_note, "none: the NCCL baseline is for CUDA devices");
-    else if (!cr->coll_skipped[0] && nccl_base_open(cr->devs, n, &nb, cr->base_note, sizeof cr->base_note))
+    else if (!cr->coll_skipped[0] && nccl_base_open(cr->devs, n, send, recv, &nb, cr->base_note, sizeof cr->base_note))
         nb = NULL;
     print_wrapped(stdout, "  baseline: ", "    ", cr->base_note[0] ? cr->base_note : "-");
     void *host = malloc(max_bytes + 16);

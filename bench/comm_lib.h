@@ -110,18 +110,24 @@ void comm_print_coll_row(const comm_run *cr, const coll_row *r);
 /* comm_nccl_base.c: NCCL and libcuda opened with dlopen, on CUDA devices only. Each returns 0, or 1 with the
  * reason in err. */
 typedef struct nccl_base nccl_base;
-/* Open libnccl.so.2 and make one communicator over the devices (ncclCommInitAll), from their CUcontexts. */
-int nccl_base_open(const comm_dev *devs, int n, nccl_base **out, char *note, size_t note_size);
+/* Open libnccl.so.2 and make one communicator over the devices (ncclCommInitAll), from their CUcontexts; rank i's
+ * send[i] and recv[i] (as device addresses) and devs[i].queue (as a CUstream) are what every collective uses, their
+ * native handles read here once, so that a timed iteration is NCCL's calls alone. */
+int nccl_base_open(const comm_dev *devs, int n, const hcl_buffer *send, const hcl_buffer *recv, nccl_base **out,
+                   char *note, size_t note_size);
 void nccl_base_close(nccl_base *nb);
-/* Issue op for every rank on its queue's CUstream, in one ncclGroupStart/End; root 0 for broadcast and reduce. */
-int nccl_base_issue(nccl_base *nb, int op, hcl_dtype type, size_t count, hcl_buffer *send, hcl_buffer *recv,
-                    hcl_queue *queues, char *err, size_t err_size);
+/* Issue op for every rank on its stream, in one ncclGroupStart/End; root 0 for broadcast and reduce. */
+int nccl_base_issue(nccl_base *nb, int op, hcl_dtype type, size_t count, char *err, size_t err_size);
 /* cuMemcpyPeerAsync from src's buffer to dst's on src's stream (libcuda); finish: cuStreamSynchronize after it. */
 typedef struct cuda_peer cuda_peer;
 int cuda_peer_open(cuda_peer **out, char *note, size_t note_size);
 void cuda_peer_close(cuda_peer *cp);
-int cuda_peer_copy(cuda_peer *cp, const comm_dev *dst, hcl_buffer dbuf, const comm_dev *src, hcl_buffer sbuf,
-                   size_t bytes, int finish, char *err, size_t err_size);
+/* Bind the pair the copies use: the contexts, src's and dst's buffers, src's stream, peer access enabled where the
+ * devices can reach each other; done once per pair, outside the timed copies. */
+int cuda_peer_bind(cuda_peer *cp, const comm_dev *dst, hcl_buffer dbuf, const comm_dev *src, hcl_buffer sbuf, char *err,
+                   size_t err_size);
+/* cuMemcpyPeerAsync of bytes over the bound pair, with the source's context pushed; finish: cuStreamSynchronize. */
+int cuda_peer_copy(cuda_peer *cp, size_t bytes, int finish, char *err, size_t err_size);
 
 /* comm_report.c */
 int comm_write_json(const char *path, const comm_run *cr, double total_s, int failures);

@@ -91,6 +91,9 @@ static int cu_ordinal(const cu_api *cu, hcl_device dev, CUcontext *out_ctx, CUde
  * ------------------------------------------------------------------------------------------------------- */
 struct cuda_peer {
     cu_api cu;
+    CUcontext sctx, dctx;   /* the bound pair (cuda_peer_bind) */
+    void *sp, *dp, *stream; /* source and destination addresses, the source's stream */
+    int bound;
 };
 
 int cuda_peer_open(cuda_peer **out, char *note, size_t note_size) {
@@ -109,40 +112,56 @@ int cuda_peer_open(cuda_peer **out, char *note, size_t note_size) {
 
 void cuda_peer_close(cuda_peer *cp) { free(cp); }
 
-int cuda_peer_copy(cuda_peer *cp, const comm_dev *dst, hcl_buffer dbuf, const comm_dev *src, hcl_buffer sbuf,
-                   size_t bytes, int finish, char *err, size_t err_size) {
+int cuda_peer_bind(cuda_peer *cp, const comm_dev *dst, hcl_buffer dbuf, const comm_dev *src, hcl_buffer sbuf, char *err,
+                   size_t err_size) {
     const cu_api *cu = &cp->cu;
-    CUcontext sctx, dctx, popped;
+    CUcontext popped;
     CUdevice sdev, ddev;
-    void *sp = NULL, *dp = NULL, *stream = NULL;
-    if (cu_ordinal(cu, src->device, &sctx, &sdev, err, err_size) ||
-        cu_ordinal(cu, dst->device, &dctx, &ddev, err, err_size))
+    cp->bound = 0;
+    if (cu_ordinal(cu, src->device, &cp->sctx, &sdev, err, err_size) ||
+        cu_ordinal(cu, dst->device, &cp->dctx, &ddev, err, err_size))
         return 1;
-    hcl_status st = hcl_buffer_get_native(sbuf, &sp);
-    if (st == HCL_SUCCESS) st = hcl_buffer_get_native(dbuf, &dp);
-    if (st == HCL_SUCCESS) st = hcl_queue_get_native(src->queue, &stream);
+    hcl_status st = hcl_buffer_get_native(sbuf, &cp->sp);
+    if (st == HCL_SUCCESS) st = hcl_buffer_get_native(dbuf, &cp->dp);
+    if (st == HCL_SUCCESS) st = hcl_queue_get_native(src->queue, &cp->stream);
     if (st != HCL_SUCCESS) {
         hcl_ts_status_text(err, err_size, st, "native handles");
         return 1;
     }
-    CUresult r = cu->push(sctx);
+    CUresult r = cu->push(cp->sctx);
     if (r) {
         snprintf(err, err_size, "cuCtxPushCurrent: %s (%d)", cu_error(cu, r), r);
         return 1;
     }
     int can = 0;
     if (cu->can_access(&can, sdev, ddev) == 0 && can) {
-        r = cu->enable_peer(dctx, 0);
+        r = cu->enable_peer(cp->dctx, 0);
         if (r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) r = 0;
     }
-    const char *what = "cuCtxEnablePeerAccess";
-    if (!r) {
-        what = "cuMemcpyPeerAsync";
-        r = cu->memcpy_peer((CUdeviceptr)(uintptr_t)dp, dctx, (CUdeviceptr)(uintptr_t)sp, sctx, bytes, stream);
+    cu->pop(&popped);
+    if (r) snprintf(err, err_size, "cuCtxEnablePeerAccess: %s (%d)", cu_error(cu, r), r);
+    cp->bound = !r;
+    return r != 0;
+}
+
+int cuda_peer_copy(cuda_peer *cp, size_t bytes, int finish, char *err, size_t err_size) {
+    const cu_api *cu = &cp->cu;
+    CUcontext popped;
+    if (!cp->bound) {
+        snprintf(err, err_size, "cuMemcpyPeerAsync: no pair bound");
+        return 1;
     }
+    CUresult r = cu->push(cp->sctx);
+    if (r) {
+        snprintf(err, err_size, "cuCtxPushCurrent: %s (%d)", cu_error(cu, r), r);
+        return 1;
+    }
+    const char *what = "cuMemcpyPeerAsync";
+    r = cu->memcpy_peer((CUdeviceptr)(uintptr_t)cp->dp, cp->dctx, (CUdeviceptr)(uintptr_t)cp->sp, cp->sctx, bytes,
+                        cp->stream);
     if (!r && finish) {
         what = "cuStreamSynchronize";
-        r = cu->sync(stream);
+        r = cu->sync(cp->stream);
     }
     cu->pop(&popped);
     if (r) snprintf(err, err_size, "%s: %s (%d)", what, cu_error(cu, r), r);
@@ -174,6 +193,7 @@ struct nccl_base {
     cu_api cu;
     int n;
     ncclComm_t comms[COMM_MAX_DEVICES];
+    void *sp[COMM_MAX_DEVICES], *rp[COMM_MAX_DEVICES], *stream[COMM_MAX_DEVICES]; /* each rank's, native */
     ncclCommInitAll_fn init_all;
     ncclCommDestroy_fn destroy;
     ncclGetVersion_fn version;
@@ -194,7 +214,8 @@ void nccl_base_close(nccl_base *nb) {
     free(nb);
 }
 
-int nccl_base_open(const comm_dev *devs, int n, nccl_base **out, char *note, size_t note_size) {
+int nccl_base_open(const comm_dev *devs, int n, const hcl_buffer *send, const hcl_buffer *recv, nccl_base **out,
+                   char *note, size_t note_size) {
     /* the library HCL's nccl engine opened first (the same NCCL, found where the engine found it), then the names */
     char engine_lib[HCL_NAME_MAX] = "";
     const char *cands[4];
@@ -241,6 +262,15 @@ int nccl_base_open(const comm_dev *devs, int n, nccl_base **out, char *note, siz
     int ordinals[COMM_MAX_DEVICES];
     for (int i = 0; i < n; i++) {
         CUcontext ctx;
+        hcl_status st = hcl_buffer_get_native(send[i], &nb->sp[i]);
+        if (st == HCL_SUCCESS) st = hcl_buffer_get_native(recv[i], &nb->rp[i]);
+        if (st == HCL_SUCCESS) st = hcl_queue_get_native(devs[i].queue, &nb->stream[i]);
+        if (st != HCL_SUCCESS) {
+            hcl_ts_status_text(err, sizeof err, st, "native handles of rank %d", i);
+            snprintf(note, note_size, "none: %s", err);
+            free(nb);
+            return 1;
+        }
         if (cu_ordinal(&nb->cu, devs[i].device, &ctx, &ordinals[i], err, sizeof err)) {
             snprintf(note, note_size, "none: %s: %s", devs[i].selector, err);
             free(nb);
@@ -264,19 +294,9 @@ int nccl_base_open(const comm_dev *devs, int n, nccl_base **out, char *note, siz
     return 0;
 }
 
-int nccl_base_issue(nccl_base *nb, int op, hcl_dtype type, size_t count, hcl_buffer *send, hcl_buffer *recv,
-                    hcl_queue *queues, char *err, size_t err_size) {
+int nccl_base_issue(nccl_base *nb, int op, hcl_dtype type, size_t count, char *err, size_t err_size) {
     const int dt = type == HCL_DTYPE_F16 ? ncclFloat16 : type == HCL_DTYPE_BF16 ? ncclBfloat16 : ncclFloat32;
-    void *sp[COMM_MAX_DEVICES], *rp[COMM_MAX_DEVICES], *st[COMM_MAX_DEVICES];
-    for (int i = 0; i < nb->n; i++) {
-        hcl_status s = hcl_buffer_get_native(send[i], &sp[i]);
-        if (s == HCL_SUCCESS) s = hcl_buffer_get_native(recv[i], &rp[i]);
-        if (s == HCL_SUCCESS) s = hcl_queue_get_native(queues[i], &st[i]);
-        if (s != HCL_SUCCESS) {
-            hcl_ts_status_text(err, err_size, s, "native handles of rank %d", i);
-            return 1;
-        }
-    }
+    void *const *sp = nb->sp, *const *rp = nb->rp, *const *st = nb->stream;
     ncclResult_t r = nb->group_start();
     for (int i = 0; i < nb->n && !r; i++) {
         ncclComm_t c = nb->comms[i];

@@ -269,11 +269,13 @@ static hcl_status nccl_fail(hcl__comm *c, const char *call, nccl_result r, int f
     return hcl__comm_break(c, st);
 }
 
-/* Launches are done in microseconds, a finish's queued collectives in milliseconds, joins in seconds: yield for the
- * first 20 ms, then sleep, longer after a second. A sleep ends tens of microseconds late (the kernel's timer slack):
- * when a finish began sleeping after 1 ms, 20 all-reduces of 16 MiB (1.6 ms on two H100s) were seen done 40 us late,
- * 2 us a call, and read 0.96-0.98 of NCCL timed with cuStreamSynchronize. */
+/* Launches are done in microseconds, a finish's queued collectives in milliseconds, joins in seconds: poll without a
+ * pause for the first 100 us (a yield is a system call, and a group of small collectives ends microseconds after its
+ * last launch), yield until 20 ms, then sleep, longer after a second. A sleep ends tens of microseconds late (the
+ * kernel's timer slack): when a finish began sleeping after 1 ms, 20 all-reduces of 16 MiB (1.6 ms on two H100s) were
+ * seen done 40 us late, 2 us a call, and read 0.96-0.98 of NCCL timed with cuStreamSynchronize. */
 static void backoff(double waited) {
+    if (waited < 100e-6) return;
     if (waited < 0.02) {
         sched_yield();
         return;
@@ -498,6 +500,9 @@ static hcl_status group_end(const hcl__comm_engine *self, hcl__comm_group *g) {
         hcl_status st;
         if (r != NCCL_SUCCESS && r != NCCL_IN_PROGRESS)
             st = nccl_fail(c, "ncclGroupEnd", r, 0); /* every communicator of the group had its part in it */
+        else if (r == NCCL_SUCCESS && ((const nccl_state *)c->state)->blocking)
+            st = HCL_SUCCESS; /* launched; an asynchronous error shows at hcl_comm_finish, which polls for it (asking
+                                 each communicator here cost two NCCL calls a group on the time of small ones) */
         else
             st = settle(c, "ncclGroupEnd", r, "the group's launch did not finish");
         if (first == HCL_SUCCESS) first = st;
@@ -596,8 +601,10 @@ static hcl_status run(hcl__comm *c, const hcl__coll *op) {
     return after_call(c, g, call, r);
 }
 
-/* hcl_comm_finish: poll the stream, and the communicator for errors, until the stream is idle or the timeout; then
- * the driver's own finish (its bookkeeping, and its report if the stream failed). */
+/* hcl_comm_finish: poll the stream, and the communicator for errors, until the stream is idle or the timeout. A stream
+ * that the query found done without error is finished (the CUDA and HIP drivers' finish is a synchronize of the
+ * stream alone, which cost a further driver call per rank); one that failed goes to the driver's finish, which
+ * reports it as hcl_queue_finish does. */
 static hcl_status finish(hcl__comm *c, hcl__queue *q) {
     nccl_state *s = c->state;
     const engine_lib *L = s->lib;
@@ -606,9 +613,10 @@ static hcl_status finish(hcl__comm *c, hcl__queue *q) {
     gpu_scope scope;
     if (st != HCL_SUCCESS || (st = enter(L, c->dev, &scope, NULL)) != HCL_SUCCESS) return st;
     const double start = hcl__comm_now_s(), limit = atomic_load(&c->timeout);
+    int qr;
     for (;;) {
-        const int qr = L->hip ? L->hp.hipStreamQuery(stream) : L->cu.cuStreamQuery(stream);
-        if (qr != GPU_NOT_READY) break; /* idle, or failed: the driver's finish says how */
+        qr = L->hip ? L->hp.hipStreamQuery(stream) : L->cu.cuStreamQuery(stream);
+        if (qr != GPU_NOT_READY) break; /* idle (0), or failed: the driver's finish says how */
         if ((st = check_async(c)) != HCL_SUCCESS) break;
         const double waited = hcl__comm_now_s() - start;
         if (waited > limit) {
@@ -624,7 +632,8 @@ static hcl_status finish(hcl__comm *c, hcl__queue *q) {
     }
     leave(L, &scope);
     if (st != HCL_SUCCESS) return st;
-    if ((st = q->dev->drv->queue_finish(q->native)) == HCL_SUCCESS && hcl__trace_on()) hcl__trace_queue_idle(q);
+    if (qr != 0 && (st = q->dev->drv->queue_finish(q->native)) != HCL_SUCCESS) return st;
+    if (hcl__trace_on()) hcl__trace_queue_idle(q);
     return st;
 }
 

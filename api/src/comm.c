@@ -365,7 +365,10 @@ HCL_API hcl_status hcl_comm_group_end(void) {
         hcl_status st = engines[i]->ops->group_end(engines[i], g);
         if (st != HCL_SUCCESS && first == HCL_SUCCESS) first = hcl__prefix_message(st, "hcl_comm_group_end");
         if (g->items != g->first) free(g->items);
-        *g = (hcl__comm_group){0};
+        g->count = g->cap = 0; /* empty again (`first` needs no clearing) */
+        g->items = NULL;
+        g->started = 0;
+        g->failed = HCL_SUCCESS;
     }
     group_engines = 0;
     return first;

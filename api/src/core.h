@@ -154,8 +154,44 @@ typedef struct hcl__kernel {
 
 /* The handle table (handles.c). Register an object; returns its handle value or NULL if the table cannot grow. */
 HCL__HIDDEN void *hcl__handle_add(hcl__htype type, void *object);
+/* The table's slots, in chunks that never move once made (handles.c adds and removes under its lock; a lookup reads
+ * them without it, inlined into every call's checks). A handle's 64 bits: slot index + 1 (bits 0-31), the slot's
+ * generation (32-55), the object type (56-63). */
+#define HCL__HANDLE_CHUNK_BITS 12
+#define HCL__HANDLE_CHUNK_SLOTS (1u << HCL__HANDLE_CHUNK_BITS)
+#define HCL__HANDLE_MAX_CHUNKS 4096u /* 2^24 slots: live handles at once */
+typedef struct hcl__slot {
+    _Atomic(void *) object; /* NULL when free */
+    atomic_uint gen;        /* bumped on every removal */
+    atomic_uint type;
+    uint32_t next_free; /* under the lock */
+} hcl__slot;
+extern HCL__HIDDEN _Atomic(hcl__slot *) hcl__handle_chunks[HCL__HANDLE_MAX_CHUNKS];
+
+/* The slot of a handle that matches a live slot of `type` (its object in *object), or NULL. Without the lock: a slot
+ * removed meanwhile shows a NULL object or a new generation. */
+static inline hcl__slot *hcl__handle_decode(const void *handle, hcl__htype type, void **object) {
+    const uint64_t v = (uint64_t)(uintptr_t)handle;
+    const uint32_t low = (uint32_t)v;
+    if (low == 0 || low > HCL__HANDLE_MAX_CHUNKS * HCL__HANDLE_CHUNK_SLOTS || (uint8_t)(v >> 56) != (uint8_t)type)
+        return NULL;
+    const uint32_t index = low - 1;
+    hcl__slot *chunk = atomic_load_explicit(&hcl__handle_chunks[index >> HCL__HANDLE_CHUNK_BITS], memory_order_acquire);
+    if (!chunk) return NULL;
+    hcl__slot *s = &chunk[index & (HCL__HANDLE_CHUNK_SLOTS - 1)];
+    void *o = atomic_load_explicit(&s->object, memory_order_acquire);
+    if (!o || ((v >> 32) & 0xFFFFFFu) != (atomic_load_explicit(&s->gen, memory_order_acquire) & 0xFFFFFFu) ||
+        atomic_load_explicit(&s->type, memory_order_relaxed) != (uint8_t)type)
+        return NULL;
+    *object = o;
+    return s;
+}
+
 /* The object behind a handle of that type, or NULL (NULL, released, or wrong type). */
-HCL__HIDDEN void *hcl__handle_get(const void *handle, hcl__htype type);
+static inline void *hcl__handle_get(const void *handle, hcl__htype type) {
+    void *object = NULL;
+    return hcl__handle_decode(handle, type, &object) ? object : NULL;
+}
 /* Remove a handle; returns the object or NULL if the handle was not valid. */
 HCL__HIDDEN void *hcl__handle_remove(const void *handle, hcl__htype type);
 
@@ -186,8 +222,15 @@ HCL__HIDDEN hcl_status hcl__peer_copy(const char *fn, hcl__queue *q, hcl__buffer
                                       void **wait, hcl_event *out_event);
 
 /* ---- shared validation helpers (validate.c) ---- */
-/* Look up a handle or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid ...". */
-HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
+/* hcl__lookup's failure: HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a live ... handle". */
+HCL__HIDDEN hcl_status hcl__lookup_failed(const void *handle, hcl__htype type, const char *fn, const char *what);
+/* Look up a handle into *out, or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid
+ * ..." (*out NULL then). Inlined: every call looks up its handles. */
+static inline hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn,
+                                     const char *what) {
+    *out = hcl__handle_get(handle, type); /* NULL when it fails */
+    return *out ? HCL_SUCCESS : hcl__lookup_failed(handle, type, fn, what);
+}
 /* hcl__lookup, then the call's out-parameter `out` (named `out_name`) must not be NULL. */
 HCL__HIDDEN hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, const void *out,
                                        const char *fn, const char *what, const char *out_name);

@@ -5,21 +5,18 @@
 
 #include <stdlib.h>
 
-/* Slots live in chunks that never move once made, so a lookup reads them without the lock (every API call looks up
- * its handles: the lock and unlock were most of a cheap call's cost); adding and removing take the lock. */
-#define CHUNK_BITS 12
-#define CHUNK_SLOTS (1u << CHUNK_BITS)
-#define MAX_CHUNKS 4096u /* 2^24 slots: live handles at once */
+/* Slots live in chunks that never move once made (core.h: hcl__slot), so a lookup reads them without the lock (every
+ * API call looks up its handles: the lock and unlock were most of a cheap call's cost; the lookup is inlined in
+ * core.h); adding and removing take the lock. */
+#define CHUNK_BITS HCL__HANDLE_CHUNK_BITS
+#define CHUNK_SLOTS HCL__HANDLE_CHUNK_SLOTS
+#define MAX_CHUNKS HCL__HANDLE_MAX_CHUNKS
 
-typedef struct slot {
-    _Atomic(void *) object; /* NULL when free */
-    atomic_uint gen;        /* bumped on every removal */
-    atomic_uint type;
-    uint32_t next_free; /* under the lock */
-} slot;
+typedef hcl__slot slot;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic(slot *) chunks[MAX_CHUNKS];
+_Atomic(hcl__slot *) hcl__handle_chunks[HCL__HANDLE_MAX_CHUNKS];
+#define chunks hcl__handle_chunks
 static uint32_t slot_count; /* under the lock */
 static uint32_t free_head = UINT32_MAX;
 
@@ -33,22 +30,6 @@ static void *encode(uint32_t index, uint32_t gen, uint8_t type) {
 static slot *slot_at(uint32_t index) {
     slot *chunk = atomic_load_explicit(&chunks[index >> CHUNK_BITS], memory_order_acquire);
     return chunk ? &chunk[index & (CHUNK_SLOTS - 1)] : NULL;
-}
-
-/* The slot of a handle that matches a live slot of `type` (its object in *object), or NULL. Without the lock: a slot
- * removed meanwhile shows a NULL object or a new generation. */
-static slot *decode(const void *handle, hcl__htype type, void **object) {
-    const uint64_t v = (uint64_t)(uintptr_t)handle;
-    const uint32_t low = (uint32_t)v;
-    if (low == 0 || low > MAX_CHUNKS * CHUNK_SLOTS || (uint8_t)(v >> 56) != (uint8_t)type) return NULL;
-    slot *s = slot_at(low - 1);
-    if (!s) return NULL;
-    void *o = atomic_load_explicit(&s->object, memory_order_acquire);
-    if (!o || ((v >> 32) & 0xFFFFFFu) != (atomic_load_explicit(&s->gen, memory_order_acquire) & 0xFFFFFFu) ||
-        atomic_load_explicit(&s->type, memory_order_relaxed) != (uint8_t)type)
-        return NULL;
-    *object = o;
-    return s;
 }
 
 void *hcl__handle_add(hcl__htype type, void *object) {
@@ -81,17 +62,12 @@ out:
     return handle;
 }
 
-void *hcl__handle_get(const void *handle, hcl__htype type) {
-    void *object = NULL;
-    return decode(handle, type, &object) ? object : NULL;
-}
-
 /* The object behind a live handle of that type, or NULL; the slot is freed for reuse (its generation moves on, so the
  * old handle stays invalid). */
 void *hcl__handle_remove(const void *handle, hcl__htype type) {
     void *object = NULL;
     pthread_mutex_lock(&table_lock);
-    slot *s = decode(handle, type, &object);
+    slot *s = hcl__handle_decode(handle, type, &object);
     if (s) {
         atomic_store_explicit(&s->object, NULL, memory_order_release);
         atomic_fetch_add_explicit(&s->gen, 1, memory_order_release);

@@ -14,15 +14,11 @@ static const char *type_name(hcl__htype type) {
     return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
-hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
+hcl_status hcl__lookup_failed(const void *handle, hcl__htype type, const char *fn, const char *what) {
     if (!handle) return hcl__set_message(HCL_ERROR_INVALID_HANDLE, "%s: %s is NULL", fn, what);
-    void *object = hcl__handle_get(handle, type);
-    if (!object)
-        return hcl__set_message(HCL_ERROR_INVALID_HANDLE,
-                                "%s: %s (%p) is not a live %s handle (released, or of another type)", fn, what, handle,
-                                type_name(type));
-    *out = object;
-    return HCL_SUCCESS;
+    return hcl__set_message(HCL_ERROR_INVALID_HANDLE,
+                            "%s: %s (%p) is not a live %s handle (released, or of another type)", fn, what, handle,
+                            type_name(type));
 }
 
 hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, const void *out, const char *fn,
@@ -169,11 +165,12 @@ hcl_status hcl__lookup_elems(const char *fn, const hcl__device *dev, hcl_buffer 
     if (b->dev != dev)
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: %s belongs to another device than the queue", fn, what);
     const size_t esize = hcl_dtype_size(type);
-    if (!elems_ok || elems > SIZE_MAX / esize)
+    size_t bytes; /* multiplied, not divided: two divisions were a good part of a small collective's checks */
+    if (!elems_ok || __builtin_mul_overflow(elems, esize, &bytes))
         return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: the shape of %s overflows the address space", fn, what);
-    if (elems > b->size / esize)
+    if (bytes > b->size)
         return hcl__set_message(HCL_ERROR_OUT_OF_RANGE, "%s: %s needs %zu %s elements (%zu bytes) but holds %zu bytes",
-                                fn, what, elems, hcl_dtype_name(type), elems * esize, b->size);
+                                fn, what, elems, hcl_dtype_name(type), bytes, b->size);
     *out = b;
     return HCL_SUCCESS;
 }
