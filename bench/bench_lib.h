@@ -56,7 +56,7 @@ extern const char *const gemm_set_names[GS_COUNT];
 hcl_dtype bench_dtype(int type);
 
 /* The gate's default size on a GPU (--gate-bytes): larger than any GPU's last-level cache, and on an H200 about
- * 70 us of filling, longer than the host takes to submit any timed call (cuBLAS's first-run heuristics included). */
+ * 60 us of reading, longer than the host takes to submit any timed call (cuBLAS's first-run heuristics included). */
 #define BENCH_GATE_BYTES ((size_t)256 << 20)
 
 typedef struct options {
@@ -262,7 +262,7 @@ typedef struct device_run {
     result results[BENCH_MAX_CASES];
     int nresults;
     char plan_note[256]; /* "scaled down to fit ...", "CPU sizes", ... */
-    size_t gate_bytes;   /* the gate's fill before each timed run (0: none; gate_note says why) */
+    size_t gate_bytes;   /* the gate's sum before each timed run (0: none; gate_note says why) */
     char gate_note[HCL_REASON_MAX + 96];
     launch_cost launch;
     user_kernel uk;
@@ -285,7 +285,8 @@ typedef struct bdev {
     device_run *run;
     struct bench_sampler *sampler; /* energy.c's sampler thread (NULL: no telemetry) */
     int energy_rows;               /* 1 while the kernel rows run: run_timed measures their energy */
-    hcl_buffer gate;               /* run->gate_bytes filled before each timed run (--gate-bytes; NULL: no gate) */
+    hcl_buffer gate;               /* run->gate_bytes summed before each timed run (--gate-bytes; NULL: no gate) */
+    hcl_buffer gate_sum;           /* the gate's sum (one float) */
 } bdev;
 
 /* A planned case. */
@@ -386,7 +387,7 @@ void settle_cpu(const bdev *b);
  * the sampler thread (every 20 ms on a GPU, 250 ms on a CPU, so it takes no time from the timed runs' thread), reads
  * the idle power over a second and prints the "energy:" line; with no source it prints why and does nothing more.
  * run_timed calls energy_window after the last timed run: it runs fn once and more times while the window is shorter
- * than --energy-window (runs of the call alone: no poison or gate fills in the window), then fills m->energy (returns
+ * than --energy-window (runs of the call alone: no poison fills or gate sums in the window), then fills m->energy (returns
  * 1 when such a run failed, with m->error; m->energy all zero where no energy is read). energy_stop ends the thread. */
 void energy_start(bdev *b);
 void energy_stop(bdev *b);

@@ -26,8 +26,8 @@ run(version-short 0 "^hcl bench ${_v}\n$" -V)
 run(help 0 "usage: bench .*--noise-threshold F.*--compare OLD.json.*Exit status" --help)
 
 # a short real run in GNU forms: --opt=value, a unique prefix (--rep), and -v
-# (and the gate, forced on the CPU device: each timed run behind a 1 MiB fill)
-run(gnu-forms 0 "sizes: +--quick sizes, --scale 0\\.25.*gate: +a 1 MiB fill before each timed run.*kernel +shape.*vecadd +n=250001 .*HCL: [0-9]+ timed run"
+# (and the gate, forced on the CPU device: each timed run behind a sum over 1 MiB)
+run(gnu-forms 0 "sizes: +--quick sizes, --scale 0\\.25.*gate: +a sum over 1 MiB \\(hcl_reduce, f32\\) before each timed run.*kernel +shape.*vecadd +n=250001 .*HCL: [0-9]+ timed run"
     --device=host --quick --scale=0.25 --kernels=vecadd --types=f32 --rep=2 --warmup=0 --no-launch
     --no-user-kernel --no-progress -v --gate-bytes=1M)
 
