@@ -829,7 +829,63 @@ static void softmax_cl_cpu(void) {
 #undef ONE_ITEM_GROUPS
 }
 
+/* Every launch of every plan on every test device holds its arguments (a launch may take at most
+ * HCL_KLAUNCH_MAX_ARGS; one that asks for more is refused by the core). The short-k kernel took 13 while the bound
+ * was 12: every gemm of k <= 8 on CUDA and HIP devices failed with HCL_ERROR_INTERNAL. */
+static void check_args(const char *what, const hcl_kplan *p) {
+    for (size_t i = 0; i < p->count; i++)
+        HCL_TS_CHECK(p->launch[i].num_args <= HCL_KLAUNCH_MAX_ARGS,
+                     "%s: launch %zu (%s) asks for %u arguments (at most %d)", what, i,
+                     hcl_test_kernel_name(&p->launch[i]), p->launch[i].num_args, HCL_KLAUNCH_MAX_ARGS);
+}
+
+static void arguments_fit(void) {
+    const hcl_kdevice devs[] = {
+        hcl_test_gpu(90),        hcl_test_gpu(80),  hcl_test_amd("gfx90a"), hcl_test_amd("gfx908"),
+        hcl_test_amd("gfx1030"), hcl_test_cl_gpu(), hcl_test_pocl(),        hcl_test_cl_subgroup_gpu(1, 16, 64),
+        hcl_test_vk(0),          hcl_test_vk(1)};
+    static const size_t shapes[][3] = {{1, 1, 1},       {8191, 8191, 1},    {4093, 4099, 1},   {1000, 1000, 8},
+                                       {1, 4096, 4096}, {16, 1024, 4096},   {127, 4096, 4096}, {61, 67, 262139},
+                                       {4096, 7, 4096}, {1021, 1031, 1033}, {4096, 4096, 4096}};
+    const hcl_dtype types[] = {HCL_DTYPE_F32, HCL_DTYPE_F16, HCL_DTYPE_BF16};
+    size_t planned = 0;
+    for (size_t d = 0; d < sizeof devs / sizeof devs[0]; d++)
+        for (size_t t = 0; t < 4; t++) {
+            const hcl_dtype type = types[t % 3];
+            const hcl_compute compute = t == 3 ? HCL_COMPUTE_TF32 : HCL_COMPUTE_F32;
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                for (int tr = 0; tr < 4; tr++) {
+                    hcl_kgemm g = hcl_test_gemm(type, type, compute, tr & 1, tr >> 1, shapes[s][0], shapes[s][1],
+                                                shapes[s][2], 0);
+                    hcl_kplan p;
+                    memset(&p, 0, sizeof p);
+                    if (hcl_plan_gemm(&devs[d], &g, &p) == HCL_SUCCESS) {
+                        char what[96];
+                        snprintf(what, sizeof what, "device %zu gemm %zux%zux%zu type %zu trans %d", d, g.m, g.n, g.k,
+                                 t, tr);
+                        check_args(what, &p);
+                        planned++;
+                    }
+                    hcl_kplan_free(&p);
+                }
+            const size_t n = (size_t)1 << 25;
+            hcl_kplan p;
+            memset(&p, 0, sizeof p);
+            if (t < 3 && hcl_plan_softmax(&devs[d], type, 4096, 65536, &p) == HCL_SUCCESS) check_args("softmax", &p);
+            hcl_kplan_free(&p);
+            memset(&p, 0, sizeof p);
+            if (t < 3 && hcl_plan_reduce(&devs[d], type, HCL_REDUCE_SUM, n, &p) == HCL_SUCCESS)
+                check_args("reduce", &p);
+            hcl_kplan_free(&p);
+            memset(&p, 0, sizeof p);
+            if (t < 3 && hcl_plan_vecadd(&devs[d], type, n, &p) == HCL_SUCCESS) check_args("vecadd", &p);
+            hcl_kplan_free(&p);
+        }
+    HCL_TS_CHECK(planned > 500, "only %zu gemm plans were made: the sweep checked little", planned);
+}
+
 int main(void) {
+    arguments_fit();
     hopper_16bit();
     hopper_tf32();
     ampere();
