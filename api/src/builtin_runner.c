@@ -286,10 +286,18 @@ static hcl_status plan_call(const hcl_kdevice *kd, const hcl__builtin_call *call
     return hcl_kplan_fail(plan, HCL_ERROR_INTERNAL, "unknown built-in op %d", (int)call->op);
 }
 
-/* Launch the plan's launches in order (lock held); events of the first and the last when asked for. */
+/* Launch the plan's launches in order (lock held). Timed (out_first): a plan of one launch by the launch's own event
+ * (*out_first); a plan of several between a marker before its first launch (*out_first) and one after its last
+ * (*out_last): two timestamps on the queue, where events on the first and the last launch took four (a pair each), two
+ * of them between the kernels and inside the span. */
 static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin_call *call, const hcl_kplan *plan,
                               void **out_first, void **out_last) {
     const hcl_driver_table *drv = q->dev->drv;
+    const int bracket = out_first && plan->count > 1;
+    if (bracket) {
+        hcl_status st = drv->queue_marker(q->native, 0, NULL, out_first);
+        if (st != HCL_SUCCESS) return st;
+    }
     for (size_t i = 0; i < plan->count; i++) {
         const hcl_klaunch *l = &plan->launch[i];
         hcl__builtin_kernel *k = NULL;
@@ -313,17 +321,12 @@ static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin
                 args[a].size = pa->size;
             }
         }
-        const int want = out_first && (i == 0 || i + 1 == plan->count);
-        void *event = NULL;
+        const int want = out_first && !bracket;
         st = drv->kernel_launch(q->native, k->native, l->grid, l->block, l->shared_bytes, l->num_args, args, 0, NULL,
-                                want ? &event : NULL);
+                                want ? out_first : NULL);
         if (st != HCL_SUCCESS) return st;
-        if (want && i == 0)
-            *out_first = event;
-        else if (want)
-            *out_last = event;
     }
-    return HCL_SUCCESS;
+    return bracket ? drv->queue_marker(q->native, 0, NULL, out_last) : HCL_SUCCESS;
 }
 
 /* The plan of a call on ctx's device (its lock held): the program built, the plan made, or the status with a message. */
