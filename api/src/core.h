@@ -222,15 +222,9 @@ HCL__HIDDEN hcl_status hcl__peer_copy(const char *fn, hcl__queue *q, hcl__buffer
                                       void **wait, hcl_event *out_event);
 
 /* ---- shared validation helpers (validate.c) ---- */
-/* hcl__lookup's failure: HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a live ... handle". */
-HCL__HIDDEN hcl_status hcl__lookup_failed(const void *handle, hcl__htype type, const char *fn, const char *what);
 /* Look up a handle into *out, or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid
- * ..." (*out NULL then). Inlined: every call looks up its handles. */
-static inline hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn,
-                                     const char *what) {
-    *out = hcl__handle_get(handle, type); /* NULL when it fails */
-    return *out ? HCL_SUCCESS : hcl__lookup_failed(handle, type, fn, what);
-}
+ * ..." (*out NULL then). */
+HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
 /* hcl__lookup, then the call's out-parameter `out` (named `out_name`) must not be NULL. */
 HCL__HIDDEN hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, const void *out,
                                        const char *fn, const char *what, const char *out_name);

@@ -14,7 +14,9 @@ static const char *type_name(hcl__htype type) {
     return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
-hcl_status hcl__lookup_failed(const void *handle, hcl__htype type, const char *fn, const char *what) {
+hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
+    *out = hcl__handle_get(handle, type); /* inlined (core.h); NULL when it fails */
+    if (*out) return HCL_SUCCESS;
     if (!handle) return hcl__set_message(HCL_ERROR_INVALID_HANDLE, "%s: %s is NULL", fn, what);
     return hcl__set_message(HCL_ERROR_INVALID_HANDLE,
                             "%s: %s (%p) is not a live %s handle (released, or of another type)", fn, what, handle,
