@@ -14,13 +14,22 @@ static const char *type_name(hcl__htype type) {
     return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
-hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
-    *out = hcl__handle_get(handle, type); /* inlined (core.h); NULL when it fails */
-    if (*out) return HCL_SUCCESS;
+/* hcl__lookup's failure, out of its way: the lookup itself stays a few instructions (inlined in this file's checks). */
+static __attribute__((noinline, cold)) hcl_status lookup_failed(const void *handle, hcl__htype type, const char *fn,
+                                                                const char *what) {
     if (!handle) return hcl__set_message(HCL_ERROR_INVALID_HANDLE, "%s: %s is NULL", fn, what);
     return hcl__set_message(HCL_ERROR_INVALID_HANDLE,
                             "%s: %s (%p) is not a live %s handle (released, or of another type)", fn, what, handle,
                             type_name(type));
+}
+
+static inline hcl_status lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
+    *out = hcl__handle_get(handle, type); /* inlined (core.h); NULL when it fails */
+    return *out ? HCL_SUCCESS : lookup_failed(handle, type, fn, what);
+}
+
+hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
+    return lookup(handle, type, out, fn, what);
 }
 
 hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, const void *out, const char *fn,
@@ -162,7 +171,7 @@ hcl_status hcl__resolve_wait(const char *fn, hcl__device *dev, uint32_t num_wait
 hcl_status hcl__lookup_elems(const char *fn, const hcl__device *dev, hcl_buffer handle, const char *what,
                              hcl_dtype type, size_t elems, int elems_ok, hcl__buffer **out) {
     hcl__buffer *b = NULL;
-    hcl_status st = hcl__lookup(handle, HCL__H_BUFFER, (void **)&b, fn, what);
+    hcl_status st = lookup(handle, HCL__H_BUFFER, (void **)&b, fn, what);
     if (st != HCL_SUCCESS) return st;
     if (b->dev != dev)
         return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: %s belongs to another device than the queue", fn, what);
