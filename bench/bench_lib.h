@@ -350,6 +350,10 @@ void measure_summarize(measure *m, double *times);
 /* How many timed runs a row keeps once its first took run_s: `repeats`, or without --repeats (repeats_set 0) fewer,
  * at least 3, when they would take more than about 3 s. */
 int repeats_within_budget(double run_s, int repeats, int repeats_set);
+/* bench --comm: how many groups a row times, given its first group of every figure (first_pair_s, seconds):
+ * --repeats when given; else the default, fewer (at least 3) past about 3 s in all, or more (up to 201, not with
+ * --quick) for short groups, as many as fill about 0.3 s. */
+int comm_groups(const options *o, double first_pair_s);
 /* Slowest over fastest timed run (max_s / min_s); NaN when fewer than 2 runs or the times are not positive. */
 double spread_of(int runs, double min_s, double max_s);
 /* 1 when spread exceeds threshold (a NaN spread is never noisy). */

@@ -97,10 +97,6 @@ typedef struct comm_timing {
     measure *m;
 } comm_timing;
 int comm_timed_pair(const options *o, const comm_timing *t, int count);
-/* How many groups a row times, given its first group of every figure (first_pair_s, seconds): --repeats when given;
- * else the default, fewer (at least 3) past about 3 s in all, or more (up to 201, not with --quick) for short groups,
- * as many as fill about 0.3 s. */
-int comm_groups(const options *o, double first_pair_s);
 
 /* comm_coll.c */
 void comm_collectives(comm_run *cr);

@@ -2,8 +2,8 @@
  * measurement, when a row is noisy, the verdict on a change (significant only outside both runs' spread), and the
  * same through two saved JSON files written here with known times: load_json_rows must recover each row's median,
  * best and worst rate and spread (from the times, so files older than the spread fields compare too), and
- * print_compare must print each row's verdict and the counts, within 120 columns even at its widest. Links noise.c,
- * json.c and util.c only. */
+ * print_compare must print each row's verdict and the counts, within 120 columns even at its widest; and how many
+ * groups a communication row takes (comm_groups). Links noise.c, json.c and util.c only. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_lib.h"
@@ -14,6 +14,26 @@
 #include <unistd.h>
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)); }
+
+/* bench --comm's groups a row: more for short groups (up to 201, about 0.3 s in all), not with --quick or --repeats,
+ * fewer (at least 3) past about 3 s, the default otherwise. */
+static void comm_group_rule(void) {
+    options o;
+    memset(&o, 0, sizeof o);
+    o.repeats = 7;
+    HCL_TS_CHECK(comm_groups(&o, 0.8e-3) == 201, "0.8 ms a pair of groups: 201 (the cap), got %d",
+                 comm_groups(&o, 0.8e-3));
+    HCL_TS_CHECK(comm_groups(&o, 3e-3) == 100, "3 ms a pair: 100 (0.3 s), got %d", comm_groups(&o, 3e-3));
+    HCL_TS_CHECK(comm_groups(&o, 0.1) == 7, "0.1 s a pair: the default 7, got %d", comm_groups(&o, 0.1));
+    HCL_TS_CHECK(comm_groups(&o, 1.0) == 3, "1 s a pair: 3 (about 3 s), got %d", comm_groups(&o, 1.0));
+    HCL_TS_CHECK(comm_groups(&o, 0.0) == 7, "an unmeasured pair: the default, got %d", comm_groups(&o, 0.0));
+    o.quick = 1;
+    HCL_TS_CHECK(comm_groups(&o, 0.8e-3) == 7, "--quick: no more groups, got %d", comm_groups(&o, 0.8e-3));
+    o.quick = 0;
+    o.repeats = 11, o.repeats_set = 1;
+    HCL_TS_CHECK(comm_groups(&o, 0.8e-3) == 11 && comm_groups(&o, 1.0) == 11, "--repeats 11 is kept, got %d / %d",
+                 comm_groups(&o, 0.8e-3), comm_groups(&o, 1.0));
+}
 
 static void rules(void) {
     HCL_TS_CHECK(isnan(spread_of(1, 1.0, 1.0)), "one run: spread unknown");
@@ -233,6 +253,7 @@ static void widest(const char *dir) {
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     rules();
+    comm_group_rule();
     files(dir);
     widest(dir);
     printf("%d checks, %d failed\n", hcl_ts_checks(), hcl_ts_failures());
