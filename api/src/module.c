@@ -156,10 +156,13 @@ HCL__TRACED_BODY hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hc
     for (uint32_t i = 0; i < num_args; i++) {
         memset(&dargs[i], 0, sizeof dargs[i]);
         if (args[i].kind == HCL_ARG_BUFFER) {
-            hcl__buffer *b;
-            char what[32];
-            snprintf(what, sizeof what, "args[%u].buffer", i);
-            if ((st = hcl__lookup(args[i].buffer, HCL__H_BUFFER, (void **)&b, fn, what)) != HCL_SUCCESS) return st;
+            hcl__buffer *b = hcl__handle_get(args[i].buffer, HCL__H_BUFFER);
+            if (!b) { /* the argument's name is formatted only for the message (a snprintf a buffer was most of the
+                         core's own cost of a launch) */
+                char what[32];
+                snprintf(what, sizeof what, "args[%u].buffer", i);
+                return hcl__lookup(args[i].buffer, HCL__H_BUFFER, (void **)&b, fn, what);
+            }
             if (b->dev != dev)
                 return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: args[%u] is a buffer of another device", fn, i);
             if (args[i].offset >= b->size)
