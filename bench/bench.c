@@ -636,7 +636,7 @@ static void gate_open(bdev *b) {
     size_t bytes = b->opt->gate_set ? b->opt->gate_bytes : b->cpu ? 0 : BENCH_GATE_BYTES;
     if (!b->opt->gate_set && b->info.global_mem_bytes && bytes > b->info.global_mem_bytes / 16)
         bytes = (size_t)(b->info.global_mem_bytes / 16);
-    bytes = bytes / 4 * 4; /* whole words of the fill's pattern */
+    bytes = bytes / 4 * 4; /* whole floats: the sum reads f32 */
     if (bytes == 0) {
         snprintf(dr->gate_note, sizeof dr->gate_note, "none (%s)",
                  b->opt->gate_set ? "--gate-bytes 0" : "a CPU device");

@@ -391,8 +391,9 @@ void settle_cpu(const bdev *b);
  * the sampler thread (every 20 ms on a GPU, 250 ms on a CPU, so it takes no time from the timed runs' thread), reads
  * the idle power over a second and prints the "energy:" line; with no source it prints why and does nothing more.
  * run_timed calls energy_window after the last timed run: it runs fn once and more times while the window is shorter
- * than --energy-window (runs of the call alone: no poison fills or gate sums in the window), then fills m->energy (returns
- * 1 when such a run failed, with m->error; m->energy all zero where no energy is read). energy_stop ends the thread. */
+ * than --energy-window (runs of the call alone: no poison fills or gate sums in the window), then fills m->energy
+ * (returns 1 when such a run failed, with m->error; m->energy all zero where no energy is read). energy_stop ends the
+ * thread. */
 void energy_start(bdev *b);
 void energy_stop(bdev *b);
 int energy_window(bdev *b, one_run_fn fn, void *ctx, measure *m);

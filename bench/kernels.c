@@ -320,8 +320,8 @@ static void note_check(measure *m, const hcl_ts_cmp *c, double rtol) {
 /* ---------------------------------------------------------------------------------------------------------
  * The timed-run loop: poison the output (HCL_TS_POISON_BITS, a NaN), sum the gate (--gate-bytes: the device is still
  * reading it while the host submits the run, so the run's device time holds no wait for the host's submission, and
- * the caches hold none of the run's data, and nothing dirty to write back), run, take the device time of the run; warm-up runs are discarded. Without
- * --repeats, a slow case stops after about 3 s of timed runs (at least 3 runs). Then the energy window (energy.c):
+ * the caches hold none of the run's data and nothing dirty to write back), run, take the device time of the run;
+ * warm-up runs are discarded. Without --repeats, a slow case stops after about 3 s of timed runs (at least 3 runs). Then the energy window (energy.c):
  * more runs of the call alone.
  * ------------------------------------------------------------------------------------------------------- */
 int run_timed(bdev *b, const char *what, one_run_fn fn, void *ctx, hcl_buffer out, size_t out_bytes, uint32_t poison,

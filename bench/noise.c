@@ -1,6 +1,7 @@
 /* The noise rules: a measurement's summary of its timed runs (median, fastest, slowest), how many runs a slow row
- * keeps (and how many groups a communication row takes), its spread (slowest over fastest timed run), when a row counts as noisy, and when a change between two runs
- * (--compare) counts as significant rather than within the runs' noise. */
+ * keeps (and how many groups a communication row takes), its spread (slowest over fastest timed run), when a row
+ * counts as noisy, and when a change between two runs (--compare) counts as significant rather than within the runs'
+ * noise. */
 #include "bench_lib.h"
 
 #include <math.h>
