@@ -299,15 +299,14 @@ static hcl_status check_broken(const char *fn, hcl__comm *c) {
 /* The communicator and a queue of its device (hcl_comm_finish, every collective). */
 static hcl_status lookup_comm_queue(const char *fn, hcl_comm comm, hcl_queue queue, hcl__comm **out_comm,
                                     hcl__queue **out_queue) {
-    /* every collective's first step: the inlined lookups, hcl__lookup only for a failure's message */
-    *out_comm = hcl__handle_get(comm, HCL__H_COMM);
-    *out_queue = hcl__handle_get(queue, HCL__H_QUEUE);
-    hcl_status st = *out_comm ? HCL_SUCCESS : hcl__lookup(comm, HCL__H_COMM, (void **)out_comm, fn, "comm");
-    if (st == HCL_SUCCESS && !*out_queue) st = hcl__lookup(queue, HCL__H_QUEUE, (void **)out_queue, fn, "queue");
-    if (st == HCL_SUCCESS && (*out_queue)->dev != (*out_comm)->dev)
-        st = hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
-                              "%s: the queue belongs to another device than the communicator's", fn);
-    return st;
+    /* every collective's first step: the lookups inlined, the failure's message out of line */
+    if (!(*out_comm = hcl__handle_get(comm, HCL__H_COMM))) return hcl__lookup_failed(comm, HCL__H_COMM, fn, "comm");
+    if (!(*out_queue = hcl__handle_get(queue, HCL__H_QUEUE)))
+        return hcl__lookup_failed(queue, HCL__H_QUEUE, fn, "queue");
+    if ((*out_queue)->dev != (*out_comm)->dev)
+        return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH,
+                                "%s: the queue belongs to another device than the communicator's", fn);
+    return HCL_SUCCESS;
 }
 
 static hcl_status comm_finish(hcl_comm comm, hcl_queue queue) {

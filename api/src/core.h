@@ -168,6 +168,12 @@ typedef struct hcl__slot {
 } hcl__slot;
 extern HCL__HIDDEN _Atomic(hcl__slot *) hcl__handle_chunks[HCL__HANDLE_MAX_CHUNKS];
 
+/* Slot `index` (below HCL__HANDLE_MAX_CHUNKS * HCL__HANDLE_CHUNK_SLOTS), or NULL when its chunk is not made yet. */
+static inline hcl__slot *hcl__handle_slot(uint32_t index) {
+    hcl__slot *chunk = atomic_load_explicit(&hcl__handle_chunks[index >> HCL__HANDLE_CHUNK_BITS], memory_order_acquire);
+    return chunk ? &chunk[index & (HCL__HANDLE_CHUNK_SLOTS - 1)] : NULL;
+}
+
 /* The slot of a handle that matches a live slot of `type` (its object in *object), or NULL. Without the lock: a slot
  * removed meanwhile shows a NULL object or a new generation. */
 static inline hcl__slot *hcl__handle_decode(const void *handle, hcl__htype type, void **object) {
@@ -175,10 +181,8 @@ static inline hcl__slot *hcl__handle_decode(const void *handle, hcl__htype type,
     const uint32_t low = (uint32_t)v;
     if (low == 0 || low > HCL__HANDLE_MAX_CHUNKS * HCL__HANDLE_CHUNK_SLOTS || (uint8_t)(v >> 56) != (uint8_t)type)
         return NULL;
-    const uint32_t index = low - 1;
-    hcl__slot *chunk = atomic_load_explicit(&hcl__handle_chunks[index >> HCL__HANDLE_CHUNK_BITS], memory_order_acquire);
-    if (!chunk) return NULL;
-    hcl__slot *s = &chunk[index & (HCL__HANDLE_CHUNK_SLOTS - 1)];
+    hcl__slot *s = hcl__handle_slot(low - 1);
+    if (!s) return NULL;
     void *o = atomic_load_explicit(&s->object, memory_order_acquire);
     if (!o || ((v >> 32) & 0xFFFFFFu) != (atomic_load_explicit(&s->gen, memory_order_acquire) & 0xFFFFFFu) ||
         atomic_load_explicit(&s->type, memory_order_relaxed) != (uint8_t)type)
@@ -225,6 +229,9 @@ HCL__HIDDEN hcl_status hcl__peer_copy(const char *fn, hcl__queue *q, hcl__buffer
 /* Look up a handle into *out, or fail with HCL_ERROR_INVALID_HANDLE and a message "<fn>: <what> is NULL/not a valid
  * ..." (*out NULL then). */
 HCL__HIDDEN hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what);
+/* hcl__lookup's failure alone, for a hot path that looked the handle up itself (hcl__handle_get) and found nothing:
+ * HCL_ERROR_INVALID_HANDLE with hcl__lookup's message. */
+HCL__HIDDEN hcl_status hcl__lookup_failed(const void *handle, hcl__htype type, const char *fn, const char *what);
 /* hcl__lookup, then the call's out-parameter `out` (named `out_name`) must not be NULL. */
 HCL__HIDDEN hcl_status hcl__lookup_out(const void *handle, hcl__htype type, void **object, const void *out,
                                        const char *fn, const char *what, const char *out_name);

@@ -5,18 +5,11 @@
 
 #include <stdlib.h>
 
-/* Slots live in chunks that never move once made (core.h: hcl__slot), so a lookup reads them without the lock (every
- * API call looks up its handles: the lock and unlock were most of a cheap call's cost; the lookup is inlined in
- * core.h); adding and removing take the lock. */
-#define CHUNK_BITS HCL__HANDLE_CHUNK_BITS
-#define CHUNK_SLOTS HCL__HANDLE_CHUNK_SLOTS
-#define MAX_CHUNKS HCL__HANDLE_MAX_CHUNKS
-
-typedef hcl__slot slot;
-
+/* Slots live in chunks that never move once made (core.h: hcl__slot, hcl__handle_slot, hcl__handle_decode), so a
+ * lookup reads them without the lock (every API call looks up its handles: the lock and unlock were most of a cheap
+ * call's cost; the lookup is inlined from core.h); adding and removing take the lock. */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic(hcl__slot *) hcl__handle_chunks[HCL__HANDLE_MAX_CHUNKS];
-#define chunks hcl__handle_chunks
 static uint32_t slot_count; /* under the lock */
 static uint32_t free_head = UINT32_MAX;
 
@@ -27,31 +20,26 @@ static void *encode(uint32_t index, uint32_t gen, uint8_t type) {
     return (void *)(uintptr_t)v;
 }
 
-static slot *slot_at(uint32_t index) {
-    slot *chunk = atomic_load_explicit(&chunks[index >> CHUNK_BITS], memory_order_acquire);
-    return chunk ? &chunk[index & (CHUNK_SLOTS - 1)] : NULL;
-}
-
 void *hcl__handle_add(hcl__htype type, void *object) {
     void *handle = NULL;
     pthread_mutex_lock(&table_lock);
     uint32_t index;
-    slot *s;
+    hcl__slot *s;
     if (free_head != UINT32_MAX) {
         index = free_head;
-        s = slot_at(index);
+        s = hcl__handle_slot(index);
         free_head = s->next_free;
     } else {
-        if (slot_count == MAX_CHUNKS * CHUNK_SLOTS) goto out;
+        if (slot_count == HCL__HANDLE_MAX_CHUNKS * HCL__HANDLE_CHUNK_SLOTS) goto out;
         index = slot_count;
-        if (!(index & (CHUNK_SLOTS - 1))) { /* the first slot of a new chunk */
-            slot *chunk = calloc(CHUNK_SLOTS, sizeof *chunk);
+        if (!(index & (HCL__HANDLE_CHUNK_SLOTS - 1))) { /* the first slot of a new chunk */
+            hcl__slot *chunk = calloc(HCL__HANDLE_CHUNK_SLOTS, sizeof *chunk);
             if (!chunk) goto out;
-            for (uint32_t i = 0; i < CHUNK_SLOTS; i++) atomic_init(&chunk[i].gen, 1);
-            atomic_store_explicit(&chunks[index >> CHUNK_BITS], chunk, memory_order_release);
+            for (uint32_t i = 0; i < HCL__HANDLE_CHUNK_SLOTS; i++) atomic_init(&chunk[i].gen, 1);
+            atomic_store_explicit(&hcl__handle_chunks[index >> HCL__HANDLE_CHUNK_BITS], chunk, memory_order_release);
         }
         slot_count++;
-        s = slot_at(index);
+        s = hcl__handle_slot(index);
     }
     atomic_store_explicit(&s->type, (uint8_t)type, memory_order_relaxed);
     s->next_free = UINT32_MAX;
@@ -67,7 +55,7 @@ out:
 void *hcl__handle_remove(const void *handle, hcl__htype type) {
     void *object = NULL;
     pthread_mutex_lock(&table_lock);
-    slot *s = hcl__handle_decode(handle, type, &object);
+    hcl__slot *s = hcl__handle_decode(handle, type, &object);
     if (s) {
         atomic_store_explicit(&s->object, NULL, memory_order_release);
         atomic_fetch_add_explicit(&s->gen, 1, memory_order_release);

@@ -161,7 +161,7 @@ HCL__TRACED_BODY hcl_status kernel_launch(hcl_queue queue, hcl_kernel kernel, hc
                          core's own cost of a launch) */
                 char what[32];
                 snprintf(what, sizeof what, "args[%u].buffer", i);
-                return hcl__lookup(args[i].buffer, HCL__H_BUFFER, (void **)&b, fn, what);
+                return hcl__lookup_failed(args[i].buffer, HCL__H_BUFFER, fn, what);
             }
             if (b->dev != dev)
                 return hcl__set_message(HCL_ERROR_DEVICE_MISMATCH, "%s: args[%u] is a buffer of another device", fn, i);

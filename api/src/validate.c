@@ -14,9 +14,9 @@ static const char *type_name(hcl__htype type) {
     return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
-/* hcl__lookup's failure, out of its way: the lookup itself stays a few instructions (inlined in this file's checks). */
-static __attribute__((noinline, cold)) hcl_status lookup_failed(const void *handle, hcl__htype type, const char *fn,
-                                                                const char *what) {
+/* Out of the lookups' way: a lookup itself stays a few instructions (inlined in this file's checks). */
+__attribute__((noinline, cold)) hcl_status hcl__lookup_failed(const void *handle, hcl__htype type, const char *fn,
+                                                              const char *what) {
     if (!handle) return hcl__set_message(HCL_ERROR_INVALID_HANDLE, "%s: %s is NULL", fn, what);
     return hcl__set_message(HCL_ERROR_INVALID_HANDLE,
                             "%s: %s (%p) is not a live %s handle (released, or of another type)", fn, what, handle,
@@ -25,7 +25,7 @@ static __attribute__((noinline, cold)) hcl_status lookup_failed(const void *hand
 
 static inline hcl_status lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
     *out = hcl__handle_get(handle, type); /* inlined (core.h); NULL when it fails */
-    return *out ? HCL_SUCCESS : lookup_failed(handle, type, fn, what);
+    return *out ? HCL_SUCCESS : hcl__lookup_failed(handle, type, fn, what);
 }
 
 hcl_status hcl__lookup(const void *handle, hcl__htype type, void **out, const char *fn, const char *what) {
