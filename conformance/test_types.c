@@ -116,13 +116,14 @@ CONF_TEST(types, softmax) {
      * the GPU's warp64 (16-bit rows of whole vectors of 72 to 2048 columns, 1 to 16 rows a warp, the rows of the last
      * warp missing), its end and the block a row of 32 values a thread after it (2056), the block a row of 64 from
      * 4104, prime lengths (not whole vectors); rows of one or two vectors
-     * over a lane each (8, 16) */
+     * over a lane each (8, 16); a row longer than a work-group of 1024 keeps in registers (Vulkan: 8 words of 8 a
+     * work-item, 65536 columns), the rest streamed (65552) */
     static const size_t shapes[][2] = {{1, 1},     {3, 1},    {5, 7},    {4, 31},   {3, 32},    {3, 33},    {9, 64},
                                        {2, 127},   {4, 1024}, {3, 1025}, {2, 2048}, {2, 2049},  {65, 257},  {2, 4097},
                                        {2, 12033}, {7, 136},  {33, 256}, {5, 264},  {3, 512},   {1, 256},   {2, 4095},
                                        {2, 4096},  {3, 72},   {37, 72},  {17, 128}, {9, 1000},  {5, 1016},  {1, 2048},
                                        {33, 2040}, {3, 2056}, {2, 4104}, {3, 8191}, {2, 16384}, {2, 16392}, {1, 4099},
-                                       {5, 1031},  {40, 16},  {3, 8}};
+                                       {5, 1031},  {40, 16},  {3, 8},    {1, 65552}};
     for (size_t ti = 0; ti < 2; ti++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             run_softmax(g_half_types[ti], shapes[i][0], shapes[i][1], false);

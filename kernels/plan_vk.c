@@ -75,12 +75,12 @@ hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduc
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels take at most 2^32-1 elements (n %zu)", n);
     hcl_status st = hcl_kplan_init(out, 2);
     if (st != HCL_SUCCESS) return st;
-    /* groups from n and the device only: the same input gives the same bits. A work-item folds two 16-byte words a
+    /* groups from n and the device only: the same input gives the same bits. A work-item folds four 16-byte words a
      * trip; enough groups to fill every compute unit (8 of 256 an SM), fewer where n is small */
     const size_t wg = vk_wg(dev, prog, partial), wg2 = vk_wg(dev, HCL_KPROG_VK, fold);
     const size_t words = n / vk_word_elems(type) ? n / vk_word_elems(type) : 1;
     const size_t groups =
-        vk_groups(dev, hcl_ceil_div(words, 2), wg, vk_fill_groups(dev, 2048 / wg ? 2048 / wg : 1, VK_MAX_PARTIALS));
+        vk_groups(dev, hcl_ceil_div(words, 4), wg, vk_fill_groups(dev, 2048 / wg ? 2048 / wg : 1, VK_MAX_PARTIALS));
     hcl_klaunch *l = &out->launch[0];
     hcl_klaunch_1d(l, prog, partial, groups, wg);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
@@ -95,15 +95,17 @@ hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduc
     return HCL_SUCCESS;
 }
 
-#define VK_SOFTMAX_CAP 32u       /* softmax: values a work-item keeps in registers (the shader's CAP) */
+#define VK_SOFTMAX_WORDS 8u      /* softmax: 16-byte words a work-item keeps in registers (the shader's WORDS) */
 #define VK_SOFTMAX_ROW_LANES 32u /* the subgroup kernel: at most this many lanes a row (NVIDIA's subgroup) */
-#define VK_SOFTMAX_SUBGROUP_COLS (VK_SOFTMAX_CAP * VK_SOFTMAX_ROW_LANES) /* rows it takes unforced */
 
 hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
     const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
-    /* the subgroup kernel for rows of at most 1024 (a row in 32 lanes' registers), the work-group kernel above it,
-     * keeping 32 values a work-item and streaming the rest; a forced variant takes every row */
-    const int sub = v == HCL_KVARIANT_SOFTMAX_SUBGROUP || (v == HCL_KVARIANT_AUTO && cols <= VK_SOFTMAX_SUBGROUP_COLS);
+    /* the subgroup kernel for rows that 32 lanes' registers hold (8 words a lane: 1024 float32 or 2048 16-bit
+     * values), the work-group kernel above it, keeping 8 words a work-item and streaming the rest; a forced variant
+     * takes every row */
+    const size_t words = hcl_ceil_div(cols, vk_word_elems(type)), per_item = VK_SOFTMAX_WORDS;
+    const int sub = v == HCL_KVARIANT_SOFTMAX_SUBGROUP ||
+                    (v == HCL_KVARIANT_AUTO && words <= VK_SOFTMAX_WORDS * VK_SOFTMAX_ROW_LANES);
     const int keep = v != HCL_KVARIANT_SOFTMAX_STREAMED;
     const hcl_kprog prog = vk_prog(type);
     const int kernel = hcl_kplan_typed_kernel(out, prog, sub ? "hcl_softmax_rows" : "hcl_softmax", type);
@@ -111,7 +113,6 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
     if (!fits_u32(rows) || cols > UINT32_MAX / rows)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the Vulkan kernels take at most 2^32-1 elements (%zu rows x %zu columns)", rows, cols);
-    const size_t words = hcl_ceil_div(cols, vk_word_elems(type)), per_item = VK_SOFTMAX_CAP / vk_word_elems(type);
     size_t wg, lanes = 1, groups;
     if (sub) {
         /* lanes a row: about 4 words each (a 16-byte load in flight per word), a power of two of at most 32 (the
@@ -120,7 +121,7 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
         wg = vk_wg(dev, prog, kernel);
         groups = vk_groups(dev, rows, wg / hcl_min_size(lanes, wg), SIZE_MAX);
     } else {
-        /* a work-group a row: enough work-items to keep the row (32 values each), a power of two of 64 to 1024 */
+        /* a work-group a row: enough work-items to keep the row (8 words each), a power of two of 64 to 1024 */
         const size_t most = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, prog, kernel, 1024));
         wg = hcl_min_size(64, most);
         while (wg < most && wg * per_item < words) wg *= 2;

@@ -24,8 +24,9 @@ static uint32_t arg_u32(const hcl_klaunch *l, uint32_t i) {
     return v;
 }
 
-/* softmax on the GPU: the subgroup kernel (lanes a row: about 4 words each) up to 1024 columns, the work-group kernel
- * (enough work-items for 32 values each, 64 to 1024) above; each variant forced takes every row. */
+/* softmax on the GPU: the subgroup kernel (lanes a row: about 4 words each) up to 256 words (1024 float32 or 2048
+ * 16-bit columns), the work-group kernel (enough work-items for 8 words each, 64 to 1024) above; each variant forced
+ * takes every row. */
 static void softmax_plans(const hcl_kdevice *gpu) {
     static const struct {
         hcl_dtype type;
@@ -39,7 +40,9 @@ static void softmax_plans(const hcl_kdevice *gpu) {
         {HCL_DTYPE_F16, 1 << 19, 256, HCL_KVARIANT_AUTO, "hcl_softmax_rows_f16", 16384, 256, 8, 1},
         {HCL_DTYPE_F32, 1 << 17, 1024, HCL_KVARIANT_AUTO, "hcl_softmax_rows_f32", 16384, 256, 32, 1},
         {HCL_DTYPE_F32, 1000, 1025, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 1000, 64, 1, 1},
-        {HCL_DTYPE_BF16, 8192, 16384, HCL_KVARIANT_AUTO, "hcl_softmax_bf16", 8192, 512, 1, 1},
+        {HCL_DTYPE_F16, 1 << 16, 2048, HCL_KVARIANT_AUTO, "hcl_softmax_rows_f16", 8192, 256, 32, 1},
+        {HCL_DTYPE_F16, 1000, 2056, HCL_KVARIANT_AUTO, "hcl_softmax_f16", 1000, 64, 1, 1},
+        {HCL_DTYPE_BF16, 8192, 16384, HCL_KVARIANT_AUTO, "hcl_softmax_bf16", 8192, 256, 1, 1},
         {HCL_DTYPE_F32, 4096, 32768, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 4096, 1024, 1, 1},
         {HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 512, 1024, 1, 1},
         {HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_SOFTMAX_STREAMED, "hcl_softmax_f32", 512, 1024, 1, 0},

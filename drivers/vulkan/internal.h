@@ -186,7 +186,6 @@ typedef struct hcl__vk_cmd {
 /* When a command's part, once recorded, is submitted. */
 typedef enum hcl__vk_when {
     HCL_VK_BATCHED, /* with its batch: at once when the GPU is idle, else when the batch is full or observed */
-    HCL_VK_NOW,     /* its batch submitted now */
     HCL_VK_WAITED   /* its batch submitted now and waited for */
 } hcl__vk_when;
 

@@ -5,9 +5,10 @@
  * submitted, signalling its last command's value, when the GPU has finished everything the queue submitted before (so
  * an idle GPU never waits for work: the first command of a quiet queue goes at once), when it holds `batch_max`
  * commands, or when anything must observe its commands: hcl_queue_finish, an event waited for, queried, released or
- * named in another queue's wait list, a transfer through the staging, a blocking call, a marker, the queue's end, a
- * kernel's end. So while the GPU works, the commands that come meanwhile go in one vkQueueSubmit, which the device's
- * submitter thread makes as soon as the GPU has finished what came before, when no call did it first. An event is its
+ * named in another queue's wait list, a transfer through the staging, a blocking call, the queue's end, a kernel's
+ * end. A marker goes with its batch as a launch does (whatever observes its event submits it first). So while the GPU
+ * works, the commands that come meanwhile go in one vkQueueSubmit, which the device's submitter thread makes as soon
+ * as the GPU has finished what came before, when no call did it first. An event is its
  * command's value plus two timestamps. A batch that cannot be submitted fails the call that submits it; its values are
  * then signalled from the host (nothing waits for them forever) and its events report the failure. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, pthread_sigmask */
@@ -595,7 +596,7 @@ hcl_status hcl__vk_queue_marker(void *queue, uint32_t num_wait, void *const *wai
     if (status != HCL_SUCCESS) return status;
     cmd.marker = 1;
     if (cmd.ev) cmd.ev->marker = 1;
-    status = hcl__vk_cmd_submit(&cmd, 1, HCL_VK_NOW);
+    status = hcl__vk_cmd_submit(&cmd, 1, HCL_VK_BATCHED);
     return hcl__vk_cmd_finish(&cmd, status, out_event);
 }
 

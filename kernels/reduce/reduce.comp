@@ -1,7 +1,7 @@
 // reduce (Vulkan GLSL, kernels/hcl_vk_types.glsl): the sum, max or min (-DOP_SUM, -DOP_MAX, -DOP_MIN) of in[0..n)
 // into one float, deterministic: two launches of shapes fixed by n and the device only.
 //   hcl_reduce_<op>_<type> (-DPARTIAL): work-group g folds its share of in into partial[g]: a grid-stride loop over
-//     in's 16-byte words (in seen a second time, as uvec4, at its binding 0), two words a trip into two sets of HCL_VN
+//     in's 16-byte words (in seen a second time, as uvec4, at its binding 0), four words a trip into two sets of HCL_VN
 //     accumulators, then the last n % HCL_VN elements one a work-item;
 //   hcl_reduce_<op>_final (f32 partials, one work-group): folds partial[0..n) into out[0].
 // The work-items' totals meet in subgroup operations and shared memory (HCL_GROUP_FOLD_FN). Padding is the identity
@@ -50,12 +50,14 @@ void main() {
     float a0[HCL_VN], a1[HCL_VN];
     for (int k = 0; k < HCL_VN; k++) a0[k] = a1[k] = float(IDENTITY);
     uint i = gid;
-    for (; i + stride < words; i += 2 * stride) { // two independent 16-byte loads in flight a trip
-        const uvec4 w0 = x4[i], w1 = x4[i + stride];
+    for (; i + 3 * stride < words; i += 4 * stride) { // four independent 16-byte loads in flight a trip
+        const uvec4 w0 = x4[i], w1 = x4[i + stride], w2 = x4[i + 2 * stride], w3 = x4[i + 3 * stride];
         fold_word(a0, w0);
         fold_word(a1, w1);
+        fold_word(a0, w2);
+        fold_word(a1, w3);
     }
-    if (i < words) fold_word(a0, x4[i]);
+    for (; i < words; i += stride) fold_word(a0, x4[i]);
     if (gid < p.n - words * HCL_VN) a1[0] = COMBINE(a1[0], LOAD(x[words * HCL_VN + gid]));
     for (int k = 0; k < HCL_VN; k++) acc = COMBINE(acc, COMBINE(a0[k], a1[k]));
 #else

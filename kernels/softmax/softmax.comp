@@ -7,8 +7,9 @@
 // The row is read in 16-byte words (HCL_VN elements; in and out are seen a second time, as uvec4, at
 // their bindings) where its length
 // is a multiple of HCL_VN (so every row starts on a word), else element by element, a word's worth an invocation.
-// With p.keep, each invocation keeps its first CAP values in registers (words member + k * team), read once; the
-// words past those (all of them without p.keep) are streamed: a pass that folds the running max and the sum rescaled
+// With p.keep, each invocation keeps its first WORDS words in registers as they came (words member + k * team; 32
+// float32 or 64 16-bit values in the same 32 registers), read once; the words past those (all of them without p.keep)
+// are streamed: a pass that folds the running max and the sum rescaled
 // to it (online softmax), then one that reads them again, last words first (the most recently read, still in cache),
 // to write them. -inf entries give 0; a row of all -inf, or with a NaN, is NaN, as in PyTorch (the max skips NaN as
 // fmax does, the sum takes it). In place works: each element is read and written by one invocation, the writes after
@@ -28,8 +29,7 @@ layout(std430, set = 0, binding = 0) readonly buffer In4 { uvec4 x4[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out4 { uvec4 y4[]; };
 layout(push_constant) uniform P { uint rows; uint cols; uint lanes; uint keep; } p;
 
-#define CAP 32                 // values an invocation keeps in registers
-#define WORDS (CAP / HCL_VN)   // the words they come in
+#define WORDS 8 // 16-byte words an invocation keeps in registers, as they came
 #define NEG_INF (-1.0 / 0.0)
 
 uint team, member; // the invocations of a row and this one's index among them
@@ -61,6 +61,14 @@ void load_word(uint base, uint c, bool wide, out float f[HCL_VN]) {
     }
 }
 
+// word c of the row starting at element `base` as it is stored (a word of HCL_VN values of T; -inf past the row's end)
+uvec4 load_raw(uint base, uint c, bool wide) {
+    if (wide) return x4[base / HCL_VN + c];
+    float f[HCL_VN];
+    load_word(base, c, false, f);
+    return hcl_pack(f); // exact: each value came from a T (-inf is one)
+}
+
 // word c of the row starting at element `base` from floats (the elements inside the row)
 void store_word(uint base, uint c, bool wide, float f[HCL_VN]) {
     if (wide) {
@@ -90,19 +98,19 @@ void row(uint r, bool valid) {
     const bool wide = cols % HCL_VN == 0;
     const uint kept = p.keep != 0 ? WORDS : 0;
     const uint cached = min(words, kept * team); // the row's words kept in registers, team-wide
-    float v[CAP], mc = float(NEG_INF), m = float(NEG_INF), s = 0.0;
+    float pad[HCL_VN], mc = float(NEG_INF), m = float(NEG_INF), s = 0.0;
+    for (uint e = 0; e < HCL_VN; e++) pad[e] = float(NEG_INF);
+    uvec4 v[WORDS];
     [[unroll]] for (uint k = 0; k < WORDS; k++) {
         if (k >= kept || k * team >= words) break;
         const uint c = member + k * team;
+        v[k] = valid && c < words ? load_raw(base, c, wide) : hcl_pack(pad);
+    }
+    [[unroll]] for (uint k = 0; k < WORDS; k++) {
+        if (k >= kept || k * team >= words) break;
         float f[HCL_VN];
-        if (valid && c < words)
-            load_word(base, c, wide, f);
-        else
-            for (uint e = 0; e < HCL_VN; e++) f[e] = float(NEG_INF);
-        for (uint e = 0; e < HCL_VN; e++) {
-            v[k * HCL_VN + e] = f[e];
-            mc = hcl_fmax(mc, f[e]);
-        }
+        hcl_unpack(v[k], f);
+        for (uint e = 0; e < HCL_VN; e++) mc = hcl_fmax(mc, f[e]);
     }
     for (uint c = cached + member; valid && c < words; c += team) {
         float f[HCL_VN];
@@ -113,7 +121,9 @@ void row(uint r, bool valid) {
     float sum = m == mx ? s : s * exp(m - mx);
     [[unroll]] for (uint k = 0; k < WORDS; k++) {
         if (k >= kept || k * team >= words) break;
-        for (uint e = 0; e < HCL_VN; e++) sum += exp(v[k * HCL_VN + e] - mx);
+        float f[HCL_VN];
+        hcl_unpack(v[k], f);
+        for (uint e = 0; e < HCL_VN; e++) sum += exp(f[e] - mx);
     }
     const float inv = 1.0 / team_sum(sum);
     if (!valid) return;
@@ -122,7 +132,8 @@ void row(uint r, bool valid) {
         const uint c = member + k * team;
         if (c >= words) break;
         float f[HCL_VN];
-        for (uint e = 0; e < HCL_VN; e++) f[e] = exp(v[k * HCL_VN + e] - mx) * inv;
+        hcl_unpack(v[k], f);
+        for (uint e = 0; e < HCL_VN; e++) f[e] = exp(f[e] - mx) * inv;
         store_word(base, c, wide, f);
     }
     // the streamed words again, last first
