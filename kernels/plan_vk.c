@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define VK_WG 256u            /* work-items per group of the 1-D kernels */
-#define VK_MAX_PARTIALS 1024u /* reduce: groups of the first launch where the device states no compute units */
+#define VK_MAX_PARTIALS 1024u /* reduce: groups where the device states no compute units */
 /* gemm on a CPU device: k in slices of at most this many, one launch each, the later ones adding to C (beta 1).
  * lavapipe (Mesa 22.3) ends a shader's loops after 65535 trips of its loop limiter, counted over all of them. Measured
  * (32 x 32 x k of ones, unsliced): the dot kernel stops at k = 65535 (a trip a k), the 128 x 128 tiled one at 52429
@@ -65,33 +65,27 @@ hcl_status hcl__plan_vecadd_vk(const hcl_kdevice *dev, hcl_dtype type, size_t n,
 
 hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduce_op op, size_t n, hcl_kplan *out) {
     static const char *const base[3] = {"hcl_reduce_sum", "hcl_reduce_max", "hcl_reduce_min"};
-    static const char *const final[3] = {"hcl_reduce_sum_final", "hcl_reduce_max_final", "hcl_reduce_min_final"};
     const int o = op == HCL_REDUCE_MAX ? 1 : op == HCL_REDUCE_MIN ? 2 : 0;
     const hcl_kprog prog = vk_prog(type);
-    const int partial = hcl_kplan_typed_kernel(out, prog, base[o], type);
-    const int fold = hcl_kplan_kernel(out, HCL_KPROG_VK, final[o]);
-    if (partial < 0 || fold < 0) return HCL_ERROR_UNSUPPORTED;
+    const int kernel = hcl_kplan_typed_kernel(out, prog, base[o], type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     if (!fits_u32(n))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels take at most 2^32-1 elements (n %zu)", n);
-    hcl_status st = hcl_kplan_init(out, 2);
-    if (st != HCL_SUCCESS) return st;
-    /* groups from n and the device only: the same input gives the same bits. A work-item folds four 16-byte words a
-     * trip; enough groups to fill every compute unit (8 of 256 an SM), fewer where n is small */
-    const size_t wg = vk_wg(dev, prog, partial), wg2 = vk_wg(dev, HCL_KPROG_VK, fold);
+    /* one launch (kernels/reduce/reduce.comp: the last work-group folds the partials), its groups from n and the device
+     * only: the same input gives the same bits. A work-item folds four 16-byte words a trip; enough groups to fill
+     * every compute unit (8 of 256 an SM), fewer where n is small */
+    const size_t wg = vk_wg(dev, prog, kernel);
     const size_t words = n / vk_word_elems(type) ? n / vk_word_elems(type) : 1;
     const size_t groups =
         vk_groups(dev, hcl_ceil_div(words, 4), wg, vk_fill_groups(dev, 2048 / wg ? 2048 / wg : 1, VK_MAX_PARTIALS));
     hcl_klaunch *l = &out->launch[0];
-    hcl_klaunch_1d(l, prog, partial, groups, wg);
+    hcl_klaunch_1d(l, prog, kernel, groups, wg);
     hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
-    hcl_klaunch_u32(l, (uint32_t)n);
-    l = &out->launch[1];
-    hcl_klaunch_1d(l, HCL_KPROG_VK, fold, 1, wg2);
-    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
     hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
-    hcl_klaunch_u32(l, (uint32_t)groups);
-    out->scratch_bytes = groups * sizeof(float);
+    hcl_klaunch_u32(l, (uint32_t)n);
+    out->scratch_bytes = (1 + groups) * sizeof(float); /* the ticket, then the partials; zeros, left zeroed */
+    out->scratch_zeroed = 1;
     return HCL_SUCCESS;
 }
 

@@ -97,16 +97,15 @@ int main(void) {
     hcl_kplan_free(&p);
 
     HCL_TS_CHECK(hcl_plan_reduce(&gpu, HCL_DTYPE_F16, HCL_REDUCE_MAX, 1000003, &p) == HCL_SUCCESS, "reduce: %s", p.why);
-    HCL_TS_CHECK(p.count == 2 && !strcmp(kernel_name(&p.launch[0]), "hcl_reduce_max_f16") &&
-                     p.launch[1].prog == HCL_KPROG_VK && !strcmp(kernel_name(&p.launch[1]), "hcl_reduce_max_final") &&
-                     p.launch[1].grid.x == 1,
-                 "reduce: the f16 partials, then one group folds them in f32");
-    HCL_TS_CHECK(p.scratch_bytes == p.launch[0].grid.x * sizeof(float), "reduce: one float of scratch a partial");
-    HCL_TS_CHECK(p.launch[0].num_args == 3 && p.launch[0].args[0].slot == HCL_KSLOT_A &&
-                     p.launch[0].args[1].slot == HCL_KSLOT_SCRATCH,
-                 "reduce: in (seen as elements and as 16-byte words), the partials, then n");
+    HCL_TS_CHECK(p.count == 1 && !strcmp(kernel_name(&p.launch[0]), "hcl_reduce_max_f16"),
+                 "reduce: one launch, whose last work-group folds the partials");
+    HCL_TS_CHECK(p.scratch_bytes == (1 + p.launch[0].grid.x) * sizeof(float) && p.scratch_zeroed,
+                 "reduce: zeroed scratch, the ticket and a float a partial");
+    HCL_TS_CHECK(p.launch[0].num_args == 4 && p.launch[0].args[0].slot == HCL_KSLOT_A &&
+                     p.launch[0].args[1].slot == HCL_KSLOT_SCRATCH && p.launch[0].args[2].slot == HCL_KSLOT_C,
+                 "reduce: in (seen as elements and as 16-byte words), the scratch, out, then n");
     hcl_kplan_free(&p);
-    /* groups that fill the device: 8 of 256 an SM (132 SMs), where n has two words a work-item for them */
+    /* groups that fill the device: 8 of 256 an SM (132 SMs), where n has four words a work-item for them */
     HCL_TS_CHECK(hcl_plan_reduce(&gpu, HCL_DTYPE_F32, HCL_REDUCE_SUM, (size_t)1 << 25, &p) == HCL_SUCCESS &&
                      p.launch[0].grid.x == 1056 && p.launch[0].block.x == 256,
                  "reduce 2^25 on 132 SMs: 1056 groups of 256 (%u)", p.launch[0].grid.x);

@@ -35,9 +35,8 @@ int main(int argc, char **argv) {
                      r.push_offset[i], r.push_size[i]);
     HCL_TS_CHECK(!strcmp(r.push_type[7], "float32") && !strcmp(r.push_type[0], "uint32"), "gemm: types %s, %s",
                  r.push_type[0], r.push_type[7]);
-    HCL_TS_CHECK(hcl__vk_spirv_reflect(spv, size, "hcl_reduce_sum_final", &r, why, sizeof why), "reduce: %s", why);
-    HCL_TS_CHECK(r.num_bindings == 2 && r.num_push == 1, "reduce final: %u bindings, %u push", r.num_bindings,
-                 r.num_push);
+    HCL_TS_CHECK(hcl__vk_spirv_reflect(spv, size, "hcl_reduce_sum_f32", &r, why, sizeof why), "reduce: %s", why);
+    HCL_TS_CHECK(r.num_bindings == 3 && r.num_push == 1, "reduce: %u bindings, %u push", r.num_bindings, r.num_push);
     HCL_TS_CHECK(!hcl__vk_spirv_reflect(spv, size, "no_such_kernel", &r, why, sizeof why) &&
                      strstr(why, "no GLCompute"),
                  "a missing entry point: %s", why);

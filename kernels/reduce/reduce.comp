@@ -1,22 +1,22 @@
 // reduce (Vulkan GLSL, kernels/hcl_vk_types.glsl): the sum, max or min (-DOP_SUM, -DOP_MAX, -DOP_MIN) of in[0..n)
-// into one float, deterministic: two launches of shapes fixed by n and the device only.
-//   hcl_reduce_<op>_<type> (-DPARTIAL): work-group g folds its share of in into partial[g]: a grid-stride loop over
-//     in's 16-byte words (in seen a second time, as uvec4, at its binding 0), four words a trip into two sets of HCL_VN
-//     accumulators, then the last n % HCL_VN elements one a work-item;
-//   hcl_reduce_<op>_final (f32 partials, one work-group): folds partial[0..n) into out[0].
-// The work-items' totals meet in subgroup operations and shared memory (HCL_GROUP_FOLD_FN). Padding is the identity
-// (0, -inf, inf); max and min skip NaN as fmax and fmin do (so no accumulator of theirs is ever NaN).
+// into one float, deterministic, in one launch of a shape fixed by n and the device only (hcl_reduce_<op>_<type>):
+// work-group g folds its share of in into partial[g]: a grid-stride loop over in's 16-byte words (in seen a second
+// time, as uvec4, at its binding 0), four words a trip into two sets of HCL_VN accumulators, then the last n % HCL_VN
+// elements one a work-item. The last work-group to finish (a ticket taken after its partial is written) folds the
+// partials in index order into out[0], then puts the ticket and the partials back to 0 (the scratch is left zeroed, as
+// it came, for the next launch). The work-items' totals meet in subgroup operations and shared memory
+// (HCL_GROUP_FOLD_FN). Padding is the identity (0, -inf, inf); max and min skip NaN as fmax and fmin do (so no
+// accumulator of theirs is ever NaN).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #define HCL_GROUP_FOLD
 #include "hcl_vk_types.glsl"
-#ifdef PARTIAL
 layout(std430, set = 0, binding = 0) readonly buffer In { T x[]; };
 layout(std430, set = 0, binding = 0) readonly buffer In4 { uvec4 x4[]; };
-#else
-layout(std430, set = 0, binding = 0) readonly buffer In { float x[]; };
-#endif
-layout(std430, set = 0, binding = 1) writeonly buffer Out { float y[]; };
+// the scratch: the ticket, then a partial a work-group; coherent, so that the last work-group reads what the others
+// wrote (from the device's shared cache, not its own)
+layout(std430, set = 0, binding = 1) coherent buffer Scratch { uint ticket; float partial[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Out { float y[]; };
 layout(push_constant) uniform P { uint n; } p;
 #if defined(OP_SUM)
 #define IDENTITY 0.0
@@ -33,20 +33,18 @@ layout(push_constant) uniform P { uint n; } p;
 #endif
 HCL_GROUP_FOLD_FN(group_fold, SG_COMBINE, COMBINE, float(IDENTITY))
 
-#ifdef PARTIAL
+shared bool last; // this work-group took the last ticket
+
 // acc[k] = COMBINE(acc[k], element k of word w) for each of its HCL_VN elements
 void fold_word(inout float acc[HCL_VN], uvec4 w) {
     float f[HCL_VN];
     hcl_unpack(w, f);
     for (int k = 0; k < HCL_VN; k++) acc[k] = COMBINE(acc[k], f[k]);
 }
-#endif
 
 void main() {
-    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-    float acc = float(IDENTITY);
-#ifdef PARTIAL
-    const uint stride = gl_NumWorkGroups.x * wg, words = p.n / HCL_VN, gid = gl_WorkGroupID.x * wg + lid;
+    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x, groups = gl_NumWorkGroups.x;
+    const uint stride = groups * wg, words = p.n / HCL_VN, gid = gl_WorkGroupID.x * wg + lid;
     float a0[HCL_VN], a1[HCL_VN];
     for (int k = 0; k < HCL_VN; k++) a0[k] = a1[k] = float(IDENTITY);
     uint i = gid;
@@ -59,10 +57,23 @@ void main() {
     }
     for (; i < words; i += stride) fold_word(a0, x4[i]);
     if (gid < p.n - words * HCL_VN) a1[0] = COMBINE(a1[0], LOAD(x[words * HCL_VN + gid]));
+    float acc = float(IDENTITY);
     for (int k = 0; k < HCL_VN; k++) acc = COMBINE(acc, COMBINE(a0[k], a1[k]));
-#else
-    for (uint i = lid; i < p.n; i += wg) acc = COMBINE(acc, x[i]);
-#endif
     acc = group_fold(acc);
-    if (lid == 0) y[gl_WorkGroupID.x] = acc;
+    if (lid == 0) {
+        partial[gl_WorkGroupID.x] = acc;
+        memoryBarrierBuffer(); // the partial is visible before the ticket is taken
+        last = atomicAdd(ticket, 1u) == groups - 1u;
+    }
+    barrier();
+    if (!last) return; // the whole work-group leaves or stays
+    memoryBarrierBuffer();
+    acc = float(IDENTITY);
+    for (uint g = lid; g < groups; g += wg) acc = COMBINE(acc, partial[g]);
+    acc = group_fold(acc); // its barriers order these reads before the writes below
+    for (uint g = lid; g < groups; g += wg) partial[g] = 0.0;
+    if (lid == 0) {
+        y[0] = acc;
+        ticket = 0u;
+    }
 }

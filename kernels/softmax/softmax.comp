@@ -81,6 +81,32 @@ void store_word(uint base, uint c, bool wide, float f[HCL_VN]) {
     }
 }
 
+// exp(x - m), and an output exp(x - m) / S from k, which is 1 / S for a float32 output and log2(S) for a 16-bit one:
+// there the division is folded into the exponent, 2^((x - m) log2(e) - log2(S)), one fma and an exp2 (the output's own
+// rounding, 2^-9 or 2^-12, is far coarser than the 2^-22 of exp2)
+#define LOG2E 1.4426950408889634
+float ex(float x, float m) {
+#if defined(HCL_F32)
+    return exp(x - m);
+#else
+    return exp2((x - m) * LOG2E);
+#endif
+}
+float scale_of(float total) {
+#if defined(HCL_F32)
+    return 1.0 / total;
+#else
+    return log2(total);
+#endif
+}
+float out_of(float x, float m, float k) {
+#if defined(HCL_F32)
+    return exp(x - m) * k;
+#else
+    return exp2(fma(x - m, LOG2E, -k));
+#endif
+}
+
 // the online fold: (m, s) = the running max and the sum of exp(x - m) over the values seen, after x (-inf adds 0 and
 // is left out, so that no exp(-inf - -inf) is taken; a NaN makes s NaN; +inf makes s NaN as exp(inf - inf) does)
 void online(inout float m, inout float s, float x) {
@@ -110,7 +136,8 @@ void row(uint r, bool valid) {
         if (k >= kept || k * team >= words) break;
         float f[HCL_VN];
         hcl_unpack(v[k], f);
-        for (uint e = 0; e < HCL_VN; e++) mc = hcl_fmax(mc, f[e]);
+        // a plain max: a NaN in the row makes its sum, and so every output, NaN whatever the max does with it
+        for (uint e = 0; e < HCL_VN; e++) mc = max(mc, f[e]);
     }
     for (uint c = cached + member; valid && c < words; c += team) {
         float f[HCL_VN];
@@ -123,9 +150,9 @@ void row(uint r, bool valid) {
         if (k >= kept || k * team >= words) break;
         float f[HCL_VN];
         hcl_unpack(v[k], f);
-        for (uint e = 0; e < HCL_VN; e++) sum += exp(f[e] - mx);
+        for (uint e = 0; e < HCL_VN; e++) sum += ex(f[e], mx);
     }
-    const float inv = 1.0 / team_sum(sum);
+    const float scale = scale_of(team_sum(sum));
     if (!valid) return;
     [[unroll]] for (uint k = 0; k < WORDS; k++) {
         if (k >= kept || k * team >= words) break;
@@ -133,7 +160,7 @@ void row(uint r, bool valid) {
         if (c >= words) break;
         float f[HCL_VN];
         hcl_unpack(v[k], f);
-        for (uint e = 0; e < HCL_VN; e++) f[e] = exp(f[e] - mx) * inv;
+        for (uint e = 0; e < HCL_VN; e++) f[e] = out_of(f[e], mx, scale);
         store_word(base, c, wide, f);
     }
     // the streamed words again, last first
@@ -142,7 +169,7 @@ void row(uint r, bool valid) {
         const uint c = cached + member + (t - 1) * team;
         float f[HCL_VN];
         load_word(base, c, wide, f);
-        for (uint e = 0; e < HCL_VN; e++) f[e] = exp(f[e] - mx) * inv;
+        for (uint e = 0; e < HCL_VN; e++) f[e] = out_of(f[e], mx, scale);
         store_word(base, c, wide, f);
     }
 }
