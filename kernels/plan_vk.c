@@ -109,10 +109,10 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
                               "the Vulkan kernels take at most 2^32-1 elements (%zu rows x %zu columns)", rows, cols);
     size_t wg, lanes = 1, groups;
     if (sub) {
-        /* lanes a row: about 4 words each for float32 (2 for rows of at most 8 words), 8 for 16-bit rows (a 16-byte
+        /* lanes a row: about 4 words each for float32, 8 for 16-bit rows, 2 for rows of at most 8 words (a 16-byte
          * load in flight per word), a power of two of at most 32 (the shader takes at most the subgroup); a work-group
          * of 256 takes 256 / lanes rows at once */
-        const size_t per_lane = type != HCL_DTYPE_F32 ? 8 : words <= 8 ? 2 : 4;
+        const size_t per_lane = words <= 8 ? 2 : type == HCL_DTYPE_F32 ? 4 : 8;
         while (lanes < VK_SOFTMAX_ROW_LANES && lanes * per_lane < words) lanes *= 2;
         wg = vk_wg(dev, prog, kernel);
         groups = vk_groups(dev, rows, wg / hcl_min_size(lanes, wg), SIZE_MAX);
