@@ -9,11 +9,11 @@
 // is a multiple of HCL_VN (so every row starts on a word), else element by element, a word's worth an invocation.
 // With p.keep, each invocation keeps its first WORDS words in registers as they came (words member + k * team; 32
 // float32 or 64 16-bit values in the same 32 registers), read once; the words past those (all of them without p.keep)
-// are streamed: a pass that folds the running max and the sum rescaled
-// to it (online softmax), then one that reads them again, last words first (the most recently read, still in cache),
-// to write them. -inf entries give 0; a row of all -inf, or with a NaN, is NaN, as in PyTorch (the max skips NaN as
-// fmax does, the sum takes it). In place works: each element is read and written by one invocation, the writes after
-// the folds that end the sum.
+// are streamed: a pass that folds the running max and the sum rescaled to it (online softmax), then one that reads
+// them again, last words first (the most recently read, still in cache), to write them. -inf entries give 0; a row of
+// all -inf, or with a NaN, is NaN, as in PyTorch: the sum takes the NaN, so the row is NaN whatever the max makes of
+// it (the held values' max is a plain max, and a NaN that reaches the folds of the max changes nothing that shows). In
+// place works: each element is read and written by one invocation, the writes after the folds that end the sum.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
