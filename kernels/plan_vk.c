@@ -97,7 +97,7 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
     /* the subgroup kernel for rows that 32 lanes' registers hold (8 words a lane: 1024 float32 or 2048 16-bit
      * values), the work-group kernel above it, keeping 8 words a work-item and streaming the rest; a forced variant
      * takes every row */
-    const size_t words = hcl_ceil_div(cols, vk_word_elems(type)), per_item = VK_SOFTMAX_WORDS;
+    const size_t words = hcl_ceil_div(cols, vk_word_elems(type));
     const int sub = v == HCL_KVARIANT_SOFTMAX_SUBGROUP ||
                     (v == HCL_KVARIANT_AUTO && words <= VK_SOFTMAX_WORDS * VK_SOFTMAX_ROW_LANES);
     const int keep = v != HCL_KVARIANT_SOFTMAX_STREAMED;
@@ -120,7 +120,7 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
         /* a work-group a row: enough work-items to keep the row (8 words each), a power of two of 64 to 1024 */
         const size_t most = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, prog, kernel, 1024));
         wg = hcl_min_size(64, most);
-        while (wg < most && wg * per_item < words) wg *= 2;
+        while (wg < most && wg * VK_SOFTMAX_WORDS < words) wg *= 2;
         groups = vk_groups(dev, rows, 1, SIZE_MAX); /* rows strided */
     }
     hcl_klaunch *l = &out->launch[0];

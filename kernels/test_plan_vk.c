@@ -24,8 +24,8 @@ static uint32_t arg_u32(const hcl_klaunch *l, uint32_t i) {
     return v;
 }
 
-/* softmax on the GPU: the subgroup kernel (lanes a row: about 4 words each) up to 256 words (1024 float32 or 2048
- * 16-bit columns), the work-group kernel (enough work-items for 8 words each, 64 to 1024) above; each variant forced
+/* softmax on the GPU: the subgroup kernel (lanes a row: about 4 words each, 8 for 16-bit rows, 2 for rows of at most
+ * 8 words) up to 256 words (1024 float32 or 2048 16-bit columns), the work-group kernel (enough work-items for 8 words each, 64 to 1024) above; each variant forced
  * takes every row. */
 static void softmax_plans(const hcl_kdevice *gpu) {
     static const struct {
