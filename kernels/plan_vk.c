@@ -156,11 +156,19 @@ static const vk_gemm_kernel g_vk_gemm[] = {
 };
 
 /* Shared memory of a kernel: the SIMT tiles hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B; the
- * cooperative-matrix one 128 x 40 f16 of each of A and B and a 16 x 16 float patch of C per sub-group (8). */
+ * cooperative-matrix one two buffers of 128 rows of 3 16-byte words (16 k of f16 and a word of padding) for each of A
+ * and B (C's patches reuse them). */
 static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return 0u;
-    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 2u * 128u * 40u * 2u + 8u * 256u * sizeof(float);
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 2u * 2u * 128u * 3u * 16u;
     return 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
+}
+
+/* Whether the cooperative-matrix kernel runs g on the device: f16 inputs, the matrix unit for f16 (the driver enabled
+ * VK_NV_cooperative_matrix with the kernel's fragments), sub-groups of 32. */
+static int vk_coop_runs(const hcl_kdevice *dev, const hcl_kgemm *g) {
+    return g->ab_type == HCL_DTYPE_F16 && dev->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE &&
+           (dev->matrix_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) && dev->subgroup_width == 32;
 }
 
 /* Whether an unforced plan takes kernel kk for g. The dot kernel for C of at most 16 rows or columns, where most of a
@@ -171,10 +179,10 @@ static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
  * device (lavapipe runs a group's work-items as a loop: the smaller tile is its measured one). */
 static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return g->m <= 16 || g->n <= 16;
-    /* Measured on an H200 (bench, 4096^3, TFLOP/s): f16 on the cooperative-matrix kernel 21.7, on the SIMT tiles 33.1
-     * (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x 128), 29.2 (128 x 64), 25.1 (64 x 64). So the
-     * cooperative-matrix kernel only when forced, until it beats the SIMT tiles, and bf16 never on 128 x 128 unforced. */
-    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 0;
+    /* Measured on an H200 (4096^3, TFLOP/s): f16 on the cooperative-matrix kernel 91 (8192^3: 96; 1024 x 1040 x 520:
+     * 24), on the SIMT tiles 33.1 (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x 128), 29.2 (128 x 64),
+     * 25.1 (64 x 64). So f16 on the matrix unit wherever the kernel runs, bf16 never on 128 x 128 unforced. */
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return vk_coop_runs(dev, g);
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT128 && g->ab_type == HCL_DTYPE_BF16) return 0;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT64) return 1;
     const size_t groups = hcl_ceil_div(g->m, kk->bm) * hcl_ceil_div(g->n, kk->bn);
@@ -184,9 +192,7 @@ static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_ge
 /* HCL_SUCCESS when the device runs kernel kk for g (a 256-work-item group and its shared memory; the cooperative-matrix
  * kernel only f16 inputs on a device with the matrix unit for f16 and sub-groups of 32), else the refusal in out. */
 static hcl_status vk_gemm_fits(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk, hcl_kplan *out) {
-    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP &&
-        (g->ab_type != HCL_DTYPE_F16 || dev->matrix_unit != HCL_MATRIX_UNIT_TENSOR_CORE ||
-         !(dev->matrix_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) || dev->subgroup_width != 32))
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP && !vk_coop_runs(dev, g))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the cooperative-matrix gemm takes f16 inputs on a device with VK_NV_cooperative_matrix "
                               "for f16 and sub-groups of 32 (here %s inputs, %s, sub-groups of %u)",

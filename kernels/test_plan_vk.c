@@ -1,8 +1,9 @@
 /* ctest kernels-plan-vk: the Vulkan family's plans (plan_vk.c) without a device: each op's kernels and programs by type
  * (f32 in vk, f16 and bf16 in vk16, reduce's fold in vk), the arguments in the order the shaders' bindings and
- * push constants take them, gemm's tile by shape and device (dot kernel for few rows; the vk-coop program only forced, on
- * a device with VK_NV_cooperative_matrix for f16; bf16 never on 128 x 128 unforced), each gemm variant forced, its k
- * slices on a CPU device only (lavapipe's loop limiter), and calls past the kernels' 32-bit indices refused, never cut. */
+ * push constants take them, gemm's tile by shape and device (dot kernel for few rows; the vk-coop program for f16 on a
+ * device with VK_NV_cooperative_matrix for f16, refused elsewhere; bf16 never on 128 x 128 unforced), each gemm
+ * variant forced, its k slices on a CPU device only (lavapipe's loop limiter), and calls past the kernels' 32-bit
+ * indices refused, never cut. */
 #include "hcl_plan.h"
 #include "hcl_testsupport.h"
 #include "test_plan_devices.h"
@@ -181,9 +182,9 @@ int main(void) {
                          p.why);
             hcl_kplan_free(&p);
         }
-    /* a GPU whose driver enabled VK_NV_cooperative_matrix for f16 (the H200's): unforced, every type stays on the SIMT
-     * tiles (the cooperative-matrix kernel measured slower there), bf16 on 128 x 64 where f16 and f32 take 128 x 128,
-     * few rows the dot kernel */
+    /* a GPU whose driver enabled VK_NV_cooperative_matrix for f16 (the H200's): unforced, f16 on the cooperative-matrix
+     * kernel (C f16 or f32, 128 x 128 tiles, any shape past the dot kernel's), bf16 on the SIMT 128 x 64 tile where f32
+     * takes 128 x 128, few rows the dot kernel */
     hcl_kdevice nv = gpu;
     nv.matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
     nv.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16);
@@ -193,8 +194,8 @@ int main(void) {
         hcl_dtype ab, c;
         const char *kernel;
         hcl_kprog prog;
-    } coop[] = {{4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_128_f16", HCL_KPROG_VK16},
-                {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_f16_f32", HCL_KPROG_VK16},
+    } coop[] = {{4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
+                {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
                 {4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128x64_bf16", HCL_KPROG_VK16},
                 {4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
                 {16, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_dot_f16", HCL_KPROG_VK16}};

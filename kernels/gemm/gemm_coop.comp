@@ -5,34 +5,47 @@
 // read C; the host passes k = 0 and alpha = 0 when k or alpha is 0). bf16 has no NV cooperative-matrix type: it stays
 // on gemm.comp.
 //
-// A 16 x 16 work-group (8 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes rows 64 (w / 4) .. + 64 and
-// columns 32 (w % 4) .. + 32 of it as 4 x 2 fragments of 16 x 16, accumulated in f32. A and B go through shared memory
-// 32 k deep, in the orientation they are stored (rows of A along k, or along m when transposed; rows of B along n, or
-// along k when transposed), zero-padded past m, n and k, so ragged edges need no other kernel; the fragments are loaded
-// row- or column-major to match. The next step's A and B are read from global memory into registers (4 consecutive f16
-// a read, 8 bytes, where the leading dimension is a multiple of 4) while this step multiplies. C leaves each fragment
-// through a 16 x 16 f32 patch of shared memory per sub-group, scaled, added to beta * C and rounded to C's type there.
-// glslang puts any module with cooperative matrices under the Vulkan memory model: the driver enables
-// vulkanMemoryModel with the extension.
+// A 16 x 16 work-group (8 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes a 64 x 32 block of it as
+// 4 x 2 fragments of 16 x 16, accumulated in f32. A and B go through shared memory 16 k deep as 16-byte words of 8 f16,
+// in the orientation they are stored (rows of A along k, or along m when transposed; rows of B along n, or along k
+// when transposed), each row one word longer than it holds (so the fragments' loads of 8 rows fall in other banks),
+// zero-padded past m, n and k, so ragged edges need no other kernel; the fragments are loaded row- or column-major to
+// match. Two buffers of each: the next step's words are read from global memory into registers (one 16-byte read a
+// word where the leading dimension is a multiple of 8 and the word is inside) while this step multiplies, then stored
+// into the other buffer, so a step needs one barrier. A fragment of C inside m x n leaves straight from the
+// accumulators (scaled by alpha, plus beta * C, converted to C's type) where C's rows are whole 16-byte words apart;
+// the others go through a 16 x 16 float patch of shared memory per sub-group (the buffers' words, free once the k loop
+// ends), element by element. glslang puts any module with cooperative matrices under the Vulkan memory model: the
+// driver enables vulkanMemoryModel with the extension.
+//
+// Measured on an H200 (4096^3 f16, TFLOP/s; a harness timing SPIR-V variants of this file): 21.9 for the first form
+// (32 k deep, 8-byte reads, 16-bit shared stores, C always through the patch) -> 70.6 with 16-byte words, unrolled
+// loops and C from the accumulators -> 91.0 at 16 k deep (8192^3: 96.2). Slower: 32 k deep with the next two steps in
+// registers (58.3), 16 k with two steps (66.6), 128 x 256 and 256 x 128 tiles (86-89), sub-groups of 64 x 64 (82) or
+// 32 x 32 (71), fragments loaded straight from global memory (27-51), the loop body written out per buffer (69).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require
 #include "hcl_vk_types.glsl"
 layout(std430, set = 0, binding = 0) readonly buffer A { T a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { T b[]; };
-layout(std430, set = 0, binding = 0) readonly buffer A4 { f16vec4 a4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B4 { f16vec4 b4[]; };
+layout(std430, set = 0, binding = 0) readonly buffer A8 { uvec4 a8[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B8 { uvec4 b8[]; };
 #ifdef HCL_C_F32
-layout(std430, set = 0, binding = 2) buffer C { float c[]; };
-#define CLOAD(x) (x)
-#define CSTORE(v) (v)
+#define CT float
+#define CBITS 32
+#define TO_F32(x) (x)
+#define TO_C(x) (x)
 #else
-layout(std430, set = 0, binding = 2) buffer C { T c[]; };
-#define CLOAD(x) LOAD(x)
-#define CSTORE(v) STORE(v)
+#define CT float16_t
+#define CBITS 16
+#define TO_F32(x) fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(x)
+#define TO_C(x) fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(x)
 #endif
+layout(std430, set = 0, binding = 2) buffer C { CT c[]; };
 layout(push_constant) uniform P {
     uint m, n, k, lda, ldb, ldc, flags;
     float alpha, beta;
@@ -40,109 +53,138 @@ layout(push_constant) uniform P {
 
 #define BM 128
 #define BN 128
-#define BK 32
-#define PAD 8 // f16 a shared row: rows stay 16-byte multiples (the fragments' loads) and fall in other banks
-// A's tile: BM rows of BK + PAD (A(i, k0 + kk) at i (BK + PAD) + kk), or transposed BK rows of BM + PAD (at kk (BM + PAD)
-// + i); B's: BK rows of BN + PAD (B(k0 + kk, j) at kk (BN + PAD) + j), or transposed BN rows of BK + PAD (at j (BK + PAD)
-// + kk). Each buffer has room for the larger of its two forms.
-#define SA_SIZE (BM * (BK + PAD) > BK * (BM + PAD) ? BM * (BK + PAD) : BK * (BM + PAD))
-#define SB_SIZE (BN * (BK + PAD) > BK * (BN + PAD) ? BN * (BK + PAD) : BK * (BN + PAD))
-shared float16_t sa[SA_SIZE];
-shared float16_t sb[SB_SIZE];
-shared float sc[8][16 * 16]; // a sub-group's fragment of C on its way out
-#define CHUNKS (BM * BK / 4 / 256) // f16vec4s of A (and of B) per work-item per step
+#define WM 64
+#define WN 32
+#define BK 16
+#define SGS ((BM / WM) * (BN / WN)) // sub-groups a work-group (the plan's 16 x 16 work-items)
+#define FM (WM / 16)                 // fragments of a sub-group's block, down
+#define FN (WN / 16)                 // and across
+// A's tile: BM rows of BK / 8 + 1 words (A(i, k0 + kk) in word i (BK / 8 + 1) + kk / 8), or transposed BK rows of
+// BM / 8 + 1 (word kk (BM / 8 + 1) + i / 8); B's: BK rows of BN / 8 + 1 (B(k0 + kk, j) in word kk (BN / 8 + 1) + j / 8),
+// or transposed BN rows of BK / 8 + 1 (word j (BK / 8 + 1) + kk / 8). Each buffer has room for the larger form.
+#define MAXW(r0, c0, r1, c1) ((r0) * ((c0) / 8 + 1) > (r1) * ((c1) / 8 + 1) ? (r0) * ((c0) / 8 + 1) : (r1) * ((c1) / 8 + 1))
+#define SA_WORDS MAXW(BM, BK, BK, BM)
+#define SB_WORDS MAXW(BN, BK, BK, BN)
+// A's two buffers, then B's two; the patches of C (64 words a sub-group) after the k loop, from word 0
+shared uvec4 sm[2 * SA_WORDS + 2 * SB_WORDS];
+#define SB0 (2 * SA_WORDS)
+shared uint hcl_coop_patches_fit[64 * SGS <= 2 * (SA_WORDS + SB_WORDS) ? 1 : -1]; // a compile error where they do not
+#define WA ((BM * BK / 8 + 32 * SGS - 1) / (32 * SGS)) // A's words a work-item moves a step (at most)
+#define WB ((BN * BK / 8 + 32 * SGS - 1) / (32 * SGS))
 
-// Elements (r, c .. c + 3) of a stored operand (row-major, leading dimension ld), zero where r >= rows or a column >=
-// cols; one 8-byte read when ld is a multiple of 4 (c is) and all 4 are inside.
-#define HCL_COOP_LOAD4(name, buf, buf4, ld)                                                                            \
-    f16vec4 name(uint r, uint c, uint rows, uint cols) {                                                               \
-        f16vec4 v = f16vec4(0.0);                                                                                      \
-        if (r >= rows) return v;                                                                                       \
+// Word (r, c .. c + 7) of a stored operand (row-major, leading dimension ld), zero where r >= rows or a column >=
+// cols; one 16-byte read when ld is a multiple of 8 (c is) and all 8 are inside.
+#define HCL_COOP_WORD(name, buf, buf8, ld)                                                                             \
+    uvec4 name(uint r, uint c, uint rows, uint cols) {                                                                 \
+        if (r >= rows) return uvec4(0u);                                                                               \
         const uint at = r * ld + c;                                                                                    \
-        if ((ld & 3u) == 0u && c + 3u < cols) return buf4[at >> 2];                                                   \
-        for (uint q = 0u; q < 4u; q++)                                                                                 \
-            if (c + q < cols) v[q] = buf[at + q];                                                                      \
-        return v;                                                                                                      \
+        if ((ld & 7u) == 0u && c + 7u < cols) return buf8[at >> 3];                                                   \
+        f16vec2 h[4];                                                                                                  \
+        [[unroll]] for (uint q = 0u; q < 8u; q++) h[q / 2u][q % 2u] = c + q < cols ? buf[at + q] : float16_t(0.0);     \
+        return uvec4(packFloat2x16(h[0]), packFloat2x16(h[1]), packFloat2x16(h[2]), packFloat2x16(h[3]));              \
     }
-HCL_COOP_LOAD4(load_a4, a, a4, p.lda)
-HCL_COOP_LOAD4(load_b4, b, b4, p.ldb)
+HCL_COOP_WORD(word_a, a, a8, p.lda)
+HCL_COOP_WORD(word_b, b, b8, p.ldb)
 
-// Chunk e (0 .. BM BK / 4) of a tile stored `rows` x `cols` (cols contiguous, a multiple of 4): its row and column.
-uvec2 chunk(uint e, uint cols) { return uvec2(e / (cols / 4u), e % (cols / 4u) * 4u); }
-
-// This work-item's chunks of the tiles of A and B at k0, read from global memory.
-void fetch(uint lid, uint row0, uint col0, uint k0, out f16vec4 va[CHUNKS], out f16vec4 vb[CHUNKS]) {
+// The k0 step's words of A and B this work-item moves: from global memory (fetch) into registers, then into shared
+// buffer `buf` (stage). Word e of a tile of `cols` columns (a multiple of 8) is row e / (cols / 8), column e % (cols /
+// 8) * 8; the tile's words past its rows x cols / 8 are left alone.
+void fetch(uint lid, uint row0, uint col0, uint k0, out uvec4 va[WA], out uvec4 vb[WB]) {
     const bool ta = (p.flags & 1u) != 0u, tb = (p.flags & 2u) != 0u;
-    for (uint q = 0u; q < CHUNKS; q++) {
-        const uint e = lid + 256u * q;
-        uvec2 rc = chunk(e, ta ? BM : BK);
-        va[q] = ta ? load_a4(k0 + rc.x, row0 + rc.y, p.k, p.m) : load_a4(row0 + rc.x, k0 + rc.y, p.m, p.k);
-        rc = chunk(e, tb ? BK : BN);
-        vb[q] = tb ? load_b4(col0 + rc.x, k0 + rc.y, p.n, p.k) : load_b4(k0 + rc.x, col0 + rc.y, p.k, p.n);
+    const uint ca = ta ? BM : BK, cb = tb ? BK : BN; // the stored tiles' columns
+    [[unroll]] for (uint q = 0u; q < WA; q++) {
+        const uint e = lid + 32u * SGS * q, r = e / (ca / 8u), c = e % (ca / 8u) * 8u;
+        va[q] = e >= BM * BK / 8u ? uvec4(0u) : ta ? word_a(k0 + r, row0 + c, p.k, p.m) : word_a(row0 + r, k0 + c, p.m, p.k);
+    }
+    [[unroll]] for (uint q = 0u; q < WB; q++) {
+        const uint e = lid + 32u * SGS * q, r = e / (cb / 8u), c = e % (cb / 8u) * 8u;
+        vb[q] = e >= BN * BK / 8u ? uvec4(0u) : tb ? word_b(col0 + r, k0 + c, p.n, p.k) : word_b(k0 + r, col0 + c, p.k, p.n);
     }
 }
-
-// Store what fetch read into the shared tiles, in the operands' stored orientation.
-void stage(uint lid, f16vec4 va[CHUNKS], f16vec4 vb[CHUNKS]) {
+void stage(uint lid, uint buf, uvec4 va[WA], uvec4 vb[WB]) {
     const bool ta = (p.flags & 1u) != 0u, tb = (p.flags & 2u) != 0u;
-    for (uint q = 0u; q < CHUNKS; q++) {
-        const uint e = lid + 256u * q;
-        uvec2 rc = chunk(e, ta ? BM : BK);
-        uint at = rc.x * ((ta ? BM : BK) + PAD) + rc.y;
-        for (uint t = 0u; t < 4u; t++) sa[at + t] = va[q][t];
-        rc = chunk(e, tb ? BK : BN);
-        at = rc.x * ((tb ? BK : BN) + PAD) + rc.y;
-        for (uint t = 0u; t < 4u; t++) sb[at + t] = vb[q][t];
+    const uint ca = ta ? BM : BK, cb = tb ? BK : BN;
+    [[unroll]] for (uint q = 0u; q < WA; q++) {
+        const uint e = lid + 32u * SGS * q;
+        if (e < BM * BK / 8u) sm[buf * SA_WORDS + e / (ca / 8u) * (ca / 8u + 1u) + e % (ca / 8u)] = va[q];
+    }
+    [[unroll]] for (uint q = 0u; q < WB; q++) {
+        const uint e = lid + 32u * SGS * q;
+        if (e < BN * BK / 8u) sm[SB0 + buf * SB_WORDS + e / (cb / 8u) * (cb / 8u + 1u) + e % (cb / 8u)] = vb[q];
     }
 }
 
 void main() {
     const uint lid = gl_LocalInvocationIndex, w = gl_SubgroupID, lane = gl_SubgroupInvocationID;
     const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
-    const uint wr = 64u * (w / 4u), wc = 32u * (w % 4u); // this sub-group's block of the tile
+    const uint wr = WM * (w / (BN / WN)), wc = WN * (w % (BN / WN)); // this sub-group's block of the tile
     const bool ta = (p.flags & 1u) != 0u, tb = (p.flags & 2u) != 0u;
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][2];
-    for (int r = 0; r < 4; r++)
-        for (int s = 0; s < 2; s++) acc[r][s] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+    const uint sta = ta ? BM / 8u + 1u : BK / 8u + 1u, stb = tb ? BK / 8u + 1u : BN / 8u + 1u; // words a shared row
+    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FM][FN];
+    [[unroll]] for (int r = 0; r < FM; r++)[[unroll]] for (int s = 0; s < FN; s++) acc[r][s] =
+        fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
     const uint kbeg = p.flags >> 2;
-    f16vec4 va[CHUNKS], vb[CHUNKS];
-    if (kbeg < p.k) fetch(lid, row0, col0, kbeg, va, vb);
-    for (uint k0 = kbeg; k0 < p.k; k0 += BK) {
-        stage(lid, va, vb);
+    // The next step's words are read into registers while this step multiplies, then stored into the other shared
+    // buffer (read by nobody since the last barrier).
+    uvec4 va[WA], vb[WB];
+    uint buf = 0u;
+    if (kbeg < p.k) {
+        fetch(lid, row0, col0, kbeg, va, vb);
+        stage(lid, 0u, va, vb);
         barrier();
-        if (k0 + BK < p.k) fetch(lid, row0, col0, k0 + BK, va, vb); // in flight while this step multiplies
-        for (uint kk = 0u; kk < BK; kk += 16u) {
-            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[4], fb[2];
-            for (int r = 0; r < 4; r++) {
-                const uint i = wr + 16u * uint(r);
-                if (ta)
-                    coopMatLoadNV(fa[r], sa, kk * (BM + PAD) + i, BM + PAD, true);
-                else
-                    coopMatLoadNV(fa[r], sa, i * (BK + PAD) + kk, BK + PAD, false);
-            }
-            for (int s = 0; s < 2; s++) {
-                const uint j = wc + 16u * uint(s);
-                if (tb)
-                    coopMatLoadNV(fb[s], sb, j * (BK + PAD) + kk, BK + PAD, true);
-                else
-                    coopMatLoadNV(fb[s], sb, kk * (BN + PAD) + j, BN + PAD, false);
-            }
-            for (int r = 0; r < 4; r++)
-                for (int s = 0; s < 2; s++) acc[r][s] = coopMatMulAddNV(fa[r], fb[s], acc[r][s]);
-        }
-        barrier(); // every sub-group has read the tiles before the next stage overwrites them
     }
-    for (int r = 0; r < 4; r++)
-        for (int s = 0; s < 2; s++) {
-            coopMatStoreNV(acc[r][s], sc[w], 0u, 16u, false);
+    for (uint k0 = kbeg; k0 < p.k; k0 += BK) {
+        const bool more = k0 + BK < p.k;
+        if (more) fetch(lid, row0, col0, k0 + BK, va, vb); // in flight while this step multiplies
+        [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[FM], fb[FN];
+            [[unroll]] for (int r = 0; r < FM; r++) {
+                const uint i = wr + 16u * uint(r);
+                const uint at = ta ? kk * sta + i / 8u : i * sta + kk / 8u;
+                if (ta)
+                    coopMatLoadNV(fa[r], sm, buf * SA_WORDS + at, sta, true);
+                else
+                    coopMatLoadNV(fa[r], sm, buf * SA_WORDS + at, sta, false);
+            }
+            [[unroll]] for (int s = 0; s < FN; s++) {
+                const uint j = wc + 16u * uint(s);
+                const uint at = tb ? j * stb + kk / 8u : kk * stb + j / 8u;
+                if (tb)
+                    coopMatLoadNV(fb[s], sm, SB0 + buf * SB_WORDS + at, stb, true);
+                else
+                    coopMatLoadNV(fb[s], sm, SB0 + buf * SB_WORDS + at, stb, false);
+            }
+            [[unroll]] for (int r = 0; r < FM; r++)[[unroll]] for (int s = 0; s < FN; s++) acc[r][s] =
+                coopMatMulAddNV(fa[r], fb[s], acc[r][s]);
+        }
+        if (more) stage(lid, buf ^ 1u, va, vb);
+        barrier();
+        buf ^= 1u;
+    }
+    // C: fragments inside m x n straight from the accumulators; the others through this sub-group's patch (64 words
+    // of sm: every sub-group has passed the loop's last barrier, so nobody reads the buffers any more)
+    [[unroll]] for (int r = 0; r < FM; r++)[[unroll]] for (int s = 0; s < FN; s++) {
+            const uint i0 = row0 + wr + 16u * uint(r), j0 = col0 + wc + 16u * uint(s);
+            if (i0 >= p.m || j0 >= p.n) continue;
+            fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> v = acc[r][s] * p.alpha;
+            if (i0 + 16u <= p.m && j0 + 16u <= p.n && (p.ldc & (128u / CBITS - 1u)) == 0u) { // rows of 16-byte multiples
+                if (p.beta != 0.0) {
+                    fcoopmatNV<CBITS, gl_ScopeSubgroup, 16, 16> old;
+                    coopMatLoadNV(old, c, i0 * p.ldc + j0, p.ldc, false);
+                    v = v + TO_F32(old) * p.beta;
+                }
+                coopMatStoreNV(TO_C(v), c, i0 * p.ldc + j0, p.ldc, false);
+                continue;
+            }
+            coopMatStoreNV(v, sm, 64u * w, 4u, false); // 16 rows of 4 words of 4 floats
             subgroupMemoryBarrierShared();
             subgroupBarrier();
             for (uint e = lane; e < 256u; e += 32u) {
-                const uint i = row0 + wr + 16u * uint(r) + e / 16u, j = col0 + wc + 16u * uint(s) + e % 16u;
+                const uint i = i0 + e / 16u, j = j0 + e % 16u;
                 if (i >= p.m || j >= p.n) continue;
-                float v = p.alpha * sc[w][e];
-                if (p.beta != 0.0) v = fma(p.beta, CLOAD(c[i * p.ldc + j]), v);
-                c[i * p.ldc + j] = CSTORE(v);
+                float x = uintBitsToFloat(sm[64u * w + e / 4u][e % 4u]);
+                if (p.beta != 0.0) x = fma(p.beta, float(c[i * p.ldc + j]), x);
+                c[i * p.ldc + j] = CT(x);
             }
             subgroupBarrier(); // the patch is read before the next fragment is stored into it
         }
