@@ -229,10 +229,10 @@ static size_t vk_splitk_slices(const hcl_kdevice *dev, const hcl_kgemm *g, size_
 static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) {
         /* a GPU, k long enough for 2 slices or more, and C of at most 16 rows or columns or of fewer 64 x 64 tiles
-         * than half the compute units (127 x 127, 61 x 67; not 127 x 4096: 128 tiles on 132 units) */
+         * than a quarter of the compute units (127 x 127, 61 x 67; not 127 x 4096: 128 tiles on 132 units) */
         const size_t tiles64 = hcl_ceil_div(g->m, 64) * hcl_ceil_div(g->n, 64);
         return !dev->is_cpu && vk_splitk_slices(dev, g, g->k) >= 2 &&
-               (g->m <= 16 || g->n <= 16 || tiles64 * 2 < hcl_known_or(dev->compute_units, 64));
+               (g->m <= 16 || g->n <= 16 || tiles64 * 4 < hcl_known_or(dev->compute_units, 64));
     }
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return g->m <= 16 || g->n <= 16;
     /* Measured on an H200 (4096^3, TFLOP/s): f16 on the cooperative-matrix kernel 91 (8192^3: 96; 1024 x 1040 x 520:
