@@ -305,7 +305,14 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
                               "%zu x %zu tiles of C exceed the device's work-group "
                               "counts",
                               gx, gy);
-    const size_t slice = dev->is_cpu && k > VK_GEMM_CPU_KSLICE ? VK_GEMM_CPU_KSLICE : (k ? k : 1);
+    /* a CPU: launches of VK_GEMM_CPU_KSLICE k; the split-K kernel's of at most 16 slices of VK_SPLITK_CPU_K, fewer
+     * where its partials would pass 16 MiB (so a forced call of many tiles keeps a bounded scratch) */
+    size_t cpu_slice = VK_GEMM_CPU_KSLICE;
+    if (splitk) {
+        const size_t fit = ((size_t)1 << 22) / (gx * gy * sk->tm * sk->tn + 1);
+        cpu_slice = VK_SPLITK_CPU_K * (fit < 1 ? 1 : fit > 16 ? 16 : fit);
+    }
+    const size_t slice = dev->is_cpu && k > cpu_slice ? cpu_slice : (k ? k : 1);
     const size_t slices = k ? hcl_ceil_div(k, slice) : 1;
     if (k >= ((size_t)1 << 30) && slices > 1)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "k %zu: the Vulkan GEMM's k slices start below 2^30", k);
@@ -316,8 +323,8 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
     const hcl_status st = hcl_kplan_init(out, slices);
     if (st != HCL_SUCCESS) return st;
     if (splitk) {
-        /* a ticket a tile, then a tile of float partials a tile and slice: zeros, left zeroed */
-        out->scratch_bytes = gx * gy * (1 + kslices * sk->tm * sk->tn) * sizeof(float);
+        /* a ticket a tile, then (with slices) a tile of float partials a tile and slice: zeros, left zeroed */
+        out->scratch_bytes = gx * gy * (1 + (kslices > 1 ? kslices * sk->tm * sk->tn : 0)) * sizeof(float);
         out->scratch_zeroed = 1;
     }
     for (size_t s = 0; s < slices; s++) {

@@ -127,6 +127,13 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
                      p.launch[3].grid.z == 1 && p.scratch_bytes == 2 * (1 + 16 * 1024) * 4 && p.scratch_zeroed,
                  "forced vk-splitk on a CPU, 3 x 100 x 100000: 4 launches over 16, .., 1 slices (%s)", p.why);
     hcl_kplan_free(&p);
+    /* many tiles: launches of one slice of 2048 k, the scratch its tickets only */
+    g = gemm_shape(4096, 4096, 4100, HCL_DTYPE_F32);
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS && p.count == 3 && p.launch[0].grid.z == 1 &&
+                     p.scratch_bytes == 64 * 64 * 4,
+                 "forced vk-splitk on a CPU, 4096 x 4096 x 4100: 3 launches of one slice (%zu, %zu bytes)", p.count,
+                 p.scratch_bytes);
+    hcl_kplan_free(&p);
     /* forced on the GPU: few columns from 16-bit inputs, k 0 (C = beta C: one slice), and where shared memory lacks */
     dev = *gpu;
     dev.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_SPLITK;
