@@ -148,6 +148,7 @@ typedef struct vk_gemm_kernel {
     size_t bm, bn;
 } vk_gemm_kernel;
 static const vk_gemm_kernel g_vk_gemm[] = {
+    {HCL_KVARIANT_GEMM_VK_SPLITK, "hcl_gemm_splitk", 64, 64}, /* its tile by shape: vk_splitk_tile */
     {HCL_KVARIANT_GEMM_VK_DOT, "hcl_gemm_dot", 16, 16},
     {HCL_KVARIANT_GEMM_VK_COOP, "hcl_gemm_coop", 128, 128},
     {HCL_KVARIANT_GEMM_VK_SIMT128, "hcl_gemm_128", 128, 128},
@@ -160,6 +161,7 @@ static const vk_gemm_kernel g_vk_gemm[] = {
  * and B (C's patches reuse them). */
 static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return 0u;
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) return 2u * 16u * (64u + 4u + 64u + 4u) * sizeof(float) + 16u;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 2u * 2u * 128u * 3u * 16u;
     return 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
 }
@@ -171,6 +173,53 @@ static int vk_coop_runs(const hcl_kdevice *dev, const hcl_kgemm *g) {
            (dev->matrix_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) && dev->subgroup_width == 32;
 }
 
+/* The split-K kernel (kernels/gemm/gemm_splitk.comp): its tile of C, by shape. */
+typedef struct vk_splitk_tile {
+    const char *base;
+    size_t tm, tn;
+} vk_splitk_tile;
+static const vk_splitk_tile g_vk_splitk[] = {
+    {"hcl_gemm_splitk_rows", 16, 64}, /* m <= 16 (and m <= n) */
+    {"hcl_gemm_splitk_cols", 64, 16}, /* n <= 16 */
+    {"hcl_gemm_splitk_tile", 64, 64}, /* otherwise */
+};
+#define VK_SPLITK_MIN_K 256u       /* a GPU: k a slice at least (16 steps of the kernel's 16 k) */
+#define VK_SPLITK_CPU_K 2048u      /* a CPU: k a slice at most (128 steps: far below lavapipe's loop limiter) */
+#define VK_SPLITK_PER_UNIT 4u      /* a GPU: work-groups of 256 a compute unit the slices aim at */
+#define VK_SPLITK_MAX_K (1u << 31) /* the shader's slice arithmetic stays below 2^32 where k is less */
+
+/* The split-K kernel's tile for g: 16 x 64 for at most 16 rows (no more than columns), 64 x 16 for at most 16 columns,
+ * 64 x 64 otherwise. */
+static const vk_splitk_tile *vk_splitk_tile_of(const hcl_kgemm *g) {
+    if (g->m <= 16 && g->m <= g->n) return &g_vk_splitk[0];
+    if (g->n <= 16) return &g_vk_splitk[1];
+    return &g_vk_splitk[2];
+}
+
+/* Tiles of C the split-K kernel takes for g. */
+static size_t vk_splitk_tiles(const hcl_kgemm *g) {
+    const vk_splitk_tile *t = vk_splitk_tile_of(g);
+    return hcl_ceil_div(g->m, t->tm) * hcl_ceil_div(g->n, t->tn);
+}
+
+/* Slices of k (the kernel's grid z) for a launch of `klen` k of g: on a GPU enough groups for VK_SPLITK_PER_UNIT a
+ * compute unit (64 units where unknown), each slice at least VK_SPLITK_MIN_K; on a CPU slices of at most
+ * VK_SPLITK_CPU_K (lavapipe runs a group's work-items as a loop: slices only keep its loop limiter away); 1 where k is
+ * 0 or past VK_SPLITK_MAX_K; at most the device's count of groups in z. From the shape and device only: the same call
+ * adds in the same order every run. */
+static size_t vk_splitk_slices(const hcl_kdevice *dev, const hcl_kgemm *g, size_t klen) {
+    if (klen == 0 || klen >= VK_SPLITK_MAX_K) return 1;
+    size_t s;
+    if (dev->is_cpu)
+        s = hcl_ceil_div(klen, VK_SPLITK_CPU_K);
+    else {
+        const size_t want = hcl_known_or(dev->compute_units, 64) * VK_SPLITK_PER_UNIT;
+        s = hcl_min_size(hcl_ceil_div(want, vk_splitk_tiles(g)), hcl_ceil_div(klen, VK_SPLITK_MIN_K));
+    }
+    s = hcl_min_size(s, hcl_known_or(dev->max_groups[2], 65535));
+    return s ? s : 1;
+}
+
 /* Whether an unforced plan takes kernel kk for g. The dot kernel for C of at most 16 rows or columns, where most of a
  * tile would idle (on lavapipe: gemm/few_rows 7 s instead of 22). On a GPU the largest tile whose groups still number
  * 3/4 of the compute units: a work-item's 8 x 8 (8 x 4) values of C take 4 (3) vec4 reads of shared memory per k, the
@@ -178,6 +227,13 @@ static int vk_coop_runs(const hcl_kdevice *dev, const hcl_kgemm *g) {
  * global memory half (3/4) as often; fewer groups than that leave SMs idle. The 64 x 64 tile otherwise, and on a CPU
  * device (lavapipe runs a group's work-items as a loop: the smaller tile is its measured one). */
 static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) {
+        /* a GPU, k long enough for 2 slices or more, and C of at most 16 rows or columns or of fewer 64 x 64 tiles
+         * than a quarter of the compute units (127 x 127, 61 x 67; not 127 x 4096: 128 tiles on 132 units) */
+        const size_t tiles64 = hcl_ceil_div(g->m, 64) * hcl_ceil_div(g->n, 64);
+        return !dev->is_cpu && vk_splitk_slices(dev, g, g->k) >= 2 &&
+               (g->m <= 16 || g->n <= 16 || tiles64 * 4 < hcl_known_or(dev->compute_units, 64));
+    }
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return g->m <= 16 || g->n <= 16;
     /* Measured on an H200 (4096^3, TFLOP/s): f16 on the cooperative-matrix kernel 91 (8192^3: 96; 1024 x 1040 x 520:
      * 24), on the SIMT tiles 33.1 (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x 128), 29.2 (128 x 64),
@@ -225,8 +281,10 @@ static const vk_gemm_kernel *vk_gemm_choose(const hcl_kdevice *dev, const hcl_kg
 static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk,
                                    hcl_kplan *out) {
     const hcl_kprog prog = kk->variant == HCL_KVARIANT_GEMM_VK_COOP ? HCL_KPROG_VK_COOP : vk_prog(g->ab_type);
+    const int splitk = kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK;
+    const vk_splitk_tile *sk = vk_splitk_tile_of(g);
     char name[40];
-    snprintf(name, sizeof name, "%s_%s%s", kk->base, hcl_kdtype_name(g->ab_type),
+    snprintf(name, sizeof name, "%s_%s%s", splitk ? sk->base : kk->base, hcl_kdtype_name(g->ab_type),
              g->c_type != g->ab_type ? "_f32" : "");
     const int kernel = hcl_kplan_kernel(out, prog, name);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
@@ -234,7 +292,7 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
     size_t k = g->k;
     float alpha = g->alpha;
     if (k == 0 || alpha == 0.0f) k = 0, alpha = 0.0f; /* C = beta * C; A and B are not read */
-    const size_t gx = hcl_ceil_div(g->n, kk->bn), gy = hcl_ceil_div(g->m, kk->bm);
+    const size_t gx = hcl_ceil_div(g->n, splitk ? sk->tn : kk->bn), gy = hcl_ceil_div(g->m, splitk ? sk->tm : kk->bm);
     if (!fits_u32(g->m) || !fits_u32(g->n) || !fits_u32(g->k) ||
         !operand_fits(ta ? g->k : g->m, ta ? g->m : g->k, g->lda) ||
         !operand_fits(tb ? g->n : g->k, tb ? g->k : g->n, g->ldb) || !operand_fits(g->m, g->n, g->ldc))
@@ -247,21 +305,39 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
                               "%zu x %zu tiles of C exceed the device's work-group "
                               "counts",
                               gx, gy);
-    const size_t slice = dev->is_cpu && k > VK_GEMM_CPU_KSLICE ? VK_GEMM_CPU_KSLICE : (k ? k : 1);
+    /* a CPU: launches of VK_GEMM_CPU_KSLICE k; the split-K kernel's of at most 16 slices of VK_SPLITK_CPU_K, fewer
+     * where its partials would pass 16 MiB (so a forced call of many tiles keeps a bounded scratch) */
+    size_t cpu_slice = VK_GEMM_CPU_KSLICE;
+    if (splitk) {
+        const size_t fit = ((size_t)1 << 22) / (gx * gy * sk->tm * sk->tn + 1);
+        cpu_slice = VK_SPLITK_CPU_K * (fit < 1 ? 1 : fit > 16 ? 16 : fit);
+    }
+    const size_t slice = dev->is_cpu && k > cpu_slice ? cpu_slice : (k ? k : 1);
     const size_t slices = k ? hcl_ceil_div(k, slice) : 1;
     if (k >= ((size_t)1 << 30) && slices > 1)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "k %zu: the Vulkan GEMM's k slices start below 2^30", k);
+    /* the split-K kernel: its slices of k within each launch (grid z); the first launch's k is the longest */
+    const size_t kslices = splitk ? vk_splitk_slices(dev, g, hcl_min_size(k, slice)) : 1;
+    if (kslices > 1 && hcl_ceil_div(hcl_min_size(k, slice), kslices) >= 1 << 30)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "k %zu: the Vulkan split-K GEMM's slices are below 2^30", k);
     const hcl_status st = hcl_kplan_init(out, slices);
     if (st != HCL_SUCCESS) return st;
+    if (splitk) {
+        /* a ticket a tile, then (with slices) a tile of float partials a tile and slice: zeros, left zeroed */
+        out->scratch_bytes = gx * gy * (1 + (kslices > 1 ? kslices * sk->tm * sk->tn : 0)) * sizeof(float);
+        out->scratch_zeroed = 1;
+    }
     for (size_t s = 0; s < slices; s++) {
         hcl_klaunch *l = &out->launch[s];
         const size_t k0 = s * slice, k1 = hcl_min_size(k, k0 + slice);
         hcl_klaunch_1d(l, prog, kernel, gx, 16);
         l->grid.y = (uint32_t)gy;
         l->block.y = 16;
+        l->grid.z = (uint32_t)(splitk ? vk_splitk_slices(dev, g, k1 - k0) : 1);
         hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
         hcl_klaunch_mem(l, HCL_KSLOT_B, 0);
         hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+        if (splitk) hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
         const uint32_t v[7] = {(uint32_t)g->m,
                                (uint32_t)g->n,
                                (uint32_t)k1,

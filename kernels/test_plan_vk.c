@@ -1,7 +1,8 @@
 /* ctest kernels-plan-vk: the Vulkan family's plans (plan_vk.c) without a device: each op's kernels and programs by type
  * (f32 in vk, f16 and bf16 in vk16, reduce's fold in vk), the arguments in the order the shaders' bindings and
  * push constants take them, gemm's tile by shape and device (dot kernel for few rows; the vk-coop program for f16 on a
- * device with VK_NV_cooperative_matrix for f16, refused elsewhere; bf16 never on 128 x 128 unforced), each gemm
+ * device with VK_NV_cooperative_matrix for f16, refused elsewhere; bf16 never on 128 x 128 unforced; the split-K
+ * kernel for few rows, few columns or a small C with a long k on a GPU, its slices and scratch), each gemm
  * variant forced, its k slices on a CPU device only (lavapipe's loop limiter), and calls past the kernels' 32-bit
  * indices refused, never cut. */
 #include "hcl_plan.h"
@@ -67,6 +68,98 @@ static void softmax_plans(const hcl_kdevice *gpu) {
                      st == HCL_SUCCESS ? arg_u32(l, 4) : 0, st == HCL_SUCCESS ? arg_u32(l, 5) : 0, (int)st, p.why);
         hcl_kplan_free(&p);
     }
+}
+
+/* gemm's split-K kernel (gemm_splitk.comp): unforced on a GPU of 132 compute units for C of at most 16 rows or
+ * columns, or of fewer 64 x 64 tiles than a quarter of the units, where k makes 2 slices of 256 or more (slices for
+ * 4 groups a unit); never unforced on a CPU (the dot or 64 x 64 kernel and 32768-k launches, as before); forced
+ * anywhere (on a CPU in slices of at most 2048 k); refused where its shared memory is missing. */
+static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
+    static const struct {
+        size_t m, n, k;
+        int cpu;
+        const char *kernel;
+        uint32_t gx, gy, gz;
+        size_t launches;
+    } cases[] = {
+        {1, 4096, 4096, 0, "hcl_gemm_splitk_rows_f32", 64, 1, 9, 1},
+        {4096, 1, 4096, 0, "hcl_gemm_splitk_cols_f32", 1, 64, 9, 1},
+        {7, 4096, 4096, 0, "hcl_gemm_splitk_rows_f32", 64, 1, 9, 1},
+        {4096, 7, 4096, 0, "hcl_gemm_splitk_cols_f32", 1, 64, 9, 1},
+        {127, 127, 1048573, 0, "hcl_gemm_splitk_tile_f32", 2, 2, 132, 1},
+        {61, 67, 262139, 0, "hcl_gemm_splitk_tile_f32", 2, 1, 264, 1},
+        {16, 16, 100000, 0, "hcl_gemm_splitk_rows_f32", 1, 1, 391, 1}, /* slices of at least 256 k */
+        {127, 4096, 4096, 0, "hcl_gemm_f32", 64, 2, 1, 1},             /* 128 tiles: the SIMT tiles */
+        {7, 4096, 256, 0, "hcl_gemm_dot_f32", 256, 1, 1, 1},           /* one slice: the dot kernel */
+        {1, 4096, 4096, 1, "hcl_gemm_dot_f32", 256, 1, 1, 1},
+        {4096, 7, 4096, 1, "hcl_gemm_dot_f32", 1, 256, 1, 1},
+        {127, 127, 1048573, 1, "hcl_gemm_f32", 2, 2, 1, 32},
+        {61, 67, 262139, 1, "hcl_gemm_f32", 2, 1, 1, 8},
+    };
+    hcl_kplan p;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hcl_kgemm g = gemm_shape(cases[i].m, cases[i].n, cases[i].k, HCL_DTYPE_F32);
+        const hcl_status st = hcl_plan_gemm(cases[i].cpu ? cpu : gpu, &g, &p);
+        const hcl_klaunch *l = &p.launch[0];
+        const int sk = cases[i].gz > 1;
+        const size_t tile = strstr(cases[i].kernel, "_tile_") ? 64 * 64 : 16 * 64; /* elements of C a tile */
+        HCL_TS_CHECK(st == HCL_SUCCESS && p.count == cases[i].launches && !strcmp(kernel_name(l), cases[i].kernel) &&
+                         l->grid.x == cases[i].gx && l->grid.y == cases[i].gy && l->grid.z == cases[i].gz &&
+                         l->num_args == (sk ? 13u : 12u) && (!sk || l->args[3].slot == HCL_KSLOT_SCRATCH) &&
+                         (!sk || (p.scratch_zeroed &&
+                                  p.scratch_bytes == (size_t)cases[i].gx * cases[i].gy * (1 + cases[i].gz * tile) * 4)),
+                     "gemm %zu x %zu x %zu on a %s: %s over %u x %u x %u, %zu launch(es) (%s: %s over %u x %u x %u, "
+                     "%zu, scratch %zu)",
+                     cases[i].m, cases[i].n, cases[i].k, cases[i].cpu ? "CPU" : "GPU", cases[i].kernel, cases[i].gx,
+                     cases[i].gy, cases[i].gz, cases[i].launches, p.why, st == HCL_SUCCESS ? kernel_name(l) : "-",
+                     l->grid.x, l->grid.y, l->grid.z, p.count, p.scratch_bytes);
+        hcl_kplan_free(&p);
+    }
+    /* forced on the CPU: launches of 32768 k (beta 1 after the first), each over slices of at most 2048 k; the
+     * scratch holds the first launch's slices */
+    hcl_kdevice dev = *cpu;
+    dev.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_SPLITK;
+    hcl_kgemm g = gemm_shape(3, 100, 100000, HCL_DTYPE_BF16);
+    g.c_type = HCL_DTYPE_F32;
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS && p.count == 4 &&
+                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_splitk_rows_bf16_f32") &&
+                     p.launch[0].prog == HCL_KPROG_VK16 && p.launch[0].grid.x == 2 && p.launch[0].grid.z == 16 &&
+                     p.launch[3].grid.z == 1 && p.scratch_bytes == 2 * (1 + 16 * 1024) * 4 && p.scratch_zeroed,
+                 "forced vk-splitk on a CPU, 3 x 100 x 100000: 4 launches over 16, .., 1 slices (%s)", p.why);
+    hcl_kplan_free(&p);
+    /* many tiles: launches of one slice of 2048 k, the scratch its tickets only */
+    g = gemm_shape(4096, 4096, 4100, HCL_DTYPE_F32);
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS && p.count == 3 && p.launch[0].grid.z == 1 &&
+                     p.scratch_bytes == 64 * 64 * 4,
+                 "forced vk-splitk on a CPU, 4096 x 4096 x 4100: 3 launches of one slice (%zu, %zu bytes)", p.count,
+                 p.scratch_bytes);
+    hcl_kplan_free(&p);
+    /* forced on the GPU: few columns from 16-bit inputs, k 0 (C = beta C: one slice), and where shared memory lacks */
+    dev = *gpu;
+    dev.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_SPLITK;
+    g = gemm_shape(1000, 3, 5000, HCL_DTYPE_F16);
+    g.trans_a = g.trans_b = HCL_TRANS;
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS &&
+                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_splitk_cols_f16") && p.launch[0].grid.y == 16 &&
+                     p.launch[0].grid.z == 20,
+                 "forced vk-splitk, 1000 x 3 x 5000 f16 transposed: 16 tiles of 64 x 16 over 20 slices (%s)", p.why);
+    hcl_kplan_free(&p);
+    g = gemm_shape(5, 5, 0, HCL_DTYPE_F32);
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS && p.launch[0].grid.z == 1,
+                 "forced vk-splitk, k 0: one slice (%s)", p.why);
+    hcl_kplan_free(&p);
+    dev.local_mem = 8192;
+    g = gemm_shape(1, 4096, 4096, HCL_DTYPE_F32);
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=vk-splitk") &&
+                     strstr(p.why, "shared memory"),
+                 "forced vk-splitk with 8 KiB of shared memory: refused (%s)", p.why);
+    hcl_kplan_free(&p);
+    /* a GPU that allows one group in z: no slices, so not unforced (the dot kernel) */
+    dev = *gpu;
+    dev.max_groups[2] = 1;
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_dot_f32"),
+                 "one group in z: the dot kernel (%s)", p.why);
+    hcl_kplan_free(&p);
 }
 
 int main(void) {
@@ -183,8 +276,8 @@ int main(void) {
             hcl_kplan_free(&p);
         }
     /* a GPU whose driver enabled VK_NV_cooperative_matrix for f16 (the H200's): unforced, f16 on the cooperative-matrix
-     * kernel (C f16 or f32, 128 x 128 tiles, any shape past the dot kernel's), bf16 on the SIMT 128 x 64 tile where f32
-     * takes 128 x 128, few rows the dot kernel */
+     * kernel (C f16 or f32, 128 x 128 tiles, any shape past the split-K and dot kernels'), bf16 on the SIMT 128 x 64 tile
+     * where f32 takes 128 x 128, few rows or a small C with a long k the split-K kernel */
     hcl_kdevice nv = gpu;
     nv.matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
     nv.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16);
@@ -195,10 +288,11 @@ int main(void) {
         const char *kernel;
         hcl_kprog prog;
     } coop[] = {{4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
-                {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
+                {300, 600, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
                 {4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128x64_bf16", HCL_KPROG_VK16},
                 {4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
-                {16, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_dot_f16", HCL_KPROG_VK16}};
+                {16, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_splitk_rows_f16", HCL_KPROG_VK16},
+                {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_splitk_tile_f16_f32", HCL_KPROG_VK16}};
     for (size_t i = 0; i < sizeof coop / sizeof coop[0]; i++) {
         g = gemm_shape(coop[i].m, coop[i].n, 1000, coop[i].ab);
         g.c_type = coop[i].c;
@@ -206,7 +300,8 @@ int main(void) {
                          !strcmp(kernel_name(&p.launch[0]), coop[i].kernel) &&
                          (coop[i].prog != HCL_KPROG_VK_COOP || (p.launch[0].grid.x == hcl_ceil_div(coop[i].n, 128) &&
                                                                 p.launch[0].grid.y == hcl_ceil_div(coop[i].m, 128))) &&
-                         p.launch[0].block.x == 16 && p.launch[0].block.y == 16 && p.launch[0].num_args == 12,
+                         p.launch[0].block.x == 16 && p.launch[0].block.y == 16 &&
+                         p.launch[0].num_args == (strstr(coop[i].kernel, "splitk") ? 13u : 12u),
                      "matrix unit, %zu x %zu %s -> %s: %s (%s)", coop[i].m, coop[i].n, hcl_kdtype_name(coop[i].ab),
                      hcl_kdtype_name(coop[i].c), coop[i].kernel, p.why);
         hcl_kplan_free(&p);
@@ -244,12 +339,13 @@ int main(void) {
     HCL_TS_CHECK(hcl_plan_gemm(&other, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "vk-simt128"),
                  "the CUDA/OpenCL simt forced on Vulkan: refused, listing Vulkan's variants (%s)", p.why);
     hcl_kplan_free(&p);
-    g = gemm_shape(8, 4096, 1024, HCL_DTYPE_BF16);
+    g = gemm_shape(8, 4096, 256, HCL_DTYPE_BF16);
     g.c_type = HCL_DTYPE_F32;
     HCL_TS_CHECK(hcl_plan_gemm(&gpu, &g, &p) == HCL_SUCCESS &&
                      !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_dot_bf16_f32"),
-                 "gemm of 8 rows: the dot kernel, C in f32");
+                 "gemm of 8 rows, k 256 (one slice of the split-K kernel): the dot kernel, C in f32");
     hcl_kplan_free(&p);
+    splitk_plans(&gpu, &cpu);
     g = gemm_shape(64, 64, 100000, HCL_DTYPE_F32);
     HCL_TS_CHECK(hcl_plan_gemm(&gpu, &g, &p) == HCL_SUCCESS && p.count == 1, "a GPU: k in one launch");
     hcl_kplan_free(&p);
