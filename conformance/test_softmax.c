@@ -132,18 +132,22 @@ CONF_TEST(softmax, shapes) {
 
 /* Long rows; the GPU plan's edges: a block a row of 32 values a thread up to 32768 columns (1024 threads; 300 rows of
  * 16384), clusters of 2, 4 and 8 blocks on sm_90 above, and past 262144 the streamed kernel; rows shared by several
- * work-groups (OpenCL on a GPU, above 16384 columns of whole vectors): parts of only -inf beside a finite one, rows of
- * only -inf, large magnitudes, in place; more rows than the device runs clusters at once (H100: 15 of 8 blocks at
- * 262144 columns, tens of 4 at 65536): a cluster takes an equal share of the rows, some one more than others. */
+ * work-groups (OpenCL on a GPU, above 16384 columns of whole vectors; Vulkan on a GPU, above 32768): parts of only -inf
+ * beside a finite one, rows of only -inf, large magnitudes, in place, a NaN in one part (a NaN among -inf, or in a row
+ * of -inf besides) at 98332 columns (Vulkan: 4 work-groups a row, the last one 16-byte word short); more rows than the
+ * device runs clusters at once (H100: 15 of 8 blocks at 262144 columns, tens of 4 at 65536): a cluster takes an equal
+ * share of the rows, some one more than others. */
 CONF_TEST(softmax, wide_rows) {
     static const size_t uniform[][2] = {{1, 40000},   {3, 39999},   {300, 16384}, {3, 16383},  {3, 16385},
                                         {2, 65536},   {2, 65537},   {1, 131073},  {1, 262144}, {1, 262145},
                                         {100, 65536}, {40, 262144}, {3, 32768},   {3, 32767},  {3, 32772}};
-    static const size_t neg_inf[][2] = {{2, 32769}, {2, 131073}, {5, 65536}};
+    static const size_t neg_inf[][2] = {{2, 32769}, {2, 131073}, {5, 65536}, {5, 98332}};
+    static const size_t nan[][2] = {{6, 98332}};
     static const size_t large[][2] = {{2, 32768}, {4, 65536}};
     static const size_t in_place[][2] = {{2, 65537}, {2, 262144}};
     RUN_SHAPES(uniform, GEN_UNIFORM, false);
     RUN_SHAPES(neg_inf, GEN_NEGINF, false);
+    RUN_SHAPES(nan, GEN_NAN, false);
     RUN_SHAPES(large, GEN_LARGE, false);
     RUN_SHAPES(in_place, GEN_UNIFORM, true);
 }

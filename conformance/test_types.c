@@ -148,6 +148,7 @@ CONF_TEST(types, softmax_wide) {
         run_softmax(g_half_types[ti], 2, 131073, false);  /* the GPU's clusters of 8 blocks of 512 threads */
         run_softmax(g_half_types[ti], 1, 524288, false);  /* the GPU's largest cluster, 1024 threads a block */
         run_softmax(g_half_types[ti], 2, 262144, true);   /* OpenCL on a GPU: 16 work-groups a row, in place */
+        run_softmax(g_half_types[ti], 3, 196648, false);  /* Vulkan on a GPU: 4 groups a row, the last one short */
     }
 }
 

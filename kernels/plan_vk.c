@@ -91,23 +91,102 @@ hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduc
 
 #define VK_SOFTMAX_WORDS 8u      /* softmax: 16-byte words a work-item keeps in registers (the shader's WORDS) */
 #define VK_SOFTMAX_ROW_LANES 32u /* the subgroup kernel: at most this many lanes a row (NVIDIA's subgroup) */
+#define VK_SOFTMAX_PARTS_WG 256u /* the parts kernel: its smallest work-group */
+#define VK_SOFTMAX_WS_ROWS 64u   /* the parts kernel's scratch: 32-bit words before the rows' (the shader's WS_ROWS) */
+
+/* The largest work-group (a power of two, at most 1024) of kernel `base`_<type>, or 0 where the program lacks it. */
+static size_t vk_softmax_most(const hcl_kdevice *dev, hcl_kprog prog, const char *base, hcl_dtype type) {
+    char name[48];
+    snprintf(name, sizeof name, "%s_%s", base, hcl_kdtype_name(type));
+    const int kernel = hcl_kprogram_kernel(prog, name);
+    return kernel < 0 ? 0 : hcl_pow2_floor((size_t)hcl_kgroup_max(dev, prog, kernel, 1024));
+}
+
+/* The parts kernel (softmax.comp, SOFTMAX_PARTS) for rows of `words` 16-byte words, its work-groups of at most `most`
+ * work-items: the fewest groups a row that hold it at 8 words a work-item, each of the fewest work-items (a power of
+ * two, 256 or more, at least one a part: work-item q reads part q's max and sum) that hold its part. Returns the groups
+ * a row and the group size in *wg; 0 where the kernel cannot take the row (more parts than `most` work-items, or `most`
+ * below 256). */
+static size_t vk_softmax_parts(size_t words, size_t most, size_t *wg) {
+    const size_t np = words && most ? hcl_ceil_div(words, VK_SOFTMAX_WORDS * most) : 1;
+    size_t w = VK_SOFTMAX_PARTS_WG;
+    while (w < most && (w * VK_SOFTMAX_WORDS * np < words || w < np)) w *= 2;
+    if (w > most || w < np) return 0;
+    *wg = w;
+    return np;
+}
+
+/* The parts kernel's launches: batches of rows whose `parts` groups each fit the device's group count, a group a
+ * (row, part) of the batch; the zeroed scratch its ticket and each row's words (kernels/softmax/softmax.comp). */
+static hcl_status vk_softmax_parts_launches(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols,
+                                            size_t parts, size_t wg, hcl_kplan *out) {
+    const hcl_kprog prog = vk_prog(type);
+    const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_softmax_parts", type);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    const size_t batch = hcl_min_size(rows, hcl_known_or(dev->max_groups[0], 65535) / parts); /* rows a launch */
+    const size_t count = batch ? hcl_ceil_div(rows, batch) : 0;
+    const hcl_status st = hcl_kplan_init(out, count);
+    if (st != HCL_SUCCESS) return st;
+    /* per row of a launch: its arrivals and departures, then a part's max, sum and state */
+    out->scratch_bytes = (VK_SOFTMAX_WS_ROWS + batch * (2 + 3 * parts)) * sizeof(uint32_t);
+    out->scratch_zeroed = 1;
+    for (size_t i = 0; i < count; i++) {
+        hcl_klaunch *l = &out->launch[i];
+        const size_t r0 = i * batch, n = hcl_min_size(batch, rows - r0);
+        hcl_klaunch_1d(l, prog, kernel, n * parts, wg);
+        hcl_klaunch_mem(l, HCL_KSLOT_A, 0); /* bindings 0 and 1 seen as 16-byte words, the scratch at 2 */
+        hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+        hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+        hcl_klaunch_u32(l, (uint32_t)r0);
+        hcl_klaunch_u32(l, (uint32_t)cols);
+        hcl_klaunch_u32(l, (uint32_t)parts);
+    }
+    return HCL_SUCCESS;
+}
 
 hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols, hcl_kplan *out) {
     const hcl_kvariant v = dev->variant[HCL_KOP_SOFTMAX];
     /* the subgroup kernel for rows that 32 lanes' registers hold (8 words a lane: 1024 float32 or 2048 16-bit
-     * values), the work-group kernel above it, keeping 8 words a work-item and streaming the rest; a forced variant
-     * takes every row */
+     * values), the work-group kernel above it, keeping 8 words a work-item and streaming the rest; on a GPU, rows of
+     * whole words longer than a work-group of it holds go to the parts kernel, several work-groups a row, where their
+     * parts number at most the device's compute units (so that they run together; a CPU device, or one that states no
+     * count of compute units, keeps the work-group kernel); a forced variant takes every row it can */
     const size_t words = hcl_ceil_div(cols, vk_word_elems(type));
+    const hcl_kprog prog = vk_prog(type);
+    if (!fits_u32(rows) || (rows && cols > UINT32_MAX / rows))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the Vulkan kernels take at most 2^32-1 elements (%zu rows x %zu columns)", rows, cols);
+    const int whole = cols % vk_word_elems(type) == 0;
+    size_t parts = 0, wg = 0;
+    if (v == HCL_KVARIANT_SOFTMAX_PARTS) {
+        const size_t most = vk_softmax_most(dev, prog, "hcl_softmax_parts", type);
+        if (!whole)
+            return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
+                                       "the parts kernel takes rows of whole 16-byte words (%zu %s values each; %zu "
+                                       "columns)",
+                                       vk_word_elems(type), hcl_kdtype_name(type), cols);
+        if (most < VK_SOFTMAX_PARTS_WG)
+            return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
+                                       "the parts kernel needs work-groups of %u work-items (the device allows %zu)",
+                                       VK_SOFTMAX_PARTS_WG, most);
+        parts = vk_softmax_parts(words, most, &wg);
+        if (!parts || parts > hcl_known_or(dev->max_groups[0], 65535))
+            return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
+                                       "the parts kernel takes rows of at most %zu words (%zu work-groups of %zu "
+                                       "work-items, 8 words each; %zu words here)",
+                                       most * most * VK_SOFTMAX_WORDS, most, most, words);
+    } else if (v == HCL_KVARIANT_AUTO && whole && !dev->is_cpu && dev->compute_units &&
+               words > VK_SOFTMAX_WORDS * vk_softmax_most(dev, prog, "hcl_softmax", type)) {
+        parts = vk_softmax_parts(words, vk_softmax_most(dev, prog, "hcl_softmax_parts", type), &wg);
+        if (parts > dev->compute_units || parts > hcl_known_or(dev->max_groups[0], 65535)) parts = 0;
+    }
+    if (parts) return vk_softmax_parts_launches(dev, type, rows, cols, parts, wg, out);
     const int sub = v == HCL_KVARIANT_SOFTMAX_SUBGROUP ||
                     (v == HCL_KVARIANT_AUTO && words <= VK_SOFTMAX_WORDS * VK_SOFTMAX_ROW_LANES);
     const int keep = v != HCL_KVARIANT_SOFTMAX_STREAMED;
-    const hcl_kprog prog = vk_prog(type);
     const int kernel = hcl_kplan_typed_kernel(out, prog, sub ? "hcl_softmax_rows" : "hcl_softmax", type);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-    if (!fits_u32(rows) || cols > UINT32_MAX / rows)
-        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
-                              "the Vulkan kernels take at most 2^32-1 elements (%zu rows x %zu columns)", rows, cols);
-    size_t wg, lanes = 1, groups;
+    size_t lanes = 1, groups;
     if (sub) {
         /* lanes a row: about 4 words each for float32, 8 for 16-bit rows, 2 for rows of at most 8 words (a 16-byte
          * load in flight per word), a power of two of at most 32 (the shader takes at most the subgroup); a work-group

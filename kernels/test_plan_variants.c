@@ -69,12 +69,14 @@ static int launch_of(const hcl_klaunch *l, hcl_kvariant v) {
                    : v == HCL_KVARIANT_GEMM_VK_SIMT64 ? !starts(t, "128") && !starts(t, "dot_") && !starts(t, "splitk_")
                                                       : 0;
         }
-        /* Vulkan's softmax: the subgroup kernel, or the work-group kernel keeping values (its last argument 1) or
-         * streaming every word (0) */
-        const int group = starts(k, "hcl_softmax_") && !starts(k, "hcl_softmax_rows_");
+        /* Vulkan's softmax: the subgroup kernel, the parts kernel, or the work-group kernel keeping values (its last
+         * argument 1) or streaming every word (0) */
+        const int group =
+            starts(k, "hcl_softmax_") && !starts(k, "hcl_softmax_rows_") && !starts(k, "hcl_softmax_parts_");
         uint32_t keep = 0;
         if (group) memcpy(&keep, l->args[l->num_args - 1].value, sizeof keep);
         return v == HCL_KVARIANT_SOFTMAX_SUBGROUP   ? starts(k, "hcl_softmax_rows_")
+               : v == HCL_KVARIANT_SOFTMAX_PARTS    ? starts(k, "hcl_softmax_parts_")
                : v == HCL_KVARIANT_SOFTMAX_CACHED   ? group && keep
                : v == HCL_KVARIANT_SOFTMAX_STREAMED ? group && !keep
                                                     : 0;
@@ -311,7 +313,7 @@ static void gemm_other(void) {
     refuse("host f32", host, V(GEMM, SIMT), &f32, "the host C kernels");
 }
 
-/* The softmax variants: sm_90, sm_80, NVIDIA's OpenCL, PoCL. */
+/* The softmax variants: sm_90, sm_80, NVIDIA's OpenCL, Vulkan's GPU and lavapipe, PoCL. */
 static void softmax(void) {
     const hcl_kdevice h = hcl_test_gpu(90), a = hcl_test_gpu(80), nv = hcl_test_cl_gpu(), pocl = hcl_test_pocl();
     const vcall s100 = softmax_call(F32, 64, 100), s4k = softmax_call(F16, 64, 4096);
@@ -346,6 +348,16 @@ static void softmax(void) {
     expect("NVIDIA OpenCL f32 x 65536", nv, V(SOFTMAX, PARTS), &c64k, "hcl_softmax_parts_f32", NULL);
     refuse("NVIDIA OpenCL f32 x 65537", nv, V(SOFTMAX, PARTS), &c65537, "whole vectors of 4");
     refuse("NVIDIA OpenCL f32 x 65536", nv, V(SOFTMAX, WARP), &c64k, "the OpenCL C kernels");
+    /* Vulkan: the parts kernel on a GPU (the H200) and on lavapipe, forced; rows not of whole 16-byte words refused */
+    const hcl_kdevice vk = hcl_test_vk(0), lvp = hcl_test_vk(1);
+    const vcall v16 = softmax_call(F16, 3, 16), v262k = softmax_call(BF16, 2, 262152);
+    expect("Vulkan f32 x 65536", vk, V(SOFTMAX, PARTS), &c64k, "hcl_softmax_parts_f32", NULL);
+    expect("Vulkan f32 x 65536", vk, V(SOFTMAX, CACHED), &c64k, "hcl_softmax_f32", NULL);
+    expect("lavapipe f32 x 65536", lvp, V(SOFTMAX, PARTS), &c64k, "hcl_softmax_parts_f32", NULL);
+    expect("lavapipe f16 x 16", lvp, V(SOFTMAX, PARTS), &v16, "hcl_softmax_parts_f16", NULL);
+    expect("Vulkan bf16 x 262152", vk, V(SOFTMAX, PARTS), &v262k, "hcl_softmax_parts_bf16", NULL);
+    refuse("Vulkan f32 x 65537", vk, V(SOFTMAX, PARTS), &c65537, "whole 16-byte words");
+    refuse("Vulkan f32 x 65536", vk, V(SOFTMAX, ROWS), &c64k, "the variants subgroup, cached, parts, streamed");
     expect("PoCL f32 x 300 (a GPU's kernel)", pocl, V(SOFTMAX, CACHED), &c300, "hcl_softmax_cached_f32", NULL);
     expect("PoCL f32 x 300", pocl, V(SOFTMAX, STREAMED), &c300, "hcl_softmax_f32", NULL);
     /* the CPU form of the streamed kernel: a work-item a row */
@@ -389,9 +401,9 @@ static void reduce(void) {
 /* Every call on every device under every variant of its op (see the head of the file). Counts what it saw. */
 static void sweep(void) {
     const hcl_kdevice devices[] = {hcl_test_gpu(90),  hcl_test_gpu(80), hcl_test_amd("gfx90a"), hcl_test_amd("gfx1030"),
-                                   hcl_test_cl_gpu(), hcl_test_pocl(),  hcl_test_vk(0)};
-    static const char *const dev_names[] = {"sm_90",         "sm_80", "gfx90a",     "gfx1030",
-                                            "NVIDIA OpenCL", "PoCL",  "Vulkan H200"};
+                                   hcl_test_cl_gpu(), hcl_test_pocl(),  hcl_test_vk(0),         hcl_test_vk(1)};
+    static const char *const dev_names[] = {"sm_90",         "sm_80", "gfx90a",      "gfx1030",
+                                            "NVIDIA OpenCL", "PoCL",  "Vulkan H200", "lavapipe"};
     vcall calls[64];
     size_t n = 0;
     static const size_t mnk[][3] = {{1, 1, 1},        {1, 4096, 4096},    {4096, 1, 300},  {7, 11, 13},

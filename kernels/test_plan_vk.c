@@ -3,8 +3,9 @@
  * push constants take them, gemm's tile by shape and device (dot kernel for few rows; the vk-coop program for f16 on a
  * device with VK_NV_cooperative_matrix for f16, refused elsewhere; bf16 never on 128 x 128 unforced; the split-K
  * kernel for few rows, few columns or a small C with a long k on a GPU, its slices and scratch), each gemm
- * variant forced, its k slices on a CPU device only (lavapipe's loop limiter), and calls past the kernels' 32-bit
- * indices refused, never cut. */
+ * variant forced, its k slices on a CPU device only (lavapipe's loop limiter), softmax's kernels by row length and
+ * device (the parts kernel, several work-groups a row, on a GPU only unless forced), and calls past the kernels'
+ * 32-bit indices refused, never cut. */
 #include "hcl_plan.h"
 #include "hcl_testsupport.h"
 #include "test_plan_devices.h"
@@ -27,8 +28,9 @@ static uint32_t arg_u32(const hcl_klaunch *l, uint32_t i) {
 }
 
 /* softmax on the GPU: the subgroup kernel (lanes a row: about 4 words each, 8 for 16-bit rows, 2 for rows of at most
- * 8 words) up to 256 words (1024 float32 or 2048 16-bit columns), the work-group kernel (enough work-items for 8 words each, 64 to 1024) above; each variant forced
- * takes every row. */
+ * 8 words) up to 256 words (1024 float32 or 2048 16-bit columns), the work-group kernel (enough work-items for 8 words
+ * each, 64 to 1024) above, up to 8192 words, and longer rows that are not whole words or whose parts would outnumber
+ * the 132 compute units (softmax_parts_plans has the others); each variant forced takes every row. */
 static void softmax_plans(const hcl_kdevice *gpu) {
     static const struct {
         hcl_dtype type;
@@ -47,7 +49,9 @@ static void softmax_plans(const hcl_kdevice *gpu) {
         {HCL_DTYPE_F16, 1000, 2056, HCL_KVARIANT_AUTO, "hcl_softmax_f16", 1000, 64, 1, 1},
         {HCL_DTYPE_BF16, 8192, 16384, HCL_KVARIANT_AUTO, "hcl_softmax_bf16", 8192, 256, 1, 1},
         {HCL_DTYPE_F32, 4096, 32768, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 4096, 1024, 1, 1},
-        {HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 512, 1024, 1, 1},
+        {HCL_DTYPE_F32, 1000, 32773, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 1000, 1024, 1, 1},
+        {HCL_DTYPE_F32, 1, 4358144, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 1, 1024, 1, 1},
+        {HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_SOFTMAX_CACHED, "hcl_softmax_f32", 512, 1024, 1, 1},
         {HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_SOFTMAX_STREAMED, "hcl_softmax_f32", 512, 1024, 1, 0},
         {HCL_DTYPE_F32, 3, 5, HCL_KVARIANT_SOFTMAX_CACHED, "hcl_softmax_f32", 3, 64, 1, 1},
         {HCL_DTYPE_F16, 3, 70000, HCL_KVARIANT_SOFTMAX_SUBGROUP, "hcl_softmax_rows_f16", 1, 256, 32, 1},
@@ -162,6 +166,94 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
     hcl_kplan_free(&p);
 }
 
+/* softmax's parts kernel: on a GPU unforced for rows of whole 16-byte words above 8192 words (one work-group of 1024
+ * work-items at 8 words each), the fewest groups a row of 1024 at most (at most the compute units), each of the fewest
+ * work-items (256 to 1024) that hold its part; batches of rows within 65535 groups a launch, the zeroed scratch its
+ * ticket and each row's words; never unforced on a CPU device (lavapipe) or a device that states no compute units;
+ * forced anywhere on rows of whole words, with the refusals. */
+static void softmax_parts_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
+    hcl_kdevice nocu = *gpu;
+    nocu.compute_units = 0;
+    static const struct {
+        int device; /* 0 the GPU, 1 lavapipe, 2 the GPU without a count of compute units */
+        hcl_dtype type;
+        size_t rows, cols;
+        hcl_kvariant forced;
+        const char *kernel; /* the kernel of every launch */
+        size_t launches;
+        uint32_t groups, block, parts; /* the first launch's */
+        uint32_t last_row0;            /* the last launch's first row */
+    } cases[] = {
+        {0, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 1, 4096, 1024, 8, 0},
+        {0, HCL_DTYPE_F32, 1000, 32772, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 1, 2000, 1024, 2, 0},
+        {0, HCL_DTYPE_F16, 2, 65544, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f16", 1, 4, 1024, 2, 0},
+        {0, HCL_DTYPE_BF16, 64, 131072, HCL_KVARIANT_AUTO, "hcl_softmax_parts_bf16", 1, 128, 1024, 2, 0},
+        {0, HCL_DTYPE_F32, 1, 4325376, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 1, 132, 1024, 132, 0},
+        {0, HCL_DTYPE_F32, 40000, 32772, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 2, 65534, 1024, 2, 32767},
+        {0, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 4096, 1024, 8, 0},
+        {0, HCL_DTYPE_F32, 7, 4096, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 7, 256, 1, 0},
+        {0, HCL_DTYPE_F32, 3, 8196, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 3, 512, 1, 0},
+        {0, HCL_DTYPE_F32, 1, 4358144, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 133, 1024, 133, 0},
+        {1, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 1, 512, 1024, 0, 0},
+        {2, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 1, 512, 1024, 0, 0},
+        {1, HCL_DTYPE_F32, 3, 40000, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 6, 1024, 2, 0},
+        {1, HCL_DTYPE_F16, 3, 16, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f16", 1, 3, 256, 1, 0},
+        {1, HCL_DTYPE_F32, 1 << 20, 4, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 17, 65535, 256, 1,
+         16 * 65535},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hcl_kdevice dev = cases[i].device == 0 ? *gpu : cases[i].device == 1 ? *cpu : nocu;
+        dev.variant[HCL_KOP_SOFTMAX] = cases[i].forced;
+        hcl_kplan p;
+        const hcl_status st = hcl_plan_softmax(&dev, cases[i].type, cases[i].rows, cases[i].cols, &p);
+        const hcl_klaunch *l = &p.launch[0], *z = &p.launch[p.count ? p.count - 1 : 0];
+        const int parts = cases[i].parts != 0;
+        int ok = st == HCL_SUCCESS && p.count == cases[i].launches && l->grid.x == cases[i].groups &&
+                 l->block.x == cases[i].block;
+        for (size_t j = 0; ok && j < p.count; j++) ok = !strcmp(kernel_name(&p.launch[j]), cases[i].kernel);
+        if (ok && parts) {
+            const size_t batch = cases[i].launches > 1 ? 65535 / cases[i].parts : cases[i].rows;
+            /* A, C, the scratch (bindings 0, 1, 2), then the launch's first row, the columns and the parts */
+            ok = l->num_args == 6 && l->args[0].slot == HCL_KSLOT_A && l->args[1].slot == HCL_KSLOT_C &&
+                 l->args[2].slot == HCL_KSLOT_SCRATCH && arg_u32(l, 3) == 0 && arg_u32(l, 4) == cases[i].cols &&
+                 arg_u32(l, 5) == cases[i].parts && arg_u32(z, 3) == cases[i].last_row0 &&
+                 z->grid.x == (cases[i].rows - cases[i].last_row0) * cases[i].parts && p.scratch_zeroed &&
+                 p.scratch_bytes == (64 + batch * (2 + 3 * cases[i].parts)) * sizeof(uint32_t);
+        } else if (ok) {
+            ok = p.scratch_bytes == 0 && arg_u32(l, 5) == 1; /* the work-group kernel, keeping 8 words */
+        }
+        HCL_TS_CHECK(ok,
+                     "softmax %zu x %zu %s (parts case %zu): %zu launch(es) of %s, %u groups of %u, scratch %zu%s "
+                     "(status %d: %s)",
+                     cases[i].rows, cases[i].cols, hcl_kdtype_name(cases[i].type), i, p.count,
+                     st == HCL_SUCCESS && p.count ? kernel_name(l) : "-", st == HCL_SUCCESS ? l->grid.x : 0,
+                     st == HCL_SUCCESS ? l->block.x : 0, p.scratch_bytes, p.scratch_zeroed ? " zeroed" : "", (int)st,
+                     p.why);
+        hcl_kplan_free(&p);
+    }
+    /* forced, refused: rows not of whole words, longer than 1024 parts of 1024 work-items, groups below 256 */
+    static const struct {
+        hcl_dtype type;
+        size_t cols, max_group;
+        const char *why;
+    } refused[] = {{HCL_DTYPE_F32, 65537, 1024, "whole 16-byte words (4 f32 values each; 65537 columns)"},
+                   {HCL_DTYPE_BF16, 1004, 1024, "whole 16-byte words (8 bf16 values each"},
+                   {HCL_DTYPE_F32, 33554436, 1024, "at most 8388608 words"},
+                   {HCL_DTYPE_F16, 4096, 128, "work-groups of 256 work-items (the device allows 128)"}};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        hcl_kdevice dev = *gpu;
+        dev.variant[HCL_KOP_SOFTMAX] = HCL_KVARIANT_SOFTMAX_PARTS;
+        dev.max_group_size = refused[i].max_group;
+        hcl_kplan p;
+        const hcl_status st = hcl_plan_softmax(&dev, refused[i].type, 1, refused[i].cols, &p);
+        HCL_TS_CHECK(st == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_SOFTMAX_VARIANT=parts cannot run this call") &&
+                         strstr(p.why, refused[i].why),
+                     "forced parts, %zu %s columns, groups of %zu: refused with '%s' (status %d: %s)", refused[i].cols,
+                     hcl_kdtype_name(refused[i].type), refused[i].max_group, refused[i].why, (int)st, p.why);
+        hcl_kplan_free(&p);
+    }
+}
+
 int main(void) {
     const hcl_kdevice gpu = hcl_test_vk(0), cpu = hcl_test_vk(1);
     hcl_kplan p;
@@ -214,6 +306,7 @@ int main(void) {
     hcl_kplan_free(&p);
 
     softmax_plans(&gpu);
+    softmax_parts_plans(&gpu, &cpu);
     HCL_TS_CHECK(hcl_plan_softmax(&gpu, HCL_DTYPE_F32, 70000, 70000, &p) == HCL_ERROR_UNSUPPORTED,
                  "softmax past 2^32 elements refused");
     hcl_kplan_free(&p);

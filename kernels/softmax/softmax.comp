@@ -3,7 +3,9 @@
 //   hcl_softmax_<type>: a work-group a row, rows gl_WorkGroupID.x + k * groups; the team folds through subgroup
 //     operations and shared memory (HCL_GROUP_FOLD_FN);
 //   hcl_softmax_rows_<type> (-DSOFTMAX_ROWS): a run of p.lanes invocations of a subgroup a row (a power of two, at
-//     most the subgroup size), so a work-group takes several rows at once; the team folds through subgroup shuffles.
+//     most the subgroup size), so a work-group takes several rows at once; the team folds through subgroup shuffles;
+//   hcl_softmax_parts_<type> (-DSOFTMAX_PARTS): rows too long for one work-group's registers, p.parts work-groups a row
+//     that each hold their part and meet through the scratch (see "Parts" below).
 // The row is read in 16-byte words (HCL_VN elements; in and out are seen a second time, as uvec4, at
 // their bindings) where its length
 // is a multiple of HCL_VN (so every row starts on a word), else element by element, a word's worth an invocation.
@@ -27,7 +29,12 @@ layout(std430, set = 0, binding = 0) readonly buffer In { T x[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T y[]; };
 layout(std430, set = 0, binding = 0) readonly buffer In4 { uvec4 x4[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out4 { uvec4 y4[]; };
+#ifdef SOFTMAX_PARTS
+// the launch's first row, the row length, the work-groups a row
+layout(push_constant) uniform P { uint row0; uint cols; uint parts; } p;
+#else
 layout(push_constant) uniform P { uint rows; uint cols; uint lanes; uint keep; } p;
+#endif
 
 #define WORDS 8 // 16-byte words an invocation keeps in registers, as they came
 #define NEG_INF (-1.0 / 0.0)
@@ -117,6 +124,7 @@ void online(inout float m, inout float s, float x) {
         s += exp(x - m);
 }
 
+#ifndef SOFTMAX_PARTS
 // softmax of row r by the team (every invocation of the team calls it; `valid`: the row exists, else it only joins the
 // folds)
 void row(uint r, bool valid) {
@@ -188,3 +196,162 @@ void main() {
     for (uint r = gl_WorkGroupID.x; r < p.rows; r += gl_NumWorkGroups.x) row(r, true);
 #endif
 }
+#else // SOFTMAX_PARTS
+// Parts: rows of whole words (p.cols a multiple of HCL_VN) too long for one work-group's registers, p.parts work-groups
+// a row, each holding its part (at most WORDS words a work-item; the plan sizes the groups and keeps the parts within
+// the work-group size) in registers as it came, so that the row is read once. The groups meet through `ws`, scratch
+// the host gave zeroed and that the kernel leaves zeroed:
+//   ws[0]  a ticket: groups take (row, part) in the order they start, so that the parts of a row start together; the
+//          group that takes the launch's last ticket puts it back to 0
+//   ws[WS_ROWS + r * (2 + 3 * parts) + ...]  per row of the launch: its arrivals, its departures, then per part its
+//          max, its sum of exp(x - max) (to_word: never 0) and its state (0 undecided, 1 kept, 2 given up)
+// Each group publishes its part's (max, sum) and arrives. The last to arrive claims every other part (state 0 -> 1 by a
+// compare-and-swap) and writes its own; a claimed part writes its own too, each from every part's (max, sum), folded
+// alike, so every part gets the same bits of the row's max and sum. Vulkan does not promise that the groups of a
+// launch run at the same time (lavapipe runs a few at a time on the CPU's threads): a group that is not claimed within
+// HCL_SOFTMAX_SPIN polls of its state gives its part up (0 -> 2 by the same compare-and-swap, so that it and the last
+// to arrive agree on which came first) and leaves, and the last to arrive writes the parts given up from their inputs
+// (which no one has written, so in place stays right). So no group waits for a group that may not be running: the
+// polls are bounded, and the only other waits are for (max, sum) words that a group which has arrived wrote before it
+// arrived. The scratch is read and written by atomic operations only (each word's own order is all the waits assume),
+// with buffer barriers before and after the arrival and the departure besides, as reduce.comp does. Each group departs
+// once it is done with the row's words; the last to depart clears them. -inf and NaN: a part of only -inf has max -inf
+// and sum 0 and adds 0 (its outputs exp(-inf - max) = 0) unless the whole row is -inf (max -inf: exp(-inf - -inf) is
+// NaN, the row NaN); a NaN makes its part's sum NaN, and so the row's.
+#extension GL_KHR_memory_scope_semantics : require
+layout(std430, set = 0, binding = 2) coherent buffer Ws { uint ws[]; };
+#define WS_ROWS 64 // words before the rows' (the ticket's, a cache line to itself)
+// Polls of its state before a part gives up. lavapipe (Mesa 22.3) ends every loop of an invocation after 65535 trips
+// over all of them (docs/backends.md): the polls stay well below that, so that the loops after them still run whole;
+// on a GPU 32768 reads of the device's L2 outlast a part's load and the start of its row's other parts many times.
+#ifndef HCL_SOFTMAX_SPIN
+#define HCL_SOFTMAX_SPIN 32768
+#endif
+#define WS_LOAD(i) atomicLoad(ws[i], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed)
+#define WS_STORE(i, v) atomicStore(ws[i], v, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed)
+
+shared uint s_ticket, s_role, s_clear;
+shared uint s_gave[1024]; // the last to arrive: part q was given up (q < parts <= the work-group size)
+
+// a float as a scratch word that is never 0: the complement of its bits, every NaN made the one quiet NaN
+uint to_word(float v) { return isnan(v) ? ~0x7fc00000u : ~floatBitsToUint(v); }
+
+// the float in scratch word i once it is written (by a group that has arrived, so it is written or on its way)
+float word_at(uint i) {
+    uint b;
+    while ((b = WS_LOAD(i)) == 0u) {
+    }
+    return uintBitsToFloat(~b);
+}
+
+// The group is done with the row's words from rw: it departs, and the last of the row's `parts` groups to depart puts
+// them back to 0. Every invocation of the group calls it (it has barriers).
+void depart(uint rw, uint parts) {
+    memoryBarrierBuffer(); // each invocation's reads of the row's words come before the departure
+    barrier();
+    if (member == 0) {
+        s_clear = atomicAdd(ws[rw + 1u], 1u) == parts - 1u ? 1u : 0u;
+        memoryBarrierBuffer(); // the clear comes after every group's departure
+    }
+    barrier();
+    if (s_clear != 0u)
+        for (uint i = member; i < 2u + 3u * parts; i += team) WS_STORE(rw + i, 0u);
+}
+
+void main() {
+    team = gl_WorkGroupSize.x;
+    member = gl_LocalInvocationID.x;
+    const uint parts = p.parts, words = p.cols / HCL_VN;
+    if (member == 0) {
+        const uint t = atomicAdd(ws[0], 1u);
+        if (t == gl_NumWorkGroups.x - 1u) WS_STORE(0, 0u); // every group has taken its ticket
+        s_ticket = t;
+    }
+    barrier();
+    const uint r = s_ticket / parts, part = s_ticket % parts;
+    const uint per = (words + parts - 1u) / parts; // words a part
+    const uint first = min(part * per, words), count = min(per, words - first);
+    const uint row0 = (p.row0 + r) * words; // the row's first word
+    float pad[HCL_VN];
+    for (uint e = 0; e < HCL_VN; e++) pad[e] = float(NEG_INF);
+    uvec4 v[WORDS];
+    [[unroll]] for (uint k = 0; k < WORDS; k++) {
+        const uint c = member + k * team;
+        v[k] = c < count ? x4[row0 + first + c] : hcl_pack(pad);
+    }
+    float m = float(NEG_INF), s = 0.0;
+    [[unroll]] for (uint k = 0; k < WORDS; k++) {
+        if (k * team >= count) break;
+        float f[HCL_VN];
+        hcl_unpack(v[k], f);
+        for (uint e = 0; e < HCL_VN; e++) m = max(m, f[e]); // a plain max, as row() takes it
+    }
+    m = team_max(m);
+    [[unroll]] for (uint k = 0; k < WORDS; k++) {
+        if (k * team >= count) break;
+        float f[HCL_VN];
+        hcl_unpack(v[k], f);
+        // while the part's max is -inf its values are -inf (adding 0) or NaN (making the sum NaN)
+        for (uint e = 0; e < HCL_VN; e++)
+            s += m == float(NEG_INF) ? (f[e] == float(NEG_INF) ? 0.0 : f[e]) : ex(f[e], m);
+    }
+    s = team_sum(s);
+
+    const uint rw = WS_ROWS + r * (2u + 3u * parts); // the row's words
+    if (member == 0) {
+        WS_STORE(rw + 2u + 3u * part, to_word(m));
+        WS_STORE(rw + 3u + 3u * part, to_word(s));
+        memoryBarrierBuffer(); // the (max, sum) before the arrival
+        uint role = 2u;        // 2: the last to arrive, 1: claimed by it, 0: given up
+        if (atomicAdd(ws[rw], 1u) != parts - 1u) {
+            const uint state = rw + 4u + 3u * part;
+            uint st = 0u;
+            for (uint spins = 0u; st == 0u && spins < HCL_SOFTMAX_SPIN; spins++) st = WS_LOAD(state);
+            if (st == 0u) st = atomicCompSwap(ws[state], 0u, 2u) == 0u ? 2u : 1u; // given up, unless claimed first
+            role = st == 2u ? 0u : 1u;
+        }
+        memoryBarrierBuffer(); // every part's (max, sum) after the arrivals
+        s_role = role;
+    }
+    barrier();
+    const uint role = s_role;
+    if (role == 0u) {
+        depart(rw, parts);
+        return;
+    }
+    if (role == 2u && member < parts) { // invocation q claims part q
+        uint gave = 0u;
+        if (member != part) gave = atomicCompSwap(ws[rw + 4u + 3u * member], 0u, 1u) == 2u ? 1u : 0u;
+        s_gave[member] = gave;
+    }
+    // the row's max and sum from every part's: invocation q reads part q's
+    float pm = float(NEG_INF), ps = 0.0;
+    if (member < parts) pm = word_at(rw + 2u + 3u * member);
+    const float mx = team_max(isnan(pm) ? float(NEG_INF) : pm);
+    if (member < parts) {
+        const float sq = word_at(rw + 3u + 3u * member);
+        ps = pm == float(NEG_INF) ? (isnan(sq) ? sq : 0.0) : sq * exp(pm - mx);
+    }
+    const float sc = scale_of(team_sum(ps));
+    depart(rw, parts);
+    [[unroll]] for (uint k = 0; k < WORDS; k++) {
+        const uint c = member + k * team;
+        if (c >= count) break;
+        float f[HCL_VN];
+        hcl_unpack(v[k], f);
+        for (uint e = 0; e < HCL_VN; e++) f[e] = out_of(f[e], mx, sc);
+        y4[row0 + first + c] = hcl_pack(f);
+    }
+    if (role != 2u) return;
+    for (uint q = 0u; q < parts; q++) { // rare: the parts given up, from their inputs
+        if (s_gave[q] == 0u) continue;
+        const uint f0 = min(q * per, words), n = min(per, words - f0);
+        for (uint c = member; c < n; c += team) {
+            float f[HCL_VN];
+            hcl_unpack(x4[row0 + f0 + c], f);
+            for (uint e = 0; e < HCL_VN; e++) f[e] = out_of(f[e], mx, sc);
+            y4[row0 + f0 + c] = hcl_pack(f);
+        }
+    }
+}
+#endif
