@@ -103,17 +103,21 @@ static size_t vk_softmax_most(const hcl_kdevice *dev, hcl_kprog prog, const char
 }
 
 /* The parts kernel (softmax.comp, SOFTMAX_PARTS) for rows of `words` 16-byte words, its work-groups of at most `most`
- * work-items: the fewest groups a row that hold it at 8 words a work-item, each of the fewest work-items (a power of
- * two, 256 or more, at least one a part: work-item q reads part q's max and sum) that hold its part. Returns the groups
- * a row and the group size in *wg; 0 where the kernel cannot take the row (more parts than `most` work-items, or `most`
- * below 256). */
-static size_t vk_softmax_parts(size_t words, size_t most, size_t *wg) {
-    const size_t np = words && most ? hcl_ceil_div(words, VK_SOFTMAX_WORDS * most) : 1;
-    size_t w = VK_SOFTMAX_PARTS_WG;
-    while (w < most && (w * VK_SOFTMAX_WORDS * np < words || w < np)) w *= 2;
-    if (w > most || w < np) return 0;
-    *wg = w;
-    return np;
+ * work-items: groups of the fewest work-items w (a power of two from 256) whose parts, 8 w words each, number at most
+ * w (work-item q reads part q's max and sum) and at most `limit`, so 256 for rows of up to 524288 words. Returns the
+ * groups a row and w in *wg; 0 where no w up to `most` takes the row. Measured on an H200 (GB/s, 1024 x 131072 and 512 x 262144, against
+ * the CUDA backend's 3190-3260): float32 2885 and 2830 on groups of 256, 2671 and 2635 of 512, 2502 and 2401 on the
+ * fewest groups of 1024; f16 2287 / 2272, 2216 / 2170, 1973 / 1938; the work-group kernel (one group a row, the rest
+ * streamed) 2442 / 2376 and 2233 / 2040. */
+static size_t vk_softmax_parts(size_t words, size_t most, size_t limit, size_t *wg) {
+    for (size_t w = VK_SOFTMAX_PARTS_WG; w <= most; w *= 2) {
+        const size_t np = words ? hcl_ceil_div(words, VK_SOFTMAX_WORDS * w) : 1;
+        if (np <= w && np <= limit) {
+            *wg = w;
+            return np;
+        }
+    }
+    return 0;
 }
 
 /* The parts kernel's launches: batches of rows whose `parts` groups each fit the device's group count, a group a
@@ -169,7 +173,7 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
             return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
                                        "the parts kernel needs work-groups of %u work-items (the device allows %zu)",
                                        VK_SOFTMAX_PARTS_WG, most);
-        parts = vk_softmax_parts(words, most, &wg);
+        parts = vk_softmax_parts(words, most, SIZE_MAX, &wg);
         if (!parts || parts > hcl_known_or(dev->max_groups[0], 65535))
             return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
                                        "the parts kernel takes rows of at most %zu words (%zu work-groups of %zu "
@@ -177,8 +181,8 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
                                        most * most * VK_SOFTMAX_WORDS, most, most, words);
     } else if (v == HCL_KVARIANT_AUTO && whole && !dev->is_cpu && dev->compute_units &&
                words > VK_SOFTMAX_WORDS * vk_softmax_most(dev, prog, "hcl_softmax", type)) {
-        parts = vk_softmax_parts(words, vk_softmax_most(dev, prog, "hcl_softmax_parts", type), &wg);
-        if (parts > dev->compute_units || parts > hcl_known_or(dev->max_groups[0], 65535)) parts = 0;
+        parts = vk_softmax_parts(words, vk_softmax_most(dev, prog, "hcl_softmax_parts", type),
+                                 hcl_min_size(dev->compute_units, hcl_known_or(dev->max_groups[0], 65535)), &wg);
     }
     if (parts) return vk_softmax_parts_launches(dev, type, rows, cols, parts, wg, out);
     const int sub = v == HCL_KVARIANT_SOFTMAX_SUBGROUP ||
@@ -409,9 +413,12 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
     for (size_t s = 0; s < slices; s++) {
         hcl_klaunch *l = &out->launch[s];
         const size_t k0 = s * slice, k1 = hcl_min_size(k, k0 + slice);
-        hcl_klaunch_1d(l, prog, kernel, gx, 16);
+        /* 16 x 16 work-items; the cooperative-matrix kernel's as 256 x 1, since it indexes only by invocation and
+         * sub-group (on the H200 the same SPIR-V ran at 92.5 TFLOP/s as 256 x 1 and 69.0 as 16 x 16, 4096^3 f16) */
+        const int coop = kk->variant == HCL_KVARIANT_GEMM_VK_COOP;
+        hcl_klaunch_1d(l, prog, kernel, gx, coop ? 256 : 16);
         l->grid.y = (uint32_t)gy;
-        l->block.y = 16;
+        l->block.y = coop ? 1 : 16;
         l->grid.z = (uint32_t)(splitk ? vk_splitk_slices(dev, g, k1 - k0) : 1);
         hcl_klaunch_mem(l, HCL_KSLOT_A, 0);
         hcl_klaunch_mem(l, HCL_KSLOT_B, 0);

@@ -167,8 +167,8 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
 }
 
 /* softmax's parts kernel: on a GPU unforced for rows of whole 16-byte words above 8192 words (one work-group of 1024
- * work-items at 8 words each), the fewest groups a row of 1024 at most (at most the compute units), each of the fewest
- * work-items (256 to 1024) that hold its part; batches of rows within 65535 groups a launch, the zeroed scratch its
+ * work-items at 8 words each), groups of the fewest work-items (256 to 1024) whose parts of 8 words a work-item number
+ * at most the group's work-items (and, unforced, the compute units); batches of rows within 65535 groups a launch, the zeroed scratch its
  * ticket and each row's words; never unforced on a CPU device (lavapipe) or a device that states no compute units;
  * forced anywhere on rows of whole words, with the refusals. */
 static void softmax_parts_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
@@ -184,19 +184,19 @@ static void softmax_parts_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) 
         uint32_t groups, block, parts; /* the first launch's */
         uint32_t last_row0;            /* the last launch's first row */
     } cases[] = {
-        {0, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 1, 4096, 1024, 8, 0},
-        {0, HCL_DTYPE_F32, 1000, 32772, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 1, 2000, 1024, 2, 0},
-        {0, HCL_DTYPE_F16, 2, 65544, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f16", 1, 4, 1024, 2, 0},
-        {0, HCL_DTYPE_BF16, 64, 131072, HCL_KVARIANT_AUTO, "hcl_softmax_parts_bf16", 1, 128, 1024, 2, 0},
+        {0, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 1, 16384, 256, 32, 0},
+        {0, HCL_DTYPE_F32, 1000, 32772, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 1, 5000, 256, 5, 0},
+        {0, HCL_DTYPE_F16, 2, 65544, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f16", 1, 10, 256, 5, 0},
+        {0, HCL_DTYPE_BF16, 64, 131072, HCL_KVARIANT_AUTO, "hcl_softmax_parts_bf16", 1, 512, 256, 8, 0},
         {0, HCL_DTYPE_F32, 1, 4325376, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 1, 132, 1024, 132, 0},
-        {0, HCL_DTYPE_F32, 40000, 32772, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 2, 65534, 1024, 2, 32767},
-        {0, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 4096, 1024, 8, 0},
+        {0, HCL_DTYPE_F32, 40000, 32772, HCL_KVARIANT_AUTO, "hcl_softmax_parts_f32", 4, 65535, 256, 5, 39321},
+        {0, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 16384, 256, 32, 0},
         {0, HCL_DTYPE_F32, 7, 4096, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 7, 256, 1, 0},
-        {0, HCL_DTYPE_F32, 3, 8196, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 3, 512, 1, 0},
-        {0, HCL_DTYPE_F32, 1, 4358144, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 133, 1024, 133, 0},
+        {0, HCL_DTYPE_F32, 3, 8196, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 6, 256, 2, 0},
+        {0, HCL_DTYPE_F32, 1, 4358144, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 266, 512, 266, 0},
         {1, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 1, 512, 1024, 0, 0},
         {2, HCL_DTYPE_F32, 512, 262144, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 1, 512, 1024, 0, 0},
-        {1, HCL_DTYPE_F32, 3, 40000, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 6, 1024, 2, 0},
+        {1, HCL_DTYPE_F32, 3, 40000, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 1, 15, 256, 5, 0},
         {1, HCL_DTYPE_F16, 3, 16, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f16", 1, 3, 256, 1, 0},
         {1, HCL_DTYPE_F32, 1 << 20, 4, HCL_KVARIANT_SOFTMAX_PARTS, "hcl_softmax_parts_f32", 17, 65535, 256, 1,
          16 * 65535},
@@ -393,7 +393,8 @@ int main(void) {
                          !strcmp(kernel_name(&p.launch[0]), coop[i].kernel) &&
                          (coop[i].prog != HCL_KPROG_VK_COOP || (p.launch[0].grid.x == hcl_ceil_div(coop[i].n, 128) &&
                                                                 p.launch[0].grid.y == hcl_ceil_div(coop[i].m, 128))) &&
-                         p.launch[0].block.x == 16 && p.launch[0].block.y == 16 &&
+                         p.launch[0].block.x == (coop[i].prog == HCL_KPROG_VK_COOP ? 256u : 16u) &&
+                         p.launch[0].block.y == (coop[i].prog == HCL_KPROG_VK_COOP ? 1u : 16u) &&
                          p.launch[0].num_args == (strstr(coop[i].kernel, "splitk") ? 13u : 12u),
                      "matrix unit, %zu x %zu %s -> %s: %s (%s)", coop[i].m, coop[i].n, hcl_kdtype_name(coop[i].ab),
                      hcl_kdtype_name(coop[i].c), coop[i].kernel, p.why);
