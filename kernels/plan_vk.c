@@ -105,10 +105,10 @@ static size_t vk_softmax_most(const hcl_kdevice *dev, hcl_kprog prog, const char
 /* The parts kernel (softmax.comp, SOFTMAX_PARTS) for rows of `words` 16-byte words, its work-groups of at most `most`
  * work-items: groups of the fewest work-items w (a power of two from 256) whose parts, 8 w words each, number at most
  * w (work-item q reads part q's max and sum) and at most `limit`, so 256 for rows of up to 524288 words. Returns the
- * groups a row and w in *wg; 0 where no w up to `most` takes the row. Measured on an H200 (GB/s, 1024 x 131072 and 512 x 262144, against
- * the CUDA backend's 3190-3260): float32 2885 and 2830 on groups of 256, 2671 and 2635 of 512, 2502 and 2401 on the
- * fewest groups of 1024; f16 2287 / 2272, 2216 / 2170, 1973 / 1938; the work-group kernel (one group a row, the rest
- * streamed) 2442 / 2376 and 2233 / 2040. */
+ * groups a row and w in *wg; 0 where no w up to `most` takes the row. Measured on an H200 (GB/s, 1024 x 131072 and
+ * 512 x 262144, against the CUDA backend's 3190-3260): float32 2885 and 2830 on groups of 256, 2671 and 2635 of 512,
+ * 2502 and 2401 on the fewest groups of 1024; f16 2287 / 2272, 2216 / 2170, 1973 / 1938; the work-group kernel (one
+ * group a row, the rest streamed) 2442 / 2376 and 2233 / 2040. */
 static size_t vk_softmax_parts(size_t words, size_t most, size_t limit, size_t *wg) {
     for (size_t w = VK_SOFTMAX_PARTS_WG; w <= most; w *= 2) {
         const size_t np = words ? hcl_ceil_div(words, VK_SOFTMAX_WORDS * w) : 1;

@@ -168,9 +168,9 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
 
 /* softmax's parts kernel: on a GPU unforced for rows of whole 16-byte words above 8192 words (one work-group of 1024
  * work-items at 8 words each), groups of the fewest work-items (256 to 1024) whose parts of 8 words a work-item number
- * at most the group's work-items (and, unforced, the compute units); batches of rows within 65535 groups a launch, the zeroed scratch its
- * ticket and each row's words; never unforced on a CPU device (lavapipe) or a device that states no compute units;
- * forced anywhere on rows of whole words, with the refusals. */
+ * at most the group's work-items (and, unforced, the compute units); batches of rows within 65535 groups a launch, the
+ * zeroed scratch its ticket and each row's words; never unforced on a CPU device (lavapipe) or a device that states no
+ * compute units; forced anywhere on rows of whole words, with the refusals. */
 static void softmax_parts_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
     hcl_kdevice nocu = *gpu;
     nocu.compute_units = 0;

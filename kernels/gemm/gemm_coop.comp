@@ -167,7 +167,8 @@ void main() {
             const uint i0 = row0 + wr + 16u * uint(r), j0 = col0 + wc + 16u * uint(s);
             if (i0 >= p.m || j0 >= p.n) continue;
             fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> v = acc[r][s] * p.alpha;
-            if (i0 + 16u <= p.m && j0 + 16u <= p.n && (p.ldc & (128u / CBITS - 1u)) == 0u) { // rows of 16-byte multiples
+            // inside C, whose rows are whole 16-byte words apart
+            if (i0 + 16u <= p.m && j0 + 16u <= p.n && (p.ldc & (128u / CBITS - 1u)) == 0u) {
                 if (p.beta != 0.0) {
                     fcoopmatNV<CBITS, gl_ScopeSubgroup, 16, 16> old;
                     coopMatLoadNV(old, c, i0 * p.ldc + j0, p.ldc, false);
