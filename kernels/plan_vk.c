@@ -94,12 +94,9 @@ hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduc
 #define VK_SOFTMAX_PARTS_WG 256u /* the parts kernel: its smallest work-group */
 #define VK_SOFTMAX_WS_ROWS 64u   /* the parts kernel's scratch: 32-bit words before the rows' (the shader's WS_ROWS) */
 
-/* The largest work-group (a power of two, at most 1024) of kernel `base`_<type>, or 0 where the program lacks it. */
-static size_t vk_softmax_most(const hcl_kdevice *dev, hcl_kprog prog, const char *base, hcl_dtype type) {
-    char name[48];
-    snprintf(name, sizeof name, "%s_%s", base, hcl_kdtype_name(type));
-    const int kernel = hcl_kprogram_kernel(prog, name);
-    return kernel < 0 ? 0 : hcl_pow2_floor((size_t)hcl_kgroup_max(dev, prog, kernel, 1024));
+/* The largest work-group of a softmax kernel: a power of two, at most 1024. */
+static size_t vk_softmax_most(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
+    return hcl_pow2_floor((size_t)hcl_kgroup_max(dev, prog, kernel, 1024));
 }
 
 /* The parts kernel (softmax.comp, SOFTMAX_PARTS) for rows of `words` 16-byte words, its work-groups of at most `most`
@@ -122,11 +119,8 @@ static size_t vk_softmax_parts(size_t words, size_t most, size_t limit, size_t *
 
 /* The parts kernel's launches: batches of rows whose `parts` groups each fit the device's group count, a group a
  * (row, part) of the batch; the zeroed scratch its ticket and each row's words (kernels/softmax/softmax.comp). */
-static hcl_status vk_softmax_parts_launches(const hcl_kdevice *dev, hcl_dtype type, size_t rows, size_t cols,
-                                            size_t parts, size_t wg, hcl_kplan *out) {
-    const hcl_kprog prog = vk_prog(type);
-    const int kernel = hcl_kplan_typed_kernel(out, prog, "hcl_softmax_parts", type);
-    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+static hcl_status vk_softmax_parts_launches(const hcl_kdevice *dev, hcl_kprog prog, int kernel, size_t rows,
+                                            size_t cols, size_t parts, size_t wg, hcl_kplan *out) {
     const size_t batch = hcl_min_size(rows, hcl_known_or(dev->max_groups[0], 65535) / parts); /* rows a launch */
     const size_t count = batch ? hcl_ceil_div(rows, batch) : 0;
     const hcl_status st = hcl_kplan_init(out, count);
@@ -161,9 +155,12 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the Vulkan kernels take at most 2^32-1 elements (%zu rows x %zu columns)", rows, cols);
     const int whole = cols % vk_word_elems(type) == 0;
+    const int group_k = hcl_kplan_typed_kernel(out, prog, "hcl_softmax", type);
+    const int parts_k = hcl_kplan_typed_kernel(out, prog, "hcl_softmax_parts", type);
+    if (group_k < 0 || parts_k < 0) return HCL_ERROR_UNSUPPORTED;
     size_t parts = 0, wg = 0;
     if (v == HCL_KVARIANT_SOFTMAX_PARTS) {
-        const size_t most = vk_softmax_most(dev, prog, "hcl_softmax_parts", type);
+        const size_t most = vk_softmax_most(dev, prog, parts_k);
         if (!whole)
             return hcl_kvariant_refuse(out, dev, HCL_KOP_SOFTMAX,
                                        "the parts kernel takes rows of whole 16-byte words (%zu %s values each; %zu "
@@ -180,15 +177,15 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
                                        "work-items, 8 words each; %zu words here)",
                                        most * most * VK_SOFTMAX_WORDS, most, most, words);
     } else if (v == HCL_KVARIANT_AUTO && whole && !dev->is_cpu && dev->compute_units &&
-               words > VK_SOFTMAX_WORDS * vk_softmax_most(dev, prog, "hcl_softmax", type)) {
-        parts = vk_softmax_parts(words, vk_softmax_most(dev, prog, "hcl_softmax_parts", type),
+               words > VK_SOFTMAX_WORDS * vk_softmax_most(dev, prog, group_k)) {
+        parts = vk_softmax_parts(words, vk_softmax_most(dev, prog, parts_k),
                                  hcl_min_size(dev->compute_units, hcl_known_or(dev->max_groups[0], 65535)), &wg);
     }
-    if (parts) return vk_softmax_parts_launches(dev, type, rows, cols, parts, wg, out);
+    if (parts) return vk_softmax_parts_launches(dev, prog, parts_k, rows, cols, parts, wg, out);
     const int sub = v == HCL_KVARIANT_SOFTMAX_SUBGROUP ||
                     (v == HCL_KVARIANT_AUTO && words <= VK_SOFTMAX_WORDS * VK_SOFTMAX_ROW_LANES);
     const int keep = v != HCL_KVARIANT_SOFTMAX_STREAMED;
-    const int kernel = hcl_kplan_typed_kernel(out, prog, sub ? "hcl_softmax_rows" : "hcl_softmax", type);
+    const int kernel = sub ? hcl_kplan_typed_kernel(out, prog, "hcl_softmax_rows", type) : group_k;
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     size_t lanes = 1, groups;
     if (sub) {
@@ -201,7 +198,7 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
         groups = vk_groups(dev, rows, wg / hcl_min_size(lanes, wg), SIZE_MAX);
     } else {
         /* a work-group a row: enough work-items to keep the row (8 words each), a power of two of 64 to 1024 */
-        const size_t most = hcl_pow2_floor((size_t)hcl_kgroup_max(dev, prog, kernel, 1024));
+        const size_t most = vk_softmax_most(dev, prog, kernel);
         wg = hcl_min_size(64, most);
         while (wg < most && wg * VK_SOFTMAX_WORDS < words) wg *= 2;
         groups = vk_groups(dev, rows, 1, SIZE_MAX); /* rows strided */
