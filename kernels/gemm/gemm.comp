@@ -58,38 +58,12 @@ void main() {
 #define BM HCL_GEMM_BM
 #define BN HCL_GEMM_BN
 #define BK 8
-// 4 consecutive elements of A or B as one read: the same bindings seen as arrays of 4-element vectors
-#if defined(HCL_F32)
-#define T4 vec4
-#define LOAD4(x) (x)
-#elif defined(HCL_F16)
-#define T4 f16vec4
-#define LOAD4(x) vec4(x)
-#else
-#define T4 u16vec4
-#define LOAD4(x) uintBitsToFloat(uvec4(x) << 16)
-#endif
-layout(std430, set = 0, binding = 0) readonly buffer A4 { T4 a4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B4 { T4 b4[]; };
+#include "gemm/gemm_load4.glsl"
 // sa[buffer][kk][i / 4][i % 4]: A(row0 + i, k0 + kk); sb[buffer][kk][j / 4][j % 4]: B(k0 + kk, col0 + j). One vec4 of
 // padding a row: a warp's scalar stores of rows of A (4 k apart) fall in other banks.
 shared vec4 sa[2][BK][BM / 4 + 1];
 shared vec4 sb[2][BK][BN / 4 + 1];
 
-// Elements (r, c .. c + 3) of the stored matrix (row-major, leading dimension ld) as floats; zero where r >= rows or
-// a column >= cols. One vector read when `whole` (ld a multiple of 4: c is) and all 4 are inside.
-#define HCL_GEMM_LOAD4(name, buf, buf4, ld)                                                                            \
-    vec4 name(uint r, uint c, uint rows, uint cols) {                                                                  \
-        vec4 v = vec4(0.0);                                                                                            \
-        if (r >= rows) return v;                                                                                       \
-        const uint at = r * ld + c;                                                                                    \
-        if ((ld & 3u) == 0u && c + 3u < cols) return LOAD4(buf4[at >> 2]);                                            \
-        for (uint q = 0u; q < 4u; q++)                                                                                 \
-            if (c + q < cols) v[q] = LOAD(buf[at + q]);                                                                \
-        return v;                                                                                                      \
-    }
-HCL_GEMM_LOAD4(load_a4, a, a4, p.lda)
-HCL_GEMM_LOAD4(load_b4, b, b4, p.ldb)
 
 // This work-item's share of the tiles of A and B at k0 (at most one vec4 of each: BM BK / 4 <= 256), read from
 // global memory; va / vb hold 4 consecutive elements of the stored operand (4 k of a row of A, 4 rows of a column of

@@ -5,9 +5,9 @@
 // work-group (x, y, z) takes the SK_TM x SK_TN tile (y, x) of C and slice z of the launch's k (gl_NumWorkGroups.z
 // slices of equal length, a multiple of 16; the last ragged, some possibly empty). 16 x 16 work-items, each an
 // SK_RM x SK_RN block of the tile in registers; the tiles of A and B go through shared memory 16 deep in k,
-// double-buffered, read from global memory as 4 consecutive elements of the stored operand (gemm.comp's load_a4 and
-// load_b4: one 16-byte read for f32 where the leading dimension allows) so that adjacent work-items read adjacent
-// addresses whichever the storage order. Work-items whose rows (columns) of C are all past m (n) skip the arithmetic:
+// double-buffered, read from global memory as 4 consecutive elements of the stored operand (gemm_load4.glsl's
+// load_a4 and load_b4: one 16-byte read for f32 where the leading dimension allows) so that adjacent work-items read
+// adjacent addresses whichever the storage order. Work-items whose rows (columns) of C are all past m (n) skip the arithmetic:
 // whole sub-groups for m (n) of at most 16 on the tiles made for them. With one slice the group writes C; with more,
 // it writes its tile of float partial sums to the scratch and takes a ticket (after a memory barrier); the last
 // group of a tile adds the slices' partials in slice order (the same bits every run), writes C, and puts the
@@ -45,39 +45,13 @@ layout(push_constant) uniform P {
 #error "SK_TM / SK_RM and SK_TN / SK_RN must be 16"
 #endif
 
-// 4 consecutive elements of A or B as one read: the same bindings seen as arrays of 4-element vectors
-#if defined(HCL_F32)
-#define T4 vec4
-#define LOAD4(x) (x)
-#elif defined(HCL_F16)
-#define T4 f16vec4
-#define LOAD4(x) vec4(x)
-#else
-#define T4 u16vec4
-#define LOAD4(x) uintBitsToFloat(uvec4(x) << 16)
-#endif
-layout(std430, set = 0, binding = 0) readonly buffer A4 { T4 a4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B4 { T4 b4[]; };
+#include "gemm/gemm_load4.glsl"
 // sa[buffer][kk][i / 4][i % 4]: A(row0 + i, k0 + kk); sb[buffer][kk][j / 4][j % 4]: B(k0 + kk, col0 + j); a vec4 of
 // padding a row
 shared vec4 sa[2][BK][TM / 4 + 1];
 shared vec4 sb[2][BK][TN / 4 + 1];
 shared bool last; // this work-group took its tile's last ticket
 
-// Elements (r, c .. c + 3) of the stored matrix (row-major, leading dimension ld) as floats; zero where r >= rows or
-// a column >= cols. One vector read when ld is a multiple of 4 (c is) and all 4 are inside.
-#define SK_LOAD4(name, buf, buf4, ld)                                                                                  \
-    vec4 name(uint r, uint c, uint rows, uint cols) {                                                                  \
-        vec4 v = vec4(0.0);                                                                                            \
-        if (r >= rows) return v;                                                                                       \
-        const uint at = r * ld + c;                                                                                    \
-        if ((ld & 3u) == 0u && c + 3u < cols) return LOAD4(buf4[at >> 2]);                                            \
-        for (uint q = 0u; q < 4u; q++)                                                                                 \
-            if (c + q < cols) v[q] = LOAD(buf[at + q]);                                                                \
-        return v;                                                                                                      \
-    }
-SK_LOAD4(load_a4, a, a4, p.lda)
-SK_LOAD4(load_b4, b, b4, p.ldb)
 
 // vec4 reads of the stored operands a step (BK k) takes, and the work-items that do one each a round
 #define QA (TM * BK / 4)
