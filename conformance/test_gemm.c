@@ -350,6 +350,33 @@ CONF_TEST(gemm, few_rows) {
         }
 }
 
+/* C of 1, 2, 3, 7 and 16 rows, and (on swapped operands) of 1, 7 and 16 columns, 259 wide (two and a bit ranges of a
+ * gemv group's columns, off every vector), k from 1 through 63, 64, 65 and primes to 4099 (slices of k, the last one
+ * short), every transpose, rows of A and B padded by 0-3 elements (16-byte vectors or not); C = A B over a C of NaN,
+ * or alpha and beta. */
+CONF_TEST(gemm, gemv) {
+    static const size_t mn[][2] = {{1, 259}, {2, 259}, {3, 259}, {7, 259}, {16, 259}, {259, 1}, {259, 7}, {259, 16}};
+    static const size_t ks[] = {1, 63, 64, 65, 509, 1000, 4099};
+    for (size_t s = 0; s < sizeof mn / sizeof mn[0]; s++)
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+            for (int t = 0; t < 4; t++) {
+                const int scaled = (t + (int)i) % 2 != 0;
+                gcase g = {mn[s][0],
+                           mn[s][1],
+                           ks[i],
+                           (hcl_transpose)(t >> 1),
+                           (hcl_transpose)(t & 1),
+                           (size_t)t,
+                           (size_t)(3 - t),
+                           (size_t)(s % 2),
+                           scaled ? -0.75f : 1.0f,
+                           scaled ? 0.5f : 0.0f,
+                           scaled ? C_RANDOM : C_NAN,
+                           false};
+                run_gemm(&g);
+            }
+}
+
 /* k = 0: C = beta * C; m = 0 or n = 0: nothing happens. */
 CONF_TEST(gemm, degenerate) {
     static const float betas[] = {0.0f, 1.0f, 0.5f, -3.0f};

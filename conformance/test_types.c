@@ -333,7 +333,8 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
 /* A C of few rows (GPU: the few-rows kernels, over slices of k) and of few columns (the same on swapped operands):
  * rows around the kernels' row counts (1, 2, 4, 8, 16) and past them (17), n off the 16-byte vectors and over several
  * blocks of every kernel (at most 256 columns), k off the slices (multiples of 64), every transpose, rows of A and B
- * padded to whole 16-byte vectors or one element past them (no vectors), alpha and beta, and a C of NaN under beta 0. */
+ * padded to whole 16-byte vectors or one element past them (no vectors), alpha and beta, and a C of NaN under beta 0;
+ * then short and prime k for the row and column counts of the decode and skinny shapes. */
 static void gemm_rows_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     static const size_t ms[] = {1, 2, 3, 8, 15, 16, 17};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
@@ -354,6 +355,16 @@ static void gemm_rows_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     static const size_t cols[][3] = {{1000, 1, 777}, {1003, 3, 1029}, {2000, 16, 640}, {500, 17, 300}};
     for (size_t s = 0; s < sizeof cols / sizeof cols[0]; s++)
         for (int t = 0; t < 4; t++) run_transposed(ab, c, compute, cols[s], t, (size_t)t);
+    /* 1, 2, 3, 7, 16 rows and 1, 7, 16 columns, 259 wide, k from 1 through 63, 64, 65 and primes to 4099, every
+     * transpose (t == 3 scaled), rows padded by 0-3 elements (16-byte vectors, half vectors, none) */
+    static const size_t mn[][2] = {{1, 259}, {2, 259}, {3, 259}, {7, 259}, {16, 259}, {259, 1}, {259, 7}, {259, 16}};
+    static const size_t ks[] = {1, 63, 64, 65, 509, 4099};
+    for (size_t s = 0; s < sizeof mn / sizeof mn[0]; s++)
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+            for (int t = 0; t < 4; t++) {
+                const size_t mnk[3] = {mn[s][0], mn[s][1], ks[i]};
+                run_transposed(ab, c, compute, mnk, t, (s + i + (size_t)t) % 4);
+            }
 }
 
 CONF_TEST(types, gemm_rows_f16) { gemm_rows_types(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32); }

@@ -123,31 +123,30 @@ static const char *const cl_reduce[] = {
 #include "hcl_dtypes.def"
 #undef HCL_DTYPE
     NULL};
-/* the entry points kernels/CMakeLists.txt gives the Vulkan modules */
-static const char *const vk_kernels[] = {"hcl_vecadd_f32",
-                                         "hcl_gemm_f32",
-                                         "hcl_gemm_128x64_f32",
-                                         "hcl_gemm_128_f32",
-                                         "hcl_gemm_dot_f32",
-                                         "hcl_gemm_splitk_rows_f32",
-                                         "hcl_gemm_splitk_cols_f32",
-                                         "hcl_gemm_splitk_tile_f32",
-                                         "hcl_softmax_f32",
-                                         "hcl_softmax_rows_f32",
-                                         "hcl_softmax_parts_f32",
-                                         "hcl_reduce_sum_f32",
-                                         "hcl_reduce_max_f32",
-                                         "hcl_reduce_min_f32",
-                                         NULL};
+/* the entry points kernels/CMakeLists.txt gives the Vulkan modules; the gemv kernels' for one type and C suffix */
+#define VK_GEMV(t, c)                                                                                                  \
+    "hcl_gemm_gemv_n1_" t c, "hcl_gemm_gemv_t1_" t c, "hcl_gemm_gemv_n2_" t c, "hcl_gemm_gemv_t2_" t c,                \
+        "hcl_gemm_gemv_n4_" t c, "hcl_gemm_gemv_t4_" t c, "hcl_gemm_gemv_n8_" t c, "hcl_gemm_gemv_t8_" t c,            \
+        "hcl_gemm_gemv_n16_" t c, "hcl_gemm_gemv_t16_" t c,
+static const char *const vk_kernels[] = {"hcl_vecadd_f32",           "hcl_gemm_f32",
+                                         "hcl_gemm_128x64_f32",      "hcl_gemm_128_f32",
+                                         "hcl_gemm_dot_f32",         "hcl_gemm_splitk_rows_f32",
+                                         "hcl_gemm_splitk_cols_f32", "hcl_gemm_splitk_tile_f32",
+                                         "hcl_softmax_f32",          "hcl_softmax_rows_f32",
+                                         "hcl_softmax_parts_f32",    "hcl_reduce_sum_f32",
+                                         "hcl_reduce_max_f32",       "hcl_reduce_min_f32",
+                                         VK_GEMV("f32", "") NULL};
 static const char *const vk16_kernels[] = {
 #define VK16(t)                                                                                                        \
     "hcl_vecadd_" t, "hcl_gemm_" t, "hcl_gemm_" t "_f32", "hcl_gemm_128x64_" t, "hcl_gemm_128x64_" t "_f32",           \
         "hcl_gemm_128_" t, "hcl_gemm_128_" t "_f32", "hcl_gemm_dot_" t, "hcl_gemm_dot_" t "_f32", "hcl_softmax_" t,    \
         "hcl_gemm_splitk_rows_" t, "hcl_gemm_splitk_rows_" t "_f32", "hcl_gemm_splitk_cols_" t,                        \
         "hcl_gemm_splitk_cols_" t "_f32", "hcl_gemm_splitk_tile_" t, "hcl_gemm_splitk_tile_" t "_f32",                 \
-        "hcl_softmax_rows_" t, "hcl_softmax_parts_" t, "hcl_reduce_sum_" t, "hcl_reduce_max_" t, "hcl_reduce_min_" t,
+        "hcl_softmax_rows_" t, "hcl_softmax_parts_" t, "hcl_reduce_sum_" t, "hcl_reduce_max_" t, "hcl_reduce_min_" t,  \
+        VK_GEMV(t, "") VK_GEMV(t, "_f32")
     VK16("f16") VK16("bf16")
 #undef VK16
+#undef VK_GEMV
         NULL};
 static const char *const vk_coop_kernels[] = {"hcl_gemm_coop_f16", "hcl_gemm_coop_f16_f32", NULL};
 static const char *const *const g_kernel_names[HCL_KPROG_COUNT] = {

@@ -228,6 +228,7 @@ typedef struct vk_gemm_kernel {
     size_t bm, bn;
 } vk_gemm_kernel;
 static const vk_gemm_kernel g_vk_gemm[] = {
+    {HCL_KVARIANT_GEMM_VK_GEMV, "hcl_gemm_gemv", 0, 0},       /* its own launches: vk_gemv_launches */
     {HCL_KVARIANT_GEMM_VK_SPLITK, "hcl_gemm_splitk", 64, 64}, /* its tile by shape: vk_splitk_tile */
     {HCL_KVARIANT_GEMM_VK_DOT, "hcl_gemm_dot", 16, 16},
     {HCL_KVARIANT_GEMM_VK_COOP, "hcl_gemm_coop", 128, 128},
@@ -236,11 +237,21 @@ static const vk_gemm_kernel g_vk_gemm[] = {
     {HCL_KVARIANT_GEMM_VK_SIMT64, "hcl_gemm", 64, 64},
 };
 
+/* The gemv kernel (kernels/gemm/gemm_gemv.comp, vk_gemv_launches): C of at most VK_GEMV_ROWS rows (or columns) */
+#define VK_GEMV_ROWS 16
+#define VK_GEMV_PER_UNIT 4              /* a GPU: work-groups of 256 a compute unit the slices aim at */
+#define VK_GEMV_MIN_K 256u              /* a GPU: k a slice at least */
+#define VK_GEMV_CPU_K 2048u             /* a CPU: k a slice at most (lavapipe's loop limiter) */
+#define VK_GEMV_SLICE 64u               /* slices are multiples of this (whole 16-byte words of W along k) */
+#define VK_GEMV_MAX_K ((size_t)1 << 31) /* the shader's slice arithmetic stays below 2^32 */
+
 /* Shared memory of a kernel: the SIMT tiles hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B; the
  * cooperative-matrix one two buffers of 128 rows of 3 16-byte words (16 k of f16 and a word of padding) for each of A
  * and B (C's patches reuse them). */
 static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return 0u;
+    /* the gemv kernel: 4096 floats of A's rows, the sums of at most 8 x 256 columns in rows of 257 floats */
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV) return (4096u + 8u * 257u) * sizeof(float) + 16u;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) return 2u * 16u * (64u + 4u + 64u + 4u) * sizeof(float) + 16u;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return 2u * 2u * 128u * 3u * 16u;
     return 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
@@ -307,6 +318,7 @@ static size_t vk_splitk_slices(const hcl_kdevice *dev, const hcl_kgemm *g, size_
  * global memory half (3/4) as often; fewer groups than that leave SMs idle. The 64 x 64 tile otherwise, and on a CPU
  * device (lavapipe runs a group's work-items as a loop: the smaller tile is its measured one). */
 static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV) return !dev->is_cpu && (g->m <= VK_GEMV_ROWS || g->n <= VK_GEMV_ROWS);
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) {
         /* a GPU, k long enough for 2 slices or more, and C of at most 16 rows or columns or of fewer 64 x 64 tiles
          * than a quarter of the compute units (127 x 127, 61 x 67; not 127 x 4096: 128 tiles on 132 units) */
@@ -335,6 +347,10 @@ static hcl_status vk_gemm_fits(const hcl_kdevice *dev, const hcl_kgemm *g, const
                               hcl_kdtype_name(g->ab_type),
                               dev->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE ? "the matrix unit" : "no matrix unit",
                               dev->subgroup_width);
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV && g->m > VK_GEMV_ROWS && g->n > VK_GEMV_ROWS)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the gemv kernel takes C of at most %d rows or %d columns (here %zu x %zu)", VK_GEMV_ROWS,
+                              VK_GEMV_ROWS, g->m, g->n);
     if (hcl_known_or(dev->max_group_size, 256) >= 256 && hcl_known_or(dev->local_mem, UINT64_MAX) >= vk_gemm_shared(kk))
         return HCL_SUCCESS;
     return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
@@ -435,11 +451,93 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
     return HCL_SUCCESS;
 }
 
+/* The gemv kernel's launch (kernels/gemm/gemm_gemv.comp) for g: one dispatch of work-groups of 256 over (ranges of
+ * out's columns) x (slices of k). out is C (rows = m <= 16, no more than n, X = op(A), W = op(B)) or, on swapped
+ * operands, C^T (rows = n <= 16: X = op(B)^T, W = op(A)^T, binding 0 taking B and 1 taking A). The kernel of MR rows,
+ * the smallest of 1, 2, 4, 8, 16 that holds them; W along out's columns (n: B, or a transposed A, row-major) or along k
+ * (t). Slices of k, multiples of 64: on a GPU enough groups for VK_GEMV_PER_UNIT a compute unit (64 units where unknown),
+ * each slice at least VK_GEMV_MIN_K, so one slice (C written directly, no scratch: binding 3 is C again, untouched)
+ * where the column ranges alone fill the device; on a CPU slices of at most VK_GEMV_CPU_K (lavapipe's loop limiter),
+ * longer where the partials would pass 16 MiB. From the shape and device only: the same call adds in the same order
+ * every run. */
+static hcl_status vk_gemv_launches(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
+    const int swap = !(g->m <= VK_GEMV_ROWS && (g->m <= g->n || g->n > VK_GEMV_ROWS));
+    const int ta = g->trans_a != HCL_NO_TRANS, tb = g->trans_b != HCL_NO_TRANS;
+    const size_t rows = swap ? g->n : g->m, cols = swap ? g->m : g->n;
+    const int along_k = swap ? !ta : tb; /* W stored along k */
+    size_t mr = 1;
+    while (mr < rows) mr *= 2;
+    const size_t vn = vk_word_elems(g->ab_type);
+    const size_t gc = along_k ? 32 : 32 * (mr * vn > 64 ? vn / 2 : vn); /* the shader's GC */
+    const hcl_kprog prog = vk_prog(g->ab_type);
+    char name[48];
+    snprintf(name, sizeof name, "hcl_gemm_gemv_%c%zu_%s%s", along_k ? 't' : 'n', mr, hcl_kdtype_name(g->ab_type),
+             g->c_type != g->ab_type ? "_f32" : "");
+    const int kernel = hcl_kplan_kernel(out, prog, name);
+    if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
+    size_t k = g->k;
+    float alpha = g->alpha;
+    if (k == 0 || alpha == 0.0f) k = 0, alpha = 0.0f; /* C = beta * C; A and B are not read */
+    if (!fits_u32(g->m) || !fits_u32(g->n) || k >= VK_GEMV_MAX_K ||
+        !operand_fits(ta ? g->k : g->m, ta ? g->m : g->k, g->lda) ||
+        !operand_fits(tb ? g->n : g->k, tb ? g->k : g->n, g->ldb) || !operand_fits(g->m, g->n, g->ldc))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the Vulkan gemv indexes with 32 bits and takes k below 2^31: %zu x %zu x %zu with "
+                              "leading dimensions %zu, %zu, %zu",
+                              g->m, g->n, g->k, g->lda, g->ldb, g->ldc);
+    const size_t tiles = hcl_ceil_div(cols, gc);
+    if (tiles > hcl_known_or(dev->max_groups[0], 65535))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "%zu ranges of %zu columns exceed the device's work-groups",
+                              tiles, gc);
+    size_t slices = 1;
+    if (k && dev->is_cpu) {
+        const size_t most = ((size_t)1 << 22) / (tiles * mr * gc); /* 16 MiB of partials */
+        slices = hcl_min_size(hcl_ceil_div(k, VK_GEMV_CPU_K), most ? most : 1);
+    } else if (k) {
+        const size_t want = hcl_known_or(dev->compute_units, 64) * VK_GEMV_PER_UNIT;
+        slices = hcl_min_size(hcl_ceil_div(want, tiles), hcl_ceil_div(k, VK_GEMV_MIN_K));
+    }
+    slices = hcl_min_size(slices, hcl_known_or(dev->max_groups[1], 65535));
+    if (slices == 0) slices = 1;
+    /* slices of whole multiples of VK_GEMV_SLICE, none empty */
+    const size_t kslice = slices > 1 ? hcl_ceil_div(hcl_ceil_div(k, slices), VK_GEMV_SLICE) * VK_GEMV_SLICE : k;
+    if (kslice) slices = hcl_ceil_div(k, kslice);
+    hcl_status st = hcl_kplan_init(out, 1);
+    if (st != HCL_SUCCESS) return st;
+    if (slices > 1) { /* a ticket a column range, then its slices' partials: zeros, left zeroed */
+        out->scratch_bytes = tiles * (1 + slices * mr * gc) * sizeof(float);
+        out->scratch_zeroed = 1;
+    }
+    hcl_klaunch *l = &out->launch[0];
+    hcl_klaunch_1d(l, prog, kernel, tiles, 256);
+    l->grid.y = (uint32_t)slices;
+    hcl_klaunch_mem(l, swap ? HCL_KSLOT_B : HCL_KSLOT_A, 0); /* X */
+    hcl_klaunch_mem(l, swap ? HCL_KSLOT_A : HCL_KSLOT_B, 0); /* W */
+    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
+    hcl_klaunch_mem(l, slices > 1 ? HCL_KSLOT_SCRATCH : HCL_KSLOT_C, 0);
+    /* X(r, p) at r * x_r + p * x_p; out(r, j) at r * c_r + j * c_j */
+    const size_t x_r = swap ? (tb ? g->ldb : 1) : (ta ? 1 : g->lda), x_p = swap ? (tb ? 1 : g->ldb) : (ta ? g->lda : 1);
+    const uint32_t v[9] = {(uint32_t)rows,
+                           (uint32_t)cols,
+                           (uint32_t)k,
+                           (uint32_t)kslice,
+                           (uint32_t)x_r,
+                           (uint32_t)x_p,
+                           (uint32_t)(swap ? g->lda : g->ldb),
+                           (uint32_t)(swap ? 1 : g->ldc),
+                           (uint32_t)(swap ? g->ldc : 1)};
+    for (int i = 0; i < 9; i++) hcl_klaunch_u32(l, v[i]);
+    hcl_klaunch_f32(l, alpha);
+    hcl_klaunch_f32(l, g->beta);
+    return HCL_SUCCESS;
+}
+
 hcl_status hcl__plan_gemm_vk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     if (g->compute == HCL_COMPUTE_TF32)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the Vulkan kernels have no TF32 GEMM");
     const vk_gemm_kernel *kk = vk_gemm_choose(dev, g, out);
     if (!kk) return hcl_kvariant_settle(dev, HCL_KOP_GEMM, dev->variant[HCL_KOP_GEMM], HCL_ERROR_UNSUPPORTED, out);
-    const hcl_status st = vk_gemm_launches(dev, g, kk, out);
+    const hcl_status st =
+        kk->variant == HCL_KVARIANT_GEMM_VK_GEMV ? vk_gemv_launches(dev, g, out) : vk_gemm_launches(dev, g, kk, out);
     return hcl_kvariant_settle(dev, HCL_KOP_GEMM, kk->variant, st, out);
 }

@@ -59,15 +59,17 @@ static int launch_of(const hcl_klaunch *l, hcl_kvariant v) {
     if (l->prog == HCL_KPROG_VK_COOP) return v == HCL_KVARIANT_GEMM_VK_COOP;
     if (l->prog == HCL_KPROG_VK || l->prog == HCL_KPROG_VK16) {
         /* Vulkan's gemm: the tile in the kernel's name (hcl_gemm_128_, hcl_gemm_128x64_, hcl_gemm_dot_,
-         * hcl_gemm_splitk_, else 64 x 64) */
+         * hcl_gemm_splitk_, hcl_gemm_gemv_, else 64 x 64) */
         if (starts(k, "hcl_gemm_")) {
             const char *t = k + strlen("hcl_gemm_");
             return v == HCL_KVARIANT_GEMM_VK_SIMT128      ? starts(t, "128_")
                    : v == HCL_KVARIANT_GEMM_VK_SIMT128X64 ? starts(t, "128x64_")
                    : v == HCL_KVARIANT_GEMM_VK_DOT        ? starts(t, "dot_")
                    : v == HCL_KVARIANT_GEMM_VK_SPLITK     ? starts(t, "splitk_")
-                   : v == HCL_KVARIANT_GEMM_VK_SIMT64 ? !starts(t, "128") && !starts(t, "dot_") && !starts(t, "splitk_")
-                                                      : 0;
+                   : v == HCL_KVARIANT_GEMM_VK_GEMV       ? starts(t, "gemv_")
+                   : v == HCL_KVARIANT_GEMM_VK_SIMT64
+                       ? !starts(t, "128") && !starts(t, "dot_") && !starts(t, "splitk_") && !starts(t, "gemv_")
+                       : 0;
         }
         /* Vulkan's softmax: the subgroup kernel, the parts kernel, or the work-group kernel keeping values (its last
          * argument 1) or streaming every word (0) */

@@ -1,8 +1,9 @@
 /* ctest kernels-plan-vk: the Vulkan family's plans (plan_vk.c) without a device: each op's kernels and programs by type
  * (f32 in vk, f16 and bf16 in vk16, reduce's fold in vk), the arguments in the order the shaders' bindings and
- * push constants take them, gemm's tile by shape and device (dot kernel for few rows; the vk-coop program for f16 on a
- * device with VK_NV_cooperative_matrix for f16, refused elsewhere; bf16 never on 128 x 128 unforced; the split-K
- * kernel for few rows, few columns or a small C with a long k on a GPU, its slices and scratch), each gemm
+ * push constants take them, gemm's tile by shape and device (the gemv kernel for few rows or columns on a GPU, its
+ * kernel, grid, slices and scratch, the dot kernel on a CPU; the vk-coop program for f16 on a device with
+ * VK_NV_cooperative_matrix for f16, refused elsewhere; bf16 never on 128 x 128 unforced; the split-K kernel for a
+ * small C with a long k on a GPU, or few rows where gemv does not fit, its slices and scratch), each gemm
  * variant forced, its k slices on a CPU device only (lavapipe's loop limiter), softmax's kernels by row length and
  * device (the parts kernel, several work-groups a row, on a GPU only unless forced), and calls past the kernels'
  * 32-bit indices refused, never cut. */
@@ -74,27 +75,30 @@ static void softmax_plans(const hcl_kdevice *gpu) {
     }
 }
 
-/* gemm's split-K kernel (gemm_splitk.comp): unforced on a GPU of 132 compute units for C of at most 16 rows or
- * columns, or of fewer 64 x 64 tiles than a quarter of the units, where k makes 2 slices of 256 or more (slices for
- * 4 groups a unit); never unforced on a CPU (the dot or 64 x 64 kernel and 32768-k launches, as before); forced
- * anywhere (on a CPU in slices of at most 2048 k); refused where its shared memory is missing. */
+/* gemm's split-K kernel (gemm_splitk.comp): unforced on a GPU of 132 compute units for C of fewer 64 x 64 tiles than
+ * a quarter of the units, and of at most 16 rows or columns where the gemv kernel does not fit (here a GPU of 20 KiB
+ * of shared memory), where k makes 2 slices of 256 or more (slices for 4 groups a unit); never unforced on a CPU (the
+ * dot or 64 x 64 kernel and 32768-k launches, as before); forced anywhere (on a CPU in slices of at most 2048 k);
+ * refused where its shared memory is missing. */
 static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
+    hcl_kdevice small = *gpu; /* shared memory for the split-K kernel, not for the gemv kernel */
+    small.local_mem = 20480;
     static const struct {
         size_t m, n, k;
-        int cpu;
+        int dev; /* 0 the GPU, 1 the CPU, 2 the GPU of 20 KiB of shared memory */
         const char *kernel;
         uint32_t gx, gy, gz;
         size_t launches;
     } cases[] = {
-        {1, 4096, 4096, 0, "hcl_gemm_splitk_rows_f32", 64, 1, 9, 1},
-        {4096, 1, 4096, 0, "hcl_gemm_splitk_cols_f32", 1, 64, 9, 1},
-        {7, 4096, 4096, 0, "hcl_gemm_splitk_rows_f32", 64, 1, 9, 1},
-        {4096, 7, 4096, 0, "hcl_gemm_splitk_cols_f32", 1, 64, 9, 1},
+        {1, 4096, 4096, 2, "hcl_gemm_splitk_rows_f32", 64, 1, 9, 1},
+        {4096, 1, 4096, 2, "hcl_gemm_splitk_cols_f32", 1, 64, 9, 1},
+        {7, 4096, 4096, 2, "hcl_gemm_splitk_rows_f32", 64, 1, 9, 1},
+        {4096, 7, 4096, 2, "hcl_gemm_splitk_cols_f32", 1, 64, 9, 1},
         {127, 127, 1048573, 0, "hcl_gemm_splitk_tile_f32", 2, 2, 132, 1},
         {61, 67, 262139, 0, "hcl_gemm_splitk_tile_f32", 2, 1, 264, 1},
-        {16, 16, 100000, 0, "hcl_gemm_splitk_rows_f32", 1, 1, 391, 1}, /* slices of at least 256 k */
+        {16, 16, 100000, 2, "hcl_gemm_splitk_rows_f32", 1, 1, 391, 1}, /* slices of at least 256 k */
         {127, 4096, 4096, 0, "hcl_gemm_f32", 64, 2, 1, 1},             /* 128 tiles: the SIMT tiles */
-        {7, 4096, 256, 0, "hcl_gemm_dot_f32", 256, 1, 1, 1},           /* one slice: the dot kernel */
+        {7, 4096, 256, 2, "hcl_gemm_dot_f32", 256, 1, 1, 1},           /* one slice: the dot kernel */
         {1, 4096, 4096, 1, "hcl_gemm_dot_f32", 256, 1, 1, 1},
         {4096, 7, 4096, 1, "hcl_gemm_dot_f32", 1, 256, 1, 1},
         {127, 127, 1048573, 1, "hcl_gemm_f32", 2, 2, 1, 32},
@@ -103,7 +107,7 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
     hcl_kplan p;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hcl_kgemm g = gemm_shape(cases[i].m, cases[i].n, cases[i].k, HCL_DTYPE_F32);
-        const hcl_status st = hcl_plan_gemm(cases[i].cpu ? cpu : gpu, &g, &p);
+        const hcl_status st = hcl_plan_gemm(cases[i].dev == 1 ? cpu : cases[i].dev == 2 ? &small : gpu, &g, &p);
         const hcl_klaunch *l = &p.launch[0];
         const int sk = cases[i].gz > 1;
         const size_t tile = strstr(cases[i].kernel, "_tile_") ? 64 * 64 : 16 * 64; /* elements of C a tile */
@@ -114,9 +118,10 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
                                   p.scratch_bytes == (size_t)cases[i].gx * cases[i].gy * (1 + cases[i].gz * tile) * 4)),
                      "gemm %zu x %zu x %zu on a %s: %s over %u x %u x %u, %zu launch(es) (%s: %s over %u x %u x %u, "
                      "%zu, scratch %zu)",
-                     cases[i].m, cases[i].n, cases[i].k, cases[i].cpu ? "CPU" : "GPU", cases[i].kernel, cases[i].gx,
-                     cases[i].gy, cases[i].gz, cases[i].launches, p.why, st == HCL_SUCCESS ? kernel_name(l) : "-",
-                     l->grid.x, l->grid.y, l->grid.z, p.count, p.scratch_bytes);
+                     cases[i].m, cases[i].n, cases[i].k, cases[i].dev == 1 ? "CPU" : "GPU", cases[i].kernel,
+                     cases[i].gx, cases[i].gy, cases[i].gz, cases[i].launches, p.why,
+                     st == HCL_SUCCESS ? kernel_name(l) : "-", l->grid.x, l->grid.y, l->grid.z, p.count,
+                     p.scratch_bytes);
         hcl_kplan_free(&p);
     }
     /* forced on the CPU: launches of 32768 k (beta 1 after the first), each over slices of at most 2048 k; the
@@ -158,11 +163,118 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
                      strstr(p.why, "shared memory"),
                  "forced vk-splitk with 8 KiB of shared memory: refused (%s)", p.why);
     hcl_kplan_free(&p);
-    /* a GPU that allows one group in z: no slices, so not unforced (the dot kernel) */
-    dev = *gpu;
+    /* a GPU that allows one group in z: no slices, so not unforced (the dot kernel, where gemv does not fit) */
+    dev = small;
     dev.max_groups[2] = 1;
     HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_dot_f32"),
                  "one group in z: the dot kernel (%s)", p.why);
+    hcl_kplan_free(&p);
+}
+
+/* gemm's gemv kernel (gemm_gemv.comp): unforced on a GPU for C of at most 16 rows or columns (before the split-K
+ * kernel), never unforced on a CPU; the kernel by rows (1, 2, 4, 8, 16), B's layout (n: along C's columns, t: along k)
+ * and types; a group per range of columns (f32 128, 16-bit 256, 16-bit at 16 rows 128; t 32) and slice of k (grid
+ * y): on the GPU's 132 units enough for 4 groups a unit, slices of at least 256 k in multiples of 64, none empty, and
+ * one slice (no scratch, C bound again) where the ranges alone fill the device; on a CPU (forced) slices of at most
+ * 2048 k; the small operand at binding 0 and the large at 1 (swapped for few columns), the scratch a ticket and the
+ * slices' partials a range; the strides the shader takes; refused past 16 rows and columns. */
+static void gemv_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
+    static const struct {
+        size_t m, n, k;
+        hcl_dtype ab, c;
+        int ta, tb, cpu;
+        const char *kernel;
+        uint32_t gx, gy, kslice;
+        int swap;
+    } cases[] = {
+        {1, 4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_n1_f32", 32, 16, 256, 0},
+        {4, 4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, 0, 0, 0, "hcl_gemm_gemv_n4_f16", 16, 16, 256, 0},
+        {16, 14336, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, 0, 0, 0, "hcl_gemm_gemv_n16_bf16", 112, 5, 832, 0},
+        {16, 4096, 14336, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_n16_f32", 32, 16, 896, 0},
+        {4, 1024, 4096, HCL_DTYPE_BF16, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_n4_bf16_f32", 4, 16, 256, 0},
+        {1, 128256, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_n1_f32", 1002, 1, 4096, 0},
+        {1, 4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 1, 0, "hcl_gemm_gemv_t1_f32", 128, 5, 832, 0},
+        {16, 128256, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, 1, 1, 0, "hcl_gemm_gemv_t16_f16", 4008, 1, 4096, 0},
+        {7, 4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_n8_f32", 32, 16, 256, 0},
+        {4096, 1, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_t1_f32", 128, 5, 832, 1},
+        {4096, 7, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_t8_f32", 128, 5, 832, 1},
+        {4096, 7, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, 1, 0, 0, "hcl_gemm_gemv_n8_bf16", 16, 16, 256, 1},
+        {16, 8, 1000, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_t8_f32", 1, 4, 256, 1},
+        {3, 5, 7, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 0, "hcl_gemm_gemv_n4_f32", 1, 1, 7, 0},
+        {1, 4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, 0, 0, 1, "hcl_gemm_gemv_n1_f32", 32, 2, 2048, 0},
+        {3, 100, 100000, HCL_DTYPE_BF16, HCL_DTYPE_F32, 0, 0, 1, "hcl_gemm_gemv_n4_bf16_f32", 1, 49, 2048, 0},
+        {1000, 3, 5000, HCL_DTYPE_F16, HCL_DTYPE_F16, 1, 1, 1, "hcl_gemm_gemv_n4_f16", 4, 3, 1728, 1},
+    };
+    hcl_kplan p;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hcl_kdevice dev = cases[i].cpu ? *cpu : *gpu;
+        dev.variant[HCL_KOP_GEMM] = cases[i].cpu ? HCL_KVARIANT_GEMM_VK_GEMV : HCL_KVARIANT_AUTO;
+        hcl_kgemm g = hcl_test_gemm(cases[i].ab, cases[i].c, HCL_COMPUTE_F32, cases[i].ta, cases[i].tb, cases[i].m,
+                                    cases[i].n, cases[i].k, 0);
+        g.ldc = cases[i].n + 3;
+        const hcl_status st = hcl_plan_gemm(&dev, &g, &p);
+        const hcl_klaunch *l = &p.launch[0];
+        const int sw = cases[i].swap, ta = cases[i].ta, tb = cases[i].tb;
+        const size_t rows = sw ? cases[i].n : cases[i].m, mr = rows <= 1   ? 1
+                                                               : rows <= 2 ? 2
+                                                               : rows <= 4 ? 4
+                                                               : rows <= 8 ? 8
+                                                                           : 16;
+        const size_t gc = strstr(cases[i].kernel, "_t") ? 32 : cases[i].ab == HCL_DTYPE_F32 || mr == 16 ? 128 : 256;
+        const size_t scratch = cases[i].gy > 1 ? (size_t)cases[i].gx * (1 + cases[i].gy * mr * gc) * 4 : 0;
+        /* X(r, p) at r * x_r + p * x_p, W's leading dimension, out(r, j) at r * c_r + j * c_j */
+        const uint32_t x_r = (uint32_t)(sw ? (tb ? g.ldb : 1) : (ta ? 1 : g.lda));
+        const uint32_t x_p = (uint32_t)(sw ? (tb ? 1 : g.ldb) : (ta ? g.lda : 1));
+        const uint32_t want[9] = {(uint32_t)rows,
+                                  (uint32_t)(sw ? cases[i].m : cases[i].n),
+                                  (uint32_t)cases[i].k,
+                                  cases[i].kslice,
+                                  x_r,
+                                  x_p,
+                                  (uint32_t)(sw ? g.lda : g.ldb),
+                                  (uint32_t)(sw ? 1 : g.ldc),
+                                  (uint32_t)(sw ? g.ldc : 1)};
+        int ok = st == HCL_SUCCESS && p.count == 1 && !strcmp(kernel_name(l), cases[i].kernel) &&
+                 l->prog == (cases[i].ab == HCL_DTYPE_F32 ? HCL_KPROG_VK : HCL_KPROG_VK16) &&
+                 l->grid.x == cases[i].gx && l->grid.y == cases[i].gy && l->grid.z == 1 && l->block.x == 256 &&
+                 l->block.y == 1 && l->num_args == 15 && l->args[0].slot == (sw ? HCL_KSLOT_B : HCL_KSLOT_A) &&
+                 l->args[1].slot == (sw ? HCL_KSLOT_A : HCL_KSLOT_B) && l->args[2].slot == HCL_KSLOT_C &&
+                 l->args[3].slot == (scratch ? HCL_KSLOT_SCRATCH : HCL_KSLOT_C) && p.scratch_bytes == scratch &&
+                 p.scratch_zeroed == (scratch != 0);
+        for (uint32_t a = 0; ok && a < 9; a++) ok = arg_u32(l, 4 + a) == want[a];
+        HCL_TS_CHECK(ok,
+                     "gemv %zu x %zu x %zu %s%s%s on a %s: %s over %u x %u (slices of %u), scratch %zu (status %d: %s, "
+                     "%s over %u x %u, scratch %zu)",
+                     cases[i].m, cases[i].n, cases[i].k, hcl_kdtype_name(cases[i].ab), ta ? " A^T" : "",
+                     tb ? " B^T" : "", cases[i].cpu ? "CPU (forced)" : "GPU", cases[i].kernel, cases[i].gx, cases[i].gy,
+                     cases[i].kslice, scratch, (int)st, p.why, st == HCL_SUCCESS ? kernel_name(l) : "-", l->grid.x,
+                     l->grid.y, p.scratch_bytes);
+        hcl_kplan_free(&p);
+    }
+    /* not unforced on a CPU; forced: k 0 and alpha 0 read neither A nor B (one slice, k 0), past 16 rows and columns
+     * refused with the reason */
+    hcl_kgemm g = gemm_shape(1, 4096, 4096, HCL_DTYPE_F32);
+    HCL_TS_CHECK(hcl_plan_gemm(cpu, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_dot_f32"),
+                 "1 x 4096 x 4096 on a CPU unforced: the dot kernel, as before (%s)", p.why);
+    hcl_kplan_free(&p);
+    hcl_kdevice dev = *gpu;
+    dev.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_GEMV;
+    g.alpha = 0.0f;
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS && p.launch[0].grid.y == 1 &&
+                     arg_u32(&p.launch[0], 6) == 0 && p.scratch_bytes == 0,
+                 "forced vk-gemv, alpha 0: one slice of k 0, no scratch (%s)", p.why);
+    hcl_kplan_free(&p);
+    g = gemm_shape(5, 9, 0, HCL_DTYPE_F16);
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_SUCCESS && p.launch[0].grid.y == 1 && arg_u32(&p.launch[0], 6) == 0,
+                 "forced vk-gemv, k 0: one slice (%s)", p.why);
+    hcl_kplan_free(&p);
+    g = gemm_shape(17, 17, 1000, HCL_DTYPE_F32);
+    HCL_TS_CHECK(hcl_plan_gemm(&dev, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=vk-gemv") &&
+                     strstr(p.why, "at most 16 rows or 16 columns (here 17 x 17)"),
+                 "forced vk-gemv, 17 x 17: refused (%s)", p.why);
+    hcl_kplan_free(&p);
+    HCL_TS_CHECK(hcl_plan_gemm(gpu, &g, &p) == HCL_SUCCESS && !strstr(kernel_name(&p.launch[0]), "gemv"),
+                 "17 x 17 x 1000 unforced: not the gemv kernel (%s)", kernel_name(&p.launch[0]));
     hcl_kplan_free(&p);
 }
 
@@ -347,7 +459,8 @@ int main(void) {
     } forced[] = {{HCL_KVARIANT_GEMM_VK_SIMT128, "hcl_gemm_128_f32", 1},
                   {HCL_KVARIANT_GEMM_VK_SIMT128X64, "hcl_gemm_128x64_f32", 2},
                   {HCL_KVARIANT_GEMM_VK_SIMT64, "hcl_gemm_f32", 2},
-                  {HCL_KVARIANT_GEMM_VK_DOT, "hcl_gemm_dot_f32", 7}};
+                  {HCL_KVARIANT_GEMM_VK_DOT, "hcl_gemm_dot_f32", 7},
+                  {HCL_KVARIANT_GEMM_VK_GEMV, "hcl_gemm_gemv_n16_f32", 1}};
     for (int d = 0; d < 2; d++)
         for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
             hcl_kdevice dev = d ? cpu : gpu;
@@ -384,18 +497,20 @@ int main(void) {
                 {300, 600, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
                 {4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128x64_bf16", HCL_KPROG_VK16},
                 {4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
-                {16, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_splitk_rows_f16", HCL_KPROG_VK16},
+                {16, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_gemv_n16_f16", HCL_KPROG_VK16},
                 {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_splitk_tile_f16_f32", HCL_KPROG_VK16}};
     for (size_t i = 0; i < sizeof coop / sizeof coop[0]; i++) {
         g = gemm_shape(coop[i].m, coop[i].n, 1000, coop[i].ab);
         g.c_type = coop[i].c;
+        const int gemv = strstr(coop[i].kernel, "gemv") != NULL, one_d = gemv || coop[i].prog == HCL_KPROG_VK_COOP;
         HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && p.launch[0].prog == coop[i].prog &&
                          !strcmp(kernel_name(&p.launch[0]), coop[i].kernel) &&
                          (coop[i].prog != HCL_KPROG_VK_COOP || (p.launch[0].grid.x == hcl_ceil_div(coop[i].n, 128) &&
                                                                 p.launch[0].grid.y == hcl_ceil_div(coop[i].m, 128))) &&
-                         p.launch[0].block.x == (coop[i].prog == HCL_KPROG_VK_COOP ? 256u : 16u) &&
-                         p.launch[0].block.y == (coop[i].prog == HCL_KPROG_VK_COOP ? 1u : 16u) &&
-                         p.launch[0].num_args == (strstr(coop[i].kernel, "splitk") ? 13u : 12u),
+                         p.launch[0].block.x == (one_d ? 256u : 16u) && p.launch[0].block.y == (one_d ? 1u : 16u) &&
+                         p.launch[0].num_args == (strstr(coop[i].kernel, "splitk") ? 13u
+                                                  : gemv                           ? 15u
+                                                                                   : 12u),
                      "matrix unit, %zu x %zu %s -> %s: %s (%s)", coop[i].m, coop[i].n, hcl_kdtype_name(coop[i].ab),
                      hcl_kdtype_name(coop[i].c), coop[i].kernel, p.why);
         hcl_kplan_free(&p);
@@ -436,10 +551,12 @@ int main(void) {
     g = gemm_shape(8, 4096, 256, HCL_DTYPE_BF16);
     g.c_type = HCL_DTYPE_F32;
     HCL_TS_CHECK(hcl_plan_gemm(&gpu, &g, &p) == HCL_SUCCESS &&
-                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_dot_bf16_f32"),
-                 "gemm of 8 rows, k 256 (one slice of the split-K kernel): the dot kernel, C in f32");
+                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_gemv_n8_bf16_f32") && p.launch[0].grid.x == 16 &&
+                     p.launch[0].grid.y == 1 && p.scratch_bytes == 0,
+                 "gemm of 8 rows, k 256: the gemv kernel, 16 ranges of 256 columns, one slice, C in f32 (%s)", p.why);
     hcl_kplan_free(&p);
     splitk_plans(&gpu, &cpu);
+    gemv_plans(&gpu, &cpu);
     g = gemm_shape(64, 64, 100000, HCL_DTYPE_F32);
     HCL_TS_CHECK(hcl_plan_gemm(&gpu, &g, &p) == HCL_SUCCESS && p.count == 1, "a GPU: k in one launch");
     hcl_kplan_free(&p);
