@@ -149,8 +149,8 @@ typedef enum hcl_kparg_kind {
 
 #define HCL_KPARG_VALUE_MAX 128
 #define HCL_KLAUNCH_MAX_ARGS                                                                                           \
-    20 /* a launch that asks for more holds num_args HCL_KLAUNCH_MAX_ARGS + 1: the core refuses it (the most any plan \
-          asks for is 18, the few-rows gemm: kernels-plan-gpu checks every plan of its devices) */
+    16 /* a launch that asks for more holds num_args HCL_KLAUNCH_MAX_ARGS + 1: the core refuses it (the most any plan \
+          asks for is 13, the short-k gemm: kernels-plan-gpu checks every plan of its devices) */
 
 typedef struct hcl_kparg {
     hcl_kparg_kind kind;

@@ -97,33 +97,6 @@ int hcl_test_gpu_kernel_run(const char *name, void **params, unsigned grid_x, un
                         sum += (double)a[i * a_i + q * a_p] * b[kt ? j * ldb + q : q * ldb + j];
                     p[z * rows * cols + i * p_i + j * p_j] = (float)sum;
                 }
-        /* the last block of each column range adds the slices into C in slice order (gemm_rows.cu's
-         * hcl_gemm_rows_finish), leaving the partials and its counter 0 */
-        unsigned *counters = PTR(unsigned, 12);
-        float *c = PTR(float, 13), alpha = ARG(float, 16), beta = ARG(float, 17);
-        const u64 ldc = ARG(u64, 14), ctype = ARG(u64, 15), cn = p_i * p_j, slices = (k + ks - 1) / ks;
-        if (ctype != 0 || (p_i != 1 && p_j != 1)) {
-            fprintf(stderr, "test_builtin_hostgpu: %s with C type %llu, p %llu %llu\n", name, ctype, p_i, p_j);
-            return 1;
-        }
-        for (unsigned bx = 0; bx < grid_x; bx++) {
-            if (counters[bx]) {
-                fprintf(stderr, "test_builtin_hostgpu: %s: counter %u is %u before the launch\n", name, bx,
-                        counters[bx]);
-                return 1;
-            }
-            const u64 j0 = bx * per_block, width = cols - j0 < per_block ? cols - j0 : per_block;
-            for (u64 e = 0; e < rows * width; e++) {
-                const u64 o = (e / width) * p_i + (j0 + e % width) * p_j;
-                float sum = 0;
-                for (u64 z = 0; z < slices; z++) {
-                    sum += p[z * rows * cols + o];
-                    p[z * rows * cols + o] = 0.0f;
-                }
-                float *at = &c[(o / cn) * ldc + o % cn];
-                *at = beta != 0.0f ? beta * *at + alpha * sum : alpha * sum;
-            }
-        }
     } else if (strcmp(name, "hcl_gemm_splitk_sum_f32") == 0) {
         /* gemm.cu's order: thread group h of `groups` adds slices h, h + groups, ...; then the groups in order */
         u64 m = ARG(u64, 0), n = ARG(u64, 1), slices = ARG(u64, 2), ldc = ARG(u64, 7), groups = ARG(u64, 8);

@@ -257,19 +257,22 @@ static void gemm_nvidia(void) {
     refuse("sm_90 f32 2048^3", h, V(GEMM, ROWS), &sq, "at most 16 rows or 16 columns");
     refuse("sm_90 f32 2048^3", h, V(GEMM, SMALLK), &sq, "k of at most 8");
     const vcall row = gemm_call(F32, F32, FLOAT, 0, 1, 1, 4096, 4096, 0);
-    expect("sm_90 f32 1 x 4096 x 4096", h, V(GEMM, ROWS), &row, "hcl_gemm_rows_f32_1_t", NULL);
+    expect("sm_90 f32 1 x 4096 x 4096", h, V(GEMM, ROWS), &row, "hcl_gemm_rows_f32_1_t", "hcl_gemm_splitk_sum_f32");
     /* the rows kernels: every type, TF32 in float, few columns on swapped operands, a short k only when forced */
     const vcall r16 = gemm_call(F16, F16, FLOAT, 0, 0, 16, 4096, 4096, 0),
                 r17 = gemm_call(BF16, F32, FLOAT, 0, 1, 17, 4096, 4096, 0);
-    expect("sm_90 f16 16 x 4096 x 4096", h, V(GEMM, ROWS), &r16, "hcl_gemm_rows_f16_16_n", NULL);
+    expect("sm_90 f16 16 x 4096 x 4096", h, V(GEMM, ROWS), &r16, "hcl_gemm_rows_f16_16_n", "hcl_gemm_splitk_sum_f16");
     expect("sm_90 f16 16 x 4096 x 4096", h, V(GEMM, MMA), &r16, "hcl_gemm_tc_f16_f16_nn", NULL);
     refuse("sm_90 bf16 17 x 4096 x 4096", h, V(GEMM, ROWS), &r17, "at most 16 rows or 16 columns (here 17 x 4096)");
     const vcall r3tf32 = gemm_call(F32, F32, TF32, 1, 1, 3, 4096, 4096, 0);
-    expect("sm_90 TF32 3 x 4096 x 4096 tt", h, V(GEMM, ROWS), &r3tf32, "hcl_gemm_rows_f32_4_t", NULL);
+    expect("sm_90 TF32 3 x 4096 x 4096 tt", h, V(GEMM, ROWS), &r3tf32, "hcl_gemm_rows_f32_4_t",
+           "hcl_gemm_splitk_sum_f32");
     const vcall col = gemm_call(BF16, BF16, FLOAT, 1, 0, 4096, 5, 4096, 0);
-    expect("sm_80 bf16 4096 x 5 x 4096 tn", a, V(GEMM, ROWS), &col, "hcl_gemm_rows_bf16_8_n", NULL);
+    expect("sm_80 bf16 4096 x 5 x 4096 tn", a, V(GEMM, ROWS), &col, "hcl_gemm_rows_bf16_8_n",
+           "hcl_gemm_splitk_sum_bf16");
     const vcall rowk = gemm_call(F16, F32, FLOAT, 0, 0, 4, 4096, 63, 0);
-    expect("sm_90 f16 -> f32 4 x 4096 x 63", h, V(GEMM, ROWS), &rowk, "hcl_gemm_rows_f16_4_n", NULL);
+    expect("sm_90 f16 -> f32 4 x 4096 x 63", h, V(GEMM, ROWS), &rowk, "hcl_gemm_rows_f16_4_n",
+           "hcl_gemm_splitk_sum_f32");
     expect("sm_90 f32 1 x 4096 x 4096", h, V(GEMM, SIMT), &row, "hcl_gemm_f32_64_nt", NULL);
     const vcall shortk = gemm_call(F32, F32, FLOAT, 1, 1, 1000, 1000, 5, 0);
     expect("sm_80 f32 k 5", a, V(GEMM, SMALLK), &shortk, "hcl_gemm_smallk_f32", NULL);

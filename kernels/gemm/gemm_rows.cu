@@ -3,16 +3,14 @@
  * tiled kernels of gemm.cu and the matrix-unit ones (gemm_tc.cu, gemm_wg.cu, gemm_mfma.cu) spend most of their work on
  * the padding of their 64- or 128-row tiles there.
  *
- * hcl_gemm_rows_<A and B's type>_<MR>_<n|t> is the whole call in one launch (plan_rows.c): slice z = blockIdx.y takes
- * k in [z * kslice, min(k, (z + 1) * kslice)) and writes element (i, j) of its m x n partial product to the scratch P
- * at P[z * m * n + i * p_i + j * p_j]; the last block of a column range to finish (an atomic ticket on
- * counters[blockIdx.x] after a fence) adds that range's slices in slice order into C (hcl_gemm_rows_finish: alpha,
- * beta, C's type ctype 0 f32, 1 f16, 2 bf16, so one kernel serves both C types of a 16-bit A and B), puts the partials
- * it read and its counter back to 0 (the scratch comes zeroed and is left zeroed), and element offset o of the product
- * is C's (o / cn, o % cn) with cn = p_i * p_j (one of them is 1, the other C's columns). Element (i, p) of A is A[i *
- * a_i + p * a_p] (a transposed A is other strides), element (p, j) of B is B[p * ldb + j] (n: B's rows run along the
- * columns) or B[j * ldb + p] (t: along k, PyTorch's weight layout W[n][k]). MR (1, 2, 4, 8, 16) is the rows a block
- * computes at once: m <= MR, the rows from m to MR are zeros.
+ * hcl_gemm_rows_<A and B's type>_<MR>_<n|t> computes the partial products of one slice of k into the scratch, as the
+ * split-K kernels do (plan_rows.c, plan_splitk.c): slice z = blockIdx.y takes k in [z * kslice, min(k, (z + 1) *
+ * kslice)) and writes element (i, j) of its m x n partial product to P[z * m * n + i * p_i + j * p_j];
+ * hcl_gemm_splitk_sum_<C's type> then adds the slices in slice order into C (alpha, beta). C's type enters only there,
+ * so one kernel serves both C types of a 16-bit A and B. Element (i, p) of A is A[i * a_i + p * a_p] (a transposed A
+ * is other strides), element (p, j) of B is B[p * ldb + j] (n: B's rows run along the columns) or B[j * ldb + p] (t:
+ * along k, PyTorch's weight layout W[n][k]). MR (1, 2, 4, 8, 16) is the rows a block computes at once: m <= MR, the
+ * rows from m to MR are zeros.
  *
  * A block of 256 threads takes one slice of k and a range of C's columns, in 8 groups of 32 threads (a warp, or half
  * an AMD wavefront), and walks the slice in chunks of HCL_GEMM_ROWS_STAGE / MR values of k, each first staged for MR
@@ -33,7 +31,6 @@
 #define HCL_GEMM_ROWS_STAGE 8192 /* floats of A in shared memory: MR rows x HCL_GEMM_ROWS_STAGE / MR values of k */
 #define HCL_GEMM_ROWS_COLS_T 4   /* columns a group takes in the t kernels */
 #define HCL_GEMM_ROWS_UNROLL(MR) ((MR) <= 4 ? 8 : 4) /* loads of B in flight a thread in the n kernels */
-#define HCL_GEMM_ROWS_FOLD 32 /* partials in flight a thread in the last block's adding */
 
 /* Stage rows 0..MR-1 of A's values of k [p0, p0 + len) into as as floats, value q of row r at q * MR + r (QR: the n
  * kernels, which read a value of k for every row) or r * KC + q (the t kernels, which read a run of k per row): zeros
@@ -85,85 +82,13 @@ __device__ __forceinline__ void hcl_gemm_rows_fma(float (&acc)[MR][CW], const fl
         for (int e = 0; e < CW; e++) acc[r][e] = fmaf(a[r], v[e], acc[r][e]);
 }
 
-/* C[at] = alpha * s + beta * C[at] in C's type T (C unread at beta 0). */
-template <typename T>
-__device__ __forceinline__ void hcl_gemm_rows_put(void *C, unsigned long long at, float alpha, float beta, float s) {
-    typedef hcl_elem<T> EC;
-    T *c = (T *)C;
-    EC::st(c, at, beta != 0.0f ? fmaf(beta, EC::ld(c, at), alpha * s) : alpha * s);
-}
-
-/* Called by every thread of the block once its partials are written (slice blockIdx.y of the product's `rows` x [j0,
- * j0 + width) elements in P, element (r, j) at r * p_i + j * p_j of each slice of `total`): the block that finishes
- * last among the slices of its columns adds their partials into C, in slice order, and leaves them and its counter
- * zero. A thread takes elements threadIdx.x, threadIdx.x + 256, ..., each over every slice, and has up to
- * HCL_GEMM_ROWS_FOLD of its loads in flight at once (a chain of one load after another made this adding cost more than
- * a second launch); the partials are read as volatile, past this SM's L1, which may hold none of the other blocks'
- * writes. */
-__device__ __forceinline__ void hcl_gemm_rows_finish(float *P, unsigned long long total, unsigned rows,
-                                                     unsigned long long j0, unsigned width, unsigned long long p_i,
-                                                     unsigned long long p_j, unsigned *counters, void *C,
-                                                     unsigned long long ldc, unsigned long long ctype, float alpha,
-                                                     float beta) {
-    __shared__ unsigned last;
-    __threadfence(); /* this thread's partials are visible device-wide before the ticket is taken */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        last = atomicAdd(&counters[blockIdx.x], 1u) == gridDim.y - 1;
-        if (last) counters[blockIdx.x] = 0; /* every slice has arrived: the next launch starts from 0 */
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    const unsigned E = rows * width, S = gridDim.y, cn = (unsigned)(p_i * p_j);
-    const unsigned mine = threadIdx.x < E ? (E - 1 - threadIdx.x) / HCL_GEMM_ROWS_THREADS + 1 : 0;
-    const unsigned L = mine * S; /* (element, slice) pairs, element by element, slices in order */
-    volatile float *v = P;
-    float s = 0.0f;
-    for (unsigned base = 0; base < L; base += HCL_GEMM_ROWS_FOLD) {
-        unsigned long long at[HCL_GEMM_ROWS_FOLD];
-        float t[HCL_GEMM_ROWS_FOLD];
-#pragma unroll
-        for (int u = 0; u < HCL_GEMM_ROWS_FOLD; u++) {
-            const unsigned q = base + u, e = threadIdx.x + q / S * HCL_GEMM_ROWS_THREADS;
-            at[u] = (unsigned long long)(q % S) * total + (e / width) * p_i + (j0 + e % width) * p_j;
-            t[u] = q < L ? v[at[u]] : 0.0f;
-        }
-#pragma unroll
-        for (int u = 0; u < HCL_GEMM_ROWS_FOLD; u++)
-            if (base + u < L) v[at[u]] = 0.0f; /* the scratch is left as zeros, as it came */
-#pragma unroll
-        for (int u = 0; u < HCL_GEMM_ROWS_FOLD; u++) {
-            const unsigned q = base + u;
-            s += t[u]; /* 0 past L */
-            if (q < L && q % S == S - 1) { /* the element's last slice: into C */
-                const unsigned e = threadIdx.x + q / S * HCL_GEMM_ROWS_THREADS;
-                const unsigned long long o = (e / width) * p_i + (j0 + e % width) * p_j, c = (o / cn) * ldc + o % cn;
-                if (ctype == 1)
-                    hcl_gemm_rows_put<hcl_f16_t>(C, c, alpha, beta, s);
-                else if (ctype == 2)
-                    hcl_gemm_rows_put<hcl_bf16_t>(C, c, alpha, beta, s);
-                else
-                    hcl_gemm_rows_put<float>(C, c, alpha, beta, s);
-                s = 0.0f;
-            }
-        }
-    }
-}
-
-/* The finishing arguments every kernel takes after its own (see the top of the file). */
-#define HCL_GEMM_ROWS_FINISH_PARAMS                                                                                    \
-    unsigned *counters, void *C, unsigned long long ldc, unsigned long long ctype, float alpha, float beta
-#define HCL_GEMM_ROWS_FINISH_ARGS counters, C, ldc, ctype, alpha, beta
-
 /* The n kernels' body (B's element (p, j) at p * ldb + j; see the top of the file). */
 template <int MR, typename TAB>
 __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned long long n, unsigned long long k,
                                                 unsigned long long kslice, const TAB *__restrict__ A,
                                                 unsigned long long a_i, unsigned long long a_p,
                                                 const TAB *__restrict__ B, unsigned long long ldb,
-                                                float *__restrict__ P, unsigned long long p_i, unsigned long long p_j,
-                                                HCL_GEMM_ROWS_FINISH_PARAMS) {
+                                                float *__restrict__ P, unsigned long long p_i, unsigned long long p_j) {
     constexpr int VEC = hcl_elem<TAB>::VEC, CW = MR * VEC > 64 ? VEC / 2 : VEC, KC = HCL_GEMM_ROWS_STAGE / MR,
                   G = HCL_GEMM_ROWS_GROUPS, U = HCL_GEMM_ROWS_UNROLL(MR);
     __shared__ __align__(16) float as[MR * KC];
@@ -220,18 +145,14 @@ __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned l
                 }
         __syncthreads();
     }
-    if (w == 0) {
-        float *out = P + (unsigned long long)blockIdx.y * m * n;
+    if (w != 0) return;
+    float *out = P + (unsigned long long)blockIdx.y * m * n;
 #pragma unroll
-        for (int r = 0; r < MR; r++)
+    for (int r = 0; r < MR; r++)
 #pragma unroll
-            for (int e = 0; e < CW; e++)
-                if ((unsigned long long)r < m && j + e < n)
-                    out[r * p_i + (j + e) * p_j] = red[(r * CW + e) * 32 + c] + acc[r][e];
-    }
-    const unsigned long long j0 = (unsigned long long)blockIdx.x * (32 * CW);
-    hcl_gemm_rows_finish(P, m * n, (unsigned)m, j0, (unsigned)(n - j0 < 32 * CW ? n - j0 : 32 * CW), p_i, p_j,
-                         HCL_GEMM_ROWS_FINISH_ARGS);
+        for (int e = 0; e < CW; e++)
+            if ((unsigned long long)r < m && j + e < n)
+                out[r * p_i + (j + e) * p_j] = red[(r * CW + e) * 32 + c] + acc[r][e];
 }
 
 /* The t kernels' body (B's element (p, j) at j * ldb + p; see the top of the file). */
@@ -240,8 +161,7 @@ __device__ __forceinline__ void hcl_gemm_rows_t(unsigned long long m, unsigned l
                                                 unsigned long long kslice, const TAB *__restrict__ A,
                                                 unsigned long long a_i, unsigned long long a_p,
                                                 const TAB *__restrict__ B, unsigned long long ldb,
-                                                float *__restrict__ P, unsigned long long p_i, unsigned long long p_j,
-                                                HCL_GEMM_ROWS_FINISH_PARAMS) {
+                                                float *__restrict__ P, unsigned long long p_i, unsigned long long p_j) {
     constexpr int VEC = hcl_elem<TAB>::VEC, KC = HCL_GEMM_ROWS_STAGE / MR, CT = HCL_GEMM_ROWS_COLS_T,
                   STEP = 32 * VEC; /* values of k a group reads at a time */
     static_assert(KC % STEP == 0, "a chunk of k is whole steps");
@@ -301,29 +221,23 @@ __device__ __forceinline__ void hcl_gemm_rows_t(unsigned long long m, unsigned l
         for (int c = 0; c < CT; c++)
 #pragma unroll
             for (int d = 16; d > 0; d /= 2) acc[r][c] += HCL_SHFL_XOR(acc[r][c], d);
-    if (l == 0) {
-        float *out = P + (unsigned long long)blockIdx.y * m * n;
+    if (l != 0) return;
+    float *out = P + (unsigned long long)blockIdx.y * m * n;
 #pragma unroll
-        for (int r = 0; r < MR; r++)
+    for (int r = 0; r < MR; r++)
 #pragma unroll
-            for (int c = 0; c < CT; c++)
-                if ((unsigned long long)r < m && j0 + c < n) out[r * p_i + (j0 + c) * p_j] = acc[r][c];
-    }
-    const unsigned long long b0 = (unsigned long long)blockIdx.x * (HCL_GEMM_ROWS_GROUPS * CT);
-    hcl_gemm_rows_finish(P, m * n, (unsigned)m, b0,
-                         (unsigned)(n - b0 < HCL_GEMM_ROWS_GROUPS * CT ? n - b0 : HCL_GEMM_ROWS_GROUPS * CT), p_i, p_j,
-                         HCL_GEMM_ROWS_FINISH_ARGS);
+        for (int c = 0; c < CT; c++)
+            if ((unsigned long long)r < m && j0 + c < n) out[r * p_i + (j0 + c) * p_j] = acc[r][c];
 }
 
-/* hcl_gemm_rows_<type>_<MR>_<n|t>: the arguments m, n, k, kslice, A, a_i, a_p, B, ldb, P, p_i, p_j, counters, C,
- * ldc, ctype, alpha, beta (see the top) */
+/* hcl_gemm_rows_<type>_<MR>_<n|t>: the arguments m, n, k, kslice, A, a_i, a_p, B, ldb, P, p_i, p_j (see the top) */
 #define HCL_GEMM_ROWS_KERNEL(SUFFIX, T, MR, L)                                                                         \
     extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_GEMM_ROWS_THREADS, 2)                                  \
-        hcl_gemm_rows_##SUFFIX##_##MR##_##L(                                                                           \
-            unsigned long long m, unsigned long long n, unsigned long long k, unsigned long long kslice, const T *A,   \
-            unsigned long long a_i, unsigned long long a_p, const T *B, unsigned long long ldb, float *P,              \
-            unsigned long long p_i, unsigned long long p_j, HCL_GEMM_ROWS_FINISH_PARAMS) {                             \
-        hcl_gemm_rows_##L<MR, T>(m, n, k, kslice, A, a_i, a_p, B, ldb, P, p_i, p_j, HCL_GEMM_ROWS_FINISH_ARGS);        \
+        hcl_gemm_rows_##SUFFIX##_##MR##_##L(unsigned long long m, unsigned long long n, unsigned long long k,          \
+                                            unsigned long long kslice, const T *A, unsigned long long a_i,             \
+                                            unsigned long long a_p, const T *B, unsigned long long ldb, float *P,      \
+                                            unsigned long long p_i, unsigned long long p_j) {                          \
+        hcl_gemm_rows_##L<MR, T>(m, n, k, kslice, A, a_i, a_p, B, ldb, P, p_i, p_j);                                   \
     }
 #define HCL_GEMM_ROWS_KERNELS(SUFFIX, T)                                                                               \
     HCL_GEMM_ROWS_KERNEL(SUFFIX, T, 1, n)                                                                              \

@@ -1,16 +1,14 @@
-/* The gemm plan for a C of few rows (kernels/gemm/plan_family.h): gemm_rows.cu's kernels over slices of k in one
- * launch, the last block of each column range adding the slices' partial products into C. C of at most ROWS_MAX rows
- * runs as it is; C of more rows but at most ROWS_MAX columns runs on swapped operands, C^T = B^T A^T (the kernel's rows
- * are C's columns, and it writes its partial products transposed, so that they lie as C's elements). */
+/* The gemm plan for a C of few rows (kernels/gemm/plan_family.h): gemm_rows.cu's kernels over slices of k, summed by
+ * the split-K sum kernel (hcl__plan_gemm_sliced). C of at most ROWS_MAX rows runs as it is; C of more rows but at most
+ * ROWS_MAX columns runs on swapped operands, C^T = B^T A^T (the kernel's rows are C's columns, and it writes its
+ * partial products transposed, so the sum kernel reads them as for C). */
 #include "plan_family.h"
 
 #include <stdio.h>
 
 #define ROWS_MAX 16      /* rows of C the kernels take (their largest MR) */
-#define ROWS_MIN_K 64    /* k below which the short-k and other kernels are left the call (unless forced) */
-/* blocks per SM the slices aim at: the blocks an SM holds at once (gemm_rows.cu's launch bounds; their 92 to 110
- * registers a thread on sm_90 allow no more), so that every block runs in one wave (4 made two waves on an H200) */
-#define ROWS_PER_SM 2
+#define ROWS_MIN_K 64    /* k below which the one-launch kernels are left the call (unless the variant is forced) */
+#define ROWS_PER_SM 4    /* blocks per SM the slices aim at */
 #define ROWS_SLICE 64    /* slices of k are multiples of this (keeps the slices' vectors of B aligned) */
 #define ROWS_COLS_T 32   /* columns of a t kernel's block (gemm_rows.cu: 8 groups x HCL_GEMM_ROWS_COLS_T) */
 #define ROWS_MAX_16BIT 4 /* 16-bit rows the kernels take before the matrix-unit kernels */
@@ -28,8 +26,7 @@ int hcl__plan_gemm_rows_first(const hcl_kgemm *g) {
 }
 
 /* The rows kernels' plan (plan_family.h): the kernel's operands, MR and layout from the shape, slices of k for about
- * ROWS_PER_SM blocks per SM, one launch. The scratch holds a counter per block column and then the slices' partial
- * products: zeros, which the kernel leaves zero. */
+ * ROWS_PER_SM blocks per SM, two launches (hcl__plan_gemm_sliced). */
 hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     const int swap = g->m > ROWS_MAX, ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS;
     if (swap && g->n > ROWS_MAX)
@@ -37,8 +34,8 @@ hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
                               "the rows kernels take C of at most %d rows or %d columns (here %zu x %zu)", ROWS_MAX,
                               ROWS_MAX, g->m, g->n);
     if (g->k < ROWS_MIN_K && dev->variant[HCL_KOP_GEMM] != HCL_KVARIANT_GEMM_ROWS)
-        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the rows kernels do not pay at k %zu (below %d)", g->k,
-                              ROWS_MIN_K);
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the rows kernels' second launch does not pay at k %zu",
+                              g->k);
     /* the kernel's operands: A' (rows x k, element (i, p) at i * a_i + p * a_p) and B' (k x cols; kt: k contiguous,
      * element (p, j) at j * ldb' + p, else at p * ldb' + j); swapped, A' = B^T and B' = A^T */
     const size_t rows = kernel_rows(g), cols = swap ? g->m : g->n;
@@ -64,13 +61,9 @@ hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
                               blocks);
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_rows_%s_%zu_%c", hcl_kdtype_name(g->ab_type), mr, kt ? 't' : 'n');
-    hcl_status st = hcl_kplan_init(out, 1);
+    int part;
+    const hcl_status st = hcl__plan_gemm_sliced(dev, g, out, name, slices, &part);
     if (st != HCL_SUCCESS) return st;
-    const int part = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
-    if (part < 0) return HCL_ERROR_UNSUPPORTED; /* an older program without the kernel */
-    const size_t counters = hcl_ceil_div(blocks * sizeof(uint32_t), 256) * 256;
-    out->scratch_bytes = counters + slices * g->m * g->n * sizeof(float);
-    out->scratch_zeroed = 1;
     hcl_klaunch *l = &out->launch[0];
     hcl_klaunch_1d(l, HCL_KPROG_GPU, part, blocks, 256);
     l->grid.y = (uint32_t)slices;
@@ -83,14 +76,8 @@ hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
     hcl_klaunch_u64(l, a_p);
     hcl_klaunch_mem(l, sb, 0);
     hcl_klaunch_u64(l, ldb);
-    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, counters);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
     hcl_klaunch_u64(l, swap ? 1 : g->n); /* element (i, j) of the kernel's product at i * p_i + j * p_j */
     hcl_klaunch_u64(l, swap ? g->n : 1);
-    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0); /* the counters */
-    hcl_klaunch_mem(l, HCL_KSLOT_C, 0);
-    hcl_klaunch_u64(l, g->ldc);
-    hcl_klaunch_u64(l, g->c_type == HCL_DTYPE_F16 ? 1 : g->c_type == HCL_DTYPE_BF16 ? 2 : 0);
-    hcl_klaunch_f32(l, g->alpha);
-    hcl_klaunch_f32(l, g->beta);
     return HCL_SUCCESS;
 }

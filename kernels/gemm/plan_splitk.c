@@ -1,7 +1,6 @@
 /* The gemm plans that cut k into slices (kernels/gemm/plan_family.h): each slice's partial product goes to the scratch
  * and a second launch sums the slices into C. Split-K for the SIMT kernels (plan_gpu.c) and the mma.sync kernels
- * (plan_tc.c); the few-rows kernels (plan_rows.c) take the scratch's size from here and add their slices in one
- * launch. */
+ * (plan_tc.c); the two launches and the scratch's size are also the few-rows kernels' (plan_rows.c). */
 #include "plan_family.h"
 
 #define SPLITK_MAX_BYTES ((size_t)256 << 20) /* scratch for the partial products at most */
