@@ -239,11 +239,18 @@ static const vk_gemm_kernel g_vk_gemm[] = {
 
 /* The gemv kernel (kernels/gemm/gemm_gemv.comp, vk_gemv_launches): C of at most VK_GEMV_ROWS rows (or columns) */
 #define VK_GEMV_ROWS 16
+/* rows (or columns) up to which an unforced plan takes it on a GPU. H200, f32 and f16 against vk-splitk (GFLOP/s): 1 x
+ * 4096 x 4096 685 -> 1360 and 526 -> 1883, 4 rows 2687 -> 4429 and 1992 -> 4993, 4096 x 7 (8 rows) 2803 -> 4096 and
+ * 2522 -> 3405, but 16 rows 7079 -> 1784 and 6020 -> 1807 */
+#define VK_GEMV_FIRST 8
 #define VK_GEMV_PER_UNIT 4              /* a GPU: work-groups of 256 a compute unit the slices aim at */
 #define VK_GEMV_MIN_K 256u              /* a GPU: k a slice at least */
 #define VK_GEMV_CPU_K 2048u             /* a CPU: k a slice at most (lavapipe's loop limiter) */
 #define VK_GEMV_SLICE 64u               /* slices are multiples of this (whole 16-byte words of W along k) */
 #define VK_GEMV_MAX_K ((size_t)1 << 31) /* the shader's slice arithmetic stays below 2^32 */
+
+/* Whether the gemv kernel takes g on swapped operands (C^T = B^T A^T: C's columns are its rows). */
+static int vk_gemv_swap(const hcl_kgemm *g) { return !(g->m <= VK_GEMV_ROWS && (g->m <= g->n || g->n > VK_GEMV_ROWS)); }
 
 /* Shared memory of a kernel: the SIMT tiles hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B; the
  * cooperative-matrix one two buffers of 128 rows of 3 16-byte words (16 k of f16 and a word of padding) for each of A
@@ -318,7 +325,8 @@ static size_t vk_splitk_slices(const hcl_kdevice *dev, const hcl_kgemm *g, size_
  * global memory half (3/4) as often; fewer groups than that leave SMs idle. The 64 x 64 tile otherwise, and on a CPU
  * device (lavapipe runs a group's work-items as a loop: the smaller tile is its measured one). */
 static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
-    if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV) return !dev->is_cpu && (g->m <= VK_GEMV_ROWS || g->n <= VK_GEMV_ROWS);
+    if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV)
+        return !dev->is_cpu && (vk_gemv_swap(g) ? g->n : g->m) <= VK_GEMV_FIRST;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) {
         /* a GPU, k long enough for 2 slices or more, and C of at most 16 rows or columns or of fewer 64 x 64 tiles
          * than a quarter of the compute units (127 x 127, 61 x 67; not 127 x 4096: 128 tiles on 132 units) */
@@ -461,7 +469,7 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
  * longer where the partials would pass 16 MiB. From the shape and device only: the same call adds in the same order
  * every run. */
 static hcl_status vk_gemv_launches(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
-    const int swap = !(g->m <= VK_GEMV_ROWS && (g->m <= g->n || g->n > VK_GEMV_ROWS));
+    const int swap = vk_gemv_swap(g);
     const int ta = g->trans_a != HCL_NO_TRANS, tb = g->trans_b != HCL_NO_TRANS;
     const size_t rows = swap ? g->n : g->m, cols = swap ? g->m : g->n;
     const int along_k = swap ? !ta : tb; /* W stored along k */

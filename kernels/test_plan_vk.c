@@ -171,8 +171,8 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
     hcl_kplan_free(&p);
 }
 
-/* gemm's gemv kernel (gemm_gemv.comp): unforced on a GPU for C of at most 16 rows or columns (before the split-K
- * kernel), never unforced on a CPU; the kernel by rows (1, 2, 4, 8, 16), B's layout (n: along C's columns, t: along k)
+/* gemm's gemv kernel (gemm_gemv.comp): unforced on a GPU for C of at most 8 rows or columns (before the split-K
+ * kernel; 9 to 16 forced here), never unforced on a CPU; the kernel by rows (1, 2, 4, 8, 16), B's layout (n: along C's columns, t: along k)
  * and types; a group per range of columns (f32 128, 16-bit 256, 16-bit at 16 rows 128; t 32) and slice of k (grid
  * y): on the GPU's 132 units enough for 4 groups a unit, slices of at least 256 k in multiples of 64, none empty, and
  * one slice (no scratch, C bound again) where the ranges alone fill the device; on a CPU (forced) slices of at most
@@ -207,15 +207,16 @@ static void gemv_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
     };
     hcl_kplan p;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int sw = cases[i].swap, ta = cases[i].ta, tb = cases[i].tb;
+        const size_t rows = sw ? cases[i].n : cases[i].m;
         hcl_kdevice dev = cases[i].cpu ? *cpu : *gpu;
-        dev.variant[HCL_KOP_GEMM] = cases[i].cpu ? HCL_KVARIANT_GEMM_VK_GEMV : HCL_KVARIANT_AUTO;
+        dev.variant[HCL_KOP_GEMM] = cases[i].cpu || rows > 8 ? HCL_KVARIANT_GEMM_VK_GEMV : HCL_KVARIANT_AUTO;
         hcl_kgemm g = hcl_test_gemm(cases[i].ab, cases[i].c, HCL_COMPUTE_F32, cases[i].ta, cases[i].tb, cases[i].m,
                                     cases[i].n, cases[i].k, 0);
         g.ldc = cases[i].n + 3;
         const hcl_status st = hcl_plan_gemm(&dev, &g, &p);
         const hcl_klaunch *l = &p.launch[0];
-        const int sw = cases[i].swap, ta = cases[i].ta, tb = cases[i].tb;
-        const size_t rows = sw ? cases[i].n : cases[i].m, mr = rows <= 1   ? 1
+        const size_t mr = rows <= 1   ? 1
                                                                : rows <= 2 ? 2
                                                                : rows <= 4 ? 4
                                                                : rows <= 8 ? 8
@@ -256,6 +257,11 @@ static void gemv_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
     hcl_kgemm g = gemm_shape(1, 4096, 4096, HCL_DTYPE_F32);
     HCL_TS_CHECK(hcl_plan_gemm(cpu, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_dot_f32"),
                  "1 x 4096 x 4096 on a CPU unforced: the dot kernel, as before (%s)", p.why);
+    hcl_kplan_free(&p);
+    g = gemm_shape(16, 4096, 4096, HCL_DTYPE_F32); /* 9 rows and more: the split-K kernel unforced */
+    HCL_TS_CHECK(hcl_plan_gemm(gpu, &g, &p) == HCL_SUCCESS && strstr(kernel_name(&p.launch[0]), "hcl_gemm_splitk_"),
+                 "16 x 4096 x 4096 on a GPU unforced: the split-K kernel (%s: %s)",
+                 p.count ? kernel_name(&p.launch[0]) : "-", p.why);
     hcl_kplan_free(&p);
     hcl_kdevice dev = *gpu;
     dev.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_GEMV;
@@ -497,7 +503,7 @@ int main(void) {
                 {300, 600, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
                 {4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128x64_bf16", HCL_KPROG_VK16},
                 {4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
-                {16, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_gemv_n16_f16", HCL_KPROG_VK16},
+                {8, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_gemv_n8_f16", HCL_KPROG_VK16},
                 {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_splitk_tile_f16_f32", HCL_KPROG_VK16}};
     for (size_t i = 0; i < sizeof coop / sizeof coop[0]; i++) {
         g = gemm_shape(coop[i].m, coop[i].n, 1000, coop[i].ab);
