@@ -239,10 +239,12 @@ static const vk_gemm_kernel g_vk_gemm[] = {
 
 /* The gemv kernel (kernels/gemm/gemm_gemv.comp, vk_gemv_launches): C of at most VK_GEMV_ROWS rows (or columns) */
 #define VK_GEMV_ROWS 16
-/* rows (or columns) up to which an unforced plan takes it on a GPU. H200, f32 and f16 against vk-splitk (GFLOP/s): 1 x
- * 4096 x 4096 685 -> 1360 and 526 -> 1883, 4 rows 2687 -> 4429 and 1992 -> 4993, 4096 x 7 (8 rows) 2803 -> 4096 and
- * 2522 -> 3405, but 16 rows 7079 -> 1784 and 6020 -> 1807 */
-#define VK_GEMV_FIRST 8
+/* rows (or columns) up to which an unforced plan takes it on a GPU: 8 for f32, 4 for 16-bit types. H200, GFLOP/s on
+ * vk-splitk -> vk-gemv, over N x K of 4096 x 4096, 1024 x 4096, 14336 x 4096, 4096 x 14336, 128256 x 4096: f32 1 row
+ * 692-1296 -> 569-2197, 4 rows 1487-5094 -> 1762-8062, 8 rows 2612-8701 -> 2346-11218 (0.90 at 1024 x 4096, 1.16-1.34
+ * elsewhere), 16 rows 3803-10252 -> 2959 at 128256 (not taken); f16 1 row 236-660 -> 570-3289, 4 rows 1182-3848 ->
+ * 1469-8299 (0.96 at 128256), 8 rows 2108-6372 -> 620-1978 (not taken) */
+#define VK_GEMV_FIRST(t) ((t) == HCL_DTYPE_F32 ? 8u : 4u)
 #define VK_GEMV_PER_UNIT 4              /* a GPU: work-groups of 256 a compute unit the slices aim at */
 #define VK_GEMV_MIN_K 256u              /* a GPU: k a slice at least */
 #define VK_GEMV_CPU_K 2048u             /* a CPU: k a slice at most (lavapipe's loop limiter) */
@@ -326,7 +328,7 @@ static size_t vk_splitk_slices(const hcl_kdevice *dev, const hcl_kgemm *g, size_
  * device (lavapipe runs a group's work-items as a loop: the smaller tile is its measured one). */
 static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV)
-        return !dev->is_cpu && (vk_gemv_swap(g) ? g->n : g->m) <= VK_GEMV_FIRST;
+        return !dev->is_cpu && (vk_gemv_swap(g) ? g->n : g->m) <= VK_GEMV_FIRST(g->ab_type);
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) {
         /* a GPU, k long enough for 2 slices or more, and C of at most 16 rows or columns or of fewer 64 x 64 tiles
          * than a quarter of the compute units (127 x 127, 61 x 67; not 127 x 4096: 128 tiles on 132 units) */

@@ -171,8 +171,8 @@ static void splitk_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
     hcl_kplan_free(&p);
 }
 
-/* gemm's gemv kernel (gemm_gemv.comp): unforced on a GPU for C of at most 8 rows or columns (before the split-K
- * kernel; 9 to 16 forced here), never unforced on a CPU; the kernel by rows (1, 2, 4, 8, 16), B's layout (n: along C's columns, t: along k)
+/* gemm's gemv kernel (gemm_gemv.comp): unforced on a GPU for C of at most 8 rows or columns of f32 and 4 of 16-bit
+ * types (before the split-K kernel; more forced here), never unforced on a CPU; the kernel by rows (1, 2, 4, 8, 16), B's layout (n: along C's columns, t: along k)
  * and types; a group per range of columns (f32 128, 16-bit 256, 16-bit at 16 rows 128; t 32) and slice of k (grid
  * y): on the GPU's 132 units enough for 4 groups a unit, slices of at least 256 k in multiples of 64, none empty, and
  * one slice (no scratch, C bound again) where the ranges alone fill the device; on a CPU (forced) slices of at most
@@ -210,7 +210,8 @@ static void gemv_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
         const int sw = cases[i].swap, ta = cases[i].ta, tb = cases[i].tb;
         const size_t rows = sw ? cases[i].n : cases[i].m;
         hcl_kdevice dev = cases[i].cpu ? *cpu : *gpu;
-        dev.variant[HCL_KOP_GEMM] = cases[i].cpu || rows > 8 ? HCL_KVARIANT_GEMM_VK_GEMV : HCL_KVARIANT_AUTO;
+        const int forced = cases[i].cpu || rows > (cases[i].ab == HCL_DTYPE_F32 ? 8u : 4u);
+        dev.variant[HCL_KOP_GEMM] = forced ? HCL_KVARIANT_GEMM_VK_GEMV : HCL_KVARIANT_AUTO;
         hcl_kgemm g = hcl_test_gemm(cases[i].ab, cases[i].c, HCL_COMPUTE_F32, cases[i].ta, cases[i].tb, cases[i].m,
                                     cases[i].n, cases[i].k, 0);
         g.ldc = cases[i].n + 3;
@@ -503,7 +504,8 @@ int main(void) {
                 {300, 600, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
                 {4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128x64_bf16", HCL_KPROG_VK16},
                 {4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
-                {8, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_gemv_n8_f16", HCL_KPROG_VK16},
+                {4, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_gemv_n4_f16", HCL_KPROG_VK16},
+                {8, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_splitk_rows_f16", HCL_KPROG_VK16},
                 {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_splitk_tile_f16_f32", HCL_KPROG_VK16}};
     for (size_t i = 0; i < sizeof coop / sizeof coop[0]; i++) {
         g = gemm_shape(coop[i].m, coop[i].n, 1000, coop[i].ab);
@@ -554,12 +556,12 @@ int main(void) {
     HCL_TS_CHECK(hcl_plan_gemm(&other, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "vk-simt128"),
                  "the CUDA/OpenCL simt forced on Vulkan: refused, listing Vulkan's variants (%s)", p.why);
     hcl_kplan_free(&p);
-    g = gemm_shape(8, 4096, 256, HCL_DTYPE_BF16);
+    g = gemm_shape(4, 4096, 256, HCL_DTYPE_BF16);
     g.c_type = HCL_DTYPE_F32;
     HCL_TS_CHECK(hcl_plan_gemm(&gpu, &g, &p) == HCL_SUCCESS &&
-                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_gemv_n8_bf16_f32") && p.launch[0].grid.x == 16 &&
+                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_gemv_n4_bf16_f32") && p.launch[0].grid.x == 16 &&
                      p.launch[0].grid.y == 1 && p.scratch_bytes == 0,
-                 "gemm of 8 rows, k 256: the gemv kernel, 16 ranges of 256 columns, one slice, C in f32 (%s)", p.why);
+                 "gemm of 4 rows, k 256: the gemv kernel, 16 ranges of 256 columns, one slice, C in f32 (%s)", p.why);
     hcl_kplan_free(&p);
     splitk_plans(&gpu, &cpu);
     gemv_plans(&gpu, &cpu);
