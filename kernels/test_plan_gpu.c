@@ -377,8 +377,9 @@ static uint64_t arg_u64(const hcl_klaunch *l, uint32_t arg) {
 }
 
 /* The few-rows kernels of kernels/gemm/gemm_rows.cu on sm_90 (plan_rows.c): 1, 4 and 16 rows x 4096 x 4096 for every
- * type pair and TF32, B's rows along the columns (n) or along k (t), over slices of k that fill the SMs about four
- * times (each a multiple of 64, the scratch one m x n of floats a slice), summed in C's type; 17 rows go elsewhere, and
+ * type pair and TF32, B's rows along the columns (n) or along k (t), over slices of k that fill the SMs once or twice
+ * but in one wave of two blocks an SM (each a multiple of 64, the scratch one m x n of floats a slice), summed in C's
+ * type; 17 rows go elsewhere, and
  * so do 16-bit inputs of 16 rows where a matrix-unit kernel takes them (faster there), not where none does (gfx1030);
  * a C of one or a few columns runs on swapped operands (the kernel's rows are C's columns, its products written
  * transposed). */
@@ -421,8 +422,8 @@ static void rows(void) {
                              cols = tb ? 32 : 32 * (m * 16 / esize > 64 ? 8 / esize : 16 / esize);
                 HCL_TS_CHECK(strcmp(hcl_test_kernel_name(l), part) == 0 && l->grid.x == n / cols && l->grid.z == 1 &&
                                  l->block.x == 256 && kslice % 64 == 0 && l->grid.y * kslice >= k &&
-                                 (l->grid.y - 1) * kslice < k && l->grid.x * l->grid.y >= 2 * 132 &&
-                                 l->grid.x * l->grid.y <= 8 * 132 &&
+                                 (l->grid.y - 1) * kslice < k && l->grid.x * l->grid.y >= 132 &&
+                                 l->grid.x * l->grid.y <= 2 * 132 &&
                                  p.scratch_bytes == (size_t)l->grid.y * m * n * sizeof(float) && arg_u64(l, 0) == m &&
                                  arg_u64(l, 1) == n && arg_u64(l, 5) == ((i & 1) ? 1 : k) &&
                                  arg_u64(l, 6) == ((i & 1) ? m : 1) && arg_u64(l, 8) == (tb ? k : n) &&

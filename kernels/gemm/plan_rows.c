@@ -6,9 +6,14 @@
 
 #include <stdio.h>
 
-#define ROWS_MAX 16      /* rows of C the kernels take (their largest MR) */
-#define ROWS_MIN_K 64    /* k below which the one-launch kernels are left the call (unless the variant is forced) */
-#define ROWS_PER_SM 4    /* blocks per SM the slices aim at */
+#define ROWS_MAX 16   /* rows of C the kernels take (their largest MR) */
+#define ROWS_MIN_K 64 /* k below which the one-launch kernels are left the call (unless the variant is forced) */
+/* blocks per SM the slices fill at most: the blocks an SM holds at once (gemm_rows.cu's launch bounds; their 92 to 125
+ * registers a thread on sm_90 allow no more), so that the grid is one wave. 4, rounded up, made about two waves (1.94
+ * under Nsight Compute at 1 and 4 x 4096 x 4096 f16); on an H200 (HCL/cuBLAS, bench, the same GPU and process) one
+ * wave took f16 1 x 4096 x 4096 0.79 -> 0.97, 4 x 4096 x 4096 0.50 -> 0.72, 4 x 14336 x 4096 0.68 -> 0.80, f32 16 x
+ * 1024 x 4096 0.73 -> 1.03, 16 x 14336 x 4096 0.92 -> 1.16 */
+#define ROWS_PER_SM 2
 #define ROWS_SLICE 64    /* slices of k are multiples of this (keeps the slices' vectors of B aligned) */
 #define ROWS_COLS_T 32   /* columns of a t kernel's block (gemm_rows.cu: 8 groups x HCL_GEMM_ROWS_COLS_T) */
 #define ROWS_MAX_16BIT 4 /* 16-bit rows the kernels take before the matrix-unit kernels */
@@ -26,7 +31,7 @@ int hcl__plan_gemm_rows_first(const hcl_kgemm *g) {
 }
 
 /* The rows kernels' plan (plan_family.h): the kernel's operands, MR and layout from the shape, slices of k for about
- * ROWS_PER_SM blocks per SM, two launches (hcl__plan_gemm_sliced). */
+ * ROWS_PER_SM blocks per SM (one wave), two launches (hcl__plan_gemm_sliced). */
 hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     const int swap = g->m > ROWS_MAX, ta = g->trans_a == HCL_TRANS, tb = g->trans_b == HCL_TRANS;
     if (swap && g->n > ROWS_MAX)
@@ -48,9 +53,9 @@ hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
     const size_t esize = hcl_kdtype_size(g->ab_type), vec = 16 / esize;
     const size_t per_block = kt ? ROWS_COLS_T : 32 * (mr * vec > 64 ? vec / 2 : vec); /* gemm_rows.cu's CW */
     const size_t blocks = hcl_ceil_div(cols, per_block), sms = dev->compute_units ? dev->compute_units : 1;
-    /* about ROWS_PER_SM blocks per SM, while the slices' partial products (written and read again: 8 bytes a row and
-     * column) stay within half of B's bytes, and slices of at least ROWS_SLICE */
-    size_t slices = hcl_ceil_div(ROWS_PER_SM * sms, blocks);
+    /* at most ROWS_PER_SM blocks per SM (at least one slice), while the slices' partial products (written and read
+     * again: 8 bytes a row and column) stay within half of B's bytes, and slices of at least ROWS_SLICE */
+    size_t slices = blocks < ROWS_PER_SM * sms ? ROWS_PER_SM * sms / blocks : 1;
     const size_t traffic = g->k * esize / (16 * rows), deep = g->k / ROWS_SLICE;
     slices = hcl_min_size(slices, traffic > 1 ? traffic : 1);
     slices = hcl_min_size(slices, deep > 1 ? deep : 1);
