@@ -244,7 +244,8 @@ static hcl_status find_family(runner_ctx *ctx, hcl_kdevice *kd, hcl_kop op) {
                             ctx->dev->backend->name, tried);
 }
 
-/* The queue's scratch: at least `bytes`, zeroed first when the plan needs zeros and the memory may not hold them. */
+/* The queue's scratch: at least the plan's bytes, the first of them zeroed first when the plan needs zeros and the
+ * memory may not hold them. */
 static hcl_status prepare_scratch(hcl__queue *q, const hcl_kplan *plan) {
     const hcl_driver_table *drv = q->dev->drv;
     if (plan->scratch_bytes > q->scratch_size) {
@@ -262,16 +263,19 @@ static hcl_status prepare_scratch(hcl__queue *q, const hcl_kplan *plan) {
             return st;
         }
         q->scratch_size = bytes;
-        q->scratch_zeroed = 0;
+        q->scratch_zeros = 0;
     }
-    if (plan->scratch_zeroed && !q->scratch_zeroed) {
+    /* only the bytes the plan uses: a whole scratch grown by a split-K gemm (up to 256 MiB) filled before every small
+     * reduce was a memset of that size, and its dirty lines were written back during the next command */
+    const size_t need = (plan->scratch_bytes + 255) / 256 * 256;
+    if (plan->scratch_zeroed && q->scratch_zeros < need) {
         static const uint32_t zero = 0;
-        hcl_status st =
-            drv->buffer_fill(q->native, q->scratch, 0, q->scratch_size, &zero, sizeof zero, 0, 0, NULL, NULL);
+        hcl_status st = drv->buffer_fill(q->native, q->scratch, 0, need, &zero, sizeof zero, 0, 0, NULL, NULL);
         if (st != HCL_SUCCESS) return st;
+        q->scratch_zeros = need;
     }
-    /* kernels that need zeros leave zeros; any other use leaves what it leaves */
-    if (plan->scratch_bytes) q->scratch_zeroed = plan->scratch_zeroed;
+    /* kernels that need zeros leave their bytes zero; any other use leaves what it leaves */
+    if (plan->scratch_bytes && !plan->scratch_zeroed) q->scratch_zeros = 0;
     return HCL_SUCCESS;
 }
 

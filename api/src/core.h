@@ -105,7 +105,8 @@ typedef struct hcl__queue {
     void *native;
     void *scratch; /* the built-ins' scratch memory (native), made and grown on demand */
     size_t scratch_size;
-    int scratch_zeroed; /* the scratch holds zeros (as the last built-in that needed zeros left it) */
+    size_t
+        scratch_zeros; /* bytes from the scratch's start that hold zeros (the built-ins that needed zeros left them) */
     _Atomic(struct hcl__trace_queue *) trace; /* trace.c: the tracer's state of the queue, while tracing */
 } hcl__queue;
 
