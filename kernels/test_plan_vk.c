@@ -217,11 +217,7 @@ static void gemv_plans(const hcl_kdevice *gpu, const hcl_kdevice *cpu) {
         g.ldc = cases[i].n + 3;
         const hcl_status st = hcl_plan_gemm(&dev, &g, &p);
         const hcl_klaunch *l = &p.launch[0];
-        const size_t mr = rows <= 1   ? 1
-                                                               : rows <= 2 ? 2
-                                                               : rows <= 4 ? 4
-                                                               : rows <= 8 ? 8
-                                                                           : 16;
+        const size_t mr = rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 ? 4 : rows <= 8 ? 8 : 16;
         const size_t gc = strstr(cases[i].kernel, "_t") ? 32 : cases[i].ab == HCL_DTYPE_F32 || mr == 16 ? 128 : 256;
         const size_t scratch = cases[i].gy > 1 ? (size_t)cases[i].gx * (1 + cases[i].gy * mr * gc) * 4 : 0;
         /* X(r, p) at r * x_r + p * x_p, W's leading dimension, out(r, j) at r * c_r + j * c_j */
