@@ -219,6 +219,14 @@ static int operand_fits(size_t outer, size_t inner, size_t ld) {
     return outer == 0 || (fits_u32(ld) && outer - 1 <= (UINT32_MAX - inner) / (ld ? ld : 1));
 }
 
+/* Whether m, n and every element of A, B and C (by their leading dimensions) index within 32 bits, as the gemm
+ * shaders do (k is each kernel's own bound). */
+static int vk_gemm_indexes_fit(const hcl_kgemm *g) {
+    const int ta = g->trans_a != HCL_NO_TRANS, tb = g->trans_b != HCL_NO_TRANS;
+    return fits_u32(g->m) && fits_u32(g->n) && operand_fits(ta ? g->k : g->m, ta ? g->m : g->k, g->lda) &&
+           operand_fits(tb ? g->n : g->k, tb ? g->k : g->n, g->ldb) && operand_fits(g->m, g->n, g->ldc);
+}
+
 /* gemm's kernels (kernels/gemm/gemm.comp, and gemm_coop.comp in the vk-coop program), one variant each
  * (hcl_variants.def), in the order an unforced plan considers them: "<base>_<A's and B's type>[_f32 when C is f32 and
  * they are not]", a 16 x 16 work-group per bm x bn tile of C, all with the same arguments. */
@@ -399,9 +407,7 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
     float alpha = g->alpha;
     if (k == 0 || alpha == 0.0f) k = 0, alpha = 0.0f; /* C = beta * C; A and B are not read */
     const size_t gx = hcl_ceil_div(g->n, splitk ? sk->tn : kk->bn), gy = hcl_ceil_div(g->m, splitk ? sk->tm : kk->bm);
-    if (!fits_u32(g->m) || !fits_u32(g->n) || !fits_u32(g->k) ||
-        !operand_fits(ta ? g->k : g->m, ta ? g->m : g->k, g->lda) ||
-        !operand_fits(tb ? g->n : g->k, tb ? g->k : g->n, g->ldb) || !operand_fits(g->m, g->n, g->ldc))
+    if (!vk_gemm_indexes_fit(g) || !fits_u32(g->k))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the Vulkan GEMM indexes with 32 bits: %zu x %zu x %zu with "
                               "leading dimensions %zu, %zu, %zu reach past 2^32 elements",
@@ -488,9 +494,7 @@ static hcl_status vk_gemv_launches(const hcl_kdevice *dev, const hcl_kgemm *g, h
     size_t k = g->k;
     float alpha = g->alpha;
     if (k == 0 || alpha == 0.0f) k = 0, alpha = 0.0f; /* C = beta * C; A and B are not read */
-    if (!fits_u32(g->m) || !fits_u32(g->n) || k >= VK_GEMV_MAX_K ||
-        !operand_fits(ta ? g->k : g->m, ta ? g->m : g->k, g->lda) ||
-        !operand_fits(tb ? g->n : g->k, tb ? g->k : g->n, g->ldb) || !operand_fits(g->m, g->n, g->ldc))
+    if (!vk_gemm_indexes_fit(g) || k >= VK_GEMV_MAX_K)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the Vulkan gemv indexes with 32 bits and takes k below 2^31: %zu x %zu x %zu with "
                               "leading dimensions %zu, %zu, %zu",
