@@ -253,11 +253,7 @@ static const vk_gemm_kernel g_vk_gemm[] = {
  * elsewhere), 16 rows 3803-10252 -> 2959 at 128256 (not taken); f16 1 row 236-660 -> 570-3289, 4 rows 1182-3848 ->
  * 1469-8299 (0.96 at 128256), 8 rows 2108-6372 -> 620-1978 (not taken) */
 #define VK_GEMV_FIRST(t) ((t) == HCL_DTYPE_F32 ? 8u : 4u)
-#define VK_GEMV_PER_UNIT 4              /* a GPU: work-groups of 256 a compute unit the slices aim at */
-#define VK_GEMV_MIN_K 256u              /* a GPU: k a slice at least */
-#define VK_GEMV_CPU_K 2048u             /* a CPU: k a slice at most (lavapipe's loop limiter) */
-#define VK_GEMV_SLICE 64u               /* slices are multiples of this (whole 16-byte words of W along k) */
-#define VK_GEMV_MAX_K ((size_t)1 << 31) /* the shader's slice arithmetic stays below 2^32 */
+#define VK_GEMV_SLICE 64u /* slices are multiples of this (whole 16-byte words of W along k) */
 
 /* Whether the gemv kernel takes g on swapped operands (C^T = B^T A^T: C's columns are its rows). */
 static int vk_gemv_swap(const hcl_kgemm *g) { return !(g->m <= VK_GEMV_ROWS && (g->m <= g->n || g->n > VK_GEMV_ROWS)); }
@@ -291,10 +287,11 @@ static const vk_splitk_tile g_vk_splitk[] = {
     {"hcl_gemm_splitk_cols", 64, 16}, /* n <= 16 */
     {"hcl_gemm_splitk_tile", 64, 64}, /* otherwise */
 };
-#define VK_SPLITK_MIN_K 256u       /* a GPU: k a slice at least (16 steps of the kernel's 16 k) */
-#define VK_SPLITK_CPU_K 2048u      /* a CPU: k a slice at most (128 steps: far below lavapipe's loop limiter) */
-#define VK_SPLITK_PER_UNIT 4u      /* a GPU: work-groups of 256 a compute unit the slices aim at */
-#define VK_SPLITK_MAX_K (1u << 31) /* the shader's slice arithmetic stays below 2^32 where k is less */
+/* Slices of k in the split-K and gemv kernels (one dispatch, a work-group of 256 per piece of C and slice) */
+#define VK_KSLICE_MIN_K 256u       /* a GPU: k a slice at least (16 steps of the split-K kernel's 16 k) */
+#define VK_KSLICE_CPU_K 2048u      /* a CPU: k a slice at most (128 such steps: far below lavapipe's loop limiter) */
+#define VK_KSLICE_PER_UNIT 4u      /* a GPU: work-groups a compute unit the slices aim at */
+#define VK_KSLICE_MAX_K (1u << 31) /* the shaders' slice arithmetic stays below 2^32 where k is less */
 
 /* The split-K kernel's tile for g: 16 x 64 for at most 16 rows (no more than columns), 64 x 16 for at most 16 columns,
  * 64 x 64 otherwise. */
@@ -310,22 +307,28 @@ static size_t vk_splitk_tiles(const hcl_kgemm *g) {
     return hcl_ceil_div(g->m, t->tm) * hcl_ceil_div(g->n, t->tn);
 }
 
-/* Slices of k (the kernel's grid z) for a launch of `klen` k of g: on a GPU enough groups for VK_SPLITK_PER_UNIT a
- * compute unit (64 units where unknown), each slice at least VK_SPLITK_MIN_K; on a CPU slices of at most
- * VK_SPLITK_CPU_K (lavapipe runs a group's work-items as a loop: slices only keep its loop limiter away); 1 where k is
- * 0 or past VK_SPLITK_MAX_K; at most the device's count of groups in z. From the shape and device only: the same call
- * adds in the same order every run. */
-static size_t vk_splitk_slices(const hcl_kdevice *dev, const hcl_kgemm *g, size_t klen) {
-    if (klen == 0 || klen >= VK_SPLITK_MAX_K) return 1;
+/* Slices of `klen` (> 0) k for `pieces` work-groups' pieces of C: on a GPU enough groups for VK_KSLICE_PER_UNIT a
+ * compute unit (64 units where unknown), each slice at least VK_KSLICE_MIN_K; on a CPU slices of at most
+ * VK_KSLICE_CPU_K (lavapipe runs a group's work-items as a loop: slices only keep its loop limiter away); at most
+ * `most` (the device's count of groups in the slices' grid dimension; 65535 where unknown), at least 1. From the shape
+ * and device only: the same call adds in the same order every run. */
+static size_t vk_kslices(const hcl_kdevice *dev, size_t pieces, size_t klen, uint64_t most) {
     size_t s;
     if (dev->is_cpu)
-        s = hcl_ceil_div(klen, VK_SPLITK_CPU_K);
+        s = hcl_ceil_div(klen, VK_KSLICE_CPU_K);
     else {
-        const size_t want = hcl_known_or(dev->compute_units, 64) * VK_SPLITK_PER_UNIT;
-        s = hcl_min_size(hcl_ceil_div(want, vk_splitk_tiles(g)), hcl_ceil_div(klen, VK_SPLITK_MIN_K));
+        const size_t want = hcl_known_or(dev->compute_units, 64) * VK_KSLICE_PER_UNIT;
+        s = hcl_min_size(hcl_ceil_div(want, pieces), hcl_ceil_div(klen, VK_KSLICE_MIN_K));
     }
-    s = hcl_min_size(s, hcl_known_or(dev->max_groups[2], 65535));
+    s = hcl_min_size(s, hcl_known_or(most, 65535));
     return s ? s : 1;
+}
+
+/* Slices of k (the split-K kernel's grid z) for a launch of `klen` k of g (vk_kslices over its tiles); 1 where k is 0
+ * or past VK_KSLICE_MAX_K. */
+static size_t vk_splitk_slices(const hcl_kdevice *dev, const hcl_kgemm *g, size_t klen) {
+    if (klen == 0 || klen >= VK_KSLICE_MAX_K) return 1;
+    return vk_kslices(dev, vk_splitk_tiles(g), klen, dev->max_groups[2]);
 }
 
 /* Whether an unforced plan takes kernel kk for g. The dot kernel for C of at most 16 rows or columns, where most of a
@@ -417,12 +420,12 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
                               "%zu x %zu tiles of C exceed the device's work-group "
                               "counts",
                               gx, gy);
-    /* a CPU: launches of VK_GEMM_CPU_KSLICE k; the split-K kernel's of at most 16 slices of VK_SPLITK_CPU_K, fewer
+    /* a CPU: launches of VK_GEMM_CPU_KSLICE k; the split-K kernel's of at most 16 slices of VK_KSLICE_CPU_K, fewer
      * where its partials would pass 16 MiB (so a forced call of many tiles keeps a bounded scratch) */
     size_t cpu_slice = VK_GEMM_CPU_KSLICE;
     if (splitk) {
         const size_t fit = ((size_t)1 << 22) / (gx * gy * sk->tm * sk->tn + 1);
-        cpu_slice = VK_SPLITK_CPU_K * (fit < 1 ? 1 : fit > 16 ? 16 : fit);
+        cpu_slice = VK_KSLICE_CPU_K * (fit < 1 ? 1 : fit > 16 ? 16 : fit);
     }
     const size_t slice = dev->is_cpu && k > cpu_slice ? cpu_slice : (k ? k : 1);
     const size_t slices = k ? hcl_ceil_div(k, slice) : 1;
@@ -471,10 +474,9 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
  * out's columns) x (slices of k). out is C (rows = m <= 16, no more than n, X = op(A), W = op(B)) or, on swapped
  * operands, C^T (rows = n <= 16: X = op(B)^T, W = op(A)^T, binding 0 taking B and 1 taking A). The kernel of MR rows,
  * the smallest of 1, 2, 4, 8, 16 that holds them; W along out's columns (n: B, or a transposed A, row-major) or along k
- * (t). Slices of k, multiples of 64: on a GPU enough groups for VK_GEMV_PER_UNIT a compute unit (64 units where unknown),
- * each slice at least VK_GEMV_MIN_K, so one slice (C written directly, no scratch: binding 3 is C again, untouched)
- * where the column ranges alone fill the device; on a CPU slices of at most VK_GEMV_CPU_K (lavapipe's loop limiter),
- * longer where the partials would pass 16 MiB. From the shape and device only: the same call adds in the same order
+ * (t). Slices of k, multiples of 64, as vk_kslices sizes them over the column ranges, so one slice (C written
+ * directly, no scratch: binding 3 is C again, untouched) where the ranges alone fill a GPU; on a CPU longer where the
+ * partials would pass 16 MiB. From the shape and device only: the same call adds in the same order
  * every run. */
 static hcl_status vk_gemv_launches(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     const int swap = vk_gemv_swap(g);
@@ -494,7 +496,7 @@ static hcl_status vk_gemv_launches(const hcl_kdevice *dev, const hcl_kgemm *g, h
     size_t k = g->k;
     float alpha = g->alpha;
     if (k == 0 || alpha == 0.0f) k = 0, alpha = 0.0f; /* C = beta * C; A and B are not read */
-    if (!vk_gemm_indexes_fit(g) || k >= VK_GEMV_MAX_K)
+    if (!vk_gemm_indexes_fit(g) || k >= VK_KSLICE_MAX_K)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the Vulkan gemv indexes with 32 bits and takes k below 2^31: %zu x %zu x %zu with "
                               "leading dimensions %zu, %zu, %zu",
@@ -503,16 +505,11 @@ static hcl_status vk_gemv_launches(const hcl_kdevice *dev, const hcl_kgemm *g, h
     if (tiles > hcl_known_or(dev->max_groups[0], 65535))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "%zu ranges of %zu columns exceed the device's work-groups",
                               tiles, gc);
-    size_t slices = 1;
-    if (k && dev->is_cpu) {
+    size_t slices = k ? vk_kslices(dev, tiles, k, dev->max_groups[1]) : 1;
+    if (dev->is_cpu) {
         const size_t most = ((size_t)1 << 22) / (tiles * mr * gc); /* 16 MiB of partials */
-        slices = hcl_min_size(hcl_ceil_div(k, VK_GEMV_CPU_K), most ? most : 1);
-    } else if (k) {
-        const size_t want = hcl_known_or(dev->compute_units, 64) * VK_GEMV_PER_UNIT;
-        slices = hcl_min_size(hcl_ceil_div(want, tiles), hcl_ceil_div(k, VK_GEMV_MIN_K));
+        slices = hcl_min_size(slices, most ? most : 1);
     }
-    slices = hcl_min_size(slices, hcl_known_or(dev->max_groups[1], 65535));
-    if (slices == 0) slices = 1;
     /* slices of whole multiples of VK_GEMV_SLICE, none empty */
     const size_t kslice = slices > 1 ? hcl_ceil_div(hcl_ceil_div(k, slices), VK_GEMV_SLICE) * VK_GEMV_SLICE : k;
     if (kslice) slices = hcl_ceil_div(k, kslice);

@@ -105,8 +105,8 @@ typedef struct hcl__queue {
     void *native;
     void *scratch; /* the built-ins' scratch memory (native), made and grown on demand */
     size_t scratch_size;
-    size_t
-        scratch_zeros; /* bytes from the scratch's start that hold zeros (the built-ins that needed zeros left them) */
+    /* bytes from the scratch's start that hold zeros (the built-ins that needed zeros left them so) */
+    size_t scratch_zeros;
     _Atomic(struct hcl__trace_queue *) trace; /* trace.c: the tracer's state of the queue, while tracing */
 } hcl__queue;
 
