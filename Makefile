@@ -56,7 +56,9 @@ WHY_intel     := Intel's OpenCL CPU runtime, the OpenCL suite's second vendor (c
 WHY_vulkan    := the Vulkan headers (types only: the driver opens libvulkan.so.1 at run time) and the loader; \
                  lavapipe (Mesa's Vulkan on the CPU) for the tests; glslangValidator compiles the built-in \
                  kernels' GLSL to SPIR-V, spirv-link joins them into one module; glslangValidator \
-                 also compiles GLSL user kernels at run time (a child process)
+                 also compiles GLSL user kernels at run time (a child process). The cooperative-matrix gemm \
+                 (GL_KHR_cooperative_matrix, bf16) needs a newer glslang than Debian 12's: make deps takes the \
+                 one inside PyPI's slangpy wheel (SLANGPY_VERSION) into .deps/glslang (git-ignored)
 WHY_cuda      := no Debian package: NVIDIA's CUDA toolkit, where installed, gives cuda.h and nvrtc.h (the \
                  driver), nvcc (the fatbin, bench's CUB library) and cuBLAS; running needs only the NVIDIA \
                  driver (libcuda.so.1)
@@ -80,6 +82,9 @@ DEB_PACKAGES := $(sort $(foreach set,$(DEPS_SETS),$(DEPS_$(set))))
 INTEL_OCL_VERSION := 2026.2.0
 INTEL_OCL_DIR := $(CURDIR)/.deps/intel-opencl
 INTEL_OCL_STAMP := $(INTEL_OCL_DIR)/hcl-installed-$(INTEL_OCL_VERSION)
+# glslang newer than Debian 12's, for the Vulkan cooperative-matrix kernels (cmake/fetch-glslang.sh; CMake finds it there)
+SLANGPY_VERSION := 0.43.1
+GLSLANG_DIR := $(CURDIR)/.deps/glslang
 
 # Sanitizer settings of the ASan run. Reports go to files under $(ASAN_DIR)/sanitizer-logs as well as failing
 # the process, so a report from a child process (Criterion forks each test) cannot go unnoticed.
@@ -93,7 +98,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0:log_path=$(SAN_L
            LSAN_OPTIONS=print_suppressions=0:log_path=$(SAN_LOG_DIR)/lsan$(if $(LSAN_SUPP),:suppressions=$(LSAN_SUPP)) \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG_DIR)/ubsan
 
-.PHONY: all deps deps-intel deps-list deps-packages build test test-asan bench info format clean help
+.PHONY: all deps deps-intel deps-glslang deps-list deps-packages build test test-asan bench info format clean help
 
 all: build
 
@@ -134,6 +139,11 @@ deps:
 	apt-get update; \
 	apt-get install -y --no-install-recommends $$missing
 	@$(if $(filter intel,$(DEPS_SETS)),$(MAKE) --no-print-directory deps-intel)
+	@$(if $(filter vulkan,$(DEPS_SETS)),$(MAKE) --no-print-directory deps-glslang)
+
+# glslang from PyPI's slangpy wheel (only its library is kept; no root needed, nothing outside the folder).
+deps-glslang:
+	@bash cmake/fetch-glslang.sh "$(GLSLANG_DIR)" "$(SLANGPY_VERSION)"
 
 # Intel's OpenCL CPU runtime from PyPI (pip in a new virtual environment; no root needed, nothing outside the folder).
 deps-intel:

@@ -43,12 +43,17 @@ HCL_EMBEDDED(hcl_kernels_spv_reduce);
 /* -cl-fast-relaxed-math is deliberately absent: it lets the compiler assume there is no infinity, and softmax and
  * reduce rely on -inf. */
 #ifdef HCL_KERNELS_HAVE_VULKAN
-HCL_EMBEDDED(hcl_kernels_vk_vk);      /* the f32 kernels of kernels/<op>/<op>.comp, one SPIR-V module */
-HCL_EMBEDDED(hcl_kernels_vk_vk16);    /* the f16 and bf16 ones */
-HCL_EMBEDDED(hcl_kernels_vk_vk_coop); /* the f16 gemm on NVIDIA's cooperative matrices (kernels/gemm/gemm_coop.comp) */
+HCL_EMBEDDED(hcl_kernels_vk_vk);   /* the f32 kernels of kernels/<op>/<op>.comp, one SPIR-V module */
+HCL_EMBEDDED(hcl_kernels_vk_vk16); /* the f16 and bf16 ones */
 #define VULKAN(name) hcl_kernels_vk_##name, &hcl_kernels_vk_##name##_size
 #else
 #define VULKAN(name) NULL, NULL
+#endif
+#ifdef HCL_KERNELS_HAVE_VK_COOP
+HCL_EMBEDDED(hcl_kernels_vk_vk_coop); /* the f16 and bf16 gemm on cooperative matrices (kernels/gemm/gemm_coop.comp) */
+#define VULKAN_COOP VULKAN(vk_coop)
+#else
+#define VULKAN_COOP NULL, NULL /* not built: no glslang new enough (kernels/CMakeLists.txt) */
 #endif
 
 #define CL_OPTIONS "-cl-std=CL1.2"
@@ -77,7 +82,7 @@ static hcl_kprogram g_programs[HCL_KPROG_COUNT] = {
     [HCL_KPROG_HOST] = PROGRAM(HCL_KFAMILY_HOST, "host", "kernels/*/*.c"),
     [HCL_KPROG_VK] = PROGRAM(HCL_KFAMILY_VK, "vk", "kernels/*/*.comp -DHCL_F32"),
     [HCL_KPROG_VK16] = PROGRAM(HCL_KFAMILY_VK, "vk16", "kernels/*/*.comp -DHCL_F16, -DHCL_BF16"),
-    [HCL_KPROG_VK_COOP] = PROGRAM(HCL_KFAMILY_VK, "vk-coop", "kernels/gemm/gemm_coop.comp -DHCL_F16"),
+    [HCL_KPROG_VK_COOP] = PROGRAM(HCL_KFAMILY_VK, "vk-coop", "kernels/gemm/gemm_coop.comp (f16, bf16)"),
 };
 
 /* The kernel names, made from the type list (hcl_dtypes.def) where they are typed: every op takes every type, a
@@ -148,7 +153,8 @@ static const char *const vk16_kernels[] = {
 #undef VK16
 #undef VK_GEMV
         NULL};
-static const char *const vk_coop_kernels[] = {"hcl_gemm_coop_f16", "hcl_gemm_coop_f16_f32", NULL};
+static const char *const vk_coop_kernels[] = {"hcl_gemm_coop_f16", "hcl_gemm_coop_f16_f32", "hcl_gemm_coop_bf16",
+                                              "hcl_gemm_coop_bf16_f32", NULL};
 static const char *const *const g_kernel_names[HCL_KPROG_COUNT] = {
     [HCL_KPROG_VK] = vk_kernels,
     [HCL_KPROG_VK16] = vk16_kernels,
@@ -212,7 +218,7 @@ static void fill_sources(void) {
     }
     add(HCL_KPROG_VK, HCL_SOURCE_SPIRV_VULKAN, VULKAN(vk), NULL);
     add(HCL_KPROG_VK16, HCL_SOURCE_SPIRV_VULKAN, VULKAN(vk16), NULL);
-    add(HCL_KPROG_VK_COOP, HCL_SOURCE_SPIRV_VULKAN, VULKAN(vk_coop), NULL);
+    add(HCL_KPROG_VK_COOP, HCL_SOURCE_SPIRV_VULKAN, VULKAN_COOP, NULL);
     add(HCL_KPROG_HOST, HCL_SOURCE_HOST_TABLE, (const unsigned char *)hcl__host_table, &hcl__host_table_count, NULL);
 }
 

@@ -48,8 +48,8 @@ typedef enum hcl_kprog {
     HCL_KPROG_HOST,
     HCL_KPROG_VK,   /* the Vulkan f32 kernels (and reduce's final folds) */
     HCL_KPROG_VK16, /* the Vulkan f16 and bf16 kernels: only on devices with 16-bit storage */
-    /* the Vulkan f16 gemm on cooperative matrices (kernels/gemm/gemm_coop.comp): only on devices whose driver enabled
-     * VK_NV_cooperative_matrix (matrix_unit TENSOR_CORE), the only ones a plan launches it on */
+    /* the Vulkan f16 and bf16 gemm on cooperative matrices (kernels/gemm/gemm_coop.comp): only on devices whose driver
+     * enabled VK_KHR_cooperative_matrix for them (matrix_unit TENSOR_CORE), the only ones a plan launches it on */
     HCL_KPROG_VK_COOP,
     HCL_KPROG_COUNT
 } hcl_kprog;

@@ -80,11 +80,17 @@ static void host_types(hcl_device_info *info) {
 }
 
 /* Vulkan: the built-ins compute in float32 (16-bit elements widened); the cooperative-matrix GEMM
- * (kernels/gemm/gemm_coop.comp) multiplies f16 where the driver enabled VK_NV_cooperative_matrix for it (matrix_unit
- * TENSOR_CORE). NV's extension has no bf16 type and no TF32, so bf16 stays on the SIMT kernels and TF32 is refused. */
+ * (kernels/gemm/gemm_coop.comp) multiplies f16 and bf16 where the driver enabled VK_KHR_cooperative_matrix for them (it
+ * writes matrix_unit TENSOR_CORE and those types), in a build that compiled the kernel (a glslang new enough:
+ * kernels/CMakeLists.txt). There is no TF32 kernel, so TF32 is refused. */
 static void vulkan_types(hcl_device_info *info) {
     info->native_types = BIT(F32);
-    info->matrix_types = info->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE ? BIT(F16) : 0u;
+#ifdef HCL_KERNELS_HAVE_VK_COOP
+    info->matrix_types &= BIT(F16) | BIT(BF16);
+#else
+    info->matrix_types = 0u;
+#endif
+    if (info->matrix_unit != HCL_MATRIX_UNIT_TENSOR_CORE) info->matrix_types = 0u;
     if (!info->matrix_types) info->matrix_unit = HCL_MATRIX_UNIT_NONE;
 }
 

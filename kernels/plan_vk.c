@@ -1,8 +1,8 @@
 /* The launch plans of the Vulkan family (plan_vk.h). The kernels index with 32-bit integers (GLSL without
  * shaderInt64), so a call whose elements do not fit is refused, never cut. f16 and bf16 kernels are in the vk16
  * program, which only a device with 16-bit storage builds (elsewhere the call is HCL_ERROR_UNSUPPORTED with the
- * driver's reason); the f16 gemm on cooperative matrices in vk-coop, which a plan launches only where the driver
- * reports the matrix unit for it. */
+ * driver's reason); the f16 and bf16 gemm on cooperative matrices in vk-coop, which a plan launches only where the
+ * driver reports the matrix unit for that type. */
 #include "plan_vk.h"
 
 #include <stdio.h>
@@ -259,7 +259,7 @@ static const vk_gemm_kernel g_vk_gemm[] = {
 static int vk_gemv_swap(const hcl_kgemm *g) { return !(g->m <= VK_GEMV_ROWS && (g->m <= g->n || g->n > VK_GEMV_ROWS)); }
 
 /* Shared memory of a kernel: the SIMT tiles hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B; the
- * cooperative-matrix one two buffers of 128 rows of 3 16-byte words (16 k of f16 and a word of padding) for each of A
+ * cooperative-matrix one two buffers of 128 rows of 3 16-byte words (16 k of 16-bit values and a word of padding) for each of A
  * and B (C's patches reuse them). */
 static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return 0u;
@@ -270,11 +270,13 @@ static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
     return 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
 }
 
-/* Whether the cooperative-matrix kernel runs g on the device: f16 inputs, the matrix unit for f16 (the driver enabled
- * VK_NV_cooperative_matrix with the kernel's fragments), sub-groups of 32. */
+/* Whether the cooperative-matrix kernel runs g on the device: f16 or bf16 inputs, the matrix unit for that type (the
+ * driver enabled VK_KHR_cooperative_matrix with the kernel's fragments, and the build has the kernel:
+ * kernels/plan_types.c), sub-groups of 32. */
 static int vk_coop_runs(const hcl_kdevice *dev, const hcl_kgemm *g) {
-    return g->ab_type == HCL_DTYPE_F16 && dev->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE &&
-           (dev->matrix_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) && dev->subgroup_width == 32;
+    return (g->ab_type == HCL_DTYPE_F16 || g->ab_type == HCL_DTYPE_BF16) &&
+           dev->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE && (dev->matrix_types & HCL_TYPE_BIT(g->ab_type)) &&
+           dev->subgroup_width == 32;
 }
 
 /* The split-K kernel (kernels/gemm/gemm_splitk.comp): its tile of C, by shape. */
@@ -348,9 +350,10 @@ static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_ge
                (g->m <= 16 || g->n <= 16 || tiles64 * 4 < hcl_known_or(dev->compute_units, 64));
     }
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return g->m <= 16 || g->n <= 16;
-    /* Measured on an H200 (4096^3, TFLOP/s): f16 on the cooperative-matrix kernel 91 (8192^3: 96; 1024 x 1040 x 520:
-     * 24), on the SIMT tiles 33.1 (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x 128), 29.2 (128 x 64),
-     * 25.1 (64 x 64). So f16 on the matrix unit wherever the kernel runs, bf16 never on 128 x 128 unforced. */
+    /* Measured on an H200 (4096^3, TFLOP/s): f16 and bf16 on the cooperative-matrix kernel 110 (8192^3: 114; 1024 x
+     * 1040 x 520: 25-27), on the SIMT tiles f16 33.1 (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x
+     * 128), 29.2 (128 x 64), 25.1 (64 x 64). So 16-bit types on the matrix unit wherever the kernel runs, and bf16
+     * never on the 128 x 128 SIMT tile unforced. */
     if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP) return vk_coop_runs(dev, g);
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT128 && g->ab_type == HCL_DTYPE_BF16) return 0;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT64) return 1;
@@ -359,14 +362,19 @@ static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_ge
 }
 
 /* HCL_SUCCESS when the device runs kernel kk for g (a 256-work-item group and its shared memory; the cooperative-matrix
- * kernel only f16 inputs on a device with the matrix unit for f16 and sub-groups of 32), else the refusal in out. */
+ * kernel only f16 or bf16 inputs on a device with the matrix unit for them and sub-groups of 32), else the refusal in
+ * out. */
 static hcl_status vk_gemm_fits(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk, hcl_kplan *out) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP && !vk_coop_runs(dev, g))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
-                              "the cooperative-matrix gemm takes f16 inputs on a device with VK_NV_cooperative_matrix "
-                              "for f16 and sub-groups of 32 (here %s inputs, %s, sub-groups of %u)",
+                              "the cooperative-matrix gemm takes f16 or bf16 inputs on a device with "
+                              "VK_KHR_cooperative_matrix for that type and sub-groups of 32, in a build with the "
+                              "kernel (here %s inputs, %s for them, sub-groups of %u)",
                               hcl_kdtype_name(g->ab_type),
-                              dev->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE ? "the matrix unit" : "no matrix unit",
+                              dev->matrix_unit == HCL_MATRIX_UNIT_TENSOR_CORE &&
+                                      (dev->matrix_types & HCL_TYPE_BIT(g->ab_type))
+                                  ? "the matrix unit"
+                                  : "no matrix unit",
                               dev->subgroup_width);
     if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV && g->m > VK_GEMV_ROWS && g->n > VK_GEMV_ROWS)
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,

@@ -1,10 +1,10 @@
 /* ctest kernels-plan-vk: the Vulkan family's plans (plan_vk.c) without a device: each op's kernels and programs by type
  * (f32 in vk, f16 and bf16 in vk16, reduce's fold in vk), the arguments in the order the shaders' bindings and
  * push constants take them, gemm's tile by shape and device (the gemv kernel for few rows or columns on a GPU, its
- * kernel, grid, slices and scratch, the dot kernel on a CPU; the vk-coop program for f16 on a device with
- * VK_NV_cooperative_matrix for f16, refused elsewhere; bf16 never on 128 x 128 unforced; the split-K kernel for a
- * small C with a long k on a GPU, or few rows where gemv does not fit, its slices and scratch), each gemm
- * variant forced, its k slices on a CPU device only (lavapipe's loop limiter), softmax's kernels by row length and
+ * kernel, grid, slices and scratch, the dot kernel on a CPU; the vk-coop program for f16 and bf16 on a device with
+ * VK_KHR_cooperative_matrix for that type, refused elsewhere; bf16 never on the SIMT 128 x 128 tile unforced; the
+ * split-K kernel for a small C with a long k on a GPU, or few rows where gemv does not fit, its slices and scratch),
+ * each gemm variant forced, its k slices on a CPU device only (lavapipe's loop limiter), softmax's kernels by row length and
  * device (the parts kernel, several work-groups a row, on a GPU only unless forced), and calls past the kernels'
  * 32-bit indices refused, never cut. */
 #include "hcl_plan.h"
@@ -484,42 +484,50 @@ int main(void) {
                          p.why);
             hcl_kplan_free(&p);
         }
-    /* a GPU whose driver enabled VK_NV_cooperative_matrix for f16 (the H200's): unforced, f16 on the cooperative-matrix
-     * kernel (C f16 or f32, 128 x 128 tiles, any shape past the split-K and dot kernels'), bf16 on the SIMT 128 x 64 tile
-     * where f32 takes 128 x 128, few rows or a small C with a long k the split-K kernel */
+    /* a GPU whose driver enabled VK_KHR_cooperative_matrix for f16 and bf16 (the H200's): unforced, both on the
+     * cooperative-matrix kernel (C of their type or f32, 128 x 128 tiles, any shape past the split-K and dot kernels'),
+     * few rows or a small C with a long k the split-K kernel; on one with f16 only, bf16 on the SIMT 128 x 64 tile where
+     * f32 takes 128 x 128 */
     hcl_kdevice nv = gpu;
     nv.matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
-    nv.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16);
+    nv.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16) | HCL_TYPE_BIT(HCL_DTYPE_BF16);
     nv.subgroup_width = 32;
+    hcl_kdevice nv16 = nv;
+    nv16.matrix_types = HCL_TYPE_BIT(HCL_DTYPE_F16);
     static const struct {
+        int f16_only; /* on nv16 */
         size_t m, n;
         hcl_dtype ab, c;
         const char *kernel;
         hcl_kprog prog;
-    } coop[] = {{4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
-                {300, 600, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
-                {4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128x64_bf16", HCL_KPROG_VK16},
-                {4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
-                {4, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_gemv_n4_f16", HCL_KPROG_VK16},
-                {8, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_splitk_rows_f16", HCL_KPROG_VK16},
-                {17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_splitk_tile_f16_f32", HCL_KPROG_VK16}};
+    } coop[] = {{0, 4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
+                {0, 300, 600, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop_f16_f32", HCL_KPROG_VK_COOP},
+                {0, 4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_coop_bf16", HCL_KPROG_VK_COOP},
+                {0, 300, 600, HCL_DTYPE_BF16, HCL_DTYPE_F32, "hcl_gemm_coop_bf16_f32", HCL_KPROG_VK_COOP},
+                {1, 4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128x64_bf16", HCL_KPROG_VK16},
+                {1, 4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
+                {0, 4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
+                {0, 4, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_gemv_n4_f16", HCL_KPROG_VK16},
+                {0, 8, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_splitk_rows_f16", HCL_KPROG_VK16},
+                {0, 17, 131, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_splitk_tile_f16_f32", HCL_KPROG_VK16}};
     for (size_t i = 0; i < sizeof coop / sizeof coop[0]; i++) {
         g = gemm_shape(coop[i].m, coop[i].n, 1000, coop[i].ab);
         g.c_type = coop[i].c;
         const int gemv = strstr(coop[i].kernel, "gemv") != NULL, one_d = gemv || coop[i].prog == HCL_KPROG_VK_COOP;
-        HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && p.launch[0].prog == coop[i].prog &&
-                         !strcmp(kernel_name(&p.launch[0]), coop[i].kernel) &&
+        HCL_TS_CHECK(hcl_plan_gemm(coop[i].f16_only ? &nv16 : &nv, &g, &p) == HCL_SUCCESS &&
+                         p.launch[0].prog == coop[i].prog && !strcmp(kernel_name(&p.launch[0]), coop[i].kernel) &&
                          (coop[i].prog != HCL_KPROG_VK_COOP || (p.launch[0].grid.x == hcl_ceil_div(coop[i].n, 128) &&
                                                                 p.launch[0].grid.y == hcl_ceil_div(coop[i].m, 128))) &&
                          p.launch[0].block.x == (one_d ? 256u : 16u) && p.launch[0].block.y == (one_d ? 1u : 16u) &&
                          p.launch[0].num_args == (strstr(coop[i].kernel, "splitk") ? 13u
                                                   : gemv                           ? 15u
                                                                                    : 12u),
-                     "matrix unit, %zu x %zu %s -> %s: %s (%s)", coop[i].m, coop[i].n, hcl_kdtype_name(coop[i].ab),
-                     hcl_kdtype_name(coop[i].c), coop[i].kernel, p.why);
+                     "matrix unit%s, %zu x %zu %s -> %s: %s (%s)", coop[i].f16_only ? " for f16 only" : "", coop[i].m,
+                     coop[i].n, hcl_kdtype_name(coop[i].ab), hcl_kdtype_name(coop[i].c), coop[i].kernel, p.why);
         hcl_kplan_free(&p);
     }
-    /* forced: vk-coop runs f16 only on such a device, refused elsewhere with the reason; vk-simt64 still runs f16 there */
+    /* forced: vk-coop runs the types of the device's matrix unit, refused elsewhere with the reason; vk-simt64 still runs
+     * f16 there */
     nv.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;
     g = gemm_shape(7, 5, 3, HCL_DTYPE_F16);
     HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop_f16") &&
@@ -527,9 +535,17 @@ int main(void) {
                  "forced vk-coop: a 7 x 5 x 3 f16 call on the matrix unit (%s)", p.why);
     hcl_kplan_free(&p);
     g.ab_type = g.c_type = HCL_DTYPE_BF16;
-    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=vk-coop") &&
-                     strstr(p.why, "bf16 inputs"),
-                 "forced vk-coop, bf16: refused (%s)", p.why);
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop_bf16"),
+                 "forced vk-coop: a 7 x 5 x 3 bf16 call on the matrix unit (%s)", p.why);
+    hcl_kplan_free(&p);
+    nv16.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;
+    HCL_TS_CHECK(hcl_plan_gemm(&nv16, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "HCL_GEMM_VARIANT=vk-coop") &&
+                     strstr(p.why, "bf16 inputs, no matrix unit for them"),
+                 "forced vk-coop, bf16 on a matrix unit for f16 only: refused (%s)", p.why);
+    hcl_kplan_free(&p);
+    g.ab_type = g.c_type = HCL_DTYPE_F32;
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_ERROR_UNSUPPORTED && strstr(p.why, "f32 inputs"),
+                 "forced vk-coop, f32: refused (%s)", p.why);
     hcl_kplan_free(&p);
     for (int d = 0; d < 2; d++) {
         hcl_kdevice plain = d ? cpu : gpu;

@@ -32,33 +32,41 @@ static int has_extension(VkPhysicalDevice phys, const char *name) {
     return found;
 }
 
-/* Whether the device multiplies what kernels/gemm/gemm_coop.comp does through VK_NV_cooperative_matrix: the extension,
- * its cooperativeMatrix feature, and an entry of 16 x 16 x 16, f16 A and B, f32 C and D, sub-group scope: 1 or 0; -1
- * out of host memory. */
-static int coop_matrix_f16(VkPhysicalDevice phys) {
-    const int ext = has_extension(phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-    if (ext <= 0) return ext;
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+/* The input types (HCL_TYPE_BIT of f16 and bf16) the device multiplies as kernels/gemm/gemm_coop.comp does (internal.h's
+ * coop_types says what that takes); 0 for none, -1 out of host memory. */
+static int coop_matrix_types(VkPhysicalDevice phys) {
+    const int khr = has_extension(phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    const int bf = has_extension(phys, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
+    if (khr < 0 || bf < 0) return -1;
+    if (!khr) return 0;
+    VkPhysicalDeviceShaderBfloat16FeaturesKHR fb = {.sType =
+                                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR, .pNext = bf ? &fb : NULL};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &cm};
     hcl__vk.vkGetPhysicalDeviceFeatures2(phys, &f2);
-    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV props =
-        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)hcl__vk.vkGetInstanceProcAddr(
-            hcl__vk_instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR props =
+        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)hcl__vk.vkGetInstanceProcAddr(
+            hcl__vk_instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
     uint32_t n = 0;
     if (!cm.cooperativeMatrix || !props || props(phys, &n, NULL) != VK_SUCCESS || n == 0) return 0;
-    VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof *p);
+    VkCooperativeMatrixPropertiesKHR *p = calloc(n, sizeof *p);
     if (!p) return -1;
-    int found = 0;
-    for (uint32_t i = 0; i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    int types = 0;
+    for (uint32_t i = 0; i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
     if (props(phys, &n, p) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = p[i].MSize == 16 && p[i].NSize == 16 && p[i].KSize == 16 &&
-                    p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-                    p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-                    p[i].scope == VK_SCOPE_SUBGROUP_NV;
+        for (uint32_t i = 0; i < n; i++) {
+            if (p[i].MSize != 16 || p[i].NSize != 16 || p[i].KSize != 16 || p[i].AType != p[i].BType ||
+                p[i].CType != VK_COMPONENT_TYPE_FLOAT32_KHR || p[i].ResultType != VK_COMPONENT_TYPE_FLOAT32_KHR ||
+                p[i].scope != VK_SCOPE_SUBGROUP_KHR)
+                continue;
+            if (p[i].AType == VK_COMPONENT_TYPE_FLOAT16_KHR) types |= HCL_TYPE_BIT(HCL_DTYPE_F16);
+            if (p[i].AType == VK_COMPONENT_TYPE_BFLOAT16_KHR && fb.shaderBFloat16Type &&
+                fb.shaderBFloat16CooperativeMatrix)
+                types |= HCL_TYPE_BIT(HCL_DTYPE_BF16);
+        }
     free(p);
-    return found;
+    return types;
 }
 
 /* Fill a device entry; HCL_ERROR_UNSUPPORTED (with the message) for a device HCL cannot use. */
@@ -169,11 +177,12 @@ static hcl_status describe_device(hcl__vk_device_entry *e) {
     /* the hardware fact; the plans decide what uses it (kernels/plan_types.c) */
     const int coop =
         info->has_fp16 && sub.subgroupSize == 32 && info->type == HCL_DEVICE_TYPE_GPU && f12.vulkanMemoryModel
-            ? coop_matrix_f16(e->phys)
+            ? coop_matrix_types(e->phys)
             : 0;
     if (coop < 0) return hcl__kit_oom("cooperative-matrix properties");
-    e->has_coop_matrix = coop;
-    if (e->has_coop_matrix) info->matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
+    e->coop_types = (uint32_t)coop;
+    if (e->coop_types) info->matrix_unit = HCL_MATRIX_UNIT_TENSOR_CORE;
+    info->matrix_types = e->coop_types;
     info->native_types = HCL_TYPE_BIT(HCL_DTYPE_F32);
     e->ns_per_tick = lim->timestampPeriod;
     e->max_push_bytes = lim->maxPushConstantsSize;
@@ -224,9 +233,9 @@ static hcl_status start(char *reason, size_t reason_size, char *version, size_t 
         }
         hcl__kit_device_keep();
         HCL_KIT_LOG("device %u: %s (%s), queue family %u, sub-groups of %u, 16-bit storage %u, float16 %u, "
-                    "cooperative matrices (NV, f16) %u, %s",
+                    "cooperative matrices (KHR) of types 0x%x, %s",
                     e->info.index, e->info.name, e->info.vendor, e->queue_family, e->info.subgroup_size,
-                    e->has_16bit_storage, e->has_float16, e->has_coop_matrix, e->info.identity);
+                    e->has_16bit_storage, e->has_float16, e->coop_types, e->info.identity);
     }
     free(phys);
     return HCL_SUCCESS;
@@ -290,25 +299,33 @@ static hcl_status vk_device_open(uint32_t index, void **out_device) {
                                   .queueFamilyIndex = e->queue_family,
                                   .queueCount = 1,
                                   .pQueuePriorities = &priority};
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV, .cooperativeMatrix = VK_TRUE};
+    const int coop = e->coop_types != 0, bf16 = (e->coop_types & HCL_TYPE_BIT(HCL_DTYPE_BF16)) != 0;
+    VkPhysicalDeviceShaderBfloat16FeaturesKHR fb = {.sType =
+                                                        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR,
+                                                    .shaderBFloat16Type = VK_TRUE,
+                                                    .shaderBFloat16CooperativeMatrix = VK_TRUE};
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+        .pNext = bf16 ? &fb : NULL,
+        .cooperativeMatrix = VK_TRUE};
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-                                            .pNext = e->has_coop_matrix ? &cm : NULL,
+                                            .pNext = coop ? &cm : NULL,
                                             .timelineSemaphore = VK_TRUE,
                                             /* glslang's cooperative-matrix modules use the Vulkan memory model */
-                                            .vulkanMemoryModel = e->has_coop_matrix ? VK_TRUE : VK_FALSE,
+                                            .vulkanMemoryModel = coop ? VK_TRUE : VK_FALSE,
                                             .shaderFloat16 = e->has_float16 ? VK_TRUE : VK_FALSE};
     VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
                                             .pNext = &f12,
                                             .storageBuffer16BitAccess = e->has_16bit_storage ? VK_TRUE : VK_FALSE};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
     f2.features.shaderInt16 = e->has_int16 ? VK_TRUE : VK_FALSE;
-    const char *ext[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME};
+    const char *ext[3] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME,
+                          VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME};
     VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f2,
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &qi,
-                             .enabledExtensionCount = e->has_coop_matrix ? 2 : 1,
+                             .enabledExtensionCount = 1u + (coop ? 1u : 0u) + (bf16 ? 1u : 0u),
                              .ppEnabledExtensionNames = ext};
     HCL_VK_CHECK(vkCreateDevice, (e->phys, &di, NULL, &dev->device), "device %u '%s'", index, e->info.name);
     hcl__vk.vkGetDeviceQueue(dev->device, e->queue_family, 0, &dev->queue);

@@ -5,6 +5,7 @@
 #define HCL_VULKAN_INTERNAL_H
 
 #include "hcl/hcl_driver.h"
+#include "ext_types.h"
 #include "kit.h"
 #include "spirv_reflect.h"
 #include "symbols.h"
@@ -58,10 +59,12 @@ typedef struct hcl__vk_device_entry {
     uint32_t has_16bit_storage; /* storageBuffer16BitAccess (f16/bf16 kernels read and write 16-bit elements) */
     uint32_t has_int16;         /* shaderInt16 */
     uint32_t has_float16;       /* shaderFloat16 (VkPhysicalDeviceShaderFloat16Int8Features) */
-    /* VK_NV_cooperative_matrix with its cooperativeMatrix feature and 16 x 16 x 16 f16 x f16 + f32 on sub-groups of 32
-     * (what kernels/gemm/gemm_coop.comp multiplies), shaderFloat16, 16-bit storage and vulkanMemoryModel: the device is
-     * made with the extension and those features on, and reports matrix_unit HCL_MATRIX_UNIT_TENSOR_CORE */
-    uint32_t has_coop_matrix;
+    /* HCL_TYPE_BIT of the input types (f16, bf16) the device multiplies as kernels/gemm/gemm_coop.comp does: through
+     * VK_KHR_cooperative_matrix with its cooperativeMatrix feature, an entry of 16 x 16 x 16, that type x that type +
+     * f32 on sub-groups of 32 (bf16 also needs VK_KHR_shader_bfloat16 with its type and cooperative matrices),
+     * shaderFloat16, 16-bit storage and vulkanMemoryModel: the device is made with those extensions and features on,
+     * and reports matrix_unit HCL_MATRIX_UNIT_TENSOR_CORE with these matrix_types */
+    uint32_t coop_types;
     uint8_t cache_uuid[VK_UUID_SIZE];
     uint32_t vendor_id, device_id, driver_version;
 } hcl__vk_device_entry;

@@ -1,35 +1,55 @@
-// gemm on NVIDIA's matrix units (Vulkan GLSL, GL_NV_cooperative_matrix; kernels/plan_vk.c launches it only on devices
-// whose driver enabled VK_NV_cooperative_matrix with 16 x 16 x 16 f16 x f16 + f32 on sub-groups of 32, so no other
-// device ever builds this module). hcl_gemm_coop_f16: A, B and C f16; hcl_gemm_coop_f16_f32 (-DHCL_C_F32): C f32. The
-// arguments, flags and BLAS meaning of gemm.comp's kernels (C = alpha * op(A) * op(B) + beta * C; beta == 0 does not
-// read C; the host passes k = 0 and alpha = 0 when k or alpha is 0). bf16 has no NV cooperative-matrix type: it stays
-// on gemm.comp.
+// gemm on the matrix units through cooperative matrices (Vulkan GLSL, GL_KHR_cooperative_matrix; kernels/plan_vk.c
+// launches it only on devices whose driver enabled VK_KHR_cooperative_matrix with 16 x 16 x 16 t x t + f32 on sub-groups
+// of 32, and VK_KHR_shader_bfloat16 for bf16, so no other device ever builds this module). hcl_gemm_coop_<t> (t: f16,
+// bf16): A, B and C of type t; hcl_gemm_coop_<t>_f32 (-DHCL_C_F32): C f32. The arguments, flags and BLAS meaning of
+// gemm.comp's kernels (C = alpha * op(A) * op(B) + beta * C; beta == 0 does not read C; the host passes k = 0 and
+// alpha = 0 when k or alpha is 0). Debian 12's glslang (12) cannot compile it: the build compiles it through a newer
+// one (kernels/glslang_compile.c).
 //
-// A 16 x 16 work-group (8 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes a 64 x 32 block of it as
-// 4 x 2 fragments of 16 x 16, accumulated in f32. A and B go through shared memory 16 k deep as 16-byte words of 8 f16,
-// in the orientation they are stored (rows of A along k, or along m when transposed; rows of B along n, or along k
-// when transposed), each row one word longer than it holds (so the fragments' loads of 8 rows fall in other banks),
-// zero-padded past m, n and k, so ragged edges need no other kernel; the fragments are loaded row- or column-major to
-// match. Two buffers of each: the next step's words are read from global memory into registers (one 16-byte read a
-// word where the leading dimension is a multiple of 8 and the word is inside) while this step multiplies, then stored
-// into the other buffer, so a step needs one barrier. A fragment of C inside m x n leaves straight from the
-// accumulators (scaled by alpha, plus beta * C, converted to C's type) where C's rows are whole 16-byte words apart;
-// the others go through a 16 x 16 float patch of shared memory per sub-group (the buffers' words, free once the k loop
-// ends), element by element. glslang puts any module with cooperative matrices under the Vulkan memory model: the
-// driver enables vulkanMemoryModel with the extension.
+// A 256-work-item group (8 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes a 64 x 32 block of it as
+// 4 x 2 fragments of 16 x 16, accumulated in f32. A and B go through shared memory 16 k deep as 16-byte words of 8
+// 16-bit values, in the orientation they are stored (rows of A along k, or along m when transposed; rows of B along n,
+// or along k when transposed), each row one word longer than it holds (so the fragments' loads of 8 rows fall in other
+// banks), zero-padded past m, n and k, so ragged edges need no other kernel; the fragments are loaded row- or
+// column-major to match. Two buffers of each: the next step's words are read from global memory into registers (one
+// 16-byte read a word where the leading dimension is a multiple of 8 and the word is inside) while this step
+// multiplies, then stored into the other buffer, so a step needs one barrier. A fragment of C inside m x n leaves
+// straight from the accumulators (scaled by alpha, plus beta * C, converted to C's type by the driver) where C's rows
+// are whole 16-byte words apart and C is not bf16 (DIRECT_C); the others go through a 16 x 16 float patch of shared
+// memory per sub-group (the buffers' words, free once the k loop ends), element by element (bf16 rounded to nearest
+// even, as STORE does).
+// glslang puts any module with cooperative matrices under the Vulkan memory model: the driver enables
+// vulkanMemoryModel with the extension.
 //
-// Measured on an H200 (4096^3 f16, TFLOP/s; a harness timing SPIR-V variants of this file): 21.9 for the first form
-// (32 k deep, 8-byte reads, 16-bit shared stores, C always through the patch) -> 70.6 with 16-byte words, unrolled
-// loops and C from the accumulators -> 91.0 at 16 k deep (8192^3: 96.2). Slower: 32 k deep with the next two steps in
-// registers (58.3), 16 k with two steps (66.6), 128 x 256 and 256 x 128 tiles (86-89), sub-groups of 64 x 64 (82) or
-// 32 x 32 (71), fragments loaded straight from global memory (27-51), the loop body written out per buffer (69).
+// Measured on an H200 (f16, TFLOP/s; a harness timing SPIR-V variants of this file): 21.9 at 4096^3 for the first
+// form (32 k deep, 8-byte reads, 16-bit shared stores, C always through the patch) -> 70.6 with 16-byte words,
+// unrolled loops and C from the accumulators -> 91.0 at 16 k deep, all written with GL_NV_cooperative_matrix. The same
+// kernel on GL_KHR_cooperative_matrix: 109.7 (8192^3: 114.4, against 97.1; 2048^3: 100.2 against 84.9), and bf16 the
+// same. Slower: 32 k deep with the next two steps in registers (58.3), 16 k with two steps (66.6), 128 x 256 and
+// 256 x 128 tiles (86-89), sub-groups of 64 x 64 (82) or 32 x 32 (71), fragments loaded straight from global memory
+// (27-51), the loop body written out per buffer (69); work-group-scope matrices (VK_NV_cooperative_matrix2: the whole
+// tile one matrix, operands loaded through tensor layouts) 58-74 at every tile shape tried.
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
 #include "hcl_vk_types.glsl"
+// ET: the fragments' element type; BITS16(x): the 16 bits of an element read as T (hcl_vk_types.glsl's buffer type)
+#if defined(HCL_BF16)
+#extension GL_EXT_bfloat16 : require
+#define ET bfloat16_t
+#define BITS16(x) uint(x)
+#else
+#define ET float16_t
+#define BITS16(x) uint(float16BitsToUint16(x))
+#endif
+#define FRAG_A coopmat<ET, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
+#define FRAG_B coopmat<ET, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
+#define ACC coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+#define ROWS gl_CooperativeMatrixLayoutRowMajor
+#define COLS gl_CooperativeMatrixLayoutColumnMajor
 layout(std430, set = 0, binding = 0) readonly buffer A { T a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { T b[]; };
 layout(std430, set = 0, binding = 0) readonly buffer A8 { uvec4 a8[]; };
@@ -37,15 +57,21 @@ layout(std430, set = 0, binding = 1) readonly buffer B8 { uvec4 b8[]; };
 #ifdef HCL_C_F32
 #define CT float
 #define CBITS 32
-#define TO_F32(x) (x)
-#define TO_C(x) (x)
 #else
-#define CT float16_t
+#define CT ET
 #define CBITS 16
-#define TO_F32(x) fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(x)
-#define TO_C(x) fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(x)
+#endif
+#define CMAT coopmat<CT, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+// Whether C's fragments may leave straight from the accumulators: not for bf16 C, since NVIDIA's driver converts a
+// float matrix to bf16 toward zero (conformance: errors of a whole unit in the last place, types::gemm_bf16); the patch
+// rounds to nearest even (STORE)
+#if defined(HCL_BF16) && !defined(HCL_C_F32)
+#define DIRECT_C false
+#else
+#define DIRECT_C true
 #endif
 layout(std430, set = 0, binding = 2) buffer C { CT c[]; };
+layout(std430, set = 0, binding = 2) buffer C16 { uint16_t c16[]; }; // bf16 C's element stores (rounded by STORE)
 layout(push_constant) uniform P {
     uint m, n, k, lda, ldb, ldc, flags;
     float alpha, beta;
@@ -56,7 +82,7 @@ layout(push_constant) uniform P {
 #define WM 64
 #define WN 32
 #define BK 16
-#define SGS ((BM / WM) * (BN / WN)) // sub-groups a work-group (the plan's 16 x 16 work-items)
+#define SGS ((BM / WM) * (BN / WN)) // sub-groups a work-group (the plan's 256 work-items)
 #define FM (WM / 16)                 // fragments of a sub-group's block, down
 #define FN (WN / 16)                 // and across
 // A's tile: BM rows of BK / 8 + 1 words (A(i, k0 + kk) in word i (BK / 8 + 1) + kk / 8), or transposed BK rows of
@@ -79,9 +105,9 @@ shared uint hcl_coop_patches_fit[64 * SGS <= 2 * (SA_WORDS + SB_WORDS) ? 1 : -1]
         if (r >= rows) return uvec4(0u);                                                                               \
         const uint at = r * ld + c;                                                                                    \
         if ((ld & 7u) == 0u && c + 7u < cols) return buf8[at >> 3];                                                   \
-        f16vec2 h[4];                                                                                                  \
-        [[unroll]] for (uint q = 0u; q < 8u; q++) h[q / 2u][q % 2u] = c + q < cols ? buf[at + q] : float16_t(0.0);     \
-        return uvec4(packFloat2x16(h[0]), packFloat2x16(h[1]), packFloat2x16(h[2]), packFloat2x16(h[3]));              \
+        uint h[8];                                                                                                     \
+        [[unroll]] for (uint q = 0u; q < 8u; q++) h[q] = c + q < cols ? BITS16(buf[at + q]) : 0u;                     \
+        return uvec4(h[0] | h[1] << 16, h[2] | h[3] << 16, h[4] | h[5] << 16, h[6] | h[7] << 16);                     \
     }
 HCL_COOP_WORD(word_a, a, a8, p.lda)
 HCL_COOP_WORD(word_b, b, b8, p.ldb)
@@ -120,9 +146,9 @@ void main() {
     const uint wr = WM * (w / (BN / WN)), wc = WN * (w % (BN / WN)); // this sub-group's block of the tile
     const bool ta = (p.flags & 1u) != 0u, tb = (p.flags & 2u) != 0u;
     const uint sta = ta ? BM / 8u + 1u : BK / 8u + 1u, stb = tb ? BK / 8u + 1u : BN / 8u + 1u; // words a shared row
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FM][FN];
+    ACC acc[FM][FN];
     [[unroll]] for (int r = 0; r < FM; r++)[[unroll]] for (int s = 0; s < FN; s++) acc[r][s] =
-        fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+        ACC(0.0);
     const uint kbeg = p.flags >> 2;
     // The next step's words are read into registers while this step multiplies, then stored into the other shared
     // buffer (read by nobody since the last barrier).
@@ -137,25 +163,26 @@ void main() {
         const bool more = k0 + BK < p.k;
         if (more) fetch(lid, row0, col0, k0 + BK, va, vb); // in flight while this step multiplies
         [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[FM], fb[FN];
+            FRAG_A fa[FM];
+            FRAG_B fb[FN];
             [[unroll]] for (int r = 0; r < FM; r++) {
                 const uint i = wr + 16u * uint(r);
                 const uint at = ta ? kk * sta + i / 8u : i * sta + kk / 8u;
                 if (ta)
-                    coopMatLoadNV(fa[r], sm, buf * SA_WORDS + at, sta, true);
+                    coopMatLoad(fa[r], sm, buf * SA_WORDS + at, sta, COLS);
                 else
-                    coopMatLoadNV(fa[r], sm, buf * SA_WORDS + at, sta, false);
+                    coopMatLoad(fa[r], sm, buf * SA_WORDS + at, sta, ROWS);
             }
             [[unroll]] for (int s = 0; s < FN; s++) {
                 const uint j = wc + 16u * uint(s);
                 const uint at = tb ? j * stb + kk / 8u : kk * stb + j / 8u;
                 if (tb)
-                    coopMatLoadNV(fb[s], sm, SB0 + buf * SB_WORDS + at, stb, true);
+                    coopMatLoad(fb[s], sm, SB0 + buf * SB_WORDS + at, stb, COLS);
                 else
-                    coopMatLoadNV(fb[s], sm, SB0 + buf * SB_WORDS + at, stb, false);
+                    coopMatLoad(fb[s], sm, SB0 + buf * SB_WORDS + at, stb, ROWS);
             }
             [[unroll]] for (int r = 0; r < FM; r++)[[unroll]] for (int s = 0; s < FN; s++) acc[r][s] =
-                coopMatMulAddNV(fa[r], fb[s], acc[r][s]);
+                coopMatMulAdd(fa[r], fb[s], acc[r][s]);
         }
         if (more) stage(lid, buf ^ 1u, va, vb);
         barrier();
@@ -166,26 +193,34 @@ void main() {
     [[unroll]] for (int r = 0; r < FM; r++)[[unroll]] for (int s = 0; s < FN; s++) {
             const uint i0 = row0 + wr + 16u * uint(r), j0 = col0 + wc + 16u * uint(s);
             if (i0 >= p.m || j0 >= p.n) continue;
-            fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> v = acc[r][s] * p.alpha;
+            ACC v = acc[r][s] * p.alpha;
             // inside C, whose rows are whole 16-byte words apart
-            if (i0 + 16u <= p.m && j0 + 16u <= p.n && (p.ldc & (128u / CBITS - 1u)) == 0u) {
+            if (DIRECT_C && i0 + 16u <= p.m && j0 + 16u <= p.n && (p.ldc & (128u / CBITS - 1u)) == 0u) {
                 if (p.beta != 0.0) {
-                    fcoopmatNV<CBITS, gl_ScopeSubgroup, 16, 16> old;
-                    coopMatLoadNV(old, c, i0 * p.ldc + j0, p.ldc, false);
-                    v = v + TO_F32(old) * p.beta;
+                    CMAT old;
+                    coopMatLoad(old, c, i0 * p.ldc + j0, p.ldc, ROWS);
+                    v = v + ACC(old) * p.beta;
                 }
-                coopMatStoreNV(TO_C(v), c, i0 * p.ldc + j0, p.ldc, false);
+                coopMatStore(CMAT(v), c, i0 * p.ldc + j0, p.ldc, ROWS);
                 continue;
             }
-            coopMatStoreNV(v, sm, 64u * w, 4u, false); // 16 rows of 4 words of 4 floats
+            coopMatStore(v, sm, 64u * w, 4u, ROWS); // 16 rows of 4 words of 4 floats
             subgroupMemoryBarrierShared();
             subgroupBarrier();
             for (uint e = lane; e < 256u; e += 32u) {
                 const uint i = i0 + e / 16u, j = j0 + e % 16u;
                 if (i >= p.m || j >= p.n) continue;
                 float x = uintBitsToFloat(sm[64u * w + e / 4u][e % 4u]);
+#if defined(HCL_C_F32)
+                if (p.beta != 0.0) x = fma(p.beta, c[i * p.ldc + j], x);
+                c[i * p.ldc + j] = x;
+#elif defined(HCL_BF16)
+                if (p.beta != 0.0) x = fma(p.beta, LOAD(c16[i * p.ldc + j]), x);
+                c16[i * p.ldc + j] = uint16_t(hcl_bits16(x));
+#else
                 if (p.beta != 0.0) x = fma(p.beta, float(c[i * p.ldc + j]), x);
                 c[i * p.ldc + j] = CT(x);
+#endif
             }
             subgroupBarrier(); // the patch is read before the next fragment is stored into it
         }
