@@ -153,8 +153,10 @@ static const char *const vk16_kernels[] = {
 #undef VK16
 #undef VK_GEMV
         NULL};
-static const char *const vk_coop_kernels[] = {"hcl_gemm_coop_f16", "hcl_gemm_coop_f16_f32", "hcl_gemm_coop_bf16",
-                                              "hcl_gemm_coop_bf16_f32", NULL};
+static const char *const vk_coop_kernels[] = {
+    "hcl_gemm_coop_f16",      "hcl_gemm_coop_f16_f32",    "hcl_gemm_coop_bf16",
+    "hcl_gemm_coop_bf16_f32", "hcl_gemm_coop64_f16",      "hcl_gemm_coop64_f16_f32",
+    "hcl_gemm_coop64_bf16",   "hcl_gemm_coop64_bf16_f32", NULL};
 static const char *const *const g_kernel_names[HCL_KPROG_COUNT] = {
     [HCL_KPROG_VK] = vk_kernels,
     [HCL_KPROG_VK16] = vk16_kernels,

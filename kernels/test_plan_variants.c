@@ -56,7 +56,8 @@ static int starts(const char *s, const char *prefix) { return strncmp(s, prefix,
  * copy, the k = 0 scale kernel) are of every variant. */
 static int launch_of(const hcl_klaunch *l, hcl_kvariant v) {
     const char *k = hcl_test_kernel_name(l);
-    if (l->prog == HCL_KPROG_VK_COOP) return v == HCL_KVARIANT_GEMM_VK_COOP;
+    if (l->prog == HCL_KPROG_VK_COOP)
+        return starts(k, "hcl_gemm_coop64_") ? v == HCL_KVARIANT_GEMM_VK_COOP64 : v == HCL_KVARIANT_GEMM_VK_COOP;
     if (l->prog == HCL_KPROG_VK || l->prog == HCL_KPROG_VK16) {
         /* Vulkan's gemm: the tile in the kernel's name (hcl_gemm_128_, hcl_gemm_128x64_, hcl_gemm_dot_,
          * hcl_gemm_splitk_, hcl_gemm_gemv_, else 64 x 64) */

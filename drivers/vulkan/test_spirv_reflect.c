@@ -4,7 +4,7 @@
  * words, and one uint; gemm: bindings 0-2, each once though A and B are declared twice, seven uints and two floats); a
  * missing entry point, OpenCL SPIR-V and every truncated or corrupted copy refused or read without a read past the
  * module (the sanitizer build checks that). With argv[2], the cooperative-matrix module (vk_coop.spv, from the newer
- * glslang): its four gemm entry points take gemm's buffers and push constants, and a size from the specialisation
+ * glslang): its eight gemm entry points take gemm's buffers and push constants, and a size from the specialisation
  * constants. Checks through the test library (HCL_TS_CHECK). */
 #include "hcl_testsupport.h"
 #include "spirv_reflect.h"
@@ -71,9 +71,10 @@ int main(int argc, char **argv) {
     size_t coop_size = 0;
     uint32_t *coop = argc > 2 ? hcl_ts_read_file(argv[2], &coop_size) : NULL;
     HCL_TS_CHECK(argc <= 2 || coop, "could not read %s", argc > 2 ? argv[2] : "");
-    static const char *const coop_kernels[] = {"hcl_gemm_coop_f16", "hcl_gemm_coop_f16_f32", "hcl_gemm_coop_bf16",
-                                               "hcl_gemm_coop_bf16_f32"};
-    for (int i = 0; coop && i < 4; i++) {
+    static const char *const coop_kernels[] = {
+        "hcl_gemm_coop_f16",   "hcl_gemm_coop_f16_f32",   "hcl_gemm_coop_bf16",   "hcl_gemm_coop_bf16_f32",
+        "hcl_gemm_coop64_f16", "hcl_gemm_coop64_f16_f32", "hcl_gemm_coop64_bf16", "hcl_gemm_coop64_bf16_f32"};
+    for (int i = 0; coop && i < 8; i++) {
         const int ok = hcl__vk_spirv_reflect(coop, coop_size, coop_kernels[i], &r, why, sizeof why);
         HCL_TS_CHECK(ok, "%s: %s", coop_kernels[i], why);
         HCL_TS_CHECK(r.num_bindings == 3 && r.bindings[2] == 2 && r.num_push == 9 && r.push_bytes == 36 &&

@@ -1,13 +1,14 @@
 // gemm on the matrix units through cooperative matrices (Vulkan GLSL, GL_KHR_cooperative_matrix; kernels/plan_vk.c
 // launches it only on devices whose driver enabled VK_KHR_cooperative_matrix with 16 x 16 x 16 t x t + f32 on sub-groups
 // of 32, and VK_KHR_shader_bfloat16 for bf16, so no other device ever builds this module). hcl_gemm_coop_<t> (t: f16,
-// bf16): A, B and C of type t; hcl_gemm_coop_<t>_f32 (-DHCL_C_F32): C f32. The arguments, flags and BLAS meaning of
+// bf16): A, B and C of type t; hcl_gemm_coop_<t>_f32 (-DHCL_C_F32): C f32; hcl_gemm_coop64_<t>[_f32] (-DHCL_COOP64) the
+// same over 64 x 64 tiles. The arguments, flags and BLAS meaning of
 // gemm.comp's kernels (C = alpha * op(A) * op(B) + beta * C; beta == 0 does not read C; the host passes k = 0 and
 // alpha = 0 when k or alpha is 0). Debian 12's glslang (12) cannot compile it: the build compiles it through a newer
 // one (kernels/glslang_compile.c).
 //
 // A 256-work-item group (8 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes a 64 x 32 block of it as
-// 4 x 2 fragments of 16 x 16, accumulated in f32. A and B go through shared memory 16 k deep as 16-byte words of 8
+// 4 x 2 fragments of 16 x 16, accumulated in f32 (64 x 64 tiles: 32 x 16 blocks of 2 x 1 fragments). A and B go through shared memory 16 k deep as 16-byte words of 8
 // 16-bit values, in the orientation they are stored (rows of A along k, or along m when transposed; rows of B along n,
 // or along k when transposed), each row one word longer than it holds (so the fragments' loads of 8 rows fall in other
 // banks), zero-padded past m, n and k, so ragged edges need no other kernel; the fragments are loaded row- or
@@ -28,7 +29,9 @@
 // same. Slower: 32 k deep with the next two steps in registers (58.3), 16 k with two steps (66.6), 128 x 256 and
 // 256 x 128 tiles (86-89), sub-groups of 64 x 64 (82) or 32 x 32 (71), fragments loaded straight from global memory
 // (27-51), the loop body written out per buffer (69); work-group-scope matrices (VK_NV_cooperative_matrix2: the whole
-// tile one matrix, operands loaded through tensor layouts) 58-74 at every tile shape tried.
+// tile one matrix, operands loaded through tensor layouts) 58-74 at every tile shape tried. 64 x 64 tiles (f16,
+// TFLOP/s, against 128 x 128): 1024^3 43.0 against 32.1, 512 x 512 x 4096 15.8 against 8.3, 127 x 4096 x 4096 23.9
+// against 18.0, 256 x 4096 x 4096 45.8 against 38.4, 2048^3 60.7 against 101.5; 128 x 64 and 64 x 128 between.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
@@ -77,10 +80,19 @@ layout(push_constant) uniform P {
     float alpha, beta;
 } p;
 
+// the tile of C (BM x BN) and a sub-group's block of it (WM x WN): hcl_gemm_coop_<t> 128 x 128 and 64 x 32;
+// hcl_gemm_coop64_<t> (-DHCL_COOP64) 64 x 64 and 32 x 16, for C of few tiles
+#ifdef HCL_COOP64
+#define BM 64
+#define BN 64
+#define WM 32
+#define WN 16
+#else
 #define BM 128
 #define BN 128
 #define WM 64
 #define WN 32
+#endif
 #define BK 16
 #define SGS ((BM / WM) * (BN / WN)) // sub-groups a work-group (the plan's 256 work-items)
 #define FM (WM / 16)                 // fragments of a sub-group's block, down
