@@ -262,7 +262,8 @@ static void splitk(void) {
      * k is at least 2048: 1024^3 (32 tiles, k short) stays whole; 128 x 128 x 65536 (one tile) takes 128 slices of
      * 512; an 8B model's down projection at 256 tokens (256 x 4096 x 14336: 32 tiles) 4 slices of 3584, f16 partial
      * products in f32 (the kernel whose C is f32), alpha 1 and beta 0 into the scratch, pitch n; TF32 "nn" likewise
-     * on its swapped operands (C^T's tiles: 64 x 4096 has 32) */
+     * on its swapped operands (C^T's tiles: 64 x 4096 has 32); 16 x 1024 x 4096 (4 tiles) 16 slices of 256, the least;
+     * 256 x 1024 x 4096 (8 tiles) 10 slices of 448, whose partials stay within A's and B's bytes */
     g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
     plan("sm_90 f16 1024^3", &h100, &g, 1, "hcl_gemm_wg_f16_f16_nn", &p);
     hcl_kplan_free(&p);
@@ -278,7 +279,11 @@ static void splitk(void) {
                      {HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 256, 4096, 14336, 128, 3584,
                       "hcl_gemm_wg_bf16_f32_nn", "hcl_gemm_splitk_sum_f32"},
                      {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 64, 4096, 4096, 128, 1024,
-                      "hcl_gemm_wg_tf32_f32_nn", "hcl_gemm_splitk_sum_f32"}};
+                      "hcl_gemm_wg_tf32_f32_nn", "hcl_gemm_splitk_sum_f32"},
+                     {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 16, 1024, 4096, 64, 256, "hcl_gemm_wg_f16_f32_nn",
+                      "hcl_gemm_splitk_sum_f16"},
+                     {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 256, 1024, 4096, 80, 448, "hcl_gemm_wg_f16_f32_nn",
+                      "hcl_gemm_splitk_sum_f16"}};
     for (size_t i = 0; i < sizeof wg_sliced / sizeof wg_sliced[0]; i++) {
         const size_t m = wg_sliced[i].m, n = wg_sliced[i].n, k = wg_sliced[i].k;
         g = hcl_test_gemm(wg_sliced[i].ab, wg_sliced[i].c, wg_sliced[i].compute, 0, 0, m, n, k, 0);

@@ -140,15 +140,22 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
 }
 
 /* The Hopper plan over slices of k, when its tiles fill at most half the SMs and k is long (not for TF32 "tn", whose
- * scratch holds B's copy): about one work item per SM, slices of a multiple of 64 of k, at least 512, within the
+ * scratch holds B's copy): about one work item per SM, slices of a multiple of 64 of k, at least WG_MIN_SLICE, and
+ * their partial products (slices x m x n floats, written and read back) at most the bytes of A and B, within the
  * scratch's limit; the partial products in f32 (the kernel whose C is f32), summed into C's type.
- * HCL_ERROR_UNSUPPORTED (the plan as it was) when that does not apply or the program lacks the kernels. */
-#define WG_MIN_SLICE 512
+ * HCL_ERROR_UNSUPPORTED (the plan as it was) when that does not apply or the program lacks the kernels.
+ * Measured on an H200 (HCL/cuBLAS, n 1024, k 4096; least slice 512 -> 256): f16 16 rows 0.53 -> 0.59, 64 rows 0.57 ->
+ * 0.62, 128 rows 0.60 -> 0.62, TF32 0.63-1.06 -> 0.66-1.10; f16 256 rows 0.63 -> 0.57 with 16 slices (its partials
+ * twice B's bytes), hence the bound on the partials (10 slices there). A least slice of 128: no better. */
+#define WG_MIN_SLICE 256
+#define WG_SLICED_MIN_K 2048 /* k below this is never sliced */
 static hcl_status plan_wg_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
     const size_t sms = hcl_known_or(dev->compute_units, 1), tiles = wg_tiles(g);
-    if (copies_b(g) || 2 * tiles > sms || g->k < 4 * WG_MIN_SLICE) return HCL_ERROR_UNSUPPORTED;
+    if (copies_b(g) || 2 * tiles > sms || g->k < WG_SLICED_MIN_K) return HCL_ERROR_UNSUPPORTED;
+    const size_t operands = (g->m + g->n) * g->k * hcl_kdtype_size(g->ab_type), partial = g->m * g->n * sizeof(float);
+    const size_t most = hcl_min_size(hcl_min_size(sms / tiles, g->k / WG_MIN_SLICE), operands / partial);
     size_t slices;
-    const size_t kslice = hcl__gemm_kslice(g, hcl_min_size(sms / tiles, g->k / WG_MIN_SLICE), 64, &slices);
+    const size_t kslice = hcl__gemm_kslice(g, most, 64, &slices);
     if (slices < 2) return HCL_ERROR_UNSUPPORTED;
     char name[64];
     snprintf(name, sizeof name, "hcl_gemm_wg_%s_f32_%s",
