@@ -121,6 +121,10 @@ static int kernel_source(text *out, const char *include_dir, const char *path, c
     append(out, body.data, (size_t)(eol + 1 - body.data));
     if (strcmp(defines, "-") != 0) {
         char *list = strdup(defines), *save = NULL;
+        if (!list) {
+            fprintf(stderr, "hcl-glslang-compile: out of memory\n");
+            exit(1);
+        }
         for (char *d = strtok_r(list, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
             char *eq = strchr(d, '=');
             if (eq) *eq = ' ';

@@ -259,16 +259,20 @@ static const vk_gemm_kernel g_vk_gemm[] = {
 /* Whether the gemv kernel takes g on swapped operands (C^T = B^T A^T: C's columns are its rows). */
 static int vk_gemv_swap(const hcl_kgemm *g) { return !(g->m <= VK_GEMV_ROWS && (g->m <= g->n || g->n > VK_GEMV_ROWS)); }
 
+/* Whether kk is the cooperative-matrix kernel (either tile: the vk-coop program). */
+static int vk_is_coop(const vk_gemm_kernel *kk) {
+    return kk->variant == HCL_KVARIANT_GEMM_VK_COOP || kk->variant == HCL_KVARIANT_GEMM_VK_COOP64;
+}
+
 /* Shared memory of a kernel: the SIMT tiles hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B; the
- * cooperative-matrix one two buffers of 128 rows of 3 16-byte words (16 k of 16-bit values and a word of padding) for each of A
- * and B (C's patches reuse them). */
+ * cooperative-matrix one two buffers of 128 rows of 3 16-byte words (16 k of 16-bit values and a word of padding) for
+ * each of A and B (C's patches reuse them). */
 static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return 0u;
     /* the gemv kernel: 4096 floats of A's rows, the sums of at most 8 x 256 columns in rows of 257 floats */
     if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV) return (4096u + 8u * 257u) * sizeof(float) + 16u;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) return 2u * 16u * (64u + 4u + 64u + 4u) * sizeof(float) + 16u;
-    if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP || kk->variant == HCL_KVARIANT_GEMM_VK_COOP64)
-        return 2u * 2u * 128u * 3u * 16u; /* the 64 x 64 tile's are smaller: the bound of both */
+    if (vk_is_coop(kk)) return 2u * 2u * 128u * 3u * 16u; /* the 64 x 64 tile's are smaller: the bound of both */
     return 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
 }
 
@@ -356,15 +360,14 @@ static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_ge
      * 1040 x 520: 25-27), on the SIMT tiles f16 33.1 (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x
      * 128), 29.2 (128 x 64), 25.1 (64 x 64). So 16-bit types on the matrix unit wherever the kernel runs, and bf16
      * never on the 128 x 128 SIMT tile unforced. */
+    const size_t groups = hcl_ceil_div(g->m, kk->bm) * hcl_ceil_div(g->n, kk->bn);
     /* 128 x 128 tiles where they number at least the compute units, else 64 x 64 (H200, f16 TFLOP/s: 1024^3 43.0
      * against 32.1, 127 x 4096 x 4096 23.9 against 18.0; 2048^3, 256 tiles, 101.5 against 60.7) */
     if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP)
-        return vk_coop_runs(dev, g) &&
-               hcl_ceil_div(g->m, 128) * hcl_ceil_div(g->n, 128) >= hcl_known_or(dev->compute_units, 64);
+        return vk_coop_runs(dev, g) && groups >= hcl_known_or(dev->compute_units, 64);
     if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP64) return vk_coop_runs(dev, g);
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT128 && g->ab_type == HCL_DTYPE_BF16) return 0;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SIMT64) return 1;
-    const size_t groups = hcl_ceil_div(g->m, kk->bm) * hcl_ceil_div(g->n, kk->bn);
     return !dev->is_cpu && groups * 4 >= hcl_known_or(dev->compute_units, 64) * 3;
 }
 
@@ -372,8 +375,7 @@ static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_ge
  * kernel only f16 or bf16 inputs on a device with the matrix unit for them and sub-groups of 32), else the refusal in
  * out. */
 static hcl_status vk_gemm_fits(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk, hcl_kplan *out) {
-    if ((kk->variant == HCL_KVARIANT_GEMM_VK_COOP || kk->variant == HCL_KVARIANT_GEMM_VK_COOP64) &&
-        !vk_coop_runs(dev, g))
+    if (vk_is_coop(kk) && !vk_coop_runs(dev, g))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
                               "the cooperative-matrix gemm takes f16 or bf16 inputs on a device with "
                               "VK_KHR_cooperative_matrix for that type and sub-groups of 32, in a build with the "
@@ -413,7 +415,7 @@ static const vk_gemm_kernel *vk_gemm_choose(const hcl_kdevice *dev, const hcl_kg
 /* The launches of kernel kk for g: one, or on a CPU device one per slice of k. */
 static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_gemm_kernel *kk,
                                    hcl_kplan *out) {
-    const int coop = kk->variant == HCL_KVARIANT_GEMM_VK_COOP || kk->variant == HCL_KVARIANT_GEMM_VK_COOP64;
+    const int coop = vk_is_coop(kk);
     const hcl_kprog prog = coop ? HCL_KPROG_VK_COOP : vk_prog(g->ab_type);
     const int splitk = kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK;
     const vk_splitk_tile *sk = vk_splitk_tile_of(g);

@@ -32,8 +32,8 @@ static int has_extension(VkPhysicalDevice phys, const char *name) {
     return found;
 }
 
-/* The input types (HCL_TYPE_BIT of f16 and bf16) the device multiplies as kernels/gemm/gemm_coop.comp does (internal.h's
- * coop_types says what that takes); 0 for none, -1 out of host memory. */
+/* The input types (HCL_TYPE_BIT of f16 and bf16) the device multiplies as kernels/gemm/gemm_coop.comp does
+ * (internal.h's coop_types says what that takes); 0 for none, -1 out of host memory. */
 static int coop_matrix_types(VkPhysicalDevice phys) {
     const int khr = has_extension(phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
     const int bf = has_extension(phys, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);

@@ -1,6 +1,7 @@
-/* Vulkan types newer than some vulkan_core.h the driver builds with (Debian 12's is 1.3.239): VK_KHR_cooperative_matrix
- * (headers 1.3.255) and VK_KHR_shader_bfloat16 (1.4.311), with the Vulkan registry's values and layouts, each block only
- * where the header lacks the extension, so a newer header defines the same things under the same names. */
+/* Vulkan types newer than some vulkan_core.h the driver builds with (Debian 12's is 1.3.239):
+ * VK_KHR_cooperative_matrix (headers 1.3.255) and VK_KHR_shader_bfloat16 (1.4.311), with the Vulkan registry's values
+ * and layouts, each block only where the header lacks the extension, so a newer header defines the same things under
+ * the same names. */
 #ifndef HCL_VULKAN_EXT_TYPES_H
 #define HCL_VULKAN_EXT_TYPES_H
 

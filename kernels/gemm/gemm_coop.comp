@@ -1,26 +1,25 @@
 // gemm on the matrix units through cooperative matrices (Vulkan GLSL, GL_KHR_cooperative_matrix; kernels/plan_vk.c
-// launches it only on devices whose driver enabled VK_KHR_cooperative_matrix with 16 x 16 x 16 t x t + f32 on sub-groups
-// of 32, and VK_KHR_shader_bfloat16 for bf16, so no other device ever builds this module). hcl_gemm_coop_<t> (t: f16,
-// bf16): A, B and C of type t; hcl_gemm_coop_<t>_f32 (-DHCL_C_F32): C f32; hcl_gemm_coop64_<t>[_f32] (-DHCL_COOP64) the
-// same over 64 x 64 tiles. The arguments, flags and BLAS meaning of
+// launches it only on devices whose driver enabled VK_KHR_cooperative_matrix with 16 x 16 x 16 t x t + f32 on
+// sub-groups of 32, and VK_KHR_shader_bfloat16 for bf16, so no other device ever builds this module).
+// hcl_gemm_coop_<t> (t: f16, bf16): A, B and C of type t; hcl_gemm_coop_<t>_f32 (-DHCL_C_F32): C f32;
+// hcl_gemm_coop64_<t>[_f32] (-DHCL_COOP64): the same over 64 x 64 tiles. The arguments, flags and BLAS meaning of
 // gemm.comp's kernels (C = alpha * op(A) * op(B) + beta * C; beta == 0 does not read C; the host passes k = 0 and
 // alpha = 0 when k or alpha is 0). Debian 12's glslang (12) cannot compile it: the build compiles it through a newer
 // one (kernels/glslang_compile.c).
 //
 // A 256-work-item group (8 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes a 64 x 32 block of it as
-// 4 x 2 fragments of 16 x 16, accumulated in f32 (64 x 64 tiles: 32 x 16 blocks of 2 x 1 fragments). A and B go through shared memory 16 k deep as 16-byte words of 8
-// 16-bit values, in the orientation they are stored (rows of A along k, or along m when transposed; rows of B along n,
-// or along k when transposed), each row one word longer than it holds (so the fragments' loads of 8 rows fall in other
-// banks), zero-padded past m, n and k, so ragged edges need no other kernel; the fragments are loaded row- or
-// column-major to match. Two buffers of each: the next step's words are read from global memory into registers (one
-// 16-byte read a word where the leading dimension is a multiple of 8 and the word is inside) while this step
-// multiplies, then stored into the other buffer, so a step needs one barrier. A fragment of C inside m x n leaves
-// straight from the accumulators (scaled by alpha, plus beta * C, converted to C's type by the driver) where C's rows
-// are whole 16-byte words apart and C is not bf16 (DIRECT_C); the others go through a 16 x 16 float patch of shared
-// memory per sub-group (the buffers' words, free once the k loop ends), element by element (bf16 rounded to nearest
-// even, as STORE does).
-// glslang puts any module with cooperative matrices under the Vulkan memory model: the driver enables
-// vulkanMemoryModel with the extension.
+// 4 x 2 fragments of 16 x 16, accumulated in f32 (64 x 64 tiles: 32 x 16 blocks of 2 x 1 fragments). A and B go through
+// shared memory 16 k deep as 16-byte words of 8 16-bit values, in the orientation they are stored (rows of A along k,
+// or along m when transposed; rows of B along n, or along k when transposed), each row one word longer than it holds
+// (so the fragments' loads of 8 rows fall in other banks), zero-padded past m, n and k, so ragged edges need no other
+// kernel; the fragments are loaded row- or column-major to match. Two buffers of each: the next step's words are read
+// from global memory into registers (one 16-byte read a word where the leading dimension is a multiple of 8 and the
+// word is inside) while this step multiplies, then stored into the other buffer, so a step needs one barrier. A
+// fragment of C inside m x n leaves straight from the accumulators (scaled by alpha, plus beta * C, converted to C's
+// type by the driver) where C's rows are whole 16-byte words apart and C is not bf16 (DIRECT_C); the others go through
+// a 16 x 16 float patch of shared memory per sub-group (the buffers' words, free once the k loop ends), element by
+// element (bf16 rounded to nearest even, as STORE does). glslang puts any module with cooperative matrices under the
+// Vulkan memory model: the driver enables vulkanMemoryModel with the extension.
 //
 // Measured on an H200 (f16, TFLOP/s; a harness timing SPIR-V variants of this file): 21.9 at 4096^3 for the first
 // form (32 k deep, 8-byte reads, 16-bit shared stores, C always through the patch) -> 70.6 with 16-byte words,
@@ -70,11 +69,11 @@ layout(std430, set = 0, binding = 1) readonly buffer B8 { uvec4 b8[]; };
 // rounds to nearest even (STORE)
 #if defined(HCL_BF16) && !defined(HCL_C_F32)
 #define DIRECT_C false
+layout(std430, set = 0, binding = 2) buffer C16 { uint16_t c16[]; }; // bf16 C's element stores (rounded by STORE)
 #else
 #define DIRECT_C true
 #endif
 layout(std430, set = 0, binding = 2) buffer C { CT c[]; };
-layout(std430, set = 0, binding = 2) buffer C16 { uint16_t c16[]; }; // bf16 C's element stores (rounded by STORE)
 layout(push_constant) uniform P {
     uint m, n, k, lda, ldb, ldc, flags;
     float alpha, beta;
