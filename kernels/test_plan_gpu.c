@@ -139,6 +139,28 @@ static void hopper_tf32(void) {
         check_map("sm_90 TF32 nn", l, 5, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 256);
     }
     hcl_kplan_free(&p);
+    /* nn of at most 64 rows: the narrow kernel, tiles of 128 x 64 over C^T, B' (A) boxed by 64 rows; 65 rows: the wide */
+    static const struct {
+        size_t m;
+        const char *kernel;
+        uint32_t box_rows;
+    } narrow[] = {{17, "hcl_gemm_wg_tf32_f32_nn_n64", 64},
+                  {61, "hcl_gemm_wg_tf32_f32_nn_n64", 64},
+                  {64, "hcl_gemm_wg_tf32_f32_nn_n64", 64},
+                  {65, "hcl_gemm_wg_tf32_f32_nn", 256}};
+    for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "sm_90 TF32 nn, %zu rows", narrow[i].m);
+        g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, narrow[i].m, n, k, 3);
+        if (plan(what, &h100, &g, 1, narrow[i].kernel, &p)) {
+            HCL_TS_CHECK(p.launch[0].grid.x == 4, "%s: grid %u (expected 4 tiles of 128 rows of C^T)", what,
+                         p.launch[0].grid.x);
+            check_map(what, &p.launch[0], 5, HCL_KSLOT_A, 0, HCL_DTYPE_F32, narrow[i].m, k, 80 * 4, 32,
+                      narrow[i].box_rows);
+        }
+        hcl_kplan_free(&p);
+    }
+    hcl_kplan_free(&p);
     /* tn: B (k x n) copied transposed into the scratch first (rows of k padded to 4 floats), then the "tt" kernel */
     g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, m, n, k, 3);
     if (plan("sm_90 TF32 tn", &h100, &g, 2, "hcl_gemm_wg_tf32_f32_tt", &p)) {
@@ -279,7 +301,7 @@ static void splitk(void) {
                      {HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 256, 4096, 14336, 128, 3584,
                       "hcl_gemm_wg_bf16_f32_nn", "hcl_gemm_splitk_sum_f32"},
                      {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 64, 4096, 4096, 128, 1024,
-                      "hcl_gemm_wg_tf32_f32_nn", "hcl_gemm_splitk_sum_f32"},
+                      "hcl_gemm_wg_tf32_f32_nn_n64", "hcl_gemm_splitk_sum_f32"},
                      {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 16, 1024, 4096, 64, 256, "hcl_gemm_wg_f16_f32_nn",
                       "hcl_gemm_splitk_sum_f16"},
                      {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 256, 1024, 4096, 80, 448, "hcl_gemm_wg_f16_f32_nn",

@@ -75,10 +75,10 @@ __device__ __forceinline__ unsigned long long hcl_wg_desc(unsigned addr, unsigne
            ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
 }
 
-/* The compiler must not move reads or writes of the accumulators across the asynchronous wgmma. */
-__device__ __forceinline__ void hcl_wg_fence_acc(float *d) {
+/* The compiler must not move reads or writes of the accumulators (N of them) across the asynchronous wgmma. */
+template <int N> __device__ __forceinline__ void hcl_wg_fence_acc(float *d) {
 #pragma unroll
-    for (int i = 0; i < 128; i++) asm volatile("" : "+f"(d[i])::"memory");
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 #define HCL_WG_D8(i)                                                                                                   \
@@ -138,6 +138,17 @@ __device__ __forceinline__ void hcl_wg_mma_rs_tf32(float *d, const float *fa, un
                    "r"(__float_as_uint(fa[3])), "l"(db));
 }
 
+/* d += A (64 x 8, in registers) * B (8 x 64 at db, K-major), TF32: the narrow tile's form of hcl_wg_mma_rs_tf32 */
+__device__ __forceinline__ void hcl_wg_mma_rs_tf32_n64(float *d, const float *fa, unsigned long long db) {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                 "{%32, %33, %34, %35}, %36, 1, 1, 1;"
+                 : HCL_WG_D32(0)
+                 : "r"(__float_as_uint(fa[0])), "r"(__float_as_uint(fa[1])), "r"(__float_as_uint(fa[2])),
+                   "r"(__float_as_uint(fa[3])), "l"(db));
+}
+
 /* The compiler must keep a fragment that an issued wgmma may still read. */
 __device__ __forceinline__ void hcl_wg_fence_frag(float *fa) {
 #pragma unroll
@@ -163,18 +174,20 @@ __device__ __forceinline__ void hcl_wg_frag(float *fa, unsigned a, int w, int la
         }
 }
 
-/* The first row and column of C of tile `tile` (hcl_tile_grouped: groups of HCL_WG_GROUP_M tile rows). */
+/* The first row and column of C of tile `tile` of BM x BN (hcl_tile_grouped: groups of HCL_WG_GROUP_M tile rows). */
+template <int BN>
 __device__ __forceinline__ void hcl_wg_tile(unsigned tile, unsigned tiles_m, unsigned tiles_n, int *m0, int *n0) {
     unsigned tm, tn;
     hcl_tile_grouped<unsigned>(tile, tiles_m, tiles_n, HCL_WG_GROUP_M, &tm, &tn);
     *m0 = (int)(tm * HCL_WG_BM);
-    *n0 = (int)(tn * HCL_WG_BN);
+    *n0 = (int)(tn * BN);
 }
 
 /* RA (TF32, TA): A is M-major in shared memory and goes to wgmma from registers (hcl_wg_frag), since TF32 takes only
  * K-major operands from shared memory. CT: C is stored transposed, D(i, j) at C[j * ldc + i] (the plan swapped the
- * operands: C^T = B^T A^T). */
-template <bool TA, bool TB, typename TAB, typename TC, bool RA = false, bool CT = false>
+ * operands: C^T = B^T A^T). BN: the tile's columns, HCL_WG_BN or HCL_WG_BN_NARROW (only with RA; the plan's tensor
+ * map of B' then boxes 64 rows, and a stage holds that much less in its place of the ring). */
+template <bool TA, bool TB, typename TAB, typename TC, bool RA = false, bool CT = false, int BN = HCL_WG_BN>
 __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long long n, unsigned long long k,
                                             float alpha, const hcl_tmap *ta, const hcl_tmap *tb, float beta, TC *C0,
                                             unsigned long long ldc, unsigned long long kslice) {
@@ -186,8 +199,8 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     const unsigned base = (hcl_wg_smem(hcl_wg_dyn) + 1023u) & ~1023u;
     const unsigned full = hcl_wg_smem(bars), empty = full + 8 * HCL_WG_STAGES;
 
-    const unsigned tiles_m = (unsigned)((m + HCL_WG_BM - 1) / HCL_WG_BM),
-                   tiles_n = (unsigned)((n + HCL_WG_BN - 1) / HCL_WG_BN), tiles = tiles_m * tiles_n;
+    const unsigned tiles_m = (unsigned)((m + HCL_WG_BM - 1) / HCL_WG_BM), tiles_n = (unsigned)((n + BN - 1) / BN),
+                   tiles = tiles_m * tiles_n;
     /* kslice is k itself (one slice: its steps are the steps, whatever k is) or a multiple of 64 */
     const int steps = (int)((k + BK - 1) / BK), slice_steps = (int)((kslice + BK - 1) / BK);
     const unsigned items = tiles * (unsigned)((steps + slice_steps - 1) / slice_steps); /* tiles x slices of k */
@@ -211,14 +224,14 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
         unsigned it = 0;
         for (unsigned item = blockIdx.x; item < items; item += gridDim.x) {
             int m0, n0;
-            hcl_wg_tile(item % tiles, tiles_m, tiles_n, &m0, &n0);
+            hcl_wg_tile<BN>(item % tiles, tiles_m, tiles_n, &m0, &n0);
             const int s1 = min(steps, (int)(item / tiles + 1) * slice_steps);
             for (int s = (int)(item / tiles) * slice_steps; s < s1; s++, it++) {
                 const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES, b = a + A_BYTES,
                                bar = full + 8 * st;
                 const int kk = s * BK;
                 if (it >= HCL_WG_STAGES) hcl_wg_bar_wait(empty + 8 * st, (it / HCL_WG_STAGES - 1) & 1u);
-                hcl_wg_bar_expect(bar, HCL_WG_STAGE_BYTES);
+                hcl_wg_bar_expect(bar, (HCL_WG_BM + BN) * HCL_WG_ROW);
                 if (!TA)
                     hcl_wg_tma(a, ta, kk, m0, bar);
                 else
@@ -226,7 +239,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                 if (TB)
                     hcl_wg_tma(b, tb, kk, n0, bar);
                 else
-                    for (int j = 0; j < HCL_WG_BN / BK; j++) hcl_wg_tma(b + j * BOX_BYTES, tb, n0 + j * BK, kk, bar);
+                    for (int j = 0; j < BN / BK; j++) hcl_wg_tma(b + j * BOX_BYTES, tb, n0 + j * BK, kk, bar);
             }
         }
         return;
@@ -238,14 +251,14 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     unsigned it = 0;
     for (unsigned item = blockIdx.x; item < items; item += gridDim.x) {
         int m0, n0;
-        hcl_wg_tile(item % tiles, tiles_m, tiles_n, &m0, &n0);
+        hcl_wg_tile<BN>(item % tiles, tiles_m, tiles_n, &m0, &n0);
         /* the item's steps of k, and its C: the slice's partial product at C0 + slice * m * n when k is sliced */
         const int z = (int)(item / tiles), nsteps = min(steps, (z + 1) * slice_steps) - z * slice_steps;
         TC *const C = C0 + (unsigned long long)z * m * n;
         const bool pairs = ldc % 2 == 0 && ((unsigned long long)C % (2 * sizeof(TC))) == 0;
-        float d[128];
+        float d[BN / 2]; /* the warpgroup's 64 x BN */
 #pragma unroll
-        for (int i = 0; i < 128; i++) d[i] = 0.0f;
+        for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
         /* RA: the A fragments of two steps (registers a wgmma in flight reads), so steps go in pairs, u the step's
          * fragment buffer */
         float fa[2][16];
@@ -258,13 +271,15 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                                b = base + st * HCL_WG_STAGE_BYTES + A_BYTES;
                 hcl_wg_bar_wait(full + 8 * st, (it / HCL_WG_STAGES) & 1u);
                 if (RA) hcl_wg_frag(fa[u], a, w, lane);
-                hcl_wg_fence_acc(d);
+                hcl_wg_fence_acc<BN / 2>(d);
                 asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
                 for (int q = 0; q < 4; q++) { /* K 16 (8 for TF32): 32 bytes of each row */
                     const unsigned long long db =
                         TB ? hcl_wg_desc(b + q * 32, 16, 1024) : hcl_wg_desc(b + q * 2048, BOX_BYTES, 1024);
-                    if (RA) {
+                    if constexpr (RA && BN == HCL_WG_BN_NARROW) {
+                        hcl_wg_mma_rs_tf32_n64(d, &fa[u][4 * q], db);
+                    } else if constexpr (RA) {
                         hcl_wg_mma_rs_tf32(d, &fa[u][4 * q], db);
                     } else {
                         const unsigned long long da =
@@ -273,7 +288,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                     }
                 }
                 asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-                hcl_wg_fence_acc(d);
+                hcl_wg_fence_acc<BN / 2>(d);
                 if (RA) hcl_wg_fence_frag(fa[u]);
                 if (s > 0) { /* the previous step's group has finished reading its stage (and its fragments) */
                     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
@@ -284,17 +299,17 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
             }
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        hcl_wg_fence_acc(d);
+        hcl_wg_fence_acc<BN / 2>(d);
         hcl_wg_bar_arrive(empty + 8 * ((it - 1) % HCL_WG_STAGES)); /* the tile's last stage */
 
-        /* d[4i + 2h + q] is (row w * 16 + lane / 4 + 8h, column 8i + 2 (lane % 4) + q) of the warpgroup's 64 x 256 */
+        /* d[4i + 2h + q] is (row w * 16 + lane / 4 + 8h, column 8i + 2 (lane % 4) + q) of the warpgroup's 64 x BN */
         if (CT) { /* C^T: element (r, col) at C[col * ldc + r]; a warp's stores are 32-byte runs of 8 rows r */
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 const unsigned long long r = (unsigned long long)m0 + c * 64 + w * 16 + lane / 4 + 8 * h;
                 if (r >= m) continue;
 #pragma unroll
-                for (int i = 0; i < 32; i++)
+                for (int i = 0; i < BN / 8; i++)
 #pragma unroll
                     for (int q = 0; q < 2; q++) {
                         const unsigned long long col = (unsigned long long)n0 + 8 * i + 2 * (lane % 4) + q,
@@ -309,7 +324,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
             const unsigned long long r = (unsigned long long)m0 + c * 64 + w * 16 + lane / 4 + 8 * h;
             if (r >= m) continue;
 #pragma unroll
-            for (int i = 0; i < 32; i++) {
+            for (int i = 0; i < BN / 8; i++) {
                 const unsigned long long col = (unsigned long long)n0 + 8 * i + 2 * (lane % 4), at = r * ldc + col;
                 float v0 = alpha * d[4 * i + 2 * h], v1 = alpha * d[4 * i + 2 * h + 1];
                 if (pairs && col + 1 < n) {
@@ -363,18 +378,21 @@ HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
  * going to wgmma from registers; "nn" the same on swapped operands, C^T = B^T A^T: the plan passes n, m, B and A, and
  * the kernel stores C transposed. "tn" is "tt" after the plan copies B transposed (hcl_transpose_f32, gemm.cu). */
 #ifdef HCL_WG_ENABLED
-#define HCL_WG_BODY_RS(CT)                                                                                             \
-    hcl_wg_gemm<true, true, float, float, true, CT>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
+#define HCL_WG_BODY_RS(CT, BN)                                                                                         \
+    hcl_wg_gemm<true, true, float, float, true, CT, BN>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
 #else
-#define HCL_WG_BODY_RS(CT) HCL_WG_BODY(true, true, float, float)
+#define HCL_WG_BODY_RS(CT, BN) HCL_WG_BODY(true, true, float, float)
 #endif
-#define HCL_WG_KERNEL_RS(NAME, CT)                                                                                     \
+#define HCL_WG_KERNEL_RS(NAME, CT, BN)                                                                                 \
     extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
         NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
              const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, float *C,             \
              unsigned long long ldc, unsigned long long kslice) {                                                      \
-        HCL_WG_BODY_RS(CT)                                                                                             \
+        HCL_WG_BODY_RS(CT, BN)                                                                                         \
     }
 HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_nt, false, true, float, float)
-HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_tt, false)
-HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_nn, true)
+HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_tt, false, HCL_WG_BN)
+HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_nn, true, HCL_WG_BN)
+/* "nn" over tiles of 128 x 64 (HCL_WG_BN_NARROW), the plan's choice where m <= 64 (rows of few tokens): there three
+ * quarters of the wide tile's 256 columns (C^T's, so C's rows) would lie past m */
+HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_nn_n64, true, HCL_WG_BN_NARROW)

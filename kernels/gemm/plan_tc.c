@@ -35,10 +35,22 @@ static int swaps(const hcl_kgemm *g) {
     return g->compute == HCL_COMPUTE_TF32 && g->trans_a == HCL_NO_TRANS && g->trans_b == HCL_NO_TRANS;
 }
 
-/* The Hopper kernel's tiles of 128 x 256: over C, or over C^T when the operands are swapped. */
+/* The columns of the Hopper kernel's tiles: 256, or 64 for swapped TF32 "nn" of at most 64 rows (the narrow kernel,
+ * hcl_gemm_wg_tf32_f32_nn_n64: C^T's columns are C's rows, and a wide tile would compute three quarters of them past
+ * m). */
+static size_t wg_bn(const hcl_kgemm *g) { return swaps(g) && g->m <= HCL_WG_BN_NARROW ? HCL_WG_BN_NARROW : HCL_WG_BN; }
+
+/* The Hopper kernel's name for C of type `c` (the kernel of the slices' partial products: f32). */
+static void wg_name(const hcl_kgemm *g, hcl_dtype c, char *name, size_t size) {
+    snprintf(name, size, "hcl_gemm_wg_%s_%s_%s%s",
+             g->compute == HCL_COMPUTE_TF32 ? "tf32" : hcl_kdtype_name(g->ab_type), hcl_kdtype_name(c),
+             copies_b(g) ? "tt" : hcl__gemm_trans_name(g), wg_bn(g) == HCL_WG_BN_NARROW ? "_n64" : "");
+}
+
+/* The Hopper kernel's tiles of 128 x wg_bn: over C, or over C^T when the operands are swapped. */
 static size_t wg_tiles(const hcl_kgemm *g) {
     const size_t m = swaps(g) ? g->n : g->m, n = swaps(g) ? g->m : g->n;
-    return hcl_ceil_div(m, HCL_WG_BM) * hcl_ceil_div(n, HCL_WG_BN);
+    return hcl_ceil_div(m, HCL_WG_BM) * hcl_ceil_div(n, wg_bn(g));
 }
 
 /* Why the Hopper kernels do not take the call, or NULL when they do: sm_90; the rows the TMA reads 16-byte multiples
@@ -101,8 +113,8 @@ static void wg_launch(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaunch *l
     const hcl_driver_tensor_map a = swapped                   ? tensor_map(t, g->k, g->n, g->ldb, bk, bk)
                                     : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, bk, bk)
                                                               : tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BM);
-    const hcl_driver_tensor_map b = swapped                   ? tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BN)
-                                    : b_copied                ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
+    const hcl_driver_tensor_map b = swapped    ? tensor_map(t, g->m, g->k, g->lda, bk, (uint32_t)wg_bn(g))
+                                    : b_copied ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
                                     : g->trans_b == HCL_TRANS ? tensor_map(t, g->n, g->k, g->ldb, bk, HCL_WG_BN)
                                                               : tensor_map(t, g->k, g->n, g->ldb, bk, bk);
     /* the kernel's operands: A' (m' x k), B' (k x n'), C' = C (C^T when swapped; a slice's pitch is n either way) */
@@ -120,11 +132,10 @@ static void wg_launch(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaunch *l
 
 /* The Hopper plan, unsliced: the kernel (after B's transposed copy for TF32 "tn") over C's tiles. */
 static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
-    const int tf32 = g->compute == HCL_COMPUTE_TF32, b_copied = copies_b(g);
+    const int b_copied = copies_b(g);
     const size_t kp = (g->k + 3) / 4 * 4;
     char name[64];
-    snprintf(name, sizeof name, "hcl_gemm_wg_%s_%s_%s", tf32 ? "tf32" : hcl_kdtype_name(g->ab_type),
-             hcl_kdtype_name(g->c_type), b_copied ? "tt" : hcl__gemm_trans_name(g));
+    wg_name(g, g->c_type, name, sizeof name);
     /* the kernels first: a failure leaves the plan as it was (the caller's single launch) */
     const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
     const int transpose = b_copied ? hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_transpose_f32") : 0;
@@ -158,8 +169,7 @@ static hcl_status plan_wg_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
     const size_t kslice = hcl__gemm_kslice(g, most, 64, &slices);
     if (slices < 2) return HCL_ERROR_UNSUPPORTED;
     char name[64];
-    snprintf(name, sizeof name, "hcl_gemm_wg_%s_f32_%s",
-             g->compute == HCL_COMPUTE_TF32 ? "tf32" : hcl_kdtype_name(g->ab_type), hcl__gemm_trans_name(g));
+    wg_name(g, HCL_DTYPE_F32, name, sizeof name);
     int kernel;
     hcl_status st = hcl__plan_gemm_sliced(dev, g, out, name, slices, &kernel);
     if (st != HCL_SUCCESS) return st;
