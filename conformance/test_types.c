@@ -311,10 +311,14 @@ static void gemm_types(hcl_dtype ab, hcl_dtype c, hcl_compute compute) {
     /* more tiles (17 x 10) than a GPU has SMs, so that blocks that take several tiles in turn are seen too */
     tcase many = {ab, c, compute, 2173, 2309, 45, HCL_NO_TRANS, HCL_NO_TRANS, 3, 0.5f, -1.0f, false};
     run_gemm(&many);
-    /* few rows over more 128-row tiles of C^T than a GPU has SMs, scaled (TF32 "nn" on sm_90: the narrow kernel, C^T
-     * in tiles of 128 x 64) */
-    tcase narrow = {ab, c, compute, 45, 17005, 45, HCL_NO_TRANS, HCL_NO_TRANS, 3, 0.5f, -1.0f, false};
-    run_gemm(&narrow);
+    /* few rows, scaled, "nn" and "nt", every ld a multiple of 8: over more 128-row tiles of C^T than a GPU has SMs, and
+     * under two of them with k in slices (on sm_90 the narrow kernels, C^T in tiles of 128 x 64; TF32 "nt" the wide) */
+    for (int t = 0; t < 2; t++) {
+        tcase narrow = {ab, c, compute, 45, 17005, 45, HCL_NO_TRANS, (hcl_transpose)t, 3, 0.5f, -1.0f, false};
+        run_gemm(&narrow);
+        tcase narrow_sliced = {ab, c, compute, 21, 253, 2053, HCL_NO_TRANS, (hcl_transpose)t, 3, -0.75f, 0.5f, false};
+        run_gemm(&narrow_sliced);
+    }
     /* beta 0 with NaN in C; k 0; alpha 0 */
     tcase nan_c = {ab, c, compute, 33, 35, 9, HCL_NO_TRANS, HCL_NO_TRANS, 1, 1.5f, 0.0f, true};
     run_gemm(&nan_c);

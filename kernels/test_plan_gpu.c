@@ -86,6 +86,40 @@ static void hopper_16bit(void) {
         }
         hcl_kplan_free(&p);
     }
+    /* at most 64 rows, "nn" and "nt": the narrow kernels on swapped operands, C^T = B^T A^T (m' = n, n' = m, A' = B:
+     * boxes of 64 x 64 when it is stored k x n, one box of 64 x 128 when n x k; B' = A, one box of 64 x 64), 4 tiles of
+     * 128 x 64 over C^T; 65 rows, or A transposed: the wide kernels */
+    static const struct {
+        size_t m;
+        int ta, tb;
+        const char *kernel;
+    } narrow[] = {{17, 0, 0, "hcl_gemm_wg_bf16_f32_nn_n64"},
+                  {64, 0, 1, "hcl_gemm_wg_bf16_f32_nt_n64"},
+                  {65, 0, 0, "hcl_gemm_wg_bf16_f32_nn"},
+                  {40, 1, 1, "hcl_gemm_wg_bf16_f32_tt"}};
+    for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++) {
+        const size_t m = narrow[i].m;
+        hcl_kgemm g =
+            hcl_test_gemm(HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, narrow[i].ta, narrow[i].tb, m, 496, 200, 8);
+        char what[64];
+        snprintf(what, sizeof what, "sm_90 bf16 -> f32, %zu rows, %s%s", m, narrow[i].ta ? "t" : "n",
+                 narrow[i].tb ? "t" : "n");
+        hcl_kplan p;
+        if (plan(what, &h100, &g, 1, narrow[i].kernel, &p) && strstr(narrow[i].kernel, "_n64")) {
+            const hcl_klaunch *l = &p.launch[0];
+            uint64_t m2 = 0, n2 = 0;
+            memcpy(&m2, l->args[0].value, sizeof m2);
+            memcpy(&n2, l->args[1].value, sizeof n2);
+            HCL_TS_CHECK(m2 == 496 && n2 == m && l->grid.x == 4, "%s: m' %llu n' %llu grid %u (expected 496, %zu, 4)",
+                         what, (unsigned long long)m2, (unsigned long long)n2, l->grid.x, m);
+            if (narrow[i].tb)
+                check_map(what, l, 4, HCL_KSLOT_B, 0, HCL_DTYPE_BF16, 496, 200, 208 * 2, 64, 128);
+            else
+                check_map(what, l, 4, HCL_KSLOT_B, 0, HCL_DTYPE_BF16, 200, 496, 504 * 2, 64, 64);
+            check_map(what, l, 5, HCL_KSLOT_A, 0, HCL_DTYPE_BF16, m, 200, 208 * 2, 64, 64);
+        }
+        hcl_kplan_free(&p);
+    }
     /* persistent: more tiles than SMs gives one block per SM */
     hcl_kgemm big = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 4096, 4096, 4096, 0);
     hcl_kplan p;
@@ -302,8 +336,8 @@ static void splitk(void) {
                       "hcl_gemm_wg_bf16_f32_nn", "hcl_gemm_splitk_sum_f32"},
                      {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 64, 4096, 4096, 128, 1024,
                       "hcl_gemm_wg_tf32_f32_nn_n64", "hcl_gemm_splitk_sum_f32"},
-                     {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 16, 1024, 4096, 64, 256, "hcl_gemm_wg_f16_f32_nn",
-                      "hcl_gemm_splitk_sum_f16"},
+                     {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 16, 1024, 4096, 128, 256,
+                      "hcl_gemm_wg_f16_f32_nn_n64", "hcl_gemm_splitk_sum_f16"},
                      {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 256, 1024, 4096, 80, 448, "hcl_gemm_wg_f16_f32_nn",
                       "hcl_gemm_splitk_sum_f16"}};
     for (size_t i = 0; i < sizeof wg_sliced / sizeof wg_sliced[0]; i++) {

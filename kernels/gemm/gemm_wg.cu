@@ -99,19 +99,37 @@ template <int N> __device__ __forceinline__ void hcl_wg_fence_acc(float *d) {
                  : HCL_WG_D32(0), HCL_WG_D32(32), HCL_WG_D32(64), HCL_WG_D32(96)                                       \
                  : "l"(da), "l"(db), "n"(TA), "n"(TB))
 
+/* The narrow tile's form (64 columns, 32 accumulators a thread) of HCL_WG_MMA, 16-bit types */
+#define HCL_WG_MMA64(SHAPE_TYPES)                                                                                      \
+    asm volatile("wgmma.mma_async.sync.aligned." SHAPE_TYPES " {"                                                      \
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                              \
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "                   \
+                 "%32, %33, 1, 1, 1, %34, %35;"                                                                        \
+                 : HCL_WG_D32(0)                                                                                       \
+                 : "l"(da), "l"(db), "n"(TA), "n"(TB))
+
 /* d += A (64 x K at da) * B (K x 256 at db), K 16 (f16, bf16) or 8 (TF32, float32 in shared memory); TA, TB:
- * wgmma's imm-trans-a/b, 1 when the operand is M- / N-major (16-bit types only: TF32 operands are K-major) */
+ * wgmma's imm-trans-a/b, 1 when the operand is M- / N-major (16-bit types only: TF32 operands are K-major); mma64:
+ * the same with B K x 64 (the narrow tile, 16-bit types) */
 template <typename T> struct hcl_wg_op;
 template <> struct hcl_wg_op<hcl_f16_t> {
     template <int TA, int TB>
     static __device__ __forceinline__ void mma(float *d, unsigned long long da, unsigned long long db) {
         HCL_WG_MMA("m64n256k16.f32.f16.f16", ", %130, %131");
     }
+    template <int TA, int TB>
+    static __device__ __forceinline__ void mma64(float *d, unsigned long long da, unsigned long long db) {
+        HCL_WG_MMA64("m64n64k16.f32.f16.f16");
+    }
 };
 template <> struct hcl_wg_op<hcl_bf16_t> {
     template <int TA, int TB>
     static __device__ __forceinline__ void mma(float *d, unsigned long long da, unsigned long long db) {
         HCL_WG_MMA("m64n256k16.f32.bf16.bf16", ", %130, %131");
+    }
+    template <int TA, int TB>
+    static __device__ __forceinline__ void mma64(float *d, unsigned long long da, unsigned long long db) {
+        HCL_WG_MMA64("m64n64k16.f32.bf16.bf16");
     }
 };
 template <> struct hcl_wg_op<float> {
@@ -185,7 +203,7 @@ __device__ __forceinline__ void hcl_wg_tile(unsigned tile, unsigned tiles_m, uns
 
 /* RA (TF32, TA): A is M-major in shared memory and goes to wgmma from registers (hcl_wg_frag), since TF32 takes only
  * K-major operands from shared memory. CT: C is stored transposed, D(i, j) at C[j * ldc + i] (the plan swapped the
- * operands: C^T = B^T A^T). BN: the tile's columns, HCL_WG_BN or HCL_WG_BN_NARROW (only with RA; the plan's tensor
+ * operands: C^T = B^T A^T). BN: the tile's columns, HCL_WG_BN or HCL_WG_BN_NARROW (only with TB: the plan's tensor
  * map of B' then boxes 64 rows, and a stage holds that much less in its place of the ring). */
 template <bool TA, bool TB, typename TAB, typename TC, bool RA = false, bool CT = false, int BN = HCL_WG_BN>
 __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long long n, unsigned long long k,
@@ -284,7 +302,10 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                     } else {
                         const unsigned long long da =
                             TA ? hcl_wg_desc(a + q * 2048, BOX_BYTES, 1024) : hcl_wg_desc(a + q * 32, 16, 1024);
-                        hcl_wg_op<TAB>::template mma<TA ? 1 : 0, TB ? 0 : 1>(d, da, db);
+                        if constexpr (BN == HCL_WG_BN_NARROW)
+                            hcl_wg_op<TAB>::template mma64<TA ? 1 : 0, TB ? 0 : 1>(d, da, db);
+                        else
+                            hcl_wg_op<TAB>::template mma<TA ? 1 : 0, TB ? 0 : 1>(d, da, db);
                     }
                 }
                 asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
@@ -374,6 +395,30 @@ HCL_WG_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
 HCL_WG_KERNELS(f16_f32, hcl_f16_t, float)
 HCL_WG_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
 HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
+/* hcl_gemm_wg_<ab>_<c>_<nn|nt>_n64: "nn" and "nt" of at most 64 rows (rows of few tokens), on swapped operands (C^T =
+ * B^T A^T, the plan passes n, m, B and A; C stored transposed) over tiles of 128 x 64 (HCL_WG_BN_NARROW): B^T is A'
+ * (M-major for "nn", K-major for "nt"), A^T is B' (K-major), and C's rows are the tile's 64 columns, where the wide
+ * kernel's tile of 128 rows would lie half or more past m. */
+#ifdef HCL_WG_ENABLED
+#define HCL_WG_BODY_N64(TA, TAB, TC)                                                                                   \
+    hcl_wg_gemm<TA, true, TAB, TC, false, true, HCL_WG_BN_NARROW>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
+#else
+#define HCL_WG_BODY_N64(TA, TAB, TC) HCL_WG_BODY(TA, true, TAB, TC)
+#endif
+#define HCL_WG_KERNEL_N64(NAME, TA, TAB, TC)                                                                           \
+    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
+        NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
+             const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, TC *C,                \
+             unsigned long long ldc, unsigned long long kslice) {                                                      \
+        HCL_WG_BODY_N64(TA, TAB, TC)                                                                                   \
+    }
+#define HCL_WG_KERNELS_N64(TYPES, TAB, TC)                                                                             \
+    HCL_WG_KERNEL_N64(hcl_gemm_wg_##TYPES##_nn_n64, true, TAB, TC)                                                     \
+    HCL_WG_KERNEL_N64(hcl_gemm_wg_##TYPES##_nt_n64, false, TAB, TC)
+HCL_WG_KERNELS_N64(f16_f16, hcl_f16_t, hcl_f16_t)
+HCL_WG_KERNELS_N64(f16_f32, hcl_f16_t, float)
+HCL_WG_KERNELS_N64(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
+HCL_WG_KERNELS_N64(bf16_f32, hcl_bf16_t, float)
 /* TF32 (wgmma reads only K-major TF32 operands from shared memory): "nt" as the 16-bit kernels; "tt" with A, M-major,
  * going to wgmma from registers; "nn" the same on swapped operands, C^T = B^T A^T: the plan passes n, m, B and A, and
  * the kernel stores C transposed. "tn" is "tt" after the plan copies B transposed (hcl_transpose_f32, gemm.cu). */

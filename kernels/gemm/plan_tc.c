@@ -27,17 +27,18 @@ static hcl_driver_tensor_map tensor_map(hcl_dtype type, size_t rows, size_t cols
 }
 
 /* TF32 on Hopper: "tn" (A transposed, B not) first copies B K-major into the scratch and runs the "tt" kernel; "nn"
- * runs its kernel on swapped operands (C^T = B^T A^T: m and n, A and B trade places and C is stored transposed). */
+ * runs its kernel on swapped operands (C^T = B^T A^T: m and n, A and B trade places and C is stored transposed). So
+ * do 16-bit "nn" and "nt" of at most HCL_WG_BN_NARROW rows, on the narrow kernels (wg_bn). */
 static int copies_b(const hcl_kgemm *g) {
     return g->compute == HCL_COMPUTE_TF32 && g->trans_a == HCL_TRANS && g->trans_b == HCL_NO_TRANS;
 }
 static int swaps(const hcl_kgemm *g) {
-    return g->compute == HCL_COMPUTE_TF32 && g->trans_a == HCL_NO_TRANS && g->trans_b == HCL_NO_TRANS;
+    if (g->compute == HCL_COMPUTE_TF32) return g->trans_a == HCL_NO_TRANS && g->trans_b == HCL_NO_TRANS;
+    return g->trans_a == HCL_NO_TRANS && g->m <= HCL_WG_BN_NARROW;
 }
 
-/* The columns of the Hopper kernel's tiles: 256, or 64 for swapped TF32 "nn" of at most 64 rows (the narrow kernel,
- * hcl_gemm_wg_tf32_f32_nn_n64: C^T's columns are C's rows, and a wide tile would compute three quarters of them past
- * m). */
+/* The columns of the Hopper kernel's tiles: 256, or 64 on swapped operands of at most 64 rows (the narrow kernels,
+ * hcl_gemm_wg_*_n64: C^T's columns are C's rows, and a wide tile would compute three quarters of them past m). */
 static size_t wg_bn(const hcl_kgemm *g) { return swaps(g) && g->m <= HCL_WG_BN_NARROW ? HCL_WG_BN_NARROW : HCL_WG_BN; }
 
 /* The Hopper kernel's name for C of type `c` (the kernel of the slices' partial products: f32). */
@@ -95,7 +96,7 @@ static void plan_transpose(hcl_klaunch *l, int kernel, hcl_kslot slot, size_t ro
 }
 
 /* The Hopper kernel's launch l (kernel index `kernel`) over `items` work items: its operands (B's K-major copy for TF32
- * "tn", A and B swapped for TF32 "nn") and C, or with k in slices of kslice (< k) the scratch, where each slice's
+ * "tn", A and B swapped for TF32 "nn" and the narrow kernels) and C, or with k in slices of kslice (< k) the scratch, where each slice's
  * product (alpha 1, beta 0) goes to its m x n floats. An operand's tensor map copies one box of (a row's 128 bytes) x
  * (its tile's rows) when it is K-contiguous, boxes of (a row's 128 bytes) x (one stage's K) when it is M- or
  * N-contiguous. */
@@ -110,7 +111,9 @@ static void wg_launch(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaunch *l
     const hcl_dtype t = g->ab_type;
     const uint32_t bk = (uint32_t)(HCL_WG_ROW / hcl_kdtype_size(t));
     /* A is m x k (k x m transposed), B is k x n (n x k transposed) */
-    const hcl_driver_tensor_map a = swapped                   ? tensor_map(t, g->k, g->n, g->ldb, bk, bk)
+    const hcl_driver_tensor_map a = swapped && g->trans_b == HCL_TRANS
+                                        ? tensor_map(t, g->n, g->k, g->ldb, bk, HCL_WG_BM)
+                                    : swapped                 ? tensor_map(t, g->k, g->n, g->ldb, bk, bk)
                                     : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, bk, bk)
                                                               : tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BM);
     const hcl_driver_tensor_map b = swapped    ? tensor_map(t, g->m, g->k, g->lda, bk, (uint32_t)wg_bn(g))
