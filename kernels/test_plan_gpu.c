@@ -441,7 +441,8 @@ static uint64_t arg_u64(const hcl_klaunch *l, uint32_t arg) {
  * type pair and TF32, B's rows along the columns (n) or along k (t), over slices of k that fill the SMs once or twice
  * but in one wave of two blocks an SM (each a multiple of 64, the scratch one m x n of floats a slice), summed in C's
  * type; 17 rows go elsewhere, and
- * so do 16-bit inputs of 16 rows where a matrix-unit kernel takes them (faster there), not where none does (gfx1030);
+ * so do 16-bit inputs of 16 rows where a matrix-unit kernel takes them (faster there), not where none does (gfx1030),
+ * and TF32 "nn" of 16 rows (the narrow Hopper kernel);
  * a C of one or a few columns runs on swapped operands (the kernel's rows are C's columns, its products written
  * transposed). */
 static void rows(void) {
@@ -470,6 +471,12 @@ static void rows(void) {
                 HCL_TS_CHECK(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p.why);
                 if (st != HCL_SUCCESS) continue;
                 const char *got = hcl_test_kernel_name(&p.launch[0]);
+                if (g.compute == HCL_COMPUTE_TF32 && m > 8 && m <= 64 && !(i & 1) && !tb) { /* TF32 "nn" from 9 */
+                    HCL_TS_CHECK(strcmp(got, "hcl_gemm_wg_tf32_f32_nn_n64") == 0, "%s: %s, not the narrow kernel", what,
+                                 got);
+                    hcl_kplan_free(&p);
+                    continue;
+                }
                 if (m > 16 || (g.ab_type != HCL_DTYPE_F32 && m > 4)) { /* 16-bit from 5 rows: the matrix unit's */
                     HCL_TS_CHECK(strncmp(got, "hcl_gemm_rows_", 14) != 0, "%s: %s, not a rows kernel", what, got);
                     hcl_kplan_free(&p);

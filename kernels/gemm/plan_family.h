@@ -44,9 +44,10 @@ hcl_status hcl__plan_gemm_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
  * HCL_ERROR_UNSUPPORTED, with the reason in out->why, for any other C, a k too short to pay for the second launch
  * (unless the rows variant is forced) or a grid the device does not allow. */
 hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out);
-/* Whether the plan tries the few-rows kernels before the matrix-unit kernels (f32 and TF32, and 16-bit inputs of at
- * most 4 rows or columns) or only after these decline the call (16-bit inputs of 5 to 16: slower there). */
-int hcl__plan_gemm_rows_first(const hcl_kgemm *g);
+/* Whether the plan tries the few-rows kernels before the matrix-unit kernels (f32; TF32 but where more than 8 rows go
+ * to a narrow Hopper kernel; 16-bit inputs of at most 4 rows or columns) or only after these decline the call (16-bit
+ * inputs of 5 to 16: slower there). */
+int hcl__plan_gemm_rows_first(const hcl_kdevice *dev, const hcl_kgemm *g);
 
 /* ---- the parts, one per family (plan_gpu.c, plan_cl.c, plan_host.c), called by hcl_plan_gemm (plan.c) ---- */
 hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
@@ -57,6 +58,9 @@ hcl_status hcl__plan_gemm_host(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_k
  * HCL_SUCCESS with the launch written (or the plan re-made with several), HCL_ERROR_UNSUPPORTED when the device or the
  * call is not for the matrix-unit kernels (the SIMT kernels then run it; TF32 then fails). */
 hcl_status hcl__plan_gemm_tc(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
+/* Whether hcl__plan_gemm_tc runs the call on a narrow Hopper kernel (plan_tc.c: at most 64 rows on swapped operands,
+ * the wgmma variant allowed). */
+int hcl__plan_gemm_tc_narrow(const hcl_kdevice *dev, const hcl_kgemm *g);
 hcl_status hcl__plan_gemm_mfma(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l);
 
 #endif /* HCL_GEMM_PLAN_FAMILY_H */

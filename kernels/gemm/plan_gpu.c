@@ -89,7 +89,7 @@ hcl_status hcl__plan_gemm_gpu(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kp
     if (v == HCL_KVARIANT_GEMM_SMALLK) return st; /* the refusal */
     /* a C of few rows (or columns), any type (plan_rows.c): reading B once is the whole cost. First where the
      * few-rows kernels beat the matrix-unit kernels, else where these decline the call (below) */
-    const int rows_first = v == HCL_KVARIANT_GEMM_ROWS || hcl__plan_gemm_rows_first(g);
+    const int rows_first = v == HCL_KVARIANT_GEMM_ROWS || hcl__plan_gemm_rows_first(dev, g);
     if (rows_first && hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS) &&
         ((st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS, hcl__plan_gemm_rows(dev, g, out), out)) !=
              HCL_ERROR_UNSUPPORTED ||

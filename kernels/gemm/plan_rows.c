@@ -14,9 +14,10 @@
  * wave took f16 1 x 4096 x 4096 0.79 -> 0.97, 4 x 4096 x 4096 0.50 -> 0.72, 4 x 14336 x 4096 0.68 -> 0.80, f32 16 x
  * 1024 x 4096 0.73 -> 1.03, 16 x 14336 x 4096 0.92 -> 1.16 */
 #define ROWS_PER_SM 2
-#define ROWS_SLICE 64    /* slices of k are multiples of this (keeps the slices' vectors of B aligned) */
-#define ROWS_COLS_T 32   /* columns of a t kernel's block (gemm_rows.cu: 8 groups x HCL_GEMM_ROWS_COLS_T) */
-#define ROWS_MAX_16BIT 4 /* 16-bit rows the kernels take before the matrix-unit kernels */
+#define ROWS_SLICE 64          /* slices of k are multiples of this (keeps the slices' vectors of B aligned) */
+#define ROWS_COLS_T 32         /* columns of a t kernel's block (gemm_rows.cu: 8 groups x HCL_GEMM_ROWS_COLS_T) */
+#define ROWS_MAX_16BIT 4       /* 16-bit rows the kernels take before the matrix-unit kernels */
+#define ROWS_MAX_TF32_NARROW 8 /* TF32 rows they take before a narrow Hopper kernel */
 
 /* The rows of C the kernel computes: C's own, or on swapped operands its columns. */
 static size_t kernel_rows(const hcl_kgemm *g) { return g->m <= ROWS_MAX ? g->m : g->n; }
@@ -25,9 +26,13 @@ static size_t kernel_rows(const hcl_kgemm *g) { return g->m <= ROWS_MAX ? g->m :
  * f32, and TF32 in float32, from 1 to 16 rows (TF32 4 x 4096: 0.91 against 0.46 on the mma split-K kernels, 16 x
  * 14336: 0.53 against 0.47 on wgmma); 16-bit up to 4 rows (bf16 2 x 4096: 0.98 against 0.60, 4 x 128256: 0.85
  * against 0.77), but from 8 rows the float FMA kernel is bound by its arithmetic and the matrix-unit kernels win (f16
- * 8 x 14336: 0.54 against 0.80 on wgmma, 16 x 4096: 0.47 against 0.50 on the mma split-K kernels). */
-int hcl__plan_gemm_rows_first(const hcl_kgemm *g) {
-    return g->ab_type == HCL_DTYPE_F32 || kernel_rows(g) <= ROWS_MAX_16BIT;
+ * 8 x 14336: 0.54 against 0.80 on wgmma, 16 x 4096: 0.47 against 0.50 on the mma split-K kernels). TF32 of 16 rows
+ * runs faster on a narrow Hopper kernel (HCL/cuBLAS 0.62-0.72 -> 0.92-1.02 over the llm set's (N, K)), TF32 of 4 rows
+ * slower (0.94-1.11 -> 0.78-0.96): so it goes there from 9 rows (8 not measured). */
+int hcl__plan_gemm_rows_first(const hcl_kdevice *dev, const hcl_kgemm *g) {
+    if (g->ab_type != HCL_DTYPE_F32) return kernel_rows(g) <= ROWS_MAX_16BIT;
+    return g->compute != HCL_COMPUTE_TF32 || kernel_rows(g) <= ROWS_MAX_TF32_NARROW ||
+           !hcl__plan_gemm_tc_narrow(dev, g);
 }
 
 /* The rows kernels' plan (plan_family.h): the kernel's operands, MR and layout from the shape, slices of k for about

@@ -80,6 +80,12 @@ static const char *wg_declines(const hcl_kdevice *dev, const hcl_kgemm *g, char 
     return buf;
 }
 
+int hcl__plan_gemm_tc_narrow(const hcl_kdevice *dev, const hcl_kgemm *g) {
+    char why[160];
+    return hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_WGMMA) && wg_bn(g) == HCL_WG_BN_NARROW &&
+           !wg_declines(dev, g, why, sizeof why);
+}
+
 /* Launch `l`: hcl_transpose_f32 of the matrix in `slot` (rows x cols, pitch ld) into the scratch at `offset` (cols x
  * rows, pitch ld_out). */
 static void plan_transpose(hcl_klaunch *l, int kernel, hcl_kslot slot, size_t rows, size_t cols, size_t ld,
