@@ -105,7 +105,8 @@ static size_t vk_softmax_most(const hcl_kdevice *dev, hcl_kprog prog, int kernel
  * groups a row and w in *wg; 0 where no w up to `most` takes the row. Measured on an H200 (GB/s, 1024 x 131072 and
  * 512 x 262144, against the CUDA backend's 3190-3260): float32 2885 and 2830 on groups of 256, 2671 and 2635 of 512,
  * 2502 and 2401 on the fewest groups of 1024; f16 2287 / 2272, 2216 / 2170, 1973 / 1938; the work-group kernel (one
- * group a row, the rest streamed) 2442 / 2376 and 2233 / 2040. */
+ * group a row, the rest streamed) 2442 / 2376 and 2233 / 2040. 16-bit parts of 4 words a work-item (twice the parts):
+ * f16 2300 -> 1882 and 2263 -> 1805, not kept. */
 static size_t vk_softmax_parts(size_t words, size_t most, size_t limit, size_t *wg) {
     for (size_t w = VK_SOFTMAX_PARTS_WG; w <= most; w *= 2) {
         const size_t np = words ? hcl_ceil_div(words, VK_SOFTMAX_WORDS * w) : 1;

@@ -30,7 +30,11 @@
 // (27-51), the loop body written out per buffer (69); work-group-scope matrices (VK_NV_cooperative_matrix2: the whole
 // tile one matrix, operands loaded through tensor layouts) 58-74 at every tile shape tried. 64 x 64 tiles (f16,
 // TFLOP/s, against 128 x 128): 1024^3 43.0 against 32.1, 512 x 512 x 4096 15.8 against 8.3, 127 x 4096 x 4096 23.9
-// against 18.0, 256 x 4096 x 4096 45.8 against 38.4, 2048^3 60.7 against 101.5; 128 x 64 and 64 x 128 between.
+// against 18.0, 256 x 4096 x 4096 45.8 against 38.4, 2048^3 60.7 against 101.5; 128 x 64 and 64 x 128 between. The
+// driver's pipeline statistics (VK_KHR_pipeline_executable_properties): this kernel 128 registers (two groups an SM);
+// every form tried lands at 78-120 (4096^3), among them the next two steps in registers (128 registers, 107.0), 32 k
+// deep on 128 x 256 tiles of 512 work-items (117, 113.8; 8192^3 120.3 against 113.8), the shared words as uvec2 or
+// uint (110.0, 109.8): neither memory latency nor the fragments' loads bound it (docs/backends.md, Vulkan).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
