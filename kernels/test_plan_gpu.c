@@ -471,7 +471,7 @@ static void rows(void) {
                 HCL_TS_CHECK(st == HCL_SUCCESS, "%s: status %d (%s)", what, (int)st, p.why);
                 if (st != HCL_SUCCESS) continue;
                 const char *got = hcl_test_kernel_name(&p.launch[0]);
-                if (g.compute == HCL_COMPUTE_TF32 && m > 8 && m <= 64 && !(i & 1) && !tb) { /* TF32 "nn" from 9 */
+                if (g.compute == HCL_COMPUTE_TF32 && m > 4 && m <= 64 && !(i & 1) && !tb) { /* TF32 "nn" from 5 */
                     HCL_TS_CHECK(strcmp(got, "hcl_gemm_wg_tf32_f32_nn_n64") == 0, "%s: %s, not the narrow kernel", what,
                                  got);
                     hcl_kplan_free(&p);

@@ -44,7 +44,7 @@ hcl_status hcl__plan_gemm_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
  * HCL_ERROR_UNSUPPORTED, with the reason in out->why, for any other C, a k too short to pay for the second launch
  * (unless the rows variant is forced) or a grid the device does not allow. */
 hcl_status hcl__plan_gemm_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out);
-/* Whether the plan tries the few-rows kernels before the matrix-unit kernels (f32; TF32 but where more than 8 rows go
+/* Whether the plan tries the few-rows kernels before the matrix-unit kernels (f32; TF32 but where more than 4 rows go
  * to a narrow Hopper kernel; 16-bit inputs of at most 4 rows or columns) or only after these decline the call (16-bit
  * inputs of 5 to 16: slower there). */
 int hcl__plan_gemm_rows_first(const hcl_kdevice *dev, const hcl_kgemm *g);

@@ -17,7 +17,7 @@
 #define ROWS_SLICE 64          /* slices of k are multiples of this (keeps the slices' vectors of B aligned) */
 #define ROWS_COLS_T 32         /* columns of a t kernel's block (gemm_rows.cu: 8 groups x HCL_GEMM_ROWS_COLS_T) */
 #define ROWS_MAX_16BIT 4       /* 16-bit rows the kernels take before the matrix-unit kernels */
-#define ROWS_MAX_TF32_NARROW 8 /* TF32 rows they take before a narrow Hopper kernel */
+#define ROWS_MAX_TF32_NARROW 4 /* TF32 rows they take before a narrow Hopper kernel */
 
 /* The rows of C the kernel computes: C's own, or on swapped operands its columns. */
 static size_t kernel_rows(const hcl_kgemm *g) { return g->m <= ROWS_MAX ? g->m : g->n; }
@@ -27,8 +27,9 @@ static size_t kernel_rows(const hcl_kgemm *g) { return g->m <= ROWS_MAX ? g->m :
  * 14336: 0.53 against 0.47 on wgmma); 16-bit up to 4 rows (bf16 2 x 4096: 0.98 against 0.60, 4 x 128256: 0.85
  * against 0.77), but from 8 rows the float FMA kernel is bound by its arithmetic and the matrix-unit kernels win (f16
  * 8 x 14336: 0.54 against 0.80 on wgmma, 16 x 4096: 0.47 against 0.50 on the mma split-K kernels). TF32 of 16 rows
- * runs faster on a narrow Hopper kernel (HCL/cuBLAS 0.62-0.72 -> 0.92-1.02 over the llm set's (N, K)), TF32 of 4 rows
- * slower (0.94-1.11 -> 0.78-0.96): so it goes there from 9 rows (8 not measured). */
+ * runs faster on a narrow Hopper kernel (HCL/cuBLAS 0.62-0.72 -> 0.92-1.02 over the llm set's (N, K)), 8 rows mostly
+ * (0.84-0.91 -> 0.88-0.97, but 8 x 128256 0.94 -> 0.90), 4 rows slower (0.94-1.11 -> 0.78-0.96): so it goes there from
+ * 5 rows (5 to 7 not measured; the rows kernels take them as 8). */
 int hcl__plan_gemm_rows_first(const hcl_kdevice *dev, const hcl_kgemm *g) {
     if (g->ab_type != HCL_DTYPE_F32) return kernel_rows(g) <= ROWS_MAX_16BIT;
     return g->compute != HCL_COMPUTE_TF32 || kernel_rows(g) <= ROWS_MAX_TF32_NARROW ||
