@@ -173,7 +173,7 @@ static void hopper_tf32(void) {
         check_map("sm_90 TF32 nn", l, 5, HCL_KSLOT_A, 0, HCL_DTYPE_F32, m, k, 80 * 4, 32, 256);
     }
     hcl_kplan_free(&p);
-    /* nn of at most 64 rows: the narrow kernel, tiles of 128 x 64 over C^T, B' (A) boxed by 64 rows; 65 rows: the wide */
+    /* nn of at most 64 rows: the narrow kernel, tiles of 128 x 64 over C^T, B' (A) boxed by 64 rows; 65: the wide one */
     static const struct {
         size_t m;
         const char *kernel;

@@ -102,10 +102,10 @@ static void plan_transpose(hcl_klaunch *l, int kernel, hcl_kslot slot, size_t ro
 }
 
 /* The Hopper kernel's launch l (kernel index `kernel`) over `items` work items: its operands (B's K-major copy for TF32
- * "tn", A and B swapped for TF32 "nn" and the narrow kernels) and C, or with k in slices of kslice (< k) the scratch, where each slice's
- * product (alpha 1, beta 0) goes to its m x n floats. An operand's tensor map copies one box of (a row's 128 bytes) x
- * (its tile's rows) when it is K-contiguous, boxes of (a row's 128 bytes) x (one stage's K) when it is M- or
- * N-contiguous. */
+ * "tn", A and B swapped for TF32 "nn" and the narrow kernels) and C, or with k in slices of kslice (< k) the scratch,
+ * where each slice's product (alpha 1, beta 0) goes to its m x n floats. An operand's tensor map copies one box of (a
+ * row's 128 bytes) x (its tile's rows) when it is K-contiguous, boxes of (a row's 128 bytes) x (one stage's K) when it
+ * is M- or N-contiguous. */
 static void wg_launch(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaunch *l, int kernel, size_t items,
                       size_t kslice) {
     const int b_copied = copies_b(g), swapped = swaps(g), sliced = kslice < g->k;
