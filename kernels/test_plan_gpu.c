@@ -194,6 +194,19 @@ static void hopper_tf32(void) {
         }
         hcl_kplan_free(&p);
     }
+    /* TF32 "nn" of 16 rows goes to the narrow kernel before the few-rows kernels, but only where it takes the call: with
+     * rows of A that are not 16-byte multiples (lda 4097) the few-rows kernels keep it */
+    g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 0, 0, 16, 4096, 4096, 0);
+    plan("sm_90 TF32 nn, 16 rows", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p);
+    HCL_TS_CHECK(p.count && strcmp(hcl_test_kernel_name(&p.launch[0]), "hcl_gemm_wg_tf32_f32_nn_n64") == 0,
+                 "sm_90 TF32 nn, 16 rows: %s first, expected the narrow kernel",
+                 p.count ? hcl_test_kernel_name(&p.launch[0]) : "-");
+    hcl_kplan_free(&p);
+    g.lda = 4097;
+    plan("sm_90 TF32 nn, 16 rows, lda 4097", &h100, &g, 2, "hcl_gemm_splitk_sum_f32", &p);
+    HCL_TS_CHECK(p.count && strcmp(hcl_test_kernel_name(&p.launch[0]), "hcl_gemm_rows_f32_16_n") == 0,
+                 "sm_90 TF32 nn, 16 rows, lda 4097: %s first, expected the few-rows kernel",
+                 p.count ? hcl_test_kernel_name(&p.launch[0]) : "-");
     hcl_kplan_free(&p);
     /* tn: B (k x n) copied transposed into the scratch first (rows of k padded to 4 floats), then the "tt" kernel */
     g = hcl_test_gemm(HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 1, 0, m, n, k, 3);
