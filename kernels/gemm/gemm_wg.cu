@@ -366,9 +366,10 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
 #endif /* HCL_WG_ENABLED */
 
 #ifdef HCL_WG_ENABLED
-#define HCL_WG_BODY(TA, TB, TAB, TC) hcl_wg_gemm<TA, TB, TAB, TC>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
+#define HCL_WG_BODY(TA, TB, TAB, TC, RA, CT, BN)                                                                       \
+    hcl_wg_gemm<TA, TB, TAB, TC, RA, CT, BN>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
 #else /* a launch here is a bug (the plan takes these kernels only on sm_90, whose code is sm_90a): fail it loudly */
-#define HCL_WG_BODY(TA, TB, TAB, TC)                                                                                   \
+#define HCL_WG_BODY(TA, TB, TAB, TC, RA, CT, BN)                                                                       \
     (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)ldc, (void)kslice;            \
     HCL_GPU_UNREACHABLE
 #endif
@@ -377,19 +378,20 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
  * kslice, a multiple of 64: k cut into slices of that many (k itself: one slice, C = alpha A B + beta C); with
  * several, slice z's product (alpha 1, beta 0 from the plan) goes to C + z * m * n, pitch ldc = n, for
  * hcl_gemm_splitk_sum to add. A 1-D grid of at most one block per work item (one per SM is enough: each block takes
- * items until none is left); HCL_WG_SMEM_BYTES of dynamic shared memory. */
-#define HCL_WG_KERNEL(NAME, TA, TB, TAB, TC)                                                                           \
+ * items until none is left); HCL_WG_SMEM_BYTES of dynamic shared memory. HCL_WG_KERNEL names one instance of
+ * hcl_wg_gemm (its template arguments after the name), every kernel below the same signature. */
+#define HCL_WG_KERNEL(NAME, TA, TB, TAB, TC, RA, CT, BN)                                                               \
     extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
         NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
              const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, TC *C,                \
              unsigned long long ldc, unsigned long long kslice) {                                                      \
-        HCL_WG_BODY(TA, TB, TAB, TC)                                                                                   \
+        HCL_WG_BODY(TA, TB, TAB, TC, RA, CT, BN)                                                                       \
     }
 #define HCL_WG_KERNELS(TYPES, TAB, TC)                                                                                 \
-    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nn, false, false, TAB, TC)                                                     \
-    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nt, false, true, TAB, TC)                                                      \
-    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_tn, true, false, TAB, TC)                                                      \
-    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_tt, true, true, TAB, TC)
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nn, false, false, TAB, TC, false, false, HCL_WG_BN)                            \
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nt, false, true, TAB, TC, false, false, HCL_WG_BN)                             \
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_tn, true, false, TAB, TC, false, false, HCL_WG_BN)                             \
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_tt, true, true, TAB, TC, false, false, HCL_WG_BN)
 
 HCL_WG_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
 HCL_WG_KERNELS(f16_f32, hcl_f16_t, float)
@@ -399,22 +401,9 @@ HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
  * B^T A^T, the plan passes n, m, B and A; C stored transposed) over tiles of 128 x 64 (HCL_WG_BN_NARROW): B^T is A'
  * (M-major for "nn", K-major for "nt"), A^T is B' (K-major), and C's rows are the tile's 64 columns, where the wide
  * kernel's tile of 128 rows would lie half or more past m. */
-#ifdef HCL_WG_ENABLED
-#define HCL_WG_BODY_N64(TA, TAB, TC)                                                                                   \
-    hcl_wg_gemm<TA, true, TAB, TC, false, true, HCL_WG_BN_NARROW>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
-#else
-#define HCL_WG_BODY_N64(TA, TAB, TC) HCL_WG_BODY(TA, true, TAB, TC)
-#endif
-#define HCL_WG_KERNEL_N64(NAME, TA, TAB, TC)                                                                           \
-    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
-        NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
-             const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, TC *C,                \
-             unsigned long long ldc, unsigned long long kslice) {                                                      \
-        HCL_WG_BODY_N64(TA, TAB, TC)                                                                                   \
-    }
 #define HCL_WG_KERNELS_N64(TYPES, TAB, TC)                                                                             \
-    HCL_WG_KERNEL_N64(hcl_gemm_wg_##TYPES##_nn_n64, true, TAB, TC)                                                     \
-    HCL_WG_KERNEL_N64(hcl_gemm_wg_##TYPES##_nt_n64, false, TAB, TC)
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nn_n64, true, true, TAB, TC, false, true, HCL_WG_BN_NARROW)                    \
+    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nt_n64, false, true, TAB, TC, false, true, HCL_WG_BN_NARROW)
 HCL_WG_KERNELS_N64(f16_f16, hcl_f16_t, hcl_f16_t)
 HCL_WG_KERNELS_N64(f16_f32, hcl_f16_t, float)
 HCL_WG_KERNELS_N64(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
@@ -422,22 +411,9 @@ HCL_WG_KERNELS_N64(bf16_f32, hcl_bf16_t, float)
 /* TF32 (wgmma reads only K-major TF32 operands from shared memory): "nt" as the 16-bit kernels; "tt" with A, M-major,
  * going to wgmma from registers; "nn" the same on swapped operands, C^T = B^T A^T: the plan passes n, m, B and A, and
  * the kernel stores C transposed. "tn" is "tt" after the plan copies B transposed (hcl_transpose_f32, gemm.cu). */
-#ifdef HCL_WG_ENABLED
-#define HCL_WG_BODY_RS(CT, BN)                                                                                         \
-    hcl_wg_gemm<true, true, float, float, true, CT, BN>(m, n, k, alpha, &A, &B, beta, C, ldc, kslice);
-#else
-#define HCL_WG_BODY_RS(CT, BN) HCL_WG_BODY(true, true, float, float)
-#endif
-#define HCL_WG_KERNEL_RS(NAME, CT, BN)                                                                                 \
-    extern "C" __global__ void HCL_LAUNCH_BOUNDS_MIN_BLOCKS(HCL_WG_THREADS, 1)                                         \
-        NAME(unsigned long long m, unsigned long long n, unsigned long long k, float alpha,                            \
-             const HCL_GRID_CONSTANT hcl_tmap A, const HCL_GRID_CONSTANT hcl_tmap B, float beta, float *C,             \
-             unsigned long long ldc, unsigned long long kslice) {                                                      \
-        HCL_WG_BODY_RS(CT, BN)                                                                                         \
-    }
-HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_nt, false, true, float, float)
-HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_tt, false, HCL_WG_BN)
-HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_nn, true, HCL_WG_BN)
+HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_nt, false, true, float, float, false, false, HCL_WG_BN)
+HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_tt, true, true, float, float, true, false, HCL_WG_BN)
+HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_nn, true, true, float, float, true, true, HCL_WG_BN)
 /* "nn" over tiles of 128 x 64 (HCL_WG_BN_NARROW), the plan's choice where m <= 64 (rows of few tokens): there three
  * quarters of the wide tile's 256 columns (C^T's, so C's rows) would lie past m */
-HCL_WG_KERNEL_RS(hcl_gemm_wg_tf32_f32_nn_n64, true, HCL_WG_BN_NARROW)
+HCL_WG_KERNEL(hcl_gemm_wg_tf32_f32_nn_n64, true, true, float, float, true, true, HCL_WG_BN_NARROW)
