@@ -88,15 +88,16 @@ static void hopper_16bit(void) {
     }
     /* at most 64 rows, "nn" and "nt": the narrow kernels on swapped operands, C^T = B^T A^T (m' = n, n' = m, A' = B:
      * boxes of 64 x 64 when it is stored k x n, one box of 64 x 128 when n x k; B' = A, one box of 64 x 64), 4 tiles of
-     * 128 x 64 over C^T; 65 rows, or A transposed: the wide kernels */
+     * 128 x 64 over C^T; 65 rows, or A transposed: tiles of 128 x 64 over C (wg64: two 128 x 256 tiles would fill
+     * far less than half the SMs), B boxed by 64 columns */
     static const struct {
         size_t m;
         int ta, tb;
         const char *kernel;
     } narrow[] = {{17, 0, 0, "hcl_gemm_wg_bf16_f32_nn_n64"},
                   {64, 0, 1, "hcl_gemm_wg_bf16_f32_nt_n64"},
-                  {65, 0, 0, "hcl_gemm_wg_bf16_f32_nn"},
-                  {40, 1, 1, "hcl_gemm_wg_bf16_f32_tt"}};
+                  {65, 0, 0, "hcl_gemm_wg64_bf16_f32_nn"},
+                  {40, 1, 1, "hcl_gemm_wg64_bf16_f32_tt"}};
     for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++) {
         const size_t m = narrow[i].m;
         hcl_kgemm g =
@@ -117,6 +118,13 @@ static void hopper_16bit(void) {
             else
                 check_map(what, l, 4, HCL_KSLOT_B, 0, HCL_DTYPE_BF16, 200, 496, 504 * 2, 64, 64);
             check_map(what, l, 5, HCL_KSLOT_A, 0, HCL_DTYPE_BF16, m, 200, 208 * 2, 64, 64);
+        } else if (p.count && strstr(narrow[i].kernel, "wg64")) {
+            const hcl_klaunch *l = &p.launch[0];
+            HCL_TS_CHECK(l->grid.x == 8, "%s: grid %u, expected 8 tiles of 128 x 64", what, l->grid.x);
+            if (narrow[i].tb) /* B stored n x k: one box of 64 k x 64 rows */
+                check_map(what, l, 5, HCL_KSLOT_B, 0, HCL_DTYPE_BF16, 496, 200, 208 * 2, 64, 64);
+            else
+                check_map(what, l, 5, HCL_KSLOT_B, 0, HCL_DTYPE_BF16, 200, 496, 504 * 2, 64, 64);
         }
         hcl_kplan_free(&p);
     }
@@ -327,32 +335,35 @@ static void splitk(void) {
         }
         hcl_kplan_free(&p);
     }
-    /* where the Hopper kernels fit, they slice k themselves when their 128 x 256 tiles fill at most half the SMs and
-     * k is at least 2048: 1024^3 (32 tiles, k short) stays whole; 128 x 128 x 65536 (one tile) takes 128 slices of
-     * 512; an 8B model's down projection at 256 tokens (256 x 4096 x 14336: 32 tiles) 4 slices of 3584, f16 partial
-     * products in f32 (the kernel whose C is f32), alpha 1 and beta 0 into the scratch, pitch n; TF32 "nn" likewise
-     * on its swapped operands (C^T's tiles: 64 x 4096 has 32); 16 x 1024 x 4096 (4 tiles) 16 slices of 256, the least;
-     * 256 x 1024 x 4096 (8 tiles) 10 slices of 448, whose partials stay within A's and B's bytes */
+    /* 16-bit types take tiles of 128 x 64 where those of 128 x 256 would fill at most half the SMs: 1024^3 (32 wide
+     * tiles) on 128, k short, whole. Where the Hopper kernels fit, they slice k themselves when their tiles fill at
+     * most half the SMs and k is at least 2048: 128 x 128 x 65536 (two tiles of 128 x 64) 64 slices of 1024, f16
+     * partial products in f32 (the kernel whose C is f32), alpha 1 and beta 0 into the scratch, pitch n; TF32 "nn" on
+     * its swapped operands, an 8B model's down projection at 256 tokens (256 x 4096 x 14336: 32 tiles of C^T) 4 slices
+     * of 3584, and at 64 tokens (64 x 4096 x 4096: 32 narrow tiles) 4 of 1024; bf16 128 x 4096 x 14336 (64 tiles of
+     * 128 x 64) 2 slices; 16 x 1024 x 4096 (4 narrow tiles) 16 slices of 256, the least; 256 x 1024 x 4096 (32 tiles of
+     * 128 x 64) 4 slices of 1024 */
     g = hcl_test_gemm(HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 0, 0, 1024, 1024, 1024, 0);
-    plan("sm_90 f16 1024^3", &h100, &g, 1, "hcl_gemm_wg_f16_f16_nn", &p);
+    if (plan("sm_90 f16 1024^3", &h100, &g, 1, "hcl_gemm_wg64_f16_f16_nn", &p))
+        HCL_TS_CHECK(p.launch[0].grid.x == 128, "sm_90 f16 1024^3: %u blocks, expected 128", p.launch[0].grid.x);
     hcl_kplan_free(&p);
     static const struct {
         hcl_dtype ab, c;
         hcl_compute compute;
         size_t m, n, k, items, kslice;
         const char *part, *sum;
-    } wg_sliced[] = {{HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 128, 128, 65536, 128, 512,
-                      "hcl_gemm_wg_f16_f32_nn", "hcl_gemm_splitk_sum_f16"},
-                     {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 256, 4096, 14336, 128, 3584,
-                      "hcl_gemm_wg_f16_f32_nn", "hcl_gemm_splitk_sum_f16"},
-                     {HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 256, 4096, 14336, 128, 3584,
-                      "hcl_gemm_wg_bf16_f32_nn", "hcl_gemm_splitk_sum_f32"},
+    } wg_sliced[] = {{HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 128, 128, 65536, 128, 1024,
+                      "hcl_gemm_wg64_f16_f32_nn", "hcl_gemm_splitk_sum_f16"},
+                     {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 256, 4096, 14336, 128, 3584,
+                      "hcl_gemm_wg_tf32_f32_nn", "hcl_gemm_splitk_sum_f32"},
+                     {HCL_DTYPE_BF16, HCL_DTYPE_F32, HCL_COMPUTE_F32, 128, 4096, 14336, 128, 7168,
+                      "hcl_gemm_wg64_bf16_f32_nn", "hcl_gemm_splitk_sum_f32"},
                      {HCL_DTYPE_F32, HCL_DTYPE_F32, HCL_COMPUTE_TF32, 64, 4096, 4096, 128, 1024,
                       "hcl_gemm_wg_tf32_f32_nn_n64", "hcl_gemm_splitk_sum_f32"},
                      {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 16, 1024, 4096, 128, 256,
                       "hcl_gemm_wg_f16_f32_nn_n64", "hcl_gemm_splitk_sum_f16"},
-                     {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 256, 1024, 4096, 80, 448, "hcl_gemm_wg_f16_f32_nn",
-                      "hcl_gemm_splitk_sum_f16"}};
+                     {HCL_DTYPE_F16, HCL_DTYPE_F16, HCL_COMPUTE_F32, 256, 1024, 4096, 128, 1024,
+                      "hcl_gemm_wg64_f16_f32_nn", "hcl_gemm_splitk_sum_f16"}};
     for (size_t i = 0; i < sizeof wg_sliced / sizeof wg_sliced[0]; i++) {
         const size_t m = wg_sliced[i].m, n = wg_sliced[i].n, k = wg_sliced[i].k;
         g = hcl_test_gemm(wg_sliced[i].ab, wg_sliced[i].c, wg_sliced[i].compute, 0, 0, m, n, k, 0);

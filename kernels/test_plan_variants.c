@@ -86,7 +86,7 @@ static int launch_of(const hcl_klaunch *l, hcl_kvariant v) {
     }
     if (starts(k, "hcl_gemm_splitk_sum_") || starts(k, "hcl_transpose_") || starts(k, "hcl_gemm_scale_")) return 1;
     switch (v) {
-    case HCL_KVARIANT_GEMM_WGMMA: return starts(k, "hcl_gemm_wg_");
+    case HCL_KVARIANT_GEMM_WGMMA: return starts(k, "hcl_gemm_wg_") || starts(k, "hcl_gemm_wg64_");
     case HCL_KVARIANT_GEMM_MMA_SPLITK: return starts(k, "hcl_gemm_tc_splitk_");
     case HCL_KVARIANT_GEMM_MMA: return starts(k, "hcl_gemm_tc_") && !starts(k, "hcl_gemm_tc_splitk_");
     case HCL_KVARIANT_GEMM_MFMA: return starts(k, "hcl_gemm_mfma_");
@@ -228,7 +228,7 @@ static void parser(void) {
 static void gemm_nvidia(void) {
     const hcl_kdevice h = hcl_test_gpu(90), a = hcl_test_gpu(80);
     const vcall f16 = gemm_call(F16, F16, FLOAT, 0, 0, 1024, 1024, 1024, 0); /* auto on sm_90: wgmma */
-    expect("sm_90 f16 1024^3", h, V(GEMM, WGMMA), &f16, "hcl_gemm_wg_f16_f16_nn", NULL);
+    expect("sm_90 f16 1024^3", h, V(GEMM, WGMMA), &f16, "hcl_gemm_wg64_f16_f16_nn", NULL);
     expect("sm_90 f16 1024^3", h, V(GEMM, MMA), &f16, "hcl_gemm_tc_f16_f16_nn", NULL);
     expect("sm_90 f16 1024^3", h, V(GEMM, MMA_SPLITK), &f16, "hcl_gemm_tc_splitk_f16_nn", "hcl_gemm_splitk_sum_f16");
     expect("sm_90 f16 1024^3", h, V(GEMM, SIMT), &f16, "hcl_gemm_f16_f16_64_nn", NULL);

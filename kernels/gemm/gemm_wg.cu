@@ -2,9 +2,10 @@
  * their type or f32, or A, B and C in f32 multiplied in TF32; accumulated in float32 by wgmma, the operands brought
  * to shared memory by the tensor memory accelerator (TMA).
  *
- * A block of three warpgroups computes a 128 x 256 tile of C (gemm_wg.h). Warpgroup 0 is the producer: one thread
- * issues the TMA copies of each K step (128 bytes of each row: 64 16-bit elements, 32 floats) into a ring of 4
- * stages, each stage's "full" barrier counting the bytes in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the
+ * A block of three warpgroups computes a 128 x 256 tile of C (gemm_wg.h), or 128 x 64 (the wg64 and _n64 kernels).
+ * Warpgroup 0 is the producer: one thread issues the TMA copies of each K step (128 bytes of each row: 64 16-bit
+ * elements, 32 floats) into a ring of 4 stages (8 of the narrow tiles), each stage's "full" barrier counting the bytes
+ * in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the
  * tile: per stage four wgmma m64n256k16 (k8 for TF32) reading both operands from shared memory, then they release
  * the stage before last to the producer through its "empty" barrier (one wgmma group stays in flight). The
  * accumulators (128 floats a thread) go straight to global memory, bounds-checked, scaled by alpha and beta. Blocks
@@ -203,19 +204,27 @@ __device__ __forceinline__ void hcl_wg_tile(unsigned tile, unsigned tiles_m, uns
 
 /* RA (TF32, TA): A is M-major in shared memory and goes to wgmma from registers (hcl_wg_frag), since TF32 takes only
  * K-major operands from shared memory. CT: C is stored transposed, D(i, j) at C[j * ldc + i] (the plan swapped the
- * operands: C^T = B^T A^T). BN: the tile's columns, HCL_WG_BN or HCL_WG_BN_NARROW (only with TB: the plan's tensor
- * map of B' then boxes 64 rows, and a stage holds that much less in its place of the ring). */
+ * operands: C^T = B^T A^T). BN: the tile's columns, HCL_WG_BN or HCL_WG_BN_NARROW (the plan's tensor map of a
+ * K-major B then boxes 64 rows, an N-major one is one box of 64 x 64; the ring holds as many more stages as fit in
+ * the same bytes). */
 template <bool TA, bool TB, typename TAB, typename TC, bool RA = false, bool CT = false, int BN = HCL_WG_BN>
 __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long long n, unsigned long long k,
                                             float alpha, const hcl_tmap *ta, const hcl_tmap *tb, float beta, TC *C0,
                                             unsigned long long ldc, unsigned long long kslice) {
     typedef hcl_elem<TC> EC;
     /* an M- or N-major operand moves in boxes of (a row's 128 bytes) x BK: 64 x 64 16-bit elements, 32 x 32 floats */
-    enum { BK = HCL_WG_ROW / sizeof(TAB), A_BYTES = HCL_WG_BM * HCL_WG_ROW, BOX_BYTES = BK * HCL_WG_ROW };
+    enum {
+        BK = HCL_WG_ROW / sizeof(TAB),
+        A_BYTES = HCL_WG_BM * HCL_WG_ROW,
+        BOX_BYTES = BK * HCL_WG_ROW,
+        STAGE_BYTES = (HCL_WG_BM + BN) * HCL_WG_ROW,
+        STAGES =
+            HCL_WG_STAGES * HCL_WG_STAGE_BYTES / STAGE_BYTES /* the same bytes: 4 stages of 128 x 256, 8 of 128 x 64 */
+    };
     extern __shared__ unsigned char hcl_wg_dyn[];
-    __shared__ __align__(8) unsigned long long bars[2 * HCL_WG_STAGES]; /* full[s], then empty[s] */
+    __shared__ __align__(8) unsigned long long bars[2 * STAGES]; /* full[s], then empty[s] */
     const unsigned base = (hcl_wg_smem(hcl_wg_dyn) + 1023u) & ~1023u;
-    const unsigned full = hcl_wg_smem(bars), empty = full + 8 * HCL_WG_STAGES;
+    const unsigned full = hcl_wg_smem(bars), empty = full + 8 * STAGES;
 
     const unsigned tiles_m = (unsigned)((m + HCL_WG_BM - 1) / HCL_WG_BM), tiles_n = (unsigned)((n + BN - 1) / BN),
                    tiles = tiles_m * tiles_n;
@@ -224,7 +233,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
     const unsigned items = tiles * (unsigned)((steps + slice_steps - 1) / slice_steps); /* tiles x slices of k */
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < HCL_WG_STAGES; s++) {
+        for (int s = 0; s < STAGES; s++) {
             hcl_wg_bar_init(full + 8 * s, 1);
             hcl_wg_bar_init(empty + 8 * s, 2 * 128);
         }
@@ -245,11 +254,10 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
             hcl_wg_tile<BN>(item % tiles, tiles_m, tiles_n, &m0, &n0);
             const int s1 = min(steps, (int)(item / tiles + 1) * slice_steps);
             for (int s = (int)(item / tiles) * slice_steps; s < s1; s++, it++) {
-                const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES, b = a + A_BYTES,
-                               bar = full + 8 * st;
+                const unsigned st = it % STAGES, a = base + st * STAGE_BYTES, b = a + A_BYTES, bar = full + 8 * st;
                 const int kk = s * BK;
-                if (it >= HCL_WG_STAGES) hcl_wg_bar_wait(empty + 8 * st, (it / HCL_WG_STAGES - 1) & 1u);
-                hcl_wg_bar_expect(bar, (HCL_WG_BM + BN) * HCL_WG_ROW);
+                if (it >= STAGES) hcl_wg_bar_wait(empty + 8 * st, (it / STAGES - 1) & 1u);
+                hcl_wg_bar_expect(bar, STAGE_BYTES);
                 if (!TA)
                     hcl_wg_tma(a, ta, kk, m0, bar);
                 else
@@ -285,9 +293,9 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
             for (int u = 0; u < 2; u++) {
                 const int s = s0 + u; /* the item's step: its slice's first is 0 */
                 if (s >= nsteps) break;
-                const unsigned st = it % HCL_WG_STAGES, a = base + st * HCL_WG_STAGE_BYTES + c * (HCL_WG_BM / 2) * 128,
-                               b = base + st * HCL_WG_STAGE_BYTES + A_BYTES;
-                hcl_wg_bar_wait(full + 8 * st, (it / HCL_WG_STAGES) & 1u);
+                const unsigned st = it % STAGES, a = base + st * STAGE_BYTES + c * (HCL_WG_BM / 2) * 128,
+                               b = base + st * STAGE_BYTES + A_BYTES;
+                hcl_wg_bar_wait(full + 8 * st, (it / STAGES) & 1u);
                 if (RA) hcl_wg_frag(fa[u], a, w, lane);
                 hcl_wg_fence_acc<BN / 2>(d);
                 asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -314,14 +322,14 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                 if (s > 0) { /* the previous step's group has finished reading its stage (and its fragments) */
                     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
                     if (RA) hcl_wg_fence_frag(fa[u ^ 1]);
-                    hcl_wg_bar_arrive(empty + 8 * ((it - 1) % HCL_WG_STAGES));
+                    hcl_wg_bar_arrive(empty + 8 * ((it - 1) % STAGES));
                 }
                 it++;
             }
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         hcl_wg_fence_acc<BN / 2>(d);
-        hcl_wg_bar_arrive(empty + 8 * ((it - 1) % HCL_WG_STAGES)); /* the tile's last stage */
+        hcl_wg_bar_arrive(empty + 8 * ((it - 1) % STAGES)); /* the tile's last stage */
 
         /* d[4i + 2h + q] is (row w * 16 + lane / 4 + 8h, column 8i + 2 (lane % 4) + q) of the warpgroup's 64 x BN */
         if (CT) { /* C^T: element (r, col) at C[col * ldc + r]; a warp's stores are 32-byte runs of 8 rows r */
@@ -397,6 +405,18 @@ HCL_WG_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
 HCL_WG_KERNELS(f16_f32, hcl_f16_t, float)
 HCL_WG_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
 HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
+/* hcl_gemm_wg64_<ab>_<c>_<nn|nt|tn|tt>: the same over tiles of 128 x 64 (HCL_WG_BN_NARROW) of C, the plan's choice
+ * where the 128 x 256 tiles would fill at most half the SMs (the middle rows of inference: four times the tiles, and
+ * fewer slices of k or none) */
+#define HCL_WG64_KERNELS(TYPES, TAB, TC)                                                                               \
+    HCL_WG_KERNEL(hcl_gemm_wg64_##TYPES##_nn, false, false, TAB, TC, false, false, HCL_WG_BN_NARROW)                   \
+    HCL_WG_KERNEL(hcl_gemm_wg64_##TYPES##_nt, false, true, TAB, TC, false, false, HCL_WG_BN_NARROW)                    \
+    HCL_WG_KERNEL(hcl_gemm_wg64_##TYPES##_tn, true, false, TAB, TC, false, false, HCL_WG_BN_NARROW)                    \
+    HCL_WG_KERNEL(hcl_gemm_wg64_##TYPES##_tt, true, true, TAB, TC, false, false, HCL_WG_BN_NARROW)
+HCL_WG64_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
+HCL_WG64_KERNELS(f16_f32, hcl_f16_t, float)
+HCL_WG64_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
+HCL_WG64_KERNELS(bf16_f32, hcl_bf16_t, float)
 /* hcl_gemm_wg_<ab>_<c>_<nn|nt>_n64: "nn" and "nt" of at most 64 rows (rows of few tokens), on swapped operands (C^T =
  * B^T A^T, the plan passes n, m, B and A; C stored transposed) over tiles of 128 x 64 (HCL_WG_BN_NARROW): B^T is A'
  * (M-major for "nn", K-major for "nt"), A^T is B' (K-major), and C's rows are the tile's 64 columns, where the wide

@@ -6,7 +6,7 @@
 #define HCL_WG_THREADS 384 /* three warpgroups: one loads (TMA), two multiply */
 #define HCL_WG_BM 128      /* a block's tile of C: BM x BN, each multiplying warpgroup 64 x BN */
 #define HCL_WG_BN 256
-#define HCL_WG_BN_NARROW 64 /* the narrow tile of TF32 "nn" for few rows (hcl_gemm_wg_tf32_f32_nn_n64): 128 x 64 */
+#define HCL_WG_BN_NARROW 64 /* the narrow tile, 128 x 64: over C^T for few rows (hcl_gemm_wg_*_n64), over C (wg64) */
 #define HCL_WG_ROW                                                                                                     \
     128 /* K per stage, in bytes of each row: one row of the 128-byte swizzle, 64 16-bit elements or 32 floats */
 #define HCL_WG_STAGES 4

@@ -1,6 +1,7 @@
 /* The gemm plan's matrix-unit part, NVIDIA tensor cores:
  *  - sm_90 (Hopper) when the rows the TMA reads are 16-byte multiples: the wgmma kernels of kernels/gemm/gemm_wg.cu,
- *    persistent 384-thread blocks, one per SM, over the 128 x 256 tiles of C, operands described by tensor maps;
+ *    persistent 384-thread blocks, one per SM, over the 128 x 256 tiles of C (128 x 64 ones where those would be few:
+ *    wg_bn), operands described by tensor maps;
  *    wgmma reads TF32 operands from shared memory only K-major, so an M-major A goes to it from registers, "nn" runs
  *    on swapped operands (C^T = B^T A^T) and "tn" first copies B transposed into the scratch (hcl_transpose_f32);
  *  - sm_80 and later otherwise: the mma.sync kernels of kernels/gemm/gemm_tc.cu, a 256-thread block per 128 x 128
@@ -37,21 +38,32 @@ static int swaps(const hcl_kgemm *g) {
     return g->trans_a == HCL_NO_TRANS && g->m <= HCL_WG_BN_NARROW;
 }
 
-/* The columns of the Hopper kernel's tiles: 256, or 64 on swapped operands of at most 64 rows (the narrow kernels,
- * hcl_gemm_wg_*_n64: C^T's columns are C's rows, and a wide tile would compute three quarters of them past m). */
-static size_t wg_bn(const hcl_kgemm *g) { return swaps(g) && g->m <= HCL_WG_BN_NARROW ? HCL_WG_BN_NARROW : HCL_WG_BN; }
+/* The columns of the Hopper kernel's tiles, 256 or HCL_WG_BN_NARROW (64):
+ *  - on swapped operands, 64 for at most 64 rows (the narrow kernels, hcl_gemm_wg_*_n64: C^T's columns are C's rows,
+ *    and a wide tile would compute three quarters of them past m);
+ *  - else, for 16-bit types, 64 where the 128 x 256 tiles of C would fill at most half the SMs (hcl_gemm_wg64_*: four
+ *    times the tiles, so fewer slices of k or none). H200, f16 HCL/cuBLAS, 128 x 256 -> 128 x 64 (the llm set):
+ *    1024 x 1024 x 4096 0.57 -> 0.81, 256 x 4096 x 4096 0.59 -> 0.88, 256 x 1024 x 4096 0.64 -> 0.86, 127 x 4096 x
+ *    4096 0.46 -> 0.65; but with 128 wide tiles (1024 x 4096 x 4096) 0.88 -> 0.57, hence the rule. */
+static size_t wg_bn(const hcl_kdevice *dev, const hcl_kgemm *g) {
+    if (swaps(g)) return g->m <= HCL_WG_BN_NARROW ? HCL_WG_BN_NARROW : HCL_WG_BN;
+    if (g->compute == HCL_COMPUTE_TF32) return HCL_WG_BN;
+    const size_t wide = hcl_ceil_div(g->m, HCL_WG_BM) * hcl_ceil_div(g->n, HCL_WG_BN);
+    return 2 * wide <= hcl_known_or(dev->compute_units, 1) ? HCL_WG_BN_NARROW : HCL_WG_BN;
+}
 
 /* The Hopper kernel's name for C of type `c` (the kernel of the slices' partial products: f32). */
-static void wg_name(const hcl_kgemm *g, hcl_dtype c, char *name, size_t size) {
-    snprintf(name, size, "hcl_gemm_wg_%s_%s_%s%s",
+static void wg_name(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_dtype c, char *name, size_t size) {
+    const int narrow = wg_bn(dev, g) == HCL_WG_BN_NARROW;
+    snprintf(name, size, "hcl_gemm_wg%s_%s_%s_%s%s", narrow && !swaps(g) ? "64" : "",
              g->compute == HCL_COMPUTE_TF32 ? "tf32" : hcl_kdtype_name(g->ab_type), hcl_kdtype_name(c),
-             copies_b(g) ? "tt" : hcl__gemm_trans_name(g), wg_bn(g) == HCL_WG_BN_NARROW ? "_n64" : "");
+             copies_b(g) ? "tt" : hcl__gemm_trans_name(g), narrow && swaps(g) ? "_n64" : "");
 }
 
 /* The Hopper kernel's tiles of 128 x wg_bn: over C, or over C^T when the operands are swapped. */
-static size_t wg_tiles(const hcl_kgemm *g) {
+static size_t wg_tiles(const hcl_kdevice *dev, const hcl_kgemm *g) {
     const size_t m = swaps(g) ? g->n : g->m, n = swaps(g) ? g->m : g->n;
-    return hcl_ceil_div(m, HCL_WG_BM) * hcl_ceil_div(n, wg_bn(g));
+    return hcl_ceil_div(m, HCL_WG_BM) * hcl_ceil_div(n, wg_bn(dev, g));
 }
 
 /* Why the Hopper kernels do not take the call, or NULL when they do: sm_90; the rows the TMA reads 16-byte multiples
@@ -68,7 +80,7 @@ static const char *wg_declines(const hcl_kdevice *dev, const hcl_kgemm *g, char 
                  g->lda, g->ldb, hcl_kdtype_name(g->ab_type), v);
     else if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
         snprintf(buf, size, "the Hopper kernels take m, n and k below 2^31 (%zu, %zu, %zu)", g->m, g->n, g->k);
-    else if (wg_tiles(g) > hcl_known_or(dev->max_groups[0], INT32_MAX) ||
+    else if (wg_tiles(dev, g) > hcl_known_or(dev->max_groups[0], INT32_MAX) ||
              /* the copy's grid has a row of blocks per 32 of k */
              (b_copied && hcl_ceil_div(g->k, 32) > hcl_known_or(dev->max_groups[1], 65535)))
         snprintf(buf, size, "the Hopper plan's grid exceeds the device's");
@@ -82,8 +94,8 @@ static const char *wg_declines(const hcl_kdevice *dev, const hcl_kgemm *g, char 
 
 int hcl__plan_gemm_tc_narrow(const hcl_kdevice *dev, const hcl_kgemm *g) {
     char why[160];
-    return hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_WGMMA) && wg_bn(g) == HCL_WG_BN_NARROW &&
-           !wg_declines(dev, g, why, sizeof why);
+    return hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_WGMMA) && swaps(g) &&
+           wg_bn(dev, g) == HCL_WG_BN_NARROW && !wg_declines(dev, g, why, sizeof why);
 }
 
 /* Launch `l`: hcl_transpose_f32 of the matrix in `slot` (rows x cols, pitch ld) into the scratch at `offset` (cols x
@@ -122,9 +134,10 @@ static void wg_launch(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_klaunch *l
                                     : swapped                 ? tensor_map(t, g->k, g->n, g->ldb, bk, bk)
                                     : g->trans_a == HCL_TRANS ? tensor_map(t, g->k, g->m, g->lda, bk, bk)
                                                               : tensor_map(t, g->m, g->k, g->lda, bk, HCL_WG_BM);
-    const hcl_driver_tensor_map b = swapped    ? tensor_map(t, g->m, g->k, g->lda, bk, (uint32_t)wg_bn(g))
-                                    : b_copied ? tensor_map(t, g->n, g->k, kp, bk, HCL_WG_BN)
-                                    : g->trans_b == HCL_TRANS ? tensor_map(t, g->n, g->k, g->ldb, bk, HCL_WG_BN)
+    const uint32_t bn = (uint32_t)wg_bn(dev, g);
+    const hcl_driver_tensor_map b = swapped                   ? tensor_map(t, g->m, g->k, g->lda, bk, bn)
+                                    : b_copied                ? tensor_map(t, g->n, g->k, kp, bk, bn)
+                                    : g->trans_b == HCL_TRANS ? tensor_map(t, g->n, g->k, g->ldb, bk, bn)
                                                               : tensor_map(t, g->k, g->n, g->ldb, bk, bk);
     /* the kernel's operands: A' (m' x k), B' (k x n'), C' = C (C^T when swapped; a slice's pitch is n either way) */
     hcl_klaunch_u64(l, swapped ? g->n : g->m);
@@ -144,7 +157,7 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
     const int b_copied = copies_b(g);
     const size_t kp = (g->k + 3) / 4 * 4;
     char name[64];
-    wg_name(g, g->c_type, name, sizeof name);
+    wg_name(dev, g, g->c_type, name, sizeof name);
     /* the kernels first: a failure leaves the plan as it was (the caller's single launch) */
     const int kernel = hcl_kplan_kernel(out, HCL_KPROG_GPU, name);
     const int transpose = b_copied ? hcl_kplan_kernel(out, HCL_KPROG_GPU, "hcl_transpose_f32") : 0;
@@ -155,7 +168,7 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
     hcl_klaunch *l = out->launch;
     if (b_copied) plan_transpose(l++, transpose, HCL_KSLOT_B, g->k, g->n, g->ldb, 0, kp);
     out->scratch_bytes = b_copied ? g->n * kp * 4 : 0;
-    wg_launch(dev, g, l, kernel, wg_tiles(g), g->k);
+    wg_launch(dev, g, l, kernel, wg_tiles(dev, g), g->k);
     return HCL_SUCCESS;
 }
 
@@ -170,7 +183,7 @@ static hcl_status plan_wg(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan 
 #define WG_MIN_SLICE 256
 #define WG_SLICED_MIN_K 2048 /* k below this is never sliced */
 static hcl_status plan_wg_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out) {
-    const size_t sms = hcl_known_or(dev->compute_units, 1), tiles = wg_tiles(g);
+    const size_t sms = hcl_known_or(dev->compute_units, 1), tiles = wg_tiles(dev, g);
     if (copies_b(g) || 2 * tiles > sms || g->k < WG_SLICED_MIN_K) return HCL_ERROR_UNSUPPORTED;
     const size_t operands = (g->m + g->n) * g->k * hcl_kdtype_size(g->ab_type), partial = g->m * g->n * sizeof(float);
     const size_t most = hcl_min_size(hcl_min_size(sms / tiles, g->k / WG_MIN_SLICE), operands / partial);
@@ -178,7 +191,7 @@ static hcl_status plan_wg_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
     const size_t kslice = hcl__gemm_kslice(g, most, 64, &slices);
     if (slices < 2) return HCL_ERROR_UNSUPPORTED;
     char name[64];
-    wg_name(g, HCL_DTYPE_F32, name, sizeof name);
+    wg_name(dev, g, HCL_DTYPE_F32, name, sizeof name);
     int kernel;
     hcl_status st = hcl__plan_gemm_sliced(dev, g, out, name, slices, &kernel);
     if (st != HCL_SUCCESS) return st;
