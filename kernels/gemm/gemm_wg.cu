@@ -348,8 +348,43 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                     }
             }
         }
+        /* C through the warp's rows in shared memory where beta is 0 and C's rows are 16-byte aligned: 8 rows x 64
+         * columns at a time (the fragment's rows lane / 4 + 8h), written as the fragments lie, read back along the
+         * rows, so a warp's store covers whole 16-byte runs of 2 to 4 rows instead of 16 bytes of each of 8 rows */
+        enum { EV = 16 / sizeof(TC), EP = 72 /* the rows' pitch in values: 64 + 8, no bank conflicts either way */ };
+        const bool staged = !CT && beta == 0.0f && ldc % EV == 0 && ((unsigned long long)C % 16) == 0;
+        if (staged) {
+            TC *const sb = (TC *)(hcl_wg_dyn + (base - hcl_wg_smem(hcl_wg_dyn)) + HCL_WG_STAGES * HCL_WG_STAGE_BYTES +
+                                  (c * 4 + w) * HCL_WG_EPI_WARP_BYTES);
 #pragma unroll
-        for (int h = 0; !CT && h < 2; h++) {
+            for (int h = 0; h < 2; h++)
+#pragma unroll
+                for (int j = 0; j < BN / 64; j++) {
+#pragma unroll
+                    for (int ii = 0; ii < 8; ii++) {
+                        const int i = 8 * j + ii;
+                        EC::st2(sb, ((lane / 4) * EP + 8 * ii + 2 * (lane % 4)) / 2, alpha * d[4 * i + 2 * h],
+                                alpha * d[4 * i + 2 * h + 1]);
+                    }
+                    __syncwarp();
+                    const unsigned long long r0 = (unsigned long long)m0 + c * 64 + w * 16 + 8 * h,
+                                             c0 = (unsigned long long)n0 + 64 * j;
+#pragma unroll
+                    for (int v = lane; v < 8 * 64 / EV; v += 32) {
+                        const int rr = v / (64 / EV), cc = (v % (64 / EV)) * EV;
+                        const unsigned long long r = r0 + rr, col = c0 + cc;
+                        if (r >= m) continue;
+                        if (col + EV <= n)
+                            *(uint4 *)(C + r * ldc + col) = *(const uint4 *)(sb + rr * EP + cc);
+                        else
+                            for (int e = 0; e < EV && col + e < n; e++)
+                                EC::st(C, r * ldc + col + e, EC::ld(sb, rr * EP + cc + e));
+                    }
+                    __syncwarp();
+                }
+        }
+#pragma unroll
+        for (int h = 0; !CT && !staged && h < 2; h++) {
             const unsigned long long r = (unsigned long long)m0 + c * 64 + w * 16 + lane / 4 + 8 * h;
             if (r >= m) continue;
 #pragma unroll
