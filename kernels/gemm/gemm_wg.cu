@@ -5,10 +5,13 @@
  * A block of three warpgroups computes a 128 x 256 tile of C (gemm_wg.h), or 128 x 64 (the wg64 and _n64 kernels).
  * Warpgroup 0 is the producer: one thread issues the TMA copies of each K step (128 bytes of each row: 64 16-bit
  * elements, 32 floats) into a ring of 4 stages (8 of the narrow tiles), each stage's "full" barrier counting the bytes
- * in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the
- * tile: per stage four wgmma m64n256k16 (k8 for TF32) reading both operands from shared memory, then they release
- * the stage before last to the producer through its "empty" barrier (one wgmma group stays in flight). The
- * accumulators (128 floats a thread) go straight to global memory, bounds-checked, scaled by alpha and beta. Blocks
+ * in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the tile: per stage four wgmma m64n256k16 (k8 for TF32)
+ * reading both operands from shared memory, then they release the stage before last to the producer through its
+ * "empty" barrier (one wgmma group stays in flight). The
+ * accumulators (128 floats a thread), scaled by alpha, go to global memory through each warp's rows in shared memory
+ * (whole 16-byte runs a store) where beta is 0 and C's rows are 16-byte aligned, else straight from registers, with
+ * beta; bounds-checked either way (the store of the fragments as they lie, 16 bytes of each of 8 rows a warp's store,
+ * had cost about 4 us a tile: 1024 x 4096 x 4096 f16 at one tile a block 0.88 of cuBLAS before, 1.00 after). Blocks
  * are persistent: one per SM takes tile after tile, the producer running ahead into the next tile while the
  * consumers store the last. When the tiles are too few to fill the SMs the plan cuts k into slices (kslice): a work
  * item is then a tile and a slice, whose partial product goes to the scratch for hcl_gemm_splitk_sum to add.
