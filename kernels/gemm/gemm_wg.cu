@@ -433,28 +433,21 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
              unsigned long long ldc, unsigned long long kslice) {                                                      \
         HCL_WG_BODY(TA, TB, TAB, TC, RA, CT, BN)                                                                       \
     }
-#define HCL_WG_KERNELS(TYPES, TAB, TC)                                                                                 \
-    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nn, false, false, TAB, TC, false, false, HCL_WG_BN)                            \
-    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_nt, false, true, TAB, TC, false, false, HCL_WG_BN)                             \
-    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_tn, true, false, TAB, TC, false, false, HCL_WG_BN)                             \
-    HCL_WG_KERNEL(hcl_gemm_wg_##TYPES##_tt, true, true, TAB, TC, false, false, HCL_WG_BN)
-
-HCL_WG_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
-HCL_WG_KERNELS(f16_f32, hcl_f16_t, float)
-HCL_WG_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
-HCL_WG_KERNELS(bf16_f32, hcl_bf16_t, float)
-/* hcl_gemm_wg64_<ab>_<c>_<nn|nt|tn|tt>: the same over tiles of 128 x 64 (HCL_WG_BN_NARROW) of C, the plan's choice
- * where the 128 x 256 tiles would fill at most half the SMs (the middle rows of inference: four times the tiles, and
- * fewer slices of k or none) */
-#define HCL_WG64_KERNELS(TYPES, TAB, TC)                                                                               \
-    HCL_WG_KERNEL(hcl_gemm_wg64_##TYPES##_nn, false, false, TAB, TC, false, false, HCL_WG_BN_NARROW)                   \
-    HCL_WG_KERNEL(hcl_gemm_wg64_##TYPES##_nt, false, true, TAB, TC, false, false, HCL_WG_BN_NARROW)                    \
-    HCL_WG_KERNEL(hcl_gemm_wg64_##TYPES##_tn, true, false, TAB, TC, false, false, HCL_WG_BN_NARROW)                    \
-    HCL_WG_KERNEL(hcl_gemm_wg64_##TYPES##_tt, true, true, TAB, TC, false, false, HCL_WG_BN_NARROW)
-HCL_WG64_KERNELS(f16_f16, hcl_f16_t, hcl_f16_t)
-HCL_WG64_KERNELS(f16_f32, hcl_f16_t, float)
-HCL_WG64_KERNELS(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
-HCL_WG64_KERNELS(bf16_f32, hcl_bf16_t, float)
+/* hcl_gemm_<WG>_<ab>_<c>_<nn|nt|tn|tt>: WG wg, tiles of 128 x 256 (BN HCL_WG_BN), or wg64, 128 x 64 of C
+ * (HCL_WG_BN_NARROW), the plan's choice for 16-bit types where the 128 x 256 tiles would fill at most half the SMs (the
+ * middle rows of inference: four times the tiles, and fewer slices of k or none) */
+#define HCL_WG_KERNELS(WG, TYPES, TAB, TC, BN)                                                                         \
+    HCL_WG_KERNEL(hcl_gemm_##WG##_##TYPES##_nn, false, false, TAB, TC, false, false, BN)                               \
+    HCL_WG_KERNEL(hcl_gemm_##WG##_##TYPES##_nt, false, true, TAB, TC, false, false, BN)                                \
+    HCL_WG_KERNEL(hcl_gemm_##WG##_##TYPES##_tn, true, false, TAB, TC, false, false, BN)                                \
+    HCL_WG_KERNEL(hcl_gemm_##WG##_##TYPES##_tt, true, true, TAB, TC, false, false, BN)
+#define HCL_WG_KERNELS_BOTH(TYPES, TAB, TC)                                                                            \
+    HCL_WG_KERNELS(wg, TYPES, TAB, TC, HCL_WG_BN)                                                                      \
+    HCL_WG_KERNELS(wg64, TYPES, TAB, TC, HCL_WG_BN_NARROW)
+HCL_WG_KERNELS_BOTH(f16_f16, hcl_f16_t, hcl_f16_t)
+HCL_WG_KERNELS_BOTH(f16_f32, hcl_f16_t, float)
+HCL_WG_KERNELS_BOTH(bf16_bf16, hcl_bf16_t, hcl_bf16_t)
+HCL_WG_KERNELS_BOTH(bf16_f32, hcl_bf16_t, float)
 /* hcl_gemm_wg_<ab>_<c>_<nn|nt>_n64: "nn" and "nt" of at most 64 rows (rows of few tokens), on swapped operands (C^T =
  * B^T A^T, the plan passes n, m, B and A; C stored transposed) over tiles of 128 x 64 (HCL_WG_BN_NARROW): B^T is A'
  * (M-major for "nn", K-major for "nt"), A^T is B' (K-major), and C's rows are the tile's 64 columns, where the wide
