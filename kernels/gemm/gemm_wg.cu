@@ -7,14 +7,14 @@
  * elements, 32 floats) into a ring of 4 stages (8 of the narrow tiles), each stage's "full" barrier counting the bytes
  * in. Warpgroups 1 and 2 multiply rows 0-63 and 64-127 of the tile: per stage four wgmma m64n256k16 (k8 for TF32)
  * reading both operands from shared memory, then they release the stage before last to the producer through its
- * "empty" barrier (one wgmma group stays in flight). The
- * accumulators (128 floats a thread), scaled by alpha, go to global memory through each warp's rows in shared memory
- * (whole 16-byte runs a store) where beta is 0 and C's rows are 16-byte aligned, else straight from registers, with
- * beta; bounds-checked either way (the store of the fragments as they lie, 16 bytes of each of 8 rows a warp's store,
- * had cost about 4 us a tile: 1024 x 4096 x 4096 f16 at one tile a block 0.88 of cuBLAS before, 1.00 after). Blocks
- * are persistent: one per SM takes tile after tile, the producer running ahead into the next tile while the
- * consumers store the last. When the tiles are too few to fill the SMs the plan cuts k into slices (kslice): a work
- * item is then a tile and a slice, whose partial product goes to the scratch for hcl_gemm_splitk_sum to add.
+ * "empty" barrier (one wgmma group stays in flight). The accumulators (128 floats a thread), scaled by alpha, go to
+ * global memory through each warp's rows in shared memory (whole 16-byte runs a store) where beta is 0 and C's rows
+ * are 16-byte aligned, else straight from registers, with beta; bounds-checked either way (the store of the fragments
+ * as they lie, 16 bytes of each of 8 rows a warp's store, had cost about 4 us a tile: 1024 x 4096 x 4096 f16 at one
+ * tile a block 0.88 of cuBLAS before, 1.00 after). Blocks are persistent: one per SM takes tile after tile, the
+ * producer running ahead into the next tile while the consumers store the last. When the tiles are too few to fill
+ * the SMs the plan cuts k into slices (kslice): a work item is then a tile and a slice, whose partial product goes to
+ * the scratch for hcl_gemm_splitk_sum to add.
  *
  * Shared layout: the TMA writes with the 128-byte swizzle, rows of 128 bytes. A K-contiguous operand (A not
  * transposed, B transposed) is one box of K x rows (K-major for wgmma: a step of one wgmma in K is 32 bytes along
@@ -354,7 +354,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
         /* C through the warp's rows in shared memory where beta is 0 and C's rows are 16-byte aligned: 8 rows x 64
          * columns at a time (the fragment's rows lane / 4 + 8h), written as the fragments lie, read back along the
          * rows, so a warp's store covers whole 16-byte runs of 2 to 4 rows instead of 16 bytes of each of 8 rows */
-        enum { EV = 16 / sizeof(TC), EP = 72 /* the rows' pitch in values: 64 + 8, no bank conflicts either way */ };
+        enum { EV = 16 / sizeof(TC), EP = HCL_WG_EPI_PITCH };
         const bool staged = !CT && beta == 0.0f && ldc % EV == 0 && ((unsigned long long)C % 16) == 0;
         if (staged) {
             TC *const sb = (TC *)(hcl_wg_dyn + (base - hcl_wg_smem(hcl_wg_dyn)) + HCL_WG_STAGES * HCL_WG_STAGE_BYTES +

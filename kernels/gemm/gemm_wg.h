@@ -11,8 +11,10 @@
     128 /* K per stage, in bytes of each row: one row of the 128-byte swizzle, 64 16-bit elements or 32 floats */
 #define HCL_WG_STAGES 4
 #define HCL_WG_STAGE_BYTES ((HCL_WG_BM + HCL_WG_BN) * HCL_WG_ROW)
-/* a consumer warp's rows for storing C (gemm_wg.cu): 8 x 64 values of up to 4 bytes, rows padded by 8 values */
-#define HCL_WG_EPI_WARP_BYTES (8 * 72 * 4)
+/* a consumer warp's rows for storing C (gemm_wg.cu): 8 rows of 64 values of up to 4 bytes, their pitch 64 + 8 values
+ * (no bank conflicts writing the fragments or reading the rows) */
+#define HCL_WG_EPI_PITCH 72
+#define HCL_WG_EPI_WARP_BYTES (8 * HCL_WG_EPI_PITCH * 4)
 /* dynamic shared memory of a block: the stages, the 8 consumer warps' rows for C, plus slack to align the stages to
  * 1024 bytes (the swizzle's period) */
 #define HCL_WG_SMEM_BYTES (HCL_WG_STAGES * HCL_WG_STAGE_BYTES + 8 * HCL_WG_EPI_WARP_BYTES + 1024)
