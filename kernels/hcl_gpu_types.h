@@ -171,6 +171,22 @@ __device__ __forceinline__ void hcl_tile_grouped(I tile, I tiles_m, I tiles_n, I
     *tn = in / rows;
 }
 
+/* A kernel a plan launches early (hcl_klaunch.waits_in_device: CUDA's programmatic dependent launch) begins with this
+ * wait: until the kernel before it on the queue has ended and its writes are visible. Launched the usual way, it
+ * returns at once. */
+__device__ __forceinline__ void hcl_gpu_wait_previous() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(HCL_GPU_HIP_KERNEL)
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+/* The kernel after this one on the queue, where it is launched early, may begin now (it still waits, with
+ * hcl_gpu_wait_previous, for this one to end before it reads what this one writes). */
+__device__ __forceinline__ void hcl_gpu_launch_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(HCL_GPU_HIP_KERNEL)
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 /* The three instantiations of a kernel body: NAME_f32, NAME_f16, NAME_bf16 (X(suffix, type) per type). */
 #define HCL_GPU_TYPES(X) X(f32, float) X(f16, hcl_f16_t) X(bf16, hcl_bf16_t)
 

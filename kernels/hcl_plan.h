@@ -166,6 +166,9 @@ typedef struct hcl_klaunch {
     hcl_dim3 grid;
     hcl_dim3 block;
     size_t shared_bytes; /* dynamic local memory per group */
+    /* the kernel waits in the device for the launch before it in the plan (hcl_gpu_wait_previous), so the driver may
+     * start it before that one ends (kernel_wait_in_device); 0: it starts after */
+    int waits_in_device;
     uint32_t num_args;
     hcl_kparg args[HCL_KLAUNCH_MAX_ARGS];
 } hcl_klaunch;

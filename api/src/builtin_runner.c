@@ -13,7 +13,8 @@
 
 typedef struct hcl__builtin_kernel {
     void *native;
-    uint64_t max_group; /* from the driver's kernel_max_group; 0: unknown */
+    uint64_t max_group;  /* from the driver's kernel_max_group; 0: unknown */
+    int waits_in_device; /* 1: the driver's kernel_wait_in_device said yes; -1: asked, no; 0: not asked */
 } hcl__builtin_kernel;
 
 struct hcl__builtins {
@@ -78,10 +79,16 @@ static struct {
     hcl_kvariant variant[HCL_KOP_COUNT];
     hcl_status status[HCL_KOP_COUNT];
     char why[HCL_KOP_COUNT][768];
+    int early_launch_off; /* HCL_EARLY_LAUNCH=0: every kernel waits for the one before it on the queue, as launched */
 } g_forced;
 static pthread_once_t g_forced_once = PTHREAD_ONCE_INIT;
 
 static void read_forced_variants(void) {
+    const char *early = getenv("HCL_EARLY_LAUNCH");
+    g_forced.early_launch_off = early && strcmp(early, "0") == 0;
+    if (g_forced.early_launch_off)
+        hcl__log(HCL_LOG_INFO, "core",
+                 "HCL_EARLY_LAUNCH=0: no kernel of a plan is launched before the one before it ends");
     for (int op = 0; op < HCL_KOP_COUNT; op++) {
         const char *env = hcl_kvariant_env((hcl_kop)op), *text = env ? getenv(env) : NULL;
         g_forced.status[op] =
@@ -325,6 +332,12 @@ static hcl_status launch_plan(runner_ctx *ctx, hcl__queue *q, const hcl__builtin
                 args[a].size = pa->size;
             }
         }
+        /* a kernel that waits for the one before it in the device may start before that one ends (once asked, every
+         * launch of it does; not under HCL_EARLY_LAUNCH=0); a failure of the driver to allow it fails no call */
+        if (l->waits_in_device && i > 0 && k->waits_in_device == 0 && !g_forced.early_launch_off)
+            k->waits_in_device =
+                HCL_DRIVER_HAS(drv, kernel_wait_in_device) && drv->kernel_wait_in_device(k->native) == HCL_SUCCESS ? 1
+                                                                                                                   : -1;
         const int want = out_first && !bracket;
         st = drv->kernel_launch(q->native, k->native, l->grid, l->block, l->shared_bytes, l->num_args, args, 0, NULL,
                                 want ? out_first : NULL);

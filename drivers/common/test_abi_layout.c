@@ -86,13 +86,17 @@ SAME_GROUP(REGISTER)
 SAME_GROUP(CLUSTERS)
 /* 2.6: buffer_wrap, right after the 2.4 table's end */
 _Static_assert(offsetof(hcl_driver_table, buffer_wrap) == sizeof(abi_2_4_table), "buffer_wrap is not at the 2.4 end");
-_Static_assert(sizeof(hcl_driver_table) == sizeof(abi_2_4_table) + sizeof(void (*)(void)),
+/* 2.7: kernel_wait_in_device after it */
+_Static_assert(offsetof(hcl_driver_table, kernel_wait_in_device) == sizeof(abi_2_4_table) + sizeof(void (*)(void)),
+               "kernel_wait_in_device is not after buffer_wrap");
+_Static_assert(sizeof(hcl_driver_table) == sizeof(abi_2_4_table) + 2 * sizeof(void (*)(void)),
                "hcl_driver_table changed size");
 _Static_assert(HCL_DRIVER_ABI_MAJOR == 2 && HCL_DRIVER_ABI_MINOR >= 4, "the layout above is of ABI 2.4");
 
 int main(void) {
 #define COUNT(ret, name, params) +1
-    printf("PASS hcl_driver_table: %d entries, %zu bytes, the layout of ABI 2.4 and buffer_wrap (2.6) after it\n",
+    printf("PASS hcl_driver_table: %d entries, %zu bytes, the layout of ABI 2.4, buffer_wrap (2.6) and "
+           "kernel_wait_in_device (2.7) after it\n",
            0 HCL_DRIVER_ENTRIES(COUNT), sizeof(hcl_driver_table));
     return 0;
 }

@@ -134,6 +134,9 @@ static const hcl_driver_table g_table = {
     .kernel_max_clusters = hcl__gpu_kernel_max_clusters,
 #endif
     .buffer_wrap = hcl__gpu_buffer_wrap,
+#if HCL_GPU_CUDA
+    .kernel_wait_in_device = hcl__gpu_kernel_wait_in_device,
+#endif
 };
 
 HCL_KIT_DRIVER_ENTRY(g_table)

@@ -256,6 +256,8 @@ HCL_KIT_DECLARE_ENTRIES(hcl__gpu)
 hcl_status hcl__gpu_kernel_params(void *kernel, hcl_driver_param *out, uint32_t max, uint32_t *out_count,
                                   uint32_t *out_flags);
 #if HCL_GPU_CUDA
+/* kernel_wait_in_device (optional entry), module.c: CUDA only (HIP has no programmatic dependent launch). */
+hcl_status hcl__gpu_kernel_wait_in_device(void *kernel);
 /* kernel_max_clusters (optional entry), module.c: CUDA only (HIP has no thread-block clusters). */
 hcl_status hcl__gpu_kernel_max_clusters(void *kernel, uint32_t cluster_blocks, uint32_t threads, size_t shared_bytes,
                                         uint32_t *out_count);

@@ -198,6 +198,7 @@ typedef CUdevice_attribute hcl_gpu_attribute;
     OPT(CUresult, cuMemHostUnregister, (void *))                                                                       \
     OPT(CUresult, cuPointerGetAttribute, (void *, CUpointer_attribute, CUdeviceptr))                                   \
     OPT(CUresult, cuOccupancyMaxActiveClusters, (int *, CUfunction, const CUlaunchConfig *))                           \
+    OPT(CUresult, cuLaunchKernelEx, (const CUlaunchConfig *, CUfunction, void **, void **))                            \
     OPT(CUresult, cuTensorMapEncodeTiled,                                                                              \
         (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,               \
          const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,    \

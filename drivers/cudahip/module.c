@@ -44,6 +44,7 @@ typedef struct hcl__gpu_kernel {
     hcl_gpu_function fn;
     atomic_int dyn_smem_set; /* dynamic shared memory this kernel has opted in to so far (CUDA) */
     uint32_t num_params;     /* from cuFuncGetParamInfo; HCL_GPU_UNKNOWN_PARAMS when the runtime cannot say */
+    int waits_in_device;     /* kernel_wait_in_device: launched as a programmatic dependent launch (CUDA) */
     uint32_t *param_sizes;
     char name[];
 } hcl__gpu_kernel;
@@ -263,6 +264,18 @@ static hcl_status opt_in_shared(hcl__gpu_kernel *k, const hcl__gpu_device *d, si
     return st;
 }
 
+/* Launches of the kernel from now on as programmatic dependent launches (cuLaunchKernelEx, driver 12.0+, on sm_90 and
+ * later: else HCL_ERROR_UNSUPPORTED); the kernel waits for the one before it itself. */
+hcl_status hcl__gpu_kernel_wait_in_device(void *kernel) {
+    hcl__gpu_kernel *k = kernel;
+    if (!hcl__gpu.cuLaunchKernelEx || k->mod->dev->cc_major < 9)
+        return HCL_KIT_FAIL(
+            HCL_ERROR_UNSUPPORTED, "%s: kernel '%s': no programmatic dependent launch here (%s)", HCL_GPU_NAME, k->name,
+            hcl__gpu.cuLaunchKernelEx ? "it needs sm_90 or later" : "the driver has no cuLaunchKernelEx");
+    k->waits_in_device = 1;
+    return HCL_SUCCESS;
+}
+
 /* cuOccupancyMaxActiveClusters for clusters of `cluster_blocks` blocks (driver 11.8+: else HCL_ERROR_UNSUPPORTED). */
 hcl_status hcl__gpu_kernel_max_clusters(void *kernel, uint32_t cluster_blocks, uint32_t threads, size_t shared_bytes,
                                         uint32_t *out_count) {
@@ -448,7 +461,26 @@ hcl_status hcl__gpu_kernel_launch(void *queue, void *kernel, hcl_dim3 grid, hcl_
         /* above the default 48 KiB a kernel must opt in to its dynamic shared memory */
         if (st == HCL_SUCCESS) st = opt_in_shared(k, q->dev, shared_bytes);
 #endif
-        if (st == HCL_SUCCESS)
+#if HCL_GPU_CUDA
+        if (st == HCL_SUCCESS && k->waits_in_device) {
+            /* it may begin before the kernel before it ends: it waits for that one in the device itself */
+            CUlaunchAttribute early;
+            memset(&early, 0, sizeof early);
+            early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            early.value.programmaticStreamSerializationAllowed = 1;
+            CUlaunchConfig config;
+            memset(&config, 0, sizeof config);
+            config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
+            config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
+            config.sharedMemBytes = (unsigned int)shared_bytes;
+            config.hStream = q->stream;
+            config.attrs = &early, config.numAttrs = 1;
+            st = HCL_GPU_CALL(cuLaunchKernelEx, (&config, k->fn, params, NULL),
+                              "kernel '%s' grid (%u, %u, %u) block (%u, %u, %u) shared_bytes=%zu, launched early",
+                              k->name, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes);
+        } else
+#endif
+            if (st == HCL_SUCCESS)
             st = HCL_GPU(LaunchKernel,
                          (k->fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned int)shared_bytes,
                           q->stream, params, NULL),

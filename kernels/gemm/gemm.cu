@@ -342,6 +342,7 @@ __device__ __forceinline__ void hcl_gemm_splitk_sum_impl(unsigned long long m, u
                                                          float beta, T *C, unsigned long long ldc,
                                                          unsigned long long groups) {
     typedef hcl_elem<T> EC;
+    hcl_gpu_wait_previous(); /* the plan may launch it before the partial products are done */
     const unsigned long long total = m * n;
     if (groups == 1) { /* a thread an element, in a grid-stride loop */
         const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;

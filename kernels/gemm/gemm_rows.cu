@@ -16,13 +16,15 @@
  * an AMD wavefront), and walks the slice in chunks of HCL_GEMM_ROWS_STAGE / MR values of k, each first staged for MR
  * rows of A in shared memory as float. Products and sums are float (fmaf), 16-bit elements widened as they are loaded.
  *  - n: a group's thread holds CW consecutive columns (a 16-byte vector of B's row, 8 bytes for 16-bit types at MR 16,
- *    which keeps the accumulators at 64 a thread), the 8 groups take every 8th value of k, and at the end of the slice
- *    the groups add up in shared memory, group 7 first down to group 0. 32 x CW columns a block.
+ *    which keeps the accumulators at 64 a thread), the 8 groups take every 8th value of k in batches of
+ *    HCL_GEMM_ROWS_UNROLL loads (a chunk's first issued before A is staged), and at the end of the slice the groups add
+ *    up in shared memory in halves (groups 4-7 onto 0-3, 2-3 onto 0-1, 1 onto 0). 32 x CW columns a block.
  *  - t: a group takes HCL_GEMM_ROWS_COLS_T columns, its lanes consecutive 16-byte vectors along k (a lane VEC values),
  *    and at the end of the slice the lanes add up by a butterfly of shuffles. 8 x HCL_GEMM_ROWS_COLS_T columns a block.
  * B is read in vectors when its pointer and its rows are aligned to the vector (checked here at run time; the plan
  * keeps slices at multiples of 64 values of k), in scalars otherwise and at the edges of n and k. Every element's sum has one
- * order whatever the timing: no atomics. Also the HIP kernel: a group is 32 lanes on a wavefront of 32 or 64. */
+ * order whatever the timing: no atomics. Once its loads are issued a block lets the sum kernel's launch begin on CUDA
+ * (hcl_gpu_launch_next: the plan's early launch). Also the HIP kernel: a group is 32 lanes on a wavefront of 32 or 64. */
 
 #include "hcl_gpu_types.h"
 
@@ -30,7 +32,7 @@
 #define HCL_GEMM_ROWS_GROUPS 8   /* groups of 32 threads a block */
 #define HCL_GEMM_ROWS_STAGE 8192 /* floats of A in shared memory: MR rows x HCL_GEMM_ROWS_STAGE / MR values of k */
 #define HCL_GEMM_ROWS_COLS_T 4   /* columns a group takes in the t kernels */
-#define HCL_GEMM_ROWS_UNROLL(MR) ((MR) <= 4 ? 8 : 4) /* loads of B in flight a thread in the n kernels */
+#define HCL_GEMM_ROWS_UNROLL(MR) ((MR) <= 4 ? 8 : 4) /* loads of B in flight a thread in the n kernels (a batch) */
 
 /* Stage rows 0..MR-1 of A's values of k [p0, p0 + len) into as as floats, value q of row r at q * MR + r (QR: the n
  * kernels, which read a value of k for every row) or r * KC + q (the t kernels, which read a run of k per row): zeros
@@ -47,18 +49,32 @@ __device__ __forceinline__ void hcl_gemm_rows_stage(float *as, const TAB *__rest
     }
 }
 
-/* CW elements of T from p (aligned to CW elements: 16 or 8 bytes) as floats. */
-template <int CW, typename T> __device__ __forceinline__ void hcl_gemm_rows_ld(const T *p, float *v) {
-    typedef hcl_elem<T> E;
-    if (CW == (int)E::VEC) {
-        E::unpack(*(const uint4 *)(const void *)p, v);
-    } else { /* half a vector: the low half of one */
-        const uint2 h = *(const uint2 *)(const void *)p;
-        float w[E::VEC];
-        E::unpack(make_uint4(h.x, h.y, 0u, 0u), w);
+/* CW elements of T at p (aligned to CW elements: 16 or 8 bytes) as they lie in memory (hcl_gemm_rows_raw<CW == VEC>::t,
+ * a uint4 or a uint2), and widened to floats (hcl_gemm_rows_unpack) when they are used, so that a batch's loads are
+ * all issued before its products. */
+template <bool WHOLE> struct hcl_gemm_rows_raw { /* WHOLE: CW is a whole vector */
+    typedef uint4 t;
+    template <typename T> static __device__ __forceinline__ t ld(const T *p) { return *(const uint4 *)(const void *)p; }
+};
+template <> struct hcl_gemm_rows_raw<false> {
+    typedef uint2 t;
+    template <typename T> static __device__ __forceinline__ t ld(const T *p) { return *(const uint2 *)(const void *)p; }
+};
+template <int CW, typename T> __device__ __forceinline__ void hcl_gemm_rows_unpack(uint4 r, float *v) {
+    hcl_elem<T>::unpack(r, v);
+}
+template <int CW, typename T> __device__ __forceinline__ void hcl_gemm_rows_unpack(uint2 h, float *v) {
+    float w[hcl_elem<T>::VEC]; /* half a vector: the low half of one */
+    hcl_elem<T>::unpack(make_uint4(h.x, h.y, 0u, 0u), w);
 #pragma unroll
-        for (int e = 0; e < CW; e++) v[e] = w[e];
-    }
+    for (int e = 0; e < CW; e++) v[e] = w[e];
+}
+
+/* A batch of U loads of B for a group of the n kernels: the CW values at b + (q + u * G) * ldb, u < U. */
+template <int U, int G, typename R, typename T>
+__device__ __forceinline__ void hcl_gemm_rows_batch(R (&x)[U], const T *b, int q, unsigned long long ldb) {
+#pragma unroll
+    for (int u = 0; u < U; u++) x[u] = *(const R *)(const void *)(b + (unsigned long long)(q + u * G) * ldb);
 }
 
 /* acc[r][e] += a[r] * v[e], r < MR, e < CW: a, the MR values of A at one value of k (16-byte aligned in shared
@@ -101,49 +117,60 @@ __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned l
     for (int r = 0; r < MR; r++)
 #pragma unroll
         for (int e = 0; e < CW; e++) acc[r][e] = 0.0f;
+    typedef hcl_gemm_rows_raw<CW == VEC> R;
     for (unsigned long long kc = k0; kc < k1; kc += KC) {
         const int len = k1 - kc < (unsigned long long)KC ? (int)(k1 - kc) : KC;
+        const TAB *b = B + kc * ldb + j;
+        int q = w;
+        /* a batch: U loads of B, the group's values of k q, q + G, ..., q + (U - 1) * G; the chunk's first is issued
+         * before A is staged (it does not need A) */
+        typename R::t x[U];
+        bool full = vec && q + (U - 1) * G < len;
+        if (full) hcl_gemm_rows_batch<U, G>(x, b, q, ldb);
         __syncthreads(); /* the previous chunk's readers are done */
         hcl_gemm_rows_stage<MR, KC, true>(as, A, m, a_i, a_p, kc, len, len);
         __syncthreads();
-        const TAB *b = B + kc * ldb + j;
-        int q = w;
-        if (vec) {
-            for (; q + (U - 1) * G < len; q += U * G) {
-                float v[U][VEC];
+        while (full) {
 #pragma unroll
-                for (int u = 0; u < U; u++) hcl_gemm_rows_ld<CW>(b + (unsigned long long)(q + u * G) * ldb, v[u]);
-#pragma unroll
-                for (int u = 0; u < U; u++) hcl_gemm_rows_fma<MR, CW>(acc, as + (q + u * G) * MR, v[u]);
-            }
-            for (; q < len; q += G) {
-                float v[VEC];
-                hcl_gemm_rows_ld<CW>(b + (unsigned long long)q * ldb, v);
-                hcl_gemm_rows_fma<MR, CW>(acc, as + q * MR, v);
-            }
-        } else {
-            for (; q < len; q += G) {
+            for (int u = 0; u < U; u++) {
                 float v[CW];
+                hcl_gemm_rows_unpack<CW, TAB>(x[u], v);
+                hcl_gemm_rows_fma<MR, CW>(acc, as + (q + u * G) * MR, v);
+            }
+            q += U * G;
+            full = q + (U - 1) * G < len;
+            if (full) hcl_gemm_rows_batch<U, G>(x, b, q, ldb);
+        }
+        for (; q < len; q += G) { /* the chunk's last values of k, fewer than a batch, and B not in vectors */
+            float v[CW];
+            if (vec) {
+                hcl_gemm_rows_unpack<CW, TAB>(R::ld(b + (unsigned long long)q * ldb), v);
+            } else {
 #pragma unroll
                 for (int e = 0; e < CW; e++)
                     v[e] = j + e < n ? hcl_elem<TAB>::ld(b, (unsigned long long)q * ldb + e) : 0.0f;
-                hcl_gemm_rows_fma<MR, CW>(acc, as + q * MR, v);
             }
+            hcl_gemm_rows_fma<MR, CW>(acc, as + q * MR, v);
         }
     }
-    /* the groups' sums, group 7 first: red[(r * CW + e) * 32 + c] */
+    hcl_gpu_launch_next(); /* B is read: the sum of the slices may begin its launch (it waits for this kernel's end) */
+    /* the groups' sums, in halves: groups h to 2h - 1 write theirs, groups 0 to h - 1 add them (h = 4, 2, 1); the
+     * halves' values red[((w - h) * MR * CW + r * CW + e) * 32 + c] fill at most the staging's 8192 floats */
     float *red = as;
-    __syncthreads();
-    for (int g = G - 1; g > 0; g--) {
-        if (w == g)
+#pragma unroll
+    for (int h = G / 2; h > 0; h /= 2) {
+        __syncthreads();
+        if (w >= h && w < 2 * h)
 #pragma unroll
             for (int r = 0; r < MR; r++)
 #pragma unroll
-                for (int e = 0; e < CW; e++) {
-                    float *s = &red[(r * CW + e) * 32 + c];
-                    *s = g == G - 1 ? acc[r][e] : *s + acc[r][e];
-                }
+                for (int e = 0; e < CW; e++) red[((w - h) * MR * CW + r * CW + e) * 32 + c] = acc[r][e];
         __syncthreads();
+        if (w < h)
+#pragma unroll
+            for (int r = 0; r < MR; r++)
+#pragma unroll
+                for (int e = 0; e < CW; e++) acc[r][e] += red[(w * MR * CW + r * CW + e) * 32 + c];
     }
     if (w != 0) return;
     float *out = P + (unsigned long long)blockIdx.y * m * n;
@@ -151,8 +178,7 @@ __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned l
     for (int r = 0; r < MR; r++)
 #pragma unroll
         for (int e = 0; e < CW; e++)
-            if ((unsigned long long)r < m && j + e < n)
-                out[r * p_i + (j + e) * p_j] = red[(r * CW + e) * 32 + c] + acc[r][e];
+            if ((unsigned long long)r < m && j + e < n) out[r * p_i + (j + e) * p_j] = acc[r][e];
 }
 
 /* The t kernels' body (B's element (p, j) at j * ldb + p; see the top of the file). */
@@ -187,7 +213,7 @@ __device__ __forceinline__ void hcl_gemm_rows_t(unsigned long long m, unsigned l
 #pragma unroll
                 for (int c = 0; c < CT; c++) {
                     if (j0 + c < n)
-                        hcl_gemm_rows_ld<VEC>(B + (j0 + c) * ldb + kc + q, v[c]);
+                        hcl_gemm_rows_unpack<VEC, TAB>(hcl_gemm_rows_raw<true>::ld(B + (j0 + c) * ldb + kc + q), v[c]);
                     else
 #pragma unroll
                         for (int e = 0; e < VEC; e++) v[c][e] = 0.0f;
@@ -214,6 +240,7 @@ __device__ __forceinline__ void hcl_gemm_rows_t(unsigned long long m, unsigned l
             }
         }
     }
+    hcl_gpu_launch_next(); /* B is read: the sum of the slices may begin its launch (it waits for this kernel's end) */
     /* the lanes' sums: a butterfly over the group's 32 lanes (every lane ends with the same sum) */
 #pragma unroll
     for (int r = 0; r < MR; r++)

@@ -271,6 +271,7 @@ __device__ __forceinline__ void hcl_wg_gemm(unsigned long long m, unsigned long 
                     for (int j = 0; j < BN / BK; j++) hcl_wg_tma(b + j * BOX_BYTES, tb, n0 + j * BK, kk, bar);
             }
         }
+        hcl_gpu_launch_next(); /* the loads are issued: a sum of the slices after it may begin its launch */
         return;
     }
 

@@ -45,6 +45,7 @@ hcl_status hcl__plan_gemm_sliced(const hcl_kdevice *dev, const hcl_kgemm *g, hcl
     hcl_klaunch *l = &out->launch[1];
     hcl_klaunch_1d(l, HCL_KPROG_GPU, sum, hcl_min_size(hcl_ceil_div(total * groups, SPLITK_SUM_THREADS), 32 * sms),
                    SPLITK_SUM_THREADS);
+    l->waits_in_device = 1; /* the sum waits for the partial products in the device: it may start early */
     hcl_klaunch_u64(l, g->m);
     hcl_klaunch_u64(l, g->n);
     hcl_klaunch_u64(l, slices);

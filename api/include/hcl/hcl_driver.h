@@ -26,10 +26,10 @@
 extern "C" {
 #endif
 
-/* The driver ABI's one version, now 2.6. Its history (which entry came with which minor), the required entries and
+/* The driver ABI's one version, now 2.7. Its history (which entry came with which minor), the required entries and
  * what the core does when an optional entry is absent: docs/driver-abi.md. A minor version only adds at the end. */
 #define HCL_DRIVER_ABI_MAJOR 2
-#define HCL_DRIVER_ABI_MINOR 6
+#define HCL_DRIVER_ABI_MINOR 7
 #define HCL_DRIVER_ENTRY_NAME "hcl_driver_entry"
 
 /* Log levels of host->log (HCL_LOG=error|warn|info|debug). */
@@ -271,6 +271,15 @@ typedef struct hcl_driver_param {
      * calls buffer_free on the result: the memory stays the application's. */       \
     E(a, hcl_status, buffer_wrap, (void *device, void *native, size_t size, void **out_mem))
 
+/* ---- Kernels that wait in the device (CUDA only) ---- */
+#define HCL_DRIVER_ENTRIES_EARLY(E, a)                                                                                 \
+    /* Declare that `kernel` waits in the device for the kernel before it on its queue (its code begins with the \
+     * runtime's wait for the preceding grid: CUDA's griddepcontrol.wait), so that its later launches may begin before \
+     * that kernel ends (CUDA: programmatic dependent launch); every launch of it after the call is such a launch. \
+     * HCL_ERROR_UNSUPPORTED when the runtime or the device cannot. The core calls it only for its built-in kernels, \
+     * where their plans say so. */     \
+    E(a, hcl_status, kernel_wait_in_device, (void *kernel))
+
 /* Every group in table order, as X(return type, name, (parameters)). */
 #define HCL__DRIVER_APPLY(X, ret, name, params) X(ret, name, params)
 #define HCL__DRIVER_GROUP(group, X) HCL_DRIVER_ENTRIES_##group(HCL__DRIVER_APPLY, X)
@@ -284,7 +293,8 @@ typedef struct hcl_driver_param {
     HCL__DRIVER_GROUP(PEER, X)        /* 2.2 */                                                                        \
     HCL__DRIVER_GROUP(REGISTER, X)    /* 2.3 */                                                                        \
     HCL__DRIVER_GROUP(CLUSTERS, X)    /* 2.4 */                                                                        \
-    HCL__DRIVER_GROUP(WRAP, X)        /* 2.6 */
+    HCL__DRIVER_GROUP(WRAP, X)        /* 2.6 */                                                                        \
+    HCL__DRIVER_GROUP(EARLY, X)       /* 2.7 */
 
 /* The table a driver module gives the core: its header, then the entries of HCL_DRIVER_ENTRIES. */
 typedef struct hcl_driver_table {
