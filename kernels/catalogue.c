@@ -97,10 +97,11 @@ static const char *const gpu_kernels[] = {
 #undef HCL_GPU_KERNEL
     NULL};
 #define CL_NT(t) "hcl_gemm_nn_" t, "hcl_gemm_nt_" t, "hcl_gemm_tn_" t, "hcl_gemm_tt_" t,
-#define CL_GEMM_4(t) CL_NT(#t)
-#define CL_GEMM_2(t) CL_NT(#t) CL_NT(#t "_f32")
+#define CL_ROWS(t) "hcl_gemm_rows4_n_" t, "hcl_gemm_rows4_t_" t, "hcl_gemm_rows16_n_" t, "hcl_gemm_rows16_t_" t,
+#define CL_GEMM_4(t) CL_NT(#t) CL_ROWS(#t)
+#define CL_GEMM_2(t) CL_NT(#t) CL_NT(#t "_f32") CL_ROWS(#t) CL_ROWS(#t "_f32")
 #define CL_XMX_4(t)
-#define CL_XMX_2(t) CL_GEMM_2(t)
+#define CL_XMX_2(t) CL_NT(#t) CL_NT(#t "_f32")
 static const char *const cl_vecadd[] = {
 #define HCL_DTYPE(id, t, bytes) "hcl_vecadd_" #t,
 #include "hcl_dtypes.def"

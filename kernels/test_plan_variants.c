@@ -91,13 +91,15 @@ static int launch_of(const hcl_klaunch *l, hcl_kvariant v) {
     case HCL_KVARIANT_GEMM_MMA: return starts(k, "hcl_gemm_tc_") && !starts(k, "hcl_gemm_tc_splitk_");
     case HCL_KVARIANT_GEMM_MFMA: return starts(k, "hcl_gemm_mfma_");
     case HCL_KVARIANT_GEMM_SIMT_SPLITK: return starts(k, "hcl_gemm_splitk_f32_");
-    case HCL_KVARIANT_GEMM_ROWS: return starts(k, "hcl_gemm_rows_");
+    case HCL_KVARIANT_GEMM_ROWS:
+        return starts(k, "hcl_gemm_rows"); /* hcl_gemm_rows_* (GPU), hcl_gemm_rows<MR>_* (CL) */
     case HCL_KVARIANT_GEMM_SMALLK: return starts(k, "hcl_gemm_smallk_");
     case HCL_KVARIANT_GEMM_SIMT:
-        if (l->prog != HCL_KPROG_GPU) return l->prog == HCL_KPROG_CL_GEMM16 || l->prog == HCL_KPROG_CL_GEMM8;
+        if (l->prog != HCL_KPROG_GPU)
+            return (l->prog == HCL_KPROG_CL_GEMM16 || l->prog == HCL_KPROG_CL_GEMM8) && !starts(k, "hcl_gemm_rows");
         return starts(k, "hcl_gemm_f32_") || starts(k, "hcl_gemm_f16_") || starts(k, "hcl_gemm_bf16_");
-    case HCL_KVARIANT_GEMM_SIMT16: return l->prog == HCL_KPROG_CL_GEMM16;
-    case HCL_KVARIANT_GEMM_SIMT8: return l->prog == HCL_KPROG_CL_GEMM8;
+    case HCL_KVARIANT_GEMM_SIMT16: return l->prog == HCL_KPROG_CL_GEMM16 && !starts(k, "hcl_gemm_rows");
+    case HCL_KVARIANT_GEMM_SIMT8: return l->prog == HCL_KPROG_CL_GEMM8 && !starts(k, "hcl_gemm_rows");
     case HCL_KVARIANT_GEMM_XMX: return l->prog == HCL_KPROG_CL_GEMM_XMX8 || l->prog == HCL_KPROG_CL_GEMM_XMX16;
     case HCL_KVARIANT_SOFTMAX_WARP: return starts(k, "hcl_softmax_warp");
     case HCL_KVARIANT_SOFTMAX_SPLIT: return starts(k, "hcl_softmax_split1_");
@@ -296,7 +298,7 @@ static void gemm_other(void) {
     expect("NVIDIA OpenCL f32", nv, V(GEMM, SIMT), &f32, "hcl_gemm_nn_f32", NULL);
     expect("NVIDIA OpenCL f32 (program 8 x 8)", nv, V(GEMM, SIMT8), &f32, "hcl_gemm_nn_f32", NULL);
     refuse("NVIDIA OpenCL f32", nv, V(GEMM, XMX), &f32, "cl_intel_subgroup_matrix_multiply_accumulate");
-    refuse("NVIDIA OpenCL f32", nv, V(GEMM, WGMMA), &f32, "which have the variants simt, simt16, simt8, xmx");
+    refuse("NVIDIA OpenCL f32", nv, V(GEMM, WGMMA), &f32, "which have the variants simt, rows, simt16, simt8, xmx");
     expect("PoCL f32 (program 16 x 16)", pocl, V(GEMM, SIMT16), &f32, "hcl_gemm_nn_f32", NULL);
     hcl_kdevice tiny = pocl;
     tiny.max_group_size = 128;

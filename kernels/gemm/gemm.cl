@@ -148,3 +148,64 @@ HCL_GEMM_KERNELS(f16, HCL_CL_F16, HCL_CL_F16)
 HCL_GEMM_KERNELS(f16_f32, HCL_CL_F16, HCL_CL_F32)
 HCL_GEMM_KERNELS(bf16, HCL_CL_BF16, HCL_CL_BF16)
 HCL_GEMM_KERNELS(bf16_f32, HCL_CL_BF16, HCL_CL_F32)
+
+/* ---- C of few rows (m <= 16; the decode shapes, where the whole cost is reading B once): hcl_gemm_rows<MR>_<n|t>_<
+ * suffix>, MR 4 or 16 the rows computed at once (rows from m on zeros). A work-group of HCL_GEMM_ROWS_WG work-items,
+ * a column of C each; op(A)'s rows staged in local memory (as float, value q of row r at q * MR + r) in chunks of
+ * HCL_GEMM_ROWS_KC values of k; each work-item reads its column of op(B) once (n: B's rows run along C's columns, the
+ * work-items' loads consecutive; t: along k, PyTorch's W[n][k]) and sums its products in k order in float. ta: A is
+ * stored transposed (k x m). BLAS rules as above (k = 0 and alpha = 0 from the host: C = beta * C). ---- */
+#define HCL_GEMM_ROWS_WG 64
+#define HCL_GEMM_ROWS_KC 256
+static void hcl_gemm_rows(const int MR, const int tb, const size_t m, const size_t n, const size_t k, const float alpha,
+                          __global const void *a, const size_t lda, __global const void *b, const size_t ldb,
+                          const float beta, __global void *c, const size_t ldc, const int ta, const int abt,
+                          const int ct, __local float *as) {
+    const size_t j = get_global_id(0);
+    const int t = (int)get_local_id(0);
+    float acc[16];
+    for (int r = 0; r < MR; r++) acc[r] = 0.0f;
+    for (size_t k0 = 0; k0 < k; k0 += HCL_GEMM_ROWS_KC) {
+        const int len = k - k0 < HCL_GEMM_ROWS_KC ? (int)(k - k0) : HCL_GEMM_ROWS_KC;
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous chunk's readers are done */
+        for (int e = t; e < MR * HCL_GEMM_ROWS_KC; e += HCL_GEMM_ROWS_WG) {
+            const int q = e / MR, r = e % MR;
+            as[e] = (size_t)r < m && q < len ? hcl_load(a, ta ? (k0 + q) * lda + r : r * lda + k0 + q, abt) : 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (j < n)
+            for (int q = 0; q < len; q++) {
+                const float bv = hcl_load(b, tb ? j * ldb + k0 + q : (k0 + q) * ldb + j, abt);
+                for (int r = 0; r < MR; r++) acc[r] = fma(as[q * MR + r], bv, acc[r]);
+            }
+    }
+    if (j >= n) return;
+    for (int r = 0; r < MR; r++) {
+        if ((size_t)r >= m) break;
+        const size_t at = r * ldc + j;
+        float v = alpha * acc[r];
+        if (beta != 0.0f) v = fma(beta, hcl_load(c, at, ct), v);
+        hcl_store(c, at, v, ct);
+    }
+}
+
+#define HCL_GEMM_ROWS_KERNEL(NAME, MR, TB, ABT, CT)                                                                    \
+    __kernel __attribute__((reqd_work_group_size(HCL_GEMM_ROWS_WG, 1, 1))) void NAME(                                  \
+        ulong m, ulong n, ulong k, float alpha, __global const void *a, ulong lda, __global const void *b, ulong ldb,  \
+        float beta, __global void *c, ulong ldc, ulong ta) {                                                           \
+        __local float as[MR * HCL_GEMM_ROWS_KC];                                                                       \
+        hcl_gemm_rows(MR, TB, (size_t)m, (size_t)n, (size_t)k, alpha, a, (size_t)lda, b, (size_t)ldb, beta, c,         \
+                      (size_t)ldc, ta != 0, ABT, CT, as);                                                              \
+    }
+/* The rows kernels of one type combination: hcl_gemm_rows<4|16>_<n|t>_<suffix> */
+#define HCL_GEMM_ROWS_KERNELS(SUFFIX, ABT, CT)                                                                         \
+    HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows4_n_##SUFFIX, 4, 0, ABT, CT)                                                     \
+    HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows4_t_##SUFFIX, 4, 1, ABT, CT)                                                     \
+    HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows16_n_##SUFFIX, 16, 0, ABT, CT)                                                   \
+    HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows16_t_##SUFFIX, 16, 1, ABT, CT)
+
+HCL_GEMM_ROWS_KERNELS(f32, HCL_CL_F32, HCL_CL_F32)
+HCL_GEMM_ROWS_KERNELS(f16, HCL_CL_F16, HCL_CL_F16)
+HCL_GEMM_ROWS_KERNELS(f16_f32, HCL_CL_F16, HCL_CL_F32)
+HCL_GEMM_ROWS_KERNELS(bf16, HCL_CL_BF16, HCL_CL_BF16)
+HCL_GEMM_ROWS_KERNELS(bf16_f32, HCL_CL_BF16, HCL_CL_F32)

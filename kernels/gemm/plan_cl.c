@@ -76,6 +76,38 @@ static hcl_kprog plain_program(const hcl_kdevice *dev, hcl_kplan *out) {
     return prog;
 }
 
+/* ---- rows (gemm.cl's hcl_gemm_rows<4|16>_<n|t>_*): C of at most CL_ROWS_MAX rows, a work-group of CL_ROWS_WG
+ * work-items per CL_ROWS_WG columns, in the program that suits the device (both programs hold the kernels). ---- */
+#define CL_ROWS_MAX 16
+#define CL_ROWS_WG 64 /* gemm.cl's HCL_GEMM_ROWS_WG */
+static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+    if (g->m > CL_ROWS_MAX)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the OpenCL rows kernels take C of at most %d rows (here %zu)", CL_ROWS_MAX, g->m);
+    const hcl_kprog prog = hcl_plan_gemm_cl_program(dev);
+    if (prog == HCL_KPROG_COUNT || (dev->max_group_size && dev->max_group_size < CL_ROWS_WG))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the OpenCL rows kernels need work-groups of %d work-items",
+                              CL_ROWS_WG);
+    char base[40];
+    snprintf(base, sizeof base, "hcl_gemm_rows%d_%c", g->m <= 4 ? 4 : 16, g->trans_b == HCL_TRANS ? 't' : 'n');
+    if (g->c_type != g->ab_type)
+        snprintf(base + strlen(base), sizeof base - strlen(base), "_%s", hcl_kdtype_name(g->ab_type));
+    const int which = hcl_kplan_typed_kernel(out, prog, base, g->c_type);
+    if (which < 0) return HCL_ERROR_UNSUPPORTED;
+    const uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, which) : 0;
+    const size_t groups = hcl_ceil_div(g->n, CL_ROWS_WG);
+    if ((kmax && kmax < CL_ROWS_WG) || groups > hcl_known_or(dev->max_groups[0], UINT32_MAX))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the OpenCL rows kernel needs %zu work-groups of %d work-items (the device allows %llu "
+                              "work-items for it)",
+                              groups, CL_ROWS_WG, (unsigned long long)kmax);
+    const int no_product = g->k == 0 || g->alpha == 0.0f; /* A and B not read: C = beta * C */
+    hcl_klaunch_1d(l, prog, which, groups, CL_ROWS_WG);
+    hcl__gemm_args(l, g, no_product ? 0 : g->k, no_product ? 0.0f : g->alpha);
+    hcl_klaunch_u64(l, g->trans_a == HCL_TRANS);
+    return HCL_SUCCESS;
+}
+
 hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     if (g->compute != HCL_COMPUTE_F32) /* the core refuses TF32: no OpenCL C gemm multiplies TF32 */
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the OpenCL C gemm computes in float32 only");
@@ -84,6 +116,16 @@ hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
         hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_XMX) ? xmx_program(dev, g, out) : HCL_KPROG_COUNT;
     if (xmx == HCL_KPROG_COUNT && v == HCL_KVARIANT_GEMM_XMX)
         return hcl_kvariant_settle(dev, HCL_KOP_GEMM, v, HCL_ERROR_UNSUPPORTED, out);
+    /* a C of few rows where no matrix-unit kernel takes it: the rows kernels (the tiles would pad it to 64 or 128
+     * rows) */
+    hcl_status st;
+    if (xmx == HCL_KPROG_COUNT &&
+        (v == HCL_KVARIANT_GEMM_ROWS ||
+         (g->m <= CL_ROWS_MAX && hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS))) &&
+        ((st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS, plan_rows(dev, g, out, l), out)) !=
+             HCL_ERROR_UNSUPPORTED ||
+         v == HCL_KVARIANT_GEMM_ROWS))
+        return st;
     const hcl_kprog prog = xmx != HCL_KPROG_COUNT ? xmx : plain_program(dev, out);
     if (prog == HCL_KPROG_COUNT) return hcl_kvariant_settle(dev, HCL_KOP_GEMM, v, HCL_ERROR_UNSUPPORTED, out);
     /* hcl_gemm_<nn|nt|tn|tt>_<A's and B's type>[_f32 when C is f32 and they are not] (gemm.cl) */
