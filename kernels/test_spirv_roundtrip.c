@@ -433,9 +433,12 @@ int main(int argc, char **argv) {
                          i += gt == 0 ? 1 : 2)
                         check_gemm(pr, abt, ct, ta, tb, gemm_shapes[i][0], gemm_shapes[i][1], gemm_shapes[i][2], 1.5f,
                                    0.5f, C_RANDOM, i % 3);
-                    /* few rows (the rows kernels, 4 and 16 at once), k over two chunks of A's staging */
-                    check_gemm(pr, abt, ct, ta, tb, 3, 70, 300, 1.5f, 0.5f, C_RANDOM, 1);
-                    check_gemm(pr, abt, ct, ta, tb, 16, 33, 257, 1.5f, 0.5f, C_RANDOM, 2);
+                    /* few rows (the rows kernels, 4 and 16 at once; forced, since a GPU's plan takes them only so),
+                     * k over two chunks of A's staging */
+                    profile rows = *pr;
+                    rows.dev.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_ROWS;
+                    check_gemm(&rows, abt, ct, ta, tb, 3, 70, 300, 1.5f, 0.5f, C_RANDOM, 1);
+                    check_gemm(&rows, abt, ct, ta, tb, 16, 33, 257, 1.5f, 0.5f, C_RANDOM, 2);
                     check_gemm(pr, abt, ct, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2);   /* beta 0: C not read */
                     check_gemm(pr, abt, ct, ta, tb, 9, 10, 0, 1.0f, 2.0f, C_RANDOM, 1);  /* k 0: C = beta C */
                     check_gemm(pr, abt, ct, ta, tb, 9, 10, 11, 0.0f, 0.5f, C_RANDOM, 0); /* alpha 0: C = beta C */
