@@ -143,11 +143,14 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
     HCL_GEMM_KERNEL(hcl_gemm_tn_##SUFFIX, 1, 0, ABT, CT)                                                               \
     HCL_GEMM_KERNEL(hcl_gemm_tt_##SUFFIX, 1, 1, ABT, CT)
 
-HCL_GEMM_KERNELS(f32, HCL_CL_F32, HCL_CL_F32)
-HCL_GEMM_KERNELS(f16, HCL_CL_F16, HCL_CL_F16)
-HCL_GEMM_KERNELS(f16_f32, HCL_CL_F16, HCL_CL_F32)
-HCL_GEMM_KERNELS(bf16, HCL_CL_BF16, HCL_CL_BF16)
-HCL_GEMM_KERNELS(bf16_f32, HCL_CL_BF16, HCL_CL_F32)
+/* Every type combination, as X(suffix, A's and B's type, C's type): the tiled and the rows kernels are made for each */
+#define HCL_GEMM_TYPES(X)                                                                                              \
+    X(f32, HCL_CL_F32, HCL_CL_F32)                                                                                     \
+    X(f16, HCL_CL_F16, HCL_CL_F16)                                                                                     \
+    X(f16_f32, HCL_CL_F16, HCL_CL_F32)                                                                                 \
+    X(bf16, HCL_CL_BF16, HCL_CL_BF16)                                                                                  \
+    X(bf16_f32, HCL_CL_BF16, HCL_CL_F32)
+HCL_GEMM_TYPES(HCL_GEMM_KERNELS)
 
 /* ---- C of few rows (m <= 16; the decode shapes, where the whole cost is reading B once): hcl_gemm_rows<MR>_<n|t>_<
  * suffix>, MR 4 or 16 the rows computed at once (rows from m on zeros). A work-group of HCL_GEMM_ROWS_WG work-items,
@@ -204,8 +207,4 @@ static void hcl_gemm_rows(const int MR, const int tb, const size_t m, const size
     HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows16_n_##SUFFIX, 16, 0, ABT, CT)                                                   \
     HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows16_t_##SUFFIX, 16, 1, ABT, CT)
 
-HCL_GEMM_ROWS_KERNELS(f32, HCL_CL_F32, HCL_CL_F32)
-HCL_GEMM_ROWS_KERNELS(f16, HCL_CL_F16, HCL_CL_F16)
-HCL_GEMM_ROWS_KERNELS(f16_f32, HCL_CL_F16, HCL_CL_F32)
-HCL_GEMM_ROWS_KERNELS(bf16, HCL_CL_BF16, HCL_CL_BF16)
-HCL_GEMM_ROWS_KERNELS(bf16_f32, HCL_CL_BF16, HCL_CL_F32)
+HCL_GEMM_TYPES(HCL_GEMM_ROWS_KERNELS)

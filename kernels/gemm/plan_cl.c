@@ -96,11 +96,15 @@ static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
     if (which < 0) return HCL_ERROR_UNSUPPORTED;
     const uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, which) : 0;
     const size_t groups = hcl_ceil_div(g->n, CL_ROWS_WG);
-    if ((kmax && kmax < CL_ROWS_WG) || groups > hcl_known_or(dev->max_groups[0], UINT32_MAX))
+    if (kmax && kmax < CL_ROWS_WG)
+        return hcl_kplan_fail(
+            out, HCL_ERROR_UNSUPPORTED,
+            "the OpenCL rows kernel needs work-groups of %d work-items; the device allows %llu for it", CL_ROWS_WG,
+            (unsigned long long)kmax);
+    if (groups > hcl_known_or(dev->max_groups[0], UINT32_MAX))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
-                              "the OpenCL rows kernel needs %zu work-groups of %d work-items (the device allows %llu "
-                              "work-items for it)",
-                              groups, CL_ROWS_WG, (unsigned long long)kmax);
+                              "the OpenCL rows kernel needs %zu work-groups; the device allows %llu", groups,
+                              (unsigned long long)dev->max_groups[0]);
     const int no_product = g->k == 0 || g->alpha == 0.0f; /* A and B not read: C = beta * C */
     hcl_klaunch_1d(l, prog, which, groups, CL_ROWS_WG);
     hcl__gemm_args(l, g, no_product ? 0 : g->k, no_product ? 0.0f : g->alpha);
