@@ -97,9 +97,12 @@ static const char *const gpu_kernels[] = {
 #undef HCL_GPU_KERNEL
     NULL};
 #define CL_NT(t) "hcl_gemm_nn_" t, "hcl_gemm_nt_" t, "hcl_gemm_tn_" t, "hcl_gemm_tt_" t,
-#define CL_ROWS(t) "hcl_gemm_rows4_n_" t, "hcl_gemm_rows4_t_" t, "hcl_gemm_rows16_n_" t, "hcl_gemm_rows16_t_" t,
-#define CL_GEMM_4(t) CL_NT(#t) CL_ROWS(#t)
-#define CL_GEMM_2(t) CL_NT(#t) CL_NT(#t "_f32") CL_ROWS(#t) CL_ROWS(#t "_f32")
+/* the few-rows kernels: a CPU's in the program of 8 x 8 work-groups (rows), a GPU's in that of 16 x 16 (rowsk) */
+#define CL_ROWS(r, t) "hcl_gemm_" r "4_n_" t, "hcl_gemm_" r "4_t_" t, "hcl_gemm_" r "16_n_" t, "hcl_gemm_" r "16_t_" t,
+#define CL_GEMM16_4(t) CL_NT(#t) CL_ROWS("rowsk", #t)
+#define CL_GEMM16_2(t) CL_NT(#t) CL_NT(#t "_f32") CL_ROWS("rowsk", #t) CL_ROWS("rowsk", #t "_f32")
+#define CL_GEMM8_4(t) CL_NT(#t) CL_ROWS("rows", #t)
+#define CL_GEMM8_2(t) CL_NT(#t) CL_NT(#t "_f32") CL_ROWS("rows", #t) CL_ROWS("rows", #t "_f32")
 #define CL_XMX_4(t)
 #define CL_XMX_2(t) CL_NT(#t) CL_NT(#t "_f32")
 static const char *const cl_vecadd[] = {
@@ -107,8 +110,13 @@ static const char *const cl_vecadd[] = {
 #include "hcl_dtypes.def"
 #undef HCL_DTYPE
     NULL};
-static const char *const cl_gemm[] = {
-#define HCL_DTYPE(id, t, bytes) CL_GEMM_##bytes(t)
+static const char *const cl_gemm16[] = {
+#define HCL_DTYPE(id, t, bytes) CL_GEMM16_##bytes(t)
+#include "hcl_dtypes.def"
+#undef HCL_DTYPE
+    NULL};
+static const char *const cl_gemm8[] = {
+#define HCL_DTYPE(id, t, bytes) CL_GEMM8_##bytes(t)
 #include "hcl_dtypes.def"
 #undef HCL_DTYPE
     NULL};
@@ -164,8 +172,8 @@ static const char *const *const g_kernel_names[HCL_KPROG_COUNT] = {
     [HCL_KPROG_VK_COOP] = vk_coop_kernels,
     [HCL_KPROG_GPU] = gpu_kernels,
     [HCL_KPROG_CL_VECADD] = cl_vecadd,
-    [HCL_KPROG_CL_GEMM16] = cl_gemm,
-    [HCL_KPROG_CL_GEMM8] = cl_gemm,
+    [HCL_KPROG_CL_GEMM16] = cl_gemm16,
+    [HCL_KPROG_CL_GEMM8] = cl_gemm8,
     [HCL_KPROG_CL_SOFTMAX] = cl_softmax,
     [HCL_KPROG_CL_REDUCE] = cl_reduce,
     [HCL_KPROG_CL_GEMM_XMX8] = cl_gemm_xmx,

@@ -300,6 +300,14 @@ static void gemm_other(void) {
     refuse("NVIDIA OpenCL f32", nv, V(GEMM, XMX), &f32, "cl_intel_subgroup_matrix_multiply_accumulate");
     refuse("NVIDIA OpenCL f32", nv, V(GEMM, WGMMA), &f32, "which have the variants simt, rows, simt16, simt8, xmx");
     expect("PoCL f32 (program 16 x 16)", pocl, V(GEMM, SIMT16), &f32, "hcl_gemm_nn_f32", NULL);
+    /* few rows: a CPU's rows kernels, a GPU's over slices of k */
+    const vcall r4 = gemm_call(F32, F32, FLOAT, 0, 0, 4, 4096, 4096, 0),
+                r16 = gemm_call(F16, F16, FLOAT, 0, 1, 9, 4096, 4096, 0);
+    const vcall r17 = gemm_call(F32, F32, FLOAT, 0, 0, 17, 4096, 4096, 0);
+    expect("NVIDIA OpenCL f32 4 x 4096 x 4096", nv, V(GEMM, ROWS), &r4, "hcl_gemm_rowsk4_n_f32", NULL);
+    expect("NVIDIA OpenCL f16 9 x 4096 x 4096 nt", nv, V(GEMM, ROWS), &r16, "hcl_gemm_rowsk16_t_f16", NULL);
+    expect("PoCL f32 4 x 4096 x 4096", pocl, V(GEMM, ROWS), &r4, "hcl_gemm_rows4_n_f32", NULL);
+    refuse("NVIDIA OpenCL f32 17 x 4096 x 4096", nv, V(GEMM, ROWS), &r17, "at most 16 rows (here 17)");
     hcl_kdevice tiny = pocl;
     tiny.max_group_size = 128;
     refuse("a CPU of groups of 128", tiny, V(GEMM, SIMT16), &f32, "work-groups of 256 work-items");

@@ -229,7 +229,10 @@ static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, i
     const hcl_kgemm g = hcl_test_gemm_run(abt, ct, ta, tb, m, n, k, alpha, beta, pad);
     hcl_kplan plan;
     hcl_status st = hcl_plan_gemm(&pr->dev, &g, &plan);
-    if (st == HCL_ERROR_UNSUPPORTED && pr->dev.max_groups[0]) {
+    /* refused for the profile's group count, or the sliced rows kernels (groups of 256) forced on a smaller GPU */
+    if (st == HCL_ERROR_UNSUPPORTED &&
+        (pr->dev.max_groups[0] || (pr->dev.variant[HCL_KOP_GEMM] == HCL_KVARIANT_GEMM_ROWS && !pr->dev.is_cpu &&
+                                   pr->dev.max_group_size < 256))) {
         printf("     %s: not planned on this profile (as it should not be): %s\n", what, plan.why);
         hcl_kplan_free(&plan);
         return;
@@ -241,14 +244,17 @@ static void check_gemm(const profile *pr, hcl_dtype abt, hcl_dtype ct, int ta, i
     }
     hcl_test_gemm_data d;
     if (hcl_test_gemm_data_init(&d, &g, &g_rng, cinit == C_NAN, &g_cl)) {
-        cl_mem slots[HCL_KSLOT_COUNT] = {d.ma, d.mb, d.mc, NULL};
-        if (run_plan(&plan, slots, what) && hcl_test_gemm_data_read(&d, &g, &g_cl)) {
+        cl_mem ms = scratch_for(&plan);
+        cl_mem slots[HCL_KSLOT_COUNT] = {d.ma, d.mb, d.mc, ms};
+        if ((ms || !plan.scratch_bytes) && run_plan(&plan, slots, what) && hcl_test_gemm_data_read(&d, &g, &g_cl)) {
             hcl_ts_ref_gemm(HCL_TS_CONFORMANCE, g.trans_a, g.trans_b, m, n, k, alpha, d.a, g.lda, d.b, g.ldb, beta,
                             d.c0, g.ldc, d.ref, d.tol);
             hcl_ts_add_output_rounding(ct, d.ref, d.tol, m * n);
             compare(what, &plan, d.got, d.ref, d.tol, m * n);
             hcl_test_gemm_data_check_padding(&d, &g, &g_cl, what);
+            check_scratch_left_zeroed(ms, &plan, what);
         }
+        if (ms) clReleaseMemObject(ms);
     }
     hcl_test_gemm_data_free(&d);
     hcl_kplan_free(&plan);
@@ -433,12 +439,15 @@ int main(int argc, char **argv) {
                          i += gt == 0 ? 1 : 2)
                         check_gemm(pr, abt, ct, ta, tb, gemm_shapes[i][0], gemm_shapes[i][1], gemm_shapes[i][2], 1.5f,
                                    0.5f, C_RANDOM, i % 3);
-                    /* few rows (the rows kernels, 4 and 16 at once; forced, since a GPU's plan takes them only so),
-                     * k over two chunks of A's staging */
+                    /* few rows (the rows kernels, 4 and 16 at once: a CPU's, and a GPU's over slices of k), k over
+                     * two chunks of A's staging, and in 3 or 4 slices (GPU profiles); forced, as the other shapes
+                     * would not reach them */
                     profile rows = *pr;
                     rows.dev.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_ROWS;
                     check_gemm(&rows, abt, ct, ta, tb, 3, 70, 300, 1.5f, 0.5f, C_RANDOM, 1);
                     check_gemm(&rows, abt, ct, ta, tb, 16, 33, 257, 1.5f, 0.5f, C_RANDOM, 2);
+                    check_gemm(&rows, abt, ct, ta, tb, 2, 67, 777, 1.0f, 0.0f, C_NAN, 0);
+                    check_gemm(&rows, abt, ct, ta, tb, 5, 130, 1100, 1.5f, 0.5f, C_RANDOM, 1);
                     check_gemm(pr, abt, ct, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2);   /* beta 0: C not read */
                     check_gemm(pr, abt, ct, ta, tb, 9, 10, 0, 1.0f, 2.0f, C_RANDOM, 1);  /* k 0: C = beta C */
                     check_gemm(pr, abt, ct, ta, tb, 9, 10, 11, 0.0f, 0.5f, C_RANDOM, 0); /* alpha 0: C = beta C */

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define HCL_TS_CL_MAX_PROGRAMS 16
-#define HCL_TS_CL_MAX_KERNELS 192
+#define HCL_TS_CL_MAX_KERNELS 256
 
 /* clCreateProgramWithILKHR (cl_khr_il_program; clCreateProgramWithIL from OpenCL 2.1), found per platform */
 typedef cl_program (*hcl_ts_cl_create_with_il)(cl_context ctx, const void *il, size_t length, cl_int *err);

@@ -152,14 +152,15 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
     X(bf16_f32, HCL_CL_BF16, HCL_CL_F32)
 HCL_GEMM_TYPES(HCL_GEMM_KERNELS)
 
-/* ---- C of few rows (m <= 16; the decode shapes, where the whole cost is reading B once): hcl_gemm_rows<MR>_<n|t>_<
- * suffix>, MR 4 or 16 the rows computed at once (rows from m on zeros). A work-group of HCL_GEMM_ROWS_WG work-items,
+#define HCL_GEMM_ROWS_KC 256 /* values of k of op(A)'s rows the few-rows kernels stage at a time */
+#if HCL_GEMM_WG == 8         /* the CPU's program (kernels/gemm/plan_cl.c) */
+/* ---- C of few rows (m <= 16; the decode shapes, where the whole cost is reading B once) on a CPU (in the program of
+ * 8 x 8 work-groups, which CPUs take): hcl_gemm_rows<MR>_<n|t>_<suffix>, MR 4 or 16 the rows computed at once (rows from m on zeros). A work-group of HCL_GEMM_ROWS_WG work-items,
  * a column of C each; op(A)'s rows staged in local memory (as float, value q of row r at q * MR + r) in chunks of
  * HCL_GEMM_ROWS_KC values of k; each work-item reads its column of op(B) once (n: B's rows run along C's columns, the
  * work-items' loads consecutive; t: along k, PyTorch's W[n][k]) and sums its products in k order in float. ta: A is
  * stored transposed (k x m). BLAS rules as above (k = 0 and alpha = 0 from the host: C = beta * C). ---- */
 #define HCL_GEMM_ROWS_WG 64
-#define HCL_GEMM_ROWS_KC 256
 static void hcl_gemm_rows(const int MR, const int tb, const size_t m, const size_t n, const size_t k, const float alpha,
                           __global const void *a, const size_t lda, __global const void *b, const size_t ldb,
                           const float beta, __global void *c, const size_t ldc, const int ta, const int abt,
@@ -208,3 +209,196 @@ static void hcl_gemm_rows(const int MR, const int tb, const size_t m, const size
     HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows16_t_##SUFFIX, 16, 1, ABT, CT)
 
 HCL_GEMM_TYPES(HCL_GEMM_ROWS_KERNELS)
+#endif
+
+#if HCL_GEMM_WG == 16 /* the GPU's program */
+
+/* ---- C of few rows on a GPU (in the program of 16 x 16 work-groups): hcl_gemm_rowsk<MR>_<n|t>_<suffix>, the rows
+ * kernels over slices of k. A work-group of
+ * 256 work-items per range of C's columns (grid x) and slice of k (grid y, `kslice` values of k a slice, a multiple of
+ * 64), so that a decode call of few columns' ranges still fills a GPU; each work-item reads 4 consecutive values of
+ * op(B) at once (one 16- or 8-byte load where B's base and ldb allow, else element by element), several loads in
+ * flight:
+ *   n (B is k x n, its rows along C's columns): 16 column lanes of 4 columns (64 columns a group) x 16 k lanes, lane
+ *     group kl taking the values of k kl, kl + 16, ... of the slice; a warp's loads are two rows of 64 columns;
+ *   t (B is n x k, PyTorch's W[n][k]): 16 lanes a column (16-bit: 8), each lane 4 consecutive values of k of every
+ *     64 (32), 16 columns a group (32); a warp's loads are 64 consecutive bytes of each of two (four) columns.
+ * op(A)'s rows are staged in local memory as floats (value q of row r at q * MR + r) in chunks of HCL_GEMM_ROWS_KC.
+ * The lanes' sums of a column meet in local memory (in lane order). With one slice the group writes C; else it writes
+ * its MR x columns floats to the scratch (`ws`: a ticket a range of columns, padded to 64 words, then the slices'
+ * partials, slice-major, MR rows of the launch's columns each),
+ * takes the range's ticket, and the last group of the range adds the slices in slice order (the same bits every
+ * run), writes C and puts the partials and the ticket back to 0 (the host gives the scratch zeroed). BLAS rules as
+ * above. ---- */
+#define HCL_GEMM_ROWSK_WG 256
+#define HCL_GEMM_ROWSK_LANES 16 /* n: the k lanes of a range of 4 columns */
+/* t: the lanes of a column, each reading 4 consecutive values of k of every 4 * lanes; a chunk of op(A) is then
+ * HCL_GEMM_ROWSK_UNROLL loads a lane, the same bytes in flight in every type */
+#define HCL_GEMM_ROWSK_TLANES(abt) ((abt) == HCL_CL_F32 ? 16 : 8)
+#define HCL_GEMM_ROWSK_UNROLL(abt) ((abt) == HCL_CL_F32 ? 4 : 8) /* loads a lane issues before it multiplies */
+
+/* Four consecutive values of B from element e: one load when vec and all four are there (avail of them), else
+ * element by element, 0 past avail */
+static float4 hcl_gemm_rowsk_b4(__global const void *b, const size_t e, const int vec, const size_t avail,
+                                const int abt) {
+    if (vec && avail >= 4) return hcl_load4(b, e / 4, abt);
+    float4 v = (float4)(0.0f);
+    if (avail > 0) v.x = hcl_load(b, e, abt);
+    if (avail > 1) v.y = hcl_load(b, e + 1, abt);
+    if (avail > 2) v.z = hcl_load(b, e + 2, abt);
+    if (avail > 3) v.w = hcl_load(b, e + 3, abt);
+    return v;
+}
+
+/* The group's result for row r and column j of C (v: op(A) op(B) over its slice): into C, or the slice's partial (the
+ * complement of the float's bits, NaN made the one quiet NaN: never 0, see the last group's reads). */
+static void hcl_gemm_rowsk_put(const size_t r, const size_t j, const float v, const size_t slices, const size_t slice,
+                               const size_t npad, const int MR, const float alpha, const float beta, __global void *c,
+                               const size_t ldc, const int ct, __global volatile uint *part) {
+    if (slices > 1) {
+        part[(slice * MR + r) * npad + j] = ~as_uint(isnan(v) ? NAN : v);
+        return;
+    }
+    const size_t at = r * ldc + j;
+    float out = alpha * v;
+    if (beta != 0.0f) out = fma(beta, hcl_load(c, at, ct), out);
+    hcl_store(c, at, out, ct);
+}
+
+static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const size_t n, const size_t k,
+                           const float alpha, __global const void *a, const size_t lda, __global const void *b,
+                           const size_t ldb, const float beta, __global void *c, const size_t ldc, const int ta,
+                           const size_t kslice, __global volatile uint *ws, const int abt, const int ct,
+                           __local float *as, __local int *is_last) {
+    const int t = (int)get_local_id(0), U = HCL_GEMM_ROWSK_UNROLL(abt), tl = HCL_GEMM_ROWSK_TLANES(abt);
+    const int lane = tb ? t % tl : t / HCL_GEMM_ROWSK_LANES;                  /* the k lane */
+    const int col = tb ? t / tl : t % HCL_GEMM_ROWSK_LANES;                   /* the column (t) or range of 4 (n) */
+    const int ncols = tb ? HCL_GEMM_ROWSK_WG / tl : 4 * HCL_GEMM_ROWSK_LANES; /* a group's */
+    const size_t j0 = get_group_id(0) * ncols, slice = get_group_id(1), slices = get_num_groups(1);
+    const size_t j = j0 + (tb ? (size_t)col : 4 * (size_t)col); /* the work-item's (first) column */
+    const size_t k0 = slice * kslice, k1 = k - k0 < kslice ? k : k0 + kslice;
+    const size_t es = abt == HCL_CL_F32 ? 4 : 2;
+    const int vec = ((size_t)b % (4 * es)) == 0 && ldb % 4 == 0;
+    /* n: acc[r * 4 + e] row r, column j + e; t: acc[r] row r */
+    float acc[64];
+    for (int i = 0; i < 4 * MR; i++) acc[i] = 0.0f;
+    for (size_t kc = k0; kc < k1; kc += HCL_GEMM_ROWS_KC) {
+        const int len = k1 - kc < HCL_GEMM_ROWS_KC ? (int)(k1 - kc) : HCL_GEMM_ROWS_KC;
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous chunk's readers are done */
+        for (int e = t; e < MR * HCL_GEMM_ROWS_KC; e += HCL_GEMM_ROWSK_WG) {
+            const int q = e / MR, r = e % MR;
+            as[e] = (size_t)r < m && q < len ? hcl_load(a, ta ? (kc + q) * lda + r : r * lda + kc + q, abt) : 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (j >= n) continue;
+        /* batches of U loads (k values q = lane, lane + 16, ... (n) or runs of 4 from 4 * lane of every 4 * tl (t)),
+         * then their products */
+        const int step = tb ? 4 * tl : HCL_GEMM_ROWSK_LANES, first = tb ? 4 * lane : lane;
+        for (int q0 = first; q0 < len; q0 += step * U) {
+            float4 v[8];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int q = q0 + u * step;
+                v[u] = q >= len ? (float4)(0.0f)
+                       : tb     ? hcl_gemm_rowsk_b4(b, j * ldb + kc + q, vec, (size_t)(len - q), abt)
+                                : hcl_gemm_rowsk_b4(b, (kc + q) * ldb + j, vec, n - j, abt);
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int q = q0 + u * step;
+                if (q >= len) break;
+                if (tb) {
+                    for (int r = 0; r < MR; r++) {
+                        const float p = fma(as[q * MR + r], v[u].x, as[(q + 1) * MR + r] * v[u].y);
+                        acc[r] += fma(as[(q + 2) * MR + r], v[u].z, fma(as[(q + 3) * MR + r], v[u].w, p));
+                    }
+                } else {
+                    for (int r = 0; r < MR; r++) {
+                        const float x = as[q * MR + r];
+                        acc[4 * r] = fma(x, v[u].x, acc[4 * r]);
+                        acc[4 * r + 1] = fma(x, v[u].y, acc[4 * r + 1]);
+                        acc[4 * r + 2] = fma(x, v[u].z, acc[4 * r + 2]);
+                        acc[4 * r + 3] = fma(x, v[u].w, acc[4 * r + 3]);
+                    }
+                }
+            }
+        }
+    }
+    /* the lanes' sums of each output meet in local memory (reusing `as`: MR x 256 floats), row by row (n: 4 columns a
+     * work-item) or at once (t: a float a row), in lane order */
+    const size_t npad = get_num_groups(0) * (size_t)ncols;
+    /* the tickets, a word a range of columns (in whole 64-word lines), then the partials */
+    __global volatile uint *part = ws + (get_num_groups(0) + 63) / 64 * 64;
+    const int rows = m < (size_t)MR ? (int)m : MR;
+    if (!tb) {
+        for (int r = 0; r < rows; r++) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int e = 0; e < 4; e++) as[e * HCL_GEMM_ROWSK_WG + t] = acc[4 * r + e];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (t < ncols) { /* output column j0 + t: column range t / 4, value t % 4 */
+                float s = 0.0f;
+                for (int l = 0; l < HCL_GEMM_ROWSK_LANES; l++)
+                    s += as[(t % 4) * HCL_GEMM_ROWSK_WG + l * HCL_GEMM_ROWSK_LANES + t / 4];
+                if (j0 + t < n)
+                    hcl_gemm_rowsk_put(r, j0 + t, s, slices, slice, npad, MR, alpha, beta, c, ldc, ct, part);
+            }
+        }
+    } else {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int r = 0; r < MR; r++) as[r * HCL_GEMM_ROWSK_WG + t] = acc[r];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int e = t; e < rows * ncols; e += HCL_GEMM_ROWSK_WG) { /* output row e / ncols, column j0 + e % ncols */
+            const int r = e / ncols, cc = e % ncols;
+            float s = 0.0f;
+            for (int l = 0; l < tl; l++) s += as[r * HCL_GEMM_ROWSK_WG + cc * tl + l];
+            if (j0 + cc < n) hcl_gemm_rowsk_put(r, j0 + cc, s, slices, slice, npad, MR, alpha, beta, c, ldc, ct, part);
+        }
+    }
+    if (slices == 1) return;
+    /* the slices' partials of this range of columns meet: the last group to take the range's ticket adds them */
+    barrier(CLK_GLOBAL_MEM_FENCE); /* the partials are out before the ticket is taken */
+    if (t == 0) *is_last = atomic_inc(ws + get_group_id(0)) == (uint)slices - 1u;
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (!*is_last) return;
+    /* a partial is never 0, so the last group waits for each word to be written rather than trusting the order in
+     * which other groups' stores arrive (the ticket says they were made, not that they are visible here; on NVIDIA's
+     * OpenCL the sum read a stale zero without this: f16 2 x 259 x 4099 nt, H200) */
+    for (int e = t; e < rows * ncols; e += HCL_GEMM_ROWSK_WG) {
+        const int r = e / ncols;
+        const size_t jj = j0 + (size_t)(e % ncols);
+        if (jj >= n) continue;
+        float s = 0.0f;
+        for (size_t sl = 0; sl < slices; sl++) {
+            const size_t at = (sl * MR + r) * npad + jj;
+            uint w;
+            while ((w = part[at]) == 0u) {
+            }
+            s += as_float(~w);
+            part[at] = 0u; /* the scratch is left as zeros, as it came */
+        }
+        const size_t at = r * ldc + jj;
+        float out = alpha * s;
+        if (beta != 0.0f) out = fma(beta, hcl_load(c, at, ct), out);
+        hcl_store(c, at, out, ct);
+    }
+    if (t == 0) ws[get_group_id(0)] = 0u;
+}
+
+#define HCL_GEMM_ROWSK_KERNEL(NAME, MR, TB, ABT, CT)                                                                   \
+    __kernel __attribute__((reqd_work_group_size(HCL_GEMM_ROWSK_WG, 1, 1))) void NAME(                                 \
+        ulong m, ulong n, ulong k, float alpha, __global const void *a, ulong lda, __global const void *b, ulong ldb,  \
+        float beta, __global void *c, ulong ldc, ulong ta, ulong kslice, __global volatile uint *ws) {                 \
+        __local float as[MR * HCL_GEMM_ROWS_KC] __attribute__((aligned(16)));                                          \
+        __local int is_last;                                                                                           \
+        hcl_gemm_rowsk(MR, TB, (size_t)m, (size_t)n, (size_t)k, alpha, a, (size_t)lda, b, (size_t)ldb, beta, c,        \
+                       (size_t)ldc, ta != 0, (size_t)kslice, ws, ABT, CT, as, &is_last);                               \
+    }
+/* The sliced rows kernels of one type combination: hcl_gemm_rowsk<4|16>_<n|t>_<suffix> */
+#define HCL_GEMM_ROWSK_KERNELS(SUFFIX, ABT, CT)                                                                        \
+    HCL_GEMM_ROWSK_KERNEL(hcl_gemm_rowsk4_n_##SUFFIX, 4, 0, ABT, CT)                                                   \
+    HCL_GEMM_ROWSK_KERNEL(hcl_gemm_rowsk4_t_##SUFFIX, 4, 1, ABT, CT)                                                   \
+    HCL_GEMM_ROWSK_KERNEL(hcl_gemm_rowsk16_n_##SUFFIX, 16, 0, ABT, CT)                                                 \
+    HCL_GEMM_ROWSK_KERNEL(hcl_gemm_rowsk16_t_##SUFFIX, 16, 1, ABT, CT)
+
+HCL_GEMM_TYPES(HCL_GEMM_ROWSK_KERNELS)
+#endif

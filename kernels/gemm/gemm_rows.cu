@@ -70,11 +70,12 @@ template <int CW, typename T> __device__ __forceinline__ void hcl_gemm_rows_unpa
     for (int e = 0; e < CW; e++) v[e] = w[e];
 }
 
-/* A batch of U loads of B for a group of the n kernels: the CW values at b + (q + u * G) * ldb, u < U. */
+/* A batch of U loads of B for a group of the n kernels: the CW values at b + (q + u * G) * ldb, u < U, as R (a
+ * hcl_gemm_rows_raw) loads them. */
 template <int U, int G, typename R, typename T>
-__device__ __forceinline__ void hcl_gemm_rows_batch(R (&x)[U], const T *b, int q, unsigned long long ldb) {
+__device__ __forceinline__ void hcl_gemm_rows_batch(typename R::t (&x)[U], const T *b, int q, unsigned long long ldb) {
 #pragma unroll
-    for (int u = 0; u < U; u++) x[u] = *(const R *)(const void *)(b + (unsigned long long)(q + u * G) * ldb);
+    for (int u = 0; u < U; u++) x[u] = R::ld(b + (unsigned long long)(q + u * G) * ldb);
 }
 
 /* acc[r][e] += a[r] * v[e], r < MR, e < CW: a, the MR values of A at one value of k (16-byte aligned in shared
@@ -126,7 +127,7 @@ __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned l
          * before A is staged (it does not need A) */
         typename R::t x[U];
         bool full = vec && q + (U - 1) * G < len;
-        if (full) hcl_gemm_rows_batch<U, G>(x, b, q, ldb);
+        if (full) hcl_gemm_rows_batch<U, G, R>(x, b, q, ldb);
         __syncthreads(); /* the previous chunk's readers are done */
         hcl_gemm_rows_stage<MR, KC, true>(as, A, m, a_i, a_p, kc, len, len);
         __syncthreads();
@@ -139,7 +140,7 @@ __device__ __forceinline__ void hcl_gemm_rows_n(unsigned long long m, unsigned l
             }
             q += U * G;
             full = q + (U - 1) * G < len;
-            if (full) hcl_gemm_rows_batch<U, G>(x, b, q, ldb);
+            if (full) hcl_gemm_rows_batch<U, G, R>(x, b, q, ldb);
         }
         for (; q < len; q += G) { /* the chunk's last values of k, fewer than a batch, and B not in vectors */
             float v[CW];

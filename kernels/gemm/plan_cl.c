@@ -76,18 +76,17 @@ static hcl_kprog plain_program(const hcl_kdevice *dev, hcl_kplan *out) {
     return prog;
 }
 
-/* ---- rows (gemm.cl's hcl_gemm_rows<4|16>_<n|t>_*): C of at most CL_ROWS_MAX rows, a work-group of CL_ROWS_WG
- * work-items per CL_ROWS_WG columns, in the program that suits the device (both programs hold the kernels). ---- */
+/* ---- rows on a CPU (gemm.cl's hcl_gemm_rows<4|16>_<n|t>_*, in the program of 8 x 8 work-groups, which CPUs take): C
+ * of at most CL_ROWS_MAX rows, a work-group of CL_ROWS_WG work-items per CL_ROWS_WG columns. ---- */
 #define CL_ROWS_MAX 16
 #define CL_ROWS_WG 64 /* gemm.cl's HCL_GEMM_ROWS_WG */
 static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
-    if (g->m > CL_ROWS_MAX)
+    const hcl_kprog prog = HCL_KPROG_CL_GEMM8;
+    if (!cl_fits(dev, 8) || (dev->max_group_size && dev->max_group_size < CL_ROWS_WG))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
-                              "the OpenCL rows kernels take C of at most %d rows (here %zu)", CL_ROWS_MAX, g->m);
-    const hcl_kprog prog = hcl_plan_gemm_cl_program(dev);
-    if (prog == HCL_KPROG_COUNT || (dev->max_group_size && dev->max_group_size < CL_ROWS_WG))
-        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the OpenCL rows kernels need work-groups of %d work-items",
-                              CL_ROWS_WG);
+                              "the OpenCL rows kernels need work-groups of %d work-items and the 8 x 8 program's %llu "
+                              "bytes of local memory",
+                              CL_ROWS_WG, (unsigned long long)cl_local_bytes(8));
     char base[40];
     snprintf(base, sizeof base, "hcl_gemm_rows%d_%c", g->m <= 4 ? 4 : 16, g->trans_b == HCL_TRANS ? 't' : 'n');
     if (g->c_type != g->ab_type)
@@ -112,6 +111,72 @@ static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
     return HCL_SUCCESS;
 }
 
+/* ---- rows over slices of k on a GPU (gemm.cl's hcl_gemm_rowsk<4|16>_<n|t>_*, in the program of 16 x 16 work-groups):
+ * C of at most CL_ROWS_MAX rows, a work-group of CL_ROWSK_WG work-items per range of columns (64 of B's rows along C's
+ * columns, n; 16 of its rows along k, t, 32 of 16-bit ones) and slice of k, in slices of whole chunks of 64 values of k
+ * and at least CL_ROWSK_MIN_SLICE, as many as make about CL_ROWSK_GROUPS_PER_CU groups a compute unit. The slices'
+ * partials meet in the zeroed scratch (a ticket a range of columns, in whole lines of 64 words, then slices x MR x the
+ * ranges' columns words). ---- */
+#define CL_ROWSK_WG 256
+#define CL_ROWSK_MIN_SLICE 256
+#define CL_ROWSK_GROUPS_PER_CU 4
+static hcl_status plan_rowsk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+    const size_t mr = g->m <= 4 ? 4 : 16;
+    const size_t ncols = g->trans_b != HCL_TRANS ? 64 : g->ab_type == HCL_DTYPE_F32 ? 16 : 32; /* a group's */
+    const uint64_t local = mr * 256 * sizeof(float) + 16; /* op(A)'s chunk (gemm.cl's HCL_GEMM_ROWS_KC) */
+    const hcl_kprog prog = HCL_KPROG_CL_GEMM16;
+    if (!cl_fits(dev, 16) || (dev->local_mem && dev->local_mem < local))
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the OpenCL sliced rows kernels need work-groups of %d work-items and %llu bytes of "
+                              "local memory (the 16 x 16 program's)",
+                              CL_ROWSK_WG,
+                              (unsigned long long)(local > cl_local_bytes(16) ? local : cl_local_bytes(16)));
+    char base[40];
+    snprintf(base, sizeof base, "hcl_gemm_rowsk%zu_%c", mr, g->trans_b == HCL_TRANS ? 't' : 'n');
+    if (g->c_type != g->ab_type)
+        snprintf(base + strlen(base), sizeof base - strlen(base), "_%s", hcl_kdtype_name(g->ab_type));
+    const int which = hcl_kplan_typed_kernel(out, prog, base, g->c_type);
+    if (which < 0) return HCL_ERROR_UNSUPPORTED;
+    const uint64_t kmax = dev->kernel_max_group ? dev->kernel_max_group(dev, prog, which) : 0;
+    if (kmax && kmax < CL_ROWSK_WG)
+        return hcl_kplan_fail(
+            out, HCL_ERROR_UNSUPPORTED,
+            "the OpenCL sliced rows kernel needs work-groups of %d work-items; the device allows %llu for it",
+            CL_ROWSK_WG, (unsigned long long)kmax);
+    const int no_product = g->k == 0 || g->alpha == 0.0f; /* A and B not read: C = beta * C */
+    const size_t k = no_product ? 0 : g->k, groups = hcl_ceil_div(g->n, ncols);
+    size_t slices = 1, kslice = 64;
+    if (k > 0) {
+        const size_t target = CL_ROWSK_GROUPS_PER_CU * (dev->compute_units ? dev->compute_units : 32);
+        slices = hcl_min_size(hcl_ceil_div(target, groups), k / CL_ROWSK_MIN_SLICE);
+        if (slices < 1) slices = 1;
+        kslice = hcl_ceil_div(hcl_ceil_div(k, slices), 64) * 64;
+        slices = hcl_ceil_div(k, kslice);
+    }
+    if (groups > hcl_known_or(dev->max_groups[0], UINT32_MAX) || slices > hcl_known_or(dev->max_groups[1], UINT32_MAX))
+        return hcl_kplan_fail(
+            out, HCL_ERROR_UNSUPPORTED,
+            "the OpenCL sliced rows kernel needs %zu x %zu work-groups; the device allows %llu x %llu", groups, slices,
+            (unsigned long long)dev->max_groups[0], (unsigned long long)dev->max_groups[1]);
+    out->scratch_bytes = (hcl_ceil_div(groups, 64) * 64 + (slices > 1 ? slices * mr * groups * ncols : 0)) * 4;
+    out->scratch_zeroed = 1;
+    hcl_klaunch_1d(l, prog, which, groups, CL_ROWSK_WG);
+    l->grid.y = (uint32_t)slices;
+    hcl__gemm_args(l, g, k, no_product ? 0.0f : g->alpha);
+    hcl_klaunch_u64(l, g->trans_a == HCL_TRANS);
+    hcl_klaunch_u64(l, kslice);
+    hcl_klaunch_mem(l, HCL_KSLOT_SCRATCH, 0);
+    return HCL_SUCCESS;
+}
+
+/* C of few rows: the rows kernels of a CPU or of a GPU */
+static hcl_status plan_few_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
+    if (g->m > CL_ROWS_MAX)
+        return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
+                              "the OpenCL rows kernels take C of at most %d rows (here %zu)", CL_ROWS_MAX, g->m);
+    return dev->is_cpu ? plan_rows(dev, g, out, l) : plan_rowsk(dev, g, out, l);
+}
+
 hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
     if (g->compute != HCL_COMPUTE_F32) /* the core refuses TF32: no OpenCL C gemm multiplies TF32 */
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED, "the OpenCL C gemm computes in float32 only");
@@ -120,14 +185,14 @@ hcl_status hcl__plan_gemm_cl(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
         hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_XMX) ? xmx_program(dev, g, out) : HCL_KPROG_COUNT;
     if (xmx == HCL_KPROG_COUNT && v == HCL_KVARIANT_GEMM_XMX)
         return hcl_kvariant_settle(dev, HCL_KOP_GEMM, v, HCL_ERROR_UNSUPPORTED, out);
-    /* a C of few rows on a CPU where no matrix-unit kernel takes it: the rows kernels (the tiles would pad it to 64
-     * rows; on PoCL, 2 cores, f32 1 x 1024 x 1024 0.33 -> 3.24 GFLOP/s, 16 x 3584 x 1024 6.53 -> 21.2). On a GPU only
-     * when forced: one launch of a work-item per column leaves most of a GPU idle (not measured there yet) */
+    /* a C of few rows where no matrix-unit kernel takes it: the rows kernels (the tiles would pad it to 64 rows). On a
+     * CPU one launch of a work-item per column (PoCL, 2 cores, f32 1 x 1024 x 1024 0.33 -> 3.24 GFLOP/s, 16 x 3584 x
+     * 1024 6.53 -> 21.2); on a GPU, where that leaves most of it idle, the rows over slices of k */
     hcl_status st;
     if (xmx == HCL_KPROG_COUNT &&
         (v == HCL_KVARIANT_GEMM_ROWS ||
-         (g->m <= CL_ROWS_MAX && dev->is_cpu && hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS))) &&
-        ((st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS, plan_rows(dev, g, out, l), out)) !=
+         (g->m <= CL_ROWS_MAX && hcl_kvariant_allowed(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS))) &&
+        ((st = hcl_kvariant_settle(dev, HCL_KOP_GEMM, HCL_KVARIANT_GEMM_ROWS, plan_few_rows(dev, g, out, l), out)) !=
              HCL_ERROR_UNSUPPORTED ||
          v == HCL_KVARIANT_GEMM_ROWS))
         return st;
