@@ -221,9 +221,9 @@ HCL_GEMM_TYPES(HCL_GEMM_ROWS_KERNELS)
  * flight:
  *   n (B is k x n, its rows along C's columns): 16 column lanes of 4 columns (64 columns a group) x 16 k lanes, lane
  *     group kl taking the values of k kl, kl + 16, ... of the slice; a warp's loads are two rows of 64 columns;
- *   t (B is n x k, PyTorch's W[n][k]): 16 lanes a column (16-bit: 8), each lane 4 consecutive values of k of every
- *     64 (32), 16 columns a group (32); a warp's loads are 64 consecutive bytes of each of two (four) columns.
- * op(A)'s rows are staged in local memory as floats (value q of row r at q * MR + r) in chunks of HCL_GEMM_ROWS_KC.
+ *   t (B is n x k, PyTorch's W[n][k]): 16 lanes a column, each lane 4 consecutive values of k of every 64, 16
+ *     columns a group; a warp's loads are two columns' 64 consecutive values.
+ * op(A)'s rows are staged in local memory as floats in chunks of HCL_GEMM_ROWS_KC, read as vectors of 4.
  * The lanes' sums of a column meet in local memory (in lane order). With one slice the group writes C; else it writes
  * its MR x columns floats to the scratch (`ws`: a ticket a range of columns, padded to 64 words, then the slices'
  * partials, slice-major, MR rows of the launch's columns each),
@@ -231,11 +231,12 @@ HCL_GEMM_TYPES(HCL_GEMM_ROWS_KERNELS)
  * run), writes C and puts the partials and the ticket back to 0 (the host gives the scratch zeroed). BLAS rules as
  * above. ---- */
 #define HCL_GEMM_ROWSK_WG 256
-#define HCL_GEMM_ROWSK_LANES 16 /* n: the k lanes of a range of 4 columns */
-/* t: the lanes of a column, each reading 4 consecutive values of k of every 4 * lanes; a chunk of op(A) is then
- * HCL_GEMM_ROWSK_UNROLL loads a lane, the same bytes in flight in every type */
-#define HCL_GEMM_ROWSK_TLANES(abt) ((abt) == HCL_CL_F32 ? 16 : 8)
-#define HCL_GEMM_ROWSK_UNROLL(abt) ((abt) == HCL_CL_F32 ? 4 : 8) /* loads a lane issues before it multiplies */
+#define HCL_GEMM_ROWSK_LANES 16 /* the k lanes of a range of 4 columns (n) or of a column (t) */
+/* the loads a lane issues before it multiplies (t: a chunk's, HCL_GEMM_ROWS_KC / (4 * lanes)). H200, NVIDIA's OpenCL,
+ * B's bytes a second: 8 loads of 16-bit values (n), or t over lanes of 8 and 8 loads, ran at 0.4-0.6 of 4 (f16 1 x
+ * 4096 x 4096: n 654 against 1036 GB/s, t 603 against 1484); 8 loads of floats (n) gained 15% at 4 x 14336 x 4096 and
+ * lost 8-13% at 1 and 4 x 4096 x 4096 */
+#define HCL_GEMM_ROWSK_UNROLL 4
 
 /* Four consecutive values of B from element e: one load when vec and all four are there (avail of them), else
  * element by element, 0 past avail */
@@ -270,10 +271,9 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
                            const size_t ldb, const float beta, __global void *c, const size_t ldc, const int ta,
                            const size_t kslice, __global volatile uint *ws, const int abt, const int ct,
                            __local float *as, __local int *is_last) {
-    const int t = (int)get_local_id(0), U = HCL_GEMM_ROWSK_UNROLL(abt), tl = HCL_GEMM_ROWSK_TLANES(abt);
-    const int lane = tb ? t % tl : t / HCL_GEMM_ROWSK_LANES;                  /* the k lane */
-    const int col = tb ? t / tl : t % HCL_GEMM_ROWSK_LANES;                   /* the column (t) or range of 4 (n) */
-    const int ncols = tb ? HCL_GEMM_ROWSK_WG / tl : 4 * HCL_GEMM_ROWSK_LANES; /* a group's */
+    const int t = (int)get_local_id(0), U = HCL_GEMM_ROWSK_UNROLL, L = HCL_GEMM_ROWSK_LANES;
+    const int lane = tb ? t % L : t / L, col = tb ? t / L : t % L; /* the k lane; the column (t) or range of 4 (n) */
+    const int ncols = tb ? HCL_GEMM_ROWSK_WG / L : 4 * L;          /* a group's */
     const size_t j0 = get_group_id(0) * ncols, slice = get_group_id(1), slices = get_num_groups(1);
     const size_t j = j0 + (tb ? (size_t)col : 4 * (size_t)col); /* the work-item's (first) column */
     const size_t k0 = slice * kslice, k1 = k - k0 < kslice ? k : k0 + kslice;
@@ -285,17 +285,19 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
     for (size_t kc = k0; kc < k1; kc += HCL_GEMM_ROWS_KC) {
         const int len = k1 - kc < HCL_GEMM_ROWS_KC ? (int)(k1 - kc) : HCL_GEMM_ROWS_KC;
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous chunk's readers are done */
+        /* op(A)'s chunk as floats: n, value q of row r at q * MR + r (a value of k's MR rows in vectors of 4); t, at
+         * r * KC + q (a row's 4 consecutive values of k in a vector) */
         for (int e = t; e < MR * HCL_GEMM_ROWS_KC; e += HCL_GEMM_ROWSK_WG) {
-            const int q = e / MR, r = e % MR;
+            const int q = tb ? e % HCL_GEMM_ROWS_KC : e / MR, r = tb ? e / HCL_GEMM_ROWS_KC : e % MR;
             as[e] = (size_t)r < m && q < len ? hcl_load(a, ta ? (kc + q) * lda + r : r * lda + kc + q, abt) : 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (j >= n) continue;
-        /* batches of U loads (k values q = lane, lane + 16, ... (n) or runs of 4 from 4 * lane of every 4 * tl (t)),
+        /* batches of U loads (k values q = lane, lane + 16, ... (n) or runs of 4 from 4 * lane of every 64 (t)),
          * then their products */
-        const int step = tb ? 4 * tl : HCL_GEMM_ROWSK_LANES, first = tb ? 4 * lane : lane;
+        const int step = tb ? 4 * L : L, first = tb ? 4 * lane : lane;
         for (int q0 = first; q0 < len; q0 += step * U) {
-            float4 v[8];
+            float4 v[HCL_GEMM_ROWSK_UNROLL];
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const int q = q0 + u * step;
@@ -309,16 +311,20 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
                 if (q >= len) break;
                 if (tb) {
                     for (int r = 0; r < MR; r++) {
-                        const float p = fma(as[q * MR + r], v[u].x, as[(q + 1) * MR + r] * v[u].y);
-                        acc[r] += fma(as[(q + 2) * MR + r], v[u].z, fma(as[(q + 3) * MR + r], v[u].w, p));
+                        const float4 x = vload4(0, as + r * HCL_GEMM_ROWS_KC + q);
+                        acc[r] += fma(x.x, v[u].x, x.y * v[u].y) + fma(x.z, v[u].z, x.w * v[u].w);
                     }
                 } else {
-                    for (int r = 0; r < MR; r++) {
-                        const float x = as[q * MR + r];
-                        acc[4 * r] = fma(x, v[u].x, acc[4 * r]);
-                        acc[4 * r + 1] = fma(x, v[u].y, acc[4 * r + 1]);
-                        acc[4 * r + 2] = fma(x, v[u].z, acc[4 * r + 2]);
-                        acc[4 * r + 3] = fma(x, v[u].w, acc[4 * r + 3]);
+                    for (int h = 0; h < MR; h += 4) {
+                        const float4 x = vload4(0, as + q * MR + h);
+                        const float xr[4] = {x.x, x.y, x.z, x.w};
+                        for (int i = 0; i < 4; i++) {
+                            const int r = h + i;
+                            acc[4 * r] = fma(xr[i], v[u].x, acc[4 * r]);
+                            acc[4 * r + 1] = fma(xr[i], v[u].y, acc[4 * r + 1]);
+                            acc[4 * r + 2] = fma(xr[i], v[u].z, acc[4 * r + 2]);
+                            acc[4 * r + 3] = fma(xr[i], v[u].w, acc[4 * r + 3]);
+                        }
                     }
                 }
             }
@@ -350,7 +356,7 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
         for (int e = t; e < rows * ncols; e += HCL_GEMM_ROWSK_WG) { /* output row e / ncols, column j0 + e % ncols */
             const int r = e / ncols, cc = e % ncols;
             float s = 0.0f;
-            for (int l = 0; l < tl; l++) s += as[r * HCL_GEMM_ROWSK_WG + cc * tl + l];
+            for (int l = 0; l < L; l++) s += as[r * HCL_GEMM_ROWSK_WG + cc * L + l];
             if (j0 + cc < n) hcl_gemm_rowsk_put(r, j0 + cc, s, slices, slice, npad, MR, alpha, beta, c, ldc, ct, part);
         }
     }

@@ -113,7 +113,7 @@ static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
 
 /* ---- rows over slices of k on a GPU (gemm.cl's hcl_gemm_rowsk<4|16>_<n|t>_*, in the program of 16 x 16 work-groups):
  * C of at most CL_ROWS_MAX rows, a work-group of CL_ROWSK_WG work-items per range of columns (64 of B's rows along C's
- * columns, n; 16 of its rows along k, t, 32 of 16-bit ones) and slice of k, in slices of whole chunks of 64 values of k
+ * columns, n; 16 of its rows along k, t) and slice of k, in slices of whole chunks of 64 values of k
  * and at least CL_ROWSK_MIN_SLICE, as many as make about CL_ROWSK_GROUPS_PER_CU groups a compute unit. The slices'
  * partials meet in the zeroed scratch (a ticket a range of columns, in whole lines of 64 words, then slices x MR x the
  * ranges' columns words). ---- */
@@ -121,8 +121,7 @@ static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
 #define CL_ROWSK_MIN_SLICE 256
 #define CL_ROWSK_GROUPS_PER_CU 4
 static hcl_status plan_rowsk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
-    const size_t mr = g->m <= 4 ? 4 : 16;
-    const size_t ncols = g->trans_b != HCL_TRANS ? 64 : g->ab_type == HCL_DTYPE_F32 ? 16 : 32; /* a group's */
+    const size_t mr = g->m <= 4 ? 4 : 16, ncols = g->trans_b == HCL_TRANS ? 16 : 64; /* a group's columns */
     const uint64_t local = mr * 256 * sizeof(float) + 16; /* op(A)'s chunk (gemm.cl's HCL_GEMM_ROWS_KC) */
     const hcl_kprog prog = HCL_KPROG_CL_GEMM16;
     if (!cl_fits(dev, 16) || (dev->local_mem && dev->local_mem < local))
