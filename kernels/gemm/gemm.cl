@@ -213,12 +213,11 @@ HCL_GEMM_TYPES(HCL_GEMM_ROWS_KERNELS)
 
 #if HCL_GEMM_WG == 16 /* the GPU's program */
 
-/* ---- C of few rows on a GPU (in the program of 16 x 16 work-groups): hcl_gemm_rowsk<MR>_<n|t>_<suffix>, the rows
- * kernels over slices of k. A work-group of
- * 256 work-items per range of C's columns (grid x) and slice of k (grid y, `kslice` values of k a slice, a multiple of
- * 64), so that a decode call of few columns' ranges still fills a GPU; each work-item reads 4 consecutive values of
- * op(B) at once (one 16- or 8-byte load where B's base and ldb allow, else element by element), several loads in
- * flight:
+/* ---- C of few rows on a GPU (in the program of 16 x 16 work-groups): hcl_gemm_rowsk<MR>_<n|t>_<suffix>, MR (4 or 16)
+ * rows at once, the rows kernels over slices of k. A work-group of 256 work-items per range of C's columns (grid x)
+ * and slice of k (grid y, `kslice` values of k a slice, a multiple of 64), so that a decode call of few columns'
+ * ranges still fills a GPU; each work-item reads 4 consecutive values of op(B) at once (one 16- or 8-byte load where
+ * B's base and ldb allow, else element by element), several loads in flight:
  *   n (B is k x n, its rows along C's columns): 16 column lanes of 4 columns (64 columns a group) x 16 k lanes, lane
  *     group kl taking the values of k kl, kl + 16, ... of the slice; a warp's loads are two rows of 64 columns;
  *   t (B is n x k, PyTorch's W[n][k]): 16 lanes a column, each lane 4 consecutive values of k of every 64, 16
@@ -233,9 +232,9 @@ HCL_GEMM_TYPES(HCL_GEMM_ROWS_KERNELS)
 #define HCL_GEMM_ROWSK_WG 256
 #define HCL_GEMM_ROWSK_LANES 16 /* the k lanes of a range of 4 columns (n) or of a column (t) */
 /* the loads a lane issues before it multiplies (t: a chunk's, HCL_GEMM_ROWS_KC / (4 * lanes)). H200, NVIDIA's OpenCL,
- * B's bytes a second: 8 loads of 16-bit values (n), or t over lanes of 8 and 8 loads, ran at 0.4-0.6 of 4 (f16 1 x
- * 4096 x 4096: n 654 against 1036 GB/s, t 603 against 1484); 8 loads of floats (n) gained 15% at 4 x 14336 x 4096 and
- * lost 8-13% at 1 and 4 x 4096 x 4096 */
+ * B's bytes a second, f16 1 x 4096 x 4096: 8 loads of 16-bit values (n) 654 GB/s against 1036 with 4; t over lanes of 8
+ * and 8 loads 603 against 722 over lanes of 16 and 4 loads (runs apart); 8 loads of floats (n) gained 15% at 4 x 14336
+ * x 4096 and lost 8-13% at 1 and 4 x 4096 x 4096 */
 #define HCL_GEMM_ROWSK_UNROLL 4
 
 /* Four consecutive values of B from element e: one load when vec and all four are there (avail of them), else
