@@ -448,6 +448,8 @@ int main(int argc, char **argv) {
                     check_gemm(&rows, abt, ct, ta, tb, 16, 33, 257, 1.5f, 0.5f, C_RANDOM, 2);
                     check_gemm(&rows, abt, ct, ta, tb, 2, 67, 777, 1.0f, 0.0f, C_NAN, 0);
                     check_gemm(&rows, abt, ct, ta, tb, 5, 130, 1100, 1.5f, 0.5f, C_RANDOM, 1);
+                    /* slices of several chunks of op(A), where the group count caps the slices (gpu-grid-3) */
+                    check_gemm(&rows, abt, ct, ta, tb, 2, 130, 3500, 1.0f, 0.5f, C_RANDOM, 2);
                     check_gemm(pr, abt, ct, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2);   /* beta 0: C not read */
                     check_gemm(pr, abt, ct, ta, tb, 9, 10, 0, 1.0f, 2.0f, C_RANDOM, 1);  /* k 0: C = beta C */
                     check_gemm(pr, abt, ct, ta, tb, 9, 10, 11, 0.0f, 0.5f, C_RANDOM, 0); /* alpha 0: C = beta C */

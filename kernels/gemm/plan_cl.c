@@ -114,7 +114,7 @@ static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
 /* ---- rows over slices of k on a GPU (gemm.cl's hcl_gemm_rowsk<4|16>_<n|t>_*, in the program of 16 x 16 work-groups):
  * C of at most CL_ROWS_MAX rows, a work-group of CL_ROWSK_WG work-items per range of columns (64 of B's rows along C's
  * columns, n; 16 of its rows along k, t) and slice of k, in slices of whole chunks of 64 values of k
- * and at least CL_ROWSK_MIN_SLICE, as many as make about CL_ROWSK_GROUPS_PER_CU groups a compute unit. The slices'
+ * and at least CL_ROWSK_MIN_SLICE, as many as make about CL_ROWSK_GROUPS_PER_CU groups a compute unit (within the device's group count). The slices'
  * partials meet in the zeroed scratch (a ticket a range of columns, in whole lines of 64 words, then slices x MR x the
  * ranges' columns words). ---- */
 #define CL_ROWSK_WG 256
@@ -147,7 +147,8 @@ static hcl_status plan_rowsk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
     size_t slices = 1, kslice = 64;
     if (k > 0) {
         const size_t target = CL_ROWSK_GROUPS_PER_CU * (dev->compute_units ? dev->compute_units : 32);
-        slices = hcl_min_size(hcl_ceil_div(target, groups), k / CL_ROWSK_MIN_SLICE);
+        slices = hcl_min_size(hcl_min_size(hcl_ceil_div(target, groups), k / CL_ROWSK_MIN_SLICE),
+                              hcl_known_or(dev->max_groups[1], UINT32_MAX));
         if (slices < 1) slices = 1;
         kslice = hcl_ceil_div(hcl_ceil_div(k, slices), 64) * 64;
         slices = hcl_ceil_div(k, kslice);
