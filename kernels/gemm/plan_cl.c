@@ -113,10 +113,10 @@ static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
 
 /* ---- rows over slices of k on a GPU (gemm.cl's hcl_gemm_rowsk<4|16>_<n|t>_*, in the program of 16 x 16 work-groups):
  * C of at most CL_ROWS_MAX rows, a work-group of CL_ROWSK_WG work-items per range of columns (64 of B's rows along C's
- * columns, n; 16 of its rows along k, t) and slice of k, in slices of whole chunks of 64 values of k
- * and at least CL_ROWSK_MIN_SLICE, as many as make about CL_ROWSK_GROUPS_PER_CU groups a compute unit (within the device's group count). The slices'
- * partials meet in the zeroed scratch (a ticket a range of columns, in whole lines of 64 words, then slices x MR x the
- * ranges' columns words). ---- */
+ * columns, n; 16 of its rows along k, t) and slice of k, in slices of whole chunks of 64 values of k and at least
+ * CL_ROWSK_MIN_SLICE, as many as make about CL_ROWSK_GROUPS_PER_CU groups a compute unit (within the device's group
+ * count). The slices' partials meet in the zeroed scratch (a ticket a range of columns, in whole lines of 64 words,
+ * then slices x MR x the ranges' columns words). ---- */
 #define CL_ROWSK_WG 256
 #define CL_ROWSK_MIN_SLICE 256
 #define CL_ROWSK_GROUPS_PER_CU 4
