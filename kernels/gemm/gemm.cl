@@ -152,14 +152,16 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
     X(bf16_f32, HCL_CL_BF16, HCL_CL_F32)
 HCL_GEMM_TYPES(HCL_GEMM_KERNELS)
 
-#define HCL_GEMM_ROWS_KC 256 /* values of k of op(A)'s rows the few-rows kernels stage at a time */
-#if HCL_GEMM_WG == 8         /* the CPU's program (kernels/gemm/plan_cl.c) */
+/* values of k of op(A)'s rows the few-rows kernels stage at a time */
+#define HCL_GEMM_ROWS_KC 256
+#if HCL_GEMM_WG == 8 /* the CPU's program (kernels/gemm/plan_cl.c) */
 /* ---- C of few rows (m <= 16; the decode shapes, where the whole cost is reading B once) on a CPU (in the program of
- * 8 x 8 work-groups, which CPUs take): hcl_gemm_rows<MR>_<n|t>_<suffix>, MR 4 or 16 the rows computed at once (rows from m on zeros). A work-group of HCL_GEMM_ROWS_WG work-items,
- * a column of C each; op(A)'s rows staged in local memory (as float, value q of row r at q * MR + r) in chunks of
- * HCL_GEMM_ROWS_KC values of k; each work-item reads its column of op(B) once (n: B's rows run along C's columns, the
- * work-items' loads consecutive; t: along k, PyTorch's W[n][k]) and sums its products in k order in float. ta: A is
- * stored transposed (k x m). BLAS rules as above (k = 0 and alpha = 0 from the host: C = beta * C). ---- */
+ * 8 x 8 work-groups, which CPUs take): hcl_gemm_rows<MR>_<n|t>_<suffix>, MR 4 or 16 the rows computed at once (rows
+ * from m on zeros). A work-group of HCL_GEMM_ROWS_WG work-items, a column of C each; op(A)'s rows staged in local
+ * memory (as float, value q of row r at q * MR + r) in chunks of HCL_GEMM_ROWS_KC values of k; each work-item reads its
+ * column of op(B) once (n: B's rows run along C's columns, the work-items' loads consecutive; t: along k, PyTorch's
+ * W[n][k]) and sums its products in k order in float. ta: A is stored transposed (k x m). BLAS rules as above (k = 0
+ * and alpha = 0 from the host: C = beta * C). ---- */
 #define HCL_GEMM_ROWS_WG 64
 static void hcl_gemm_rows(const int MR, const int tb, const size_t m, const size_t n, const size_t k, const float alpha,
                           __global const void *a, const size_t lda, __global const void *b, const size_t ldb,
