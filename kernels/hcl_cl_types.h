@@ -72,6 +72,15 @@ static inline void hcl_store(__global void *p, size_t i, const float v, const in
         ((__global float *)p)[i] = v;
 }
 
+/* p[i] = alpha * v + beta * p[i], rounded once to `type`; with beta 0, p[i] is not read (BLAS: NaN there does not
+ * propagate). The gemm kernels' stores of C. */
+static inline void hcl_store_scaled(__global void *p, size_t i, const float v, const float alpha, const float beta,
+                                    const int type) {
+    float out = alpha * v;
+    if (beta != 0.0f) out = fma(beta, hcl_load(p, i, type), out);
+    hcl_store(p, i, out, type);
+}
+
 /* 16-bit vectors move as whole aligned words: one 8- or 16-byte load or store, widened or narrowed in registers
  * (vload4 / vstore4 of ushort, and vload_half4 from global memory, may only assume 2-byte alignment, and NVIDIA's
  * OpenCL then moves each element on its own: H100, 16-bit reduce at 2^25 elements 0.80-0.81 of the copy rate against

@@ -119,10 +119,7 @@ static void hcl_gemm_tile(const int ta, const int tb, const size_t m, const size
         for (int j = 0; j < 8; j++) {
             const size_t gc = col0 + (j < 4 ? 4 * tx + j : HCL_GEMM_HALF + 4 * tx + (j - 4));
             if (gc >= n) continue;
-            const size_t at = gr * ldc + gc;
-            float v = alpha * acc[i][j];
-            if (beta != 0.0f) v = fma(beta, hcl_load(c, at, ct), v);
-            hcl_store(c, at, v, ct);
+            hcl_store_scaled(c, gr * ldc + gc, acc[i][j], alpha, beta, ct);
         }
     }
 }
@@ -154,6 +151,12 @@ HCL_GEMM_TYPES(HCL_GEMM_KERNELS)
 
 /* values of k of op(A)'s rows the few-rows kernels stage at a time */
 #define HCL_GEMM_ROWS_KC 256
+/* A family's few-rows kernels of one type combination: KERNEL(NAME, MR, TB, ABT, CT) for BASE<4|16>_<n|t>_<suffix> */
+#define HCL_GEMM_FEW_ROWS(KERNEL, BASE, SUFFIX, ABT, CT)                                                               \
+    KERNEL(BASE##4_n_##SUFFIX, 4, 0, ABT, CT)                                                                          \
+    KERNEL(BASE##4_t_##SUFFIX, 4, 1, ABT, CT)                                                                          \
+    KERNEL(BASE##16_n_##SUFFIX, 16, 0, ABT, CT)                                                                        \
+    KERNEL(BASE##16_t_##SUFFIX, 16, 1, ABT, CT)
 #if HCL_GEMM_WG == 8 /* the CPU's program (kernels/gemm/plan_cl.c) */
 /* ---- C of few rows (m <= 16; the decode shapes, where the whole cost is reading B once) on a CPU (in the program of
  * 8 x 8 work-groups, which CPUs take): hcl_gemm_rows<MR>_<n|t>_<suffix>, MR 4 or 16 the rows computed at once (rows
@@ -188,10 +191,7 @@ static void hcl_gemm_rows(const int MR, const int tb, const size_t m, const size
     if (j >= n) return;
     for (int r = 0; r < MR; r++) {
         if ((size_t)r >= m) break;
-        const size_t at = r * ldc + j;
-        float v = alpha * acc[r];
-        if (beta != 0.0f) v = fma(beta, hcl_load(c, at, ct), v);
-        hcl_store(c, at, v, ct);
+        hcl_store_scaled(c, r * ldc + j, acc[r], alpha, beta, ct);
     }
 }
 
@@ -204,11 +204,7 @@ static void hcl_gemm_rows(const int MR, const int tb, const size_t m, const size
                       (size_t)ldc, ta != 0, ABT, CT, as);                                                              \
     }
 /* The rows kernels of one type combination: hcl_gemm_rows<4|16>_<n|t>_<suffix> */
-#define HCL_GEMM_ROWS_KERNELS(SUFFIX, ABT, CT)                                                                         \
-    HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows4_n_##SUFFIX, 4, 0, ABT, CT)                                                     \
-    HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows4_t_##SUFFIX, 4, 1, ABT, CT)                                                     \
-    HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows16_n_##SUFFIX, 16, 0, ABT, CT)                                                   \
-    HCL_GEMM_ROWS_KERNEL(hcl_gemm_rows16_t_##SUFFIX, 16, 1, ABT, CT)
+#define HCL_GEMM_ROWS_KERNELS(SUFFIX, ABT, CT) HCL_GEMM_FEW_ROWS(HCL_GEMM_ROWS_KERNEL, hcl_gemm_rows, SUFFIX, ABT, CT)
 
 HCL_GEMM_TYPES(HCL_GEMM_ROWS_KERNELS)
 #endif
@@ -261,10 +257,7 @@ static void hcl_gemm_rowsk_put(const size_t r, const size_t j, const float v, co
         part[(slice * MR + r) * npad + j] = ~as_uint(isnan(v) ? NAN : v);
         return;
     }
-    const size_t at = r * ldc + j;
-    float out = alpha * v;
-    if (beta != 0.0f) out = fma(beta, hcl_load(c, at, ct), out);
-    hcl_store(c, at, out, ct);
+    hcl_store_scaled(c, r * ldc + j, v, alpha, beta, ct);
 }
 
 static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const size_t n, const size_t k,
@@ -383,10 +376,7 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
             s += as_float(~w);
             part[at] = 0u; /* the scratch is left as zeros, as it came */
         }
-        const size_t at = r * ldc + jj;
-        float out = alpha * s;
-        if (beta != 0.0f) out = fma(beta, hcl_load(c, at, ct), out);
-        hcl_store(c, at, out, ct);
+        hcl_store_scaled(c, r * ldc + jj, s, alpha, beta, ct);
     }
     if (t == 0) ws[get_group_id(0)] = 0u;
 }
@@ -402,10 +392,7 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
     }
 /* The sliced rows kernels of one type combination: hcl_gemm_rowsk<4|16>_<n|t>_<suffix> */
 #define HCL_GEMM_ROWSK_KERNELS(SUFFIX, ABT, CT)                                                                        \
-    HCL_GEMM_ROWSK_KERNEL(hcl_gemm_rowsk4_n_##SUFFIX, 4, 0, ABT, CT)                                                   \
-    HCL_GEMM_ROWSK_KERNEL(hcl_gemm_rowsk4_t_##SUFFIX, 4, 1, ABT, CT)                                                   \
-    HCL_GEMM_ROWSK_KERNEL(hcl_gemm_rowsk16_n_##SUFFIX, 16, 0, ABT, CT)                                                 \
-    HCL_GEMM_ROWSK_KERNEL(hcl_gemm_rowsk16_t_##SUFFIX, 16, 1, ABT, CT)
+    HCL_GEMM_FEW_ROWS(HCL_GEMM_ROWSK_KERNEL, hcl_gemm_rowsk, SUFFIX, ABT, CT)
 
 HCL_GEMM_TYPES(HCL_GEMM_ROWSK_KERNELS)
 #endif

@@ -194,10 +194,7 @@ static void hcl_xmx_tile(const int ta, const int tb, const size_t m, const size_
             for (int r = 0; r < 8; r++) {
                 const size_t gr = row0 + sr + 8 * i + r;
                 if (gr >= m || gc >= n) continue;
-                const size_t at = gr * ldc + gc;
-                float v = alpha * v8[r];
-                if (beta != 0.0f) v = fma(beta, hcl_load(c, at, ct), v);
-                hcl_store(c, at, v, ct);
+                hcl_store_scaled(c, gr * ldc + gc, v8[r], alpha, beta, ct);
             }
         }
 }
