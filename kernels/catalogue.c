@@ -162,10 +162,14 @@ static const char *const vk16_kernels[] = {
 #undef VK16
 #undef VK_GEMV
         NULL};
-static const char *const vk_coop_kernels[] = {
-    "hcl_gemm_coop_f16",      "hcl_gemm_coop_f16_f32",    "hcl_gemm_coop_bf16",
-    "hcl_gemm_coop_bf16_f32", "hcl_gemm_coop64_f16",      "hcl_gemm_coop64_f16_f32",
-    "hcl_gemm_coop64_bf16",   "hcl_gemm_coop64_bf16_f32", NULL};
+/* hcl_gemm_coop[64]_<ab>_<t>[_f32]: a kernel per transposition ab */
+#define VK_COOP_AB(ab, t)                                                                                              \
+    "hcl_gemm_coop_" ab "_" t, "hcl_gemm_coop_" ab "_" t "_f32", "hcl_gemm_coop64_" ab "_" t,                          \
+        "hcl_gemm_coop64_" ab "_" t "_f32",
+#define VK_COOP(t) VK_COOP_AB("nn", t) VK_COOP_AB("tn", t) VK_COOP_AB("nt", t) VK_COOP_AB("tt", t)
+static const char *const vk_coop_kernels[] = {VK_COOP("f16") VK_COOP("bf16") NULL};
+#undef VK_COOP
+#undef VK_COOP_AB
 static const char *const *const g_kernel_names[HCL_KPROG_COUNT] = {
     [HCL_KPROG_VK] = vk_kernels,
     [HCL_KPROG_VK16] = vk16_kernels,

@@ -266,14 +266,14 @@ static int vk_is_coop(const vk_gemm_kernel *kk) {
 }
 
 /* Shared memory of a kernel: the SIMT tiles hold two buffers of 8 k of BM + 4 floats of A and BN + 4 of B; the
- * cooperative-matrix one two buffers of 128 rows of 3 16-byte words (16 k of 16-bit values and a word of padding) for
+ * cooperative-matrix one two buffers of 128 rows of 5 16-byte words (32 k of 16-bit values and a word of padding) for
  * each of A and B (C's patches reuse them). */
 static uint64_t vk_gemm_shared(const vk_gemm_kernel *kk) {
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return 0u;
     /* the gemv kernel: 4096 floats of A's rows, the sums of at most 8 x 256 columns in rows of 257 floats */
     if (kk->variant == HCL_KVARIANT_GEMM_VK_GEMV) return (4096u + 8u * 257u) * sizeof(float) + 16u;
     if (kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK) return 2u * 16u * (64u + 4u + 64u + 4u) * sizeof(float) + 16u;
-    if (vk_is_coop(kk)) return 2u * 2u * 128u * 3u * 16u; /* the 64 x 64 tile's are smaller: the bound of both */
+    if (vk_is_coop(kk)) return 2u * 2u * 128u * 5u * 16u; /* the 64 x 64 tile's are smaller: the bound of both */
     return 2u * 8u * ((uint64_t)kk->bm + kk->bn + 8u) * sizeof(float);
 }
 
@@ -357,13 +357,14 @@ static int vk_gemm_worth(const hcl_kdevice *dev, const hcl_kgemm *g, const vk_ge
                (g->m <= 16 || g->n <= 16 || tiles64 * 4 < hcl_known_or(dev->compute_units, 64));
     }
     if (kk->variant == HCL_KVARIANT_GEMM_VK_DOT) return g->m <= 16 || g->n <= 16;
-    /* Measured on an H200 (4096^3, TFLOP/s): f16 and bf16 on the cooperative-matrix kernel 110 (8192^3: 114; 1024 x
-     * 1040 x 520: 25-27), on the SIMT tiles f16 33.1 (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x
-     * 128), 29.2 (128 x 64), 25.1 (64 x 64). So 16-bit types on the matrix unit wherever the kernel runs, and bf16
-     * never on the 128 x 128 SIMT tile unforced. */
+    /* Measured on an H200 (4096^3, TFLOP/s): f16 and bf16 on the cooperative-matrix kernel 199-201 in bench (8192^3:
+     * 214), on the SIMT tiles f16 33.1 (128 x 128), 29.3 (128 x 64), 25.0 (64 x 64); bf16 2.3 (128 x 128), 29.2 (128 x
+     * 64), 25.1 (64 x 64). So 16-bit types on the matrix unit wherever the kernel runs, and bf16 never on the 128 x
+     * 128 SIMT tile unforced. */
     const size_t groups = hcl_ceil_div(g->m, kk->bm) * hcl_ceil_div(g->n, kk->bn);
-    /* 128 x 128 tiles where they number at least the compute units, else 64 x 64 (H200, f16 TFLOP/s: 1024^3 43.0
-     * against 32.1, 127 x 4096 x 4096 23.9 against 18.0; 2048^3, 256 tiles, 101.5 against 60.7) */
+    /* 128 x 128 tiles where they number at least the compute units, else 64 x 64 (H200, f16 TFLOP/s in a harness,
+     * 64 x 64 against 128 x 128: 1024^3 82.7 against 48.4, 127 x 4096 x 4096 46.5 against 28.2; 2048^3, 256 tiles,
+     * 126.9 against 175.9) */
     if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP)
         return vk_coop_runs(dev, g) && groups >= hcl_known_or(dev->compute_units, 64);
     if (kk->variant == HCL_KVARIANT_GEMM_VK_COOP64) return vk_coop_runs(dev, g);
@@ -421,11 +422,16 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
     const int splitk = kk->variant == HCL_KVARIANT_GEMM_VK_SPLITK;
     const vk_splitk_tile *sk = vk_splitk_tile_of(g);
     char name[40];
-    snprintf(name, sizeof name, "%s_%s%s", splitk ? sk->base : kk->base, hcl_kdtype_name(g->ab_type),
-             g->c_type != g->ab_type ? "_f32" : "");
+    const int ta = g->trans_a != HCL_NO_TRANS, tb = g->trans_b != HCL_NO_TRANS;
+    /* the cooperative-matrix kernels are one per transposition: "<base>_<nn|tn|nt|tt>_<type>[_f32]" */
+    snprintf(name, sizeof name, "%s_%s%s%s", splitk ? sk->base : kk->base,
+             !coop ? ""
+             : ta  ? (tb ? "tt_" : "tn_")
+             : tb  ? "nt_"
+                   : "nn_",
+             hcl_kdtype_name(g->ab_type), g->c_type != g->ab_type ? "_f32" : "");
     const int kernel = hcl_kplan_kernel(out, prog, name);
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-    const int ta = g->trans_a != HCL_NO_TRANS, tb = g->trans_b != HCL_NO_TRANS;
     size_t k = g->k;
     float alpha = g->alpha;
     if (k == 0 || alpha == 0.0f) k = 0, alpha = 0.0f; /* C = beta * C; A and B are not read */
@@ -465,9 +471,10 @@ static hcl_status vk_gemm_launches(const hcl_kdevice *dev, const hcl_kgemm *g, c
     for (size_t s = 0; s < slices; s++) {
         hcl_klaunch *l = &out->launch[s];
         const size_t k0 = s * slice, k1 = hcl_min_size(k, k0 + slice);
-        /* 16 x 16 work-items; the cooperative-matrix kernel's as 256 x 1, since it indexes only by invocation and
-         * sub-group (on the H200 the same SPIR-V ran at 92.5 TFLOP/s as 256 x 1 and 69.0 as 16 x 16, 4096^3 f16) */
-        hcl_klaunch_1d(l, prog, kernel, gx, coop ? 256 : 16);
+        /* 16 x 16 work-items; the cooperative-matrix kernels' as 128 x 1 (128 x 128 tiles: 4 sub-groups of 64 x 64
+         * blocks) or 256 x 1 (64 x 64 tiles), since they index only by invocation and sub-group (on the H200 the same
+         * SPIR-V ran at 92.5 TFLOP/s as 256 x 1 and 69.0 as 16 x 16, 4096^3 f16) */
+        hcl_klaunch_1d(l, prog, kernel, gx, !coop ? 16 : kk->variant == HCL_KVARIANT_GEMM_VK_COOP ? 128 : 256);
         l->grid.y = (uint32_t)gy;
         l->block.y = coop ? 1 : 16;
         l->grid.z = (uint32_t)(splitk ? vk_splitk_slices(dev, g, k1 - k0) : 1);

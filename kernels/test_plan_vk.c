@@ -500,15 +500,15 @@ int main(void) {
         hcl_dtype ab, c;
         const char *kernel;
         hcl_kprog prog;
-    } coop[] = {{0, 4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
-                {0, 300, 600, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop64_f16_f32", HCL_KPROG_VK_COOP},
-                {0, 4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_coop_bf16", HCL_KPROG_VK_COOP},
-                {0, 300, 600, HCL_DTYPE_BF16, HCL_DTYPE_F32, "hcl_gemm_coop64_bf16_f32", HCL_KPROG_VK_COOP},
+    } coop[] = {{0, 4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_nn_f16", HCL_KPROG_VK_COOP},
+                {0, 300, 600, HCL_DTYPE_F16, HCL_DTYPE_F32, "hcl_gemm_coop64_nn_f16_f32", HCL_KPROG_VK_COOP},
+                {0, 4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_coop_nn_bf16", HCL_KPROG_VK_COOP},
+                {0, 300, 600, HCL_DTYPE_BF16, HCL_DTYPE_F32, "hcl_gemm_coop64_nn_bf16_f32", HCL_KPROG_VK_COOP},
                 /* 128 x 128 tiles from as many as the compute units (132): 12 x 11, not 11 x 11 */
-                {0, 1536, 1408, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
-                {0, 1408, 1408, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop64_f16", HCL_KPROG_VK_COOP},
+                {0, 1536, 1408, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_nn_f16", HCL_KPROG_VK_COOP},
+                {0, 1408, 1408, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop64_nn_f16", HCL_KPROG_VK_COOP},
                 {1, 4096, 4096, HCL_DTYPE_BF16, HCL_DTYPE_BF16, "hcl_gemm_128x64_bf16", HCL_KPROG_VK16},
-                {1, 4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_f16", HCL_KPROG_VK_COOP},
+                {1, 4096, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_coop_nn_f16", HCL_KPROG_VK_COOP},
                 {0, 4096, 4096, HCL_DTYPE_F32, HCL_DTYPE_F32, "hcl_gemm_128_f32", HCL_KPROG_VK},
                 {0, 4, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_gemv_n4_f16", HCL_KPROG_VK16},
                 {0, 8, 4096, HCL_DTYPE_F16, HCL_DTYPE_F16, "hcl_gemm_splitk_rows_f16", HCL_KPROG_VK16},
@@ -522,7 +522,10 @@ int main(void) {
                          p.launch[0].prog == coop[i].prog && !strcmp(kernel_name(&p.launch[0]), coop[i].kernel) &&
                          (coop[i].prog != HCL_KPROG_VK_COOP || (p.launch[0].grid.x == hcl_ceil_div(coop[i].n, tile) &&
                                                                 p.launch[0].grid.y == hcl_ceil_div(coop[i].m, tile))) &&
-                         p.launch[0].block.x == (one_d ? 256u : 16u) && p.launch[0].block.y == (one_d ? 1u : 16u) &&
+                         p.launch[0].block.x == (!one_d                 ? 16u
+                                                 : tile == 128 && !gemv ? 128u
+                                                                        : 256u) &&
+                         p.launch[0].block.y == (one_d ? 1u : 16u) &&
                          p.launch[0].num_args == (strstr(coop[i].kernel, "splitk") ? 13u
                                                   : gemv                           ? 15u
                                                                                    : 12u),
@@ -534,20 +537,36 @@ int main(void) {
      * f16 there */
     nv.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;
     g = gemm_shape(7, 5, 3, HCL_DTYPE_F16);
-    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop_f16") &&
-                     p.launch[0].grid.x == 1 && p.launch[0].grid.y == 1,
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS &&
+                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop_nn_f16") && p.launch[0].grid.x == 1 &&
+                     p.launch[0].grid.y == 1,
                  "forced vk-coop: a 7 x 5 x 3 f16 call on the matrix unit (%s)", p.why);
     hcl_kplan_free(&p);
+    /* a kernel per transposition */
+    static const char *const coop_ab[] = {"hcl_gemm_coop_nn_f16", "hcl_gemm_coop_tn_f16", "hcl_gemm_coop_nt_f16",
+                                          "hcl_gemm_coop_tt_f16"};
+    for (int t = 0; t < 4; t++) {
+        g = gemm_shape(300, 200, 100, HCL_DTYPE_F16);
+        g.trans_a = t & 1 ? HCL_TRANS : HCL_NO_TRANS;
+        g.trans_b = t & 2 ? HCL_TRANS : HCL_NO_TRANS;
+        g.lda = t & 1 ? g.m : g.k;
+        g.ldb = t & 2 ? g.k : g.n;
+        HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), coop_ab[t]) &&
+                         p.launch[0].block.x == 128u,
+                     "forced vk-coop, transposes %d: %s (%s)", t, coop_ab[t], p.why);
+        hcl_kplan_free(&p);
+    }
     nv.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP64;
     g = gemm_shape(4096, 4096, 64, HCL_DTYPE_F16);
     HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS &&
-                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop64_f16") && p.launch[0].grid.x == 64 &&
+                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop64_nn_f16") && p.launch[0].grid.x == 64 &&
                      p.launch[0].grid.y == 64,
                  "forced vk-coop64: a 4096 x 4096 x 64 f16 call on 64 x 64 tiles (%s)", p.why);
     hcl_kplan_free(&p);
     nv.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;
     g = gemm_shape(7, 5, 3, HCL_DTYPE_BF16);
-    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS && !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop_bf16"),
+    HCL_TS_CHECK(hcl_plan_gemm(&nv, &g, &p) == HCL_SUCCESS &&
+                     !strcmp(kernel_name(&p.launch[0]), "hcl_gemm_coop_nn_bf16"),
                  "forced vk-coop: a 7 x 5 x 3 bf16 call on the matrix unit (%s)", p.why);
     hcl_kplan_free(&p);
     nv16.variant[HCL_KOP_GEMM] = HCL_KVARIANT_GEMM_VK_COOP;

@@ -71,16 +71,18 @@ int main(int argc, char **argv) {
     size_t coop_size = 0;
     uint32_t *coop = argc > 2 ? hcl_ts_read_file(argv[2], &coop_size) : NULL;
     HCL_TS_CHECK(argc <= 2 || coop, "could not read %s", argc > 2 ? argv[2] : "");
-    static const char *const coop_kernels[] = {
-        "hcl_gemm_coop_f16",   "hcl_gemm_coop_f16_f32",   "hcl_gemm_coop_bf16",   "hcl_gemm_coop_bf16_f32",
-        "hcl_gemm_coop64_f16", "hcl_gemm_coop64_f16_f32", "hcl_gemm_coop64_bf16", "hcl_gemm_coop64_bf16_f32"};
-    for (int i = 0; coop && i < 8; i++) {
-        const int ok = hcl__vk_spirv_reflect(coop, coop_size, coop_kernels[i], &r, why, sizeof why);
-        HCL_TS_CHECK(ok, "%s: %s", coop_kernels[i], why);
+    /* hcl_gemm_coop[64]_<nn|tn|nt|tt>_<f16|bf16>[_f32]: 32 kernels */
+    static const char *const tiles[] = {"coop", "coop64"}, *const abs[] = {"nn", "tn", "nt", "tt"},
+                             *const types[] = {"f16", "bf16"}, *const cs[] = {"", "_f32"};
+    for (int i = 0; coop && i < 32; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "hcl_gemm_%s_%s_%s%s", tiles[i / 16], abs[i / 4 % 4], types[i / 2 % 2], cs[i % 2]);
+        const int ok = hcl__vk_spirv_reflect(coop, coop_size, name, &r, why, sizeof why);
+        HCL_TS_CHECK(ok, "%s: %s", name, why);
         HCL_TS_CHECK(r.num_bindings == 3 && r.bindings[2] == 2 && r.num_push == 9 && r.push_bytes == 36 &&
                          r.size_from_spec && r.cap_16bit_storage,
-                     "%s: %u bindings, %u push constants (%u bytes), size from spec %d, 16-bit storage %d",
-                     coop_kernels[i], r.num_bindings, r.num_push, r.push_bytes, r.size_from_spec, r.cap_16bit_storage);
+                     "%s: %u bindings, %u push constants (%u bytes), size from spec %d, 16-bit storage %d", name,
+                     r.num_bindings, r.num_push, r.push_bytes, r.size_from_spec, r.cap_16bit_storage);
     }
     free(coop);
     const int failures = hcl_ts_failures();

@@ -1,40 +1,37 @@
 // gemm on the matrix units through cooperative matrices (Vulkan GLSL, GL_KHR_cooperative_matrix; kernels/plan_vk.c
 // launches it only on devices whose driver enabled VK_KHR_cooperative_matrix with 16 x 16 x 16 t x t + f32 on
 // sub-groups of 32, and VK_KHR_shader_bfloat16 for bf16, so no other device ever builds this module).
-// hcl_gemm_coop_<t> (t: f16, bf16): A, B and C of type t; hcl_gemm_coop_<t>_f32 (-DHCL_C_F32): C f32;
-// hcl_gemm_coop64_<t>[_f32] (-DHCL_COOP64): the same over 64 x 64 tiles. The arguments, flags and BLAS meaning of
-// gemm.comp's kernels (C = alpha * op(A) * op(B) + beta * C; beta == 0 does not read C; the host passes k = 0 and
-// alpha = 0 when k or alpha is 0). Debian 12's glslang (12) cannot compile it: the build compiles it through a newer
-// one (kernels/glslang_compile.c).
+// hcl_gemm_coop_<ab>_<t> (t: f16, bf16; ab: nn, tn, nt, tt, whether op(A) and op(B) are transposed, -DHCL_TA and
+// -DHCL_TB): A, B and C of type t; hcl_gemm_coop_<ab>_<t>_f32 (-DHCL_C_F32): C f32; hcl_gemm_coop64_<ab>_<t>[_f32]
+// (-DHCL_COOP64): the same over 64 x 64 tiles. The arguments, flags and BLAS meaning of gemm.comp's kernels (C = alpha
+// * op(A) * op(B) + beta * C; beta == 0 does not read C; the host passes k = 0 and alpha = 0 when k or alpha is 0; the
+// flags' transposes must match the kernel's). Debian 12's glslang (12) cannot compile it: the build compiles it through
+// a newer one (kernels/glslang_compile.c).
 //
-// A 256-work-item group (8 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes a 64 x 32 block of it as
-// 4 x 2 fragments of 16 x 16, accumulated in f32 (64 x 64 tiles: 32 x 16 blocks of 2 x 1 fragments). A and B go through
-// shared memory 16 k deep as 16-byte words of 8 16-bit values, in the orientation they are stored (rows of A along k,
-// or along m when transposed; rows of B along n, or along k when transposed), each row one word longer than it holds
-// (so the fragments' loads of 8 rows fall in other banks), zero-padded past m, n and k, so ragged edges need no other
-// kernel; the fragments are loaded row- or column-major to match. Two buffers of each: the next step's words are read
-// from global memory into registers (one 16-byte read a word where the leading dimension is a multiple of 8 and the
-// word is inside) while this step multiplies, then stored into the other buffer, so a step needs one barrier. A
-// fragment of C inside m x n leaves straight from the accumulators (scaled by alpha, plus beta * C, converted to C's
-// type by the driver) where C's rows are whole 16-byte words apart and C is not bf16 (DIRECT_C); the others go through
-// a 16 x 16 float patch of shared memory per sub-group (the buffers' words, free once the k loop ends), element by
-// element (bf16 rounded to nearest even, as STORE does). glslang puts any module with cooperative matrices under the
-// Vulkan memory model: the driver enables vulkanMemoryModel with the extension.
+// A 128-work-item group (4 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes a 64 x 64 block of it as
+// 4 x 4 fragments of 16 x 16, accumulated in f32 (64 x 64 tiles: 256 work-items, 32 x 16 blocks of 2 x 1 fragments). A
+// and B go through shared memory 32 k deep as 16-byte words of 8 16-bit values, in the orientation
+// they are stored (rows of A along k, or along m when transposed; rows of B along n, or along k when transposed), each
+// row one word longer than it holds (so the fragments' loads of 8 rows fall in other banks), zero-padded past m, n and
+// k, so ragged edges need no other kernel; the fragments are loaded row- or column-major to match. Two buffers of each:
+// the next step's words are read from global memory into registers (one 16-byte read a word where the leading
+// dimension is a multiple of 8 and the word is inside) while this step multiplies, then stored into the other buffer,
+// so a step needs one barrier. A fragment of C inside m x n leaves straight from the accumulators (scaled by alpha,
+// plus beta * C, converted to C's type by the driver) where C's rows are whole 16-byte words apart and C is not bf16
+// (DIRECT_C); the others go through a 16 x 16 float patch of shared memory per sub-group (the buffers' words, free once
+// the k loop ends), element by element (bf16 rounded to nearest even, as STORE does). glslang puts any module with
+// cooperative matrices under the Vulkan memory model: the driver enables vulkanMemoryModel with the extension.
 //
-// Measured on an H200 (f16, TFLOP/s; a harness timing SPIR-V variants of this file): 21.9 at 4096^3 for the first
-// form (32 k deep, 8-byte reads, 16-bit shared stores, C always through the patch) -> 70.6 with 16-byte words,
-// unrolled loops and C from the accumulators -> 91.0 at 16 k deep, all written with GL_NV_cooperative_matrix. The same
-// kernel on GL_KHR_cooperative_matrix: 109.7 (8192^3: 114.4, against 97.1; 2048^3: 100.2 against 84.9), and bf16 the
-// same. Slower: 32 k deep with the next two steps in registers (58.3), 16 k with two steps (66.6), 128 x 256 and
-// 256 x 128 tiles (86-89), sub-groups of 64 x 64 (82) or 32 x 32 (71), fragments loaded straight from global memory
-// (27-51), the loop body written out per buffer (69); work-group-scope matrices (VK_NV_cooperative_matrix2: the whole
-// tile one matrix, operands loaded through tensor layouts) 58-74 at every tile shape tried. 64 x 64 tiles (f16,
-// TFLOP/s, against 128 x 128): 1024^3 43.0 against 32.1, 512 x 512 x 4096 15.8 against 8.3, 127 x 4096 x 4096 23.9
-// against 18.0, 256 x 4096 x 4096 45.8 against 38.4, 2048^3 60.7 against 101.5; 128 x 64 and 64 x 128 between. The
-// driver's pipeline statistics (VK_KHR_pipeline_executable_properties): this kernel 128 registers (two groups an SM);
-// every form tried lands at 78-120 (4096^3), among them the next two steps in registers (128 registers, 107.0), 32 k
-// deep on 128 x 256 tiles of 512 work-items (117, 113.8; 8192^3 120.3 against 113.8), the shared words as uvec2 or
-// uint (110.0, 109.8): neither memory latency nor the fragments' loads bound it (docs/backends.md, Vulkan).
+// Measured on an H200 (f16 in, C f32, TFLOP/s at 4096^3 / 8192^3; a harness timing SPIR-V variants of this file, the
+// driver's machine code read from its pipeline cache). With the transposes read from the flags at run time, NVIDIA's
+// driver loaded every fragment from shared memory as 8 16-bit loads a work-item (no ldmatrix), and every form of the
+// kernel tried (tiles, depths, sub-group blocks, prefetch distances, the shared words' type, work-group-scope matrices
+// of VK_NV_cooperative_matrix2) ran at 58-120: 110.3 / 114.5 for 128 x 128 tiles of 64 x 32 blocks 16 k deep. Fixed
+// at compile time, the fragments load with ldmatrix: that form 177.6 / 184.6; 32 k deep 152.0 / 157.7; two steps in
+// registers 167.1 / 175.6; 128 x 256 tiles 16 deep 162.1 / 171.1; 64 x 64 blocks (4 sub-groups) 16 deep 158.5 / 166.1,
+// 32 deep 202.6 / 214.3 (this kernel: 224 registers, two groups an SM). 64 x 64 tiles (TFLOP/s at 1024^3, 2048^3, 127
+// x 4096 x 4096, 1021 x 1031 x 1033, 512 x 512 x 4096), 32 x 16 blocks 16 deep: 64.1, 103.5, 27.9, 24.2, 22.6; 32 deep
+// (this kernel): 82.7, 126.9, 46.5, 35.3, 37.4; 32 x 32 blocks (4 sub-groups) 32 deep: 76.0, 146.1, 42.8, 26.4, 32.6.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
@@ -90,14 +87,28 @@ layout(push_constant) uniform P {
 #define BN 64
 #define WM 32
 #define WN 16
+#define BK 32
 #else
 #define BM 128
 #define BN 128
 #define WM 64
-#define WN 32
+#define WN 64
+#define BK 32
 #endif
-#define BK 16
-#define SGS ((BM / WM) * (BN / WN)) // sub-groups a work-group (the plan's 256 work-items)
+// op(A) = A^T (HCL_TA), op(B) = B^T (HCL_TB): fixed when the kernel is compiled, so that the driver knows each
+// fragment's layout and stride (with the layout chosen at run time NVIDIA's driver loaded fragments from shared
+// memory 16 bits at a time instead of with ldmatrix)
+#ifdef HCL_TA
+#define TA true
+#else
+#define TA false
+#endif
+#ifdef HCL_TB
+#define TB true
+#else
+#define TB false
+#endif
+#define SGS ((BM / WM) * (BN / WN)) // sub-groups a work-group (the plan's 128 or 256 work-items)
 #define FM (WM / 16)                 // fragments of a sub-group's block, down
 #define FN (WN / 16)                 // and across
 // A's tile: BM rows of BK / 8 + 1 words (A(i, k0 + kk) in word i (BK / 8 + 1) + kk / 8), or transposed BK rows of
@@ -131,7 +142,7 @@ HCL_COOP_WORD(word_b, b, b8, p.ldb)
 // buffer `buf` (stage). Word e of a tile of `cols` columns (a multiple of 8) is row e / (cols / 8), column e % (cols /
 // 8) * 8; the tile's words past its rows x cols / 8 are left alone.
 void fetch(uint lid, uint row0, uint col0, uint k0, out uvec4 va[WA], out uvec4 vb[WB]) {
-    const bool ta = (p.flags & 1u) != 0u, tb = (p.flags & 2u) != 0u;
+    const bool ta = TA, tb = TB;
     const uint ca = ta ? BM : BK, cb = tb ? BK : BN; // the stored tiles' columns
     [[unroll]] for (uint q = 0u; q < WA; q++) {
         const uint e = lid + 32u * SGS * q, r = e / (ca / 8u), c = e % (ca / 8u) * 8u;
@@ -143,7 +154,7 @@ void fetch(uint lid, uint row0, uint col0, uint k0, out uvec4 va[WA], out uvec4 
     }
 }
 void stage(uint lid, uint buf, uvec4 va[WA], uvec4 vb[WB]) {
-    const bool ta = (p.flags & 1u) != 0u, tb = (p.flags & 2u) != 0u;
+    const bool ta = TA, tb = TB;
     const uint ca = ta ? BM : BK, cb = tb ? BK : BN;
     [[unroll]] for (uint q = 0u; q < WA; q++) {
         const uint e = lid + 32u * SGS * q;
@@ -159,7 +170,7 @@ void main() {
     const uint lid = gl_LocalInvocationIndex, w = gl_SubgroupID, lane = gl_SubgroupInvocationID;
     const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
     const uint wr = WM * (w / (BN / WN)), wc = WN * (w % (BN / WN)); // this sub-group's block of the tile
-    const bool ta = (p.flags & 1u) != 0u, tb = (p.flags & 2u) != 0u;
+    const bool ta = TA, tb = TB;
     const uint sta = ta ? BM / 8u + 1u : BK / 8u + 1u, stb = tb ? BK / 8u + 1u : BN / 8u + 1u; // words a shared row
     ACC acc[FM][FN];
     [[unroll]] for (int r = 0; r < FM; r++)[[unroll]] for (int s = 0; s < FN; s++) acc[r][s] =
