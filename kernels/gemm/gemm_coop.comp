@@ -15,7 +15,8 @@
 // row one word longer than it holds (so the fragments' loads of 8 rows fall in other banks), zero-padded past m, n and
 // k, so ragged edges need no other kernel; the fragments are loaded row- or column-major to match. Two buffers of each:
 // the next step's words are read from global memory into registers (one 16-byte read a word where the leading
-// dimension is a multiple of 8 and the word is inside) while this step multiplies, then stored into the other buffer,
+// dimension is a multiple of 8 and the word is inside; steps wholly inside A and B test nothing) while this step
+// multiplies, then stored into the other buffer,
 // so a step needs one barrier. A fragment of C inside m x n leaves straight from the accumulators (scaled by alpha,
 // plus beta * C, converted to C's type by the driver) where C's rows are whole 16-byte words apart and C is not bf16
 // (DIRECT_C); the others go through a 16 x 16 float patch of shared memory per sub-group (the buffers' words, free once
@@ -26,11 +27,13 @@
 // driver's machine code read from its pipeline cache). With the transposes read from the flags at run time, NVIDIA's
 // driver loaded every fragment from shared memory as 8 16-bit loads a work-item (no ldmatrix), and every form of the
 // kernel tried (tiles, depths, sub-group blocks, prefetch distances, the shared words' type, work-group-scope matrices
-// of VK_NV_cooperative_matrix2) ran at 58-120: 110.3 / 114.5 for 128 x 128 tiles of 64 x 32 blocks 16 k deep. Fixed
-// at compile time, the fragments load with ldmatrix: that form 177.6 / 184.6; 32 k deep 152.0 / 157.7; two steps in
+// of VK_NV_cooperative_matrix2) ran at 58-120: 110.3 / 114.5 for 128 x 128 tiles of 64 x 32 blocks 16 k deep. Fixed at
+// compile time, the fragments load with ldmatrix: that form 177.6 / 184.6; 32 k deep 152.0 / 157.7; two steps in
 // registers 167.1 / 175.6; 128 x 256 tiles 16 deep 162.1 / 171.1; 64 x 64 blocks (4 sub-groups) 16 deep 158.5 / 166.1,
-// 32 deep 202.6 / 214.3 (this kernel: 224 registers, two groups an SM). 64 x 64 tiles (TFLOP/s at 1024^3, 2048^3, 127
-// x 4096 x 4096, 1021 x 1031 x 1033, 512 x 512 x 4096), 32 x 16 blocks 16 deep: 64.1, 103.5, 27.9, 24.2, 22.6; 32 deep
+// 32 deep 202.6 / 214.3 (224 registers, two groups an SM), and with the steps wholly inside A and B reading their words
+// without tests 261.6 / 276.2 (this kernel; 2048^3 175.5 -> 216.5); 256 x 128 and 128 x 256 tiles of 64 x 64 blocks (8
+// sub-groups, 178-183 registers, one group an SM) 160-166 / 172-176. 64 x 64 tiles (TFLOP/s at 1024^3, 2048^3, 127 x
+// 4096 x 4096, 1021 x 1031 x 1033, 512 x 512 x 4096), 32 x 16 blocks 16 deep: 64.1, 103.5, 27.9, 24.2, 22.6; 32 deep
 // (this kernel): 82.7, 126.9, 46.5, 35.3, 37.4; 32 x 32 blocks (4 sub-groups) 32 deep: 76.0, 146.1, 42.8, 26.4, 32.6.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -144,6 +147,19 @@ HCL_COOP_WORD(word_b, b, b8, p.ldb)
 void fetch(uint lid, uint row0, uint col0, uint k0, out uvec4 va[WA], out uvec4 vb[WB]) {
     const bool ta = TA, tb = TB;
     const uint ca = ta ? BM : BK, cb = tb ? BK : BN; // the stored tiles' columns
+    // the whole step inside A and B, with leading dimensions of whole words: one 16-byte load a word and no tests
+    // (on the H200 the tests cost 22 % of the 128 x 128 kernel's time: it is bound by issuing instructions)
+    if (row0 + BM <= p.m && col0 + BN <= p.n && k0 + BK <= p.k && ((p.lda | p.ldb) & 7u) == 0u) {
+        [[unroll]] for (uint q = 0u; q < WA; q++) {
+            const uint e = lid + 32u * SGS * q, r = e / (ca / 8u), c = e % (ca / 8u) * 8u;
+            va[q] = a8[(ta ? (k0 + r) * p.lda + row0 + c : (row0 + r) * p.lda + k0 + c) >> 3];
+        }
+        [[unroll]] for (uint q = 0u; q < WB; q++) {
+            const uint e = lid + 32u * SGS * q, r = e / (cb / 8u), c = e % (cb / 8u) * 8u;
+            vb[q] = b8[(tb ? (col0 + r) * p.ldb + k0 + c : (k0 + r) * p.ldb + col0 + c) >> 3];
+        }
+        return;
+    }
     [[unroll]] for (uint q = 0u; q < WA; q++) {
         const uint e = lid + 32u * SGS * q, r = e / (ca / 8u), c = e % (ca / 8u) * 8u;
         va[q] = e >= BM * BK / 8u ? uvec4(0u) : ta ? word_a(k0 + r, row0 + c, p.k, p.m) : word_a(row0 + r, k0 + c, p.m, p.k);
