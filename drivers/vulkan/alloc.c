@@ -1,5 +1,6 @@
 /* Buffers of the Vulkan driver: a VkBuffer bound to memory of a chosen type (device-local, or host-visible and mapped
- * for the queues' staging); memory.c's transfers and queue.c's staging use them. */
+ * for the queues' staging; a CPU or integrated device's buffers are both, and mapped for as long as they live, unless
+ * HCL_VULKAN_MAPPED=0); memory.c's transfers and queue.c's staging use them. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -24,7 +25,8 @@ hcl_status hcl__vk_buffer_make(hcl__vk_device *dev, size_t size, uint32_t type, 
                  (size_t)req.size, type);
     hcl__vk_live(dev, 1);
     HCL_VK_CHECK(vkBindBufferMemory, (dev->device, out->buffer, out->memory, 0), "size %zu bytes", size);
-    if (map) HCL_VK_CHECK(vkMapMemory, (dev->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped), "the staging");
+    if (map)
+        HCL_VK_CHECK(vkMapMemory, (dev->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped), "%zu bytes", size);
     return HCL_SUCCESS;
 cleanup:
     hcl__vk_buffer_unmake(dev, out);
@@ -48,7 +50,7 @@ hcl_status hcl__vk_buffer_alloc(void *device, size_t size, void **out_mem) {
     hcl__vk_device *dev = device;
     hcl__vk_buffer *b = malloc(sizeof *b);
     if (!b) return hcl__kit_oom("buffer");
-    return hcl__kit_give(hcl__vk_buffer_make(dev, size, dev->buffer_type, 0, b), b, out_mem);
+    return hcl__kit_give(hcl__vk_buffer_make(dev, size, dev->buffer_type, dev->buffers_mapped, b), b, out_mem);
 }
 
 void hcl__vk_buffer_free(void *device, void *mem) {

@@ -278,7 +278,11 @@ static hcl_status choose_memory(hcl__vk_device *dev) {
         return HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED, "vulkan: device '%s' has no %s memory type for storage buffers",
                             dev->entry->info.name, dev->buffer_type == UINT32_MAX ? "" : "host-visible coherent");
     const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    dev->buffers_mapped = (mp.memoryTypes[dev->buffer_type].propertyFlags & host) == host;
+    /* such buffers are mapped and read and written with memcpy (memory.c); HCL_VULKAN_MAPPED=0 keeps them on the
+     * staging path a discrete GPU takes (a test setting: both paths run on lavapipe) */
+    const char *mapped = getenv("HCL_VULKAN_MAPPED");
+    dev->buffers_mapped =
+        (mp.memoryTypes[dev->buffer_type].propertyFlags & host) == host && !(mapped && strcmp(mapped, "0") == 0);
 cleanup:
     return status;
 }
@@ -340,7 +344,8 @@ static hcl_status vk_device_open(uint32_t index, void **out_device) {
     if (status != HCL_SUCCESS) goto cleanup;
     hcl__vk_pipeline_cache_open(dev);
     HCL_KIT_LOG("device %u '%s' opened: buffers in memory type %u%s, staging in %u", index, e->info.name,
-                dev->buffer_type, dev->buffers_mapped ? " (host-visible)" : "", dev->staging_type);
+                dev->buffer_type, dev->buffers_mapped ? " (host-visible: mapped, read and written by memcpy)" : "",
+                dev->staging_type);
     *out_device = dev;
     return HCL_SUCCESS;
 cleanup:

@@ -82,7 +82,8 @@ typedef struct hcl__vk_device {
     struct hcl__vk_queue *queues; /* the HCL queues not yet destroyed, linked by their `next` */
     uint32_t buffer_type;         /* memory type of buffers: device-local first */
     uint32_t staging_type;        /* memory type of staging: host-visible and coherent */
-    int buffers_mapped;           /* buffer_type is host-visible too (a CPU or integrated device) */
+    int buffers_mapped;           /* buffer_type is host-visible and coherent too (a CPU or integrated device): buffers
+                                   * are mapped while they live, read and written by memcpy (HCL_VULKAN_MAPPED=0: not) */
     VkPipelineCache pipeline_cache;
     size_t cache_size_loaded; /* bytes of the pipeline cache loaded at open (stored again at close when it grew) */
     PFN_vkCmdPushDescriptorSetKHR push_descriptors;

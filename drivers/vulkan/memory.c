@@ -1,15 +1,42 @@
-/* The transfers of the Vulkan driver (its buffers' allocation: alloc.c): reads and writes go through the queue's host-visible staging
- * buffer (in parts of HCL_VK_STAGING_BYTES, each waited for, so the staging can be reused), copies are
- * vkCmdCopyBuffer, fills vkCmdFillBuffer where the pattern is a 4-byte word over 4-byte aligned bytes, else copies of
- * the pattern repeated in the staging. */
+/* The transfers of the Vulkan driver (its buffers' allocation: alloc.c): reads and writes of a buffer the host maps (a
+ * CPU or integrated device's, alloc.c) are memcpy once the queue's commands before them completed; others go through
+ * the queue's host-visible staging buffer (in parts of HCL_VK_STAGING_BYTES, each waited for, so the staging can be
+ * reused); copies are vkCmdCopyBuffer, fills vkCmdFillBuffer where the pattern is a 4-byte word over 4-byte aligned
+ * bytes, else copies of the pattern repeated in the staging. */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* A transfer between host memory and a buffer through the staging, in parts. */
+/* A transfer between host memory and a buffer the host maps, as a command of two parts: the first (its wait list, the
+ * barrier that orders it after the queue's commands before, the event's start timestamp) submitted and waited for,
+ * then memcpy under the queue's lock, then, when an event is wanted, the second (the event's end timestamp) submitted
+ * and waited for. So the
+ * bytes read are those the commands before it left (a batch ends with a barrier making their writes visible to the
+ * host), the commands after it see the bytes written (host writes before vkQueueSubmit are visible to the commands
+ * it submits), and the event's device time holds the memcpy. */
+static hcl_status transfer_mapped(hcl__vk_queue *q, hcl__vk_buffer *b, size_t offset, size_t size, void *host,
+                                  int to_device, uint32_t num_wait, void *const *wait, void **out_event) {
+    hcl__vk_cmd cmd;
+    hcl_status status = hcl__vk_cmd_begin(&cmd, q, num_wait, wait, out_event != NULL);
+    if (status != HCL_SUCCESS) return status;
+    const int timed = out_event != NULL;
+    status = hcl__vk_cmd_submit(&cmd, !timed, HCL_VK_WAITED);
+    if (status == HCL_SUCCESS && size > 0) {
+        if (to_device)
+            memcpy((char *)b->mapped + offset, host, size);
+        else
+            memcpy(host, (const char *)b->mapped + offset, size);
+    }
+    if (status == HCL_SUCCESS && timed) status = hcl__vk_cmd_next(&cmd);
+    if (status == HCL_SUCCESS && timed) status = hcl__vk_cmd_submit(&cmd, 1, HCL_VK_WAITED);
+    return hcl__vk_cmd_finish(&cmd, status, out_event);
+}
+
+/* A transfer between host memory and a buffer: directly where the host maps it, else through the staging, in parts. */
 static hcl_status transfer(hcl__vk_queue *q, hcl__vk_buffer *b, size_t offset, size_t size, void *host, int to_device,
                            uint32_t num_wait, void *const *wait, void **out_event) {
+    if (b->mapped) return transfer_mapped(q, b, offset, size, host, to_device, num_wait, wait, out_event);
     hcl__vk_cmd cmd;
     hcl_status status = hcl__vk_cmd_begin(&cmd, q, num_wait, wait, out_event != NULL);
     if (status != HCL_SUCCESS) return status;
@@ -35,8 +62,9 @@ static hcl_status transfer(hcl__vk_queue *q, hcl__vk_buffer *b, size_t offset, s
     return hcl__vk_cmd_finish(&cmd, status, out_event);
 }
 
-/* Writes and reads wait for their parts whatever `blocking` says: the staging is reused by the next part and the
- * next command (a later version can keep several stagings in flight). */
+/* Writes and reads complete before they return whatever `blocking` says (the API allows it): the staging is reused by
+ * the next part and the next command (a later version can keep several stagings in flight), and a mapped buffer's
+ * memcpy is the host's. */
 hcl_status hcl__vk_buffer_write(void *queue, void *mem, size_t offset, size_t size, const void *src, int blocking,
                                 uint32_t num_wait, void *const *wait, void **out_event) {
     (void)blocking;
