@@ -619,6 +619,40 @@ CONF_TEST(api, module_build_error) {
     }
 }
 
+/* GLSL of extensions that Debian 12's glslangValidator (glslang 12) refuses, compiled at run time through the newer
+ * glslang library the Vulkan driver opens (HCL_GLSLANG_LIBRARY; drivers/vulkan/glsl.c): a shader on cooperative
+ * matrices builds into a module with its kernel (not launched: it runs only where the device has them). Skipped, with
+ * the reason, where the compiler at run time is the older tool or there is none. */
+CONF_TEST(api, glsl_newer_compiler) {
+    if (!conf_backend_is("vulkan")) {
+        conf_end();
+        cr_skip_test("%s: GLSL sources are the Vulkan backend's", conf_backend_name);
+    }
+    static const char glsl[] = "#version 450\n#extension GL_KHR_cooperative_matrix : require\n"
+                               "#extension GL_KHR_memory_scope_semantics : require\nlayout(local_size_x_id = 0) in;\n"
+                               "layout(std430, binding = 0) writeonly buffer O { float o[]; };\n"
+                               "void main() {\n"
+                               "    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> c = "
+                               "coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(VALUE);\n"
+                               "    coopMatStore(c, o, 0, 16, gl_CooperativeMatrixLayoutRowMajor);\n}\n";
+    hcl_module_source src = {HCL_SOURCE_GLSL, glsl, sizeof glsl - 1, "-DVALUE=2.0"};
+    hcl_module m = NULL;
+    hcl_status st = hcl_module_create(conf_dev, &src, 1, &m);
+    if (st == HCL_ERROR_UNSUPPORTED ||
+        (st == HCL_ERROR_BUILD && strstr(hcl_last_message(), "extension not supported"))) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", hcl_last_message());
+        conf_end();
+        cr_skip_test("vulkan: no GLSL compiler at run time that knows GL_KHR_cooperative_matrix "
+                     "(HCL_GLSLANG_LIBRARY names one): %s",
+                     why);
+    }
+    if (!CHECK_ST(HCL_SUCCESS, st)) return;
+    conf_track_module(m);
+    hcl_kernel k = NULL;
+    if (CHECK_ST(HCL_SUCCESS, hcl_kernel_create(m, "main", &k))) conf_track_kernel(k);
+}
+
 /* Build options reach the compiler, and the compile cache keys on them (the same source with two options must
  * not give one binary); a text may carry its terminating NUL in its size or not. One value is fresh per run so
  * that at least one build is not a cache hit. */

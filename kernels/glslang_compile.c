@@ -17,36 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The library's C interface (Slang's slang-glslang.h, version 1.2 of the request; SLANG_STAGE_COMPUTE is 6). */
-typedef void (*output_fn)(const void *data, size_t size, void *user);
-typedef struct {
-    int major, minor, patch;
-} spirv_version;
-typedef struct {
-    size_t size_in_bytes;
-    const char *source_path;
-    const void *input_begin, *input_end;
-    output_fn diagnostic_fn;
-    void *diagnostic_user;
-    output_fn output_fn_;
-    void *output_user;
-    int slang_stage;
-    unsigned action; /* 0: compile GLSL to SPIR-V */
-    unsigned optimization_level, debug_info_type;
-    const char *spirv_target_name;
-    spirv_version spirv;
-    const char *entry_point_name;
-} compile_request;
-typedef struct {
-    const uint32_t **modules;
-    const uint32_t *module_sizes; /* in 32-bit words */
-    int module_count;
-    const uint32_t *link_result; /* allocated by the library (never freed: the process ends) */
-    size_t link_result_size;
-} link_request;
-typedef int (*compile_fn)(compile_request *);
-typedef _Bool (*validate_fn)(const uint32_t *words, int count); /* C++ bool */
-typedef int (*link_fn)(link_request *);
+#include "slang_glslang.h" /* the library's C interface (drivers/vulkan) */
 
 typedef struct {
     char *data;
@@ -104,44 +75,29 @@ static int expand(text *out, const char *include_dir, const char *path, int dept
     return ok;
 }
 
-/* The source of one kernel: `#version` first, then the defines, then the rest, includes expanded. */
+/* The source of one kernel: `#version` first, then the defines (a comma-separated list, or "-"), then the rest, includes
+ * expanded. */
 static int kernel_source(text *out, const char *include_dir, const char *path, const char *defines) {
     text body = {0};
     if (!expand(&body, include_dir, path, 0)) {
         free(body.data);
         return 0;
     }
-    char *version = strstr(body.data, "#version");
-    char *eol = version ? strchr(version, '\n') : NULL;
-    if (!eol) {
-        fprintf(stderr, "hcl-glslang-compile: %s has no #version line\n", path);
-        free(body.data);
-        return 0;
-    }
-    append(out, body.data, (size_t)(eol + 1 - body.data));
-    if (strcmp(defines, "-") != 0) {
-        char *list = strdup(defines), *save = NULL;
-        if (!list) {
-            fprintf(stderr, "hcl-glslang-compile: out of memory\n");
-            exit(1);
-        }
-        for (char *d = strtok_r(list, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
-            char *eq = strchr(d, '=');
-            if (eq) *eq = ' ';
-            append_str(out, "#define ");
-            append_str(out, d);
-            append_str(out, "\n");
-        }
-        free(list);
-    }
-    char mark[1200];
-    int lines_before = 0;
-    for (const char *c = body.data; c <= eol; c++) lines_before += *c == '\n';
-    snprintf(mark, sizeof mark, "#line %d \"%s\"\n", lines_before + 1, path);
-    append_str(out, mark);
-    append_str(out, eol + 1);
+    char *list = strdup(strcmp(defines, "-") ? defines : ""), *save = NULL;
+    const char *names[64];
+    size_t count = 0;
+    for (char *d = list ? strtok_r(list, ",", &save) : NULL; d && count < 64; d = strtok_r(NULL, ",", &save))
+        names[count++] = d;
+    int no_version = 0;
+    char *source = list ? hcl_slang_with_defines(body.data, body.size, names, count, path, &no_version) : NULL;
+    if (source)
+        append_str(out, source);
+    else
+        fprintf(stderr, "hcl-glslang-compile: %s%s\n", path, no_version ? " has no #version line" : ": out of memory");
+    free(source);
+    free(list);
     free(body.data);
-    return 1;
+    return source != NULL;
 }
 
 int main(int argc, char **argv) {
@@ -155,9 +111,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "hcl-glslang-compile: %s\n", dlerror());
         return 1;
     }
-    compile_fn compile = (compile_fn)dlsym(lib, "glslang_compile_1_2");
-    validate_fn validate = (validate_fn)dlsym(lib, "glslang_validateSPIRV");
-    link_fn link = (link_fn)dlsym(lib, "glslang_linkSPIRV");
+    hcl_slang_compile_fn compile = (hcl_slang_compile_fn)dlsym(lib, "glslang_compile_1_2");
+    hcl_slang_validate_fn validate = (hcl_slang_validate_fn)dlsym(lib, "glslang_validateSPIRV");
+    hcl_slang_link_fn link = (hcl_slang_link_fn)dlsym(lib, "glslang_linkSPIRV");
     if (!compile || !validate || !link) {
         fprintf(stderr,
                 "hcl-glslang-compile: %s lacks glslang_compile_1_2, glslang_validateSPIRV or glslang_linkSPIRV\n",
@@ -176,17 +132,17 @@ int main(int argc, char **argv) {
             rc = 1;
             break;
         }
-        compile_request r = {.size_in_bytes = sizeof r,
-                             .source_path = path,
-                             .input_begin = source.data,
-                             .input_end = source.data + source.size,
-                             .diagnostic_fn = collect,
-                             .diagnostic_user = &diagnostics,
-                             .output_fn_ = collect,
-                             .output_user = &spirv[i],
-                             .slang_stage = 6,
-                             .spirv = {1, 5, 0},
-                             .entry_point_name = entry};
+        hcl_slang_compile_request r = {.size_in_bytes = sizeof r,
+                                       .source_path = path,
+                                       .input_begin = source.data,
+                                       .input_end = source.data + source.size,
+                                       .diagnostic_fn = collect,
+                                       .diagnostic_user = &diagnostics,
+                                       .output_fn = collect,
+                                       .output_user = &spirv[i],
+                                       .slang_stage = HCL_SLANG_STAGE_COMPUTE,
+                                       .spirv = {1, 5, 0},
+                                       .entry_point_name = entry};
         const int failed = compile(&r);
         if (failed || spirv[i].size == 0 || spirv[i].size % 4 != 0) {
             fprintf(stderr, "hcl-glslang-compile: %s (%s, %s) did not compile:\n%s\n", entry, path, defines,
@@ -204,7 +160,7 @@ int main(int argc, char **argv) {
     const uint32_t *words = modules ? modules[0] : NULL;
     size_t nwords = sizes ? sizes[0] : 0;
     if (rc == 0 && count > 1) {
-        link_request l = {.modules = modules, .module_sizes = sizes, .module_count = count};
+        hcl_slang_link_request l = {.modules = modules, .module_sizes = sizes, .module_count = count};
         if (!link(&l) || !l.link_result || !validate(l.link_result, (int)l.link_result_size)) {
             fprintf(stderr, "hcl-glslang-compile: linking the %d modules failed (or the result does not validate)\n",
                     count);

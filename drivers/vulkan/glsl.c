@@ -1,14 +1,21 @@
-/* GLSL compute shaders compiled at run time (HCL_SOURCE_GLSL) by glslangValidator run as a child process (HCL_GLSLANG
- * names another program; else glslangValidator on PATH; Debian: glslang-tools). Debian 12 has no GLSL compiler as a
- * shared library that dlopen can take (its libshaderc.so.1 leaves glslang's and SPIRV-Tools' symbols to the program,
- * glslc, that links them in statically), so the compiler is the tool; a machine without it runs everything but GLSL
- * sources, which are then HCL_ERROR_UNSUPPORTED naming what was tried. The text, the SPIR-V and the log go through a
- * private temporary folder (mkdtemp under $TMPDIR, else /tmp), removed afterwards. */
+/* GLSL compute shaders compiled at run time (HCL_SOURCE_GLSL). First through Slang's libslang-glslang (glslang and
+ * SPIRV-Tools as a shared library with C entry points, slang_glslang.h), opened with dlopen: HCL_GLSLANG_LIBRARY names
+ * it, else libslang-glslang.so on the library path (an empty HCL_GLSLANG_LIBRARY skips it); a glslang of 2026 that
+ * knows GL_KHR_cooperative_matrix and GL_EXT_bfloat16, SPIR-V validated before it is handed out. Where no such library
+ * loads, glslangValidator run as a child process (HCL_GLSLANG names another program; else glslangValidator on PATH;
+ * Debian: glslang-tools). Debian 12 has no GLSL compiler as a shared library that dlopen can take (its libshaderc.so.1
+ * leaves glslang's and SPIRV-Tools' symbols to the program, glslc, that links them in statically). A machine with
+ * neither runs everything but GLSL sources, which are then HCL_ERROR_UNSUPPORTED naming what was tried. The tool's
+ * text, SPIR-V and log go through a private temporary folder (mkdtemp under $TMPDIR, else /tmp), removed afterwards. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include "slang_glslang.h"
+
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,27 +55,136 @@ static char *slurp(const char *path, size_t *out_size) {
     return buf;
 }
 
-/* The tool's arguments for the build options: -DNAME[=VALUE] (or -D NAME), -O0 (no optimisation: -Od), -O. */
-static hcl_status add_options(const char *options, char *copy, char **argv, int *argc) {
+/* The build options: -DNAME[=VALUE] (or -D NAME), -O0 (no optimisation), -O (the default). */
+typedef struct glsl_options {
+    const char *defines[MAX_ARGS]; /* "-DNAME[=VALUE]", in `copy` */
+    size_t count;
+    int no_opt;
+} glsl_options;
+
+static hcl_status parse_options(const char *options, char *copy, glsl_options *o) {
     strcpy(copy, options ? options : "");
     for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-        if (*argc >= MAX_ARGS - 8) return HCL_KIT_FAIL(HCL_ERROR_BUILD, "vulkan: GLSL: too many build options");
+        if (o->count >= MAX_ARGS - 8) return HCL_KIT_FAIL(HCL_ERROR_BUILD, "vulkan: GLSL: too many build options");
         if (!strcmp(t, "-D")) { /* "-D NAME" */
             char *name = strtok_r(NULL, " \t", &save);
             if (!name) return HCL_KIT_FAIL(HCL_ERROR_BUILD, "vulkan: GLSL build option -D without a name");
-            name[-1] = '\0'; /* "-D" and NAME are one argument to the tool: write it in place of the blank */
+            name[-1] = '\0'; /* "-D" and NAME as one "-DNAME": written in place of the blank */
             memmove(t + 2, name, strlen(name) + 1);
-            argv[(*argc)++] = t;
+            o->defines[o->count++] = t;
         } else if (!strncmp(t, "-D", 2) && t[2] && t[2] != '=') {
-            argv[(*argc)++] = t;
+            o->defines[o->count++] = t;
         } else if (!strcmp(t, "-O0")) {
-            argv[(*argc)++] = "-Od";
+            o->no_opt = 1;
         } else if (strcmp(t, "-O") != 0) {
             return HCL_KIT_FAIL(HCL_ERROR_BUILD,
                                 "vulkan: GLSL build option '%s' is not known (it takes -DNAME[=VALUE], -O0, -O)", t);
         }
     }
     return HCL_SUCCESS;
+}
+
+/* A growing byte buffer the library's output and diagnostics go to. */
+typedef struct glsl_bytes {
+    char *data;
+    size_t size, cap;
+    int oom;
+} glsl_bytes;
+static void collect(const void *data, size_t size, void *user) {
+    glsl_bytes *b = user;
+    if (b->oom) return;
+    if (b->size + size + 1 > b->cap) {
+        size_t cap = (b->size + size + 1) * 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) {
+            b->oom = 1;
+            return;
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->size, data, size);
+    b->size += size;
+    b->data[b->size] = '\0';
+}
+
+/* The library: opened once (never closed: glslang keeps process-wide state), its compiles one at a time. */
+static pthread_once_t g_lib_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t g_lib_lock = PTHREAD_MUTEX_INITIALIZER;
+static hcl_slang_compile_fn g_compile;
+static hcl_slang_validate_fn g_validate;
+static char g_lib_name[512], g_lib_why[640]; /* what was opened, or why none was */
+
+static void open_library(void) {
+    const char *path = getenv("HCL_GLSLANG_LIBRARY");
+    if (path && !*path) {
+        snprintf(g_lib_why, sizeof g_lib_why, "HCL_GLSLANG_LIBRARY is empty");
+        return;
+    }
+    snprintf(g_lib_name, sizeof g_lib_name, "%s", path ? path : "libslang-glslang.so");
+    void *lib = dlopen(g_lib_name, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *e = dlerror();
+        snprintf(g_lib_why, sizeof g_lib_why, "%s", e ? e : g_lib_name);
+        return;
+    }
+    g_compile = (hcl_slang_compile_fn)dlsym(lib, "glslang_compile_1_2");
+    g_validate = (hcl_slang_validate_fn)dlsym(lib, "glslang_validateSPIRV");
+    if (!g_compile || !g_validate) {
+        snprintf(g_lib_why, sizeof g_lib_why, "%s lacks glslang_compile_1_2 or glslang_validateSPIRV", g_lib_name);
+        g_compile = NULL;
+        dlclose(lib);
+    }
+}
+
+/* Compile through the library: HCL_SUCCESS with the SPIR-V, HCL_ERROR_BUILD with the compiler's messages, or
+ * HCL_ERROR_UNSUPPORTED when no library loads (then the tool is tried). */
+static hcl_status compile_with_library(const char *text, size_t size, const glsl_options *o, const char *options,
+                                       uint32_t **out_words, size_t *out_size) {
+    pthread_once(&g_lib_once, open_library);
+    if (!g_compile) return HCL_ERROR_UNSUPPORTED;
+    const char *names[MAX_ARGS];
+    for (size_t i = 0; i < o->count; i++) names[i] = o->defines[i] + 2;
+    int no_version = 0;
+    char *source = hcl_slang_with_defines(text, size, names, o->count, NULL, &no_version);
+    if (!source)
+        return no_version ? HCL_KIT_FAIL(HCL_ERROR_BUILD, "vulkan: GLSL: the source has no #version line")
+                          : hcl__kit_oom("GLSL source");
+    glsl_bytes spirv = {0}, log = {0};
+    hcl_slang_compile_request r = {.size_in_bytes = sizeof r,
+                                   .source_path = "module.comp",
+                                   .input_begin = source,
+                                   .input_end = source + strlen(source),
+                                   .diagnostic_fn = collect,
+                                   .diagnostic_user = &log,
+                                   .output_fn = collect,
+                                   .output_user = &spirv,
+                                   .slang_stage = HCL_SLANG_STAGE_COMPUTE,
+                                   .optimization_level = o->no_opt ? 0u : 1u,
+                                   .spirv = {1, 5, 0},
+                                   .entry_point_name = "main"};
+    pthread_mutex_lock(&g_lib_lock);
+    const int failed = g_compile(&r);
+    const int valid = !failed && !spirv.oom && spirv.size >= 20 && spirv.size % 4 == 0 &&
+                      g_validate((const uint32_t *)spirv.data, (int)(spirv.size / 4));
+    pthread_mutex_unlock(&g_lib_lock);
+    free(source);
+    hcl_status status = HCL_SUCCESS;
+    if (spirv.oom || log.oom)
+        status = hcl__kit_oom("GLSL compiler output");
+    else if (failed || spirv.size == 0)
+        status = hcl__kit_build_failed(log.data, "vulkan: GLSL did not compile (%s, options \"%s\")", g_lib_name,
+                                       options ? options : "");
+    else if (!valid)
+        status = hcl__kit_build_failed(log.data, "vulkan: GLSL: %s made SPIR-V that does not validate", g_lib_name);
+    if (status == HCL_SUCCESS) {
+        *out_words = (uint32_t *)spirv.data;
+        *out_size = spirv.size;
+    } else {
+        free(spirv.data);
+    }
+    free(log.data);
+    return status;
 }
 
 hcl_status hcl__vk_glsl_compile(const char *text, size_t size, const char *options, uint32_t **out_words,
@@ -81,14 +197,19 @@ hcl_status hcl__vk_glsl_compile(const char *text, size_t size, const char *optio
     char *copy = malloc((options ? strlen(options) : 0) + 1), *argv[MAX_ARGS];
     char *logtext = NULL;
     int argc = 0, made = 0;
+    glsl_options o = {0};
     if (!copy) return hcl__kit_oom("GLSL options");
     snprintf(dir, sizeof dir, "%s/hcl-glsl-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     while (size > 0 && text[size - 1] == '\0') size--; /* a size that counts the NUL */
+    status = parse_options(options, copy, &o);
+    if (status == HCL_SUCCESS) status = compile_with_library(text, size, &o, options, out_words, out_size);
+    if (status != HCL_ERROR_UNSUPPORTED) goto cleanup; /* compiled, or refused by the library's compiler */
+    status = HCL_SUCCESS;
     argv[argc++] = (char *)tool;
     static const char *const fixed[] = {"-V", "--target-env", "vulkan1.2", "-S", "comp"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[argc++] = (char *)fixed[i];
-    status = add_options(options, copy, argv, &argc);
-    if (status != HCL_SUCCESS) goto cleanup;
+    for (size_t i = 0; i < o.count; i++) argv[argc++] = (char *)o.defines[i];
+    if (o.no_opt) argv[argc++] = "-Od";
     if (!mkdtemp(dir)) {
         status = HCL_KIT_FAIL(HCL_ERROR_BUILD, "vulkan: GLSL: mkdtemp %s: %s", dir, strerror(errno));
         goto cleanup;
@@ -117,9 +238,10 @@ hcl_status hcl__vk_glsl_compile(const char *text, size_t size, const char *optio
     posix_spawn_file_actions_destroy(&fa);
     if (err != 0) {
         status = HCL_KIT_FAIL(HCL_ERROR_UNSUPPORTED,
-                              "vulkan: GLSL needs a compiler at run time: %s (HCL_GLSLANG, else glslangValidator on "
-                              "PATH; Debian: glslang-tools): %s",
-                              tool, strerror(err));
+                              "vulkan: GLSL needs a compiler at run time: the glslang library (HCL_GLSLANG_LIBRARY, "
+                              "else libslang-glslang.so: %s), or %s (HCL_GLSLANG, else glslangValidator on PATH; "
+                              "Debian: glslang-tools): %s",
+                              g_lib_why, tool, strerror(err));
         goto cleanup;
     }
     int ws = 0;
