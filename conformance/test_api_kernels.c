@@ -621,8 +621,9 @@ CONF_TEST(api, module_build_error) {
 
 /* GLSL of extensions that Debian 12's glslangValidator (glslang 12) refuses, compiled at run time through the newer
  * glslang library the Vulkan driver opens (HCL_GLSLANG_LIBRARY; drivers/vulkan/glsl.c): a shader on cooperative
- * matrices builds into a module with its kernel (not launched: it runs only where the device has them). Skipped, with
- * the reason, where the compiler at run time is the older tool or there is none. */
+ * matrices builds into a module with its kernel, and where the device has a matrix unit for f16 (the driver enabled
+ * VK_KHR_cooperative_matrix) one sub-group of it stores a 16 x 16 matrix of VALUE, checked. Skipped, with the reason,
+ * where the compiler at run time is the older tool or there is none. */
 CONF_TEST(api, glsl_newer_compiler) {
     if (!conf_backend_is("vulkan")) {
         conf_end();
@@ -650,7 +651,23 @@ CONF_TEST(api, glsl_newer_compiler) {
     if (!CHECK_ST(HCL_SUCCESS, st)) return;
     conf_track_module(m);
     hcl_kernel k = NULL;
-    if (CHECK_ST(HCL_SUCCESS, hcl_kernel_create(m, "main", &k))) conf_track_kernel(k);
+    if (!CHECK_ST(HCL_SUCCESS, hcl_kernel_create(m, "main", &k))) return;
+    conf_track_kernel(k);
+    if (conf_info.matrix_unit == HCL_MATRIX_UNIT_NONE || !(conf_info.matrix_types & HCL_TYPE_BIT(HCL_DTYPE_F16)) ||
+        conf_info.subgroup_size != 32) {
+        cr_log_info("%s: built, not launched (no cooperative matrices on sub-groups of 32 here)", conf_info.name);
+        return;
+    }
+    hcl_buffer out = conf_buffer(256 * sizeof(float));
+    if (!out || !conf_poison_buffer(out, 0, 256 * sizeof(float))) return;
+    hcl_arg arg = hcl_arg_buffer(out);
+    if (!CHECK_ST(HCL_SUCCESS, hcl_kernel_launch(conf_queue, k, (hcl_dim3){1, 1, 1}, (hcl_dim3){32, 1, 1}, 0, 1, &arg,
+                                                 0, NULL, NULL)))
+        return;
+    float got[256];
+    double want[256];
+    for (int i = 0; i < 256; i++) want[i] = 2.0;
+    if (conf_read(out, 0, got, sizeof got)) conf_compare("a 16 x 16 cooperative matrix of 2.0", got, want, NULL, 256);
 }
 
 /* Build options reach the compiler, and the compile cache keys on them (the same source with two options must
