@@ -1,6 +1,6 @@
 #!/bin/bash
 # fetch-glslang.sh <dir> <slangpy version>: put a glslang newer than Debian 12's into <dir>/libslang-glslang.so, for
-# the Vulkan kernels that need GL_KHR_cooperative_matrix and GL_EXT_bfloat16 (kernels/glslang_compile.c compiles them
+# the Vulkan kernels that need GL_KHR_cooperative_matrix and GL_EXT_bfloat16 (drivers/vulkan/glslang_compile.c compiles them
 # through it at build time). It is the glslang library inside PyPI's slangpy wheel (Slang's libslang-glslang, a C
 # interface over glslang and SPIRV-Tools): pip downloads the wheel into a temporary virtual environment's cache and
 # only that one library is kept, with a stamp naming the version. Needs python3 with venv; nothing outside <dir>.

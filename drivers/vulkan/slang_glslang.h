@@ -1,7 +1,8 @@
 /* The C interface of Slang's libslang-glslang (glslang and SPIRV-Tools behind C entry points; the library inside
  * PyPI's slangpy wheel, which `make deps` fetches into .deps/glslang), opened with dlopen by the Vulkan driver for
- * GLSL sources at run time (glsl.c) and by the build tool hcl-glslang-compile (kernels/glslang_compile.c); and the
- * one piece of source handling both need. Version 1.2 of the request; nothing here is linked. */
+ * GLSL sources at run time (glsl.c) and by the build tool hcl-glslang-compile (glslang_compile.c, which
+ * kernels/CMakeLists.txt builds); and the one piece of source handling both need. Version 1.2 of the request; nothing
+ * here is linked. */
 #ifndef HCL_VULKAN_SLANG_GLSLANG_H
 #define HCL_VULKAN_SLANG_GLSLANG_H
 

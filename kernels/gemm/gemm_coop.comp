@@ -6,7 +6,7 @@
 // (-DHCL_COOP64): the same over 64 x 64 tiles. The arguments, flags and BLAS meaning of gemm.comp's kernels (C = alpha
 // * op(A) * op(B) + beta * C; beta == 0 does not read C; the host passes k = 0 and alpha = 0 when k or alpha is 0; the
 // flags' transposes must match the kernel's). Debian 12's glslang (12) cannot compile it: the build compiles it through
-// a newer one (kernels/glslang_compile.c).
+// a newer one (drivers/vulkan/glslang_compile.c).
 //
 // A 128-work-item group (4 sub-groups of 32) per 128 x 128 tile of C; sub-group w computes a 64 x 64 block of it as
 // 4 x 4 fragments of 16 x 16, accumulated in f32 (64 x 64 tiles: 256 work-items, 32 x 16 blocks of 2 x 1 fragments). A

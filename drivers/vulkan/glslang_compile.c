@@ -1,9 +1,10 @@
 /* hcl-glslang-compile: a build-time tool (not part of libhcl) that compiles the Vulkan kernels whose GLSL Debian 12's
  * glslangValidator cannot (GL_KHR_cooperative_matrix, GL_EXT_bfloat16: kernels/gemm/gemm_coop.comp) through a newer
  * glslang, the one inside Slang's libslang-glslang (from PyPI's slangpy wheel; `make deps` fetches it, see
- * cmake/fetch-glslang.py), opened with dlopen through its C entry points. Each kernel is compiled to SPIR-V 1.5 for
+ * cmake/fetch-glslang.sh), opened with dlopen through its C entry points. Each kernel is compiled to SPIR-V 1.5 for
  * Vulkan (as glslangValidator -V --target-env vulkan1.2 does), validated, and all are linked into one module, validated
- * again.
+ * again. It lives beside the Vulkan driver, whose GLSL at run time (glsl.c) opens the same library through the same
+ * interface (slang_glslang.h).
  *
  *   hcl-glslang-compile <libslang-glslang.so> <include dir> <out.spv> <entry> <source> <defines> [...]
  *
@@ -17,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slang_glslang.h" /* the library's C interface (drivers/vulkan) */
+#include "slang_glslang.h" /* the library's C interface */
 
 typedef struct {
     char *data;
