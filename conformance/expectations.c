@@ -22,6 +22,17 @@ const conf_expectation conf_expectations[] = {
      NULL},
     {"levelzero", "api", "kernel_*", CONF_UNSUPPORTED,
      "the suite carries no SPIR-V build of its user kernel (it has OpenCL C, CUDA C, HIP C and host C)", NULL},
+#define GLSL_ONLY(backend)                                                                                             \
+    {                                                                                                                  \
+        backend, "api", "glsl_newer_compiler", CONF_UNSUPPORTED,                                                       \
+            "GLSL sources (HCL_SOURCE_GLSL) are the Vulkan backend's", NULL                                            \
+    }
+    GLSL_ONLY("host"),
+    GLSL_ONLY("opencl"),
+    GLSL_ONLY("cuda"),
+    GLSL_ONLY("hip"),
+    GLSL_ONLY("levelzero"),
+#undef GLSL_ONLY
 };
 const size_t conf_num_expectations = sizeof conf_expectations / sizeof conf_expectations[0];
 
