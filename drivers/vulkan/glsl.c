@@ -84,30 +84,6 @@ static hcl_status parse_options(const char *options, char *copy, glsl_options *o
     return HCL_SUCCESS;
 }
 
-/* A growing byte buffer the library's output and diagnostics go to. */
-typedef struct glsl_bytes {
-    char *data;
-    size_t size, cap;
-    int oom;
-} glsl_bytes;
-static void collect(const void *data, size_t size, void *user) {
-    glsl_bytes *b = user;
-    if (b->oom) return;
-    if (b->size + size + 1 > b->cap) {
-        size_t cap = (b->size + size + 1) * 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->oom = 1;
-            return;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->size, data, size);
-    b->size += size;
-    b->data[b->size] = '\0';
-}
-
 /* The library: opened once (never closed: glslang keeps process-wide state), its compiles one at a time. */
 static pthread_once_t g_lib_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_lib_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -150,14 +126,14 @@ static hcl_status compile_with_library(const char *text, size_t size, const glsl
     if (!source)
         return no_version ? HCL_KIT_FAIL(HCL_ERROR_BUILD, "vulkan: GLSL: the source has no #version line")
                           : hcl__kit_oom("GLSL source");
-    glsl_bytes spirv = {0}, log = {0};
+    hcl_slang_bytes spirv = {0}, log = {0};
     hcl_slang_compile_request r = {.size_in_bytes = sizeof r,
                                    .source_path = "module.comp",
                                    .input_begin = source,
                                    .input_end = source + strlen(source),
-                                   .diagnostic_fn = collect,
+                                   .diagnostic_fn = hcl_slang_collect,
                                    .diagnostic_user = &log,
-                                   .output_fn = collect,
+                                   .output_fn = hcl_slang_collect,
                                    .output_user = &spirv,
                                    .slang_stage = HCL_SLANG_STAGE_COMPUTE,
                                    .optimization_level = o->no_opt ? 0u : 1u,

@@ -20,28 +20,20 @@
 
 #include "slang_glslang.h" /* the library's C interface */
 
-typedef struct {
-    char *data;
-    size_t size, cap;
-} text;
+typedef hcl_slang_bytes text;
 
-static void append(text *t, const void *data, size_t size) {
-    if (t->size + size + 1 > t->cap) {
-        size_t cap = (t->size + size + 1) * 2;
-        char *grown = realloc(t->data, cap);
-        if (!grown) {
-            fprintf(stderr, "hcl-glslang-compile: out of memory\n");
-            exit(1);
-        }
-        t->data = grown;
-        t->cap = cap;
+/* Out of host memory, the tool ends (a build tool: nothing to recover). */
+static void check_oom(const text *t) {
+    if (t->oom) {
+        fprintf(stderr, "hcl-glslang-compile: out of memory\n");
+        exit(1);
     }
-    memcpy(t->data + t->size, data, size);
-    t->size += size;
-    t->data[t->size] = '\0';
+}
+static void append(text *t, const void *data, size_t size) {
+    hcl_slang_collect(data, size, t);
+    check_oom(t);
 }
 static void append_str(text *t, const char *s) { append(t, s, strlen(s)); }
-static void collect(const void *data, size_t size, void *user) { append(user, data, size); }
 
 /* Append file `path` to `out`, each `#include "name"` replaced by include_dir/name (and a #line back after it). */
 static int expand(text *out, const char *include_dir, const char *path, int depth) {
@@ -137,14 +129,16 @@ int main(int argc, char **argv) {
                                        .source_path = path,
                                        .input_begin = source.data,
                                        .input_end = source.data + source.size,
-                                       .diagnostic_fn = collect,
+                                       .diagnostic_fn = hcl_slang_collect,
                                        .diagnostic_user = &diagnostics,
-                                       .output_fn = collect,
+                                       .output_fn = hcl_slang_collect,
                                        .output_user = &spirv[i],
                                        .slang_stage = HCL_SLANG_STAGE_COMPUTE,
                                        .spirv = {1, 5, 0},
                                        .entry_point_name = entry};
         const int failed = compile(&r);
+        check_oom(&spirv[i]);
+        check_oom(&diagnostics);
         if (failed || spirv[i].size == 0 || spirv[i].size % 4 != 0) {
             fprintf(stderr, "hcl-glslang-compile: %s (%s, %s) did not compile:\n%s\n", entry, path, defines,
                     diagnostics.data ? diagnostics.data : "(no message)");

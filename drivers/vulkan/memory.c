@@ -11,16 +11,15 @@
 /* A transfer between host memory and a buffer the host maps, as a command of two parts: the first (its wait list, the
  * barrier that orders it after the queue's commands before, the event's start timestamp) submitted and waited for,
  * then memcpy under the queue's lock, then, when an event is wanted, the second (the event's end timestamp) submitted
- * and waited for. So the
- * bytes read are those the commands before it left (a batch ends with a barrier making their writes visible to the
- * host), the commands after it see the bytes written (host writes before vkQueueSubmit are visible to the commands
- * it submits), and the event's device time holds the memcpy. */
+ * and waited for. So the bytes read are those the commands before it left (a batch ends with a barrier making their
+ * writes visible to the host), the commands after it see the bytes written (host writes before vkQueueSubmit are
+ * visible to the commands it submits), and the event's device time holds the memcpy. */
 static hcl_status transfer_mapped(hcl__vk_queue *q, hcl__vk_buffer *b, size_t offset, size_t size, void *host,
                                   int to_device, uint32_t num_wait, void *const *wait, void **out_event) {
-    hcl__vk_cmd cmd;
-    hcl_status status = hcl__vk_cmd_begin(&cmd, q, num_wait, wait, out_event != NULL);
-    if (status != HCL_SUCCESS) return status;
     const int timed = out_event != NULL;
+    hcl__vk_cmd cmd;
+    hcl_status status = hcl__vk_cmd_begin(&cmd, q, num_wait, wait, timed);
+    if (status != HCL_SUCCESS) return status;
     status = hcl__vk_cmd_submit(&cmd, !timed, HCL_VK_WAITED);
     if (status == HCL_SUCCESS && size > 0) {
         if (to_device)

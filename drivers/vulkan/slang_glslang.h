@@ -44,6 +44,32 @@ typedef int (*hcl_slang_compile_fn)(hcl_slang_compile_request *);
 typedef _Bool (*hcl_slang_validate_fn)(const uint32_t *words, int count);
 typedef int (*hcl_slang_link_fn)(hcl_slang_link_request *);
 
+/* A growing byte buffer, kept NUL-terminated: what the library's output and diagnostic callbacks write
+ * (hcl_slang_collect, `user` the buffer). `oom` once a growth failed; what it holds is then cut short. */
+typedef struct hcl_slang_bytes {
+    char *data;
+    size_t size, cap;
+    int oom;
+} hcl_slang_bytes;
+
+static inline void hcl_slang_collect(const void *data, size_t size, void *user) {
+    hcl_slang_bytes *b = user;
+    if (b->oom) return;
+    if (b->size + size + 1 > b->cap) {
+        size_t cap = (b->size + size + 1) * 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) {
+            b->oom = 1;
+            return;
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->size, data, size);
+    b->size += size;
+    b->data[b->size] = '\0';
+}
+
 /* `source` (`size` bytes) with a `#define` line for each of the `count` `defines` (NAME, or NAME and VALUE separated by
  * '=' or a blank) right after its `#version` line, followed by `#line N` (and `"name"` when `name` is not NULL) so that
  * the compiler's messages number the lines as in `source`. The library's glslang takes no defines of its own.

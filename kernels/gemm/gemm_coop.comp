@@ -124,6 +124,9 @@ layout(push_constant) uniform P {
 shared uvec4 sm[2 * SA_WORDS + 2 * SB_WORDS];
 #define SB0 (2 * SA_WORDS)
 shared uint hcl_coop_patches_fit[64 * SGS <= 2 * (SA_WORDS + SB_WORDS) ? 1 : -1]; // a compile error where they do not
+#if (BM * BK / 8) % (32 * SGS) != 0 || (BN * BK / 8) % (32 * SGS) != 0
+#error "fetch's loads without tests assume that a step's words of A and of B are whole words a work-item"
+#endif
 #define WA ((BM * BK / 8 + 32 * SGS - 1) / (32 * SGS)) // A's words a work-item moves a step (at most)
 #define WB ((BN * BK / 8 + 32 * SGS - 1) / (32 * SGS))
 
