@@ -91,8 +91,9 @@ hcl_status hcl__plan_reduce_vk(const hcl_kdevice *dev, hcl_dtype type, hcl_reduc
 
 #define VK_SOFTMAX_WORDS 8u      /* softmax: 16-byte words a work-item keeps in registers (the shader's WORDS) */
 #define VK_SOFTMAX_ROW_LANES 32u /* the subgroup kernel: at most this many lanes a row (NVIDIA's subgroup) */
-#define VK_SOFTMAX_PARTS_WG 256u /* the parts kernel: its smallest work-group */
-#define VK_SOFTMAX_WS_ROWS 64u   /* the parts kernel's scratch: 32-bit words before the rows' (the shader's WS_ROWS) */
+#define VK_SOFTMAX_ROWS_GROUPS_PER_CU 64u /* the subgroup kernel's work-groups a compute unit for short rows, at most */
+#define VK_SOFTMAX_PARTS_WG 256u          /* the parts kernel: its smallest work-group */
+#define VK_SOFTMAX_WS_ROWS 64u /* the parts kernel's scratch: 32-bit words before the rows' (the shader's WS_ROWS) */
 
 /* The largest work-group of a softmax kernel: a power of two, at most 1024. */
 static size_t vk_softmax_most(const hcl_kdevice *dev, hcl_kprog prog, int kernel) {
@@ -196,7 +197,14 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
         const size_t per_lane = words <= 8 ? 2 : type == HCL_DTYPE_F32 ? 4 : 8;
         while (lanes < VK_SOFTMAX_ROW_LANES && lanes * per_lane < words) lanes *= 2;
         wg = vk_wg(dev, prog, kernel);
-        groups = vk_groups(dev, rows, wg / hcl_min_size(lanes, wg), SIZE_MAX);
+        /* rows of at most 8 words: at most VK_SOFTMAX_ROWS_GROUPS_PER_CU work-groups a compute unit, each looping over
+         * its rows, where a work-group for every 256 / lanes rows spent the time starting groups (H200, GB/s, rows of
+         * 32 f32 / 32 f16 / 64 f16 columns: 3571 / 2998 / 2936 with a turn a sub-group, 3876 / 3404 / 3309 at 64 a
+         * compute unit; 32: 3836 / 3442 / 3336, 128: 3864 / 3263 / 3166; rows of 16 words, 64 f32 columns, 4083 ->
+         * 3962 at 64, so longer rows keep a turn a sub-group) */
+        const size_t cap =
+            words <= 8 && dev->compute_units ? dev->compute_units * VK_SOFTMAX_ROWS_GROUPS_PER_CU : SIZE_MAX;
+        groups = vk_groups(dev, rows, wg / hcl_min_size(lanes, wg), cap);
     } else {
         /* a work-group a row: enough work-items to keep the row (8 words each), a power of two of 64 to 1024 */
         const size_t most = vk_softmax_most(dev, prog, kernel);

@@ -691,7 +691,12 @@ static void softmax_rows(void) {
     } cases[] = {{90, HCL_DTYPE_F16, 1000, 256, "hcl_softmax_warp64_f16", 16, 256},
                  {90, HCL_DTYPE_F16, 1000, 1024, "hcl_softmax_warp64_f16", 63, 256},
                  {90, HCL_DTYPE_BF16, 1000, 2048, "hcl_softmax_warp64_bf16", 125, 256},
-                 {90, HCL_DTYPE_BF16, 1000, 72, "hcl_softmax_warp64_bf16", 8, 256},
+                 {90, HCL_DTYPE_BF16, 1000, 72, "hcl_softmax_warp16_bf16", 32, 256},
+                 {90, HCL_DTYPE_F16, 1000, 128, "hcl_softmax_warp16_f16", 32, 256},
+                 {90, HCL_DTYPE_F16, 1000, 136, "hcl_softmax_warp64_f16", 16, 256},
+                 /* short rows: at most 64 blocks a compute unit (the test device has 132) */
+                 {90, HCL_DTYPE_F16, 1 << 22, 32, "hcl_softmax_warp16_f16", 132 * 64, 256},
+                 {90, HCL_DTYPE_F32, 1 << 22, 32, "hcl_softmax_warp8_f32", 132 * 64, 256},
                  {90, HCL_DTYPE_F16, 1000, 1022, "hcl_softmax_warp32_f16", 125, 256},
                  {90, HCL_DTYPE_F16, 1000, 64, "hcl_softmax_warp16_f16", 16, 256},
                  {90, HCL_DTYPE_F16, 1000, 62, "hcl_softmax_warp2_f16", 125, 256},

@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 /* ---- GPU (kernels/softmax/softmax.cu) ---- */
-#define GPU_WARP_THREADS 256 /* 8 rows per block at 32 lanes, 4 at 64 */
+#define GPU_WARP_THREADS 256      /* 8 rows per block at 32 lanes, 4 at 64 */
+#define GPU_WARP_BLOCKS_PER_CU 64 /* the warp kernels' grid, at most (plan_gpu) */
 #define GPU_MAX_COLS 0x7fffffffu
 #define GPU_SPLIT_STAGE 128 /* bytes a thread of a cluster kernel holds (and stages): 32 floats, 64 16-bit values */
 
@@ -91,15 +92,23 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
          * a lane above 64 columns (the row over 2 lanes or more: one lane a row read 64 bytes a lane at 32 columns, 0.66
          * of the copy rate against 0.77 over 2 lanes), in the registers 32 floats take. H200, 2^27 elements as rows of
          * 256 / 1024 columns: f16 0.93 / 0.94 of the copy rate, bf16 0.92 / 0.93, against 0.74 / 0.89 held in warp16 /
-         * warp32 (32 and 64 bytes a lane), 0.70-0.87 where those held floats. */
-        if (type != HCL_DTYPE_F32 && cols % 8 == 0 && cols > 64) v = 64;
+         * warp32 (32 and 64 bytes a lane), 0.70-0.87 where those held floats. Rows of up to 128 columns take 16 values a
+         * lane, two turns at once (H200, 2^27 elements as rows of 128 columns: f16 / bf16 0.92 / 0.91 against 0.81 /
+         * 0.79 at 64 values a lane; the grids capped as below). */
+        if (type != HCL_DTYPE_F32 && cols % 8 == 0 && cols > 128) v = 64;
         while (per_warp < wave && (wave / per_warp / 2) * v >= cols) per_warp *= 2;
         char base[48];
         snprintf(base, sizeof base, "hcl_softmax_warp%zu", v);
         int kernel = hcl_kplan_typed_kernel(out, HCL_KPROG_GPU, base, type);
         if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
-        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel,
-                       hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave * per_warp), max_gx), GPU_WARP_THREADS);
+        /* At most GPU_WARP_BLOCKS_PER_CU blocks a compute unit, each warp looping over its rows (16-bit rows of at most
+         * 128 columns: two turns' loads at once), where a block for every 8 warps' rows of short rows spent the time
+         * starting blocks (H200, f32 / f16 rows of 32 and 64 columns: 0.90 / 0.69 and 0.90 / 0.70 of the copy rate
+         * with a turn a warp, 0.97 / 0.96 and 0.96 / 0.94 at 64 blocks a compute unit; 32 blocks: 0.95 / 0.95, 128:
+         * 0.99 / 0.88; 256 and 1024 columns unchanged at 0.96-0.98) */
+        size_t gx = hcl_min_size(hcl_ceil_div(rows, GPU_WARP_THREADS / wave * per_warp), max_gx);
+        if (dev->compute_units) gx = hcl_min_size(gx, (size_t)dev->compute_units * GPU_WARP_BLOCKS_PER_CU);
+        hcl_klaunch_1d(l, HCL_KPROG_GPU, kernel, gx, GPU_WARP_THREADS);
     } else if (split && gpu_split(dev, type, cols, &cs, &e, &threads)) {
         char base[48];
         snprintf(base, sizeof base, "hcl_softmax_split%u_%u", cs, e);

@@ -192,30 +192,41 @@ __device__ __forceinline__ void hcl_softmax_warp_held(const S *in, S *out, unsig
             r[i] = j < nvec ? x[j] : make_uint4(ninf, ninf, ninf, ninf);
         }
     };
-    for (unsigned long long base = first; base < rows; base += step) {
-        uint4 r[NV];
-        load(base, r);
-        const float m = hcl_softmax_warp_max(hcl_softmax_raw_max<S, NV>(r), (int)group);
-        const float m0 = m == hcl_softmax_neg_inf() ? 0.0f : m; /* a row of only -inf: exps 0, then 0 / 0 */
-        float s = 0.0f;
+    /* rows of at most 2 vectors a lane: two turns at once (whether a turn is in the rows is the same for the whole warp),
+     * both turns' loads issued before the first is folded, since the host gives a warp several turns (at most 64 blocks
+     * a compute unit: plan.c) */
+    constexpr int TURNS = NV <= 2 ? 2 : 1;
+    for (unsigned long long base = first; base < rows; base += TURNS * step) {
+        uint4 r[TURNS][NV];
 #pragma unroll
-        for (int i = 0; i < NV; i++) {
-            float t[VEC];
-            E::unpack(r[i], t);
+        for (int t = 0; t < TURNS; t++)
+            if (base + t * step < rows) load(base + t * step, r[t]);
 #pragma unroll
-            for (int q = 0; q < VEC; q++) s += hcl_softmax_exp2((t[q] - m0) * HCL_SOFTMAX_LOG2E);
-        }
-        const float lsum = log2f(hcl_softmax_warp_sum(s, (int)group));
-        if (base + sub < rows) {
-            uint4 *y = (uint4 *)(void *)(out + (base + sub) * cols);
+        for (int t = 0; t < TURNS; t++) {
+            const unsigned long long b = base + t * step;
+            if (b >= rows) break;
+            const float m = hcl_softmax_warp_max(hcl_softmax_raw_max<S, NV>(r[t]), (int)group);
+            const float m0 = m == hcl_softmax_neg_inf() ? 0.0f : m; /* a row of only -inf: exps 0, then 0 / 0 */
+            float s = 0.0f;
 #pragma unroll
             for (int i = 0; i < NV; i++) {
-                const unsigned j = gl + (unsigned)i * group;
-                float t[VEC];
-                E::unpack(r[i], t);
+                float x[VEC];
+                E::unpack(r[t][i], x);
 #pragma unroll
-                for (int q = 0; q < VEC; q++) t[q] = hcl_softmax_exp2(fmaf(t[q] - m, HCL_SOFTMAX_LOG2E, -lsum));
-                if (j < nvec) y[j] = E::pack(t);
+                for (int q = 0; q < VEC; q++) s += hcl_softmax_exp2((x[q] - m0) * HCL_SOFTMAX_LOG2E);
+            }
+            const float lsum = log2f(hcl_softmax_warp_sum(s, (int)group));
+            if (b + sub < rows) {
+                uint4 *y = (uint4 *)(void *)(out + (b + sub) * cols);
+#pragma unroll
+                for (int i = 0; i < NV; i++) {
+                    const unsigned j = gl + (unsigned)i * group;
+                    float x[VEC];
+                    E::unpack(r[t][i], x);
+#pragma unroll
+                    for (int q = 0; q < VEC; q++) x[q] = hcl_softmax_exp2(fmaf(x[q] - m, HCL_SOFTMAX_LOG2E, -lsum));
+                    if (j < nvec) y[j] = E::pack(x);
+                }
             }
         }
     }
