@@ -9,6 +9,7 @@
 // accumulator of theirs is ever NaN).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #define HCL_GROUP_FOLD
 #include "hcl_vk_types.glsl"
 layout(std430, set = 0, binding = 0) readonly buffer In { T x[]; };
@@ -69,7 +70,13 @@ void main() {
     if (!last) return; // the whole work-group leaves or stays
     memoryBarrierBuffer();
     acc = float(IDENTITY);
-    for (uint g = lid; g < groups; g += wg) acc = COMBINE(acc, partial[g]);
+    // a work-item's partials g = lid, lid + wg, ... in that order, read four at a time before they are folded, so that
+    // the reads of the scratch are in flight together (the identity past the last adds nothing)
+    for (uint g0 = lid; g0 < groups; g0 += 4u * wg) {
+        float t[4];
+        [[unroll]] for (uint q = 0u; q < 4u; q++) t[q] = g0 + q * wg < groups ? partial[g0 + q * wg] : float(IDENTITY);
+        [[unroll]] for (uint q = 0u; q < 4u; q++) acc = COMBINE(acc, t[q]);
+    }
     acc = group_fold(acc); // its barriers order these reads before the writes below
     for (uint g = lid; g < groups; g += wg) partial[g] = 0.0;
     if (lid == 0) {
