@@ -35,6 +35,11 @@
 // sub-groups, 178-183 registers, one group an SM) 160-166 / 172-176. 64 x 64 tiles (TFLOP/s at 1024^3, 2048^3, 127 x
 // 4096 x 4096, 1021 x 1031 x 1033, 512 x 512 x 4096), 32 x 16 blocks 16 deep: 64.1, 103.5, 27.9, 24.2, 22.6; 32 deep
 // (this kernel): 82.7, 126.9, 46.5, 35.3, 37.4; 32 x 32 blocks (4 sub-groups) 32 deep: 76.0, 146.1, 42.8, 26.4, 32.6.
+// What bounds it (session 32): register-only mma.sync on that GPU 645; this kernel without the next step's global
+// reads 339 / 394, also without its stores into shared memory 460 / 505, so the staging through registers and shared
+// memory costs about 40 % (LDG, STS and LDSM share the SM's L1 data path). Stores without the two-way bank conflicts
+// of 4-word rows (eight work-items on eight rows of one column) changed nothing without the global reads (343) and,
+// since they made a sub-group read B as 8 rows x 64 bytes instead of 2 x 256, ran at 149-157 with them: not kept.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
