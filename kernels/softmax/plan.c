@@ -89,7 +89,7 @@ static hcl_status plan_gpu(const hcl_kdevice *dev, hcl_dtype type, size_t rows, 
         const size_t vec = type == HCL_DTYPE_F32 ? 4 : 8; /* values in 16 bytes */
         if (cols % vec == 0 && v < 2 * vec) v = 2 * vec;
         /* 16-bit rows of whole vectors are held as they came (softmax.cu, hcl_softmax_warp_held): 64 values, 128 bytes
-         * a lane above 64 columns (the row over 2 lanes or more: one lane a row read 64 bytes a lane at 32 columns, 0.66
+         * a lane above 128 columns (the row over 2 lanes or more: one lane a row read 64 bytes a lane at 32 columns, 0.66
          * of the copy rate against 0.77 over 2 lanes), in the registers 32 floats take. H200, 2^27 elements as rows of
          * 256 / 1024 columns: f16 0.93 / 0.94 of the copy rate, bf16 0.92 / 0.93, against 0.74 / 0.89 held in warp16 /
          * warp32 (32 and 64 bytes a lane), 0.70-0.87 where those held floats. Rows of up to 128 columns take 16 values a
