@@ -8,8 +8,8 @@
  *  2. compiles the core's CUDA text of the built-in kernels (hcl_kernels_gpu_text, what the core hands the driver
  *     as HCL_SOURCE_CUDA_C when the fatbin cannot be used) to PTX (compute_75), checking that every kernel the
  *     catalogue names for the GPU program (hcl_kprogram_get) is an entry, then to PTX for compute_90a (the Hopper
- *     kernels too; both left out in the sanitizer build, test_rtc.h text_skipped); the helper program again for an architecture NVRTC does not know (PTX
- *     fallback);
+ *     kernels too), both with the optimiser at its least (test_rtc.h text_options) and left out in the sanitizer
+ *     build (text_skipped); the helper program again for an architecture NVRTC does not know (PTX fallback);
  *  3. compiles a user kernel to PTX, then again through the driver's disk-cache hook (must hit);
  *  4. checks that a broken kernel gives HCL_ERROR_BUILD with NVRTC's log in the message.
  * Prints the time of each compile; exits non-zero on any failure. */
@@ -82,7 +82,11 @@ int main(void) {
     /* 2. the core's text of the built-in kernels, every kernel of the catalogue's GPU program an entry */
     const char *entries[HCL_KPROG_MAX_KERNELS + 1];
     hcl__gpu_rtc_job all = builtin_text_job("hcl_kernels_gpu.cu", entries);
-    all.options = "-arch=compute_75";
+    char options[96];
+    const char *fast = text_options(1);
+    printf("the built-in text's options: %s\n", fast ? fast : "the driver's alone (NVRTC before 12.8)");
+    snprintf(options, sizeof options, "-arch=compute_75%s%s", fast ? " " : "", fast ? fast : "");
+    all.options = options;
     all.arch = 75;
     char label[96];
     snprintf(label, sizeof label, "built-in text -> PTX compute_75 (%u kernels)",
@@ -91,7 +95,7 @@ int main(void) {
     /* sm_90a's kernels (wgmma, TMA) to PTX: NVRTC's front end and NVVM on them; the CUBIN path (ptxas inside NVRTC)
      * is the helper program's above, and nvcc's build assembles the same text for sm_90a (66 s of a 2-core CI machine
      * here, as a CUBIN) */
-    all.options = "-arch=compute_90a";
+    snprintf(options, sizeof options, "-arch=compute_90a%s%s", fast ? " " : "", fast ? fast : "");
     all.arch = 90;
     all.driver_version = 13000;
     snprintf(label, sizeof label, "built-in text -> PTX compute_90a (%u kernels)",

@@ -13,7 +13,7 @@
  *     ("gfx90a:sramecc+:xnack-", wave64) and for gfx1030 (wave32), checking a kernel descriptor for every kernel
  *     the catalogue names for the GPU program (hcl_kprogram_get) and the wavefront size of each; wave32 (gfx1030)
  *     for the helper program only, the built-ins' gfx1030 code objects being hipcc's bundle's (hip-kernels-compile);
- *     the sanitizer build leaves the text out (test_rtc.h text_skipped);
+ *     the text at -O0 (test_rtc.h text_options), left out in the sanitizer build (text_skipped);
  *  3. compiles a user kernel for gfx90a, then again through the driver's disk-cache hook (must hit);
  *  4. checks that a broken kernel gives HCL_ERROR_BUILD with hiprtc's log in the message.
  * (Not asked: a target this hiprtc does not know. ROCm 5.2's crashes in libamd_comgr when given gfx942; the driver
@@ -21,7 +21,7 @@
  * With the argument `nvidia` (ctest hip-cuda-hiprtc, HCL_HIPRTC_LIBRARY the HIP-over-CUDA test library,
  * drivers/hip/cuda) the same for HIP's NVIDIA platform, where hiprtc is NVRTC: the target is "sm_90" as the driver
  * describes an H100/H200 there, which it asks for as compute_90 PTX; 1 and 2 check PTX for that target with an entry
- * for every kernel, 4 NVRTC's error name.
+ * for every kernel (the text with NVRTC's fast compile), 4 NVRTC's error name.
  * Prints the time of each compile; exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu.h"
@@ -136,6 +136,8 @@ static void run_nvidia(void) {
     hcl__gpu_rtc_job all = builtin_text_job("hcl_kernels_gpu.hip", entries);
     all.driver_version = 13000;
     all.arch = "sm_90";
+    all.options = text_options(1);
+    printf("the built-in text's options: %s\n", all.options ? all.options : "the driver's alone (NVRTC before 12.8)");
     if (!text_skipped("built-in text -> sm_90 (compute_90 PTX)"))
         compile_ptx("built-in text -> sm_90 (compute_90 PTX)", &all, entries);
     hcl__gpu_rtc_job user = {.options = "-DUNUSED=1", .arch = "sm_90", .driver_version = 13000};
@@ -176,6 +178,8 @@ int main(int argc, char **argv) {
     hcl__gpu_rtc_job all = builtin_text_job("hcl_kernels_gpu.hip", entries);
     all.driver_version = 50221153;
     all.arch = "gfx90a:sramecc+:xnack-";
+    all.options = text_options(0);
+    printf("the built-in text's options: %s\n", all.options);
     if (!text_skipped("built-in text -> gfx90a:sramecc+:xnack- (MI200)"))
         compile("built-in text -> gfx90a:sramecc+:xnack- (MI200)", &all, entries, 64);
     /* (wave32: the helper program above; every built-in kernel for gfx1030 is in the bundle hipcc builds, which
