@@ -191,10 +191,12 @@ hcl_status hcl__plan_softmax_vk(const hcl_kdevice *dev, hcl_dtype type, size_t r
     if (kernel < 0) return HCL_ERROR_UNSUPPORTED;
     size_t lanes = 1, groups;
     if (sub) {
-        /* lanes a row: about 4 words each for float32, 8 for 16-bit rows, 2 for rows of at most 8 words (a 16-byte
-         * load in flight per word), a power of two of at most 32 (the shader takes at most the subgroup); a work-group
-         * of 256 takes 256 / lanes rows at once */
-        const size_t per_lane = words <= 8 ? 2 : type == HCL_DTYPE_F32 ? 4 : 8;
+        /* lanes a row: about 4 words each for float32 and 16-bit rows of at most 16 words, 8 for longer 16-bit rows,
+         * 2 for rows of at most 8 words (a 16-byte load in flight per word), a power of two of at most 32 (the shader
+         * takes at most the subgroup); a work-group of 256 takes 256 / lanes rows at once (H200, GB/s, f16 / bf16: 32
+         * columns 3418 / 3228 at 2 words a lane, 2812 / 2641 at 1; 128 columns 2980 / 2931 at 8, 3297 / 3241 at 4,
+         * 2918 / 2837 at 2; 256 columns 3556 / 3385 at 8, 3306 / 3231 at 4) */
+        const size_t per_lane = words <= 8 ? 2 : type == HCL_DTYPE_F32 || words <= 16 ? 4 : 8;
         while (lanes < VK_SOFTMAX_ROW_LANES && lanes * per_lane < words) lanes *= 2;
         wg = vk_wg(dev, prog, kernel);
         /* rows of at most 8 words: at most VK_SOFTMAX_ROWS_GROUPS_PER_CU work-groups a compute unit, each looping over

@@ -44,6 +44,9 @@ static void softmax_plans(const hcl_kdevice *gpu) {
         /* short rows: at most 64 work-groups a compute unit (the test device has 132; plan_vk.c) */
         {HCL_DTYPE_F32, 1 << 22, 32, HCL_KVARIANT_AUTO, "hcl_softmax_rows_f32", 132 * 64, 256, 4, 1},
         {HCL_DTYPE_F16, 1 << 22, 32, HCL_KVARIANT_AUTO, "hcl_softmax_rows_f16", 132 * 64, 256, 2, 1},
+        /* 16-bit rows of 9 to 16 words: 4 words a lane, above them 8 */
+        {HCL_DTYPE_F16, 1 << 20, 128, HCL_KVARIANT_AUTO, "hcl_softmax_rows_f16", 16384, 256, 4, 1},
+        {HCL_DTYPE_BF16, 1 << 20, 72, HCL_KVARIANT_AUTO, "hcl_softmax_rows_bf16", 16384, 256, 4, 1},
         {HCL_DTYPE_F16, 1 << 19, 256, HCL_KVARIANT_AUTO, "hcl_softmax_rows_f16", 8192, 256, 4, 1},
         {HCL_DTYPE_F32, 1 << 17, 1024, HCL_KVARIANT_AUTO, "hcl_softmax_rows_f32", 16384, 256, 32, 1},
         {HCL_DTYPE_F32, 1000, 1025, HCL_KVARIANT_AUTO, "hcl_softmax_f32", 1000, 64, 1, 1},
