@@ -19,39 +19,54 @@ void hcl_ts_ref_vecadd(hcl_ts_rule rule, const float *a, const float *b, size_t 
     }
 }
 
+/* Columns of C a block: where B is transposed, a block's columns of B are copied into a k x REF_COLS buffer first. */
+#define REF_COLS 256
+
 void hcl_ts_ref_gemm(hcl_ts_rule rule, hcl_transpose trans_a, hcl_transpose trans_b, size_t m, size_t n, size_t k,
                      float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta, const float *c,
                      size_t ldc, double *out_ref, double *out_tol) {
     const double al = alpha, be = beta;
     const int ta = trans_a != HCL_NO_TRANS, tb = trans_b != HCL_NO_TRANS;
-    for (size_t i = 0; i < m; i++) {
-        /* the row's dot products and their sums of |a b|, accumulated in order of p; with B not transposed p is the
-         * outer loop, so that B is read along its rows (bench's large GEMMs) */
-        double *sum = out_ref + i * n, *bound = out_tol ? out_tol + i * n : NULL;
-        for (size_t j = 0; j < n; j++) {
-            sum[j] = 0.0;
-            if (bound) bound[j] = 0.0;
+    for (size_t i = 0; i < m * n; i++) {
+        out_ref[i] = 0.0;
+        if (out_tol) out_tol[i] = 0.0;
+    }
+    /* Each element's k products are summed (and their |a b| beside them) in order of p, a block of REF_COLS columns at
+     * a time with p outside the loop over the block's columns, so that B is read along rows of k x n (B itself, or a
+     * copy of the block's columns where B is transposed) and the loop over columns vectorises; the order of each
+     * element's sum is the same whichever the layout. */
+    float *panel = tb && al != 0.0 && k > 0 && n > 0 ? malloc(k * REF_COLS * sizeof *panel) : NULL;
+    if (tb && al != 0.0 && k > 0 && n > 0 && !panel) abort();
+    for (size_t j0 = 0; al != 0.0 && j0 < n; j0 += REF_COLS) {
+        const size_t w = n - j0 < REF_COLS ? n - j0 : REF_COLS;
+        const float *bp = b + j0; /* element (p, j) of the block at bp[p * ldp + j] */
+        size_t ldp = ldb;
+        if (tb) {
+            for (size_t j = 0; j < w; j++)
+                for (size_t p = 0; p < k; p++) panel[p * REF_COLS + j] = b[(j0 + j) * ldb + p];
+            bp = panel;
+            ldp = REF_COLS;
         }
-        if (al != 0.0 && !tb) {
+        for (size_t i = 0; i < m; i++) {
+            double *restrict sum = out_ref + i * n + j0;
+            double *restrict bound = out_tol ? out_tol + i * n + j0 : NULL;
             for (size_t p = 0; p < k; p++) {
-                double av = ta ? a[p * lda + i] : a[i * lda + p];
-                const float *brow = b + p * ldb;
-                for (size_t j = 0; j < n; j++) {
-                    double t = av * (double)brow[j];
-                    sum[j] += t;
-                    if (bound) bound[j] += fabs(t);
-                }
-            }
-        } else if (al != 0.0) {
-            for (size_t j = 0; j < n; j++) {
-                const float *bcol = b + j * ldb;
-                for (size_t p = 0; p < k; p++) {
-                    double t = (ta ? a[p * lda + i] : a[i * lda + p]) * (double)bcol[p];
-                    sum[j] += t;
-                    if (bound) bound[j] += fabs(t);
-                }
+                const double av = ta ? a[p * lda + i] : a[i * lda + p];
+                const float *restrict brow = bp + p * ldp;
+                if (bound)
+                    for (size_t j = 0; j < w; j++) {
+                        const double t = av * (double)brow[j];
+                        sum[j] += t;
+                        bound[j] += fabs(t);
+                    }
+                else
+                    for (size_t j = 0; j < w; j++) sum[j] += av * (double)brow[j];
             }
         }
+    }
+    free(panel);
+    for (size_t i = 0; i < m; i++) {
+        double *sum = out_ref + i * n, *bound = out_tol ? out_tol + i * n : NULL;
         for (size_t j = 0; j < n; j++) {
             double cterm = be != 0.0 ? be * (double)c[i * ldc + j] : 0.0;
             sum[j] = al * sum[j] + cterm;
