@@ -35,8 +35,9 @@ void hcl_ts_ref_gemm(hcl_ts_rule rule, hcl_transpose trans_a, hcl_transpose tran
      * a time with p outside the loop over the block's columns, so that B is read along rows of k x n (B itself, or a
      * copy of the block's columns where B is transposed) and the loop over columns vectorises; the order of each
      * element's sum is the same whichever the layout. */
-    float *panel = tb && al != 0.0 && k > 0 && n > 0 ? malloc(k * REF_COLS * sizeof *panel) : NULL;
-    if (tb && al != 0.0 && k > 0 && n > 0 && !panel) abort();
+    const int copied = tb && al != 0.0 && k > 0 && n > 0;
+    float *panel = copied ? malloc(k * REF_COLS * sizeof *panel) : NULL;
+    if (copied && !panel) abort();
     for (size_t j0 = 0; al != 0.0 && j0 < n; j0 += REF_COLS) {
         const size_t w = n - j0 < REF_COLS ? n - j0 : REF_COLS;
         const float *bp = b + j0; /* element (p, j) of the block at bp[p * ldp + j] */

@@ -3,9 +3,10 @@
  * plans pass them (vecadd: bindings 0-2, each once though a, b and c are declared twice, as elements and as 16-byte
  * words, and one uint; gemm: bindings 0-2, each once though A and B are declared twice, seven uints and two floats); a
  * missing entry point, OpenCL SPIR-V and truncated (at every word of the module's first 16 KiB and last 4 KiB, every
- * 61st between) or corrupted copies refused or read without a read past the module (the sanitizer build checks that). With argv[2], the cooperative-matrix module (vk_coop.spv, from the newer
- * glslang): its eight gemm entry points take gemm's buffers and push constants, and a size from the specialisation
- * constants. Checks through the test library (HCL_TS_CHECK). */
+ * 61st between) or corrupted copies refused or read without a read past the module (the sanitizer build checks that).
+ * With argv[2], the cooperative-matrix module (vk_coop.spv, from the newer glslang): its eight gemm entry points take
+ * gemm's buffers and push constants, and a size from the specialisation constants. Checks through the test library
+ * (HCL_TS_CHECK). */
 #include "hcl_testsupport.h"
 #include "spirv_reflect.h"
 
