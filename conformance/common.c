@@ -30,6 +30,15 @@
 /* ------------------------------------------------------------------------------------------------------- */
 static void free_backend_params(struct criterion_test_params *params) { cr_free(params->params); }
 
+/* A backend as the listing process saw it (one write to the pipe each: at most PIPE_BUF bytes). */
+typedef struct listed_backend {
+    conf_backend b;
+    int available;
+    uint32_t device_count;
+    char reason[1024]; /* hcl_backend_info's, cut */
+} listed_backend;
+_Static_assert(sizeof(listed_backend) <= 4096, "a listed backend is one atomic write to the pipe");
+
 int conf_print_backends(void) {
     uint32_t count = 0;
     if (hcl_backend_count(&count) != HCL_SUCCESS) {
@@ -37,12 +46,15 @@ int conf_print_backends(void) {
         return 1;
     }
     for (uint32_t i = 0; i < count; i++) {
-        conf_backend b = {.index = i};
+        listed_backend b = {.b = {.index = i}};
         hcl_backend_info bi;
-        if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS)
-            snprintf(b.name, sizeof b.name, "%s", bi.name);
-        else
-            snprintf(b.name, sizeof b.name, "#%u", i); /* conf_begin fails it: not in the list */
+        if (hcl_backend_get_info(i, &bi) == HCL_SUCCESS) {
+            snprintf(b.b.name, sizeof b.b.name, "%s", bi.name);
+            b.available = bi.available;
+            b.device_count = bi.device_count;
+            snprintf(b.reason, sizeof b.reason, "%.*s", (int)sizeof b.reason - 1, bi.reason);
+        } else
+            snprintf(b.b.name, sizeof b.b.name, "#%u", i); /* conf_begin fails it: not in the list */
         if (write(STDOUT_FILENO, &b, sizeof b) != (ssize_t)sizeof b) return 1;
     }
     return 0;
@@ -55,7 +67,7 @@ int conf_print_backends(void) {
  * threads by now (Criterion's message thread): a lock one of them held at the fork, ASan's allocator's say, would
  * never be released in the copy, and the listing hung (seen once in CI under ASan). Exits the runner with a message
  * when the child cannot give the list (a crash while listing is a failure, not "no backends"). */
-static uint32_t list_backends(conf_backend *out, uint32_t max) {
+static uint32_t list_backends(listed_backend *out, uint32_t max) {
     int fds[2];
     if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
         perror("hcl-conformance: pipe");
@@ -74,7 +86,7 @@ static uint32_t list_backends(conf_backend *out, uint32_t max) {
     }
     close(fds[1]);
     uint32_t count = 0;
-    conf_backend b;
+    listed_backend b;
     for (;;) {
         ssize_t got = read(fds[0], &b, sizeof b);
         if (got < 0 && errno == EINTR) continue;
@@ -97,18 +109,49 @@ static uint32_t list_backends(conf_backend *out, uint32_t max) {
 /* Runs in Criterion's runner process, once per test, before the test processes start: the list the library
  * gives (the build's backends, then HCL_EXTRA_DRIVERS) is the list every test process sees too, as they run with
  * the same environment. Asked once; the names travel in Criterion's shared memory (cr_calloc). */
-struct criterion_test_params conf_backend_params(void) {
-    static conf_backend listed[64];
-    static uint32_t count;
+static const listed_backend *listed_backends(uint32_t *count) {
+    static listed_backend listed[64];
+    static uint32_t n;
     static bool asked;
     if (!asked) {
         asked = true;
-        count = list_backends(listed, sizeof listed / sizeof listed[0]);
+        n = list_backends(listed, sizeof listed / sizeof listed[0]);
     }
+    *count = n;
+    return listed;
+}
+
+struct criterion_test_params conf_backend_params(void) {
+    uint32_t count;
+    const listed_backend *listed = listed_backends(&count);
     conf_backend *params = count ? cr_calloc(count, sizeof *params) : NULL;
     if (!params) return cr_make_param_array(conf_backend, NULL, 0, NULL);
-    memcpy(params, listed, count * sizeof *params);
+    for (uint32_t i = 0; i < count; i++) params[i] = listed[i].b;
     return cr_make_param_array(conf_backend, params, count, free_backend_params);
+}
+
+bool conf_selected_backend_absent(void) {
+    const char *env = getenv("HCL_BACKEND"), *req = getenv("HCL_CONFORMANCE_REQUIRE");
+    if (!env || !env[0] || strchr(env, ',') || (req && strcmp(req, "1") == 0)) return false;
+    while (*env == ' ') env++;
+    size_t len = strcspn(env, ":");
+    while (len > 0 && env[len - 1] == ' ') len--;
+    uint32_t count;
+    const listed_backend *listed = listed_backends(&count);
+    for (uint32_t i = 0; i < count; i++) {
+        const listed_backend *b = &listed[i];
+        if (strlen(b->b.name) != len || strncmp(b->b.name, env, len) != 0) continue;
+        if (!b->available)
+            fprintf(stderr, "hcl-conformance: %s: backend unavailable: %s\n", b->b.name, b->reason);
+        else if (b->device_count == 0)
+            fprintf(stderr, "hcl-conformance: %s: backend available but it offers no device\n", b->b.name);
+        else
+            return false;
+        fprintf(stderr, "hcl-conformance: every case of HCL_BACKEND=%s would skip: none started (%s)\n", b->b.name,
+                CONF_SKIP_IF_UNAVAILABLE_ARG);
+        return true;
+    }
+    return false;
 }
 
 static bool glob_match(const char *pattern, const char *name) {

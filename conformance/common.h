@@ -39,10 +39,20 @@ typedef struct conf_backend {
 
 /* One parameter per backend of hcl_backend_count, extras included (called by Criterion's runner). */
 struct criterion_test_params conf_backend_params(void);
-/* hcl-conformance CONF_LIST_BACKENDS_ARG: the process conf_backend_params starts to list the backends. Writes one
- * conf_backend per backend to standard output; returns the exit status (0, or 1 when the library cannot list). */
+/* hcl-conformance CONF_LIST_BACKENDS_ARG: the process conf_backend_params starts to list the backends. Writes a
+ * record per backend to standard output (its conf_backend, whether it is available, its devices and the reason);
+ * returns the exit status (0, or 1 when the library cannot list). */
 #define CONF_LIST_BACKENDS_ARG "--hcl-list-backends"
 int conf_print_backends(void);
+
+/* hcl-conformance CONF_SKIP_IF_UNAVAILABLE_ARG (ctest's runs of one backend pass it): whether HCL_BACKEND names one
+ * backend of the library's list that is unavailable or offers no device, so that every case of it would skip; if so,
+ * says why on standard error (the reason each case would give) before the runner exits 77 without starting a case
+ * (each started case loads every driver to find that out: 9 s for the whole suite, 28 s under ASan). False for no
+ * HCL_BACKEND, a list, a name the library does not list (its cases fail as before) and under
+ * HCL_CONFORMANCE_REQUIRE=1 (its cases fail). Lists the backends in a child process, as conf_backend_params. */
+#define CONF_SKIP_IF_UNAVAILABLE_ARG "--skip-if-unavailable"
+bool conf_selected_backend_absent(void);
 
 /* Per-backend declarations: a case the backend does not support (skipped with the reason), or one expected to
  * fail (it must fail, and its first failure must contain `match`; a pass is reported as a failure so that a

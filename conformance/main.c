@@ -3,6 +3,8 @@
  * Exit status: 0 when at least one test ran and none failed; 1 when a test failed or crashed; 77 when no test
  * ran at all (every one was skipped or filtered out: the backend asked for is absent), which CTest reports as
  * skipped (SKIP_RETURN_CODE 77). Criterion's own output, with --verbose, gives each skip with its reason.
+ * --skip-if-unavailable (CONF_SKIP_IF_UNAVAILABLE_ARG, common.h): where HCL_BACKEND names one backend that cannot
+ * run here, the reason once and 77 before any case starts, instead of every case started to skip.
  */
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
@@ -28,6 +30,18 @@ __attribute__((visibility("default"))) int main(int argc, char *argv[]);
 
 int main(int argc, char *argv[]) {
     if (argc == 2 && strcmp(argv[1], CONF_LIST_BACKENDS_ARG) == 0) return conf_print_backends();
+    /* our own option, taken out before Criterion reads the rest */
+    bool skip_early = false;
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], CONF_SKIP_IF_UNAVAILABLE_ARG) == 0)
+            skip_early = true;
+        else
+            argv[kept++] = argv[i];
+    }
+    argc = kept;
+    argv[argc] = NULL;
+    if (skip_early && conf_selected_backend_absent()) return CONF_EXIT_NOTHING_RAN;
     struct criterion_test_set *tests = criterion_initialize();
     int result = 0;
     if (criterion_handle_args(argc, argv, true)) result = !criterion_run_all_tests(tests);
