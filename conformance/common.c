@@ -106,9 +106,7 @@ static uint32_t list_backends(listed_backend *out, uint32_t max) {
     return count;
 }
 
-/* Runs in Criterion's runner process, once per test, before the test processes start: the list the library
- * gives (the build's backends, then HCL_EXTRA_DRIVERS) is the list every test process sees too, as they run with
- * the same environment. Asked once; the names travel in Criterion's shared memory (cr_calloc). */
+/* The backends the library lists, asked of a child process once per runner (list_backends). */
 static const listed_backend *listed_backends(uint32_t *count) {
     static listed_backend listed[64];
     static uint32_t n;
@@ -121,6 +119,9 @@ static const listed_backend *listed_backends(uint32_t *count) {
     return listed;
 }
 
+/* Runs in Criterion's runner process, once per test, before the test processes start: the list the library
+ * gives (the build's backends, then HCL_EXTRA_DRIVERS) is the list every test process sees too, as they run with
+ * the same environment. Asked once; the names travel in Criterion's shared memory (cr_calloc). */
 struct criterion_test_params conf_backend_params(void) {
     uint32_t count;
     const listed_backend *listed = listed_backends(&count);
@@ -130,17 +131,16 @@ struct criterion_test_params conf_backend_params(void) {
     return cr_make_param_array(conf_backend, params, count, free_backend_params);
 }
 
+static bool selected_by_env(const char *backend);
+
 bool conf_selected_backend_absent(void) {
     const char *env = getenv("HCL_BACKEND"), *req = getenv("HCL_CONFORMANCE_REQUIRE");
     if (!env || !env[0] || strchr(env, ',') || (req && strcmp(req, "1") == 0)) return false;
-    while (*env == ' ') env++;
-    size_t len = strcspn(env, ":");
-    while (len > 0 && env[len - 1] == ' ') len--;
     uint32_t count;
     const listed_backend *listed = listed_backends(&count);
     for (uint32_t i = 0; i < count; i++) {
         const listed_backend *b = &listed[i];
-        if (strlen(b->b.name) != len || strncmp(b->b.name, env, len) != 0) continue;
+        if (!selected_by_env(b->b.name)) continue; /* the one name HCL_BACKEND gives, as the cases read it */
         if (!b->available)
             fprintf(stderr, "hcl-conformance: %s: backend unavailable: %s\n", b->b.name, b->reason);
         else if (b->device_count == 0)
