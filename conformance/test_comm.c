@@ -240,18 +240,24 @@ static bool run_case(kind k, hcl_comm_op op, hcl_dtype type, size_t count, bool 
     return ok;
 }
 
+/* The last count is one staging chunk (2^20 elements a rank) and 3: a second, partial chunk. */
 static const size_t counts[] = {0, 1, 1009, ((size_t)1 << 20) + 3};
 
-/* Every op x type x count (x in place, out of place where the collective has both) of one collective, in one form. */
+/* Every op x type x count (x in place, out of place where the collective has both) of one collective, in one form;
+ * the two-chunk count with every op in f32 and with the sum in the 16-bit types: the chunking does not depend on the
+ * op, and every op's combine of a partial chunk runs at 1009. */
 static void run_kind(const comm_pair *p, kind k, form f) {
     if (!open_pair(p) || !make_comms()) goto done;
     const int nops = k == K_ALL_REDUCE || k == K_REDUCE || k == K_REDUCE_SCATTER ? 4 : 1;
     const int places = k == K_ALL_REDUCE || k == K_REDUCE || k == K_BROADCAST ? 2 : 1;
+    const size_t ncounts = sizeof counts / sizeof counts[0];
     for (int t = 0; t < HCL_DTYPE_COUNT; t++)
-        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-            for (int o = 0; o < nops; o++)
+        for (size_t c = 0; c < ncounts; c++)
+            for (int o = 0; o < nops; o++) {
+                if (c == ncounts - 1 && t != HCL_DTYPE_F32 && o != HCL_COMM_SUM) continue;
                 for (int ip = 0; ip < places; ip++)
                     if (!run_case(k, (hcl_comm_op)o, (hcl_dtype)t, counts[c], ip == 1, f)) goto done;
+            }
 done:
     close_pair();
 }
