@@ -100,7 +100,10 @@ static const char *const gpu_kernels[] = {
 /* the few-rows kernels: a CPU's in the program of 8 x 8 work-groups (rows), a GPU's in that of 16 x 16 (rowsk) */
 #define CL_ROWS(r, t) "hcl_gemm_" r "4_n_" t, "hcl_gemm_" r "4_t_" t, "hcl_gemm_" r "16_n_" t, "hcl_gemm_" r "16_t_" t,
 #define CL_GEMM16_4(t) CL_NT(#t) CL_ROWS("rowsk", #t)
-#define CL_GEMM16_2(t) CL_NT(#t) CL_NT(#t "_f32") CL_ROWS("rowsk", #t) CL_ROWS("rowsk", #t "_f32")
+#define CL_GEMM16_2(t)                                                                                                 \
+    CL_NT(#t)                                                                                                          \
+    CL_NT(#t "_f32")                                                                                                   \
+    CL_ROWS("rowsk", #t) CL_ROWS("rowsk", #t "_f32") "hcl_gemm_rowsk4w_n_" #t, "hcl_gemm_rowsk4w_n_" #t "_f32",
 #define CL_GEMM8_4(t) CL_NT(#t) CL_ROWS("rows", #t)
 #define CL_GEMM8_2(t) CL_NT(#t) CL_NT(#t "_f32") CL_ROWS("rows", #t) CL_ROWS("rows", #t "_f32")
 #define CL_XMX_4(t)

@@ -306,6 +306,11 @@ static void gemm_other(void) {
     const vcall r17 = gemm_call(F32, F32, FLOAT, 0, 0, 17, 4096, 4096, 0);
     expect("NVIDIA OpenCL f32 4 x 4096 x 4096", nv, V(GEMM, ROWS), &r4, "hcl_gemm_rowsk4_n_f32", NULL);
     expect("NVIDIA OpenCL f16 9 x 4096 x 4096 nt", nv, V(GEMM, ROWS), &r16, "hcl_gemm_rowsk16_t_f16", NULL);
+    /* 16-bit B at 4 rows: the wide kernels where their column ranges fill the GPU, else the others */
+    const vcall w4 = gemm_call(F16, F16, FLOAT, 0, 0, 4, 14336, 4096, 0),
+                n4 = gemm_call(BF16, F32, FLOAT, 0, 0, 1, 4096, 4096, 0);
+    expect("NVIDIA OpenCL f16 4 x 14336 x 4096", nv, V(GEMM, ROWS), &w4, "hcl_gemm_rowsk4w_n_f16", NULL);
+    expect("NVIDIA OpenCL bf16 -> f32 1 x 4096 x 4096", nv, V(GEMM, ROWS), &n4, "hcl_gemm_rowsk4_n_bf16_f32", NULL);
     expect("PoCL f32 4 x 4096 x 4096", pocl, V(GEMM, ROWS), &r4, "hcl_gemm_rows4_n_f32", NULL);
     refuse("NVIDIA OpenCL f32 17 x 4096 x 4096", nv, V(GEMM, ROWS), &r17, "at most 16 rows (here 17)");
     hcl_kdevice tiny = pocl;

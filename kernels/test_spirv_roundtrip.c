@@ -450,6 +450,12 @@ int main(int argc, char **argv) {
                     check_gemm(&rows, abt, ct, ta, tb, 5, 130, 1100, 1.5f, 0.5f, C_RANDOM, 1);
                     /* slices of several chunks of op(A), where the group count caps the slices (gpu-grid-3) */
                     check_gemm(&rows, abt, ct, ta, tb, 2, 130, 3500, 1.0f, 0.5f, C_RANDOM, 2);
+                    /* B's rows in whole 16-byte words (ldb 520): on a GPU of 4 compute units, whose few groups
+                     * the wide 16-bit n kernels fill (plan_cl.c), their one-load path over two groups of 256 columns
+                     * and a ragged third, k in 8 slices */
+                    profile rows4 = rows;
+                    rows4.dev.compute_units = 4;
+                    check_gemm(&rows4, abt, ct, ta, tb, 4, 517, 2100, 1.5f, 0.5f, C_RANDOM, 3);
                     check_gemm(pr, abt, ct, ta, tb, 33, 31, 29, 1.0f, 0.0f, C_NAN, 2);   /* beta 0: C not read */
                     check_gemm(pr, abt, ct, ta, tb, 9, 10, 0, 1.0f, 2.0f, C_RANDOM, 1);  /* k 0: C = beta C */
                     check_gemm(pr, abt, ct, ta, tb, 9, 10, 11, 0.0f, 0.5f, C_RANDOM, 0); /* alpha 0: C = beta C */

@@ -234,6 +234,11 @@ HCL_GEMM_TYPES(HCL_GEMM_ROWS_KERNELS)
  * and 8 loads 603 against 722 over lanes of 16 and 4 loads (runs apart); 8 loads of floats (n) gained 15% at 4 x 14336
  * x 4096 and lost 8-13% at 1 and 4 x 4096 x 4096 */
 #define HCL_GEMM_ROWSK_UNROLL 4
+/* hcl_gemm_rowsk4w_n_<16-bit suffix>, the "wide" n kernels of 16-bit B at 4 rows, laid out as CUDA's rows kernels
+ * (gemm_rows.cu): a work-item holds 8 columns (one 16-byte load), 32 column lanes x 8 k lanes (256 columns a group),
+ * op(A) staged HCL_GEMM_ROWSK_WIDE_KC values of k at a time, 8 loads in flight a work-item. A quarter of the groups
+ * of the others for the same columns, so the plan takes them where those still fill the GPU (plan_cl.c). */
+#define HCL_GEMM_ROWSK_WIDE_KC 1024
 
 /* Four consecutive values of B from element e: one load when vec and all four are there (avail of them), else
  * element by element, 0 past avail */
@@ -246,6 +251,24 @@ static float4 hcl_gemm_rowsk_b4(__global const void *b, const size_t e, const in
     if (avail > 2) v.z = hcl_load(b, e + 2, abt);
     if (avail > 3) v.w = hcl_load(b, e + 3, abt);
     return v;
+}
+
+/* Eight consecutive values of B from element e: one 16-byte load when vec and all eight are there (16-bit types), else
+ * element by element, 0 past avail */
+static float8 hcl_gemm_rowsk_b8(__global const void *b, const size_t e, const int vec, const size_t avail,
+                                const int abt) {
+    if (vec && avail >= 8) return hcl_load8(b, e / 8, abt);
+    float v[8];
+    for (int i = 0; i < 8; i++) v[i] = (size_t)i < avail ? hcl_load(b, e + i, abt) : 0.0f;
+    return vload8(0, v);
+}
+
+/* acc[i] += x v[i], i < 4 */
+static void hcl_gemm_rowsk_fma4(float *acc, const float x, const float4 v) {
+    acc[0] = fma(x, v.x, acc[0]);
+    acc[1] = fma(x, v.y, acc[1]);
+    acc[2] = fma(x, v.z, acc[2]);
+    acc[3] = fma(x, v.w, acc[3]);
 }
 
 /* The group's result for row r and column j of C (v: op(A) op(B) over its slice): into C, or the slice's partial (the
@@ -263,30 +286,54 @@ static void hcl_gemm_rowsk_put(const size_t r, const size_t j, const float v, co
 static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const size_t n, const size_t k,
                            const float alpha, __global const void *a, const size_t lda, __global const void *b,
                            const size_t ldb, const float beta, __global void *c, const size_t ldc, const int ta,
-                           const size_t kslice, __global volatile uint *ws, const int abt, const int ct,
+                           const size_t kslice, __global volatile uint *ws, const int abt, const int ct, const int wide,
                            __local float *as, __local int *is_last) {
-    const int t = (int)get_local_id(0), U = HCL_GEMM_ROWSK_UNROLL, L = HCL_GEMM_ROWSK_LANES;
-    const int lane = tb ? t % L : t / L, col = tb ? t / L : t % L; /* the k lane; the column (t) or range of 4 (n) */
-    const int ncols = tb ? HCL_GEMM_ROWSK_WG / L : 4 * L;          /* a group's */
+    const int KC = wide ? HCL_GEMM_ROWSK_WIDE_KC : HCL_GEMM_ROWS_KC;
+    const int t = (int)get_local_id(0), U = HCL_GEMM_ROWSK_UNROLL, L = wide ? 8 : HCL_GEMM_ROWSK_LANES;
+    const int CW = wide ? 8 : 4, CL = HCL_GEMM_ROWSK_WG / L;         /* n: a work-item's columns; the column lanes */
+    const int lane = tb ? t % L : t / CL, col = tb ? t / L : t % CL; /* the k lane; the column (t) or range of CW (n) */
+    const int ncols = tb ? CL : CW * CL;                             /* a group's */
     const size_t j0 = get_group_id(0) * ncols, slice = get_group_id(1), slices = get_num_groups(1);
-    const size_t j = j0 + (tb ? (size_t)col : 4 * (size_t)col); /* the work-item's (first) column */
+    const size_t j = j0 + (tb ? (size_t)col : (size_t)(CW * col)); /* the work-item's (first) column */
     const size_t k0 = slice * kslice, k1 = k - k0 < kslice ? k : k0 + kslice;
     const size_t es = abt == HCL_CL_F32 ? 4 : 2;
-    const int vec = ((size_t)b % (4 * es)) == 0 && ldb % 4 == 0;
-    /* n: acc[r * 4 + e] row r, column j + e; t: acc[r] row r */
+    const int vec = ((size_t)b % (CW * es)) == 0 && ldb % CW == 0;
+    /* n: acc[r * CW + e] row r, column j + e; t: acc[r] row r */
     float acc[64];
-    for (int i = 0; i < 4 * MR; i++) acc[i] = 0.0f;
-    for (size_t kc = k0; kc < k1; kc += HCL_GEMM_ROWS_KC) {
-        const int len = k1 - kc < HCL_GEMM_ROWS_KC ? (int)(k1 - kc) : HCL_GEMM_ROWS_KC;
+    for (int i = 0; i < CW * MR; i++) acc[i] = 0.0f;
+    for (size_t kc = k0; kc < k1; kc += KC) {
+        const int len = k1 - kc < (size_t)KC ? (int)(k1 - kc) : KC;
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous chunk's readers are done */
         /* op(A)'s chunk as floats: n, value q of row r at q * MR + r (a value of k's MR rows in vectors of 4); t, at
          * r * KC + q (a row's 4 consecutive values of k in a vector) */
-        for (int e = t; e < MR * HCL_GEMM_ROWS_KC; e += HCL_GEMM_ROWSK_WG) {
-            const int q = tb ? e % HCL_GEMM_ROWS_KC : e / MR, r = tb ? e / HCL_GEMM_ROWS_KC : e % MR;
+        for (int e = t; e < MR * KC; e += HCL_GEMM_ROWSK_WG) {
+            const int q = tb ? e % KC : e / MR, r = tb ? e / KC : e % MR;
             as[e] = (size_t)r < m && q < len ? hcl_load(a, ta ? (kc + q) * lda + r : r * lda + kc + q, abt) : 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (j >= n) continue;
+        if (wide) { /* batches of 8 loads of 8 columns (k values q = lane, lane + 8, ...), then their products */
+            for (int q0 = lane; q0 < len; q0 += 8 * L) {
+                float8 v[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++) {
+                    const int q = q0 + u * L;
+                    v[u] = q >= len ? (float8)(0.0f) : hcl_gemm_rowsk_b8(b, (kc + q) * ldb + j, vec, n - j, abt);
+                }
+#pragma unroll
+                for (int u = 0; u < 8; u++) {
+                    const int q = q0 + u * L;
+                    if (q >= len) break;
+                    const float4 x = vload4(0, as + q * 4);
+                    const float xr[4] = {x.x, x.y, x.z, x.w};
+                    for (int r = 0; r < 4; r++) {
+                        hcl_gemm_rowsk_fma4(acc + 8 * r, xr[r], v[u].lo);
+                        hcl_gemm_rowsk_fma4(acc + 8 * r + 4, xr[r], v[u].hi);
+                    }
+                }
+            }
+            continue;
+        }
         /* batches of U loads (k values q = lane, lane + 16, ... (n) or runs of 4 from 4 * lane of every 64 (t)),
          * then their products */
         const int step = tb ? 4 * L : L, first = tb ? 4 * lane : lane;
@@ -305,7 +352,7 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
                 if (q >= len) break;
                 if (tb) {
                     for (int r = 0; r < MR; r++) {
-                        const float4 x = vload4(0, as + r * HCL_GEMM_ROWS_KC + q);
+                        const float4 x = vload4(0, as + r * KC + q);
                         acc[r] += fma(x.x, v[u].x, x.y * v[u].y) + fma(x.z, v[u].z, x.w * v[u].w);
                     }
                 } else {
@@ -331,18 +378,18 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
     __global volatile uint *part = ws + (get_num_groups(0) + 63) / 64 * 64;
     const int rows = m < (size_t)MR ? (int)m : MR;
     if (!tb) {
-        for (int r = 0; r < rows; r++) {
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int e = 0; e < 4; e++) as[e * HCL_GEMM_ROWSK_WG + t] = acc[4 * r + e];
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (t < ncols) { /* output column j0 + t: column range t / 4, value t % 4 */
-                float s = 0.0f;
-                for (int l = 0; l < HCL_GEMM_ROWSK_LANES; l++)
-                    s += as[(t % 4) * HCL_GEMM_ROWSK_WG + l * HCL_GEMM_ROWSK_LANES + t / 4];
-                if (j0 + t < n)
-                    hcl_gemm_rowsk_put(r, j0 + t, s, slices, slice, npad, MR, alpha, beta, c, ldc, ct, part);
+        for (int r = 0; r < rows; r++)
+            for (int h = 0; h < CW; h += 4) { /* 4 of a work-item's columns at a time */
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (int e = 0; e < 4; e++) as[e * HCL_GEMM_ROWSK_WG + t] = acc[CW * r + h + e];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (t < 4 * CL) { /* column range t / 4, its column h + t % 4 */
+                    const size_t jj = j0 + (size_t)(CW * (t / 4) + h + t % 4);
+                    float s = 0.0f;
+                    for (int l = 0; l < L; l++) s += as[(t % 4) * HCL_GEMM_ROWSK_WG + l * CL + t / 4];
+                    if (jj < n) hcl_gemm_rowsk_put(r, jj, s, slices, slice, npad, MR, alpha, beta, c, ldc, ct, part);
+                }
             }
-        }
     } else {
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int r = 0; r < MR; r++) as[r * HCL_GEMM_ROWSK_WG + t] = acc[r];
@@ -381,18 +428,27 @@ static void hcl_gemm_rowsk(const int MR, const int tb, const size_t m, const siz
     if (t == 0) ws[get_group_id(0)] = 0u;
 }
 
-#define HCL_GEMM_ROWSK_KERNEL(NAME, MR, TB, ABT, CT)                                                                   \
+#define HCL_GEMM_ROWSK_KERNEL_OF(NAME, MR, TB, ABT, CT, WIDE, KC)                                                      \
     __kernel __attribute__((reqd_work_group_size(HCL_GEMM_ROWSK_WG, 1, 1))) void NAME(                                 \
         ulong m, ulong n, ulong k, float alpha, __global const void *a, ulong lda, __global const void *b, ulong ldb,  \
         float beta, __global void *c, ulong ldc, ulong ta, ulong kslice, __global volatile uint *ws) {                 \
-        __local float as[MR * HCL_GEMM_ROWS_KC] __attribute__((aligned(16)));                                          \
+        __local float as[(MR) * (KC)] __attribute__((aligned(16)));                                                    \
         __local int is_last;                                                                                           \
         hcl_gemm_rowsk(MR, TB, (size_t)m, (size_t)n, (size_t)k, alpha, a, (size_t)lda, b, (size_t)ldb, beta, c,        \
-                       (size_t)ldc, ta != 0, (size_t)kslice, ws, ABT, CT, as, &is_last);                               \
+                       (size_t)ldc, ta != 0, (size_t)kslice, ws, ABT, CT, WIDE, as, &is_last);                         \
     }
+#define HCL_GEMM_ROWSK_KERNEL(NAME, MR, TB, ABT, CT)                                                                   \
+    HCL_GEMM_ROWSK_KERNEL_OF(NAME, MR, TB, ABT, CT, 0, HCL_GEMM_ROWS_KC)
 /* The sliced rows kernels of one type combination: hcl_gemm_rowsk<4|16>_<n|t>_<suffix> */
 #define HCL_GEMM_ROWSK_KERNELS(SUFFIX, ABT, CT)                                                                        \
     HCL_GEMM_FEW_ROWS(HCL_GEMM_ROWSK_KERNEL, hcl_gemm_rowsk, SUFFIX, ABT, CT)
 
 HCL_GEMM_TYPES(HCL_GEMM_ROWSK_KERNELS)
+/* the wide n kernels of the 16-bit types: hcl_gemm_rowsk4w_n_<suffix> */
+#define HCL_GEMM_ROWSK_WIDE_KERNEL(SUFFIX, ABT, CT)                                                                    \
+    HCL_GEMM_ROWSK_KERNEL_OF(hcl_gemm_rowsk4w_n_##SUFFIX, 4, 0, ABT, CT, 1, HCL_GEMM_ROWSK_WIDE_KC)
+HCL_GEMM_ROWSK_WIDE_KERNEL(f16, HCL_CL_F16, HCL_CL_F16)
+HCL_GEMM_ROWSK_WIDE_KERNEL(f16_f32, HCL_CL_F16, HCL_CL_F32)
+HCL_GEMM_ROWSK_WIDE_KERNEL(bf16, HCL_CL_BF16, HCL_CL_BF16)
+HCL_GEMM_ROWSK_WIDE_KERNEL(bf16_f32, HCL_CL_BF16, HCL_CL_F32)
 #endif

@@ -116,13 +116,22 @@ static hcl_status plan_rows(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpla
  * columns, n; 16 of its rows along k, t) and slice of k, in slices of whole chunks of 64 values of k and at least
  * CL_ROWSK_MIN_SLICE, as many as make about CL_ROWSK_GROUPS_PER_CU groups a compute unit (within the device's group
  * count). The slices' partials meet in the zeroed scratch (a ticket a range of columns, in whole lines of 64 words,
- * then slices x MR x the ranges' columns words). ---- */
+ * then slices x MR x the ranges' columns words). 16-bit B of at most 4 rows, n, takes the wide kernels
+ * (hcl_gemm_rowsk4w_n_*: 256 columns a group, 16-byte loads) where those fill the GPU (below). ---- */
 #define CL_ROWSK_WG 256
 #define CL_ROWSK_MIN_SLICE 256
 #define CL_ROWSK_GROUPS_PER_CU 4
 static hcl_status plan_rowsk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kplan *out, hcl_klaunch *l) {
-    const size_t mr = g->m <= 4 ? 4 : 16, ncols = g->trans_b == HCL_TRANS ? 16 : 64; /* a group's columns */
-    const uint64_t local = mr * 256 * sizeof(float) + 16; /* op(A)'s chunk (gemm.cl's HCL_GEMM_ROWS_KC) */
+    const size_t mr = g->m <= 4 ? 4 : 16, cus = dev->compute_units ? dev->compute_units : 32;
+    const size_t target = CL_ROWSK_GROUPS_PER_CU * cus,
+                 min_slices = g->k / CL_ROWSK_MIN_SLICE ? g->k / CL_ROWSK_MIN_SLICE : 1;
+    /* the wide n kernels of 16-bit B at 4 rows (hcl_gemm_rowsk4w_n_*: 8 columns a work-item, 256 a group) where their
+     * column ranges in slices of CL_ROWSK_MIN_SLICE still make the groups wanted (H200, f16 / bf16 1 x 14336 x 4096
+     * 1.14 -> 1.56, 1 x 4096 x 14336 0.97 -> 1.42 TFLOP/s; 4 x 4096 x 4096 4.81 -> 3.33 with its 256 groups) */
+    const int wide = mr == 4 && g->trans_b != HCL_TRANS && g->ab_type != HCL_DTYPE_F32 &&
+                     hcl_ceil_div(g->n, 256) * min_slices >= target;
+    const size_t ncols = g->trans_b == HCL_TRANS ? 16 : wide ? 256 : 64;      /* a group's columns */
+    const uint64_t local = (wide ? 4 * 1024 : mr * 256) * sizeof(float) + 16; /* op(A)'s chunk (gemm.cl's KC) */
     const hcl_kprog prog = HCL_KPROG_CL_GEMM16;
     if (!cl_fits(dev, 16) || (dev->local_mem && dev->local_mem < local))
         return hcl_kplan_fail(out, HCL_ERROR_UNSUPPORTED,
@@ -131,7 +140,7 @@ static hcl_status plan_rowsk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
                               CL_ROWSK_WG,
                               (unsigned long long)(local > cl_local_bytes(16) ? local : cl_local_bytes(16)));
     char base[40];
-    snprintf(base, sizeof base, "hcl_gemm_rowsk%zu_%c", mr, g->trans_b == HCL_TRANS ? 't' : 'n');
+    snprintf(base, sizeof base, "hcl_gemm_rowsk%zu%s_%c", mr, wide ? "w" : "", g->trans_b == HCL_TRANS ? 't' : 'n');
     if (g->c_type != g->ab_type)
         snprintf(base + strlen(base), sizeof base - strlen(base), "_%s", hcl_kdtype_name(g->ab_type));
     const int which = hcl_kplan_typed_kernel(out, prog, base, g->c_type);
@@ -146,7 +155,6 @@ static hcl_status plan_rowsk(const hcl_kdevice *dev, const hcl_kgemm *g, hcl_kpl
     const size_t k = no_product ? 0 : g->k, groups = hcl_ceil_div(g->n, ncols);
     size_t slices = 1, kslice = 64;
     if (k > 0) {
-        const size_t target = CL_ROWSK_GROUPS_PER_CU * (dev->compute_units ? dev->compute_units : 32);
         slices = hcl_min_size(hcl_min_size(hcl_ceil_div(target, groups), k / CL_ROWSK_MIN_SLICE),
                               hcl_known_or(dev->max_groups[1], UINT32_MAX));
         if (slices < 1) slices = 1;
